@@ -1,0 +1,1 @@
+"""Benchmarks behind ``druids bench``: speed is measured here, never asserted in tests."""

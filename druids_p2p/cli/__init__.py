@@ -1,0 +1,1 @@
+"""The ``druids`` command line. Each command lives in its own module and registers on ``app``."""

@@ -1,0 +1,45 @@
+"""The Typer application objects that every command module registers on.
+
+Kept separate from :mod:`druids_p2p.cli.main` so that command modules can import ``app`` without
+importing each other.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import typer
+
+app = typer.Typer(
+    name="druids",
+    help="Druids (Amigo, 2017) peer to peer on a LAN: play, replay, audit, bench.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+bench_app = typer.Typer(
+    help="Benchmarks: speed is measured here, never in tests.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(bench_app, name="bench")
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line on stderr, exits with ``code``."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Stop the command with a one-line error; never a traceback."""
+    raise CliError(message, code)
+
+
+def echo_err(message: str) -> None:
+    print(message, file=sys.stderr)

@@ -1,0 +1,70 @@
+"""The pure rules engine: Druids (Amigo, 2017) and the small game interface the rest talks to.
+
+No I/O, no clock, no randomness it is not handed. Everything a peer, bot or UI needs:
+
+    >>> from druids_p2p.engine import Game, GameOptions, deal_from_seed, parse_move
+    >>> game = Game(GameOptions(players=4))
+    >>> rnd = game.start_round(deal_from_seed(7, 4))
+    >>> game.check(parse_move("G1")) is not None   # the Gaia holder must lead Gaia first
+    True
+    >>> game.play(game.legal_moves()[0])            # Gaia naming green
+
+Cards and moves are small integers (``engine.cards``) with a text notation (``engine.notation``).
+"""
+
+from druids_p2p.engine.cards import (
+    DOMAINS,
+    GAIA,
+    HAND_SIZE,
+    N_CARDS,
+    ROUNDS_PER_GAME,
+    cards_for_move,
+    move_for_card,
+)
+from druids_p2p.engine.deal import deal, deal_from_seed
+from druids_p2p.engine.game import Game, GameOptions
+from druids_p2p.engine.interface import RULESETS, DruidsRuleset, GameState, Ruleset
+from druids_p2p.engine.notation import (
+    format_card,
+    format_move,
+    parse_card,
+    parse_hand,
+    parse_move,
+)
+from druids_p2p.engine.rules import (
+    ENDED_FIVE_DOMAINS,
+    ENDED_HANDS_EMPTY,
+    IllegalMove,
+    InvalidDeal,
+    Round,
+)
+from druids_p2p.engine.view import PlayerView
+
+__all__ = [
+    "DOMAINS",
+    "ENDED_FIVE_DOMAINS",
+    "ENDED_HANDS_EMPTY",
+    "GAIA",
+    "HAND_SIZE",
+    "N_CARDS",
+    "ROUNDS_PER_GAME",
+    "RULESETS",
+    "DruidsRuleset",
+    "Game",
+    "GameOptions",
+    "GameState",
+    "IllegalMove",
+    "InvalidDeal",
+    "PlayerView",
+    "Round",
+    "Ruleset",
+    "cards_for_move",
+    "deal",
+    "deal_from_seed",
+    "format_card",
+    "format_move",
+    "move_for_card",
+    "parse_card",
+    "parse_hand",
+    "parse_move",
+]

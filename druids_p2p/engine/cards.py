@@ -1,0 +1,97 @@
+"""Card and move identities as small integers.
+
+Integers (not objects) because every peer checks every move and search bots run millions of
+playouts: a card id indexes lookup tables directly, and a hand is five 12-bit masks.
+
+Cards (65 physical cards, ids 0..64):
+  * ``domain * 12 + (value - 1)`` for the 60 domain cards (domains 0..4 = G Y R B V, values 1..12);
+  * 60 = Gaia; 61, 62 = the two Mistletoes; 63, 64 = the two Golden Sickles.
+
+Moves (ids 0..77):
+  * 0..59 play that domain card;
+  * 60..64 lead Gaia naming domain ``m - 60`` (dark side); 65..69 the same, light side;
+  * 70 play a Mistletoe; 71 play a Sickle (the two copies of each are interchangeable);
+  * 72..76 the Sickle pile choice: remove the pile of domain ``m - 72``;
+  * 77 a bare "Gaia" with no domain named: never legal, kept so the reason can be explained.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+DOMAINS: Final = "GYRBV"
+DOMAIN_NAMES: Final = ("Healing Arts", "Prophecy", "Shape-Shifting", "Astronomy", "Fine Arts")
+COLOUR_NAMES: Final = ("green", "yellow", "red", "blue", "violet")
+N_DOMAINS: Final = 5
+N_VALUES: Final = 12
+N_DOMAIN_CARDS: Final = 60
+N_CARDS: Final = 65
+
+GAIA: Final = 60
+MISTLETOES: Final = (61, 62)
+SICKLES: Final = (63, 64)
+
+HAND_SIZE: Final = {3: 15, 4: 14, 5: 13}
+MIN_PLAYERS: Final = 3
+MAX_PLAYERS: Final = 5
+ROUNDS_PER_GAME: Final = 5
+
+GAIA_DARK: Final = 60
+GAIA_LIGHT: Final = 65
+PLAY_MISTLETOE: Final = 70
+PLAY_SICKLE: Final = 71
+PILE: Final = 72
+GAIA_BARE: Final = 77
+N_MOVES: Final = 78
+
+
+def card_domain(card: int) -> int:
+    """Domain index of a domain card, -1 for the special cards."""
+    return card // N_VALUES if card < N_DOMAIN_CARDS else -1
+
+
+def card_value(card: int) -> int:
+    """Face value 1..12 of a domain card, 0 for the special cards."""
+    return card % N_VALUES + 1 if card < N_DOMAIN_CARDS else 0
+
+
+def domain_card(domain: int, value: int) -> int:
+    return domain * N_VALUES + value - 1
+
+
+def is_mistletoe(card: int) -> bool:
+    return card in MISTLETOES
+
+
+def is_sickle(card: int) -> bool:
+    return card in SICKLES
+
+
+def move_for_card(card: int) -> int:
+    """The move that plays ``card`` (Gaia needs a domain: it maps to the never-legal bare lead)."""
+    if card < N_DOMAIN_CARDS:
+        return card
+    if card == GAIA:
+        return GAIA_BARE
+    return PLAY_MISTLETOE if card in MISTLETOES else PLAY_SICKLE
+
+
+def cards_for_move(move: int) -> tuple[int, ...]:
+    """The physical cards a move may put on the table: what the deck layer must open for it."""
+    if move < N_DOMAIN_CARDS:
+        return (move,)
+    if GAIA_DARK <= move < PLAY_MISTLETOE or move == GAIA_BARE:
+        return (GAIA,)
+    if move == PLAY_MISTLETOE:
+        return MISTLETOES
+    if move == PLAY_SICKLE:
+        return SICKLES
+    return ()
+
+
+def is_gaia_move(move: int) -> bool:
+    return GAIA_DARK <= move < PLAY_MISTLETOE
+
+
+def is_pile_move(move: int) -> bool:
+    return PILE <= move < GAIA_BARE

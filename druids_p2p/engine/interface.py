@@ -1,0 +1,111 @@
+"""The seam between a rule set and everything that runs it (network, deck, bots, tournaments).
+
+Those layers talk to a :class:`Ruleset` and the :class:`GameState` it creates, never to Druids
+internals, so another game called Druids (the 2004 or 2016 one) could be added as one more
+ruleset. Moves and cards cross the seam as integers and as text tokens.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from druids_p2p.engine import cards as _cards
+from druids_p2p.engine import notation as _notation
+from druids_p2p.engine.deal import deal as _deal
+from druids_p2p.engine.game import Game, GameOptions
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """A game in progress: what a table, a bot host or a replay needs of any rule set."""
+
+    @property
+    def players(self) -> int: ...
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def round_over(self) -> bool: ...
+    @property
+    def game_over(self) -> bool: ...
+    @property
+    def needs_deal(self) -> bool: ...
+    @property
+    def totals(self) -> list[int]: ...
+    @property
+    def round_scores(self) -> list[list[int]]: ...
+    @property
+    def winners(self) -> list[int] | None: ...
+
+    def start_round(self, hands: list[list[int]]) -> Any: ...
+    def legal_moves(self) -> list[int]: ...
+    def check(self, move: int) -> str | None: ...
+    def play(self, move: int) -> None: ...
+    def view(self, seat: int) -> Any: ...
+
+
+class Ruleset(Protocol):
+    """A card game the project can deal, check, replay and play bots in."""
+
+    name: str
+    min_players: int
+    max_players: int
+    deck_size: int
+    """Physical cards are ids ``0 .. deck_size-1`` (what the mental deck shuffles)."""
+
+    def hand_size(self, players: int) -> int: ...
+    def required_cards(self, players: int) -> frozenset[int]:
+        """Cards that every deal must include (the deck deals them to a uniform random seat)."""
+        ...
+
+    def new_game(self, players: int, **options: Any) -> GameState: ...
+    def deal(self, rng: random.Random, players: int) -> list[list[int]]: ...
+    def cards_for_move(self, move: int) -> Sequence[int]:
+        """Physical cards a move may put on the table (the deck opens one of them)."""
+        ...
+
+    def format_card(self, card: int) -> str: ...
+    def parse_card(self, token: str) -> int: ...
+    def format_move(self, move: int) -> str: ...
+    def parse_move(self, token: str) -> int: ...
+
+
+class DruidsRuleset:
+    """Druids (Amigo, 2017; Burkhardt & Lehmann), as settled by the project's rulings."""
+
+    name = "druids2017"
+    min_players = _cards.MIN_PLAYERS
+    max_players = _cards.MAX_PLAYERS
+    deck_size = _cards.N_CARDS
+
+    def hand_size(self, players: int) -> int:
+        return _cards.HAND_SIZE[players]
+
+    def required_cards(self, players: int) -> frozenset[int]:
+        return frozenset({_cards.GAIA})
+
+    def new_game(self, players: int, **options: Any) -> Game:
+        return Game(GameOptions(players=players, **options))
+
+    def deal(self, rng: random.Random, players: int) -> list[list[int]]:
+        return _deal(rng, players)
+
+    def cards_for_move(self, move: int) -> Sequence[int]:
+        return _cards.cards_for_move(move)
+
+    def format_card(self, card: int) -> str:
+        return _notation.format_card(card)
+
+    def parse_card(self, token: str) -> int:
+        return _notation.parse_card(token)
+
+    def format_move(self, move: int) -> str:
+        return _notation.format_move(move)
+
+    def parse_move(self, token: str) -> int:
+        return _notation.parse_move(token)
+
+
+RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
+"""Every rule set by name; the one a table plays is bound into its table id."""
