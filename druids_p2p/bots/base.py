@@ -1,0 +1,57 @@
+"""The bot interface: a bot sees a :class:`~druids_p2p.engine.view.PlayerView`, never the state.
+
+A bot object lives for one game at one seat, so it may keep memory across the game's moves. It is
+handed its own seeded ``random.Random`` so tournaments are reproducible whatever process runs it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from druids_p2p.engine.game import GameOptions
+from druids_p2p.engine.view import PlayerView
+
+
+class Bot:
+    """Subclass and override :meth:`choose`; the other hooks are optional."""
+
+    def __init__(self) -> None:
+        self.seat = -1
+        self.options = GameOptions()
+        self.rng = random.Random(0)
+        self.time_budget_ms = 100.0
+
+    def start_game(
+        self, seat: int, options: GameOptions, rng: random.Random, time_budget_ms: float
+    ) -> None:
+        """Called once before the first move of a game."""
+        self.seat = seat
+        self.options = options
+        self.rng = rng
+        self.time_budget_ms = time_budget_ms
+
+    def choose(self, view: PlayerView) -> int:
+        """Return one of ``view.legal`` (a move id). Must not take longer than the budget."""
+        raise NotImplementedError
+
+    def end_round(self, view: PlayerView) -> None:
+        """Called with the final view of each round (scores are in ``view.round_scores``)."""
+
+    def end_game(self, view: PlayerView) -> None:
+        """Called once when the game is over."""
+
+
+BotFactory = Callable[[], Bot]
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """What a plugin registers: a named, versioned way to make a bot."""
+
+    name: str
+    factory: BotFactory
+    version: str = "0"
+    description: str = ""
+    source: str = field(default="built-in", compare=False)

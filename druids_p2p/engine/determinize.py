@@ -1,0 +1,168 @@
+"""Sampling the hidden cards a seat cannot see, consistent with everything its view knows.
+
+Search bots (PIMC, ISMCTS) plan in sampled "worlds". A world must agree with the view: the seat's
+own hand, every card played this round, the hand sizes, Gaia's holder before the lead, and the voids
+that not following revealed (a seat that played off the led domain, other than with Mistletoe or
+Sickle, held none of it then and so holds none now). :func:`rebuild_round` turns a sampled deal back
+into an engine :class:`~druids_p2p.engine.rules.Round` at the view's position by replaying the
+public play, so a sample that breaks any rule is caught rather than silently searched.
+"""
+
+from __future__ import annotations
+
+import random
+
+from druids_p2p.engine.cards import (
+    GAIA,
+    N_CARDS,
+    N_DOMAIN_CARDS,
+    N_VALUES,
+    PILE,
+    PLAY_MISTLETOE,
+    cards_for_move,
+)
+from druids_p2p.engine.rules import Round
+from druids_p2p.engine.view import PlayerView
+
+_ATTEMPTS = 20
+
+
+def public_plays(view: PlayerView) -> list[tuple[int, int]]:
+    """Every (seat, move) of the round so far except Sickle pile choices, in order."""
+    plays = [play for trick in view.tricks for play in trick[1]]
+    plays.extend(view.trick)
+    return plays
+
+
+def revealed_voids(view: PlayerView) -> list[int]:
+    """Per seat, a 5-bit mask of the domains it is known to hold no card of."""
+    voids = [0] * view.players
+    for leader_plays in [t[1] for t in view.tricks] + [view.trick]:
+        led = -1
+        for seat, move in leader_plays:
+            if move < N_DOMAIN_CARDS:
+                domain = move // N_VALUES
+                if led < 0:
+                    led = domain
+                elif domain != led:
+                    voids[seat] |= 1 << led
+            elif move < PLAY_MISTLETOE:
+                led = (move - 60) % 5
+    return voids
+
+
+def _played_cards(view: PlayerView) -> tuple[list[list[int]], set[int]]:
+    """Cards each seat has played this round (copies of specials assigned in order), and all."""
+    by_seat: list[list[int]] = [[] for _ in range(view.players)]
+    used: set[int] = set(view.hand)
+    for seat, move in public_plays(view):
+        options = cards_for_move(move)
+        card = next((c for c in options if c not in used), options[0])
+        used.add(card)
+        by_seat[seat].append(card)
+    return by_seat, used
+
+
+def sample_deal(view: PlayerView, rng: random.Random) -> list[list[int]]:
+    """A deal for this round (every seat's hand at the start) that is consistent with ``view``.
+
+    The seat's own cards are its real ones; the others are drawn at random from the unseen cards,
+    respecting hand sizes and revealed voids (best effort: after a few dead ends the voids are
+    dropped rather than fail, which the rebuild then rejects, so callers should retry).
+    """
+    n = view.players
+    played, seen = _played_cards(view)
+    unseen = [c for c in range(N_CARDS) if c not in seen]
+    needs = list(view.hand_sizes)
+    needs[view.seat] = 0
+    gaia_seat = -1
+    if not view.tricks and not view.trick and GAIA not in view.hand and view.to_move is not None:
+        gaia_seat = view.to_move  # the Gaia holder must lead it
+        unseen.remove(GAIA)
+        needs[gaia_seat] -= 1
+    elif GAIA in unseen:
+        unseen.remove(GAIA)  # led already, or not dealt to an unseen hand: it is out of play
+    voids = revealed_voids(view)
+
+    def allowed(card: int, respect: bool) -> list[int]:
+        dom = card // N_VALUES if card < N_DOMAIN_CARDS else -1
+        return [
+            s for s in range(n) if needs[s] and (not respect or dom < 0 or not voids[s] >> dom & 1)
+        ]
+
+    hidden: list[list[int]] = [[] for _ in range(n)]
+    for attempt in range(_ATTEMPTS + 1):
+        respect = attempt < _ATTEMPTS
+        pool = unseen[:]
+        rng.shuffle(pool)
+        pool.sort(key=lambda c: len(allowed(c, respect)))  # most constrained cards first
+        left = needs[:]
+        hidden = [[] for _ in range(n)]
+        undealt = len(pool) - sum(left)
+        for card in pool:
+            seats = [s for s in allowed(card, respect) if left[s]]
+            weights = [left[s] for s in seats]
+            pick = rng.randrange(sum(weights) + undealt) if sum(weights) + undealt else -1
+            if pick < 0:
+                break
+            for s, w in zip(seats, weights, strict=True):
+                if pick < w:
+                    hidden[s].append(card)
+                    left[s] -= 1
+                    break
+                pick -= w
+            else:
+                undealt -= 1
+        if not any(left):
+            break
+    deal: list[list[int]] = []
+    for seat in range(n):
+        cards = list(view.hand) if seat == view.seat else hidden[seat]
+        start = cards + played[seat]
+        if seat == gaia_seat:
+            start.append(GAIA)
+        deal.append(sorted(start))
+    return deal
+
+
+def rebuild_round(view: PlayerView, deal: list[list[int]]) -> Round:
+    """The engine's round at the view's position, from a start-of-round deal (e.g. a sample).
+
+    Replays the public play, including Sickle pile choices; raises IllegalMove if the deal cannot
+    have produced it (a broken sample).
+    """
+    rnd = Round(deal, variant=view.variant)
+    removed = [list(t[3]) for t in view.tricks]
+    for _, move in public_plays(view):
+        rnd.play(move)
+        _replay_pile_choices(rnd, removed)
+    return rnd
+
+
+def _replay_pile_choices(rnd: Round, removed: list[list[int]]) -> None:
+    while rnd.pending_sickles and rnd.to_move is not None and rnd.tricks:
+        index = len(rnd.tricks) - 1
+        already = len(rnd.tricks[-1].removed)
+        if index >= len(removed) or already >= len(removed[index]):
+            return  # the choice is the viewing seat's own, still to be made
+        rnd.play(PILE + removed[index][already])
+
+
+def sample_round(view: PlayerView, rng: random.Random, attempts: int = 10) -> Round:
+    """A world consistent with the view, as an engine round at the view's position."""
+    last: Exception | None = None
+    for _ in range(attempts):
+        try:
+            return rebuild_round(view, sample_deal(view, rng))
+        except ValueError as exc:  # IllegalMove / InvalidDeal from an inconsistent sample
+            last = exc
+    raise RuntimeError(f"could not sample a world consistent with the view: {last}")
+
+
+__all__ = [
+    "public_plays",
+    "rebuild_round",
+    "revealed_voids",
+    "sample_deal",
+    "sample_round",
+]

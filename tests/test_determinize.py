@@ -1,0 +1,104 @@
+"""Sampled worlds agree with the view; the fast rollout state agrees with the engine."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from druids_p2p.bots.rollout import FastRound, rollout
+from druids_p2p.engine import GAIA, Game, GameOptions, deal
+from druids_p2p.engine.determinize import revealed_voids, sample_deal, sample_round
+from druids_p2p.engine.rules import Round
+
+
+def _position(seed: int) -> Game:
+    rng = random.Random(seed)
+    n = rng.choice([3, 4, 5])
+    game = Game(GameOptions(players=n, variant=bool(seed % 2)))
+    game.start_round(deal(rng, n))
+    for _ in range(rng.randrange(60)):
+        if game.round_over:
+            break
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_sampled_world_matches_the_view(seed: int) -> None:
+    game = _position(seed)
+    if game.round_over:
+        return
+    seat = game.to_move
+    assert seat is not None
+    view = game.view(seat)
+    world = sample_round(view, random.Random(seed))
+    assert world.to_move == seat
+    assert world.hand(seat) == list(view.hand)
+    assert world.legal_moves() == list(view.legal)
+    assert tuple(world.hand_size) == view.hand_sizes
+    for s in range(view.players):
+        assert tuple(world.top(s, d) for d in range(5)) == view.pile_tops[s]
+    voids = revealed_voids(view)
+    for s in range(view.players):
+        held = {c // 12 for c in world.hand(s) if c < 60}
+        assert not any(voids[s] >> d & 1 for d in held), "a sample broke a revealed void"
+
+
+def test_sample_never_uses_the_real_hidden_hands() -> None:
+    """Samples vary: the hidden cards come from the rng, not from the true state."""
+    game = _position(3)
+    while game.round_over:
+        game = _position(4)
+    seat = game.to_move
+    assert seat is not None
+    view = game.view(seat)
+    deals = {tuple(map(tuple, sample_deal(view, random.Random(i)))) for i in range(20)}
+    assert len(deals) > 10
+
+
+def test_gaia_holder_is_known_before_the_lead() -> None:
+    hands = deal(random.Random(5), 4)
+    game = Game(GameOptions(players=4))
+    game.start_round(hands)
+    holder = game.to_move
+    assert holder is not None
+    other = (holder + 1) % 4
+    view = game.view(other)
+    sampled = sample_deal(view, random.Random(0))
+    assert GAIA in sampled[holder]
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_fast_round_agrees_with_the_engine(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.choice([3, 4, 5])
+    rnd = Round(deal(rng, n), variant=bool(seed % 2))
+    for _ in range(rng.randrange(50)):
+        if rnd.over:
+            return
+        rnd.play(rng.choice(rnd.legal_moves()))
+    if rnd.over:
+        return
+    fast = FastRound.from_round(rnd)
+    while True:
+        legal = fast.legal()
+        engine_legal = [m for m in rnd.legal_moves() if rnd.plays or m < 65]
+        assert sorted(legal) == sorted(engine_legal)
+        move = fast.policy_move(rng) if rng.random() < 0.5 else rng.choice(legal)
+        assert move in legal
+        ended = fast.play(move)
+        rnd.play(move)
+        assert ended == rnd.over
+        if ended:
+            break
+    assert fast.scores() == rnd.scores
+
+
+def test_rollout_ends_with_scores() -> None:
+    rnd = Round(deal(random.Random(2), 5))
+    scores = rollout(FastRound.from_round(rnd), random.Random(2))
+    assert len(scores) == 5 and all(-3 <= s <= 60 for s in scores)
