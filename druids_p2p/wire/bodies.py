@@ -1,0 +1,82 @@
+"""The body schema of every message type: the one place to read or change what a body may hold.
+
+A plain dict from :class:`MsgType` to a schema value, on purpose: the deck layer replaces the
+placeholder entries of the ``deck_*`` types (and extends ``round_reveal``) by editing this table,
+and ``docs/protocol/wire.md`` mirrors it line by line. Every body is a map with sorted string keys.
+"""
+
+from __future__ import annotations
+
+from druids_p2p.wire.msgtypes import HASH_SIZE, KEY_SIZE, MAX_SEQ, MsgType
+from druids_p2p.wire.schema import (
+    TOKEN_CHARS,
+    AnyValue,
+    Bin,
+    Bool,
+    Int,
+    List,
+    MapOf,
+    OneOf,
+    Schema,
+    Str,
+    Struct,
+)
+
+MAX_SEATS = 8
+"""The wire bound; the rules engine decides which player counts are actually playable."""
+MAX_ROUNDS = 64
+MAX_EMBEDDED = 32_000
+"""Bound of one message quoted inside another, so that two fit in one 64 KiB equivocation."""
+
+HASH = Bin(HASH_SIZE, HASH_SIZE)
+KEY = Bin(KEY_SIZE, KEY_SIZE)
+NAME = Str(1, 32, printable=True)
+TOKEN = Str(1, 16, charset=TOKEN_CHARS)
+ROUND = Int(0, MAX_ROUNDS - 1)
+SEAT_INDEX = Int(0, MAX_SEATS - 1)
+
+OPTIONS = Struct({"players": Int(2, MAX_SEATS), "rounds": Int(1, MAX_ROUNDS), "variant": Bool()})
+"""Game options bound into the table id; mirrors ``druids_p2p.engine.GameOptions`` (which decides
+what is playable: the wire only bounds)."""
+
+DECK_PLACEHOLDER = AnyValue(max_items=4096)
+"""Until the deck layer defines its bodies: any small map without floats or odd keys."""
+
+BODIES: dict[MsgType, Schema] = {
+    MsgType.HELLO: Struct({"name": NAME, "client": Str(1, 64, printable=True)}),
+    MsgType.JOIN: Struct({"name": NAME}),
+    MsgType.SEAT: Struct(
+        {
+            "seats": List(KEY, 2, MAX_SEATS, unique=True),
+            "names": List(NAME, 2, MAX_SEATS),
+            "options": OPTIONS,
+            "nonce": HASH,
+        }
+    ),
+    MsgType.DECK_COMMIT: DECK_PLACEHOLDER,
+    MsgType.DECK_KEY: DECK_PLACEHOLDER,
+    MsgType.DECK_SHUFFLE: DECK_PLACEHOLDER,
+    MsgType.DECK_SHARES: DECK_PLACEHOLDER,
+    MsgType.DECK_OPEN: DECK_PLACEHOLDER,
+    MsgType.DECK_REVEAL: DECK_PLACEHOLDER,
+    MsgType.MOVE: Struct(
+        {"round": ROUND, "move": TOKEN},
+        optional={"proof": MapOf(Str(1, 32, charset=TOKEN_CHARS), Bin(0, 4096), max_len=16)},
+    ),
+    # Not unique: a hand may hold both Mistletoes (or both Sickles), which share a token.
+    MsgType.ROUND_REVEAL: Struct({"round": ROUND, "hand": List(TOKEN, 0, 32)}),
+    MsgType.ACK: Struct({"head": HASH, "msg": HASH}),
+    MsgType.RESEND: OneOf(
+        (
+            Struct({"sender": KEY, "seq": Int(0, MAX_SEQ)}),
+            Struct({"head": HASH}),
+        )
+    ),
+    MsgType.EQUIVOCATION: Struct(
+        {"a": Bin(1, MAX_EMBEDDED), "b": Bin(1, MAX_EMBEDDED)},
+    ),
+    MsgType.ABORT: Struct(
+        {"reason": Str(1, 200, printable=True)},
+        optional={"seat": SEAT_INDEX, "key": KEY},
+    ),
+}

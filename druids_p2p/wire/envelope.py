@@ -1,0 +1,267 @@
+"""The signed envelope: how one message becomes bytes and how untrusted bytes become a message.
+
+Byte layout (see ``docs/protocol/wire.md``)::
+
+    raw    = msgpack [signed: bin, signature: bin 64]
+    signed = msgpack [version, type, table_id, sender, seq, prev, head, body]
+    signature = Ed25519(sender, MSG_DOMAIN || signed)
+
+The signature covers ``signed`` exactly as transmitted, so no peer ever re-encodes before
+verifying; both layers must be canonical msgpack, so that a message has exactly one spelling and
+therefore exactly one hash (``SHA-256(raw)``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from druids_p2p.wire.bodies import BODIES
+from druids_p2p.wire.errors import BadShape, BadSignature, InvalidProof, TooLarge, WireError
+from druids_p2p.wire.identity import Identity
+from druids_p2p.wire.keys import is_weak_key
+from druids_p2p.wire.msgtypes import (
+    HASH_SIZE,
+    KEY_SIZE,
+    MAX_DEPTH,
+    MAX_MESSAGE_SIZE,
+    MAX_SEQ,
+    MSG_DOMAIN,
+    PROTOCOL_VERSION,
+    SIGNATURE_SIZE,
+    ZERO_HASH,
+    MsgType,
+)
+from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
+from druids_p2p.wire.schema import check
+from druids_p2p.wire.table import derive_table_id
+
+# Order of the Ed25519 base point. Signatures with S >= L are refused explicitly (RFC 8032 5.1.7)
+# so that nobody but the signer can produce a second valid signature, hence a second hash.
+_L = 2**252 + 27742317777372353535851937790883648493
+
+Body = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A decoded, verified message. ``body`` holds arrays as tuples; treat it as read-only."""
+
+    version: int
+    type: MsgType
+    table_id: bytes
+    sender: bytes
+    seq: int
+    prev: bytes
+    head: bytes
+    body: Body
+    signature: bytes
+    raw: bytes
+    hash: bytes
+
+    def __repr__(self) -> str:
+        return (
+            f"Message({self.type.label}, sender={self.sender.hex()[:12]}, seq={self.seq}, "
+            f"hash={self.hash.hex()[:12]})"
+        )
+
+
+def message_hash(raw: bytes) -> bytes:
+    return hashlib.sha256(raw).digest()
+
+
+def _bin(value: Any, size: int, what: str) -> bytes:
+    if not isinstance(value, bytes):
+        raise BadShape(f"{what}: expected bin of {size} bytes, got {type(value).__name__}")
+    if len(value) != size:
+        raise BadShape(f"{what}: expected bin of {size} bytes, got {len(value)} bytes")
+    return value
+
+
+def _uint(value: Any, hi: int, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise BadShape(f"{what}: expected int, got {type(value).__name__}")
+    if not 0 <= value <= hi:
+        raise BadShape(f"{what}: {value} out of range [0, {hi}]")
+    return value
+
+
+def _check_header(fields: Any) -> tuple[MsgType, bytes, bytes, int, bytes, bytes, dict[str, Any]]:
+    if not isinstance(fields, tuple) or len(fields) != 8:
+        n = len(fields) if isinstance(fields, tuple) else type(fields).__name__
+        raise BadShape(f"signed part: expected array of 8 fields, got {n}")
+    version, type_no, table_id, sender, seq, prev, head, body = fields
+    _uint(version, 2**32, "version")
+    if version != PROTOCOL_VERSION:
+        raise BadShape(f"unsupported protocol version {version} (this peer speaks 1)")
+    try:
+        msg_type = MsgType(_uint(type_no, 255, "type"))
+    except ValueError:
+        raise BadShape(f"type: unknown message type {type_no}") from None
+    _bin(table_id, HASH_SIZE, "table_id")
+    _bin(sender, KEY_SIZE, "sender")
+    if is_weak_key(sender):
+        raise BadShape("sender: small-order public key refused")
+    _uint(seq, MAX_SEQ, "seq")
+    _bin(prev, HASH_SIZE, "prev")
+    if (seq == 0) != (prev == ZERO_HASH):
+        raise BadShape("prev: must be all zero exactly when seq is 0")
+    _bin(head, HASH_SIZE, "head")
+    if not isinstance(body, dict):
+        raise BadShape(f"body: expected map, got {type(body).__name__}")
+    check(BODIES[msg_type], body, f"{msg_type.label} body")
+    if msg_type is MsgType.SEAT:
+        _check_seat_shape(body)
+    return msg_type, table_id, sender, seq, prev, head, body
+
+
+def _check_seat_shape(body: Body) -> None:
+    seats, names = body["seats"], body["names"]
+    if len(names) != len(seats):
+        raise BadShape(f"seat body: {len(names)} names for {len(seats)} seats")
+    if body["options"]["players"] != len(seats):
+        raise BadShape(
+            f"seat body: options.players is {body['options']['players']} "
+            f"but {len(seats)} seats are listed"
+        )
+    for i, key in enumerate(seats):
+        if is_weak_key(key):
+            raise BadShape(f"seat body: seats[{i}] is a small-order public key")
+
+
+def _check_claims(msg: Message) -> None:
+    """Checks of what a message asserts, beyond its shape; the same for encode and decode."""
+    if msg.type is MsgType.SEAT:
+        body = msg.body
+        if derive_table_id(body["seats"], body["options"], body["nonce"]) != msg.table_id:
+            raise InvalidProof("seat: table_id is not the hash of these seats, options and nonce")
+        if msg.sender not in body["seats"]:
+            raise InvalidProof("seat: the sender is not one of the seats it lists")
+    elif msg.type is MsgType.EQUIVOCATION:
+        from druids_p2p.wire.equivocation import verify_equivocation
+
+        first = verify_equivocation(msg.body["a"], msg.body["b"])
+        if first.table_id != msg.table_id:
+            raise InvalidProof("equivocation: the quoted messages belong to another table")
+
+
+def _verify(sender: bytes, signed: bytes, signature: bytes) -> None:
+    if int.from_bytes(signature[32:], "little") >= _L:
+        raise BadSignature("signature: non-canonical S (>= group order)")
+    try:
+        Ed25519PublicKey.from_public_bytes(sender).verify(signature, MSG_DOMAIN + signed)
+    except (InvalidSignature, ValueError):
+        raise BadSignature(f"signature does not verify for sender {sender.hex()[:16]}…") from None
+
+
+def _parse(raw: bytes) -> tuple[bytes, bytes, Message]:
+    """Everything but the signature: (signed, signature, message)."""
+    if not isinstance(raw, bytes | bytearray | memoryview):
+        raise WireError(f"expected bytes, got {type(raw).__name__}")
+    raw = bytes(raw)
+    if len(raw) > MAX_MESSAGE_SIZE:
+        raise TooLarge(f"message of {len(raw)} bytes exceeds the {MAX_MESSAGE_SIZE} byte limit")
+    frame = unpack(raw, max_depth=1)
+    if not isinstance(frame, tuple) or len(frame) != 2:
+        n = len(frame) if isinstance(frame, tuple) else type(frame).__name__
+        raise BadShape(f"frame: expected array [signed, signature], got {n}")
+    signed, signature = frame
+    if not isinstance(signed, bytes):
+        raise BadShape(f"frame: signed part must be bin, got {type(signed).__name__}")
+    _bin(signature, SIGNATURE_SIZE, "signature")
+    require_canonical(raw, frame, "frame")
+    fields = unpack(signed, max_depth=MAX_DEPTH)
+    msg_type, table_id, sender, seq, prev, head, body = _check_header(fields)
+    require_canonical(signed, fields, "signed part")
+    msg = Message(
+        version=PROTOCOL_VERSION,
+        type=msg_type,
+        table_id=table_id,
+        sender=sender,
+        seq=seq,
+        prev=prev,
+        head=head,
+        body=body,
+        signature=signature,
+        raw=raw,
+        hash=message_hash(raw),
+    )
+    return signed, signature, msg
+
+
+def decode(raw: bytes) -> Message:
+    """Turn untrusted bytes into a verified :class:`Message`, or raise :class:`WireError`.
+
+    Checks run cheapest first (size, msgpack, shape, canonical form, signature, claims), so junk
+    costs little and a signature is verified only over bytes that are otherwise acceptable.
+    """
+    signed, signature, msg = _parse(raw)
+    _verify(msg.sender, signed, signature)
+    _check_claims(msg)
+    return msg
+
+
+def parse_unverified(raw: bytes) -> Message:
+    """All checks of :func:`decode` except the signature and the claims; never trust the result.
+
+    For looking at a message before paying for (or recursing into) its verification, and for
+    reporting *who* a refused message claims to be from.
+    """
+    return _parse(raw)[2]
+
+
+def canonical(value: Any) -> Any:
+    """Sort map keys (by UTF-8 bytes) and turn arrays into lists, at every level."""
+    if isinstance(value, Mapping):
+        keys = sorted(value, key=lambda k: k.encode("utf-8") if isinstance(k, str) else b"")
+        return {k: canonical(value[k]) for k in keys}
+    if isinstance(value, list | tuple):
+        return [canonical(v) for v in value]
+    return value
+
+
+def encode(
+    identity: Identity,
+    msg_type: MsgType | str,
+    *,
+    table_id: bytes,
+    seq: int,
+    prev: bytes,
+    head: bytes,
+    body: Body,
+) -> bytes:
+    """Sign a message. The body is checked against its schema first, so that this peer never
+    sends anything its peers would refuse; a bad argument raises :class:`WireError`."""
+    try:
+        kind = MsgType.parse(msg_type)
+    except ValueError as exc:
+        raise BadShape(str(exc)) from None
+    body_c = canonical(body)
+    fields = [PROTOCOL_VERSION, int(kind), table_id, identity.public_key, seq, prev, head, body_c]
+    _check_header(tuple(fields))
+    signed = pack(fields)
+    signature = identity.sign(MSG_DOMAIN + signed)
+    raw = pack([signed, signature])
+    if len(raw) > MAX_MESSAGE_SIZE:
+        raise TooLarge(f"message of {len(raw)} bytes exceeds the {MAX_MESSAGE_SIZE} byte limit")
+    _check_claims(
+        Message(
+            PROTOCOL_VERSION,
+            kind,
+            table_id,
+            identity.public_key,
+            seq,
+            prev,
+            head,
+            body_c,
+            signature,
+            raw,
+            message_hash(raw),
+        )
+    )
+    return raw

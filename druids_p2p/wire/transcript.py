@@ -1,0 +1,198 @@
+"""The table transcript: the append-only, hash-chained log of a table's signed messages.
+
+It is the order in which *this* peer accepted messages (peers may differ in interleaving); each
+sender's own messages form a strict chain (seq and back-link), and the head hash commits to the
+whole local order. A transcript always starts from the signed ``seat`` message, which fixes the
+table id and the seated keys that every later message is checked against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from druids_p2p.wire.envelope import Message, decode
+from druids_p2p.wire.errors import (
+    BrokenLink,
+    Equivocation,
+    NotSeated,
+    OutOfPlace,
+    RecordError,
+    SequenceGap,
+    WireError,
+    WrongTable,
+)
+from druids_p2p.wire.msgtypes import ZERO_HASH, MsgType
+from druids_p2p.wire.record import RecordRead, RecordWriter, read_record
+from druids_p2p.wire.table import head0, next_head
+
+AppendResult = Literal["appended", "duplicate"]
+
+_NOT_IN_TRANSCRIPT = frozenset({MsgType.HELLO, MsgType.JOIN, MsgType.SEAT})
+
+
+class Transcript:
+    """Append-only log of one table; optionally mirrored to a record file as it grows."""
+
+    def __init__(self, seat: Message, writer: RecordWriter | None = None) -> None:
+        if seat.type is not MsgType.SEAT:
+            raise OutOfPlace(f"a transcript starts with a seat message, not {seat.type.label}")
+        if seat.seq != 0:
+            raise OutOfPlace(f"the seat message must be its sender's first (seq 0), not {seat.seq}")
+        self.seat_message = seat
+        self.table_id: bytes = seat.table_id
+        self.seats: tuple[bytes, ...] = tuple(seat.body["seats"])
+        self.names: tuple[str, ...] = tuple(seat.body["names"])
+        self.options: Mapping[str, Any] = seat.body["options"]
+        self._seat_of = {key: i for i, key in enumerate(self.seats)}
+        self._messages: list[Message] = []
+        self._chains: dict[bytes, list[Message]] = {key: [] for key in self.seats}
+        self.head: bytes = head0(self.table_id)
+        self._writer = writer
+        self._add(seat)
+
+    # --- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, seat: bytes | Message, path: Path | None = None) -> Transcript:
+        """A new transcript from a signed seat message; with ``path``, a new record file too."""
+        msg = seat if isinstance(seat, Message) else decode(seat)
+        writer = RecordWriter.create(path) if path is not None else None
+        try:
+            transcript = cls(msg, writer)
+        except WireError:
+            if writer is not None:
+                writer.close()
+            raise
+        transcript.flush(sync=True)  # a record always holds at least its founding message
+        return transcript
+
+    @classmethod
+    def replay(cls, raws: Iterable[bytes]) -> Transcript:
+        """Rebuild in memory from raw messages, verifying everything.
+
+        A problem raises :class:`RecordError` naming the message index, with the original error
+        (an :class:`Equivocation` keeps its proof) as ``__cause__``. Duplicates are refused too:
+        a saved record never holds one.
+        """
+        transcript: Transcript | None = None
+        for index, raw in enumerate(raws):
+            try:
+                if transcript is None:
+                    transcript = cls.start(raw)
+                elif transcript.append(raw) == "duplicate":
+                    raise RecordError("duplicate of an earlier message")
+            except WireError as exc:
+                raise RecordError(f"message {index}: {exc}") from exc
+        if transcript is None:
+            raise RecordError("empty record: no seat message")
+        return transcript
+
+    @classmethod
+    def resume(cls, path: Path) -> tuple[Transcript, RecordRead]:
+        """Reopen a record after a crash: re-verify it, cut a partially written last message, and
+        continue appending. The returned :class:`RecordRead` says what (if anything) was cut."""
+        read = read_record(path)
+        if read.corrupt:
+            raise RecordError(f"{path}: {read.tail}; refusing to append after corruption")
+        try:
+            transcript = cls.replay(read.messages)
+        except RecordError as exc:
+            raise RecordError(f"{path}: {exc}") from exc.__cause__
+        transcript._writer = RecordWriter.resume(path, read.end)
+        return transcript, read
+
+    # --- queries -----------------------------------------------------------------------------
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        return tuple(self._messages)
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def seat_of(self, key: bytes) -> int | None:
+        return self._seat_of.get(key)
+
+    def next_seq(self, sender: bytes) -> int:
+        return len(self._chains[sender])
+
+    def last_hash(self, sender: bytes) -> bytes:
+        """What ``sender``'s next message must carry as ``prev``."""
+        chain = self._chains[sender]
+        return chain[-1].hash if chain else ZERO_HASH
+
+    def since(self, sender: bytes, seq: int) -> Sequence[Message]:
+        """The sender's messages from ``seq`` on, for answering a resend request."""
+        return tuple(self._chains.get(sender, [])[seq:])
+
+    # --- appending ---------------------------------------------------------------------------
+
+    def append(self, message: bytes | Message) -> AppendResult:
+        """Check and append one message; ``"duplicate"`` if these exact bytes are already here.
+
+        Raises :class:`WrongTable`, :class:`NotSeated`, :class:`OutOfPlace`,
+        :class:`SequenceGap` (ask for a resend), :class:`BrokenLink`, or :class:`Equivocation`
+        (keep its pair: it convicts the sender), besides any decoding error.
+        """
+        msg = message if isinstance(message, Message) else decode(message)
+        if msg.table_id != self.table_id:
+            raise WrongTable(
+                f"message for table {msg.table_id.hex()[:16]}…, "
+                f"this is table {self.table_id.hex()[:16]}…"
+            )
+        chain = self._chains.get(msg.sender)
+        if chain is None:
+            raise NotSeated(f"sender {msg.sender.hex()[:16]}… has no seat at this table")
+        seat = self._seat_of[msg.sender]
+        if msg.seq < len(chain):
+            earlier = chain[msg.seq]
+            if earlier.raw == msg.raw:
+                return "duplicate"
+            raise Equivocation(earlier.raw, msg.raw, msg.sender, msg.seq)
+        if msg.type in _NOT_IN_TRANSCRIPT:
+            raise OutOfPlace(f"seat {seat}: a {msg.type.label} message has no place in a table")
+        if msg.seq > len(chain):
+            raise SequenceGap(
+                f"seat {seat}: sequence gap, expected {len(chain)}, got {msg.seq}",
+                msg.sender,
+                len(chain),
+                msg.seq,
+            )
+        if msg.prev != self.last_hash(msg.sender):
+            raise BrokenLink(
+                f"seat {seat}: seq {msg.seq} does not link to this sender's message {msg.seq - 1}"
+            )
+        self._add(msg)
+        return "appended"
+
+    def _add(self, msg: Message) -> None:
+        if self._writer is not None:
+            self._writer.append(msg.raw)
+        self._chains[msg.sender].append(msg)
+        self._messages.append(msg)
+        self.head = next_head(self.head, msg.hash)
+
+    # --- durability --------------------------------------------------------------------------
+
+    def flush(self, sync: bool = True) -> None:
+        """Push buffered messages to the file; with ``sync`` (end of trick) make them durable."""
+        if self._writer is not None:
+            self._writer.flush(sync)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+    def __enter__(self) -> Transcript:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

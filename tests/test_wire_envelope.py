@@ -1,0 +1,474 @@
+"""Envelope round trips for every message type, and each way decode must refuse bytes."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import msgpack
+import pytest
+
+from druids_p2p.wire import (
+    MAX_MESSAGE_SIZE,
+    ZERO_HASH,
+    BadShape,
+    BadSignature,
+    Identity,
+    InvalidProof,
+    Malformed,
+    Message,
+    MsgType,
+    TooLarge,
+    WireError,
+    decode,
+    derive_table_id,
+    encode,
+    equivocation_body,
+    verify_equivocation,
+)
+from druids_p2p.wire.msgtypes import MSG_DOMAIN
+from druids_p2p.wire.sample import SampleTable, sign_fields
+
+H1 = hashlib.sha256(b"1").digest()
+H2 = hashlib.sha256(b"2").digest()
+
+
+@pytest.fixture(scope="module")
+def table() -> SampleTable:
+    return SampleTable(3, seed=11)
+
+
+def _enc(
+    table: SampleTable, seat: int, kind: MsgType | str, body: dict[str, Any], **kw: Any
+) -> bytes:
+    args: dict[str, Any] = {"table_id": table.table_id, "seq": 1, "prev": H1, "head": H2}
+    args.update(kw)
+    return encode(table.identities[seat], kind, body=body, **args)
+
+
+def _fields(table: SampleTable, seat: int = 1, **changes: Any) -> list[Any]:
+    """Valid move-message fields, with some replaced."""
+    fields: dict[str, Any] = {
+        "version": 1,
+        "type": int(MsgType.MOVE),
+        "table_id": table.table_id,
+        "sender": table.identities[seat].public_key,
+        "seq": 1,
+        "prev": H1,
+        "head": H2,
+        "body": {"move": "G7", "round": 0},
+    }
+    fields.update(changes)
+    return list(fields.values())
+
+
+def _forged(table: SampleTable, seat: int = 1, **changes: Any) -> bytes:
+    return sign_fields(table.identities[seat], _fields(table, seat, **changes))
+
+
+# --- round trips ---------------------------------------------------------------------------------
+
+
+def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
+    key = table.identities[2].public_key
+    a = _enc(table, 2, "move", {"round": 0, "move": "G1"}, seq=4)
+    b = _enc(table, 2, "move", {"round": 0, "move": "G2"}, seq=4)
+    return [
+        (MsgType.HELLO, {"name": "alice", "client": "druids-p2p/0.1.0"}),
+        (MsgType.JOIN, {"name": "Zoë"}),
+        (MsgType.DECK_COMMIT, {"commit": H1, "n": 3}),
+        (MsgType.DECK_KEY, {"key": H1}),
+        (MsgType.DECK_SHUFFLE, {"deck": [H1, H2], "proof": {"c": [1, 2], "z": [H1]}}),
+        (MsgType.DECK_SHARES, {"shares": [[H1, H2], [H2, H1]]}),
+        (MsgType.DECK_OPEN, {"pos": 7, "share": H1}),
+        (MsgType.DECK_REVEAL, {"secret": H2}),
+        (MsgType.MOVE, {"round": 4, "move": "Gaia:R:light"}),
+        (MsgType.MOVE, {"round": 0, "move": "Pile:B", "proof": {"G1": b"", "R12": b"\x01" * 99}}),
+        (MsgType.ROUND_REVEAL, {"round": 1, "hand": ["G1", "Mistletoe", "Mistletoe", "Gaia"]}),
+        (MsgType.ACK, {"head": H1, "msg": H2}),
+        (MsgType.RESEND, {"sender": key, "seq": 12}),
+        (MsgType.RESEND, {"head": H1}),
+        (MsgType.EQUIVOCATION, equivocation_body(b, a)),
+        (MsgType.ABORT, {"reason": "seat 2 equivocated", "seat": 2, "key": key}),
+        (MsgType.ABORT, {"reason": "bye"}),
+    ]
+
+
+def test_round_trip_every_type(table: SampleTable) -> None:
+    cases = _bodies(table)
+    assert {kind for kind, _ in cases} | {MsgType.SEAT} == set(MsgType)
+    for kind, body in cases:
+        raw = _enc(table, 1, kind, body)
+        msg = decode(raw)
+        assert isinstance(msg, Message)
+        assert msg.type is kind
+        assert msg.table_id == table.table_id
+        assert msg.sender == table.identities[1].public_key
+        assert (msg.seq, msg.prev, msg.head, msg.version) == (1, H1, H2, 1)
+        assert msg.raw == raw and msg.hash == hashlib.sha256(raw).digest()
+        assert msgpack.packb(msg.body) == msgpack.packb(_sorted(body))
+        assert _enc(table, 1, kind, body) == raw  # deterministic: one message, one encoding
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return tuple(_sorted(v) for v in value)
+    return value
+
+
+def test_seat_round_trip(table: SampleTable) -> None:
+    msg = decode(table.raws[0])
+    assert msg.type is MsgType.SEAT and msg.seq == 0 and msg.prev == ZERO_HASH
+    body = msg.body
+    assert derive_table_id(body["seats"], body["options"], body["nonce"]) == msg.table_id
+    assert list(body["names"]) == ["alice", "bob", "carol"]
+
+
+def test_type_given_as_label_or_int(table: SampleTable) -> None:
+    body = {"round": 0, "move": "R7"}
+    assert _enc(table, 0, "move", body) == _enc(table, 0, MsgType.MOVE, body)
+    with pytest.raises(BadShape, match="unknown message type"):
+        _enc(table, 0, "teleport", body)
+
+
+def test_message_is_frozen(table: SampleTable) -> None:
+    msg = decode(_enc(table, 0, "ack", {"head": H1, "msg": H2}))
+    with pytest.raises(AttributeError):
+        msg.seq = 3  # type: ignore[misc]
+
+
+# --- refusals: size and msgpack well-formedness --------------------------------------------------
+
+
+def test_oversize_refused_before_parsing() -> None:
+    with pytest.raises(TooLarge, match="65537 bytes"):
+        decode(b"\x91" * (MAX_MESSAGE_SIZE + 1))
+
+
+def test_encode_refuses_oversize(table: SampleTable) -> None:
+    with pytest.raises(TooLarge):
+        _enc(table, 0, "deck_shuffle", {"blob": b"x" * MAX_MESSAGE_SIZE})
+
+
+def test_truncated(table: SampleTable) -> None:
+    raw = _enc(table, 0, "move", {"round": 0, "move": "R7"})
+    for cut in (0, 1, 2, 5, len(raw) // 2, len(raw) - 1):
+        with pytest.raises(Malformed):
+            decode(raw[:cut])
+
+
+def test_trailing_bytes(table: SampleTable) -> None:
+    raw = _enc(table, 0, "move", {"round": 0, "move": "R7"})
+    with pytest.raises(Malformed, match="1 trailing bytes"):
+        decode(raw + b"\xc0")
+    with pytest.raises(Malformed, match="trailing"):
+        decode(raw + raw)
+
+
+def test_trailing_bytes_inside_signed_part(table: SampleTable) -> None:
+    ident = table.identities[1]
+    signed = msgpack.packb(_fields(table)) + b"\x00"
+    raw = msgpack.packb([signed, ident.sign(MSG_DOMAIN + signed)])
+    with pytest.raises(Malformed, match="trailing"):
+        decode(raw)
+
+
+def test_deep_nesting() -> None:
+    with pytest.raises(Malformed, match="nesting deeper"):
+        decode(b"\x91" * 1000 + b"\xc0")
+
+
+def test_deep_nesting_in_signed_body(table: SampleTable) -> None:
+    body: Any = 1
+    for _ in range(10):
+        body = [body]
+    raw = _forged(table, type=int(MsgType.DECK_KEY), body={"x": body})
+    with pytest.raises(Malformed, match="nesting deeper than 8"):
+        decode(raw)
+
+
+def test_ext_types_refused(table: SampleTable) -> None:
+    with pytest.raises(Malformed, match="ext type"):
+        decode(b"\xd6\xff\x00\x00\x00\x01")  # a msgpack timestamp
+    ts = msgpack.Timestamp(1, 0)
+    raw = _forged(table, type=int(MsgType.DECK_KEY), body={"t": ts})
+    with pytest.raises(Malformed, match="ext type"):
+        decode(raw)
+    raw = _forged(table, type=int(MsgType.DECK_KEY), body={"e": msgpack.ExtType(5, b"abc")})
+    with pytest.raises(Malformed, match="ext type"):
+        decode(raw)
+
+
+def test_huge_declared_lengths() -> None:
+    for blob in (
+        b"\xdd\xff\xff\xff\xff",  # array 32 of 4 billion items
+        b"\xdf\xff\xff\xff\xff",  # map 32
+        b"\xc6\xff\xff\xff\xff",  # bin 32
+        b"\xdb\x7f\xff\xff\xff",  # str 32
+        b"\x92\xc5\xff\xff\x00",  # bin 16 inside an array
+    ):
+        with pytest.raises(Malformed, match="declares"):
+            decode(blob)
+
+
+def test_reserved_header_byte() -> None:
+    with pytest.raises(Malformed, match="0xc1"):
+        decode(b"\x92\xc1\xc0")
+
+
+def test_non_string_map_keys(table: SampleTable) -> None:
+    raw = _forged(table, body={1: "x", "move": "G7", "round": 0})
+    with pytest.raises(Malformed, match="map key"):
+        decode(raw)
+    raw = _forged(table, body={b"move": "G7", "round": 0})
+    with pytest.raises(BadShape, match="map key must be str"):
+        decode(raw)
+
+
+def test_duplicate_map_keys(table: SampleTable) -> None:
+    ident = table.identities[1]
+    fields = _fields(table)
+    body = b"\x83\xa4move\xa2G7\xa4move\xa2G8\xa5round\x00"
+    signed = msgpack.packb(fields[:7])[:1].replace(b"\x97", b"\x98") + msgpack.packb(fields[:7])[1:]
+    signed += body
+    raw = msgpack.packb([signed, ident.sign(MSG_DOMAIN + signed)])
+    with pytest.raises(Malformed, match="duplicate map key 'move'"):
+        decode(raw)
+
+
+def test_invalid_utf8(table: SampleTable) -> None:
+    raw = sign_fields(table.identities[1], _fields(table, body={"move": "G7", "round": 0}))
+    bad = raw.replace(b"\xa2G7", b"\xa2\xff\xfe")
+    with pytest.raises(Malformed, match="UTF-8"):
+        decode(bad)
+
+
+def test_non_canonical_encodings(table: SampleTable) -> None:
+    raw = _enc(table, 0, "move", {"round": 0, "move": "R7"})
+    outer = msgpack.unpackb(raw)
+    signed, sig = outer
+    # The same signed bytes in a longer bin header: a relay must not be able to change the hash.
+    relayed = b"\x92\xc5" + len(signed).to_bytes(2, "big") + signed + msgpack.packb(sig)
+    with pytest.raises(Malformed, match="non-canonical"):
+        decode(relayed)
+    # A non-minimal integer inside the signed part (seq 1 as uint 8).
+    long_int = signed.replace(b"\x01\xc4\x20", b"\xcc\x01\xc4\x20", 1)
+    assert long_int != signed
+    ident = table.identities[0]
+    raw2 = msgpack.packb([long_int, ident.sign(MSG_DOMAIN + long_int)])
+    with pytest.raises(Malformed, match="non-canonical"):
+        decode(raw2)
+
+
+def test_unsorted_body_keys(table: SampleTable) -> None:
+    raw = _forged(table, body={"round": 0, "move": "G7"})
+    with pytest.raises(BadShape, match="sorted"):
+        decode(raw)
+
+
+# --- refusals: shape -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "pattern"),
+    [
+        ({"version": 2}, "unsupported protocol version 2"),
+        ({"version": "1"}, "version: expected int"),
+        ({"type": 99}, "unknown message type 99"),
+        ({"type": True}, "type: expected int"),
+        ({"table_id": b"x" * 31}, "table_id: expected bin of 32 bytes, got 31"),
+        ({"table_id": "x" * 32}, "table_id: expected bin of 32 bytes, got str"),
+        ({"sender": None}, "sender: expected bin"),
+        ({"seq": "1"}, "seq: expected int"),
+        ({"seq": -1}, "seq: -1 out of range"),
+        ({"seq": 2**32}, "out of range"),
+        ({"seq": 0}, "prev: must be all zero exactly when seq is 0"),
+        ({"prev": ZERO_HASH}, "prev: must be all zero exactly when seq is 0"),
+        ({"head": b""}, "head: expected bin of 32 bytes"),
+        ({"body": [1]}, "body: expected map"),
+        ({"body": {"move": "G7"}}, "missing key 'round'"),
+        ({"body": {"move": "G7", "round": 0, "zz": 1}}, "unknown key 'zz'"),
+        ({"body": {"move": "G7", "round": True}}, "round: expected int"),
+        ({"body": {"move": "G7", "round": 64}}, r"round: expected int in \[0, 63\], got 64"),
+        ({"body": {"move": "G7", "round": 1.0}}, "round: expected int .*got float"),
+        ({"body": {"move": "", "round": 0}}, "move: expected str of 1..16 bytes, got 0 bytes"),
+        ({"body": {"move": "G 7", "round": 0}}, "character ' ' not allowed"),
+        ({"body": {"move": b"G7", "round": 0}}, "move: expected str"),
+        ({"body": {"move": "G7", "proof": {"a": "b"}, "round": 0}}, r"proof\.a: expected bin"),
+    ],
+)
+def test_bad_shapes(table: SampleTable, changes: dict[str, Any], pattern: str) -> None:
+    with pytest.raises(BadShape, match=pattern):
+        decode(_forged(table, **changes))
+
+
+def test_wrong_arity(table: SampleTable) -> None:
+    ident = table.identities[1]
+    with pytest.raises(BadShape, match="array of 8 fields, got 7"):
+        decode(sign_fields(ident, _fields(table)[:7]))
+    with pytest.raises(BadShape, match="frame"):
+        decode(msgpack.packb([b"x"]))
+    with pytest.raises(BadShape, match="frame"):
+        decode(msgpack.packb({"a": 1}))
+    with pytest.raises(BadShape, match="signature: expected bin of 64 bytes, got 63"):
+        decode(msgpack.packb([msgpack.packb(_fields(table)), b"s" * 63]))
+
+
+def test_control_characters_in_names(table: SampleTable) -> None:
+    raw = _forged(table, type=int(MsgType.JOIN), body={"name": "eve\x1b[2J"})
+    with pytest.raises(BadShape, match="control characters"):
+        decode(raw)
+
+
+def test_resend_alternatives(table: SampleTable) -> None:
+    raw = _forged(table, type=int(MsgType.RESEND), body={"head": H1, "seq": 1})
+    with pytest.raises(BadShape, match="unknown key"):
+        decode(raw)
+
+
+def test_non_bytes_input() -> None:
+    with pytest.raises(WireError):
+        decode(None)  # type: ignore[arg-type]
+    assert decode(bytearray(_enc_simple())).seq == 1
+
+
+def _enc_simple() -> bytes:
+    ident = Identity.from_seed(bytes(32), "x")
+    return encode(ident, "ack", table_id=H1, seq=1, prev=H1, head=H1, body={"head": H1, "msg": H2})
+
+
+# --- refusals: signature -------------------------------------------------------------------------
+
+
+def test_signature_by_another_key(table: SampleTable) -> None:
+    fields = _fields(table, seat=1)
+    raw = sign_fields(table.identities[2], fields)  # signed by seat 2, claims seat 1
+    with pytest.raises(BadSignature, match="does not verify"):
+        decode(raw)
+
+
+def test_flipped_signature_bits(table: SampleTable) -> None:
+    raw = _enc(table, 0, "move", {"round": 0, "move": "R7"})
+    for i in (len(raw) - 64, len(raw) - 1):
+        bad = bytearray(raw)
+        bad[i] ^= 0x01
+        with pytest.raises(BadSignature):
+            decode(bytes(bad))
+
+
+def test_signature_without_domain_prefix(table: SampleTable) -> None:
+    ident = table.identities[1]
+    signed = msgpack.packb(_fields(table))
+    raw = msgpack.packb([signed, ident.sign(signed)])
+    with pytest.raises(BadSignature):
+        decode(raw)
+
+
+def test_malleated_signature(table: SampleTable) -> None:
+    """S + L verifies under lax checkers; refusing it keeps a message's hash unique."""
+    raw = _enc(table, 0, "move", {"round": 0, "move": "R7"})
+    signed, sig = msgpack.unpackb(raw)
+    order = 2**252 + 27742317777372353535851937790883648493
+    s = int.from_bytes(sig[32:], "little") + order
+    bad = msgpack.packb([signed, sig[:32] + s.to_bytes(32, "little")])
+    with pytest.raises(BadSignature, match="non-canonical S"):
+        decode(bad)
+
+
+def test_small_order_sender_refused(table: SampleTable) -> None:
+    weak = bytes.fromhex("01" + "00" * 31)
+    raw = msgpack.packb([msgpack.packb(_fields(table, sender=weak)), b"\x00" * 64])
+    with pytest.raises(BadShape, match="small-order"):
+        decode(raw)
+
+
+# --- claims: seat and equivocation ---------------------------------------------------------------
+
+
+def _seat_fields(table: SampleTable, **body_changes: Any) -> list[Any]:
+    body = dict(decode(table.raws[0]).body)
+    body.update(body_changes)
+    body = {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(body.items())}
+    return _fields(table, seat=0, type=int(MsgType.SEAT), seq=0, prev=ZERO_HASH, body=body)
+
+
+def test_seat_table_id_must_bind_seats(table: SampleTable) -> None:
+    fields = _seat_fields(table, nonce=H1)
+    with pytest.raises(InvalidProof, match="table_id is not the hash"):
+        decode(sign_fields(table.identities[0], fields))
+
+
+def test_seat_sender_must_be_seated(table: SampleTable) -> None:
+    outsider = Identity.from_seed(b"\x07" * 32, "eve")
+    fields = _seat_fields(table)
+    fields[3] = outsider.public_key
+    with pytest.raises(InvalidProof, match="not one of the seats"):
+        decode(sign_fields(outsider, fields))
+
+
+def test_seat_names_and_players_must_match_seats(table: SampleTable) -> None:
+    with pytest.raises(BadShape, match="2 names for 3 seats"):
+        decode(sign_fields(table.identities[0], _seat_fields(table, names=["a", "b"])))
+    opts = {"players": 4, "rounds": 5, "variant": False}
+    with pytest.raises(BadShape, match=r"options\.players is 4"):
+        decode(sign_fields(table.identities[0], _seat_fields(table, options=opts)))
+
+
+def test_equivocation_proofs(table: SampleTable) -> None:
+    a = _enc(table, 2, "move", {"round": 0, "move": "G1"}, seq=4)
+    b = _enc(table, 2, "move", {"round": 0, "move": "G2"}, seq=4)
+    c = _enc(table, 2, "move", {"round": 0, "move": "G2"}, seq=5)
+    d = _enc(table, 1, "move", {"round": 0, "move": "G2"}, seq=4)
+    assert verify_equivocation(**equivocation_body(a, b)).seq == 4
+    for x, y, why in [
+        (a, a, "must differ"),
+        (max(a, b), min(a, b), "byte order"),
+        (*sorted((a, c)), "different sequence numbers"),
+        (*sorted((a, d)), "different senders"),
+        (*sorted((a, b"junk")), "quoted message is invalid"),
+    ]:
+        with pytest.raises(InvalidProof, match=why):
+            verify_equivocation(x, y)
+        raw = _forged(table, type=int(MsgType.EQUIVOCATION), body={"a": x, "b": y})
+        with pytest.raises(InvalidProof, match=why):
+            decode(raw)
+
+
+def test_equivocation_may_not_nest(table: SampleTable) -> None:
+    a = _enc(table, 2, "move", {"round": 0, "move": "G1"}, seq=4)
+    b = _enc(table, 2, "move", {"round": 0, "move": "G2"}, seq=4)
+    p = _enc(table, 0, "equivocation", equivocation_body(a, b), seq=3)
+    q = _enc(table, 0, "equivocation", equivocation_body(a, b), seq=3, head=H1)
+    with pytest.raises(InvalidProof, match="may not quote another proof"):
+        verify_equivocation(*sorted((p, q)))
+
+
+def test_equivocation_of_another_table(table: SampleTable) -> None:
+    a = _enc(table, 2, "move", {"round": 0, "move": "G1"}, seq=4)
+    b = _enc(table, 2, "move", {"round": 0, "move": "G2"}, seq=4)
+    with pytest.raises(InvalidProof, match="another table"):
+        _enc(table, 0, "equivocation", equivocation_body(a, b), table_id=H1)
+
+
+@pytest.mark.parametrize(
+    ("kind", "kw", "pattern"),
+    [
+        ("deck_key", {"body": {"x": {1, 2}}}, "set cannot be sent"),
+        ("deck_key", {"body": {"x": 2**64}}, "does not fit in 64 bits"),
+        ("deck_key", {"body": {"x": 0.5}}, "float not allowed"),
+        ("move", {"body": None}, "body: expected map"),
+        ("move", {"table_id": "t" * 32}, "table_id: expected bin"),
+        ("move", {"seq": True}, "seq: expected int"),
+        ("move", {"seq": 0}, "prev: must be all zero"),
+        ("move", {"body": {"round": 0, "move": "G1", "extra": 1}}, "unknown key 'extra'"),
+    ],
+)
+def test_encode_refuses_what_peers_would_refuse(
+    table: SampleTable, kind: str, kw: dict[str, Any], pattern: str
+) -> None:
+    args: dict[str, Any] = {"body": {"round": 0, "move": "G1"}}
+    args.update(kw)
+    with pytest.raises(WireError, match=pattern):
+        _enc(table, 0, kind, **args)
