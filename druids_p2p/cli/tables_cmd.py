@@ -1,0 +1,72 @@
+"""``druids tables``: list the open tables announced on the chosen network."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import typer
+
+from druids_p2p.cli.app import app, fail
+from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement, discover
+from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
+
+DEFAULT_SECONDS = 2.5
+MAX_SECONDS = 600.0
+
+
+def _row(t: TableAnnouncement) -> list[str]:
+    info, b = t.info, t.beacon
+    seated = ", ".join(s.name for s in info.seats) or "-"
+    return [
+        info.name,
+        f"{info.players}" + (" +variant" if info.variant else ""),
+        f"{info.seats_taken}/{info.players} ({info.seats_free} free)",
+        f"{b.host_name} [{b.host_fingerprint}]",
+        info.endpoint,
+        seated,
+    ]
+
+
+@app.command("tables")
+def tables_command(
+    interface: str | None = typer.Option(
+        None, "--interface", help="Listen on this network interface (e.g. eth0)."
+    ),
+    address: str | None = typer.Option(
+        None, "--address", help="Listen on the network of this local IPv4 address."
+    ),
+    port: int = typer.Option(DEFAULT_PORT, "--port", help="UDP beacon port."),
+    seconds: float = typer.Option(DEFAULT_SECONDS, "--seconds", help="How long to listen."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list."),
+) -> None:
+    """Listen for table beacons and list the open tables.
+
+    Without --interface or --address only this machine (loopback) is searched; name the LAN's
+    interface or your address on it to find tables hosted on other machines.
+    """
+    if not 1 <= port <= 65535:
+        fail(f"--port must be 1..65535, not {port}")
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+        fail(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, not {seconds}")
+    try:
+        net = resolve(interface=interface, address=address)
+    except (InterfaceError, UnsafeDestination) as exc:
+        fail(str(exc))
+    try:
+        found = discover(net, port, seconds)
+    except OSError as exc:
+        fail(f"cannot listen on {net.broadcast}:{port}: {exc.strerror or exc}", 1)
+    if as_json:
+        print(json.dumps([t.as_json() for t in found]))
+        return
+    if not found:
+        where = f"{net.name} ({net.broadcast}:{port})"
+        print(f"no open tables heard on {where} in {seconds:g} s")
+        if net.is_loopback and interface is None and address is None:
+            print("(only this machine was searched; use --interface or --address for the LAN)")
+        return
+    rows = [["TABLE", "PLAYERS", "SEATS", "HOST", "ENDPOINT", "SEATED"], *map(_row, found)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    for r in rows:
+        print("  ".join([*(c.ljust(w) for c, w in zip(r, widths, strict=False)), r[-1]]).rstrip())

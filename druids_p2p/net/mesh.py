@@ -1,0 +1,207 @@
+"""The ZeroMQ full mesh between the peers of one table (the ROUTER/DEALER layout Zyre uses).
+
+Each peer binds one ROUTER inbox and keeps one DEALER per other peer, connected to that peer's
+inbox with the peer's routing id set to our Ed25519 public key. All links are CURVE-encrypted and
+authenticated; a ZAP handler admits only CURVE keys that a signed message bound to a seat (or, in
+the lobby, anyone who wants to ask for a seat), so once a table is seated a stranger cannot even
+connect. Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum
+message size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or accept
+any size.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import zmq
+from zmq.auth.thread import ThreadAuthenticator
+
+log = logging.getLogger(__name__)
+
+MAX_FRAME = 64 * 1024 + 1024
+"""Largest frame accepted (a wire message is at most 64 KiB); bigger ones drop the connection."""
+HWM = 20_000
+HEARTBEAT_IVL_MS = 1_000
+HEARTBEAT_TIMEOUT_MS = 4_000
+LINGER_MS = 200
+RECONNECT_IVL_MS = 100
+RECONNECT_IVL_MAX_MS = 2_000
+
+
+def curve_keypair() -> tuple[bytes, bytes]:
+    """A fresh CURVE key pair (public, secret), Z85-encoded as ZeroMQ wants them."""
+    public, secret = zmq.curve_keypair()
+    return public, secret
+
+
+def z85_to_raw(key: bytes) -> bytes:
+    return zmq.utils.z85.decode(key)
+
+
+def raw_to_z85(key: bytes) -> bytes:
+    return zmq.utils.z85.encode(key)
+
+
+class _CurveGate:
+    """ZAP credentials provider: which CURVE public keys may connect to our inbox."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._allowed: set[bytes] = set()
+        self.open = True
+
+    def allow(self, raw_keys: Iterable[bytes]) -> None:
+        with self._lock:
+            self._allowed.update(raw_to_z85(k) for k in raw_keys)
+
+    def close_to_strangers(self, raw_keys: Iterable[bytes]) -> None:
+        """From now on admit only these keys (the seated peers' CURVE keys)."""
+        with self._lock:
+            self._allowed = {raw_to_z85(k) for k in raw_keys}
+            self.open = False
+
+    def callback(self, domain: str, key: bytes) -> bool:
+        """pyzmq's ZAP hook; ``key`` is the client's Z85-encoded CURVE public key."""
+        with self._lock:
+            ok = self.open or key in self._allowed
+        if not ok:
+            log.info("refused a CURVE connection from an unknown key")
+        return ok
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """One message received on the inbox: the sender's claimed routing id and the payload."""
+
+    routing_id: bytes
+    payload: bytes
+
+
+class Mesh:
+    """One peer's sockets: the inbox and a DEALER per other peer. Not thread-safe; one owner."""
+
+    def __init__(self, bind_host: str, port: int = 0, routing_id: bytes = b"") -> None:
+        self.ctx = zmq.Context()
+        self.gate = _CurveGate()
+        self.auth = ThreadAuthenticator(self.ctx, log=logging.getLogger(__name__ + ".zap"))
+        self.auth.start()
+        self.auth.configure_curve_callback(domain="*", credentials_provider=self.gate)
+        self.curve_public, self.curve_secret = curve_keypair()
+        self.routing_id = routing_id
+        self.inbox = self.ctx.socket(zmq.ROUTER)
+        self._common_options(self.inbox)
+        self.inbox.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        self.inbox.curve_server = True
+        self.inbox.curve_publickey = self.curve_public
+        self.inbox.curve_secretkey = self.curve_secret
+        if port:
+            self.inbox.bind(f"tcp://{bind_host}:{port}")
+            self.port = port
+        else:
+            self.port = self.inbox.bind_to_random_port(f"tcp://{bind_host}")
+        self.endpoint = f"tcp://{bind_host}:{self.port}"
+        self.poller = zmq.Poller()
+        self.poller.register(self.inbox, zmq.POLLIN)
+        self.peers: dict[bytes, zmq.Socket[bytes]] = {}
+
+    @property
+    def curve_public_raw(self) -> bytes:
+        return z85_to_raw(self.curve_public)
+
+    @staticmethod
+    def _common_options(sock: zmq.Socket[bytes]) -> None:
+        sock.setsockopt(zmq.LINGER, LINGER_MS)
+        sock.setsockopt(zmq.SNDHWM, HWM)
+        sock.setsockopt(zmq.RCVHWM, HWM)
+        sock.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME)
+        sock.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
+        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
+        sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TIMEOUT_MS)
+        sock.setsockopt(zmq.RECONNECT_IVL, RECONNECT_IVL_MS)
+        sock.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
+
+    def connect(self, peer_id: bytes, endpoint: str, curve_public_raw: bytes) -> None:
+        """Open (or replace) the DEALER to a peer's inbox, authenticating its CURVE key."""
+        self.disconnect(peer_id)
+        sock = self.ctx.socket(zmq.DEALER)
+        self._common_options(sock)
+        sock.setsockopt(zmq.ROUTING_ID, self.routing_id)
+        sock.setsockopt(zmq.IMMEDIATE, 0)  # queue until the link is up: we may start first
+        sock.curve_serverkey = raw_to_z85(curve_public_raw)
+        sock.curve_publickey = self.curve_public
+        sock.curve_secretkey = self.curve_secret
+        sock.connect(endpoint)
+        self.peers[peer_id] = sock
+
+    def disconnect(self, peer_id: bytes) -> None:
+        sock = self.peers.pop(peer_id, None)
+        if sock is not None:
+            sock.close(linger=0)
+
+    def send(self, peer_id: bytes, payload: bytes) -> bool:
+        """Queue a message to one peer; False if there is no link or its queue is full."""
+        sock = self.peers.get(peer_id)
+        if sock is None:
+            return False
+        try:
+            sock.send(payload, zmq.NOBLOCK)
+        except zmq.Again:
+            log.warning("send queue full for a peer; message dropped (it will be resent)")
+            return False
+        return True
+
+    def broadcast(self, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
+        skip = set(exclude)
+        for peer_id in list(self.peers):
+            if peer_id not in skip:
+                self.send(peer_id, payload)
+
+    def reply(self, routing_id: bytes, payload: bytes) -> None:
+        """Answer on the inbox to whoever sent ``routing_id`` (lobby replies before a DEALER)."""
+        try:
+            self.inbox.send_multipart([routing_id, payload], zmq.NOBLOCK)
+        except zmq.ZMQError as exc:
+            log.info("could not reply to a lobby peer: %s", exc)
+
+    def poll(self, timeout_ms: int, limit: int = 256) -> list[Inbound]:
+        """Messages waiting on the inbox (and on DEALERs, for lobby replies), at most ``limit``."""
+        out: list[Inbound] = []
+        events = dict(self.poller.poll(timeout_ms))
+        if not events:
+            return out
+        for _ in range(limit):
+            try:
+                frames = self.inbox.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                break
+            if len(frames) == 2:
+                out.append(Inbound(frames[0], frames[1]))
+            else:
+                log.info("dropped a message with %d frames", len(frames))
+        for sock in events:
+            if sock is self.inbox:
+                continue
+            for _ in range(limit):
+                try:
+                    frames = sock.recv_multipart(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                if len(frames) == 1:
+                    out.append(Inbound(b"", frames[0]))
+        return out
+
+    def watch_dealer(self, peer_id: bytes) -> None:
+        """Also poll a DEALER for replies (used in the lobby, where the host answers there)."""
+        sock = self.peers.get(peer_id)
+        if sock is not None:
+            self.poller.register(sock, zmq.POLLIN)
+
+    def close(self) -> None:
+        for peer_id in list(self.peers):
+            self.disconnect(peer_id)
+        self.inbox.close(linger=0)
+        self.auth.stop()
+        self.ctx.term()
