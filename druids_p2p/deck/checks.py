@@ -1,0 +1,44 @@
+"""Checks on a seat's key and revealed secrets, made the same way live and at the audit."""
+
+from __future__ import annotations
+
+import hashlib
+
+from druids_p2p.deck import group
+from druids_p2p.deck.encoding import TAG_COMMIT, sha256
+from druids_p2p.deck.errors import DeckFault
+from druids_p2p.deck.log import RoundLog
+from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.proofs import verify_key
+
+
+def seed_hash(seed: bytes) -> bytes:
+    return hashlib.sha256(seed).digest()
+
+
+def commitment(params: DeckParams, seat: int, key: bytes, seed_digest: bytes) -> bytes:
+    """SHA-256(enc(tag, table id, round, seat, h_i, SHA-256(seed)))."""
+    return sha256(TAG_COMMIT, params.table_id, params.round_no, seat, key, seed_digest)
+
+
+def check_key(params: DeckParams, log: RoundLog, seat: int) -> None:
+    """The key share must match the commitment sent before any key was seen, and be known."""
+    commit, key = log.commits[seat], log.keys[seat]
+    if commitment(params, seat, key.msg.key, key.msg.seed_hash) != commit.msg.commitment:
+        raise DeckFault(seat, "key share does not match its commitment", (commit.raw, key.raw))
+    if not verify_key(params, seat, key.msg.key, (key.msg.e, key.msg.s)):
+        raise DeckFault(seat, "key share has an invalid proof of knowledge", (key.raw,))
+
+
+def check_reveal(params: DeckParams, log: RoundLog, seat: int) -> None:
+    """The revealed secret and seed must be the ones the key message (and commitment) bound."""
+    key, reveal = log.keys[seat], log.reveals[seat]
+    secret = reveal.msg.secret
+    if group.is_zero_scalar(secret) or group.base_mul(secret) != key.msg.key:
+        raise DeckFault(
+            seat, "revealed secret does not match its published key share", (key.raw, reveal.raw)
+        )
+    if seed_hash(reveal.msg.seed) != key.msg.seed_hash:
+        raise DeckFault(
+            seat, "revealed shuffle seed does not match its commitment", (key.raw, reveal.raw)
+        )

@@ -1,0 +1,101 @@
+"""ristretto255 through libsodium (rbcl), with the checks libsodium leaves to the caller.
+
+Why ristretto255: a prime-order group with canonical 32-byte encodings, built-in hash-to-group and
+no cofactor to clear, so "is this a group element" is one decode. (secp256k1 through coincurve
+measured ~25% faster per re-encryption here, but offers no hash-to-group and the deal already fits
+its budget; see docs/protocol/deck.md.)
+
+Points and scalars are plain ``bytes`` (32 each) because every value is hashed, compared and sent
+as bytes anyway, and wrapping them in objects measurably slows the hot loops.
+
+libsodium pitfalls handled here: ``is_valid_point`` accepts the identity; ``add``/``sub`` do not
+validate their inputs at all (an invalid encoding silently gives the identity); scalar
+multiplication clears the top bit of the scalar instead of reducing it, and fails for a zero
+scalar. So every received point goes through :func:`is_element` and every received scalar
+through :func:`is_canonical_scalar`.
+"""
+
+from __future__ import annotations
+
+import rbcl
+
+from druids_p2p.deck.errors import GroupError
+
+POINT_BYTES = 32
+SCALAR_BYTES = 32
+ORDER = 2**252 + 27742317777372353535851937790883648493
+"""The prime order l of ristretto255."""
+
+IDENTITY = bytes(POINT_BYTES)
+ONE = (1).to_bytes(SCALAR_BYTES, "little")
+BASE: bytes = rbcl.crypto_scalarmult_ristretto255_base(ONE)
+
+_is_valid = rbcl.crypto_core_ristretto255_is_valid_point
+_base = rbcl.crypto_scalarmult_ristretto255_base
+_mul = rbcl.crypto_scalarmult_ristretto255
+add = rbcl.crypto_core_ristretto255_add
+"""Point addition; inputs must already be valid encodings (libsodium does not check)."""
+sub = rbcl.crypto_core_ristretto255_sub
+"""Point subtraction; inputs must already be valid encodings (libsodium does not check)."""
+scalar_add = rbcl.crypto_core_ristretto255_scalar_add
+scalar_mul = rbcl.crypto_core_ristretto255_scalar_mul
+scalar_negate = rbcl.crypto_core_ristretto255_scalar_negate
+scalar_reduce = rbcl.crypto_core_ristretto255_scalar_reduce
+"""Reduce 64 bytes (little-endian) mod l."""
+
+
+def is_element(data: object) -> bool:
+    """True for the canonical encoding of a group element other than the identity."""
+    return (
+        isinstance(data, bytes)
+        and len(data) == POINT_BYTES
+        and data != IDENTITY
+        and bool(_is_valid(data))
+    )
+
+
+def is_canonical_scalar(data: object) -> bool:
+    """True for 32 little-endian bytes of an integer below l (one spelling per scalar)."""
+    return (
+        isinstance(data, bytes)
+        and len(data) == SCALAR_BYTES
+        and int.from_bytes(data, "little") < ORDER
+    )
+
+
+def is_zero_scalar(scalar: bytes) -> bool:
+    return scalar == bytes(SCALAR_BYTES)
+
+
+def base_mul(scalar: bytes) -> bytes:
+    """``scalar`` times the base point; ``scalar`` must be reduced and non-zero."""
+    try:
+        out: bytes = _base(scalar)
+    except RuntimeError:
+        raise GroupError("base multiplication by a zero scalar") from None
+    return out
+
+
+def mul(scalar: bytes, point: bytes) -> bytes:
+    """``scalar`` times ``point``; fails for a zero scalar or an invalid/identity point."""
+    try:
+        out: bytes = _mul(scalar, point)
+    except RuntimeError:
+        raise GroupError(
+            "scalar multiplication gave the identity or met an invalid point"
+        ) from None
+    return out
+
+
+def sum_points(points: list[bytes]) -> bytes:
+    """Sum of a non-empty list of valid encodings (may be the identity)."""
+    acc = points[0]
+    for p in points[1:]:
+        acc = add(acc, p)
+    return acc
+
+
+def scalar_from_wide(data: bytes) -> bytes:
+    """A uniform scalar from 64 uniform bytes."""
+    out: bytes = scalar_reduce(data)
+    return out

@@ -1,0 +1,155 @@
+"""Everything signed during one round's deal, stored by slot, shared by the peer and the audit.
+
+Each seat has exactly one slot per message kind (one per pass for shuffles, one per position for
+opens). Because envelopes and Ed25519 signatures are deterministic, an honest seat never produces
+two different byte strings for one slot: an exact repeat is a harmless re-delivery, a different
+one is equivocation and the pair convicts the sender. Shape checks that need the round parameters
+(lengths, seats, positions) are made here, so a stored message is always well-formed for the round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from druids_p2p.deck.errors import DeckFault, MalformedMessage
+from druids_p2p.deck.messages import (
+    Body,
+    CommitMsg,
+    KeyMsg,
+    Message,
+    OpenMsg,
+    RevealMsg,
+    SharesMsg,
+    ShuffleMsg,
+    parse_body,
+)
+from druids_p2p.deck.params import DeckParams
+
+M = TypeVar("M", CommitMsg, KeyMsg, ShuffleMsg, SharesMsg, OpenMsg, RevealMsg)
+K = TypeVar("K")
+
+
+@dataclass(frozen=True, slots=True)
+class Signed(Generic[M]):
+    """A parsed message with its sender and the signed bytes that prove it."""
+
+    seat: int
+    msg: M
+    raw: bytes
+
+
+def check_shape(params: DeckParams, seat: int, msg: Message, raw: bytes) -> None:
+    """Refuse, and blame the signer of, a body that cannot belong to this round."""
+
+    def fault(reason: str) -> DeckFault:
+        return DeckFault(seat, f"{msg.KIND}: {reason}", (raw,))
+
+    if isinstance(msg, ShuffleMsg):
+        if msg.pass_no > params.passes:
+            raise fault(f"pass {msg.pass_no} but this deal has {params.passes} pass(es)")
+        want = params.output_len(msg.pass_no, seat)
+        if len(msg.a) != want:
+            raise fault(f"{len(msg.a)} ciphertexts, expected {want}")
+        if len(set(zip(msg.a, msg.c, strict=True))) != want:
+            raise fault("the output repeats a ciphertext")
+    elif isinstance(msg, SharesMsg):
+        want_seats = [s for s in range(params.seats) if s != seat]
+        if [b.to for b in msg.batches] != want_seats:
+            raise fault(f"batches must address seats {want_seats} in this order")
+        for b in msg.batches:
+            if len(b.shares) != params.hand_size:
+                raise fault(f"{len(b.shares)} shares for seat {b.to}, expected {params.hand_size}")
+    elif isinstance(msg, OpenMsg):
+        if msg.position >= params.dealt:
+            raise fault(f"position {msg.position} was not dealt (k = {params.dealt})")
+        if msg.card >= params.num_cards:
+            raise fault(f"card {msg.card} does not exist")
+
+
+class RoundLog:
+    """The round's signed messages; ``raws`` keeps them in arrival order (the transcript)."""
+
+    def __init__(self, params: DeckParams) -> None:
+        self.params = params
+        self.commits: dict[int, Signed[CommitMsg]] = {}
+        self.keys: dict[int, Signed[KeyMsg]] = {}
+        self.shuffles: dict[tuple[int, int], Signed[ShuffleMsg]] = {}
+        self.shares: dict[int, Signed[SharesMsg]] = {}
+        self.opens: list[Signed[OpenMsg]] = []
+        self.open_at: dict[int, Signed[OpenMsg]] = {}
+        self.reveals: dict[int, Signed[RevealMsg]] = {}
+        self.raws: list[bytes] = []
+
+    # ------------------------------------------------------------------ evidence context
+    def final_raw(self) -> tuple[bytes, ...]:
+        """The signed final deck (last shuffle), which fixes every position's ciphertext."""
+        last = self.shuffles.get((self.params.passes, self.params.seats - 1))
+        return () if last is None else (last.raw,)
+
+    def key_raw(self, seat: int) -> tuple[bytes, ...]:
+        key = self.keys.get(seat)
+        return () if key is None else (key.raw,)
+
+    def all_key_raws(self) -> tuple[bytes, ...]:
+        return tuple(self.keys[s].raw for s in sorted(self.keys))
+
+    def shares_raws(self, exclude: int) -> tuple[bytes, ...]:
+        return tuple(self.shares[s].raw for s in sorted(self.shares) if s != exclude)
+
+    # ------------------------------------------------------------------ storing
+    def add(self, seat: int, kind: str, body: Body, raw: bytes) -> Message | None:
+        """Parse and store an authenticated body; None if it repeats a stored message exactly."""
+        try:
+            msg = parse_body(kind, body)
+        except MalformedMessage as exc:
+            raise DeckFault(seat, f"malformed {kind}: {exc}", (raw,)) from None
+        return msg if self.add_parsed(seat, msg, raw) else None
+
+    def add_parsed(self, seat: int, msg: Message, raw: bytes) -> bool:
+        """Store a message; False for an exact repeat, :class:`DeckFault` for a conflicting one."""
+        if not 0 <= seat < self.params.seats:
+            raise MalformedMessage(f"seat {seat} is not at this table")
+        if msg.round_no != self.params.round_no:  # a replay, not a fault: the wire drops it
+            raise MalformedMessage(f"{msg.KIND} for round {msg.round_no}, not this round")
+        check_shape(self.params, seat, msg, raw)
+        if isinstance(msg, CommitMsg):
+            return self._put(self.commits, seat, seat, msg, raw)
+        if isinstance(msg, KeyMsg):
+            return self._put(self.keys, seat, seat, msg, raw)
+        if isinstance(msg, ShuffleMsg):
+            return self._put(self.shuffles, (msg.pass_no, seat), seat, msg, raw)
+        if isinstance(msg, SharesMsg):
+            return self._put(self.shares, seat, seat, msg, raw)
+        if isinstance(msg, RevealMsg):
+            return self._put(self.reveals, seat, seat, msg, raw)
+        return self._add_open(seat, msg, raw)
+
+    def _put(self, slots: dict[K, Signed[M]], key: K, seat: int, msg: M, raw: bytes) -> bool:
+        old = slots.get(key)
+        if old is not None:
+            if old.raw == raw:
+                return False
+            raise DeckFault(
+                seat, f"equivocation: two different {msg.KIND} messages", (old.raw, raw)
+            )
+        slots[key] = Signed(seat, msg, raw)
+        self.raws.append(raw)
+        return True
+
+    def _add_open(self, seat: int, msg: OpenMsg, raw: bytes) -> bool:
+        owner = self.params.owner(msg.position)
+        if owner != seat:
+            raise DeckFault(
+                seat, f"opened position {msg.position}, which was dealt to seat {owner}", (raw,)
+            )
+        old = self.open_at.get(msg.position)
+        if old is not None:
+            if old.raw == raw:
+                return False
+            raise DeckFault(seat, f"opened position {msg.position} twice", (old.raw, raw))
+        signed = Signed(seat, msg, raw)
+        self.open_at[msg.position] = signed
+        self.opens.append(signed)
+        self.raws.append(raw)
+        return True

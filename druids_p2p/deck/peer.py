@@ -1,0 +1,393 @@
+"""One seat's side of one round's deal, driven by plain method calls (no I/O, no threads).
+
+The caller broadcasts every byte string this object returns to every other seat and feeds every
+byte string it receives to :meth:`DeckPeer.receive`. Messages may arrive in any order: anything
+that arrives early is stored and acted on as soon as the protocol reaches it.
+
+Flow per seat: commit -> (all commits) key -> (all keys, my turn) shuffle [per pass] ->
+(final deck) shares -> (all shares) hand; then ``open_card`` per card played, ``reveal`` at the
+end, ``audit`` once everybody has revealed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+
+from druids_p2p.deck import group
+from druids_p2p.deck.audit import AuditResult, Opened, audit_log
+from druids_p2p.deck.cards import card_table
+from druids_p2p.deck.checks import check_key, check_reveal, commitment
+from druids_p2p.deck.elgamal import Deck, decrypt_with, pass_two_input, public_encryptions
+from druids_p2p.deck.errors import AuditRequired, DeckFault, MalformedMessage, NotReady
+from druids_p2p.deck.log import RoundLog, Signed
+from druids_p2p.deck.messages import (
+    CommitMsg,
+    KeyMsg,
+    Message,
+    OpenMsg,
+    RevealMsg,
+    ShareBatch,
+    SharesMsg,
+    ShuffleMsg,
+)
+from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.proofs import prove_batch, prove_key, prove_open, verify_batch, verify_open
+from druids_p2p.deck.shuffle import shuffle_step
+from druids_p2p.deck.signing import Codec
+
+Entropy = Callable[[int], bytes]
+
+
+def random_scalar(entropy: Entropy) -> bytes:
+    """A uniform non-zero scalar from 64 bytes of entropy."""
+    while True:
+        x = group.scalar_from_wide(entropy(64))
+        if not group.is_zero_scalar(x):
+            return x
+
+
+def batch_index(sender: int, recipient: int) -> int:
+    """Where the batch for ``recipient`` sits in ``sender``'s shares (own seat skipped)."""
+    return recipient if recipient < sender else recipient - 1
+
+
+class DeckPeer:
+    """A seat's state for one round. Secrets never leave it except through :meth:`reveal`."""
+
+    def __init__(self, params: DeckParams, codec: Codec, *, entropy: Entropy = os.urandom) -> None:
+        if not 0 <= codec.seat < params.seats:
+            raise ValueError(f"seat {codec.seat} is not at a {params.seats}-seat table")
+        self.params = params
+        self.seat = codec.seat
+        self.log = RoundLog(params)
+        self._codec = codec
+        self._entropy = entropy
+        self._secret = random_scalar(entropy)
+        self._seed = entropy(32)
+        self._key = group.base_mul(self._secret)
+        self._seed_hash = hashlib.sha256(self._seed).digest()
+        self._own: set[bytes] = set()
+        self._started = False
+        self._key_sent = False
+        self._checked_keys: set[int] = set()
+        self._checked_reveals: set[int] = set()
+        self._joint_key: bytes | None = None
+        self._shuffled: set[int] = set()
+        self._final: Deck | None = None
+        self._shares_sent = False
+        self._my_shares: dict[int, bytes] = {}
+        self._verified: set[tuple[int, int]] = set()
+        self._hand: dict[int, int] | None = None
+        self._hand_error: AuditRequired | None = None
+        self._pending_opens: list[Signed[OpenMsg]] = []
+        self._opened: list[Opened] = []
+        self._opened_cards: dict[int, int] = {}
+        self._reveal_raw: bytes | None = None
+
+    def __repr__(self) -> str:
+        return f"DeckPeer(seat={self.seat}, table={self.params.table_id.hex()[:16]})"
+
+    # ================================================================== driving the protocol
+    def start(self) -> list[bytes]:
+        """Commit to this round's key share and shuffle seed."""
+        if self._started:
+            return []
+        self._started = True
+        c = commitment(self.params, self.seat, self._key, self._seed_hash)
+        out = [self._emit(CommitMsg(self.params.round_no, c))]
+        out += self._advance()
+        return out
+
+    def receive(self, raw: bytes) -> list[bytes]:
+        """Take one message from another seat; return the messages to broadcast in response.
+
+        Raises :class:`MalformedMessage` for bytes that do not authenticate (drop them),
+        :class:`DeckFault` when the signer broke the protocol, :class:`AuditRequired` when a card
+        shown in play decrypts wrongly although every proof held.
+        """
+        env = self._codec.open(raw)
+        if env.seat == self.seat:
+            if raw in self._own:
+                return []
+            raise MalformedMessage("a message signed for this seat that it did not send")
+        msg = self.log.add(env.seat, env.kind, env.body, env.raw)
+        if isinstance(msg, OpenMsg):
+            self._pending_opens.append(self.log.open_at[msg.position])
+        return self._advance() if self._started else []
+
+    @property
+    def deal_complete(self) -> bool:
+        """True once this seat knows its hand (or knows the deal needs an audit)."""
+        return self._hand is not None or self._hand_error is not None
+
+    def hand(self) -> tuple[int, ...]:
+        """This seat's cards in position order; :class:`AuditRequired` if they do not decrypt."""
+        if self._hand_error is not None:
+            raise self._hand_error
+        if self._hand is None:
+            raise NotReady("the deal is not complete")
+        return tuple(self._hand[j] for j in self.params.positions(self.seat))
+
+    def open_card(self, card: int) -> bytes:
+        """Show one card of this seat's hand to everybody (what playing it means)."""
+        hand = self.hand()
+        if self._reveal_raw is not None:
+            raise NotReady("this seat has already revealed its secrets")
+        assert self._final is not None and self._hand is not None
+        if card not in hand:
+            raise ValueError(f"card {card} is not in seat {self.seat}'s hand")
+        if card in self._opened_cards:
+            raise ValueError(f"card {card} has already been opened")
+        j = next(p for p, c in self._hand.items() if c == card)
+        a = self._final.a[j]
+        d = group.mul(self._secret, a)
+        e, s = prove_open(self.params, self.seat, j, self._secret, self._key, a, d, self._entropy)
+        raw = self._emit(
+            OpenMsg(round_no=self.params.round_no, position=j, card=card, share=d, e=e, s=s)
+        )
+        self._record_open(self.seat, j, card)
+        return raw
+
+    @property
+    def opened(self) -> tuple[Opened, ...]:
+        """Cards shown so far, in the order this seat accepted them."""
+        return tuple(self._opened)
+
+    def reveal(self) -> bytes:
+        """Publish this round's secrets: after this nothing about the deal is hidden."""
+        if self._reveal_raw is None:
+            self._reveal_raw = self._emit(
+                RevealMsg(round_no=self.params.round_no, secret=self._secret, seed=self._seed)
+            )
+        return self._reveal_raw
+
+    @property
+    def all_revealed(self) -> bool:
+        return len(self.log.reveals) == self.params.seats
+
+    def audit(self) -> AuditResult:
+        """Recompute the whole round from the transcript; raise :class:`DeckFault` on a cheat."""
+        if not self.all_revealed:
+            missing = [s for s in range(self.params.seats) if s not in self.log.reveals]
+            raise NotReady(f"no deck_reveal yet from seat(s) {missing}")
+        return audit_log(self.params, self.log)
+
+    # ================================================================== read-only views
+    def transcript(self) -> tuple[bytes, ...]:
+        """Every signed message of the round (own and received), in the order it was logged."""
+        return tuple(self.log.raws)
+
+    @property
+    def joint_key(self) -> bytes | None:
+        return self._joint_key
+
+    @property
+    def final_deck(self) -> Deck | None:
+        return self._final
+
+    def published_shares(self, position: int) -> dict[int, bytes]:
+        """seat -> decryption share for ``position``, from every message this seat has seen."""
+        out: dict[int, bytes] = {}
+        t = position // self.params.seats
+        owner = self.params.owner(position)
+        for sender, signed in self.log.shares.items():
+            if sender != owner:
+                out[sender] = signed.msg.batches[batch_index(sender, owner)].shares[t]
+        opened = self.log.open_at.get(position)
+        if opened is not None:
+            out[owner] = opened.msg.share
+        return out
+
+    def open_message(self, position: int) -> bytes:
+        """The signed deck_open of ``position``: evidence if the caller's replay finds a renege."""
+        signed = self.log.open_at.get(position)
+        if signed is None:
+            raise KeyError(f"position {position} has not been opened")
+        return signed.raw
+
+    # ================================================================== internals
+    def _emit(self, msg: Message) -> bytes:
+        raw = self._codec.seal(msg.KIND, msg.to_body())
+        self.log.add_parsed(self.seat, msg, raw)
+        self._own.add(raw)
+        return raw
+
+    def _advance(self) -> list[bytes]:
+        out: list[bytes] = []
+        while self._step(out):
+            pass
+        return out
+
+    def _step(self, out: list[bytes]) -> bool:
+        """Do the next thing the stored messages allow; False when nothing is left to do."""
+        params, log = self.params, self.log
+        n = params.seats
+        if not self._key_sent and len(log.commits) == n:
+            self._key_sent = True
+            e, s = prove_key(params, self.seat, self._secret, self._key, self._entropy)
+            key = KeyMsg(params.round_no, key=self._key, seed_hash=self._seed_hash, e=e, s=s)
+            out.append(self._emit(key))
+            return True
+        for seat in log.keys:
+            if seat not in self._checked_keys and seat in log.commits:
+                check_key(params, log, seat)
+                self._checked_keys.add(seat)
+        for seat in log.reveals:
+            if seat not in self._checked_reveals and seat in self._checked_keys:
+                check_reveal(params, log, seat)
+                self._checked_reveals.add(seat)
+        if self._joint_key is None:
+            if len(self._checked_keys) < n:
+                return False
+            self._joint_key = group.sum_points([log.keys[s].msg.key for s in range(n)])
+        for pass_no in range(1, params.passes + 1):
+            if pass_no not in self._shuffled:  # passes strictly in order, whatever arrives early
+                deck = self._shuffle_input(pass_no, self._joint_key)
+                if deck is not None:
+                    self._shuffled.add(pass_no)
+                    out.append(self._emit(self._shuffle(pass_no, deck, self._joint_key)))
+                    return True
+                break
+        if self._final is None:
+            last = log.shuffles.get((params.passes, n - 1))
+            if last is None:
+                return False
+            self._final = Deck(last.msg.a, last.msg.c).head(params.dealt)
+        if not self._shares_sent:
+            self._shares_sent = True
+            out.append(self._emit(self._make_shares(self._final)))
+            return True
+        for sender in log.shares:
+            if sender != self.seat:  # my shares are checked the moment they arrive
+                self._ensure_batch(sender, self.seat, self._final)
+        if len(log.shares) < n:
+            return False
+        if not self.deal_complete:
+            self._decrypt_hand(self._final)
+        while self._pending_opens:
+            self._process_open(self._pending_opens.pop(0), self._final)
+        return False
+
+    def _shuffle_input(self, pass_no: int, joint_key: bytes) -> Deck | None:
+        params = self.params
+        if self.seat > 0:
+            prev = self.log.shuffles.get((pass_no, self.seat - 1))
+            return None if prev is None else Deck(prev.msg.a, prev.msg.c)
+        if pass_no == 1:
+            return public_encryptions(params, params.pass_one_cards(), joint_key)
+        last = self.log.shuffles.get((1, params.seats - 1))
+        if last is None:
+            return None
+        return pass_two_input(params, Deck(last.msg.a, last.msg.c), joint_key)
+
+    def _shuffle(self, pass_no: int, deck: Deck, joint_key: bytes) -> ShuffleMsg:
+        out = shuffle_step(self.params, self.seat, pass_no, self._seed, deck, joint_key)
+        return ShuffleMsg(self.params.round_no, pass_no=pass_no, a=out.a, c=out.c)
+
+    def _make_shares(self, final: Deck) -> SharesMsg:
+        params, x, mul = self.params, self._secret, group.mul
+        batches: list[ShareBatch] = []
+        for seat in range(params.seats):
+            if seat == self.seat:
+                continue
+            positions = params.positions(seat)
+            a_list = [final.a[j] for j in positions]
+            d_list = [mul(x, a) for a in a_list]
+            self._my_shares.update(zip(positions, d_list, strict=True))
+            e, s = prove_batch(params, self.seat, seat, x, self._key, a_list, d_list, self._entropy)
+            batches.append(ShareBatch(to=seat, shares=tuple(d_list), e=e, s=s))
+        return SharesMsg(params.round_no, tuple(batches))
+
+    def _ensure_batch(self, sender: int, recipient: int, final: Deck) -> None:
+        """Verify ``sender``'s shares for ``recipient``'s positions once (lazily for observers)."""
+        if (sender, recipient) in self._verified:
+            return
+        signed = self.log.shares[sender]
+        batch = signed.msg.batches[batch_index(sender, recipient)]
+        a_list = [final.a[j] for j in self.params.positions(recipient)]
+        key = self.log.keys[sender].msg.key
+        if not verify_batch(
+            self.params, sender, recipient, key, a_list, list(batch.shares), (batch.e, batch.s)
+        ):
+            raise DeckFault(
+                sender,
+                f"invalid decryption shares for seat {recipient}'s cards",
+                (signed.raw, *self.log.key_raw(sender), *self.log.final_raw()),
+            )
+        self._verified.add((sender, recipient))
+
+    def _decrypt_hand(self, final: Deck) -> None:
+        params, me = self.params, self.seat
+        others = [s for s in range(params.seats) if s != me]
+        for sender in others:
+            self._ensure_batch(sender, me, final)
+        table = card_table(params.num_cards)
+        columns = [self.log.shares[s].msg.batches[batch_index(s, me)].shares for s in others]
+        hand: dict[int, int] = {}
+        for t, j in enumerate(params.positions(me)):
+            shares = [col[t] for col in columns]
+            shares.append(group.mul(self._secret, final.a[j]))
+            card = table.get(decrypt_with(final.c[j], shares))
+            if card is None:
+                self._hand_error = AuditRequired(
+                    f"position {j} of seat {me} decrypts to no card", self.log.final_raw()
+                )
+                return
+            if card in hand.values():
+                self._hand_error = AuditRequired(
+                    f"card {card} was dealt twice to seat {me}", self.log.final_raw()
+                )
+                return
+            hand[j] = card
+        self._hand = hand
+
+    def _process_open(self, signed: Signed[OpenMsg], final: Deck) -> None:
+        params, msg, seat = self.params, signed.msg, signed.seat
+        j = msg.position
+        key = self.log.keys[seat].msg.key
+        if not verify_open(params, seat, j, key, final.a[j], msg.share, (msg.e, msg.s)):
+            raise DeckFault(
+                seat,
+                f"invalid decryption share proof when opening position {j}",
+                (signed.raw, *self.log.key_raw(seat), *self.log.final_raw()),
+            )
+        t = j // params.seats
+        shares = [msg.share]
+        for sender in range(params.seats):
+            if sender == seat:
+                continue
+            if sender == self.seat:
+                shares.append(self._my_shares[j])
+                continue
+            self._ensure_batch(sender, seat, final)
+            shares.append(self.log.shares[sender].msg.batches[batch_index(sender, seat)].shares[t])
+        card = card_table(params.num_cards).get(decrypt_with(final.c[j], shares))
+        if card is None:
+            raise AuditRequired(
+                f"position {j} opened by seat {seat} decrypts to no card", (signed.raw,)
+            )
+        if card != msg.card:
+            raise DeckFault(
+                seat,
+                f"claimed card {msg.card} at position {j}, which holds card {card}",
+                (signed.raw, *self.log.final_raw(), *self.log.shares_raws(seat)),
+            )
+        if self._hand is not None and card in self._hand.values():
+            raise AuditRequired(
+                f"card {card} shown by seat {seat} at position {j} is also in seat {self.seat}'s "
+                "hand: it was duplicated in the deck",
+                (signed.raw,),
+            )
+        if card in self._opened_cards:
+            raise AuditRequired(
+                f"card {card} shown at positions {self._opened_cards[card]} and {j}: "
+                "it was duplicated in the deck",
+                (self.log.open_at[self._opened_cards[card]].raw, signed.raw),
+            )
+        self._record_open(seat, j, card)
+
+    def _record_open(self, seat: int, position: int, card: int) -> None:
+        self._opened_cards[card] = position
+        self._opened.append(Opened(seat, position, card))

@@ -1,0 +1,225 @@
+"""Non-interactive proofs in the (e, s) form: challenge and response, 64 bytes in all.
+
+* Schnorr proof of knowledge of x for h = x*B: stops a seat from publishing a key share it does
+  not know (the rogue-key attack h_n = x'*B - sum of the others, which would give it the joint key).
+* Chaum-Pedersen (DLEQ) proof that log_B(h) = log_A(D): a decryption share D = x*A is made with the
+  same x as the published key share, so a wrong share can be blamed the moment it arrives.
+* Batched DLEQ: one proof for many shares (A_t, D_t) by the same x, on the random combinations
+  A* = sum c_t*A_t and D* = sum c_t*D_t with c_t derived by Fiat-Shamir from all the shares. If any
+  D_t != x*A_t, the combination holds only with probability about 1/l over the hash.
+
+Challenges are Fiat-Shamir hashes bound to the table, round and seat(s), so a proof cannot be
+replayed in another context. Nonces are hedged: hash of the secret, the statement and fresh
+entropy, so a broken RNG alone does not leak the secret. Verifiers reject e = 0 and s = 0 because
+libsodium refuses to multiply by zero and honest proofs never produce them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from druids_p2p.deck import group
+from druids_p2p.deck.encoding import (
+    TAG_KEY_POK,
+    TAG_NONCE,
+    TAG_OPEN_DLEQ,
+    TAG_SHARES_BATCH,
+    TAG_SHARES_COEF,
+    TAG_SHARES_DLEQ,
+    hash_to_scalar,
+    sha512,
+    xof,
+)
+from druids_p2p.deck.errors import GroupError
+from druids_p2p.deck.params import DeckParams
+
+Entropy = Callable[[int], bytes]
+Proof = tuple[bytes, bytes]
+"""(e, s): the challenge and the response, two canonical scalars."""
+
+
+def _nonce(secret: bytes, statement: bytes, entropy: Entropy) -> bytes:
+    while True:
+        w = hash_to_scalar(TAG_NONCE, secret, statement, entropy(32))
+        if not group.is_zero_scalar(w):
+            return w
+
+
+def _respond(w: bytes, e: bytes, secret: bytes) -> bytes:
+    out: bytes = group.scalar_add(w, group.scalar_mul(e, secret))
+    return out
+
+
+def _usable(e: bytes, s: bytes) -> bool:
+    return not group.is_zero_scalar(e) and not group.is_zero_scalar(s)
+
+
+def _commit_point(s: bytes, e: bytes, base: bytes, public: bytes) -> bytes:
+    """s*base - e*public: the prover's commitment recomputed from (e, s)."""
+    out: bytes = group.sub(group.mul(s, base), group.mul(e, public))
+    return out
+
+
+def _commit_base(s: bytes, e: bytes, public: bytes) -> bytes:
+    out: bytes = group.sub(group.base_mul(s), group.mul(e, public))
+    return out
+
+
+# --------------------------------------------------------------------------- Schnorr (key share)
+def _key_challenge(params: DeckParams, seat: int, key: bytes, r: bytes) -> bytes:
+    return hash_to_scalar(TAG_KEY_POK, params.table_id, params.round_no, seat, key, r)
+
+
+def prove_key(params: DeckParams, seat: int, secret: bytes, key: bytes, entropy: Entropy) -> Proof:
+    while True:
+        w = _nonce(secret, key, entropy)
+        e = _key_challenge(params, seat, key, group.base_mul(w))
+        s = _respond(w, e, secret)
+        if _usable(e, s):
+            return e, s
+
+
+def verify_key(params: DeckParams, seat: int, key: bytes, proof: Proof) -> bool:
+    e, s = proof
+    if not _usable(e, s):
+        return False
+    try:
+        r = _commit_base(s, e, key)
+    except GroupError:
+        return False
+    return _key_challenge(params, seat, key, r) == e
+
+
+# --------------------------------------------------------------------------- single DLEQ (open)
+def _open_challenge(
+    params: DeckParams,
+    seat: int,
+    position: int,
+    key: bytes,
+    a: bytes,
+    d: bytes,
+    t1: bytes,
+    t2: bytes,
+) -> bytes:
+    return hash_to_scalar(
+        TAG_OPEN_DLEQ, params.table_id, params.round_no, seat, position, key, a, d, t1, t2
+    )
+
+
+def prove_open(
+    params: DeckParams,
+    seat: int,
+    position: int,
+    secret: bytes,
+    key: bytes,
+    a: bytes,
+    d: bytes,
+    entropy: Entropy,
+) -> Proof:
+    while True:
+        w = _nonce(secret, a + d, entropy)
+        t1, t2 = group.base_mul(w), group.mul(w, a)
+        e = _open_challenge(params, seat, position, key, a, d, t1, t2)
+        s = _respond(w, e, secret)
+        if _usable(e, s):
+            return e, s
+
+
+def verify_open(
+    params: DeckParams, seat: int, position: int, key: bytes, a: bytes, d: bytes, proof: Proof
+) -> bool:
+    e, s = proof
+    if not _usable(e, s):
+        return False
+    try:
+        t1 = _commit_base(s, e, key)
+        t2 = _commit_point(s, e, a, d)
+    except GroupError:
+        return False
+    return _open_challenge(params, seat, position, key, a, d, t1, t2) == e
+
+
+# --------------------------------------------------------------------------- batched DLEQ (shares)
+def batch_digest(
+    params: DeckParams,
+    sender: int,
+    recipient: int,
+    key: bytes,
+    a_list: list[bytes],
+    d_list: list[bytes],
+) -> bytes:
+    """Hash of the whole batch statement; fixes the coefficients and enters the challenge."""
+    return sha512(
+        TAG_SHARES_BATCH,
+        params.table_id,
+        params.round_no,
+        sender,
+        recipient,
+        key,
+        b"".join(a_list),
+        b"".join(d_list),
+    )
+
+
+def batch_coefficients(digest: bytes, count: int) -> list[bytes]:
+    """c_t: 64-byte chunks of SHAKE-256(digest) reduced mod l (zero has probability ~2^-252)."""
+    stream = xof(TAG_SHARES_COEF, 64 * count, digest)
+    reduce = group.scalar_from_wide
+    return [reduce(stream[64 * t : 64 * t + 64]) for t in range(count)]
+
+
+def _batch_challenge(digest: bytes, t1: bytes, t2: bytes) -> bytes:
+    return hash_to_scalar(TAG_SHARES_DLEQ, digest, t1, t2)
+
+
+def prove_batch(
+    params: DeckParams,
+    sender: int,
+    recipient: int,
+    secret: bytes,
+    key: bytes,
+    a_list: list[bytes],
+    d_list: list[bytes],
+    entropy: Entropy,
+) -> Proof:
+    """Costs one base and len(a_list) generic multiplications: T2 = sum (w*c_t)*A_t."""
+    digest = batch_digest(params, sender, recipient, key, a_list, d_list)
+    coefs = batch_coefficients(digest, len(a_list))
+    smul, mul = group.scalar_mul, group.mul
+    while True:
+        w = _nonce(secret, digest, entropy)
+        t1 = group.base_mul(w)
+        t2 = group.sum_points([mul(smul(w, c), a) for c, a in zip(coefs, a_list, strict=True)])
+        e = _batch_challenge(digest, t1, t2)
+        s = _respond(w, e, secret)
+        if _usable(e, s):
+            return e, s
+
+
+def verify_batch(
+    params: DeckParams,
+    sender: int,
+    recipient: int,
+    key: bytes,
+    a_list: list[bytes],
+    d_list: list[bytes],
+    proof: Proof,
+) -> bool:
+    """Costs 2*len + 1 generic and one base multiplication: T2 = sum (s*c_t)*A_t + (-e*c_t)*D_t."""
+    e, s = proof
+    if not _usable(e, s) or len(a_list) != len(d_list) or not a_list:
+        return False
+    digest = batch_digest(params, sender, recipient, key, a_list, d_list)
+    coefs = batch_coefficients(digest, len(a_list))
+    smul, mul = group.scalar_mul, group.mul
+    neg_e = group.scalar_negate(e)
+    try:
+        t1 = _commit_base(s, e, key)
+        terms: list[bytes] = []
+        for c, a, d in zip(coefs, a_list, d_list, strict=True):
+            terms.append(mul(smul(s, c), a))
+            terms.append(mul(smul(neg_e, c), d))
+        t2 = group.sum_points(terms)
+    except GroupError:
+        return False
+    return _batch_challenge(digest, t1, t2) == e

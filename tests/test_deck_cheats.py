@@ -1,0 +1,370 @@
+"""Every cheat is caught, and blamed on the right seat with signed evidence."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+
+import pytest
+
+from druids_p2p.deck import (
+    AuditRequired,
+    DeckFault,
+    DeckParams,
+    DeckPeer,
+    MalformedMessage,
+    audit_transcript,
+    group,
+    make_test_codecs,
+)
+from druids_p2p.deck.cards import card_table
+from druids_p2p.deck.elgamal import decrypt_with, rerandomize
+from druids_p2p.deck.local import LocalBus, kind_of, make_table, rewrite
+from druids_p2p.deck.peer import batch_index, random_scalar
+from druids_p2p.deck.signing import Ed25519Codec
+
+HAND = {3: 15, 4: 14, 5: 13}
+Intercept = Callable[[int, bytes], bytes | None]
+
+
+class Table:
+    def __init__(self, players: int) -> None:
+        self.params = DeckParams(b"C" * 32, 3, 65, players, HAND[players], frozenset({60}))
+        self.codecs = make_test_codecs(self.params)
+        self.peers = make_table(self.params, codecs=self.codecs)
+        self.bus = LocalBus(self.peers)
+
+    def kind(self, raw: bytes) -> str:
+        return kind_of(self.codecs[0], raw)
+
+    def deal(self, intercept: Intercept | None = None) -> None:
+        self.bus.start()
+        self.bus.run(intercept)
+
+    def send(self, seat: int, raw: bytes) -> None:
+        self.bus.post(seat, [raw])
+        self.bus.run()
+
+    def reveal_all(self, intercept: Intercept | None = None) -> None:
+        for p in self.peers:
+            self.bus.post(p.seat, [p.reveal()])
+        self.bus.run(intercept)
+
+
+def only(seat: int, kind: str, table: Table, mutate: Callable[[dict], None]) -> Intercept:
+    """Rewrite (and re-sign) the first message of ``kind`` from ``seat``."""
+    done = False
+
+    def intercept(sender: int, raw: bytes) -> bytes:
+        nonlocal done
+        if not done and sender == seat and table.kind(raw) == kind:
+            done = True
+            return rewrite(table.codecs[seat], raw, mutate)
+        return raw
+
+    return intercept
+
+
+def random_point() -> bytes:
+    return group.base_mul(random_scalar(os.urandom))
+
+
+def assert_evidence(fault: DeckFault, codec: Ed25519Codec, seat: int) -> None:
+    """evidence[0] is signed by the culprit; the rest authenticate too (they give context)."""
+    assert fault.evidence, "a fault must carry the signed message(s) that prove it"
+    assert codec.open(fault.evidence[0]).seat == seat
+    for raw in fault.evidence[1:]:
+        codec.open(raw)
+
+
+# ------------------------------------------------------------------------------ decryption shares
+def test_wrong_decryption_share_is_blamed_by_its_recipient_at_once() -> None:
+    t = Table(4)
+
+    def mutate(body: dict) -> None:
+        body["batches"][batch_index(1, 2)]["d"][3] = random_point()
+
+    with pytest.raises(DeckFault) as exc:
+        t.deal(only(1, "deck_shares", t, mutate))
+    assert exc.value.seat == 1
+    assert "seat 2" in exc.value.reason
+    assert_evidence(exc.value, t.codecs[0], 1)
+
+
+def test_wrong_share_accepted_by_a_colluding_recipient_is_blamed_at_audit() -> None:
+    t = Table(3)
+    t.deal()
+    t.reveal_all()
+    honest = list(t.peers[0].transcript())
+    shares_raw = next(
+        r for r in honest if t.kind(r) == "deck_shares" and t.codecs[0].open(r).seat == 1
+    )
+
+    def mutate(body: dict) -> None:
+        body["batches"][0]["d"][0] = random_point()
+
+    forged = [rewrite(t.codecs[1], r, mutate) if r == shares_raw else r for r in honest]
+    with pytest.raises(DeckFault) as exc:
+        audit_transcript(t.params, forged, t.codecs[0])
+    assert exc.value.seat == 1 and "wrong decryption share" in exc.value.reason
+    assert_evidence(exc.value, t.codecs[0], 1)
+
+
+# ------------------------------------------------------------------------------ shuffles
+def _cheating_shuffle(t: Table, mutate: Callable[[dict], None]) -> None:
+    """Deal with seat 1 tampering, then check: caught live or not, the audit blames seat 1."""
+    t.deal(only(1, "deck_shuffle", t, mutate))
+    for p in t.peers:
+        with contextlib.suppress(AuditRequired):
+            p.hand()
+    t.reveal_all()
+    for p in t.peers:
+        if p.seat == 1:
+            continue  # the simulated cheater's own log still holds its honest message
+        with pytest.raises(DeckFault) as exc:
+            p.audit()
+        assert exc.value.seat == 1
+        assert "shuffle does not match" in exc.value.reason
+        assert_evidence(exc.value, t.codecs[0], 1)
+
+
+def test_shuffle_that_duplicates_a_card_is_blamed_at_audit() -> None:
+    t = Table(5)  # one pass: every ciphertext reaches the final deck
+
+    def mutate(body: dict) -> None:
+        joint = t.peers[1].joint_key
+        assert joint is not None
+        a, c = rerandomize(body["a"][0], body["c"][0], random_scalar(os.urandom), joint)
+        body["a"][7], body["c"][7] = a, c
+
+    _cheating_shuffle(t, mutate)
+
+
+def test_duplicated_card_is_noticed_live_when_it_shows_up_twice() -> None:
+    t = Table(5)
+
+    def mutate(body: dict) -> None:
+        joint = t.peers[1].joint_key
+        assert joint is not None
+        a, c = rerandomize(body["a"][0], body["c"][0], random_scalar(os.urandom), joint)
+        body["a"][7], body["c"][7] = a, c
+
+    t.deal(only(1, "deck_shuffle", t, mutate))
+    holders: dict[int, list[DeckPeer]] = {}
+    live = False
+    for p in t.peers:
+        try:
+            for card in p.hand():
+                holders.setdefault(card, []).append(p)
+        except AuditRequired:
+            live = True  # the same seat got both copies
+    twice = [(c, ps) for c, ps in holders.items() if len(ps) == 2]
+    if not live:
+        assert len(twice) == 1
+        card, (first, _second) = twice[0]
+        with pytest.raises(AuditRequired) as exc:
+            t.send(first.seat, first.open_card(card))  # the other holder notices at once
+        assert "duplicated" in exc.value.reason
+        live = True
+    assert live
+
+
+def test_shuffle_that_replaces_a_card_by_garbage_needs_and_gets_an_audit() -> None:
+    t = Table(3)
+
+    def mutate(body: dict) -> None:
+        body["c"][2] = group.add(body["c"][2], random_point())
+
+    _cheating_shuffle(t, mutate)
+
+
+def test_shuffle_with_the_wrong_length_is_blamed_on_receipt() -> None:
+    t = Table(3)
+
+    def mutate(body: dict) -> None:
+        del body["a"][-1], body["c"][-1]
+
+    with pytest.raises(DeckFault) as exc:
+        t.deal(only(0, "deck_shuffle", t, mutate))
+    assert exc.value.seat == 0 and "ciphertexts, expected" in exc.value.reason
+
+
+# ------------------------------------------------------------------------------ keys and reveals
+def test_key_with_a_bad_proof_is_blamed() -> None:
+    t = Table(4)
+
+    def mutate(body: dict) -> None:
+        body["s"] = random_scalar(os.urandom)
+
+    with pytest.raises(DeckFault) as exc:
+        t.deal(only(3, "deck_key", t, mutate))
+    assert exc.value.seat == 3 and "proof of knowledge" in exc.value.reason
+    assert_evidence(exc.value, t.codecs[0], 3)
+
+
+def test_key_chosen_after_the_commitment_is_blamed() -> None:
+    t = Table(3)
+
+    def mutate(body: dict) -> None:
+        body["key"] = random_point()
+
+    with pytest.raises(DeckFault) as exc:
+        t.deal(only(2, "deck_key", t, mutate))
+    assert exc.value.seat == 2 and "does not match its commitment" in exc.value.reason
+    assert len(exc.value.evidence) == 2
+
+
+@pytest.mark.parametrize(
+    ("field", "reason"),
+    [("seed", "seed does not match its commitment"), ("x", "secret does not match")],
+)
+def test_revealed_secret_that_does_not_match_is_blamed(field: str, reason: str) -> None:
+    t = Table(3)
+    t.deal()
+
+    def mutate(body: dict) -> None:
+        body[field] = random_scalar(os.urandom)
+
+    with pytest.raises(DeckFault) as exc:
+        t.reveal_all(only(2, "deck_reveal", t, mutate))
+    assert exc.value.seat == 2 and reason in exc.value.reason
+    assert_evidence(exc.value, t.codecs[0], 2)
+
+
+def test_equivocation_is_blamed_with_both_messages() -> None:
+    t = Table(3)
+    t.bus.start()
+    first = next(raw for s, raw in t.bus.queue if s == 0)
+    second = rewrite(t.codecs[0], first, lambda b: b.__setitem__("commit", os.urandom(32)))
+    t.bus.run()
+    with pytest.raises(DeckFault) as exc:
+        t.peers[1].receive(second)
+    assert exc.value.seat == 0 and "equivocation" in exc.value.reason
+    assert exc.value.evidence == (first, second)
+
+
+# ------------------------------------------------------------------------------ opening cards
+def _open_body(t: Table, seat: int, position: int, card: int) -> bytes:
+    body = {
+        "card": card,
+        "d": random_point(),
+        "e": random_scalar(os.urandom),
+        "pos": position,
+        "round": t.params.round_no,
+        "s": random_scalar(os.urandom),
+    }
+    return t.codecs[seat].seal("deck_open", body)
+
+
+def test_opening_a_card_dealt_to_someone_else_is_blamed() -> None:
+    t = Table(4)
+    t.deal()
+    victim = t.params.positions(2)[0]
+    with pytest.raises(DeckFault) as exc:
+        t.send(1, _open_body(t, 1, victim, 0))
+    assert exc.value.seat == 1 and "dealt to seat 2" in exc.value.reason
+    assert_evidence(exc.value, t.codecs[0], 1)
+
+
+def test_opening_a_card_twice_is_blamed() -> None:
+    t = Table(3)
+    t.deal()
+    cheat = t.peers[1]
+    card = cheat.hand()[0]
+    first = cheat.open_card(card)
+    t.send(1, first)
+    with pytest.raises(ValueError):
+        cheat.open_card(card)  # an honest peer refuses to
+    again = rewrite(t.codecs[1], first, lambda b: b.__setitem__("s", random_scalar(os.urandom)))
+    with pytest.raises(DeckFault) as exc:
+        t.send(1, again)
+    assert exc.value.seat == 1 and "twice" in exc.value.reason
+    assert exc.value.evidence == (first, again)
+
+
+def test_opening_with_a_wrong_share_or_claim_is_blamed() -> None:
+    t = Table(3)
+    t.deal()
+    cheat = t.peers[0]
+    hand = cheat.hand()
+    honest = cheat.open_card(hand[0])
+    wrong_card = rewrite(t.codecs[0], honest, lambda b: b.__setitem__("card", hand[1]))
+    with pytest.raises(DeckFault) as exc:
+        t.peers[1].receive(wrong_card)
+    assert exc.value.seat == 0 and "claimed card" in exc.value.reason
+    wrong_share = rewrite(t.codecs[0], honest, lambda b: b.__setitem__("d", random_point()))
+    with pytest.raises(DeckFault) as exc:
+        t.peers[2].receive(wrong_share)
+    assert exc.value.seat == 0 and "proof" in exc.value.reason
+
+
+# ------------------------------------------------------------------------------ bad bytes
+def test_unauthenticated_bytes_are_rejected_without_blame() -> None:
+    t = Table(3)
+    t.bus.start()
+    raw = t.bus.queue[0][1]
+    with pytest.raises(MalformedMessage):
+        t.peers[1].receive(raw[:-1] + bytes([raw[-1] ^ 1]))
+    stranger = make_test_codecs(t.params)[0]  # a key that holds no seat here
+    with pytest.raises(MalformedMessage):
+        t.peers[1].receive(stranger.seal("deck_commit", {"commit": bytes(32)}))
+    other_round = DeckParams(b"C" * 32, 4, 65, 3, 15, frozenset({60}))
+    replay = Ed25519Codec(other_round, 0, t.codecs[0]._private, t.codecs[0].public_keys)
+    with pytest.raises(MalformedMessage):
+        t.peers[1].receive(replay.seal("deck_commit", {"commit": bytes(32)}))
+
+
+def test_signed_garbage_body_is_blamed_on_its_signer() -> None:
+    t = Table(3)
+    with pytest.raises(DeckFault) as exc:
+        t.peers[1].receive(t.codecs[2].seal("deck_key", {"key": b"nope"}))
+    assert exc.value.seat == 2 and "malformed" in exc.value.reason
+
+
+def test_a_body_from_another_round_is_dropped_not_blamed() -> None:
+    t = Table(3)
+    t.bus.start()
+    first = t.bus.queue[0][1]
+    stale = rewrite(t.codecs[0], first, lambda b: b.__setitem__("round", 2))
+    with pytest.raises(MalformedMessage):
+        t.peers[1].receive(stale)
+
+
+def test_last_shuffler_copying_a_ciphertext_reads_it_but_is_convicted() -> None:
+    """The documented limit (deck.md 11.3): privacy against a cheating last shuffler is
+    restored only by conviction at the audit."""
+    t = Table(5)
+    last = t.params.seats - 1
+    victim_pos = t.params.positions(0)[0]
+    own_pos = t.params.positions(last)[0]
+
+    def mutate(body: dict) -> None:
+        joint = t.peers[last].joint_key
+        assert joint is not None
+        a, c = body["a"][victim_pos], body["c"][victim_pos]
+        body["a"][own_pos], body["c"][own_pos] = rerandomize(a, c, random_scalar(os.urandom), joint)
+
+    cheater = t.peers[last]
+    honest_receive = cheater.receive
+
+    def cheater_receive(raw: bytes) -> list[bytes]:
+        # the simulated cheater's own log keeps its untampered output; let it not complain
+        with contextlib.suppress(DeckFault):
+            return honest_receive(raw)
+        return []
+
+    cheater.receive = cheater_receive  # type: ignore[method-assign]
+    t.deal(only(last, "deck_shuffle", t, mutate))
+    stolen = t.peers[0].hand()[0]
+    # the cheater decrypts its copied position with the shares everybody published for it
+    final = t.peers[0].final_deck
+    assert final is not None
+    shares = list(t.peers[0].published_shares(own_pos).values())
+    shares.append(group.mul(t.peers[last]._secret, final.a[own_pos]))
+    assert card_table(65)[decrypt_with(final.c[own_pos], shares)] == stolen
+    t.reveal_all()
+    for p in t.peers[:last]:
+        with pytest.raises(DeckFault) as exc:
+            p.audit()
+        assert exc.value.seat == last and "shuffle does not match" in exc.value.reason
