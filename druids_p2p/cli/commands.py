@@ -1,6 +1,13 @@
 """Import every command module so that each registers its commands on the app."""
 
-import druids_p2p.cli.tables_cmd  # noqa: F401  (net layer: discovery)
-from druids_p2p.cli import bench_cmd, demo_cmd, replay_cmd  # noqa: F401
-
-from . import audit_cmd, bench_wire, id_cmd  # noqa: F401  (wire layer commands)
+from druids_p2p.cli import (  # noqa: F401
+    audit_cmd,  # wire: druids audit
+    bench_cmd,  # engine: druids bench engine
+    bench_deal,  # deck: druids bench deal
+    bench_wire,  # wire: druids bench wire
+    bots_cmd,  # bots: druids bots
+    demo_cmd,  # engine: druids demo
+    id_cmd,  # wire: druids id
+    replay_cmd,  # engine: druids replay
+    tables_cmd,  # net: druids tables
+)

@@ -1,0 +1,59 @@
+"""Bots: the interface (:mod:`~druids_p2p.bots.base`), the built-in players, and the host.
+
+This package is also the *built-in plugin*: the loader registers it like any other plugin, so
+built-in and third-party bots go through the same validation. The ``pimc`` search bot lives in
+``druids_p2p.bots.pimc``; it is imported only when the bots are listed, and is left out if the
+module is not there.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from druids_p2p.bots.base import Bot, BotFactory, BotSpec
+from druids_p2p.bots.random_bot import RandomBot
+from druids_p2p.bots.rule_bot import RuleBot, rule_move
+from druids_p2p.hookspecs import RegisterBot, hookimpl
+
+__all__ = ["Bot", "BotFactory", "BotSpec", "RandomBot", "RuleBot", "rule_move"]
+
+BUILTIN_VERSION = "1"
+
+
+@hookimpl
+def druids_register_bots(register: RegisterBot) -> None:
+    register(
+        name="random",
+        factory=RandomBot,
+        version=BUILTIN_VERSION,
+        description="Uniformly random legal moves (the baseline).",
+    )
+    register(
+        name="rule",
+        factory=RuleBot,
+        version=BUILTIN_VERSION,
+        description="Hand-written heuristics: feeds winners low cards, sheds high ones, "
+        "dodges a fifth domain; fast and deterministic.",
+    )
+
+
+class PimcPlugin:
+    """Registers the search bot if its module exists; a separate plugin so that a broken search
+    module is reported on its own instead of taking ``random`` and ``rule`` down with it."""
+
+    @hookimpl
+    def druids_register_bots(self, register: RegisterBot) -> None:
+        try:
+            module = importlib.import_module("druids_p2p.bots.pimc")
+        except ModuleNotFoundError as exc:
+            if exc.name == "druids_p2p.bots.pimc":
+                return  # not written yet
+            raise
+        pimc_bot = module.PimcBot
+        doc_lines = (pimc_bot.__doc__ or "").strip().splitlines()
+        register(
+            name="pimc",
+            factory=pimc_bot,
+            version=str(getattr(module, "VERSION", BUILTIN_VERSION)),
+            description=str(getattr(module, "DESCRIPTION", "") or (doc_lines[:1] or [""])[0]),
+        )

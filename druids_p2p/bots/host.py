@@ -1,0 +1,393 @@
+"""Hosting bots: every call into bot code is guarded, so a broken bot cannot break a game.
+
+A bot is someone else's code. It may raise, return nonsense, return an illegal move or hang. The
+host turns each of those into a *fault* (a line of text for the table and the tournament report)
+and plays a safe legal move for that seat instead — the rule bot's choice, which is deterministic
+and takes well under a millisecond, or the first legal move if even that fails — so the game
+always finishes and every peer can compute the same fallback.
+
+Time is enforced by running the bot on a worker thread and waiting ``budget × GRACE_FACTOR +
+GRACE_MS``; a result that comes later is discarded. Python cannot kill a thread, so a bot that
+overran keeps its seat on fallback moves until its late call returns (it is then asked again).
+
+:func:`play_local_game` plays a whole game in-process on the engine; tournaments reuse it.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from druids_p2p.bots.base import Bot, BotSpec
+from druids_p2p.engine.cards import GAIA_BARE
+from druids_p2p.engine.deal import deal
+from druids_p2p.engine.game import Game, GameOptions
+from druids_p2p.engine.notation import format_card, format_move
+from druids_p2p.engine.view import PlayerView
+
+DEFAULT_BUDGET_MS = 100.0
+GRACE_FACTOR = 2.0
+GRACE_MS = 50.0
+HOOK_TIMEOUT_MS = 2000.0
+"""At least this long for ``start_game``/``end_round``/``end_game``, which have no move budget."""
+
+
+def wait_limit_ms(budget_ms: float) -> float:
+    """How long the host waits for a move before it gives up on the bot."""
+    return budget_ms * GRACE_FACTOR + GRACE_MS
+
+
+def derive_rng(seed: int, purpose: str, index: int) -> random.Random:
+    """An independent, reproducible stream per (game seed, purpose, index).
+
+    String seeds are hashed with SHA-512 by ``random.seed``, so the streams do not depend on
+    ``PYTHONHASHSEED`` and a deal depends only on the game seed and the round, not on the bots.
+    """
+    return random.Random(f"druids/{seed}/{purpose}/{index}")
+
+
+# ---------------------------------------------------------------------- one move
+@dataclass(frozen=True, slots=True)
+class MoveOutcome:
+    """The move the seat plays, why the bot's own answer was not used (if so), and the time."""
+
+    move: int
+    fault: str | None
+    elapsed_ms: float
+
+
+def fallback_move(view: PlayerView) -> int:
+    """A safe legal move for a seat whose bot failed: the rule bot's choice, else the first move."""
+    from druids_p2p.bots.rule_bot import rule_move
+
+    try:
+        move = rule_move(view)
+    except Exception:
+        return view.legal[0]
+    return move if move in view.legal else view.legal[0]
+
+
+def check_answer(answer: object, view: PlayerView) -> str | None:
+    """None if ``answer`` is one of ``view.legal``, else the fault text."""
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        shown = repr(answer)
+        if len(shown) > 40:
+            shown = shown[:37] + "..."
+        return f"returned {shown} ({type(answer).__name__}), not a move id (int)"
+    if answer not in view.legal:
+        token = format_move(answer) if 0 <= answer <= GAIA_BARE else "unknown"
+        legal = " ".join(format_move(m) for m in view.legal[:12])
+        more = " ..." if len(view.legal) > 12 else ""
+        return f"returned illegal move {answer} ({token}); legal: {legal}{more}"
+    return None
+
+
+def _error_text(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _Call:
+    """One call handed to a worker thread; ``done`` is set when it has returned or raised."""
+
+    __slots__ = ("args", "done", "elapsed_ms", "error", "fn", "result")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.fn = fn
+        self.args = args
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.elapsed_ms = 0.0
+
+    def run(self) -> None:
+        start = time.perf_counter()
+        try:
+            self.result = self.fn(*self.args)
+        except BaseException as exc:  # a bot's SystemExit must not end the host either
+            self.error = exc
+        self.elapsed_ms = (time.perf_counter() - start) * 1000.0
+        self.done.set()
+
+
+def _worker(jobs: queue.SimpleQueue[_Call | None]) -> None:
+    while True:
+        job = jobs.get()
+        if job is None:
+            return
+        job.run()
+
+
+class BotRunner:
+    """Runs one bot's calls on its own daemon thread, with a time limit on each.
+
+    With ``enforce=False`` calls run directly on the caller's thread (no limit, no thread
+    hand-off): for trusted bots in long tournaments where speed matters more than safety.
+    """
+
+    def __init__(self, bot: Bot, budget_ms: float = DEFAULT_BUDGET_MS, enforce: bool = True):
+        self.bot = bot
+        self.budget_ms = budget_ms
+        self.enforce = enforce
+        self._jobs: queue.SimpleQueue[_Call | None] | None = None
+        self._late: _Call | None = None
+
+    @property
+    def busy(self) -> bool:
+        """True while a call that overran its limit is still running on the worker."""
+        return self._late is not None and not self._late.done.is_set()
+
+    def call(self, fn: Callable[..., Any], *args: Any, limit_ms: float) -> _Call | str:
+        """Run ``fn(*args)``; the finished call, or the fault text if it did not finish in time."""
+        if not self.enforce:
+            job = _Call(fn, args)
+            job.run()
+            return job
+        if self.busy:
+            return "still busy with an earlier call that overran its time"
+        self._late = None
+        if self._jobs is None:
+            self._jobs = queue.SimpleQueue()
+            threading.Thread(target=_worker, args=(self._jobs,), daemon=True).start()
+        job = _Call(fn, args)
+        self._jobs.put(job)
+        if job.done.wait(limit_ms / 1000.0):
+            return job
+        self._late = job
+        # The stuck worker exits once its call returns; the next call gets a fresh worker.
+        self._jobs.put(None)
+        self._jobs = None
+        return f"no answer within {limit_ms:.0f} ms (budget {self.budget_ms:g} ms)"
+
+    def choose(self, view: PlayerView) -> MoveOutcome:
+        """Ask the bot for a move; on any fault, the fallback move and the fault text."""
+        start = time.perf_counter()
+        job = self.call(self.bot.choose, view, limit_ms=wait_limit_ms(self.budget_ms))
+        if isinstance(job, str):
+            fault: str | None = job
+            elapsed = (time.perf_counter() - start) * 1000.0
+        else:
+            elapsed = job.elapsed_ms
+            if job.error is not None:
+                fault = "raised " + _error_text(job.error)
+            else:
+                fault = check_answer(job.result, view)
+                if fault is None:
+                    return MoveOutcome(job.result, None, elapsed)
+        return MoveOutcome(fallback_move(view), fault, elapsed)
+
+    def hook(self, fn: Callable[..., Any], *args: Any) -> str | None:
+        """Call a lifecycle hook (``start_game``...); the fault text if it raised or hung."""
+        if self.busy:
+            return None  # still stuck in a move: its fault is already reported
+        job = self.call(fn, *args, limit_ms=max(HOOK_TIMEOUT_MS, wait_limit_ms(self.budget_ms)))
+        if isinstance(job, str):
+            return job
+        return None if job.error is None else "raised " + _error_text(job.error)
+
+    def close(self) -> None:
+        """Let the worker thread end (a stuck one ends when its call returns)."""
+        if self._jobs is not None:
+            self._jobs.put(None)
+            self._jobs = None
+
+
+def choose_move(
+    bot: Bot, view: PlayerView, budget_ms: float = DEFAULT_BUDGET_MS, enforce: bool = True
+) -> MoveOutcome:
+    """One guarded move: the bot's answer if it is legal and in time, else a fallback and why.
+
+    A one-off: it starts a worker thread for this call. Games use a :class:`BotRunner` per seat,
+    which keeps its thread and knows when the bot is still stuck in an earlier move.
+    """
+    runner = BotRunner(bot, budget_ms, enforce)
+    try:
+        return runner.choose(view)
+    finally:
+        runner.close()
+
+
+# -------------------------------------------------------------------- a whole game
+Player = BotSpec | Bot | Callable[[], Bot] | str
+"""What :func:`play_local_game` seats: a spec, a fresh bot, a factory, or a registered name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A bot's misbehaviour: where it happened and what the host did about it."""
+
+    seat: int
+    bot: str
+    round: int
+    """0-based round; -1 for ``start_game``, which comes before the first deal."""
+    move_index: int | None
+    """Index into that round's ``moves`` for a move fault (the move is the fallback played)."""
+    stage: str
+    """``choose``, ``start_game``, ``end_round`` or ``end_game``."""
+    text: str
+
+    def __str__(self) -> str:
+        where = "before the game" if self.round < 0 else f"round {self.round + 1}"
+        if self.move_index is not None:
+            where += f", move {self.move_index + 1}"
+        return f"seat {self.seat} ({self.bot}), {where}, {self.stage}: {self.text}"
+
+
+@dataclass(slots=True)
+class RoundRecord:
+    """One round as played: the deal, every move with its seat and time, and the scores."""
+
+    hands: list[list[int]]
+    moves: list[int] = field(default_factory=list)
+    seats: list[int] = field(default_factory=list)
+    times_ms: list[float] = field(default_factory=list)
+    """Time the bot took for each move (the wait, for a move that timed out)."""
+    scores: list[int] = field(default_factory=list)
+    ended_by: str = ""
+
+
+@dataclass(slots=True)
+class LocalGameResult:
+    """Everything a tournament needs from one game."""
+
+    seed: int
+    options: GameOptions
+    names: list[str]
+    """Bot name per seat."""
+    rounds: list[RoundRecord]
+    totals: list[int]
+    winners: list[int]
+    faults: list[Fault]
+    elapsed_ms: float
+
+    @property
+    def round_scores(self) -> list[list[int]]:
+        return [r.scores for r in self.rounds]
+
+    def move_times_ms(self, seat: int) -> list[float]:
+        """Every move time of ``seat``'s bot, in play order."""
+        return [
+            t for r in self.rounds for s, t in zip(r.seats, r.times_ms, strict=True) if s == seat
+        ]
+
+    def faults_of(self, seat: int) -> list[Fault]:
+        return [f for f in self.faults if f.seat == seat]
+
+    def record(self) -> dict[str, Any]:
+        """The game in the notation of ``docs/rules.md`` §8, for ``druids replay``."""
+        return {
+            "players": self.options.players,
+            "variant": self.options.variant,
+            "rounds": [
+                {
+                    "hands": [[format_card(c) for c in hand] for hand in r.hands],
+                    "moves": [format_move(m) for m in r.moves],
+                }
+                for r in self.rounds
+            ],
+        }
+
+
+def _resolve(player: Player, registry: Any) -> tuple[str, Bot]:
+    if isinstance(player, str):
+        if registry is None:
+            from druids_p2p.plugins import builtin_registry
+
+            registry = builtin_registry()
+        return player, registry.make(player)
+    if isinstance(player, Bot):
+        return getattr(player, "name", None) or type(player).__name__, player
+    if isinstance(player, BotSpec):
+        bot = player.factory()
+        name = player.name
+    else:
+        bot = player()
+        name = getattr(bot, "name", None) or type(bot).__name__
+    if not isinstance(bot, Bot):
+        raise TypeError(f"bot factory for {name!r} returned {type(bot).__name__}, not a Bot")
+    return name, bot
+
+
+def play_local_game(
+    players: Sequence[Player],
+    options: GameOptions | None = None,
+    seed: int = 0,
+    budget_ms: float = DEFAULT_BUDGET_MS,
+    *,
+    enforce_budget: bool = True,
+    registry: Any = None,
+) -> LocalGameResult:
+    """Play one whole game in-process between ``players`` (one per seat, in seat order).
+
+    Round ``r`` is dealt from ``derive_rng(seed, "deal", r)`` and the bot at seat ``s`` gets
+    ``derive_rng(seed, "bot", s)``: the same seed gives the same deals whoever sits where, so
+    rotating bots over the seats of one seed gives duplicate deals. Bot faults are recorded and
+    the seat plays the fallback move; exceptions from bot *factories* propagate (nothing ran yet).
+    ``registry`` resolves names given as strings (default: the built-in bots only).
+    """
+    options = options or GameOptions(players=len(players))
+    if len(players) != options.players:
+        raise ValueError(f"{len(players)} bots for a {options.players}-player game")
+    start = time.perf_counter()
+    seated = [_resolve(p, registry) for p in players]
+    names = [name for name, _ in seated]
+    runners = [BotRunner(bot, budget_ms, enforce_budget) for _, bot in seated]
+    faults: list[Fault] = []
+    rounds: list[RoundRecord] = []
+    game = Game(options)
+    try:
+        for s, runner in enumerate(runners):
+            rng = derive_rng(seed, "bot", s)
+            text = runner.hook(runner.bot.start_game, s, options, rng, budget_ms)
+            if text:
+                faults.append(Fault(s, names[s], -1, None, "start_game", text))
+        while not game.game_over:
+            r = len(rounds)
+            hands = deal(derive_rng(seed, "deal", r), options.players)
+            rnd = game.start_round(hands)
+            record = RoundRecord(hands=hands)
+            rounds.append(record)
+            while not rnd.over:
+                seat = rnd.to_move
+                assert seat is not None
+                outcome = runners[seat].choose(game.view(seat))
+                if outcome.fault is not None:
+                    fault = Fault(seat, names[seat], r, len(record.moves), "choose", outcome.fault)
+                    faults.append(fault)
+                game.play(outcome.move)
+                record.moves.append(outcome.move)
+                record.seats.append(seat)
+                record.times_ms.append(outcome.elapsed_ms)
+            assert rnd.scores is not None and rnd.ended_by is not None
+            record.scores = list(rnd.scores)
+            record.ended_by = rnd.ended_by
+            last = game.game_over
+            for s, runner in enumerate(runners):
+                view = game.view(s)
+                text = runner.hook(runner.bot.end_round, view)
+                if text:
+                    faults.append(Fault(s, names[s], r, None, "end_round", text))
+                if last:
+                    text = runner.hook(runner.bot.end_game, view)
+                    if text:
+                        faults.append(Fault(s, names[s], r, None, "end_game", text))
+    finally:
+        for runner in runners:
+            runner.close()
+    return LocalGameResult(
+        seed=seed,
+        options=options,
+        names=names,
+        rounds=rounds,
+        totals=game.totals,
+        winners=game.winners or [],
+        faults=faults,
+        elapsed_ms=(time.perf_counter() - start) * 1000.0,
+    )

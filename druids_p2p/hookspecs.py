@@ -1,0 +1,75 @@
+"""The plugin hooks of druids-p2p: what a plugin may implement, and the markers to write one with.
+
+A plugin is any module or object with functions marked ``@hookimpl`` and named after a hook below::
+
+    from druids_p2p.hookspecs import hookimpl
+
+    @hookimpl
+    def druids_register_bots(register):
+        register(name="mybot", factory=MyBot, version="1.0", description="...")
+
+Hooks hand the plugin a ``register`` callback instead of collecting return values, so that one
+plugin can register several things, and the host can tell exactly which plugin registered what
+(and skip a plugin whose registrations are invalid without losing anyone else's).
+
+This module stays import-light (pluggy and typing only): every plugin imports it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pluggy
+
+if TYPE_CHECKING:
+    from druids_p2p.bots.base import BotFactory, BotSpec
+
+PROJECT_NAME = "druids"
+"""The pluggy project name: hook implementations must be marked with *this* project's marker."""
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+class RegisterBot(Protocol):
+    """The ``register`` callback of :func:`druids_register_bots`.
+
+    Call it with a :class:`~druids_p2p.bots.base.BotSpec`, or with the spec's fields as keywords.
+    Invalid registrations are not raised into the plugin: the host reports the plugin and skips it.
+    """
+
+    def __call__(
+        self,
+        spec: BotSpec | None = None,
+        /,
+        *,
+        name: str | None = None,
+        factory: BotFactory | None = None,
+        version: str = "0",
+        description: str = "",
+    ) -> None: ...
+
+
+class RegisterBackend(Protocol):
+    """The ``register`` callback of :func:`druids_discovery_backends` (reserved for later)."""
+
+    def __call__(self, name: str, factory: Any, description: str = "") -> None: ...
+
+
+@hookspec
+def druids_register_bots(register: RegisterBot) -> None:
+    """Register bots: call ``register(BotSpec(...))`` or ``register(name=..., factory=...)``.
+
+    Names match ``[a-z0-9][a-z0-9_-]{0,31}`` and must be unique across all loaded plugins; a
+    factory is a callable taking no arguments that returns a new
+    :class:`~druids_p2p.bots.base.Bot` (one per seat per game).
+    """
+
+
+@hookspec
+def druids_discovery_backends(register: RegisterBackend) -> None:
+    """Reserved for later: register a LAN peer-discovery backend as ``register(name, factory)``.
+
+    Registered backends are collected and listed by the host; nothing uses them yet, and the
+    factory's signature will be fixed by the networking layer.
+    """
