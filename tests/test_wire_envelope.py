@@ -76,12 +76,21 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
     return [
         (MsgType.HELLO, {"name": "alice", "client": "druids-p2p/0.1.0"}),
         (MsgType.JOIN, {"name": "Zoë"}),
-        (MsgType.DECK_COMMIT, {"commit": H1, "n": 3}),
-        (MsgType.DECK_KEY, {"key": H1}),
-        (MsgType.DECK_SHUFFLE, {"deck": [H1, H2], "proof": {"c": [1, 2], "z": [H1]}}),
-        (MsgType.DECK_SHARES, {"shares": [[H1, H2], [H2, H1]]}),
-        (MsgType.DECK_OPEN, {"pos": 7, "share": H1}),
-        (MsgType.DECK_REVEAL, {"secret": H2}),
+        (MsgType.JOIN, {"name": "Zoë", "endpoint": "tcp://127.0.0.1:4567", "curve": H2}),
+        (MsgType.SEAT_CONFIRM, {"commit": H1, "curve": H2, "endpoint": "tcp://10.0.0.2:5000"}),
+        (MsgType.SEAT_NONCE, {"nonce": H2}),
+        (MsgType.DECK_COMMIT, {"commit": H1, "round": 3}),
+        (MsgType.DECK_KEY, {"e": H1, "key": H2, "round": 0, "s": H1, "seed_hash": H2}),
+        (MsgType.DECK_SHUFFLE, {"a": [H1, H2], "c": [H2, H1], "pass": 1, "round": 0}),
+        (
+            MsgType.DECK_SHARES,
+            {"batches": [{"d": [H1, H2], "e": H1, "s": H2, "to": 1}], "round": 0},
+        ),
+        (
+            MsgType.DECK_OPEN,
+            {"card": 7, "d": H1, "e": H2, "pos": 7, "round": 0, "s": H1},
+        ),
+        (MsgType.DECK_REVEAL, {"round": 0, "seed": H1, "x": H2}),
         (MsgType.MOVE, {"round": 4, "move": "Gaia:R:light"}),
         (MsgType.MOVE, {"round": 0, "move": "Pile:B", "proof": {"G1": b"", "R12": b"\x01" * 99}}),
         (MsgType.ROUND_REVEAL, {"round": 1, "hand": ["G1", "Mistletoe", "Mistletoe", "Gaia"]}),
@@ -149,7 +158,8 @@ def test_oversize_refused_before_parsing() -> None:
 
 def test_encode_refuses_oversize(table: SampleTable) -> None:
     with pytest.raises(TooLarge):
-        _enc(table, 0, "deck_shuffle", {"blob": b"x" * MAX_MESSAGE_SIZE})
+        proof = {f"p{i}": b"x" * 4096 for i in range(16)}
+        _enc(table, 0, "move", {"round": 0, "move": "R7", "proof": proof})
 
 
 def test_truncated(table: SampleTable) -> None:
@@ -184,7 +194,7 @@ def test_deep_nesting_in_signed_body(table: SampleTable) -> None:
     body: Any = 1
     for _ in range(10):
         body = [body]
-    raw = _forged(table, type=int(MsgType.DECK_KEY), body={"x": body})
+    raw = _forged(table, type=int(MsgType.ABORT), body={"reason": body})
     with pytest.raises(Malformed, match="nesting deeper than 8"):
         decode(raw)
 
@@ -193,10 +203,10 @@ def test_ext_types_refused(table: SampleTable) -> None:
     with pytest.raises(Malformed, match="ext type"):
         decode(b"\xd6\xff\x00\x00\x00\x01")  # a msgpack timestamp
     ts = msgpack.Timestamp(1, 0)
-    raw = _forged(table, type=int(MsgType.DECK_KEY), body={"t": ts})
+    raw = _forged(table, type=int(MsgType.ABORT), body={"reason": ts})
     with pytest.raises(Malformed, match="ext type"):
         decode(raw)
-    raw = _forged(table, type=int(MsgType.DECK_KEY), body={"e": msgpack.ExtType(5, b"abc")})
+    raw = _forged(table, type=int(MsgType.ABORT), body={"reason": msgpack.ExtType(5, b"abc")})
     with pytest.raises(Malformed, match="ext type"):
         decode(raw)
 
@@ -455,9 +465,9 @@ def test_equivocation_of_another_table(table: SampleTable) -> None:
 @pytest.mark.parametrize(
     ("kind", "kw", "pattern"),
     [
-        ("deck_key", {"body": {"x": {1, 2}}}, "set cannot be sent"),
-        ("deck_key", {"body": {"x": 2**64}}, "does not fit in 64 bits"),
-        ("deck_key", {"body": {"x": 0.5}}, "float not allowed"),
+        ("abort", {"body": {"reason": {1, 2}}}, "reason: expected str .* got set"),
+        ("abort", {"body": {"reason": 2**64}}, "reason: expected str .* got int"),
+        ("abort", {"body": {"reason": 0.5}}, "reason: expected str .* got float"),
         ("move", {"body": None}, "body: expected map"),
         ("move", {"table_id": "t" * 32}, "table_id: expected bin"),
         ("move", {"seq": True}, "seq: expected int"),

@@ -26,7 +26,9 @@ VALID = [
     TABLE.make(0, "equivocation", equivocation_body(_A, _B)),
     TABLE.make(2, "resend", {"sender": TABLE.identities[1].public_key, "seq": 3}),
     TABLE.make(2, "abort", {"reason": "x", "seat": 1}),
-    TABLE.make(2, "deck_shuffle", {"deck": [b"x" * 32] * 5, "proof": {"c": [1, -2, None]}}),
+    TABLE.make(
+        2, "deck_shuffle", {"a": [b"x" * 32] * 5, "c": [b"y" * 32] * 5, "pass": 2, "round": 1}
+    ),
 ]
 
 FUZZ = settings(

@@ -86,6 +86,19 @@ class Game:
         self.rounds.append(rnd)
         return rnd
 
+    def start_hidden_round(self, seat: int, hand: list[int]) -> Round:
+        """Deal the next round as ``seat`` sees it at a table: only its own hand is known.
+
+        Other seats' cards enter through ``round.reveal(seat, card)`` as the deal opens them.
+        """
+        if not self.round_over:
+            raise RuntimeError("the current round has not ended")
+        if self.game_over:
+            raise RuntimeError("the game is over")
+        rnd = Round.hidden(self.players, seat, hand, variant=self.options.variant)
+        self.rounds.append(rnd)
+        return rnd
+
     # --------------------------------------------------------------- moves
     @property
     def to_move(self) -> int | None:

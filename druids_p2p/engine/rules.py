@@ -93,6 +93,7 @@ class Round:
         "gaia_holder",
         "hand_size",
         "hands",
+        "hidden_seats",
         "lead_domain",
         "leader",
         "light",
@@ -109,16 +110,85 @@ class Round:
         "variant",
     )
 
+    players: int
+    variant: bool
+    hand_size: list[int]
+    hands: list[int]
+    mistletoes: list[list[int]]
+    sickles: list[list[int]]
+    gaia_holder: int
+    piles: list[list[int]]
+    leader: int
+    to_move: int | None
+    trick: list[tuple[int, int]]
+    lead_domain: int
+    light: bool
+    pending_sickles: int
+    tricks: list[TrickRecord]
+    plays: list[tuple[int, int]]
+    ended_by: str | None
+    scores: list[int] | None
+    hidden_seats: frozenset[int]
+
     def __init__(self, hands: list[list[int]], variant: bool = False) -> None:
         players = len(hands)
         validate_deal(hands, players)
+        self._setup(hands, variant, [len(h) for h in hands])
+        self.hidden_seats: frozenset[int] = frozenset()
+
+    @classmethod
+    def hidden(cls, players: int, seat: int, hand: list[int], variant: bool = False) -> Round:
+        """A round as one seat at a table sees it: its own hand known, the others' hidden.
+
+        Other seats' cards become known one by one through :meth:`reveal` as they are opened for
+        play, so this round enforces every rule that public information can decide (turn order,
+        the Gaia lead, Sickle choices, scoring); whether a hidden hand could have followed is
+        decided at the end-of-round audit, when the whole deal is known.
+        """
+        if players not in HAND_SIZE:
+            raise InvalidDeal(f"Druids is for 3 to 5 players, not {players}")
+        if not 0 <= seat < players:
+            raise InvalidDeal(f"no seat {seat} at a {players}-player table")
+        size = HAND_SIZE[players]
+        if len(hand) != size or len(set(hand)) != size:
+            raise InvalidDeal(f"seat {seat} must hold {size} distinct cards")
+        if any(not isinstance(c, int) or not 0 <= c <= max(SICKLES) for c in hand):
+            raise InvalidDeal(f"seat {seat} holds an unknown card")
+        hands = [list(hand) if s == seat else [] for s in range(players)]
+        rnd = cls.__new__(cls)
+        rnd._setup(hands, variant, [size] * players)
+        rnd.hidden_seats = frozenset(s for s in range(players) if s != seat)
+        if rnd.gaia_holder < 0:
+            rnd.to_move = None  # whoever holds Gaia reveals it by leading
+        return rnd
+
+    def reveal(self, seat: int, card: int) -> None:
+        """Put a hidden seat's card into its hand because the deal just proved it holds it."""
+        if seat not in self.hidden_seats:
+            raise ValueError(f"seat {seat}'s hand is not hidden")
+        if any(card in self.hand(s) for s in range(self.players)):
+            raise ValueError(f"card {format_card(card)} is already known to be held")
+        if card < N_DOMAIN_CARDS:
+            self.hands[seat * N_DOMAINS + card // N_VALUES] |= 1 << (card % N_VALUES)
+        elif card == GAIA:
+            if self.plays or self.gaia_holder >= 0:
+                raise ValueError("Gaia is only ever revealed by the round's first lead")
+            self.gaia_holder = self.leader = seat
+            self.to_move = seat
+        elif card in MISTLETOES:
+            self.mistletoes[seat].append(card)
+        else:
+            self.sickles[seat].append(card)
+
+    def _setup(self, hands: list[list[int]], variant: bool, hand_size: list[int]) -> None:
+        players = len(hands)
         self.players = players
         self.variant = variant
-        self.hand_size = [len(h) for h in hands]
+        self.hand_size = list(hand_size)
         # Domain cards as masks (bit v-1 of hands[seat*5+domain]); specials as physical ids.
         self.hands = [0] * (players * N_DOMAINS)
-        self.mistletoes: list[list[int]] = [[] for _ in range(players)]
-        self.sickles: list[list[int]] = [[] for _ in range(players)]
+        self.mistletoes = [[] for _ in range(players)]
+        self.sickles = [[] for _ in range(players)]
         self.gaia_holder = -1
         for seat, hand in enumerate(hands):
             for card in hand:
@@ -130,17 +200,17 @@ class Round:
                     self.mistletoes[seat].append(card)
                 else:
                     self.sickles[seat].append(card)
-        self.piles: list[list[int]] = [[] for _ in range(players * N_DOMAINS)]
+        self.piles = [[] for _ in range(players * N_DOMAINS)]
         self.leader = self.gaia_holder
-        self.to_move: int | None = self.gaia_holder
-        self.trick: list[tuple[int, int]] = []
+        self.to_move = self.gaia_holder
+        self.trick = []
         self.lead_domain = -1
         self.light = False
         self.pending_sickles = 0
-        self.tricks: list[TrickRecord] = []
-        self.plays: list[tuple[int, int]] = []
-        self.ended_by: str | None = None
-        self.scores: list[int] | None = None
+        self.tricks = []
+        self.plays = []
+        self.ended_by = None
+        self.scores = None
 
     # ----------------------------------------------------------------- queries
     @property
@@ -208,7 +278,7 @@ class Round:
         """None if ``move`` is legal for the seat to move, else the precise reason it is not."""
         seat = self.to_move
         if seat is None:
-            return "the round is over"
+            return "the round is over" if self.over else "waiting for the Gaia holder to lead"
         if not isinstance(move, int) or not 0 <= move <= GAIA_BARE:
             return f"unknown move {move!r}"
         token = format_move(move)

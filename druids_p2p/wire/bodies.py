@@ -10,7 +10,6 @@ from __future__ import annotations
 from druids_p2p.wire.msgtypes import HASH_SIZE, KEY_SIZE, MAX_SEQ, MsgType
 from druids_p2p.wire.schema import (
     TOKEN_CHARS,
-    AnyValue,
     Bin,
     Bool,
     Int,
@@ -39,26 +38,74 @@ OPTIONS = Struct({"players": Int(2, MAX_SEATS), "rounds": Int(1, MAX_ROUNDS), "v
 """Game options bound into the table id; mirrors ``druids_p2p.engine.GameOptions`` (which decides
 what is playable: the wire only bounds)."""
 
-DECK_PLACEHOLDER = AnyValue(max_items=4096)
-"""Until the deck layer defines its bodies: any small map without floats or odd keys."""
+ENDPOINT = Str(9, 64, charset=TOKEN_CHARS | frozenset("/[]"))
+"""A ZeroMQ endpoint such as ``tcp://10.0.0.2:45123``."""
+POINT = Bin(32, 32)
+"""A ristretto255 element (the deck layer checks it is canonical and not the identity)."""
+SCALAR = Bin(32, 32)
+"""A ristretto255 scalar (the deck layer checks it is canonical)."""
+MAX_DECK = 512
+DECK_ROUND = Int(0, 2**32 - 1)
+CARD = Int(0, MAX_DECK - 1)
 
 BODIES: dict[MsgType, Schema] = {
     MsgType.HELLO: Struct({"name": NAME, "client": Str(1, 64, printable=True)}),
-    MsgType.JOIN: Struct({"name": NAME}),
+    MsgType.JOIN: Struct({"name": NAME}, optional={"endpoint": ENDPOINT, "curve": KEY}),
     MsgType.SEAT: Struct(
         {
             "seats": List(KEY, 2, MAX_SEATS, unique=True),
             "names": List(NAME, 2, MAX_SEATS),
             "options": OPTIONS,
             "nonce": HASH,
+        },
+        optional={
+            "endpoints": List(ENDPOINT, 2, MAX_SEATS),
+            "curves": List(KEY, 2, MAX_SEATS),
+        },
+    ),
+    MsgType.SEAT_CONFIRM: Struct({"commit": HASH, "curve": KEY, "endpoint": ENDPOINT}),
+    MsgType.SEAT_NONCE: Struct({"nonce": HASH}),
+    # The mental deck (docs/protocol/deck.md); the deck layer re-checks every point and scalar.
+    MsgType.DECK_COMMIT: Struct({"commit": HASH, "round": DECK_ROUND}),
+    MsgType.DECK_KEY: Struct(
+        {"e": SCALAR, "key": POINT, "round": DECK_ROUND, "s": SCALAR, "seed_hash": HASH}
+    ),
+    MsgType.DECK_SHUFFLE: Struct(
+        {
+            "a": List(POINT, 1, MAX_DECK),
+            "c": List(POINT, 1, MAX_DECK),
+            "pass": Int(1, 2),
+            "round": DECK_ROUND,
         }
     ),
-    MsgType.DECK_COMMIT: DECK_PLACEHOLDER,
-    MsgType.DECK_KEY: DECK_PLACEHOLDER,
-    MsgType.DECK_SHUFFLE: DECK_PLACEHOLDER,
-    MsgType.DECK_SHARES: DECK_PLACEHOLDER,
-    MsgType.DECK_OPEN: DECK_PLACEHOLDER,
-    MsgType.DECK_REVEAL: DECK_PLACEHOLDER,
+    MsgType.DECK_SHARES: Struct(
+        {
+            "batches": List(
+                Struct(
+                    {
+                        "d": List(POINT, 1, MAX_DECK),
+                        "e": SCALAR,
+                        "s": SCALAR,
+                        "to": SEAT_INDEX,
+                    }
+                ),
+                1,
+                MAX_SEATS - 1,
+            ),
+            "round": DECK_ROUND,
+        }
+    ),
+    MsgType.DECK_OPEN: Struct(
+        {
+            "card": CARD,
+            "d": POINT,
+            "e": SCALAR,
+            "pos": Int(0, MAX_DECK - 1),
+            "round": DECK_ROUND,
+            "s": SCALAR,
+        }
+    ),
+    MsgType.DECK_REVEAL: Struct({"round": DECK_ROUND, "seed": HASH, "x": SCALAR}),
     MsgType.MOVE: Struct(
         {"round": ROUND, "move": TOKEN},
         optional={"proof": MapOf(Str(1, 32, charset=TOKEN_CHARS), Bin(0, 4096), max_len=16)},

@@ -37,6 +37,8 @@ class MsgType(IntEnum):
     HELLO = 1
     JOIN = 2
     SEAT = 3
+    SEAT_CONFIRM = 4
+    SEAT_NONCE = 5
 
     DECK_COMMIT = 10
     DECK_KEY = 11
