@@ -1,0 +1,93 @@
+"""The deck's signing seam implemented on the wire envelope: deck bodies travel as wire messages.
+
+The deck layer asks a :class:`~druids_p2p.deck.Codec` to seal and open its bodies; here sealing
+means a full signed wire message in this peer's chain (next sequence number, link to its previous
+message, the table head it builds on), and opening means a message the table already decoded and
+checked, looked up by its bytes so no signature is verified twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from druids_p2p.deck import Envelope, MalformedMessage
+from druids_p2p.wire import Identity, Message, MsgType, WireError, decode, encode, message_hash
+
+_KIND_TYPES = {
+    "deck_commit": MsgType.DECK_COMMIT,
+    "deck_key": MsgType.DECK_KEY,
+    "deck_shuffle": MsgType.DECK_SHUFFLE,
+    "deck_shares": MsgType.DECK_SHARES,
+    "deck_open": MsgType.DECK_OPEN,
+    "deck_reveal": MsgType.DECK_REVEAL,
+}
+_TYPE_KINDS = {v: k for k, v in _KIND_TYPES.items()}
+
+
+class Chain:
+    """This peer's own message chain at a table: sequence numbers and back-links."""
+
+    def __init__(self, identity: Identity, table_id: bytes, seq: int, prev: bytes) -> None:
+        self.identity = identity
+        self.table_id = table_id
+        self.seq = seq
+        self.prev = prev
+
+    def seal(self, msg_type: MsgType, body: dict[str, object], head: bytes) -> bytes:
+        raw = encode(
+            self.identity,
+            msg_type,
+            table_id=self.table_id,
+            seq=self.seq,
+            prev=self.prev,
+            head=head,
+            body=body,
+        )
+        self.seq += 1
+        self.prev = message_hash(raw)
+        return raw
+
+
+class WireCodec:
+    """Deck codec for one seat of one round (seats are play-order seats)."""
+
+    def __init__(
+        self,
+        seat: int,
+        chain: Chain,
+        head: Callable[[], bytes],
+        seat_of_key: Callable[[bytes], int | None],
+        on_sealed: Callable[[bytes], None],
+    ) -> None:
+        self._seat = seat
+        self._on_sealed = on_sealed
+        self._chain = chain
+        self._head = head
+        self._seat_of_key = seat_of_key
+        self._known: dict[bytes, Message] = {}
+
+    @property
+    def seat(self) -> int:
+        return self._seat
+
+    def remember(self, msg: Message) -> None:
+        """Register a message the table already decoded, so :meth:`open` need not verify again."""
+        self._known[msg.raw] = msg
+
+    def seal(self, kind: str, body: dict[str, object]) -> bytes:
+        raw = self._chain.seal(_KIND_TYPES[kind], body, self._head())
+        self._on_sealed(raw)  # queued at once, so the next seal sees it (see TableMachine)
+        return raw
+
+    def open(self, raw: bytes) -> Envelope:
+        msg = self._known.get(raw)
+        if msg is None:
+            try:
+                msg = decode(raw)
+            except WireError as exc:
+                raise MalformedMessage(str(exc)) from None
+        kind = _TYPE_KINDS.get(msg.type)
+        seat = self._seat_of_key(msg.sender)
+        if kind is None or seat is None:
+            raise MalformedMessage("not a deck message from a seated peer")
+        return Envelope(seat=seat, kind=kind, body=dict(msg.body), raw=raw)

@@ -1,0 +1,745 @@
+"""The table state machine: one peer's view of a seated table, from seat order to the final scores.
+
+Pure protocol logic, no sockets and no clock: messages in (already decoded by ``wire.decode``),
+messages out (raw bytes to broadcast). The same machine replays a saved record after a restart.
+
+Every peer appends the table's messages in one canonical order, so every honest transcript is
+byte-identical and its head hash can be compared. The order is a fixed schedule of *steps*; each
+step names the seats that must each send exactly one message of given types. A step is appended
+in its listed seat order once all its messages are in, and every message of a step must carry, as
+its ``head``, the transcript head at the start of the step (an implicit acknowledgement of all
+earlier history). The schedule (``protocol.md``, "Table"):
+
+  seating   SEAT_CONFIRM from every seat, then SEAT_NONCE from every seat (seat-order coin flip)
+  each round
+    deal    DECK_COMMIT (all), DECK_KEY (all), DECK_SHUFFLE (each seat in turn, per pass),
+            DECK_SHARES (all)
+    play    the mover's DECK_OPEN (card moves) then its MOVE; then ACK from every other seat
+            (the first lead comes from whichever seat opens Gaia)
+    end     DECK_REVEAL (all); then every peer audits the round with all hands known
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from druids_p2p.deck import AuditRequired, DeckError, DeckFault, DeckParams, DeckPeer
+from druids_p2p.engine import (
+    GAIA,
+    N_CARDS,
+    Game,
+    GameOptions,
+    IllegalMove,
+    InvalidDeal,
+    cards_for_move,
+    format_card,
+    format_move,
+    parse_move,
+)
+from druids_p2p.engine.cards import HAND_SIZE
+from druids_p2p.engine.view import PlayerView
+from druids_p2p.net.codec import Chain, WireCodec
+from druids_p2p.net.secrets import TableSecret
+from druids_p2p.wire import (
+    ZERO_HASH,
+    Equivocation,
+    Identity,
+    Message,
+    MsgType,
+    Transcript,
+    WireError,
+    decode,
+    message_hash,
+    next_head,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_BUFFERED = 64
+"""Messages held per sender ahead of the schedule; more is flooding and is dropped."""
+
+
+class TableFault(Exception):
+    """The table must stop. ``seat`` is the play seat to blame (None if nobody can be named yet)."""
+
+    def __init__(
+        self, reason: str, seat: int | None = None, evidence: Sequence[bytes] = ()
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.seat = seat
+        self.evidence = tuple(evidence)
+
+
+@dataclass(frozen=True)
+class Step:
+    """Seats (by public key, in append order) that must each send one message of ``types``."""
+
+    name: str
+    senders: tuple[bytes, ...]
+    types: frozenset[MsgType]
+
+
+@dataclass
+class TableEvent:
+    """Something a user interface or log may want to show."""
+
+    kind: str
+    """seated, round_started, move, round_ended, game_over, aborted"""
+    text: str
+    data: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class _Seating:
+    confirms: dict[bytes, Message] = field(default_factory=dict)
+    nonces: dict[bytes, bytes] = field(default_factory=dict)
+
+
+class TableMachine:
+    """One peer at one seated table. Feed it decoded messages; send what it returns."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        seat_message: Message,
+        secret: TableSecret,
+        endpoint: str,
+        curve: bytes,
+        transcript: Transcript | None = None,
+    ) -> None:
+        if seat_message.type is not MsgType.SEAT:
+            raise ValueError("a table starts from its seat message")
+        self.identity = identity
+        self.me = identity.public_key
+        self.seat_message = seat_message
+        self.table_id = seat_message.table_id
+        body = seat_message.body
+        self.list_keys: tuple[bytes, ...] = tuple(body["seats"])
+        if self.me not in self.list_keys:
+            raise ValueError("this identity is not seated at this table")
+        self.names = dict(zip(self.list_keys, body["names"], strict=True))
+        opts = body["options"]
+        self.options = GameOptions(
+            players=int(opts["players"]), variant=bool(opts["variant"]), rounds=int(opts["rounds"])
+        )
+        if self.options.players != len(self.list_keys):
+            raise ValueError("the seat message seats a different number of players")
+        self.secret = secret
+        self.endpoint = endpoint
+        self.curve = curve
+        self.transcript = transcript or Transcript.start(seat_message)
+        self.heads: list[bytes] = [self.transcript.head]
+        own_seq = 1 if seat_message.sender == self.me else 0
+        own_prev = seat_message.hash if seat_message.sender == self.me else ZERO_HASH
+        self.chain = Chain(identity, self.table_id, own_seq, own_prev)
+        self.pending: dict[bytes, dict[int, Message]] = {k: {} for k in self.list_keys}
+        self._outbox: list[bytes] = []
+        self.events: list[TableEvent] = []
+        self.seating = _Seating()
+        self.order: tuple[bytes, ...] = ()
+        self.game = Game(self.options)
+        self.deck: DeckPeer | None = None
+        self.codec: WireCodec | None = None
+        self.phase = "seating"
+        self.step: Step | None = Step("confirm", self.list_keys, frozenset({MsgType.SEAT_CONFIRM}))
+        self.step_head = self.transcript.head
+        self.last_move: Message | None = None
+        self.move_open: Message | None = None
+        self.round_moves: list[Message] = []
+        self.finished = False
+        self.aborted: TableFault | None = None
+        self.on_event: Callable[[TableEvent], None] | None = None
+
+    # ================================================================ public queries
+    @property
+    def my_seat(self) -> int | None:
+        """This peer's play seat, once the seat order is fixed."""
+        return self.order.index(self.me) if self.order else None
+
+    def seat_of(self, key: bytes) -> int | None:
+        if self.order:
+            return self.order.index(key) if key in self.order else None
+        return self.list_keys.index(key) if key in self.list_keys else None
+
+    def name_of_seat(self, seat: int) -> str:
+        keys = self.order or self.list_keys
+        return str(self.names[keys[seat]])
+
+    @property
+    def my_turn(self) -> bool:
+        """True when the game waits for this peer's move (the first lead: if it holds Gaia)."""
+        if self.phase != "play" or self.step is None or self.move_open is not None:
+            return False
+        if self.me not in self.step.senders or self.step.name not in ("move", "lead"):
+            return False
+        rnd = self.game.round
+        return rnd is not None and rnd.to_move == self.my_seat and not self.own_pending_in_step()
+
+    def own_pending_in_step(self) -> bool:
+        return bool(self.pending[self.me])
+
+    def view(self) -> PlayerView | None:
+        seat = self.my_seat
+        if seat is None or self.game.round is None:
+            return None
+        return self.game.view(seat)
+
+    def seat_info(self) -> list[dict[str, object]]:
+        """Every seated peer's endpoint and CURVE key, from its own signed confirmation."""
+        out = []
+        for key in self.list_keys:
+            confirm = self.seating.confirms.get(key)
+            out.append(
+                {
+                    "key": key,
+                    "name": self.names[key],
+                    "endpoint": None if confirm is None else confirm.body["endpoint"],
+                    "curve": None if confirm is None else confirm.body["curve"],
+                }
+            )
+        return out
+
+    # ================================================================ driving
+    def start(self) -> list[bytes]:
+        """Send this peer's seat confirmation (idempotent: the same bytes every time)."""
+        first = 1 if self.seat_message.sender == self.me else 0
+        if self.chain.seq > first or self.transcript.next_seq(self.me) > first:
+            return self.resend_own()
+        commit = hashlib.sha256(self.secret.seat_nonce()).digest()
+        body: dict[str, object] = {"commit": commit, "curve": self.curve, "endpoint": self.endpoint}
+        self._send_own(MsgType.SEAT_CONFIRM, body)
+        self._pump()
+        return self._drain()
+
+    def load_record(self, messages: Sequence[Message]) -> None:
+        """Queue a saved record's messages (after the seat message) for replay by :meth:`start`.
+
+        Our own messages in it are regenerated byte for byte (deterministic secrets and
+        signatures) or adopted (moves and card openings, which a bot chose), never re-chosen.
+        """
+        for msg in messages:
+            if msg.type is not MsgType.SEAT and msg.sender in self.pending:
+                self.pending[msg.sender][msg.seq] = msg
+
+    def receive(self, msg: Message) -> list[bytes]:
+        """Take one decoded message from the network (or a record); return messages to send."""
+        if self.aborted is not None or msg.table_id != self.table_id:
+            return []
+        if msg.sender not in self.pending:
+            raise TableFault("a message from a key that has no seat at this table")
+        if msg.type in (MsgType.RESEND, MsgType.EQUIVOCATION, MsgType.ABORT):
+            raise ValueError("control messages are handled by the peer, not the machine")
+        chain_next = self.transcript.next_seq(msg.sender)
+        if msg.seq < chain_next:
+            try:
+                self.transcript.append(msg)  # duplicate (ignored) or equivocation (raised)
+            except Equivocation as exc:
+                raise TableFault(
+                    f"{self._who(msg.sender)} signed two different messages with sequence "
+                    f"number {msg.seq}",
+                    self.seat_of(msg.sender),
+                    (exc.first, exc.second),
+                ) from None
+            return []
+        held = self.pending[msg.sender]
+        earlier = held.get(msg.seq)
+        if earlier is not None and earlier.raw != msg.raw:
+            raise TableFault(
+                f"{self._who(msg.sender)} signed two different messages with sequence "
+                f"number {msg.seq}",
+                self.seat_of(msg.sender),
+                (earlier.raw, msg.raw),
+            )
+        if len(held) >= MAX_BUFFERED and msg.seq not in held:
+            log.warning("%s is too far ahead; message dropped", self._who(msg.sender))
+            return []
+        held[msg.seq] = msg
+        self._pump()
+        return self._drain()
+
+    def play(self, move: int) -> list[bytes]:
+        """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
+        if not self.my_turn:
+            raise IllegalMove("it is not this seat's turn")
+        rnd = self.game.round
+        assert rnd is not None and self.deck is not None
+        reason = rnd.check(move)
+        if reason is not None:
+            raise IllegalMove(reason)
+        cards = cards_for_move(move)
+        if cards:
+            hand = set(self.deck.hand())
+            opened = {o.card for o in self.deck.opened}
+            card = next(c for c in cards if c in hand and c not in opened)
+            self.deck.open_card(card)  # sealed and queued through the codec
+            self._pump()
+        token = format_move(move)
+        self._send_own(MsgType.MOVE, {"round": self.game.round_index, "move": token})
+        self._pump()
+        return self._drain()
+
+    def resend_own(self) -> list[bytes]:
+        """This peer's messages of the current step again (after a peer rejoined)."""
+        return [m.raw for _, m in sorted(self.pending[self.me].items())]
+
+    def answer_resend(self, head: bytes) -> list[bytes]:
+        """What a rejoining peer whose transcript ends at ``head`` needs from this peer: the
+        transcript after that point (if this peer knows it) and its own pending messages."""
+        return (self.messages_after(head) or []) + self.resend_own()
+
+    def messages_after(self, head: bytes) -> list[bytes] | None:
+        """Transcript messages after the point whose head is ``head`` (None if unknown)."""
+        try:
+            index = self.heads.index(head)
+        except ValueError:
+            return None
+        return [m.raw for m in self.transcript.messages[index + 1 :]]
+
+    # ================================================================ internals: own messages
+    def _send_own(self, msg_type: MsgType, body: dict[str, object]) -> None:
+        self._queue_own(self.chain.seal(msg_type, body, self._seal_head()))
+
+    def _seal_head(self) -> bytes:
+        """The head our next message builds on: the current step's, or, when the current step is
+        ours alone and our message for it is already made (the deck's last shuffler emits its
+        shares right after its shuffle), the head that step will leave."""
+        step = self.step
+        if step is not None and step.senders == (self.me,):
+            mine = self.pending[self.me].get(self.transcript.next_seq(self.me))
+            if mine is not None and mine.seq < self.chain.seq:  # sealed by us, not just loaded
+                return next_head(self.transcript.head, mine.hash)
+        return self.step_head
+
+    def _queue_own(self, raw: bytes) -> None:
+        """Hold our own message for its step and the outbox (the caller pumps); never changes."""
+        msg = decode(raw)
+        held = self.pending[self.me].get(msg.seq)
+        if held is not None and held.raw != raw:
+            raise TableFault(
+                f"this peer produced two different messages with sequence number {msg.seq} "
+                "(its record or table secret does not match)",
+                None,
+            )
+        if msg.seq < self.transcript.next_seq(self.me):
+            return  # already in the record (replay)
+        self.pending[self.me][msg.seq] = msg
+        self._outbox.append(raw)
+
+    def _drain(self) -> list[bytes]:
+        out, self._outbox = self._outbox, []
+        return out
+
+    # ================================================================ internals: the schedule
+    def _pump(self) -> None:
+        for _ in range(100_000):
+            self._pump_lead_candidates()
+            step = self.step
+            if step is None or not step.senders or self.aborted is not None:
+                break
+            batch: list[Message] = []
+            for key in step.senders:
+                msg = self.pending[key].get(self.transcript.next_seq(key))
+                if msg is None:
+                    break
+                batch.append(msg)
+            if len(batch) < len(step.senders):
+                break
+            for msg in batch:
+                self._check_in_step(step, msg)
+            for msg in batch:
+                del self.pending[msg.sender][msg.seq]
+                self._append(msg)
+            self.transcript.flush(sync=False)
+            self._apply(step, batch)
+
+    def _check_in_step(self, step: Step, msg: Message) -> None:
+        if msg.type not in step.types:
+            wanted = "/".join(sorted(t.label for t in step.types))
+            raise TableFault(
+                f"{self._who(msg.sender)} sent {msg.type.label} when {wanted} was due",
+                self.seat_of(msg.sender),
+                (msg.raw,),
+            )
+        if msg.head != self.step_head:
+            raise TableFault(
+                f"{self._who(msg.sender)} built on transcript head {msg.head.hex()[:12]}…, "
+                f"this peer's is {self.step_head.hex()[:12]}… at step {step.name}"
+                f" ({msg.type.label}): the transcripts diverge",
+                None,
+                (msg.raw,),
+            )
+
+    def _append(self, msg: Message) -> None:
+        try:
+            self.transcript.append(msg)
+        except Equivocation as exc:
+            raise TableFault(
+                f"{self._who(msg.sender)} equivocated",
+                self.seat_of(msg.sender),
+                (exc.first, exc.second),
+            ) from None
+        except WireError as exc:
+            raise TableFault(
+                f"{self._who(msg.sender)}: {exc}", self.seat_of(msg.sender), (msg.raw,)
+            ) from None
+        self.heads.append(self.transcript.head)
+        if msg.sender == self.me and msg.seq >= self.chain.seq:
+            # Replaying our own record: continue our chain after it.
+            self.chain.seq = msg.seq + 1
+            self.chain.prev = msg.hash
+        if self.codec is not None:
+            self.codec.remember(msg)
+
+    def _next(self, name: str, senders: Sequence[bytes], *types: MsgType) -> None:
+        self.step = Step(name, tuple(senders), frozenset(types))
+        self.step_head = self.transcript.head
+
+    def _apply(self, step: Step, batch: list[Message]) -> None:
+        handler = {
+            "confirm": self._on_confirms,
+            "nonce": self._on_nonces,
+            "deal": self._on_deck,
+            "lead": self._on_play,
+            "move": self._on_play,
+            "ack": self._on_acks,
+            "reveal": self._on_reveals,
+        }[step.name]
+        handler(batch)
+
+    # ---------------------------------------------------------------- seating
+    def _on_confirms(self, batch: list[Message]) -> None:
+        for msg in batch:
+            self.seating.confirms[msg.sender] = msg
+        self._next("nonce", self.list_keys, MsgType.SEAT_NONCE)
+        self._send_own(MsgType.SEAT_NONCE, {"nonce": self.secret.seat_nonce()})
+
+    def _on_nonces(self, batch: list[Message]) -> None:
+        for msg in batch:
+            nonce = msg.body["nonce"]
+            commit = self.seating.confirms[msg.sender].body["commit"]
+            if hashlib.sha256(nonce).digest() != commit:
+                raise TableFault(
+                    f"{self._who(msg.sender)}'s seat nonce does not match its commitment",
+                    self.list_keys.index(msg.sender),
+                    (self.seating.confirms[msg.sender].raw, msg.raw),
+                )
+            self.seating.nonces[msg.sender] = nonce
+        self.order = seat_order(self.table_id, self.list_keys, self.seating.nonces)
+        names = ", ".join(f"{i}: {self.names[k]}" for i, k in enumerate(self.order))
+        self._event("seated", f"seat order fixed by coin flip — {names}")
+        self._start_round()
+
+    # ---------------------------------------------------------------- a round
+    def _start_round(self) -> None:
+        r = len(self.game.rounds)
+        n = self.options.players
+        params = DeckParams(
+            table_id=self.table_id,
+            round_no=r,
+            num_cards=N_CARDS,
+            seats=n,
+            hand_size=HAND_SIZE[n],
+            required=frozenset({GAIA}),
+        )
+        seat = self.my_seat
+        assert seat is not None
+        self.codec = WireCodec(seat, self.chain, self._seal_head, self.seat_of, self._queue_own)
+        self.deck = DeckPeer(params, self.codec, entropy=self.secret.entropy(f"deck/{r}"))
+        self.phase = "deal"
+        self.round_moves = []
+        self._deal_schedule = self._deal_steps(params)
+        self._deal_index = 0
+        self._set_deal_step()
+        self._event("round_started", f"round {r + 1}: shuffling and dealing", {"round": r})
+        self.deck.start()  # the commitment is sealed and queued through the codec
+
+    def _deal_steps(self, params: DeckParams) -> list[tuple[str, tuple[bytes, ...], MsgType]]:
+        everyone = self.order
+        steps: list[tuple[str, tuple[bytes, ...], MsgType]] = [
+            ("deal", everyone, MsgType.DECK_COMMIT),
+            ("deal", everyone, MsgType.DECK_KEY),
+        ]
+        for _ in range(params.passes):
+            steps += [("deal", (k,), MsgType.DECK_SHUFFLE) for k in everyone]
+        steps.append(("deal", everyone, MsgType.DECK_SHARES))
+        return steps
+
+    def _set_deal_step(self) -> None:
+        name, senders, msg_type = self._deal_schedule[self._deal_index]
+        self._next(name, senders, msg_type)
+
+    def _deck_receive(self, msg: Message) -> list[bytes]:
+        assert self.deck is not None
+        if msg.sender == self.me:
+            if msg.raw not in self.deck.transcript():
+                self.deck.adopt_own(msg.raw)  # a card opening replayed from our record
+            return []
+        try:
+            return self.deck.receive(msg.raw)
+        except DeckFault as exc:
+            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+        except AuditRequired as exc:
+            raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
+        except DeckError as exc:
+            raise TableFault(f"deal: {exc}", self.seat_of(msg.sender), (msg.raw,)) from None
+
+    def _on_deck(self, batch: list[Message]) -> None:
+        assert self.deck is not None
+        self._deal_index += 1
+        done = self._deal_index == len(self._deal_schedule)
+        if not done:
+            self._set_deal_step()
+        else:
+            self.step = None  # decided below, once the hand is known
+        emitted: list[bytes] = []
+        for msg in batch:
+            emitted += self._deck_receive(msg)
+        if done:
+            if emitted:
+                raise TableFault("the deck emitted a message after the deal", None)
+            self._begin_play()
+
+    def _begin_play(self) -> None:
+        assert self.deck is not None
+        seat = self.my_seat
+        assert seat is not None
+        try:
+            hand = list(self.deck.hand())
+        except AuditRequired as exc:
+            raise TableFault(f"my hand does not decrypt: {exc}", None, exc.evidence) from None
+        try:
+            self.game.start_hidden_round(seat, hand)
+        except InvalidDeal as exc:
+            raise TableFault(f"the deal gave this seat an impossible hand: {exc}") from None
+        self.phase = "play"
+        self._lead_step()
+
+    def _lead_step(self) -> None:
+        """The first lead of a round comes from whoever holds Gaia: accept it from any seat."""
+        rnd = self.game.round
+        assert rnd is not None
+        if rnd.to_move is not None:
+            mover = self.order[rnd.to_move]
+            self._next("lead", (mover,), MsgType.DECK_OPEN)
+        else:
+            self.step = Step("lead", (), frozenset({MsgType.DECK_OPEN}))
+            self.step_head = self.transcript.head
+
+    def _pump_lead_candidates(self) -> None:
+        """Before Gaia is known: the step's sender is whoever's next message opens a card."""
+        if self.step is None or self.step.name != "lead" or self.step.senders:
+            return
+        for key in self.order:
+            msg = self.pending[key].get(self.transcript.next_seq(key))
+            if msg is not None and msg.type is MsgType.DECK_OPEN:
+                self.step = Step("lead", (key,), frozenset({MsgType.DECK_OPEN}))
+                return
+
+    def _on_play(self, batch: list[Message]) -> None:
+        (msg,) = batch
+        rnd = self.game.round
+        assert rnd is not None and self.deck is not None
+        seat = self.seat_of(msg.sender)
+        assert seat is not None
+        if msg.type is MsgType.DECK_OPEN:
+            if self._deck_receive(msg):
+                raise TableFault("the deck emitted a message in response to an opening", None)
+            opened = self.deck.opened
+            if not opened or opened[-1].seat != seat:
+                raise TableFault(f"{self._who(msg.sender)}'s opening was not accepted", seat)
+            card = opened[-1].card
+            if seat != self.my_seat:
+                try:
+                    rnd.reveal(seat, card)
+                except ValueError as exc:
+                    raise TableFault(
+                        f"{self._who(msg.sender)} opened {format_card(card)}: {exc}",
+                        seat,
+                        (msg.raw,),
+                    ) from None
+            self.move_open = msg
+            self._next("move", (msg.sender,), MsgType.MOVE)
+            return
+        # MOVE
+        if msg.body["round"] != self.game.round_index:
+            raise TableFault(f"{self._who(msg.sender)} sent a move for another round", seat)
+        try:
+            move = parse_move(msg.body["move"])
+        except ValueError as exc:
+            raise TableFault(f"{self._who(msg.sender)}: {exc}", seat, (msg.raw,)) from None
+        if rnd.to_move != seat:
+            raise TableFault(f"{self._who(msg.sender)} moved out of turn", seat, (msg.raw,))
+        cards = cards_for_move(move)
+        opened_card = None
+        if self.move_open is not None:
+            opened_card = self.deck.opened[-1].card
+        if cards and opened_card not in cards:
+            raise TableFault(
+                f"{self._who(msg.sender)} played {format_move(move)} without opening that card",
+                seat,
+                (msg.raw,) + ((self.move_open.raw,) if self.move_open else ()),
+            )
+        if not cards and self.move_open is not None:
+            raise TableFault(
+                f"{self._who(msg.sender)} opened a card for {format_move(move)}", seat, (msg.raw,)
+            )
+        reason = rnd.check(move)
+        if reason is not None:
+            raise TableFault(
+                f"{self._who(msg.sender)} played an illegal move {format_move(move)}: {reason}",
+                seat,
+                (msg.raw,),
+            )
+        rnd.play(move)
+        self.move_open = None
+        self.last_move = msg
+        self.round_moves.append(msg)
+        self._event(
+            "move",
+            f"{self.name_of_seat(seat)} plays {format_move(move)}",
+            {"seat": seat, "move": format_move(move)},
+        )
+        others = tuple(k for k in self.order if k != msg.sender)
+        self._next("ack", others, MsgType.ACK)
+        if self.me != msg.sender:
+            self._send_own(MsgType.ACK, {"head": self.step_head, "msg": msg.hash})
+
+    def _on_acks(self, batch: list[Message]) -> None:
+        assert self.last_move is not None
+        for msg in batch:
+            if msg.body["msg"] != self.last_move.hash or msg.body["head"] != msg.head:
+                raise TableFault(
+                    f"{self._who(msg.sender)} acknowledged a different move: the mover may "
+                    "have sent different moves to different peers",
+                    None,
+                    (self.last_move.raw, msg.raw),
+                )
+        rnd = self.game.round
+        assert rnd is not None
+        if rnd.over:
+            self._end_of_round()
+            return
+        assert rnd.to_move is not None
+        mover = self.order[rnd.to_move]
+        if rnd.pending_sickles:
+            self._next("move", (mover,), MsgType.MOVE)
+        else:
+            self._next("move", (mover,), MsgType.DECK_OPEN, MsgType.MOVE)
+
+    def _end_of_round(self) -> None:
+        assert self.deck is not None
+        self.phase = "reveal"
+        self._next("reveal", self.order, MsgType.DECK_REVEAL)
+        self.deck.reveal()  # sealed and queued through the codec
+
+    def _on_reveals(self, batch: list[Message]) -> None:
+        assert self.deck is not None
+        for msg in batch:
+            self._deck_receive(msg)
+        self._audit_round()
+        rnd = self.game.round
+        assert rnd is not None and rnd.scores is not None
+        r = self.game.round_index
+        self._event(
+            "round_ended",
+            f"round {r + 1} over ({rnd.ended_by}): scores {rnd.scores}",
+            {"round": r, "scores": list(rnd.scores), "ended_by": rnd.ended_by},
+        )
+        self.transcript.flush(sync=True)
+        if self.game.game_over:
+            self.phase = "done"
+            self.step = None
+            self.finished = True
+            self._event(
+                "game_over",
+                f"game over: totals {self.game.totals}, winners {self.game.winners}",
+                {"totals": self.game.totals, "winners": self.game.winners},
+            )
+            return
+        self._start_round()
+
+    def _audit_round(self) -> None:
+        """Every secret is out: recompute the deal and replay the round with all hands known."""
+        assert self.deck is not None
+        try:
+            result = self.deck.audit()
+        except DeckFault as exc:
+            raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
+        except DeckError as exc:
+            raise TableFault(f"audit failed: {exc}") from None
+        problem = replay_round_with_hands(
+            self.options, [list(h) for h in result.hands], self.round_moves
+        )
+        if problem is not None:
+            seat, index, reason = problem
+            raise TableFault(
+                f"audit: {self.name_of_seat(seat)} (seat {seat}) broke a rule at move "
+                f"{index + 1} of round {self.game.round_index + 1}: {reason}",
+                seat,
+                (self.round_moves[index].raw,),
+            )
+
+    # ---------------------------------------------------------------- helpers
+    def _who(self, key: bytes) -> str:
+        seat = self.seat_of(key)
+        return f"{self.names.get(key, '?')} (seat {seat})"
+
+    def _event(self, kind: str, text: str, data: dict[str, object] | None = None) -> None:
+        event = TableEvent(kind, text, data or {})
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+
+def seat_order(
+    table_id: bytes, keys: Sequence[bytes], nonces: dict[bytes, bytes]
+) -> tuple[bytes, ...]:
+    """Play order from the coin flip: nobody can steer it unless all others collude."""
+    joint = hashlib.sha256(
+        b"druids-p2p/v1 seat-order\x00" + table_id + b"".join(nonces[k] for k in keys)
+    ).digest()
+    return tuple(sorted(keys, key=lambda k: hashlib.sha256(joint + k).digest()))
+
+
+def replay_round_with_hands(
+    options: GameOptions, hands: list[list[int]], moves: Sequence[Message]
+) -> tuple[int, int, str] | None:
+    """Replay a round's moves with the whole deal known; (seat, move index, reason) of a breach."""
+    game = Game(options)
+    rnd = game.start_round(hands)
+    for index, msg in enumerate(moves):
+        try:
+            move = parse_move(msg.body["move"])
+        except ValueError as exc:
+            return (rnd.to_move or 0, index, str(exc))
+        seat = rnd.to_move
+        reason = rnd.check(move)
+        if reason is not None:
+            return (seat if seat is not None else 0, index, reason)
+        rnd.play(move)
+    return None
+
+
+def record_dir_name(table_id: bytes) -> str:
+    return table_id.hex()[:24]
+
+
+def default_record_path(base: Path, table_id: bytes, name: str) -> Path:
+    return base / "records" / f"{record_dir_name(table_id)}-{name}.druids"
+
+
+__all__ = [
+    "MAX_BUFFERED",
+    "Step",
+    "TableEvent",
+    "TableFault",
+    "TableMachine",
+    "message_hash",
+    "replay_round_with_hands",
+    "seat_order",
+]

@@ -1,0 +1,103 @@
+"""Whole tables of TableMachines wired together in one process, for protocol tests."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from druids_p2p.engine import GameOptions
+from druids_p2p.net.seating import make_seat_message
+from druids_p2p.net.secrets import TableSecret
+from druids_p2p.net.table import TableMachine
+from druids_p2p.wire import Identity, Message, Transcript, decode
+
+Tamper = Callable[[int, int, bytes], bytes | None]
+"""(from seat-list index, to index, raw) -> raw to deliver instead, or None to drop."""
+
+
+class LocalTable:
+    def __init__(
+        self,
+        players: int = 4,
+        rounds: int = 1,
+        seed: int = 0,
+        variant: bool = False,
+        records: Path | None = None,
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.ids = [Identity.generate(f"p{i}") for i in range(players)]
+        self.seats = [
+            (ident.public_key, ident.name, f"tcp://127.0.0.1:{6000 + k}", bytes([k + 1]) * 32)
+            for k, ident in enumerate(self.ids)
+        ]
+        options = GameOptions(players=players, rounds=rounds, variant=variant)
+        self.seat_raw = make_seat_message(self.ids[0], self.seats, options)
+        self.seat_msg = decode(self.seat_raw)
+        self.secrets = [TableSecret(os.urandom(32)) for _ in range(players)]
+        self.records = records
+        self.machines = [self._machine(k) for k in range(players)]
+        self.queue: list[tuple[int, int, bytes]] = []
+        self.tamper: Tamper | None = None
+
+    def _machine(self, k: int, transcript: Transcript | None = None) -> TableMachine:
+        if transcript is None and self.records is not None:
+            transcript = Transcript.start(self.seat_msg, self.records / f"p{k}.druids")
+        return TableMachine(
+            self.ids[k], self.seat_msg, self.secrets[k], self.seats[k][2], self.seats[k][3],
+            transcript,
+        )
+
+    def broadcast(self, k: int, raws: list[bytes]) -> None:
+        for raw in raws:
+            for j in range(len(self.machines)):
+                if j != k:
+                    self.queue.append((k, j, raw))
+
+    def deliver(self, j: int, raw: bytes) -> None:
+        self.broadcast(j, self.machines[j].receive(decode(raw)))
+
+    def run(self, max_steps: int = 500_000, stop: Callable[[], bool] | None = None) -> None:
+        """Deliver in random order and let each peer move randomly when it is its turn."""
+        for k, m in enumerate(self.machines):
+            self.broadcast(k, m.start())
+        for _ in range(max_steps):
+            if stop is not None and stop():
+                return
+            if self.queue:
+                k, j, raw = self.queue.pop(self.rng.randrange(len(self.queue)))
+                if self.tamper is not None:
+                    changed = self.tamper(k, j, raw)
+                    if changed is None:
+                        continue
+                    raw = changed
+                self.deliver(j, raw)
+                continue
+            movers = [k for k, m in enumerate(self.machines) if m.my_turn]
+            if not movers:
+                return
+            k = movers[0]
+            view = self.machines[k].view()
+            assert view is not None
+            self.broadcast(k, self.machines[k].play(self.rng.choice(view.legal)))
+        raise AssertionError("the table did not settle")
+
+    def restart(self, k: int) -> list[Message]:
+        """Rebuild peer k from its record file, as a restarted process would."""
+        assert self.records is not None
+        self.machines[k].transcript.close()
+        transcript, _ = Transcript.resume(self.records / f"p{k}.druids")
+        saved = list(transcript.messages)
+        fresh = self._machine(k, Transcript(self.seat_msg))
+        fresh.load_record(saved)
+        fresh.start()
+        assert fresh.transcript.head == transcript.head, "replay must rebuild the same transcript"
+        fresh.transcript = transcript
+        self.machines[k] = fresh
+        # What the restarted process asks for: a resend from everybody after its head.
+        for j, other in enumerate(self.machines):
+            if j != k:
+                for raw in other.answer_resend(transcript.head):
+                    self.queue.append((j, k, raw))
+        return saved
