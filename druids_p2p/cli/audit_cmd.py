@@ -9,7 +9,8 @@ from pathlib import Path
 import typer
 
 from druids_p2p.cli.app import app, fail
-from druids_p2p.wire.audit import AuditReport, audit_file
+from druids_p2p.net.audit import audit_file
+from druids_p2p.wire.audit import AuditReport
 
 
 def _summary(path: Path, report: AuditReport) -> str:
@@ -31,7 +32,7 @@ def _summary(path: Path, report: AuditReport) -> str:
 
 @app.command("audit")
 def audit_command(
-    file: Path = typer.Argument(..., help="A game record written by a peer."),  # noqa: B008
+    file: Path = typer.Argument(..., help="A game record written by a peer."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Re-verify every signature and link of a game record and replay every move.

@@ -38,7 +38,7 @@ def load_registry(plugins_dirs: list[Path] | None, strict: bool) -> BotRegistry:
 @app.command("bots")
 def bots_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    plugins_dir: list[Path] = typer.Option(  # noqa: B008
+    plugins_dir: list[Path] = typer.Option(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),

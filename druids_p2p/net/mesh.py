@@ -83,13 +83,21 @@ class Inbound:
 class Mesh:
     """One peer's sockets: the inbox and a DEALER per other peer. Not thread-safe; one owner."""
 
-    def __init__(self, bind_host: str, port: int = 0, routing_id: bytes = b"") -> None:
+    def __init__(
+        self,
+        bind_host: str,
+        port: int = 0,
+        routing_id: bytes = b"",
+        curve_keys: tuple[bytes, bytes] | None = None,
+    ) -> None:
+        """Bind the inbox; ``curve_keys`` (public, secret, Z85) and ``port`` are given when a
+        restarted peer must come back at the endpoint and key the others already know."""
         self.ctx = zmq.Context()
         self.gate = _CurveGate()
         self.auth = ThreadAuthenticator(self.ctx, log=logging.getLogger(__name__ + ".zap"))
         self.auth.start()
         self.auth.configure_curve_callback(domain="*", credentials_provider=self.gate)
-        self.curve_public, self.curve_secret = curve_keypair()
+        self.curve_public, self.curve_secret = curve_keys or curve_keypair()
         self.routing_id = routing_id
         self.inbox = self.ctx.socket(zmq.ROUTER)
         self._common_options(self.inbox)
@@ -106,6 +114,7 @@ class Mesh:
         self.poller = zmq.Poller()
         self.poller.register(self.inbox, zmq.POLLIN)
         self.peers: dict[bytes, zmq.Socket[bytes]] = {}
+        self._targets: dict[bytes, tuple[str, bytes]] = {}
 
     @property
     def curve_public_raw(self) -> bytes:
@@ -124,8 +133,13 @@ class Mesh:
         sock.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
 
     def connect(self, peer_id: bytes, endpoint: str, curve_public_raw: bytes) -> None:
-        """Open (or replace) the DEALER to a peer's inbox, authenticating its CURVE key."""
+        """Open (or replace) the DEALER to a peer's inbox, authenticating its CURVE key.
+
+        Connecting again to the same endpoint and key keeps the existing link and its queue."""
+        if self._targets.get(peer_id) == (endpoint, curve_public_raw) and peer_id in self.peers:
+            return
         self.disconnect(peer_id)
+        self._targets[peer_id] = (endpoint, curve_public_raw)
         sock = self.ctx.socket(zmq.DEALER)
         self._common_options(sock)
         sock.setsockopt(zmq.ROUTING_ID, self.routing_id)
@@ -137,8 +151,11 @@ class Mesh:
         self.peers[peer_id] = sock
 
     def disconnect(self, peer_id: bytes) -> None:
+        self._targets.pop(peer_id, None)
         sock = self.peers.pop(peer_id, None)
         if sock is not None:
+            if sock in dict(self.poller.sockets):
+                self.poller.unregister(sock)
             sock.close(linger=0)
 
     def send(self, peer_id: bytes, payload: bytes) -> bool:

@@ -1,0 +1,288 @@
+"""``druids audit`` for LAN game records: the whole game re-checked from the signed messages alone.
+
+On top of the wire-level checks (every signature, sequence number and link, via
+``wire.audit``), this recomputes the seat-order coin flip, every round's mental deal from the
+revealed secrets (``deck.audit_transcript``: commitments, keys, every shuffle, every share and
+opening), and replays every move through the rules engine with the whole deal known, checking
+that each played card was opened by its player and that every acknowledgement agreed. The first
+problem is reported with its message index and the seat at fault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from druids_p2p.deck import DeckError, DeckFault, DeckParams, Envelope, MalformedMessage
+from druids_p2p.deck import audit_transcript as deck_audit
+from druids_p2p.engine import (
+    GAIA,
+    N_CARDS,
+    Game,
+    GameOptions,
+    InvalidDeal,
+    cards_for_move,
+    format_move,
+    parse_move,
+)
+from druids_p2p.engine.cards import HAND_SIZE
+from druids_p2p.net.table import seat_order
+from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
+from druids_p2p.wire.audit import AuditProblem, AuditReport, _verify_chain
+from druids_p2p.wire.audit import audit_messages as wire_audit_messages
+from druids_p2p.wire.keys import fingerprint
+
+_DECK_KINDS = {
+    MsgType.DECK_COMMIT: "deck_commit",
+    MsgType.DECK_KEY: "deck_key",
+    MsgType.DECK_SHUFFLE: "deck_shuffle",
+    MsgType.DECK_SHARES: "deck_shares",
+    MsgType.DECK_OPEN: "deck_open",
+    MsgType.DECK_REVEAL: "deck_reveal",
+}
+
+
+def audit_file(path: Path) -> AuditReport:
+    """Audit any record file (a LAN table's, or a plain signed game); never raises."""
+    try:
+        read = read_record(path)
+    except RecordError as exc:
+        return AuditReport(problem=AuditProblem(str(exc)))
+    return audit_messages(read.messages, read.tail)
+
+
+def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditReport:
+    if not any(_type_of(raw) == MsgType.SEAT_CONFIRM for raw in raws[1:4]):
+        return wire_audit_messages(raws, tail)
+    report = AuditReport(messages=len(raws))
+    try:
+        transcript = _verify_chain(raws)
+        report.table_id = transcript.table_id
+        if tail is not None:
+            raise AuditProblem(f"record {tail}", len(raws))
+        _TableAudit(list(transcript.messages), report).run()
+    except AuditProblem as problem:
+        report.problem = problem
+    return report
+
+
+def _type_of(raw: bytes) -> MsgType | None:
+    from druids_p2p.wire.envelope import parse_unverified
+
+    try:
+        return parse_unverified(raw).type
+    except WireError:
+        return None
+
+
+class _ObserverCodec:
+    """Opens deck messages of a verified record for the deck's audit (seats in play order)."""
+
+    def __init__(self, messages: dict[bytes, Message], order: tuple[bytes, ...]) -> None:
+        self._messages = messages
+        self._order = order
+
+    @property
+    def seat(self) -> int:
+        return 0
+
+    def seal(self, kind: str, body: dict[str, object]) -> bytes:
+        raise NotImplementedError("an auditor never signs")
+
+    def open(self, raw: bytes) -> Envelope:
+        msg = self._messages.get(raw)
+        if msg is None or msg.type not in _DECK_KINDS:
+            raise MalformedMessage("not a deck message of this record")
+        return Envelope(self._order.index(msg.sender), _DECK_KINDS[msg.type], dict(msg.body), raw)
+
+
+class _TableAudit:
+    def __init__(self, messages: list[Message], report: AuditReport) -> None:
+        self.messages = messages
+        self.report = report
+        seat = messages[0]
+        self.keys: tuple[bytes, ...] = tuple(seat.body["seats"])
+        self.names = dict(zip(self.keys, seat.body["names"], strict=True))
+        o = seat.body["options"]
+        self.options = GameOptions(
+            players=int(o["players"]), variant=bool(o["variant"]), rounds=int(o["rounds"])
+        )
+        self.table_id = seat.table_id
+        self.order: tuple[bytes, ...] = ()
+        self.by_raw = {m.raw: m for m in messages}
+
+    def seat(self, key: bytes) -> int | None:
+        return self.order.index(key) if key in self.order else None
+
+    def run(self) -> None:
+        n = self.options.players
+        index = 1
+        confirms: dict[bytes, Message] = {}
+        nonces: dict[bytes, bytes] = {}
+        while index < len(self.messages) and len(nonces) < n:
+            msg = self.messages[index]
+            if msg.type is MsgType.SEAT_CONFIRM:
+                confirms[msg.sender] = msg
+            elif msg.type is MsgType.SEAT_NONCE:
+                confirm = confirms.get(msg.sender)
+                if (
+                    confirm is None
+                    or hashlib.sha256(msg.body["nonce"]).digest() != (confirm.body["commit"])
+                ):
+                    raise AuditProblem(
+                        "seat nonce does not match its commitment",
+                        index,
+                        self.keys.index(msg.sender),
+                    )
+                nonces[msg.sender] = msg.body["nonce"]
+            elif msg.type is not MsgType.ABORT:
+                raise AuditProblem(f"{msg.type.label} before the seats were fixed", index)
+            index += 1
+        if len(nonces) < n:
+            self._finish_unseated()
+            return
+        self.order = seat_order(self.table_id, self.keys, nonces)
+        self.report.players = [
+            {"seat": i, "name": self.names[k], "public_key": k.hex(), "fingerprint": fingerprint(k)}
+            for i, k in enumerate(self.order)
+        ]
+        game = Game(self.options)
+        codec = _ObserverCodec(self.by_raw, self.order)
+        r = 0
+        while index < len(self.messages) and r < self.options.rounds:
+            index = self._round(r, index, game, codec)
+            r += 1
+        self.report.round_scores = game.round_scores
+        self.report.totals = game.totals
+        self.report.complete = game.game_over
+        self.report.winners = game.winners
+        for i in range(index, len(self.messages)):
+            msg = self.messages[i]
+            if msg.type is MsgType.ABORT:
+                self._aborted(msg, i)
+            else:
+                raise AuditProblem(
+                    f"{msg.type.label} after the game ended", i, self.seat(msg.sender)
+                )
+
+    def _finish_unseated(self) -> None:
+        for i, msg in enumerate(self.messages):
+            if msg.type is MsgType.ABORT:
+                self._aborted(msg, i)
+
+    def _aborted(self, msg: Message, index: int) -> None:
+        blamed = msg.body.get("seat")
+        who = self.names.get(msg.sender, "?")
+        text = f"{who}: {msg.body['reason']}"
+        self.report.aborted = text
+        raise AuditProblem(
+            f"the table was stopped by {text}", index, blamed if blamed is not None else None
+        )
+
+    def _round(self, r: int, index: int, game: Game, codec: _ObserverCodec) -> int:
+        """Audit round ``r`` starting at message ``index``; returns the index after it."""
+        n = self.options.players
+        deck_raws: list[bytes] = []
+        moves: list[tuple[int, Message, Message | None]] = []
+        last_open: Message | None = None
+        last_move: Message | None = None
+        reveals = 0
+        acks: list[tuple[int, Message]] = []
+        while index < len(self.messages) and reveals < n:
+            msg = self.messages[index]
+            if msg.type is MsgType.ABORT:
+                break
+            if msg.type in _DECK_KINDS:
+                if msg.body.get("round") != r:
+                    raise AuditProblem(
+                        f"{msg.type.label} for round {msg.body.get('round')} in round {r}",
+                        index,
+                        self.seat(msg.sender),
+                    )
+                deck_raws.append(msg.raw)
+                if msg.type is MsgType.DECK_OPEN:
+                    last_open = msg
+                elif msg.type is MsgType.DECK_REVEAL:
+                    reveals += 1
+            elif msg.type is MsgType.MOVE:
+                if msg.body["round"] != r:
+                    raise AuditProblem("move for another round", index, self.seat(msg.sender))
+                opening = last_open if last_open and last_open.sender == msg.sender else None
+                moves.append((index, msg, opening))
+                last_open = None
+                last_move = msg
+            elif msg.type is MsgType.ACK:
+                if last_move is None or msg.body["msg"] != last_move.hash:
+                    raise AuditProblem(
+                        "acknowledges a different move than the record holds",
+                        index,
+                        self.seat(msg.sender),
+                    )
+                acks.append((index, msg))
+            else:
+                raise AuditProblem(f"unexpected {msg.type.label}", index, self.seat(msg.sender))
+            index += 1
+        if reveals < n:
+            self._partial_round(r, moves)
+            return index
+        params = DeckParams(
+            table_id=self.table_id,
+            round_no=r,
+            num_cards=N_CARDS,
+            seats=n,
+            hand_size=HAND_SIZE[n],
+            required=frozenset({GAIA}),
+        )
+        try:
+            result = deck_audit(params, deck_raws, codec)
+        except DeckFault as exc:
+            where = self._index_of(exc.evidence[0]) if exc.evidence else None
+            raise AuditProblem(f"round {r + 1} deal: {exc.reason}", where, exc.seat) from None
+        except DeckError as exc:
+            raise AuditProblem(f"round {r + 1} deal: {exc}") from None
+        try:
+            rnd = game.start_round([list(h) for h in result.hands])
+        except InvalidDeal as exc:
+            raise AuditProblem(f"round {r + 1}: the deal is impossible: {exc}") from None
+        opened = {(o.seat, o.position): o.card for o in result.opened}
+        for msg_index, msg, opening in moves:
+            seat = self.seat(msg.sender)
+            if seat is None:
+                raise AuditProblem("a move from a key without a seat", msg_index)
+            move = _parse(msg, msg_index, seat)
+            if rnd.to_move != seat:
+                raise AuditProblem(f"{format_move(move)} out of turn", msg_index, seat)
+            cards = cards_for_move(move)
+            if cards:
+                card = None
+                if opening is not None:
+                    card = opened.get((seat, int(opening.body["pos"])))
+                if card not in cards:
+                    raise AuditProblem(
+                        f"{format_move(move)} without opening that card", msg_index, seat
+                    )
+            reason = rnd.check(move)
+            if reason is not None:
+                raise AuditProblem(f"illegal move {format_move(move)}: {reason}", msg_index, seat)
+            rnd.play(move)
+        if not rnd.over:
+            raise AuditProblem(f"round {r + 1} was revealed before it ended", index - 1)
+        return index
+
+    def _partial_round(self, r: int, moves: list[tuple[int, Message, Message | None]]) -> None:
+        """A round cut short (crash or abort): its hands are not known, so only count it."""
+        del r, moves
+
+    def _index_of(self, raw: bytes) -> int | None:
+        for i, msg in enumerate(self.messages):
+            if msg.raw == raw:
+                return i
+        return None
+
+
+def _parse(msg: Message, index: int, seat: int | None) -> int:
+    try:
+        return parse_move(msg.body["move"])
+    except ValueError as exc:
+        raise AuditProblem(str(exc), index, seat) from None

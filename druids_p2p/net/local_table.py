@@ -1,0 +1,253 @@
+"""A whole table of real peer processes on loopback: ``druids play --headless`` and the tests.
+
+Each seat is its own ``druids peer`` process with its own data folder (so its own identity,
+secrets and game record); the first hosts, the others join its lobby directly. The processes
+talk only over 127.0.0.1. They report progress as JSON lines on stdout, which this module reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from druids_p2p.engine import GameOptions
+
+
+class LocalTableError(Exception):
+    """The local table could not be started or did not finish."""
+
+
+def parse_seats(spec: str) -> list[str]:
+    """``bot:random,bot:rule,human`` -> player specs; 3 to 5 seats."""
+    seats = [s.strip() for s in spec.split(",") if s.strip()]
+    if not 3 <= len(seats) <= 5:
+        raise ValueError(f"a table has 3 to 5 seats, not {len(seats)}")
+    for seat in seats:
+        if seat != "human" and not (seat.startswith("bot:") and len(seat) > 4):
+            raise ValueError(f"a seat is 'human' or 'bot:NAME', not {seat!r}")
+    if seats.count("human") > 1:
+        raise ValueError("a headless table on one terminal can seat at most one human")
+    return seats
+
+
+@dataclass
+class PeerProcess:
+    """One seat's process and what it has reported."""
+
+    index: int
+    home: Path
+    argv: list[str]
+    human: bool
+    proc: subprocess.Popen[str] | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
+    stderr_path: Path | None = None
+    _reader: threading.Thread | None = None
+    _changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def start(self) -> None:
+        env = dict(os.environ)
+        env["DRUIDS_HOME"] = str(self.home)
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.stderr_path = self.home / "peer.log"
+        stderr: IO[str] = open(self.stderr_path, "a")  # noqa: SIM115 - the child owns it
+        self.proc = subprocess.Popen(
+            self.argv,
+            stdout=subprocess.PIPE,
+            stderr=None if self.human else stderr,
+            stdin=None if self.human else subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        stderr.close()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(event, dict):
+                with self._changed:
+                    self.events.append(event)
+                    self._changed.notify_all()
+
+    def wait_for(self, kind: str, timeout: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                for event in self.events:
+                    if event.get("event") == kind:
+                        return event
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.proc is not None and self.proc.poll() is not None):
+                    break
+                self._changed.wait(min(left, 0.2))
+        for event in self.events:
+            if event.get("event") == kind:
+                return event
+        raise LocalTableError(f"seat {self.index} did not report {kind!r}: {self.tail_log()}")
+
+    def result(self) -> dict[str, Any] | None:
+        for event in reversed(self.events):
+            if event.get("event") == "result":
+                return dict(event)
+        return None
+
+    def tail_log(self) -> str:
+        if self.stderr_path is None or not self.stderr_path.exists():
+            return "(no log)"
+        lines = self.stderr_path.read_text(errors="replace").strip().splitlines()
+        return lines[-1] if lines else "(empty log)"
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def restart(self) -> None:
+        """Start the same command again: the peer finds its unfinished table and rejoins."""
+        self.kill()
+        with self._changed:
+            self.events = [e for e in self.events if e.get("event") != "result"]
+        self.start()
+
+
+class LocalTable:
+    """Start, watch and collect a table of peer processes on loopback."""
+
+    def __init__(
+        self,
+        seats: list[str],
+        workdir: Path,
+        options: GameOptions | None = None,
+        budget_ms: float = 100.0,
+        plugins_dirs: tuple[Path, ...] = (),
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
+        self.seats = seats
+        self.workdir = workdir
+        self.options = options or GameOptions(players=len(seats))
+        if self.options.players != len(seats):
+            self.options = GameOptions(
+                players=len(seats), variant=self.options.variant, rounds=self.options.rounds
+            )
+        self.budget_ms = budget_ms
+        self.plugins_dirs = plugins_dirs
+        self.extra_args = extra_args
+        self.peers: list[PeerProcess] = []
+        self.started_at = 0.0
+
+    def _argv(self, index: int, role: list[str]) -> list[str]:
+        argv = [
+            sys.executable,
+            "-m",
+            "druids_p2p",
+            "peer",
+            "--player",
+            self.seats[index],
+            "--name",
+            f"seat{index}-{self.seats[index].replace('bot:', '')}"[:32],
+            "--budget-ms",
+            str(self.budget_ms),
+            "--no-announce",
+            *role,
+            *self.extra_args,
+        ]
+        for folder in self.plugins_dirs:
+            argv += ["--plugins-dir", str(folder)]
+        return argv
+
+    def start(self, timeout: float = 30.0) -> None:
+        self.started_at = time.monotonic()
+        o = self.options
+        host_role = ["--host", "--players", str(o.players), "--rounds", str(o.rounds)]
+        if o.variant:
+            host_role.append("--variant")
+        host = PeerProcess(0, self.workdir / "seat0", self._argv(0, host_role), self._human(0))
+        self.peers = [host]
+        host.start()
+        lobby = host.wait_for("lobby", timeout)["lobby"]
+        for index in range(1, len(self.seats)):
+            peer = PeerProcess(
+                index,
+                self.workdir / f"seat{index}",
+                self._argv(index, ["--join", str(lobby)]),
+                self._human(index),
+            )
+            self.peers.append(peer)
+            peer.start()
+
+    def _human(self, index: int) -> bool:
+        return self.seats[index] == "human"
+
+    def wait(self, timeout: float) -> list[dict[str, Any]]:
+        """Every seat's result (raises if one has none within ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        results = []
+        for peer in self.peers:
+            left = max(0.1, deadline - time.monotonic())
+            results.append(peer.wait_for("result", left))
+        for peer in self.peers:
+            if peer.proc is not None:
+                try:
+                    peer.proc.wait(max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    peer.kill()
+        return results
+
+    def close(self) -> None:
+        for peer in self.peers:
+            peer.kill()
+
+    def summary(self, results: list[dict[str, Any]]) -> dict[str, Any]:
+        heads = {r.get("head") for r in results}
+        first = results[0]
+        finished = all(r.get("finished") for r in results)
+        deal_ms = [ms for r in results for ms in r.get("deal_ms", [])]
+        latency = [ms for r in results for ms in r.get("move_latency_ms", [])]
+        return {
+            "finished": finished,
+            "aborted": next((r["aborted"] for r in results if r.get("aborted")), None),
+            "blame": next((r["blame"] for r in results if r.get("aborted")), None),
+            "totals": first.get("totals"),
+            "round_scores": first.get("round_scores"),
+            "winners": first.get("winners"),
+            "seats": {r.get("seat"): r.get("name") for r in results},
+            "records": [r.get("record") for r in results],
+            "heads_agree": len(heads) == 1,
+            "game_s": round(time.monotonic() - self.started_at, 3),
+            "deal_ms": deal_ms,
+            "move_latency_ms": latency,
+        }
+
+
+def play_table(
+    seats: list[str],
+    options: GameOptions,
+    seed: int | None,
+    time_per_move_ms: float,
+    workdir: Path,
+    timeout: float = 600.0,
+) -> dict[str, Any]:
+    """Play one whole game over the real protocol on loopback; the summary of all peers.
+
+    ``seed`` is accepted for the tournament's interface; the mental deal draws its randomness
+    from every peer's own secret, so a p2p game is never replayable from a seed.
+    """
+    del seed
+    table = LocalTable(seats, workdir, options, time_per_move_ms)
+    try:
+        table.start()
+        return table.summary(table.wait(timeout))
+    finally:
+        table.close()

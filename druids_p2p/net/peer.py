@@ -1,0 +1,799 @@
+"""One player's process at a LAN table: lobby, ZeroMQ mesh, the table machine, bot or human.
+
+The host only gathers the seats: it announces the table (beacon, and a plain lobby socket that
+answers ``druids join HOST:PORT``), collects signed joins and sends the signed seat message. From
+then on every peer is equal: a full CURVE mesh, every message checked by ``wire.decode``, the
+transcript and the table machine, and one bad peer can only get itself blamed.
+
+Everything a restarted process needs to rejoin is kept under ``<home>/tables/<id>/``: the seat
+message, the table secret, the CURVE key pair and endpoint, and the game record itself.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import BotRunner
+from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
+from druids_p2p.net.discovery import (
+    DEFAULT_PORT,
+    LOBBY_ID_SIZE,
+    BeaconSender,
+    Seat,
+    TableInfo,
+    decode_beacon,
+    encode_beacon,
+)
+from druids_p2p.net.mesh import Mesh, raw_to_z85, z85_to_raw
+from druids_p2p.net.seating import make_seat_message
+from druids_p2p.net.secrets import TableSecret
+from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.wire import (
+    ZERO_HASH,
+    Identity,
+    Message,
+    MsgType,
+    Transcript,
+    WireError,
+    decode,
+    encode,
+    verify_equivocation,
+)
+from druids_p2p.wire.equivocation import equivocation_body
+
+log = logging.getLogger(__name__)
+
+LOBBY_DOMAIN = b"druids-p2p/v1 lobby\x00"
+NUDGE_AFTER_S = 1.0
+LINGER_AFTER_GAME_S = 1.5
+
+
+class PeerError(Exception):
+    """A peer cannot go on (bad target, table full, host gone...): one line for the user."""
+
+
+@dataclass
+class HostSpec:
+    name: str
+    options: GameOptions
+
+
+@dataclass
+class PeerConfig:
+    home: Path
+    identity: Identity
+    player: str = "bot:random"
+    """``bot:NAME`` or ``human``."""
+    bind: str = "127.0.0.1"
+    port: int = 0
+    host: HostSpec | None = None
+    join: str | None = None
+    """``HOST:PORT`` of a host's lobby socket."""
+    announce: bool = True
+    beacon_port: int = DEFAULT_PORT
+    budget_ms: float = 100.0
+    away_after_s: float = 3.0
+    gone_after_s: float = 300.0
+    lobby_timeout_s: float = 600.0
+    plugins_dirs: tuple[Path, ...] = ()
+    emit: Callable[[dict[str, Any]], None] = field(default=lambda event: None)
+    human_input: Callable[[str], str] = field(default=input)
+
+
+def lobby_table_id(lobby_id: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(LOBBY_DOMAIN + lobby_id).digest()
+
+
+# ==================================================================== persisted table state
+@dataclass
+class TableState:
+    """What a peer keeps on disk to rejoin its table after a crash."""
+
+    folder: Path
+
+    @property
+    def record(self) -> Path:
+        return self.folder / "record.druids"
+
+    def save(self, seat_raw: bytes, curve_public: bytes, curve_secret: bytes, port: int) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        _write_private(self.folder / "seat.msg", seat_raw)
+        _write_private(self.folder / "curve.key", curve_public + b"\n" + curve_secret)
+        info = {"port": port, "finished": False}
+        _write_private(self.folder / "state.json", json.dumps(info).encode())
+
+    def mark_finished(self, result: dict[str, Any]) -> None:
+        info = json.loads((self.folder / "state.json").read_text())
+        info.update({"finished": True, "result": result})
+        _write_private(self.folder / "state.json", json.dumps(info).encode())
+
+    def load(self) -> tuple[bytes, bytes, bytes, int]:
+        seat_raw = (self.folder / "seat.msg").read_bytes()
+        public, secret = (self.folder / "curve.key").read_bytes().split(b"\n")
+        info = json.loads((self.folder / "state.json").read_text())
+        return seat_raw, public, secret, int(info["port"])
+
+    @property
+    def finished(self) -> bool:
+        try:
+            return bool(json.loads((self.folder / "state.json").read_text())["finished"])
+        except (OSError, ValueError, KeyError):
+            return True
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def unfinished_table(home: Path) -> TableState | None:
+    """The table this peer was seated at and has not finished, if any (to rejoin it)."""
+    root = home / "tables"
+    if not root.is_dir():
+        return None
+    for folder in sorted(root.iterdir()):
+        state = TableState(folder)
+        if (folder / "state.json").exists() and not state.finished:
+            return state
+    return None
+
+
+# ==================================================================== players
+class Player:
+    """Chooses this seat's moves."""
+
+    def start(self, machine: TableMachine) -> None: ...
+    def choose(self, machine: TableMachine) -> int:
+        raise NotImplementedError
+
+
+class BotPlayer(Player):
+    def __init__(self, bot: Bot, name: str, budget_ms: float, seed: bytes) -> None:
+        self.bot = bot
+        self.name = name
+        self.runner = BotRunner(bot, budget_ms)
+        self.seed = seed
+        self.faults: list[str] = []
+        self.started = False
+
+    def start(self, machine: TableMachine) -> None:
+        if self.started or machine.my_seat is None:
+            return
+        self.started = True
+        rng = random.Random(self.seed)
+        fault = self.runner.hook(
+            self.bot.start_game, machine.my_seat, machine.options, rng, self.runner.budget_ms
+        )
+        if fault:
+            self.faults.append(f"start_game: {fault}")
+
+    def choose(self, machine: TableMachine) -> int:
+        self.start(machine)
+        view = machine.view()
+        assert view is not None
+        outcome = self.runner.choose(view)
+        if outcome.fault:
+            self.faults.append(outcome.fault)
+            log.warning("bot %s: %s (played a safe move instead)", self.name, outcome.fault)
+        return outcome.move
+
+
+class PromptPlayer(Player):
+    """A person at a plain terminal (the Textual UI drives the machine itself)."""
+
+    def __init__(self, ask: Callable[[str], str]) -> None:
+        self.ask = ask
+
+    def choose(self, machine: TableMachine) -> int:
+        view = machine.view()
+        assert view is not None
+        legal = [format_move(m) for m in view.legal]
+        hand = " ".join(format_card(c) for c in view.hand)
+        for _ in range(100):
+            answer = self.ask(f"your hand: {hand}\nlegal: {' '.join(legal)}\nyour move> ").strip()
+            if answer in legal:
+                return parse_move(answer)
+            print(f"not a legal move here: {answer!r}")
+        raise PeerError("no legal move entered")
+
+
+def make_player(config: PeerConfig, secret_seed: bytes) -> Player:
+    if config.player == "human":
+        return PromptPlayer(config.human_input)
+    if not config.player.startswith("bot:"):
+        raise PeerError(f"a player is 'human' or 'bot:NAME', not {config.player!r}")
+    name = config.player[4:]
+    from druids_p2p.plugins import load_bots
+
+    registry = load_bots(config.plugins_dirs)
+    try:
+        bot = registry.make(name)
+    except KeyError:
+        raise PeerError(f"no bot named {name!r} (known: {', '.join(registry.names())})") from None
+    return BotPlayer(bot, name, config.budget_ms, secret_seed)
+
+
+# ==================================================================== the lobby
+def query_lobby(target: str, timeout_s: float = 5.0) -> bytes:
+    """Ask a host's plain lobby socket for its signed table announcement."""
+    host, sep, port = target.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise PeerError(f"expected HOST:PORT, not {target!r}")
+    try:
+        socket.getaddrinfo(host, int(port))
+    except (OSError, ValueError) as exc:
+        raise PeerError(f"{target}: {exc}") from None
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.MAXMSGSIZE, 4096)
+    try:
+        sock.connect(f"tcp://{host}:{port}")
+        sock.send(b"druids-p2p/v1 lobby?")
+        if not sock.poll(int(timeout_s * 1000)):
+            raise PeerError(f"no table answers at {target}")
+        reply: bytes = sock.recv()
+        return reply
+    finally:
+        sock.close(linger=0)
+
+
+class Lobby:
+    """The host side before seating: beacon, lobby socket, joins."""
+
+    def __init__(self, config: PeerConfig, mesh: Mesh, spec: HostSpec) -> None:
+        self.config = config
+        self.mesh = mesh
+        self.spec = spec
+        self.identity = config.identity
+        self.lobby_id = os.urandom(LOBBY_ID_SIZE)
+        self.table_id = lobby_table_id(self.lobby_id)
+        self.seats: list[tuple[bytes, str, str, bytes]] = [
+            (self.identity.public_key, self.identity.name, mesh.endpoint, mesh.curve_public_raw)
+        ]
+        self.socket = mesh.ctx.socket(zmq.ROUTER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.MAXMSGSIZE, 256)
+        self.lobby_port = self.socket.bind_to_random_port(f"tcp://{config.bind}")
+        self.counter = 0
+        self.beacon: BeaconSender | None = None
+        if config.announce:
+            self.beacon = BeaconSender(
+                self.identity, self.info(), config.bind, config.beacon_port, lobby_id=self.lobby_id
+            ).start()
+
+    def info(self) -> TableInfo:
+        o = self.spec.options
+        return TableInfo(
+            name=self.spec.name,
+            endpoint=self.mesh.endpoint,
+            curve_key=self.mesh.curve_public_raw,
+            players=o.players,
+            variant=o.variant,
+            rounds=o.rounds,
+            seats=tuple(Seat(name, key) for key, name, _, _ in self.seats),
+        )
+
+    def announcement(self) -> bytes:
+        self.counter += 1
+        return encode_beacon(self.identity, self.info(), self.lobby_id, self.counter)
+
+    def run(self) -> bytes:
+        """Gather joins until the table is full; return the signed seat message."""
+        cfg = self.config
+        cfg.emit(
+            {
+                "event": "lobby",
+                "lobby": f"{cfg.bind}:{self.lobby_port}",
+                "endpoint": self.mesh.endpoint,
+                "players": self.spec.options.players,
+            }
+        )
+        poller = zmq.Poller()
+        poller.register(self.socket, zmq.POLLIN)
+        deadline = time.monotonic() + cfg.lobby_timeout_s
+        while len(self.seats) < self.spec.options.players:
+            if time.monotonic() > deadline:
+                raise PeerError("nobody filled the table in time")
+            if dict(poller.poll(20)):
+                for _ in range(64):
+                    try:
+                        frames = self.socket.recv_multipart(zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    if len(frames) == 2:
+                        self.socket.send_multipart([frames[0], self.announcement()])
+            for inbound in self.mesh.poll(20):
+                self._on_join(inbound.routing_id, inbound.payload)
+        seat_raw = make_seat_message(self.identity, self.seats, self.spec.options)
+        self.close()
+        return seat_raw
+
+    def _on_join(self, routing_id: bytes, raw: bytes) -> None:
+        try:
+            msg = decode(raw)
+        except WireError as exc:
+            log.info("lobby: dropped a bad message: %s", exc)
+            return
+        if msg.type is not MsgType.JOIN or msg.table_id != self.table_id:
+            return
+        if "endpoint" not in msg.body or "curve" not in msg.body:
+            self._reply(routing_id, "a join must say where to reach the joiner")
+            return
+        if any(key == msg.sender for key, _, _, _ in self.seats):
+            return  # a repeated join
+        if len(self.seats) >= self.spec.options.players:
+            self._reply(routing_id, "the table is full")
+            return
+        entry = (msg.sender, msg.body["name"], msg.body["endpoint"], msg.body["curve"])
+        self.seats.append(entry)
+        self.config.emit({"event": "joined", "name": entry[1], "seats": len(self.seats)})
+        if self.beacon is not None:
+            self.beacon.update(self.info())
+
+    def _reply(self, routing_id: bytes, reason: str) -> None:
+        raw = encode(
+            self.identity,
+            MsgType.ABORT,
+            table_id=self.table_id,
+            seq=0,
+            prev=ZERO_HASH,
+            head=ZERO_HASH,
+            body={"reason": reason},
+        )
+        self.mesh.reply(routing_id, raw)
+
+    def close(self) -> None:
+        if self.beacon is not None:
+            self.beacon.stop(closing=True)
+            self.beacon = None
+        self.socket.close(linger=0)
+
+
+def join_table(config: PeerConfig, mesh: Mesh, announcement: bytes) -> tuple[bytes, list[bytes]]:
+    """Ask for a seat at an announced table and wait for the signed seat message.
+
+    Returns it with any table messages that arrived first (peers seated earlier may already
+    have sent their confirmations), to be handled once the table machine exists."""
+    try:
+        beacon = decode_beacon(announcement)
+    except WireError as exc:
+        raise PeerError(f"the host's announcement is invalid: {exc}") from None
+    host_key = beacon.host_key
+    mesh.connect(host_key, beacon.info.endpoint, beacon.info.curve_key)
+    mesh.watch_dealer(host_key)
+    identity = config.identity
+    join = encode(
+        identity,
+        MsgType.JOIN,
+        table_id=lobby_table_id(beacon.lobby_id),
+        seq=0,
+        prev=ZERO_HASH,
+        head=ZERO_HASH,
+        body={"name": identity.name, "endpoint": mesh.endpoint, "curve": mesh.curve_public_raw},
+    )
+    mesh.send(host_key, join)
+    config.emit({"event": "joining", "table": beacon.info.name, "host": beacon.host_name})
+    deadline = time.monotonic() + config.lobby_timeout_s
+    early: list[bytes] = []
+    while time.monotonic() < deadline:
+        for inbound in mesh.poll(50):
+            try:
+                msg = decode(inbound.payload)
+            except WireError:
+                continue
+            if msg.sender != host_key:
+                if len(early) < 256:
+                    early.append(inbound.payload)
+                continue
+            if msg.type is MsgType.ABORT and msg.table_id == lobby_table_id(beacon.lobby_id):
+                raise PeerError(f"the host refused: {msg.body['reason']}")
+            if msg.type is MsgType.SEAT and identity.public_key in msg.body["seats"]:
+                return msg.raw, early
+            early.append(inbound.payload)
+    raise PeerError("the table did not fill in time")
+
+
+# ==================================================================== the seated table
+class TableRunner:
+    """Drives one seated table over the mesh until the game ends or is aborted."""
+
+    def __init__(
+        self,
+        config: PeerConfig,
+        mesh: Mesh,
+        machine: TableMachine,
+        state: TableState,
+        player: Player,
+    ) -> None:
+        self.config = config
+        self.mesh = mesh
+        self.machine = machine
+        self.state = state
+        self.player = player
+        self.last_heard: dict[bytes, float] = {}
+        self.away: set[bytes] = set()
+        self.bad_messages = 0
+        self.move_sent_at: float | None = None
+        self.latencies_ms: list[float] = []
+        self.deal_started: float | None = None
+        self.deal_ms: list[float] = []
+        self.last_progress = time.monotonic()
+        self.early: list[bytes] = []
+        machine.on_event = self._on_event
+
+    # ---------------------------------------------------------------- wiring
+    def connect_all(self) -> None:
+        for info in self.machine.seat_info():
+            key = info["key"]
+            assert isinstance(key, bytes)
+            if key == self.machine.me:
+                continue
+            endpoint, curve = self._peer_address(key)
+            self.mesh.connect(key, endpoint, curve)
+        seated_curves = [self._peer_address(k)[1] for k in self.machine.list_keys]
+        self.mesh.gate.close_to_strangers(seated_curves)
+
+    def _peer_address(self, key: bytes) -> tuple[str, bytes]:
+        confirm = self.machine.seating.confirms.get(key)
+        if confirm is not None:
+            return confirm.body["endpoint"], confirm.body["curve"]
+        body = self.machine.seat_message.body
+        index = self.machine.list_keys.index(key)
+        if "endpoints" not in body:
+            raise PeerError("the seat message does not say where the peers are")
+        return body["endpoints"][index], body["curves"][index]
+
+    def broadcast(self, raws: list[bytes]) -> None:
+        for raw in raws:
+            self.mesh.broadcast(raw)
+
+    # ---------------------------------------------------------------- events
+    def _on_event(self, event: Any) -> None:
+        data = {"event": event.kind, "text": event.text, **event.data}
+        if event.kind == "round_started":
+            self.deal_started = time.perf_counter()
+        self.config.emit(data)
+
+    # ---------------------------------------------------------------- the loop
+    def run(self, resume: bool = False) -> dict[str, Any]:
+        machine = self.machine
+        self.connect_all()
+        if resume:
+            self._ask_everyone_to_resend()
+        start = time.monotonic()
+        for key in machine.list_keys:
+            self.last_heard[key] = start
+        try:
+            self.broadcast(machine.start())
+            for raw in self.early:
+                self._on_message(raw)
+            while not machine.finished and machine.aborted is None:
+                self._tick()
+        except TableFault as fault:
+            return self._abort(fault)
+        result = self._result()
+        self._linger()
+        return result
+
+    def _tick(self) -> None:
+        machine = self.machine
+        for inbound in self.mesh.poll(10):
+            self._on_message(inbound.payload)
+            if machine.aborted is not None or machine.finished:
+                return
+        if machine.phase == "play" and self.deal_started is not None:
+            self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
+            self.deal_started = None
+        if machine.my_turn:
+            move = self.player.choose(machine)
+            self.move_sent_at = time.perf_counter()
+            self.broadcast(machine.play(move))
+            self.last_progress = time.monotonic()
+        self._check_liveness()
+
+    def _on_message(self, raw: bytes) -> None:
+        machine = self.machine
+        try:
+            msg = decode(raw)
+        except WireError as exc:
+            self.bad_messages += 1
+            log.warning("dropped a bad message: %s", exc)
+            return
+        if msg.table_id != machine.table_id or msg.sender not in machine.pending:
+            self.bad_messages += 1
+            log.warning("dropped a message from outside this table")
+            return
+        now = time.monotonic()
+        self.last_heard[msg.sender] = now
+        if msg.sender in self.away:
+            self.away.discard(msg.sender)
+            self.config.emit({"event": "rejoined", "name": machine.names[msg.sender]})
+        if msg.type is MsgType.RESEND:
+            self._answer_resend(msg)
+            return
+        if msg.type is MsgType.EQUIVOCATION:
+            try:
+                first = verify_equivocation(msg.body["a"], msg.body["b"])
+            except WireError:
+                self.bad_messages += 1
+                return
+            raise TableFault(
+                f"{machine.names.get(first.sender, '?')} equivocated (proof from "
+                f"{machine.names[msg.sender]})",
+                machine.seat_of(first.sender),
+                (msg.body["a"], msg.body["b"]),
+            )
+        if msg.type is MsgType.ABORT:
+            self._peer_aborted(msg)
+            return
+        ack_step = machine.step is not None and machine.step.name == "ack"
+        try:
+            self.broadcast(machine.receive(msg))
+        except ValueError as exc:
+            self.bad_messages += 1
+            log.warning("dropped a message: %s", exc)
+            return
+        self.last_progress = now
+        step_done = machine.step is None or machine.step.name != "ack"
+        if ack_step and self.move_sent_at is not None and step_done:
+            self.latencies_ms.append((time.perf_counter() - self.move_sent_at) * 1000.0)
+            self.move_sent_at = None
+
+    def _answer_resend(self, msg: Message) -> None:
+        machine = self.machine
+        if "head" in msg.body:
+            raws = machine.answer_resend(msg.body["head"])
+        else:
+            raws = [m.raw for m in machine.transcript.since(msg.body["sender"], msg.body["seq"])]
+        for raw in raws:
+            self.mesh.send(msg.sender, raw)
+
+    def _ask_everyone_to_resend(self) -> None:
+        raw = self._control(MsgType.RESEND, {"head": self.machine.transcript.head}, chain=False)
+        self.broadcast([raw])
+
+    def _control(self, msg_type: MsgType, body: dict[str, object], chain: bool) -> bytes:
+        """A control message; ``chain`` makes it the next message of our chain (abort)."""
+        machine = self.machine
+        if chain:
+            return machine.chain.seal(msg_type, body, machine.transcript.head)
+        # Out-of-chain control messages reuse our last sequence number: they are never appended
+        # to a transcript, so they neither take a slot nor can be mistaken for equivocation.
+        return encode(
+            machine.identity,
+            msg_type,
+            table_id=machine.table_id,
+            seq=0,
+            prev=ZERO_HASH,
+            head=machine.transcript.head,
+            body=body,
+        )
+
+    def _check_liveness(self) -> None:
+        machine = self.machine
+        step = machine.step
+        now = time.monotonic()
+        if step is None:
+            return
+        waiting = [k for k in step.senders if k != machine.me and not self._has_next(k)]
+        for key in waiting:
+            silent = now - self.last_heard.get(key, now)
+            if silent > self.config.away_after_s and key not in self.away:
+                self.away.add(key)
+                self.config.emit(
+                    {"event": "away", "name": machine.names[key], "seconds": round(silent, 1)}
+                )
+            if silent > self.config.gone_after_s:
+                raise TableFault(
+                    f"{machine.names[key]} was gone for {silent:.0f} s (limit "
+                    f"{self.config.gone_after_s:.0f} s): the game ends unfinished",
+                    machine.seat_of(key),
+                )
+        if waiting and now - self.last_progress > NUDGE_AFTER_S:
+            # Something may have been lost while a peer restarted: ask again and resend ours.
+            self.last_progress = now
+            self.broadcast(machine.resend_own())
+            if machine.phase == "seating" and machine.seat_message.sender == machine.me:
+                for key in waiting:
+                    self.mesh.send(key, machine.seat_message.raw)
+            req = self._control(MsgType.RESEND, {"head": machine.transcript.head}, chain=False)
+            for key in waiting:
+                self.mesh.send(key, req)
+
+    def _has_next(self, key: bytes) -> bool:
+        return self.machine.transcript.next_seq(key) in self.machine.pending[key]
+
+    def _peer_aborted(self, msg: Message) -> None:
+        machine = self.machine
+        reason = msg.body["reason"]
+        with_blame = f" (blames seat {msg.body['seat']})" if "seat" in msg.body else ""
+        try:
+            machine.transcript.append(msg)
+            machine.transcript.flush(sync=True)
+        except WireError:
+            pass
+        machine.aborted = TableFault(
+            f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}",
+            msg.body.get("seat"),
+        )
+
+    def _abort(self, fault: TableFault) -> dict[str, Any]:
+        machine = self.machine
+        machine.aborted = fault
+        body: dict[str, object] = {"reason": fault.reason[:200]}
+        if fault.seat is not None:
+            body["seat"] = fault.seat
+            keys = machine.order or machine.list_keys
+            body["key"] = keys[fault.seat]
+        raw = self._control(MsgType.ABORT, body, chain=True)
+        try:
+            machine.transcript.append(raw)
+        except WireError as exc:
+            log.info("could not record the abort in the transcript: %s", exc)
+        machine.transcript.flush(sync=True)
+        outgoing = [raw]
+        if len(fault.evidence) == 2:
+            try:
+                proof = self._control(
+                    MsgType.EQUIVOCATION, equivocation_body(*fault.evidence), chain=False
+                )
+                outgoing.insert(0, proof)
+            except WireError:
+                pass
+        self.broadcast(outgoing)
+        result = self._result()
+        self.config.emit(
+            {"event": "aborted", "reason": fault.reason, "blame": fault.seat, **result}
+        )
+        self._linger()
+        return result
+
+    def _result(self) -> dict[str, Any]:
+        machine = self.machine
+        game = machine.game
+        result: dict[str, Any] = {
+            "finished": machine.finished,
+            "aborted": None if machine.aborted is None else machine.aborted.reason,
+            "blame": None if machine.aborted is None else machine.aborted.seat,
+            "seat": machine.my_seat,
+            "name": machine.identity.name,
+            "totals": game.totals,
+            "round_scores": game.round_scores,
+            "winners": game.winners,
+            "record": str(self.state.record),
+            "head": machine.transcript.head.hex(),
+            "deal_ms": self.deal_ms,
+            "move_latency_ms": self.latencies_ms,
+            "bad_messages": self.bad_messages,
+            "faults": getattr(self.player, "faults", []),
+        }
+        if machine.finished:
+            machine.transcript.flush(sync=True)
+            self.state.mark_finished({"totals": game.totals, "winners": game.winners})
+        return result
+
+    def _linger(self) -> None:
+        """Answer resend requests a little longer, so slower peers can finish too."""
+        until = time.monotonic() + LINGER_AFTER_GAME_S
+        while time.monotonic() < until:
+            for inbound in self.mesh.poll(20):
+                try:
+                    msg = decode(inbound.payload)
+                except WireError:
+                    continue
+                if msg.type is MsgType.RESEND and msg.table_id == self.machine.table_id:
+                    self._answer_resend(msg)
+
+
+# ==================================================================== entry point
+def run_peer(config: PeerConfig) -> dict[str, Any]:
+    """Host, join or rejoin a table and play it to the end; returns this peer's result."""
+    identity = config.identity
+    early: list[bytes] = []
+    resume = unfinished_table(config.home)
+    if resume is not None:
+        seat_raw, public, secret, port = resume.load()
+        mesh = Mesh(config.bind, port, identity.public_key, (public, secret))
+        config.emit({"event": "rejoining", "folder": str(resume.folder)})
+    else:
+        mesh = Mesh(config.bind, config.port, identity.public_key)
+    try:
+        if resume is None:
+            if config.host is not None:
+                seat_raw = Lobby(config, mesh, config.host).run()
+                seat_msg = decode(seat_raw)
+                for key, _, endpoint, curve in _seat_entries(seat_msg):
+                    if key != identity.public_key:
+                        mesh.connect(key, endpoint, curve)
+                        mesh.send(key, seat_raw)
+            elif config.join is not None:
+                seat_raw, early = join_table(config, mesh, query_lobby(config.join))
+            else:
+                raise PeerError("nothing to do: host a table, join one, or rejoin")
+            state = TableState(config.home / "tables" / decode(seat_raw).table_id.hex()[:24])
+            state.save(seat_raw, mesh.curve_public, mesh.curve_secret, mesh.port)
+        else:
+            state = resume
+        return _play(config, mesh, state, seat_raw, resume is not None, early)
+    finally:
+        mesh.close()
+
+
+def _seat_entries(seat_msg: Message) -> list[tuple[bytes, str, str, bytes]]:
+    body = seat_msg.body
+    return list(zip(body["seats"], body["names"], body["endpoints"], body["curves"], strict=True))
+
+
+def _play(
+    config: PeerConfig,
+    mesh: Mesh,
+    state: TableState,
+    seat_raw: bytes,
+    resumed: bool,
+    early: list[bytes],
+) -> dict[str, Any]:
+    identity = config.identity
+    seat_msg = decode(seat_raw)
+    secret = TableSecret.load_or_create(state.folder / "secret")
+    curve_raw = z85_to_raw(mesh.curve_public)
+    if resumed:
+        transcript, read = Transcript.resume(state.record)
+        if read.tail:
+            log.warning("the record's last message was cut off by the crash: %s", read.tail)
+        machine = TableMachine(identity, seat_msg, secret, mesh.endpoint, curve_raw, None)
+        machine.load_record(list(transcript.messages))
+        machine.start()
+        if machine.transcript.head != transcript.head:
+            raise PeerError("the saved record does not replay to the same table state")
+        machine.transcript = transcript
+    else:
+        transcript = Transcript.start(seat_msg, state.record)
+        machine = TableMachine(identity, seat_msg, secret, mesh.endpoint, curve_raw, transcript)
+    player = make_player(config, secret.derive("bot-seed"))
+    config.emit(
+        {
+            "event": "seated",
+            "table": seat_msg.table_id.hex(),
+            "players": machine.options.players,
+            "record": str(state.record),
+            "resumed": resumed,
+        }
+    )
+    runner = TableRunner(config, mesh, machine, state, player)
+    runner.early = early
+    result = runner.run(resume=resumed)
+    config.emit({"event": "result", **result})
+    return result
+
+
+__all__ = [
+    "HostSpec",
+    "PeerConfig",
+    "PeerError",
+    "TableState",
+    "query_lobby",
+    "raw_to_z85",
+    "run_peer",
+    "unfinished_table",
+]
