@@ -4,6 +4,7 @@ from druids_p2p.cli import (  # noqa: F401
     audit_cmd,  # wire: druids audit
     bench_cmd,  # engine: druids bench engine
     bench_deal,  # deck: druids bench deal
+    bench_table,  # net: druids bench table
     bench_wire,  # wire: druids bench wire
     bots_cmd,  # bots: druids bots
     demo_cmd,  # engine: druids demo

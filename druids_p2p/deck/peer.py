@@ -131,6 +131,16 @@ class DeckPeer:
         self._own.add(raw)
         self._record_open(self.seat, msg.position, msg.card)
 
+    def verify_all_shares(self) -> None:
+        """Check every published share batch now (each is otherwise checked lazily, at the first
+        opening of the seat it is for); raises :class:`DeckFault` naming a bad sender."""
+        if self._final is None:
+            raise NotReady("the deal is not complete")
+        for sender in self.log.shares:
+            for recipient in range(self.params.seats):
+                if recipient != sender:
+                    self._ensure_batch(sender, recipient, self._final)
+
     @property
     def deal_complete(self) -> bool:
         """True once this seat knows its hand (or knows the deal needs an audit)."""

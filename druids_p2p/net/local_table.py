@@ -77,6 +77,7 @@ class PeerProcess:
             except json.JSONDecodeError:
                 continue
             if isinstance(event, dict):
+                event["_t"] = time.monotonic()  # arrival time, for the table's timings
                 with self._changed:
                     self.events.append(event)
                     self._changed.notify_all()
@@ -209,6 +210,15 @@ class LocalTable:
         for peer in self.peers:
             peer.kill()
 
+    def _game_seconds(self, results: list[dict[str, Any]]) -> float:
+        """From the moment every peer was seated to the last result (process start-up and the
+        lobby excluded)."""
+        seated = [e["_t"] for p in self.peers for e in p.events if e.get("event") == "seated"]
+        ends = [r["_t"] for r in results if "_t" in r]
+        if not seated or not ends:
+            return 0.0
+        return float(max(ends) - max(seated))
+
     def summary(self, results: list[dict[str, Any]]) -> dict[str, Any]:
         heads = {r.get("head") for r in results}
         first = results[0]
@@ -225,7 +235,8 @@ class LocalTable:
             "seats": {r.get("seat"): r.get("name") for r in results},
             "records": [r.get("record") for r in results],
             "heads_agree": len(heads) == 1,
-            "game_s": round(time.monotonic() - self.started_at, 3),
+            "wall_s": round(time.monotonic() - self.started_at, 3),
+            "game_s": round(self._game_seconds(results), 3),
             "deal_ms": deal_ms,
             "move_latency_ms": latency,
         }

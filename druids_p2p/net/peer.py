@@ -81,6 +81,9 @@ class PeerConfig:
     host: HostSpec | None = None
     join: str | None = None
     """``HOST:PORT`` of a host's lobby socket."""
+    announcement: bytes | None = None
+    """A host's signed beacon heard on the LAN (``druids join NAME``): join with it directly,
+    without asking a lobby socket (``join`` is then unused)."""
     announce: bool = True
     beacon_port: int = DEFAULT_PORT
     budget_ms: float = 100.0
@@ -493,6 +496,7 @@ class TableRunner:
         except TableFault as fault:
             return self._abort(fault)
         result = self._result()
+        self.config.emit({"event": "result", **result})  # before lingering: others may wait
         self._linger()
         return result
 
@@ -663,9 +667,8 @@ class TableRunner:
                 pass
         self.broadcast(outgoing)
         result = self._result()
-        self.config.emit(
-            {"event": "aborted", "reason": fault.reason, "blame": fault.seat, **result}
-        )
+        self.config.emit({"event": "aborted", "reason": fault.reason, "blame": fault.seat})
+        self.config.emit({"event": "result", **result})
         self._linger()
         return result
 
@@ -727,6 +730,8 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
                     if key != identity.public_key:
                         mesh.connect(key, endpoint, curve)
                         mesh.send(key, seat_raw)
+            elif config.announcement is not None:
+                seat_raw, early = join_table(config, mesh, config.announcement)
             elif config.join is not None:
                 seat_raw, early = join_table(config, mesh, query_lobby(config.join))
             else:
@@ -782,9 +787,7 @@ def _play(
     )
     runner = TableRunner(config, mesh, machine, state, player)
     runner.early = early
-    result = runner.run(resume=resumed)
-    config.emit({"event": "result", **result})
-    return result
+    return runner.run(resume=resumed)
 
 
 __all__ = [

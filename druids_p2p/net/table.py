@@ -52,10 +52,10 @@ from druids_p2p.wire import (
     MsgType,
     Transcript,
     WireError,
-    decode,
     message_hash,
     next_head,
 )
+from druids_p2p.wire.envelope import parse_unverified
 
 log = logging.getLogger(__name__)
 
@@ -317,7 +317,7 @@ class TableMachine:
 
     def _queue_own(self, raw: bytes) -> None:
         """Hold our own message for its step and the outbox (the caller pumps); never changes."""
-        msg = decode(raw)
+        msg = parse_unverified(raw)  # we just signed it: checking our own signature is waste
         held = self.pending[self.me].get(msg.seq)
         if held is not None and held.raw != raw:
             raise TableFault(
@@ -517,6 +517,10 @@ class TableMachine:
         except InvalidDeal as exc:
             raise TableFault(f"the deal gave this seat an impossible hand: {exc}") from None
         self.phase = "play"
+        try:
+            self.deck.verify_all_shares()  # now, not at each seat's first opening
+        except DeckFault as exc:
+            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
         self._lead_step()
 
     def _lead_step(self) -> None:

@@ -1,0 +1,108 @@
+"""Real peer processes on loopback playing whole games, with the records audited afterwards."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from druids_p2p.engine import GameOptions
+from druids_p2p.net.local_table import LocalTable
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+def _audit(record: str) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "audit", record, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    report: dict[str, object] = json.loads(out.stdout)
+    return report
+
+
+@pytest.mark.parametrize(("players", "rounds"), [(3, 2), (4, 5), (5, 1)])
+def test_whole_game_over_processes(tmp_path: Path, players: int, rounds: int) -> None:
+    seats = ["bot:random"] * players
+    seats[0] = "bot:rule"
+    table = LocalTable(seats, tmp_path, GameOptions(players=players, rounds=rounds))
+    try:
+        table.start()
+        results = table.wait(timeout=240)
+    finally:
+        table.close()
+    summary = table.summary(results)
+    assert summary["finished"] and summary["aborted"] is None
+    assert summary["heads_agree"], [r["head"] for r in results]
+    assert len({json.dumps(r["totals"]) for r in results}) == 1
+    assert len(summary["round_scores"]) == rounds
+    for record in summary["records"]:
+        report = _audit(record)
+        assert report["ok"] and report["complete"]
+        assert report["totals"] == summary["totals"]
+
+
+def test_killed_peer_restarts_and_the_game_completes(tmp_path: Path) -> None:
+    table = LocalTable(["bot:random"] * 4, tmp_path, GameOptions(players=4, rounds=2))
+    try:
+        table.start()
+        victim = table.peers[2]
+        victim.wait_for("seated", 60)
+        # Let it get well into the first round, then kill -9 it mid-play and start it again.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            moves = [e for e in victim.events if e.get("event") == "move"]
+            if len(moves) >= 8:
+                break
+            time.sleep(0.02)
+        victim.kill()
+        time.sleep(0.5)
+        victim.restart()
+        victim.wait_for("rejoining", 30)
+        results = table.wait(timeout=240)
+    finally:
+        table.close()
+    summary = table.summary(results)
+    assert summary["finished"], summary
+    assert summary["heads_agree"]
+    for record in summary["records"]:
+        assert _audit(record)["ok"]
+
+
+def test_play_headless_cli_json(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [
+            sys.executable, "-m", "druids_p2p", "play", "--headless",
+            "--seats", "bot:random,bot:rule,bot:random", "--rounds", "1",
+            "--workdir", str(tmp_path), "--json",
+        ],
+        capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert set(result) >= {"totals", "winners", "records"}
+    assert len(result["records"]) == 3 and all(Path(r).is_file() for r in result["records"])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--seats", "bot:random,bot:random"],
+        ["--seats", "bot:random,bot:random,robot"],
+        ["--seats", "bot:random,bot:random,bot:random", "--rounds", "9"],
+    ],
+)
+def test_play_rejects_bad_flags(args: list[str]) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "play", "--headless", *args],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 2
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
