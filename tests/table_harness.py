@@ -45,7 +45,11 @@ class LocalTable:
         if transcript is None and self.records is not None:
             transcript = Transcript.start(self.seat_msg, self.records / f"p{k}.druids")
         return TableMachine(
-            self.ids[k], self.seat_msg, self.secrets[k], self.seats[k][2], self.seats[k][3],
+            self.ids[k],
+            self.seat_msg,
+            self.secrets[k],
+            self.seats[k][2],
+            self.seats[k][3],
             transcript,
         )
 
