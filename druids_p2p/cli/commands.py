@@ -2,6 +2,7 @@
 
 from druids_p2p.cli import (  # noqa: F401
     audit_cmd,  # wire: druids audit
+    bench_bots,  # tournament: druids bench bots, druids bench tournament
     bench_cmd,  # engine: druids bench engine
     bench_deal,  # deck: druids bench deal
     bench_table,  # net: druids bench table
@@ -12,4 +13,5 @@ from druids_p2p.cli import (  # noqa: F401
     peer_cmd,  # net: druids peer / host / join / play
     replay_cmd,  # engine: druids replay
     tables_cmd,  # net: druids tables
+    tournament_cmd,  # tournament: druids tournament
 )

@@ -1,0 +1,377 @@
+"""Running a tournament over worker processes, into an output folder that can be resumed.
+
+The folder holds ``run.json`` (the configuration: what makes the games what they are),
+``games.jsonl`` (one line per finished game, appended as games finish, rewritten in index order
+at the end) and ``summary.json``. Because every game is fixed by the plan and its index, an
+interrupted run resumes by playing exactly the indices missing from ``games.jsonl``; a resume with
+a different configuration is refused, since its games would not belong to the same tournament.
+
+Failures are contained at two levels: the host inside the worker stops a plugin bot's move at its
+time limit; the pool stops a whole task at its game timeout (``pebble``'s ``schedule(timeout=)``)
+and notices a worker that died. A lost batch is split and its games replayed one per task, so a
+lost single game is pinned on the seat whose code was running (see :mod:`.worker`), recorded with
+status ``timeout`` or ``crashed``, and the tournament goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from druids_p2p.bots.host import HOOK_TIMEOUT_MS, wait_limit_ms
+from druids_p2p.engine.cards import HAND_SIZE
+from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry
+from druids_p2p.tournament.plan import GameSpec, plan_challenge, plan_tournament
+from druids_p2p.tournament.play import (
+    STATUS_CRASHED,
+    STATUS_TIMEOUT,
+    TRACE_DONE,
+    TRACE_ENGINE,
+    TRACE_IDLE,
+    TRACE_SEAT,
+    failed_line,
+)
+from druids_p2p.tournament.summary import Summary, summarize
+from druids_p2p.tournament.worker import Batch, init_worker, play_batch, share_registry
+
+RUN_FORMAT = 1
+MODE_ROUND_ROBIN = "round-robin"
+MODE_CHALLENGE = "challenge"
+MAX_RETRIES = 3
+"""Times a game whose worker was lost before it started (a tainted worker) is scheduled again."""
+TASK_SLACK_S = 2.0
+"""Added to every task's timeout (pickling, the pipe, a busy machine)."""
+PILE_CHOICES_PER_ROUND = 12
+"""More than the Sickle pile choices a round can have (3 Sickles, a few ties each)."""
+
+
+class TournamentError(Exception):
+    """A user-facing tournament failure (bad folder, config mismatch, a worker error)."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """What fixes the games of a run: the same config and seed give the same games."""
+
+    bots: tuple[str, ...]
+    versions: tuple[str, ...]
+    players: int
+    games: int
+    """Games requested; the plan rounds it up to whole deals (:attr:`planned`)."""
+    seed: int
+    time_per_move_ms: float
+    p2p: bool = False
+    variant: bool = False
+    mode: str = MODE_ROUND_ROBIN
+    """``round-robin``, or ``challenge``: the first bot against copies of the second."""
+
+    def plan(self) -> list[GameSpec]:
+        if self.mode == MODE_CHALLENGE:
+            return plan_challenge(self.bots[0], self.bots[1], self.players, self.games, self.seed)
+        return plan_tournament(self.bots, self.players, self.games, self.seed)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["bots"] = list(self.bots)
+        d["versions"] = list(self.versions)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TournamentConfig:
+        return cls(
+            bots=tuple(d["bots"]),
+            versions=tuple(d["versions"]),
+            players=int(d["players"]),
+            games=int(d["games"]),
+            seed=int(d["seed"]),
+            time_per_move_ms=float(d["time_per_move_ms"]),
+            p2p=bool(d.get("p2p", False)),
+            variant=bool(d.get("variant", False)),
+            mode=str(d.get("mode", MODE_ROUND_ROBIN)),
+        )
+
+    def differences(self, other: TournamentConfig) -> list[str]:
+        """``field: ours != theirs`` for every field that differs."""
+        mine, theirs = self.as_dict(), other.as_dict()
+        return [f"{k} {theirs[k]!r} != {mine[k]!r}" for k in mine if mine[k] != theirs[k]]
+
+
+def game_timeout_s(players: int, budget_ms: float, rounds: int = 5) -> float:
+    """The longest a game may take when every bot uses its whole limit on every call.
+
+    Every move may take the host's wait limit; every lifecycle hook its hook limit. A worker
+    still busy past this is stuck in something the host cannot interrupt.
+    """
+    moves = rounds * (players * HAND_SIZE[players] + PILE_CHOICES_PER_ROUND)
+    hooks = players * (2 * rounds + 1)
+    return (moves * wait_limit_ms(budget_ms) + hooks * max(HOOK_TIMEOUT_MS, budget_ms)) / 1000.0
+
+
+@dataclass
+class RunResult:
+    """What :func:`run_tournament` did; ``lines`` are every game of the folder, in index order."""
+
+    config: TournamentConfig
+    out_dir: Path
+    lines: list[dict[str, Any]]
+    planned: int
+    played: int
+    """Games played by this invocation (the others were already in the folder)."""
+    seconds: float
+    interrupted: bool
+    summary: Summary
+
+    @property
+    def complete(self) -> bool:
+        return len(self.lines) == self.planned
+
+
+@dataclass
+class _Task:
+    games: tuple[GameSpec, ...]
+    timeout: float
+    started: float = field(default_factory=time.perf_counter)
+    retries: int = 0
+
+
+def read_run(out_dir: Path) -> TournamentConfig | None:
+    path = out_dir / "run.json"
+    if not path.exists():
+        return None
+    try:
+        return TournamentConfig.from_dict(json.loads(path.read_text())["config"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TournamentError(f"{path}: not a tournament run file ({exc})") from None
+
+
+def read_games(path: Path) -> dict[int, dict[str, Any]]:
+    """Lines of ``games.jsonl`` by index; a torn last line (a killed run) is dropped."""
+    games: dict[int, dict[str, Any]] = {}
+    if not path.exists():
+        return games
+    with path.open() as f:
+        for text in f:
+            try:
+                line = json.loads(text)
+                games[int(line["index"])] = line
+            except (ValueError, KeyError, TypeError):
+                continue
+    return games
+
+
+def encode_line(line: dict[str, Any]) -> str:
+    return json.dumps(line, separators=(",", ":")) + "\n"
+
+
+def _write_sorted(path: Path, games: dict[int, dict[str, Any]], texts: dict[int, str]) -> None:
+    """Rewrite ``games.jsonl`` in index order (reusing the text of lines encoded this run)."""
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w") as f:
+        for index in sorted(games):
+            f.write(texts.get(index) or encode_line(games[index]))
+    os.replace(tmp, path)
+
+
+def batch_size(specs: Sequence[GameSpec], registry: BotRegistry, workers: int, p2p: bool) -> int:
+    """Games per task: many cheap games per task, one game per task for anything risky or slow.
+
+    Plugin bots and p2p games go one per task, so that a lost task is exactly one lost game.
+    """
+    if p2p or not specs:
+        return 1
+    names = {name for spec in specs for name in spec.seating}
+    if any(registry.get(n).source != BUILTIN_SOURCE for n in names):
+        return 1
+    if names <= {"random"}:
+        size = 64
+    elif "pimc" in names:
+        size = 1
+    else:
+        size = 8
+    spread = -(-len(specs) // (4 * max(1, workers)))  # keep every worker busy to the end
+    return max(1, min(size, spread))
+
+
+def run_tournament(
+    config: TournamentConfig,
+    registry: BotRegistry,
+    out_dir: Path,
+    *,
+    workers: int = 2,
+    plugins_dirs: Sequence[str | os.PathLike[str]] = (),
+    resume: bool = False,
+    game_timeout: float | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    stop_after: int | None = None,
+) -> RunResult:
+    """Play the tournament of ``config`` into ``out_dir``; Ctrl-C stops and keeps what finished.
+
+    ``stop_after`` stops (as if interrupted) once that many games have been played, for tests of
+    resuming. ``game_timeout`` overrides :func:`game_timeout_s`. Workers use ``registry`` where
+    they are forked from this process, else they load ``plugins_dirs`` as the caller did.
+    """
+    from pebble import ProcessExpired, ProcessPool
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    run_path = out_dir / "run.json"
+    games_path = out_dir / "games.jsonl"
+    existing = read_run(out_dir)
+    if existing is not None and not resume:
+        raise TournamentError(f"{out_dir} already holds a run: use --resume or another --out")
+    if existing is None and resume:
+        raise TournamentError(f"nothing to resume in {out_dir} (no run.json)")
+    if existing is not None:
+        diffs = config.differences(existing)
+        if diffs:
+            raise TournamentError(f"cannot resume {out_dir}: different config ({'; '.join(diffs)})")
+    specs = config.plan()
+    done = read_games(games_path) if resume else {}
+    texts: dict[int, str] = {}
+    if existing is None:
+        document = {"format": RUN_FORMAT, "config": config.as_dict()}
+        run_path.write_text(json.dumps(document, indent=2) + "\n")
+    todo = [s for s in specs if s.index not in done]
+    versions = dict(zip(config.bots, config.versions, strict=True))
+    per_game = game_timeout if game_timeout is not None else game_timeout_s(
+        config.players, config.time_per_move_ms
+    )  # fmt: skip
+    trace_path = out_dir / ".trace"
+    trace_path.write_bytes(bytes(max(1, len(specs))))
+    played = 0
+    interrupted = False
+    start = time.perf_counter()
+    total = len(specs)
+    if on_progress is not None:
+        on_progress(len(done), total)
+    size = batch_size(todo, registry, workers, config.p2p)
+    workdir = str(out_dir / "p2p")
+    dirs = [str(d) for d in plugins_dirs]
+
+    def make_batch(games: tuple[GameSpec, ...]) -> Batch:
+        return Batch(
+            games,
+            config.players,
+            config.variant,
+            config.time_per_move_ms,
+            config.p2p,
+            workdir,
+            per_game,
+        )
+
+    with open(trace_path, "r+b") as tf, games_path.open("a") as out:
+        trace = mmap.mmap(tf.fileno(), 0)
+        share_registry(registry)
+        pool = ProcessPool(
+            max_workers=workers, initializer=init_worker, initargs=(dirs, str(trace_path))
+        )
+        pending: dict[Any, _Task] = {}
+
+        def submit(task: _Task) -> None:
+            for spec in task.games:
+                trace[spec.index] = TRACE_IDLE
+            task.started = time.perf_counter()
+            future = pool.schedule(play_batch, args=(make_batch(task.games),), timeout=task.timeout)
+            pending[future] = task
+
+        def record(line: dict[str, Any]) -> None:
+            nonlocal played
+            index = int(line["index"])
+            done[index] = line
+            texts[index] = text = encode_line(line)
+            out.write(text)
+            played += 1
+
+        def lost(task: _Task, status: str, why: str) -> None:
+            if len(task.games) > 1:
+                for spec in task.games:  # replay one per task to find the culprit
+                    submit(_Task((spec,), per_game + TASK_SLACK_S))
+                return
+            spec = task.games[0]
+            mark = trace[spec.index]
+            if mark in (TRACE_IDLE, TRACE_DONE) and task.retries < MAX_RETRIES:
+                task.retries += 1
+                submit(task)  # the worker was lost before or after this game, not in it
+                return
+            seat = mark - TRACE_SEAT if TRACE_SEAT <= mark < TRACE_SEAT + config.players else None
+            if mark == TRACE_ENGINE or seat is None:
+                why += " (not while a bot was playing: nobody blamed)"
+            line = failed_line(
+                status,
+                seat,
+                spec.seating,
+                spec.seed,
+                [versions.get(n, "?") for n in spec.seating],
+                why,
+                (time.perf_counter() - task.started) * 1000.0,
+            )
+            record({"index": spec.index, "deal": spec.deal, **line})
+
+        try:
+            for i in range(0, len(todo), size):
+                games = tuple(todo[i : i + size])
+                submit(_Task(games, per_game * len(games) + TASK_SLACK_S))
+            while pending:
+                if stop_after is not None and played >= stop_after:
+                    interrupted = True
+                    break
+                finished, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    task = pending.pop(future)
+                    try:
+                        lines = future.result()
+                    except TimeoutError:
+                        lost(task, STATUS_TIMEOUT, f"game stopped at the {per_game:.0f} s timeout")
+                    except ProcessExpired as exc:
+                        code = getattr(exc, "exitcode", None)
+                        lost(task, STATUS_CRASHED, f"worker process died (exit status {code})")
+                    except Exception as exc:
+                        raise TournamentError(
+                            f"a worker failed: {type(exc).__name__}: {exc}"
+                        ) from None
+                    else:
+                        for line in lines:
+                            record(line)
+                out.flush()
+                if finished and on_progress is not None:
+                    on_progress(len(done), total)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            pool.stop()  # type: ignore[no-untyped-call]
+            pool.join()
+            share_registry(None)
+            trace.close()
+    _write_sorted(games_path, done, texts)
+    trace_path.unlink(missing_ok=True)
+    lines = [done[i] for i in sorted(done)]
+    summary = summarize(lines, config.bots)
+    result = RunResult(
+        config=config,
+        out_dir=out_dir,
+        lines=lines,
+        planned=total,
+        played=played,
+        seconds=time.perf_counter() - start,
+        interrupted=interrupted,
+        summary=summary,
+    )
+    write_summary(result)
+    return result
+
+
+def write_summary(result: RunResult) -> None:
+    document = {
+        **result.summary.as_dict(),
+        "planned": result.planned,
+        "complete": result.complete,
+        "statuses": result.summary.statuses,
+        "config": result.config.as_dict(),
+    }
+    (result.out_dir / "summary.json").write_text(json.dumps(document, indent=2) + "\n")

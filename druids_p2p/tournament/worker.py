@@ -1,0 +1,235 @@
+"""What runs inside a tournament worker process (a ``pebble.ProcessPool`` worker).
+
+Each task is a :class:`Batch` of games played one after the other; the worker returns their lines.
+Batching amortises the cost of a task (pickling, a pipe round trip, the pool's bookkeeping), which
+for a 1 ms random game is larger than the game.
+
+**The trace.** A worker can die (a bot calls ``os._exit``, segfaults, exhausts memory) or be
+killed by the pool at the game timeout, and then its results are lost. To say *whose* fault it
+was, the worker writes one byte per game into a file shared with the parent (``mmap``, one byte
+per game index, a memory write per bot call): which seat's code is running, the engine, or done.
+The parent reads the byte of the game that was running when the process went away. A memory
+write is cheap enough to do around every bot call; the built-in ``random`` seats, which run no
+bot code, skip it.
+
+**Tainted workers.** A bot that overran its move limit may still be running on a thread of this
+process (Python cannot kill a thread). Such a worker finishes its batch, then exits at the start of
+its next task before touching any game; the parent sees a lost task whose games never started and
+simply schedules them again on a fresh worker.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from druids_p2p.engine.game import GameOptions
+from druids_p2p.plugins import BotRegistry, load_bots
+from druids_p2p.tournament.plan import GameSpec
+from druids_p2p.tournament.play import (
+    STATUS_CRASHED,
+    STATUS_OK,
+    STATUS_TIMEOUT,
+    TRACE_DONE,
+    TRACE_ENGINE,
+    play_game,
+    ranks_of,
+)
+
+TAINTED_EXIT = 75
+"""Exit status of a worker that leaves because a bot thread of an earlier game still runs."""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Games for one worker task, and how to play them."""
+
+    games: tuple[GameSpec, ...]
+    players: int
+    variant: bool
+    budget_ms: float
+    p2p: bool = False
+    workdir: str = ""
+    game_timeout: float | None = None
+
+
+@dataclass
+class _State:
+    trace_path: str = ""
+    error: str = ""
+    registry: BotRegistry | None = None
+    trace: Any = None
+    tainted: bool = False
+
+
+_STATE = _State()
+_PARENT_REGISTRY: BotRegistry | None = None
+
+
+def share_registry(registry: BotRegistry | None) -> None:
+    """Hand the parent's registry to workers started by ``fork`` (they inherit this global).
+
+    The workers then seat exactly the bots the parent checked, plugin code is not imported once
+    more per worker, and in-process registrations (``register_plugin``) are seen too. Workers
+    started another way load the bots again from the plugin folders.
+    """
+    global _PARENT_REGISTRY
+    _PARENT_REGISTRY = registry
+
+
+def init_worker(plugins_dirs: list[str], trace_path: str) -> None:
+    """Pool initializer: load the bots once per worker; the parent alone handles Ctrl-C.
+
+    A failure to load is kept and raised by the first task, so that it is reported as an error
+    rather than as a worker that dies at start-up over and over.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STATE.trace_path = trace_path
+    _STATE.trace = None
+    _STATE.tainted = False
+    _STATE.error = ""
+    if _PARENT_REGISTRY is not None:
+        _STATE.registry = _PARENT_REGISTRY
+        return
+    try:
+        _STATE.registry = load_bots(plugins_dirs)
+    except Exception as exc:
+        _STATE.registry = None
+        _STATE.error = f"loading the bots failed: {type(exc).__name__}: {exc}"
+
+
+def _registry() -> BotRegistry:
+    if _STATE.registry is None:
+        raise RuntimeError(_STATE.error or "the worker was not initialised")
+    return _STATE.registry
+
+
+def _trace() -> Any:
+    if _STATE.trace is None and _STATE.trace_path:
+        with open(_STATE.trace_path, "r+b") as f:
+            _STATE.trace = mmap.mmap(f.fileno(), 0)
+    return _STATE.trace
+
+
+def play_batch(batch: Batch) -> list[dict[str, Any]]:
+    """Play every game of ``batch``; each line with ``index`` and ``deal`` first."""
+    if _STATE.tainted:
+        os._exit(TAINTED_EXIT)
+    options = GameOptions(players=batch.players, variant=batch.variant)
+    trace = _trace()
+    lines: list[dict[str, Any]] = []
+    for spec in batch.games:
+        head: dict[str, Any] = {"index": spec.index, "deal": spec.deal}
+        if batch.p2p:
+            line = play_p2p_game(
+                spec, options, batch.budget_ms, Path(batch.workdir), trace, batch.game_timeout
+            )
+        else:
+            line = play_game(
+                spec.seating, options, spec.seed, batch.budget_ms, _registry(), trace=trace,
+                index=spec.index,
+            )  # fmt: skip
+        lines.append({**head, **line})
+        if line["status"] == STATUS_TIMEOUT:
+            _STATE.tainted = True
+    return lines
+
+
+# ------------------------------------------------------------------------------ p2p
+P2P_MODULE = "druids_p2p.net.local_table"
+
+
+def p2p_unavailable() -> str | None:
+    """None if ``--p2p`` can run, else the reason (the networked table is still being written)."""
+    import importlib
+
+    try:
+        module = importlib.import_module(P2P_MODULE)
+    except ImportError as exc:
+        return f"--p2p is not available yet ({P2P_MODULE}: {exc})"
+    if not callable(getattr(module, "play_table", None)):
+        return f"--p2p is not available yet ({P2P_MODULE} has no play_table)"
+    return None
+
+
+def play_p2p_game(
+    spec: GameSpec,
+    options: GameOptions,
+    budget_ms: float,
+    workdir: Path,
+    trace: Any,
+    timeout: float | None = None,
+) -> dict[str, Any]:
+    """One game over the real protocol (one peer process per seat on loopback), as a game line.
+
+    ``play_table`` gets the seats as ``bot:NAME`` player specs and returns ``totals``,
+    ``round_scores``, ``winners``, ``records``, and ``finished``/``aborted``/``blame`` (a seat)
+    when the table stopped. It has no per-seat move times, so those are null. The mental deal
+    draws on every peer's own secret, so p2p games do not replay from the seed: they are not
+    duplicate deals. ``timeout`` is passed on so that the table stops its peer processes itself
+    before the pool would kill this worker (and orphan them).
+    """
+    import inspect
+
+    from druids_p2p.net.local_table import play_table  # type: ignore[import-not-found,unused-ignore]
+
+    n = options.players
+    start = time.perf_counter()
+    if trace is not None:
+        trace[spec.index] = TRACE_ENGINE
+    folder = workdir / f"game-{spec.index:06d}"
+    folder.mkdir(parents=True, exist_ok=True)
+    registry = _STATE.registry
+    versions = [
+        registry.get(b).version if registry and b in registry else "?" for b in spec.seating
+    ]
+    kwargs: dict[str, Any] = {}
+    if timeout is not None and "timeout" in inspect.signature(play_table).parameters:
+        kwargs["timeout"] = timeout
+    seats = [f"bot:{name}" for name in spec.seating]
+    faults: list[dict[str, Any]] = []
+    blame_seat: int | None = None
+    try:
+        result: dict[str, Any] = play_table(seats, options, spec.seed, budget_ms, folder, **kwargs)
+    except Exception as exc:
+        result = {"finished": False, "aborted": f"{type(exc).__name__}: {exc}"}
+    finished = bool(result.get("finished", True)) and not result.get("aborted")
+    if not finished:
+        blame = result.get("blame")
+        blame_seat = blame if isinstance(blame, int) and 0 <= blame < n else None
+        text = str(result.get("aborted") or "the table did not finish")
+        faults.append(
+            {"seat": blame_seat, "bot": None if blame_seat is None else spec.seating[blame_seat],
+             "round": None, "move": None, "stage": "table", "text": text}
+        )  # fmt: skip
+    elif result.get("heads_agree") is False:
+        faults.append(
+            {"seat": None, "bot": None, "round": None, "move": None, "stage": "table",
+             "text": "the peers' transcript heads disagree"}
+        )  # fmt: skip
+    totals = [int(t) for t in result["totals"]] if finished and result.get("totals") else None
+    line = {
+        "seed": spec.seed,
+        "seating": list(spec.seating),
+        "versions": versions,
+        "status": STATUS_OK if totals is not None else STATUS_CRASHED,
+        "blame": None if blame_seat is None else spec.seating[blame_seat],
+        "blame_seat": blame_seat,
+        "round_scores": [[int(x) for x in r] for r in result.get("round_scores") or []],
+        "totals": totals,
+        "winners": [int(w) for w in result.get("winners") or []],
+        "ranks": None if totals is None else ranks_of(totals),
+        "moves": [None] * n,
+        "move_ms_mean": [None] * n,
+        "move_ms_max": [None] * n,
+        "faults": faults,
+        "elapsed_ms": round((time.perf_counter() - start) * 1000.0, 3),
+    }
+    if trace is not None:
+        trace[spec.index] = TRACE_DONE
+    return line
