@@ -11,6 +11,7 @@ message, the table secret, the CURVE key pair and endpoint, and the game record 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -58,6 +59,8 @@ log = logging.getLogger(__name__)
 LOBBY_DOMAIN = b"druids-p2p/v1 lobby\x00"
 NUDGE_AFTER_S = 1.0
 LINGER_AFTER_GAME_S = 1.5
+ABORT_GRACE_S = 2.0
+"""How long a peer keeps checking after another stopped the table, to verify its claim."""
 
 
 class PeerError(Exception):
@@ -93,6 +96,8 @@ class PeerConfig:
     plugins_dirs: tuple[Path, ...] = ()
     emit: Callable[[dict[str, Any]], None] = field(default=lambda event: None)
     human_input: Callable[[str], str] = field(default=input)
+    custom_player: Player | None = None
+    """Plays this seat instead of ``player`` (the terminal UI plugs itself in here)."""
 
 
 def lobby_table_id(lobby_id: bytes) -> bytes:
@@ -163,7 +168,11 @@ def unfinished_table(home: Path) -> TableState | None:
 
 # ==================================================================== players
 class Player:
-    """Chooses this seat's moves."""
+    """Chooses this seat's moves. ``attach`` is called once the table machine exists (a user
+    interface keeps it to show the table); ``choose`` when it is this seat's turn."""
+
+    def attach(self, machine: TableMachine) -> None:
+        """Called once, before the table starts."""
 
     def start(self, machine: TableMachine) -> None: ...
     def choose(self, machine: TableMachine) -> int:
@@ -221,6 +230,8 @@ class PromptPlayer(Player):
 
 
 def make_player(config: PeerConfig, secret_seed: bytes) -> Player:
+    if config.custom_player is not None:
+        return config.custom_player
     if config.player == "human":
         return PromptPlayer(config.human_input)
     if not config.player.startswith("bot:"):
@@ -443,6 +454,9 @@ class TableRunner:
         self.deal_ms: list[float] = []
         self.last_progress = time.monotonic()
         self.early: list[bytes] = []
+        self.abort_claim: str | None = None
+        self.abort_message: Message | None = None
+        self.abort_claim_deadline = 0.0
         machine.on_event = self._on_event
 
     # ---------------------------------------------------------------- wiring
@@ -481,6 +495,7 @@ class TableRunner:
     # ---------------------------------------------------------------- the loop
     def run(self, resume: bool = False) -> dict[str, Any]:
         machine = self.machine
+        self.player.attach(machine)
         self.connect_all()
         if resume:
             self._ask_everyone_to_resend()
@@ -509,6 +524,9 @@ class TableRunner:
         if machine.phase == "play" and self.deal_started is not None:
             self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
             self.deal_started = None
+        if self.abort_claim is not None:
+            self._claim_expired()
+            return
         if machine.my_turn:
             move = self.player.choose(machine)
             self.move_sent_at = time.perf_counter()
@@ -542,6 +560,10 @@ class TableRunner:
             except WireError:
                 self.bad_messages += 1
                 return
+            if first.sender not in machine.pending:  # convicts nobody at this table
+                self.bad_messages += 1
+                log.warning("dropped an equivocation proof against a key with no seat here")
+                return
             raise TableFault(
                 f"{machine.names.get(first.sender, '?')} equivocated (proof from "
                 f"{machine.names[msg.sender]})",
@@ -552,13 +574,15 @@ class TableRunner:
             self._peer_aborted(msg)
             return
         ack_step = machine.step is not None and machine.step.name == "ack"
+        before = self._progress_mark()
         try:
             self.broadcast(machine.receive(msg))
         except ValueError as exc:
             self.bad_messages += 1
             log.warning("dropped a message: %s", exc)
             return
-        self.last_progress = now
+        if self._progress_mark() != before:
+            self.last_progress = now
         step_done = machine.step is None or machine.step.name != "ack"
         if ack_step and self.move_sent_at is not None and step_done:
             self.latencies_ms.append((time.perf_counter() - self.move_sent_at) * 1000.0)
@@ -625,6 +649,15 @@ class TableRunner:
             for key in waiting:
                 self.mesh.send(key, req)
 
+    def _progress_mark(self) -> tuple[int, int]:
+        """Changes when a message was new to this peer: appended, or held for a later step.
+
+        A duplicate (another peer's nudge resends its pending messages to everyone) is not
+        progress: counting it would reset this peer's own nudge timer, and with several peers
+        waiting only one of them would ever ask for what is missing."""
+        machine = self.machine
+        return len(machine.heads), sum(len(held) for held in machine.pending.values())
+
     def _has_next(self, key: bytes) -> bool:
         return self.machine.transcript.next_seq(key) in self.machine.pending[key]
 
@@ -632,15 +665,23 @@ class TableRunner:
         machine = self.machine
         reason = msg.body["reason"]
         with_blame = f" (blames seat {msg.body['seat']})" if "seat" in msg.body else ""
-        try:
-            machine.transcript.append(msg)
-            machine.transcript.flush(sync=True)
-        except WireError:
-            pass
-        machine.aborted = TableFault(
-            f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}",
-            msg.body.get("seat"),
-        )
+        self.abort_message = msg  # recorded only if we stop on its word (it would fork the order)
+        # A claimed blame is never adopted: an abort proves only that its sender stopped. This
+        # peer keeps checking what it has for a short while, so that if the claim is true its
+        # own checks (on the same canonical messages) find the fault and blame with evidence.
+        self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
+        self.abort_claim_deadline = time.monotonic() + ABORT_GRACE_S
+
+    def _claim_expired(self) -> None:
+        """After the grace period, stop on the other peer's word (blaming nobody)."""
+        if self.machine.aborted is not None:
+            self.abort_claim = None  # our own checks found the fault (and its culprit) first
+        elif self.abort_claim is not None and time.monotonic() > self.abort_claim_deadline:
+            self.machine.aborted = TableFault(self.abort_claim, None)
+            if self.abort_message is not None:
+                with contextlib.suppress(WireError):  # recorded only if it fits our chain
+                    self.machine.transcript.append(self.abort_message)
+                self.machine.transcript.flush(sync=True)
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
         machine = self.machine

@@ -344,13 +344,12 @@ class TableMachine:
             batch: list[Message] = []
             for key in step.senders:
                 msg = self.pending[key].get(self.transcript.next_seq(key))
-                if msg is None:
-                    break
-                batch.append(msg)
+                if msg is not None:
+                    batch.append(msg)
+            for msg in batch:  # checked as soon as it is here, not when the step is complete
+                self._check_in_step(step, msg)
             if len(batch) < len(step.senders):
                 break
-            for msg in batch:
-                self._check_in_step(step, msg)
             for msg in batch:
                 del self.pending[msg.sender][msg.seq]
                 self._append(msg)

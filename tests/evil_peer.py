@@ -1,0 +1,116 @@
+"""A cheating ``druids peer`` process for the end-to-end attack tests.
+
+Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is the real peer
+(same CLI, same runner, same bot) with a few functions patched before it starts:
+
+* ``equivocate``: after its first move it signs a second, different MOVE with the same sequence
+  number and sends it, after the real one, to one other peer only (which can then prove it).
+* ``junk``: besides its real traffic, every few messages it sends every peer garbage bytes,
+  truncated and bit-flipped messages, a message signed by a key with no seat, one of its own
+  messages re-signed for another table, and an exact replay of an earlier message.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from druids_p2p.net.mesh import Mesh
+from druids_p2p.net.table import TableMachine
+from druids_p2p.wire import Identity, MsgType, decode, encode
+
+JUNK_EVERY = 7
+TWINS: dict[bytes, bytes] = {}
+STATE: dict[str, Any] = {"identity": None, "count": 0, "history": []}
+
+_original_init = TableMachine.__init__
+_original_play = TableMachine.play
+_original_broadcast = Mesh.broadcast
+
+
+def _remember_identity(self: TableMachine, identity: Identity, *args: Any, **kwargs: Any) -> None:
+    STATE["identity"] = identity
+    _original_init(self, identity, *args, **kwargs)
+
+
+def _resign(identity: Identity, raw: bytes, **changes: Any) -> bytes:
+    msg = decode(raw)
+    fields: dict[str, Any] = {
+        "table_id": msg.table_id,
+        "seq": msg.seq,
+        "prev": msg.prev,
+        "head": msg.head,
+        "body": dict(msg.body),
+    }
+    fields.update(changes)
+    return encode(identity, msg.type, **fields)
+
+
+def _equivocating_play(self: TableMachine, move: int) -> list[bytes]:
+    out = _original_play(self, move)
+    if not TWINS:
+        for raw in out:
+            msg = decode(raw)
+            if msg.type is MsgType.MOVE:
+                body = {**msg.body, "proof": {"x": b"evil twin"}}
+                TWINS[raw] = _resign(self.identity, raw, body=body)
+    return out
+
+
+def _equivocating_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
+    _original_broadcast(self, payload, exclude)
+    twin = TWINS.get(payload)
+    if twin is not None and self.peers:
+        self.send(sorted(self.peers)[0], twin)  # after the real one, on the same link
+
+
+def _junk(raw: bytes) -> list[bytes]:
+    identity = STATE["identity"]
+    flipped = bytearray(raw)
+    flipped[-5] ^= 0x10  # inside the signature
+    msg = decode(raw)
+    other_table = bytes(b ^ 0xFF for b in msg.table_id)
+    return [
+        b"\xc1 not msgpack",
+        os.urandom(200),
+        raw[: len(raw) // 2],
+        bytes(flipped),
+        _resign(Identity.generate("stranger"), raw),
+        _resign(identity, raw, table_id=other_table),
+    ]
+
+
+def _junk_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
+    _original_broadcast(self, payload, exclude)
+    history: list[bytes] = STATE["history"]
+    history.append(payload)
+    STATE["count"] += 1
+    if STATE["count"] % JUNK_EVERY == 0 and STATE["identity"] is not None:
+        extra = [*_junk(payload), history[len(history) // 2]]  # the last one is a replay
+        for peer_id in list(self.peers):
+            for raw in extra:
+                self.send(peer_id, raw)
+
+
+def install(mode: str) -> None:
+    TableMachine.__init__ = _remember_identity  # type: ignore[method-assign]
+    if mode == "equivocate":
+        TableMachine.play = _equivocating_play  # type: ignore[method-assign]
+        Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
+    elif mode == "junk":
+        Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
+    else:
+        raise SystemExit(f"evil_peer: unknown mode {mode!r}")
+
+
+def main() -> None:
+    install(sys.argv[1])
+    from druids_p2p.cli.main import main as druids_main
+
+    druids_main(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()

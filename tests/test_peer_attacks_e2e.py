@@ -1,0 +1,144 @@
+"""Attacks on real peer processes over loopback: a stranger's connection, a seated peer sending
+junk, and a seated peer equivocating. Nobody crashes; the cheat is dropped or blamed."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from zmq.utils.monitor import recv_monitor_message
+
+from druids_p2p.engine import GameOptions
+from druids_p2p.net.local_table import LocalTable, PeerProcess
+from druids_p2p.net.mesh import raw_to_z85
+from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
+
+EVIL_SCRIPT = Path(__file__).with_name("evil_peer.py")
+
+
+class EvilTable(LocalTable):
+    """A LocalTable whose seat ``evil`` runs ``tests/evil_peer.py MODE`` instead of the peer."""
+
+    def __init__(self, seats: list[str], workdir: Path, options: GameOptions, evil: int, mode: str):
+        super().__init__(seats, workdir, options, budget_ms=20.0)
+        self.evil = evil
+        self.mode = mode
+
+    def _argv(self, index: int, role: list[str]) -> list[str]:
+        argv = super()._argv(index, role)
+        if index == self.evil:
+            assert argv[1:3] == ["-m", "druids_p2p"]
+            argv[1:3] = [str(EVIL_SCRIPT), self.mode]
+        return argv
+
+
+def _log(peer: PeerProcess) -> str:
+    assert peer.stderr_path is not None
+    return peer.stderr_path.read_text(errors="replace") if peer.stderr_path.exists() else ""
+
+
+def _no_crash(peer: PeerProcess) -> None:
+    text = _log(peer)
+    assert "Traceback" not in text, text[-3000:]
+
+
+def _play(table: LocalTable, timeout: float = 60.0) -> list[dict[str, Any]]:
+    try:
+        table.start()
+        return table.wait(timeout)
+    finally:
+        table.close()
+
+
+def _seat_message(home: Path) -> Any:
+    (path,) = (home / "tables").glob("*/seat.msg")
+    return decode(path.read_bytes())
+
+
+def test_stranger_is_refused_once_seated(tmp_path: Path) -> None:
+    """A DEALER with a fresh CURVE key pair cannot even complete the handshake with a seated
+    peer's inbox (the ZAP gate admits only seated keys), so nothing it sends is ever read."""
+    table = LocalTable(["bot:random"] * 3, tmp_path, GameOptions(players=3, rounds=2), 20.0)
+    ctx = zmq.Context()
+    dealer = ctx.socket(zmq.DEALER)
+    monitor = dealer.get_monitor_socket()
+    events: list[int] = []
+    try:
+        table.start()
+        host = table.peers[0]
+        host.wait_for("round_started", 30)  # seated: the gate is closed to strangers
+        seat = _seat_message(host.home)
+        public, secret = zmq.curve_keypair()
+        dealer.setsockopt(zmq.LINGER, 0)
+        dealer.curve_publickey, dealer.curve_secretkey = public, secret
+        dealer.curve_serverkey = raw_to_z85(seat.body["curves"][0])
+        dealer.connect(seat.body["endpoints"][0])
+        stranger = Identity.generate("stranger")
+        forged = encode(
+            stranger,
+            MsgType.RESEND,
+            table_id=seat.table_id,
+            seq=0,
+            prev=ZERO_HASH,
+            head=ZERO_HASH,
+            body={"head": ZERO_HASH},
+        )
+        for payload in (forged, b"garbage"):
+            with contextlib.suppress(zmq.Again):  # no link to queue on: that is the point
+                dealer.send(payload, zmq.NOBLOCK)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and zmq.EVENT_HANDSHAKE_FAILED_AUTH not in events:
+            if monitor.poll(100):
+                events.append(recv_monitor_message(monitor)["event"])
+        results = table.wait(60)
+    finally:
+        dealer.disable_monitor()
+        monitor.close(linger=0)
+        dealer.close(linger=0)
+        ctx.term()
+        table.close()
+    assert zmq.EVENT_HANDSHAKE_FAILED_AUTH in events, events
+    assert zmq.EVENT_HANDSHAKE_SUCCEEDED not in events
+    summary = table.summary(results)
+    assert summary["finished"] and summary["heads_agree"]
+    assert all(r["bad_messages"] == 0 for r in results)  # nothing of the stranger's got in
+    for peer in table.peers:
+        _no_crash(peer)
+        assert peer.proc is not None and peer.proc.returncode == 0
+
+
+def test_junk_from_a_seated_peer_is_dropped_and_the_game_completes(tmp_path: Path) -> None:
+    table = EvilTable(["bot:random"] * 3, tmp_path, GameOptions(players=3), evil=1, mode="junk")
+    results = _play(table)
+    summary = table.summary(results)
+    assert summary["finished"] and summary["aborted"] is None and summary["heads_agree"]
+    for index, (peer, result) in enumerate(zip(table.peers, results, strict=True)):
+        _no_crash(peer)
+        assert peer.proc is not None and peer.proc.returncode == 0
+        if index != 1:
+            assert result["bad_messages"] >= 5, result  # counted and dropped, game unaffected
+            assert "dropped a bad message" in _log(peer)
+
+
+def test_equivocating_peer_is_blamed_by_every_honest_peer(tmp_path: Path) -> None:
+    """The cheater sends a second version of its first move to one peer, after the real one:
+    that peer proves it, and the other honest peer checks the proof itself."""
+    table = EvilTable(
+        ["bot:random"] * 3, tmp_path, GameOptions(players=3), evil=1, mode="equivocate"
+    )
+    results = _play(table)
+    evil_seat = results[1]["seat"]
+    assert evil_seat is not None
+    for index, (peer, result) in enumerate(zip(table.peers, results, strict=True)):
+        assert peer.proc is not None and peer.proc.returncode == 1  # aborted: exit code 1
+        assert not result["finished"] and result["aborted"]
+        assert result["blame"] == evil_seat, result
+        if index != 1:
+            _no_crash(peer)
+            assert "equivocated" in result["aborted"] or "two different" in result["aborted"]
