@@ -100,6 +100,8 @@ def test_round_trip() -> None:
         False,
     )
     assert b.host_fingerprint == HOST.fingerprint
+    assert b.raw == data  # kept, so a joiner can hand the verified beacon on unchanged
+    assert dataclasses.replace(b, raw=b"") == b and "raw" not in repr(b)
     assert b.info.seats_taken == 2 and b.info.seats_free == 2 and not b.info.full
     assert decode_beacon(encode_beacon(HOST, INFO, LOBBY, 8, closing=True)).closing
     assert data == encode_beacon(HOST, INFO, LOBBY, 7)  # deterministic: one spelling
@@ -326,6 +328,7 @@ def test_several_listeners_on_one_host_all_hear_the_beacons() -> None:
                 t = tables[0]
                 assert t.lobby_id == LOBBY and t.info == INFO and t.beacon.host_name == "alice"
                 assert t.source[0] == "127.0.0.1"
+                assert decode_beacon(t.beacon.raw) == t.beacon  # the datagram as heard
                 assert listener.stats["dropped"] == 0
             assert sender.sent >= 3 and sender.send_errors == 0
     finally:
@@ -501,3 +504,63 @@ def test_cli_bad_flags(capsys: pytest.CaptureFixture[str], argv: list[str]) -> N
 def test_module_constants() -> None:
     assert discovery.DEFAULT_PORT == 47650
     assert BEACON_DOMAIN == b"druids-p2p/v1 beacon\x00"
+
+
+# --- druids join NAME: finding a table by its beacon --------------------------------------------
+
+
+def test_find_table_returns_the_heard_beacon_by_name_or_lobby_id_prefix() -> None:
+    from druids_p2p.cli.peer_cmd import _find_table
+
+    port = free_port()
+    events: list[dict] = []
+    with BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
+        for target in ("Friday night", LOBBY.hex()[:6], LOBBY.hex()[:6].upper()):
+            started = time.monotonic()
+            raw = _find_table(target, "127.0.0.1", port, 10.0, events.append)
+            # returns soon after the first beacon (plus a beacon interval, to spot namesakes)
+            assert time.monotonic() - started < 3.0
+            beacon = decode_beacon(raw)
+            assert (beacon.info, beacon.lobby_id, beacon.host_key) == (INFO, LOBBY, HOST.public_key)
+    assert len(events) == 3
+    assert events[0] == {
+        "event": "found",
+        "table": "Friday night",
+        "host": "alice",
+        "fingerprint": HOST.fingerprint,
+        "endpoint": "tcp://127.0.0.1:45123",
+        "source": events[0]["source"],
+    }
+    assert events[0]["source"].startswith("127.0.0.1:")
+
+
+def test_join_by_name_fails_in_one_line_when_no_table_or_several_match(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    port = free_port()
+    args = ("--beacon-port", str(port), "--search-seconds", "0.5")
+    started = time.monotonic()
+    code, out, err = run_cli(capsys, "join", "Friday night", *args)
+    assert time.monotonic() - started < DEADLINE
+    assert code == 1 and out == ""
+    assert err.strip() == (
+        "druids: error: no open table named 'Friday night' heard in 0.5 s (try 'druids tables')"
+    )
+    other = bytes(range(16))
+    with (
+        BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST),
+        BeaconSender(HOST, INFO, None, port, lobby_id=other, **FAST),
+    ):
+        code, out, err = run_cli(capsys, "join", "Friday night", "--beacon-port", str(port))
+    assert code == 1 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "2 tables match 'Friday night'" in err
+    assert LOBBY.hex()[:8] in err and other.hex()[:8] in err
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "1e9"])
+def test_join_by_name_refuses_bad_search_seconds(
+    capsys: pytest.CaptureFixture[str], seconds: str
+) -> None:
+    code, out, err = run_cli(capsys, "join", "Friday night", "--search-seconds", seconds)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "--search-seconds" in err

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,11 @@ import typer
 from druids_p2p.cli.app import app, fail
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
+
+DEFAULT_SEARCH_S = 5.0
+"""Long enough to hear about five beacons (one a second), short enough to fail promptly."""
+MAX_SEARCH_S = 600.0
+_GONE_HELP = "Seconds a silent player is waited for before the game ends unfinished."
 
 
 def _identity(name: str | None) -> Any:
@@ -59,6 +66,7 @@ def _run(
     gone_after: float,
     plugins_dir: list[Path],
     events: bool,
+    announcement: bytes | None = None,
 ) -> dict[str, Any]:
     from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, run_peer
     from druids_p2p.wire import data_dir
@@ -90,6 +98,7 @@ def _run(
         port=port,
         host=spec if host else None,
         join=join,
+        announcement=announcement,
         announce=announce,
         beacon_port=beacon_port,
         budget_ms=budget_ms,
@@ -164,6 +173,7 @@ def host_command(
     interface: str | None = typer.Option(None, "--interface", help="Network interface."),
     address: str | None = typer.Option(None, "--address", help="Local IPv4 address."),
     beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port"),
+    gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
 ) -> None:
@@ -183,7 +193,7 @@ def host_command(
         announce=True,
         beacon_port=beacon_port,
         budget_ms=100.0,
-        gone_after=300.0,
+        gone_after=gone_after,
         plugins_dir=plugins_dir,
         events=as_json,
     )
@@ -197,18 +207,30 @@ def join_command(
     interface: str | None = typer.Option(None, "--interface", help="Network interface."),
     address: str | None = typer.Option(None, "--address", help="Local IPv4 address."),
     beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port"),
+    search_seconds: float = typer.Option(
+        DEFAULT_SEARCH_S, "--search-seconds", help="How long to listen for the table's beacon."
+    ),
+    gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
 ) -> None:
-    """Join a table by its lobby address (HOST:PORT) or by its announced name."""
+    """Join a table by its lobby address (HOST:PORT) or by its announced name.
+
+    By name (or a prefix of the lobby id that 'druids tables --json' shows), the table is found by
+    its beacon and joined with that signed beacon directly: the host's mesh endpoint and keys are
+    in it, so the host's lobby socket is not asked.
+    """
     bind = _bind_address(interface, address)
+    announcement = None
     if ":" not in target:
-        target = _find_table(target, bind, beacon_port)
+        if not (math.isfinite(search_seconds) and 0 < search_seconds <= MAX_SEARCH_S):
+            fail(f"--search-seconds must be more than 0 and at most {MAX_SEARCH_S:g}")
+        announcement = _find_table(target, bind, beacon_port, search_seconds, _emitter(as_json))
     result = _run(
         player=_bot_or_human(bot),
         name=None,
         host=False,
-        join=target,
+        join=None if announcement is not None else target,
         players=4,
         rounds=5,
         variant=False,
@@ -218,9 +240,10 @@ def join_command(
         announce=False,
         beacon_port=beacon_port,
         budget_ms=100.0,
-        gone_after=300.0,
+        gone_after=gone_after,
         plugins_dir=plugins_dir,
         events=as_json,
+        announcement=announcement,
     )
     _print_result(result, as_json)
 
@@ -234,19 +257,51 @@ def _bind_address(interface: str | None, address: str | None) -> str:
         fail(str(exc))
 
 
-def _find_table(name: str, bind: str, beacon_port: int) -> str:
-    """A table's lobby address from its beacon (the beacon carries the host's mesh endpoint;
-    the lobby socket answers on the same host, so ask the host directly by its endpoint)."""
-    from druids_p2p.net.discovery import discover
+def _find_table(name: str, bind: str, beacon_port: int, seconds: float, emit: Any) -> bytes:
+    """The signed beacon of the one open table called ``name`` (or whose lobby id starts with
+    it), heard within ``seconds``. Once a match is heard it listens one beacon interval more, so
+    that a second table of the same name is noticed instead of joined at random."""
+    from druids_p2p.net.discovery import (
+        DEFAULT_INTERVAL,
+        DEFAULT_JITTER,
+        BeaconListener,
+        TableAnnouncement,
+    )
 
-    for table in discover(bind, beacon_port, 3.0):
-        if table.name == name or table.lobby_id.hex().startswith(name):
-            return str(table.as_json().get("lobby") or _lobby_from(table))
-    fail(f"no table named {name!r} is announced (try 'druids tables')", 1)
-
-
-def _lobby_from(table: Any) -> str:
-    fail(f"table {table.name!r} does not announce a lobby address", 1)
+    try:
+        listener = BeaconListener(bind, beacon_port)
+    except OSError as exc:
+        fail(f"cannot listen for tables on port {beacon_port}: {exc.strerror or exc}", 1)
+    with listener:
+        end = time.monotonic() + seconds
+        grace_set = False
+        found: list[TableAnnouncement] = []
+        while (left := end - time.monotonic()) > 0:
+            found = [
+                t
+                for t in listener.poll(min(left, 0.25))
+                if t.name == name or t.lobby_id.hex().startswith(name.lower())
+            ]
+            if len(found) > 1:
+                ids = ", ".join(t.lobby_id.hex()[:8] for t in found)
+                fail(f"{len(found)} tables match {name!r} (lobby ids {ids}): join by lobby id", 1)
+            if found and not grace_set:  # listen a little longer, for a namesake
+                end = min(end, time.monotonic() + DEFAULT_INTERVAL + 2 * DEFAULT_JITTER)
+                grace_set = True
+    if found:
+        table = found[0]
+        emit(
+            {
+                "event": "found",
+                "table": table.name,
+                "host": table.beacon.host_name,
+                "fingerprint": table.beacon.host_fingerprint,
+                "endpoint": table.endpoint,
+                "source": f"{table.source[0]}:{table.source[1]}",
+            }
+        )
+        return table.beacon.raw
+    fail(f"no open table named {name!r} heard in {seconds:g} s (try 'druids tables')", 1)
 
 
 def _print_result(result: dict[str, Any], as_json: bool) -> None:
@@ -264,22 +319,53 @@ def _print_result(result: dict[str, Any], as_json: bool) -> None:
 @app.command("play")
 def play_command(
     headless: bool = typer.Option(False, "--headless", help="No terminal UI."),
-    seats: str = typer.Option(
-        "human,bot:rule,bot:rule,bot:rule", "--seats", help="bot:NAME or human, per seat."
+    seats: str | None = typer.Option(
+        None,
+        "--seats",
+        help="bot:NAME or human, per seat (headless default: human,bot:rule,bot:rule,bot:rule).",
     ),
     rounds: int = typer.Option(5, "--rounds", help="Rounds in the game (1-5)."),
     variant: bool = typer.Option(False, "--variant", help="Allow Gaia's light side."),
     budget_ms: float = typer.Option(100.0, "--time-per-move", help="Bot budget per move (ms)."),
     workdir: Path | None = typer.Option(None, "--workdir", help="Keep the peers' data here."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    lan: bool = typer.Option(False, "--lan", help="UI: the LAN lobby (host, join, add bots)."),
+    bots: str | None = typer.Option(
+        None, "--bots", help="UI: the bots at your table, e.g. rule,pimc."
+    ),
+    players: int | None = typer.Option(None, "--players", help="UI: 3-5 seats (you + rule bots)."),
+    name: str | None = typer.Option(None, "--name", help="UI: your display name."),
+    interface: str | None = typer.Option(None, "--interface", help="UI --lan: network interface."),
+    address: str | None = typer.Option(None, "--address", help="UI --lan: local IPv4 address."),
+    beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port", help="UI --lan: beacon port."),
+    plugins_dir: list[Path] = typer.Option([], "--plugins-dir", help="UI: more bot plugins."),
 ) -> None:
-    """Start a whole table of peer processes on this machine (loopback) and play a game."""
+    """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
+    lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
+    if not headless:
+        from druids_p2p.cli.play_ui import play_ui
+
+        play_ui(
+            lan=lan,
+            seats=seats,
+            bots=bots,
+            players=players,
+            rounds=rounds,
+            variant=variant,
+            budget_ms=budget_ms,
+            workdir=workdir,
+            name=name,
+            interface=interface,
+            address=address,
+            beacon_port=beacon_port,
+            plugins_dir=plugins_dir,
+            as_json=as_json,
+        )
+        return
     from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table
 
-    if not headless:
-        fail("the terminal UI is not available yet: use --headless", 2)
     try:
-        seat_list = parse_seats(seats)
+        seat_list = parse_seats(seats or "human,bot:rule,bot:rule,bot:rule")
     except ValueError as exc:
         fail(str(exc))
     if not 1 <= rounds <= 5:

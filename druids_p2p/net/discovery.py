@@ -29,7 +29,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -151,6 +151,10 @@ class Beacon:
     lobby_id: bytes
     counter: int
     closing: bool
+    raw: bytes = field(default=b"", repr=False, compare=False)
+    """The datagram as received and verified, to be handed on unchanged (``druids join NAME``
+    passes a heard beacon to ``join_table`` instead of asking the host's lobby socket for one).
+    Empty for a beacon built by hand; never part of equality."""
 
     @property
     def host_fingerprint(self) -> str:
@@ -332,6 +336,7 @@ def decode_beacon(data: bytes) -> Beacon:
         lobby_id=fields["lobby"],
         counter=fields["counter"],
         closing=fields["closing"],
+        raw=data,
     )
 
 

@@ -60,6 +60,8 @@ LOBBY_DOMAIN = b"druids-p2p/v1 lobby\x00"
 NUDGE_AFTER_S = 1.0
 LINGER_AFTER_GAME_S = 1.5
 ABORT_GRACE_S = 2.0
+KEEPALIVE_S = 1.0
+CLIENT = "druids-p2p/0.1.0"
 """How long a peer keeps checking after another stopped the table, to verify its claim."""
 
 
@@ -177,6 +179,13 @@ class Player:
     def start(self, machine: TableMachine) -> None: ...
     def choose(self, machine: TableMachine) -> int:
         raise NotImplementedError
+
+    def poll(self, machine: TableMachine) -> int | None:
+        """This seat's move if it has one now, else None (asked again on the next tick).
+
+        The table loop keeps serving the network between calls, so a person may think as long
+        as they like; the default simply blocks in :meth:`choose` (bots answer at once)."""
+        return self.choose(machine)
 
 
 class BotPlayer(Player):
@@ -456,6 +465,7 @@ class TableRunner:
         self.early: list[bytes] = []
         self.abort_claim: str | None = None
         self.abort_message: Message | None = None
+        self.last_keepalive = 0.0
         self.abort_claim_deadline = 0.0
         machine.on_event = self._on_event
 
@@ -528,11 +538,22 @@ class TableRunner:
             self._claim_expired()
             return
         if machine.my_turn:
-            move = self.player.choose(machine)
-            self.move_sent_at = time.perf_counter()
-            self.broadcast(machine.play(move))
-            self.last_progress = time.monotonic()
+            move = self.player.poll(machine)
+            if move is not None:
+                self.move_sent_at = time.perf_counter()
+                self.broadcast(machine.play(move))
+                self.last_progress = time.monotonic()
+        self._keepalive()
         self._check_liveness()
+
+    def _keepalive(self) -> None:
+        """A signed hello about once a second, so silence means a peer is gone, not thinking."""
+        now = time.monotonic()
+        if now - self.last_keepalive < KEEPALIVE_S:
+            return
+        self.last_keepalive = now
+        body: dict[str, object] = {"name": self.machine.identity.name, "client": CLIENT}
+        self.broadcast([self._control(MsgType.HELLO, body, chain=False)])
 
     def _on_message(self, raw: bytes) -> None:
         machine = self.machine
@@ -551,6 +572,8 @@ class TableRunner:
         if msg.sender in self.away:
             self.away.discard(msg.sender)
             self.config.emit({"event": "rejoined", "name": machine.names[msg.sender]})
+        if msg.type is MsgType.HELLO:
+            return  # a keepalive: hearing it is all it is for
         if msg.type is MsgType.RESEND:
             self._answer_resend(msg)
             return

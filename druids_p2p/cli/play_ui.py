@@ -1,0 +1,142 @@
+"""``druids play`` without ``--headless``: check the command line, then open the terminal UI."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from druids_p2p.cli.app import fail
+
+MAX_BOTS = 4
+
+
+def bots_from_options(seats: str | None, bots: str | None, players: int | None) -> list[str]:
+    """The bot names for the other seats, from ``--seats``, ``--bots`` or ``--players``."""
+    if seats is not None:
+        if bots is not None:
+            fail("give --seats or --bots, not both")
+        names = [s.strip() for s in seats.split(",") if s.strip()]
+        if names.count("human") != 1:
+            fail("with the terminal UI, --seats must name exactly one 'human' seat (you)")
+        out = []
+        for seat in names:
+            if seat == "human":
+                continue
+            if not seat.startswith("bot:") or len(seat) == 4:
+                fail(f"a seat is 'human' or 'bot:NAME', not {seat!r}")
+            out.append(seat[4:])
+    elif bots is not None:
+        out = [b.strip().removeprefix("bot:") for b in bots.split(",") if b.strip()]
+    else:
+        out = ["rule"] * ((players or 4) - 1)
+    if not 2 <= len(out) <= MAX_BOTS:
+        fail(f"a table has 3 to 5 seats: you and 2 to 4 bots, not {len(out)} bot(s)")
+    if players is not None and players != len(out) + 1:
+        fail(f"--players {players} does not match you and {len(out)} bot(s)")
+    return out
+
+
+def play_ui(
+    *,
+    lan: bool,
+    seats: str | None,
+    bots: str | None,
+    players: int | None,
+    rounds: int,
+    variant: bool,
+    budget_ms: float,
+    workdir: Path | None,
+    name: str | None,
+    interface: str | None,
+    address: str | None,
+    beacon_port: int,
+    plugins_dir: list[Path],
+    as_json: bool,
+) -> None:
+    from druids_p2p.cli.peer_cmd import _identity
+    from druids_p2p.plugins import load_bots
+
+    if not 1 <= rounds <= 5:
+        fail(f"--rounds must be 1 to 5, not {rounds}")
+    if not budget_ms > 0:
+        fail("--time-per-move must be positive")
+    if players is not None and players not in (3, 4, 5):
+        fail(f"--players must be 3, 4 or 5, not {players}")
+    if not 1 <= beacon_port <= 65535:
+        fail(f"--beacon-port must be 1..65535, not {beacon_port}")
+    registry = load_bots(tuple(plugins_dir))
+    known = registry.names()
+    bot_names = bots_from_options(seats, bots, players) if not lan else []
+    for bot in bot_names:
+        if bot not in registry:
+            fail(f"no bot named {bot!r} (known: {', '.join(known)})")
+    net = None
+    if lan:
+        from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
+
+        try:
+            net = resolve(interface=interface, address=address)
+        except (InterfaceError, UnsafeDestination) as exc:
+            fail(str(exc))
+    elif interface is not None or address is not None:
+        fail("--interface/--address choose the LAN for --lan; a local table is loopback only")
+    if workdir is not None:
+        from druids_p2p.net.peer import unfinished_table
+
+        if unfinished_table(workdir / "me") is not None:
+            fail(f"{workdir} holds an unfinished game (its record is kept); use another --workdir")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        fail("the terminal UI needs a terminal; use --headless to play without one")
+    identity = _identity(name)
+
+    from druids_p2p.tui.bots import bot_seats
+    from druids_p2p.tui.launch import game_folder, run_lan, run_local
+
+    try:
+        folder = game_folder(workdir)
+    except OSError as exc:
+        fail(f"cannot make the game folder: {exc}", 1)
+
+    if net is not None:
+        from druids_p2p.tui.screens.lobby import LanSetup
+
+        preferred = [b for b in ("rule", "random", "pimc") if b in known]
+        setup = LanSetup(
+            net=net,
+            beacon_port=beacon_port,
+            bots=tuple(preferred + [b for b in known if b not in preferred]),
+            budget_ms=budget_ms,
+            table_name=f"{identity.name}'s table"[:32],
+            rounds=rounds,
+            variant=variant,
+            plugins_dirs=tuple(plugins_dir),
+        )
+        outcome = run_lan(identity, setup, folder)
+    else:
+        outcome = run_local(
+            identity,
+            bot_seats(bot_names),
+            rounds=rounds,
+            variant=variant,
+            budget_ms=budget_ms,
+            folder=folder,
+            plugins_dirs=tuple(plugins_dir),
+        )
+    _print_outcome(outcome, folder, as_json)
+
+
+def _print_outcome(outcome: dict[str, Any] | None, folder: Path, as_json: bool) -> None:
+    outcome = outcome or {}
+    result = outcome.get("result") or {}
+    if as_json:
+        print(json.dumps({**outcome, "folder": str(folder)}, default=str))
+        return
+    if result.get("finished"):
+        print(f"game over: totals {result.get('totals')}, winners {result.get('winners')}")
+    elif outcome.get("stopped"):
+        print(f"table stopped: {outcome['stopped']}")
+    if outcome.get("record"):
+        print(f"record: {outcome['record']}")
+    print(f"game folder: {folder}")

@@ -1,0 +1,159 @@
+"""The Textual application: the lobby (``--lan``) or straight to a local table."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.message import Message
+
+from druids_p2p.tui.player import NetSession, TableSpec
+from druids_p2p.tui.screens.dialogs import ConfirmQuit
+from druids_p2p.tui.screens.help import HelpScreen
+from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
+from druids_p2p.tui.screens.table import TableScreen
+from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
+from druids_p2p.wire import Identity
+
+log = logging.getLogger(__name__)
+
+SessionFactory = Callable[[Callable[[Message], object]], Session]
+
+
+class DruidsApp(App[dict[str, Any] | None]):
+    """``make_session`` opens a table at once; ``lan`` shows the lobby first."""
+
+    TITLE = "Druids"
+    CSS = """
+    .dim { color: $text-muted; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "help"),
+        Binding("q", "request_quit", "quit"),
+        Binding("ctrl+q", "request_quit", "quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        *,
+        make_session: SessionFactory | None = None,
+        expected: tuple[str, ...] = (),
+        lan: LanSetup | None = None,
+        identity: Identity | None = None,
+        folder: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.make_session = make_session
+        self.expected = expected
+        self.lan = lan
+        self.identity = identity
+        self.folder = folder
+        self.session: Session | None = None
+        self.table: TableScreen | None = None
+
+    def on_mount(self) -> None:
+        if self.lan is not None:
+            self.push_screen(LobbyScreen(self.lan))
+        elif self.make_session is not None:
+            self.open_session(self.make_session(self.post_message), self.expected)
+
+    # ------------------------------------------------------------------ tables
+    def open_table(
+        self, spec: TableSpec, expected: tuple[str, ...], title: str | None = None
+    ) -> None:
+        """From the lobby: seat this peer at ``spec``'s table."""
+        assert self.identity is not None and self.folder is not None
+        session = NetSession(self.post_message, self.identity, self.folder, spec)
+        if title:
+            session.title = title
+        self.open_session(session, expected)
+
+    def open_session(self, session: Session, expected: tuple[str, ...] = ()) -> None:
+        self.session = session
+        self.table = TableScreen(session, expected)
+        if self.lan is not None and len(self.screen_stack) > 1:
+            self.switch_screen(self.table)
+        else:
+            self.push_screen(self.table)
+        session.start()
+
+    async def on_peer_event(self, message: PeerEvent) -> None:
+        await self._forward(message)
+
+    async def on_turn_request(self, message: TurnRequest) -> None:
+        await self._forward(message)
+
+    async def on_move_rejected(self, message: MoveRejected) -> None:
+        await self._forward(message)
+
+    async def on_session_ended(self, message: SessionEnded) -> None:
+        await self._forward(message)
+
+    async def _forward(self, message: Message) -> None:
+        """Hand a table message to the table screen; a bug in showing it must not end the game
+        (the peer plays on in its thread): it is logged and shown as one line."""
+        table = self.table
+        if table is None:
+            return
+        try:
+            if isinstance(message, PeerEvent):
+                await table.handle_peer_event(message)
+            elif isinstance(message, TurnRequest):
+                await table.handle_turn(message)
+            elif isinstance(message, MoveRejected):
+                await table.handle_rejected(message)
+            elif isinstance(message, SessionEnded):
+                await table.handle_ended(message)
+        except Exception as exc:
+            log.exception("the UI could not show %s", type(message).__name__)
+            table.log_line(f"display error ({type(exc).__name__}: {exc}); see druids.log", "red")
+
+    # ------------------------------------------------------------------ keys
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_request_quit(self) -> None:
+        if isinstance(self.screen, ConfirmQuit):
+            return
+        table = self.table
+        playing = (
+            table is not None
+            and table.ended is None
+            and not table.finished
+            and table.stopped is None
+        )
+        if not playing:
+            self.leave()
+            return
+        record = table.record if table is not None else None
+        self.push_screen(ConfirmQuit(record), self._confirmed)
+
+    def _confirmed(self, leave: bool | None) -> None:
+        if leave:
+            self.leave()
+
+    def outcome(self) -> dict[str, Any] | None:
+        """What the command prints after the UI closes: the record and the result."""
+        if self.session is None:
+            return None
+        table = self.table
+        record = (table.record if table is not None else None) or self.session.record
+        return {
+            "record": record,
+            "result": (table.result if table is not None else None) or self.session.result,
+            "stopped": table.stopped if table is not None else None,
+        }
+
+    def leave(self) -> None:
+        if self.session is not None:
+            self.session.close()
+        self.exit(self.outcome())
+
+    def on_unmount(self) -> None:
+        if self.session is not None:
+            self.session.close()

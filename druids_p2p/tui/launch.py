@@ -1,0 +1,88 @@
+"""Start the UI from the command line: a local table (``druids play``) or the lobby (``--lan``).
+
+Everything that can be wrong with the command line is checked before the screen is taken over,
+so bad input is one line on stderr. The game's folder (this peer's record, the bots' data and a
+log) is kept after the UI closes, and its record path printed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from druids_p2p.tui.bots import BotSeat
+
+log = logging.getLogger(__name__)
+
+
+def game_folder(workdir: Path | None) -> Path:
+    """``--workdir`` or a new folder under the data directory: ``games/<date-time>-<pid>``."""
+    if workdir is not None:
+        folder = workdir
+    else:
+        from druids_p2p.wire import data_dir
+
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        folder = data_dir() / "games" / f"{stamp}-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _log_to_file(folder: Path) -> None:
+    """The net layer's log goes to a file, never over the screen."""
+    handler = logging.FileHandler(folder / "druids.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
+def run_local(
+    identity: Any,
+    bots: list[BotSeat],
+    *,
+    rounds: int,
+    variant: bool,
+    budget_ms: float,
+    folder: Path,
+    plugins_dirs: tuple[Path, ...] = (),
+) -> dict[str, Any] | None:
+    from druids_p2p.tui.app import DruidsApp
+    from druids_p2p.tui.player import NetSession, local_table
+
+    _log_to_file(folder)
+    spec = local_table(bots, rounds=rounds, variant=variant, budget_ms=budget_ms)
+    spec.plugins_dirs = plugins_dirs
+    sessions: list[NetSession] = []
+
+    def make(post: Any) -> NetSession:
+        session = NetSession(post, identity, folder, spec)
+        sessions.append(session)
+        return session
+
+    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots))
+    try:
+        return app.run()
+    finally:
+        for session in sessions:
+            session.close()
+            session.wait(3.0)
+
+
+def run_lan(identity: Any, setup: Any, folder: Path) -> dict[str, Any] | None:
+    from druids_p2p.tui.app import DruidsApp
+
+    _log_to_file(folder)
+    app = DruidsApp(lan=setup, identity=identity, folder=folder)
+    try:
+        return app.run()
+    finally:
+        session = app.session
+        if session is not None:
+            session.close()
+            wait = getattr(session, "wait", None)
+            if callable(wait):
+                wait(3.0)

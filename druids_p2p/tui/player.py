@@ -1,0 +1,259 @@
+"""The bridge to the net layer: this seat's :class:`UIPlayer` and the :class:`NetSession` that runs
+the peer (``run_peer``) on a worker thread and the bots as processes.
+
+Threads: the peer's thread owns the table machine. It takes snapshots and posts Textual messages
+(thread-safe); the UI thread only ever puts chosen moves on a queue that ``UIPlayer.choose``
+waits on.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+from druids_p2p.engine import GameOptions
+from druids_p2p.net.discovery import DEFAULT_PORT
+from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, Player, run_peer
+from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.tui.bots import BotSeat, LocalBots
+from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
+from druids_p2p.tui.snapshot import in_your_words, snapshot_from_machine
+from druids_p2p.wire import Identity
+
+log = logging.getLogger(__name__)
+
+Post = Callable[[Message], object]
+
+
+class LeftTable(PeerError):
+    """The person left the table (raised on the peer's thread to stop it)."""
+
+
+class UIPlayer(Player):
+    """This seat's player: asks the UI and waits for the person's move."""
+
+    def __init__(self, post: Post) -> None:
+        self.post = post
+        self.machine: TableMachine | None = None
+        self.moves: queue.Queue[tuple[int, int]] = queue.Queue()
+        self.turn = 0
+        self.asking = 0
+        self.leaving = threading.Event()
+
+    def attach(self, machine: TableMachine) -> None:
+        self.machine = machine
+
+    def choose(self, machine: TableMachine) -> int:
+        self.turn += 1
+        turn = self.turn
+        self.post(TurnRequest(snapshot_from_machine(machine, turn)))
+        while True:
+            if self.leaving.is_set():
+                raise LeftTable("you left the table")
+            try:
+                move, asked = self.moves.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if asked != turn:
+                continue  # an answer to an earlier request (a double key press)
+            rnd = machine.game.round
+            reason = "no round is being played" if rnd is None else rnd.check(move)
+            if reason is None:
+                return move
+            seat = machine.my_seat if machine.my_seat is not None else -1
+            self.post(MoveRejected(move, in_your_words(reason, seat) or reason))
+            self.post(TurnRequest(snapshot_from_machine(machine, turn)))
+
+    def poll(self, machine: TableMachine) -> int | None:
+        """Non-blocking: the table keeps serving the network while the person thinks."""
+        if self.leaving.is_set():
+            raise LeftTable("you left the table")
+        if self.asking != self.turn or self.turn == 0:
+            self.turn += 1
+            self.asking = self.turn
+            self.post(TurnRequest(snapshot_from_machine(machine, self.turn)))
+        while True:
+            try:
+                move, asked = self.moves.get_nowait()
+            except queue.Empty:
+                return None
+            if asked != self.turn:
+                continue  # an answer to an earlier request (a double key press)
+            rnd = machine.game.round
+            reason = "no round is being played" if rnd is None else rnd.check(move)
+            if reason is None:
+                self.asking = 0  # the next poll is a new turn
+                return move
+            seat = machine.my_seat if machine.my_seat is not None else -1
+            self.post(MoveRejected(move, in_your_words(reason, seat) or reason))
+            self.post(TurnRequest(snapshot_from_machine(machine, self.turn)))
+
+    def submit(self, move: int, turn: int) -> None:
+        self.moves.put((move, turn))
+
+
+@dataclass
+class TableSpec:
+    """Which table the UI's peer plays at and which bots it brings."""
+
+    bots: list[BotSeat] = field(default_factory=list)
+    host: HostSpec | None = None
+    """Host this table (else join ``announcement``)."""
+    announcement: bytes | None = None
+    lobby_id: str | None = None
+    """Of the announced table (bots brought to it find it by this)."""
+    bind: str = "127.0.0.1"
+    announce: bool = False
+    beacon_port: int = DEFAULT_PORT
+    budget_ms: float = 100.0
+    gone_after_s: float = 300.0
+    plugins_dirs: tuple[Path, ...] = ()
+
+    @property
+    def title(self) -> str:
+        if self.host is not None:
+            where = "local table" if not self.announce else f"LAN table on {self.bind}"
+            return f"{where} '{self.host.name}'"
+        return "LAN table"
+
+
+def local_table(
+    bots: list[BotSeat], rounds: int = 5, variant: bool = False, budget_ms: float = 100.0
+) -> TableSpec:
+    """You and ``bots`` on this machine over loopback; nothing announced."""
+    options = GameOptions(players=len(bots) + 1, variant=variant, rounds=rounds)
+    return TableSpec(bots=bots, host=HostSpec("local", options), budget_ms=budget_ms)
+
+
+class _LogToUI(logging.Handler):
+    """The net layer's warnings ("dropped a bad message…") go to the table's log, not stderr."""
+
+    def __init__(self, post: Post) -> None:
+        super().__init__(logging.WARNING)
+        self.post = post
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+        except Exception:
+            return
+        self.post(PeerEvent({"event": "warning", "text": text}, None))
+
+
+class NetSession(Session):
+    """The UI's seat at a real table: ``run_peer`` on a thread, bots as local processes."""
+
+    def __init__(self, post: Post, identity: Identity, folder: Path, spec: TableSpec) -> None:
+        self.post = post
+        self.identity = identity
+        self.folder = folder
+        self.spec = spec
+        self.title = spec.title
+        self.player = UIPlayer(post)
+        self.bots = LocalBots(
+            folder / "bots",
+            spec.bots,
+            bind=spec.bind,
+            budget_ms=spec.budget_ms,
+            plugins_dirs=spec.plugins_dirs,
+        )
+        self.result: dict[str, Any] | None = None
+        self.error: str | None = None
+        self.record: str | None = None
+        self._thread: threading.Thread | None = None
+        self._watcher: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._log_handler = _LogToUI(post)
+
+    def config(self) -> PeerConfig:
+        spec = self.spec
+        return PeerConfig(
+            home=self.folder / "me",
+            identity=self.identity,
+            bind=spec.bind,
+            host=spec.host,
+            announcement=spec.announcement,
+            announce=spec.announce,
+            beacon_port=spec.beacon_port,
+            budget_ms=spec.budget_ms,
+            gone_after_s=spec.gone_after_s,
+            plugins_dirs=spec.plugins_dirs,
+            emit=self._emit,
+            custom_player=self.player,
+        )
+
+    def start(self) -> None:
+        logging.getLogger("druids_p2p").addHandler(self._log_handler)
+        self._thread = threading.Thread(target=self._run, name="druids-peer", daemon=True)
+        self._thread.start()
+        self._watcher = threading.Thread(target=self._watch, name="druids-bots", daemon=True)
+        self._watcher.start()
+
+    def _run(self) -> None:
+        try:
+            self.result = run_peer(self.config())
+        except LeftTable:
+            self.error = None
+        except PeerError as exc:
+            self.error = str(exc)
+        except OSError as exc:
+            self.error = f"network: {exc}"
+        except Exception as exc:  # never a traceback on the screen: one line, and the log
+            log.debug("the peer failed", exc_info=exc)
+            self.error = f"the peer stopped: {type(exc).__name__}: {exc}"
+        finally:
+            self._stop.set()
+        self.post(SessionEnded(self.result, self.error))
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.5):
+            for line in self.bots.failures():
+                self.post(PeerEvent({"event": "bot_failed", "text": line}, None))
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        """``config.emit``: runs on the peer's thread, which owns the machine."""
+        kind = event.get("event")
+        if kind == "lobby" and self.spec.host is not None:
+            self.bots.join_lobby(str(event["lobby"]))
+        elif kind == "joining" and self.spec.lobby_id and self.spec.bots:
+            self.bots.join_announced(self.spec.lobby_id, self.spec.beacon_port)
+        if kind in ("seated", "result") and event.get("record"):
+            self.record = str(event["record"])
+        machine = self.player.machine
+        snapshot = None
+        if machine is not None:
+            try:
+                snapshot = snapshot_from_machine(machine)
+            except Exception as exc:  # a snapshot must never stop the peer
+                log.debug("snapshot failed", exc_info=exc)
+        self.post(PeerEvent(dict(event), snapshot))
+
+    def submit(self, move: int, turn: int) -> None:
+        self.player.submit(move, turn)
+
+    def close(self) -> None:
+        """Leave: stop the peer's thread (at its next tick) and kill the bots."""
+        self.player.leaving.set()
+        machine = self.player.machine
+        if machine is not None and not machine.finished and machine.aborted is None:
+            # The runner checks this between messages and stops; written from the UI thread
+            # because the runner offers no other way in (a plain attribute store).
+            machine.aborted = TableFault("you left the table", machine.my_seat)
+        self._stop.set()  # before the bots are killed: leaving is not a bot failure
+        self.bots.close()
+        logging.getLogger("druids_p2p").removeHandler(self._log_handler)
+
+    def wait(self, timeout: float = 5.0) -> None:
+        """Let the peer's thread finish (it lingers a moment to help slower peers)."""
+        deadline = time.monotonic() + timeout
+        for thread in (self._thread, self._watcher):
+            if thread is not None:
+                thread.join(max(0.0, deadline - time.monotonic()))

@@ -1,0 +1,153 @@
+"""Make the README's screenshots: ``python -m druids_p2p.tui.screenshots docs/screenshots``.
+
+The table is an offline session on a fixed deal (so the picture is the same every time, and shows
+a dimmed card with its reason); the lobby is the real lobby screen fed signed beacons of made-up
+tables through its listener.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from druids_p2p.engine import Game, GameOptions
+from druids_p2p.engine.cards import card_domain
+from druids_p2p.net.discovery import BeaconListener, Seat, TableInfo, encode_beacon
+from druids_p2p.net.interfaces import NetChoice
+from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.offline import OfflineSession, find_position, must_follow
+from druids_p2p.tui.screens.dialogs import GaiaPrompt, PilePrompt, RoundSummary
+from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
+from druids_p2p.tui.screens.table import TableScreen
+from druids_p2p.tui.widgets.hand import CardChip
+from druids_p2p.wire import Identity
+
+SIZE = (112, 42)
+NAMES = ("alice", "rule-1", "pimc-2", "rule-3")
+
+
+def _identity(name: str) -> Identity:
+    return Identity.from_seed(hashlib.sha256(name.encode()).digest(), name)
+
+
+def _offline_app(seed: int, moves: list[int], rounds: int = 1) -> DruidsApp:
+    options = GameOptions(players=4, rounds=rounds)
+    record = "~/.local/share/druids-p2p/games/20250101-120000-4242/me/tables/3f9c…/record.druids"
+
+    def make(post: Callable[[Any], object]) -> OfflineSession:
+        return OfflineSession(
+            post,
+            NAMES,
+            options=options,
+            seed=seed,
+            prefix=moves,
+            record=record,
+            title="local table (a fixed deal, for this screenshot)",
+        )
+
+    return DruidsApp(make_session=make)
+
+
+async def _table(out: Path) -> None:
+    seed, moves = find_position(must_follow(0, min_tricks=6))
+    app = _offline_app(seed, moves)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.table
+        assert isinstance(table, TableScreen) and table.snapshot is not None
+        view = table.snapshot.view
+        assert view is not None
+        dimmed = next(c for c in view.hand if card_domain(c) not in (-1, view.lead_domain))
+        await pilot.press("gyrbv"[card_domain(dimmed)])
+        assert isinstance(app.focused, CardChip)
+        await pilot.pause()
+        app.save_screenshot("table.svg", str(out))
+
+
+def _holds_gaia(game: Game) -> bool:
+    rnd = game.round
+    return rnd is not None and not rnd.plays and rnd.to_move == 0
+
+
+def _late(game: Game) -> bool:
+    rnd = game.round
+    return rnd is not None and rnd.to_move == 0 and len(rnd.tricks) >= 10
+
+
+async def _gaia(out: Path) -> None:
+    seed, moves = find_position(_holds_gaia)
+    app = _offline_app(seed, moves)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, GaiaPrompt)
+        app.save_screenshot("gaia.svg", str(out))
+
+
+async def _summary(out: Path) -> None:
+    seed, moves = find_position(_late)
+    app = _offline_app(seed, moves)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(100):
+            await pilot.pause()
+            screen = app.screen
+            if isinstance(screen, RoundSummary):
+                app.save_screenshot("round-summary.svg", str(out))
+                return
+            if isinstance(screen, PilePrompt):
+                await pilot.press("1")
+            elif isinstance(screen, TableScreen) and screen.snapshot and screen.snapshot.my_turn:
+                await pilot.press("enter")
+
+
+async def _lobby(out: Path) -> None:
+    net = NetChoice("192.168.1.10", "192.168.1.255", "eth0")
+    listener = BeaconListener(net, 0)
+    setup = LanSetup(net=net, table_name="alice's table", listener=listener)
+    app = DruidsApp(lan=setup, identity=_identity("alice"), folder=Path("."))
+    tables = [
+        ("friday night", "bob", "192.168.1.23", 4, ["carol"], False),
+        ("druids club", "dana", "192.168.1.41", 5, ["erin", "frank", "rule-1"], True),
+        ("quick 3", "gus", "192.168.1.57", 3, [], False),
+    ]
+    async with app.run_test(size=(112, 34)) as pilot:
+        await pilot.pause()
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        for i, (name, host, ip, players, seated, variant) in enumerate(tables):
+            ident = _identity(host)
+            info = TableInfo(
+                name=name,
+                endpoint=f"tcp://{ip}:{45100 + i}",
+                curve_key=hashlib.sha256(name.encode()).digest(),
+                players=players,
+                variant=variant,
+                rounds=5,
+                seats=(
+                    Seat(host, ident.public_key),
+                    *(Seat(s, _identity(s).public_key) for s in seated),
+                ),
+            )
+            raw = encode_beacon(ident, info, hashlib.sha256(ip.encode()).digest()[:16], 1)
+            listener.handle(raw, (ip, 47650))
+        lobby.poll()
+        await pilot.pause()
+        app.save_screenshot("lobby.svg", str(out))
+    listener.close()
+
+
+def make_screenshots(out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    asyncio.run(_table(out))
+    asyncio.run(_gaia(out))
+    asyncio.run(_summary(out))
+    asyncio.run(_lobby(out))
+    return sorted(out.glob("*.svg"))
+
+
+if __name__ == "__main__":
+    for path in make_screenshots(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots")):
+        print(path)

@@ -1,0 +1,181 @@
+"""An immutable picture of the table for the UI, taken on the thread that owns the table.
+
+The peer's worker thread mutates the table machine; the UI thread must never read it. So every
+time something happens the worker takes a :class:`TableSnapshot` (a frozen ``PlayerView`` plus
+names, phase and, on this seat's turn, why each unplayable card is unplayable) and posts it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from druids_p2p.engine.cards import (
+    COLOUR_NAMES,
+    GAIA,
+    GAIA_DARK,
+    N_DOMAIN_CARDS,
+    card_domain,
+    is_gaia_move,
+    move_for_card,
+)
+from druids_p2p.engine.game import Game
+from druids_p2p.engine.notation import format_card
+from druids_p2p.engine.rules import Round
+from druids_p2p.engine.view import PlayerView
+
+if TYPE_CHECKING:
+    from druids_p2p.net.table import TableMachine
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    names: tuple[str, ...]
+    """By play seat once the seat order is fixed (before: in seat-message order)."""
+    my_seat: int | None
+    players: int
+    rounds: int
+    variant: bool
+    phase: str
+    """seating, deal, play, reveal, done"""
+    view: PlayerView | None
+    my_turn: bool = False
+    """The peer asks this seat for a move now (only then is a move accepted)."""
+    turn: int = 0
+    """Which request for a move this is: a move is submitted with it, so a stale one is ignored."""
+    reasons: Mapping[int, str] = field(default_factory=dict)
+    """On this seat's turn: card id -> why it cannot be played now."""
+    round_scores: tuple[tuple[int, ...], ...] = ()
+    totals: tuple[int, ...] = ()
+    winners: tuple[int, ...] | None = None
+    ended_by: str | None = None
+    """How the current (or last) round ended, None while it runs."""
+
+    def name(self, seat: int | None) -> str:
+        if seat is None or not 0 <= seat < len(self.names):
+            return "?"
+        return self.names[seat]
+
+    def playable(self, card: int) -> bool:
+        """True if playing ``card`` (Gaia: leading it) is a legal move now."""
+        view = self.view
+        if not self.my_turn or view is None:
+            return False
+        if card == GAIA:
+            return any(is_gaia_move(m) for m in view.legal)
+        return move_for_card(card) in view.legal
+
+    def reason(self, card: int) -> str | None:
+        """Why ``card`` cannot be played now (None if it can)."""
+        if self.playable(card):
+            return None
+        if self.my_turn:
+            return self.reasons.get(card, "not playable now")
+        view = self.view
+        if view is None or view.round_over:
+            return "the round is over" if view is not None else "the cards are being dealt"
+        if view.to_move is None:
+            return "waiting for the Gaia holder to lead"
+        if view.to_move == self.my_seat:
+            return "one moment: the table is acknowledging the last move"
+        return f"not your turn: waiting for {self.name(view.to_move)}"
+
+
+def card_reason(view: PlayerView, rnd: Round, card: int) -> str | None:
+    """Why this seat cannot play ``card`` now, in the player's words; None if it can.
+
+    The precise rule comes from ``Round.check``; the common cases are phrased for the person
+    holding the hand ("must follow red: you hold R3 R9").
+    """
+    if card == GAIA:
+        if any(is_gaia_move(m) for m in view.legal):
+            return None
+        return in_your_words(rnd.check(GAIA_DARK), view.seat)
+    move = move_for_card(card)
+    if move in view.legal:
+        return None
+    if view.pending_pile_choice:
+        return "first choose which tied pile your Sickle removes"
+    if GAIA in view.hand and any(is_gaia_move(m) for m in view.legal):
+        return "you hold Gaia: lead it first, naming a domain"
+    led = view.lead_domain
+    if card < N_DOMAIN_CARDS and led >= 0 and card_domain(card) != led:
+        held = [c for c in view.hand if card_domain(c) == led]
+        if held:
+            tokens = " ".join(format_card(c) for c in held)
+            return f"must follow {COLOUR_NAMES[led]}: you hold {tokens}"
+    return in_your_words(rnd.check(move) or "not playable now", view.seat)
+
+
+def in_your_words(reason: str | None, seat: int) -> str | None:
+    if reason is None:
+        return None
+    reason = re.sub(rf"\bseat {seat}'s\b", "your", reason)
+    return re.sub(rf"\bseat {seat}\b", "you", reason)
+
+
+def _reasons(view: PlayerView, rnd: Round) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for card in view.hand:
+        reason = card_reason(view, rnd, card)
+        if reason is not None:
+            out[card] = reason
+    return out
+
+
+def snapshot_from_game(
+    game: Game, seat: int, names: tuple[str, ...], phase: str = "play"
+) -> TableSnapshot:
+    """A snapshot of an engine game seen from ``seat`` (the offline table, tests)."""
+    rnd = game.round
+    view = game.view(seat) if rnd is not None else None
+    my_turn = view is not None and view.to_move == seat and bool(view.legal)
+    reasons = _reasons(view, rnd) if my_turn and view is not None and rnd is not None else {}
+    winners = game.winners
+    return TableSnapshot(
+        names=names,
+        my_seat=seat,
+        players=game.players,
+        rounds=game.options.rounds,
+        variant=game.options.variant,
+        phase="done" if game.game_over else phase,
+        view=view,
+        my_turn=my_turn,
+        reasons=reasons,
+        round_scores=tuple(tuple(s) for s in game.round_scores),
+        totals=tuple(game.totals),
+        winners=None if winners is None else tuple(winners),
+        ended_by=None if rnd is None else rnd.ended_by,
+    )
+
+
+def snapshot_from_machine(machine: TableMachine, turn: int | None = None) -> TableSnapshot:
+    """A snapshot of a peer's table machine; call it only on the machine's own thread.
+
+    ``turn`` is given when the peer asks this seat for a move (its number); otherwise the
+    snapshot never offers a move, even if the round says this seat moves next."""
+    seat = machine.my_seat
+    n = machine.options.players
+    if machine.order:
+        names = tuple(machine.name_of_seat(s) for s in range(n))
+    else:
+        names = tuple(str(machine.names[k]) for k in machine.list_keys)
+    game = machine.game
+    if seat is not None and game.round is not None:
+        snap = snapshot_from_game(game, seat, names, machine.phase)
+        if turn is None:
+            return replace(snap, my_turn=False, reasons={})
+        return replace(snap, turn=turn)
+    return TableSnapshot(
+        names=names,
+        my_seat=seat,
+        players=n,
+        rounds=machine.options.rounds,
+        variant=machine.options.variant,
+        phase=machine.phase,
+        view=None,
+        round_scores=tuple(tuple(s) for s in game.round_scores),
+        totals=tuple(game.totals),
+    )
