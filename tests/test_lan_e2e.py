@@ -106,3 +106,42 @@ def test_play_rejects_bad_flags(args: list[str]) -> None:
     )  # fmt: skip
     assert out.returncode == 2
     assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def test_a_peer_gone_past_the_timeout_ends_the_game_with_a_recorded_reason(
+    tmp_path: Path,
+) -> None:
+    table = LocalTable(
+        ["bot:random"] * 3,
+        tmp_path,
+        GameOptions(players=3, rounds=5),
+        extra_args=("--gone-after", "3"),
+    )
+    try:
+        table.start()
+        victim = table.peers[1]
+        victim.wait_for("seated", 60)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if sum(e.get("event") == "move" for e in victim.events) >= 5:
+                break
+            time.sleep(0.02)
+        victim.kill()  # and never comes back
+        assert victim.result() is None, "the game ended before the peer could be killed"
+        survivors = [p for p in table.peers if p is not victim]
+        results = [p.wait_for("result", 60) for p in survivors]
+        away = [p.wait_for("away", 5) for p in survivors]
+    finally:
+        table.close()
+    for result, seen_away in zip(results, away, strict=True):
+        assert not result["finished"]
+        assert "gone for" in result["aborted"]
+        assert seen_away["seconds"] >= 3
+    for result in results:
+        out = subprocess.run(
+            [sys.executable, "-m", "druids_p2p", "audit", result["record"], "--json"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        report = json.loads(out.stdout)
+        assert out.returncode == 1 and not report["ok"]
+        assert "gone for" in report["error"] and report["seat"] is not None
