@@ -249,11 +249,11 @@ def join_command(
 
 
 def _bind_address(interface: str | None, address: str | None) -> str:
-    from druids_p2p.net.interfaces import InterfaceError, resolve
+    from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
 
     try:
         return resolve(interface=interface, address=address).address
-    except InterfaceError as exc:
+    except (InterfaceError, UnsafeDestination) as exc:
         fail(str(exc))
 
 
