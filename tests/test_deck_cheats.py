@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Callable
 
@@ -19,8 +20,9 @@ from druids_p2p.deck import (
     make_test_codecs,
 )
 from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.elgamal import decrypt_with, rerandomize
-from druids_p2p.deck.local import LocalBus, kind_of, make_table, rewrite
+from druids_p2p.deck.elgamal import Deck, decrypt_with, rerandomize
+from druids_p2p.deck.local import LocalBus, kind_of, make_table, rewrite, seeded_entropy
+from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.peer import batch_index, random_scalar
 from druids_p2p.deck.signing import Ed25519Codec
 
@@ -260,7 +262,7 @@ def _open_body(t: Table, seat: int, position: int, card: int) -> bytes:
 def test_opening_a_card_dealt_to_someone_else_is_blamed() -> None:
     t = Table(4)
     t.deal()
-    victim = t.params.positions(2)[0]
+    victim = t.peers[0].positions(2)[0]
     with pytest.raises(DeckFault) as exc:
         t.send(1, _open_body(t, 1, victim, 0))
     assert exc.value.seat == 1 and "dealt to seat 2" in exc.value.reason
@@ -331,40 +333,77 @@ def test_a_body_from_another_round_is_dropped_not_blamed() -> None:
         t.peers[1].receive(stale)
 
 
-def test_last_shuffler_copying_a_ciphertext_reads_it_but_is_convicted() -> None:
-    """The documented limit (deck.md 11.3): privacy against a cheating last shuffler is
-    restored only by conviction at the audit."""
-    t = Table(5)
-    last = t.params.seats - 1
-    victim_pos = t.params.positions(0)[0]
-    own_pos = t.params.positions(last)[0]
+def _copy_attack(table_seed: bytes) -> tuple[Table, int, int]:
+    """The last shuffler plants a re-randomised copy of final position 0 at final position 1.
 
-    def mutate(body: dict) -> None:
-        joint = t.peers[last].joint_key
-        assert joint is not None
-        a, c = body["a"][victim_pos], body["c"][victim_pos]
-        body["a"][own_pos], body["c"][own_pos] = rerandomize(a, c, random_scalar(os.urandom), joint)
+    Under the old fixed round-robin layout these were seat 0's first position and seat 1's; now
+    the cheater cannot know who will hold either (the salts are revealed after its shuffle)."""
+    t = Table(5)
+    t.peers = make_table(
+        t.params,
+        codecs=t.codecs,
+        entropy=lambda s: seeded_entropy(table_seed + bytes([s])),
+    )
+    t.bus = LocalBus(t.peers)
+    last = t.params.seats - 1
+    src, dst = 0, 1
 
     cheater = t.peers[last]
-    honest_receive = cheater.receive
+    honest_shuffle = cheater._shuffle
 
-    def cheater_receive(raw: bytes) -> list[bytes]:
-        # the simulated cheater's own log keeps its untampered output; let it not complain
-        with contextlib.suppress(DeckFault):
-            return honest_receive(raw)
-        return []
+    def cheating_shuffle(pass_no: int, deck: Deck, joint_key: bytes) -> ShuffleMsg:
+        msg = honest_shuffle(pass_no, deck, joint_key)
+        if pass_no < t.params.passes:
+            return msg
+        a, c = list(msg.a), list(msg.c)
+        a[dst], c[dst] = rerandomize(a[src], c[src], random_scalar(os.urandom), joint_key)
+        return dataclasses.replace(msg, a=tuple(a), c=tuple(c))
 
-    cheater.receive = cheater_receive  # type: ignore[method-assign]
-    t.deal(only(last, "deck_shuffle", t, mutate))
-    stolen = t.peers[0].hand()[0]
-    # the cheater decrypts its copied position with the shares everybody published for it
-    final = t.peers[0].final_deck
-    assert final is not None
-    shares = list(t.peers[0].published_shares(own_pos).values())
-    shares.append(group.mul(t.peers[last]._secret, final.a[own_pos]))
-    assert card_table(65)[decrypt_with(final.c[own_pos], shares)] == stolen
-    t.reveal_all()
-    for p in t.peers[:last]:
-        with pytest.raises(DeckFault) as exc:
-            p.audit()
-        assert exc.value.seat == last and "shuffle does not match" in exc.value.reason
+    cheater._shuffle = cheating_shuffle  # type: ignore[method-assign]
+    t.deal()
+    return t, src, dst
+
+
+def test_last_shuffler_copying_a_ciphertext_cannot_aim_it_and_is_convicted() -> None:
+    """deck.md 11.3: the assignment is drawn from salts revealed after the final shuffle, so a
+    planted copy lands at a position of a seat the cheater could not choose. It reads a card
+    only when the copy happens to land at one of its own positions (probability about h/k per
+    copy), and the audit convicts it either way."""
+    last = 4
+    outcomes = set()
+    for attempt in range(8):
+        t, _src, dst = _copy_attack(b"copy" + bytes([attempt]))
+        a = t.peers[0].assignment
+        assert a is not None and all(p.assignment == a for p in t.peers)
+        final = t.peers[0].final_deck
+        assert final is not None
+        shares = list(t.peers[0].published_shares(dst).values())
+        shares.append(group.mul(t.peers[last]._secret, final.a[dst]))
+        read = card_table(65).get(decrypt_with(final.c[dst], shares))
+        if a.owner(dst) == last:
+            # the copy landed on the cheater's position: it reads whatever src holds
+            assert read is not None
+        else:
+            # dst belongs to an honest seat, whose share is never published: nothing to read
+            assert read is None
+        outcomes.add(a.owner(dst) == last)
+        t.reveal_all()
+        for p in t.peers[:last]:
+            with pytest.raises(DeckFault) as exc:
+                p.audit()
+            assert exc.value.seat == last and "shuffle does not match" in exc.value.reason
+        if outcomes == {True, False}:
+            break
+    assert False in outcomes  # the cheater's target position went to somebody else
+
+
+def test_a_salt_that_does_not_match_its_hash_is_blamed() -> None:
+    t = Table(3)
+    with pytest.raises(DeckFault) as exc:
+        t.deal(only(1, "deck_salt", t, lambda b: b.__setitem__("salt", bytes(32))))
+    fault = exc.value
+    assert fault.seat == 1 and "salt does not match" in fault.reason
+    assert_evidence(fault, t.codecs[0], 1)
+    assert t.kind(fault.evidence[0]) == "deck_salt" and t.kind(fault.evidence[1]) == "deck_key"
+    # the honest seat that caught it never learnt an assignment from the bad salt
+    assert not any(p.log.shares for p in t.peers if p.seat != 1)

@@ -66,8 +66,10 @@ def test_no_peer_can_decrypt_another_seats_cards_before_the_reveal(players: int)
     for me in peers:
         final = me.final_deck
         assert final is not None
+        assignment = me.assignment
+        assert assignment is not None
         for j in range(params.dealt):
-            owner = params.owner(j)
+            owner = assignment.owner(j)
             if owner == me.seat:
                 continue
             known = me.published_shares(j)
@@ -81,6 +83,49 @@ def test_no_peer_can_decrypt_another_seats_cards_before_the_reveal(players: int)
                         else group.sub(final.c[j], group.sum_points(list(subset)))
                     )
                     assert point not in table
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_the_assignment_is_a_permutation_agreed_by_every_peer_and_the_audit(players: int) -> None:
+    peers = honest_table(players)
+    params = peers[0].params
+    first = peers[0].assignment
+    assert first is not None
+    assert sorted(first.perm) == list(range(params.dealt))
+    assert all(p.assignment == first for p in peers)
+    for p in peers:
+        assert p.positions(p.seat) == first.perm[p.seat :: players]
+        assert len(p.hand()) == params.hand_size
+    bus = LocalBus(peers)
+    for p in peers:
+        bus.post(p.seat, [p.reveal()])
+    bus.run()
+    for p in peers:
+        result = p.audit()
+        assert result.assignment == first
+        for s in range(players):
+            assert result.hands[s] == tuple(result.deal[j] for j in first.positions(s))
+
+
+def test_no_salt_is_sent_before_the_final_deck_and_no_share_before_every_salt() -> None:
+    params = druids_params(4)
+    codecs = make_test_codecs(params)
+    peers = make_table(params, codecs=codecs)
+    bus = LocalBus(peers)
+    kinds: list[str] = []
+
+    def watch(sender: int, raw: bytes) -> bytes:
+        kinds.append(codecs[0].open(raw).kind)
+        return raw
+
+    bus.start()
+    bus.run(watch)
+    last_shuffle = max(i for i, k in enumerate(kinds) if k == "deck_shuffle")
+    salts = [i for i, k in enumerate(kinds) if k == "deck_salt"]
+    shares = [i for i, k in enumerate(kinds) if k == "deck_shares"]
+    assert len(salts) == len(shares) == 4
+    assert min(salts) > last_shuffle
+    assert min(shares) > max(salts)
 
 
 @pytest.mark.parametrize("players", [3, 5])
@@ -113,6 +158,14 @@ def test_playing_every_card_then_audit_agrees(players: int) -> None:
     observer = Ed25519Codec(params, 0, Ed25519PrivateKey.generate(), codecs[0].public_keys)
     again = audit_transcript(peers[0].params, peers[2].transcript(), observer)
     assert again.hands == results[0].hands
+    # openings logged before the salts (a reordered record) are placed once the salts are in
+    raws = list(peers[2].transcript())
+    kinds = [observer.open(r).kind for r in raws]
+    opens = [r for r, k in zip(raws, kinds, strict=True) if k == "deck_open"]
+    rest = [r for r, k in zip(raws, kinds, strict=True) if k != "deck_open"]
+    first_salt = next(i for i, r in enumerate(rest) if observer.open(r).kind == "deck_salt")
+    early = rest[:first_salt] + opens + rest[first_salt:]
+    assert audit_transcript(params, early, observer) == results[0]
     assert again.opened == results[0].opened
 
 

@@ -13,7 +13,8 @@ from collections import Counter
 
 import pytest
 
-from druids_p2p.deck import DeckParams
+from druids_p2p.deck import Assignment, DeckParams
+from druids_p2p.deck.assign import assignment_permutation
 from druids_p2p.deck.local import LocalBus, deal, make_table, seeded_entropy
 from druids_p2p.deck.shuffle import ByteStream, derive_permutation, fisher_yates, uniform_below
 
@@ -105,19 +106,23 @@ def test_gaia_seat_position_and_cards_are_uniform(players: int, honest: str) -> 
     gaia_pos: Counter[int] = Counter()
     first_card: Counter[int] = Counter()
     dealt: Counter[int] = Counter()
+    gaia_seat: Counter[int] = Counter()
     for i in range(runs):
         if honest == "all":
             seeds = [seed_of(players, i, s) for s in range(players)]
-        else:  # every seat but one reuses the same seed every deal
+            salts = [seed_of(players, i, s, 1) for s in range(players)]
+        else:  # every seat but one reuses the same seed and salt every deal
             good = i % players
             seeds = [seed_of(players, i, s) if s == good else bytes(32) for s in range(players)]
+            salts = [seed_of(players, i, s, 1) if s == good else bytes(32) for s in range(players)]
         cards = plain_deal(params, seeds)
         assert len(set(cards)) == k and GAIA in cards
         gaia_pos[cards.index(GAIA)] += 1
+        gaia_seat[Assignment.derive(params, salts).owner(cards.index(GAIA))] += 1
         first_card[cards[0]] += 1
         dealt.update(cards)
     assert chi2([gaia_pos[j] for j in range(k)], [runs / k] * k) < chi2_critical(k - 1)
-    seats = [sum(gaia_pos[j] for j in params.positions(s)) for s in range(players)]
+    seats = [gaia_seat[s] for s in range(players)]
     assert chi2(seats, [runs / players] * players) < chi2_critical(players - 1)
     # position 0 holds Gaia with probability 1/k and each other card with (1 - 1/k)/64
     probs = [(1 - 1 / k) / 64 if c != GAIA else 1 / k for c in range(65)]
@@ -154,5 +159,54 @@ def test_local_bus_counts_every_message() -> None:
     bus = LocalBus(peers)
     bus.start()
     bus.run()
-    # commit, key, two shuffle passes and shares from each of 3 seats
-    assert bus.messages == 3 * 5
+    # commit, key, two shuffle passes, salt and shares from each of 3 seats
+    assert bus.messages == 3 * 6
+
+
+# ------------------------------------------------------------------------ the position assignment
+def test_small_assignments_are_exactly_uniform() -> None:
+    """k = 4 positions: all 24 assignments occur equally often as the salts vary."""
+    params = DeckParams(b"S" * 32, 1, 4, 2, 2)
+    runs = 24 * 400
+    counts = Counter(
+        tuple(assignment_permutation(params, [seed_of(11, i), bytes(32)])) for i in range(runs)
+    )
+    assert len(counts) == 24
+    assert chi2(list(counts.values()), [400.0] * 24) < chi2_critical(23)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_assignment_is_uniform_with_one_honest_salt(players: int) -> None:
+    """Every other seat fixes its salt: each position still lands at a uniform rank of the
+    assignment, so a given position (one a last shuffler would plant a copy at) goes to a
+    uniform seat."""
+    params = druids(players)
+    k, n = params.dealt, players
+    runs = k * 60
+    grid = [[0] * k for _ in range(k)]
+    seat_of_zero: Counter[int] = Counter()
+    for i in range(runs):
+        good = i % n
+        salts = [seed_of(12, i, s) if s == good else bytes([s]) * 32 for s in range(n)]
+        a = Assignment.derive(params, salts)
+        assert sorted(a.perm) == list(range(k))
+        for rank, j in enumerate(a.perm):
+            grid[j][rank] += 1
+        seat_of_zero[a.owner(k - 1)] += 1
+    flat = [c for row in grid for c in row]
+    assert chi2(flat, [runs / k] * len(flat)) < chi2_critical(k * k - 1)
+    assert chi2([seat_of_zero[s] for s in range(n)], [runs / n] * n) < chi2_critical(n - 1)
+
+
+def test_assignment_layout() -> None:
+    """Seat s holds perm[s], perm[s+n], ... in that order; owner and index invert it."""
+    params = druids(4)
+    a = Assignment.derive(params, [bytes([s]) * 32 for s in range(4)])
+    for s in range(4):
+        assert a.positions(s) == tuple(a.perm[s::4])
+        for t, j in enumerate(a.positions(s)):
+            assert a.owner(j) == s and a.index(j) == t
+    assert sorted(j for s in range(4) for j in a.positions(s)) == list(range(params.dealt))
+    # every salt matters, and so does their order
+    b = Assignment.derive(params, [bytes([s]) * 32 for s in (1, 0, 2, 3)])
+    assert a.perm != b.perm

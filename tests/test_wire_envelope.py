@@ -80,7 +80,11 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
         (MsgType.SEAT_CONFIRM, {"commit": H1, "curve": H2, "endpoint": "tcp://10.0.0.2:5000"}),
         (MsgType.SEAT_NONCE, {"nonce": H2}),
         (MsgType.DECK_COMMIT, {"commit": H1, "round": 3}),
-        (MsgType.DECK_KEY, {"e": H1, "key": H2, "round": 0, "s": H1, "seed_hash": H2}),
+        (
+            MsgType.DECK_KEY,
+            {"e": H1, "key": H2, "round": 0, "s": H1, "salt_hash": H1, "seed_hash": H2},
+        ),
+        (MsgType.DECK_SALT, {"round": 0, "salt": H1}),
         (MsgType.DECK_SHUFFLE, {"a": [H1, H2], "c": [H2, H1], "pass": 1, "round": 0}),
         (
             MsgType.DECK_SHARES,

@@ -6,6 +6,7 @@ is recomputed at the end of the round, batched Chaum-Pedersen proofs on every de
 a blame for every deviation. The protocol is specified byte by byte in docs/protocol/deck.md.
 """
 
+from druids_p2p.deck.assign import Assignment
 from druids_p2p.deck.audit import AuditResult, Opened, audit_log, audit_transcript
 from druids_p2p.deck.errors import (
     AuditRequired,
@@ -22,6 +23,7 @@ from druids_p2p.deck.messages import (
     Message,
     OpenMsg,
     RevealMsg,
+    SaltMsg,
     ShareBatch,
     SharesMsg,
     ShuffleMsg,
@@ -33,6 +35,7 @@ from druids_p2p.deck.signing import Codec, Ed25519Codec, Envelope, make_test_cod
 
 __all__ = [
     "KINDS",
+    "Assignment",
     "AuditRequired",
     "AuditResult",
     "Codec",
@@ -51,6 +54,7 @@ __all__ = [
     "OpenMsg",
     "Opened",
     "RevealMsg",
+    "SaltMsg",
     "ShareBatch",
     "SharesMsg",
     "ShuffleMsg",

@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from druids_p2p.deck import group
+from druids_p2p.deck.assign import Assignment
 from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.checks import check_key, check_reveal
+from druids_p2p.deck.checks import check_key, check_reveal, check_salt
 from druids_p2p.deck.elgamal import Deck, pass_two_input, public_encryptions
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.log import RoundLog
@@ -39,10 +40,12 @@ class AuditResult:
     deal: tuple[int, ...]
     """Card at each dealt position 0..k-1."""
     hands: tuple[tuple[int, ...], ...]
-    """Per seat, the cards of its positions in position order."""
+    """Per seat, the cards of its positions in that seat's position order (``assignment``)."""
     opened: tuple[Opened, ...]
     undealt: tuple[int, ...]
     """The cards out of this round, in id order."""
+    assignment: Assignment
+    """Which positions each seat was dealt, recomputed from the revealed salts."""
 
 
 def _require(log: RoundLog, params: DeckParams) -> None:
@@ -56,7 +59,11 @@ def _require(log: RoundLog, params: DeckParams) -> None:
         for seat in range(n):
             if (pass_no, seat) not in log.shuffles:
                 raise DeckFault(seat, f"no deck_shuffle message for pass {pass_no}")
-    for name, table2 in (("deck_shares", log.shares), ("deck_reveal", log.reveals)):
+    for name, table2 in (
+        ("deck_salt", log.salts),
+        ("deck_shares", log.shares),
+        ("deck_reveal", log.reveals),
+    ):
         for seat in range(n):
             if seat not in table2:
                 raise DeckFault(seat, f"no {name} message")
@@ -99,12 +106,18 @@ def _decrypt_all(params: DeckParams, final: Deck, secrets: list[bytes]) -> tuple
     return tuple(cards)
 
 
-def _check_shares(params: DeckParams, log: RoundLog, final: Deck, secrets: list[bytes]) -> None:
+def _check_shares(
+    params: DeckParams,
+    log: RoundLog,
+    final: Deck,
+    secrets: list[bytes],
+    assignment: Assignment,
+) -> None:
     for sender in range(params.seats):
         signed = log.shares[sender]
         x = secrets[sender]
         for batch in signed.msg.batches:
-            for j, d in zip(params.positions(batch.to), batch.shares, strict=True):
+            for j, d in zip(assignment.positions(batch.to), batch.shares, strict=True):
                 if group.mul(x, final.a[j]) != d:
                     raise DeckFault(
                         sender,
@@ -146,14 +159,20 @@ def audit_log(params: DeckParams, log: RoundLog) -> AuditResult:
     joint_key = group.sum_points([log.keys[s].msg.key for s in range(params.seats)])
     secrets = [log.reveals[s].msg.secret for s in range(params.seats)]
     final = _check_shuffles(params, log, joint_key)
-    deal = _decrypt_all(params, final, secrets)
-    _check_shares(params, log, final, secrets)
-    opened = _check_opens(params, log, final, secrets, deal)
+    for seat in range(params.seats):
+        check_salt(log, seat)
     n = params.seats
-    hands = tuple(tuple(deal[j] for j in params.positions(seat)) for seat in range(n))
+    assignment = Assignment.derive(params, [log.salts[s].msg.salt for s in range(n)])
+    log.set_assignment(assignment)  # places (and owner-checks) openings logged before the salts
+    deal = _decrypt_all(params, final, secrets)
+    _check_shares(params, log, final, secrets, assignment)
+    opened = _check_opens(params, log, final, secrets, deal)
+    hands = tuple(tuple(deal[j] for j in assignment.positions(seat)) for seat in range(n))
     dealt = set(deal)
     undealt = tuple(c for c in range(params.num_cards) if c not in dealt)
-    return AuditResult(deal=deal, hands=hands, opened=opened, undealt=undealt)
+    return AuditResult(
+        deal=deal, hands=hands, opened=opened, undealt=undealt, assignment=assignment
+    )
 
 
 def audit_transcript(params: DeckParams, transcript: Iterable[bytes], codec: Codec) -> AuditResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from druids_p2p.deck import group
+from druids_p2p.deck.assign import salt_hash
 from druids_p2p.deck.encoding import TAG_COMMIT, sha256
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.log import RoundLog
@@ -41,4 +42,13 @@ def check_reveal(params: DeckParams, log: RoundLog, seat: int) -> None:
     if seed_hash(reveal.msg.seed) != key.msg.seed_hash:
         raise DeckFault(
             seat, "revealed shuffle seed does not match its commitment", (key.raw, reveal.raw)
+        )
+
+
+def check_salt(log: RoundLog, seat: int) -> None:
+    """The revealed assignment salt must be the one whose hash the key message carried."""
+    key, salt = log.keys[seat], log.salts[seat]
+    if salt_hash(salt.msg.salt) != key.msg.salt_hash:
+        raise DeckFault(
+            seat, "revealed assignment salt does not match its committed hash", (salt.raw, key.raw)
         )

@@ -24,6 +24,9 @@ TAG_SHARES_COEF = b"druids-p2p/v1 deck shares-coef"
 TAG_SHARES_DLEQ = b"druids-p2p/v1 deck shares-dleq"
 TAG_OPEN_DLEQ = b"druids-p2p/v1 deck open-dleq"
 TAG_NONCE = b"druids-p2p/v1 deck nonce"
+TAG_SALT = b"druids-p2p/v1 deck salt"
+TAG_ASSIGN = b"druids-p2p/v1 deck assign"
+TAG_ASSIGN_PERM = b"druids-p2p/v1 deck assign-perm"
 
 
 def encode(*items: Item) -> bytes:

@@ -1,10 +1,13 @@
 """Everything signed during one round's deal, stored by slot, shared by the peer and the audit.
 
 Each seat has exactly one slot per message kind (one per pass for shuffles, one per position for
-opens). Because envelopes and Ed25519 signatures are deterministic, an honest seat never produces
-two different byte strings for one slot: an exact repeat is a harmless re-delivery, a different
-one is equivocation and the pair convicts the sender. Shape checks that need the round parameters
-(lengths, seats, positions) are made here, so a stored message is always well-formed for the round.
+opens). Who owns a position is known only once every salt is in (:mod:`druids_p2p.deck.assign`):
+an opening that arrives before that is kept aside and placed (owner-checked) by
+:meth:`RoundLog.set_assignment`. Because envelopes and Ed25519 signatures are deterministic, an
+honest seat never produces two different byte strings for one slot: an exact repeat is a harmless
+re-delivery, a different one is equivocation and the pair convicts the sender. Shape checks that
+need the round parameters (lengths, seats, positions) are made here, so a stored message is always
+well-formed for the round.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from druids_p2p.deck.assign import Assignment
 from druids_p2p.deck.errors import DeckFault, MalformedMessage
 from druids_p2p.deck.messages import (
     Body,
@@ -20,13 +24,14 @@ from druids_p2p.deck.messages import (
     Message,
     OpenMsg,
     RevealMsg,
+    SaltMsg,
     SharesMsg,
     ShuffleMsg,
     parse_body,
 )
 from druids_p2p.deck.params import DeckParams
 
-M = TypeVar("M", CommitMsg, KeyMsg, ShuffleMsg, SharesMsg, OpenMsg, RevealMsg)
+M = TypeVar("M", CommitMsg, KeyMsg, ShuffleMsg, SaltMsg, SharesMsg, OpenMsg, RevealMsg)
 K = TypeVar("K")
 
 
@@ -75,9 +80,13 @@ class RoundLog:
         self.commits: dict[int, Signed[CommitMsg]] = {}
         self.keys: dict[int, Signed[KeyMsg]] = {}
         self.shuffles: dict[tuple[int, int], Signed[ShuffleMsg]] = {}
+        self.salts: dict[int, Signed[SaltMsg]] = {}
         self.shares: dict[int, Signed[SharesMsg]] = {}
         self.opens: list[Signed[OpenMsg]] = []
         self.open_at: dict[int, Signed[OpenMsg]] = {}
+        self.unplaced: list[Signed[OpenMsg]] = []
+        """Openings received before the assignment was known, in arrival order."""
+        self.assignment: Assignment | None = None
         self.reveals: dict[int, Signed[RevealMsg]] = {}
         self.raws: list[bytes] = []
 
@@ -119,6 +128,8 @@ class RoundLog:
             return self._put(self.keys, seat, seat, msg, raw)
         if isinstance(msg, ShuffleMsg):
             return self._put(self.shuffles, (msg.pass_no, seat), seat, msg, raw)
+        if isinstance(msg, SaltMsg):
+            return self._put(self.salts, seat, seat, msg, raw)
         if isinstance(msg, SharesMsg):
             return self._put(self.shares, seat, seat, msg, raw)
         if isinstance(msg, RevealMsg):
@@ -137,8 +148,34 @@ class RoundLog:
         self.raws.append(raw)
         return True
 
+    def set_assignment(self, assignment: Assignment) -> None:
+        """Fix who owns which position, and place the openings that arrived before it."""
+        if self.assignment is not None:
+            if self.assignment != assignment:  # pragma: no cover - derived the same way everywhere
+                raise RuntimeError("the assignment cannot change during a round")
+            return
+        self.assignment = assignment
+        early, self.unplaced = self.unplaced, []
+        for signed in early:
+            self._place_open(signed)
+
     def _add_open(self, seat: int, msg: OpenMsg, raw: bytes) -> bool:
-        owner = self.params.owner(msg.position)
+        signed = Signed(seat, msg, raw)
+        if self.assignment is None:
+            if any(old.raw == raw for old in self.unplaced):
+                return False
+            self.unplaced.append(signed)
+            self.raws.append(raw)
+            return True
+        if not self._place_open(signed):
+            return False
+        self.raws.append(raw)
+        return True
+
+    def _place_open(self, signed: Signed[OpenMsg]) -> bool:
+        assert self.assignment is not None
+        seat, msg, raw = signed.seat, signed.msg, signed.raw
+        owner = self.assignment.owner(msg.position)
         if owner != seat:
             raise DeckFault(
                 seat, f"opened position {msg.position}, which was dealt to seat {owner}", (raw,)
@@ -148,8 +185,6 @@ class RoundLog:
             if old.raw == raw:
                 return False
             raise DeckFault(seat, f"opened position {msg.position} twice", (old.raw, raw))
-        signed = Signed(seat, msg, raw)
         self.open_at[msg.position] = signed
         self.opens.append(signed)
-        self.raws.append(raw)
         return True

@@ -1,4 +1,4 @@
-"""The six deck message bodies: typed values in, strictly validated plain maps out and back.
+"""The seven deck message bodies: typed values in, strictly validated plain maps out and back.
 
 Bodies are maps with sorted string keys holding only bytes, ints and arrays (what the wire layer's
 canonical msgpack carries). :meth:`from_body` accepts exactly the documented shape: no missing or
@@ -21,12 +21,14 @@ from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS
 
 DIGEST_BYTES = 32
 SEED_BYTES = 32
+SALT_BYTES = 32
 
 Body: TypeAlias = dict[str, Any]
 
 KIND_COMMIT = "deck_commit"
 KIND_KEY = "deck_key"
 KIND_SHUFFLE = "deck_shuffle"
+KIND_SALT = "deck_salt"
 KIND_SHARES = "deck_shares"
 KIND_OPEN = "deck_open"
 KIND_REVEAL = "deck_reveal"
@@ -108,7 +110,8 @@ class CommitMsg:
 
 @dataclass(frozen=True, slots=True)
 class KeyMsg:
-    """The key share h_i, the seed hash it was committed with, and a Schnorr proof (e, s)."""
+    """The key share h_i, the seed hash it was committed with, the hash of the assignment salt,
+    and a Schnorr proof (e, s)."""
 
     KIND: ClassVar[str] = KIND_KEY
     round_no: int
@@ -116,6 +119,7 @@ class KeyMsg:
     seed_hash: bytes
     e: bytes
     s: bytes
+    salt_hash: bytes
 
     def to_body(self) -> Body:
         return {
@@ -123,16 +127,18 @@ class KeyMsg:
             "key": self.key,
             "round": self.round_no,
             "s": self.s,
+            "salt_hash": self.salt_hash,
             "seed_hash": self.seed_hash,
         }
 
     @classmethod
     def from_body(cls, body: object) -> KeyMsg:
-        f = _fields(body, ("e", "key", "round", "s", "seed_hash"), cls.KIND)
+        f = _fields(body, ("e", "key", "round", "s", "salt_hash", "seed_hash"), cls.KIND)
         return cls(
             round_no=_round(f),
             key=_point(f["key"], "key"),
             seed_hash=_bin(f["seed_hash"], DIGEST_BYTES, "seed_hash"),
+            salt_hash=_bin(f["salt_hash"], DIGEST_BYTES, "salt_hash"),
             e=_scalar(f["e"], "e"),
             s=_scalar(f["s"], "s"),
         )
@@ -161,6 +167,23 @@ class ShuffleMsg:
         if len(a) != len(c):
             raise MalformedMessage("a and c must have the same length")
         return cls(round_no, pass_no, a, c)
+
+
+@dataclass(frozen=True, slots=True)
+class SaltMsg:
+    """The assignment salt committed in ``deck_key``, revealed once the final deck is fixed."""
+
+    KIND: ClassVar[str] = KIND_SALT
+    round_no: int
+    salt: bytes
+
+    def to_body(self) -> Body:
+        return {"round": self.round_no, "salt": self.salt}
+
+    @classmethod
+    def from_body(cls, body: object) -> SaltMsg:
+        f = _fields(body, ("round", "salt"), cls.KIND)
+        return cls(_round(f), _bin(f["salt"], SALT_BYTES, "salt"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,12 +290,13 @@ class RevealMsg:
         )
 
 
-Message: TypeAlias = CommitMsg | KeyMsg | ShuffleMsg | SharesMsg | OpenMsg | RevealMsg
+Message: TypeAlias = CommitMsg | KeyMsg | ShuffleMsg | SaltMsg | SharesMsg | OpenMsg | RevealMsg
 
 _PARSERS: dict[str, Any] = {
     KIND_COMMIT: CommitMsg.from_body,
     KIND_KEY: KeyMsg.from_body,
     KIND_SHUFFLE: ShuffleMsg.from_body,
+    KIND_SALT: SaltMsg.from_body,
     KIND_SHARES: SharesMsg.from_body,
     KIND_OPEN: OpenMsg.from_body,
     KIND_REVEAL: RevealMsg.from_body,

@@ -79,11 +79,3 @@ class DeckParams:
     def output_len(self, pass_no: int, seat: int) -> int:
         """The last shuffler of a pass drops the ciphertexts nobody will use (saves work)."""
         return self.kept(pass_no) if seat == self.seats - 1 else self.input_len(pass_no)
-
-    # ------------------------------------------------------------------ positions
-    def owner(self, position: int) -> int:
-        """Final position j is dealt to seat j mod n (round-robin, as cards are dealt by hand)."""
-        return position % self.seats
-
-    def positions(self, seat: int) -> range:
-        return range(seat, self.dealt, self.seats)

@@ -5,8 +5,8 @@ byte string it receives to :meth:`DeckPeer.receive`. Messages may arrive in any 
 that arrives early is stored and acted on as soon as the protocol reaches it.
 
 Flow per seat: commit -> (all commits) key -> (all keys, my turn) shuffle [per pass] ->
-(final deck) shares -> (all shares) hand; then ``open_card`` per card played, ``reveal`` at the
-end, ``audit`` once everybody has revealed.
+(final deck) salt -> (all salts: the position assignment) shares -> (all shares) hand; then
+``open_card`` per card played, ``reveal`` at the end, ``audit`` once everybody has revealed.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ import os
 from collections.abc import Callable
 
 from druids_p2p.deck import group
+from druids_p2p.deck.assign import Assignment, salt_hash
 from druids_p2p.deck.audit import AuditResult, Opened, audit_log
 from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.checks import check_key, check_reveal, commitment
+from druids_p2p.deck.checks import check_key, check_reveal, check_salt, commitment
 from druids_p2p.deck.elgamal import Deck, decrypt_with, pass_two_input, public_encryptions
 from druids_p2p.deck.errors import AuditRequired, DeckFault, MalformedMessage, NotReady
 from druids_p2p.deck.log import RoundLog, Signed
@@ -28,6 +29,7 @@ from druids_p2p.deck.messages import (
     Message,
     OpenMsg,
     RevealMsg,
+    SaltMsg,
     ShareBatch,
     SharesMsg,
     ShuffleMsg,
@@ -66,8 +68,10 @@ class DeckPeer:
         self._entropy = entropy
         self._secret = random_scalar(entropy)
         self._seed = entropy(32)
+        self._salt = entropy(32)  # drawn after the seed: a restart regenerates identical bytes
         self._key = group.base_mul(self._secret)
         self._seed_hash = hashlib.sha256(self._seed).digest()
+        self._salt_hash = salt_hash(self._salt)
         self._own: set[bytes] = set()
         self._started = False
         self._key_sent = False
@@ -76,12 +80,15 @@ class DeckPeer:
         self._joint_key: bytes | None = None
         self._shuffled: set[int] = set()
         self._final: Deck | None = None
+        self._salt_sent = False
+        self._checked_salts: set[int] = set()
+        self._assignment: Assignment | None = None
         self._shares_sent = False
         self._my_shares: dict[int, bytes] = {}
         self._verified: set[tuple[int, int]] = set()
         self._hand: dict[int, int] | None = None
         self._hand_error: AuditRequired | None = None
-        self._pending_opens: list[Signed[OpenMsg]] = []
+        self._opens_done = 0  # how many of log.opens have been processed
         self._opened: list[Opened] = []
         self._opened_cards: dict[int, int] = {}
         self._reveal_raw: bytes | None = None
@@ -112,9 +119,7 @@ class DeckPeer:
             if raw in self._own:
                 return []
             raise MalformedMessage("a message signed for this seat that it did not send")
-        msg = self.log.add(env.seat, env.kind, env.body, env.raw)
-        if isinstance(msg, OpenMsg):
-            self._pending_opens.append(self.log.open_at[msg.position])
+        self.log.add(env.seat, env.kind, env.body, env.raw)
         return self._advance() if self._started else []
 
     def adopt_own(self, raw: bytes) -> None:
@@ -152,7 +157,8 @@ class DeckPeer:
             raise self._hand_error
         if self._hand is None:
             raise NotReady("the deal is not complete")
-        return tuple(self._hand[j] for j in self.params.positions(self.seat))
+        assert self._assignment is not None
+        return tuple(self._hand[j] for j in self._assignment.positions(self.seat))
 
     def open_card(self, card: int) -> bytes:
         """Show one card of this seat's hand to everybody (what playing it means)."""
@@ -211,11 +217,24 @@ class DeckPeer:
     def final_deck(self) -> Deck | None:
         return self._final
 
+    @property
+    def assignment(self) -> Assignment | None:
+        """Who holds which position; None until every seat's salt is in."""
+        return self._assignment
+
+    def positions(self, seat: int) -> tuple[int, ...]:
+        """``seat``'s positions in its position order (:class:`NotReady` before the salts)."""
+        if self._assignment is None:
+            raise NotReady("the position assignment is not known yet")
+        return self._assignment.positions(seat)
+
     def published_shares(self, position: int) -> dict[int, bytes]:
         """seat -> decryption share for ``position``, from every message this seat has seen."""
         out: dict[int, bytes] = {}
-        t = position // self.params.seats
-        owner = self.params.owner(position)
+        if self._assignment is None:
+            return out
+        t = self._assignment.index(position)
+        owner = self._assignment.owner(position)
         for sender, signed in self.log.shares.items():
             if sender != owner:
                 out[sender] = signed.msg.batches[batch_index(sender, owner)].shares[t]
@@ -251,7 +270,14 @@ class DeckPeer:
         if not self._key_sent and len(log.commits) == n:
             self._key_sent = True
             e, s = prove_key(params, self.seat, self._secret, self._key, self._entropy)
-            key = KeyMsg(params.round_no, key=self._key, seed_hash=self._seed_hash, e=e, s=s)
+            key = KeyMsg(
+                params.round_no,
+                key=self._key,
+                seed_hash=self._seed_hash,
+                e=e,
+                s=s,
+                salt_hash=self._salt_hash,
+            )
             out.append(self._emit(key))
             return True
         for seat in log.keys:
@@ -279,9 +305,22 @@ class DeckPeer:
             if last is None:
                 return False
             self._final = Deck(last.msg.a, last.msg.c).head(params.dealt)
+        if not self._salt_sent:  # only now: no salt may be known before the final deck is fixed
+            self._salt_sent = True
+            out.append(self._emit(SaltMsg(params.round_no, self._salt)))
+            return True
+        for seat in log.salts:
+            if seat not in self._checked_salts:
+                check_salt(log, seat)
+                self._checked_salts.add(seat)
+        if self._assignment is None:
+            if len(self._checked_salts) < n:
+                return False
+            self._assignment = Assignment.derive(params, [log.salts[s].msg.salt for s in range(n)])
+            log.set_assignment(self._assignment)
         if not self._shares_sent:
             self._shares_sent = True
-            out.append(self._emit(self._make_shares(self._final)))
+            out.append(self._emit(self._make_shares(self._final, self._assignment)))
             return True
         for sender in log.shares:
             if sender != self.seat:  # my shares are checked the moment they arrive
@@ -290,8 +329,11 @@ class DeckPeer:
             return False
         if not self.deal_complete:
             self._decrypt_hand(self._final)
-        while self._pending_opens:
-            self._process_open(self._pending_opens.pop(0), self._final)
+        while self._opens_done < len(log.opens):
+            signed = log.opens[self._opens_done]
+            self._opens_done += 1
+            if signed.seat != self.seat:
+                self._process_open(signed, self._final)
         return False
 
     def _shuffle_input(self, pass_no: int, joint_key: bytes) -> Deck | None:
@@ -310,13 +352,13 @@ class DeckPeer:
         out = shuffle_step(self.params, self.seat, pass_no, self._seed, deck, joint_key)
         return ShuffleMsg(self.params.round_no, pass_no=pass_no, a=out.a, c=out.c)
 
-    def _make_shares(self, final: Deck) -> SharesMsg:
+    def _make_shares(self, final: Deck, assignment: Assignment) -> SharesMsg:
         params, x, mul = self.params, self._secret, group.mul
         batches: list[ShareBatch] = []
         for seat in range(params.seats):
             if seat == self.seat:
                 continue
-            positions = params.positions(seat)
+            positions = assignment.positions(seat)
             a_list = [final.a[j] for j in positions]
             d_list = [mul(x, a) for a in a_list]
             self._my_shares.update(zip(positions, d_list, strict=True))
@@ -330,7 +372,8 @@ class DeckPeer:
             return
         signed = self.log.shares[sender]
         batch = signed.msg.batches[batch_index(sender, recipient)]
-        a_list = [final.a[j] for j in self.params.positions(recipient)]
+        assert self._assignment is not None
+        a_list = [final.a[j] for j in self._assignment.positions(recipient)]
         key = self.log.keys[sender].msg.key
         if not verify_batch(
             self.params, sender, recipient, key, a_list, list(batch.shares), (batch.e, batch.s)
@@ -350,7 +393,8 @@ class DeckPeer:
         table = card_table(params.num_cards)
         columns = [self.log.shares[s].msg.batches[batch_index(s, me)].shares for s in others]
         hand: dict[int, int] = {}
-        for t, j in enumerate(params.positions(me)):
+        assert self._assignment is not None
+        for t, j in enumerate(self._assignment.positions(me)):
             shares = [col[t] for col in columns]
             shares.append(group.mul(self._secret, final.a[j]))
             card = table.get(decrypt_with(final.c[j], shares))
@@ -377,7 +421,8 @@ class DeckPeer:
                 f"invalid decryption share proof when opening position {j}",
                 (signed.raw, *self.log.key_raw(seat), *self.log.final_raw()),
             )
-        t = j // params.seats
+        assert self._assignment is not None
+        t = self._assignment.index(j)
         shares = [msg.share]
         for sender in range(params.seats):
             if sender == seat:

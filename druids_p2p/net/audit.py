@@ -37,6 +37,7 @@ _DECK_KINDS = {
     MsgType.DECK_COMMIT: "deck_commit",
     MsgType.DECK_KEY: "deck_key",
     MsgType.DECK_SHUFFLE: "deck_shuffle",
+    MsgType.DECK_SALT: "deck_salt",
     MsgType.DECK_SHARES: "deck_shares",
     MsgType.DECK_OPEN: "deck_open",
     MsgType.DECK_REVEAL: "deck_reveal",

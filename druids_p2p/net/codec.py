@@ -17,6 +17,7 @@ _KIND_TYPES = {
     "deck_commit": MsgType.DECK_COMMIT,
     "deck_key": MsgType.DECK_KEY,
     "deck_shuffle": MsgType.DECK_SHUFFLE,
+    "deck_salt": MsgType.DECK_SALT,
     "deck_shares": MsgType.DECK_SHARES,
     "deck_open": MsgType.DECK_OPEN,
     "deck_reveal": MsgType.DECK_REVEAL,

@@ -13,7 +13,7 @@ earlier history). The schedule (``protocol.md``, "Table"):
   seating   SEAT_CONFIRM from every seat, then SEAT_NONCE from every seat (seat-order coin flip)
   each round
     deal    DECK_COMMIT (all), DECK_KEY (all), DECK_SHUFFLE (each seat in turn, per pass),
-            DECK_SHARES (all)
+            DECK_SALT (all), DECK_SHARES (all)
     play    the mover's DECK_OPEN (card moves) then its MOVE; then ACK from every other seat
             (the first lead comes from whichever seat opens Gaia)
     end     DECK_REVEAL (all); then every peer audits the round with all hands known
@@ -465,6 +465,8 @@ class TableMachine:
         ]
         for _ in range(params.passes):
             steps += [("deal", (k,), MsgType.DECK_SHUFFLE) for k in everyone]
+        # the salts fix who holds which position, only once the final deck is fixed
+        steps.append(("deal", everyone, MsgType.DECK_SALT))
         steps.append(("deal", everyone, MsgType.DECK_SHARES))
         return steps
 

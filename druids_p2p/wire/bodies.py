@@ -68,7 +68,14 @@ BODIES: dict[MsgType, Schema] = {
     # The mental deck (docs/protocol/deck.md); the deck layer re-checks every point and scalar.
     MsgType.DECK_COMMIT: Struct({"commit": HASH, "round": DECK_ROUND}),
     MsgType.DECK_KEY: Struct(
-        {"e": SCALAR, "key": POINT, "round": DECK_ROUND, "s": SCALAR, "seed_hash": HASH}
+        {
+            "e": SCALAR,
+            "key": POINT,
+            "round": DECK_ROUND,
+            "s": SCALAR,
+            "salt_hash": HASH,
+            "seed_hash": HASH,
+        }
     ),
     MsgType.DECK_SHUFFLE: Struct(
         {
@@ -78,6 +85,7 @@ BODIES: dict[MsgType, Schema] = {
             "round": DECK_ROUND,
         }
     ),
+    MsgType.DECK_SALT: Struct({"round": DECK_ROUND, "salt": HASH}),
     MsgType.DECK_SHARES: Struct(
         {
             "batches": List(

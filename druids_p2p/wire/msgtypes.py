@@ -46,6 +46,7 @@ class MsgType(IntEnum):
     DECK_SHARES = 13
     DECK_OPEN = 14
     DECK_REVEAL = 15
+    DECK_SALT = 16
 
     MOVE = 20
     ROUND_REVEAL = 21
