@@ -253,7 +253,10 @@ class Arena(LocalTable):
         for runner in self.runners.values():
             if runner.abort_claim is not None:
                 runner.abort_claim_deadline = 0.0
-                runner._claim_expired()
+                try:
+                    runner._claim_expired()
+                except TableFault as fault:
+                    runner._abort(fault)  # stops on the claim: not a detection of its own
 
     def _pick(self) -> int:
         """A random link, and the oldest message on it: links are FIFO, as a ZeroMQ connection
@@ -746,7 +749,7 @@ def test_opening_a_position_dealt_to_another_seat(tmp_path: Path) -> None:
             return None
         assert m.deck is not None and m.my_seat is not None
         owner = (m.my_seat + 1) % 3
-        _forged_open(m, m.deck.params.positions(owner)[0], move)
+        _forged_open(m, m.deck.positions(owner)[0], move)
         return _send_move(m, format_move(move))
 
     cheat = Cheat(attempt)
@@ -769,7 +772,7 @@ def test_opening_own_position_as_a_card_dealt_to_someone_else(tmp_path: Path) ->
         wanted = [c for c in range(60) if c not in hand and c not in seen]
         card = max(wanted, key=lambda c: (c // 12 == rnd.lead_domain, c % 12))
         opened_positions = {o.position for o in m.deck.opened}
-        mine = [p for p in m.deck.params.positions(m.my_seat) if p not in opened_positions]
+        mine = [p for p in m.deck.positions(m.my_seat) if p not in opened_positions]
         _forged_open(m, mine[0], card)  # a real share of my position, claiming its card
         return _send_move(m, format_move(card))
 

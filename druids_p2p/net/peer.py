@@ -464,7 +464,6 @@ class TableRunner:
         self.last_progress = time.monotonic()
         self.early: list[bytes] = []
         self.abort_claim: str | None = None
-        self.abort_message: Message | None = None
         self.last_keepalive = 0.0
         self.abort_claim_deadline = 0.0
         machine.on_event = self._on_event
@@ -688,7 +687,6 @@ class TableRunner:
         machine = self.machine
         reason = msg.body["reason"]
         with_blame = f" (blames seat {msg.body['seat']})" if "seat" in msg.body else ""
-        self.abort_message = msg  # recorded only if we stop on its word (it would fork the order)
         # A claimed blame is never adopted: an abort proves only that its sender stopped. This
         # peer keeps checking what it has for a short while, so that if the claim is true its
         # own checks (on the same canonical messages) find the fault and blame with evidence.
@@ -696,15 +694,13 @@ class TableRunner:
         self.abort_claim_deadline = time.monotonic() + ABORT_GRACE_S
 
     def _claim_expired(self) -> None:
-        """After the grace period, stop on the other peer's word (blaming nobody)."""
+        """After the grace period, stop on the other peer's word, blaming nobody: raises the
+        fault, so this peer signs and records its own abort saying why it stopped."""
         if self.machine.aborted is not None:
             self.abort_claim = None  # our own checks found the fault (and its culprit) first
         elif self.abort_claim is not None and time.monotonic() > self.abort_claim_deadline:
-            self.machine.aborted = TableFault(self.abort_claim, None)
-            if self.abort_message is not None:
-                with contextlib.suppress(WireError):  # recorded only if it fits our chain
-                    self.machine.transcript.append(self.abort_message)
-                self.machine.transcript.flush(sync=True)
+            claim, self.abort_claim = self.abort_claim, None
+            raise TableFault(claim, None)
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
         machine = self.machine
@@ -714,11 +710,16 @@ class TableRunner:
             body["seat"] = fault.seat
             keys = machine.order or machine.list_keys
             body["key"] = keys[fault.seat]
+        # Our own messages already sent for a step that never completed go into the record
+        # first: the abort is chained after them, and the record must end with its reason.
+        for _, own in sorted(machine.pending[machine.me].items()):
+            with contextlib.suppress(WireError):
+                machine.transcript.append(own)
         raw = self._control(MsgType.ABORT, body, chain=True)
         try:
             machine.transcript.append(raw)
         except WireError as exc:
-            log.info("could not record the abort in the transcript: %s", exc)
+            log.warning("could not record the abort in the transcript: %s", exc)
         machine.transcript.flush(sync=True)
         outgoing = [raw]
         if len(fault.evidence) == 2:
