@@ -251,10 +251,10 @@ class Arena(LocalTable):
     def expire_abort_claims(self) -> None:
         """Let the grace period for unverified abort claims run out (the runners' clock)."""
         for runner in self.runners.values():
-            if runner.abort_claim is not None:
-                runner.abort_claim_deadline = 0.0
+            if runner.machine.aborted is None and (runner.abort_claim or runner.divergence):
+                runner.abort_claim_deadline = runner.divergence_deadline = 0.0
                 try:
-                    runner._claim_expired()
+                    runner._in_grace()
                 except TableFault as fault:
                     runner._abort(fault)  # stops on the claim: not a detection of its own
 
@@ -475,10 +475,9 @@ def test_equivocating_mover_is_blamed_by_every_peer_through_the_proof(tmp_path: 
     assert arena.faults[2].seat == arena.seat(1)
 
 
-def test_split_equivocation_stops_every_peer_but_blames_nobody(tmp_path: Path) -> None:
-    """Peer 0 gets one version of the cheater's move, peer 2 the other. Neither holds both, so
-    there is no proof: the acks disagree and the table stops unblamed (protocol.md §6). Known
-    gap against "equivocation is blamed": it would take a peer forwarding what it appended."""
+def test_split_equivocation_is_proven_and_blamed(tmp_path: Path) -> None:
+    """Peer 0 gets one version of the cheater's move, peer 2 the other. The acks disagree; each
+    asks the other's acker for its copy, and with both signed versions the mover is convicted."""
     arena = Arena(tmp_path, players=3, seed=17, cheater=1)
     is_move = first_of(arena, 1, MsgType.MOVE)
     twins: dict[bytes, bytes] = {}
@@ -491,10 +490,14 @@ def test_split_equivocation_stops_every_peer_but_blames_nobody(tmp_path: Path) -
     arena.tamper = tamper
     arena.run()
     assert twins
+    cheater_seat = arena.seat(1)
     for k in arena.honest:
         aborted = arena.machines[k].aborted
-        assert aborted is not None and aborted.seat is None, aborted
+        assert aborted is not None and aborted.seat == cheater_seat, aborted
         assert not arena.machines[k].finished
+    found = [arena.faults[k] for k in arena.honest if k in arena.faults]
+    assert found and all(len(f.evidence) == 2 for f in found)
+    assert verify_equivocation(*sorted(found[0].evidence)).sender == arena.ids[1].public_key
 
 
 def test_wrong_head_is_a_divergence_nobody_can_be_blamed_for(tmp_path: Path) -> None:

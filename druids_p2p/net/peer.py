@@ -466,6 +466,8 @@ class TableRunner:
         self.abort_claim: str | None = None
         self.last_keepalive = 0.0
         self.abort_claim_deadline = 0.0
+        self.divergence: TableFault | None = None
+        self.divergence_deadline = 0.0
         machine.on_event = self._on_event
 
     # ---------------------------------------------------------------- wiring
@@ -533,8 +535,7 @@ class TableRunner:
         if machine.phase == "play" and self.deal_started is not None:
             self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
             self.deal_started = None
-        if self.abort_claim is not None:
-            self._claim_expired()
+        if self._in_grace():
             return
         if machine.my_turn:
             move = self.player.poll(machine)
@@ -595,10 +596,19 @@ class TableRunner:
         if msg.type is MsgType.ABORT:
             self._peer_aborted(msg)
             return
+        if self.divergence is not None:
+            # Only one thing matters now: another copy of a message we already hold.
+            if msg.seq < machine.transcript.next_seq(msg.sender):
+                machine.receive(msg)  # raises the equivocation, with both signed copies
+            return
         ack_step = machine.step is not None and machine.step.name == "ack"
         before = self._progress_mark()
         try:
             self.broadcast(machine.receive(msg))
+        except TableFault as fault:
+            if not self._seek_proof(fault):
+                raise
+            return
         except ValueError as exc:
             self.bad_messages += 1
             log.warning("dropped a message: %s", exc)
@@ -692,6 +702,39 @@ class TableRunner:
         # own checks (on the same canonical messages) find the fault and blame with evidence.
         self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
         self.abort_claim_deadline = time.monotonic() + ABORT_GRACE_S
+
+    def _seek_proof(self, fault: TableFault) -> bool:
+        """An ack naming another version of a move (or built on a head that includes one) means
+        its mover told peers different things, but this peer holds only one signed copy. Ask the
+        acker for its copy: with both, the machine raises an equivocation that blames the mover
+        with proof. True if asked."""
+        move = self.machine.last_move
+        if fault.seat is not None or move is None:
+            return False
+        for raw in fault.evidence:
+            try:
+                ack = decode(raw)
+            except WireError:
+                continue
+            if ack.type is MsgType.ACK and ack.body["msg"] != move.hash:
+                body: dict[str, object] = {"sender": move.sender, "seq": move.seq}
+                self.mesh.send(ack.sender, self._control(MsgType.RESEND, body, chain=False))
+                self.divergence = fault
+                self.divergence_deadline = time.monotonic() + ABORT_GRACE_S
+                return True
+        return False
+
+    def _in_grace(self) -> bool:
+        """True while this peer only checks (after an abort claim, or while seeking a proof);
+        raises the fault to stop on once the grace period is over."""
+        if self.abort_claim is not None:
+            self._claim_expired()
+            return True
+        if self.divergence is not None:
+            if time.monotonic() > self.divergence_deadline:
+                raise self.divergence  # no proof came: stop, blaming nobody
+            return True
+        return False
 
     def _claim_expired(self) -> None:
         """After the grace period, stop on the other peer's word, blaming nobody: raises the
