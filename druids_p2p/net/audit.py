@@ -14,11 +14,9 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from druids_p2p.deck import DeckError, DeckFault, DeckParams, Envelope, MalformedMessage
+from druids_p2p.deck import DeckError, DeckFault, Envelope, MalformedMessage
 from druids_p2p.deck import audit_transcript as deck_audit
 from druids_p2p.engine import (
-    GAIA,
-    N_CARDS,
     Game,
     GameOptions,
     InvalidDeal,
@@ -26,8 +24,7 @@ from druids_p2p.engine import (
     format_move,
     parse_move,
 )
-from druids_p2p.engine.cards import HAND_SIZE
-from druids_p2p.net.table import seat_order
+from druids_p2p.net.table import deal_params, seat_order
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
 from druids_p2p.wire.audit import AuditProblem, AuditReport, _verify_chain
 from druids_p2p.wire.audit import audit_messages as wire_audit_messages
@@ -227,14 +224,7 @@ class _TableAudit:
         if reveals < n:
             self._partial_round(r, moves)
             return index
-        params = DeckParams(
-            table_id=self.table_id,
-            round_no=r,
-            num_cards=N_CARDS,
-            seats=n,
-            hand_size=HAND_SIZE[n],
-            required=frozenset({GAIA}),
-        )
+        params = deal_params(self.table_id, r, n)
         try:
             result = deck_audit(params, deck_raws, codec)
         except DeckFault as exc:

@@ -29,8 +29,6 @@ from pathlib import Path
 
 from druids_p2p.deck import AuditRequired, DeckError, DeckFault, DeckParams, DeckPeer
 from druids_p2p.engine import (
-    GAIA,
-    N_CARDS,
     Game,
     GameOptions,
     IllegalMove,
@@ -40,7 +38,7 @@ from druids_p2p.engine import (
     format_move,
     parse_move,
 )
-from druids_p2p.engine.cards import HAND_SIZE
+from druids_p2p.engine.interface import RULESETS
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.secrets import TableSecret
@@ -58,6 +56,9 @@ from druids_p2p.wire import (
 from druids_p2p.wire.envelope import parse_unverified
 
 log = logging.getLogger(__name__)
+
+RULESET = "druids2017"
+"""The rule set every table plays (the wire's options do not name another one yet)."""
 
 MAX_BUFFERED = 64
 """Messages held per sender ahead of the schedule; more is flooding and is dropped."""
@@ -437,14 +438,7 @@ class TableMachine:
     def _start_round(self) -> None:
         r = len(self.game.rounds)
         n = self.options.players
-        params = DeckParams(
-            table_id=self.table_id,
-            round_no=r,
-            num_cards=N_CARDS,
-            seats=n,
-            hand_size=HAND_SIZE[n],
-            required=frozenset({GAIA}),
-        )
+        params = deal_params(self.table_id, r, n)
         seat = self.my_seat
         assert seat is not None
         self.codec = WireCodec(seat, self.chain, self._seal_head, self.seat_of, self._queue_own)
@@ -699,6 +693,20 @@ class TableMachine:
         self.events.append(event)
         if self.on_event is not None:
             self.on_event(event)
+
+
+def deal_params(table_id: bytes, round_no: int, players: int, ruleset: str = RULESET) -> DeckParams:
+    """The deck's parameters for one round, from the rule set's deck description (the seam):
+    every peer and the auditor must build exactly these."""
+    rules = RULESETS[ruleset]
+    return DeckParams(
+        table_id=table_id,
+        round_no=round_no,
+        num_cards=rules.deck_size,
+        seats=players,
+        hand_size=rules.hand_size(players),
+        required=rules.required_cards(players),
+    )
 
 
 def seat_order(
