@@ -39,7 +39,7 @@ from druids_p2p.net.discovery import (
 )
 from druids_p2p.net.mesh import Mesh, raw_to_z85, z85_to_raw
 from druids_p2p.net.seating import make_seat_message
-from druids_p2p.net.secrets import TableSecret
+from druids_p2p.net.secrets import TableSecret, write_private
 from druids_p2p.net.table import TableFault, TableMachine
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -121,15 +121,15 @@ class TableState:
 
     def save(self, seat_raw: bytes, curve_public: bytes, curve_secret: bytes, port: int) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        _write_private(self.folder / "seat.msg", seat_raw)
-        _write_private(self.folder / "curve.key", curve_public + b"\n" + curve_secret)
+        write_private(self.folder / "seat.msg", seat_raw)
+        write_private(self.folder / "curve.key", curve_public + b"\n" + curve_secret)
         info = {"port": port, "finished": False}
-        _write_private(self.folder / "state.json", json.dumps(info).encode())
+        write_private(self.folder / "state.json", json.dumps(info).encode())
 
     def mark_finished(self, result: dict[str, Any]) -> None:
         info = json.loads((self.folder / "state.json").read_text())
         info.update({"finished": True, "result": result})
-        _write_private(self.folder / "state.json", json.dumps(info).encode())
+        write_private(self.folder / "state.json", json.dumps(info).encode())
 
     def load(self) -> tuple[bytes, bytes, bytes, int]:
         seat_raw = (self.folder / "seat.msg").read_bytes()
@@ -143,17 +143,6 @@ class TableState:
             return bool(json.loads((self.folder / "state.json").read_text())["finished"])
         except (OSError, ValueError, KeyError):
             return True
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
 
 
 def unfinished_table(home: Path) -> TableState | None:

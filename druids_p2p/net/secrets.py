@@ -21,6 +21,19 @@ Entropy = Callable[[int], bytes]
 SECRET_SIZE = 32
 
 
+def write_private(path: Path, data: bytes) -> None:
+    """Write a file only its owner can read (mode 0600), durably and atomically: a crash leaves
+    either the old file or the new one, never a torn secret."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
 class TableSecret:
     """The root secret of one peer at one table, and the streams derived from it."""
 
@@ -39,14 +52,7 @@ class TableSecret:
             return cls(data)
         path.parent.mkdir(parents=True, exist_ok=True)
         root = secrets.token_bytes(SECRET_SIZE)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, root)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+        write_private(path, root)
         return cls(root)
 
     def derive(self, label: str) -> bytes:
