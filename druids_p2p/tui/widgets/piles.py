@@ -22,7 +22,7 @@ def players_table(snapshot: TableSnapshot | None, states: Mapping[int, Text]) ->
     table.add_column("cards", justify="right")
     for d, colour in zip(DOMAINS, DOMAIN_COLOURS, strict=True):
         table.add_column(Text(d, style=f"bold {colour}"), min_width=6, no_wrap=True)
-    table.add_column("piles", justify="right")
+    table.add_column("points", justify="right")  # this round so far: the sum of the tops
     table.add_column("total", justify="right")
     if snapshot is None:
         return table
