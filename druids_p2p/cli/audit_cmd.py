@@ -49,5 +49,6 @@ def audit_command(
             raise typer.Exit(1)
         return
     if report.problem is not None:
-        fail(f"{file}: {report.problem}", 1)
+        problem = str(report.problem)
+        fail(problem if problem.startswith(str(file)) else f"{file}: {problem}", 1)
     print(_summary(file, report))

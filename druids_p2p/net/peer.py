@@ -12,6 +12,7 @@ message, the table secret, the CURVE key pair and endpoint, and the game record 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import logging
 import os
@@ -252,9 +253,13 @@ def query_lobby(target: str, timeout_s: float = 5.0) -> bytes:
     if not sep or not port.isdigit() or not host:
         raise PeerError(f"expected HOST:PORT, not {target!r}")
     try:
-        socket.getaddrinfo(host, int(port))
+        infos = socket.getaddrinfo(host, int(port), socket.AF_INET, socket.SOCK_STREAM)
     except (OSError, ValueError) as exc:
         raise PeerError(f"{target}: {exc}") from None
+    for info in infos:  # a lobby is one host: never a broadcast, multicast or "any" address
+        ip = ipaddress.IPv4Address(str(info[4][0]))
+        if ip == ipaddress.IPv4Address("255.255.255.255") or ip.is_multicast or ip.is_unspecified:
+            raise PeerError(f"{target}: {ip} is not a host address")
     ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
