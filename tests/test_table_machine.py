@@ -45,7 +45,7 @@ def test_each_peer_learns_only_its_own_hand() -> None:
 @pytest.mark.parametrize("after", [5, 40, 120, 300, 520])
 def test_restart_from_record_rebuilds_state(tmp_path: Path, after: int) -> None:
     """Kill a peer at many points (deal, play, reveal) and rebuild it from its record."""
-    table = LocalTable(players=3, rounds=2, seed=after, records=tmp_path)
+    table = LocalTable(players=3, rounds=5, seed=after, records=tmp_path)
     count = {"n": 0}
 
     def stop() -> bool:
