@@ -1067,3 +1067,26 @@ def test_fuzzed_messages_never_crash_a_peer_nor_frame_another_seat(
     assert fuzzer.cases > 200, fuzzer.cases
     assert set(fuzzer.outcomes) >= {"fault", "bad", "accepted"}, fuzzer.outcomes
     print(fuzzer.cases, fuzzer.outcomes)
+
+
+def test_a_player_who_leaves_stops_the_table_with_the_reason_recorded(tmp_path: Path) -> None:
+    """Leaving is not cheating: the table stops, blaming nobody, and every record says why."""
+    arena = Arena(tmp_path, players=3, seed=40, cheater=None)  # type: ignore[arg-type]
+    arena.run_to_play()
+
+    class Leaving(Player):
+        def wants_to_leave(self) -> bool:
+            return True
+
+    leaver = arena.runners[2]
+    leaver.player = Leaving()
+    with pytest.raises(TableFault) as stop:
+        leaver._tick()
+    leaver._abort(stop.value)
+    assert stop.value.seat is None and "left the table" in stop.value.reason
+    arena.run()
+    for k in (0, 1):
+        aborted = arena.machines[k].aborted
+        assert aborted is not None and aborted.seat is None and "left the table" in aborted.reason
+    last = arena.machines[2].transcript.messages[-1]
+    assert last.type is MsgType.ABORT and "left the table" in last.body["reason"]

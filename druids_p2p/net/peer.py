@@ -170,6 +170,11 @@ class Player:
     def choose(self, machine: TableMachine) -> int:
         raise NotImplementedError
 
+    def wants_to_leave(self) -> bool:
+        """True once the person (or program) playing this seat has left: the table then stops
+        with that reason, recorded and told to the others. Checked on every tick."""
+        return False
+
     def poll(self, machine: TableMachine) -> int | None:
         """This seat's move if it has one now, else None (asked again on the next tick).
 
@@ -522,6 +527,8 @@ class TableRunner:
 
     def _tick(self) -> None:
         machine = self.machine
+        if self.player.wants_to_leave() and not machine.finished:
+            raise TableFault(f"{machine.identity.name} left the table", None)
         for inbound in self.mesh.poll(10):
             self._on_message(inbound.payload)
             if machine.aborted is not None or machine.finished:

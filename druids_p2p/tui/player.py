@@ -22,7 +22,7 @@ from textual.message import Message
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, Player, run_peer
-from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.net.table import TableMachine
 from druids_p2p.tui.bots import BotSeat, LocalBots
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.snapshot import in_your_words, snapshot_from_machine
@@ -72,10 +72,11 @@ class UIPlayer(Player):
             self.post(MoveRejected(move, in_your_words(reason, seat) or reason))
             self.post(TurnRequest(snapshot_from_machine(machine, turn)))
 
+    def wants_to_leave(self) -> bool:
+        return self.leaving.is_set()
+
     def poll(self, machine: TableMachine) -> int | None:
         """Non-blocking: the table keeps serving the network while the person thinks."""
-        if self.leaving.is_set():
-            raise LeftTable("you left the table")
         if self.asking != self.turn or self.turn == 0:
             self.turn += 1
             self.asking = self.turn
@@ -241,12 +242,7 @@ class NetSession(Session):
 
     def close(self) -> None:
         """Leave: stop the peer's thread (at its next tick) and kill the bots."""
-        self.player.leaving.set()
-        machine = self.player.machine
-        if machine is not None and not machine.finished and machine.aborted is None:
-            # The runner checks this between messages and stops; written from the UI thread
-            # because the runner offers no other way in (a plain attribute store).
-            machine.aborted = TableFault("you left the table", machine.my_seat)
+        self.player.leaving.set()  # the runner stops at its next tick, recording why
         self._stop.set()  # before the bots are killed: leaving is not a bot failure
         self.bots.close()
         logging.getLogger("druids_p2p").removeHandler(self._log_handler)
