@@ -33,16 +33,14 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from druids_p2p.engine.cards import MAX_PLAYERS, MIN_PLAYERS, ROUNDS_PER_GAME
 from druids_p2p.net.interfaces import NetChoice, guarded_sendto, resolve
-from druids_p2p.wire.errors import BadShape, BadSignature, TooLarge, WireError
+from druids_p2p.wire.errors import BadShape, TooLarge, WireError
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.keys import fingerprint, is_weak_key
 from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
 from druids_p2p.wire.schema import TOKEN_CHARS, Bin, Bool, Int, List, Str, Struct, Tuple, check
+from druids_p2p.wire.signed import split_signed_frame, verify_signature
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +95,6 @@ _SIGNED = Struct(
 )
 _SIGNED_DEPTH = 3  # the map, the seats array, one seat
 _ENDPOINT = re.compile(r"tcp://(\d{1,3}(?:\.\d{1,3}){3}):([1-9]\d{0,4})")
-# Order of the Ed25519 base point; S >= L is refused as in the wire layer (RFC 8032 5.1.7).
-_L = 2**252 + 27742317777372353535851937790883648493
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,18 +289,8 @@ def decode_beacon(data: bytes) -> Beacon:
 
     Cheapest checks first (size, msgpack, shape, canonical form), the signature last.
     """
-    if not isinstance(data, bytes | bytearray | memoryview):
-        raise WireError(f"expected bytes, got {type(data).__name__}")
-    data = bytes(data)
-    if len(data) > MAX_BEACON_SIZE:
-        raise TooLarge(f"beacon of {len(data)} bytes exceeds the {MAX_BEACON_SIZE} byte limit")
-    frame = unpack(data, max_depth=1)
-    if not isinstance(frame, tuple) or len(frame) != 2:
-        n = len(frame) if isinstance(frame, tuple) else type(frame).__name__
-        raise BadShape(f"beacon frame: expected array [signed, signature], got {n}")
-    signed, signature = frame
-    if not isinstance(signed, bytes):
-        raise BadShape(f"beacon frame: signed part must be bin, got {type(signed).__name__}")
+    data, frame, signature = split_signed_frame(data, MAX_BEACON_SIZE, "beacon", "beacon frame")
+    signed = frame[0]
     if not isinstance(signature, bytes) or len(signature) != 64:
         raise BadShape("beacon frame: signature must be bin of 64 bytes")
     require_canonical(data, frame, "beacon frame")
@@ -312,12 +298,7 @@ def decode_beacon(data: bytes) -> Beacon:
     _check_fields(fields)
     require_canonical(signed, fields, "beacon")
     host = fields["host"]
-    if int.from_bytes(signature[32:], "little") >= _L:
-        raise BadSignature("beacon signature: non-canonical S (>= group order)")
-    try:
-        Ed25519PublicKey.from_public_bytes(host).verify(signature, BEACON_DOMAIN + signed)
-    except (InvalidSignature, ValueError):
-        raise BadSignature(f"beacon signature does not verify for {host.hex()[:16]}…") from None
+    verify_signature(host, BEACON_DOMAIN + signed, signature, "beacon signature")
     options = fields["options"]
     info = TableInfo(
         name=fields["name"],

@@ -18,11 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from druids_p2p.wire.bodies import BODIES
-from druids_p2p.wire.errors import BadShape, BadSignature, InvalidProof, TooLarge, WireError
+from druids_p2p.wire.errors import BadShape, InvalidProof, TooLarge
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.keys import is_weak_key
 from druids_p2p.wire.msgtypes import (
@@ -39,11 +36,8 @@ from druids_p2p.wire.msgtypes import (
 )
 from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
 from druids_p2p.wire.schema import check
+from druids_p2p.wire.signed import split_signed_frame, verify_signature
 from druids_p2p.wire.table import derive_table_id
-
-# Order of the Ed25519 base point. Signatures with S >= L are refused explicitly (RFC 8032 5.1.7)
-# so that nobody but the signer can produce a second valid signature, hence a second hash.
-_L = 2**252 + 27742317777372353535851937790883648493
 
 Body = Mapping[str, Any]
 
@@ -151,28 +145,13 @@ def _check_claims(msg: Message) -> None:
 
 
 def _verify(sender: bytes, signed: bytes, signature: bytes) -> None:
-    if int.from_bytes(signature[32:], "little") >= _L:
-        raise BadSignature("signature: non-canonical S (>= group order)")
-    try:
-        Ed25519PublicKey.from_public_bytes(sender).verify(signature, MSG_DOMAIN + signed)
-    except (InvalidSignature, ValueError):
-        raise BadSignature(f"signature does not verify for sender {sender.hex()[:16]}…") from None
+    verify_signature(sender, MSG_DOMAIN + signed, signature, "signature", "sender ")
 
 
 def _parse(raw: bytes) -> tuple[bytes, bytes, Message]:
     """Everything but the signature: (signed, signature, message)."""
-    if not isinstance(raw, bytes | bytearray | memoryview):
-        raise WireError(f"expected bytes, got {type(raw).__name__}")
-    raw = bytes(raw)
-    if len(raw) > MAX_MESSAGE_SIZE:
-        raise TooLarge(f"message of {len(raw)} bytes exceeds the {MAX_MESSAGE_SIZE} byte limit")
-    frame = unpack(raw, max_depth=1)
-    if not isinstance(frame, tuple) or len(frame) != 2:
-        n = len(frame) if isinstance(frame, tuple) else type(frame).__name__
-        raise BadShape(f"frame: expected array [signed, signature], got {n}")
-    signed, signature = frame
-    if not isinstance(signed, bytes):
-        raise BadShape(f"frame: signed part must be bin, got {type(signed).__name__}")
+    raw, frame, signature = split_signed_frame(raw, MAX_MESSAGE_SIZE, "message", "frame")
+    signed = frame[0]
     _bin(signature, SIGNATURE_SIZE, "signature")
     require_canonical(raw, frame, "frame")
     fields = unpack(signed, max_depth=MAX_DEPTH)
