@@ -639,8 +639,8 @@ class TableRunner:
         machine = self.machine
         if chain:
             return machine.chain.seal(msg_type, body, machine.transcript.head)
-        # Out-of-chain control messages reuse our last sequence number: they are never appended
-        # to a transcript, so they neither take a slot nor can be mistaken for equivocation.
+        # Out-of-chain control messages carry seq 0 and a zero prev: they are never appended to
+        # a transcript, take no slot, and a proof quoting one is refused (wire/equivocation.py).
         return encode(
             machine.identity,
             msg_type,
