@@ -391,6 +391,40 @@ def test_malleated_signature(table: SampleTable) -> None:
         decode(bad)
 
 
+def test_small_order_r_refused(table: SampleTable) -> None:
+    """R = identity and S = k*a satisfy the cofactorless equation, so OpenSSL accepts this
+    signature; the protocol's verifier (libsodium's rule, wire.md section 2) must not."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    order = 2**252 + 27742317777372353535851937790883648493
+    ident = table.identities[1]
+    signed = msgpack.packb(_fields(table))
+    h = bytearray(hashlib.sha512(ident.seed()).digest()[:32])
+    h[0] &= 248
+    h[31] &= 127
+    h[31] |= 64
+    a = int.from_bytes(h, "little")
+    r_small = bytes.fromhex("01" + "00" * 31)  # the identity point
+    k = int.from_bytes(
+        hashlib.sha512(r_small + ident.public_key + MSG_DOMAIN + signed).digest(), "little"
+    )
+    sig = r_small + (k * a % order).to_bytes(32, "little")
+    Ed25519PublicKey.from_public_bytes(ident.public_key).verify(sig, MSG_DOMAIN + signed)
+    with pytest.raises(BadSignature):
+        decode(msgpack.packb([signed, sig]))
+
+
+def test_signatures_match_rfc8032_reference(table: SampleTable) -> None:
+    """Signing goes through libsodium; the bytes must be OpenSSL's, or a restarted peer could not
+    regenerate its own messages from a record signed by another build."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    ident = table.identities[2]
+    reference = Ed25519PrivateKey.from_private_bytes(ident.seed())
+    for data in (b"", b"x", bytes(range(256)) * 3):
+        assert ident.sign(data) == reference.sign(data)
+
+
 def test_small_order_sender_refused(table: SampleTable) -> None:
     weak = bytes.fromhex("01" + "00" * 31)
     raw = msgpack.packb([msgpack.packb(_fields(table, sender=weak)), b"\x00" * 64])

