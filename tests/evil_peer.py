@@ -4,7 +4,8 @@ Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is t
 (same CLI, same runner, same bot) with a few functions patched before it starts:
 
 * ``equivocate``: after its first move it signs a second, different MOVE with the same sequence
-  number and sends it, after the real one, to one other peer only (which can then prove it).
+  number (the same card opening with a fresh proof) and sends it, after the real one, to one
+  other peer only (which can then prove it).
 * ``junk``: besides its real traffic, every few messages it sends every peer garbage bytes,
   truncated and bit-flipped messages, a message signed by a key with no seat, one of its own
   messages re-signed for another table, and an exact replay of an earlier message.
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from druids_p2p.deck.proofs import prove_open
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import Identity, MsgType, decode, encode
@@ -48,13 +50,25 @@ def _resign(identity: Identity, raw: bytes, **changes: Any) -> bytes:
     return encode(identity, msg.type, **fields)
 
 
+def _reproved(machine: TableMachine, opening: dict[str, Any]) -> dict[str, Any]:
+    """The same card opening with a fresh proof: a second valid spelling of the move."""
+    deck = machine.deck
+    assert deck is not None and deck.final_deck is not None
+    pos = opening["pos"]
+    a = deck.final_deck.a[pos]
+    e, s = prove_open(
+        deck.params, deck.seat, pos, deck._secret, deck._key, a, opening["d"], os.urandom
+    )
+    return {**opening, "e": e, "s": s}
+
+
 def _equivocating_play(self: TableMachine, move: int) -> list[bytes]:
     out = _original_play(self, move)
     if not TWINS:
         for raw in out:
             msg = decode(raw)
-            if msg.type is MsgType.MOVE:
-                body = {**msg.body, "proof": {"x": b"evil twin"}}
+            if msg.type is MsgType.MOVE and "open" in msg.body and self.deck is not None:
+                body = {**msg.body, "open": _reproved(self, dict(msg.body["open"]))}
                 TWINS[raw] = _resign(self.identity, raw, body=body)
     return out
 

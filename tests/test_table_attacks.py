@@ -24,7 +24,7 @@ from table_harness import LocalTable
 
 from druids_p2p.deck import group
 from druids_p2p.deck.messages import OpenMsg
-from druids_p2p.deck.peer import random_scalar
+from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.deck.proofs import prove_open
 from druids_p2p.engine import GAIA, format_move
 from druids_p2p.engine.rules import Round
@@ -41,7 +41,6 @@ from druids_p2p.wire import (
     decode,
     encode,
     equivocation_body,
-    next_head,
     verify_equivocation,
 )
 from druids_p2p.wire.envelope import canonical
@@ -98,15 +97,28 @@ def sign_unchecked(
     return pack([signed, identity.sign(MSG_DOMAIN + signed)])
 
 
-def twin_of(identity: Identity, raw: bytes) -> bytes:
-    """A second, different message for the same slot (a MOVE with an extra field, else a new
-    head): exactly what an equivocating sender signs."""
+def twin_of(identity: Identity, raw: bytes, deck: DeckPeer | None = None) -> bytes:
+    """A second, different message for the same slot: exactly what an equivocating sender signs.
+    A move that opens a card gets a fresh proof of the same opening (``deck`` is the sender's), so
+    the twin is as valid as the original; anything else gets another head."""
     msg = decode(raw)
-    if msg.type is MsgType.MOVE:
+    if msg.type is MsgType.MOVE and "open" in msg.body and deck is not None:
         body = thaw(msg.body)
-        body["proof"] = {"x": b"equivocation"}
+        body["open"] = reproved_opening(deck, body["open"])
         return resign(identity, raw, body=body)
     return resign(identity, raw, head=bytes(31) + b"\x01")
+
+
+def reproved_opening(deck: DeckPeer, opening: dict[str, Any]) -> dict[str, Any]:
+    """The same card opening with a fresh DLEQ proof: a second valid spelling only its seat can
+    make (what an equivocating mover signs)."""
+    assert deck.final_deck is not None
+    pos = opening["pos"]
+    a = deck.final_deck.a[pos]
+    e, s = prove_open(
+        deck.params, deck.seat, pos, deck._secret, deck._key, a, opening["d"], os.urandom
+    )
+    return {**opening, "e": e, "s": s}
 
 
 def random_point() -> bytes:
@@ -464,7 +476,7 @@ def test_equivocating_mover_is_blamed_by_every_peer_through_the_proof(tmp_path: 
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes:
         if frm == 1 and to == 0 and is_move(raw):
-            arena.queue.append((1, 0, twin_of(arena.ids[1], raw)))
+            arena.queue.append((1, 0, twin_of(arena.ids[1], raw, arena.machines[1].deck)))
         return raw
 
     arena.tamper = tamper
@@ -484,7 +496,7 @@ def test_split_equivocation_is_proven_and_blamed(tmp_path: Path) -> None:
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes:
         if frm == 1 and to == 0 and is_move(raw):
-            return twins.setdefault(raw, twin_of(arena.ids[1], raw))
+            return twins.setdefault(raw, twin_of(arena.ids[1], raw, arena.machines[1].deck))
         return raw
 
     arena.tamper = tamper
@@ -635,9 +647,9 @@ def test_tampered_share_in_a_card_opening_is_blamed(tmp_path: Path) -> None:
     arena = Arena(tmp_path, players=3, seed=24, cheater=1)
 
     def mutate(body: dict[str, Any]) -> None:
-        body["d"] = random_point()
+        body["open"]["d"] = random_point()
 
-    arena.tamper = rewrite(arena, 1, MsgType.DECK_OPEN, mutate)
+    arena.tamper = rewrite(arena, 1, MsgType.MOVE, mutate)
     arena.run()
     arena.assert_blamed(1, "invalid decryption share proof")
 
@@ -672,7 +684,19 @@ def _not_leading(m: TableMachine) -> bool:
 def _send_move(m: TableMachine, token: str) -> list[bytes]:
     """Queue a MOVE without any check and without pumping (the cheater's own machine would
     refuse it): what a modified client sends."""
-    m._send_own(MsgType.MOVE, {"round": m.game.round_index, "move": token})
+    m._send_own(MsgType.MOVE, _move_body(m, token))
+    return m._drain()
+
+
+def _move_body(m: TableMachine, token: str) -> dict[str, object]:
+    return {"round": m.game.round_index, "move": token}
+
+
+def _open_into_move(m: TableMachine, token: str, card: int) -> list[bytes]:
+    """Open ``card`` (honestly) inside a move whose token says ``token``, unchecked."""
+    assert m.codec is not None and m.deck is not None
+    m.codec.carry(_move_body(m, token))
+    m.deck.open_card(card)
     return m._drain()
 
 
@@ -722,8 +746,7 @@ def test_move_claiming_another_card_than_the_one_opened(tmp_path: Path) -> None:
             return None
         assert m.deck is not None
         other = next(c for c in cards if c != move)
-        m.deck.open_card(other)  # shows one card ...
-        return _send_move(m, format_move(move))  # ... and plays another
+        return _open_into_move(m, format_move(move), other)  # plays one card, shows another
 
     cheat = Cheat(attempt)
     arena.cheat_play = cheat
@@ -732,16 +755,19 @@ def test_move_claiming_another_card_than_the_one_opened(tmp_path: Path) -> None:
     arena.assert_blamed(1, "without opening that card")
 
 
-def _forged_open(m: TableMachine, position: int, card: int) -> None:
-    """Seal a DECK_OPEN of any position with a valid share and proof from this seat's secret."""
+def _forged_open(m: TableMachine, position: int, card: int) -> list[bytes]:
+    """A move playing ``card`` that opens any position, with a valid share and proof from this
+    seat's secret, unchecked."""
     deck = m.deck
-    assert deck is not None and deck._final is not None
+    assert deck is not None and deck._final is not None and m.codec is not None
     params = deck.params
     a = deck._final.a[position]
     d = group.mul(deck._secret, a)
     e, s = prove_open(params, deck.seat, position, deck._secret, deck._key, a, d, os.urandom)
     body = OpenMsg(params.round_no, position, card, d, e, s).to_body()
+    m.codec.carry(_move_body(m, format_move(card)))
     deck._codec.seal(OpenMsg.KIND, body)
+    return m._drain()
 
 
 def test_opening_a_position_dealt_to_another_seat(tmp_path: Path) -> None:
@@ -752,8 +778,7 @@ def test_opening_a_position_dealt_to_another_seat(tmp_path: Path) -> None:
             return None
         assert m.deck is not None and m.my_seat is not None
         owner = (m.my_seat + 1) % 3
-        _forged_open(m, m.deck.positions(owner)[0], move)
-        return _send_move(m, format_move(move))
+        return _forged_open(m, m.deck.positions(owner)[0], move)
 
     cheat = Cheat(attempt)
     arena.cheat_play = cheat
@@ -776,8 +801,7 @@ def test_opening_own_position_as_a_card_dealt_to_someone_else(tmp_path: Path) ->
         card = max(wanted, key=lambda c: (c // 12 == rnd.lead_domain, c % 12))
         opened_positions = {o.position for o in m.deck.opened}
         mine = [p for p in m.deck.positions(m.my_seat) if p not in opened_positions]
-        _forged_open(m, mine[0], card)  # a real share of my position, claiming its card
-        return _send_move(m, format_move(card))
+        return _forged_open(m, mine[0], card)  # a real share of my position, claiming its card
 
     cheat = Cheat(attempt)
     arena.cheat_play = cheat
@@ -820,14 +844,10 @@ def test_lead_by_a_seat_without_gaia(tmp_path: Path) -> None:
     c = arena.machines[cheater]
     assert c.deck is not None
     card = _domain_cards(c)[0]
-    c.deck.open_card(card)
-    (open_raw,) = c._drain()
-    body = {"round": c.game.round_index, "move": format_move(card)}
-    move_raw = c.chain.seal(MsgType.MOVE, body, next_head(c.transcript.head, decode(open_raw).hash))
+    (move_raw,) = _open_into_move(c, format_move(card), card)
     bystander = next(k for k in range(3) if k not in (holder, cheater))
-    for raw in (open_raw, move_raw):  # the bystander hears it before the Gaia holder's lead
-        arena.deliver(bystander, raw)
-    arena.broadcast(cheater, [open_raw, move_raw])
+    arena.deliver(bystander, move_raw)  # the bystander hears it before the Gaia holder's lead
+    arena.broadcast(cheater, [move_raw])
     arena.run()
     assert "moved out of turn" in arena.faults[bystander].reason
     arena.assert_blamed(cheater, "")
@@ -910,6 +930,8 @@ def _mutate_body(body: dict[str, Any], rng: random.Random) -> None:
             _mutate_body(value[i], rng)
         else:
             value.reverse()
+    elif isinstance(value, dict) and value:
+        _mutate_body(value, rng)
 
 
 class Fuzzer:

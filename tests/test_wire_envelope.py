@@ -96,7 +96,14 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
         ),
         (MsgType.DECK_REVEAL, {"round": 0, "seed": H1, "x": H2}),
         (MsgType.MOVE, {"round": 4, "move": "Gaia:R:light"}),
-        (MsgType.MOVE, {"round": 0, "move": "Pile:B", "proof": {"G1": b"", "R12": b"\x01" * 99}}),
+        (
+            MsgType.MOVE,
+            {
+                "move": "R7",
+                "open": {"card": 7, "d": H1, "e": H2, "pos": 3, "round": 0, "s": H1},
+                "round": 0,
+            },
+        ),
         (MsgType.ROUND_REVEAL, {"round": 1, "hand": ["G1", "Mistletoe", "Mistletoe", "Gaia"]}),
         (MsgType.ACK, {"head": H1, "msg": H2}),
         (MsgType.RESEND, {"sender": key, "seq": 12}),
@@ -162,8 +169,8 @@ def test_oversize_refused_before_parsing() -> None:
 
 def test_encode_refuses_oversize(table: SampleTable) -> None:
     with pytest.raises(TooLarge):
-        proof = {f"p{i}": b"x" * 4096 for i in range(16)}
-        _enc(table, 0, "move", {"round": 0, "move": "R7", "proof": proof})
+        batches = [{"d": [H1] * 512, "e": H1, "s": H2, "to": k} for k in range(7)]
+        _enc(table, 0, "deck_shares", {"batches": batches, "round": 0})
 
 
 def test_truncated(table: SampleTable) -> None:
@@ -310,7 +317,7 @@ def test_unsorted_body_keys(table: SampleTable) -> None:
         ({"body": {"move": "", "round": 0}}, "move: expected str of 1..16 bytes, got 0 bytes"),
         ({"body": {"move": "G 7", "round": 0}}, "character ' ' not allowed"),
         ({"body": {"move": b"G7", "round": 0}}, "move: expected str"),
-        ({"body": {"move": "G7", "proof": {"a": "b"}, "round": 0}}, r"proof\.a: expected bin"),
+        ({"body": {"move": "G7", "open": {"card": 1}, "round": 0}}, r"open: missing key"),
     ],
 )
 def test_bad_shapes(table: SampleTable, changes: dict[str, Any], pattern: str) -> None:

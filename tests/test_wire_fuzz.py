@@ -122,7 +122,7 @@ def signed_fields(draw: st.DrawFn) -> bytes:
                         "client",
                         "reason",
                         "seat",
-                        "proof",
+                        "open",
                     ]
                 ),
                 _values,

@@ -24,6 +24,7 @@ from druids_p2p.engine import (
     format_move,
     parse_move,
 )
+from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.table import deal_params, seat_order
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
 from druids_p2p.wire.audit import AuditProblem, AuditReport, _verify_chain
@@ -36,9 +37,9 @@ _DECK_KINDS = {
     MsgType.DECK_SHUFFLE: "deck_shuffle",
     MsgType.DECK_SALT: "deck_salt",
     MsgType.DECK_SHARES: "deck_shares",
-    MsgType.DECK_OPEN: "deck_open",
     MsgType.DECK_REVEAL: "deck_reveal",
 }
+"""Deck messages that travel on their own at a table (openings ride inside moves)."""
 
 
 def audit_file(path: Path) -> AuditReport:
@@ -90,9 +91,12 @@ class _ObserverCodec:
 
     def open(self, raw: bytes) -> Envelope:
         msg = self._messages.get(raw)
-        if msg is None or msg.type not in _DECK_KINDS:
+        env = None
+        if msg is not None and msg.sender in self._order:
+            env = deck_envelope(msg, self._order.index(msg.sender))
+        if env is None:
             raise MalformedMessage("not a deck message of this record")
-        return Envelope(self._order.index(msg.sender), _DECK_KINDS[msg.type], dict(msg.body), raw)
+        return env
 
 
 class _TableAudit:
@@ -182,8 +186,7 @@ class _TableAudit:
         """Audit round ``r`` starting at message ``index``; returns the index after it."""
         n = self.options.players
         deck_raws: list[bytes] = []
-        moves: list[tuple[int, Message, Message | None]] = []
-        last_open: Message | None = None
+        moves: list[tuple[int, Message]] = []
         last_move: Message | None = None
         reveals = 0
         acks: list[tuple[int, Message]] = []
@@ -199,16 +202,14 @@ class _TableAudit:
                         self.seat(msg.sender),
                     )
                 deck_raws.append(msg.raw)
-                if msg.type is MsgType.DECK_OPEN:
-                    last_open = msg
-                elif msg.type is MsgType.DECK_REVEAL:
+                if msg.type is MsgType.DECK_REVEAL:
                     reveals += 1
             elif msg.type is MsgType.MOVE:
                 if msg.body["round"] != r:
                     raise AuditProblem("move for another round", index, self.seat(msg.sender))
-                opening = last_open if last_open and last_open.sender == msg.sender else None
-                moves.append((index, msg, opening))
-                last_open = None
+                if "open" in msg.body:
+                    deck_raws.append(msg.raw)  # the deck audits the opening it carries
+                moves.append((index, msg))
                 last_move = msg
             elif msg.type is MsgType.ACK:
                 if last_move is None or msg.body["msg"] != last_move.hash:
@@ -237,7 +238,7 @@ class _TableAudit:
         except InvalidDeal as exc:
             raise AuditProblem(f"round {r + 1}: the deal is impossible: {exc}") from None
         opened = {(o.seat, o.position): o.card for o in result.opened}
-        for msg_index, msg, opening in moves:
+        for msg_index, msg in moves:
             seat = self.seat(msg.sender)
             if seat is None:
                 raise AuditProblem("a move from a key without a seat", msg_index)
@@ -247,12 +248,14 @@ class _TableAudit:
             cards = cards_for_move(move)
             if cards:
                 card = None
-                if opening is not None:
-                    card = opened.get((seat, int(opening.body["pos"])))
+                if "open" in msg.body:
+                    card = opened.get((seat, int(msg.body["open"]["pos"])))
                 if card not in cards:
                     raise AuditProblem(
                         f"{format_move(move)} without opening that card", msg_index, seat
                     )
+            elif "open" in msg.body:
+                raise AuditProblem(f"{format_move(move)} opens a card", msg_index, seat)
             reason = rnd.check(move)
             if reason is not None:
                 raise AuditProblem(f"illegal move {format_move(move)}: {reason}", msg_index, seat)
@@ -261,7 +264,7 @@ class _TableAudit:
             raise AuditProblem(f"round {r + 1} was revealed before it ended", index - 1)
         return index
 
-    def _partial_round(self, r: int, moves: list[tuple[int, Message, Message | None]]) -> None:
+    def _partial_round(self, r: int, moves: list[tuple[int, Message]]) -> None:
         """A round cut short (crash or abort): its hands are not known, so only count it."""
         del r, moves
 

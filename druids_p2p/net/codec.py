@@ -4,6 +4,11 @@ The deck layer asks a :class:`~druids_p2p.deck.Codec` to seal and open its bodie
 means a full signed wire message in this peer's chain (next sequence number, link to its previous
 message, the table head it builds on), and opening means a message the table already decoded and
 checked, looked up by its bytes so no signature is verified twice.
+
+A card opening is the one deck message that never travels alone at a table: it rides inside the
+``move`` that plays the card (``protocol.md`` §4), so sealing a ``deck_open`` seals that move, and
+opening a move that carries an opening gives the deck its ``deck_open``. The deck stays
+game-agnostic: it still seals and reads openings, and the signed move is their evidence.
 """
 
 from __future__ import annotations
@@ -19,10 +24,20 @@ _KIND_TYPES = {
     "deck_shuffle": MsgType.DECK_SHUFFLE,
     "deck_salt": MsgType.DECK_SALT,
     "deck_shares": MsgType.DECK_SHARES,
-    "deck_open": MsgType.DECK_OPEN,
     "deck_reveal": MsgType.DECK_REVEAL,
 }
 _TYPE_KINDS = {v: k for k, v in _KIND_TYPES.items()}
+OPEN_KIND = "deck_open"
+
+
+def deck_envelope(msg: Message, seat: int) -> Envelope | None:
+    """The deck's view of a table message (None if it is not one): a ``deck_*`` message, or the
+    card opening a ``move`` carries, with the signed move as its raw bytes (the evidence)."""
+    if msg.type is MsgType.MOVE:
+        opening = msg.body.get("open")
+        return None if opening is None else Envelope(seat, OPEN_KIND, dict(opening), msg.raw)
+    kind = _TYPE_KINDS.get(msg.type)
+    return None if kind is None else Envelope(seat, kind, dict(msg.body), msg.raw)
 
 
 class Chain:
@@ -66,6 +81,7 @@ class WireCodec:
         self._head = head
         self._seat_of_key = seat_of_key
         self._known: dict[bytes, Message] = {}
+        self._carrier: dict[str, object] | None = None
 
     @property
     def seat(self) -> int:
@@ -75,8 +91,20 @@ class WireCodec:
         """Register a message the table already decoded, so :meth:`open` need not verify again."""
         self._known[msg.raw] = msg
 
+    def carry(self, move_body: dict[str, object]) -> None:
+        """The move the next card opening is sealed into (the table sets it just before asking
+        the deck to open the card the move plays)."""
+        self._carrier = move_body
+
     def seal(self, kind: str, body: dict[str, object]) -> bytes:
-        raw = self._chain.seal(_KIND_TYPES[kind], body, self._head())
+        if kind == OPEN_KIND:
+            if self._carrier is None:
+                raise ValueError("a card opening is sealed into the move that plays the card")
+            msg_type, body = MsgType.MOVE, {**self._carrier, "open": body}
+            self._carrier = None
+        else:
+            msg_type = _KIND_TYPES[kind]
+        raw = self._chain.seal(msg_type, body, self._head())
         self._on_sealed(raw)  # queued at once, so the next seal sees it (see TableMachine)
         return raw
 
@@ -87,8 +115,8 @@ class WireCodec:
                 msg = decode(raw)
             except WireError as exc:
                 raise MalformedMessage(str(exc)) from None
-        kind = _TYPE_KINDS.get(msg.type)
         seat = self._seat_of_key(msg.sender)
-        if kind is None or seat is None:
+        env = None if seat is None else deck_envelope(msg, seat)
+        if env is None:
             raise MalformedMessage("not a deck message from a seated peer")
-        return Envelope(seat=seat, kind=kind, body=dict(msg.body), raw=raw)
+        return env

@@ -14,8 +14,8 @@ earlier history). The schedule (``protocol.md``, "Table"):
   each round
     deal    DECK_COMMIT (all), DECK_KEY (all), DECK_SHUFFLE (each seat in turn, per pass),
             DECK_SALT (all), DECK_SHARES (all)
-    play    the mover's DECK_OPEN (card moves) then its MOVE; then ACK from every other seat
-            (the first lead comes from whichever seat opens Gaia)
+    play    the mover's MOVE (carrying the card opening when it plays a card); then ACK from
+            every other seat (the first lead comes from whichever seat's move opens Gaia)
     end     DECK_REVEAL (all); then every peer audits the round with all hands known
 """
 
@@ -150,7 +150,6 @@ class TableMachine:
         self.step: Step | None = Step("confirm", self.list_keys, frozenset({MsgType.SEAT_CONFIRM}))
         self.step_head = self.transcript.head
         self.last_move: Message | None = None
-        self.move_open: Message | None = None
         self.round_moves: list[Message] = []
         self.finished = False
         self.aborted: TableFault | None = None
@@ -174,7 +173,7 @@ class TableMachine:
     @property
     def my_turn(self) -> bool:
         """True when the game waits for this peer's move (the first lead: if it holds Gaia)."""
-        if self.phase != "play" or self.step is None or self.move_open is not None:
+        if self.phase != "play" or self.step is None:
             return False
         if self.me not in self.step.senders or self.step.name not in ("move", "lead"):
             return False
@@ -272,15 +271,17 @@ class TableMachine:
         reason = rnd.check(move)
         if reason is not None:
             raise IllegalMove(reason)
+        body: dict[str, object] = {"round": self.game.round_index, "move": format_move(move)}
         cards = cards_for_move(move)
         if cards:
             hand = set(self.deck.hand())
             opened = {o.card for o in self.deck.opened}
             card = next(c for c in cards if c in hand and c not in opened)
-            self.deck.open_card(card)  # sealed and queued through the codec
-            self._pump()
-        token = format_move(move)
-        self._send_own(MsgType.MOVE, {"round": self.game.round_index, "move": token})
+            assert self.codec is not None
+            self.codec.carry(body)
+            self.deck.open_card(card)  # sealed into the move and queued through the codec
+        else:
+            self._send_own(MsgType.MOVE, body)
         self._pump()
         return self._drain()
 
@@ -524,9 +525,9 @@ class TableMachine:
         assert rnd is not None
         if rnd.to_move is not None:
             mover = self.order[rnd.to_move]
-            self._next("lead", (mover,), MsgType.DECK_OPEN)
+            self._next("lead", (mover,), MsgType.MOVE)
         else:
-            self.step = Step("lead", (), frozenset({MsgType.DECK_OPEN}))
+            self.step = Step("lead", (), frozenset({MsgType.MOVE}))
             self.step_head = self.transcript.head
 
     def _pump_lead_candidates(self) -> None:
@@ -535,8 +536,8 @@ class TableMachine:
             return
         for key in self.order:
             msg = self.pending[key].get(self.transcript.next_seq(key))
-            if msg is not None and msg.type is MsgType.DECK_OPEN:
-                self.step = Step("lead", (key,), frozenset({MsgType.DECK_OPEN}))
+            if msg is not None and msg.type is MsgType.MOVE and "open" in msg.body:
+                self.step = Step("lead", (key,), frozenset({MsgType.MOVE}))
                 return
 
     def _on_play(self, batch: list[Message]) -> None:
@@ -545,28 +546,11 @@ class TableMachine:
         assert rnd is not None and self.deck is not None
         seat = self.seat_of(msg.sender)
         assert seat is not None
-        if msg.type is MsgType.DECK_OPEN:
-            if self._deck_receive(msg):
-                raise TableFault("the deck emitted a message in response to an opening", None)
-            opened = self.deck.opened
-            if not opened or opened[-1].seat != seat:
-                raise TableFault(f"{self._who(msg.sender)}'s opening was not accepted", seat)
-            card = opened[-1].card
-            if seat != self.my_seat:
-                try:
-                    rnd.reveal(seat, card)
-                except ValueError as exc:
-                    raise TableFault(
-                        f"{self._who(msg.sender)} opened {format_card(card)}: {exc}",
-                        seat,
-                        (msg.raw,),
-                    ) from None
-            self.move_open = msg
-            self._next("move", (msg.sender,), MsgType.MOVE)
-            return
-        # MOVE
         if msg.body["round"] != self.game.round_index:
             raise TableFault(f"{self._who(msg.sender)} sent a move for another round", seat)
+        opened_card = None
+        if "open" in msg.body:
+            opened_card = self._take_opening(msg, seat)
         try:
             move = parse_move(msg.body["move"])
         except ValueError as exc:
@@ -574,16 +558,13 @@ class TableMachine:
         if rnd.to_move != seat:
             raise TableFault(f"{self._who(msg.sender)} moved out of turn", seat, (msg.raw,))
         cards = cards_for_move(move)
-        opened_card = None
-        if self.move_open is not None:
-            opened_card = self.deck.opened[-1].card
         if cards and opened_card not in cards:
             raise TableFault(
                 f"{self._who(msg.sender)} played {format_move(move)} without opening that card",
                 seat,
-                (msg.raw,) + ((self.move_open.raw,) if self.move_open else ()),
+                (msg.raw,),
             )
-        if not cards and self.move_open is not None:
+        if not cards and opened_card is not None:
             raise TableFault(
                 f"{self._who(msg.sender)} opened a card for {format_move(move)}", seat, (msg.raw,)
             )
@@ -595,7 +576,6 @@ class TableMachine:
                 (msg.raw,),
             )
         rnd.play(move)
-        self.move_open = None
         self.last_move = msg
         self.round_moves.append(msg)
         self._event(
@@ -607,6 +587,27 @@ class TableMachine:
         self._next("ack", others, MsgType.ACK)
         if self.me != msg.sender:
             self._send_own(MsgType.ACK, {"head": self.step_head, "msg": msg.hash})
+
+    def _take_opening(self, msg: Message, seat: int) -> int:
+        """The deck checks the opening a move carries (proof, decryption, ownership); the card it
+        shows is then known to this peer's view of the round. Returns the card."""
+        assert self.deck is not None and self.game.round is not None
+        if self._deck_receive(msg):
+            raise TableFault("the deck emitted a message in response to an opening", None)
+        opened = self.deck.opened
+        if not opened or opened[-1].seat != seat:
+            raise TableFault(f"{self._who(msg.sender)}'s opening was not accepted", seat)
+        card = opened[-1].card
+        if seat != self.my_seat:
+            try:
+                self.game.round.reveal(seat, card)
+            except ValueError as exc:
+                raise TableFault(
+                    f"{self._who(msg.sender)} opened {format_card(card)}: {exc}",
+                    seat,
+                    (msg.raw,),
+                ) from None
+        return card
 
     def _on_acks(self, batch: list[Message]) -> None:
         assert self.last_move is not None
@@ -625,10 +626,7 @@ class TableMachine:
             return
         assert rnd.to_move is not None
         mover = self.order[rnd.to_move]
-        if rnd.pending_sickles:
-            self._next("move", (mover,), MsgType.MOVE)
-        else:
-            self._next("move", (mover,), MsgType.DECK_OPEN, MsgType.MOVE)
+        self._next("move", (mover,), MsgType.MOVE)
 
     def _end_of_round(self) -> None:
         assert self.deck is not None
