@@ -11,7 +11,7 @@ from druids_p2p.engine import GameOptions
 from druids_p2p.net.seating import make_seat_message
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
-from druids_p2p.wire import Identity, Message, Transcript, decode
+from druids_p2p.wire import Identity, Message, Transcript, decode, decode_receipt, is_receipt
 
 Tamper = Callable[[int, int, bytes], bytes | None]
 """(from seat-list index, to index, raw) -> raw to deliver instead, or None to drop."""
@@ -59,7 +59,12 @@ class LocalTable:
                 if j != k:
                     self.queue.append((k, j, raw))
 
-    def deliver(self, j: int, raw: bytes) -> None:
+    def deliver(self, j: int, raw: bytes, frm: int | None = None) -> None:
+        """Hand ``raw`` to peer j; a receipt needs ``frm``, whom its link authenticates."""
+        if is_receipt(raw):
+            if frm is not None:
+                self.machines[j].receive_receipt(self.ids[frm].public_key, decode_receipt(raw))
+            return
         self.broadcast(j, self.machines[j].receive(decode(raw)))
 
     def run(self, max_steps: int = 500_000, stop: Callable[[], bool] | None = None) -> None:
@@ -76,7 +81,7 @@ class LocalTable:
                     if changed is None:
                         continue
                     raw = changed
-                self.deliver(j, raw)
+                self.deliver(j, raw, k)
                 continue
             movers = [k for k, m in enumerate(self.machines) if m.my_turn]
             if not movers:

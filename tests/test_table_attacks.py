@@ -39,8 +39,11 @@ from druids_p2p.wire import (
     MsgType,
     WireError,
     decode,
+    decode_receipt,
     encode,
+    encode_receipt,
     equivocation_body,
+    is_receipt,
     verify_equivocation,
 )
 from druids_p2p.wire.envelope import canonical
@@ -200,15 +203,21 @@ class Arena(LocalTable):
             self.sent.append((k, raw))
         super().broadcast(k, raws)
 
-    def deliver(self, j: int, raw: bytes) -> None:
+    def deliver(self, j: int, raw: bytes, frm: int | None = None) -> None:
+        """Hand ``raw`` to peer j as if it came over ``frm``'s authenticated link."""
         if self.stopped(j):
             return
+        link = None if frm is None else self.ids[frm].public_key
         try:
             if j == self.cheater:
                 with contextlib.suppress(ValueError, WireError):  # control messages, junk
-                    self.broadcast(j, self.machines[j].receive(decode(raw)))
+                    if is_receipt(raw):
+                        if link is not None:
+                            self.machines[j].receive_receipt(link, decode_receipt(raw))
+                    else:
+                        self.broadcast(j, self.machines[j].receive(decode(raw)))
             else:
-                self.runners[j]._on_message(raw)
+                self.runners[j]._on_message(raw, link)
         except TableFault as fault:
             self._fault(j, fault)
 
@@ -251,7 +260,7 @@ class Arena(LocalTable):
                     if changed is None:
                         continue
                     raw = changed
-                self.deliver(j, raw)
+                self.deliver(j, raw, k)
                 continue
             movers = [k for k, m in enumerate(self.machines) if not self.stopped(k) and m.my_turn]
             if not movers:
@@ -307,7 +316,7 @@ def first_of(arena: Arena, k: int, msg_type: MsgType) -> Callable[[bytes], bool]
     def pred(raw: bytes) -> bool:
         if chosen:
             return raw == chosen[0]
-        if decode(raw).type is msg_type:
+        if not is_receipt(raw) and decode(raw).type is msg_type:
             chosen.append(raw)
             return True
         return False
@@ -338,6 +347,8 @@ def rewrite(
 # ==================================================================== wire-level junk and replays
 def junk_for(arena: Arena, raw: bytes, rng: random.Random) -> list[bytes]:
     """Bytes that must be dropped and counted, derived from a genuine message ``raw``."""
+    if is_receipt(raw):  # over no authenticated link, truncated, too long
+        return [raw, raw[: rng.randrange(2, len(raw))], raw + b"\x00"]
     msg = decode(raw)
     stranger = Identity.generate("stranger")
     sender = arena.ids[arena.index_of(msg.sender)]
@@ -413,12 +424,12 @@ def test_flooding_ahead_is_bounded_and_a_conflicting_slot_convicts(tmp_path: Pat
     flood = [
         encode(
             arena.ids[1],
-            MsgType.ACK,
+            MsgType.SEAT_NONCE,
             table_id=evil.table_id,
             seq=base + 1 + i,
             prev=os.urandom(32),
             head=os.urandom(32),
-            body={"head": os.urandom(32), "msg": os.urandom(32)},
+            body={"nonce": os.urandom(32)},
         )
         for i in range(3 * MAX_BUFFERED)
     ]
@@ -579,12 +590,12 @@ def test_a_proof_against_a_key_with_no_seat_is_dropped(tmp_path: Path) -> None:
     def signed(head: bytes) -> bytes:
         return encode(
             stranger,
-            MsgType.ACK,
+            MsgType.SEAT_NONCE,
             table_id=m.table_id,
             seq=3,
             prev=b"\x07" * 32,
             head=head,
-            body={"head": head, "msg": head},
+            body={"nonce": head},
         )
 
     proof = encode(
@@ -811,8 +822,8 @@ def test_opening_own_position_as_a_card_dealt_to_someone_else(tmp_path: Path) ->
 
 
 def test_move_out_of_turn_during_play(tmp_path: Path) -> None:
-    """While another seat is to move, the cheater moves too: its next message is not the ACK
-    the schedule wants from it."""
+    """While another seat is to move, the cheater moves too: its move is built on the head of a
+    step that is not its own, which is signed proof of a move out of turn."""
     arena = Arena(tmp_path, players=3, seed=31, cheater=1)
     done: list[bytes] = []
 
@@ -830,12 +841,12 @@ def test_move_out_of_turn_during_play(tmp_path: Path) -> None:
     arena.before_move = before_move
     arena.run()
     assert done
-    arena.assert_blamed(1, "move when ack was due")
+    arena.assert_blamed(1, "sent move out of turn")
 
 
 def test_lead_by_a_seat_without_gaia(tmp_path: Path) -> None:
     """Before Gaia is shown any seat may open the first card: one that is not Gaia is a move
-    out of turn (or, where the real lead came first, a card opened when an ACK was due)."""
+    out of turn, seen by the deck (a bystander) or by the schedule (the Gaia holder)."""
     arena = Arena(tmp_path, players=3, seed=32, cheater=1)
     arena.run_to_play()
     holder = next(k for k, m in enumerate(arena.machines) if GAIA in m.deck.hand())  # type: ignore[union-attr]
@@ -901,7 +912,6 @@ TABLE_TYPES = [
     MsgType.DECK_OPEN,
     MsgType.DECK_REVEAL,
     MsgType.MOVE,
-    MsgType.ACK,
     MsgType.RESEND,
     MsgType.EQUIVOCATION,
     MsgType.ABORT,
@@ -946,7 +956,8 @@ class Fuzzer:
 
     def _refresh(self) -> None:
         for k, raw in self.arena.sent[len(self.seen) :]:
-            self.seen.append((k, decode(raw)))
+            if not is_receipt(raw):
+                self.seen.append((k, decode(raw)))
 
     def bodies(self, msg_type: MsgType) -> list[dict[str, Any]]:
         found = [thaw(msg.body) for _, msg in self.seen[-400:] if msg.type is msg_type]
@@ -966,6 +977,9 @@ class Fuzzer:
     def message(self, m: TableMachine, k: int) -> bytes:
         """A fuzzed message signed by seat-list index k (b"" if none could be made)."""
         rng, ident = self.rng, self.arena.ids[k]
+        if rng.random() < 0.1:  # a receipt: of a real or made-up message, after a real head
+            msg_hash = rng.choice([rng.choice(self.seen)[1].hash, os.urandom(32)])
+            return encode_receipt(rng.choice(m.heads), msg_hash)
         if rng.random() < 0.15:  # raw corruption of a genuine message
             data = bytearray(rng.choice(self.seen)[1].raw)
             for _ in range(rng.randrange(1, 4)):
@@ -1042,7 +1056,7 @@ class Fuzzer:
             allowed.add(machine.seat_of(msg.sender))
         self.cases += 1
         try:
-            runner._on_message(raw)
+            runner._on_message(raw, arena.ids[attacker].public_key)  # over the attacker's link
         except TableFault as fault:  # anything else fails the test: it would crash the peer
             if msg is not None and msg.type is not MsgType.EQUIVOCATION:
                 allowed.add(machine.seat_of(msg.sender))  # the play order may be new
@@ -1056,12 +1070,20 @@ class Fuzzer:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
 
 
+def _valid(payload: bytes) -> None:
+    """Whatever a runner sends must itself be a valid message or receipt."""
+    if is_receipt(payload):
+        decode_receipt(payload)
+    else:
+        decode(payload)
+
+
 class _NullMesh:
     def broadcast(self, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
-        decode(payload)  # whatever a runner sends must itself be a valid message
+        _valid(payload)
 
     def send(self, peer_id: bytes, payload: bytes) -> bool:
-        decode(payload)
+        _valid(payload)
         return True
 
     def poll(self, timeout_ms: int, limit: int = 256) -> list[Any]:

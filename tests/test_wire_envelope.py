@@ -21,12 +21,17 @@ from druids_p2p.wire import (
     TooLarge,
     WireError,
     decode,
+    decode_receipt,
     derive_table_id,
     encode,
+    encode_receipt,
     equivocation_body,
+    is_receipt,
+    next_head,
     verify_equivocation,
 )
 from druids_p2p.wire.msgtypes import MSG_DOMAIN
+from druids_p2p.wire.receipt import RECEIPT_SIZE
 from druids_p2p.wire.sample import SampleTable, sign_fields
 
 H1 = hashlib.sha256(b"1").digest()
@@ -105,7 +110,6 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
             },
         ),
         (MsgType.ROUND_REVEAL, {"round": 1, "hand": ["G1", "Mistletoe", "Mistletoe", "Gaia"]}),
-        (MsgType.ACK, {"head": H1, "msg": H2}),
         (MsgType.RESEND, {"sender": key, "seq": 12}),
         (MsgType.RESEND, {"head": H1}),
         (MsgType.EQUIVOCATION, equivocation_body(b, a)),
@@ -116,7 +120,7 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
 
 def test_round_trip_every_type(table: SampleTable) -> None:
     cases = _bodies(table)
-    assert {kind for kind, _ in cases} | {MsgType.SEAT} == set(MsgType)
+    assert {kind for kind, _ in cases} | {MsgType.SEAT, MsgType.ACK} == set(MsgType)
     for kind, body in cases:
         raw = _enc(table, 1, kind, body)
         msg = decode(raw)
@@ -154,7 +158,7 @@ def test_type_given_as_label_or_int(table: SampleTable) -> None:
 
 
 def test_message_is_frozen(table: SampleTable) -> None:
-    msg = decode(_enc(table, 0, "ack", {"head": H1, "msg": H2}))
+    msg = decode(_enc(table, 0, "seat_nonce", {"nonce": H1}))
     with pytest.raises(AttributeError):
         msg.seq = 3  # type: ignore[misc]
 
@@ -357,7 +361,7 @@ def test_non_bytes_input() -> None:
 
 def _enc_simple() -> bytes:
     ident = Identity.from_seed(bytes(32), "x")
-    return encode(ident, "ack", table_id=H1, seq=1, prev=H1, head=H1, body={"head": H1, "msg": H2})
+    return encode(ident, "seat_nonce", table_id=H1, seq=1, prev=H1, head=H1, body={"nonce": H2})
 
 
 # --- refusals: signature -------------------------------------------------------------------------
@@ -527,3 +531,37 @@ def test_encode_refuses_what_peers_would_refuse(
     args.update(kw)
     with pytest.raises(WireError, match=pattern):
         _enc(table, 0, kind, **args)
+
+
+# --- acknowledgements are receipts, never signed messages -------------------------------
+
+
+def test_a_signed_ack_is_refused(table: SampleTable) -> None:
+    fields = _fields(table, type=int(MsgType.ACK), body={"head": H1, "msg": H2})
+    with pytest.raises(BadShape, match="receipt"):
+        decode(sign_fields(table.identities[1], fields))
+
+
+def test_receipt_round_trip_and_layout() -> None:
+    raw = encode_receipt(H1, H2)
+    assert len(raw) == RECEIPT_SIZE and is_receipt(raw)
+    assert msgpack.unpackb(raw) == [int(MsgType.ACK), H1, H2]  # canonical msgpack
+    receipt = decode_receipt(raw)
+    assert (receipt.prev, receipt.msg) == (H1, H2)
+    assert receipt.head == next_head(H1, H2)
+    assert not is_receipt(_enc_simple())
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        encode_receipt(H1, H2)[:-1],
+        encode_receipt(H1, H2) + b"\x00",
+        b"\x93\x1e\xc5\x00\x20" + bytes(65),  # bin 16 header: a non-canonical spelling
+        b"\x93\x1f" + encode_receipt(H1, H2)[2:],  # another type number
+    ],
+)
+def test_bad_receipts_are_refused(raw: bytes) -> None:
+    with pytest.raises(WireError):
+        decode_receipt(raw)

@@ -4,8 +4,9 @@ On top of the wire-level checks (every signature, sequence number and link, via
 ``wire.audit``), this recomputes the seat-order coin flip, every round's mental deal from the
 revealed secrets (``deck.audit_transcript``: commitments, keys, every shuffle, every share and
 opening), and replays every move through the rules engine with the whole deal known, checking
-that each played card was opened by its player and that every acknowledgement agreed. The first
-problem is reported with its message index and the seat at fault.
+that each played card was opened by its player. (Acknowledgements are unsigned receipts between
+live peers, never part of a record.) The first problem is reported with its message index and the
+seat at fault.
 """
 
 from __future__ import annotations
@@ -187,9 +188,7 @@ class _TableAudit:
         n = self.options.players
         deck_raws: list[bytes] = []
         moves: list[tuple[int, Message]] = []
-        last_move: Message | None = None
         reveals = 0
-        acks: list[tuple[int, Message]] = []
         while index < len(self.messages) and reveals < n:
             msg = self.messages[index]
             if msg.type is MsgType.ABORT:
@@ -210,15 +209,6 @@ class _TableAudit:
                 if "open" in msg.body:
                     deck_raws.append(msg.raw)  # the deck audits the opening it carries
                 moves.append((index, msg))
-                last_move = msg
-            elif msg.type is MsgType.ACK:
-                if last_move is None or msg.body["msg"] != last_move.hash:
-                    raise AuditProblem(
-                        "acknowledges a different move than the record holds",
-                        index,
-                        self.seat(msg.sender),
-                    )
-                acks.append((index, msg))
             else:
                 raise AuditProblem(f"unexpected {msg.type.label}", index, self.seat(msg.sender))
             index += 1

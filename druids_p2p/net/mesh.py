@@ -74,10 +74,22 @@ class _CurveGate:
 
 @dataclass(frozen=True)
 class Inbound:
-    """One message received on the inbox: the sender's claimed routing id and the payload."""
+    """One message received: the sender's claimed routing id, the payload, and the CURVE public
+    key (raw) that the link authenticated, as the ZAP handler reported it (b"" if none)."""
 
     routing_id: bytes
     payload: bytes
+    curve: bytes = b""
+
+
+def _link_key(frame: zmq.Frame) -> bytes:
+    """The raw CURVE key this frame's link authenticated: pyzmq's ZAP handler names the peer by
+    the Z85 of its key ("User-Id"). Unlike the routing id, the peer cannot choose it."""
+    try:
+        user = frame.get("User-Id")
+        return z85_to_raw(user.encode("ascii")) if isinstance(user, str) else b""
+    except (zmq.ZMQError, ValueError, UnicodeError, TypeError):
+        return b""
 
 
 class Mesh:
@@ -191,11 +203,11 @@ class Mesh:
             return out
         for _ in range(limit):
             try:
-                frames = self.inbox.recv_multipart(zmq.NOBLOCK)
+                frames = self.inbox.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 break
             if len(frames) == 2:
-                out.append(Inbound(frames[0], frames[1]))
+                out.append(Inbound(frames[0].bytes, frames[1].bytes, _link_key(frames[1])))
             else:
                 log.info("dropped a message with %d frames", len(frames))
         for sock in events:

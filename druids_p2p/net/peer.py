@@ -41,7 +41,7 @@ from druids_p2p.net.discovery import (
 from druids_p2p.net.mesh import Mesh, raw_to_z85, z85_to_raw
 from druids_p2p.net.seating import make_seat_message
 from druids_p2p.net.secrets import TableSecret, write_private
-from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.net.table import Divergence, TableFault, TableMachine
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,
@@ -50,7 +50,9 @@ from druids_p2p.wire import (
     Transcript,
     WireError,
     decode,
+    decode_receipt,
     encode,
+    is_receipt,
     verify_equivocation,
 )
 from druids_p2p.wire.equivocation import equivocation_body
@@ -467,6 +469,8 @@ class TableRunner:
         self.abort_claim_deadline = 0.0
         self.divergence: TableFault | None = None
         self.divergence_deadline = 0.0
+        self.key_of_link: dict[bytes, bytes] = {}
+        """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
         machine.on_event = self._on_event
 
     # ---------------------------------------------------------------- wiring
@@ -477,6 +481,7 @@ class TableRunner:
             if key == self.machine.me:
                 continue
             endpoint, curve = self._peer_address(key)
+            self.key_of_link[curve] = key
             self.mesh.connect(key, endpoint, curve)
         seated_curves = [self._peer_address(k)[1] for k in self.machine.list_keys]
         self.mesh.gate.close_to_strangers(seated_curves)
@@ -530,7 +535,7 @@ class TableRunner:
         if self.player.wants_to_leave() and not machine.finished:
             raise TableFault(f"{machine.identity.name} left the table", None)
         for inbound in self.mesh.poll(10):
-            self._on_message(inbound.payload)
+            self._on_message(inbound.payload, self.key_of_link.get(inbound.curve))
             if machine.aborted is not None or machine.finished:
                 return
         if machine.phase == "play" and self.deal_started is not None:
@@ -556,8 +561,12 @@ class TableRunner:
         body: dict[str, object] = {"name": self.machine.identity.name, "client": CLIENT}
         self.broadcast([self._control(MsgType.HELLO, body, chain=False)])
 
-    def _on_message(self, raw: bytes) -> None:
+    def _on_message(self, raw: bytes, link: bytes | None = None) -> None:
+        """One frame from the mesh; ``link`` is the seat key its CURVE link authenticated."""
         machine = self.machine
+        if is_receipt(raw):
+            self._on_receipt(raw, link)
+            return
         try:
             msg = decode(raw)
         except WireError as exc:
@@ -569,10 +578,7 @@ class TableRunner:
             log.warning("dropped a message from outside this table")
             return
         now = time.monotonic()
-        self.last_heard[msg.sender] = now
-        if msg.sender in self.away:
-            self.away.discard(msg.sender)
-            self.config.emit({"event": "rejoined", "name": machine.names[msg.sender]})
+        self._heard(msg.sender, now)
         if msg.type is MsgType.HELLO:
             return  # a keepalive: hearing it is all it is for
         if msg.type is MsgType.RESEND:
@@ -602,7 +608,6 @@ class TableRunner:
             if msg.seq < machine.transcript.next_seq(msg.sender):
                 machine.receive(msg)  # raises the equivocation, with both signed copies
             return
-        ack_step = machine.step is not None and machine.step.name == "ack"
         before = self._progress_mark()
         try:
             self.broadcast(machine.receive(msg))
@@ -616,8 +621,45 @@ class TableRunner:
             return
         if self._progress_mark() != before:
             self.last_progress = now
-        step_done = machine.step is None or machine.step.name != "ack"
-        if ack_step and self.move_sent_at is not None and step_done:
+        self._note_counted()
+
+    def _heard(self, key: bytes, now: float) -> None:
+        self.last_heard[key] = now
+        if key in self.away:
+            self.away.discard(key)
+            self.config.emit({"event": "rejoined", "name": self.machine.names[key]})
+
+    def _on_receipt(self, raw: bytes, link: bytes | None) -> None:
+        """An acknowledgement: its sender is whoever the CURVE link authenticated, never a claim
+        inside the frame, so a receipt from an unknown link is dropped."""
+        machine = self.machine
+        if link is None or link == machine.me or link not in machine.pending:
+            self.bad_messages += 1
+            log.warning("dropped a receipt that came over no seated peer's link")
+            return
+        try:
+            receipt = decode_receipt(raw)
+        except WireError as exc:
+            self.bad_messages += 1
+            log.warning("dropped a bad receipt: %s", exc)
+            return
+        self._heard(link, time.monotonic())
+        if self.divergence is not None:
+            return
+        try:
+            machine.receive_receipt(link, receipt)
+        except TableFault as fault:
+            if not self._seek_proof(fault):
+                raise
+            return
+        self._note_counted()
+
+    def _note_counted(self) -> None:
+        """Move latency: from sending our move to the last peer's acknowledgement of it."""
+        move = self.machine.last_move
+        if self.move_sent_at is None or move is None or move.sender != self.machine.me:
+            return
+        if not self.machine.awaiting_receipts():
             self.latencies_ms.append((time.perf_counter() - self.move_sent_at) * 1000.0)
             self.move_sent_at = None
 
@@ -658,6 +700,10 @@ class TableRunner:
         if step is None:
             return
         waiting = [k for k in step.senders if k != machine.me and not self._has_next(k)]
+        # The last move counts only once everyone holds it: a peer whose receipt is missing
+        # holds the whole table up (its next mover waits), so everyone shows it as away.
+        unacked = machine.awaiting_receipts()
+        waiting += [k for k in unacked if k not in waiting]
         for key in waiting:
             silent = now - self.last_heard.get(key, now)
             if silent > self.config.away_after_s and key not in self.away:
@@ -681,6 +727,8 @@ class TableRunner:
             req = self._control(MsgType.RESEND, {"head": machine.transcript.head}, chain=False)
             for key in waiting:
                 self.mesh.send(key, req)
+                if key in unacked and machine.last_move is not None:
+                    self.mesh.send(key, machine.last_move.raw)  # a duplicate: receipt again
 
     def _progress_mark(self) -> tuple[int, int]:
         """Changes when a message was new to this peer: appended, or held for a later step.
@@ -705,25 +753,17 @@ class TableRunner:
         self.abort_claim_deadline = time.monotonic() + ABORT_GRACE_S
 
     def _seek_proof(self, fault: TableFault) -> bool:
-        """An ack naming another version of a move (or built on a head that includes one) means
-        its mover told peers different things, but this peer holds only one signed copy. Ask the
-        acker for its copy: with both, the machine raises an equivocation that blames the mover
-        with proof. True if asked."""
-        move = self.machine.last_move
-        if fault.seat is not None or move is None:
+        """A peer's receipt names another message than ours after a head we share: somebody
+        signed two versions, but this peer holds only one. Ask that peer for what it appended
+        after the head: with both signed versions the machine raises an equivocation that blames
+        their signer with proof. True if asked."""
+        if not isinstance(fault, Divergence):
             return False
-        for raw in fault.evidence:
-            try:
-                ack = decode(raw)
-            except WireError:
-                continue
-            if ack.type is MsgType.ACK and ack.body["msg"] != move.hash:
-                body: dict[str, object] = {"sender": move.sender, "seq": move.seq}
-                self.mesh.send(ack.sender, self._control(MsgType.RESEND, body, chain=False))
-                self.divergence = fault
-                self.divergence_deadline = time.monotonic() + ABORT_GRACE_S
-                return True
-        return False
+        req = self._control(MsgType.RESEND, {"head": fault.prev}, chain=False)
+        self.mesh.send(fault.acker, req)
+        self.divergence = fault
+        self.divergence_deadline = time.monotonic() + ABORT_GRACE_S
+        return True
 
     def _in_grace(self) -> bool:
         """True while this peer only checks (after an abort claim, or while seeking a proof);

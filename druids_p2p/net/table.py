@@ -14,9 +14,15 @@ earlier history). The schedule (``protocol.md``, "Table"):
   each round
     deal    DECK_COMMIT (all), DECK_KEY (all), DECK_SHUFFLE (each seat in turn, per pass),
             DECK_SALT (all), DECK_SHARES (all)
-    play    the mover's MOVE (carrying the card opening when it plays a card); then ACK from
-            every other seat (the first lead comes from whichever seat's move opens Gaia)
+    play    the mover's MOVE (carrying the card opening when it plays a card); the first lead
+            comes from whichever seat's move opens Gaia
     end     DECK_REVEAL (all); then every peer audits the round with all hands known
+
+Acknowledgements are not steps: every peer sends each other peer an unsigned receipt of every
+move it appends (``wire/receipt.py``), over the CURVE links that authenticate it. A move *counts*
+once every other peer's receipt (or a later signed message built on it) agrees with this peer's
+transcript, and the next mover moves only then. A receipt that names another message after a
+head this peer knows means the transcripts diverge: :class:`Divergence`.
 """
 
 from __future__ import annotations
@@ -48,8 +54,10 @@ from druids_p2p.wire import (
     Identity,
     Message,
     MsgType,
+    Receipt,
     Transcript,
     WireError,
+    encode_receipt,
     message_hash,
     next_head,
 )
@@ -74,6 +82,16 @@ class TableFault(Exception):
         self.reason = reason
         self.seat = seat
         self.evidence = tuple(evidence)
+
+
+class Divergence(TableFault):
+    """``acker`` appended another message than ours right after head ``prev``: somebody signed two
+    versions of that message. Ask the acker for its copy to convict the signer; else stop."""
+
+    def __init__(self, reason: str, acker: bytes, prev: bytes) -> None:
+        super().__init__(reason)
+        self.acker = acker
+        self.prev = prev
 
 
 @dataclass(frozen=True)
@@ -135,6 +153,7 @@ class TableMachine:
         self.curve = curve
         self.transcript = transcript or Transcript.start(seat_message)
         self.heads: list[bytes] = [self.transcript.head]
+        self._head_index: dict[bytes, int] = {self.transcript.head: 0}
         own_seq = 1 if seat_message.sender == self.me else 0
         own_prev = seat_message.hash if seat_message.sender == self.me else ZERO_HASH
         self.chain = Chain(identity, self.table_id, own_seq, own_prev)
@@ -149,7 +168,14 @@ class TableMachine:
         self.phase = "seating"
         self.step: Step | None = Step("confirm", self.list_keys, frozenset({MsgType.SEAT_CONFIRM}))
         self.step_head = self.transcript.head
+        self._senders_at: dict[bytes, tuple[bytes, ...]] = {self.step_head: self.step.senders}
+        """Head of every step so far -> its senders: who may sign a message built on it."""
         self.last_move: Message | None = None
+        self._last_move_index = 0
+        self.acked: set[bytes] = set()
+        """Peers known to hold ``last_move`` (by receipt, or by a signed message built on it)."""
+        self._receipts: dict[bytes, list[Receipt]] = {k: [] for k in self.list_keys}
+        """Receipts naming a head this peer has not reached yet, per sender (checked later)."""
         self.round_moves: list[Message] = []
         self.finished = False
         self.aborted: TableFault | None = None
@@ -178,7 +204,21 @@ class TableMachine:
         if self.me not in self.step.senders or self.step.name not in ("move", "lead"):
             return False
         rnd = self.game.round
-        return rnd is not None and rnd.to_move == self.my_seat and not self.own_pending_in_step()
+        return (
+            rnd is not None
+            and rnd.to_move == self.my_seat
+            and not self.own_pending_in_step()
+            and not self.awaiting_receipts()
+        )
+
+    def awaiting_receipts(self) -> tuple[bytes, ...]:
+        """Peers whose acknowledgement of the last move is still missing (it counts when none)."""
+        move = self.last_move
+        if move is None:
+            return ()
+        return tuple(
+            k for k in self.list_keys if k not in (move.sender, self.me) and k not in self.acked
+        )
 
     def own_pending_in_step(self) -> bool:
         return bool(self.pending[self.me])
@@ -245,7 +285,21 @@ class TableMachine:
                     self.seat_of(msg.sender),
                     (exc.first, exc.second),
                 ) from None
+            move = self.last_move
+            if move is not None and msg.raw == move.raw and move.sender != self.me:
+                return [self._receipt_of_last_move()]  # its mover missed our receipt: again
             return []
+        senders = self._senders_at.get(msg.head)
+        if senders and msg.sender not in senders:
+            # Every message of a step carries that step's head, and honest peers sign only for
+            # their own steps: a message built on the head of a step that was not its sender's
+            # is signed proof that it was sent out of turn.
+            raise TableFault(
+                f"{self._who(msg.sender)} sent {msg.type.label} out of turn (the step at that "
+                f"head was {', '.join(self._who(k) for k in senders)}'s)",
+                self.seat_of(msg.sender),
+                (msg.raw,),
+            )
         held = self.pending[msg.sender]
         earlier = held.get(msg.seq)
         if earlier is not None and earlier.raw != msg.raw:
@@ -260,7 +314,53 @@ class TableMachine:
             return []
         held[msg.seq] = msg
         self._pump()
+        self._check_receipts()
         return self._drain()
+
+    def receive_receipt(self, sender: bytes, receipt: Receipt) -> None:
+        """Take an acknowledgement from ``sender`` (authenticated by its link, not a signature).
+
+        Raises :class:`Divergence` when ``sender`` appended another message after a head this
+        peer holds; a receipt for a head not reached yet is kept and checked once it is."""
+        if sender not in self._receipts or sender == self.me:
+            raise ValueError("a receipt from a key with no other seat at this table")
+        if self.aborted is not None:
+            return
+        held = self._receipts[sender]
+        if len(held) >= MAX_BUFFERED:
+            log.warning("%s is too far ahead; receipt dropped", self._who(sender))
+            return
+        held.append(receipt)
+        self._check_receipts()
+
+    def _check_receipts(self) -> None:
+        last = len(self.heads) - 1
+        for sender, held in self._receipts.items():
+            if not held:
+                continue
+            keep: list[Receipt] = []
+            for receipt in held:
+                index = self._head_index.get(receipt.prev)
+                if index is None or index >= last:
+                    keep.append(receipt)  # this peer is behind (or diverged before): later
+                    continue
+                mine = self.transcript.messages[index + 1]
+                if mine.hash != receipt.msg:
+                    held.clear()
+                    raise Divergence(
+                        f"{self._who(sender)} appended a different message than "
+                        f"{self._who(mine.sender)}'s {mine.type.label} after head "
+                        f"{receipt.prev.hex()[:12]}…: its sender signed two versions",
+                        sender,
+                        receipt.prev,
+                    )
+                if index + 1 >= self._last_move_index:
+                    self.acked.add(sender)
+            held[:] = keep
+
+    def _receipt_of_last_move(self) -> bytes:
+        assert self.last_move is not None
+        return encode_receipt(self.heads[self._last_move_index - 1], self.last_move.hash)
 
     def play(self, move: int) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
@@ -286,8 +386,14 @@ class TableMachine:
         return self._drain()
 
     def resend_own(self) -> list[bytes]:
-        """This peer's messages of the current step again (after a peer rejoined)."""
-        return [m.raw for _, m in sorted(self.pending[self.me].items())]
+        """What others may be waiting for from this peer, again (after a peer rejoined): its
+        messages of the current step, and its receipt of the last move (receipts are not in any
+        record, so a restarted mover would otherwise wait for them forever)."""
+        out = [m.raw for _, m in sorted(self.pending[self.me].items())]
+        move = self.last_move
+        if move is not None and move.sender != self.me:
+            out.append(self._receipt_of_last_move())
+        return out
 
     def answer_resend(self, head: bytes) -> list[bytes]:
         """What a rejoining peer whose transcript ends at ``head`` needs from this peer: the
@@ -389,6 +495,14 @@ class TableMachine:
                 f"{self._who(msg.sender)}: {exc}", self.seat_of(msg.sender), (msg.raw,)
             ) from None
         self.heads.append(self.transcript.head)
+        self._head_index.setdefault(self.transcript.head, len(self.heads) - 1)
+        built_on = self._head_index.get(msg.head)
+        if (
+            built_on is not None
+            and self.last_move is not None
+            and built_on >= self._last_move_index
+        ):
+            self.acked.add(msg.sender)  # a signed message built on the move acknowledges it
         if msg.sender == self.me and msg.seq >= self.chain.seq:
             # Replaying our own record: continue our chain after it.
             self.chain.seq = msg.seq + 1
@@ -399,6 +513,7 @@ class TableMachine:
     def _next(self, name: str, senders: Sequence[bytes], *types: MsgType) -> None:
         self.step = Step(name, tuple(senders), frozenset(types))
         self.step_head = self.transcript.head
+        self._senders_at[self.step_head] = self.step.senders
 
     def _apply(self, step: Step, batch: list[Message]) -> None:
         handler = {
@@ -407,7 +522,6 @@ class TableMachine:
             "deal": self._on_deck,
             "lead": self._on_play,
             "move": self._on_play,
-            "ack": self._on_acks,
             "reveal": self._on_reveals,
         }[step.name]
         handler(batch)
@@ -531,13 +645,20 @@ class TableMachine:
             self.step_head = self.transcript.head
 
     def _pump_lead_candidates(self) -> None:
-        """Before Gaia is known: the step's sender is whoever's next message opens a card."""
+        """Before Gaia is known: the step's sender is whoever's next message opens a card built
+        on this step's head (a replayed record also holds later moves, built on later heads)."""
         if self.step is None or self.step.name != "lead" or self.step.senders:
             return
         for key in self.order:
             msg = self.pending[key].get(self.transcript.next_seq(key))
-            if msg is not None and msg.type is MsgType.MOVE and "open" in msg.body:
+            if (
+                msg is not None
+                and msg.type is MsgType.MOVE
+                and "open" in msg.body
+                and msg.head == self.step_head
+            ):
                 self.step = Step("lead", (key,), frozenset({MsgType.MOVE}))
+                self._senders_at[self.step_head] = (key,)
                 return
 
     def _on_play(self, batch: list[Message]) -> None:
@@ -583,10 +704,11 @@ class TableMachine:
             f"{self.name_of_seat(seat)} plays {format_move(move)}",
             {"seat": seat, "move": format_move(move)},
         )
-        others = tuple(k for k in self.order if k != msg.sender)
-        self._next("ack", others, MsgType.ACK)
+        self._last_move_index = len(self.heads) - 1
+        self.acked = set()
         if self.me != msg.sender:
-            self._send_own(MsgType.ACK, {"head": self.step_head, "msg": msg.hash})
+            self._outbox.append(self._receipt_of_last_move())
+        self._after_move()
 
     def _take_opening(self, msg: Message, seat: int) -> int:
         """The deck checks the opening a move carries (proof, decryption, ownership); the card it
@@ -609,16 +731,7 @@ class TableMachine:
                 ) from None
         return card
 
-    def _on_acks(self, batch: list[Message]) -> None:
-        assert self.last_move is not None
-        for msg in batch:
-            if msg.body["msg"] != self.last_move.hash or msg.body["head"] != msg.head:
-                raise TableFault(
-                    f"{self._who(msg.sender)} acknowledged a different move: the mover may "
-                    "have sent different moves to different peers",
-                    None,
-                    (self.last_move.raw, msg.raw),
-                )
+    def _after_move(self) -> None:
         rnd = self.game.round
         assert rnd is not None
         if rnd.over:

@@ -123,7 +123,7 @@ BODIES: dict[MsgType, Schema] = {
     ),
     # Not unique: a hand may hold both Mistletoes (or both Sickles), which share a token.
     MsgType.ROUND_REVEAL: Struct({"round": ROUND, "hand": List(TOKEN, 0, 32)}),
-    MsgType.ACK: Struct({"head": HASH, "msg": HASH}),
+    # MsgType.ACK has no body: it is never a signed message, only a receipt (wire/receipt.py).
     MsgType.RESEND: OneOf(
         (
             Struct({"sender": KEY, "seq": Int(0, MAX_SEQ)}),

@@ -108,7 +108,10 @@ def _check_header(fields: Any) -> tuple[MsgType, bytes, bytes, int, bytes, bytes
     _bin(head, HASH_SIZE, "head")
     if not isinstance(body, dict):
         raise BadShape(f"body: expected map, got {type(body).__name__}")
-    check(BODIES[msg_type], body, f"{msg_type.label} body")
+    schema = BODIES.get(msg_type)
+    if schema is None:
+        raise BadShape(f"type: {msg_type.label} is a receipt, never a signed message")
+    check(schema, body, f"{msg_type.label} body")
     if msg_type is MsgType.SEAT:
         _check_seat_shape(body)
     return msg_type, table_id, sender, seq, prev, head, body
