@@ -498,6 +498,40 @@ def test_equivocating_mover_is_blamed_by_every_peer_through_the_proof(tmp_path: 
     assert arena.faults[2].seat == arena.seat(1)
 
 
+def test_a_lying_receipt_is_checked_and_stops_the_table_unblamed(tmp_path: Path) -> None:
+    """A seated peer receipts a message nobody signed after a real head: the honest peer asks it
+    for its copy (to convict a double signer), gets none, and stops after the grace period
+    blaming nobody: an unsigned receipt can never frame the seat whose message it contradicts."""
+    arena = Arena(tmp_path, players=3, seed=21, cheater=1)
+    arena.run_to_play()
+    honest = arena.runners[0]
+    machine = honest.machine
+    prev = machine.heads[-2]
+    asked: list[tuple[int, bytes]] = []
+
+    def watch(frm: int, to: int, raw: bytes) -> bytes:
+        asked.append((to, raw))
+        return raw
+
+    arena.tamper = watch
+    honest._on_message(encode_receipt(prev, os.urandom(32)), arena.ids[1].public_key)
+    assert honest.divergence is not None and machine.aborted is None
+    arena.run(max_steps=50)
+    assert any(to == 1 and decode(raw).type is MsgType.RESEND for to, raw in asked)
+    arena.expire_abort_claims()
+    assert machine.aborted is not None and machine.aborted.seat is None
+
+
+def test_a_receipt_over_no_seated_link_is_dropped(tmp_path: Path) -> None:
+    arena = Arena(tmp_path, players=3, seed=22, cheater=1)
+    arena.run_to_play()
+    runner = arena.runners[0]
+    receipt = encode_receipt(runner.machine.heads[-2], os.urandom(32))
+    for link in (None, Identity.generate("stranger").public_key, arena.ids[0].public_key):
+        runner._on_message(receipt, link)
+    assert runner.bad_messages == 3 and runner.divergence is None
+
+
 def test_split_equivocation_is_proven_and_blamed(tmp_path: Path) -> None:
     """Peer 0 gets one version of the cheater's move, peer 2 the other. The acks disagree; each
     asks the other's acker for its copy, and with both signed versions the mover is convicted."""
