@@ -88,6 +88,10 @@ class DeckPeer:
         self._verified: set[tuple[int, int]] = set()
         self._hand: dict[int, int] | None = None
         self._hand_error: AuditRequired | None = None
+        self._prepared: dict[int, tuple[bytes, bytes, bytes]] = {}
+        """Own position -> (share, e, s) of its opening, made once the hand is known."""
+        self._partials: dict[int, bytes] = {}
+        """Other seats' positions -> the ciphertext minus every share but its owner's."""
         self._opens_done = 0  # how many of log.opens have been processed
         self._opened: list[Opened] = []
         self._opened_cards: dict[int, int] = {}
@@ -138,13 +142,25 @@ class DeckPeer:
 
     def verify_all_shares(self) -> None:
         """Check every published share batch now (each is otherwise checked lazily, at the first
-        opening of the seat it is for); raises :class:`DeckFault` naming a bad sender."""
+        opening of the seat it is for); raises :class:`DeckFault` naming a bad sender.
+
+        Then, for every other seat's position, subtract all the shares but its owner's from the
+        ciphertext: an opening during play then costs one subtraction instead of a sum of all
+        shares, work moved from each card played to the deal."""
         if self._final is None:
             raise NotReady("the deal is not complete")
         for sender in self.log.shares:
             for recipient in range(self.params.seats):
                 if recipient != sender:
                     self._ensure_batch(sender, recipient, self._final)
+        if len(self.log.shares) < self.params.seats or self._assignment is None:
+            return
+        for owner in range(self.params.seats):
+            if owner != self.seat:
+                for j in self._assignment.positions(owner):
+                    self._partials[j] = decrypt_with(
+                        self._final.c[j], self._others_shares(j, owner)
+                    )
 
     @property
     def deal_complete(self) -> bool:
@@ -171,9 +187,8 @@ class DeckPeer:
         if card in self._opened_cards:
             raise ValueError(f"card {card} has already been opened")
         j = next(p for p, c in self._hand.items() if c == card)
-        a = self._final.a[j]
-        d = group.mul(self._secret, a)
-        e, s = prove_open(self.params, self.seat, j, self._secret, self._key, a, d, self._entropy)
+        prepared = self._prepared.pop(j, None)
+        d, e, s = prepared if prepared is not None else self._prepare_opening(j)
         raw = self._emit(
             OpenMsg(round_no=self.params.round_no, position=j, card=card, share=d, e=e, s=s)
         )
@@ -329,6 +344,9 @@ class DeckPeer:
             return False
         if not self.deal_complete:
             self._decrypt_hand(self._final)
+            if self._hand is not None:
+                for j in self._hand:
+                    self._prepared[j] = self._prepare_opening(j)
         while self._opens_done < len(log.opens):
             signed = log.opens[self._opens_done]
             self._opens_done += 1
@@ -421,18 +439,10 @@ class DeckPeer:
                 f"invalid decryption share proof when opening position {j}",
                 (signed.raw, *self.log.key_raw(seat), *self.log.final_raw()),
             )
-        assert self._assignment is not None
-        t = self._assignment.index(j)
-        shares = [msg.share]
-        for sender in range(params.seats):
-            if sender == seat:
-                continue
-            if sender == self.seat:
-                shares.append(self._my_shares[j])
-                continue
-            self._ensure_batch(sender, seat, final)
-            shares.append(self.log.shares[sender].msg.batches[batch_index(sender, seat)].shares[t])
-        card = card_table(params.num_cards).get(decrypt_with(final.c[j], shares))
+        partial = self._partials.get(j)
+        if partial is None:
+            partial = decrypt_with(final.c[j], self._others_shares(j, seat))
+        card = card_table(params.num_cards).get(group.sub(partial, msg.share))
         if card is None:
             raise AuditRequired(
                 f"position {j} opened by seat {seat} decrypts to no card", (signed.raw,)
@@ -456,6 +466,30 @@ class DeckPeer:
                 (self.log.open_at[self._opened_cards[card]].raw, signed.raw),
             )
         self._record_open(seat, j, card)
+
+    def _prepare_opening(self, j: int) -> tuple[bytes, bytes, bytes]:
+        """Own share of position j and its proof: neither depends on when or why the card is
+        played, so both are made right after the deal, off the path of a move."""
+        assert self._final is not None
+        a = self._final.a[j]
+        d = group.mul(self._secret, a)
+        e, s = prove_open(self.params, self.seat, j, self._secret, self._key, a, d, self._entropy)
+        return d, e, s
+
+    def _others_shares(self, j: int, owner: int) -> list[bytes]:
+        """Every published share of position j except its owner's (all verified by now)."""
+        assert self._final is not None and self._assignment is not None
+        t = self._assignment.index(j)
+        shares: list[bytes] = []
+        for sender in range(self.params.seats):
+            if sender == owner:
+                continue
+            if sender == self.seat:
+                shares.append(self._my_shares[j])
+                continue
+            self._ensure_batch(sender, owner, self._final)
+            shares.append(self.log.shares[sender].msg.batches[batch_index(sender, owner)].shares[t])
+        return shares
 
     def _record_open(self, seat: int, position: int, card: int) -> None:
         self._opened_cards[card] = position
