@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from druids_p2p.deck import Envelope, MalformedMessage
-from druids_p2p.wire import Identity, Message, MsgType, WireError, decode, encode, message_hash
+from druids_p2p.wire import Identity, Message, MsgType, WireError, decode
+from druids_p2p.wire.envelope import encode_message
 
 _KIND_TYPES = {
     "deck_commit": MsgType.DECK_COMMIT,
@@ -50,7 +51,10 @@ class Chain:
         self.prev = prev
 
     def seal(self, msg_type: MsgType, body: dict[str, object], head: bytes) -> bytes:
-        raw = encode(
+        return self.seal_message(msg_type, body, head).raw
+
+    def seal_message(self, msg_type: MsgType, body: dict[str, object], head: bytes) -> Message:
+        msg = encode_message(
             self.identity,
             msg_type,
             table_id=self.table_id,
@@ -60,8 +64,8 @@ class Chain:
             body=body,
         )
         self.seq += 1
-        self.prev = message_hash(raw)
-        return raw
+        self.prev = msg.hash
+        return msg
 
 
 class WireCodec:
@@ -73,7 +77,7 @@ class WireCodec:
         chain: Chain,
         head: Callable[[], bytes],
         seat_of_key: Callable[[bytes], int | None],
-        on_sealed: Callable[[bytes], None],
+        on_sealed: Callable[[Message], None],
     ) -> None:
         self._seat = seat
         self._on_sealed = on_sealed
@@ -104,9 +108,9 @@ class WireCodec:
             self._carrier = None
         else:
             msg_type = _KIND_TYPES[kind]
-        raw = self._chain.seal(msg_type, body, self._head())
-        self._on_sealed(raw)  # queued at once, so the next seal sees it (see TableMachine)
-        return raw
+        msg = self._chain.seal_message(msg_type, body, self._head())
+        self._on_sealed(msg)  # queued at once, so the next seal sees it (see TableMachine)
+        return msg.raw
 
     def open(self, raw: bytes) -> Envelope:
         msg = self._known.get(raw)

@@ -61,7 +61,6 @@ from druids_p2p.wire import (
     message_hash,
     next_head,
 )
-from druids_p2p.wire.envelope import parse_unverified
 
 log = logging.getLogger(__name__)
 
@@ -410,7 +409,7 @@ class TableMachine:
 
     # ================================================================ internals: own messages
     def _send_own(self, msg_type: MsgType, body: dict[str, object]) -> None:
-        self._queue_own(self.chain.seal(msg_type, body, self._seal_head()))
+        self._queue_own(self.chain.seal_message(msg_type, body, self._seal_head()))
 
     def _seal_head(self) -> bytes:
         """The head our next message builds on: the current step's, or, when the current step is
@@ -423,9 +422,9 @@ class TableMachine:
                 return next_head(self.transcript.head, mine.hash)
         return self.step_head
 
-    def _queue_own(self, raw: bytes) -> None:
+    def _queue_own(self, msg: Message) -> None:
         """Hold our own message for its step and the outbox (the caller pumps); never changes."""
-        msg = parse_unverified(raw)  # we just signed it: checking our own signature is waste
+        raw = msg.raw
         held = self.pending[self.me].get(msg.seq)
         if held is not None and held.raw != raw:
             raise TableFault(

@@ -207,6 +207,15 @@ def canonical(value: Any) -> Any:
     return value
 
 
+def _frozen(value: Any) -> Any:
+    """Arrays as tuples at every level: the shape :func:`decode` gives a body."""
+    if isinstance(value, dict):
+        return {k: _frozen(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
 def encode(
     identity: Identity,
     msg_type: MsgType | str,
@@ -219,6 +228,23 @@ def encode(
 ) -> bytes:
     """Sign a message. The body is checked against its schema first, so that this peer never
     sends anything its peers would refuse; a bad argument raises :class:`WireError`."""
+    return encode_message(
+        identity, msg_type, table_id=table_id, seq=seq, prev=prev, head=head, body=body
+    ).raw
+
+
+def encode_message(
+    identity: Identity,
+    msg_type: MsgType | str,
+    *,
+    table_id: bytes,
+    seq: int,
+    prev: bytes,
+    head: bytes,
+    body: Body,
+) -> Message:
+    """:func:`encode`, returning the message as :func:`decode` would give it back, so that a
+    sender need not parse (or verify) what it has just signed itself."""
     try:
         kind = MsgType.parse(msg_type)
     except ValueError as exc:
@@ -231,19 +257,18 @@ def encode(
     raw = pack([signed, signature])
     if len(raw) > MAX_MESSAGE_SIZE:
         raise TooLarge(f"message of {len(raw)} bytes exceeds the {MAX_MESSAGE_SIZE} byte limit")
-    _check_claims(
-        Message(
-            PROTOCOL_VERSION,
-            kind,
-            table_id,
-            identity.public_key,
-            seq,
-            prev,
-            head,
-            body_c,
-            signature,
-            raw,
-            message_hash(raw),
-        )
+    msg = Message(
+        PROTOCOL_VERSION,
+        kind,
+        table_id,
+        identity.public_key,
+        seq,
+        prev,
+        head,
+        _frozen(body_c),
+        signature,
+        raw,
+        message_hash(raw),
     )
-    return raw
+    _check_claims(msg)
+    return msg
