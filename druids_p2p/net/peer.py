@@ -469,6 +469,7 @@ class TableRunner:
         self.abort_claim_deadline = 0.0
         self.divergence: TableFault | None = None
         self.divergence_deadline = 0.0
+        self.held_events: list[dict[str, Any]] = []
         self.key_of_link: dict[bytes, bytes] = {}
         """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
         machine.on_event = self._on_event
@@ -498,14 +499,28 @@ class TableRunner:
 
     def broadcast(self, raws: list[bytes]) -> None:
         for raw in raws:
-            self.mesh.broadcast(raw)
+            move = self.machine.last_move
+            if is_receipt(raw) and move is not None and move.sender != self.machine.me:
+                # The mover is waiting for it to count its move: it goes out first.
+                self.mesh.send(move.sender, raw)
+                self.mesh.broadcast(raw, exclude=(move.sender,))
+            else:
+                self.mesh.broadcast(raw)
+        self._emit_events()
 
     # ---------------------------------------------------------------- events
     def _on_event(self, event: Any) -> None:
+        """Held until what caused it has been sent: printing (a pipe write that wakes whoever
+        reads it) must not delay the messages and receipts the other peers are waiting for."""
         data = {"event": event.kind, "text": event.text, **event.data}
         if event.kind == "round_started":
             self.deal_started = time.perf_counter()
-        self.config.emit(data)
+        self.held_events.append(data)
+
+    def _emit_events(self) -> None:
+        events, self.held_events = self.held_events, []
+        for data in events:
+            self.config.emit(data)
 
     # ---------------------------------------------------------------- the loop
     def run(self, resume: bool = False) -> dict[str, Any]:
@@ -525,6 +540,7 @@ class TableRunner:
                 self._tick()
         except TableFault as fault:
             return self._abort(fault)
+        self._emit_events()
         result = self._result()
         self.config.emit({"event": "result", **result})  # before lingering: others may wait
         self._linger()
@@ -549,6 +565,7 @@ class TableRunner:
                 self.move_sent_at = time.perf_counter()
                 self.broadcast(machine.play(move))
                 self.last_progress = time.monotonic()
+        self._emit_events()
         self._keepalive()
         self._check_liveness()
 
@@ -787,6 +804,7 @@ class TableRunner:
             raise TableFault(claim, None)
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
+        self._emit_events()
         machine = self.machine
         machine.aborted = fault
         body: dict[str, object] = {"reason": fault.reason[:200]}
