@@ -23,6 +23,8 @@ import pytest
 from table_harness import LocalTable
 
 from druids_p2p.deck import group
+from druids_p2p.deck.cards import card_points
+from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.messages import OpenMsg
 from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.deck.proofs import prove_open
@@ -853,6 +855,43 @@ def test_opening_own_position_as_a_card_dealt_to_someone_else(tmp_path: Path) ->
     arena.run()
     assert cheat.done
     arena.assert_blamed(1, "claimed card")
+
+
+def test_a_made_up_share_is_acknowledged_then_convicted_by_its_proof(tmp_path: Path) -> None:
+    """The cheater opens one of its positions with a share made up so that it decrypts to another
+    card it wants to play. Everything but the Chaum-Pedersen proof agrees, so peers acknowledge
+    the move first (the proof is the one check a receipt does not wait for) and then, before they
+    look at anything else, the proof fails and convicts the cheater."""
+    arena = Arena(tmp_path, players=3, seed=34, cheater=1)
+
+    def attempt(m: TableMachine, move: int) -> list[bytes] | None:
+        if not _not_leading(m) or move >= 60:
+            return None
+        deck = m.deck
+        assert deck is not None and deck.final_deck is not None and m.codec is not None
+        assert deck._hand is not None
+        opened = {o.position for o in deck.opened}
+        j = next(p for p, c in deck._hand.items() if c != move and p not in opened)
+        partial = decrypt_with(deck.final_deck.c[j], deck._others_shares(j, deck.seat))
+        share = group.sub(partial, card_points(deck.params.num_cards)[move])
+        one = (1).to_bytes(32, "little")
+        body = OpenMsg(deck.params.round_no, j, move, share, one, one).to_body()
+        m.codec.carry(_move_body(m, format_move(move)))
+        deck._codec.seal(OpenMsg.KIND, body)
+        out = m._drain()
+        forged.extend(decode(raw).hash for raw in out)
+        return out
+
+    forged: list[bytes] = []
+    cheat = Cheat(attempt)
+    arena.cheat_play = cheat
+    arena.run()
+    assert cheat.done
+    arena.assert_blamed(1, "invalid decryption share proof")
+    acknowledged = {
+        k for k, raw in arena.sent if is_receipt(raw) and decode_receipt(raw).msg in forged
+    }
+    assert acknowledged and acknowledged <= set(arena.honest)
 
 
 def test_move_out_of_turn_during_play(tmp_path: Path) -> None:

@@ -506,7 +506,6 @@ class TableRunner:
                 self.mesh.broadcast(raw, exclude=(move.sender,))
             else:
                 self.mesh.broadcast(raw)
-        self._emit_events()
 
     # ---------------------------------------------------------------- events
     def _on_event(self, event: Any) -> None:
@@ -628,6 +627,7 @@ class TableRunner:
         before = self._progress_mark()
         try:
             self.broadcast(machine.receive(msg))
+            machine.check_deferred()  # the receipt is out: now the proofs it did not wait for
         except TableFault as fault:
             if not self._seek_proof(fault):
                 raise

@@ -253,6 +253,7 @@ class TableMachine:
         body: dict[str, object] = {"commit": commit, "curve": self.curve, "endpoint": self.endpoint}
         self._send_own(MsgType.SEAT_CONFIRM, body)
         self._pump()
+        self.check_deferred()  # a replayed record's openings are proven before going on
         return self._drain()
 
     def load_record(self, messages: Sequence[Message]) -> None:
@@ -266,9 +267,13 @@ class TableMachine:
                 self.pending[msg.sender][msg.seq] = msg
 
     def receive(self, msg: Message) -> list[bytes]:
-        """Take one decoded message from the network (or a record); return messages to send."""
+        """Take one decoded message from the network (or a record); return messages to send.
+
+        The caller sends what this returns, then calls :meth:`check_deferred` before anything
+        else (this method does so itself first, should the caller not have)."""
         if self.aborted is not None or msg.table_id != self.table_id:
             return []
+        self.check_deferred()
         if msg.sender not in self.pending:
             raise TableFault("a message from a key that has no seat at this table")
         if msg.type in (MsgType.RESEND, MsgType.EQUIVOCATION, MsgType.ABORT):
@@ -361,8 +366,20 @@ class TableMachine:
         assert self.last_move is not None
         return encode_receipt(self.heads[self._last_move_index - 1], self.last_move.hash)
 
+    def check_deferred(self) -> None:
+        """Finish the checks a move's acknowledgement did not wait for: the proofs of the card
+        openings accepted since (the card itself, its decryption and the move's legality were
+        checked before). Raises :class:`TableFault` blaming the opener of a bad one."""
+        if self.deck is None:
+            return
+        try:
+            self.deck.check_open_proofs()
+        except DeckFault as exc:
+            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+
     def play(self, move: int) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
+        self.check_deferred()
         if not self.my_turn:
             raise IllegalMove("it is not this seat's turn")
         rnd = self.game.round
@@ -556,7 +573,9 @@ class TableMachine:
         seat = self.my_seat
         assert seat is not None
         self.codec = WireCodec(seat, self.chain, self._seal_head, self.seat_of, self._queue_own)
-        self.deck = DeckPeer(params, self.codec, entropy=self.secret.entropy(f"deck/{r}"))
+        self.deck = DeckPeer(
+            params, self.codec, entropy=self.secret.entropy(f"deck/{r}"), defer_open_proofs=True
+        )
         self.phase = "deal"
         self.round_moves = []
         self._deal_schedule = self._deal_steps(params)
@@ -742,6 +761,7 @@ class TableMachine:
 
     def _end_of_round(self) -> None:
         assert self.deck is not None
+        self.check_deferred()  # never reveal this seat's secrets over an unproven opening
         self.phase = "reveal"
         self._next("reveal", self.order, MsgType.DECK_REVEAL)
         self.deck.reveal()  # sealed and queued through the codec
