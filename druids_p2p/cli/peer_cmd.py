@@ -35,8 +35,10 @@ def _identity(name: str | None) -> Any:
     return identity
 
 
-def _emitter(as_json: bool) -> Any:
+def _emitter(as_json: bool, moves: bool = True) -> Any:
     def emit(event: dict[str, Any]) -> None:
+        if not moves and event.get("event") == "move":
+            return
         if as_json:
             print(json.dumps(event, default=str), flush=True)
         else:
@@ -67,6 +69,7 @@ def _run(
     plugins_dir: list[Path],
     events: bool,
     announcement: bytes | None = None,
+    move_events: bool = True,
 ) -> dict[str, Any]:
     from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, run_peer
     from druids_p2p.wire import data_dir
@@ -104,7 +107,7 @@ def _run(
         budget_ms=budget_ms,
         gone_after_s=gone_after,
         plugins_dirs=tuple(plugins_dir),
-        emit=_emitter(events),
+        emit=_emitter(events, move_events),
         human_input=ask,
     )
     try:
@@ -135,6 +138,7 @@ def peer_command(
     budget_ms: float = typer.Option(100.0, "--budget-ms"),
     gone_after: float = typer.Option(300.0, "--gone-after"),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
+    moves: bool = typer.Option(True, "--moves/--no-moves", help="An event line per move."),
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     result = _run(
@@ -154,6 +158,7 @@ def peer_command(
         gone_after=gone_after,
         plugins_dir=plugins_dir,
         events=True,
+        move_events=moves,
     )
     if result.get("aborted"):
         raise typer.Exit(1)

@@ -84,11 +84,15 @@ class PeerProcess:
 
     def wait_for(self, kind: str, timeout: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
+        checked = 0  # a game prints thousands of events: look at each one once, not per wake-up
         with self._changed:
             while True:
-                for event in self.events:
+                if checked > len(self.events):
+                    checked = 0  # restart() dropped a result
+                for event in self.events[checked:]:
                     if event.get("event") == kind:
                         return event
+                checked = len(self.events)
                 left = deadline - time.monotonic()
                 if left <= 0 or (self.proc is not None and self.proc.poll() is not None):
                     break
@@ -134,7 +138,10 @@ class LocalTable:
         budget_ms: float = 100.0,
         plugins_dirs: tuple[Path, ...] = (),
         extra_args: tuple[str, ...] = (),
+        move_events: bool = True,
     ) -> None:
+        """``move_events``: whether the peers print a line per move (a pipe write and a parse in
+        this process per move and peer, which a game's summary does not need)."""
         self.seats = seats
         self.workdir = workdir
         self.options = options or GameOptions(players=len(seats))
@@ -145,6 +152,7 @@ class LocalTable:
         self.budget_ms = budget_ms
         self.plugins_dirs = plugins_dirs
         self.extra_args = extra_args
+        self.move_events = move_events
         self.peers: list[PeerProcess] = []
         self.started_at = 0.0
 
@@ -161,6 +169,7 @@ class LocalTable:
             "--budget-ms",
             str(self.budget_ms),
             "--no-announce",
+            *([] if self.move_events else ["--no-moves"]),
             *role,
             *self.extra_args,
         ]
@@ -256,7 +265,7 @@ def play_table(
     from every peer's own secret, so a p2p game is never replayable from a seed.
     """
     del seed
-    table = LocalTable(seats, workdir, options, time_per_move_ms)
+    table = LocalTable(seats, workdir, options, time_per_move_ms, move_events=False)
     try:
         table.start()
         return table.summary(table.wait(timeout))
