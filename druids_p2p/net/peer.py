@@ -553,6 +553,9 @@ class TableRunner:
             self._on_message(inbound.payload, self.key_of_link.get(inbound.curve))
             if machine.aborted is not None or machine.finished:
                 return
+        # What happened is told before this seat is asked for a move: a user interface that
+        # takes its picture of the table from each event must not see one older than the ask.
+        self._emit_events()
         if machine.phase == "play" and self.deal_started is not None:
             self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
             self.deal_started = None
