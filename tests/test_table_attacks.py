@@ -883,14 +883,19 @@ def test_a_made_up_share_is_acknowledged_then_convicted_by_its_proof(tmp_path: P
         return out
 
     forged: list[bytes] = []
+    acknowledged: set[int] = set()
+
+    def watch(frm: int, to: int, raw: bytes) -> bytes:
+        if is_receipt(raw) and decode_receipt(raw).msg in forged:
+            acknowledged.add(frm)
+        return raw
+
     cheat = Cheat(attempt)
     arena.cheat_play = cheat
+    arena.tamper = watch
     arena.run()
     assert cheat.done
     arena.assert_blamed(1, "invalid decryption share proof")
-    acknowledged = {
-        k for k, raw in arena.sent if is_receipt(raw) and decode_receipt(raw).msg in forged
-    }
     assert acknowledged and acknowledged <= set(arena.honest)
 
 

@@ -499,11 +499,9 @@ class TableRunner:
 
     def broadcast(self, raws: list[bytes]) -> None:
         for raw in raws:
-            move = self.machine.last_move
-            if is_receipt(raw) and move is not None and move.sender != self.machine.me:
-                # The mover is waiting for it to count its move: it goes out first.
-                self.mesh.send(move.sender, raw)
-                self.mesh.broadcast(raw, exclude=(move.sender,))
+            if is_receipt(raw):
+                for key in self.machine.receipt_targets():  # the mover first
+                    self.mesh.send(key, raw)
             else:
                 self.mesh.broadcast(raw)
 

@@ -18,11 +18,11 @@ earlier history). The schedule (``protocol.md``, "Table"):
             comes from whichever seat's move opens Gaia
     end     DECK_REVEAL (all); then every peer audits the round with all hands known
 
-Acknowledgements are not steps: every peer sends each other peer an unsigned receipt of every
-move it appends (``wire/receipt.py``), over the CURVE links that authenticate it. A move *counts*
-once every other peer's receipt (or a later signed message built on it) agrees with this peer's
-transcript, and the next mover moves only then. A receipt that names another message after a
-head this peer knows means the transcripts diverge: :class:`Divergence`.
+Acknowledgements are not steps: every peer sends an unsigned receipt of every move it appends
+(``wire/receipt.py``) to the mover and the next mover, over the CURVE links that authenticate it.
+A move *counts* once every other peer's receipt (or a later signed message built on it) agrees
+with this peer's transcript, and the next mover moves only then. A receipt that names another
+message after a head this peer knows means the transcripts diverge: :class:`Divergence`.
 """
 
 from __future__ import annotations
@@ -210,10 +210,29 @@ class TableMachine:
             and not self.awaiting_receipts()
         )
 
-    def awaiting_receipts(self) -> tuple[bytes, ...]:
-        """Peers whose acknowledgement of the last move is still missing (it counts when none)."""
+    def receipt_targets(self) -> tuple[bytes, ...]:
+        """Who needs this peer's receipt of the last move: its mover, whose move counts with it,
+        and the next mover, who moves only once it counts and so sees every receipt (any split
+        view among the others shows there). Everyone else learns of the move's fate from the next
+        move, whose signed head acknowledges it."""
         move = self.last_move
         if move is None:
+            return ()
+        targets = [move.sender]
+        step = self.step
+        if step is not None and step.name == "move" and step.senders[0] != move.sender:
+            targets.append(step.senders[0])
+        return tuple(k for k in targets if k != self.me)
+
+    def awaiting_receipts(self) -> tuple[bytes, ...]:
+        """Peers whose acknowledgement of the last move is still missing (it counts when none).
+        Only its mover and the next mover collect them; to anyone else nothing is missing."""
+        move = self.last_move
+        step = self.step
+        if move is None:
+            return ()
+        next_mover = step.senders[0] if step is not None and step.name == "move" else None
+        if self.me not in (move.sender, next_mover):
             return ()
         return tuple(
             k for k in self.list_keys if k not in (move.sender, self.me) and k not in self.acked
