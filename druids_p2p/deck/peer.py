@@ -444,6 +444,11 @@ class DeckPeer:
             hand[j] = card
         self._hand = hand
 
+    @property
+    def open_proofs_pending(self) -> bool:
+        """True while an accepted opening still waits for :meth:`check_open_proofs`."""
+        return bool(self._unproven)
+
     def check_open_proofs(self) -> None:
         """Verify the proofs of openings accepted ahead of them; :class:`DeckFault` on a bad one."""
         if self._final is None:

@@ -439,6 +439,11 @@ def join_table(config: PeerConfig, mesh: Mesh, announcement: bytes) -> tuple[byt
 
 
 # ==================================================================== the seated table
+def _yield_processor() -> None:
+    if hasattr(os, "sched_yield"):
+        os.sched_yield()
+
+
 class TableRunner:
     """Drives one seated table over the mesh until the game ends or is aborted."""
 
@@ -628,7 +633,11 @@ class TableRunner:
         before = self._progress_mark()
         try:
             self.broadcast(machine.receive(msg))
-            machine.check_deferred()  # the receipt is out: now the proofs it did not wait for
+            if machine.deferred:
+                # The receipt is out: now the proofs it did not wait for. The peers still
+                # working on this move (two cores, more peers) get the processor first.
+                _yield_processor()
+                machine.check_deferred()
         except TableFault as fault:
             if not self._seek_proof(fault):
                 raise

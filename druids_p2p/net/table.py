@@ -385,6 +385,11 @@ class TableMachine:
         assert self.last_move is not None
         return encode_receipt(self.heads[self._last_move_index - 1], self.last_move.hash)
 
+    @property
+    def deferred(self) -> bool:
+        """True while checks that an acknowledgement did not wait for are still to be done."""
+        return self.deck is not None and self.deck.open_proofs_pending
+
     def check_deferred(self) -> None:
         """Finish the checks a move's acknowledgement did not wait for: the proofs of the card
         openings accepted since (the card itself, its decryption and the move's legality were
