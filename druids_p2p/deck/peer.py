@@ -176,6 +176,16 @@ class DeckPeer:
                         self._final.c[j], self._others_shares(j, owner)
                     )
 
+    def prepare_openings(self) -> None:
+        """Make the share and proof of every card of this seat's hand now (about 160 µs each):
+        neither depends on when or why a card is played, so a caller that can spare the time
+        between the deal and play takes them off the path of its moves."""
+        if self._hand is None:
+            raise NotReady("this seat's hand is not known")
+        for j in self._hand:
+            if j not in self._prepared and j not in self.log.open_at:
+                self._prepared[j] = self._prepare_opening(j)
+
     @property
     def deal_complete(self) -> bool:
         """True once this seat knows its hand (or knows the deal needs an audit)."""
@@ -359,9 +369,6 @@ class DeckPeer:
             return False
         if not self.deal_complete:
             self._decrypt_hand(self._final)
-            if self._hand is not None:
-                for j in self._hand:
-                    self._prepared[j] = self._prepare_opening(j)
         while self._opens_done < len(log.opens):
             signed = log.opens[self._opens_done]
             self._opens_done += 1
@@ -506,8 +513,7 @@ class DeckPeer:
         self._record_open(seat, j, card)
 
     def _prepare_opening(self, j: int) -> tuple[bytes, bytes, bytes]:
-        """Own share of position j and its proof: neither depends on when or why the card is
-        played, so both are made right after the deal, off the path of a move."""
+        """Own share of position j and its proof (see :meth:`prepare_openings`)."""
         assert self._final is not None
         a = self._final.a[j]
         d = group.mul(self._secret, a)

@@ -671,6 +671,7 @@ class TableMachine:
         self.phase = "play"
         try:
             self.deck.verify_all_shares()  # now, not at each seat's first opening
+            self.deck.prepare_openings()  # and our own cards' proofs, not at each move
         except DeckFault as exc:
             raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
         self._lead_step()
