@@ -6,7 +6,7 @@ message, the table head it builds on), and opening means a message the table alr
 checked, looked up by its bytes so no signature is verified twice.
 
 A card opening is the one deck message that never travels alone at a table: it rides inside the
-``move`` that plays the card (``protocol.md`` §4), so sealing a ``deck_open`` seals that move, and
+``move`` that plays the card (``protocol.md`` §6), so sealing a ``deck_open`` seals that move, and
 opening a move that carries an opening gives the deck its ``deck_open``. The deck stays
 game-agnostic: it still seals and reads openings, and the signed move is their evidence.
 """
