@@ -592,12 +592,10 @@ class TableRunner:
         try:
             msg = decode(raw)
         except WireError as exc:
-            self.bad_messages += 1
-            log.warning("dropped a bad message: %s", exc)
+            self._drop(f"dropped a bad message: {exc}")
             return
         if msg.table_id != machine.table_id or msg.sender not in machine.pending:
-            self.bad_messages += 1
-            log.warning("dropped a message from outside this table")
+            self._drop("dropped a message from outside this table")
             return
         now = time.monotonic()
         self._heard(msg.sender, now)
@@ -613,8 +611,7 @@ class TableRunner:
                 self.bad_messages += 1
                 return
             if first.sender not in machine.pending:  # convicts nobody at this table
-                self.bad_messages += 1
-                log.warning("dropped an equivocation proof against a key with no seat here")
+                self._drop("dropped an equivocation proof against a key with no seat here")
                 return
             raise TableFault(
                 f"{machine.names.get(first.sender, '?')} equivocated (proof from "
@@ -643,12 +640,16 @@ class TableRunner:
                 raise
             return
         except ValueError as exc:
-            self.bad_messages += 1
-            log.warning("dropped a message: %s", exc)
+            self._drop(f"dropped a message: {exc}")
             return
         if self._progress_mark() != before:
             self.last_progress = now
         self._note_counted()
+
+    def _drop(self, why: str) -> None:
+        """A frame refused: counted, logged with the reason, and otherwise ignored."""
+        self.bad_messages += 1
+        log.warning("%s", why)
 
     def _heard(self, key: bytes, now: float) -> None:
         self.last_heard[key] = now
@@ -661,14 +662,12 @@ class TableRunner:
         inside the frame, so a receipt from an unknown link is dropped."""
         machine = self.machine
         if link is None or link == machine.me or link not in machine.pending:
-            self.bad_messages += 1
-            log.warning("dropped a receipt that came over no seated peer's link")
+            self._drop("dropped a receipt that came over no seated peer's link")
             return
         try:
             receipt = decode_receipt(raw)
         except WireError as exc:
-            self.bad_messages += 1
-            log.warning("dropped a bad receipt: %s", exc)
+            self._drop(f"dropped a bad receipt: {exc}")
             return
         self._heard(link, time.monotonic())
         if self.divergence is not None:
