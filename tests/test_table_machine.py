@@ -63,3 +63,28 @@ def test_restart_from_record_rebuilds_state(tmp_path: Path, after: int) -> None:
     for k in range(3):
         read = read_record(tmp_path / f"p{k}.druids")
         assert not read.tail and len(read.messages) == len(table.machines[k].transcript)
+
+
+def test_receipts_go_to_the_mover_and_the_next_mover_or_to_everyone() -> None:
+    """Mid-round a receipt goes to the mover and the next mover (who sees every receipt); when
+    nobody else moves next (round over, or a pile pick after a Sickle) it goes to every peer."""
+    table = LocalTable(players=4, rounds=1, seed=11)
+    seen: dict[str, int] = {}
+
+    def check() -> bool:
+        for m in table.machines:
+            move, step = m.last_move, m.step
+            if move is None or step is None or move.sender == m.me:
+                continue
+            targets = set(m.receipt_targets())
+            if step.name == "move" and step.senders[0] != move.sender:
+                assert targets == {move.sender, step.senders[0]} - {m.me}
+                seen["pair"] = seen.get("pair", 0) + 1
+            else:
+                assert targets == set(m.list_keys) - {m.me}
+                seen["all"] = seen.get("all", 0) + 1
+        return False
+
+    table.run(stop=check)
+    assert all(m.finished for m in table.machines)
+    assert seen.get("pair", 0) > 0 and seen.get("all", 0) > 0

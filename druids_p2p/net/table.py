@@ -214,14 +214,17 @@ class TableMachine:
         """Who needs this peer's receipt of the last move: its mover, whose move counts with it,
         and the next mover, who moves only once it counts and so sees every receipt (any split
         view among the others shows there). Everyone else learns of the move's fate from the next
-        move, whose signed head acknowledges it."""
+        move, whose signed head acknowledges it. When nobody else moves next (the mover picks a
+        pile after its Sickle, or the round is over) every peer gets it, so that an honest peer
+        still sees every receipt."""
         move = self.last_move
         if move is None:
             return ()
-        targets = [move.sender]
         step = self.step
         if step is not None and step.name == "move" and step.senders[0] != move.sender:
-            targets.append(step.senders[0])
+            targets: Sequence[bytes] = (move.sender, step.senders[0])
+        else:
+            targets = (move.sender, *(k for k in self.list_keys if k != move.sender))
         return tuple(k for k in targets if k != self.me)
 
     def awaiting_receipts(self) -> tuple[bytes, ...]:
