@@ -84,11 +84,12 @@ class TableFault(Exception):
 
 
 class Divergence(TableFault):
-    """``acker`` appended another message than ours right after head ``prev``: somebody signed two
-    versions of that message. Ask the acker for its copy to convict the signer; else stop."""
+    """``acker``'s transcript differs from ours after head ``prev`` (its receipt names another
+    message there, or it built on another head): somebody signed two versions of a message.
+    Ask ``acker`` for what it holds after ``prev``: its copy convicts the signer; else stop."""
 
-    def __init__(self, reason: str, acker: bytes, prev: bytes) -> None:
-        super().__init__(reason)
+    def __init__(self, reason: str, acker: bytes, prev: bytes, evidence: Sequence[bytes] = ()):
+        super().__init__(reason, None, evidence)
         self.acker = acker
         self.prev = prev
 
@@ -167,6 +168,7 @@ class TableMachine:
         self.phase = "seating"
         self.step: Step | None = Step("confirm", self.list_keys, frozenset({MsgType.SEAT_CONFIRM}))
         self.step_head = self.transcript.head
+        self.prev_step_head = self.step_head
         self._senders_at: dict[bytes, tuple[bytes, ...]] = {self.step_head: self.step.senders}
         """Head of every step so far -> its senders: who may sign a message built on it."""
         self.last_move: Message | None = None
@@ -516,13 +518,16 @@ class TableMachine:
                 (msg.raw,),
             )
         if msg.head != self.step_head:
-            raise TableFault(
+            reason = (
                 f"{self._who(msg.sender)} built on transcript head {msg.head.hex()[:12]}…, "
                 f"this peer's is {self.step_head.hex()[:12]}… at step {step.name}"
-                f" ({msg.type.label}): the transcripts diverge",
-                None,
-                (msg.raw,),
+                f" ({msg.type.label}): the transcripts diverge"
             )
+            if msg.sender != self.me:
+                # Each step's messages carry its head, so transcripts that agreed at the last
+                # step's start and differ now differ in that step: ask for the sender's copy.
+                raise Divergence(reason, msg.sender, self.prev_step_head, (msg.raw,))
+            raise TableFault(reason, None, (msg.raw,))
 
     def _append(self, msg: Message) -> None:
         try:
@@ -555,6 +560,7 @@ class TableMachine:
 
     def _next(self, name: str, senders: Sequence[bytes], *types: MsgType) -> None:
         self.step = Step(name, tuple(senders), frozenset(types))
+        self.prev_step_head = self.step_head
         self.step_head = self.transcript.head
         self._senders_at[self.step_head] = self.step.senders
 
@@ -688,6 +694,7 @@ class TableMachine:
             self._next("lead", (mover,), MsgType.MOVE)
         else:
             self.step = Step("lead", (), frozenset({MsgType.MOVE}))
+            self.prev_step_head = self.step_head
             self.step_head = self.transcript.head
 
     def _pump_lead_candidates(self) -> None:
