@@ -727,7 +727,8 @@ class TableRunner:
             return
         waiting = [k for k in step.senders if k != machine.me and not self._has_next(k)]
         # The last move counts only once everyone holds it: a peer whose receipt is missing
-        # holds the whole table up (its next mover waits), so everyone shows it as away.
+        # holds the table up (the next mover waits), so the two who collect receipts (the
+        # mover and the next mover) show it as away and nudge it.
         unacked = machine.awaiting_receipts()
         waiting += [k for k in unacked if k not in waiting]
         for key in waiting:
