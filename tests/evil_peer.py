@@ -18,10 +18,11 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from druids_p2p.deck.proofs import prove_open
+from message_surgery import reproved_opening, resign
+
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.table import TableMachine
-from druids_p2p.wire import Identity, MsgType, decode, encode, is_receipt
+from druids_p2p.wire import Identity, MsgType, decode, is_receipt
 
 JUNK_EVERY = 7
 TWINS: dict[bytes, bytes] = {}
@@ -37,39 +38,14 @@ def _remember_identity(self: TableMachine, identity: Identity, *args: Any, **kwa
     _original_init(self, identity, *args, **kwargs)
 
 
-def _resign(identity: Identity, raw: bytes, **changes: Any) -> bytes:
-    msg = decode(raw)
-    fields: dict[str, Any] = {
-        "table_id": msg.table_id,
-        "seq": msg.seq,
-        "prev": msg.prev,
-        "head": msg.head,
-        "body": dict(msg.body),
-    }
-    fields.update(changes)
-    return encode(identity, msg.type, **fields)
-
-
-def _reproved(machine: TableMachine, opening: dict[str, Any]) -> dict[str, Any]:
-    """The same card opening with a fresh proof: a second valid spelling of the move."""
-    deck = machine.deck
-    assert deck is not None and deck.final_deck is not None
-    pos = opening["pos"]
-    a = deck.final_deck.a[pos]
-    e, s = prove_open(
-        deck.params, deck.seat, pos, deck._secret, deck._key, a, opening["d"], os.urandom
-    )
-    return {**opening, "e": e, "s": s}
-
-
 def _equivocating_play(self: TableMachine, move: int) -> list[bytes]:
     out = _original_play(self, move)
     if not TWINS:
         for raw in out:
             msg = decode(raw)
             if msg.type is MsgType.MOVE and "open" in msg.body and self.deck is not None:
-                body = {**msg.body, "open": _reproved(self, dict(msg.body["open"]))}
-                TWINS[raw] = _resign(self.identity, raw, body=body)
+                body = {**msg.body, "open": reproved_opening(self.deck, msg.body["open"])}
+                TWINS[raw] = resign(self.identity, raw, body=body)
     return out
 
 
@@ -93,8 +69,8 @@ def _junk(raw: bytes) -> list[bytes]:
         os.urandom(200),
         raw[: len(raw) // 2],
         bytes(flipped),
-        _resign(Identity.generate("stranger"), raw),
-        _resign(identity, raw, table_id=other_table),
+        resign(Identity.generate("stranger"), raw),
+        resign(identity, raw, table_id=other_table),
     ]
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from message_surgery import reproved_opening, resign, thaw
 from table_harness import LocalTable
 
 from druids_p2p.deck import group
@@ -27,7 +28,6 @@ from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.messages import OpenMsg
 from druids_p2p.deck.peer import DeckPeer, random_scalar
-from druids_p2p.deck.proofs import prove_open
 from druids_p2p.engine import GAIA, format_move
 from druids_p2p.engine.rules import Round
 from druids_p2p.net import peer as peer_module
@@ -62,30 +62,6 @@ def _no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # ==================================================================== message surgery
-def thaw(value: Any) -> Any:
-    """A decoded body (read-only maps, tuples) as plain dicts and lists to edit."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [thaw(v) for v in value]
-    return value
-
-
-def resign(identity: Identity, raw: bytes, **changes: Any) -> bytes:
-    """``raw`` with some envelope fields or the body changed, signed by ``identity``."""
-    msg = decode(raw)
-    fields: dict[str, Any] = {
-        "table_id": msg.table_id,
-        "seq": msg.seq,
-        "prev": msg.prev,
-        "head": msg.head,
-        "body": thaw(msg.body),
-    }
-    msg_type = changes.pop("msg_type", msg.type)
-    fields.update(changes)
-    return encode(identity, msg_type, **fields)
-
-
 def sign_unchecked(
     identity: Identity,
     msg_type: MsgType,
@@ -112,18 +88,6 @@ def twin_of(identity: Identity, raw: bytes, deck: DeckPeer | None = None) -> byt
         body["open"] = reproved_opening(deck, body["open"])
         return resign(identity, raw, body=body)
     return resign(identity, raw, head=bytes(31) + b"\x01")
-
-
-def reproved_opening(deck: DeckPeer, opening: dict[str, Any]) -> dict[str, Any]:
-    """The same card opening with a fresh DLEQ proof: a second valid spelling only its seat can
-    make (what an equivocating mover signs)."""
-    assert deck.final_deck is not None
-    pos = opening["pos"]
-    a = deck.final_deck.a[pos]
-    e, s = prove_open(
-        deck.params, deck.seat, pos, deck._secret, deck._key, a, opening["d"], os.urandom
-    )
-    return {**opening, "e": e, "s": s}
 
 
 def random_point() -> bytes:
@@ -835,14 +799,16 @@ def _forged_open(m: TableMachine, position: int, card: int) -> list[bytes]:
     """A move playing ``card`` that opens any position, with a valid share and proof from this
     seat's secret, unchecked."""
     deck = m.deck
-    assert deck is not None and deck._final is not None and m.codec is not None
-    params = deck.params
-    a = deck._final.a[position]
-    d = group.mul(deck._secret, a)
-    e, s = prove_open(params, deck.seat, position, deck._secret, deck._key, a, d, os.urandom)
-    body = OpenMsg(params.round_no, position, card, d, e, s).to_body()
-    m.codec.carry(_move_body(m, format_move(card)))
-    deck._codec.seal(OpenMsg.KIND, body)
+    assert deck is not None
+    d, e, s = deck._prepare_opening(position)  # a real share and proof, of any position
+    return _sealed_opening(m, OpenMsg(deck.params.round_no, position, card, d, e, s))
+
+
+def _sealed_opening(m: TableMachine, opening: OpenMsg) -> list[bytes]:
+    """A move playing ``opening.card`` that carries ``opening`` as it is, unchecked."""
+    assert m.deck is not None and m.codec is not None
+    m.codec.carry(_move_body(m, format_move(opening.card)))
+    m.deck._codec.seal(OpenMsg.KIND, opening.to_body())
     return m._drain()
 
 
@@ -897,17 +863,13 @@ def test_a_made_up_share_is_acknowledged_then_convicted_by_its_proof(tmp_path: P
         if not _not_leading(m) or move >= 60:
             return None
         deck = m.deck
-        assert deck is not None and deck.final_deck is not None and m.codec is not None
-        assert deck._hand is not None
+        assert deck is not None and deck.final_deck is not None and deck._hand is not None
         opened = {o.position for o in deck.opened}
         j = next(p for p, c in deck._hand.items() if c != move and p not in opened)
         partial = decrypt_with(deck.final_deck.c[j], deck._others_shares(j, deck.seat))
         share = group.sub(partial, card_points(deck.params.num_cards)[move])
         one = (1).to_bytes(32, "little")
-        body = OpenMsg(deck.params.round_no, j, move, share, one, one).to_body()
-        m.codec.carry(_move_body(m, format_move(move)))
-        deck._codec.seal(OpenMsg.KIND, body)
-        out = m._drain()
+        out = _sealed_opening(m, OpenMsg(deck.params.round_no, j, move, share, one, one))
         forged.extend(decode(raw).hash for raw in out)
         return out
 
