@@ -83,30 +83,6 @@ class Inbound:
     curve: bytes = b""
 
 
-_LINK_KEYS: dict[str, bytes] = {}
-"""Z85 User-Id -> raw key: a table has a handful of links, and decoding Z85 costs ~20 µs."""
-
-
-def _link_key(frame: zmq.Frame) -> bytes:
-    """The raw CURVE key this frame's link authenticated: pyzmq's ZAP handler names the peer by
-    the Z85 of its key ("User-Id"). Unlike the routing id, the peer cannot choose it."""
-    try:
-        user = frame.get("User-Id")
-    except zmq.ZMQError:
-        return b""
-    if not isinstance(user, str):
-        return b""
-    key = _LINK_KEYS.get(user)
-    if key is None:
-        try:
-            key = z85_to_raw(user.encode("ascii"))
-        except (ValueError, UnicodeError, TypeError):
-            return b""
-        if len(_LINK_KEYS) < 1024:
-            _LINK_KEYS[user] = key
-    return key
-
-
 class Mesh:
     """One peer's sockets: the inbox and a DEALER per other peer. Not thread-safe; one owner."""
 
@@ -141,6 +117,8 @@ class Mesh:
         self.poller = zmq.Poller()
         self.poller.register(self.inbox, zmq.POLLIN)
         self.peers: dict[bytes, zmq.Socket[bytes]] = {}
+        self._link_keys: dict[str, bytes] = {}
+        """Z85 User-Id -> raw CURVE key: a table has a handful of links, and Z85 costs ~20 µs."""
         self._targets: dict[bytes, tuple[str, bytes]] = {}
 
     @property
@@ -226,7 +204,7 @@ class Mesh:
             except zmq.Again:
                 break
             if len(frames) == 2:
-                out.append(Inbound(frames[0].bytes, frames[1].bytes, _link_key(frames[1])))
+                out.append(Inbound(frames[0].bytes, frames[1].bytes, self._link_key(frames[1])))
             else:
                 log.info("dropped a message with %d frames", len(frames))
         for sock in events:
@@ -240,6 +218,25 @@ class Mesh:
                 if len(frames) == 1:
                     out.append(Inbound(b"", frames[0]))
         return out
+
+    def _link_key(self, frame: zmq.Frame) -> bytes:
+        """The raw CURVE key this frame's link authenticated: pyzmq's ZAP handler names the peer
+        by the Z85 of its key ("User-Id"). Unlike the routing id, the peer cannot choose it."""
+        try:
+            user = frame.get("User-Id")
+        except zmq.ZMQError:
+            return b""
+        if not isinstance(user, str):
+            return b""
+        key = self._link_keys.get(user)
+        if key is None:
+            try:
+                key = z85_to_raw(user.encode("ascii"))
+            except (ValueError, UnicodeError, TypeError):
+                return b""
+            if len(self._link_keys) < 1024:
+                self._link_keys[user] = key
+        return key
 
     def watch_dealer(self, peer_id: bytes) -> None:
         """Also poll a DEALER for replies (used in the lobby, where the host answers there)."""

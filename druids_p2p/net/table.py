@@ -222,22 +222,26 @@ class TableMachine:
         move = self.last_move
         if move is None:
             return ()
-        step = self.step
-        if step is not None and step.name == "move" and step.senders[0] != move.sender:
-            targets: Sequence[bytes] = (move.sender, step.senders[0])
+        next_mover = self._next_mover()
+        if next_mover is not None:
+            targets: Sequence[bytes] = (move.sender, next_mover)
         else:
             targets = (move.sender, *(k for k in self.list_keys if k != move.sender))
         return tuple(k for k in targets if k != self.me)
+
+    def _next_mover(self) -> bytes | None:
+        """The seat that moves after the last move, if it is another seat (None when the round
+        is over or the mover picks a pile after its Sickle)."""
+        move, step = self.last_move, self.step
+        if move is None or step is None or step.name != "move" or step.senders[0] == move.sender:
+            return None
+        return step.senders[0]
 
     def awaiting_receipts(self) -> tuple[bytes, ...]:
         """Peers whose acknowledgement of the last move is still missing (it counts when none).
         Only its mover and the next mover collect them; to anyone else nothing is missing."""
         move = self.last_move
-        step = self.step
-        if move is None:
-            return ()
-        next_mover = step.senders[0] if step is not None and step.name == "move" else None
-        if self.me not in (move.sender, next_mover):
+        if move is None or self.me not in (move.sender, self._next_mover()):
             return ()
         return tuple(
             k for k in self.list_keys if k not in (move.sender, self.me) and k not in self.acked
