@@ -37,6 +37,33 @@ def parse_seats(spec: str) -> list[str]:
     return seats
 
 
+def peer_argv(
+    player: str,
+    name: str,
+    budget_ms: float,
+    options: list[str],
+    plugins_dirs: tuple[Path, ...] = (),
+) -> list[str]:
+    """The command line of one ``druids peer`` process: the contract every launcher of peers on
+    this machine (local tables, the terminal UI's bots) shares."""
+    argv = [
+        sys.executable,
+        "-m",
+        "druids_p2p",
+        "peer",
+        "--player",
+        player,
+        "--name",
+        name,
+        "--budget-ms",
+        str(budget_ms),
+        *options,
+    ]
+    for folder in plugins_dirs:
+        argv += ["--plugins-dir", str(folder)]
+    return argv
+
+
 @dataclass
 class PeerProcess:
     """One seat's process and what it has reported."""
@@ -157,25 +184,15 @@ class LocalTable:
         self.started_at = 0.0
 
     def _argv(self, index: int, role: list[str]) -> list[str]:
-        argv = [
-            sys.executable,
-            "-m",
-            "druids_p2p",
-            "peer",
-            "--player",
-            self.seats[index],
-            "--name",
-            f"seat{index}-{self.seats[index].replace('bot:', '')}"[:32],
-            "--budget-ms",
-            str(self.budget_ms),
+        seat = self.seats[index]
+        options = [
             "--no-announce",
             *([] if self.move_events else ["--no-moves"]),
             *role,
             *self.extra_args,
         ]
-        for folder in self.plugins_dirs:
-            argv += ["--plugins-dir", str(folder)]
-        return argv
+        name = f"seat{index}-{seat.replace('bot:', '')}"[:32]
+        return peer_argv(seat, name, self.budget_ms, options, self.plugins_dirs)
 
     def start(self, timeout: float = 30.0) -> None:
         self.started_at = time.monotonic()

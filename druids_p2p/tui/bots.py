@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from druids_p2p.net.local_table import PeerProcess
+from druids_p2p.net.local_table import PeerProcess, peer_argv
 
 BOT_GONE_AFTER_S = 3600.0
 """How long a bot waits for a silent player: a person may think (or read the help) for a while."""
@@ -64,24 +64,8 @@ class LocalBots:
     def join_lobby(self, lobby: str) -> None:
         """Seat every bot at the table whose lobby socket is ``HOST:PORT`` (a table we host)."""
         for index, seat in enumerate(self.seats):
-            argv = [
-                sys.executable,
-                "-m",
-                "druids_p2p",
-                "peer",
-                "--player",
-                f"bot:{seat.bot}",
-                "--name",
-                seat.name,
-                "--budget-ms",
-                str(self.budget_ms),
-                "--bind",
-                self.bind,
-                "--no-announce",
-                "--join",
-                lobby,
-                *self._common(),
-            ]
+            options = ["--bind", self.bind, "--no-announce", "--join", lobby, *self._common()]
+            argv = peer_argv(f"bot:{seat.bot}", seat.name, self.budget_ms, options)
             self._start(index, seat, argv)
 
     def join_announced(self, lobby_id: str, beacon_port: int) -> None:
