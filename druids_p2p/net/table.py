@@ -627,8 +627,7 @@ class TableMachine:
             ("deal", everyone, MsgType.DECK_COMMIT),
             ("deal", everyone, MsgType.DECK_KEY),
         ]
-        for _ in range(params.passes):
-            steps += [("deal", (k,), MsgType.DECK_SHUFFLE) for k in everyone]
+        steps += [("deal", (k,), MsgType.DECK_SHUFFLE) for k in everyone]
         # the salts fix who holds which position, only once the final deck is fixed
         steps.append(("deal", everyone, MsgType.DECK_SALT))
         steps.append(("deal", everyone, MsgType.DECK_SHARES))
