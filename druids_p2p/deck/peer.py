@@ -270,6 +270,15 @@ class DeckPeer:
         """Who holds which position; None until every seat's salt is in."""
         return self._assignment
 
+    def holder_of(self, card: int) -> int:
+        """The seat dealt a required card (deck.md §2): its position is public, so everybody
+        knows its holder as soon as the assignment is fixed (:class:`NotReady` before)."""
+        if card not in self.params.required:
+            raise ValueError(f"card {card} is not a required card; its holder is secret")
+        if self._assignment is None:
+            raise NotReady("the position assignment is not known yet")
+        return self._assignment.owner(self.params.required_position(card))
+
     def positions(self, seat: int) -> tuple[int, ...]:
         """``seat``'s positions in its position order (:class:`NotReady` before the salts)."""
         if self._assignment is None:
