@@ -13,7 +13,7 @@ from druids_p2p.deck.log import RoundLog, Signed
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.proofs import verify_key
-from druids_p2p.deck.shuffle_proof import verify_shuffle
+from druids_p2p.deck.shuffle_proof import ShuffleStatement, verify_shuffle, verify_shuffles
 
 
 def seed_hash(seed: bytes) -> bytes:
@@ -73,3 +73,28 @@ def check_shuffle(
             "of its input)",
             (signed.raw, *log.shuffle_input_raw(seat), *log.all_key_raws()),
         )
+
+
+def check_shuffles(
+    params: DeckParams,
+    log: RoundLog,
+    batch: list[tuple[Signed[ShuffleMsg], Deck]],
+    joint_key: bytes,
+) -> None:
+    """Several consecutive shuffles (each with its input) checked in one batch, which shares the
+    generators and the ciphertexts passed from one to the next (deck.md §7.1). Only if the batch
+    fails are they checked one by one, in seat order, to blame the first bad one."""
+    statements = [
+        ShuffleStatement(
+            signed.seat,
+            signed.msg.pass_no,
+            source,
+            Deck(signed.msg.a, signed.msg.c),
+            signed.msg.proof,
+        )
+        for signed, source in batch
+    ]
+    if verify_shuffles(params, joint_key, statements):
+        return
+    for signed, source in batch:
+        check_shuffle(params, log, signed, source, joint_key)

@@ -23,7 +23,7 @@ from druids_p2p.deck.checks import (
     check_key,
     check_reveal,
     check_salt,
-    check_shuffle,
+    check_shuffles,
     commitment,
 )
 from druids_p2p.deck.elgamal import Deck, decrypt_with, final_deck, public_encryptions
@@ -406,16 +406,25 @@ class DeckPeer:
         return ShuffleMsg(self.params.round_no, pass_no=SHUFFLE_PASS, a=out.a, c=out.c, proof=proof)
 
     def _prove_shuffles(self, joint_key: bytes) -> None:
-        """Verify every received shuffle whose input is proven, in seat order, before anything
-        is built on it (deck.md §6.3): a bad proof is the shuffler's fault the moment it is
-        checked, and no salt or share of this seat exists yet."""
-        while self._proven < self.params.seats and self._proven != self.seat:
-            signed = self.log.shuffles.get(self._proven)
-            if signed is None:
-                return
-            source = self._shuffle_input(self._proven, joint_key)
-            check_shuffle(self.params, self.log, signed, source, joint_key)
-            self._proven += 1
+        """Verify the received shuffles, in seat order, before anything is built on them
+        (deck.md §6.3): this seat's own shuffle waits for every earlier one, and the final deck
+        (so the salt, and every share) for all of them. A run of consecutive shuffles is checked
+        in one batch when the first of those two moments comes (cheaper than one by one: the
+        batch shares the generators and each output that is the next input); a bad proof is
+        blamed on its shuffler then, before this seat has sent anything that builds on it."""
+        params, log, n = self.params, self.log, self.params.seats
+        while self._proven < n and self._proven != self.seat:
+            end = self._proven
+            while end < n and end != self.seat and end in log.shuffles:
+                end += 1
+            if end - 1 not in (self.seat - 1, n - 1):
+                return  # nothing waits on these yet: wait for more of the run
+            batch = [
+                (log.shuffles[seat], self._shuffle_input(seat, joint_key))
+                for seat in range(self._proven, end)
+            ]
+            check_shuffles(params, log, batch, joint_key)
+            self._proven = end
 
     def _make_shares(self, final: Deck, assignment: Assignment) -> SharesMsg:
         params, x, mul = self.params, self._secret, group.mul

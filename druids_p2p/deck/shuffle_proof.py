@@ -294,6 +294,17 @@ def prove_shuffle(
 
 
 # --------------------------------------------------------------------------- verifier
+@dataclass(frozen=True, slots=True)
+class ShuffleStatement:
+    """One shuffle to verify: who made it, from what, into what, with which proof."""
+
+    seat: int
+    pass_no: int
+    source: Deck
+    shuffled: Deck
+    proof: ShuffleProof
+
+
 def verify_shuffle(
     params: DeckParams,
     seat: int,
@@ -304,15 +315,45 @@ def verify_shuffle(
     proof: ShuffleProof,
 ) -> bool:
     """CheckShuffleProof: True iff ``proof`` shows ``shuffled`` is a re-encrypted permutation of
-    ``source`` under ``joint_key``. Every point and scalar of the proof must already have passed
-    the message checks (canonical, not the identity); lengths are checked here.
+    ``source`` under ``joint_key``."""
+    statement = ShuffleStatement(seat, pass_no, source, shuffled, proof)
+    return verify_shuffles(params, joint_key, [statement])
 
-    The paper's N + 5 equations ``t'_k = t_k`` are checked as one: Σ_k w_k·(t'_k − t_k) = 0 with
-    weights ``w_k`` hashed from the whole statement and proof (Bellare–Garay–Rabin small-exponent
-    batch verification, with full-size weights: a false equation survives with probability
-    about 1/l). Terms on the same point are merged first, so seat 0's public input (every A_i
-    is B) costs one base-point multiplication instead of N. Accepting exactly when every
-    equation holds but for that negligible chance, it is a cheaper way to run Algorithm 4.7."""
+
+def verify_shuffles(
+    params: DeckParams, joint_key: bytes, statements: Sequence[ShuffleStatement]
+) -> bool:
+    """True iff every statement's proof holds (CheckShuffleProof, Algorithm 4.7, for each).
+
+    Every point and scalar of the proofs must already have passed the message checks
+    (canonical, not the identity); lengths are checked here. The paper's N + 5 equations of
+    each proof, ``t'_k = t_k``, are checked together as one: Σ w_k·(t'_k − t_k) = 0 with weights
+    hashed from each whole statement and proof (Bellare–Garay–Rabin small-exponent batch
+    verification with full-size weights: a false equation survives with probability about
+    1/l). Terms on the same point are merged before multiplying, which is where the batch
+    pays: seat 0's public input (every A_i is B) costs one base multiplication instead of N,
+    the generators h_i are shared by every proof, and one shuffle's output is the next one's
+    input. It accepts exactly when every equation holds but for that negligible chance.
+    """
+    terms: dict[bytes, int] = {}
+    base = 0
+    for st in statements:
+        part = _add_terms(params, joint_key, st, terms)
+        if part is None:
+            return False
+        base += part
+    total = _base(base + terms.pop(group.BASE, 0))
+    for point, k in terms.items():
+        total = _add(total, _mul(k, point))
+    return total == IDENTITY
+
+
+def _add_terms(
+    params: DeckParams, joint_key: bytes, st: ShuffleStatement, terms: dict[bytes, int]
+) -> int | None:
+    """Add one proof's weighted equations to ``terms`` (point -> scalar); return its factor of
+    the base point B, or None if the lengths do not match."""
+    source, shuffled, proof = st.source, st.shuffled, st.proof
     n = len(source)
     if not (
         len(shuffled) == n
@@ -322,9 +363,9 @@ def verify_shuffle(
         and len(proof.s_hat) == n
         and len(proof.s_prime) == n
     ):
-        return False
+        return None
     chain_base, gens = generators(n)
-    digest = _statement_digest(params, seat, pass_no, joint_key, source, shuffled, proof.perm)
+    digest = _statement_digest(params, st.seat, st.pass_no, joint_key, source, shuffled, proof.perm)
     u = _challenges(digest, n)
     t = (proof.t1, proof.t2, proof.t3, proof.t41, proof.t42)
     c = _challenge(digest, proof.chain, t, proof.t_hat)
@@ -335,7 +376,6 @@ def verify_shuffle(
     u_product = 1
     for x in u:
         u_product = u_product * x % L
-    terms: dict[bytes, int] = {}
 
     def term(k: int, point: bytes) -> None:
         terms[point] = (terms.get(point, 0) + k) % L
@@ -343,24 +383,21 @@ def verify_shuffle(
     base = w1 * s1 + w2 * s2 + w3 * s3 - w42 * s4
     for i in range(n):
         term(c * (w1 + w3 * u[i]), proof.perm[i])  # t_1 (c̄) and t_3 (c̃)
-        term(w3 * s_prime[i] - c * w1, gens[i])  # t_1 (c̄) and t_3 (Π h_i^{s'_i})
-        term(c * w41 * u[i], source.c[i])  # t_{4,1}: a'^c
-        term(c * w42 * u[i], source.a[i])  # t_{4,2}: b'^c
+        term(w3 * s_prime[i] - c * w1, gens[i])  # t_1 (c̄) and t_3 (Σ s'_i·h_i)
+        term(c * w41 * u[i], source.c[i])  # t_{4,1}: c·a'
+        term(c * w42 * u[i], source.a[i])  # t_{4,2}: c·b'
         term(w41 * s_prime[i], shuffled.c[i])
         term(w42 * s_prime[i], shuffled.a[i])
-        # t̂_i = ĉ_i^c g^{ŝ_i} ĉ_{i-1}^{s'_i}, with ĉ_{-1} = h; ĉ_{N-1} also in t_2 (ĉ)
+        # t̂_i = c·ĉ_i + ŝ_i·B + s'_i·ĉ_{i-1}, with ĉ_{-1} = h; ĉ_{N-1} is also in t_2 (ĉ)
         later = w_hat[i + 1] * s_prime[i + 1] if i + 1 < n else c * w2
         term(c * w_hat[i] + later, proof.chain[i])
         term(-w_hat[i], proof.t_hat[i])
         base += w_hat[i] * s_hat[i]
-    term(w_hat[0] * s_prime[0] - c * w2 * u_product, chain_base)  # t̂_0 and t_2 (h^{-Πu_i})
+    term(w_hat[0] * s_prime[0] - c * w2 * u_product, chain_base)  # t̂_0 and t_2 (−Πu_i·h)
     term(-w41 * s4, joint_key)
     for k, point in zip((w1, w2, w3, w41, w42), t, strict=True):
         term(-k, point)
-    total = _base(base + terms.pop(group.BASE, 0))
-    for point, k in terms.items():
-        total = _add(total, _mul(k, point))
-    return total == IDENTITY
+    return base
 
 
 def _weights(digest: bytes, proof: ShuffleProof, count: int) -> list[int]:
