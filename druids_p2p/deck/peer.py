@@ -250,7 +250,8 @@ class DeckPeer:
             missing = [s for s in range(self.params.seats) if s not in self.log.reveals]
             raise NotReady(f"no deck_reveal yet from seat(s) {missing}")
         self.check_open_proofs()
-        return audit_log(self.params, self.log)
+        proven = self._proven == self.params.seats  # every shuffle's proof held here
+        return audit_log(self.params, self.log, proofs_checked=proven)
 
     # ================================================================== read-only views
     def transcript(self) -> tuple[bytes, ...]:

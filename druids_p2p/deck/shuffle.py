@@ -20,6 +20,7 @@ __all__ = [
     "derive_permutation",
     "derive_rerandomizers",
     "fisher_yates",
+    "shuffle_output",
     "shuffle_step",
     "uniform_below",
 ]
@@ -82,11 +83,11 @@ def derive_rerandomizers(
     return out
 
 
-def shuffle_step(
+def shuffle_output(
     params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint_key: bytes
-) -> tuple[Deck, ShuffleProof]:
-    """Permute and re-randomise ``deck`` and prove it (deck.md §7, §7.1); the same inputs always
-    give the same bytes, so the audit can recompute both from the revealed seed."""
+) -> tuple[Deck, list[int], list[bytes]]:
+    """Permute and re-randomise ``deck`` (deck.md §7), returning the permutation and the
+    re-randomisers the proof needs: output t is input perm[t] re-randomised by rs[t]."""
     size = len(deck)
     perm = derive_permutation(params, seat, pass_no, seed, size)
     rs = derive_rerandomizers(params, seat, pass_no, seed, size)
@@ -99,6 +100,14 @@ def shuffle_step(
         r = rs[t]
         a_out.append(add(a_in[src], base_mul(r)))
         c_out.append(add(c_in[src], mul(r, joint_key)))
-    out = Deck(tuple(a_out), tuple(c_out))
+    return Deck(tuple(a_out), tuple(c_out)), perm, rs
+
+
+def shuffle_step(
+    params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint_key: bytes
+) -> tuple[Deck, ShuffleProof]:
+    """Shuffle ``deck`` and prove it (deck.md §7, §7.1); the same inputs always give the same
+    bytes, so the audit can recompute both from the revealed seed."""
+    out, perm, rs = shuffle_output(params, seat, pass_no, seed, deck, joint_key)
     proof = prove_shuffle(params, seat, pass_no, seed, joint_key, deck, out, perm, rs)
     return out, proof
