@@ -23,6 +23,7 @@ MAX_SEARCH_S = 600.0
 MAX_CANDIDATE_HOSTS = 64
 """Host keys remembered while looking for a table by name (each one listed if it is ambiguous)."""
 _GONE_HELP = "Seconds a silent player is waited for before the game ends unfinished."
+_APPROVE_HELP = "Ask on the terminal (y/n) before seating each joiner; default: seat anyone."
 
 
 def _identity(name: str | None) -> Any:
@@ -72,7 +73,9 @@ def _run(
     events: bool,
     announcement: bytes | None = None,
     move_events: bool = True,
+    approve: bool = False,
 ) -> dict[str, Any]:
+    from druids_p2p.net.admission import terminal_approver
     from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, run_peer
     from druids_p2p.wire import data_dir
 
@@ -111,6 +114,7 @@ def _run(
         plugins_dirs=tuple(plugins_dir),
         emit=_emitter(events, move_events),
         human_input=ask,
+        approve_join=terminal_approver(ask) if approve and host else None,
     )
     try:
         return run_peer(config)
@@ -141,6 +145,7 @@ def peer_command(
     gone_after: float = typer.Option(300.0, "--gone-after"),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     moves: bool = typer.Option(True, "--moves/--no-moves", help="An event line per move."),
+    approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     result = _run(
@@ -161,6 +166,7 @@ def peer_command(
         plugins_dir=plugins_dir,
         events=True,
         move_events=moves,
+        approve=approve,
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -183,8 +189,12 @@ def host_command(
     gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
+    approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
 ) -> None:
-    """Host a table: announce it on the LAN, wait for players, then play."""
+    """Host a table: announce it on the LAN, wait for players, then play.
+
+    With --approve each joiner is shown (name and key fingerprint) and seated only if you answer
+    y; without it anyone who finds the table may sit down (right for a table of bots)."""
     bind = _bind_address(interface, address)
     result = _run(
         player=_bot_or_human(bot),
@@ -203,6 +213,7 @@ def host_command(
         gone_after=gone_after,
         plugins_dir=plugins_dir,
         events=as_json,
+        approve=approve,
     )
     _print_result(result, as_json)
 
