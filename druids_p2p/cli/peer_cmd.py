@@ -422,6 +422,9 @@ def play_command(
     address: str | None = typer.Option(None, "--address", help="UI --lan: local IPv4 address."),
     beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port", help="UI --lan: beacon port."),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir", help="UI: more bot plugins."),
+    fingerprint: list[str] = typer.Option(
+        [], "--fingerprint", help="UI --lan: join this host (fingerprint prefix) without asking."
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
@@ -443,6 +446,7 @@ def play_command(
             beacon_port=beacon_port,
             plugins_dir=plugins_dir,
             as_json=as_json,
+            fingerprints=fingerprint,
         )
         return
     from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table
