@@ -251,3 +251,28 @@ def test_terminal_approver(answers: list[str], seated: bool) -> None:
         f"join request: 'root' (seated as 'root-2') fingerprint {request.fingerprint} at "
         "tcp://127.0.0.1:5000 wants seat 2 of 4. Seat them? [y/n] "
     )
+
+
+def test_a_seat_message_with_colliding_names_is_refused_by_every_peer() -> None:
+    """A host that ignores the rule (two seats called "bob" and "Bob") cannot found a table: the
+    seat message fails the wire checks on encode, and a signed one forged past them on decode."""
+    from druids_p2p.net.seating import make_seat_message
+    from druids_p2p.wire.errors import BadShape
+    from druids_p2p.wire.sample import sign_fields
+
+    host, a, b = _identity(1, "alice"), _identity(2, "bob"), _identity(3, "Bob")
+    seats = [(w.public_key, w.name, "tcp://127.0.0.1:5000", bytes(range(32))) for w in (host, a, b)]
+    options = GameOptions(players=3, rounds=1)
+    refused = r"seat body: names\[2\] 'Bob' is already a seat's name"
+    with pytest.raises(BadShape, match=refused):
+        make_seat_message(host, seats, options)
+    good = decode(
+        make_seat_message(host, [*seats[:2], (b.public_key, "carol", *seats[2][2:])], options)
+    )
+    body = {k: list(v) if isinstance(v, tuple) else v for k, v in good.body.items()}
+    body["options"] = dict(good.body["options"])
+    fields = [1, int(good.type), good.table_id, host.public_key, 0, good.prev, good.head]
+    assert decode(sign_fields(host, [*fields, body])).body["names"][2] == "carol"
+    body["names"][2] = "Bob"
+    with pytest.raises(BadShape, match=refused):
+        decode(sign_fields(host, [*fields, body]))
