@@ -276,3 +276,35 @@ def test_a_seat_message_with_colliding_names_is_refused_by_every_peer() -> None:
     body["names"][2] = "Bob"
     with pytest.raises(BadShape, match=refused):
         decode(sign_fields(host, [*fields, body]))
+
+
+def test_join_host_port_with_a_fingerprint_checks_the_lobby_socket_host(tmp_path: Path) -> None:
+    """``druids join HOST:PORT --fingerprint FP``: the beacon the lobby socket answers with must
+    be signed by the pinned host, else nothing is joined (exit 2)."""
+    from druids_p2p.cli.app import CliError
+    from druids_p2p.cli.peer_cmd import _lobby_announcement
+    from druids_p2p.net.table_choice import parse_pin
+
+    alice, mallory = _identity(1, "alice"), _identity(9, "alice")
+    host = Host(tmp_path, alice, players=3)
+    announcement = host.start()
+    target = f"127.0.0.1:{host.lobby.lobby_port}"
+    joiners = [Joiner(_identity(i, f"p{i}"), tmp_path) for i in (2, 3)]
+    try:
+        with pytest.raises(CliError) as refused:
+            _lobby_announcement(target, parse_pin(mallory.fingerprint))
+        assert refused.value.code == 2
+        assert str(refused.value) == (
+            f"{target}: the host there is alice with fingerprint {alice.fingerprint}, "
+            f"not --fingerprint {parse_pin(mallory.fingerprint)}: not joined"
+        )
+        raw = _lobby_announcement(target, parse_pin(alice.fingerprint[:9]))
+        assert decode_beacon(raw).host_key == alice.public_key
+    finally:
+        for i, joiner in enumerate(joiners):  # fill the table, so that the lobby ends
+            joiner.start(announcement)
+            host.wait_for(i + 1)
+        for joiner in joiners:
+            joiner.finish()
+        host.finish()
+    assert host.error is None

@@ -370,11 +370,11 @@ class Lobby:
             return
         if any(key == msg.sender for key, _, _, _ in self.seats):
             return  # a repeated join
-        players = self.spec.options.players
-        if len(self.seats) >= players:
+        if len(self.seats) >= self.spec.options.players:
             self._reply(routing_id, "the table is full")
             return
         name = unique_name(msg.body["name"], [seat[1] for seat in self.seats])
+        players = self.spec.options.players
         request = JoinRequest(
             msg.sender, msg.body["name"], name, msg.body["endpoint"], len(self.seats), players
         )
