@@ -154,7 +154,7 @@ def test_the_host_approves_or_refuses_each_joiner(tmp_path: Path) -> None:
     assert list(seat.body["names"]) == ["alice", "bob", "carol"]
     assert [j.seat_raw for j in joiners[1:]] == [host.seat_raw] * 2
     refused = [e for e in host.events if e["event"] == "refused"]
-    assert refused == [{"event": "refused", "name": "bob", "key": mallory.public_key.hex()}]
+    assert refused == [{"event": "refused", "name": "bob", "fingerprint": mallory.fingerprint}]
 
 
 def test_without_an_approver_the_table_is_open(tmp_path: Path) -> None:

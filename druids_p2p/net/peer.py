@@ -380,7 +380,9 @@ class Lobby:
         )
         if not self.admission.admit(request):
             self._reply(routing_id, REFUSED_REASON)
-            self.config.emit({"event": "refused", "name": request.name, "key": msg.sender.hex()})
+            self.config.emit(
+                {"event": "refused", "name": request.name, "fingerprint": request.fingerprint}
+            )
             return
         entry = (msg.sender, name, msg.body["endpoint"], msg.body["curve"])
         self.seats.append(entry)
