@@ -29,6 +29,7 @@ import zmq
 from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
+from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
     LOBBY_ID_SIZE,
@@ -103,6 +104,8 @@ class PeerConfig:
     human_input: Callable[[str], str] = field(default=input)
     custom_player: Player | None = None
     """Plays this seat instead of ``player`` (the terminal UI plugs itself in here)."""
+    approve_join: Approver | None = None
+    """Asked about every joiner before the host seats it (admission.py); None seats everyone."""
 
 
 def lobby_table_id(lobby_id: bytes) -> bytes:
@@ -300,6 +303,7 @@ class Lobby:
         self.socket.setsockopt(zmq.MAXMSGSIZE, 256)
         self.lobby_port = self.socket.bind_to_random_port(f"tcp://{config.bind}")
         self.counter = 0
+        self.admission = Admission(config.approve_join)
         self.beacon: BeaconSender | None = None
         if config.announce:
             self.beacon = BeaconSender(
@@ -369,7 +373,18 @@ class Lobby:
         if len(self.seats) >= self.spec.options.players:
             self._reply(routing_id, "the table is full")
             return
-        entry = (msg.sender, msg.body["name"], msg.body["endpoint"], msg.body["curve"])
+        name = unique_name(msg.body["name"], [seat[1] for seat in self.seats])
+        players = self.spec.options.players
+        request = JoinRequest(
+            msg.sender, msg.body["name"], name, msg.body["endpoint"], len(self.seats), players
+        )
+        if not self.admission.admit(request):
+            self._reply(routing_id, REFUSED_REASON)
+            self.config.emit(
+                {"event": "refused", "name": request.name, "fingerprint": request.fingerprint}
+            )
+            return
+        entry = (msg.sender, name, msg.body["endpoint"], msg.body["curve"])
         self.seats.append(entry)
         self.config.emit({"event": "joined", "name": entry[1], "seats": len(self.seats)})
         if self.beacon is not None:
