@@ -857,6 +857,11 @@ class TableRunner:
                 outgoing.insert(0, proof)
             except WireError:
                 pass
+        elif fault.seat is not None and fault.evidence:
+            # The culprit's own signed message goes out first (protocol.md §9): a peer that was
+            # shown another version of it now holds two and proves the equivocation; one that
+            # never got it checks it like any message. Either way it blames on its own checks.
+            outgoing.insert(0, fault.evidence[0])
         self.broadcast(outgoing)
         result = self._result()
         self.config.emit({"event": "aborted", "reason": fault.reason, "blame": fault.seat})
