@@ -793,6 +793,7 @@ class TableRunner:
         # own checks (on the same canonical messages) find the fault and blame with evidence.
         self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
         self.abort_claim_deadline = time.monotonic() + ABORT_GRACE_S
+        machine.check_everything_held()  # raises, blaming with evidence, if the claim is ours too
 
     def _seek_proof(self, fault: TableFault) -> bool:
         """A peer's receipt names another message than ours after a head we share: somebody
@@ -826,6 +827,7 @@ class TableRunner:
             self.abort_claim = None  # our own checks found the fault (and its culprit) first
         elif self.abort_claim is not None and time.monotonic() > self.abort_claim_deadline:
             claim, self.abort_claim = self.abort_claim, None
+            self.machine.check_everything_held()  # what came in during the grace, checked now
             raise TableFault(claim, None)
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
