@@ -19,6 +19,7 @@ from pathlib import Path
 from druids_p2p.deck import DeckError, DeckFault, Envelope, MalformedMessage
 from druids_p2p.deck import audit_transcript as deck_audit
 from druids_p2p.engine import (
+    GAIA,
     Game,
     GameOptions,
     InvalidDeal,
@@ -239,6 +240,7 @@ class _TableAudit:
         n = self.options.players
         deck_raws: list[bytes] = []
         moves: list[tuple[int, Message]] = []
+        ready: dict[int, tuple[int, Message]] = {}
         sent: dict[tuple[MsgType, int], set[int]] = {}
         """(type, pass) -> the seats that sent it this round (pass 0 for all but shuffles)."""
         reveals = 0
@@ -260,6 +262,14 @@ class _TableAudit:
                 deck_raws.append(msg.raw)
                 if msg.type is MsgType.DECK_REVEAL:
                     reveals += 1
+            elif msg.type is MsgType.READY:
+                seat_of = self.seat(msg.sender)
+                if msg.body["round"] != r or seat_of is None:
+                    raise AuditProblem("ready for another round", index, seat_of)
+                sent.setdefault((MsgType.READY, 0), set()).add(seat_of)
+                ready[seat_of] = (index, msg)
+                if "open" in msg.body:
+                    deck_raws.append(msg.raw)  # the holder's Gaia opening
             elif msg.type is MsgType.MOVE:
                 if msg.body["round"] != r:
                     raise AuditProblem("move for another round", index, self.seat(msg.sender))
@@ -270,8 +280,9 @@ class _TableAudit:
                 raise AuditProblem(f"unexpected {msg.type.label}", index, self.seat(msg.sender))
             index += 1
         params = deal_params(self.table_id, r, n)
+        shown = [seat for seat, (_, msg) in ready.items() if "open" in msg.body]
         if reveals < n:
-            self.owing = self._owing(params.passes, sent, bool(moves))
+            self.owing = self._owing(params.passes, sent, bool(moves), shown)
             return index
         try:
             result = deck_audit(params, deck_raws, codec)
@@ -293,7 +304,13 @@ class _TableAudit:
             if rnd.to_move != seat:
                 raise AuditProblem(f"{format_move(move)} out of turn", msg_index, seat)
             cards = cards_for_move(move)
-            if cards:
+            if GAIA in cards:  # the lead: Gaia was shown at ready, the move carries no opening
+                gaia = ready.get(seat, (0, msg))[1].body.get("open")
+                if "open" in msg.body or gaia is None or opened.get((seat, gaia["pos"])) != GAIA:
+                    raise AuditProblem(
+                        f"{format_move(move)} without Gaia shown at ready", msg_index, seat
+                    )
+            elif cards:
                 card = None
                 if "open" in msg.body:
                     card = opened.get((seat, int(msg.body["open"]["pos"])))
@@ -308,11 +325,45 @@ class _TableAudit:
                 raise AuditProblem(f"illegal move {format_move(move)}: {reason}", msg_index, seat)
             rnd.play(move)
         if not rnd.over:
-            raise AuditProblem(f"round {r + 1} was revealed before it ended", index - 1)
+            self._audited_early(r, result.hands, ready, deck_raws)
         return index
 
+    def _audited_early(
+        self,
+        r: int,
+        hands: Sequence[Sequence[int]],
+        ready: dict[int, tuple[int, Message]],
+        deck_raws: list[bytes],
+    ) -> None:
+        """Round ``r`` was revealed before it ended (an audit, protocol.md §7) and the deck's
+        audit found no cheat: whoever made the audit necessary is at fault."""
+        n = self.options.players
+        if len(ready) == n and not any("open" in m.body for _, m in ready.values()):
+            holder = next(s for s, hand in enumerate(hands) if GAIA in hand)
+            raise AuditProblem(
+                f"round {r + 1}: seat {holder} held Gaia but its ready did not show it",
+                ready[holder][0],
+                holder,
+            )
+        first = next(
+            (self.by_raw[raw] for raw in deck_raws if self.by_raw[raw].type is MsgType.DECK_REVEAL),
+            None,
+        )
+        if first is None:
+            raise AuditProblem(f"round {r + 1} was revealed before it ended")
+        raise AuditProblem(
+            f"round {r + 1}: {self.names[first.sender]} called an audit (revealed before the "
+            "round ended), but the deal is sound",
+            self._index_of(first.raw),
+            self.seat(first.sender),
+        )
+
     def _owing(
-        self, passes: int, sent: dict[tuple[MsgType, int], set[int]], moved: bool
+        self,
+        passes: int,
+        sent: dict[tuple[MsgType, int], set[int]],
+        moved: bool,
+        shown: list[int],
     ) -> Owing | None:
         """A round cut short (crash or abort): which message its schedule (``protocol.md`` §5)
         still waited for, and from whom. Its hands are unknown, so its moves are not replayed;
@@ -334,9 +385,11 @@ class _TableAudit:
             for seat in range(n):
                 if seat in missing(MsgType.DECK_SHUFFLE, pass_no):
                     return Owing(MsgType.DECK_SHUFFLE.label, frozenset({seat}))
-        for msg_type in (MsgType.DECK_SALT, MsgType.DECK_SHARES):
+        for msg_type in (MsgType.DECK_SALT, MsgType.DECK_SHARES, MsgType.READY):
             if missing(msg_type):
                 return Owing(msg_type.label, missing(msg_type))
+        if len(shown) == 1:  # the lead step names the seat that showed Gaia
+            return Owing(MsgType.MOVE.label, frozenset(shown), human=True)
         return None
 
     def _index_of(self, raw: bytes) -> int | None:

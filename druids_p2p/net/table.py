@@ -35,6 +35,7 @@ from pathlib import Path
 
 from druids_p2p.deck import AuditRequired, DeckError, DeckFault, DeckParams, DeckPeer
 from druids_p2p.engine import (
+    GAIA,
     Game,
     GameOptions,
     IllegalMove,
@@ -178,6 +179,13 @@ class TableMachine:
         self._receipts: dict[bytes, list[Receipt]] = {k: [] for k in self.list_keys}
         """Receipts naming a head this peer has not reached yet, per sender (checked later)."""
         self.round_moves: list[Message] = []
+        self.ready: list[Message] = []
+        """This round's ``ready`` step, once complete (the Gaia holder's shows Gaia)."""
+        self.gaia_holder: bytes | None = None
+        """Who showed Gaia at this round's ``ready`` step: the seat the lead step waits for."""
+        self.audit_callers: tuple[Message, ...] = ()
+        self.audit_why = ""
+        """Why this round is being audited before its end (empty at a normal end of round)."""
         self.finished = False
         self.aborted: TableFault | None = None
         self.on_event: Callable[[TableEvent], None] | None = None
@@ -422,15 +430,15 @@ class TableMachine:
             raise IllegalMove(reason)
         body: dict[str, object] = {"round": self.game.round_index, "move": format_move(move)}
         cards = cards_for_move(move)
-        if cards:
-            hand = set(self.deck.hand())
-            opened = {o.card for o in self.deck.opened}
-            card = next(c for c in cards if c in hand and c not in opened)
+        hand = set(self.deck.hand())
+        opened = {o.card for o in self.deck.opened}
+        unopened = [c for c in cards if c in hand and c not in opened]
+        if cards and GAIA not in cards:
             assert self.codec is not None
             self.codec.carry(body)
-            self.deck.open_card(card)  # sealed into the move and queued through the codec
+            self.deck.open_card(unopened[0])  # sealed into the move, queued through the codec
         else:
-            self._send_own(MsgType.MOVE, body)
+            self._send_own(MsgType.MOVE, body)  # a pile pick, or the lead: Gaia shown at ready
         self._pump()
         return self._drain()
 
@@ -494,7 +502,6 @@ class TableMachine:
     # ================================================================ internals: the schedule
     def _pump(self) -> None:
         for _ in range(100_000):
-            self._pump_lead_candidates()
             step = self.step
             if step is None or not step.senders or self.aborted is not None:
                 break
@@ -573,6 +580,8 @@ class TableMachine:
             "confirm": self._on_confirms,
             "nonce": self._on_nonces,
             "deal": self._on_deck,
+            "ready": self._on_ready,
+            "audit": self._on_audit,
             "lead": self._on_play,
             "move": self._on_play,
             "reveal": self._on_reveals,
@@ -615,6 +624,9 @@ class TableMachine:
         )
         self.phase = "deal"
         self.round_moves = []
+        self.ready = []
+        self.gaia_holder = None
+        self.audit_callers, self.audit_why = (), ""
         self._deal_schedule = self._deal_steps(params)
         self._deal_index = 0
         self._set_deal_step()
@@ -638,7 +650,9 @@ class TableMachine:
         name, senders, msg_type = self._deal_schedule[self._deal_index]
         self._next(name, senders, msg_type)
 
-    def _deck_receive(self, msg: Message) -> list[bytes]:
+    def _deck_receive(self, msg: Message, audit: bool = False) -> list[bytes]:
+        """Hand a message to the deck; with ``audit``, :class:`AuditRequired` is re-raised for
+        the caller to start the audit, which names a seat (deck.md §9)."""
         assert self.deck is not None
         if msg.sender == self.me:
             if msg.raw not in self.deck.transcript():
@@ -649,6 +663,8 @@ class TableMachine:
         except DeckFault as exc:
             raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
         except AuditRequired as exc:
+            if audit:
+                raise
             raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
         except DeckError as exc:
             raise TableFault(f"deal: {exc}", self.seat_of(msg.sender), (msg.raw,)) from None
@@ -670,53 +686,136 @@ class TableMachine:
             self._begin_play()
 
     def _begin_play(self) -> None:
+        """The deal is complete: check every share batch, learn this seat's hand and send its
+        ``ready`` (the Gaia holder's shows Gaia, so the lead step names its sender). A hand that
+        does not decrypt although every proof held sends ``deck_reveal`` instead: an audit call
+        (deck.md §6.5), which the whole table follows."""
         assert self.deck is not None
         seat = self.my_seat
         assert seat is not None
         try:
+            self.deck.verify_all_shares()  # now, not at each seat's first opening
+        except DeckFault as exc:
+            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+        self._next("ready", self.order, MsgType.READY, MsgType.DECK_REVEAL)
+        try:
             hand = list(self.deck.hand())
         except AuditRequired as exc:
-            raise TableFault(f"my hand does not decrypt: {exc}", None, exc.evidence) from None
+            log.warning("this seat's hand does not decrypt (%s): calling an audit", exc)
+            self.phase = "audit"
+            self.audit_why = f"{self._who(self.me)}'s hand does not decrypt ({exc.reason})"
+            self.deck.reveal()  # sealed at the ready step's head and queued through the codec
+            return
         try:
             self.game.start_hidden_round(seat, hand)
         except InvalidDeal as exc:
             raise TableFault(f"the deal gave this seat an impossible hand: {exc}") from None
         self.phase = "play"
-        try:
-            self.deck.verify_all_shares()  # now, not at each seat's first opening
-            self.deck.prepare_openings()  # and our own cards' proofs, not at each move
-        except DeckFault as exc:
-            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
-        self._lead_step()
+        self.deck.prepare_openings()  # our own cards' proofs, not at each move
+        body: dict[str, object] = {"round": self.game.round_index}
+        if GAIA in hand:
+            assert self.codec is not None
+            self.codec.carry(body, MsgType.READY)
+            self.deck.open_card(GAIA)  # sealed into our ready and queued through the codec
+        else:
+            self._send_own(MsgType.READY, body)
 
-    def _lead_step(self) -> None:
-        """The first lead of a round comes from whoever holds Gaia: accept it from any seat."""
+    def _on_ready(self, batch: list[Message]) -> None:
+        """Every seat's ``ready`` is in: the one that showed Gaia leads. An audit call in the
+        step, a card shown that needs an audit, or no Gaia shown at all start the audit."""
+        self.ready = batch
+        callers = [m for m in batch if m.type is MsgType.DECK_REVEAL]
+        shown: list[Message] = []
+        try:
+            for msg in batch:
+                if msg.type is MsgType.READY and "open" in msg.body:
+                    if msg.body["open"]["card"] != GAIA:
+                        raise TableFault(
+                            f"{self._who(msg.sender)} showed a card other than Gaia at ready",
+                            self.seat_of(msg.sender),
+                            (msg.raw,),
+                        )
+                    if self._deck_receive(msg, audit=True):
+                        raise TableFault("the deck emitted a message in response to a ready")
+                    shown.append(msg)
+                elif msg.type is MsgType.DECK_REVEAL:
+                    self._deck_receive(msg)
+        except AuditRequired as exc:
+            self._start_audit(callers, f"Gaia as shown at ready needs an audit ({exc.reason})")
+            return
+        if callers:
+            self._start_audit(callers, self.audit_why or "a seat's hand does not decrypt")
+            return
+        if not shown:
+            self._start_audit([], "nobody showed Gaia at ready")
+            return
+        holder = shown[0].sender
         rnd = self.game.round
         assert rnd is not None
-        if rnd.to_move is not None:
-            mover = self.order[rnd.to_move]
-            self._next("lead", (mover,), MsgType.MOVE)
-        else:
-            self.step = Step("lead", (), frozenset({MsgType.MOVE}))
-            self.prev_step_head = self.step_head
-            self.step_head = self.transcript.head
+        if holder != self.me:
+            seat = self.seat_of(holder)
+            assert seat is not None
+            try:
+                rnd.reveal(seat, GAIA)
+            except ValueError as exc:
+                raise TableFault(
+                    f"{self._who(holder)} showed Gaia: {exc}", seat, (shown[0].raw,)
+                ) from None
+        self.gaia_holder = holder
+        self._next("lead", (holder,), MsgType.MOVE)
 
-    def _pump_lead_candidates(self) -> None:
-        """Before Gaia is known: the step's sender is whoever's next message opens a card built
-        on this step's head (a replayed record also holds later moves, built on later heads)."""
-        if self.step is None or self.step.name != "lead" or self.step.senders:
+    # ---------------------------------------------------------------- an audit before the end
+    def _start_audit(self, callers: Sequence[Message], why: str) -> None:
+        """Something only the round's secrets can attribute (deck.md §6.5, §9): every seat
+        reveals now, the round is audited, and the table stops blaming the seat it names."""
+        assert self.deck is not None
+        self.check_deferred()
+        self.phase = "audit"
+        self.audit_callers = tuple(callers)
+        self.audit_why = why
+        self._event("audit", f"round {self.deck.params.round_no + 1}: {why}: audit", {"why": why})
+        revealed = {m.sender for m in callers}
+        remaining = [k for k in self.order if k not in revealed]
+        if not remaining:
+            self._finish_audit()
             return
-        for key in self.order:
-            msg = self.pending[key].get(self.transcript.next_seq(key))
-            if (
-                msg is not None
-                and msg.type is MsgType.MOVE
-                and "open" in msg.body
-                and msg.head == self.step_head
-            ):
-                self.step = Step("lead", (key,), frozenset({MsgType.MOVE}))
-                self._senders_at[self.step_head] = (key,)
-                return
+        self._next("audit", remaining, MsgType.DECK_REVEAL)
+        if self.me in remaining:
+            self.deck.reveal()  # sealed and queued through the codec
+
+    def _on_audit(self, batch: list[Message]) -> None:
+        for msg in batch:
+            self._deck_receive(msg)
+        self._finish_audit()
+
+    def _finish_audit(self) -> None:
+        """Every secret is out: the audit names a cheater; if the deal is sound, whoever made
+        the audit necessary is at fault (a hidden Gaia, or a call the deal does not justify)."""
+        assert self.deck is not None
+        self.step = None
+        try:
+            result = self.deck.audit()
+        except DeckFault as exc:
+            raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
+        except DeckError as exc:
+            raise TableFault(f"audit failed: {exc}") from None
+        if not self.audit_callers and self.ready and not any("open" in m.body for m in self.ready):
+            seat = next(s for s, hand in enumerate(result.hands) if GAIA in hand)
+            ready = next(m for m in self.ready if m.sender == self.order[seat])
+            raise TableFault(
+                f"audit: {self.name_of_seat(seat)} (seat {seat}) held Gaia but its ready did "
+                "not show it",
+                seat,
+                (ready.raw,),
+            )
+        if self.audit_callers:
+            call = self.audit_callers[0]
+            raise TableFault(
+                f"audit: {self._who(call.sender)} called an audit, but the deal is sound",
+                self.seat_of(call.sender),
+                (call.raw,),
+            )
+        raise TableFault(f"the audit found no fault, after: {self.audit_why}", None)
 
     def _on_play(self, batch: list[Message]) -> None:
         (msg,) = batch
@@ -728,7 +827,11 @@ class TableMachine:
             raise TableFault(f"{self._who(msg.sender)} sent a move for another round", seat)
         opened_card = None
         if "open" in msg.body:
-            opened_card = self._take_opening(msg, seat)
+            try:
+                opened_card = self._take_opening(msg, seat)
+            except AuditRequired as exc:
+                self._start_audit([], f"{self._who(msg.sender)}'s opening: {exc.reason}")
+                return
         try:
             move = parse_move(msg.body["move"])
         except ValueError as exc:
@@ -736,7 +839,15 @@ class TableMachine:
         if rnd.to_move != seat:
             raise TableFault(f"{self._who(msg.sender)} moved out of turn", seat, (msg.raw,))
         cards = cards_for_move(move)
-        if cards and opened_card not in cards:
+        if GAIA in cards:
+            if opened_card is not None or msg.sender != self.gaia_holder:
+                raise TableFault(
+                    f"{self._who(msg.sender)} led {format_move(move)} with an opening (Gaia is "
+                    "shown at ready, the lead carries none)",
+                    seat,
+                    (msg.raw,),
+                )
+        elif cards and opened_card not in cards:
             raise TableFault(
                 f"{self._who(msg.sender)} played {format_move(move)} without opening that card",
                 seat,
@@ -771,7 +882,15 @@ class TableMachine:
         """The deck checks the opening a move carries (proof, decryption, ownership); the card it
         shows is then known to this peer's view of the round. Returns the card."""
         assert self.deck is not None and self.game.round is not None
-        if self._deck_receive(msg):
+        try:
+            emitted = self._deck_receive(msg, audit=True)
+        except AuditRequired as exc:
+            if msg.body["open"]["card"] in self.deck.hand():
+                # Only this seat sees the duplicate (the card is in its own hand): an audit it
+                # started alone would not be followed in step, so it stops, as before.
+                raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
+            raise  # every peer sees it at this move: all start the audit here
+        if emitted:
             raise TableFault("the deck emitted a message in response to an opening", None)
         opened = self.deck.opened
         if not opened or opened[-1].seat != seat:
