@@ -276,13 +276,17 @@ class Arena(LocalTable):
 
 
 def first_of(arena: Arena, k: int, msg_type: MsgType) -> Callable[[bytes], bool]:
-    """A predicate for the first message of ``msg_type`` that seat-list index ``k`` sends."""
+    """A predicate for the first message of ``msg_type`` that seat-list index ``k`` sends (for
+    a move: the first that opens a card; the Gaia lead carries none, Gaia is shown at ready)."""
     chosen: list[bytes] = []
 
     def pred(raw: bytes) -> bool:
         if chosen:
             return raw == chosen[0]
-        if not is_receipt(raw) and decode(raw).type is msg_type:
+        if is_receipt(raw):
+            return False
+        msg = decode(raw)
+        if msg.type is msg_type and (msg_type is not MsgType.MOVE or "open" in msg.body):
             chosen.append(raw)
             return True
         return False

@@ -188,6 +188,8 @@ class TableMachine:
         """Why this round is being audited before its end (empty at a normal end of round)."""
         self.finished = False
         self.aborted: TableFault | None = None
+        self._verdict: TableFault | None = None
+        """A fault found while our own messages were queued: raised once they are sent."""
         self.on_event: Callable[[TableEvent], None] | None = None
 
     # ================================================================ public queries
@@ -353,8 +355,9 @@ class TableMachine:
             log.warning("%s is too far ahead; message dropped", self._who(msg.sender))
             return []
         held[msg.seq] = msg
-        self._pump()
-        self._check_receipts()
+        self._pump_then_fault()
+        if self._verdict is None:
+            self._check_receipts()
         return self._drain()
 
     def receive_receipt(self, sender: bytes, receipt: Receipt) -> None:
@@ -404,13 +407,19 @@ class TableMachine:
 
     @property
     def deferred(self) -> bool:
-        """True while checks that an acknowledgement did not wait for are still to be done."""
+        """True while checks that an acknowledgement did not wait for are still to be done (or a
+        fault waits for our own messages to go out first)."""
+        if self._verdict is not None:
+            return True
         return self.deck is not None and self.deck.open_proofs_pending
 
     def check_deferred(self) -> None:
         """Finish the checks a move's acknowledgement did not wait for: the proofs of the card
         openings accepted since (the card itself, its decryption and the move's legality were
-        checked before). Raises :class:`TableFault` blaming the opener of a bad one."""
+        checked before). Raises :class:`TableFault` blaming the opener of a bad one, or the
+        fault found while our own messages were still to be sent."""
+        if self._verdict is not None:
+            raise self._verdict
         if self.deck is None:
             return
         try:
@@ -439,7 +448,7 @@ class TableMachine:
             self.deck.open_card(unopened[0])  # sealed into the move, queued through the codec
         else:
             self._send_own(MsgType.MOVE, body)  # a pile pick, or the lead: Gaia shown at ready
-        self._pump()
+        self._pump_then_fault()
         return self._drain()
 
     def resend_own(self) -> list[bytes]:
@@ -500,6 +509,17 @@ class TableMachine:
         return out
 
     # ================================================================ internals: the schedule
+    def _pump_then_fault(self) -> None:
+        """Pump; a fault found while our own messages of the step are queued waits until the
+        caller has sent them (:meth:`check_deferred` raises it): the others need them to find
+        it themselves (our reveal, when every reveal was in but ours and the audit convicts)."""
+        try:
+            self._pump()
+        except TableFault as fault:
+            if not self._outbox:
+                raise
+            self._verdict = fault
+
     def _pump(self) -> None:
         for _ in range(100_000):
             step = self.step
