@@ -7,6 +7,9 @@ sending keepalives must still be blamed once the step deadline passes, and the r
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -241,3 +244,17 @@ def test_an_abort_instead_of_the_reveal_is_blamed_as_withholding(tmp_path: Path)
         report = audit_messages([x.raw for x in arena.machines[k].transcript.messages])
         assert report.problem is not None and report.problem.seat == arena.seat(1)
         assert "withheld deck_reveal" in report.problem.error
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "nan", "inf"])
+def test_a_bad_step_deadline_is_one_clear_line(tmp_path: Path, value: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "peer", "--host", "--step-deadline", value],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DRUIDS_HOME": str(tmp_path)},
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().count("\n") == 0 and "--step-deadline" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -738,7 +738,6 @@ class TableRunner:
         now = self.clock()
         if step is None:
             return
-        self._check_deadlines(now)
         waiting = [k for k in step.senders if k != machine.me and not self._has_next(k)]
         # The last move counts only once everyone holds it: a peer whose receipt is missing
         # holds the table up (the next mover waits), so the two who collect receipts (the
@@ -752,6 +751,7 @@ class TableRunner:
                 self.config.emit(
                     {"event": "away", "name": machine.names[key], "seconds": round(silent, 1)}
                 )
+        self._check_deadlines(now)
         if waiting and now - self.last_progress > NUDGE_AFTER_S:
             # Something may have been lost while a peer restarted: ask again and resend ours.
             self.last_progress = now

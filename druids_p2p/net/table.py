@@ -13,10 +13,13 @@ earlier history). The schedule (``protocol.md``, "Table"):
   seating   SEAT_CONFIRM from every seat, then SEAT_NONCE from every seat (seat-order coin flip)
   each round
     deal    DECK_COMMIT (all), DECK_KEY (all), DECK_SHUFFLE (each seat in turn, per pass),
-            DECK_SALT (all), DECK_SHARES (all)
-    play    the mover's MOVE (carrying the card opening when it plays a card); the first lead
-            comes from whichever seat's move opens Gaia
+            DECK_SALT (all), DECK_SHARES (all), READY (all; the Gaia holder's shows Gaia, so
+            the lead step names it) or, from a seat whose hand does not decrypt, DECK_REVEAL
+    play    the mover's MOVE (carrying the card opening when it plays a card; the Gaia lead
+            carries none, Gaia having been shown at ready)
     end     DECK_REVEAL (all); then every peer audits the round with all hands known
+    audit   (instead of the rest of a round that needs one) DECK_REVEAL from every seat that
+            has not revealed; the audit names the seat the table stops blaming
 
 Acknowledgements are not steps: every peer sends an unsigned receipt of every move it appends
 (``wire/receipt.py``) to the mover and the next mover, over the CURVE links that authenticate it.
@@ -109,7 +112,7 @@ class TableEvent:
     """Something a user interface or log may want to show."""
 
     kind: str
-    """seated, round_started, move, round_ended, game_over, aborted"""
+    """seated, round_started, move, round_ended, audit, game_over, aborted"""
     text: str
     data: dict[str, object] = field(default_factory=dict)
 
