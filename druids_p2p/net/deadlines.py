@@ -70,6 +70,11 @@ class Overdue:
         )
 
 
+def who(machine: TableMachine, key: bytes) -> str:
+    """A seat as abort reasons name it: ``NAME (seat S)``."""
+    return f"{machine.names.get(key, '?')} (seat {machine.seat_of(key)})"
+
+
 def debts(machine: TableMachine, has_next: Callable[[bytes], bool]) -> list[Debt]:
     """Every message the current step still waits for from another seat, and every missing
     receipt of the last move (only its mover and next mover collect receipts).
@@ -117,6 +122,10 @@ class Deadlines:
     def owed(self, key: bytes) -> list[tuple[Debt, float]]:
         """``key``'s open debts with the time each one falls due."""
         return [(d, since + self.limit(d)) for d, since in self._since.values() if d.key == key]
+
+    def automatic(self, key: bytes) -> list[tuple[Debt, float]]:
+        """``key``'s open debts of automatic messages (what an abort cannot excuse)."""
+        return [(d, due) for d, due in self.owed(key) if not d.human]
 
     def check(self, now: float, last_heard: Mapping[bytes, float]) -> Overdue | None:
         """The longest-overdue debt, if any is past its deadline."""

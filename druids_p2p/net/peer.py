@@ -29,7 +29,7 @@ import zmq
 from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
-from druids_p2p.net.deadlines import Deadlines, debts
+from druids_p2p.net.deadlines import Deadlines, debts, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
     LOBBY_ID_SIZE,
@@ -773,7 +773,7 @@ class TableRunner:
         late = self.deadlines.check(now, self.last_heard)
         if late is not None:
             key = late.debt.key
-            raise TableFault(late.reason(machine._who(key)), machine.seat_of(key))
+            raise TableFault(late.reason(who(machine, key)), machine.seat_of(key))
 
     def _progress_mark(self) -> tuple[int, int]:
         """Changes when a message was new to this peer: appended, or held for a later step.
@@ -798,7 +798,7 @@ class TableRunner:
         now = self.clock()
         self.abort_claim_deadline = now + ABORT_GRACE_S
         self.deadlines.update(debts(machine, self._has_next), now)
-        owed = [d for d, _ in self.deadlines.owed(msg.sender) if not d.human]
+        owed = [d for d, _ in self.deadlines.automatic(msg.sender)]
         if owed and self.aborted_owing is None:
             # It stops instead of sending what it owes (a reveal, shares...): unless our own
             # checks confirm its claim within the grace period, it is blamed as withholding.
@@ -808,7 +808,7 @@ class TableRunner:
         if isinstance(blamed, int) and 0 <= blamed < len(keys) and keys[blamed] != msg.sender:
             # The claim may be a deadline this peer has not reached yet (clocks started a few
             # milliseconds apart): check on until that seat's own debts here fall due.
-            due = [t for d, t in self.deadlines.owed(keys[blamed]) if not d.human]
+            due = [t for _, t in self.deadlines.automatic(keys[blamed])]
             if due:
                 self.abort_claim_deadline = max(self.abort_claim_deadline, max(due) + 0.5)
 
@@ -845,18 +845,16 @@ class TableRunner:
         elif self.abort_claim is not None and self.clock() > self.abort_claim_deadline:
             claim, self.abort_claim = self.abort_claim, None
             self.deadlines.update(debts(self.machine, self._has_next), self.clock())
-            if self.aborted_owing is not None and self._still_owes(self.aborted_owing[0].sender):
-                abort, what = self.aborted_owing
+            owing = self.aborted_owing
+            if owing is not None and self.deadlines.automatic(owing[0].sender):
+                abort, what = owing
                 raise TableFault(
-                    f"{self.machine._who(abort.sender)} withheld {what} after its abort "
+                    f"{who(self.machine, abort.sender)} withheld {what} after its abort "
                     f"({abort.body['reason'][:80]})",
                     self.machine.seat_of(abort.sender),
                     (abort.raw,),
                 )
             raise TableFault(claim, None)
-
-    def _still_owes(self, key: bytes) -> bool:
-        return any(not debt.human for debt, _ in self.deadlines.owed(key))
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
         self._emit_events()
