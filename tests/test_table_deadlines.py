@@ -18,6 +18,7 @@ from test_table_attacks import Arena
 
 from druids_p2p.net import peer as peer_module
 from druids_p2p.net.audit import audit_messages
+from druids_p2p.net.deadlines import Deadlines, Debt
 from druids_p2p.net.table import TableFault
 from druids_p2p.wire import ZERO_HASH, MsgType, decode, encode, is_receipt
 
@@ -258,3 +259,27 @@ def test_a_bad_step_deadline_is_one_clear_line(tmp_path: Path, value: str) -> No
     assert out.returncode == 2, out.stderr
     assert out.stderr.strip().count("\n") == 0 and "--step-deadline" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_a_debt_clock_restarts_only_with_a_new_step() -> None:
+    """The tracker itself: the same debt keeps its start however often it is seen; a paid one
+    is forgotten; the same seat owing the same type in a new step starts afresh."""
+    tracker = Deadlines(step_s=10.0, move_s=100.0, away_s=3.0)
+    salt = Debt(b"k" * 32, "deck_salt", False, b"step-1")
+    move = Debt(b"m" * 32, "move", True, b"step-1")
+    for now in (0.0, 5.0, 9.0):
+        tracker.update([salt, move], now)
+        assert tracker.check(now, {salt.key: now, move.key: now}) is None
+    tracker.update([salt, move], 10.5)
+    late = tracker.check(10.5, {salt.key: 10.0, move.key: 10.0})
+    assert late is not None and late.debt == salt and not late.unreachable
+    assert "withheld deck_salt past the deadline (10 s)" in late.reason("p1 (seat 2)")
+    tracker.update([move], 11.0)  # the salt arrived: paid
+    assert tracker.check(11.0, {move.key: 11.0}) is None
+    again = Debt(salt.key, "deck_salt", False, b"step-2")
+    tracker.update([move, again], 12.0)
+    assert tracker.check(21.0, {salt.key: 21.0, move.key: 21.0}) is None
+    late = tracker.check(22.5, {salt.key: 12.0, move.key: 22.0})
+    assert late is not None and late.debt == again and late.unreachable
+    assert "unreachable: gone for 10 s with no message" in late.reason("p1 (seat 2)")
+    assert Deadlines(step_s=30.0, move_s=3.0, away_s=3.0).step_s == 3.0  # never past the limit
