@@ -282,4 +282,4 @@ def test_a_debt_clock_restarts_only_with_a_new_step() -> None:
     late = tracker.check(22.5, {salt.key: 12.0, move.key: 22.0})
     assert late is not None and late.debt == again and late.unreachable
     assert "unreachable: gone for 10 s with no message" in late.reason("p1 (seat 2)")
-    assert Deadlines(step_s=30.0, move_s=3.0, away_s=3.0).step_s == 3.0  # never past the limit
+    assert Deadlines(step_s=30.0, move_s=3.0, away_s=3.0).step_s == 1.5  # half the move limit

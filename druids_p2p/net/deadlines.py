@@ -9,11 +9,12 @@ this peer first saw it owed and reset only by that very message (or the end of t
 * an automatic message (every deck message, the seating messages, ``ready``, a receipt of the
   last move) is due within the *step deadline* (``PeerConfig.step_deadline_s``, default 30 s);
 * a move (a person may be thinking) within the long *move limit* (``gone_after_s``, default
-  300 s); the step deadline is never longer than it.
+  300 s); the step deadline is never longer than half of it.
 
 A debt past its deadline blames its seat. The wording tells an honest crash from a cheat: a seat
-heard from within the last ``away_after_s`` (its keepalives still arrive) *withheld* the message;
-one not heard from for longer was *unreachable*. ``protocol.md`` §9 specifies both.
+heard from within the last ``away_after_s`` (its keepalives still arrive; half the deadline if
+that is shorter) *withheld* the message; one not heard from for longer is given the deadline again
+from its last word (to restart and rejoin), and is then *unreachable*. ``protocol.md`` §9.
 
 No clock is read here: the runner passes ``now``, so tests drive it with a fake clock.
 """
@@ -53,7 +54,8 @@ class Overdue:
     """Seconds since anything at all (keepalives included) was heard from the seat."""
     limit_s: float
     unreachable: bool
-    """Nothing heard for longer than the away threshold: a crash or a cut link, not a cheat."""
+    """Nothing heard for longer than the away threshold (or half the deadline, if shorter): a
+    crash or a cut link, not a cheat."""
 
     def reason(self, who: str) -> str:
         """The abort reason recorded and told to the others (at most 200 characters)."""
@@ -102,7 +104,10 @@ class Deadlines:
     """The clocks of the current debts; :meth:`check` says which one is overdue first."""
 
     def __init__(self, step_s: float, move_s: float, away_s: float) -> None:
-        self.step_s = min(step_s, move_s)
+        # At most half the move limit: the next mover cannot move before every receipt of the
+        # last move is in, so it must be able to blame a missing receipt before the others,
+        # who see no receipts, blame it for not moving.
+        self.step_s = min(step_s, move_s / 2)
         self.move_s = move_s
         self.away_s = away_s
         self._since: dict[tuple[bytes, bytes], tuple[Debt, float]] = {}
@@ -127,16 +132,28 @@ class Deadlines:
         """``key``'s open debts of automatic messages (what an abort cannot excuse)."""
         return [(d, due) for d, due in self.owed(key) if not d.human]
 
-    def check(self, now: float, last_heard: Mapping[bytes, float]) -> Overdue | None:
-        """The longest-overdue debt, if any is past its deadline."""
+    def check(
+        self, now: float, last_heard: Mapping[bytes, float], exempt: Iterable[bytes] = ()
+    ) -> Overdue | None:
+        """The longest-overdue debt, if any is past its deadline (none of the ``exempt`` seats:
+        those that stopped the table, whose abort is judged on its own)."""
         worst: Overdue | None = None
+        skip = set(exempt)
         for debt, since in self._since.values():
+            if debt.key in skip:
+                continue
             limit = self.limit(debt)
             owed = now - since
             if owed <= limit:
                 continue
             silent = now - last_heard.get(debt.key, since)
-            late = Overdue(debt, owed, silent, limit, unreachable=silent > self.away_s)
+            # Keepalives come about once a second: an alive peer is never silent for long. (The
+            # half limit matters only for limits shorter than twice the away threshold.) One that
+            # fell silent is given the whole deadline from its last word, to restart and rejoin.
+            alive = silent <= min(self.away_s, limit / 2)
+            if not alive and silent <= limit:
+                continue
+            late = Overdue(debt, owed, silent, limit, unreachable=not alive)
             if worst is None or owed - limit > worst.owed_s - worst.limit_s:
                 worst = late
         return worst

@@ -472,6 +472,8 @@ class TableRunner:
         self.deadlines = Deadlines(config.step_deadline_s, config.gone_after_s, config.away_after_s)
         self.aborted_owing: tuple[Message, str] | None = None
         """A peer's abort received while it owed this step a message (what it owed)."""
+        self.stopped_peers: set[bytes] = set()
+        """Peers whose abort came in: their debts are judged by that abort, not by the clock."""
         self.last_heard: dict[bytes, float] = {}
         self.away: set[bytes] = set()
         self.bad_messages = 0
@@ -770,7 +772,7 @@ class TableRunner:
         that message pays the debt; a keepalive or any other message does not."""
         machine = self.machine
         self.deadlines.update(debts(machine, self._has_next), now)
-        late = self.deadlines.check(now, self.last_heard)
+        late = self.deadlines.check(now, self.last_heard, self.stopped_peers)
         if late is not None:
             key = late.debt.key
             raise TableFault(late.reason(who(machine, key)), machine.seat_of(key))
@@ -796,6 +798,7 @@ class TableRunner:
         # own checks (on the same canonical messages) find the fault and blame with evidence.
         self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
         now = self.clock()
+        self.stopped_peers.add(msg.sender)
         self.abort_claim_deadline = now + ABORT_GRACE_S
         self.deadlines.update(debts(machine, self._has_next), now)
         owed = [d for d, _ in self.deadlines.automatic(msg.sender)]
