@@ -51,6 +51,7 @@ from druids_p2p.engine import (
 from druids_p2p.engine.interface import RULESETS
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.net.codec import Chain, WireCodec
+from druids_p2p.net.round_audit import on_audit, on_ready, start_audit
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -603,8 +604,8 @@ class TableMachine:
             "confirm": self._on_confirms,
             "nonce": self._on_nonces,
             "deal": self._on_deck,
-            "ready": self._on_ready,
-            "audit": self._on_audit,
+            "ready": lambda batch: on_ready(self, batch),
+            "audit": lambda batch: on_audit(self, batch),
             "lead": self._on_play,
             "move": self._on_play,
             "reveal": self._on_reveals,
@@ -743,103 +744,6 @@ class TableMachine:
         else:
             self._send_own(MsgType.READY, body)
 
-    def _on_ready(self, batch: list[Message]) -> None:
-        """Every seat's ``ready`` is in: the one that showed Gaia leads. An audit call in the
-        step, a card shown that needs an audit, or no Gaia shown at all start the audit."""
-        self.ready = batch
-        callers = [m for m in batch if m.type is MsgType.DECK_REVEAL]
-        shown: list[Message] = []
-        try:
-            for msg in batch:
-                if msg.type is MsgType.READY and "open" in msg.body:
-                    if msg.body["open"]["card"] != GAIA:
-                        raise TableFault(
-                            f"{self._who(msg.sender)} showed a card other than Gaia at ready",
-                            self.seat_of(msg.sender),
-                            (msg.raw,),
-                        )
-                    if self._deck_receive(msg, audit=True):
-                        raise TableFault("the deck emitted a message in response to a ready")
-                    shown.append(msg)
-                elif msg.type is MsgType.DECK_REVEAL:
-                    self._deck_receive(msg)
-        except AuditRequired as exc:
-            self._start_audit(callers, f"Gaia as shown at ready needs an audit ({exc.reason})")
-            return
-        if callers:
-            self._start_audit(callers, self.audit_why or "a seat's hand does not decrypt")
-            return
-        if not shown:
-            self._start_audit([], "nobody showed Gaia at ready")
-            return
-        holder = shown[0].sender
-        rnd = self.game.round
-        assert rnd is not None
-        if holder != self.me:
-            seat = self.seat_of(holder)
-            assert seat is not None
-            try:
-                rnd.reveal(seat, GAIA)
-            except ValueError as exc:
-                raise TableFault(
-                    f"{self._who(holder)} showed Gaia: {exc}", seat, (shown[0].raw,)
-                ) from None
-        self.gaia_holder = holder
-        self._next("lead", (holder,), MsgType.MOVE)
-
-    # ---------------------------------------------------------------- an audit before the end
-    def _start_audit(self, callers: Sequence[Message], why: str) -> None:
-        """Something only the round's secrets can attribute (deck.md §6.5, §9): every seat
-        reveals now, the round is audited, and the table stops blaming the seat it names."""
-        assert self.deck is not None
-        self.check_deferred()
-        self.phase = "audit"
-        self.audit_callers = tuple(callers)
-        self.audit_why = why
-        self._event("audit", f"round {self.deck.params.round_no + 1}: {why}: audit", {"why": why})
-        revealed = {m.sender for m in callers}
-        remaining = [k for k in self.order if k not in revealed]
-        if not remaining:
-            self._finish_audit()
-            return
-        self._next("audit", remaining, MsgType.DECK_REVEAL)
-        if self.me in remaining:
-            self.deck.reveal()  # sealed and queued through the codec
-
-    def _on_audit(self, batch: list[Message]) -> None:
-        for msg in batch:
-            self._deck_receive(msg)
-        self._finish_audit()
-
-    def _finish_audit(self) -> None:
-        """Every secret is out: the audit names a cheater; if the deal is sound, whoever made
-        the audit necessary is at fault (a hidden Gaia, or a call the deal does not justify)."""
-        assert self.deck is not None
-        self.step = None
-        try:
-            result = self.deck.audit()
-        except DeckFault as exc:
-            raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
-        except DeckError as exc:
-            raise TableFault(f"audit failed: {exc}") from None
-        if not self.audit_callers and self.ready and not any("open" in m.body for m in self.ready):
-            seat = next(s for s, hand in enumerate(result.hands) if GAIA in hand)
-            ready = next(m for m in self.ready if m.sender == self.order[seat])
-            raise TableFault(
-                f"audit: {self.name_of_seat(seat)} (seat {seat}) held Gaia but its ready did "
-                "not show it",
-                seat,
-                (ready.raw,),
-            )
-        if self.audit_callers:
-            call = self.audit_callers[0]
-            raise TableFault(
-                f"audit: {self._who(call.sender)} called an audit, but the deal is sound",
-                self.seat_of(call.sender),
-                (call.raw,),
-            )
-        raise TableFault(f"the audit found no fault, after: {self.audit_why}", None)
-
     def _on_play(self, batch: list[Message]) -> None:
         (msg,) = batch
         rnd = self.game.round
@@ -853,7 +757,7 @@ class TableMachine:
             try:
                 opened_card = self._take_opening(msg, seat)
             except AuditRequired as exc:
-                self._start_audit([], f"{self._who(msg.sender)}'s opening: {exc.reason}")
+                start_audit(self, [], f"{self._who(msg.sender)}'s opening: {exc.reason}")
                 return
         try:
             move = parse_move(msg.body["move"])
