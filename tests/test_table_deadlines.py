@@ -39,9 +39,11 @@ class FakeClock:
         return self.now
 
 
-def clocked_arena(tmp_path: Path, seed: int, cheater: int = 1, players: int = 3) -> Arena:
+def clocked_arena(
+    tmp_path: Path, seed: int, cheater: int = 1, players: int = 3, rounds: int = 1
+) -> Arena:
     """An arena whose runners read ``arena.clock`` and use the default deadlines."""
-    arena = Arena(tmp_path, players=players, seed=seed, cheater=cheater)
+    arena = Arena(tmp_path, players=players, rounds=rounds, seed=seed, cheater=cheater)
     clock = FakeClock()
     arena.clock = clock  # type: ignore[attr-defined]
     for runner in arena.runners.values():
@@ -109,12 +111,16 @@ def pass_time(
 
 
 def withholding(
-    arena: Arena, k: int, msg_type: MsgType
+    arena: Arena, k: int, msg_type: MsgType, round_no: int | None = None
 ) -> Callable[[int, int, bytes], bytes | None]:
-    """A tamper hook: seat-list index k never lets a message of ``msg_type`` out."""
+    """A tamper hook: seat-list index k never lets a message of ``msg_type`` out (of round
+    ``round_no`` only, if given)."""
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes | None:
-        if frm == k and not is_receipt(raw) and decode(raw).type is msg_type:
+        if frm != k or is_receipt(raw):
+            return raw
+        msg = decode(raw)
+        if msg.type is msg_type and (round_no is None or msg.body.get("round") == round_no):
             return None
         return raw
 
@@ -162,6 +168,20 @@ def test_hellos_do_not_pay_an_owed_deck_message(tmp_path: Path, msg_type: MsgTyp
     report = audit_messages([m.raw for m in arena.machines[0].transcript.messages])
     assert report.problem is not None and report.problem.seat == arena.seat(1)
     assert f"withheld {msg_type.label}" in report.problem.error
+
+
+def test_a_salt_withheld_in_a_later_round_is_named_by_the_audit(tmp_path: Path) -> None:
+    arena = clocked_arena(tmp_path, seed=55, rounds=3)
+    arena.tamper = withholding(arena, 1, MsgType.DECK_SALT, round_no=1)
+    arena.run()
+    assert all(len(arena.machines[k].game.round_scores) == 1 for k in arena.honest)
+    pass_time(arena, STEP_S + 5, keepalive=say_hello(arena, 1))
+    blamed_everywhere(arena, 1, "withheld deck_salt past the deadline")
+    for k in arena.honest:
+        report = audit_messages([m.raw for m in arena.machines[k].transcript.messages])
+        assert report.problem is not None and report.problem.seat == arena.seat(1)
+        assert "owing deck_salt" in report.problem.error
+        assert len(report.round_scores) == 1  # the first round checks out
 
 
 def test_a_silent_seat_is_unreachable_not_a_cheat(tmp_path: Path) -> None:

@@ -170,6 +170,10 @@ class _TableAudit:
         while index < len(self.messages) and r < self.options.rounds:
             index = self._round(r, index, game, codec)
             r += 1
+            if self.owing is not None or (
+                index < len(self.messages) and self.messages[index].type is MsgType.ABORT
+            ):
+                break  # the table stopped in this round
         self.report.round_scores = game.round_scores
         self.report.totals = game.totals
         self.report.complete = game.game_over

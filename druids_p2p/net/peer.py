@@ -470,10 +470,9 @@ class TableRunner:
         self.player = player
         self.clock = config.clock
         self.deadlines = Deadlines(config.step_deadline_s, config.gone_after_s, config.away_after_s)
-        self.aborted_owing: tuple[Message, str] | None = None
-        """A peer's abort received while it owed this step a message (what it owed)."""
-        self.stopped_peers: set[bytes] = set()
-        """Peers whose abort came in: their debts are judged by that abort, not by the clock."""
+        self.aborts: dict[bytes, Message] = {}
+        """Each peer's first abort, in arrival order: their debts are judged by that abort (one
+        that owes an automatic message when the grace period ends withheld it), not the clock."""
         self.last_heard: dict[bytes, float] = {}
         self.away: set[bytes] = set()
         self.bad_messages = 0
@@ -772,7 +771,7 @@ class TableRunner:
         that message pays the debt; a keepalive or any other message does not."""
         machine = self.machine
         self.deadlines.update(debts(machine, self._has_next), now)
-        late = self.deadlines.check(now, self.last_heard, self.stopped_peers)
+        late = self.deadlines.check(now, self.last_heard, self.aborts)
         if late is not None:
             key = late.debt.key
             raise TableFault(late.reason(who(machine, key)), machine.seat_of(key))
@@ -798,14 +797,9 @@ class TableRunner:
         # own checks (on the same canonical messages) find the fault and blame with evidence.
         self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
         now = self.clock()
-        self.stopped_peers.add(msg.sender)
+        self.aborts.setdefault(msg.sender, msg)
         self.abort_claim_deadline = now + ABORT_GRACE_S
         self.deadlines.update(debts(machine, self._has_next), now)
-        owed = [d for d, _ in self.deadlines.automatic(msg.sender)]
-        if owed and self.aborted_owing is None:
-            # It stops instead of sending what it owes (a reveal, shares...): unless our own
-            # checks confirm its claim within the grace period, it is blamed as withholding.
-            self.aborted_owing = (msg, owed[0].what)
         blamed = msg.body.get("seat")
         keys = machine.order or machine.list_keys
         if isinstance(blamed, int) and 0 <= blamed < len(keys) and keys[blamed] != msg.sender:
@@ -848,15 +842,17 @@ class TableRunner:
         elif self.abort_claim is not None and self.clock() > self.abort_claim_deadline:
             claim, self.abort_claim = self.abort_claim, None
             self.deadlines.update(debts(self.machine, self._has_next), self.clock())
-            owing = self.aborted_owing
-            if owing is not None and self.deadlines.automatic(owing[0].sender):
-                abort, what = owing
-                raise TableFault(
-                    f"{who(self.machine, abort.sender)} withheld {what} after its abort "
-                    f"({abort.body['reason'][:80]})",
-                    self.machine.seat_of(abort.sender),
-                    (abort.raw,),
-                )
+            for sender, abort in self.aborts.items():
+                # It stopped instead of sending what it owes (a reveal, shares...), and our own
+                # checks did not confirm its claim: it is blamed as withholding.
+                owed = self.deadlines.automatic(sender)
+                if owed:
+                    raise TableFault(
+                        f"{who(self.machine, sender)} withheld {owed[0][0].what} after its "
+                        f"abort ({abort.body['reason'][:80]})",
+                        self.machine.seat_of(sender),
+                        (abort.raw,),
+                    )
             raise TableFault(claim, None)
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
