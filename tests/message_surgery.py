@@ -39,3 +39,13 @@ def reproved_opening(deck: DeckPeer, opening: Mapping[str, Any]) -> dict[str, An
     spelling only its seat can make, which is what an equivocating mover signs."""
     _, e, s = deck._prepare_opening(opening["pos"])
     return {**opening, "e": e, "s": s}
+
+
+def fake_shuffle_body(size: int) -> dict[str, object]:
+    """A deck_shuffle of the wire's shape (the deck layer, not the wire, checks the points)."""
+    points, scalars = [b"x" * 32] * size, [b"s" * 32] * size
+    proof = {"c": points, "ch": points, "sh": scalars, "sp": scalars, "th": points}
+    proof |= {k: b"s" * 32 for k in ("s1", "s2", "s3", "s4")}
+    proof |= {k: b"y" * 32 for k in ("t1", "t2", "t3", "t41", "t42")}
+    body = {"a": points, "c": [b"y" * 32] * size, "pass": 1, "proof": dict(sorted(proof.items()))}
+    return body | {"round": 1}

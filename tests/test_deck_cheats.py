@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 from collections.abc import Callable
@@ -10,18 +9,16 @@ from collections.abc import Callable
 import pytest
 
 from druids_p2p.deck import (
-    AuditRequired,
     DeckFault,
     DeckParams,
-    DeckPeer,
     MalformedMessage,
     audit_transcript,
     group,
     make_test_codecs,
 )
-from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.elgamal import Deck, decrypt_with, rerandomize
-from druids_p2p.deck.local import LocalBus, kind_of, make_table, rewrite, seeded_entropy
+from druids_p2p.deck.cards import card_points
+from druids_p2p.deck.elgamal import Deck, rerandomize
+from druids_p2p.deck.local import LocalBus, kind_of, make_table, rewrite
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.peer import batch_index, random_scalar
 from druids_p2p.deck.signing import Ed25519Codec
@@ -114,24 +111,31 @@ def test_wrong_share_accepted_by_a_colluding_recipient_is_blamed_at_audit() -> N
 
 
 # ------------------------------------------------------------------------------ shuffles
-def _cheating_shuffle(t: Table, mutate: Callable[[dict], None]) -> None:
-    """Deal with seat 1 tampering, then check: caught live or not, the audit blames seat 1."""
-    t.deal(only(1, "deck_shuffle", t, mutate))
-    for p in t.peers:
-        with contextlib.suppress(AuditRequired):
-            p.hand()
-    t.reveal_all()
-    for p in t.peers:
-        if p.seat == 1:
-            continue  # the simulated cheater's own log still holds its honest message
-        with pytest.raises(DeckFault) as exc:
-            p.audit()
-        assert exc.value.seat == 1
-        assert "shuffle does not match" in exc.value.reason
-        assert_evidence(exc.value, t.codecs[0], 1)
+def _cheating_shuffle(t: Table, seat: int, mutate: Callable[[dict], None]) -> DeckFault:
+    """Deal with ``seat`` tampering with its shuffle (re-signed, so only the shuffle is wrong):
+    the first peer to check it refuses it and blames the shuffler, before anybody has sent a
+    salt or a share (deck.md §6.3: nothing is built on an unproven shuffle)."""
+    with pytest.raises(DeckFault) as exc:
+        t.deal(only(seat, "deck_shuffle", t, mutate))
+    fault = exc.value
+    assert fault.seat == seat
+    assert "invalid proof of a shuffle" in fault.reason
+    assert_evidence(fault, t.codecs[0], seat)
+    assert t.kind(fault.evidence[0]) == "deck_shuffle"
+    assert not any(p.log.salts or p.log.shares for p in t.peers)
+    return fault
 
 
-def test_shuffle_that_duplicates_a_card_is_blamed_at_audit() -> None:
+def _fresh(t: Table, card: int) -> tuple[bytes, bytes]:
+    """A fresh encryption of ``card`` under the joint key, with randomness of the cheater's own."""
+    joint = t.peers[0].joint_key
+    assert joint is not None
+    r = random_scalar(os.urandom)
+    point = card_points(65)[card]
+    return group.base_mul(r), group.add(point, group.mul(r, joint))
+
+
+def test_shuffle_that_duplicates_a_card_is_refused_at_the_shuffle_step() -> None:
     t = Table(5)  # one pass: every ciphertext reaches the final deck
 
     def mutate(body: dict) -> None:
@@ -140,45 +144,69 @@ def test_shuffle_that_duplicates_a_card_is_blamed_at_audit() -> None:
         a, c = rerandomize(body["a"][0], body["c"][0], random_scalar(os.urandom), joint)
         body["a"][7], body["c"][7] = a, c
 
-    _cheating_shuffle(t, mutate)
+    _cheating_shuffle(t, 1, mutate)
 
 
-def test_duplicated_card_is_noticed_live_when_it_shows_up_twice() -> None:
-    t = Table(5)
-
-    def mutate(body: dict) -> None:
-        joint = t.peers[1].joint_key
-        assert joint is not None
-        a, c = rerandomize(body["a"][0], body["c"][0], random_scalar(os.urandom), joint)
-        body["a"][7], body["c"][7] = a, c
-
-    t.deal(only(1, "deck_shuffle", t, mutate))
-    holders: dict[int, list[DeckPeer]] = {}
-    live = False
-    for p in t.peers:
-        try:
-            for card in p.hand():
-                holders.setdefault(card, []).append(p)
-        except AuditRequired:
-            live = True  # the same seat got both copies
-    twice = [(c, ps) for c, ps in holders.items() if len(ps) == 2]
-    if not live:
-        assert len(twice) == 1
-        card, (first, _second) = twice[0]
-        with pytest.raises(AuditRequired) as exc:
-            t.send(first.seat, first.open_card(card))  # the other holder notices at once
-        assert "duplicated" in exc.value.reason
-        live = True
-    assert live
-
-
-def test_shuffle_that_replaces_a_card_by_garbage_needs_and_gets_an_audit() -> None:
+def test_shuffle_that_replaces_a_card_by_garbage_is_refused() -> None:
     t = Table(3)
 
     def mutate(body: dict) -> None:
         body["c"][2] = group.add(body["c"][2], random_point())
 
-    _cheating_shuffle(t, mutate)
+    _cheating_shuffle(t, 1, mutate)
+
+
+def test_shuffle_that_substitutes_a_card_of_its_choice_is_refused() -> None:
+    """Drop one card and put a fresh encryption of another (here: a second Gaia) in its place."""
+    t = Table(4)
+
+    def mutate(body: dict) -> None:
+        body["a"][5], body["c"][5] = _fresh(t, 60)
+
+    _cheating_shuffle(t, 2, mutate)
+
+
+def test_shuffle_with_a_tagged_ciphertext_is_refused() -> None:
+    """(k·A, k·C) decrypts to k·M: a tag its author could later recognise. Not a re-encryption."""
+    t = Table(3)
+    k = random_scalar(os.urandom)
+
+    def mutate(body: dict) -> None:
+        body["a"][0], body["c"][0] = group.mul(k, body["a"][0]), group.mul(k, body["c"][0])
+
+    _cheating_shuffle(t, 0, mutate)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_forged_last_shuffle_of_chosen_cards_is_refused(players: int) -> None:
+    """Issue 12's attack: the last shuffler publishes fresh encryptions of cards and randomness
+    of its own choosing, so that it would know every hand once the salts are in. Its proof,
+    even an honest proof of some other shuffle, cannot cover them: refused and blamed before
+    any salt or share is sent, by the peers that received it."""
+    t = Table(players)
+    last = players - 1
+
+    def mutate(body: dict) -> None:
+        size = len(body["a"])
+        fresh = [_fresh(t, card) for card in range(size)]
+        body["a"] = [a for a, _ in fresh]
+        body["c"] = [c for _, c in fresh]
+
+    done = False
+
+    def intercept(sender: int, raw: bytes) -> bytes:
+        nonlocal done
+        if not done and sender == last and t.kind(raw) == "deck_shuffle":
+            done = True
+            return rewrite(t.codecs[last], raw, mutate)
+        return raw
+
+    with pytest.raises(DeckFault) as exc:
+        t.deal(intercept)
+    assert done and exc.value.seat == last
+    assert "invalid proof of a shuffle" in exc.value.reason
+    assert_evidence(exc.value, t.codecs[0], last)
+    assert not any(p.log.salts or p.log.shares for p in t.peers if p.seat != last)
 
 
 def test_shuffle_with_the_wrong_length_is_blamed_on_receipt() -> None:
@@ -186,6 +214,8 @@ def test_shuffle_with_the_wrong_length_is_blamed_on_receipt() -> None:
 
     def mutate(body: dict) -> None:
         del body["a"][-1], body["c"][-1]
+        for key in ("c", "ch", "sh", "sp", "th"):  # the proof's vectors, consistently
+            del body["proof"][key][-1]
 
     with pytest.raises(DeckFault) as exc:
         t.deal(only(0, "deck_shuffle", t, mutate))
@@ -333,68 +363,31 @@ def test_a_body_from_another_round_is_dropped_not_blamed() -> None:
         t.peers[1].receive(stale)
 
 
-def _copy_attack(table_seed: bytes) -> tuple[Table, int, int]:
-    """The last shuffler plants a re-randomised copy of final position 0 at final position 1.
-
-    Under the old fixed round-robin layout these were seat 0's first position and seat 1's; now
-    the cheater cannot know who will hold either (the salts are revealed after its shuffle)."""
+def test_last_shuffler_copying_a_ciphertext_is_refused_before_the_assignment() -> None:
+    """deck.md 11.3 used to accept that the last shuffler could plant a re-randomised copy of
+    one final ciphertext at another position (a card read with probability h/k, convicted only
+    at the audit). With proofs of a shuffle the copy is refused on arrival: no salt is sent,
+    so no assignment and no share exists that could help it read anything."""
     t = Table(5)
-    t.peers = make_table(
-        t.params,
-        codecs=t.codecs,
-        entropy=lambda s: seeded_entropy(table_seed + bytes([s])),
-    )
-    t.bus = LocalBus(t.peers)
     last = t.params.seats - 1
-    src, dst = 0, 1
-
     cheater = t.peers[last]
     honest_shuffle = cheater._shuffle
 
-    def cheating_shuffle(pass_no: int, deck: Deck, joint_key: bytes) -> ShuffleMsg:
-        msg = honest_shuffle(pass_no, deck, joint_key)
-        if pass_no < t.params.passes:
-            return msg
+    def cheating_shuffle(deck: Deck) -> ShuffleMsg:
+        msg = honest_shuffle(deck)
+        joint_key = cheater.joint_key
+        assert joint_key is not None
         a, c = list(msg.a), list(msg.c)
-        a[dst], c[dst] = rerandomize(a[src], c[src], random_scalar(os.urandom), joint_key)
+        a[1], c[1] = rerandomize(a[0], c[0], random_scalar(os.urandom), joint_key)
         return dataclasses.replace(msg, a=tuple(a), c=tuple(c))
 
     cheater._shuffle = cheating_shuffle  # type: ignore[method-assign]
-    t.deal()
-    return t, src, dst
-
-
-def test_last_shuffler_copying_a_ciphertext_cannot_aim_it_and_is_convicted() -> None:
-    """deck.md 11.3: the assignment is drawn from salts revealed after the final shuffle, so a
-    planted copy lands at a position of a seat the cheater could not choose. It reads a card
-    only when the copy happens to land at one of its own positions (probability about h/k per
-    copy), and the audit convicts it either way."""
-    last = 4
-    outcomes = set()
-    for attempt in range(8):
-        t, _src, dst = _copy_attack(b"copy" + bytes([attempt]))
-        a = t.peers[0].assignment
-        assert a is not None and all(p.assignment == a for p in t.peers)
-        final = t.peers[0].final_deck
-        assert final is not None
-        shares = list(t.peers[0].published_shares(dst).values())
-        shares.append(group.mul(t.peers[last]._secret, final.a[dst]))
-        read = card_table(65).get(decrypt_with(final.c[dst], shares))
-        if a.owner(dst) == last:
-            # the copy landed on the cheater's position: it reads whatever src holds
-            assert read is not None
-        else:
-            # dst belongs to an honest seat, whose share is never published: nothing to read
-            assert read is None
-        outcomes.add(a.owner(dst) == last)
-        t.reveal_all()
-        for p in t.peers[:last]:
-            with pytest.raises(DeckFault) as exc:
-                p.audit()
-            assert exc.value.seat == last and "shuffle does not match" in exc.value.reason
-        if outcomes == {True, False}:
-            break
-    assert False in outcomes  # the cheater's target position went to somebody else
+    with pytest.raises(DeckFault) as exc:
+        t.deal()
+    assert exc.value.seat == last and "invalid proof of a shuffle" in exc.value.reason
+    assert_evidence(exc.value, t.codecs[0], last)
+    assert all(p.assignment is None for p in t.peers if p.seat != last)
+    assert not any(p.log.shares for p in t.peers if p.seat != last)
 
 
 def test_a_salt_that_does_not_match_its_hash_is_blamed() -> None:

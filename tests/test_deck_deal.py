@@ -209,7 +209,7 @@ def test_redelivery_is_harmless_and_hand_waits_for_the_deal() -> None:
 
 def test_generic_parameters_without_required_cards() -> None:
     params = DeckParams(b"generic", 7, 20, 2, 6, frozenset())
-    assert params.passes == 1
+    assert params.shuffle_len == 20 and params.kept == 12
     peers = make_table(params)
     deal(peers)
     cards = [c for p in peers for c in p.hand()]
@@ -218,7 +218,7 @@ def test_generic_parameters_without_required_cards() -> None:
 
 def test_required_cards_when_the_whole_deck_is_dealt() -> None:
     params = DeckParams(b"generic", 0, 12, 3, 4, frozenset({0, 11}))
-    assert params.passes == 1
+    assert params.shuffle_len == 10 and params.kept == 10
     peers = make_table(params)
     deal(peers)
     assert sorted(c for p in peers for c in p.hand()) == list(range(12))

@@ -137,16 +137,16 @@ def test_byte_stream_refills_consistently() -> None:
 def test_shuffle_step_is_a_deterministic_rerandomised_permutation() -> None:
     x = scalar()
     key = group.base_mul(x)
-    deck = public_encryptions(PARAMS, PARAMS.pass_one_cards(), key)
+    deck = public_encryptions(PARAMS, PARAMS.shuffled_cards(), key)
     seed = os.urandom(32)
-    out = shuffle_step(PARAMS, 0, 1, seed, deck, key)
-    assert out == shuffle_step(PARAMS, 0, 1, seed, deck, key)
-    assert out != shuffle_step(PARAMS, 0, 1, os.urandom(32), deck, key)
-    assert out != shuffle_step(PARAMS, 1, 1, seed, deck, key)
+    out, proof = shuffle_step(PARAMS, 0, 1, seed, deck, key)
+    assert (out, proof) == shuffle_step(PARAMS, 0, 1, seed, deck, key)
+    assert out != shuffle_step(PARAMS, 0, 1, os.urandom(32), deck, key)[0]
+    assert out != shuffle_step(PARAMS, 1, 1, seed, deck, key)[0]
     assert not set(out.c) & set(deck.c)  # every ciphertext is re-randomised
     table = card_table(65)
     cards = [table[decrypt_with(c, [group.mul(x, a)])] for a, c in zip(out.a, out.c, strict=True)]
-    assert sorted(cards) == list(PARAMS.pass_one_cards())
-    last = shuffle_step(PARAMS, 2, 1, seed, deck, key)  # the last seat keeps only k - |R|
-    assert len(last) == PARAMS.kept(1) == 44
+    assert sorted(cards) == list(PARAMS.shuffled_cards())
+    last, _ = shuffle_step(PARAMS, 2, 1, seed, deck, key)  # the last seat outputs all of it too
+    assert len(last) == len(deck) == 64 and PARAMS.kept == 44
     assert isinstance(last, Deck)

@@ -41,14 +41,11 @@ def druids(players: int) -> DeckParams:
 
 def plain_deal(params: DeckParams, seeds: list[bytes]) -> list[int]:
     """The deal on card ids, with the same permutations and plan as the encrypted deal."""
-    cards = list(params.pass_one_cards())
-    for pass_no in range(1, params.passes + 1):
-        if pass_no == 2:
-            cards = cards[: params.kept(1)] + list(params.required_sorted)
-        for seat in range(params.seats):
-            perm = derive_permutation(params, seat, pass_no, seeds[seat], len(cards))
-            cards = [cards[perm[t]] for t in range(params.output_len(pass_no, seat))]
-    return cards[: params.dealt]
+    cards = list(params.shuffled_cards())
+    for seat in range(params.seats):
+        perm = derive_permutation(params, seat, 1, seeds[seat], len(cards))
+        cards = [cards[perm[t]] for t in range(params.shuffle_len)]
+    return cards[: params.kept] + list(params.required_sorted)
 
 
 # ------------------------------------------------------------------------ the permutation itself
@@ -95,15 +92,17 @@ def test_uniform_below_has_no_modulo_bias() -> None:
     assert fisher_yates(ByteStream(b"one", b""), 1) == [0]
 
 
-# ------------------------------------------------------------------------ the two-pass deal plan
+# ------------------------------------------------------------------------ the deal plan
 @pytest.mark.parametrize("players", [3, 4, 5])
 @pytest.mark.parametrize("honest", ["all", "one"])
-def test_gaia_seat_position_and_cards_are_uniform(players: int, honest: str) -> None:
-    """With one honest seat among fixed-seed cheaters, the deal is still uniform."""
+def test_gaia_seat_hand_index_and_cards_are_uniform(players: int, honest: str) -> None:
+    """With one honest seat among fixed-seed cheaters, the deal is still uniform. Gaia sits at
+    the public position k-1 (deck.md §6.3); which seat holds it and where it falls in that
+    seat's hand come from the salted assignment alone, and are uniform."""
     params = druids(players)
-    k = params.dealt
+    k, h = params.dealt, params.hand_size
     runs = 3000
-    gaia_pos: Counter[int] = Counter()
+    gaia_index: Counter[int] = Counter()
     first_card: Counter[int] = Counter()
     dealt: Counter[int] = Counter()
     gaia_seat: Counter[int] = Counter()
@@ -116,17 +115,19 @@ def test_gaia_seat_position_and_cards_are_uniform(players: int, honest: str) -> 
             seeds = [seed_of(players, i, s) if s == good else bytes(32) for s in range(players)]
             salts = [seed_of(players, i, s, 1) if s == good else bytes(32) for s in range(players)]
         cards = plain_deal(params, seeds)
-        assert len(set(cards)) == k and GAIA in cards
-        gaia_pos[cards.index(GAIA)] += 1
-        gaia_seat[Assignment.derive(params, salts).owner(cards.index(GAIA))] += 1
+        assert len(set(cards)) == k and cards.index(GAIA) == params.required_position(GAIA)
+        assignment = Assignment.derive(params, salts)
+        gaia_seat[assignment.owner(k - 1)] += 1
+        gaia_index[assignment.index(k - 1)] += 1
         first_card[cards[0]] += 1
         dealt.update(cards)
-    assert chi2([gaia_pos[j] for j in range(k)], [runs / k] * k) < chi2_critical(k - 1)
     seats = [gaia_seat[s] for s in range(players)]
     assert chi2(seats, [runs / players] * players) < chi2_critical(players - 1)
-    # position 0 holds Gaia with probability 1/k and each other card with (1 - 1/k)/64
-    probs = [(1 - 1 / k) / 64 if c != GAIA else 1 / k for c in range(65)]
-    assert chi2([first_card[c] for c in range(65)], [p * runs for p in probs]) < chi2_critical(64)
+    assert chi2([gaia_index[t] for t in range(h)], [runs / h] * h) < chi2_critical(h - 1)
+    # position 0 holds each non-required card with probability 1/64
+    assert chi2([first_card[c] for c in range(65) if c != GAIA], [runs / 64] * 64) < chi2_critical(
+        63
+    )
     if k < 65:  # every non-required card is out of the round equally often
         out = [runs - dealt[c] for c in range(65) if c != GAIA]
         expected = runs * (65 - k) / 64
@@ -159,8 +160,8 @@ def test_local_bus_counts_every_message() -> None:
     bus = LocalBus(peers)
     bus.start()
     bus.run()
-    # commit, key, two shuffle passes, salt and shares from each of 3 seats
-    assert bus.messages == 3 * 6
+    # commit, key, one shuffle, salt and shares from each of 3 seats
+    assert bus.messages == 3 * 5
 
 
 # ------------------------------------------------------------------------ the position assignment

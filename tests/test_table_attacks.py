@@ -528,10 +528,10 @@ def test_split_equivocation_is_proven_and_blamed(tmp_path: Path) -> None:
 
 
 def test_split_shuffle_is_proven_by_the_next_step_and_blamed(tmp_path: Path) -> None:
-    """The cheater shows peer 0 one shuffle and peer 2 another. Nothing checks a shuffle before
-    the audit, so both append; the next step's messages then carry different heads, and each
-    honest peer asks the other for what it holds after the last common step head: with both
-    signed versions the shuffler is convicted."""
+    """The cheater shows peer 0 a shuffle with two ciphertexts swapped and peer 2 the real one:
+    peer 0 refuses the swapped one (its proof no longer holds) and blames the shuffler, and the
+    others stop on that proven blame. (Two versions that are both genuine proven shuffles are
+    tested in test_table_shuffle_attacks.py: there the diverging heads convict the shuffler.)"""
     arena = Arena(tmp_path, players=3, seed=19, cheater=1)
     is_shuffle = first_of(arena, 1, MsgType.DECK_SHUFFLE)
     twins: dict[bytes, bytes] = {}

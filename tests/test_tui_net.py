@@ -22,7 +22,13 @@ from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.player import NetSession, local_table
-from druids_p2p.tui.screens.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.screens.dialogs import (
+    ConfirmJoin,
+    GaiaPrompt,
+    GameOver,
+    PilePrompt,
+    RoundSummary,
+)
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.tui.widgets.hand import Hand
@@ -206,6 +212,9 @@ def test_lan_lobby_lists_a_table_and_joins_it_with_a_bot(
         assert isinstance(lobby, LobbyScreen)
         lobby.query_one("#join-bots", Select).value = 1
         await pilot.press("j")
+        # the host is not pinned: the lobby asks first, showing its fingerprint
+        await _until(lambda: isinstance(app.screen, ConfirmJoin), 10)
+        await pilot.press("y")
         await _until(lambda: isinstance(app.screen, TableScreen | GaiaPrompt), 10)
         assert await _play_by_keys(pilot, app)
         table = app.table

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from message_surgery import fake_shuffle_body
 
 from druids_p2p.wire import (
     MAX_MESSAGE_SIZE,
@@ -90,7 +91,7 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
             {"e": H1, "key": H2, "round": 0, "s": H1, "salt_hash": H1, "seed_hash": H2},
         ),
         (MsgType.DECK_SALT, {"round": 0, "salt": H1}),
-        (MsgType.DECK_SHUFFLE, {"a": [H1, H2], "c": [H2, H1], "pass": 1, "round": 0}),
+        (MsgType.DECK_SHUFFLE, fake_shuffle_body(2)),
         (
             MsgType.DECK_SHARES,
             {"batches": [{"d": [H1, H2], "e": H1, "s": H2, "to": 1}], "round": 0},

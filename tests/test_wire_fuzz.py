@@ -13,6 +13,7 @@ from typing import Any
 import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from message_surgery import fake_shuffle_body
 
 from druids_p2p.wire import Message, MsgType, WireError, decode, equivocation_body
 from druids_p2p.wire.sample import SampleTable, play_sample_game, sign_fields
@@ -26,9 +27,7 @@ VALID = [
     TABLE.make(0, "equivocation", equivocation_body(_A, _B)),
     TABLE.make(2, "resend", {"sender": TABLE.identities[1].public_key, "seq": 3}),
     TABLE.make(2, "abort", {"reason": "x", "seat": 1}),
-    TABLE.make(
-        2, "deck_shuffle", {"a": [b"x" * 32] * 5, "c": [b"y" * 32] * 5, "pass": 2, "round": 1}
-    ),
+    TABLE.make(2, "deck_shuffle", fake_shuffle_body(5)),
 ]
 
 FUZZ = settings(

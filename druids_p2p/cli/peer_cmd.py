@@ -20,8 +20,11 @@ from druids_p2p.net.discovery import DEFAULT_PORT
 DEFAULT_SEARCH_S = 5.0
 """Long enough to hear about five beacons (one a second), short enough to fail promptly."""
 MAX_SEARCH_S = 600.0
+MAX_CANDIDATE_HOSTS = 64
+"""Host keys remembered while looking for a table by name (each one listed if it is ambiguous)."""
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
 _STEP_HELP = "Seconds a peer may owe an automatic message (deck, receipt) before it is blamed."
+_APPROVE_HELP = "Ask on the terminal (y/n) before seating each joiner; default: seat anyone."
 
 
 def _identity(name: str | None) -> Any:
@@ -71,8 +74,10 @@ def _run(
     events: bool,
     announcement: bytes | None = None,
     move_events: bool = True,
+    approve: bool = False,
     step_deadline: float = 30.0,
 ) -> dict[str, Any]:
+    from druids_p2p.net.admission import terminal_approver
     from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, run_peer
     from druids_p2p.wire import data_dir
 
@@ -114,6 +119,7 @@ def _run(
         plugins_dirs=tuple(plugins_dir),
         emit=_emitter(events, move_events),
         human_input=ask,
+        approve_join=terminal_approver(ask) if approve and host else None,
     )
     try:
         return run_peer(config)
@@ -145,6 +151,7 @@ def peer_command(
     step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     moves: bool = typer.Option(True, "--moves/--no-moves", help="An event line per move."),
+    approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     result = _run(
@@ -166,6 +173,7 @@ def peer_command(
         plugins_dir=plugins_dir,
         events=True,
         move_events=moves,
+        approve=approve,
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -189,8 +197,12 @@ def host_command(
     step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
+    approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
 ) -> None:
-    """Host a table: announce it on the LAN, wait for players, then play."""
+    """Host a table: announce it on the LAN, wait for players, then play.
+
+    With --approve each joiner is shown (name and key fingerprint) and seated only if you answer
+    y; without it anyone who finds the table may sit down (right for a table of bots)."""
     bind = _bind_address(interface, address)
     result = _run(
         player=_bot_or_human(bot),
@@ -210,6 +222,7 @@ def host_command(
         step_deadline=step_deadline,
         plugins_dir=plugins_dir,
         events=as_json,
+        approve=approve,
     )
     _print_result(result, as_json)
 
@@ -224,6 +237,9 @@ def join_command(
     search_seconds: float = typer.Option(
         DEFAULT_SEARCH_S, "--search-seconds", help="How long to listen for the table's beacon."
     ),
+    fingerprint: str | None = typer.Option(
+        None, "--fingerprint", help="Join only a table whose host key has this fingerprint prefix."
+    ),
     gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
     step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
@@ -233,14 +249,26 @@ def join_command(
 
     By name (or a prefix of the lobby id that 'druids tables --json' shows), the table is found by
     its beacon and joined with that signed beacon directly: the host's mesh endpoint and keys are
-    in it, so the host's lobby socket is not asked.
+    in it, so the host's lobby socket is not asked. A name announced by two hosts is refused
+    unless --fingerprint says which host is meant.
     """
+    from druids_p2p.net.table_choice import BadPin, parse_pin
+
     bind = _bind_address(interface, address)
+    pin = None
+    if fingerprint is not None:
+        try:
+            pin = parse_pin(fingerprint)
+        except BadPin as exc:
+            fail(str(exc))
     announcement = None
     if ":" not in target:
         if not (math.isfinite(search_seconds) and 0 < search_seconds <= MAX_SEARCH_S):
             fail(f"--search-seconds must be more than 0 and at most {MAX_SEARCH_S:g}")
-        announcement = _find_table(target, bind, beacon_port, search_seconds, _emitter(as_json))
+        emit = _emitter(as_json)
+        announcement = _find_table(target, bind, beacon_port, search_seconds, emit, pin)
+    elif pin is not None:
+        announcement = _lobby_announcement(target, pin)
     result = _run(
         player=_bot_or_human(bot),
         name=None,
@@ -273,39 +301,59 @@ def _bind_address(interface: str | None, address: str | None) -> str:
         fail(str(exc))
 
 
-def _find_table(name: str, bind: str, beacon_port: int, seconds: float, emit: Any) -> bytes:
+def _find_table(
+    name: str, bind: str, beacon_port: int, seconds: float, emit: Any, pin: str | None = None
+) -> bytes:
     """The signed beacon of the one open table called ``name`` (or whose lobby id starts with
-    it), heard within ``seconds``. Once a match is heard it listens one beacon interval more, so
-    that a second table of the same name is noticed instead of joined at random."""
+    it), heard within ``seconds``, hosted by a key whose fingerprint starts with ``pin`` if given.
+
+    Once a match is heard it listens one beacon interval more, so that a second table of the same
+    name is noticed instead of joined at random. A name heard from two host keys is ambiguous: the
+    candidates are listed (one line each, with fingerprints) and nothing is joined unless ``pin``
+    chooses one (table_choice.py)."""
     from druids_p2p.net.discovery import (
         DEFAULT_INTERVAL,
         DEFAULT_JITTER,
         BeaconListener,
         TableAnnouncement,
     )
+    from druids_p2p.net.table_choice import candidate_lines, choose
 
     try:
         listener = BeaconListener(bind, beacon_port)
     except OSError as exc:
         fail(f"cannot listen for tables on port {beacon_port}: {exc.strerror or exc}", 1)
+    # Per host key, its matching tables as last listed: a namesake heard once and then silent
+    # still makes the name ambiguous. Bounded: the listener lists a few tables per key, and at
+    # most MAX_CANDIDATE_HOSTS keys are remembered.
+    heard: dict[bytes, list[TableAnnouncement]] = {}
     with listener:
         end = time.monotonic() + seconds
         grace_set = False
-        found: list[TableAnnouncement] = []
         while (left := end - time.monotonic()) > 0:
-            found = [
-                t
-                for t in listener.poll(min(left, 0.25))
-                if t.name == name or t.lobby_id.hex().startswith(name.lower())
-            ]
-            if len(found) > 1:
-                ids = ", ".join(t.lobby_id.hex()[:8] for t in found)
-                fail(f"{len(found)} tables match {name!r} (lobby ids {ids}): join by lobby id", 1)
-            if found and not grace_set:  # listen a little longer, for a namesake
+            now_listed: dict[bytes, list[TableAnnouncement]] = {}
+            for t in choose(listener.poll(min(left, 0.25)), name, None).named:
+                now_listed.setdefault(t.beacon.host_key, []).append(t)
+            for key, tables in now_listed.items():
+                if key in heard or len(heard) < MAX_CANDIDATE_HOSTS:
+                    heard[key] = tables
+            if choose(_flat(heard), name, pin).pinned and not grace_set:
                 end = min(end, time.monotonic() + DEFAULT_INTERVAL + 2 * DEFAULT_JITTER)
-                grace_set = True
-    if found:
-        table = found[0]
+                grace_set = True  # listen a little longer, for a namesake
+    choice = choose(sorted(_flat(heard), key=lambda t: t.first_seen), name, pin)
+    if choice.ambiguous or len({t.beacon.host_key for t in choice.pinned}) > 1:
+        for line in candidate_lines(choice.named if choice.ambiguous else choice.pinned):
+            print(line, file=sys.stderr)
+        more = " (more digits)" if pin is not None else ""
+        fail(
+            f"{choice.hosts} hosts announce a table named {name!r}: choose one with "
+            f"--fingerprint FP{more}; a name alone is not an identity"
+        )
+    if len(choice.pinned) > 1:
+        ids = ", ".join(t.lobby_id.hex()[:8] for t in choice.pinned)
+        fail(f"{len(choice.pinned)} tables match {name!r} (lobby ids {ids}): join by lobby id", 1)
+    if choice.pinned:
+        table = choice.pinned[0]
         emit(
             {
                 "event": "found",
@@ -317,7 +365,37 @@ def _find_table(name: str, bind: str, beacon_port: int, seconds: float, emit: An
             }
         )
         return table.beacon.raw
+    if choice.named:
+        for line in candidate_lines(choice.named):
+            print(line, file=sys.stderr)
+        fail(f"no table named {name!r} is hosted by fingerprint {pin}: only the hosts above")
     fail(f"no open table named {name!r} heard in {seconds:g} s (try 'druids tables')", 1)
+
+
+def _flat(heard: dict[bytes, list[Any]]) -> list[Any]:
+    return [t for tables in heard.values() for t in tables]
+
+
+def _lobby_announcement(target: str, pin: str) -> bytes:
+    """``join HOST:PORT --fingerprint FP``: the lobby socket's beacon, if its host matches."""
+    from druids_p2p.net.discovery import decode_beacon
+    from druids_p2p.net.peer import PeerError, query_lobby
+    from druids_p2p.net.table_choice import pin_matches
+    from druids_p2p.wire.errors import WireError
+
+    try:
+        raw = query_lobby(target)
+        beacon = decode_beacon(raw)
+    except PeerError as exc:
+        fail(str(exc), 1)
+    except WireError as exc:
+        fail(f"{target}: the host's announcement is invalid: {exc}", 1)
+    if not pin_matches(pin, beacon.host_key):
+        fail(
+            f"{target}: the host there is {beacon.host_name} with fingerprint "
+            f"{beacon.host_fingerprint}, not --fingerprint {pin}: not joined"
+        )
+    return raw
 
 
 def _print_result(result: dict[str, Any], as_json: bool) -> None:
@@ -355,6 +433,9 @@ def play_command(
     address: str | None = typer.Option(None, "--address", help="UI --lan: local IPv4 address."),
     beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port", help="UI --lan: beacon port."),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir", help="UI: more bot plugins."),
+    fingerprint: list[str] = typer.Option(
+        [], "--fingerprint", help="UI --lan: join this host (fingerprint prefix) without asking."
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
@@ -376,6 +457,7 @@ def play_command(
             beacon_port=beacon_port,
             plugins_dir=plugins_dir,
             as_json=as_json,
+            fingerprints=fingerprint,
         )
         return
     from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table

@@ -54,6 +54,7 @@ def play_ui(
     beacon_port: int,
     plugins_dir: list[Path],
     as_json: bool,
+    fingerprints: list[str] | None = None,
 ) -> None:
     from druids_p2p.cli.peer_cmd import _identity
     from druids_p2p.plugins import load_bots
@@ -66,6 +67,14 @@ def play_ui(
         fail(f"--players must be 3, 4 or 5, not {players}")
     if not 1 <= beacon_port <= 65535:
         fail(f"--beacon-port must be 1..65535, not {beacon_port}")
+    from druids_p2p.net.table_choice import BadPin, parse_pin
+
+    if fingerprints and not lan:
+        fail("--fingerprint pins LAN hosts: it goes with --lan")
+    try:
+        pins = tuple(parse_pin(fp) for fp in fingerprints or ())
+    except BadPin as exc:
+        fail(str(exc))
     registry = load_bots(tuple(plugins_dir))
     known = registry.names()
     bot_names = bots_from_options(seats, bots, players) if not lan else []
@@ -112,6 +121,7 @@ def play_ui(
             rounds=rounds,
             variant=variant,
             plugins_dirs=tuple(plugins_dir),
+            pins=pins,
         )
         outcome = run_lan(identity, setup, folder)
     else:

@@ -10,6 +10,7 @@ import typer
 from druids_p2p.cli.app import app, fail
 from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement, discover
 from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
+from druids_p2p.net.table_choice import namesakes
 
 DEFAULT_SECONDS = 2.5
 MAX_SECONDS = 600.0
@@ -70,3 +71,5 @@ def tables_command(
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         print("  ".join([*(c.ljust(w) for c, w in zip(r, widths, strict=False)), r[-1]]).rstrip())
+    for name, hosts in namesakes(found).items():
+        print(f"note: {hosts} hosts announce {name!r}: join it with --fingerprint FP")

@@ -1,8 +1,8 @@
 """The end-of-round audit: with every secret revealed, recompute the whole deal and blame.
 
-Nothing in the deal proves that a shuffle is a permutation; instead each seat's shuffle is a
-function of a seed it committed to before the keys were known, so after the reveal everybody
-recomputes every step from the previous seat's *published* output and compares bytes. The first
+Every shuffle was proven on arrival; each is also a function of a seed its seat committed to before
+the keys were known, so after the reveal everybody recomputes every step (output and proof) from
+the previous seat's *published* output and compares bytes. The first
 mismatch names its author. Every decryption share and every opened card is then checked against
 the revealed secrets, and the full hands come out for the caller's rules replay (renege check).
 """
@@ -16,11 +16,11 @@ from druids_p2p.deck import group
 from druids_p2p.deck.assign import Assignment
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.checks import check_key, check_reveal, check_salt
-from druids_p2p.deck.elgamal import Deck, pass_two_input, public_encryptions
+from druids_p2p.deck.elgamal import Deck, final_deck, public_encryptions
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.log import RoundLog
-from druids_p2p.deck.params import DeckParams
-from druids_p2p.deck.shuffle import shuffle_step
+from druids_p2p.deck.params import SHUFFLE_PASS, DeckParams
+from druids_p2p.deck.shuffle import shuffle_output, shuffle_step
 from druids_p2p.deck.signing import Codec
 
 
@@ -51,44 +51,47 @@ class AuditResult:
 def _require(log: RoundLog, params: DeckParams) -> None:
     """A missing message is blamed on its author, in protocol order (no evidence exists)."""
     n = params.seats
-    for name, table in (("deck_commit", log.commits), ("deck_key", log.keys)):
-        for seat in range(n):
-            if seat not in table:
-                raise DeckFault(seat, f"no {name} message")
-    for pass_no in range(1, params.passes + 1):
-        for seat in range(n):
-            if (pass_no, seat) not in log.shuffles:
-                raise DeckFault(seat, f"no deck_shuffle message for pass {pass_no}")
-    for name, table2 in (
+    for name, table in (
+        ("deck_commit", log.commits),
+        ("deck_key", log.keys),
+        ("deck_shuffle", log.shuffles),
         ("deck_salt", log.salts),
         ("deck_shares", log.shares),
         ("deck_reveal", log.reveals),
     ):
         for seat in range(n):
-            if seat not in table2:
+            if seat not in table:
                 raise DeckFault(seat, f"no {name} message")
 
 
-def _check_shuffles(params: DeckParams, log: RoundLog, joint_key: bytes) -> Deck:
-    deck = public_encryptions(params, params.pass_one_cards(), joint_key)
-    input_raw: tuple[bytes, ...] = ()  # the published input of the step (none: public start)
-    for pass_no in range(1, params.passes + 1):
-        if pass_no == 2:
-            deck = pass_two_input(params, deck, joint_key)
-        for seat in range(params.seats):
-            published = log.shuffles[(pass_no, seat)]
-            seed = log.reveals[seat].msg.seed
-            expected = shuffle_step(params, seat, pass_no, seed, deck, joint_key)
-            if expected.a != published.msg.a or expected.c != published.msg.c:
-                raise DeckFault(
-                    seat,
-                    f"pass {pass_no} shuffle does not match its recomputation from the revealed "
-                    "seed (a card was dropped, duplicated or replaced)",
-                    (published.raw, log.reveals[seat].raw, *input_raw, *log.all_key_raws()),
-                )
-            deck = Deck(published.msg.a, published.msg.c)
-            input_raw = (published.raw,)
-    return deck.head(params.dealt)
+def _check_shuffles(
+    params: DeckParams, log: RoundLog, joint_key: bytes, proofs_checked: bool
+) -> Deck:
+    deck = public_encryptions(params, params.shuffled_cards(), joint_key)
+    for seat in range(params.seats):
+        published = log.shuffles[seat]
+        seed = log.reveals[seat].msg.seed
+        msg = published.msg
+        if proofs_checked:  # the proof held on receipt: only the seed's binding is left
+            expected, _, _ = shuffle_output(params, seat, SHUFFLE_PASS, seed, deck, joint_key)
+            honest = expected.a == msg.a and expected.c == msg.c
+        else:
+            expected, proof = shuffle_step(params, seat, SHUFFLE_PASS, seed, deck, joint_key)
+            honest = expected.a == msg.a and expected.c == msg.c and proof == msg.proof
+        if not honest:
+            raise DeckFault(
+                seat,
+                "shuffle does not match its recomputation from the revealed seed (a card was "
+                "dropped, duplicated or replaced, or the proof was not made from the seed)",
+                (
+                    published.raw,
+                    log.reveals[seat].raw,
+                    *log.shuffle_input_raw(seat),
+                    *log.all_key_raws(),
+                ),
+            )
+        deck = Deck(msg.a, msg.c)
+    return final_deck(params, deck, joint_key)
 
 
 def _decrypt_all(params: DeckParams, final: Deck, secrets: list[bytes]) -> tuple[int, ...]:
@@ -149,8 +152,12 @@ def _check_opens(
     return tuple(opened)
 
 
-def audit_log(params: DeckParams, log: RoundLog) -> AuditResult:
-    """Recompute and check the whole round; raise :class:`DeckFault` at the first violation."""
+def audit_log(params: DeckParams, log: RoundLog, *, proofs_checked: bool = False) -> AuditResult:
+    """Recompute and check the whole round; raise :class:`DeckFault` at the first violation.
+
+    ``proofs_checked``: every shuffle's proof was verified when it arrived (a live peer's own
+    log), so the recomputation compares the outputs only; a saved transcript recomputes each
+    proof as well, which checks it (an honest proof is a function of the seed)."""
     _require(log, params)
     for seat in range(params.seats):
         check_key(params, log, seat)
@@ -158,7 +165,7 @@ def audit_log(params: DeckParams, log: RoundLog) -> AuditResult:
         check_reveal(params, log, seat)
     joint_key = group.sum_points([log.keys[s].msg.key for s in range(params.seats)])
     secrets = [log.reveals[s].msg.secret for s in range(params.seats)]
-    final = _check_shuffles(params, log, joint_key)
+    final = _check_shuffles(params, log, joint_key, proofs_checked)
     for seat in range(params.seats):
         check_salt(log, seat)
     n = params.seats

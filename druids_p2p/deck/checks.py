@@ -6,11 +6,14 @@ import hashlib
 
 from druids_p2p.deck import group
 from druids_p2p.deck.assign import salt_hash
+from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.encoding import TAG_COMMIT, sha256
 from druids_p2p.deck.errors import DeckFault
-from druids_p2p.deck.log import RoundLog
+from druids_p2p.deck.log import RoundLog, Signed
+from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.proofs import verify_key
+from druids_p2p.deck.shuffle_proof import ShuffleStatement, verify_shuffle, verify_shuffles
 
 
 def seed_hash(seed: bytes) -> bytes:
@@ -52,3 +55,46 @@ def check_salt(log: RoundLog, seat: int) -> None:
         raise DeckFault(
             seat, "revealed assignment salt does not match its committed hash", (salt.raw, key.raw)
         )
+
+
+def check_shuffle(
+    params: DeckParams, log: RoundLog, signed: Signed[ShuffleMsg], source: Deck, joint_key: bytes
+) -> None:
+    """The shuffle's proof must show it is a re-encrypted permutation of ``source`` (deck.md
+    §7.1). The evidence lets a third party re-check it: the shuffle, its input's message, and
+    every key (whose sum is the joint key)."""
+    msg, seat = signed.msg, signed.seat
+    if not verify_shuffle(
+        params, seat, msg.pass_no, joint_key, source, Deck(msg.a, msg.c), msg.proof
+    ):
+        raise DeckFault(
+            seat,
+            "shuffle has an invalid proof of a shuffle (it is not a re-encrypted permutation "
+            "of its input)",
+            (signed.raw, *log.shuffle_input_raw(seat), *log.all_key_raws()),
+        )
+
+
+def check_shuffles(
+    params: DeckParams,
+    log: RoundLog,
+    batch: list[tuple[Signed[ShuffleMsg], Deck]],
+    joint_key: bytes,
+) -> None:
+    """Several consecutive shuffles (each with its input) checked in one batch, which shares the
+    generators and the ciphertexts passed from one to the next (deck.md §7.1). Only if the batch
+    fails are they checked one by one, in seat order, to blame the first bad one."""
+    statements = [
+        ShuffleStatement(
+            signed.seat,
+            signed.msg.pass_no,
+            source,
+            Deck(signed.msg.a, signed.msg.c),
+            signed.msg.proof,
+        )
+        for signed, source in batch
+    ]
+    if verify_shuffles(params, joint_key, statements):
+        return
+    for signed, source in batch:
+        check_shuffle(params, log, signed, source, joint_key)

@@ -41,9 +41,10 @@ def public_encryptions(params: DeckParams, cards: tuple[int, ...], joint_key: by
     )
 
 
-def pass_two_input(params: DeckParams, pass_one_result: Deck, joint_key: bytes) -> Deck:
-    """The first k-|R| ciphertexts of pass 1 followed by the required cards' public encryptions."""
-    kept = pass_one_result.head(params.kept(1))
+def final_deck(params: DeckParams, last_shuffle: Deck, joint_key: bytes) -> Deck:
+    """The first k-|R| ciphertexts of the last shuffle followed by the required cards' public
+    encryptions: the k dealt positions."""
+    kept = last_shuffle.head(params.kept)
     extra = public_encryptions(params, params.required_sorted, joint_key)
     return Deck(kept.a + extra.a, kept.c + extra.c)
 

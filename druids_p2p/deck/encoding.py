@@ -19,6 +19,13 @@ TAG_COMMIT = b"druids-p2p/v1 deck commit"
 TAG_KEY_POK = b"druids-p2p/v1 deck key-pok"
 TAG_SHUFFLE_PERM = b"druids-p2p/v1 deck shuffle-perm"
 TAG_SHUFFLE_RAND = b"druids-p2p/v1 deck shuffle-rand"
+TAG_SHUFFLE_GENERATOR = b"druids-p2p/v1 deck shuffle-generator"
+TAG_SHUFFLE_CHAIN_BASE = b"druids-p2p/v1 deck shuffle-chain-base"
+TAG_SHUFFLE_PROOF_RAND = b"druids-p2p/v1 deck shuffle-proof-rand"
+TAG_SHUFFLE_U_DIGEST = b"druids-p2p/v1 deck shuffle-statement"
+TAG_SHUFFLE_U = b"druids-p2p/v1 deck shuffle-u"
+TAG_SHUFFLE_CHALLENGE = b"druids-p2p/v1 deck shuffle-challenge"
+TAG_SHUFFLE_WEIGHT = b"druids-p2p/v1 deck shuffle-weight"
 TAG_SHARES_BATCH = b"druids-p2p/v1 deck shares-batch"
 TAG_SHARES_COEF = b"druids-p2p/v1 deck shares-coef"
 TAG_SHARES_DLEQ = b"druids-p2p/v1 deck shares-dleq"
@@ -56,3 +63,21 @@ def hash_to_scalar(tag: bytes, *items: Item) -> bytes:
 def xof(tag: bytes, length: int, *items: Item) -> bytes:
     """``length`` bytes of SHAKE-256; a longer request extends a shorter one (same prefix)."""
     return hashlib.shake_256(encode(tag, *items)).digest(length)
+
+
+class ByteStream:
+    """SHAKE-256 read as an endless byte stream (each refill re-squeezes a longer prefix)."""
+
+    def __init__(self, tag: bytes, *items: bytes | int, initial: int = 256) -> None:
+        self._xof = hashlib.shake_256(encode(tag, *items))
+        self._size = max(initial, 64)
+        self._buf = self._xof.digest(self._size)
+        self._pos = 0
+
+    def read(self, count: int) -> bytes:
+        while self._pos + count > self._size:
+            self._size *= 2
+            self._buf = self._xof.digest(self._size)
+        out = self._buf[self._pos : self._pos + count]
+        self._pos += count
+        return out

@@ -45,10 +45,15 @@ scalar_reduce = rbcl.crypto_core_ristretto255_scalar_reduce
 
 
 def is_element(data: object) -> bool:
-    """True for the canonical encoding of a group element other than the identity."""
+    """True for the canonical encoding of a group element other than the identity.
+
+    RFC 9496 §4.3.1 allows one encoding per element: the field element s must be canonical and
+    non-negative, so the top bit of the last byte is always clear. libsodium masks that bit
+    before decoding (a second spelling of every point), so it is refused here."""
     return (
         isinstance(data, bytes)
         and len(data) == POINT_BYTES
+        and not data[31] & 0x80
         and data != IDENTITY
         and bool(_is_valid(data))
     )

@@ -1,6 +1,6 @@
 """Everything signed during one round's deal, stored by slot, shared by the peer and the audit.
 
-Each seat has exactly one slot per message kind (one per pass for shuffles, one per position for
+Each seat has exactly one slot per message kind (one per position for
 opens). Who owns a position is known only once every salt is in (:mod:`druids_p2p.deck.assign`):
 an opening that arrives before that is kept aside and placed (owner-checked) by
 :meth:`RoundLog.set_assignment`. Because envelopes and Ed25519 signatures are deterministic, an
@@ -29,7 +29,7 @@ from druids_p2p.deck.messages import (
     ShuffleMsg,
     parse_body,
 )
-from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.params import SHUFFLE_PASS, DeckParams
 
 M = TypeVar("M", CommitMsg, KeyMsg, ShuffleMsg, SaltMsg, SharesMsg, OpenMsg, RevealMsg)
 K = TypeVar("K")
@@ -51,9 +51,9 @@ def check_shape(params: DeckParams, seat: int, msg: Message, raw: bytes) -> None
         return DeckFault(seat, f"{msg.KIND}: {reason}", (raw,))
 
     if isinstance(msg, ShuffleMsg):
-        if msg.pass_no > params.passes:
-            raise fault(f"pass {msg.pass_no} but this deal has {params.passes} pass(es)")
-        want = params.output_len(msg.pass_no, seat)
+        if msg.pass_no != SHUFFLE_PASS:
+            raise fault(f"pass {msg.pass_no} but this deal has one shuffle per seat")
+        want = params.shuffle_len
         if len(msg.a) != want:
             raise fault(f"{len(msg.a)} ciphertexts, expected {want}")
         if len(set(zip(msg.a, msg.c, strict=True))) != want:
@@ -79,7 +79,7 @@ class RoundLog:
         self.params = params
         self.commits: dict[int, Signed[CommitMsg]] = {}
         self.keys: dict[int, Signed[KeyMsg]] = {}
-        self.shuffles: dict[tuple[int, int], Signed[ShuffleMsg]] = {}
+        self.shuffles: dict[int, Signed[ShuffleMsg]] = {}
         self.salts: dict[int, Signed[SaltMsg]] = {}
         self.shares: dict[int, Signed[SharesMsg]] = {}
         self.opens: list[Signed[OpenMsg]] = []
@@ -93,8 +93,13 @@ class RoundLog:
     # ------------------------------------------------------------------ evidence context
     def final_raw(self) -> tuple[bytes, ...]:
         """The signed final deck (last shuffle), which fixes every position's ciphertext."""
-        last = self.shuffles.get((self.params.passes, self.params.seats - 1))
+        last = self.shuffles.get(self.params.seats - 1)
         return () if last is None else (last.raw,)
+
+    def shuffle_input_raw(self, seat: int) -> tuple[bytes, ...]:
+        """The signed shuffle whose output is ``seat``'s input (none for the public start)."""
+        previous = self.shuffles.get(seat - 1) if seat > 0 else None
+        return () if previous is None else (previous.raw,)
 
     def key_raw(self, seat: int) -> tuple[bytes, ...]:
         key = self.keys.get(seat)
@@ -127,7 +132,7 @@ class RoundLog:
         if isinstance(msg, KeyMsg):
             return self._put(self.keys, seat, seat, msg, raw)
         if isinstance(msg, ShuffleMsg):
-            return self._put(self.shuffles, (msg.pass_no, seat), seat, msg, raw)
+            return self._put(self.shuffles, seat, seat, msg, raw)
         if isinstance(msg, SaltMsg):
             return self._put(self.salts, seat, seat, msg, raw)
         if isinstance(msg, SharesMsg):

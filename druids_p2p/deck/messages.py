@@ -18,6 +18,7 @@ from typing import Any, ClassVar, TypeAlias
 from druids_p2p.deck.errors import MalformedMessage
 from druids_p2p.deck.group import is_canonical_scalar, is_element
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS
+from druids_p2p.deck.shuffle_proof import ShuffleProof
 
 DIGEST_BYTES = 32
 SEED_BYTES = 32
@@ -144,29 +145,95 @@ class KeyMsg:
         )
 
 
+PROOF_KEYS = ("c", "ch", "s1", "s2", "s3", "s4", "sh", "sp", "t1", "t2", "t3", "t41", "t42", "th")
+"""The ``proof`` map of a ``deck_shuffle`` (deck.md §7.1), in the sorted order it travels in."""
+
+
+def _scalars(value: object, lo: int, hi: int, where: str) -> tuple[bytes, ...]:
+    items = _array(value, lo, hi, where)
+    for i, item in enumerate(items):
+        if not is_canonical_scalar(item):
+            raise MalformedMessage(f"{where}[{i}]: not a canonical 32-byte scalar")
+    return items
+
+
+def proof_to_body(proof: ShuffleProof) -> Body:
+    return {
+        "c": list(proof.perm),
+        "ch": list(proof.chain),
+        "s1": proof.s1,
+        "s2": proof.s2,
+        "s3": proof.s3,
+        "s4": proof.s4,
+        "sh": list(proof.s_hat),
+        "sp": list(proof.s_prime),
+        "t1": proof.t1,
+        "t2": proof.t2,
+        "t3": proof.t3,
+        "t41": proof.t41,
+        "t42": proof.t42,
+        "th": list(proof.t_hat),
+    }
+
+
+def proof_from_body(body: object, size: int) -> ShuffleProof:
+    """Every vector of the proof has one entry per ciphertext (``size``)."""
+    f = _fields(body, PROOF_KEYS, "proof")
+
+    def points(key: str) -> tuple[bytes, ...]:
+        return _points(f[key], size, size, f"proof.{key}")
+
+    def scalars(key: str) -> tuple[bytes, ...]:
+        return _scalars(f[key], size, size, f"proof.{key}")
+
+    return ShuffleProof(
+        perm=points("c"),
+        chain=points("ch"),
+        t1=_point(f["t1"], "proof.t1"),
+        t2=_point(f["t2"], "proof.t2"),
+        t3=_point(f["t3"], "proof.t3"),
+        t41=_point(f["t41"], "proof.t41"),
+        t42=_point(f["t42"], "proof.t42"),
+        t_hat=points("th"),
+        s1=_scalar(f["s1"], "proof.s1"),
+        s2=_scalar(f["s2"], "proof.s2"),
+        s3=_scalar(f["s3"], "proof.s3"),
+        s4=_scalar(f["s4"], "proof.s4"),
+        s_hat=scalars("sh"),
+        s_prime=scalars("sp"),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ShuffleMsg:
-    """One seat's permuted, re-randomised output of one pass."""
+    """One seat's permuted, re-randomised output of one pass, with its proof of a shuffle."""
 
     KIND: ClassVar[str] = KIND_SHUFFLE
     round_no: int
     pass_no: int
     a: tuple[bytes, ...]
     c: tuple[bytes, ...]
+    proof: ShuffleProof
 
     def to_body(self) -> Body:
-        return {"a": list(self.a), "c": list(self.c), "pass": self.pass_no, "round": self.round_no}
+        return {
+            "a": list(self.a),
+            "c": list(self.c),
+            "pass": self.pass_no,
+            "proof": proof_to_body(self.proof),
+            "round": self.round_no,
+        }
 
     @classmethod
     def from_body(cls, body: object) -> ShuffleMsg:
-        f = _fields(body, ("a", "c", "pass", "round"), cls.KIND)
+        f = _fields(body, ("a", "c", "pass", "proof", "round"), cls.KIND)
         round_no = _round(f)
         pass_no = _int(f["pass"], 1, 2, "pass")
         a = _points(f["a"], 1, MAX_CARDS, "a")
         c = _points(f["c"], 1, MAX_CARDS, "c")
         if len(a) != len(c):
             raise MalformedMessage("a and c must have the same length")
-        return cls(round_no, pass_no, a, c)
+        return cls(round_no, pass_no, a, c, proof_from_body(f["proof"], len(a)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MAX_CARDS = 512
-"""Keeps a whole-deck shuffle message well under the wire's 64 KiB message limit."""
+MAX_CARDS = 128
+"""Keeps a whole-deck shuffle message with its proof (about 240 bytes a card) under the wire's
+64 KiB message limit."""
 MAX_SEATS = 8
 """The wire layer's bound on seats at a table."""
 MAX_TABLE_ID = 64
+SHUFFLE_PASS = 1
+"""The ``pass`` of every shuffle: this version deals with one shuffle per seat."""
 MAX_ROUND = 2**32 - 1
 
 
@@ -53,29 +56,27 @@ class DeckParams:
         return self.seats * self.hand_size
 
     @property
-    def passes(self) -> int:
-        """Two passes only when some cards stay out of the round and some must not."""
-        return 2 if self.required and self.dealt < self.num_cards else 1
-
-    @property
     def required_sorted(self) -> tuple[int, ...]:
         return tuple(sorted(self.required))
 
-    def pass_one_cards(self) -> tuple[int, ...]:
-        """Card ids, in order, publicly encrypted as the input of pass 1."""
-        if self.passes == 2:
-            return tuple(c for c in range(self.num_cards) if c not in self.required)
-        return tuple(range(self.num_cards))
+    def shuffled_cards(self) -> tuple[int, ...]:
+        """Card ids, in order, publicly encrypted as the input of the shuffle: every card that is
+        not required (the required ones are dealt openly placed, see :attr:`kept`)."""
+        return tuple(c for c in range(self.num_cards) if c not in self.required)
 
-    def kept(self, pass_no: int) -> int:
-        """How many ciphertexts of a pass's result are used afterwards."""
-        if pass_no == 1 and self.passes == 2:
-            return self.dealt - len(self.required)
-        return self.dealt
+    @property
+    def shuffle_len(self) -> int:
+        """How many ciphertexts every shuffle takes and outputs (a proof of a shuffle is about a
+        permutation of all of them)."""
+        return self.num_cards - len(self.required)
 
-    def input_len(self, pass_no: int) -> int:
-        return len(self.pass_one_cards()) if pass_no == 1 else self.dealt
+    @property
+    def kept(self) -> int:
+        """How many ciphertexts of the last shuffle are dealt: positions 0..kept-1. Positions
+        kept..k-1 hold the required cards' public encryptions, in id order."""
+        return self.dealt - len(self.required)
 
-    def output_len(self, pass_no: int, seat: int) -> int:
-        """The last shuffler of a pass drops the ciphertexts nobody will use (saves work)."""
-        return self.kept(pass_no) if seat == self.seats - 1 else self.input_len(pass_no)
+    def required_position(self, card: int) -> int:
+        """Where a required card sits in the final deck (public: its holder is known as soon as
+        the assignment is, as the Gaia holder is at the first lead of a physical round)."""
+        return self.kept + self.required_sorted.index(card)

@@ -4,7 +4,7 @@ The caller broadcasts every byte string this object returns to every other seat 
 byte string it receives to :meth:`DeckPeer.receive`. Messages may arrive in any order: anything
 that arrives early is stored and acted on as soon as the protocol reaches it.
 
-Flow per seat: commit -> (all commits) key -> (all keys, my turn) shuffle [per pass] ->
+Flow per seat: commit -> (all commits) key -> (all keys, every earlier shuffle proven) shuffle ->
 (final deck) salt -> (all salts: the position assignment) shares -> (all shares) hand; then
 ``open_card`` per card played, ``reveal`` at the end, ``audit`` once everybody has revealed.
 """
@@ -19,8 +19,14 @@ from druids_p2p.deck import group
 from druids_p2p.deck.assign import Assignment, salt_hash
 from druids_p2p.deck.audit import AuditResult, Opened, audit_log
 from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.checks import check_key, check_reveal, check_salt, commitment
-from druids_p2p.deck.elgamal import Deck, decrypt_with, pass_two_input, public_encryptions
+from druids_p2p.deck.checks import (
+    check_key,
+    check_reveal,
+    check_salt,
+    check_shuffles,
+    commitment,
+)
+from druids_p2p.deck.elgamal import Deck, decrypt_with, final_deck, public_encryptions
 from druids_p2p.deck.errors import AuditRequired, DeckFault, MalformedMessage, NotReady
 from druids_p2p.deck.log import RoundLog, Signed
 from druids_p2p.deck.messages import (
@@ -34,7 +40,7 @@ from druids_p2p.deck.messages import (
     SharesMsg,
     ShuffleMsg,
 )
-from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.params import SHUFFLE_PASS, DeckParams
 from druids_p2p.deck.proofs import prove_batch, prove_key, prove_open, verify_batch, verify_open
 from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.deck.signing import Codec
@@ -90,7 +96,9 @@ class DeckPeer:
         self._checked_keys: set[int] = set()
         self._checked_reveals: set[int] = set()
         self._joint_key: bytes | None = None
-        self._shuffled: set[int] = set()
+        self._shuffled = False
+        self._proven = 0
+        """How many shuffles, in seat order, are proven (this seat's own counts once sent)."""
         self._final: Deck | None = None
         self._salt_sent = False
         self._checked_salts: set[int] = set()
@@ -242,7 +250,8 @@ class DeckPeer:
             missing = [s for s in range(self.params.seats) if s not in self.log.reveals]
             raise NotReady(f"no deck_reveal yet from seat(s) {missing}")
         self.check_open_proofs()
-        return audit_log(self.params, self.log)
+        proven = self._proven == self.params.seats  # every shuffle's proof held here
+        return audit_log(self.params, self.log, proofs_checked=proven)
 
     # ================================================================== read-only views
     def transcript(self) -> tuple[bytes, ...]:
@@ -261,6 +270,15 @@ class DeckPeer:
     def assignment(self) -> Assignment | None:
         """Who holds which position; None until every seat's salt is in."""
         return self._assignment
+
+    def holder_of(self, card: int) -> int:
+        """The seat dealt a required card (deck.md §2): its position is public, so everybody
+        knows its holder as soon as the assignment is fixed (:class:`NotReady` before)."""
+        if card not in self.params.required:
+            raise ValueError(f"card {card} is not a required card; its holder is secret")
+        if self._assignment is None:
+            raise NotReady("the position assignment is not known yet")
+        return self._assignment.owner(self.params.required_position(card))
 
     def positions(self, seat: int) -> tuple[int, ...]:
         """``seat``'s positions in its position order (:class:`NotReady` before the salts)."""
@@ -332,19 +350,17 @@ class DeckPeer:
             if len(self._checked_keys) < n:
                 return False
             self._joint_key = group.sum_points([log.keys[s].msg.key for s in range(n)])
-        for pass_no in range(1, params.passes + 1):
-            if pass_no not in self._shuffled:  # passes strictly in order, whatever arrives early
-                deck = self._shuffle_input(pass_no, self._joint_key)
-                if deck is not None:
-                    self._shuffled.add(pass_no)
-                    out.append(self._emit(self._shuffle(pass_no, deck, self._joint_key)))
-                    return True
-                break
+        self._prove_shuffles(self._joint_key)
+        if not self._shuffled and self._proven == self.seat:  # every earlier shuffle is proven
+            self._shuffled = True
+            out.append(self._emit(self._shuffle(self._shuffle_input(self.seat, self._joint_key))))
+            self._proven += 1
+            return True
         if self._final is None:
-            last = log.shuffles.get((params.passes, n - 1))
-            if last is None:
+            if self._proven < n:
                 return False
-            self._final = Deck(last.msg.a, last.msg.c).head(params.dealt)
+            last = log.shuffles[n - 1].msg
+            self._final = final_deck(params, Deck(last.a, last.c), self._joint_key)
         if not self._salt_sent:  # only now: no salt may be known before the final deck is fixed
             self._salt_sent = True
             out.append(self._emit(SaltMsg(params.round_no, self._salt)))
@@ -376,21 +392,47 @@ class DeckPeer:
                 self._process_open(signed, self._final)
         return False
 
-    def _shuffle_input(self, pass_no: int, joint_key: bytes) -> Deck | None:
-        params = self.params
-        if self.seat > 0:
-            prev = self.log.shuffles.get((pass_no, self.seat - 1))
-            return None if prev is None else Deck(prev.msg.a, prev.msg.c)
-        if pass_no == 1:
-            return public_encryptions(params, params.pass_one_cards(), joint_key)
-        last = self.log.shuffles.get((1, params.seats - 1))
-        if last is None:
-            return None
-        return pass_two_input(params, Deck(last.msg.a, last.msg.c), joint_key)
+    def _shuffle_input(self, seat: int, joint_key: bytes) -> Deck:
+        """``seat``'s input: the public start for seat 0, else seat−1's published output."""
+        if seat == 0:
+            return public_encryptions(self.params, self.params.shuffled_cards(), joint_key)
+        prev = self.log.shuffles[seat - 1].msg
+        return Deck(prev.a, prev.c)
 
-    def _shuffle(self, pass_no: int, deck: Deck, joint_key: bytes) -> ShuffleMsg:
-        out = shuffle_step(self.params, self.seat, pass_no, self._seed, deck, joint_key)
-        return ShuffleMsg(self.params.round_no, pass_no=pass_no, a=out.a, c=out.c)
+    def _shuffle(self, deck: Deck) -> ShuffleMsg:
+        assert self._joint_key is not None
+        out, proof = shuffle_step(
+            self.params, self.seat, SHUFFLE_PASS, self._seed, deck, self._joint_key
+        )
+        return ShuffleMsg(self.params.round_no, pass_no=SHUFFLE_PASS, a=out.a, c=out.c, proof=proof)
+
+    def prove_held_shuffles(self) -> None:
+        """Check now every held shuffle whose proof waits for a batch (see
+        :meth:`_prove_shuffles`): a caller that hears another seat stop uses this so that its
+        own checks, not the other's word, decide whom to blame. :class:`DeckFault` on a bad one."""
+        if self._joint_key is not None:
+            self._prove_shuffles(self._joint_key, now=True)
+
+    def _prove_shuffles(self, joint_key: bytes, now: bool = False) -> None:
+        """Verify the received shuffles, in seat order, before anything is built on them
+        (deck.md §6.3): this seat's own shuffle waits for every earlier one, and the final deck
+        (so the salt, and every share) for all of them. A run of consecutive shuffles is checked
+        in one batch when the first of those two moments comes (cheaper than one by one: the
+        batch shares the generators and each output that is the next input); a bad proof is
+        blamed on its shuffler then, before this seat has sent anything that builds on it."""
+        params, log, n = self.params, self.log, self.params.seats
+        while self._proven < n and self._proven != self.seat:
+            end = self._proven
+            while end < n and end != self.seat and end in log.shuffles:
+                end += 1
+            if end == self._proven or (not now and end - 1 not in (self.seat - 1, n - 1)):
+                return  # nothing waits on these yet: wait for more of the run
+            batch = [
+                (log.shuffles[seat], self._shuffle_input(seat, joint_key))
+                for seat in range(self._proven, end)
+            ]
+            check_shuffles(params, log, batch, joint_key)
+            self._proven = end
 
     def _make_shares(self, final: Deck, assignment: Assignment) -> SharesMsg:
         params, x, mul = self.params, self._secret, group.mul

@@ -1,36 +1,29 @@
 """One seat's shuffle step, derived entirely from its secret 32-byte seed.
 
-Determinism is the point: a seat commits to SHA-256(seed) before any key is known, the seed is
-revealed at the end of the round, and everybody recomputes the step bit for bit. So a shuffle that
-drops, duplicates or replaces a card is caught and blamed without any zero-knowledge shuffle proof.
+Every step carries a zero-knowledge proof of a shuffle (:mod:`druids_p2p.deck.shuffle_proof`), which
+every peer checks on arrival. Determinism still matters: a seat commits to SHA-256(seed) before any
+key is known, so its permutation is fixed before it sees anybody's (the deal stays uniform with one
+honest seat), a restarted peer re-sends identical bytes, and after the reveal everybody recomputes
+the step, proof included, bit for bit.
 """
 
 from __future__ import annotations
 
-import hashlib
-
 from druids_p2p.deck import group
 from druids_p2p.deck.elgamal import Deck
-from druids_p2p.deck.encoding import TAG_SHUFFLE_PERM, TAG_SHUFFLE_RAND, encode
+from druids_p2p.deck.encoding import TAG_SHUFFLE_PERM, TAG_SHUFFLE_RAND, ByteStream
 from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.shuffle_proof import ShuffleProof, prove_shuffle
 
-
-class ByteStream:
-    """SHAKE-256 read as an endless byte stream (each refill re-squeezes a longer prefix)."""
-
-    def __init__(self, tag: bytes, *items: bytes | int, initial: int = 256) -> None:
-        self._xof = hashlib.shake_256(encode(tag, *items))
-        self._size = max(initial, 64)
-        self._buf = self._xof.digest(self._size)
-        self._pos = 0
-
-    def read(self, count: int) -> bytes:
-        while self._pos + count > self._size:
-            self._size *= 2
-            self._buf = self._xof.digest(self._size)
-        out = self._buf[self._pos : self._pos + count]
-        self._pos += count
-        return out
+__all__ = [
+    "ByteStream",
+    "derive_permutation",
+    "derive_rerandomizers",
+    "fisher_yates",
+    "shuffle_output",
+    "shuffle_step",
+    "uniform_below",
+]
 
 
 def uniform_below(stream: ByteStream, bound: int) -> int:
@@ -90,20 +83,31 @@ def derive_rerandomizers(
     return out
 
 
-def shuffle_step(
+def shuffle_output(
     params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint_key: bytes
-) -> Deck:
-    """Permute and re-randomise ``deck``; the same inputs always give the same output bytes."""
-    out_len = params.output_len(pass_no, seat)
-    perm = derive_permutation(params, seat, pass_no, seed, len(deck))
-    rs = derive_rerandomizers(params, seat, pass_no, seed, out_len)
+) -> tuple[Deck, list[int], list[bytes]]:
+    """Permute and re-randomise ``deck`` (deck.md §7), returning the permutation and the
+    re-randomisers the proof needs: output t is input perm[t] re-randomised by rs[t]."""
+    size = len(deck)
+    perm = derive_permutation(params, seat, pass_no, seed, size)
+    rs = derive_rerandomizers(params, seat, pass_no, seed, size)
     add, base_mul, mul = group.add, group.base_mul, group.mul
     a_in, c_in = deck.a, deck.c
     a_out: list[bytes] = []
     c_out: list[bytes] = []
-    for t in range(out_len):
+    for t in range(size):
         src = perm[t]
         r = rs[t]
         a_out.append(add(a_in[src], base_mul(r)))
         c_out.append(add(c_in[src], mul(r, joint_key)))
-    return Deck(tuple(a_out), tuple(c_out))
+    return Deck(tuple(a_out), tuple(c_out)), perm, rs
+
+
+def shuffle_step(
+    params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint_key: bytes
+) -> tuple[Deck, ShuffleProof]:
+    """Shuffle ``deck`` and prove it (deck.md §7, §7.1); the same inputs always give the same
+    bytes, so the audit can recompute both from the revealed seed."""
+    out, perm, rs = shuffle_output(params, seat, pass_no, seed, deck, joint_key)
+    proof = prove_shuffle(params, seat, pass_no, seed, joint_key, deck, out, perm, rs)
+    return out, proof

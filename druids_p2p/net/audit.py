@@ -286,7 +286,7 @@ class _TableAudit:
         params = deal_params(self.table_id, r, n)
         shown = [seat for seat, (_, msg) in ready.items() if "open" in msg.body]
         if reveals < n:
-            self.owing = self._owing(params.passes, sent, bool(moves), shown)
+            self.owing = self._owing(sent, bool(moves), shown)
             return index
         try:
             result = deck_audit(params, deck_raws, codec)
@@ -364,7 +364,6 @@ class _TableAudit:
 
     def _owing(
         self,
-        passes: int,
         sent: dict[tuple[MsgType, int], set[int]],
         moved: bool,
         shown: list[int],
@@ -385,10 +384,9 @@ class _TableAudit:
         for msg_type in (MsgType.DECK_COMMIT, MsgType.DECK_KEY):
             if missing(msg_type):
                 return Owing(msg_type.label, missing(msg_type))
-        for pass_no in range(1, passes + 1):
-            for seat in range(n):
-                if seat in missing(MsgType.DECK_SHUFFLE, pass_no):
-                    return Owing(MsgType.DECK_SHUFFLE.label, frozenset({seat}))
+        for seat in range(n):  # one pass, each seat in turn
+            if seat in missing(MsgType.DECK_SHUFFLE, 1):
+                return Owing(MsgType.DECK_SHUFFLE.label, frozenset({seat}))
         for msg_type in (MsgType.DECK_SALT, MsgType.DECK_SHARES, MsgType.READY):
             if missing(msg_type):
                 return Owing(msg_type.label, missing(msg_type))

@@ -129,8 +129,13 @@ class Deadlines:
         return [(d, since + self.limit(d)) for d, since in self._since.values() if d.key == key]
 
     def automatic(self, key: bytes) -> list[tuple[Debt, float]]:
-        """``key``'s open debts of automatic messages (what an abort cannot excuse)."""
+        """``key``'s open debts of automatic messages."""
         return [(d, due) for d, due in self.owed(key) if not d.human]
+
+    def unexcused(self, key: bytes) -> list[Debt]:
+        """What an abort cannot excuse: the automatic messages of the step (a reveal, shares,
+        a salt...). A move or a receipt can: stopping mid-play is leaving, not withholding."""
+        return [d for d, _ in self.automatic(key) if d.what != RECEIPT]
 
     def check(
         self, now: float, last_heard: Mapping[bytes, float], exempt: Iterable[bytes] = ()

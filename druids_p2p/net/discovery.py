@@ -64,6 +64,14 @@ CLOSING_REPEATS = 3
 CLOSING_SPACING = 0.02
 MAX_TABLES = 256
 """Bound of the table list, so that a flood of beacons signed by fresh keys cannot eat memory."""
+MAX_TABLES_PER_KEY = 4
+"""Tables listed for one host key. A key's fifth table replaces its own least recently heard one,
+so a host that restarted (new lobby id) shows its new table, and a key flooding fresh lobby ids
+only ever churns its own four entries: it can never push another key's table out."""
+MAX_TABLES_PER_SOURCE = 32
+"""Tables listed from one source address (IPv4, any port). Many keys sent from one machine fill
+only these slots; further new tables from there are dropped, never anyone else's. Room for every
+table a LAN party runs on one machine (all of loopback counts as one source per address)."""
 MAX_TOMBSTONES = 1024
 MAX_DATAGRAMS_PER_POLL = 4096
 
@@ -475,6 +483,12 @@ _DROP_REASON = {
 }
 
 
+def _decrement(counts: Counter[Any], item: object) -> None:
+    counts[item] -= 1
+    if counts[item] <= 0:
+        del counts[item]
+
+
 @dataclass
 class _Tombstone:
     counter: int
@@ -487,8 +501,11 @@ class BeaconListener:
     The socket is bound to the network's broadcast address (with SO_REUSEADDR and SO_REUSEPORT), so
     any number of peers on one host hear every beacon, and only beacons sent to that network.
     Tables are keyed by (host key, lobby id): a forged beacon can only ever touch entries signed by
-    its own key. A beacon whose counter is not above the last one seen for its table is dropped as
-    stale, so reordered or replayed datagrams cannot roll a table back or reopen a closed one.
+    its own key. A key holds at most ``MAX_TABLES_PER_KEY`` entries (its oldest makes room for its
+    newest) and a source address at most ``MAX_TABLES_PER_SOURCE`` (further new ones are dropped),
+    so one flooder fills its own slots, never the whole list. A beacon whose counter is not above
+    the last one seen for its table is dropped as stale, so reordered or replayed datagrams cannot
+    roll a table back or reopen a closed one.
     ``clock`` exists so that tests can expire tables without sleeping.
     """
 
@@ -507,6 +524,8 @@ class BeaconListener:
         self.stats: Counter[str] = Counter()
         self._tables: dict[tuple[bytes, bytes], TableAnnouncement] = {}
         self._tombstones: dict[tuple[bytes, bytes], _Tombstone] = {}
+        self._per_key: Counter[bytes] = Counter()
+        self._per_source: Counter[str] = Counter()
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -561,31 +580,78 @@ class BeaconListener:
             self._drop("stale", source)
             return None
         if beacon.closing:
-            self._tables.pop(key, None)
+            self._remove(key)
             if len(self._tombstones) >= MAX_TOMBSTONES and key not in self._tombstones:
                 self._tombstones.pop(next(iter(self._tombstones)))
             self._tombstones[key] = _Tombstone(beacon.counter, now + 2 * self.expiry)
             self.stats["closed"] += 1
             return None
-        if old is None and len(self._tables) >= MAX_TABLES:
-            self._expire(now)
-            if len(self._tables) >= MAX_TABLES:
-                self._drop("table_full", source)
+        address = str(source[0])
+        victim = None
+        if old is None:
+            victim, refusal = self._make_room(beacon.host_key, address, now)
+            if refusal is not None:
+                self._drop(refusal, source)
                 return None
         self._tombstones.pop(key, None)
         entry = TableAnnouncement(
             beacon=beacon,
-            source=(str(source[0]), int(source[1])),
+            source=(address, int(source[1])),
             first_seen=old.first_seen if old is not None else now,
             last_seen=now,
         )
-        self._tables[key] = entry
+        if victim is not None:
+            self._remove(victim)
+            self.stats["evicted"] += 1
+        self._put(key, entry)
         self.stats["accepted"] += 1
         return entry
 
+    def _make_room(
+        self, host: bytes, address: str, now: float
+    ) -> tuple[tuple[bytes, bytes] | None, str | None]:
+        """For a new table of ``host`` heard from ``address``: which entry of the same key it
+        replaces (if the key has its fill), or why it is dropped (``source_full``, ``table_full``).
+
+        Nothing is removed here, so a dropped beacon costs the list nothing."""
+        if (
+            self._per_key[host] >= MAX_TABLES_PER_KEY
+            or self._per_source[address] >= MAX_TABLES_PER_SOURCE
+            or len(self._tables) >= MAX_TABLES
+        ):
+            self._expire(now)
+        victim: tuple[bytes, bytes] | None = None
+        freed = same_source = 0
+        if self._per_key[host] >= MAX_TABLES_PER_KEY:
+            own = [(t.last_seen, k) for k, t in self._tables.items() if k[0] == host]
+            victim = min(own)[1]
+            freed = 1
+            same_source = int(self._tables[victim].source[0] == address)
+        if self._per_source[address] - same_source >= MAX_TABLES_PER_SOURCE:
+            return None, "source_full"
+        if len(self._tables) - freed >= MAX_TABLES:
+            return None, "table_full"
+        return victim, None
+
+    def _put(self, key: tuple[bytes, bytes], entry: TableAnnouncement) -> None:
+        old = self._tables.get(key)
+        if old is not None:
+            self._per_source[old.source[0]] -= 1
+        else:
+            self._per_key[key[0]] += 1
+        self._per_source[entry.source[0]] += 1
+        self._tables[key] = entry
+
+    def _remove(self, key: tuple[bytes, bytes]) -> None:
+        old = self._tables.pop(key, None)
+        if old is None:
+            return
+        _decrement(self._per_key, key[0])
+        _decrement(self._per_source, old.source[0])
+
     def _expire(self, now: float) -> None:
         for key in [k for k, t in self._tables.items() if now - t.last_seen > self.expiry]:
-            del self._tables[key]
+            self._remove(key)
             self.stats["expired"] += 1
         for key in [k for k, s in self._tombstones.items() if now > s.until]:
             del self._tombstones[key]

@@ -29,6 +29,7 @@ import zmq
 from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
+from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
 from druids_p2p.net.deadlines import Deadlines, debts, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
@@ -109,6 +110,8 @@ class PeerConfig:
     human_input: Callable[[str], str] = field(default=input)
     custom_player: Player | None = None
     """Plays this seat instead of ``player`` (the terminal UI plugs itself in here)."""
+    approve_join: Approver | None = None
+    """Asked about every joiner before the host seats it (admission.py); None seats everyone."""
     clock: Callable[[], float] = field(default=time.monotonic)
     """The seated table's clock (liveness, deadlines, grace periods): tests pass a fake one."""
 
@@ -308,6 +311,7 @@ class Lobby:
         self.socket.setsockopt(zmq.MAXMSGSIZE, 256)
         self.lobby_port = self.socket.bind_to_random_port(f"tcp://{config.bind}")
         self.counter = 0
+        self.admission = Admission(config.approve_join)
         self.beacon: BeaconSender | None = None
         if config.announce:
             self.beacon = BeaconSender(
@@ -377,7 +381,18 @@ class Lobby:
         if len(self.seats) >= self.spec.options.players:
             self._reply(routing_id, "the table is full")
             return
-        entry = (msg.sender, msg.body["name"], msg.body["endpoint"], msg.body["curve"])
+        name = unique_name(msg.body["name"], [seat[1] for seat in self.seats])
+        players = self.spec.options.players
+        request = JoinRequest(
+            msg.sender, msg.body["name"], name, msg.body["endpoint"], len(self.seats), players
+        )
+        if not self.admission.admit(request):
+            self._reply(routing_id, REFUSED_REASON)
+            self.config.emit(
+                {"event": "refused", "name": request.name, "fingerprint": request.fingerprint}
+            )
+            return
+        entry = (msg.sender, name, msg.body["endpoint"], msg.body["curve"])
         self.seats.append(entry)
         self.config.emit({"event": "joined", "name": entry[1], "seats": len(self.seats)})
         if self.beacon is not None:
@@ -799,6 +814,7 @@ class TableRunner:
         now = self.clock()
         self.aborts.setdefault(msg.sender, msg)
         self.abort_claim_deadline = now + ABORT_GRACE_S
+        machine.check_everything_held()  # raises, blaming with evidence, if the claim is ours too
         self.deadlines.update(debts(machine, self._has_next), now)
         blamed = msg.body.get("seat")
         keys = machine.order or machine.list_keys
@@ -841,14 +857,15 @@ class TableRunner:
             self.abort_claim = None  # our own checks found the fault (and its culprit) first
         elif self.abort_claim is not None and self.clock() > self.abort_claim_deadline:
             claim, self.abort_claim = self.abort_claim, None
+            self.machine.check_everything_held()  # what came in during the grace, checked now
             self.deadlines.update(debts(self.machine, self._has_next), self.clock())
             for sender, abort in self.aborts.items():
                 # It stopped instead of sending what it owes (a reveal, shares...), and our own
                 # checks did not confirm its claim: it is blamed as withholding.
-                owed = self.deadlines.automatic(sender)
+                owed = self.deadlines.unexcused(sender)
                 if owed:
                     raise TableFault(
-                        f"{who(self.machine, sender)} withheld {owed[0][0].what} after its "
+                        f"{who(self.machine, sender)} withheld {owed[0].what} after its "
                         f"abort ({abort.body['reason'][:80]})",
                         self.machine.seat_of(sender),
                         (abort.raw,),
@@ -889,6 +906,11 @@ class TableRunner:
                 outgoing.insert(0, proof)
             except WireError:
                 pass
+        elif fault.seat is not None and fault.evidence:
+            # The culprit's own signed message goes out first (protocol.md §9): a peer that was
+            # shown another version of it now holds two and proves the equivocation; one that
+            # never got it checks it like any message. Either way it blames on its own checks.
+            outgoing.insert(0, fault.evidence[0])
         self.broadcast(outgoing)
         result = self._result()
         self.config.emit({"event": "aborted", "reason": fault.reason, "blame": fault.seat})

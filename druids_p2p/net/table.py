@@ -431,6 +431,18 @@ class TableMachine:
         except DeckFault as exc:
             raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
 
+    def check_everything_held(self) -> None:
+        """Run now every check that waits for a batch or a later step (shuffle proofs, opening
+        proofs): when another peer says it stopped, this peer's own checks on what it holds
+        decide whom to blame (protocol.md §9). Raises :class:`TableFault` naming the culprit."""
+        self.check_deferred()
+        if self.deck is None:
+            return
+        try:
+            self.deck.prove_held_shuffles()
+        except DeckFault as exc:
+            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+
     def play(self, move: int) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
         self.check_deferred()
@@ -663,8 +675,7 @@ class TableMachine:
             ("deal", everyone, MsgType.DECK_COMMIT),
             ("deal", everyone, MsgType.DECK_KEY),
         ]
-        for _ in range(params.passes):
-            steps += [("deal", (k,), MsgType.DECK_SHUFFLE) for k in everyone]
+        steps += [("deal", (k,), MsgType.DECK_SHUFFLE) for k in everyone]
         # the salts fix who holds which position, only once the final deck is fixed
         steps.append(("deal", everyone, MsgType.DECK_SALT))
         steps.append(("deal", everyone, MsgType.DECK_SHARES))
@@ -678,11 +689,11 @@ class TableMachine:
         """Hand a message to the deck; with ``audit``, :class:`AuditRequired` is re-raised for
         the caller to start the audit, which names a seat (deck.md §9)."""
         assert self.deck is not None
-        if msg.sender == self.me:
-            if msg.raw not in self.deck.transcript():
-                self.deck.adopt_own(msg.raw)  # a card opening replayed from our record
-            return []
         try:
+            if msg.sender == self.me:
+                if msg.raw not in self.deck.transcript():
+                    self.deck.adopt_own(msg.raw)  # a card opening replayed from our record
+                return []
             return self.deck.receive(msg.raw)
         except DeckFault as exc:
             raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None

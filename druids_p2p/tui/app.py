@@ -11,8 +11,9 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from druids_p2p.tui.approval import JoinApproval
 from druids_p2p.tui.player import NetSession, TableSpec
-from druids_p2p.tui.screens.dialogs import ConfirmQuit
+from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.table import TableScreen
@@ -92,6 +93,16 @@ class DruidsApp(App[dict[str, Any] | None]):
 
     async def on_session_ended(self, message: SessionEnded) -> None:
         await self._forward(message)
+
+    def on_join_approval(self, message: JoinApproval) -> None:
+        """Hosting: the lobby waits for the person to seat or refuse a joiner."""
+        request = message.request
+        lines = [
+            request.describe(),
+            "Seat them only if this is the fingerprint of the player you expect "
+            "(they see theirs with 'druids id').",
+        ]
+        self.push_screen(ApproveJoin(lines, request.fingerprint), message.answer)
 
     async def _forward(self, message: Message) -> None:
         """Hand a table message to the table screen; a bug in showing it must not end the game

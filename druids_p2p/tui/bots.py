@@ -68,8 +68,22 @@ class LocalBots:
             argv = peer_argv(f"bot:{seat.bot}", seat.name, self.budget_ms, options)
             self._start(index, seat, argv)
 
-    def join_announced(self, lobby_id: str, beacon_port: int) -> None:
-        """Seat every bot at an announced LAN table, found by its lobby id's beacon."""
+    def identity_keys(self) -> list[bytes]:
+        """The bots' public keys, their identities made now if need be (each process then loads
+        its own): a table this UI hosts seats them without asking the person."""
+        from druids_p2p.wire import IdentityError, rename_identity
+
+        keys = []
+        for seat in self.seats:
+            with contextlib.suppress(IdentityError):  # the process reports it itself
+                keys.append(rename_identity(seat.name, self._home(seat)).public_key)
+        return keys
+
+    def join_announced(
+        self, lobby_id: str, beacon_port: int, fingerprint: str | None = None
+    ) -> None:
+        """Seat every bot at an announced LAN table, found by its lobby id's beacon and, given
+        its host's fingerprint, only at that host's (anyone can announce a copied lobby id)."""
         from druids_p2p.wire import IdentityError, rename_identity
 
         for index, seat in enumerate(self.seats):
@@ -89,6 +103,7 @@ class LocalBots:
                 "--beacon-port",
                 str(beacon_port),
                 "--json",
+                *(["--fingerprint", fingerprint] if fingerprint else []),
                 *self._common(),
             ]
             self._start(index, seat, argv)

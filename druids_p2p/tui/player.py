@@ -23,6 +23,7 @@ from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, Player, run_peer
 from druids_p2p.net.table import TableMachine
+from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.snapshot import in_your_words, snapshot_from_machine
@@ -111,6 +112,8 @@ class TableSpec:
     announcement: bytes | None = None
     lobby_id: str | None = None
     """Of the announced table (bots brought to it find it by this)."""
+    host_fingerprint: str | None = None
+    """Of the announced table's host: bots brought to it join only that host's table."""
     bind: str = "127.0.0.1"
     announce: bool = False
     beacon_port: int = DEFAULT_PORT
@@ -173,9 +176,13 @@ class NetSession(Session):
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
         self._log_handler = _LogToUI(post)
+        self.approval: ApprovalBridge | None = None
+        """Asks the person before seating a joiner at a table this UI hosts (not its own bots)."""
 
     def config(self) -> PeerConfig:
         spec = self.spec
+        if spec.host is not None:
+            self.approval = ApprovalBridge(self.post, self.bots.identity_keys())
         return PeerConfig(
             home=self.folder / "me",
             identity=self.identity,
@@ -189,6 +196,7 @@ class NetSession(Session):
             plugins_dirs=spec.plugins_dirs,
             emit=self._emit,
             custom_player=self.player,
+            approve_join=self.approval,
         )
 
     def start(self) -> None:
@@ -225,7 +233,8 @@ class NetSession(Session):
         if kind == "lobby" and self.spec.host is not None:
             self.bots.join_lobby(str(event["lobby"]))
         elif kind == "joining" and self.spec.lobby_id and self.spec.bots:
-            self.bots.join_announced(self.spec.lobby_id, self.spec.beacon_port)
+            fp = self.spec.host_fingerprint
+            self.bots.join_announced(self.spec.lobby_id, self.spec.beacon_port, fp)
         if kind in ("seated", "result") and event.get("record"):
             self.record = str(event["record"])
         machine = self.player.machine
@@ -243,6 +252,8 @@ class NetSession(Session):
     def close(self) -> None:
         """Leave: stop the peer's thread (at its next tick) and kill the bots."""
         self.player.leaving.set()  # the runner stops at its next tick, recording why
+        if self.approval is not None:
+            self.approval.close()  # a joiner waiting for the person's answer is refused
         self._stop.set()  # before the bots are killed: leaving is not a bot failure
         self.bots.close()
         logging.getLogger("druids_p2p").removeHandler(self._log_handler)

@@ -44,6 +44,8 @@ POINT = Bin(32, 32)
 SCALAR = Bin(32, 32)
 """A ristretto255 scalar (the deck layer checks it is canonical)."""
 MAX_DECK = 512
+"""A loose bound: the deck layer allows 128 cards (a shuffle with its proof, about 240 bytes a
+card, stays below the 64 KiB message limit, which the encoder enforces on its own)."""
 DECK_ROUND = Int(0, 2**32 - 1)
 CARD = Int(0, MAX_DECK - 1)
 
@@ -59,6 +61,27 @@ OPENING = Struct(
 )
 """A card opening (the deck's ``deck_open`` body). At a table it rides inside the ``move`` that
 plays the card: one message, one signature and one verification per card played instead of two."""
+
+SHUFFLE_PROOF = Struct(
+    {
+        "c": List(POINT, 1, MAX_DECK),
+        "ch": List(POINT, 1, MAX_DECK),
+        "s1": SCALAR,
+        "s2": SCALAR,
+        "s3": SCALAR,
+        "s4": SCALAR,
+        "sh": List(SCALAR, 1, MAX_DECK),
+        "sp": List(SCALAR, 1, MAX_DECK),
+        "t1": POINT,
+        "t2": POINT,
+        "t3": POINT,
+        "t41": POINT,
+        "t42": POINT,
+        "th": List(POINT, 1, MAX_DECK),
+    }
+)
+"""The proof of a shuffle in a ``deck_shuffle`` (docs/protocol/deck.md §7.1); the deck layer checks
+that every vector has one entry per ciphertext and every point and scalar is canonical."""
 
 BODIES: dict[MsgType, Schema] = {
     MsgType.HELLO: Struct({"name": NAME, "client": Str(1, 64, printable=True)}),
@@ -93,7 +116,8 @@ BODIES: dict[MsgType, Schema] = {
         {
             "a": List(POINT, 1, MAX_DECK),
             "c": List(POINT, 1, MAX_DECK),
-            "pass": Int(1, 2),
+            "pass": Int(1, 1),
+            "proof": SHUFFLE_PROOF,
             "round": DECK_ROUND,
         }
     ),

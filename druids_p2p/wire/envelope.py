@@ -121,6 +121,10 @@ def _check_seat_shape(body: Body) -> None:
     seats, names = body["seats"], body["names"]
     if len(names) != len(seats):
         raise BadShape(f"seat body: {len(names)} names for {len(seats)} seats")
+    folded = [name.casefold() for name in names]
+    for i, name in enumerate(folded):
+        if name in folded[:i]:  # a host seats colliding names as "name-2" (protocol.md §3)
+            raise BadShape(f"seat body: names[{i}] {names[i]!r} is already a seat's name")
     if body["options"]["players"] != len(seats):
         raise BadShape(
             f"seat body: options.players is {body['options']['players']} "

@@ -1,5 +1,6 @@
 """Prompts and summaries shown over the table: Gaia's domain, the Sickle's pile, the end of a
-round, the end of the game, a stopped table, leaving."""
+round, the end of the game, a stopped table, leaving; and in the lobby, joining a host not pinned
+and (hosting) seating a joiner."""
 
 from __future__ import annotations
 
@@ -326,7 +327,66 @@ class ConfirmQuit(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
+class _YesNo(ModalScreen[bool]):
+    """A question about a key: its lines, then y (yes) or n / escape (no, the default focus)."""
+
+    DEFAULT_CSS = _css("_YesNo", "_YesNo .fingerprint { text-style: bold; color: $warning; }")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "yes"),
+        Binding("n,escape", "answer(False)", "no"),
+    ]
+    heading = ""
+    yes_label = "Yes (y)"
+    no_label = "No (n)"
+
+    def __init__(self, lines: list[str], fingerprint: str, warning: str | None = None) -> None:
+        super().__init__()
+        self.lines = lines
+        self.fingerprint = fingerprint
+        self.warning = warning
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.heading, classes="title")
+            for line in self.lines:
+                yield Static(line)
+            yield Static(f"fingerprint {self.fingerprint}", classes="fingerprint", id="fingerprint")
+            if self.warning:
+                yield Static(self.warning, classes="fingerprint", id="warning")
+            with Horizontal():
+                yield Button(self.yes_label, id="yes", variant="success")
+                yield Button(self.no_label, id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class ConfirmJoin(_YesNo):
+    """Joining a table whose host was not pinned: is this the host you mean?"""
+
+    DEFAULT_CSS = _css("ConfirmJoin", "ConfirmJoin .fingerprint { text-style: bold; }")
+    heading = "Join this table?"
+    yes_label = "Yes, join (y)"
+
+
+class ApproveJoin(_YesNo):
+    """Hosting: someone asks for a seat. Only the fingerprint tells a friend from an impostor."""
+
+    DEFAULT_CSS = _css("ApproveJoin", "ApproveJoin .fingerprint { text-style: bold; }")
+    heading = "Someone wants to join your table"
+    yes_label = "Seat them (y)"
+    no_label = "Refuse (n)"
+
+
 __all__ = [
+    "ApproveJoin",
+    "ConfirmJoin",
     "ConfirmQuit",
     "GaiaPrompt",
     "GameOver",

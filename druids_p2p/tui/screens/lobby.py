@@ -1,5 +1,9 @@
 """The LAN lobby (``druids play --lan``): tables announced on the chosen network; host a new one
-(choosing which seats are bots) or join one (optionally bringing bots)."""
+(choosing which seats are bots) or join one (optionally bringing bots).
+
+Every table shows its host's key fingerprint, and a name announced by several hosts is marked: a
+name is not an identity. Joining a host that is neither pinned (``--fingerprint``) nor confirmed
+before in this session asks first, showing the fingerprint to check (table_choice.py)."""
 
 from __future__ import annotations
 
@@ -18,8 +22,10 @@ from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT, BeaconListener, TableAnnouncement
 from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.net.peer import HostSpec
+from druids_p2p.net.table_choice import namesakes, pin_matches
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.player import TableSpec
+from druids_p2p.tui.screens.dialogs import ConfirmJoin
 
 OPEN_SEAT = "open"
 """A seat left for a player on the LAN."""
@@ -38,6 +44,13 @@ class LanSetup:
     plugins_dirs: tuple[Path, ...] = field(default_factory=tuple)
     listener: BeaconListener | None = None
     """Listen with this instead of opening one on ``net`` (screenshots feed it beacons)."""
+    pins: tuple[str, ...] = ()
+    """Fingerprint prefixes (``table_choice.parse_pin``) of hosts joined without asking."""
+    trusted: set[bytes] = field(default_factory=set)
+    """Host keys the person confirmed in this session (asked once per host)."""
+
+    def pinned(self, host_key: bytes) -> bool:
+        return host_key in self.trusted or any(pin_matches(p, host_key) for p in self.pins)
 
 
 class LobbyScreen(Screen[None]):
@@ -121,7 +134,9 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
-        table.add_columns("table", "host", "seats", "rounds", "variant", "endpoint", "seated")
+        table.add_columns(
+            "table", "host", "fingerprint", "seats", "rounds", "variant", "endpoint", "seated"
+        )
         if self.listener is None:
             try:
                 self.listener = BeaconListener(self.setup.net, self.setup.beacon_port)
@@ -162,13 +177,19 @@ class LobbyScreen(Screen[None]):
         table = self.query_one("#tables", DataTable)
         row = table.cursor_row
         table.clear()
+        several = namesakes(found)
         for t in found:
             info = t.info
             seated = ", ".join(s.name for s in info.seats)
             seats = f"{info.seats_taken}/{info.players}" + (" full" if info.full else "")
+            name: str | Text = info.name
+            if info.name in several:
+                name = Text(f"{info.name} (!{several[info.name]} hosts)", style="bold red")
+            pin = "✓ " if self.setup.pinned(t.beacon.host_key) else ""
             table.add_row(
-                info.name,
-                f"{t.beacon.host_name} [{t.beacon.host_fingerprint[:9]}]",
+                name,
+                t.beacon.host_name,
+                pin + t.beacon.host_fingerprint,
                 seats,
                 str(info.rounds),
                 "light side" if info.variant else "-",
@@ -246,11 +267,37 @@ class LobbyScreen(Screen[None]):
             self.status(f"'{t.name}' has room for you and at most {free} bot(s)", True)
             return
         kind = str(self.query_one("#join-bot", Select).value)
+        if self.setup.pinned(t.beacon.host_key):
+            self._join(t, count, kind)
+            return
+        others = namesakes(self.tables).get(t.name, 1) - 1
+        warning = (
+            f"{others} other host(s) announce a table named {t.name!r}: check the fingerprint"
+            if others
+            else None
+        )
+        lines = [
+            f"table {t.name!r} hosted by {t.beacon.host_name} at {t.info.endpoint}",
+            "A table name is not an identity: join only if this is the fingerprint of the "
+            "host you mean (they see theirs with 'druids id').",
+        ]
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.setup.trusted.add(t.beacon.host_key)
+                self._join(t, count, kind)
+            else:
+                self.status(f"not joined: '{t.name}' by {t.beacon.host_fingerprint}")
+
+        self.app.push_screen(ConfirmJoin(lines, t.beacon.host_fingerprint, warning), answered)
+
+    def _join(self, t: TableAnnouncement, count: int, kind: str) -> None:
         bots = bot_seats([kind] * count)
         spec = TableSpec(
             bots=bots,
             announcement=t.beacon.raw,
             lobby_id=t.lobby_id.hex(),
+            host_fingerprint=t.beacon.host_fingerprint,
             bind=self.setup.net.address,
             beacon_port=self.setup.beacon_port,
             budget_ms=self.setup.budget_ms,

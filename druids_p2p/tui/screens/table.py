@@ -142,6 +142,8 @@ class TableScreen(Screen[None]):
         if kind == "joined":
             self.joined.append(str(event.get("name")))
             return f"{event.get('name')} joined ({event.get('seats')}/{self.players})"
+        if kind == "refused":
+            return f"refused {event.get('name')} (fingerprint {event.get('fingerprint')})"
         if kind == "joining":
             self.phase_text = "Asking the host for a seat…"
             return f"asking for a seat at '{event.get('table')}' (host {event.get('host')})"

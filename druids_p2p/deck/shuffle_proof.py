@@ -1,0 +1,424 @@
+"""A zero-knowledge proof that a shuffle is a permutation and re-encryption of its input.
+
+The construction is the Terelius–Wikström proof of a shuffle (D. Terelius and D. Wikström,
+"Proofs of Restricted Shuffles", AFRICACRYPT 2010, building on D. Wikström, "A
+Commitment-Consistent Proof of a Shuffle", ACISP 2009), the one Verificatum implements, written
+exactly as the pseudo-code of R. Haenni, P. Locher, R. Koenig and E. Dubuis, "Pseudo-Code
+Algorithms for Verifiable Re-Encryption Mix-Nets", Financial Cryptography 2017 Workshops (Voting),
+LNCS 10323: Algorithms 4.4 (GenPermutationCommitment), 4.5 (GenCommitmentChain), 4.6
+(GenShuffleProof) and 4.7 (CheckShuffleProof), made non-interactive by Fiat–Shamir. The group is
+ristretto255 in additive notation; the paper's multiplicative ``x^y`` is ``y·x`` here.
+
+Why it is here: without it the last shuffler could publish fresh encryptions of cards of its
+choosing and, once the salts fix who gets which position, know every hand before the first lead;
+the end-of-round recomputation would convict it only after the damage, and only if it revealed.
+With it, every peer checks each shuffle the moment it arrives and refuses to build on one that is
+not a permutation and re-encryption of the previous output under the joint key.
+
+Mapping to the paper: an ElGamal ciphertext ``e_i = (a_i, b_i)`` is our ``(C_i, A_i)``; ``pk``
+is the joint key ``H``; ``g`` is the base point ``B``; ``h`` and ``h_1..h_N`` are independent
+generators from hash-to-group (:func:`generators`), so nobody knows a discrete-log relation
+between them or with ``B``. The paper's challenges ``u_i`` are integers below ``2^τ``; ours are
+full scalars mod ``l`` (soundness error about ``N/l < 2^-243`` per challenge, below ``2^-128``).
+Every challenge hashes the context: table id, round, seat, pass, the joint key, the input and
+output lists and the commitments (``deck.md`` §7.1 gives the byte layout).
+
+Cost for ``N`` ciphertexts: the prover makes ``5N`` generic and ``3N`` base-point
+multiplications, the verifier ``8N`` generic and ``N`` base-point ones (libsodium has no
+multi-scalar multiplication). All the prover's randomness is derived from the seat's committed
+shuffle seed, so an honest proof is a deterministic function of the seed: a restarted peer
+re-sends identical bytes and the end-of-round audit recomputes the proof bit for bit.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import rbcl
+
+from druids_p2p.deck import group
+from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.encoding import (
+    TAG_SHUFFLE_CHAIN_BASE,
+    TAG_SHUFFLE_CHALLENGE,
+    TAG_SHUFFLE_GENERATOR,
+    TAG_SHUFFLE_PROOF_RAND,
+    TAG_SHUFFLE_U,
+    TAG_SHUFFLE_U_DIGEST,
+    TAG_SHUFFLE_WEIGHT,
+    ByteStream,
+    encode,
+    hash_to_scalar,
+)
+from druids_p2p.deck.params import MAX_CARDS, DeckParams
+
+L = group.ORDER
+IDENTITY = group.IDENTITY
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleProof:
+    """Haenni et al.'s π = (t, s, c, ĉ): commitments ``t``, responses ``s``, the permutation
+    commitment ``c`` and the commitment chain ``ĉ`` (named ``perm`` and ``chain`` here)."""
+
+    perm: tuple[bytes, ...]
+    """c_0..c_{N-1}: Pedersen commitment to the permutation matrix, indexed by input position."""
+    chain: tuple[bytes, ...]
+    """ĉ_0..ĉ_{N-1}: the commitment chain to the permuted challenges."""
+    t1: bytes
+    t2: bytes
+    t3: bytes
+    t41: bytes
+    t42: bytes
+    t_hat: tuple[bytes, ...]
+    s1: bytes
+    s2: bytes
+    s3: bytes
+    s4: bytes
+    s_hat: tuple[bytes, ...]
+    s_prime: tuple[bytes, ...]
+
+
+# --------------------------------------------------------------------------- group helpers
+def _scalar(value: int) -> bytes:
+    return (value % L).to_bytes(32, "little")
+
+
+def _int(scalar: bytes) -> int:
+    return int.from_bytes(scalar, "little")
+
+
+def _mul(k: int, point: bytes) -> bytes:
+    """k·P for any k and any valid encoding, the identity allowed on either side (a verifier
+    meets identities an adversary can arrange, e.g. Σc_i = Σh_i; they must not raise)."""
+    k %= L
+    if k == 0 or point == IDENTITY:
+        return IDENTITY
+    out: bytes = rbcl.crypto_scalarmult_ristretto255(_scalar(k), point)
+    return out
+
+
+def _base(k: int) -> bytes:
+    k %= L
+    if k == 0:
+        return IDENTITY
+    out: bytes = rbcl.crypto_scalarmult_ristretto255_base(_scalar(k))
+    return out
+
+
+_add = rbcl.crypto_core_ristretto255_add
+
+
+def _sum(points: Sequence[bytes]) -> bytes:
+    acc = IDENTITY
+    for p in points:
+        acc = _add(acc, p)
+    return acc
+
+
+def _lin(scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
+    """Σ k_i·P_i."""
+    acc = IDENTITY
+    for k, p in zip(scalars, points, strict=True):
+        acc = _add(acc, _mul(k, p))
+    return acc
+
+
+def _from_hash(tag: bytes, *items: bytes | int) -> bytes:
+    point: bytes = rbcl.crypto_core_ristretto255_from_hash(
+        hashlib.sha512(encode(tag, *items)).digest()
+    )
+    return point
+
+
+@functools.lru_cache(maxsize=1)
+def _all_generators() -> tuple[bytes, tuple[bytes, ...]]:
+    chain_base = _from_hash(TAG_SHUFFLE_CHAIN_BASE)
+    gens = tuple(_from_hash(TAG_SHUFFLE_GENERATOR, i) for i in range(MAX_CARDS))
+    if len({chain_base, *gens, group.BASE}) != MAX_CARDS + 2:  # pragma: no cover - collision
+        raise RuntimeError("shuffle generators collide")
+    return chain_base, gens
+
+
+def generators(count: int) -> tuple[bytes, tuple[bytes, ...]]:
+    """(h, (h_0..h_{count-1})): the chain's start and the permutation commitment's generators."""
+    chain_base, gens = _all_generators()
+    return chain_base, gens[:count]
+
+
+@functools.lru_cache(maxsize=16)
+def _generator_sum(count: int) -> bytes:
+    return _sum(generators(count)[1])
+
+
+# --------------------------------------------------------------------------- Fiat–Shamir
+def _statement_digest(
+    params: DeckParams,
+    seat: int,
+    pass_no: int,
+    joint_key: bytes,
+    source: Deck,
+    shuffled: Deck,
+    perm_commitment: Sequence[bytes],
+) -> bytes:
+    """SHA-512 over the context and y = (e, e', c, pk) of Haenni et al. Algorithm 4.6."""
+    return hashlib.sha512(
+        encode(
+            TAG_SHUFFLE_U_DIGEST,
+            params.table_id,
+            params.round_no,
+            seat,
+            pass_no,
+            joint_key,
+            len(source),
+            b"".join(source.a),
+            b"".join(source.c),
+            b"".join(shuffled.a),
+            b"".join(shuffled.c),
+            b"".join(perm_commitment),
+        )
+    ).digest()
+
+
+def _challenges(digest: bytes, count: int) -> list[int]:
+    """u_0..u_{N-1} (the paper's GetChallenges): u_i = H2S(tag, digest, i)."""
+    return [_int(hash_to_scalar(TAG_SHUFFLE_U, digest, i)) for i in range(count)]
+
+
+def _challenge(
+    digest: bytes,
+    chain: Sequence[bytes],
+    t: tuple[bytes, bytes, bytes, bytes, bytes],
+    t_hat: Sequence[bytes],
+) -> int:
+    """c = H2S(tag, digest, ĉ, t_1, t_2, t_3, t_{4,1}, t_{4,2}, t̂): GetChallenge(y, t)."""
+    return _int(hash_to_scalar(TAG_SHUFFLE_CHALLENGE, digest, b"".join(chain), *t, b"".join(t_hat)))
+
+
+def _proof_randomness(
+    params: DeckParams, seat: int, pass_no: int, seed: bytes, count: int
+) -> list[int]:
+    """4N + 4 non-zero scalars from the seed: r (N), r̂ (N), ω_1..ω_4, ω̂ (N), ω' (N)."""
+    stream = ByteStream(
+        TAG_SHUFFLE_PROOF_RAND,
+        params.table_id,
+        params.round_no,
+        seat,
+        pass_no,
+        seed,
+        initial=64 * (4 * count + 4),
+    )
+    out: list[int] = []
+    while len(out) < 4 * count + 4:
+        r = _int(group.scalar_from_wide(stream.read(64)))
+        if r:
+            out.append(r)
+    return out
+
+
+# --------------------------------------------------------------------------- prover
+def prove_shuffle(
+    params: DeckParams,
+    seat: int,
+    pass_no: int,
+    seed: bytes,
+    joint_key: bytes,
+    source: Deck,
+    shuffled: Deck,
+    permutation: Sequence[int],
+    rerandomizers: Sequence[bytes],
+) -> ShuffleProof:
+    """GenShuffleProof: ``shuffled[i] = source[permutation[i]] + r'_i·(B, H)``."""
+    n = len(source)
+    chain_base, gens = generators(n)
+    rand = _proof_randomness(params, seat, pass_no, seed, n)
+    r_hat, omega, omega_hat, omega_prime = (
+        rand[n : 2 * n],
+        rand[2 * n : 2 * n + 4],
+        rand[2 * n + 4 : 3 * n + 4],
+        rand[3 * n + 4 :],
+    )
+    # Algorithm 4.4: c_{ψ(i)} = g^{r_{ψ(i)}} · h_i, so r is indexed by input position.
+    r = [0] * n
+    perm_commitment = [IDENTITY] * n
+    for i, j in enumerate(permutation):
+        r[j] = rand[i]
+        perm_commitment[j] = _add(_base(r[j]), gens[i])
+    digest = _statement_digest(params, seat, pass_no, joint_key, source, shuffled, perm_commitment)
+    u = _challenges(digest, n)
+    u_prime = [u[j] for j in permutation]
+    # Algorithm 4.5: ĉ_i = g^{r̂_i} · ĉ_{i-1}^{u'_i}, ĉ_{-1} = h.
+    chain: list[bytes] = []
+    previous = chain_base
+    for i in range(n):
+        previous = _add(_base(r_hat[i]), _mul(u_prime[i], previous))
+        chain.append(previous)
+    w1, w2, w3, w4 = omega
+    t1 = _base(w1)
+    t2 = _base(w2)
+    t3 = _add(_base(w3), _lin(omega_prime, gens))
+    t41 = _add(_mul(-w4, joint_key), _lin(omega_prime, shuffled.c))
+    t42 = _add(_base(-w4), _lin(omega_prime, shuffled.a))
+    t_hat = [
+        _add(_base(omega_hat[i]), _mul(omega_prime[i], chain_base if i == 0 else chain[i - 1]))
+        for i in range(n)
+    ]
+    c = _challenge(digest, chain, (t1, t2, t3, t41, t42), t_hat)
+    # v_{N-1} = 1, v_i = u'_{i+1}·v_{i+1}: r̂ = Σ r̂_i·v_i is the chain's total randomness.
+    v = [1] * n
+    for i in range(n - 2, -1, -1):
+        v[i] = u_prime[i + 1] * v[i + 1] % L
+    r_bar = sum(r) % L
+    r_hat_sum = sum(a * b for a, b in zip(r_hat, v, strict=True)) % L
+    r_tilde = sum(a * b for a, b in zip(r, u, strict=True)) % L
+    r_prime = sum(_int(a) * b for a, b in zip(rerandomizers, u_prime, strict=True)) % L
+    return ShuffleProof(
+        perm=tuple(perm_commitment),
+        chain=tuple(chain),
+        t1=t1,
+        t2=t2,
+        t3=t3,
+        t41=t41,
+        t42=t42,
+        t_hat=tuple(t_hat),
+        s1=_scalar(w1 - c * r_bar),
+        s2=_scalar(w2 - c * r_hat_sum),
+        s3=_scalar(w3 - c * r_tilde),
+        s4=_scalar(w4 - c * r_prime),
+        s_hat=tuple(_scalar(omega_hat[i] - c * r_hat[i]) for i in range(n)),
+        s_prime=tuple(_scalar(omega_prime[i] - c * u_prime[i]) for i in range(n)),
+    )
+
+
+# --------------------------------------------------------------------------- verifier
+@dataclass(frozen=True, slots=True)
+class ShuffleStatement:
+    """One shuffle to verify: who made it, from what, into what, with which proof."""
+
+    seat: int
+    pass_no: int
+    source: Deck
+    shuffled: Deck
+    proof: ShuffleProof
+
+
+def verify_shuffle(
+    params: DeckParams,
+    seat: int,
+    pass_no: int,
+    joint_key: bytes,
+    source: Deck,
+    shuffled: Deck,
+    proof: ShuffleProof,
+) -> bool:
+    """CheckShuffleProof: True iff ``proof`` shows ``shuffled`` is a re-encrypted permutation of
+    ``source`` under ``joint_key``."""
+    statement = ShuffleStatement(seat, pass_no, source, shuffled, proof)
+    return verify_shuffles(params, joint_key, [statement])
+
+
+def verify_shuffles(
+    params: DeckParams, joint_key: bytes, statements: Sequence[ShuffleStatement]
+) -> bool:
+    """True iff every statement's proof holds (CheckShuffleProof, Algorithm 4.7, for each).
+
+    Every point and scalar of the proofs must already have passed the message checks
+    (canonical, not the identity); lengths are checked here. The paper's N + 5 equations of
+    each proof, ``t'_k = t_k``, are checked together as one: Σ w_k·(t'_k − t_k) = 0 with weights
+    hashed from each whole statement and proof (Bellare–Garay–Rabin small-exponent batch
+    verification with full-size weights: a false equation survives with probability about
+    1/l). Terms on the same point are merged before multiplying, which is where the batch
+    pays: seat 0's public input (every A_i is B) costs one base multiplication instead of N,
+    the generators h_i are shared by every proof, and one shuffle's output is the next one's
+    input. It accepts exactly when every equation holds but for that negligible chance.
+    """
+    terms: dict[bytes, int] = {}
+    base = 0
+    for st in statements:
+        part = _add_terms(params, joint_key, st, terms)
+        if part is None:
+            return False
+        base += part
+    total = _base(base + terms.pop(group.BASE, 0))
+    for point, k in terms.items():
+        total = _add(total, _mul(k, point))
+    return total == IDENTITY
+
+
+def _add_terms(
+    params: DeckParams, joint_key: bytes, st: ShuffleStatement, terms: dict[bytes, int]
+) -> int | None:
+    """Add one proof's weighted equations to ``terms`` (point -> scalar); return its factor of
+    the base point B, or None if the lengths do not match."""
+    source, shuffled, proof = st.source, st.shuffled, st.proof
+    n = len(source)
+    if not (
+        len(shuffled) == n
+        and len(proof.perm) == n
+        and len(proof.chain) == n
+        and len(proof.t_hat) == n
+        and len(proof.s_hat) == n
+        and len(proof.s_prime) == n
+    ):
+        return None
+    chain_base, gens = generators(n)
+    digest = _statement_digest(params, st.seat, st.pass_no, joint_key, source, shuffled, proof.perm)
+    u = _challenges(digest, n)
+    t = (proof.t1, proof.t2, proof.t3, proof.t41, proof.t42)
+    c = _challenge(digest, proof.chain, t, proof.t_hat)
+    w1, w2, w3, w41, w42, *w_hat = _weights(digest, proof, n)
+    s1, s2, s3, s4 = (_int(x) for x in (proof.s1, proof.s2, proof.s3, proof.s4))
+    s_hat = [_int(x) for x in proof.s_hat]
+    s_prime = [_int(x) for x in proof.s_prime]
+    u_product = 1
+    for x in u:
+        u_product = u_product * x % L
+
+    def term(k: int, point: bytes) -> None:
+        terms[point] = (terms.get(point, 0) + k) % L
+
+    base = w1 * s1 + w2 * s2 + w3 * s3 - w42 * s4
+    for i in range(n):
+        term(c * (w1 + w3 * u[i]), proof.perm[i])  # t_1 (c̄) and t_3 (c̃)
+        term(w3 * s_prime[i] - c * w1, gens[i])  # t_1 (c̄) and t_3 (Σ s'_i·h_i)
+        term(c * w41 * u[i], source.c[i])  # t_{4,1}: c·a'
+        term(c * w42 * u[i], source.a[i])  # t_{4,2}: c·b'
+        term(w41 * s_prime[i], shuffled.c[i])
+        term(w42 * s_prime[i], shuffled.a[i])
+        # t̂_i = c·ĉ_i + ŝ_i·B + s'_i·ĉ_{i-1}, with ĉ_{-1} = h; ĉ_{N-1} is also in t_2 (ĉ)
+        later = w_hat[i + 1] * s_prime[i + 1] if i + 1 < n else c * w2
+        term(c * w_hat[i] + later, proof.chain[i])
+        term(-w_hat[i], proof.t_hat[i])
+        base += w_hat[i] * s_hat[i]
+    term(w_hat[0] * s_prime[0] - c * w2 * u_product, chain_base)  # t̂_0 and t_2 (−Πu_i·h)
+    term(-w41 * s4, joint_key)
+    for k, point in zip((w1, w2, w3, w41, w42), t, strict=True):
+        term(-k, point)
+    return base
+
+
+def _weights(digest: bytes, proof: ShuffleProof, count: int) -> list[int]:
+    """w_1, w_2, w_3, w_{4,1}, w_{4,2}, ŵ_0..ŵ_{N-1}: hashed from everything the prover sent."""
+    seed = hashlib.sha512(
+        encode(
+            TAG_SHUFFLE_WEIGHT,
+            digest,
+            b"".join(proof.chain),
+            proof.t1,
+            proof.t2,
+            proof.t3,
+            proof.t41,
+            proof.t42,
+            b"".join(proof.t_hat),
+            proof.s1,
+            proof.s2,
+            proof.s3,
+            proof.s4,
+            b"".join(proof.s_hat),
+            b"".join(proof.s_prime),
+        )
+    ).digest()
+    return [_int(hash_to_scalar(TAG_SHUFFLE_WEIGHT, seed, i)) for i in range(count + 5)]

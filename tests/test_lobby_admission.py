@@ -1,0 +1,310 @@
+"""The host's door: it approves or refuses each joiner, and names at one table are unique.
+
+Real lobbies over loopback: the host's ``Lobby`` and each joiner's ``join_table`` run in threads,
+each with its own ZeroMQ mesh, exactly as ``run_peer`` uses them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from druids_p2p.engine import GameOptions
+from druids_p2p.net.admission import (
+    MAX_REFUSED,
+    REFUSED_REASON,
+    Admission,
+    JoinRequest,
+    terminal_approver,
+    unique_name,
+)
+from druids_p2p.net.discovery import decode_beacon
+from druids_p2p.net.mesh import Mesh
+from druids_p2p.net.peer import HostSpec, Lobby, PeerConfig, PeerError, _seat_entries, join_table
+from druids_p2p.wire import decode
+from druids_p2p.wire.identity import Identity
+
+BOUND_S = 30.0
+"""Upper bound of every wait (a hung lobby fails the test instead of hanging it)."""
+
+
+def _identity(seed: int, name: str) -> Identity:
+    return Identity.from_seed(bytes([seed]) * 32, name)
+
+
+@dataclass
+class Host:
+    """A host's lobby in a thread; ``events`` are what it emitted."""
+
+    tmp: Path
+    identity: Identity
+    players: int
+    approve: Callable[[JoinRequest], bool] | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
+    seat_raw: bytes | None = None
+    error: BaseException | None = None
+    changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def emit(self, event: dict[str, Any]) -> None:
+        with self.changed:
+            self.events.append(event)
+            self.changed.notify_all()
+
+    def wait_for(self, count: int, kinds: tuple[str, ...] = ("joined", "refused")) -> None:
+        with self.changed:
+            ok = self.changed.wait_for(
+                lambda: sum(e["event"] in kinds for e in self.events) >= count, BOUND_S
+            )
+        assert ok, self.events
+
+    def start(self) -> bytes:
+        self.mesh = Mesh("127.0.0.1", 0, self.identity.public_key)
+        config = PeerConfig(
+            home=self.tmp / "host",
+            identity=self.identity,
+            announce=False,
+            lobby_timeout_s=BOUND_S,
+            emit=self.emit,
+            approve_join=self.approve,
+        )
+        spec = HostSpec("t", GameOptions(players=self.players, rounds=1))
+        self.lobby = Lobby(config, self.mesh, spec)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        return self.lobby.announcement()
+
+    def _run(self) -> None:
+        try:
+            seat_raw = self.lobby.run()
+            for key, _, endpoint, curve in _seat_entries(decode(seat_raw)):
+                if key != self.identity.public_key:
+                    self.mesh.connect(key, endpoint, curve)
+                    self.mesh.send(key, seat_raw)
+            self.seat_raw = seat_raw
+        except BaseException as exc:  # reported by the test
+            self.error = exc
+
+    def finish(self) -> None:
+        self.thread.join(BOUND_S)
+        self.mesh.close()
+
+
+@dataclass
+class Joiner:
+    identity: Identity
+    tmp: Path
+    seat_raw: bytes | None = None
+    error: str | None = None
+
+    def start(self, announcement: bytes) -> None:
+        self.thread = threading.Thread(target=self._run, args=(announcement,), daemon=True)
+        self.thread.start()
+
+    def _run(self, announcement: bytes) -> None:
+        mesh = Mesh("127.0.0.1", 0, self.identity.public_key)
+        config = PeerConfig(
+            home=self.tmp / self.identity.name, identity=self.identity, lobby_timeout_s=BOUND_S
+        )
+        try:
+            self.seat_raw, _ = join_table(config, mesh, announcement)
+        except PeerError as exc:
+            self.error = str(exc)
+        finally:
+            mesh.close()
+
+    def finish(self) -> None:
+        self.thread.join(BOUND_S)
+        assert not self.thread.is_alive()
+
+
+def test_the_host_approves_or_refuses_each_joiner(tmp_path: Path) -> None:
+    asked: list[JoinRequest] = []
+    mallory = _identity(9, "bob")  # takes a friend's name; only the fingerprint tells them apart
+    bob, carol = _identity(2, "bob"), _identity(3, "carol")
+
+    def approve(request: JoinRequest) -> bool:
+        asked.append(request)
+        return request.key != mallory.public_key
+
+    host = Host(tmp_path, _identity(1, "alice"), players=3, approve=approve)
+    announcement = host.start()
+    joiners = [Joiner(who, tmp_path) for who in (mallory, bob, carol)]
+    try:
+        for i, joiner in enumerate(joiners):
+            joiner.start(announcement)
+            host.wait_for(i + 1)
+        for joiner in joiners:
+            joiner.finish()
+    finally:
+        host.finish()
+    assert host.error is None
+    assert joiners[0].seat_raw is None
+    assert joiners[0].error == f"the host refused: {REFUSED_REASON}"
+    assert [(r.key, r.name, r.fingerprint) for r in asked] == [
+        (w.public_key, w.name, w.fingerprint) for w in (mallory, bob, carol)
+    ]
+    assert mallory.fingerprint in asked[0].describe()
+    seat = decode(host.seat_raw or b"")
+    assert list(seat.body["seats"]) == [w.public_key for w in (host.identity, bob, carol)]
+    assert list(seat.body["names"]) == ["alice", "bob", "carol"]
+    assert [j.seat_raw for j in joiners[1:]] == [host.seat_raw] * 2
+    refused = [e for e in host.events if e["event"] == "refused"]
+    assert refused == [{"event": "refused", "name": "bob", "fingerprint": mallory.fingerprint}]
+
+
+def test_without_an_approver_the_table_is_open(tmp_path: Path) -> None:
+    host = Host(tmp_path, _identity(1, "alice"), players=3)
+    announcement = host.start()
+    joiners = [Joiner(_identity(i, f"bot-{i}"), tmp_path) for i in (2, 3)]
+    try:
+        for i, joiner in enumerate(joiners):
+            joiner.start(announcement)
+            host.wait_for(i + 1)
+        for joiner in joiners:
+            joiner.finish()
+    finally:
+        host.finish()
+    assert host.error is None and all(j.seat_raw == host.seat_raw for j in joiners)
+
+
+def test_colliding_names_are_suffixed_in_the_seat_message_and_the_beacon(tmp_path: Path) -> None:
+    host = Host(tmp_path, _identity(1, "root"), players=4)
+    announcement = host.start()
+    joiners = [
+        Joiner(_identity(i, name), tmp_path / str(i))
+        for i, name in enumerate(("root", "ROOT", "root-2"), start=2)
+    ]
+    try:
+        for i, joiner in enumerate(joiners):
+            joiner.start(announcement)
+            host.wait_for(i + 1)
+        for joiner in joiners:
+            joiner.finish()
+    finally:
+        host.finish()
+    assert host.error is None
+    names = list(decode(host.seat_raw or b"").body["names"])
+    assert names == ["root", "root-2", "ROOT-3", "root-2-2"]
+    assert len({n.casefold() for n in names}) == 4
+    beacon = decode_beacon(host.lobby.announcement())  # what the beacons announced as seated
+    assert [s.name for s in beacon.info.seats] == names
+    joined = [e["name"] for e in host.events if e["event"] == "joined"]
+    assert joined == names[1:]
+
+
+def test_unique_name_stays_within_the_wire_bound() -> None:
+    assert unique_name("bob", ["alice"]) == "bob"
+    assert unique_name("bob", ["alice", "Bob"]) == "bob-2"
+    assert unique_name("bob", ["bob", "bob-2", "bob-3"]) == "bob-4"
+    long = "x" * 32
+    assert unique_name(long, [long]) == "x" * 30 + "-2"
+    wide = "é" * 16  # 32 bytes of UTF-8
+    out = unique_name(wide, [wide])
+    assert out == "é" * 15 + "-2" and len(out.encode()) <= 32
+
+
+def _request(key: bytes, name: str = "eve") -> JoinRequest:
+    return JoinRequest(key, name, name, "tcp://127.0.0.1:5000", 1, 4)
+
+
+def test_admission_asks_once_per_key_and_a_failing_prompt_refuses() -> None:
+    asked: list[bytes] = []
+
+    def approve(request: JoinRequest) -> bool:
+        asked.append(request.key)
+        if request.name == "boom":
+            raise OSError("terminal gone")
+        return False
+
+    door = Admission(approve)
+    assert not door.admit(_request(b"a" * 32))
+    assert not door.admit(_request(b"a" * 32))  # asked again: refused without asking
+    assert not door.admit(_request(b"b" * 32, "boom"))
+    assert asked == [b"a" * 32, b"b" * 32]
+    for i in range(MAX_REFUSED + 5):
+        door.admit(_request(i.to_bytes(32, "big")))
+    assert len(door.refused) == MAX_REFUSED
+    assert Admission().admit(_request(b"c" * 32))
+
+
+@pytest.mark.parametrize(
+    ("answers", "seated"),
+    [(["y\n"], True), (["YES\n"], True), (["n\n"], False), (["?\n", "", "maybe\n"], False)],
+)
+def test_terminal_approver(answers: list[str], seated: bool) -> None:
+    prompts: list[str] = []
+    replies = iter(answers)
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(replies)
+
+    key = bytes(range(32))
+    request = JoinRequest(key, "root", "root-2", "tcp://127.0.0.1:5000", 1, 4)
+    assert terminal_approver(ask)(request) is seated
+    assert prompts[0] == (
+        f"join request: 'root' (seated as 'root-2') fingerprint {request.fingerprint} at "
+        "tcp://127.0.0.1:5000 wants seat 2 of 4. Seat them? [y/n] "
+    )
+
+
+def test_a_seat_message_with_colliding_names_is_refused_by_every_peer() -> None:
+    """A host that ignores the rule (two seats called "bob" and "Bob") cannot found a table: the
+    seat message fails the wire checks on encode, and a signed one forged past them on decode."""
+    from druids_p2p.net.seating import make_seat_message
+    from druids_p2p.wire.errors import BadShape
+    from druids_p2p.wire.sample import sign_fields
+
+    host, a, b = _identity(1, "alice"), _identity(2, "bob"), _identity(3, "Bob")
+    seats = [(w.public_key, w.name, "tcp://127.0.0.1:5000", bytes(range(32))) for w in (host, a, b)]
+    options = GameOptions(players=3, rounds=1)
+    refused = r"seat body: names\[2\] 'Bob' is already a seat's name"
+    with pytest.raises(BadShape, match=refused):
+        make_seat_message(host, seats, options)
+    good = decode(
+        make_seat_message(host, [*seats[:2], (b.public_key, "carol", *seats[2][2:])], options)
+    )
+    body = {k: list(v) if isinstance(v, tuple) else v for k, v in good.body.items()}
+    body["options"] = dict(good.body["options"])
+    fields = [1, int(good.type), good.table_id, host.public_key, 0, good.prev, good.head]
+    assert decode(sign_fields(host, [*fields, body])).body["names"][2] == "carol"
+    body["names"][2] = "Bob"
+    with pytest.raises(BadShape, match=refused):
+        decode(sign_fields(host, [*fields, body]))
+
+
+def test_join_host_port_with_a_fingerprint_checks_the_lobby_socket_host(tmp_path: Path) -> None:
+    """``druids join HOST:PORT --fingerprint FP``: the beacon the lobby socket answers with must
+    be signed by the pinned host, else nothing is joined (exit 2)."""
+    from druids_p2p.cli.app import CliError
+    from druids_p2p.cli.peer_cmd import _lobby_announcement
+    from druids_p2p.net.table_choice import parse_pin
+
+    alice, mallory = _identity(1, "alice"), _identity(9, "alice")
+    host = Host(tmp_path, alice, players=3)
+    announcement = host.start()
+    target = f"127.0.0.1:{host.lobby.lobby_port}"
+    joiners = [Joiner(_identity(i, f"p{i}"), tmp_path) for i in (2, 3)]
+    try:
+        with pytest.raises(CliError) as refused:
+            _lobby_announcement(target, parse_pin(mallory.fingerprint))
+        assert refused.value.code == 2
+        assert str(refused.value) == (
+            f"{target}: the host there is alice with fingerprint {alice.fingerprint}, "
+            f"not --fingerprint {parse_pin(mallory.fingerprint)}: not joined"
+        )
+        raw = _lobby_announcement(target, parse_pin(alice.fingerprint[:9]))
+        assert decode_beacon(raw).host_key == alice.public_key
+    finally:
+        for i, joiner in enumerate(joiners):  # fill the table, so that the lobby ends
+            joiner.start(announcement)
+            host.wait_for(i + 1)
+        for joiner in joiners:
+            joiner.finish()
+        host.finish()
+    assert host.error is None

@@ -1,0 +1,233 @@
+"""The proof of a shuffle (deck.md §7.1): complete, sound against every way of cheating a
+shuffle that matters here, bound to its context, and byte for byte as deck.md's vector says."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from druids_p2p.deck import group
+from druids_p2p.deck.cards import card_points
+from druids_p2p.deck.elgamal import Deck, public_encryptions, rerandomize
+from druids_p2p.deck.messages import ShuffleMsg, parse_body
+from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.peer import random_scalar
+from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
+from druids_p2p.deck.shuffle_proof import ShuffleProof, generators, prove_shuffle, verify_shuffle
+
+PARAMS = DeckParams(b"P" * 32, 4, 65, 4, 14, frozenset({60}))
+DECK_MD = Path(__file__).resolve().parent.parent / "docs" / "protocol" / "deck.md"
+
+
+def _key() -> tuple[bytes, bytes]:
+    x = random_scalar(os.urandom)
+    return x, group.base_mul(x)
+
+
+def _honest(
+    params: DeckParams, seat: int, source: Deck, key: bytes, seed: bytes | None = None
+) -> tuple[Deck, ShuffleProof]:
+    return shuffle_step(params, seat, 1, seed or os.urandom(32), source, key)
+
+
+def _random_deck(size: int, key: bytes) -> Deck:
+    """Ciphertexts of distinct cards under ``key``, as a middle seat receives them."""
+    points = card_points(max(size, 2))
+    pairs = [
+        rerandomize(group.BASE, group.add(points[i], key), random_scalar(os.urandom), key)
+        for i in range(size)
+    ]
+    return Deck(tuple(a for a, _ in pairs), tuple(c for _, c in pairs))
+
+
+# ------------------------------------------------------------------------------ completeness
+@pytest.mark.parametrize("seat", [0, 2])
+def test_an_honest_shuffle_verifies(seat: int) -> None:
+    _, key = _key()
+    source = (
+        public_encryptions(PARAMS, PARAMS.shuffled_cards(), key)
+        if seat == 0
+        else _random_deck(64, key)
+    )
+    out, proof = _honest(PARAMS, seat, source, key)
+    assert verify_shuffle(PARAMS, seat, 1, key, source, out, proof)
+
+
+@settings(max_examples=25, deadline=None, database=None)
+@given(size=st.integers(1, 9), seed=st.binary(min_size=32, max_size=32), seat=st.integers(0, 3))
+def test_every_honest_shuffle_verifies_and_any_changed_ciphertext_does_not(
+    size: int, seed: bytes, seat: int
+) -> None:
+    params = DeckParams(b"prop", 1, 10, 4, 1)
+    _, key = _key()
+    source = _random_deck(size, key)
+    out, proof = shuffle_step(params, seat, 1, seed, source, key)
+    assert verify_shuffle(params, seat, 1, key, source, out, proof)
+    j = seed[0] % size
+    nudged = Deck(out.a, (*out.c[:j], group.add(out.c[j], group.BASE), *out.c[j + 1 :]))
+    assert not verify_shuffle(params, seat, 1, key, source, nudged, proof)
+
+
+# ------------------------------------------------------------------------------ soundness
+def _statement() -> tuple[bytes, Deck, Deck, ShuffleProof]:
+    _, key = _key()
+    source = _random_deck(12, key)
+    out, proof = _honest(PARAMS, 1, source, key)
+    return key, source, out, proof
+
+
+def _replace(deck: Deck, j: int, a: bytes, c: bytes) -> Deck:
+    return Deck((*deck.a[:j], a, *deck.a[j + 1 :]), (*deck.c[:j], c, *deck.c[j + 1 :]))
+
+
+def test_output_that_is_not_a_permutation_and_re_encryption_is_refused() -> None:
+    key, source, out, proof = _statement()
+    r = random_scalar(os.urandom)
+    k = random_scalar(os.urandom)
+    copy = rerandomize(out.a[0], out.c[0], r, key)
+    fresh = (group.base_mul(r), group.add(card_points(65)[60], group.mul(r, key)))
+    cheats = {
+        "duplicated": _replace(out, 3, *copy),
+        "substituted": _replace(out, 3, *fresh),
+        "tagged": _replace(out, 3, group.mul(k, out.a[3]), group.mul(k, out.c[3])),
+        "two swapped": Deck(
+            (out.a[1], out.a[0], *out.a[2:]),
+            out.c,  # A parts swapped, C parts not
+        ),
+        "garbage": _replace(out, 3, out.a[3], group.add(out.c[3], group.BASE)),
+    }
+    for name, bad in cheats.items():
+        assert not verify_shuffle(PARAMS, 1, 1, key, source, bad, proof), name
+
+
+def test_a_proof_for_another_input_does_not_cover_this_one() -> None:
+    """The forged-last-shuffle attack: a genuine proof of a shuffle of ciphertexts the cheater
+    made itself says nothing about the real input."""
+    key, source, _, _ = _statement()
+    own_input = _random_deck(12, key)
+    out, proof = _honest(PARAMS, 1, own_input, key)
+    assert verify_shuffle(PARAMS, 1, 1, key, own_input, out, proof)
+    assert not verify_shuffle(PARAMS, 1, 1, key, source, out, proof)
+
+
+def test_the_proof_is_bound_to_its_context() -> None:
+    key, source, out, proof = _statement()
+    other = DeckParams(b"Q" * 32, 4, 65, 4, 14, frozenset({60}))
+    later = dataclasses.replace(PARAMS, round_no=5)
+    _, other_key = _key()
+    assert not verify_shuffle(other, 1, 1, key, source, out, proof)  # table
+    assert not verify_shuffle(later, 1, 1, key, source, out, proof)  # round
+    assert not verify_shuffle(PARAMS, 2, 1, key, source, out, proof)  # seat
+    assert not verify_shuffle(PARAMS, 1, 2, key, source, out, proof)  # pass
+    assert not verify_shuffle(PARAMS, 1, 1, other_key, source, out, proof)  # joint key
+
+
+@pytest.mark.parametrize("field", [f.name for f in dataclasses.fields(ShuffleProof)])
+def test_changing_any_field_of_the_proof_breaks_it(field: str) -> None:
+    key, source, out, proof = _statement()
+    value = getattr(proof, field)
+    point = group.base_mul(random_scalar(os.urandom))
+    scalar = random_scalar(os.urandom)
+    is_point = field in ("perm", "chain", "t_hat") or field.startswith("t")
+    item = point if is_point else scalar
+    changed = (item, *value[1:]) if isinstance(value, tuple) else item
+    bad = dataclasses.replace(proof, **{field: changed})
+    assert not verify_shuffle(PARAMS, 1, 1, key, source, out, bad)
+
+
+def test_wrong_lengths_are_refused_not_raised() -> None:
+    key, source, out, proof = _statement()
+    short = dataclasses.replace(proof, s_hat=proof.s_hat[:-1])
+    assert not verify_shuffle(PARAMS, 1, 1, key, source, out, short)
+    assert not verify_shuffle(PARAMS, 1, 1, key, source, out.head(11), proof)
+
+
+def test_identities_an_adversary_arranges_do_not_raise() -> None:
+    """c_i = h_i for every i makes c̄ the identity: the verifier must say no, not crash."""
+    key, source, out, proof = _statement()
+    _, gens = generators(len(source))
+    bad = dataclasses.replace(proof, perm=gens)
+    assert verify_shuffle(PARAMS, 1, 1, key, source, out, bad) is False
+
+
+def test_prove_shuffle_is_the_step_s_own_permutation_and_randomisers() -> None:
+    _, key = _key()
+    source = _random_deck(8, key)
+    seed = os.urandom(32)
+    out, proof = shuffle_step(PARAMS, 3, 1, seed, source, key)
+    perm = derive_permutation(PARAMS, 3, 1, seed, 8)
+    rs = derive_rerandomizers(PARAMS, 3, 1, seed, 8)
+    assert prove_shuffle(PARAMS, 3, 1, seed, key, source, out, perm, rs) == proof
+
+
+# ------------------------------------------------------------------------------ the wire form
+def test_a_shuffle_message_round_trips_and_refuses_bad_proof_shapes() -> None:
+    _, _, out, proof = _statement()
+    msg = ShuffleMsg(4, 1, out.a, out.c, proof)
+    body = msg.to_body()
+    assert list(body) == ["a", "c", "pass", "proof", "round"]
+    assert list(body["proof"]) == sorted(body["proof"])
+    assert parse_body("deck_shuffle", body) == msg
+    bad_top_bit = dict(body["proof"], t1=proof.t1[:31] + bytes([proof.t1[31] | 0x80]))
+    with pytest.raises(ValueError, match=r"proof\.t1"):
+        parse_body("deck_shuffle", dict(body, proof=bad_top_bit))
+    short = dict(body["proof"], sp=body["proof"]["sp"][:-1])
+    with pytest.raises(ValueError, match=r"proof\.sp"):
+        parse_body("deck_shuffle", dict(body, proof=short))
+
+
+# ------------------------------------------------------------------------------ test vector
+def vector_lines() -> list[str]:
+    """deck.md §7.2's vector, recomputed: every intermediate value of one small shuffle."""
+    params = DeckParams(b"druids-p2p shuffle vector", 7, 4, 2, 2)
+    x = hashlib.sha512(b"druids-p2p vector secret").digest()
+    secret = group.scalar_from_wide(x)
+    key = group.base_mul(secret)
+    seed = bytes(range(32))
+    seat = 0
+    source = public_encryptions(params, params.shuffled_cards(), key)
+    out, proof = shuffle_step(params, seat, 1, seed, source, key)
+    perm = derive_permutation(params, seat, 1, seed, len(source))
+    rs = derive_rerandomizers(params, seat, 1, seed, len(source))
+    chain_base, gens = generators(len(source))
+    body = ShuffleMsg(params.round_no, 1, out.a, out.c, proof).to_body()
+    lines = [
+        f"table_id = {params.table_id.hex()}",
+        f"round = {params.round_no}",
+        f"seat = {seat}",
+        "pass = 1",
+        f"x = {secret.hex()}",
+        f"H = {key.hex()}",
+        f"seed = {seed.hex()}",
+        f"h = {chain_base.hex()}",
+        *(f"h_{i} = {g.hex()}" for i, g in enumerate(gens)),
+        f"perm = {' '.join(str(p) for p in perm)}",
+        *(f"r'_{i} = {r.hex()}" for i, r in enumerate(rs)),
+        *(f"A'_{i} = {a.hex()}" for i, a in enumerate(out.a)),
+        *(f"C'_{i} = {c.hex()}" for i, c in enumerate(out.c)),
+        *(f"c_{i} = {c.hex()}" for i, c in enumerate(proof.perm)),
+        *(f"ĉ_{i} = {c.hex()}" for i, c in enumerate(proof.chain)),
+        *(f"{name} = {getattr(proof, name).hex()}" for name in ("t1", "t2", "t3", "t41", "t42")),
+        *(f"t̂_{i} = {t.hex()}" for i, t in enumerate(proof.t_hat)),
+        *(f"{name} = {getattr(proof, name).hex()}" for name in ("s1", "s2", "s3", "s4")),
+        *(f"ŝ_{i} = {s.hex()}" for i, s in enumerate(proof.s_hat)),
+        *(f"s'_{i} = {s.hex()}" for i, s in enumerate(proof.s_prime)),
+        f"body_sha256 = {hashlib.sha256(msgpack.packb(body)).hexdigest()}",
+    ]
+    assert verify_shuffle(params, seat, 1, key, source, out, proof)
+    return lines
+
+
+def test_deck_md_vector_is_what_the_code_computes() -> None:
+    text = DECK_MD.read_text(encoding="utf-8")
+    block = re.search(r"<!-- shuffle-vector -->\n```\n(.*?)```", text, re.S)
+    assert block is not None, "deck.md has no shuffle vector block"
+    assert block.group(1).splitlines() == vector_lines()
