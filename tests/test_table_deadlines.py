@@ -151,7 +151,14 @@ def blamed_everywhere(arena: Arena, culprit: int, words: str) -> None:
 # ==================================================================== (a) keepalives pay no debt
 @pytest.mark.parametrize(
     "msg_type",
-    [MsgType.DECK_KEY, MsgType.DECK_SALT, MsgType.DECK_SHARES, MsgType.DECK_REVEAL],
+    [
+        MsgType.DECK_KEY,
+        MsgType.DECK_SHUFFLE,
+        MsgType.DECK_SALT,
+        MsgType.DECK_SHARES,
+        MsgType.READY,
+        MsgType.DECK_REVEAL,
+    ],
 )
 def test_hellos_do_not_pay_an_owed_deck_message(tmp_path: Path, msg_type: MsgType) -> None:
     arena = clocked_arena(tmp_path, seed=50)

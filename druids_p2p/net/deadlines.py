@@ -85,7 +85,8 @@ def debts(machine: TableMachine, has_next: Callable[[bytes], bool]) -> list[Debt
     out: list[Debt] = []
     step = machine.step
     if step is not None and machine.aborted is None and not machine.finished:
-        what = "/".join(sorted(t.label for t in step.types))
+        # A step of one type names it; the ready step (ready, or an audit call) by its name.
+        what = next(iter(step.types)).label if len(step.types) == 1 else step.name
         human = step.name in ("move", "lead")
         token = machine.step_head + step.name.encode()
         for key in step.senders:
