@@ -30,6 +30,7 @@ from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
+from druids_p2p.net.deadlines import Deadlines, debts, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
     LOBBY_ID_SIZE,
@@ -98,6 +99,11 @@ class PeerConfig:
     budget_ms: float = 100.0
     away_after_s: float = 3.0
     gone_after_s: float = 300.0
+    """The move limit: how long a seat may take over a move (a person thinking) before it is
+    blamed as gone; also the longest any owed message is waited for."""
+    step_deadline_s: float = 30.0
+    """How long an automatic message (deck, seating, ready, a receipt) may be owed before its
+    seat is blamed for withholding it (``net/deadlines.py``)."""
     lobby_timeout_s: float = 600.0
     plugins_dirs: tuple[Path, ...] = ()
     emit: Callable[[dict[str, Any]], None] = field(default=lambda event: None)
@@ -106,6 +112,8 @@ class PeerConfig:
     """Plays this seat instead of ``player`` (the terminal UI plugs itself in here)."""
     approve_join: Approver | None = None
     """Asked about every joiner before the host seats it (admission.py); None seats everyone."""
+    clock: Callable[[], float] = field(default=time.monotonic)
+    """The seated table's clock (liveness, deadlines, grace periods): tests pass a fake one."""
 
 
 def lobby_table_id(lobby_id: bytes) -> bytes:
@@ -475,6 +483,11 @@ class TableRunner:
         self.machine = machine
         self.state = state
         self.player = player
+        self.clock = config.clock
+        self.deadlines = Deadlines(config.step_deadline_s, config.gone_after_s, config.away_after_s)
+        self.aborts: dict[bytes, Message] = {}
+        """Each peer's first abort, in arrival order: their debts are judged by that abort (one
+        that owes an automatic message when the grace period ends withheld it), not the clock."""
         self.last_heard: dict[bytes, float] = {}
         self.away: set[bytes] = set()
         self.bad_messages = 0
@@ -482,7 +495,7 @@ class TableRunner:
         self.latencies_ms: list[float] = []
         self.deal_started: float | None = None
         self.deal_ms: list[float] = []
-        self.last_progress = time.monotonic()
+        self.last_progress = self.clock()
         self.early: list[bytes] = []
         self.abort_claim: str | None = None
         self.last_keepalive = 0.0
@@ -546,7 +559,7 @@ class TableRunner:
         self.connect_all()
         if resume:
             self._ask_everyone_to_resend()
-        start = time.monotonic()
+        start = self.clock()
         for key in machine.list_keys:
             self.last_heard[key] = start
         try:
@@ -578,20 +591,21 @@ class TableRunner:
             self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
             self.deal_started = None
         if self._in_grace():
+            self._check_deadlines(self.clock())  # its own deadlines still run out meanwhile
             return
         if machine.my_turn:
             move = self.player.poll(machine)
             if move is not None:
                 self.move_sent_at = time.perf_counter()
                 self.broadcast(machine.play(move))
-                self.last_progress = time.monotonic()
+                self.last_progress = self.clock()
         self._emit_events()
         self._keepalive()
         self._check_liveness()
 
     def _keepalive(self) -> None:
         """A signed hello about once a second, so silence means a peer is gone, not thinking."""
-        now = time.monotonic()
+        now = self.clock()
         if now - self.last_keepalive < KEEPALIVE_S:
             return
         self.last_keepalive = now
@@ -612,7 +626,7 @@ class TableRunner:
         if msg.table_id != machine.table_id or msg.sender not in machine.pending:
             self._drop("dropped a message from outside this table")
             return
-        now = time.monotonic()
+        now = self.clock()
         self._heard(msg.sender, now)
         if msg.type is MsgType.HELLO:
             return  # a keepalive: hearing it is all it is for
@@ -684,7 +698,7 @@ class TableRunner:
         except WireError as exc:
             self._drop(f"dropped a bad receipt: {exc}")
             return
-        self._heard(link, time.monotonic())
+        self._heard(link, self.clock())
         if self.divergence is not None:
             return
         try:
@@ -737,7 +751,7 @@ class TableRunner:
     def _check_liveness(self) -> None:
         machine = self.machine
         step = machine.step
-        now = time.monotonic()
+        now = self.clock()
         if step is None:
             return
         waiting = [k for k in step.senders if k != machine.me and not self._has_next(k)]
@@ -753,12 +767,7 @@ class TableRunner:
                 self.config.emit(
                     {"event": "away", "name": machine.names[key], "seconds": round(silent, 1)}
                 )
-            if silent > self.config.gone_after_s:
-                raise TableFault(
-                    f"{machine.names[key]} was gone for {silent:.0f} s (limit "
-                    f"{self.config.gone_after_s:.0f} s): the game ends unfinished",
-                    machine.seat_of(key),
-                )
+        self._check_deadlines(now)
         if waiting and now - self.last_progress > NUDGE_AFTER_S:
             # Something may have been lost while a peer restarted: ask again and resend ours.
             self.last_progress = now
@@ -771,6 +780,16 @@ class TableRunner:
                 self.mesh.send(key, req)
                 if key in unacked and machine.last_move is not None:
                     self.mesh.send(key, machine.last_move.raw)  # a duplicate: receipt again
+
+    def _check_deadlines(self, now: float) -> None:
+        """Blame the seat whose owed message is past its deadline (``net/deadlines.py``): only
+        that message pays the debt; a keepalive or any other message does not."""
+        machine = self.machine
+        self.deadlines.update(debts(machine, self._has_next), now)
+        late = self.deadlines.check(now, self.last_heard, self.aborts)
+        if late is not None:
+            key = late.debt.key
+            raise TableFault(late.reason(who(machine, key)), machine.seat_of(key))
 
     def _progress_mark(self) -> tuple[int, int]:
         """Changes when a message was new to this peer: appended, or held for a later step.
@@ -792,8 +811,19 @@ class TableRunner:
         # peer keeps checking what it has for a short while, so that if the claim is true its
         # own checks (on the same canonical messages) find the fault and blame with evidence.
         self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
-        self.abort_claim_deadline = time.monotonic() + ABORT_GRACE_S
+        now = self.clock()
+        self.aborts.setdefault(msg.sender, msg)
+        self.abort_claim_deadline = now + ABORT_GRACE_S
         machine.check_everything_held()  # raises, blaming with evidence, if the claim is ours too
+        self.deadlines.update(debts(machine, self._has_next), now)
+        blamed = msg.body.get("seat")
+        keys = machine.order or machine.list_keys
+        if isinstance(blamed, int) and 0 <= blamed < len(keys) and keys[blamed] != msg.sender:
+            # The claim may be a deadline this peer has not reached yet (clocks started a few
+            # milliseconds apart): check on until that seat's own debts here fall due.
+            due = [t for _, t in self.deadlines.automatic(keys[blamed])]
+            if due:
+                self.abort_claim_deadline = max(self.abort_claim_deadline, max(due) + 0.5)
 
     def _seek_proof(self, fault: TableFault) -> bool:
         """A peer's receipt names another message than ours after a head we share: somebody
@@ -805,7 +835,7 @@ class TableRunner:
         req = self._control(MsgType.RESEND, {"head": fault.prev}, chain=False)
         self.mesh.send(fault.acker, req)
         self.divergence = fault
-        self.divergence_deadline = time.monotonic() + ABORT_GRACE_S
+        self.divergence_deadline = self.clock() + ABORT_GRACE_S
         return True
 
     def _in_grace(self) -> bool:
@@ -815,7 +845,7 @@ class TableRunner:
             self._claim_expired()
             return True
         if self.divergence is not None:
-            if time.monotonic() > self.divergence_deadline:
+            if self.clock() > self.divergence_deadline:
                 raise self.divergence  # no proof came: stop, blaming nobody
             return True
         return False
@@ -825,9 +855,21 @@ class TableRunner:
         fault, so this peer signs and records its own abort saying why it stopped."""
         if self.machine.aborted is not None:
             self.abort_claim = None  # our own checks found the fault (and its culprit) first
-        elif self.abort_claim is not None and time.monotonic() > self.abort_claim_deadline:
+        elif self.abort_claim is not None and self.clock() > self.abort_claim_deadline:
             claim, self.abort_claim = self.abort_claim, None
             self.machine.check_everything_held()  # what came in during the grace, checked now
+            self.deadlines.update(debts(self.machine, self._has_next), self.clock())
+            for sender, abort in self.aborts.items():
+                # It stopped instead of sending what it owes (a reveal, shares...), and our own
+                # checks did not confirm its claim: it is blamed as withholding.
+                owed = self.deadlines.unexcused(sender)
+                if owed:
+                    raise TableFault(
+                        f"{who(self.machine, sender)} withheld {owed[0].what} after its "
+                        f"abort ({abort.body['reason'][:80]})",
+                        self.machine.seat_of(sender),
+                        (abort.raw,),
+                    )
             raise TableFault(claim, None)
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
@@ -844,6 +886,11 @@ class TableRunner:
         for _, own in sorted(machine.pending[machine.me].items()):
             with contextlib.suppress(WireError):
                 machine.transcript.append(own)
+        for raw in fault.evidence:  # a blamed peer's own abort, in its place in its chain
+            with contextlib.suppress(WireError):
+                msg = decode(raw)
+                if msg.type is MsgType.ABORT and msg.sender != machine.me:
+                    machine.transcript.append(msg)
         raw = self._control(MsgType.ABORT, body, chain=True)
         try:
             machine.transcript.append(raw)

@@ -145,6 +145,8 @@ BODIES: dict[MsgType, Schema] = {
         {"round": ROUND, "move": TOKEN},
         optional={"open": OPENING},
     ),
+    # After the deal: every seat's "my hand is known", the Gaia holder's with its Gaia opening.
+    MsgType.READY: Struct({"round": ROUND}, optional={"open": OPENING}),
     # Not unique: a hand may hold both Mistletoes (or both Sickles), which share a token.
     MsgType.ROUND_REVEAL: Struct({"round": ROUND, "hand": List(TOKEN, 0, 32)}),
     # MsgType.ACK has no body: it is never a signed message, only a receipt (wire/receipt.py).
