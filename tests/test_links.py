@@ -1,0 +1,312 @@
+"""Links come from each peer's own word: attacks on the seat list, the endpoints, the inbox gate and
+``resend``, against real table machines, a real TableRunner and real ZeroMQ sockets (loopback).
+
+* A host that lists, for a joiner, a CURVE key or endpoint of its own is blamed from its seat
+  message alone (the joiner's own signed join, which the seat message must quote, says otherwise),
+  before anything is sent over the false link; a joiner whose confirmation contradicts its own join
+  is blamed itself (it cannot frame the host).
+* Endpoints are ``tcp://`` on the table's network only, in a join, a seat message and a
+  confirmation.
+* A connection made while the inbox gate was open delivers nothing once it has closed, and is
+  not kept.
+* ``resend`` answers are bounded and rate-limited per requesting seat (a fake clock drives it).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+from table_harness import LocalTable
+from zmq.utils.monitor import recv_monitor_message
+
+from druids_p2p.engine import GameOptions
+from druids_p2p.net.endpoints import EndpointError, TableNetwork, parse_endpoint
+from druids_p2p.net.mesh import Inbound, Mesh
+from druids_p2p.net.peer import HostSpec, Lobby, PeerConfig, Player, TableRunner, TableState
+from druids_p2p.net.resend import RESEND_BURST, RESEND_MAX_MESSAGES, RESEND_PER_S, ResendLimiter
+from druids_p2p.net.seating import make_join, make_seat_message
+from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode
+
+LOOPBACK = TableNetwork.of_address("127.0.0.1")
+
+
+# ==================================================================== the seat list
+def _reseat(table: LocalTable, seats: list[Any], joins: list[bytes] | None) -> None:
+    """Found ``table`` again on another seat message from its host (same seats and keys)."""
+    options = table.machines[0].options
+    table.seat_raw = make_seat_message(table.ids[0], seats, options, joins=joins)
+    table.seat_msg = decode(table.seat_raw)
+    table.machines = [table._machine(k) for k in range(len(table.ids))]
+
+
+def _start_all(table: LocalTable) -> dict[int, TableFault]:
+    """Every machine starts and hears every other's confirmation; what each one stops on. A
+    machine that stops on its own confirmation still sends it (as ``TableRunner._abort`` does:
+    its own messages go out before its abort)."""
+    faults: dict[int, TableFault] = {}
+    sent: dict[int, list[bytes]] = {}
+    for k, machine in enumerate(table.machines):
+        try:
+            sent[k] = machine.start()
+        except TableFault as fault:
+            faults[k] = fault
+            sent[k] = [msg.raw for _, msg in sorted(machine.pending[machine.me].items())]
+    for k, machine in enumerate(table.machines):
+        for j, raws in sent.items():
+            for raw in raws if j != k and k not in faults else []:
+                try:
+                    machine.receive(decode(raw))
+                except TableFault as fault:
+                    faults[k] = fault
+                    break
+    return faults
+
+
+@pytest.mark.parametrize("quote_joins", [True, False])
+def test_a_host_listing_its_own_key_for_a_joiner_is_blamed_by_every_peer(
+    quote_joins: bool,
+) -> None:
+    """The host lists a CURVE key and inbox of its own for joiner 1 (with joiner 1's real join
+    quoted, or no joins at all): every peer, the joiner too, blames the host (list index 0) from
+    the signed seat message alone, before a single message goes over the false link."""
+    table = LocalTable(players=3)
+    decoy = Mesh("127.0.0.1")  # the host's own second inbox, listed as joiner 1's
+    try:
+        seats = list(table.seats)
+        key, name, _, _ = seats[1]
+        seats[1] = (key, name, decoy.endpoint, decoy.curve_public_raw)
+        _reseat(table, seats, table.joins[1:] if quote_joins else None)
+        faults = _start_all(table)
+    finally:
+        decoy.close()
+    assert sorted(faults) == [0, 1, 2]
+    for fault in faults.values():
+        assert fault.seat == 0, fault.reason
+        assert fault.evidence == (table.seat_raw,)
+        assert "seat message is refused" in fault.reason
+
+
+def test_a_joiner_contradicting_its_own_join_is_blamed_not_the_host() -> None:
+    """Joiner 2 joins with one inbox and confirms another: the seat message quotes its join, so
+    its confirmation convicts it (it cannot get the host blamed by changing its word)."""
+    table = LocalTable(players=3)
+    key, _, _, curve = table.seats[2]
+    table.machines[2] = TableMachine(
+        table.ids[2], table.seat_msg, table.secrets[2], "tcp://127.0.0.1:7999", curve
+    )
+    faults = _start_all(table)
+    assert faults[0].seat == faults[1].seat == 2
+    assert faults[0].evidence[0] == table.seat_raw
+    assert decode(faults[0].evidence[1]).sender == key
+    assert "its own signed join does not" in faults[0].reason
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "ipc:///tmp/druids-evil",
+        "inproc://druids",
+        "tcp://10.1.2.3:5000",  # another network than the table's (loopback); never connected to
+        "tcp://localhost:5000",  # a name, which DNS would decide
+        "tcp://127.255.255.255:5000",
+    ],
+)
+def test_a_confirmation_naming_an_endpoint_off_the_table_network_is_blamed(endpoint: str) -> None:
+    """Joiner 1 joined and confirms with that endpoint (so the seat message lists it): the
+    others refuse its confirmation, blaming it, with the reason."""
+    table = LocalTable(players=3)
+    seats = list(table.seats)
+    key, name, _, curve = seats[1]
+    seats[1] = (key, name, endpoint, curve)
+    offer = decode(table.joins[1]).table_id
+    joins = [make_join(table.ids[1], offer, endpoint, curve), table.joins[2]]
+    _reseat(table, seats, joins)
+    table.machines[1] = TableMachine(
+        table.ids[1], table.seat_msg, table.secrets[1], endpoint, curve, None, LOOPBACK
+    )
+    faults = _start_all(table)
+    for k in (0, 2):
+        assert faults[k].seat == 1
+        assert "seat confirmation is refused" in faults[k].reason
+        assert repr(endpoint) in faults[k].reason
+
+
+def test_endpoint_rules() -> None:
+    assert parse_endpoint("tcp://127.0.0.1:4000") == (ipaddress.IPv4Address("127.0.0.1"), 4000)
+    for bad in ("tcp://127.0.0.1", "tcp://127.0.0.1:0", "tcp://127.0.0.1:070", "udp://1.2.3.4:5"):
+        with pytest.raises(EndpointError):
+            parse_endpoint(bad)
+    assert LOOPBACK.refusal("tcp://127.3.4.5:4000") is None
+    lan = TableNetwork(ipaddress.IPv4Network("10.77.0.0/24"))
+    assert lan.refusal("tcp://10.77.0.9:4000") is None
+    assert "not on this table's network" in str(lan.refusal("tcp://10.77.1.9:4000"))
+    assert "not on this table's network" in str(lan.refusal("tcp://127.0.0.1:4000"))
+    assert "broadcast" in str(lan.refusal("tcp://10.77.0.255:4000"))
+    with pytest.raises(EndpointError):
+        TableNetwork.of_address("0.0.0.0")
+
+
+# ==================================================================== a join to a real lobby
+def _lobby(tmp_path: Path) -> tuple[Lobby, Mesh]:
+    host = Identity.generate("host")
+    mesh = Mesh("127.0.0.1", routing_id=host.public_key)
+    config = PeerConfig(home=tmp_path, identity=host, announce=False)
+    return Lobby(config, mesh, HostSpec("t", GameOptions(players=3))), mesh
+
+
+@pytest.mark.parametrize("endpoint", ["ipc:///tmp/druids-evil", "tcp://10.1.2.3:5000"])
+def test_a_join_naming_an_endpoint_off_the_table_network_is_refused(
+    tmp_path: Path, endpoint: str
+) -> None:
+    """Over real sockets: the host answers the join with an abort naming the reason and does
+    not seat it (nothing ever connects to the endpoint: the host connects only once seated)."""
+    lobby, host_mesh = _lobby(tmp_path)
+    joiner = Identity.generate("joiner")
+    mesh = Mesh("127.0.0.1", routing_id=joiner.public_key)
+    try:
+        mesh.connect(b"host", host_mesh.endpoint, host_mesh.curve_public_raw)
+        mesh.watch_dealer(b"host")
+        mesh.send(b"host", make_join(joiner, lobby.table_id, endpoint, mesh.curve_public_raw))
+        answer: Inbound | None = None
+        for _ in range(200):  # bounded: the host answers within a few polls
+            for inbound in host_mesh.poll(20):
+                lobby._on_join(inbound.routing_id, inbound.payload)
+            replies = mesh.poll(20)
+            if replies:
+                answer = replies[0]
+                break
+        assert answer is not None, "the host never answered"
+        reply = decode(answer.payload)
+        assert reply.type is MsgType.ABORT and reply.table_id == lobby.table_id
+        assert "join refused" in reply.body["reason"] and repr(endpoint) in reply.body["reason"]
+        assert [s[0] for s in lobby.seats] == [lobby.identity.public_key]
+    finally:
+        lobby.close()
+        mesh.close()
+        host_mesh.close()
+
+
+# ==================================================================== the inbox gate
+def _frames_until(inbox: Mesh, marker: bytes, also: Any = None) -> list[bytes]:
+    """Everything the inbox delivers until ``marker`` arrives and ``also()`` holds (bounded)."""
+    seen: list[bytes] = []
+    for _ in range(300):
+        seen += [i.payload for i in inbox.poll(20)]
+        if marker in seen and (also is None or also()):
+            return seen
+    raise AssertionError(f"{marker!r} never arrived (saw {seen!r})")
+
+
+def test_a_connection_made_before_the_gate_closed_delivers_nothing_after() -> None:
+    """A stranger connects while the gate is open (before seating) and sends; the gate closes to
+    the seated key: nothing the stranger sends from then on is delivered, its connection is
+    dropped and its reconnection refused, while the seated peer's link comes back."""
+    inbox = Mesh("127.0.0.1", routing_id=b"inbox")
+    seated = Mesh("127.0.0.1", routing_id=b"seated")
+    stranger = Mesh("127.0.0.1", routing_id=b"stranger")
+    try:
+        for peer in (seated, stranger):
+            peer.connect(b"inbox", inbox.endpoint, inbox.curve_public_raw)
+        monitor = stranger.peers[b"inbox"].get_monitor_socket()
+        events: list[int] = []
+
+        def refused() -> bool:
+            while monitor.poll(0):
+                events.append(recv_monitor_message(monitor)["event"])
+            return zmq.EVENT_HANDSHAKE_FAILED_AUTH in events
+
+        stranger.send(b"inbox", b"before")
+        assert b"before" in _frames_until(inbox, b"before")  # the gate was open
+        inbox.close_gate([seated.curve_public_raw])
+        for n in range(3):
+            stranger.send(b"inbox", b"after %d" % n)
+        seen: list[bytes] = []
+        for n in range(50):  # the seated peer reconnects; a message sent meanwhile may be lost
+            seated.send(b"inbox", b"seated %d" % n)
+            try:
+                seen += _frames_until(inbox, b"seated %d" % n, refused)
+                break
+            except AssertionError:
+                continue
+        assert refused(), events
+        assert zmq.EVENT_DISCONNECTED in events
+        assert not [f for f in seen if f.startswith(b"after")], seen
+        stranger.send(b"inbox", b"late")
+        seated.send(b"inbox", b"marker")
+        assert b"late" not in _frames_until(inbox, b"marker")
+        stranger.peers[b"inbox"].disable_monitor()
+        monitor.close(linger=0)
+    finally:
+        for mesh in (inbox, seated, stranger):
+            mesh.close()
+
+
+# ==================================================================== resend
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_resend_flood_is_answered_bounded_and_rate_limited(tmp_path: Path) -> None:
+    """A seated peer asks for the whole transcript 50 times at once: a real TableRunner answers
+    the first RESEND_BURST requests with RESEND_MAX_MESSAGES frames each and drops the rest; a
+    second later it answers RESEND_PER_S more."""
+    table = LocalTable(players=3, rounds=3, seed=1)
+    table.run()
+    machine = table.machines[0]
+    assert len(machine.transcript.messages) > RESEND_MAX_MESSAGES + 1
+    asker = table.ids[1]
+    runner_mesh = Mesh("127.0.0.1", routing_id=table.ids[0].public_key)
+    receiver = Mesh("127.0.0.1", routing_id=asker.public_key)
+    clock = FakeClock()
+    try:
+        runner_mesh.connect(asker.public_key, receiver.endpoint, receiver.curve_public_raw)
+        config = PeerConfig(home=tmp_path, identity=table.ids[0])
+        runner = TableRunner(config, runner_mesh, machine, TableState(tmp_path / "t"), Player())
+        runner.resend_limiter = ResendLimiter(clock=clock)
+        request = encode(
+            asker,
+            MsgType.RESEND,
+            table_id=machine.table_id,
+            seq=0,
+            prev=ZERO_HASH,
+            head=ZERO_HASH,
+            body={"head": machine.heads[1]},
+        )
+
+        def flood(times: int, marker: bytes) -> int:
+            for _ in range(times):
+                runner._on_message(request, asker.public_key)
+            runner_mesh.send(asker.public_key, marker)  # one link keeps its order
+            frames = _frames_until(receiver, marker)
+            return len(frames) - 1
+
+        assert flood(50, b"end 1") == RESEND_BURST * RESEND_MAX_MESSAGES
+        clock.now += 1.0
+        assert flood(50, b"end 2") == int(RESEND_PER_S) * RESEND_MAX_MESSAGES
+        assert runner.resend_limiter.refused == 100 - RESEND_BURST - int(RESEND_PER_S)
+        assert runner.bad_messages == 0  # asking too often is no fault, only unanswered
+    finally:
+        runner_mesh.close()
+        receiver.close()
+
+
+def test_the_rate_limit_refills_and_is_per_peer() -> None:
+    clock = FakeClock()
+    limiter = ResendLimiter(burst=2, per_s=1.0, clock=clock)
+    assert [limiter.allow(b"a") for _ in range(3)] == [True, True, False]
+    assert limiter.allow(b"b")  # another peer has its own bucket
+    clock.now += 0.5
+    assert not limiter.allow(b"a")
+    clock.now += 0.5
+    assert limiter.allow(b"a") and not limiter.allow(b"a")
+    clock.now += 100.0
+    assert [limiter.allow(b"a") for _ in range(3)] == [True, True, False]  # capped at the burst
