@@ -24,6 +24,7 @@ from table_harness import LocalTable
 from zmq.utils.monitor import recv_monitor_message
 
 from druids_p2p.engine import GameOptions
+from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.endpoints import EndpointError, TableNetwork, parse_endpoint
 from druids_p2p.net.mesh import Inbound, Mesh
 from druids_p2p.net.peer import HostSpec, Lobby, PeerConfig, Player, TableRunner, TableState
@@ -310,3 +311,36 @@ def test_the_rate_limit_refills_and_is_per_peer() -> None:
     assert limiter.allow(b"a") and not limiter.allow(b"a")
     clock.now += 100.0
     assert [limiter.allow(b"a") for _ in range(3)] == [True, True, False]  # capped at the burst
+
+
+# ==================================================================== druids audit
+def test_audit_blames_the_host_for_a_seat_list_that_is_not_the_seats_word() -> None:
+    """What an honest peer records when it stops on a substituted seat list (the seat message,
+    its own confirmation, its abort): the audit names the host, at the seat message."""
+    table = LocalTable(players=3)
+    seats = list(table.seats)
+    key, name, _, _ = seats[2]
+    seats[2] = (key, name, "tcp://127.0.0.1:7999", bytes(32))
+    _reseat(table, seats, table.joins[1:])
+    machine = table.machines[1]
+    with pytest.raises(TableFault):
+        machine.start()
+    own = [msg.raw for _, msg in sorted(machine.pending[machine.me].items())]
+    report = audit_messages([table.seat_raw, *own])
+    assert report.problem is not None
+    assert report.problem.message_index == 0 and report.problem.seat == 0, report.problem
+    assert "own signed join does not say" in report.problem.error
+
+
+def test_audit_blames_a_confirmation_that_contradicts_its_signers_join() -> None:
+    table = LocalTable(players=3)
+    _, _, _, curve = table.seats[2]
+    liar = TableMachine(
+        table.ids[2], table.seat_msg, table.secrets[2], "tcp://127.0.0.1:7999", curve
+    )
+    with pytest.raises(TableFault):
+        liar.start()  # it checks its own confirmation too
+    (confirm,) = liar.pending[liar.me].values()
+    report = audit_messages([table.seat_raw, confirm.raw])
+    assert report.problem is not None
+    assert report.problem.message_index == 1 and report.problem.seat == 2, report.problem

@@ -284,7 +284,15 @@ class TableMachine:
         """Send this peer's seat confirmation (idempotent: the same bytes every time).
 
         Raises :class:`TableFault` blaming the host when its seat message lists for a seat an
-        address that is not that seat's own signed word (``seating.seat_list_fault``)."""
+        address that is not that seat's own signed word (``seating.seat_list_fault``): this
+        peer's confirmation is then made (pending, for the record and the others to see) but
+        nothing is appended."""
+        first = 1 if self.seat_message.sender == self.me else 0
+        if self.chain.seq > first or self.transcript.next_seq(self.me) > first:
+            return self.resend_own()
+        commit = hashlib.sha256(self.secret.seat_nonce()).digest()
+        body: dict[str, object] = {"commit": commit, "curve": self.curve, "endpoint": self.endpoint}
+        self._send_own(MsgType.SEAT_CONFIRM, body)
         if self.seat_fault is not None:
             host = self.seat_message.sender
             raise TableFault(
@@ -292,12 +300,6 @@ class TableMachine:
                 self.seat_of(host),
                 (self.seat_message.raw,),
             )
-        first = 1 if self.seat_message.sender == self.me else 0
-        if self.chain.seq > first or self.transcript.next_seq(self.me) > first:
-            return self.resend_own()
-        commit = hashlib.sha256(self.secret.seat_nonce()).digest()
-        body: dict[str, object] = {"commit": commit, "curve": self.curve, "endpoint": self.endpoint}
-        self._send_own(MsgType.SEAT_CONFIRM, body)
         self._pump()
         self.check_deferred()  # a replayed record's openings are proven before going on
         return self._drain()
