@@ -2,9 +2,9 @@
 
 Each peer binds one ROUTER inbox and keeps one DEALER per other peer, connected to that peer's
 inbox with the peer's routing id set to our Ed25519 public key. All links are CURVE-encrypted and
-authenticated; a ZAP handler admits only CURVE keys that a signed message bound to a seat (or, in
-the lobby, anyone who wants to ask for a seat), so once a table is seated a stranger cannot even
-connect. Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum
+authenticated; a ZAP handler admits anyone until the seats' own signed confirmations are in (the
+lobby, and the seating), then only their CURVE keys (``Mesh.close_gate``, which also drops any
+connection a stranger made before), so once a table is seated a stranger cannot even connect. Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum
 message size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or accept
 any size.
 """

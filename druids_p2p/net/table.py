@@ -264,21 +264,6 @@ class TableMachine:
             return None
         return self.game.view(seat)
 
-    def seat_info(self) -> list[dict[str, object]]:
-        """Every seated peer's endpoint and CURVE key, from its own signed confirmation."""
-        out = []
-        for key in self.list_keys:
-            confirm = self.seating.confirms.get(key)
-            out.append(
-                {
-                    "key": key,
-                    "name": self.names[key],
-                    "endpoint": None if confirm is None else confirm.body["endpoint"],
-                    "curve": None if confirm is None else confirm.body["curve"],
-                }
-            )
-        return out
-
     # ================================================================ driving
     def start(self) -> list[bytes]:
         """Send this peer's seat confirmation (idempotent: the same bytes every time).
