@@ -229,6 +229,7 @@ def test_a_connection_made_before_the_gate_closed_delivers_nothing_after() -> No
         stranger.send(b"inbox", b"before")
         assert b"before" in _frames_until(inbox, b"before")  # the gate was open
         inbox.close_gate([seated.curve_public_raw])
+        assert inbox.rebinds == 1
         for n in range(3):
             stranger.send(b"inbox", b"after %d" % n)
         seen: list[bytes] = []
@@ -392,6 +393,7 @@ def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None
         for link in links:
             assert link.settled and link.key_of_link == confirmed
             assert not link.mesh.gate.open
+            assert link.mesh.rebinds == 0  # nobody else had connected: no link was dropped
         stranger.connect(b"p0", meshes[0].endpoint, meshes[0].curve_public_raw)
         monitor = stranger.peers[b"p0"].get_monitor_socket()
         events: list[int] = []

@@ -4,9 +4,9 @@ Each peer binds one ROUTER inbox and keeps one DEALER per other peer, connected 
 inbox with the peer's routing id set to our Ed25519 public key. All links are CURVE-encrypted and
 authenticated; a ZAP handler admits anyone until the seats' own signed confirmations are in (the
 lobby, and the seating), then only their CURVE keys (``Mesh.close_gate``, which also drops any
-connection a stranger made before), so once a table is seated a stranger cannot even connect. Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum
-message size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or accept
-any size.
+connection a stranger made before), so once a table is seated a stranger cannot even connect.
+Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum message
+size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or accept any size.
 """
 
 from __future__ import annotations
@@ -150,6 +150,8 @@ class Mesh:
         self._link_keys: dict[str, bytes] = {}
         """Z85 User-Id -> raw CURVE key: a table has a handful of links, and Z85 costs ~20 µs."""
         self._targets: dict[bytes, tuple[str, bytes]] = {}
+        self.rebinds = 0
+        """Times :meth:`close_gate` rebound the inbox to drop a stranger's connection."""
 
     @property
     def curve_public_raw(self) -> bytes:
@@ -283,6 +285,7 @@ class Mesh:
         if not self.gate.close_to_strangers(raw_keys):
             return
         log.info("dropping the inbox's connections: a key not at the table had connected")
+        self.rebinds += 1
         self.inbox.unbind(self._bound)
         for attempt in range(REBIND_TRIES):
             try:
