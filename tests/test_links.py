@@ -28,10 +28,20 @@ from zmq.utils.monitor import recv_monitor_message
 from druids_p2p.engine import GameOptions
 from druids_p2p.net import peer as peer_module
 from druids_p2p.net.audit import audit_messages
+from druids_p2p.net.discovery import LOBBY_ID_SIZE, TableInfo, encode_beacon
 from druids_p2p.net.endpoints import EndpointError, TableNetwork, parse_endpoint
 from druids_p2p.net.links import Links
 from druids_p2p.net.mesh import Inbound, Mesh
-from druids_p2p.net.peer import HostSpec, Lobby, PeerConfig, Player, TableRunner, TableState
+from druids_p2p.net.peer import (
+    HostSpec,
+    Lobby,
+    PeerConfig,
+    PeerError,
+    Player,
+    TableRunner,
+    TableState,
+    join_table,
+)
 from druids_p2p.net.resend import RESEND_BURST, RESEND_MAX_MESSAGES, RESEND_PER_S, ResendLimiter
 from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
@@ -471,3 +481,27 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
     finally:
         mesh_a.close()
         mesh_b.close()
+
+
+def test_a_beacon_naming_an_endpoint_off_the_table_network_is_refused(tmp_path: Path) -> None:
+    """``druids join NAME`` joins with a heard beacon directly: one naming an inbox off the
+    table's network is refused before anything connects to it. (Beacons already carry only
+    ``tcp://IPv4:port``. The table's network is narrowed to 127.0.0.0/24 here so that the
+    foreign address, 127.1.2.3, is still on loopback should the check ever be lost.)"""
+    endpoint = "tcp://127.1.2.3:5000"
+    host = Identity.generate("host")
+    info = TableInfo(
+        name="t", endpoint=endpoint, curve_key=bytes(32), players=3, variant=False, rounds=1
+    )
+    beacon = encode_beacon(host, info, bytes(LOBBY_ID_SIZE), 1)
+    joiner = Identity.generate("joiner")
+    mesh = Mesh("127.0.0.1", routing_id=joiner.public_key)
+    mesh.network = TableNetwork(ipaddress.IPv4Network("127.0.0.0/24"))
+    try:
+        config = PeerConfig(home=tmp_path, identity=joiner)
+        with pytest.raises(PeerError, match="announcement is refused") as refused:
+            join_table(config, mesh, beacon)
+        assert repr(endpoint) in str(refused.value) and "127.0.0.0/24" in str(refused.value)
+        assert not mesh.peers  # no DEALER was opened
+    finally:
+        mesh.close()
