@@ -364,9 +364,9 @@ def test_audit_blames_a_confirmation_that_contradicts_its_signers_join() -> None
 
 # ==================================================================== links from confirmations
 def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None:
-    """Three real machines and meshes: before every confirmation is in, nothing is booked to
-    anybody and the gate is open; once they are, each peer's receipt map is exactly the
-    confirmed CURVE keys and the gate refuses a stranger's handshake."""
+    """Three real machines and meshes: at the start the gate closes to the listed keys (the
+    seats' own joins) but nothing is booked to anybody; once every confirmation is in, each
+    peer's receipt map is exactly the confirmed CURVE keys and the gate refuses a stranger."""
     ids = [Identity.generate(f"p{k}") for k in range(3)]
     meshes = [Mesh("127.0.0.1", routing_id=i.public_key) for i in ids]
     stranger = Mesh("127.0.0.1", routing_id=b"stranger")
@@ -385,9 +385,10 @@ def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None
         links = [Links(m, machine) for m, machine in zip(meshes, machines, strict=True)]
         for link in links:
             link.start()
-        assert all(
-            not link.settled and not link.key_of_link and link.mesh.gate.open for link in links
-        )
+        listed = {m.curve_public_raw for m in meshes}
+        for link in links:  # the list is every seat's own word: the gate closes to it at once
+            assert not link.settled and not link.key_of_link  # but nothing is booked yet
+            assert not link.mesh.gate.open and link.mesh.gate.allowed_raw == listed
         for mesh, machine in zip(meshes, machines, strict=True):
             for raw in machine.start():
                 mesh.broadcast(raw)

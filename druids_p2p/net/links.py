@@ -1,21 +1,21 @@
 """A seated peer's links to the other seats, from each peer's own signed word.
 
-The host's seat message lists an endpoint and a CURVE key for every seat, but that is the host's
-claim about the others. What decides where a seat is reached, which CURVE keys the inbox admits,
-and which link an unsigned receipt is booked to, is each peer's own signed ``seat_confirm``. A
-seat message that lists for a seat anything else than that seat's own confirmation is a fault of
-the host, with both signed messages as evidence (``seating.confirm_contradiction``, checked by the
-table machine as each confirmation arrives).
+The host's seat message lists an endpoint and a CURVE key for every seat, but the host is only
+allowed to repeat there what each seat said itself. What decides where a seat is reached, which
+CURVE keys the inbox admits, and which link an unsigned receipt is booked to, is each peer's own
+signed ``seat_confirm``, checked by the table machine against the seat list as it arrives (a
+confirmation that contradicts its signer's own quoted join blames that signer).
 
 Ordering: nobody can be reached at its confirmed address before its confirmation is in, and the
-confirmations are what must travel first. So, before they are all in, a peer opens a DEALER to
-every seat at the address the seat message lists and sends over it only what the seating needs
-(its own confirmation, keepalives, resend requests: all signed, all public), books nothing to
-anybody through it, and keeps its inbox gate open, so that a peer the seat message misplaces
-still delivers its own confirmation (which convicts the host). In an honest table those DEALERs
-are exactly the confirmed ones, so the table starts as fast as before. Once every confirmation is
-in (each one checked against the seat message), the DEALERs, the gate and the receipt map are
-set from them, and any connection from a key not at the table is dropped (``Mesh.close_gate``).
+confirmations are what must travel first. But the seat message quotes every joiner's own signed
+join and must list exactly what it says (``seating.seat_list_fault``, checked by every peer before
+it sends anything; the host's own entry is the host's word): a seat list that passes is already
+every seat's own word. So a peer opens its DEALERs at the listed addresses and closes its inbox
+gate to the listed keys at once (dropping any connection a stranger made in the lobby), sends its
+confirmation, and books nothing to anybody until every confirmation is in; each is checked against
+the list (a contradiction blames its signer). Then the DEALERs, the gate and the receipt map are
+set from the confirmations: the same addresses in any table that got this far, so the table
+starts as fast as before, with no extra round trip.
 """
 
 from __future__ import annotations
@@ -41,8 +41,9 @@ class Links:
         """True once the links come from every seat's confirmation and the gate is closed."""
 
     def start(self) -> None:
-        """Open the seating DEALERs (at the seat message's addresses) or, when every confirmation
-        is already known (a restarted peer's record), the table's links at once."""
+        """Open the DEALERs at the listed addresses and close the gate to the listed keys (when
+        the list is the seats' own word; else the table stops on it anyway), or, when every
+        confirmation is already known (a restarted peer's record), set the links from them."""
         machine = self.machine
         body = machine.seat_message.body
         if "endpoints" not in body or "curves" not in body:
@@ -51,6 +52,8 @@ class Links:
         for key, endpoint, curve in listed:
             if key != machine.me:
                 self.mesh.connect(key, endpoint, curve)
+        if machine.seat_fault is None:
+            self.mesh.close_gate(body["curves"])
         self.update()
 
     def update(self) -> bool:

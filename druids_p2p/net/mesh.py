@@ -2,9 +2,9 @@
 
 Each peer binds one ROUTER inbox and keeps one DEALER per other peer, connected to that peer's
 inbox with the peer's routing id set to our Ed25519 public key. All links are CURVE-encrypted and
-authenticated; a ZAP handler admits anyone until the seats' own signed confirmations are in (the
-lobby, and the seating), then only their CURVE keys (``Mesh.close_gate``, which also drops any
-connection a stranger made before), so once a table is seated a stranger cannot even connect.
+authenticated; a ZAP handler admits anyone in the lobby, and once the table is seated only the
+seats' own CURVE keys (``Mesh.close_gate``, which also drops any connection a stranger made
+before), so once a table is seated a stranger cannot even connect.
 Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum message
 size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or accept any size.
 """
@@ -84,7 +84,11 @@ class _CurveGate:
             self._allowed = {raw_to_z85(k) for k in raw}
             self.allowed_raw = raw
             self.open = False
-            return self._admitted_overflow or bool(self._admitted - self._allowed)
+            strangers = self._admitted_overflow or bool(self._admitted - self._allowed)
+            # Told once: the caller drops those connections, and a closed gate admits no more.
+            self._admitted &= self._allowed
+            self._admitted_overflow = False
+            return strangers
 
     def callback(self, domain: str, key: bytes) -> bool:
         """pyzmq's ZAP hook; ``key`` is the client's Z85-encoded CURVE public key."""
