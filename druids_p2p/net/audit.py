@@ -28,6 +28,7 @@ from druids_p2p.engine import (
     parse_move,
 )
 from druids_p2p.net.codec import deck_envelope
+from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table import deal_params, seat_order
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
 from druids_p2p.wire.audit import AuditProblem, AuditReport, _verify_chain
@@ -137,9 +138,20 @@ class _TableAudit:
         index = 1
         confirms: dict[bytes, Message] = {}
         nonces: dict[bytes, bytes] = {}
+        seat_msg = self.messages[0]
+        listed = seat_list_fault(seat_msg)
+        if listed is not None:  # the seat list is not the seats' own word: the host's fault
+            raise AuditProblem(listed, 0, self.keys.index(seat_msg.sender))
         while index < len(self.messages) and len(nonces) < n:
             msg = self.messages[index]
             if msg.type is MsgType.SEAT_CONFIRM:
+                wrong = confirm_contradiction(seat_msg, msg)
+                if wrong is not None:
+                    raise AuditProblem(
+                        f"seat confirmation names {wrong}, which its signer's own word does not",
+                        index,
+                        self.keys.index(msg.sender),
+                    )
                 confirms[msg.sender] = msg
             elif msg.type is MsgType.SEAT_NONCE:
                 confirm = confirms.get(msg.sender)

@@ -40,8 +40,11 @@ from druids_p2p.net.discovery import (
     decode_beacon,
     encode_beacon,
 )
+from druids_p2p.net.endpoints import EndpointError, TableNetwork
+from druids_p2p.net.links import LinkError, Links
 from druids_p2p.net.mesh import Mesh, raw_to_z85, z85_to_raw
-from druids_p2p.net.seating import make_seat_message
+from druids_p2p.net.resend import CatchUp, ResendLimiter, bounded
+from druids_p2p.net.seating import make_join, make_seat_message, quoted_join
 from druids_p2p.net.secrets import TableSecret, write_private
 from druids_p2p.net.table import Divergence, TableFault, TableMachine
 from druids_p2p.wire import (
@@ -312,6 +315,8 @@ class Lobby:
         self.lobby_port = self.socket.bind_to_random_port(f"tcp://{config.bind}")
         self.counter = 0
         self.admission = Admission(config.approve_join)
+        self.joins: dict[bytes, bytes] = {}
+        """Each seated joiner's raw signed join."""
         self.beacon: BeaconSender | None = None
         if config.announce:
             self.beacon = BeaconSender(
@@ -361,7 +366,8 @@ class Lobby:
                         self.socket.send_multipart([frames[0], self.announcement()])
             for inbound in self.mesh.poll(20):
                 self._on_join(inbound.routing_id, inbound.payload)
-        seat_raw = make_seat_message(self.identity, self.seats, self.spec.options)
+        joins = [self.joins[key] for key, _, _, _ in self.seats[1:]]
+        seat_raw = make_seat_message(self.identity, self.seats, self.spec.options, joins=joins)
         self.close()
         return seat_raw
 
@@ -375,6 +381,10 @@ class Lobby:
             return
         if "endpoint" not in msg.body or "curve" not in msg.body:
             self._reply(routing_id, "a join must say where to reach the joiner")
+            return
+        refused = self.mesh.network.refusal(msg.body["endpoint"])
+        if refused is not None:
+            self._reply(routing_id, f"join refused: {refused}"[:200])
             return
         if any(key == msg.sender for key, _, _, _ in self.seats):
             return  # a repeated join
@@ -394,6 +404,7 @@ class Lobby:
             return
         entry = (msg.sender, name, msg.body["endpoint"], msg.body["curve"])
         self.seats.append(entry)
+        self.joins[msg.sender] = msg.raw  # quoted in the seat message: the joiner's own word
         self.config.emit({"event": "joined", "name": entry[1], "seats": len(self.seats)})
         if self.beacon is not None:
             self.beacon.update(self.info())
@@ -427,18 +438,14 @@ def join_table(config: PeerConfig, mesh: Mesh, announcement: bytes) -> tuple[byt
     except WireError as exc:
         raise PeerError(f"the host's announcement is invalid: {exc}") from None
     host_key = beacon.host_key
+    refused = mesh.network.refusal(beacon.info.endpoint)
+    if refused is not None:
+        raise PeerError(f"the host's announcement is refused: {refused}")
     mesh.connect(host_key, beacon.info.endpoint, beacon.info.curve_key)
     mesh.watch_dealer(host_key)
     identity = config.identity
-    join = encode(
-        identity,
-        MsgType.JOIN,
-        table_id=lobby_table_id(beacon.lobby_id),
-        seq=0,
-        prev=ZERO_HASH,
-        head=ZERO_HASH,
-        body={"name": identity.name, "endpoint": mesh.endpoint, "curve": mesh.curve_public_raw},
-    )
+    offer_id = lobby_table_id(beacon.lobby_id)
+    join = make_join(identity, offer_id, mesh.endpoint, mesh.curve_public_raw)
     mesh.send(host_key, join)
     config.emit({"event": "joining", "table": beacon.info.name, "host": beacon.host_name})
     deadline = time.monotonic() + config.lobby_timeout_s
@@ -456,6 +463,12 @@ def join_table(config: PeerConfig, mesh: Mesh, announcement: bytes) -> tuple[byt
             if msg.type is MsgType.ABORT and msg.table_id == lobby_table_id(beacon.lobby_id):
                 raise PeerError(f"the host refused: {msg.body['reason']}")
             if msg.type is MsgType.SEAT and identity.public_key in msg.body["seats"]:
+                for endpoint in msg.body.get("endpoints", ()):
+                    refused = mesh.network.refusal(endpoint)
+                    if refused is not None:
+                        raise PeerError(f"the host's seat message is refused: {refused}")
+                if quoted_join(msg, identity.public_key) not in (None, join):
+                    raise PeerError("the host's seat message quotes another join of this peer's")
                 return msg.raw, early
             early.append(inbound.payload)
     raise PeerError("the table did not fill in time")
@@ -503,32 +516,21 @@ class TableRunner:
         self.divergence: TableFault | None = None
         self.divergence_deadline = 0.0
         self.held_events: list[dict[str, Any]] = []
-        self.key_of_link: dict[bytes, bytes] = {}
+        self.links = Links(mesh, machine)
+        self.key_of_link = self.links.key_of_link
         """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
+        self.resend_limiter = ResendLimiter()
+        self.catch_up = CatchUp()
         machine.on_event = self._on_event
 
     # ---------------------------------------------------------------- wiring
     def connect_all(self) -> None:
-        for info in self.machine.seat_info():
-            key = info["key"]
-            assert isinstance(key, bytes)
-            if key == self.machine.me:
-                continue
-            endpoint, curve = self._peer_address(key)
-            self.key_of_link[curve] = key
-            self.mesh.connect(key, endpoint, curve)
-        seated_curves = [self._peer_address(k)[1] for k in self.machine.list_keys]
-        self.mesh.gate.close_to_strangers(seated_curves)
-
-    def _peer_address(self, key: bytes) -> tuple[str, bytes]:
-        confirm = self.machine.seating.confirms.get(key)
-        if confirm is not None:
-            return confirm.body["endpoint"], confirm.body["curve"]
-        body = self.machine.seat_message.body
-        index = self.machine.list_keys.index(key)
-        if "endpoints" not in body:
-            raise PeerError("the seat message does not say where the peers are")
-        return body["endpoints"][index], body["curves"][index]
+        """Links to the other seats: from the seat message until every seat's own signed
+        confirmation is in, then from the confirmations (``links.py``)."""
+        try:
+            self.links.start()
+        except LinkError as exc:
+            raise PeerError(str(exc)) from None
 
     def broadcast(self, raws: list[bytes]) -> None:
         for raw in raws:
@@ -581,9 +583,14 @@ class TableRunner:
         if self.player.wants_to_leave() and not machine.finished:
             raise TableFault(f"{machine.identity.name} left the table", None)
         for inbound in self.mesh.poll(10):
-            self._on_message(inbound.payload, self.key_of_link.get(inbound.curve))
+            link = self.key_of_link.get(inbound.curve)
+            self._on_message(inbound.payload, link)
             if machine.aborted is not None or machine.finished:
                 return
+            if self.catch_up.heard(link) and link is not None:
+                self._ask_resend(link)  # a full answer may have been cut short: the rest
+        if not self.links.settled:
+            self.links.update()
         # What happened is told before this seat is asked for a move: a user interface that
         # takes its picture of the table from each event must not see one older than the ask.
         self._emit_events()
@@ -719,17 +726,29 @@ class TableRunner:
             self.move_sent_at = None
 
     def _answer_resend(self, msg: Message) -> None:
+        """At most ``RESEND_MAX_MESSAGES`` frames per answer, and a bounded rate of answers
+        per requesting seat (``resend.py``): a request costs its sender one frame."""
+        if not self.resend_limiter.allow(msg.sender):
+            log.info("a resend request from %s came too fast: unanswered", msg.sender.hex()[:12])
+            return
         machine = self.machine
         if "head" in msg.body:
             raws = machine.answer_resend(msg.body["head"])
         else:
             raws = [m.raw for m in machine.transcript.since(msg.body["sender"], msg.body["seq"])]
-        for raw in raws:
+        for raw in bounded(raws):
             self.mesh.send(msg.sender, raw)
 
+    def _ask_resend(self, key: bytes, head: bytes | None = None) -> None:
+        """Ask ``key`` for what it holds after ``head`` (by default our transcript's head)."""
+        body: dict[str, object] = {"head": self.machine.transcript.head if head is None else head}
+        self.mesh.send(key, self._control(MsgType.RESEND, body, chain=False))
+        self.catch_up.asked(key)
+
     def _ask_everyone_to_resend(self) -> None:
-        raw = self._control(MsgType.RESEND, {"head": self.machine.transcript.head}, chain=False)
-        self.broadcast([raw])
+        for key in self.machine.list_keys:
+            if key != self.machine.me:
+                self._ask_resend(key)
 
     def _control(self, msg_type: MsgType, body: dict[str, object], chain: bool) -> bytes:
         """A control message; ``chain`` makes it the next message of our chain (abort)."""
@@ -775,9 +794,9 @@ class TableRunner:
             if machine.phase == "seating" and machine.seat_message.sender == machine.me:
                 for key in waiting:
                     self.mesh.send(key, machine.seat_message.raw)
-            req = self._control(MsgType.RESEND, {"head": machine.transcript.head}, chain=False)
+            self.catch_up.forget()
             for key in waiting:
-                self.mesh.send(key, req)
+                self._ask_resend(key)
                 if key in unacked and machine.last_move is not None:
                     self.mesh.send(key, machine.last_move.raw)  # a duplicate: receipt again
 
@@ -832,8 +851,7 @@ class TableRunner:
         their signer with proof. True if asked."""
         if not isinstance(fault, Divergence):
             return False
-        req = self._control(MsgType.RESEND, {"head": fault.prev}, chain=False)
-        self.mesh.send(fault.acker, req)
+        self._ask_resend(fault.acker, fault.prev)
         self.divergence = fault
         self.divergence_deadline = self.clock() + ABORT_GRACE_S
         return True
@@ -897,15 +915,20 @@ class TableRunner:
         except WireError as exc:
             log.warning("could not record the abort in the transcript: %s", exc)
         machine.transcript.flush(sync=True)
-        outgoing = [raw]
+        # Then sent again with it: a peer that stops while its own step messages are unsent
+        # (its own confirmation showed the seat message misplacing it) must still show them.
+        outgoing = [*(own.raw for _, own in sorted(machine.pending[machine.me].items())), raw]
+        proof: bytes | None = None
         if len(fault.evidence) == 2:
             try:
+                verify_equivocation(*sorted(fault.evidence))  # other evidence pairs are no proof
                 proof = self._control(
                     MsgType.EQUIVOCATION, equivocation_body(*fault.evidence), chain=False
                 )
-                outgoing.insert(0, proof)
             except WireError:
-                pass
+                proof = None
+        if proof is not None:
+            outgoing.insert(0, proof)
         elif fault.seat is not None and fault.evidence:
             # The culprit's own signed message goes out first (protocol.md §9): a peer that was
             # shown another version of it now holds two and proves the equivocation; one that
@@ -961,6 +984,10 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
     identity = config.identity
     early: list[bytes] = []
     resume = unfinished_table(config.home)
+    try:
+        TableNetwork.of_address(config.bind)
+    except EndpointError as exc:
+        raise PeerError(f"cannot play on {config.bind!r}: {exc}") from None
     if resume is not None:
         seat_raw, public, secret, port = resume.load()
         mesh = Mesh(config.bind, port, identity.public_key, (public, secret))
@@ -1012,7 +1039,9 @@ def _play(
         transcript, read = Transcript.resume(state.record)
         if read.tail:
             log.warning("the record's last message was cut off by the crash: %s", read.tail)
-        machine = TableMachine(identity, seat_msg, secret, mesh.endpoint, curve_raw, None)
+        machine = TableMachine(
+            identity, seat_msg, secret, mesh.endpoint, curve_raw, None, mesh.network
+        )
         machine.load_record(list(transcript.messages))
         machine.start()
         if machine.transcript.head != transcript.head:
@@ -1020,7 +1049,9 @@ def _play(
         machine.transcript = transcript
     else:
         transcript = Transcript.start(seat_msg, state.record)
-        machine = TableMachine(identity, seat_msg, secret, mesh.endpoint, curve_raw, transcript)
+        machine = TableMachine(
+            identity, seat_msg, secret, mesh.endpoint, curve_raw, transcript, mesh.network
+        )
     player = make_player(config, secret.derive("bot-seed"))
     config.emit(
         {

@@ -51,7 +51,9 @@ from druids_p2p.engine import (
 from druids_p2p.engine.interface import RULESETS
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.net.codec import Chain, WireCodec
+from druids_p2p.net.endpoints import TableNetwork
 from druids_p2p.net.round_audit import on_audit, on_ready, start_audit
+from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -135,7 +137,10 @@ class TableMachine:
         endpoint: str,
         curve: bytes,
         transcript: Transcript | None = None,
+        network: TableNetwork | None = None,
     ) -> None:
+        """``network``: where every seat's confirmed endpoint must be (``endpoints.py``); by
+        default the network of this peer's own ``endpoint``."""
         if seat_message.type is not MsgType.SEAT:
             raise ValueError("a table starts from its seat message")
         self.identity = identity
@@ -156,6 +161,9 @@ class TableMachine:
         self.secret = secret
         self.endpoint = endpoint
         self.curve = curve
+        self.network = network or TableNetwork.of_endpoint(endpoint)
+        self.seat_fault = seat_list_fault(seat_message)
+        """Why the seat message's addresses are not every seat's own word (the host's fault)."""
         self.transcript = transcript or Transcript.start(seat_message)
         self.heads: list[bytes] = [self.transcript.head]
         self._head_index: dict[bytes, int] = {self.transcript.head: 0}
@@ -270,30 +278,27 @@ class TableMachine:
             return None
         return self.game.view(seat)
 
-    def seat_info(self) -> list[dict[str, object]]:
-        """Every seated peer's endpoint and CURVE key, from its own signed confirmation."""
-        out = []
-        for key in self.list_keys:
-            confirm = self.seating.confirms.get(key)
-            out.append(
-                {
-                    "key": key,
-                    "name": self.names[key],
-                    "endpoint": None if confirm is None else confirm.body["endpoint"],
-                    "curve": None if confirm is None else confirm.body["curve"],
-                }
-            )
-        return out
-
     # ================================================================ driving
     def start(self) -> list[bytes]:
-        """Send this peer's seat confirmation (idempotent: the same bytes every time)."""
+        """Send this peer's seat confirmation (idempotent: the same bytes every time).
+
+        Raises :class:`TableFault` blaming the host when its seat message lists for a seat an
+        address that is not that seat's own signed word (``seating.seat_list_fault``): this
+        peer's confirmation is then made (pending, for the record and the others to see) but
+        nothing is appended."""
         first = 1 if self.seat_message.sender == self.me else 0
         if self.chain.seq > first or self.transcript.next_seq(self.me) > first:
             return self.resend_own()
         commit = hashlib.sha256(self.secret.seat_nonce()).digest()
         body: dict[str, object] = {"commit": commit, "curve": self.curve, "endpoint": self.endpoint}
         self._send_own(MsgType.SEAT_CONFIRM, body)
+        if self.seat_fault is not None:
+            host = self.seat_message.sender
+            raise TableFault(
+                f"{self._who(host)}'s seat message is refused: {self.seat_fault}",
+                self.seat_of(host),
+                (self.seat_message.raw,),
+            )
         self._pump()
         self.check_deferred()  # a replayed record's openings are proven before going on
         return self._drain()
@@ -564,6 +569,8 @@ class TableMachine:
                 self.seat_of(msg.sender),
                 (msg.raw,),
             )
+        if msg.type is MsgType.SEAT_CONFIRM:
+            self._check_confirm(msg)
         if msg.head != self.step_head:
             reason = (
                 f"{self._who(msg.sender)} built on transcript head {msg.head.hex()[:12]}…, "
@@ -630,6 +637,28 @@ class TableMachine:
             self.seating.confirms[msg.sender] = msg
         self._next("nonce", self.list_keys, MsgType.SEAT_NONCE)
         self._send_own(MsgType.SEAT_NONCE, {"nonce": self.secret.seat_nonce()})
+
+    def _check_confirm(self, msg: Message) -> None:
+        """A confirmation names an endpoint on the table's network (else its signer is blamed)
+        and agrees with what the seat message lists for its signer, which is its signer's own
+        signed word (its quoted join; for the host, the seat message): else its signer
+        contradicts itself, and the seat message and the confirmation prove it."""
+        refused = self.network.refusal(msg.body["endpoint"])
+        if refused is not None:
+            raise TableFault(
+                f"{self._who(msg.sender)}'s seat confirmation is refused: {refused}",
+                self.seat_of(msg.sender),
+                (msg.raw,),
+            )
+        wrong = confirm_contradiction(self.seat_message, msg)
+        if wrong is not None:
+            own = "seat message" if msg.sender == self.seat_message.sender else "join"
+            raise TableFault(
+                f"{self._who(msg.sender)}'s seat confirmation names {wrong}, which its own "
+                f"signed {own} does not",
+                self.seat_of(msg.sender),
+                (self.seat_message.raw, msg.raw),
+            )
 
     def _on_nonces(self, batch: list[Message]) -> None:
         for msg in batch:
