@@ -112,6 +112,12 @@ class FakeMesh:
     def poll(self, timeout_ms: int, limit: int = 256) -> list[Any]:
         return []
 
+    def connect(self, peer_id: bytes, endpoint: str, server_key: bytes) -> None:
+        """The arena delivers by seat-list index: links need no sockets."""
+
+    def close_gate(self, curves: Iterable[bytes]) -> None:
+        """No inbox to shut: the arena's deliveries name their link themselves."""
+
 
 class Arena(LocalTable):
     """A LocalTable whose honest peers are TableRunners and whose cheater is a bare machine.
