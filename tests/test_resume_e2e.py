@@ -186,3 +186,75 @@ def test_a_closed_stdout_does_not_stop_the_game(tmp_path: Path) -> None:
     assert sum(e["event"] == "move" for e in events) > 4  # the log went on after the pipe closed
     report = _audit(result["record"])
     assert report["_code"] == 0 and report["ok"] and report["complete"], report
+
+
+def _moves_logged(workdir: Path) -> int:
+    """Moves the seats of a headless table have logged so far (events.jsonl, beside records)."""
+    count = 0
+    for log in workdir.glob("seat*/tables/*/events.jsonl"):
+        with open(log, errors="replace") as f:
+            count += sum('"event": "move"' in line for line in f)
+    return count
+
+
+def test_play_headless_killed_with_all_its_peers_resumes_with_resume(tmp_path: Path) -> None:
+    """The whole machine goes down mid-game (the command and every peer process, kill -9): the
+    same command says in one line that the table is unfinished; with --resume every seat
+    rejoins from its record and the game completes, every record auditing."""
+    argv = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--seats",
+            "bot:random,bot:random,bot:random", "--rounds", "2", "--time-per-move", "20",
+            "--workdir", str(tmp_path), "--json"]  # fmt: skip
+    first = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + BOUND_S
+        while _moves_logged(tmp_path) < 3 * 6 and time.monotonic() < deadline:
+            assert first.poll() is None, "the table ended before it could be killed"
+            time.sleep(0.05)
+    finally:
+        os.killpg(first.pid, 9)  # the command and its peers: a power cut
+        first.wait(10)
+    assert _moves_logged(tmp_path) >= 3 * 6
+    time.sleep(0.5)  # the killed group's sockets are gone before the ports are bound again
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2, again.stderr
+    line = again.stderr.strip()
+    assert len(line.splitlines()) == 1 and "--resume" in line and "--new" in line, line
+    resumed = subprocess.run([*argv, "--resume"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["finished"] and summary["aborted"] is None, summary
+    for record in summary["records"]:
+        report = _audit(record)
+        assert report["_code"] == 0 and report["ok"] and report["complete"], report
+        assert report["totals"] == summary["totals"], report
+    assert all(Path(r).parent.parent.parent.parent == tmp_path for r in summary["records"])
+
+
+def test_ctrl_c_leaves_the_table_recorded_and_marks_it_stopped(tmp_path: Path) -> None:
+    """Ctrl-C is leaving, not a crash: the peer records and sends an abort saying so, its table
+    is marked stopped (so the next command from that home starts a new one), the others stop."""
+    from druids_p2p.net.homes import Request, TableState, choose_table
+
+    table = LocalTable(["bot:random"] * 3, tmp_path, GameOptions(players=3, rounds=5), 20.0)
+    try:
+        table.start()
+        leaver = table.peers[1]
+        leaver.wait_for("seated", BOUND_S)
+        _moves(leaver, 5)
+        assert leaver.proc is not None
+        leaver.proc.send_signal(2)  # SIGINT
+        left = leaver.wait_for("result", BOUND_S)
+        others = [table.peers[i].wait_for("result", BOUND_S) for i in (0, 2)]
+        code = leaver.proc.wait(BOUND_S)
+    finally:
+        table.close()
+    assert code == 1 and "Traceback" not in (tmp_path / "seat1" / "peer.log").read_text()
+    assert "left the table (interrupted)" in left["aborted"] and left["blame"] is None, left
+    assert all("left the table" in r["aborted"] for r in others), others
+    state = TableState(Path(left["record"]).parent)
+    assert state.status == "stopped" and "left the table" in state.info()["stopped"]
+    assert choose_table(tmp_path / "seat1", Request("join", lobby="127.0.0.1:1")) is None
+    report = _audit(left["record"])
+    assert "left the table" in json.dumps(report), report
