@@ -117,7 +117,8 @@ class TableState:
         info = self.info()
         name = info.get("name")
         what = f"table {name!r}" if name else "table"
-        return f"{what} ({self.table_id[:8]}, {info.get('role', 'seated')})"
+        how = {"host": "hosted", "join": "joined"}.get(str(info.get("role")), "seated")
+        return f"{what} (id {self.table_id[:8]}, {how} from here)"
 
 
 def _ending_abort(record: Path) -> str | None:

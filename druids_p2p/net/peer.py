@@ -923,8 +923,11 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
         bind = str(resume.info().get("bind") or config.bind)  # the endpoint the others know
         mesh = Mesh(bind, port, identity.public_key, (public, secret))
         events.open(resume)
+        text = f"rejoining the unfinished {resume.describe()}: Ctrl-C leaves it for good"
         name = resume.info().get("name")
-        config.emit({"event": "rejoining", "folder": str(resume.folder), "table": name})
+        config.emit(
+            {"event": "rejoining", "folder": str(resume.folder), "table": name, "text": text}
+        )
     else:
         mesh = Mesh(config.bind, config.port, identity.public_key)
     try:
