@@ -6,6 +6,9 @@ Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is t
 * ``equivocate``: after its first move it signs a second, different MOVE with the same sequence
   number (the same card opening with a fresh proof) and sends it, after the real one, to one
   other peer only (which can then prove it).
+* ``forge-shuffle``: its shuffle is fresh encryptions of cards and randomness of its own choosing
+  (issue 12's attack: a last shuffler doing this would know every hand), sent with the proof
+  of its honest shuffle.
 * ``junk``: besides its real traffic, every few messages it sends every peer garbage bytes,
   truncated and bit-flipped messages, a message signed by a key with no seat, one of its own
   messages re-signed for another table, and an exact replay of an earlier message.
@@ -20,6 +23,11 @@ from typing import Any
 
 from message_surgery import reproved_opening, resign
 
+from druids_p2p.deck import group
+from druids_p2p.deck.cards import card_points
+from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.messages import ShuffleMsg
+from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import Identity, MsgType, decode, is_receipt
@@ -31,6 +39,7 @@ STATE: dict[str, Any] = {"identity": None, "count": 0, "history": []}
 _original_init = TableMachine.__init__
 _original_play = TableMachine.play
 _original_broadcast = Mesh.broadcast
+_original_shuffle = DeckPeer._shuffle
 
 
 def _remember_identity(self: TableMachine, identity: Identity, *args: Any, **kwargs: Any) -> None:
@@ -86,11 +95,27 @@ def _junk_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) -
                 self.send(peer_id, raw)
 
 
+def _forged_shuffle(self: DeckPeer, deck: Deck) -> ShuffleMsg:
+    honest = _original_shuffle(self, deck)
+    joint = self.joint_key
+    assert joint is not None
+    points = card_points(self.params.num_cards)
+    pairs = []
+    for card in self.params.shuffled_cards():
+        r = random_scalar(os.urandom)
+        pairs.append((group.base_mul(r), group.add(points[card], group.mul(r, joint))))
+    a = tuple(a for a, _ in pairs)
+    c = tuple(c for _, c in pairs)
+    return ShuffleMsg(honest.round_no, honest.pass_no, a, c, honest.proof)
+
+
 def install(mode: str) -> None:
     TableMachine.__init__ = _remember_identity  # type: ignore[method-assign]
     if mode == "equivocate":
         TableMachine.play = _equivocating_play  # type: ignore[method-assign]
         Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
+    elif mode == "forge-shuffle":
+        DeckPeer._shuffle = _forged_shuffle  # type: ignore[method-assign]
     elif mode == "junk":
         Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
     else:

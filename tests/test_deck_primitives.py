@@ -46,6 +46,16 @@ def test_identity_and_bad_encodings_are_not_elements() -> None:
     assert not group.is_element(p_plus_1)
 
 
+def test_a_second_spelling_with_the_top_bit_set_is_refused() -> None:
+    """RFC 9496 §4.3.1: one encoding per element. libsodium masks the top bit, so the same point
+    with bit 255 set decodes, and would be a second spelling of every message that holds it."""
+    p = point()
+    twin = p[:31] + bytes([p[31] | 0x80])
+    assert rbcl.crypto_core_ristretto255_is_valid_point(twin)  # libsodium takes it...
+    assert rbcl.crypto_core_ristretto255_add(twin, group.IDENTITY) == p  # ...as the same point
+    assert not group.is_element(twin)  # we do not
+
+
 def test_only_canonical_scalars_are_accepted() -> None:
     assert group.is_canonical_scalar(bytes(32))
     assert group.is_canonical_scalar((group.ORDER - 1).to_bytes(32, "little"))

@@ -142,3 +142,21 @@ def test_equivocating_peer_is_blamed_by_every_honest_peer(tmp_path: Path) -> Non
         if index != 1:
             _no_crash(peer)
             assert "equivocated" in result["aborted"] or "two different" in result["aborted"]
+
+
+def test_a_forged_shuffle_is_blamed_by_every_honest_peer_before_any_share(tmp_path: Path) -> None:
+    """The cheater's shuffle is fresh encryptions of cards of its choosing: every honest peer
+    process refuses it at the shuffle step (its proof of a shuffle fails) and blames it."""
+    table = EvilTable(
+        ["bot:random"] * 3, tmp_path, GameOptions(players=3), evil=1, mode="forge-shuffle"
+    )
+    results = _play(table)
+    evil_seat = results[1]["seat"]
+    assert evil_seat is not None
+    for index, (peer, result) in enumerate(zip(table.peers, results, strict=True)):
+        assert peer.proc is not None and peer.proc.returncode == 1
+        assert not result["finished"] and result["aborted"]
+        if index != 1:  # the cheater's own copy of its shuffle is the one it made: no blame there
+            _no_crash(peer)
+            assert result["blame"] == evil_seat, result
+            assert "invalid proof of a shuffle" in result["aborted"], result

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from message_surgery import resign, thaw
 from test_table_attacks import Arena, _no_linger, first_of, rewrite
 
@@ -37,12 +38,15 @@ def _salts_or_shares_sent_by_honest(arena: Arena) -> list[MsgType]:
     return [t for t in kinds if t in (MsgType.DECK_SALT, MsgType.DECK_SHARES)]
 
 
-def test_forged_last_shuffle_is_refused_and_blamed_before_any_share(tmp_path: Path) -> None:
-    """The last shuffler publishes fresh encryptions of cards of its own choosing (it would know
-    every hand once the salts fix the assignment). Every honest peer refuses it at the shuffle
-    step, blames the shuffler with its signed message, and never sends a salt or a share."""
+@pytest.mark.parametrize("seat", [3, 0, 1])
+def test_forged_shuffle_is_refused_and_blamed_before_any_share(tmp_path: Path, seat: int) -> None:
+    """The shuffler publishes fresh encryptions of cards of its own choosing (as the last one,
+    seat 3, it would know every hand once the salts fix the assignment). Every honest peer
+    refuses it, blames the shuffler with its signed message, and never sends a salt or a share
+    — also the peers that had not checked it yet when the first one stopped (they check what
+    they hold when they hear of the stop)."""
     players = 4
-    arena = _arena_with_cheater_seated(tmp_path, players, players - 1)
+    arena = _arena_with_cheater_seated(tmp_path, players, seat)
     cheater = arena.machines[1]
 
     def forge(body: dict[str, Any]) -> None:

@@ -406,7 +406,14 @@ class DeckPeer:
         )
         return ShuffleMsg(self.params.round_no, pass_no=SHUFFLE_PASS, a=out.a, c=out.c, proof=proof)
 
-    def _prove_shuffles(self, joint_key: bytes) -> None:
+    def prove_held_shuffles(self) -> None:
+        """Check now every held shuffle whose proof waits for a batch (see
+        :meth:`_prove_shuffles`): a caller that hears another seat stop uses this so that its
+        own checks, not the other's word, decide whom to blame. :class:`DeckFault` on a bad one."""
+        if self._joint_key is not None:
+            self._prove_shuffles(self._joint_key, now=True)
+
+    def _prove_shuffles(self, joint_key: bytes, now: bool = False) -> None:
         """Verify the received shuffles, in seat order, before anything is built on them
         (deck.md §6.3): this seat's own shuffle waits for every earlier one, and the final deck
         (so the salt, and every share) for all of them. A run of consecutive shuffles is checked
@@ -418,7 +425,7 @@ class DeckPeer:
             end = self._proven
             while end < n and end != self.seat and end in log.shuffles:
                 end += 1
-            if end - 1 not in (self.seat - 1, n - 1):
+            if end == self._proven or (not now and end - 1 not in (self.seat - 1, n - 1)):
                 return  # nothing waits on these yet: wait for more of the run
             batch = [
                 (log.shuffles[seat], self._shuffle_input(seat, joint_key))

@@ -761,6 +761,7 @@ class TableRunner:
         # own checks (on the same canonical messages) find the fault and blame with evidence.
         self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
         self.abort_claim_deadline = time.monotonic() + ABORT_GRACE_S
+        machine.check_everything_held()  # raises, blaming with evidence, if the claim is ours too
 
     def _seek_proof(self, fault: TableFault) -> bool:
         """A peer's receipt names another message than ours after a head we share: somebody
@@ -794,6 +795,7 @@ class TableRunner:
             self.abort_claim = None  # our own checks found the fault (and its culprit) first
         elif self.abort_claim is not None and time.monotonic() > self.abort_claim_deadline:
             claim, self.abort_claim = self.abort_claim, None
+            self.machine.check_everything_held()  # what came in during the grace, checked now
             raise TableFault(claim, None)
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
@@ -825,6 +827,11 @@ class TableRunner:
                 outgoing.insert(0, proof)
             except WireError:
                 pass
+        elif fault.seat is not None and fault.evidence:
+            # The culprit's own signed message goes out first (protocol.md §9): a peer that was
+            # shown another version of it now holds two and proves the equivocation; one that
+            # never got it checks it like any message. Either way it blames on its own checks.
+            outgoing.insert(0, fault.evidence[0])
         self.broadcast(outgoing)
         result = self._result()
         self.config.emit({"event": "aborted", "reason": fault.reason, "blame": fault.seat})

@@ -410,6 +410,18 @@ class TableMachine:
         except DeckFault as exc:
             raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
 
+    def check_everything_held(self) -> None:
+        """Run now every check that waits for a batch or a later step (shuffle proofs, opening
+        proofs): when another peer says it stopped, this peer's own checks on what it holds
+        decide whom to blame (protocol.md §9). Raises :class:`TableFault` naming the culprit."""
+        self.check_deferred()
+        if self.deck is None:
+            return
+        try:
+            self.deck.prove_held_shuffles()
+        except DeckFault as exc:
+            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+
     def play(self, move: int) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
         self.check_deferred()
@@ -639,11 +651,11 @@ class TableMachine:
 
     def _deck_receive(self, msg: Message) -> list[bytes]:
         assert self.deck is not None
-        if msg.sender == self.me:
-            if msg.raw not in self.deck.transcript():
-                self.deck.adopt_own(msg.raw)  # a card opening replayed from our record
-            return []
         try:
+            if msg.sender == self.me:
+                if msg.raw not in self.deck.transcript():
+                    self.deck.adopt_own(msg.raw)  # a card opening replayed from our record
+                return []
             return self.deck.receive(msg.raw)
         except DeckFault as exc:
             raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
