@@ -135,3 +135,19 @@ def test_play_headless_resume_needs_a_table_for_every_seat(
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "--resume" in err and "every seat" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_saved_table_that_cannot_be_read_is_marked_stopped_and_blocks_nothing(
+    tmp_path: Path,
+) -> None:
+    from druids_p2p.net.peer import PeerConfig, PeerError, run_peer
+    from druids_p2p.wire import Identity
+
+    state = _saved(tmp_path, "aaaa", role="host", name="friday")
+    (state.folder / "curve.key").write_bytes(b"no key pair here")
+    config = PeerConfig(home=tmp_path, identity=Identity.generate("me"), resume=True)
+    with pytest.raises(PeerError, match="cannot be rejoined") as info:
+        run_peer(config)
+    assert "\n" not in str(info.value) and "next command starts a new table" in str(info.value)
+    assert state.status == STOPPED and state.folder.is_dir()
+    assert choose_table(tmp_path, Request("host", "friday")) is None

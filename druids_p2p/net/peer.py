@@ -926,7 +926,14 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
 
     config = dataclasses.replace(config, emit=emit)
     if resume is not None:
-        seat_raw, public, secret, port = resume.load()
+        try:
+            seat_raw, public, secret, port = resume.load()
+        except (OSError, ValueError, KeyError) as exc:
+            resume.mark_stopped(f"its saved state is unreadable ({exc!r})")
+            raise CannotRejoin(
+                f"{resume.describe()} cannot be rejoined: its saved state is unreadable; it is "
+                "marked stopped (its record is kept), so the next command starts a new table"
+            ) from None
         bind = str(resume.info().get("bind") or config.bind)  # the endpoint the others know
         mesh = Mesh(bind, port, identity.public_key, (public, secret))
         events.open(resume)
