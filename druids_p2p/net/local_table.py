@@ -147,8 +147,10 @@ class PeerProcess:
             self.proc.wait(10)
 
     def restart(self) -> None:
-        """Start the same command again: the peer finds its unfinished table and rejoins."""
+        """Start the same command again: the peer finds its unfinished table and rejoins (a
+        ``--new`` that started it beside an older table becomes ``--resume``: this one)."""
         self.kill()
+        self.argv = ["--resume" if a == "--new" else a for a in self.argv]
         with self._changed:
             self.events = [e for e in self.events if e.get("event") != "result"]
         self.start()
