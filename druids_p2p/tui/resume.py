@@ -86,6 +86,9 @@ def saved_bots(bots: Path) -> list[tuple[Path, TableState]]:
 def port_in_use(bind: str, port: int) -> bool:
     """True if something (a bot process that outlived the UI) still holds this inbox port."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # As ZeroMQ binds: connections of a dead process lingering in TIME_WAIT do not count,
+        # only a live listener does.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((bind, port))
         except OSError:
