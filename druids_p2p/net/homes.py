@@ -194,16 +194,14 @@ def matches(state: TableState, request: Request) -> bool:
         return info.get("lobby_id") == request.lobby_id
     if request.name is not None:
         name = request.name
-        if info.get("name") == name:
+        if name in (info.get("name"), info.get("typed")):
             return True
         lobby_id = str(info.get("lobby_id") or "")
         return request.role == "join" and len(name) >= 4 and lobby_id.startswith(name.lower())
     return False
 
 
-def choose_table(
-    home: Path, request: Request, flags: str = "--resume / --new"
-) -> TableState | None:
+def choose_table(home: Path, request: Request) -> TableState | None:
     """The saved table this command resumes, or None to start (host or join) a new one.
 
     Raises :class:`TableChoiceNeeded` when a table is still playing here and the command is
@@ -220,11 +218,10 @@ def choose_table(
     if same:
         return same[-1]
     if playing:
-        resume_flag, new_flag = (f.strip() for f in flags.split("/"))
         raise TableChoiceNeeded(
             f"an unfinished {playing[-1].describe()} is saved in {playing[-1].folder.parent}: "
-            f"add {resume_flag} to rejoin it, or {new_flag} to start a new table beside it "
-            "(its record is kept)"
+            "add --resume to rejoin it, or --new to start a new table beside it (its record is "
+            "kept)"
         )
     return None
 
