@@ -12,12 +12,14 @@ from table_harness import LocalTable
 from druids_p2p.net.homes import (
     FINISHED,
     PLAYING,
+    SET_ASIDE,
     STOPPED,
     Request,
     TableChoiceNeeded,
     TableState,
     choose_table,
     playing_tables,
+    set_aside,
 )
 from druids_p2p.wire import MsgType
 
@@ -151,3 +153,15 @@ def test_a_saved_table_that_cannot_be_read_is_marked_stopped_and_blocks_nothing(
     assert "\n" not in str(info.value) and "next command starts a new table" in str(info.value)
     assert state.status == STOPPED and state.folder.is_dir()
     assert choose_table(tmp_path, Request("host", "friday")) is None
+
+
+def test_new_sets_the_other_playing_tables_aside_and_keeps_them(tmp_path: Path) -> None:
+    old = _saved(tmp_path, "aaaa", role="host", name="friday")
+    done = _saved(tmp_path, "bbbb", role="host", name="friday")
+    done.mark_finished({"totals": [1]})
+    new = _saved(tmp_path, "cccc", role="join", name="lan-lab")
+    assert set_aside(tmp_path, new) == [old]
+    assert (old.status, done.status, new.status) == (STOPPED, FINISHED, PLAYING)
+    assert old.info()["stopped"] == SET_ASIDE and old.folder.is_dir()
+    assert playing_tables(tmp_path) == [new]  # the old one is offered no more
+    assert choose_table(tmp_path, Request("host", "friday", resume=True)) == new

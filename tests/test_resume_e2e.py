@@ -103,11 +103,13 @@ def test_a_stopped_table_does_not_block_the_next_one_from_the_same_homes(tmp_pat
     for record in summary["records"]:
         report = _audit(record)
         assert report["_code"] == 0 and report["ok"] and report["complete"], report
-    # The old tables stay on disk beside the new ones, marked stopped (seat 1: still playing).
-    for index, old in ((0, "stopped"), (1, "playing"), (2, "stopped")):
+    # The old tables stay on disk beside the new ones, marked stopped (seat 1's, set aside by
+    # --new once its new table was seated).
+    for index, why in ((0, "gone for"), (1, "set aside"), (2, "gone for")):
         files = (tmp_path / f"seat{index}").glob("tables/*/state.json")
-        states = [json.loads(p.read_text()) for p in files]
-        assert sorted(s["status"] for s in states) == sorted([old, "finished"]), states
+        states = sorted((json.loads(p.read_text()) for p in files), key=lambda s: s["status"])
+        assert [s["status"] for s in states] == ["finished", "stopped"], states
+        assert why in states[1]["stopped"], states
 
 
 def _free_udp_port() -> str:

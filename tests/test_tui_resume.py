@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from druids_p2p.net.discovery import BeaconListener
-from druids_p2p.net.homes import TableState
+from druids_p2p.net.homes import SET_ASIDE, TableState
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.resume import ResumeTable, SavedGame, saved_game
@@ -123,12 +123,14 @@ def test_rejoin_opens_the_saved_table_in_its_own_game_folder(tmp_path: Path) -> 
     assert config.host is None and config.announcement is None
 
 
-def test_new_table_goes_to_the_lobby_and_keeps_the_old_one(tmp_path: Path) -> None:
+def test_new_table_goes_to_the_lobby_and_sets_the_old_one_aside(tmp_path: Path) -> None:
     app, saved = _answer(tmp_path, "n")
     assert app.opened == []
     assert app.shown == LobbyScreen.__name__
     assert app.folder == tmp_path / "games" / "new"
-    assert saved.state.status == "playing" and saved.state.folder.is_dir()
+    # set aside: not offered again, still on disk
+    assert saved.state.status == "stopped" and saved.state.info()["stopped"] == SET_ASIDE
+    assert saved.state.folder.is_dir() and saved_game(None, tmp_path) is None
 
 
 def test_quit_opens_nothing(tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ ours or another's, or it cannot be replayed). Only a playing table is ever resum
 one the command asks for: ``--resume``, or the same request as the one that seated it (the same
 table name for ``host``/``join NAME``, the same lobby address for ``join HOST:PORT``, the same
 announced lobby for the UI). Any other request while a table is playing is refused in one line
-that says how to resume it or start a new table beside it (``--new``): a stopped or finished
-table never blocks a new one, and an unrelated command never resumes an old one by surprise.
+that says how to resume it or start a new table beside it (``--new``, which sets the old one
+aside: marked stopped once the new table is seated, its record kept): a stopped or finished table
+never blocks a new one, and an unrelated command never resumes an old one by surprise.
 """
 
 from __future__ import annotations
@@ -226,6 +227,18 @@ def choose_table(home: Path, request: Request) -> TableState | None:
     return None
 
 
+SET_ASIDE = "set aside for a new table (--new)"
+
+
+def set_aside(home: Path, keep: TableState) -> list[TableState]:
+    """``--new``, once the new table is seated: every other table still playing in ``home`` is
+    marked stopped (kept on disk with its record), so it asks no more; those set aside."""
+    old = [t for t in playing_tables(home) if t.folder != keep.folder]
+    for state in old:
+        state.mark_stopped(SET_ASIDE)
+    return old
+
+
 def about(request: Request, name: str | None, lobby_id: str | None) -> dict[str, Any]:
     """What ``state.json`` keeps of the request that seated this peer (see :func:`matches`)."""
     info: dict[str, Any] = {"role": request.role, "name": name, "lobby_id": lobby_id}
@@ -287,5 +300,6 @@ __all__ = [
     "matches",
     "playing_tables",
     "saved_tables",
+    "set_aside",
     "unfinished_table",
 ]

@@ -46,6 +46,7 @@ from druids_p2p.net.homes import (
     TableState,
     about,
     choose_table,
+    set_aside,
     unfinished_table,
 )
 from druids_p2p.net.mesh import Mesh, raw_to_z85, z85_to_raw
@@ -949,6 +950,9 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
         if resume is None:
             state, seat_raw, early = _take_seat(config, mesh)
             events.open(state)
+            if config.new:
+                for old in set_aside(config.home, state):
+                    config.emit({"event": "set_aside", "text": f"set aside {old.describe()}"})
         else:
             state = resume
         try:

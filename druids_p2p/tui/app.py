@@ -11,6 +11,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from druids_p2p.net.homes import SET_ASIDE
 from druids_p2p.tui.approval import JoinApproval
 from druids_p2p.tui.player import NetSession, TableSpec
 from druids_p2p.tui.resume import ResumeTable, SavedGame
@@ -77,6 +78,8 @@ class DruidsApp(App[dict[str, Any] | None]):
         if choice == "resume" and self.saved is not None:
             self.resume_saved(self.saved)
         elif choice == "new":
+            if self.saved is not None:  # set aside: asked no more, its record kept
+                self.saved.state.mark_stopped(SET_ASIDE)
             self._begin()
         else:
             self.exit(None)

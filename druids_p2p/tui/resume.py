@@ -3,7 +3,8 @@
 ``druids play`` (with or without ``--lan``) looks for a table this person's seat was still playing
 in a game folder (``--workdir``, else every folder under ``<data>/games``) and asks first: rejoin
 it (the same folder, the UI's peer rejoining its saved table; its bots rejoin too if they are not
-still running), or start a new table beside it (the old one is kept, never deleted), or quit.
+still running), or start a new table (the old one is set aside: marked stopped, so it is not
+offered again, and kept with its record, never deleted), or quit.
 A stopped or finished table is never offered: homes.py decides what is still playing.
 """
 
@@ -41,7 +42,7 @@ class SavedGame:
         return [
             f"Table {name!r} ({role}) was left unfinished: your seat never finished or stopped it.",
             f"Its game folder: {self.folder}",
-            "Rejoin it, or start a new table beside it (the old one and its record are kept).",
+            "Rejoin it, or start a new table (the old one is set aside; its record is kept).",
         ]
 
 
