@@ -12,6 +12,14 @@ Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is t
 * ``junk``: besides its real traffic, every few messages it sends every peer garbage bytes,
   truncated and bit-flipped messages, a message signed by a key with no seat, one of its own
   messages re-signed for another table, and an exact replay of an earlier message.
+* ``substitute`` (a host): its seat message lists, for the first joiner, a CURVE key and inbox of
+  its own (a second mesh it keeps open), quoting the joins it received unchanged; it sends the
+  seat message to every joiner's real inbox.
+* ``ipc-seat`` (a host): its seat message lists an ``ipc://`` endpoint for itself.
+* ``ipc-join`` (a joiner): its inbox endpoint, as its join and confirmation name it, is
+  ``ipc://`` (a socket file nobody listens on).
+* ``ipc-confirm`` (a joiner): it joins with its real ``tcp://`` endpoint, then confirms an
+  ``ipc://`` one.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.peer import DeckPeer, random_scalar
+from druids_p2p.net import peer as peer_module
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import Identity, MsgType, decode, is_receipt
@@ -35,11 +44,54 @@ from druids_p2p.wire import Identity, MsgType, decode, is_receipt
 JUNK_EVERY = 7
 TWINS: dict[bytes, bytes] = {}
 STATE: dict[str, Any] = {"identity": None, "count": 0, "history": []}
+MODE: dict[str, str] = {"mode": ""}
 
 _original_init = TableMachine.__init__
 _original_play = TableMachine.play
 _original_broadcast = Mesh.broadcast
 _original_shuffle = DeckPeer._shuffle
+_original_make_seat_message = peer_module.make_seat_message
+_original_mesh_init = Mesh.__init__
+_original_seat_entries = peer_module._seat_entries
+
+
+def _real_seat_entries(seat_msg: Any) -> Any:
+    return STATE.get("real_seats") or _original_seat_entries(seat_msg)
+
+
+def _ipc_endpoint() -> str:
+    return f"ipc:///tmp/druids-evil-{os.getpid()}"  # nothing listens there
+
+
+def _substituting_seat_message(host: Identity, seats: Any, *args: Any, **kwargs: Any) -> bytes:
+    seats = list(seats)
+    STATE["real_seats"] = list(seats)  # the seat message still reaches every joiner
+    if MODE["mode"] == "substitute":
+        decoy = Mesh("127.0.0.1")
+        STATE["decoy"] = decoy  # kept open: the honest peers' links for the joiner end here
+        key, name, _, _ = seats[1]
+        seats[1] = (key, name, decoy.endpoint, decoy.curve_public_raw)
+    else:
+        key, name, _, curve = seats[0]
+        seats[0] = (key, name, _ipc_endpoint(), curve)
+    return _original_make_seat_message(host, seats, *args, **kwargs)
+
+
+def _ipc_mesh_init(self: Mesh, *args: Any, **kwargs: Any) -> None:
+    _original_mesh_init(self, *args, **kwargs)
+    self.endpoint = _ipc_endpoint()
+
+
+def _ipc_confirming_init(
+    self: TableMachine,
+    identity: Identity,
+    seat: Any,
+    secret: Any,
+    endpoint: str,
+    *args: Any,
+    **kwargs: Any,
+) -> None:
+    _remember_identity(self, identity, seat, secret, _ipc_endpoint(), *args, **kwargs)
 
 
 def _remember_identity(self: TableMachine, identity: Identity, *args: Any, **kwargs: Any) -> None:
@@ -110,8 +162,16 @@ def _forged_shuffle(self: DeckPeer, deck: Deck) -> ShuffleMsg:
 
 
 def install(mode: str) -> None:
+    MODE["mode"] = mode
     TableMachine.__init__ = _remember_identity  # type: ignore[method-assign]
-    if mode == "equivocate":
+    if mode in ("substitute", "ipc-seat"):
+        peer_module.make_seat_message = _substituting_seat_message
+        peer_module._seat_entries = _real_seat_entries
+    elif mode == "ipc-join":
+        Mesh.__init__ = _ipc_mesh_init  # type: ignore[method-assign]
+    elif mode == "ipc-confirm":
+        TableMachine.__init__ = _ipc_confirming_init  # type: ignore[method-assign]
+    elif mode == "equivocate":
         TableMachine.play = _equivocating_play  # type: ignore[method-assign]
         Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
     elif mode == "forge-shuffle":

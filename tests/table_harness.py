@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from druids_p2p.engine import GameOptions
-from druids_p2p.net.seating import make_seat_message
+from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import Identity, Message, Transcript, decode, decode_receipt, is_receipt
@@ -33,7 +33,13 @@ class LocalTable:
             for k, ident in enumerate(self.ids)
         ]
         options = GameOptions(players=players, rounds=rounds, variant=variant)
-        self.seat_raw = make_seat_message(self.ids[0], self.seats, options)
+        offer = os.urandom(32)
+        self.joins = [
+            make_join(i, offer, endpoint, curve)
+            for i, (_, _, endpoint, curve) in zip(self.ids, self.seats, strict=True)
+        ]
+        """Every seat's signed join (the host's, index 0, is not quoted)."""
+        self.seat_raw = make_seat_message(self.ids[0], self.seats, options, joins=self.joins[1:])
         self.seat_msg = decode(self.seat_raw)
         self.secrets = [TableSecret(os.urandom(32)) for _ in range(players)]
         self.records = records

@@ -110,6 +110,11 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
                 "round": 0,
             },
         ),
+        (MsgType.READY, {"round": 2}),
+        (
+            MsgType.READY,
+            {"open": {"card": 60, "d": H1, "e": H2, "pos": 9, "round": 0, "s": H1}, "round": 0},
+        ),
         (MsgType.ROUND_REVEAL, {"round": 1, "hand": ["G1", "Mistletoe", "Mistletoe", "Gaia"]}),
         (MsgType.RESEND, {"sender": key, "seq": 12}),
         (MsgType.RESEND, {"head": H1}),

@@ -23,7 +23,8 @@ DEFAULT_SEARCH_S = 5.0
 MAX_SEARCH_S = 600.0
 MAX_CANDIDATE_HOSTS = 64
 """Host keys remembered while looking for a table by name (each one listed if it is ambiguous)."""
-_GONE_HELP = "Seconds a silent player is waited for before the game ends unfinished."
+_GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
+_STEP_HELP = "Seconds a peer may owe an automatic message (deck, receipt) before it is blamed."
 _APPROVE_HELP = "Ask on the terminal (y/n) before seating each joiner; default: seat anyone."
 _RESUME_HELP = "Rejoin the unfinished table saved here (after a crash)."
 _NEW_HELP = "Start a new table even if an unfinished one is saved here (it is kept)."
@@ -86,6 +87,7 @@ def _run(
     announcement: bytes | None = None,
     move_events: bool = True,
     approve: bool = False,
+    step_deadline: float = 30.0,
     resume: bool = False,
     new: bool = False,
     table_typed: str | None = None,
@@ -101,8 +103,10 @@ def _run(
         fail(f"--rounds must be 1 to 5, not {rounds}")
     if budget_ms <= 0:
         fail("--budget-ms must be positive")
-    if gone_after <= 0:
-        fail("--gone-after must be positive")
+    if not (math.isfinite(gone_after) and gone_after > 0):
+        fail("--gone-after must be a positive number of seconds")
+    if not (math.isfinite(step_deadline) and step_deadline > 0):
+        fail("--step-deadline must be a positive number of seconds")
     _resume_or_new(resume, new)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
     identity = _identity(name)
@@ -128,6 +132,7 @@ def _run(
         beacon_port=beacon_port,
         budget_ms=budget_ms,
         gone_after_s=gone_after,
+        step_deadline_s=step_deadline,
         plugins_dirs=tuple(plugins_dir),
         emit=_emitter(events, move_events),
         human_input=ask,
@@ -165,7 +170,8 @@ def peer_command(
     announce: bool = typer.Option(True, "--announce/--no-announce"),
     beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port"),
     budget_ms: float = typer.Option(100.0, "--budget-ms"),
-    gone_after: float = typer.Option(300.0, "--gone-after"),
+    gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
+    step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     moves: bool = typer.Option(True, "--moves/--no-moves", help="An event line per move."),
     approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
@@ -188,6 +194,7 @@ def peer_command(
         beacon_port=beacon_port,
         budget_ms=budget_ms,
         gone_after=gone_after,
+        step_deadline=step_deadline,
         plugins_dir=plugins_dir,
         events=True,
         move_events=moves,
@@ -214,6 +221,7 @@ def host_command(
     address: str | None = typer.Option(None, "--address", help="Local IPv4 address."),
     beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port"),
     gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
+    step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
     approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
@@ -240,6 +248,7 @@ def host_command(
         beacon_port=beacon_port,
         budget_ms=100.0,
         gone_after=gone_after,
+        step_deadline=step_deadline,
         plugins_dir=plugins_dir,
         events=as_json,
         approve=approve,
@@ -263,6 +272,7 @@ def join_command(
         None, "--fingerprint", help="Join only a table whose host key has this fingerprint prefix."
     ),
     gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
+    step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
     resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
@@ -314,6 +324,7 @@ def join_command(
         beacon_port=beacon_port,
         budget_ms=100.0,
         gone_after=gone_after,
+        step_deadline=step_deadline,
         plugins_dir=plugins_dir,
         events=as_json,
         announcement=announcement,

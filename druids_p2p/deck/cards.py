@@ -9,22 +9,16 @@ missing from it is evidence of tampering, never a card.
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Mapping
 
-import rbcl
-
-from druids_p2p.deck.encoding import TAG_CARD, encode
-from druids_p2p.deck.group import IDENTITY
+from druids_p2p.deck.encoding import TAG_CARD
+from druids_p2p.deck.group import IDENTITY, hash_to_point
 
 
 @functools.lru_cache(maxsize=8)
 def card_points(count: int) -> tuple[bytes, ...]:
     """Points of cards 0..count-1 (cached: they are public constants)."""
-    points = tuple(
-        bytes(rbcl.crypto_core_ristretto255_from_hash(hashlib.sha512(encode(TAG_CARD, i)).digest()))
-        for i in range(count)
-    )
+    points = tuple(hash_to_point(TAG_CARD, i) for i in range(count))
     if len(set(points)) != count or IDENTITY in points:  # pragma: no cover - a SHA-512 collision
         raise RuntimeError("card points collide")
     return points

@@ -17,8 +17,11 @@ through :func:`is_canonical_scalar`.
 
 from __future__ import annotations
 
+import hashlib
+
 import rbcl
 
+from druids_p2p.deck.encoding import Item, encode
 from druids_p2p.deck.errors import GroupError
 
 POINT_BYTES = 32
@@ -104,3 +107,12 @@ def scalar_from_wide(data: bytes) -> bytes:
     """A uniform scalar from 64 uniform bytes."""
     out: bytes = scalar_reduce(data)
     return out
+
+
+def hash_to_point(tag: bytes, *items: Item) -> bytes:
+    """from_hash(SHA-512(enc(tag, items))) (RFC 9496 §4.3.4): a point nobody knows a discrete
+    log of, relative to any other point made this way or to the base point."""
+    point: bytes = rbcl.crypto_core_ristretto255_from_hash(
+        hashlib.sha512(encode(tag, *items)).digest()
+    )
+    return point

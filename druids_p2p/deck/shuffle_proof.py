@@ -112,13 +112,6 @@ def _base(k: int) -> bytes:
 _add = rbcl.crypto_core_ristretto255_add
 
 
-def _sum(points: Sequence[bytes]) -> bytes:
-    acc = IDENTITY
-    for p in points:
-        acc = _add(acc, p)
-    return acc
-
-
 def _lin(scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
     """Σ k_i·P_i."""
     acc = IDENTITY
@@ -127,17 +120,10 @@ def _lin(scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
     return acc
 
 
-def _from_hash(tag: bytes, *items: bytes | int) -> bytes:
-    point: bytes = rbcl.crypto_core_ristretto255_from_hash(
-        hashlib.sha512(encode(tag, *items)).digest()
-    )
-    return point
-
-
 @functools.lru_cache(maxsize=1)
 def _all_generators() -> tuple[bytes, tuple[bytes, ...]]:
-    chain_base = _from_hash(TAG_SHUFFLE_CHAIN_BASE)
-    gens = tuple(_from_hash(TAG_SHUFFLE_GENERATOR, i) for i in range(MAX_CARDS))
+    chain_base = group.hash_to_point(TAG_SHUFFLE_CHAIN_BASE)
+    gens = tuple(group.hash_to_point(TAG_SHUFFLE_GENERATOR, i) for i in range(MAX_CARDS))
     if len({chain_base, *gens, group.BASE}) != MAX_CARDS + 2:  # pragma: no cover - collision
         raise RuntimeError("shuffle generators collide")
     return chain_base, gens
@@ -147,11 +133,6 @@ def generators(count: int) -> tuple[bytes, tuple[bytes, ...]]:
     """(h, (h_0..h_{count-1})): the chain's start and the permutation commitment's generators."""
     chain_base, gens = _all_generators()
     return chain_base, gens[:count]
-
-
-@functools.lru_cache(maxsize=16)
-def _generator_sum(count: int) -> bytes:
-    return _sum(generators(count)[1])
 
 
 # --------------------------------------------------------------------------- Fiat–Shamir

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from druids_p2p.deck import DeckError, DeckFault, Envelope, MalformedMessage
 from druids_p2p.deck import audit_transcript as deck_audit
 from druids_p2p.engine import (
+    GAIA,
     Game,
     GameOptions,
     InvalidDeal,
@@ -26,6 +28,7 @@ from druids_p2p.engine import (
     parse_move,
 )
 from druids_p2p.net.codec import deck_envelope
+from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table import deal_params, seat_order
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
 from druids_p2p.wire.audit import AuditProblem, AuditReport, _verify_chain
@@ -100,6 +103,16 @@ class _ObserverCodec:
         return env
 
 
+@dataclass(frozen=True)
+class Owing:
+    """The message the step a record stops in still waits for, and from which seats."""
+
+    what: str
+    seats: frozenset[int]
+    human: bool = False
+    """A move (a person's choice), not an automatic message."""
+
+
 class _TableAudit:
     def __init__(self, messages: list[Message], report: AuditReport) -> None:
         self.messages = messages
@@ -114,6 +127,8 @@ class _TableAudit:
         self.table_id = seat.table_id
         self.order: tuple[bytes, ...] = ()
         self.by_raw = {m.raw: m for m in messages}
+        self.owing: Owing | None = None
+        """What the step the record stops in still waits for (None if it stops between steps)."""
 
     def seat(self, key: bytes) -> int | None:
         return self.order.index(key) if key in self.order else None
@@ -123,9 +138,20 @@ class _TableAudit:
         index = 1
         confirms: dict[bytes, Message] = {}
         nonces: dict[bytes, bytes] = {}
+        seat_msg = self.messages[0]
+        listed = seat_list_fault(seat_msg)
+        if listed is not None:  # the seat list is not the seats' own word: the host's fault
+            raise AuditProblem(listed, 0, self.keys.index(seat_msg.sender))
         while index < len(self.messages) and len(nonces) < n:
             msg = self.messages[index]
             if msg.type is MsgType.SEAT_CONFIRM:
+                wrong = confirm_contradiction(seat_msg, msg)
+                if wrong is not None:
+                    raise AuditProblem(
+                        f"seat confirmation names {wrong}, which its signer's own word does not",
+                        index,
+                        self.keys.index(msg.sender),
+                    )
                 confirms[msg.sender] = msg
             elif msg.type is MsgType.SEAT_NONCE:
                 confirm = confirms.get(msg.sender)
@@ -156,29 +182,71 @@ class _TableAudit:
         while index < len(self.messages) and r < self.options.rounds:
             index = self._round(r, index, game, codec)
             r += 1
+            if self.owing is not None or (
+                index < len(self.messages) and self.messages[index].type is MsgType.ABORT
+            ):
+                break  # the table stopped in this round
         self.report.round_scores = game.round_scores
         self.report.totals = game.totals
         self.report.complete = game.game_over
         self.report.winners = game.winners
         for i in range(index, len(self.messages)):
             msg = self.messages[i]
-            if msg.type is MsgType.ABORT:
-                self._aborted(msg, i)
-            else:
+            if msg.type is not MsgType.ABORT:
                 raise AuditProblem(
                     f"{msg.type.label} after the game ended", i, self.seat(msg.sender)
                 )
+        self._stopped(index)
 
     def _finish_unseated(self) -> None:
-        for i, msg in enumerate(self.messages):
-            if msg.type is MsgType.ABORT:
-                self._aborted(msg, i)
+        confirmed = {m.sender for m in self.messages if m.type is MsgType.SEAT_CONFIRM}
+        nonced = {m.sender for m in self.messages if m.type is MsgType.SEAT_NONCE}
+        if len(confirmed) < len(self.keys):
+            self.owing = Owing("seat_confirm", self._list_seats(set(self.keys) - confirmed))
+        else:
+            self.owing = Owing("seat_nonce", self._list_seats(set(self.keys) - nonced))
+        self._stopped(1)
 
-    def _aborted(self, msg: Message, index: int) -> None:
+    def _list_seats(self, keys: set[bytes]) -> frozenset[int]:
+        return frozenset(self.keys.index(k) for k in keys)
+
+    def _seat_or_list(self, key: bytes) -> int | None:
+        """A key's play seat, or its place in the seat list before the order is fixed."""
+        if self.order:
+            return self.seat(key)
+        return self.keys.index(key) if key in self.keys else None
+
+    def _stopped(self, start: int) -> None:
+        """The record ends in aborts (from ``start`` on): name whoever the record shows at fault.
+
+        A seat that signed an abort while the record shows it owed an automatic message of the
+        step it stopped in withheld that message (``protocol.md`` §9), whatever its abort says.
+        Otherwise the recorder's abort (the last) is reported, and a seat it blames that the
+        record shows owing the step's message is named as having withheld it."""
+        aborts = [
+            (i, m) for i, m in enumerate(self.messages) if i >= start and m.type is MsgType.ABORT
+        ]
+        if not aborts:
+            return
+        owing = self.owing
+        for index, msg in aborts:
+            seat = self._seat_or_list(msg.sender)
+            if owing is not None and not owing.human and seat in owing.seats:
+                who = self.names.get(msg.sender, "?")
+                self.report.aborted = f"{who}: {msg.body['reason']}"
+                raise AuditProblem(
+                    f"{who} (seat {seat}) withheld {owing.what}: it stopped the table instead "
+                    f"(its abort says: {msg.body['reason']})",
+                    index,
+                    seat,
+                )
+        index, msg = aborts[-1]
         blamed = msg.body.get("seat")
         who = self.names.get(msg.sender, "?")
         text = f"{who}: {msg.body['reason']}"
         self.report.aborted = text
+        if owing is not None and blamed in owing.seats:
+            text += f" (the record ends with seat {blamed} owing {owing.what})"
         raise AuditProblem(
             f"the table was stopped by {text}", index, blamed if blamed is not None else None
         )
@@ -188,6 +256,9 @@ class _TableAudit:
         n = self.options.players
         deck_raws: list[bytes] = []
         moves: list[tuple[int, Message]] = []
+        ready: dict[int, tuple[int, Message]] = {}
+        sent: dict[tuple[MsgType, int], set[int]] = {}
+        """(type, pass) -> the seats that sent it this round (pass 0 for all but shuffles)."""
         reveals = 0
         while index < len(self.messages) and reveals < n:
             msg = self.messages[index]
@@ -200,9 +271,21 @@ class _TableAudit:
                         index,
                         self.seat(msg.sender),
                     )
+                seat_of = self.seat(msg.sender)
+                if seat_of is not None:
+                    slot = (msg.type, int(msg.body.get("pass", 0)))
+                    sent.setdefault(slot, set()).add(seat_of)
                 deck_raws.append(msg.raw)
                 if msg.type is MsgType.DECK_REVEAL:
                     reveals += 1
+            elif msg.type is MsgType.READY:
+                seat_of = self.seat(msg.sender)
+                if msg.body["round"] != r or seat_of is None:
+                    raise AuditProblem("ready for another round", index, seat_of)
+                sent.setdefault((MsgType.READY, 0), set()).add(seat_of)
+                ready[seat_of] = (index, msg)
+                if "open" in msg.body:
+                    deck_raws.append(msg.raw)  # the holder's Gaia opening
             elif msg.type is MsgType.MOVE:
                 if msg.body["round"] != r:
                     raise AuditProblem("move for another round", index, self.seat(msg.sender))
@@ -212,10 +295,11 @@ class _TableAudit:
             else:
                 raise AuditProblem(f"unexpected {msg.type.label}", index, self.seat(msg.sender))
             index += 1
-        if reveals < n:
-            self._partial_round(r, moves)
-            return index
         params = deal_params(self.table_id, r, n)
+        shown = [seat for seat, (_, msg) in ready.items() if "open" in msg.body]
+        if reveals < n:
+            self.owing = self._owing(sent, bool(moves), shown)
+            return index
         try:
             result = deck_audit(params, deck_raws, codec)
         except DeckFault as exc:
@@ -236,7 +320,13 @@ class _TableAudit:
             if rnd.to_move != seat:
                 raise AuditProblem(f"{format_move(move)} out of turn", msg_index, seat)
             cards = cards_for_move(move)
-            if cards:
+            if GAIA in cards:  # the lead: Gaia was shown at ready, the move carries no opening
+                gaia = ready.get(seat, (0, msg))[1].body.get("open")
+                if "open" in msg.body or gaia is None or opened.get((seat, gaia["pos"])) != GAIA:
+                    raise AuditProblem(
+                        f"{format_move(move)} without Gaia shown at ready", msg_index, seat
+                    )
+            elif cards:
                 card = None
                 if "open" in msg.body:
                     card = opened.get((seat, int(msg.body["open"]["pos"])))
@@ -251,12 +341,70 @@ class _TableAudit:
                 raise AuditProblem(f"illegal move {format_move(move)}: {reason}", msg_index, seat)
             rnd.play(move)
         if not rnd.over:
-            raise AuditProblem(f"round {r + 1} was revealed before it ended", index - 1)
+            self._audited_early(r, result.hands, ready, deck_raws)
         return index
 
-    def _partial_round(self, r: int, moves: list[tuple[int, Message]]) -> None:
-        """A round cut short (crash or abort): its hands are not known, so only count it."""
-        del r, moves
+    def _audited_early(
+        self,
+        r: int,
+        hands: Sequence[Sequence[int]],
+        ready: dict[int, tuple[int, Message]],
+        deck_raws: list[bytes],
+    ) -> None:
+        """Round ``r`` was revealed before it ended (an audit, protocol.md §7) and the deck's
+        audit found no cheat: whoever made the audit necessary is at fault."""
+        n = self.options.players
+        if len(ready) == n and not any("open" in m.body for _, m in ready.values()):
+            holder = next(s for s, hand in enumerate(hands) if GAIA in hand)
+            raise AuditProblem(
+                f"round {r + 1}: seat {holder} held Gaia but its ready did not show it",
+                ready[holder][0],
+                holder,
+            )
+        first = next(
+            (self.by_raw[raw] for raw in deck_raws if self.by_raw[raw].type is MsgType.DECK_REVEAL),
+            None,
+        )
+        if first is None:
+            raise AuditProblem(f"round {r + 1} was revealed before it ended")
+        raise AuditProblem(
+            f"round {r + 1}: {self.names[first.sender]} called an audit (revealed before the "
+            "round ended), but the deal is sound",
+            self._index_of(first.raw),
+            self.seat(first.sender),
+        )
+
+    def _owing(
+        self,
+        sent: dict[tuple[MsgType, int], set[int]],
+        moved: bool,
+        shown: list[int],
+    ) -> Owing | None:
+        """A round cut short (crash or abort): which message its schedule (``protocol.md`` §5)
+        still waited for, and from whom. Its hands are unknown, so its moves are not replayed;
+        a stop during play (``moved``) names no debt here, a stop in the reveal step does."""
+        n = self.options.players
+        everyone = frozenset(range(n))
+
+        def missing(msg_type: MsgType, pass_no: int = 0) -> frozenset[int]:
+            return everyone - sent.get((msg_type, pass_no), set())
+
+        if sent.get((MsgType.DECK_REVEAL, 0)):
+            return Owing(MsgType.DECK_REVEAL.label, missing(MsgType.DECK_REVEAL))
+        if moved:
+            return None
+        for msg_type in (MsgType.DECK_COMMIT, MsgType.DECK_KEY):
+            if missing(msg_type):
+                return Owing(msg_type.label, missing(msg_type))
+        for seat in range(n):  # one pass, each seat in turn
+            if seat in missing(MsgType.DECK_SHUFFLE, 1):
+                return Owing(MsgType.DECK_SHUFFLE.label, frozenset({seat}))
+        for msg_type in (MsgType.DECK_SALT, MsgType.DECK_SHARES, MsgType.READY):
+            if missing(msg_type):
+                return Owing(msg_type.label, missing(msg_type))
+        if len(shown) == 1:  # the lead step names the seat that showed Gaia
+            return Owing(MsgType.MOVE.label, frozenset(shown), human=True)
+        return None
 
     def _index_of(self, raw: bytes) -> int | None:
         for i, msg in enumerate(self.messages):

@@ -29,12 +29,15 @@ _KIND_TYPES = {
 }
 _TYPE_KINDS = {v: k for k, v in _KIND_TYPES.items()}
 OPEN_KIND = "deck_open"
+CARRIERS = (MsgType.MOVE, MsgType.READY)
+"""Table messages a card opening rides in: the move that plays the card, and the Gaia holder's
+``ready`` that shows Gaia at the deal (``protocol.md`` §5)."""
 
 
 def deck_envelope(msg: Message, seat: int) -> Envelope | None:
     """The deck's view of a table message (None if it is not one): a ``deck_*`` message, or the
     card opening a ``move`` carries, with the signed move as its raw bytes (the evidence)."""
-    if msg.type is MsgType.MOVE:
+    if msg.type in CARRIERS:
         opening = msg.body.get("open")
         return None if opening is None else Envelope(seat, OPEN_KIND, dict(opening), msg.raw)
     kind = _TYPE_KINDS.get(msg.type)
@@ -86,6 +89,7 @@ class WireCodec:
         self._seat_of_key = seat_of_key
         self._known: dict[bytes, Message] = {}
         self._carrier: dict[str, object] | None = None
+        self._carrier_type = MsgType.MOVE
 
     @property
     def seat(self) -> int:
@@ -95,16 +99,19 @@ class WireCodec:
         """Register a message the table already decoded, so :meth:`open` need not verify again."""
         self._known[msg.raw] = msg
 
-    def carry(self, move_body: dict[str, object]) -> None:
-        """The move the next card opening is sealed into (the table sets it just before asking
-        the deck to open the card the move plays)."""
+    def carry(self, move_body: dict[str, object], msg_type: MsgType = MsgType.MOVE) -> None:
+        """The move (or ``ready``) the next card opening is sealed into (the table sets it just
+        before asking the deck to open the card the move plays)."""
+        if msg_type not in CARRIERS:
+            raise ValueError(f"a card opening cannot ride in a {msg_type.label}")
         self._carrier = move_body
+        self._carrier_type = msg_type
 
     def seal(self, kind: str, body: dict[str, object]) -> bytes:
         if kind == OPEN_KIND:
             if self._carrier is None:
                 raise ValueError("a card opening is sealed into the move that plays the card")
-            msg_type, body = MsgType.MOVE, {**self._carrier, "open": body}
+            msg_type, body = self._carrier_type, {**self._carrier, "open": body}
             self._carrier = None
         else:
             msg_type = _KIND_TYPES[kind]

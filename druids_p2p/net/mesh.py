@@ -2,23 +2,26 @@
 
 Each peer binds one ROUTER inbox and keeps one DEALER per other peer, connected to that peer's
 inbox with the peer's routing id set to our Ed25519 public key. All links are CURVE-encrypted and
-authenticated; a ZAP handler admits only CURVE keys that a signed message bound to a seat (or, in
-the lobby, anyone who wants to ask for a seat), so once a table is seated a stranger cannot even
-connect. Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum
-message size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or accept
-any size.
+authenticated; a ZAP handler admits anyone in the lobby, and once the table is seated only the
+seats' own CURVE keys (``Mesh.close_gate``, which also drops any connection a stranger made
+before), so once a table is seated a stranger cannot even connect.
+Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum message
+size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or accept any size.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import cast
 
 import zmq
 from zmq.auth.thread import ThreadAuthenticator
+
+from druids_p2p.net.endpoints import TableNetwork
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +33,12 @@ HEARTBEAT_TIMEOUT_MS = 4_000
 LINGER_MS = 200
 RECONNECT_IVL_MS = 100
 RECONNECT_IVL_MAX_MS = 2_000
+MAX_REMEMBERED_KEYS = 1024
+"""Keys the gate remembers admitting while open; past that it assumes a stranger got in."""
+REBIND_TRIES = 400
+REBIND_WAIT_S = 0.005
+"""Rebinding the inbox's port right after unbinding it can fail until ZeroMQ's I/O thread has
+closed the old listener: a bounded retry (2 s at most)."""
 
 
 def curve_keypair() -> tuple[bytes, bytes]:
@@ -47,27 +56,49 @@ def raw_to_z85(key: bytes) -> bytes:
 
 
 class _CurveGate:
-    """ZAP credentials provider: which CURVE public keys may connect to our inbox."""
+    """ZAP credentials provider: which CURVE public keys may connect to our inbox.
+
+    ZAP is asked once per connection, at its handshake: closing the gate refuses new connections
+    only. So the gate also remembers which keys it let in while it was open (to know whether a
+    stranger may still hold a connection when it closes), and the mesh drops those connections
+    (``Mesh.close_gate``)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._allowed: set[bytes] = set()
+        self.allowed_raw: frozenset[bytes] = frozenset()
+        """The admitted keys, raw (the mesh filters frames by them once the gate is closed)."""
+        self._admitted: set[bytes] = set()
+        self._admitted_overflow = False
         self.open = True
 
     def allow(self, raw_keys: Iterable[bytes]) -> None:
         with self._lock:
             self._allowed.update(raw_to_z85(k) for k in raw_keys)
 
-    def close_to_strangers(self, raw_keys: Iterable[bytes]) -> None:
-        """From now on admit only these keys (the seated peers' CURVE keys)."""
+    def close_to_strangers(self, raw_keys: Iterable[bytes]) -> bool:
+        """From now on admit only these keys (the seated peers' CURVE keys). True if a key that
+        is not one of them was let in while the gate was open (its connection may be up)."""
+        raw = frozenset(raw_keys)
         with self._lock:
-            self._allowed = {raw_to_z85(k) for k in raw_keys}
+            self._allowed = {raw_to_z85(k) for k in raw}
+            self.allowed_raw = raw
             self.open = False
+            strangers = self._admitted_overflow or bool(self._admitted - self._allowed)
+            # Told once: the caller drops those connections, and a closed gate admits no more.
+            self._admitted &= self._allowed
+            self._admitted_overflow = False
+            return strangers
 
     def callback(self, domain: str, key: bytes) -> bool:
         """pyzmq's ZAP hook; ``key`` is the client's Z85-encoded CURVE public key."""
         with self._lock:
             ok = self.open or key in self._allowed
+            if ok and self.open:
+                if len(self._admitted) < MAX_REMEMBERED_KEYS:
+                    self._admitted.add(bytes(key))
+                else:
+                    self._admitted_overflow = True
         if not ok:
             log.info("refused a CURVE connection from an unknown key")
         return ok
@@ -95,6 +126,8 @@ class Mesh:
     ) -> None:
         """Bind the inbox; ``curve_keys`` (public, secret, Z85) and ``port`` are given when a
         restarted peer must come back at the endpoint and key the others already know."""
+        self.network = TableNetwork.of_address(bind_host)
+        """Where the endpoints of this mesh's table must be (``endpoints.py``)."""
         self.ctx = zmq.Context()
         self.gate = _CurveGate()
         self.auth = ThreadAuthenticator(self.ctx, log=logging.getLogger(__name__ + ".zap"))
@@ -114,12 +147,15 @@ class Mesh:
         else:
             self.port = self.inbox.bind_to_random_port(f"tcp://{bind_host}")
         self.endpoint = f"tcp://{bind_host}:{self.port}"
+        self._bound = cast(bytes, self.inbox.getsockopt(zmq.LAST_ENDPOINT)).decode()
         self.poller = zmq.Poller()
         self.poller.register(self.inbox, zmq.POLLIN)
         self.peers: dict[bytes, zmq.Socket[bytes]] = {}
         self._link_keys: dict[str, bytes] = {}
         """Z85 User-Id -> raw CURVE key: a table has a handful of links, and Z85 costs ~20 µs."""
         self._targets: dict[bytes, tuple[str, bytes]] = {}
+        self.rebinds = 0
+        """Times :meth:`close_gate` rebound the inbox to drop a stranger's connection."""
 
     @property
     def curve_public_raw(self) -> bytes:
@@ -195,6 +231,7 @@ class Mesh:
         if not events:
             return out
         inbox = self.inbox
+        gate = self.gate
         for _ in range(limit):
             # Ask before receiving: an empty queue raising zmq.Again on every wake-up is costly.
             if not cast(int, inbox.get(zmq.EVENTS)) & zmq.POLLIN:
@@ -204,7 +241,10 @@ class Mesh:
             except zmq.Again:
                 break
             if len(frames) == 2:
-                out.append(Inbound(frames[0].bytes, frames[1].bytes, self._link_key(frames[1])))
+                link = self._link_key(frames[1])
+                if not gate.open and link not in gate.allowed_raw:
+                    continue  # queued by a connection from before the gate closed: a stranger's
+                out.append(Inbound(frames[0].bytes, frames[1].bytes, link))
             else:
                 log.info("dropped a message with %d frames", len(frames))
         for sock in events:
@@ -237,6 +277,28 @@ class Mesh:
             if len(self._link_keys) < 1024:
                 self._link_keys[user] = key
         return key
+
+    def close_gate(self, raw_keys: Iterable[bytes]) -> None:
+        """Admit only these CURVE keys from now on, and keep no connection from any other.
+
+        The gate refuses new connections; frames already queued from other keys are dropped in
+        :meth:`poll`; and if the gate let any other key in while it was open, the inbox is
+        unbound and bound again, which closes every connection it accepted: the seated peers'
+        DEALERs reconnect through the closed gate (what they sent meanwhile is resent, as after
+        any lost link), a stranger's cannot."""
+        if not self.gate.close_to_strangers(raw_keys):
+            return
+        log.info("dropping the inbox's connections: a key not at the table had connected")
+        self.rebinds += 1
+        self.inbox.unbind(self._bound)
+        for attempt in range(REBIND_TRIES):
+            try:
+                self.inbox.bind(self._bound)
+                return
+            except zmq.ZMQError:
+                if attempt == REBIND_TRIES - 1:
+                    raise
+                time.sleep(REBIND_WAIT_S)
 
     def watch_dealer(self, peer_id: bytes) -> None:
         """Also poll a DEALER for replies (used in the lobby, where the host answers there)."""

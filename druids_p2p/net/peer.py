@@ -30,6 +30,7 @@ from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
+from druids_p2p.net.deadlines import Deadlines, debts, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
     LOBBY_ID_SIZE,
@@ -39,6 +40,7 @@ from druids_p2p.net.discovery import (
     decode_beacon,
     encode_beacon,
 )
+from druids_p2p.net.endpoints import EndpointError, TableNetwork
 from druids_p2p.net.homes import (
     EventLog,
     Request,
@@ -49,8 +51,10 @@ from druids_p2p.net.homes import (
     set_aside,
     unfinished_table,
 )
+from druids_p2p.net.links import LinkError, Links
 from druids_p2p.net.mesh import Mesh, raw_to_z85, z85_to_raw
-from druids_p2p.net.seating import make_seat_message
+from druids_p2p.net.resend import CatchUp, ResendLimiter, bounded
+from druids_p2p.net.seating import make_join, make_seat_message, quoted_join
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import Divergence, TableFault, TableMachine
 from druids_p2p.wire import (
@@ -108,6 +112,11 @@ class PeerConfig:
     budget_ms: float = 100.0
     away_after_s: float = 3.0
     gone_after_s: float = 300.0
+    """The move limit: how long a seat may take over a move (a person thinking) before it is
+    blamed as gone; also the longest any owed message is waited for."""
+    step_deadline_s: float = 30.0
+    """How long an automatic message (deck, seating, ready, a receipt) may be owed before its
+    seat is blamed for withholding it (``net/deadlines.py``)."""
     lobby_timeout_s: float = 600.0
     plugins_dirs: tuple[Path, ...] = ()
     emit: Callable[[dict[str, Any]], None] = field(default=lambda event: None)
@@ -116,6 +125,8 @@ class PeerConfig:
     """Plays this seat instead of ``player`` (the terminal UI plugs itself in here)."""
     approve_join: Approver | None = None
     """Asked about every joiner before the host seats it (admission.py); None seats everyone."""
+    clock: Callable[[], float] = field(default=time.monotonic)
+    """The seated table's clock (liveness, deadlines, grace periods): tests pass a fake one."""
     table_name: str | None = None
     """``druids join NAME``: the name (or lobby id prefix) typed, kept to find the table again."""
     resume: bool = False
@@ -273,6 +284,8 @@ class Lobby:
         self.lobby_port = self.socket.bind_to_random_port(f"tcp://{config.bind}")
         self.counter = 0
         self.admission = Admission(config.approve_join)
+        self.joins: dict[bytes, bytes] = {}
+        """Each seated joiner's raw signed join."""
         self.beacon: BeaconSender | None = None
         if config.announce:
             self.beacon = BeaconSender(
@@ -322,7 +335,8 @@ class Lobby:
                         self.socket.send_multipart([frames[0], self.announcement()])
             for inbound in self.mesh.poll(20):
                 self._on_join(inbound.routing_id, inbound.payload)
-        seat_raw = make_seat_message(self.identity, self.seats, self.spec.options)
+        joins = [self.joins[key] for key, _, _, _ in self.seats[1:]]
+        seat_raw = make_seat_message(self.identity, self.seats, self.spec.options, joins=joins)
         self.close()
         return seat_raw
 
@@ -336,6 +350,10 @@ class Lobby:
             return
         if "endpoint" not in msg.body or "curve" not in msg.body:
             self._reply(routing_id, "a join must say where to reach the joiner")
+            return
+        refused = self.mesh.network.refusal(msg.body["endpoint"])
+        if refused is not None:
+            self._reply(routing_id, f"join refused: {refused}"[:200])
             return
         if any(key == msg.sender for key, _, _, _ in self.seats):
             return  # a repeated join
@@ -355,6 +373,7 @@ class Lobby:
             return
         entry = (msg.sender, name, msg.body["endpoint"], msg.body["curve"])
         self.seats.append(entry)
+        self.joins[msg.sender] = msg.raw  # quoted in the seat message: the joiner's own word
         self.config.emit({"event": "joined", "name": entry[1], "seats": len(self.seats)})
         if self.beacon is not None:
             self.beacon.update(self.info())
@@ -388,18 +407,14 @@ def join_table(config: PeerConfig, mesh: Mesh, announcement: bytes) -> tuple[byt
     except WireError as exc:
         raise PeerError(f"the host's announcement is invalid: {exc}") from None
     host_key = beacon.host_key
+    refused = mesh.network.refusal(beacon.info.endpoint)
+    if refused is not None:
+        raise PeerError(f"the host's announcement is refused: {refused}")
     mesh.connect(host_key, beacon.info.endpoint, beacon.info.curve_key)
     mesh.watch_dealer(host_key)
     identity = config.identity
-    join = encode(
-        identity,
-        MsgType.JOIN,
-        table_id=lobby_table_id(beacon.lobby_id),
-        seq=0,
-        prev=ZERO_HASH,
-        head=ZERO_HASH,
-        body={"name": identity.name, "endpoint": mesh.endpoint, "curve": mesh.curve_public_raw},
-    )
+    offer_id = lobby_table_id(beacon.lobby_id)
+    join = make_join(identity, offer_id, mesh.endpoint, mesh.curve_public_raw)
     mesh.send(host_key, join)
     config.emit({"event": "joining", "table": beacon.info.name, "host": beacon.host_name})
     deadline = time.monotonic() + config.lobby_timeout_s
@@ -417,6 +432,12 @@ def join_table(config: PeerConfig, mesh: Mesh, announcement: bytes) -> tuple[byt
             if msg.type is MsgType.ABORT and msg.table_id == lobby_table_id(beacon.lobby_id):
                 raise PeerError(f"the host refused: {msg.body['reason']}")
             if msg.type is MsgType.SEAT and identity.public_key in msg.body["seats"]:
+                for endpoint in msg.body.get("endpoints", ()):
+                    refused = mesh.network.refusal(endpoint)
+                    if refused is not None:
+                        raise PeerError(f"the host's seat message is refused: {refused}")
+                if quoted_join(msg, identity.public_key) not in (None, join):
+                    raise PeerError("the host's seat message quotes another join of this peer's")
                 return msg.raw, early
             early.append(inbound.payload)
     raise PeerError("the table did not fill in time")
@@ -444,6 +465,11 @@ class TableRunner:
         self.machine = machine
         self.state = state
         self.player = player
+        self.clock = config.clock
+        self.deadlines = Deadlines(config.step_deadline_s, config.gone_after_s, config.away_after_s)
+        self.aborts: dict[bytes, Message] = {}
+        """Each peer's first abort, in arrival order: their debts are judged by that abort (one
+        that owes an automatic message when the grace period ends withheld it), not the clock."""
         self.last_heard: dict[bytes, float] = {}
         self.away: set[bytes] = set()
         self.bad_messages = 0
@@ -451,7 +477,7 @@ class TableRunner:
         self.latencies_ms: list[float] = []
         self.deal_started: float | None = None
         self.deal_ms: list[float] = []
-        self.last_progress = time.monotonic()
+        self.last_progress = self.clock()
         self.early: list[bytes] = []
         self.abort_claim: str | None = None
         self.last_keepalive = 0.0
@@ -459,32 +485,21 @@ class TableRunner:
         self.divergence: TableFault | None = None
         self.divergence_deadline = 0.0
         self.held_events: list[dict[str, Any]] = []
-        self.key_of_link: dict[bytes, bytes] = {}
+        self.links = Links(mesh, machine)
+        self.key_of_link = self.links.key_of_link
         """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
+        self.resend_limiter = ResendLimiter()
+        self.catch_up = CatchUp()
         machine.on_event = self._on_event
 
     # ---------------------------------------------------------------- wiring
     def connect_all(self) -> None:
-        for info in self.machine.seat_info():
-            key = info["key"]
-            assert isinstance(key, bytes)
-            if key == self.machine.me:
-                continue
-            endpoint, curve = self._peer_address(key)
-            self.key_of_link[curve] = key
-            self.mesh.connect(key, endpoint, curve)
-        seated_curves = [self._peer_address(k)[1] for k in self.machine.list_keys]
-        self.mesh.gate.close_to_strangers(seated_curves)
-
-    def _peer_address(self, key: bytes) -> tuple[str, bytes]:
-        confirm = self.machine.seating.confirms.get(key)
-        if confirm is not None:
-            return confirm.body["endpoint"], confirm.body["curve"]
-        body = self.machine.seat_message.body
-        index = self.machine.list_keys.index(key)
-        if "endpoints" not in body:
-            raise PeerError("the seat message does not say where the peers are")
-        return body["endpoints"][index], body["curves"][index]
+        """Links to the other seats: from the seat message until every seat's own signed
+        confirmation is in, then from the confirmations (``links.py``)."""
+        try:
+            self.links.start()
+        except LinkError as exc:
+            raise PeerError(str(exc)) from None
 
     def broadcast(self, raws: list[bytes]) -> None:
         for raw in raws:
@@ -515,7 +530,7 @@ class TableRunner:
         self.connect_all()
         if resume:
             self._ask_everyone_to_resend()
-        start = time.monotonic()
+        start = self.clock()
         for key in machine.list_keys:
             self.last_heard[key] = start
         try:
@@ -537,9 +552,14 @@ class TableRunner:
         if self.player.wants_to_leave() and not machine.finished:
             raise TableFault(f"{machine.identity.name} left the table", None)
         for inbound in self.mesh.poll(10):
-            self._on_message(inbound.payload, self.key_of_link.get(inbound.curve))
+            link = self.key_of_link.get(inbound.curve)
+            self._on_message(inbound.payload, link)
             if machine.aborted is not None or machine.finished:
                 return
+            if self.catch_up.heard(link) and link is not None:
+                self._ask_resend(link)  # a full answer may have been cut short: the rest
+        if not self.links.settled:
+            self.links.update()
         # What happened is told before this seat is asked for a move: a user interface that
         # takes its picture of the table from each event must not see one older than the ask.
         self._emit_events()
@@ -547,20 +567,21 @@ class TableRunner:
             self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
             self.deal_started = None
         if self._in_grace():
+            self._check_deadlines(self.clock())  # its own deadlines still run out meanwhile
             return
         if machine.my_turn:
             move = self.player.poll(machine)
             if move is not None:
                 self.move_sent_at = time.perf_counter()
                 self.broadcast(machine.play(move))
-                self.last_progress = time.monotonic()
+                self.last_progress = self.clock()
         self._emit_events()
         self._keepalive()
         self._check_liveness()
 
     def _keepalive(self) -> None:
         """A signed hello about once a second, so silence means a peer is gone, not thinking."""
-        now = time.monotonic()
+        now = self.clock()
         if now - self.last_keepalive < KEEPALIVE_S:
             return
         self.last_keepalive = now
@@ -581,7 +602,7 @@ class TableRunner:
         if msg.table_id != machine.table_id or msg.sender not in machine.pending:
             self._drop("dropped a message from outside this table")
             return
-        now = time.monotonic()
+        now = self.clock()
         self._heard(msg.sender, now)
         if msg.type is MsgType.HELLO:
             return  # a keepalive: hearing it is all it is for
@@ -653,7 +674,7 @@ class TableRunner:
         except WireError as exc:
             self._drop(f"dropped a bad receipt: {exc}")
             return
-        self._heard(link, time.monotonic())
+        self._heard(link, self.clock())
         if self.divergence is not None:
             return
         try:
@@ -674,17 +695,29 @@ class TableRunner:
             self.move_sent_at = None
 
     def _answer_resend(self, msg: Message) -> None:
+        """At most ``RESEND_MAX_MESSAGES`` frames per answer, and a bounded rate of answers
+        per requesting seat (``resend.py``): a request costs its sender one frame."""
+        if not self.resend_limiter.allow(msg.sender):
+            log.info("a resend request from %s came too fast: unanswered", msg.sender.hex()[:12])
+            return
         machine = self.machine
         if "head" in msg.body:
             raws = machine.answer_resend(msg.body["head"])
         else:
             raws = [m.raw for m in machine.transcript.since(msg.body["sender"], msg.body["seq"])]
-        for raw in raws:
+        for raw in bounded(raws):
             self.mesh.send(msg.sender, raw)
 
+    def _ask_resend(self, key: bytes, head: bytes | None = None) -> None:
+        """Ask ``key`` for what it holds after ``head`` (by default our transcript's head)."""
+        body: dict[str, object] = {"head": self.machine.transcript.head if head is None else head}
+        self.mesh.send(key, self._control(MsgType.RESEND, body, chain=False))
+        self.catch_up.asked(key)
+
     def _ask_everyone_to_resend(self) -> None:
-        raw = self._control(MsgType.RESEND, {"head": self.machine.transcript.head}, chain=False)
-        self.broadcast([raw])
+        for key in self.machine.list_keys:
+            if key != self.machine.me:
+                self._ask_resend(key)
 
     def _control(self, msg_type: MsgType, body: dict[str, object], chain: bool) -> bytes:
         """A control message; ``chain`` makes it the next message of our chain (abort)."""
@@ -706,7 +739,7 @@ class TableRunner:
     def _check_liveness(self) -> None:
         machine = self.machine
         step = machine.step
-        now = time.monotonic()
+        now = self.clock()
         if step is None:
             return
         waiting = [k for k in step.senders if k != machine.me and not self._has_next(k)]
@@ -722,12 +755,7 @@ class TableRunner:
                 self.config.emit(
                     {"event": "away", "name": machine.names[key], "seconds": round(silent, 1)}
                 )
-            if silent > self.config.gone_after_s:
-                raise TableFault(
-                    f"{machine.names[key]} was gone for {silent:.0f} s (limit "
-                    f"{self.config.gone_after_s:.0f} s): the game ends unfinished",
-                    machine.seat_of(key),
-                )
+        self._check_deadlines(now)
         if waiting and now - self.last_progress > NUDGE_AFTER_S:
             # Something may have been lost while a peer restarted: ask again and resend ours.
             self.last_progress = now
@@ -735,11 +763,21 @@ class TableRunner:
             if machine.phase == "seating" and machine.seat_message.sender == machine.me:
                 for key in waiting:
                     self.mesh.send(key, machine.seat_message.raw)
-            req = self._control(MsgType.RESEND, {"head": machine.transcript.head}, chain=False)
+            self.catch_up.forget()
             for key in waiting:
-                self.mesh.send(key, req)
+                self._ask_resend(key)
                 if key in unacked and machine.last_move is not None:
                     self.mesh.send(key, machine.last_move.raw)  # a duplicate: receipt again
+
+    def _check_deadlines(self, now: float) -> None:
+        """Blame the seat whose owed message is past its deadline (``net/deadlines.py``): only
+        that message pays the debt; a keepalive or any other message does not."""
+        machine = self.machine
+        self.deadlines.update(debts(machine, self._has_next), now)
+        late = self.deadlines.check(now, self.last_heard, self.aborts)
+        if late is not None:
+            key = late.debt.key
+            raise TableFault(late.reason(who(machine, key)), machine.seat_of(key))
 
     def _progress_mark(self) -> tuple[int, int]:
         """Changes when a message was new to this peer: appended, or held for a later step.
@@ -761,8 +799,19 @@ class TableRunner:
         # peer keeps checking what it has for a short while, so that if the claim is true its
         # own checks (on the same canonical messages) find the fault and blame with evidence.
         self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
-        self.abort_claim_deadline = time.monotonic() + ABORT_GRACE_S
+        now = self.clock()
+        self.aborts.setdefault(msg.sender, msg)
+        self.abort_claim_deadline = now + ABORT_GRACE_S
         machine.check_everything_held()  # raises, blaming with evidence, if the claim is ours too
+        self.deadlines.update(debts(machine, self._has_next), now)
+        blamed = msg.body.get("seat")
+        keys = machine.order or machine.list_keys
+        if isinstance(blamed, int) and 0 <= blamed < len(keys) and keys[blamed] != msg.sender:
+            # The claim may be a deadline this peer has not reached yet (clocks started a few
+            # milliseconds apart): check on until that seat's own debts here fall due.
+            due = [t for _, t in self.deadlines.automatic(keys[blamed])]
+            if due:
+                self.abort_claim_deadline = max(self.abort_claim_deadline, max(due) + 0.5)
 
     def _seek_proof(self, fault: TableFault) -> bool:
         """A peer's receipt names another message than ours after a head we share: somebody
@@ -771,10 +820,9 @@ class TableRunner:
         their signer with proof. True if asked."""
         if not isinstance(fault, Divergence):
             return False
-        req = self._control(MsgType.RESEND, {"head": fault.prev}, chain=False)
-        self.mesh.send(fault.acker, req)
+        self._ask_resend(fault.acker, fault.prev)
         self.divergence = fault
-        self.divergence_deadline = time.monotonic() + ABORT_GRACE_S
+        self.divergence_deadline = self.clock() + ABORT_GRACE_S
         return True
 
     def _in_grace(self) -> bool:
@@ -784,7 +832,7 @@ class TableRunner:
             self._claim_expired()
             return True
         if self.divergence is not None:
-            if time.monotonic() > self.divergence_deadline:
+            if self.clock() > self.divergence_deadline:
                 raise self.divergence  # no proof came: stop, blaming nobody
             return True
         return False
@@ -794,9 +842,21 @@ class TableRunner:
         fault, so this peer signs and records its own abort saying why it stopped."""
         if self.machine.aborted is not None:
             self.abort_claim = None  # our own checks found the fault (and its culprit) first
-        elif self.abort_claim is not None and time.monotonic() > self.abort_claim_deadline:
+        elif self.abort_claim is not None and self.clock() > self.abort_claim_deadline:
             claim, self.abort_claim = self.abort_claim, None
             self.machine.check_everything_held()  # what came in during the grace, checked now
+            self.deadlines.update(debts(self.machine, self._has_next), self.clock())
+            for sender, abort in self.aborts.items():
+                # It stopped instead of sending what it owes (a reveal, shares...), and our own
+                # checks did not confirm its claim: it is blamed as withholding.
+                owed = self.deadlines.unexcused(sender)
+                if owed:
+                    raise TableFault(
+                        f"{who(self.machine, sender)} withheld {owed[0].what} after its "
+                        f"abort ({abort.body['reason'][:80]})",
+                        self.machine.seat_of(sender),
+                        (abort.raw,),
+                    )
             raise TableFault(claim, None)
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
@@ -813,21 +873,31 @@ class TableRunner:
         for _, own in sorted(machine.pending[machine.me].items()):
             with contextlib.suppress(WireError):
                 machine.transcript.append(own)
+        for raw in fault.evidence:  # a blamed peer's own abort, in its place in its chain
+            with contextlib.suppress(WireError):
+                msg = decode(raw)
+                if msg.type is MsgType.ABORT and msg.sender != machine.me:
+                    machine.transcript.append(msg)
         raw = self._control(MsgType.ABORT, body, chain=True)
         try:
             machine.transcript.append(raw)
         except WireError as exc:
             log.warning("could not record the abort in the transcript: %s", exc)
         machine.transcript.flush(sync=True)
-        outgoing = [raw]
+        # Then sent again with it: a peer that stops while its own step messages are unsent
+        # (its own confirmation showed the seat message misplacing it) must still show them.
+        outgoing = [*(own.raw for _, own in sorted(machine.pending[machine.me].items())), raw]
+        proof: bytes | None = None
         if len(fault.evidence) == 2:
             try:
+                verify_equivocation(*sorted(fault.evidence))  # other evidence pairs are no proof
                 proof = self._control(
                     MsgType.EQUIVOCATION, equivocation_body(*fault.evidence), chain=False
                 )
-                outgoing.insert(0, proof)
             except WireError:
-                pass
+                proof = None
+        if proof is not None:
+            outgoing.insert(0, proof)
         elif fault.seat is not None and fault.evidence:
             # The culprit's own signed message goes out first (protocol.md §9): a peer that was
             # shown another version of it now holds two and proves the equivocation; one that
@@ -917,6 +987,10 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
     stops (an abort, ours or another's) is marked stopped, so it never blocks the next one.
     Every event also goes to ``events.jsonl`` in the table's folder."""
     identity = config.identity
+    try:
+        TableNetwork.of_address(config.bind)
+    except EndpointError as exc:
+        raise PeerError(f"cannot play on {config.bind!r}: {exc}") from None
     resume = pick_table(config)
     events = EventLog()
     shown = config.emit
@@ -1028,7 +1102,9 @@ def _play(
             transcript, read = Transcript.resume(state.record)
             if read.tail:
                 log.warning("the record's last message was cut off by the crash: %s", read.tail)
-            machine = TableMachine(identity, seat_msg, secret, mesh.endpoint, curve_raw, None)
+            machine = TableMachine(
+                identity, seat_msg, secret, mesh.endpoint, curve_raw, None, mesh.network
+            )
             machine.load_record(list(transcript.messages))
             machine.start()
         except (WireError, TableFault) as exc:
@@ -1038,7 +1114,9 @@ def _play(
         machine.transcript = transcript
     else:
         transcript = Transcript.start(seat_msg, state.record)
-        machine = TableMachine(identity, seat_msg, secret, mesh.endpoint, curve_raw, transcript)
+        machine = TableMachine(
+            identity, seat_msg, secret, mesh.endpoint, curve_raw, transcript, mesh.network
+        )
     player = make_player(config, secret.derive("bot-seed"))
     config.emit(
         {

@@ -13,10 +13,13 @@ earlier history). The schedule (``protocol.md``, "Table"):
   seating   SEAT_CONFIRM from every seat, then SEAT_NONCE from every seat (seat-order coin flip)
   each round
     deal    DECK_COMMIT (all), DECK_KEY (all), DECK_SHUFFLE (each seat in turn, per pass),
-            DECK_SALT (all), DECK_SHARES (all)
-    play    the mover's MOVE (carrying the card opening when it plays a card); the first lead
-            comes from whichever seat's move opens Gaia
+            DECK_SALT (all), DECK_SHARES (all), READY (all; the Gaia holder's shows Gaia, so
+            the lead step names it) or, from a seat whose hand does not decrypt, DECK_REVEAL
+    play    the mover's MOVE (carrying the card opening when it plays a card; the Gaia lead
+            carries none, Gaia having been shown at ready)
     end     DECK_REVEAL (all); then every peer audits the round with all hands known
+    audit   (instead of the rest of a round that needs one) DECK_REVEAL from every seat that
+            has not revealed; the audit names the seat the table stops blaming
 
 Acknowledgements are not steps: every peer sends an unsigned receipt of every move it appends
 (``wire/receipt.py``) to the mover and the next mover, over the CURVE links that authenticate it.
@@ -35,6 +38,7 @@ from pathlib import Path
 
 from druids_p2p.deck import AuditRequired, DeckError, DeckFault, DeckParams, DeckPeer
 from druids_p2p.engine import (
+    GAIA,
     Game,
     GameOptions,
     IllegalMove,
@@ -47,6 +51,9 @@ from druids_p2p.engine import (
 from druids_p2p.engine.interface import RULESETS
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.net.codec import Chain, WireCodec
+from druids_p2p.net.endpoints import TableNetwork
+from druids_p2p.net.round_audit import on_audit, on_ready, start_audit
+from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -108,7 +115,7 @@ class TableEvent:
     """Something a user interface or log may want to show."""
 
     kind: str
-    """seated, round_started, move, round_ended, game_over, aborted"""
+    """seated, round_started, move, round_ended, audit, game_over, aborted"""
     text: str
     data: dict[str, object] = field(default_factory=dict)
 
@@ -130,7 +137,10 @@ class TableMachine:
         endpoint: str,
         curve: bytes,
         transcript: Transcript | None = None,
+        network: TableNetwork | None = None,
     ) -> None:
+        """``network``: where every seat's confirmed endpoint must be (``endpoints.py``); by
+        default the network of this peer's own ``endpoint``."""
         if seat_message.type is not MsgType.SEAT:
             raise ValueError("a table starts from its seat message")
         self.identity = identity
@@ -151,6 +161,9 @@ class TableMachine:
         self.secret = secret
         self.endpoint = endpoint
         self.curve = curve
+        self.network = network or TableNetwork.of_endpoint(endpoint)
+        self.seat_fault = seat_list_fault(seat_message)
+        """Why the seat message's addresses are not every seat's own word (the host's fault)."""
         self.transcript = transcript or Transcript.start(seat_message)
         self.heads: list[bytes] = [self.transcript.head]
         self._head_index: dict[bytes, int] = {self.transcript.head: 0}
@@ -178,8 +191,17 @@ class TableMachine:
         self._receipts: dict[bytes, list[Receipt]] = {k: [] for k in self.list_keys}
         """Receipts naming a head this peer has not reached yet, per sender (checked later)."""
         self.round_moves: list[Message] = []
+        self.ready: list[Message] = []
+        """This round's ``ready`` step, once complete (the Gaia holder's shows Gaia)."""
+        self.gaia_holder: bytes | None = None
+        """Who showed Gaia at this round's ``ready`` step: the seat the lead step waits for."""
+        self.audit_callers: tuple[Message, ...] = ()
+        self.audit_why = ""
+        """Why this round is being audited before its end (empty at a normal end of round)."""
         self.finished = False
         self.aborted: TableFault | None = None
+        self._verdict: TableFault | None = None
+        """A fault found while our own messages were queued: raised once they are sent."""
         self.on_event: Callable[[TableEvent], None] | None = None
 
     # ================================================================ public queries
@@ -256,30 +278,27 @@ class TableMachine:
             return None
         return self.game.view(seat)
 
-    def seat_info(self) -> list[dict[str, object]]:
-        """Every seated peer's endpoint and CURVE key, from its own signed confirmation."""
-        out = []
-        for key in self.list_keys:
-            confirm = self.seating.confirms.get(key)
-            out.append(
-                {
-                    "key": key,
-                    "name": self.names[key],
-                    "endpoint": None if confirm is None else confirm.body["endpoint"],
-                    "curve": None if confirm is None else confirm.body["curve"],
-                }
-            )
-        return out
-
     # ================================================================ driving
     def start(self) -> list[bytes]:
-        """Send this peer's seat confirmation (idempotent: the same bytes every time)."""
+        """Send this peer's seat confirmation (idempotent: the same bytes every time).
+
+        Raises :class:`TableFault` blaming the host when its seat message lists for a seat an
+        address that is not that seat's own signed word (``seating.seat_list_fault``): this
+        peer's confirmation is then made (pending, for the record and the others to see) but
+        nothing is appended."""
         first = 1 if self.seat_message.sender == self.me else 0
         if self.chain.seq > first or self.transcript.next_seq(self.me) > first:
             return self.resend_own()
         commit = hashlib.sha256(self.secret.seat_nonce()).digest()
         body: dict[str, object] = {"commit": commit, "curve": self.curve, "endpoint": self.endpoint}
         self._send_own(MsgType.SEAT_CONFIRM, body)
+        if self.seat_fault is not None:
+            host = self.seat_message.sender
+            raise TableFault(
+                f"{self._who(host)}'s seat message is refused: {self.seat_fault}",
+                self.seat_of(host),
+                (self.seat_message.raw,),
+            )
         self._pump()
         self.check_deferred()  # a replayed record's openings are proven before going on
         return self._drain()
@@ -345,8 +364,9 @@ class TableMachine:
             log.warning("%s is too far ahead; message dropped", self._who(msg.sender))
             return []
         held[msg.seq] = msg
-        self._pump()
-        self._check_receipts()
+        self._pump_then_fault()
+        if self._verdict is None:
+            self._check_receipts()
         return self._drain()
 
     def receive_receipt(self, sender: bytes, receipt: Receipt) -> None:
@@ -396,13 +416,19 @@ class TableMachine:
 
     @property
     def deferred(self) -> bool:
-        """True while checks that an acknowledgement did not wait for are still to be done."""
+        """True while checks that an acknowledgement did not wait for are still to be done (or a
+        fault waits for our own messages to go out first)."""
+        if self._verdict is not None:
+            return True
         return self.deck is not None and self.deck.open_proofs_pending
 
     def check_deferred(self) -> None:
         """Finish the checks a move's acknowledgement did not wait for: the proofs of the card
         openings accepted since (the card itself, its decryption and the move's legality were
-        checked before). Raises :class:`TableFault` blaming the opener of a bad one."""
+        checked before). Raises :class:`TableFault` blaming the opener of a bad one, or the
+        fault found while our own messages were still to be sent."""
+        if self._verdict is not None:
+            raise self._verdict
         if self.deck is None:
             return
         try:
@@ -434,16 +460,16 @@ class TableMachine:
             raise IllegalMove(reason)
         body: dict[str, object] = {"round": self.game.round_index, "move": format_move(move)}
         cards = cards_for_move(move)
-        if cards:
-            hand = set(self.deck.hand())
-            opened = {o.card for o in self.deck.opened}
-            card = next(c for c in cards if c in hand and c not in opened)
+        hand = set(self.deck.hand())
+        opened = {o.card for o in self.deck.opened}
+        unopened = [c for c in cards if c in hand and c not in opened]
+        if cards and GAIA not in cards:
             assert self.codec is not None
             self.codec.carry(body)
-            self.deck.open_card(card)  # sealed into the move and queued through the codec
+            self.deck.open_card(unopened[0])  # sealed into the move, queued through the codec
         else:
-            self._send_own(MsgType.MOVE, body)
-        self._pump()
+            self._send_own(MsgType.MOVE, body)  # a pile pick, or the lead: Gaia shown at ready
+        self._pump_then_fault()
         return self._drain()
 
     def resend_own(self) -> list[bytes]:
@@ -504,9 +530,19 @@ class TableMachine:
         return out
 
     # ================================================================ internals: the schedule
+    def _pump_then_fault(self) -> None:
+        """Pump; a fault found while our own messages of the step are queued waits until the
+        caller has sent them (:meth:`check_deferred` raises it): the others need them to find
+        it themselves (our reveal, when every reveal was in but ours and the audit convicts)."""
+        try:
+            self._pump()
+        except TableFault as fault:
+            if not self._outbox:
+                raise
+            self._verdict = fault
+
     def _pump(self) -> None:
         for _ in range(100_000):
-            self._pump_lead_candidates()
             step = self.step
             if step is None or not step.senders or self.aborted is not None:
                 break
@@ -533,6 +569,8 @@ class TableMachine:
                 self.seat_of(msg.sender),
                 (msg.raw,),
             )
+        if msg.type is MsgType.SEAT_CONFIRM:
+            self._check_confirm(msg)
         if msg.head != self.step_head:
             reason = (
                 f"{self._who(msg.sender)} built on transcript head {msg.head.hex()[:12]}…, "
@@ -585,6 +623,8 @@ class TableMachine:
             "confirm": self._on_confirms,
             "nonce": self._on_nonces,
             "deal": self._on_deck,
+            "ready": lambda batch: on_ready(self, batch),
+            "audit": lambda batch: on_audit(self, batch),
             "lead": self._on_play,
             "move": self._on_play,
             "reveal": self._on_reveals,
@@ -597,6 +637,28 @@ class TableMachine:
             self.seating.confirms[msg.sender] = msg
         self._next("nonce", self.list_keys, MsgType.SEAT_NONCE)
         self._send_own(MsgType.SEAT_NONCE, {"nonce": self.secret.seat_nonce()})
+
+    def _check_confirm(self, msg: Message) -> None:
+        """A confirmation names an endpoint on the table's network (else its signer is blamed)
+        and agrees with what the seat message lists for its signer, which is its signer's own
+        signed word (its quoted join; for the host, the seat message): else its signer
+        contradicts itself, and the seat message and the confirmation prove it."""
+        refused = self.network.refusal(msg.body["endpoint"])
+        if refused is not None:
+            raise TableFault(
+                f"{self._who(msg.sender)}'s seat confirmation is refused: {refused}",
+                self.seat_of(msg.sender),
+                (msg.raw,),
+            )
+        wrong = confirm_contradiction(self.seat_message, msg)
+        if wrong is not None:
+            own = "seat message" if msg.sender == self.seat_message.sender else "join"
+            raise TableFault(
+                f"{self._who(msg.sender)}'s seat confirmation names {wrong}, which its own "
+                f"signed {own} does not",
+                self.seat_of(msg.sender),
+                (self.seat_message.raw, msg.raw),
+            )
 
     def _on_nonces(self, batch: list[Message]) -> None:
         for msg in batch:
@@ -627,6 +689,9 @@ class TableMachine:
         )
         self.phase = "deal"
         self.round_moves = []
+        self.ready = []
+        self.gaia_holder = None
+        self.audit_callers, self.audit_why = (), ""
         self._deal_schedule = self._deal_steps(params)
         self._deal_index = 0
         self._set_deal_step()
@@ -649,7 +714,9 @@ class TableMachine:
         name, senders, msg_type = self._deal_schedule[self._deal_index]
         self._next(name, senders, msg_type)
 
-    def _deck_receive(self, msg: Message) -> list[bytes]:
+    def _deck_receive(self, msg: Message, audit: bool = False) -> list[bytes]:
+        """Hand a message to the deck; with ``audit``, :class:`AuditRequired` is re-raised for
+        the caller to start the audit, which names a seat (deck.md §9)."""
         assert self.deck is not None
         try:
             if msg.sender == self.me:
@@ -660,6 +727,8 @@ class TableMachine:
         except DeckFault as exc:
             raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
         except AuditRequired as exc:
+            if audit:
+                raise
             raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
         except DeckError as exc:
             raise TableFault(f"deal: {exc}", self.seat_of(msg.sender), (msg.raw,)) from None
@@ -681,53 +750,39 @@ class TableMachine:
             self._begin_play()
 
     def _begin_play(self) -> None:
+        """The deal is complete: check every share batch, learn this seat's hand and send its
+        ``ready`` (the Gaia holder's shows Gaia, so the lead step names its sender). A hand that
+        does not decrypt although every proof held sends ``deck_reveal`` instead: an audit call
+        (deck.md §6.5), which the whole table follows."""
         assert self.deck is not None
         seat = self.my_seat
         assert seat is not None
         try:
+            self.deck.verify_all_shares()  # now, not at each seat's first opening
+        except DeckFault as exc:
+            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+        self._next("ready", self.order, MsgType.READY, MsgType.DECK_REVEAL)
+        try:
             hand = list(self.deck.hand())
         except AuditRequired as exc:
-            raise TableFault(f"my hand does not decrypt: {exc}", None, exc.evidence) from None
+            log.warning("this seat's hand does not decrypt (%s): calling an audit", exc)
+            self.phase = "audit"
+            self.audit_why = f"{self._who(self.me)}'s hand does not decrypt ({exc.reason})"
+            self.deck.reveal()  # sealed at the ready step's head and queued through the codec
+            return
         try:
             self.game.start_hidden_round(seat, hand)
         except InvalidDeal as exc:
             raise TableFault(f"the deal gave this seat an impossible hand: {exc}") from None
         self.phase = "play"
-        try:
-            self.deck.verify_all_shares()  # now, not at each seat's first opening
-            self.deck.prepare_openings()  # and our own cards' proofs, not at each move
-        except DeckFault as exc:
-            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
-        self._lead_step()
-
-    def _lead_step(self) -> None:
-        """The first lead of a round comes from whoever holds Gaia: accept it from any seat."""
-        rnd = self.game.round
-        assert rnd is not None
-        if rnd.to_move is not None:
-            mover = self.order[rnd.to_move]
-            self._next("lead", (mover,), MsgType.MOVE)
+        self.deck.prepare_openings()  # our own cards' proofs, not at each move
+        body: dict[str, object] = {"round": self.game.round_index}
+        if GAIA in hand:
+            assert self.codec is not None
+            self.codec.carry(body, MsgType.READY)
+            self.deck.open_card(GAIA)  # sealed into our ready and queued through the codec
         else:
-            self.step = Step("lead", (), frozenset({MsgType.MOVE}))
-            self.prev_step_head = self.step_head
-            self.step_head = self.transcript.head
-
-    def _pump_lead_candidates(self) -> None:
-        """Before Gaia is known: the step's sender is whoever's next message opens a card built
-        on this step's head (a replayed record also holds later moves, built on later heads)."""
-        if self.step is None or self.step.name != "lead" or self.step.senders:
-            return
-        for key in self.order:
-            msg = self.pending[key].get(self.transcript.next_seq(key))
-            if (
-                msg is not None
-                and msg.type is MsgType.MOVE
-                and "open" in msg.body
-                and msg.head == self.step_head
-            ):
-                self.step = Step("lead", (key,), frozenset({MsgType.MOVE}))
-                self._senders_at[self.step_head] = (key,)
-                return
+            self._send_own(MsgType.READY, body)
 
     def _on_play(self, batch: list[Message]) -> None:
         (msg,) = batch
@@ -739,7 +794,11 @@ class TableMachine:
             raise TableFault(f"{self._who(msg.sender)} sent a move for another round", seat)
         opened_card = None
         if "open" in msg.body:
-            opened_card = self._take_opening(msg, seat)
+            try:
+                opened_card = self._take_opening(msg, seat)
+            except AuditRequired as exc:
+                start_audit(self, [], f"{self._who(msg.sender)}'s opening: {exc.reason}")
+                return
         try:
             move = parse_move(msg.body["move"])
         except ValueError as exc:
@@ -747,7 +806,15 @@ class TableMachine:
         if rnd.to_move != seat:
             raise TableFault(f"{self._who(msg.sender)} moved out of turn", seat, (msg.raw,))
         cards = cards_for_move(move)
-        if cards and opened_card not in cards:
+        if GAIA in cards:
+            if opened_card is not None or msg.sender != self.gaia_holder:
+                raise TableFault(
+                    f"{self._who(msg.sender)} led {format_move(move)} with an opening (Gaia is "
+                    "shown at ready, the lead carries none)",
+                    seat,
+                    (msg.raw,),
+                )
+        elif cards and opened_card not in cards:
             raise TableFault(
                 f"{self._who(msg.sender)} played {format_move(move)} without opening that card",
                 seat,
@@ -782,7 +849,15 @@ class TableMachine:
         """The deck checks the opening a move carries (proof, decryption, ownership); the card it
         shows is then known to this peer's view of the round. Returns the card."""
         assert self.deck is not None and self.game.round is not None
-        if self._deck_receive(msg):
+        try:
+            emitted = self._deck_receive(msg, audit=True)
+        except AuditRequired as exc:
+            if msg.body["open"]["card"] in self.deck.hand():
+                # Only this seat sees the duplicate (the card is in its own hand): an audit it
+                # started alone would not be followed in step, so it stops, as before.
+                raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
+            raise  # every peer sees it at this move: all start the audit here
+        if emitted:
             raise TableFault("the deck emitted a message in response to an opening", None)
         opened = self.deck.opened
         if not opened or opened[-1].seat != seat:

@@ -25,6 +25,8 @@ MAX_SEATS = 8
 MAX_ROUNDS = 64
 MAX_EMBEDDED = 32_000
 """Bound of one message quoted inside another, so that two fit in one 64 KiB equivocation."""
+MAX_JOIN = 1024
+"""Bound of one joiner's signed ``join`` quoted in the seat message (about 250 bytes)."""
 
 HASH = Bin(HASH_SIZE, HASH_SIZE)
 KEY = Bin(KEY_SIZE, KEY_SIZE)
@@ -96,6 +98,7 @@ BODIES: dict[MsgType, Schema] = {
         optional={
             "endpoints": List(ENDPOINT, 2, MAX_SEATS),
             "curves": List(KEY, 2, MAX_SEATS),
+            "joins": List(Bin(1, MAX_JOIN), 1, MAX_SEATS - 1),
         },
     ),
     MsgType.SEAT_CONFIRM: Struct({"commit": HASH, "curve": KEY, "endpoint": ENDPOINT}),
@@ -145,6 +148,8 @@ BODIES: dict[MsgType, Schema] = {
         {"round": ROUND, "move": TOKEN},
         optional={"open": OPENING},
     ),
+    # After the deal: every seat's "my hand is known", the Gaia holder's with its Gaia opening.
+    MsgType.READY: Struct({"round": ROUND}, optional={"open": OPENING}),
     # Not unique: a hand may hold both Mistletoes (or both Sickles), which share a token.
     MsgType.ROUND_REVEAL: Struct({"round": ROUND, "hand": List(TOKEN, 0, 32)}),
     # MsgType.ACK has no body: it is never a signed message, only a receipt (wire/receipt.py).

@@ -50,6 +50,7 @@ class MsgType(IntEnum):
 
     MOVE = 20
     ROUND_REVEAL = 21
+    READY = 22
 
     ACK = 30
     RESEND = 31

@@ -1,0 +1,165 @@
+"""Who owes the table a message, since when, and when a missing message becomes a blame.
+
+A keepalive proves that a peer is alive, never that it did its part: before this module the
+runner counted any message (a ``hello`` included) as progress, so a peer that kept saying hello
+and never sent the reveal, salt, shares or key it owed was never timed out, and dodged the audit.
+Here every message the current step still waits for is a *debt* with its own clock, started when
+this peer first saw it owed and reset only by that very message (or the end of the step):
+
+* an automatic message (every deck message, the seating messages, ``ready``, a receipt of the
+  last move) is due within the *step deadline* (``PeerConfig.step_deadline_s``, default 30 s);
+* a move (a person may be thinking) within the long *move limit* (``gone_after_s``, default
+  300 s); the step deadline is never longer than half of it.
+
+A debt past its deadline blames its seat. The wording tells an honest crash from a cheat: a seat
+heard from within the last ``away_after_s`` (its keepalives still arrive; half the deadline if
+that is shorter) *withheld* the message; one not heard from for longer is given the deadline again
+from its last word (to restart and rejoin), and is then *unreachable*. ``protocol.md`` §9.
+
+No clock is read here: the runner passes ``now``, so tests drive it with a fake clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from druids_p2p.net.table import TableMachine
+
+RECEIPT = "its receipt of the last move"
+"""What a seat owes the mover and the next mover after a move (``protocol.md`` §6)."""
+
+
+@dataclass(frozen=True)
+class Debt:
+    """One message ``key`` owes for the step (or move) identified by ``token``."""
+
+    key: bytes
+    what: str
+    """The message type's label (``deck_salt``...), ``move`` or :data:`RECEIPT`."""
+    human: bool
+    """A person's choice (a move): the long move limit applies, not the step deadline."""
+    token: bytes
+    """Identifies the step instance (its head and name, or the last move's hash): a new step
+    starts a new debt even when the same seat owes the same kind of message again."""
+
+
+@dataclass(frozen=True)
+class Overdue:
+    """A debt past its deadline: what the runner raises as a fault blaming ``debt.key``."""
+
+    debt: Debt
+    owed_s: float
+    silent_s: float
+    """Seconds since anything at all (keepalives included) was heard from the seat."""
+    limit_s: float
+    unreachable: bool
+    """Nothing heard for longer than the away threshold (or half the deadline, if shorter): a
+    crash or a cut link, not a cheat."""
+
+    def reason(self, who: str) -> str:
+        """The abort reason recorded and told to the others (at most 200 characters)."""
+        what, limit = self.debt.what, self.limit_s
+        if self.unreachable:
+            return (
+                f"{who} unreachable: gone for {self.silent_s:.0f} s with no message while it "
+                f"owed {what} (limit {limit:.0f} s)"
+            )
+        if self.debt.human:
+            return f"{who} did not make its move within the move limit of {limit:.0f} s"
+        return (
+            f"{who} withheld {what} past the deadline ({limit:.0f} s) while sending other messages"
+        )
+
+
+def who(machine: TableMachine, key: bytes) -> str:
+    """A seat as abort reasons name it: ``NAME (seat S)``."""
+    return f"{machine.names.get(key, '?')} (seat {machine.seat_of(key)})"
+
+
+def debts(machine: TableMachine, has_next: Callable[[bytes], bool]) -> list[Debt]:
+    """Every message the current step still waits for from another seat, and every missing
+    receipt of the last move (only its mover and next mover collect receipts).
+
+    ``has_next(key)``: this peer already holds ``key``'s next message (held for the step)."""
+    out: list[Debt] = []
+    step = machine.step
+    if step is not None and machine.aborted is None and not machine.finished:
+        # A step of one type names it; the ready step (ready, or an audit call) by its name.
+        what = next(iter(step.types)).label if len(step.types) == 1 else step.name
+        human = step.name in ("move", "lead")
+        token = machine.step_head + step.name.encode()
+        for key in step.senders:
+            if key != machine.me and not has_next(key):
+                out.append(Debt(key, what, human, token))
+    move = machine.last_move
+    if move is not None:
+        owing = {d.key for d in out}
+        for key in machine.awaiting_receipts():
+            if key not in owing:
+                out.append(Debt(key, RECEIPT, False, move.hash))
+    return out
+
+
+class Deadlines:
+    """The clocks of the current debts; :meth:`check` says which one is overdue first."""
+
+    def __init__(self, step_s: float, move_s: float, away_s: float) -> None:
+        # At most half the move limit: the next mover cannot move before every receipt of the
+        # last move is in, so it must be able to blame a missing receipt before the others,
+        # who see no receipts, blame it for not moving.
+        self.step_s = min(step_s, move_s / 2)
+        self.move_s = move_s
+        self.away_s = away_s
+        self._since: dict[tuple[bytes, bytes], tuple[Debt, float]] = {}
+
+    def limit(self, debt: Debt) -> float:
+        return self.move_s if debt.human else self.step_s
+
+    def update(self, current: Iterable[Debt], now: float) -> None:
+        """Start the clock of each new debt; forget those paid (or whose step is over)."""
+        fresh: dict[tuple[bytes, bytes], tuple[Debt, float]] = {}
+        for debt in current:
+            ident = (debt.key, debt.token)
+            known = self._since.get(ident)
+            fresh[ident] = (debt, now) if known is None else known
+        self._since = fresh
+
+    def owed(self, key: bytes) -> list[tuple[Debt, float]]:
+        """``key``'s open debts with the time each one falls due."""
+        return [(d, since + self.limit(d)) for d, since in self._since.values() if d.key == key]
+
+    def automatic(self, key: bytes) -> list[tuple[Debt, float]]:
+        """``key``'s open debts of automatic messages."""
+        return [(d, due) for d, due in self.owed(key) if not d.human]
+
+    def unexcused(self, key: bytes) -> list[Debt]:
+        """What an abort cannot excuse: the automatic messages of the step (a reveal, shares,
+        a salt...). A move or a receipt can: stopping mid-play is leaving, not withholding."""
+        return [d for d, _ in self.automatic(key) if d.what != RECEIPT]
+
+    def check(
+        self, now: float, last_heard: Mapping[bytes, float], exempt: Iterable[bytes] = ()
+    ) -> Overdue | None:
+        """The longest-overdue debt, if any is past its deadline (none of the ``exempt`` seats:
+        those that stopped the table, whose abort is judged on its own)."""
+        worst: Overdue | None = None
+        skip = set(exempt)
+        for debt, since in self._since.values():
+            if debt.key in skip:
+                continue
+            limit = self.limit(debt)
+            owed = now - since
+            if owed <= limit:
+                continue
+            silent = now - last_heard.get(debt.key, since)
+            # Keepalives come about once a second: an alive peer is never silent for long. (The
+            # half limit matters only for limits shorter than twice the away threshold.) One that
+            # fell silent is given the whole deadline from its last word, to restart and rejoin.
+            alive = silent <= min(self.away_s, limit / 2)
+            if not alive and silent <= limit:
+                continue
+            late = Overdue(debt, owed, silent, limit, unreachable=not alive)
+            if worst is None or owed - limit > worst.owed_s - worst.limit_s:
+                worst = late
+        return worst

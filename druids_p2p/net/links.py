@@ -1,0 +1,79 @@
+"""A seated peer's links to the other seats, from each peer's own signed word.
+
+The host's seat message lists an endpoint and a CURVE key for every seat, but the host is only
+allowed to repeat there what each seat said itself. What decides where a seat is reached, which
+CURVE keys the inbox admits, and which link an unsigned receipt is booked to, is each peer's own
+signed ``seat_confirm``, checked by the table machine against the seat list as it arrives (a
+confirmation that contradicts its signer's own quoted join blames that signer).
+
+Ordering: nobody can be reached at its confirmed address before its confirmation is in, and the
+confirmations are what must travel first. But the seat message quotes every joiner's own signed
+join and must list exactly what it says (``seating.seat_list_fault``, checked by every peer before
+it sends anything; the host's own entry is the host's word): a seat list that passes is already
+every seat's own word. So a peer opens its DEALERs at the listed addresses and closes its inbox
+gate to the listed keys at once (dropping any connection a stranger made in the lobby), sends its
+confirmation, and books nothing to anybody until every confirmation is in; each is checked against
+the list (a contradiction blames its signer). Then the DEALERs, the gate and the receipt map are
+set from the confirmations: the same addresses in any table that got this far, so the table
+starts as fast as before, with no extra round trip.
+"""
+
+from __future__ import annotations
+
+from druids_p2p.net.mesh import Mesh
+from druids_p2p.net.table import TableMachine
+
+
+class LinkError(Exception):
+    """The seat message does not say where the peers are (one line for the user)."""
+
+
+class Links:
+    """DEALERs, inbox gate and receipt attribution of one seated peer."""
+
+    def __init__(self, mesh: Mesh, machine: TableMachine) -> None:
+        self.mesh = mesh
+        self.machine = machine
+        self.key_of_link: dict[bytes, bytes] = {}
+        """Raw CURVE key of an authenticated link -> the seat key whose own confirmation names
+        it. Empty until every confirmation is in (no receipt is due before)."""
+        self.settled = False
+        """True once the links come from every seat's confirmation and the gate is closed."""
+
+    def start(self) -> None:
+        """Open the DEALERs at the listed addresses and close the gate to the listed keys (when
+        the list is the seats' own word; else the table stops on it anyway), or, when every
+        confirmation is already known (a restarted peer's record), set the links from them."""
+        machine = self.machine
+        body = machine.seat_message.body
+        if "endpoints" not in body or "curves" not in body:
+            raise LinkError("the seat message does not say where the peers are")
+        listed = zip(machine.list_keys, body["endpoints"], body["curves"], strict=True)
+        for key, endpoint, curve in listed:
+            if key != machine.me:
+                self.mesh.connect(key, endpoint, curve)
+        if machine.seat_fault is None:
+            self.mesh.close_gate(body["curves"])
+        self.update()
+
+    def update(self) -> bool:
+        """Once every seat's confirmation is in: the links from them. True when this call set
+        them (cheap otherwise: called after every batch of messages until then)."""
+        if self.settled:
+            return False
+        machine = self.machine
+        confirms = machine.seating.confirms
+        if len(confirms) < len(machine.list_keys):
+            return False
+        for key in machine.list_keys:
+            confirm = confirms[key]
+            curve: bytes = confirm.body["curve"]
+            self.key_of_link[curve] = key
+            if key != machine.me:
+                self.mesh.connect(key, confirm.body["endpoint"], curve)
+        self.mesh.close_gate(confirms[key].body["curve"] for key in machine.list_keys)
+        self.settled = True
+        return True
+
+
+__all__ = ["LinkError", "Links"]
