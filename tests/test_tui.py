@@ -409,19 +409,12 @@ def test_gaia_holder_reason() -> None:
         (["play", "--address", "127.0.0.1"], "--interface/--address choose the LAN"),
         (["play", "--lan", "--interface", "nosuchif0"], "nosuchif0"),
         (["play"], "needs a terminal"),
-        (["play", "--workdir", "UNFINISHED"], "holds an unfinished game"),
     ],
 )
 def test_play_bad_input_is_one_line(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     from druids_p2p.cli.main import main
-
-    if "UNFINISHED" in argv:  # a game folder whose table was left unfinished
-        state = tmp_path / "me" / "tables" / "0123" / "state.json"
-        state.parent.mkdir(parents=True)
-        state.write_text('{"port": 1, "finished": false}')
-        argv = [str(tmp_path) if a == "UNFINISHED" else a for a in argv]
 
     with pytest.raises(SystemExit) as exit_info:
         main(argv)

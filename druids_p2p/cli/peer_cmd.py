@@ -14,6 +14,7 @@ from typing import Any
 import typer
 
 from druids_p2p.cli.app import app, fail
+from druids_p2p.cli.streams import say
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
 
@@ -25,6 +26,13 @@ MAX_CANDIDATE_HOSTS = 64
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
 _STEP_HELP = "Seconds a peer may owe an automatic message (deck, receipt) before it is blamed."
 _APPROVE_HELP = "Ask on the terminal (y/n) before seating each joiner; default: seat anyone."
+_RESUME_HELP = "Rejoin the unfinished table saved here (after a crash)."
+_NEW_HELP = "Start a new table even if an unfinished one is saved here (it is kept)."
+
+
+def _resume_or_new(resume: bool, new: bool) -> None:
+    if resume and new:
+        fail("--resume rejoins the saved table, --new starts another: give one of them")
 
 
 def _identity(name: str | None) -> Any:
@@ -40,16 +48,20 @@ def _identity(name: str | None) -> Any:
 
 
 def _emitter(as_json: bool, moves: bool = True) -> Any:
+    """Events as JSON lines on stdout (``--json``) or one line each on stderr. A stream whose
+    reader went away (a closed pipe) is let go: the game goes on, its events still reach
+    ``events.jsonl`` in the table's folder (run_peer)."""
+
     def emit(event: dict[str, Any]) -> None:
         if not moves and event.get("event") == "move":
             return
         if as_json:
-            print(json.dumps(event, default=str), flush=True)
+            say(json.dumps(event, default=str))
         else:
             text = event.get("text") or ", ".join(
                 f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
             )
-            print(f"[{event.get('event')}] {text}", file=sys.stderr, flush=True)
+            say(f"[{event.get('event')}] {text}", err=True)
 
     return emit
 
@@ -76,9 +88,13 @@ def _run(
     move_events: bool = True,
     approve: bool = False,
     step_deadline: float = 30.0,
+    resume: bool = False,
+    new: bool = False,
+    table_typed: str | None = None,
+    resume_folder: Path | None = None,
 ) -> dict[str, Any]:
     from druids_p2p.net.admission import terminal_approver
-    from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, run_peer
+    from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, TableChoice, run_peer
     from druids_p2p.wire import data_dir
 
     if players not in (3, 4, 5):
@@ -91,6 +107,7 @@ def _run(
         fail("--gone-after must be a positive number of seconds")
     if not (math.isfinite(step_deadline) and step_deadline > 0):
         fail("--step-deadline must be a positive number of seconds")
+    _resume_or_new(resume, new)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
     identity = _identity(name)
     spec = HostSpec(table_name, GameOptions(players=players, variant=variant, rounds=rounds))
@@ -120,9 +137,15 @@ def _run(
         emit=_emitter(events, move_events),
         human_input=ask,
         approve_join=terminal_approver(ask) if approve and host else None,
+        table_name=table_typed,
+        resume=resume,
+        new=new,
+        resume_folder=resume_folder,
     )
     try:
         return run_peer(config)
+    except TableChoice as exc:
+        fail(str(exc))
     except PeerError as exc:
         fail(str(exc), 1)
     except OSError as exc:
@@ -152,6 +175,8 @@ def peer_command(
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     moves: bool = typer.Option(True, "--moves/--no-moves", help="An event line per move."),
     approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
+    resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
+    new: bool = typer.Option(False, "--new", help=_NEW_HELP),
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     result = _run(
@@ -174,6 +199,8 @@ def peer_command(
         events=True,
         move_events=moves,
         approve=approve,
+        resume=resume,
+        new=new,
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -198,6 +225,8 @@ def host_command(
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
     approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
+    resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
+    new: bool = typer.Option(False, "--new", help=_NEW_HELP),
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
@@ -223,6 +252,8 @@ def host_command(
         plugins_dir=plugins_dir,
         events=as_json,
         approve=approve,
+        resume=resume,
+        new=new,
     )
     _print_result(result, as_json)
 
@@ -244,6 +275,8 @@ def join_command(
     step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
     plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
+    resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
+    new: bool = typer.Option(False, "--new", help=_NEW_HELP),
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
@@ -251,9 +284,13 @@ def join_command(
     its beacon and joined with that signed beacon directly: the host's mesh endpoint and keys are
     in it, so the host's lobby socket is not asked. A name announced by two hosts is refused
     unless --fingerprint says which host is meant.
+
+    Run again after a crash, the same command rejoins the table this player was seated at: the
+    saved table is looked up first, by name (the host no longer announces a seated table).
     """
     from druids_p2p.net.table_choice import BadPin, parse_pin
 
+    _resume_or_new(resume, new)
     bind = _bind_address(interface, address)
     pin = None
     if fingerprint is not None:
@@ -262,7 +299,10 @@ def join_command(
         except BadPin as exc:
             fail(str(exc))
     announcement = None
-    if ":" not in target:
+    saved = _saved_table(target, resume, new)
+    if saved is not None:
+        pass  # rejoin it: no beacon, no lobby
+    elif ":" not in target:
         if not (math.isfinite(search_seconds) and 0 < search_seconds <= MAX_SEARCH_S):
             fail(f"--search-seconds must be more than 0 and at most {MAX_SEARCH_S:g}")
         emit = _emitter(as_json)
@@ -288,8 +328,27 @@ def join_command(
         plugins_dir=plugins_dir,
         events=as_json,
         announcement=announcement,
+        table_typed=None if ":" in target else target,
+        resume_folder=saved,
+        new=new,
     )
     _print_result(result, as_json)
+
+
+def _saved_table(target: str, resume: bool, new: bool) -> Path | None:
+    """The saved table ``join TARGET`` rejoins (before any beacon is listened for), if any."""
+    from druids_p2p.net.homes import Request, TableChoiceNeeded, choose_table
+    from druids_p2p.wire import data_dir
+
+    if ":" in target:
+        request = Request("join", lobby=target, resume=resume, new=new)
+    else:
+        request = Request("join", name=target, resume=resume, new=new)
+    try:
+        state = choose_table(data_dir(), request)
+    except TableChoiceNeeded as exc:
+        fail(str(exc))
+    return None if state is None else state.folder
 
 
 def _bind_address(interface: str | None, address: str | None) -> str:
@@ -400,12 +459,12 @@ def _lobby_announcement(target: str, pin: str) -> bytes:
 
 def _print_result(result: dict[str, Any], as_json: bool) -> None:
     if as_json:
-        print(json.dumps(result, default=str))
+        say(json.dumps(result, default=str))
     elif result.get("aborted"):
-        print(f"table stopped: {result['aborted']}")
+        say(f"table stopped: {result['aborted']}")
     else:
-        print(f"game over: totals {result['totals']}, winners {result['winners']}")
-        print(f"record: {result['record']}")
+        say(f"game over: totals {result['totals']}, winners {result['winners']}")
+        say(f"record: {result['record']}")
     if result.get("aborted"):
         raise typer.Exit(1)
 
@@ -436,6 +495,8 @@ def play_command(
     fingerprint: list[str] = typer.Option(
         [], "--fingerprint", help="UI --lan: join this host (fingerprint prefix) without asking."
     ),
+    resume: bool = typer.Option(False, "--resume", help="Headless: rejoin the table in --workdir."),
+    new: bool = typer.Option(False, "--new", help="Headless: a new table beside a saved one."),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
@@ -460,7 +521,7 @@ def play_command(
             fingerprints=fingerprint,
         )
         return
-    from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table
+    from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table, saved_seats
 
     try:
         seat_list = parse_seats(seats or "human,bot:rule,bot:rule,bot:rule")
@@ -468,10 +529,19 @@ def play_command(
         fail(str(exc))
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
+    _resume_or_new(resume, new)
+    saved = saved_seats(workdir, len(seat_list)) if workdir is not None else []
+    if resume and len(saved) != len(seat_list):
+        fail(f"--resume: {workdir or 'a new folder'} holds no unfinished table for every seat")
+    if saved and not (resume or new):
+        fail(
+            f"{workdir} holds an unfinished table: add --resume to play it on, or --new to "
+            "start a new table beside it (its records are kept)"
+        )
     base = workdir or Path(tempfile.mkdtemp(prefix="druids-table-"))
     options = GameOptions(players=len(seat_list), variant=variant, rounds=rounds)
     try:
-        summary = play_table(seat_list, options, None, budget_ms, base)
+        summary = play_table(seat_list, options, None, budget_ms, base, resume=resume, new=new)
     except LocalTableError as exc:
         fail(str(exc), 1)
     if as_json:

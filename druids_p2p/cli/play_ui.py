@@ -91,17 +91,15 @@ def play_ui(
             fail(str(exc))
     elif interface is not None or address is not None:
         fail("--interface/--address choose the LAN for --lan; a local table is loopback only")
-    if workdir is not None:
-        from druids_p2p.net.peer import unfinished_table
-
-        if unfinished_table(workdir / "me") is not None:
-            fail(f"{workdir} holds an unfinished game (its record is kept); use another --workdir")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the terminal UI needs a terminal; use --headless to play without one")
     identity = _identity(name)
 
     from druids_p2p.tui.bots import bot_seats
     from druids_p2p.tui.launch import game_folder, run_lan, run_local
+    from druids_p2p.tui.resume import saved_game
+
+    saved = saved_game(workdir)  # a table left unfinished: the UI asks to rejoin it first
 
     try:
         folder = game_folder(workdir)
@@ -123,7 +121,7 @@ def play_ui(
             plugins_dirs=tuple(plugins_dir),
             pins=pins,
         )
-        outcome = run_lan(identity, setup, folder)
+        outcome = run_lan(identity, setup, folder, saved)
     else:
         outcome = run_local(
             identity,
@@ -133,8 +131,9 @@ def play_ui(
             budget_ms=budget_ms,
             folder=folder,
             plugins_dirs=tuple(plugins_dir),
+            saved=saved,
         )
-    _print_outcome(outcome, folder, as_json)
+    _print_outcome(outcome, Path((outcome or {}).get("folder") or folder), as_json)
 
 
 def _print_outcome(outcome: dict[str, Any] | None, folder: Path, as_json: bool) -> None:

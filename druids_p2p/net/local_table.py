@@ -147,8 +147,10 @@ class PeerProcess:
             self.proc.wait(10)
 
     def restart(self) -> None:
-        """Start the same command again: the peer finds its unfinished table and rejoins."""
+        """Start the same command again: the peer finds its unfinished table and rejoins (a
+        ``--new`` that started it beside an older table becomes ``--resume``: this one)."""
         self.kill()
+        self.argv = ["--resume" if a == "--new" else a for a in self.argv]
         with self._changed:
             self.events = [e for e in self.events if e.get("event") != "result"]
         self.start()
@@ -166,9 +168,11 @@ class LocalTable:
         plugins_dirs: tuple[Path, ...] = (),
         extra_args: tuple[str, ...] = (),
         move_events: bool = True,
+        resume: bool = False,
     ) -> None:
         """``move_events``: whether the peers print a line per move (a pipe write and a parse in
-        this process per move and peer, which a game's summary does not need)."""
+        this process per move and peer, which a game's summary does not need). ``resume``: every
+        seat rejoins the table saved in its folder (``druids peer --resume``) instead."""
         self.seats = seats
         self.workdir = workdir
         self.options = options or GameOptions(players=len(seats))
@@ -180,6 +184,7 @@ class LocalTable:
         self.plugins_dirs = plugins_dirs
         self.extra_args = extra_args
         self.move_events = move_events
+        self.resume = resume
         self.peers: list[PeerProcess] = []
         self.started_at = 0.0
 
@@ -196,6 +201,13 @@ class LocalTable:
 
     def start(self, timeout: float = 30.0) -> None:
         self.started_at = time.monotonic()
+        if self.resume:
+            for index in range(len(self.seats)):
+                home = self.workdir / f"seat{index}"
+                argv = self._argv(index, ["--resume"])
+                self.peers.append(PeerProcess(index, home, argv, self._human(index)))
+                self.peers[-1].start()
+            return
         o = self.options
         host_role = ["--host", "--players", str(o.players), "--rounds", str(o.rounds)]
         if o.variant:
@@ -268,6 +280,13 @@ class LocalTable:
         }
 
 
+def saved_seats(workdir: Path, seats: int) -> list[int]:
+    """The seats whose folder under ``workdir`` holds a table still playing (a crash left it)."""
+    from druids_p2p.net.homes import playing_tables
+
+    return [i for i in range(seats) if playing_tables(workdir / f"seat{i}")]
+
+
 def play_table(
     seats: list[str],
     options: GameOptions,
@@ -275,6 +294,8 @@ def play_table(
     time_per_move_ms: float,
     workdir: Path,
     timeout: float = 600.0,
+    resume: bool = False,
+    new: bool = False,
 ) -> dict[str, Any]:
     """Play one whole game over the real protocol on loopback; the summary of all peers.
 
@@ -282,7 +303,16 @@ def play_table(
     from every peer's own secret, so a p2p game is never replayable from a seed.
     """
     del seed
-    table = LocalTable(seats, workdir, options, time_per_move_ms, move_events=False)
+    extra = ("--new",) if new else ()
+    table = LocalTable(
+        seats,
+        workdir,
+        options,
+        time_per_move_ms,
+        extra_args=extra,
+        move_events=False,
+        resume=resume,
+    )
     try:
         table.start()
         return table.summary(table.wait(timeout))

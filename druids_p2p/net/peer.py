@@ -12,8 +12,8 @@ message, the table secret, the CURVE key pair and endpoint, and the game record 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import ipaddress
-import json
 import logging
 import os
 import random
@@ -41,11 +41,21 @@ from druids_p2p.net.discovery import (
     encode_beacon,
 )
 from druids_p2p.net.endpoints import EndpointError, TableNetwork
+from druids_p2p.net.homes import (
+    EventLog,
+    Request,
+    TableChoiceNeeded,
+    TableState,
+    about,
+    choose_table,
+    set_aside,
+    unfinished_table,
+)
 from druids_p2p.net.links import LinkError, Links
 from druids_p2p.net.mesh import Mesh, raw_to_z85, z85_to_raw
 from druids_p2p.net.resend import CatchUp, ResendLimiter, bounded
 from druids_p2p.net.seating import make_join, make_seat_message, quoted_join
-from druids_p2p.net.secrets import TableSecret, write_private
+from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import Divergence, TableFault, TableMachine
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -117,61 +127,20 @@ class PeerConfig:
     """Asked about every joiner before the host seats it (admission.py); None seats everyone."""
     clock: Callable[[], float] = field(default=time.monotonic)
     """The seated table's clock (liveness, deadlines, grace periods): tests pass a fake one."""
+    table_name: str | None = None
+    """``druids join NAME``: the name (or lobby id prefix) typed, kept to find the table again."""
+    resume: bool = False
+    """``--resume``: rejoin the table still playing in ``home`` (homes.choose_table)."""
+    new: bool = False
+    """``--new``: start a new table even if one is still playing here (it is kept)."""
+    resume_folder: Path | None = None
+    """Rejoin exactly this saved table (``<home>/tables/<id>``)."""
 
 
 def lobby_table_id(lobby_id: bytes) -> bytes:
     import hashlib
 
     return hashlib.sha256(LOBBY_DOMAIN + lobby_id).digest()
-
-
-# ==================================================================== persisted table state
-@dataclass
-class TableState:
-    """What a peer keeps on disk to rejoin its table after a crash."""
-
-    folder: Path
-
-    @property
-    def record(self) -> Path:
-        return self.folder / "record.druids"
-
-    def save(self, seat_raw: bytes, curve_public: bytes, curve_secret: bytes, port: int) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        write_private(self.folder / "seat.msg", seat_raw)
-        write_private(self.folder / "curve.key", curve_public + b"\n" + curve_secret)
-        info = {"port": port, "finished": False}
-        write_private(self.folder / "state.json", json.dumps(info).encode())
-
-    def mark_finished(self, result: dict[str, Any]) -> None:
-        info = json.loads((self.folder / "state.json").read_text())
-        info.update({"finished": True, "result": result})
-        write_private(self.folder / "state.json", json.dumps(info).encode())
-
-    def load(self) -> tuple[bytes, bytes, bytes, int]:
-        seat_raw = (self.folder / "seat.msg").read_bytes()
-        public, secret = (self.folder / "curve.key").read_bytes().split(b"\n")
-        info = json.loads((self.folder / "state.json").read_text())
-        return seat_raw, public, secret, int(info["port"])
-
-    @property
-    def finished(self) -> bool:
-        try:
-            return bool(json.loads((self.folder / "state.json").read_text())["finished"])
-        except (OSError, ValueError, KeyError):
-            return True
-
-
-def unfinished_table(home: Path) -> TableState | None:
-    """The table this peer was seated at and has not finished, if any (to rejoin it)."""
-    root = home / "tables"
-    if not root.is_dir():
-        return None
-    for folder in sorted(root.iterdir()):
-        state = TableState(folder)
-        if (folder / "state.json").exists() and not state.finished:
-            return state
-    return None
 
 
 # ==================================================================== players
@@ -979,43 +948,136 @@ class TableRunner:
 
 
 # ==================================================================== entry point
+class TableChoice(PeerError):
+    """A table is still playing in this home and the command neither resumes it nor asks for a
+    new one (homes.py): the user must choose, with ``--resume`` or ``--new``."""
+
+
+class CannotRejoin(PeerError):
+    """A saved table could not be replayed: it is marked stopped, so it blocks nothing."""
+
+
+def _request(config: PeerConfig) -> Request:
+    if config.host is not None:
+        return Request("host", config.host.name, resume=config.resume, new=config.new)
+    lobby_id = None
+    if config.announcement is not None:
+        with contextlib.suppress(WireError):
+            lobby_id = decode_beacon(config.announcement).lobby_id.hex()
+    role = "join" if (config.join or config.announcement or config.table_name) else None
+    return Request(
+        role, config.table_name, config.join, lobby_id, resume=config.resume, new=config.new
+    )
+
+
+def pick_table(config: PeerConfig) -> TableState | None:
+    """The saved table ``config`` rejoins, or None for a new one (homes.choose_table)."""
+    if config.resume_folder is not None:
+        return TableState(config.resume_folder)
+    try:
+        return choose_table(config.home, _request(config))
+    except TableChoiceNeeded as exc:
+        raise TableChoice(str(exc)) from None
+
+
 def run_peer(config: PeerConfig) -> dict[str, Any]:
-    """Host, join or rejoin a table and play it to the end; returns this peer's result."""
+    """Host, join or rejoin a table and play it to the end; returns this peer's result.
+
+    Only the saved table the command asks for is rejoined (:func:`pick_table`); a table that
+    stops (an abort, ours or another's) is marked stopped, so it never blocks the next one.
+    Every event also goes to ``events.jsonl`` in the table's folder."""
     identity = config.identity
-    early: list[bytes] = []
-    resume = unfinished_table(config.home)
     try:
         TableNetwork.of_address(config.bind)
     except EndpointError as exc:
         raise PeerError(f"cannot play on {config.bind!r}: {exc}") from None
+    resume = pick_table(config)
+    events = EventLog()
+    shown = config.emit
+
+    def emit(event: dict[str, Any]) -> None:
+        events.write(event)
+        shown(event)
+
+    config = dataclasses.replace(config, emit=emit)
     if resume is not None:
-        seat_raw, public, secret, port = resume.load()
-        mesh = Mesh(config.bind, port, identity.public_key, (public, secret))
-        config.emit({"event": "rejoining", "folder": str(resume.folder)})
+        try:
+            seat_raw, public, secret, port = resume.load()
+        except (OSError, ValueError, KeyError) as exc:
+            resume.mark_stopped(f"its saved state is unreadable ({exc!r})")
+            raise CannotRejoin(
+                f"{resume.describe()} cannot be rejoined: its saved state is unreadable; it is "
+                "marked stopped (its record is kept), so the next command starts a new table"
+            ) from None
+        bind = str(resume.info().get("bind") or config.bind)  # the endpoint the others know
+        mesh = Mesh(bind, port, identity.public_key, (public, secret))
+        events.open(resume)
+        text = f"rejoining the unfinished {resume.describe()}: Ctrl-C leaves it for good"
+        name = resume.info().get("name")
+        config.emit(
+            {"event": "rejoining", "folder": str(resume.folder), "table": name, "text": text}
+        )
     else:
         mesh = Mesh(config.bind, config.port, identity.public_key)
     try:
+        early: list[bytes] = []
         if resume is None:
-            if config.host is not None:
-                seat_raw = Lobby(config, mesh, config.host).run()
-                seat_msg = decode(seat_raw)
-                for key, _, endpoint, curve in _seat_entries(seat_msg):
-                    if key != identity.public_key:
-                        mesh.connect(key, endpoint, curve)
-                        mesh.send(key, seat_raw)
-            elif config.announcement is not None:
-                seat_raw, early = join_table(config, mesh, config.announcement)
-            elif config.join is not None:
-                seat_raw, early = join_table(config, mesh, query_lobby(config.join))
-            else:
-                raise PeerError("nothing to do: host a table, join one, or rejoin")
-            state = TableState(config.home / "tables" / decode(seat_raw).table_id.hex()[:24])
-            state.save(seat_raw, mesh.curve_public, mesh.curve_secret, mesh.port)
+            state, seat_raw, early = _take_seat(config, mesh)
+            events.open(state)
+            if config.new:
+                for old in set_aside(config.home, state):
+                    config.emit({"event": "set_aside", "text": f"set aside {old.describe()}"})
         else:
             state = resume
-        return _play(config, mesh, state, seat_raw, resume is not None, early)
+        try:
+            result = _play(config, mesh, state, seat_raw, resume is not None, early)
+        except CannotRejoin as exc:
+            state.mark_stopped(str(exc))
+            raise CannotRejoin(
+                f"{state.describe()} cannot be rejoined: {exc}; it is marked stopped (its record "
+                "is kept), so the next command starts a new table"
+            ) from None
+        except PeerError as exc:
+            # Seated, this peer cannot go on (its player gave up: no move, input closed): a
+            # stop, not a crash to rejoin. Network errors (OSError) leave the table playing.
+            state.mark_stopped(str(exc))
+            raise
     finally:
         mesh.close()
+        events.close()
+    if result.get("aborted") and not result.get("finished"):
+        state.mark_stopped(str(result["aborted"]))
+    return result
+
+
+def _take_seat(config: PeerConfig, mesh: Mesh) -> tuple[TableState, bytes, list[bytes]]:
+    """Host or join a new table; its folder saved (with how it was found, to find it again)."""
+    identity = config.identity
+    early: list[bytes] = []
+    name, lobby_id = None, None
+    if config.host is not None:
+        lobby = Lobby(config, mesh, config.host)
+        name, lobby_id = config.host.name, lobby.lobby_id.hex()
+        seat_raw = lobby.run()
+        seat_msg = decode(seat_raw)
+        for key, _, endpoint, curve in _seat_entries(seat_msg):
+            if key != identity.public_key:
+                mesh.connect(key, endpoint, curve)
+                mesh.send(key, seat_raw)
+    elif config.announcement is not None or config.join is not None:
+        announcement = config.announcement or query_lobby(str(config.join))
+        with contextlib.suppress(WireError):
+            beacon = decode_beacon(announcement)
+            name, lobby_id = beacon.info.name, beacon.lobby_id.hex()
+        seat_raw, early = join_table(config, mesh, announcement)
+    else:
+        raise PeerError("nothing to do: host a table, join one, or rejoin")
+    state = TableState(config.home / "tables" / decode(seat_raw).table_id.hex()[:24])
+    saved = about(_request(config), name, lobby_id) | {"bind": config.bind}
+    if config.custom_player is None:
+        saved["player"] = config.player  # what a launcher restarts the seat with
+    state.save(seat_raw, mesh.curve_public, mesh.curve_secret, mesh.port, saved)
+    return state, seat_raw, early
 
 
 def _seat_entries(seat_msg: Message) -> list[tuple[bytes, str, str, bytes]]:
@@ -1036,16 +1098,19 @@ def _play(
     secret = TableSecret.load_or_create(state.folder / "secret")
     curve_raw = z85_to_raw(mesh.curve_public)
     if resumed:
-        transcript, read = Transcript.resume(state.record)
-        if read.tail:
-            log.warning("the record's last message was cut off by the crash: %s", read.tail)
-        machine = TableMachine(
-            identity, seat_msg, secret, mesh.endpoint, curve_raw, None, mesh.network
-        )
-        machine.load_record(list(transcript.messages))
-        machine.start()
+        try:
+            transcript, read = Transcript.resume(state.record)
+            if read.tail:
+                log.warning("the record's last message was cut off by the crash: %s", read.tail)
+            machine = TableMachine(
+                identity, seat_msg, secret, mesh.endpoint, curve_raw, None, mesh.network
+            )
+            machine.load_record(list(transcript.messages))
+            machine.start()
+        except (WireError, TableFault) as exc:
+            raise CannotRejoin(f"its record does not replay ({exc})") from None
         if machine.transcript.head != transcript.head:
-            raise PeerError("the saved record does not replay to the same table state")
+            raise CannotRejoin("its record does not replay to the same table state")
         machine.transcript = transcript
     else:
         transcript = Transcript.start(seat_msg, state.record)
@@ -1064,14 +1129,21 @@ def _play(
     )
     runner = TableRunner(config, mesh, machine, state, player)
     runner.early = early
-    return runner.run(resume=resumed)
+    try:
+        return runner.run(resume=resumed)
+    except KeyboardInterrupt:
+        # Ctrl-C is leaving: recorded and told to the others like any stop, never a crash to
+        # rejoin later (a second Ctrl-C while it is sent ends the process).
+        return runner._abort(TableFault(f"{identity.name} left the table (interrupted)", None))
 
 
 __all__ = [
     "HostSpec",
     "PeerConfig",
     "PeerError",
+    "TableChoice",
     "TableState",
+    "pick_table",
     "query_lobby",
     "raw_to_z85",
     "run_peer",

@@ -11,8 +11,10 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from druids_p2p.net.homes import SET_ASIDE
 from druids_p2p.tui.approval import JoinApproval
 from druids_p2p.tui.player import NetSession, TableSpec
+from druids_p2p.tui.resume import ResumeTable, SavedGame
 from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
@@ -46,8 +48,12 @@ class DruidsApp(App[dict[str, Any] | None]):
         lan: LanSetup | None = None,
         identity: Identity | None = None,
         folder: Path | None = None,
+        saved: SavedGame | None = None,
     ) -> None:
+        """``saved``: a table this seat left unfinished; the person is asked first whether to
+        rejoin it or start a new one (tui/resume.py)."""
         super().__init__()
+        self.saved = saved
         self.make_session = make_session
         self.expected = expected
         self.lan = lan
@@ -57,10 +63,40 @@ class DruidsApp(App[dict[str, Any] | None]):
         self.table: TableScreen | None = None
 
     def on_mount(self) -> None:
+        if self.saved is not None:
+            self.push_screen(ResumeTable(self.saved), self._resume_answered)
+            return
+        self._begin()
+
+    def _begin(self) -> None:
         if self.lan is not None:
             self.push_screen(LobbyScreen(self.lan))
         elif self.make_session is not None:
             self.open_session(self.make_session(self.post_message), self.expected)
+
+    def _resume_answered(self, choice: str | None) -> None:
+        if choice == "resume" and self.saved is not None:
+            self.resume_saved(self.saved)
+        elif choice == "new":
+            if self.saved is not None:  # set aside: asked no more, its record kept
+                self.saved.state.mark_stopped(SET_ASIDE)
+            self._begin()
+        else:
+            self.exit(None)
+
+    def resume_saved(self, saved: SavedGame) -> None:
+        """Rejoin the saved table in its own game folder (its bots rejoin with it)."""
+        assert self.identity is not None
+        self.folder = saved.folder
+        info = saved.state.info()
+        spec = TableSpec(
+            resume_folder=saved.state.folder,
+            bind=str(info.get("bind") or "127.0.0.1"),
+            plugins_dirs=self.lan.plugins_dirs if self.lan is not None else (),
+        )
+        session = NetSession(self.post_message, self.identity, saved.folder, spec)
+        session.title = f"rejoining table '{info.get('name') or '?'}'"
+        self.open_session(session)
 
     # ------------------------------------------------------------------ tables
     def open_table(
@@ -158,6 +194,7 @@ class DruidsApp(App[dict[str, Any] | None]):
             "record": record,
             "result": (table.result if table is not None else None) or self.session.result,
             "stopped": table.stopped if table is not None else None,
+            "folder": str(self.folder) if self.folder is not None else None,
         }
 
     def leave(self) -> None:

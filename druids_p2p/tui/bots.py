@@ -64,7 +64,8 @@ class LocalBots:
     def join_lobby(self, lobby: str) -> None:
         """Seat every bot at the table whose lobby socket is ``HOST:PORT`` (a table we host)."""
         for index, seat in enumerate(self.seats):
-            options = ["--bind", self.bind, "--no-announce", "--join", lobby, *self._common()]
+            options = ["--bind", self.bind, "--no-announce", "--join", lobby, "--new"]
+            options += self._common()
             argv = peer_argv(f"bot:{seat.bot}", seat.name, self.budget_ms, options)
             self._start(index, seat, argv)
 
@@ -104,9 +105,31 @@ class LocalBots:
                 str(beacon_port),
                 "--json",
                 *(["--fingerprint", fingerprint] if fingerprint else []),
+                "--new",  # a table of this game folder left unfinished never blocks this one
                 *self._common(),
             ]
             self._start(index, seat, argv)
+
+    def rejoin_saved(self) -> list[str]:
+        """Restart each bot of this game folder whose table is still playing and whose process
+        is gone (one that outlived a crashed UI still holds its inbox port and plays on); the
+        names of those restarted."""
+        from druids_p2p.tui.resume import port_in_use, saved_bots
+
+        started = []
+        for home, state in saved_bots(self.folder):
+            info = state.info()
+            bind = str(info.get("bind") or self.bind)
+            if port_in_use(bind, int(info.get("port", 0))):
+                continue
+            player = str(info.get("player") or "bot:rule")
+            argv = peer_argv(player, home.name, self.budget_ms, ["--resume", *self._common()])
+            self.seats.append(BotSeat(player.removeprefix("bot:"), home.name))
+            peer = PeerProcess(len(self.seats) - 1, home, argv, human=False)
+            self.peers.append(peer)
+            peer.start()
+            started.append(home.name)
+        return started
 
     def _home(self, seat: BotSeat) -> Path:
         return self.folder / seat.name

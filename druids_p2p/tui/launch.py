@@ -49,6 +49,7 @@ def run_local(
     budget_ms: float,
     folder: Path,
     plugins_dirs: tuple[Path, ...] = (),
+    saved: Any = None,
 ) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
     from druids_p2p.tui.player import NetSession, local_table
@@ -63,20 +64,28 @@ def run_local(
         sessions.append(session)
         return session
 
-    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots))
+    app = DruidsApp(
+        make_session=make,
+        expected=tuple(b.name for b in bots),
+        identity=identity,
+        folder=folder,
+        saved=saved,
+    )
     try:
         return app.run()
     finally:
+        if isinstance(app.session, NetSession) and app.session not in sessions:
+            sessions.append(app.session)  # the saved table, rejoined
         for session in sessions:
             session.close()
             session.wait(3.0)
 
 
-def run_lan(identity: Any, setup: Any, folder: Path) -> dict[str, Any] | None:
+def run_lan(identity: Any, setup: Any, folder: Path, saved: Any = None) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
 
     _log_to_file(folder)
-    app = DruidsApp(lan=setup, identity=identity, folder=folder)
+    app = DruidsApp(lan=setup, identity=identity, folder=folder, saved=saved)
     try:
         return app.run()
     finally:

@@ -120,6 +120,8 @@ class TableSpec:
     budget_ms: float = 100.0
     gone_after_s: float = 300.0
     plugins_dirs: tuple[Path, ...] = ()
+    resume_folder: Path | None = None
+    """Rejoin this saved table (``<game>/me/tables/<id>``) instead; the bots rejoin theirs."""
 
     @property
     def title(self) -> str:
@@ -197,9 +199,13 @@ class NetSession(Session):
             emit=self._emit,
             custom_player=self.player,
             approve_join=self.approval,
+            resume_folder=spec.resume_folder,
+            new=spec.resume_folder is None,
         )
 
     def start(self) -> None:
+        if self.spec.resume_folder is not None:
+            self.bots.rejoin_saved()
         logging.getLogger("druids_p2p").addHandler(self._log_handler)
         self._thread = threading.Thread(target=self._run, name="druids-peer", daemon=True)
         self._thread.start()

@@ -1,0 +1,131 @@
+"""The terminal UI's answer to a table left unfinished (the UI or its machine crashed).
+
+``druids play`` (with or without ``--lan``) looks for a table this person's seat was still playing
+in a game folder (``--workdir``, else every folder under ``<data>/games``) and asks first: rejoin
+it (the same folder, the UI's peer rejoining its saved table; its bots rejoin too if they are not
+still running), or start a new table (the old one is set aside: marked stopped, so it is not
+offered again, and kept with its record, never deleted), or quit.
+A stopped or finished table is never offered: homes.py decides what is still playing.
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from druids_p2p.net.homes import TableState, playing_tables
+from druids_p2p.tui.screens.dialogs import _css
+
+ME = "me"
+"""The UI seat's home inside a game folder (the bots' are under ``bots/``)."""
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A game folder whose UI seat was still playing its table."""
+
+    folder: Path
+    state: TableState
+
+    def lines(self) -> list[str]:
+        info = self.state.info()
+        name = info.get("name") or "?"
+        role = "you hosted" if info.get("role") == "host" else "you joined"
+        return [
+            f"Table {name!r} ({role}) was left unfinished: your seat never finished or stopped it.",
+            f"Its game folder: {self.folder}",
+            "Rejoin it, or start a new table (the old one is set aside; its record is kept).",
+        ]
+
+
+def saved_game(workdir: Path | None, data: Path | None = None) -> SavedGame | None:
+    """The most recent game folder (``workdir``, or any under ``<data>/games``) whose UI seat's
+    table is still playing."""
+    if workdir is not None:
+        folders = [workdir]
+    else:
+        if data is None:
+            from druids_p2p.wire import data_dir
+
+            data = data_dir()
+        games = data / "games"
+        folders = sorted(games.iterdir()) if games.is_dir() else []
+    found: list[SavedGame] = []
+    for folder in folders:
+        found += [SavedGame(folder, state) for state in playing_tables(folder / ME)]
+    found.sort(key=lambda g: _mtime(g.state))
+    return found[-1] if found else None
+
+
+def _mtime(state: TableState) -> float:
+    try:
+        return state.record.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def saved_bots(bots: Path) -> list[tuple[Path, TableState]]:
+    """The bots (homes under a game folder's ``bots/``) whose table is still playing."""
+    if not bots.is_dir():
+        return []
+    out = []
+    for home in sorted(bots.iterdir()):
+        playing = playing_tables(home)
+        if playing:
+            out.append((home, playing[-1]))
+    return out
+
+
+def port_in_use(bind: str, port: int) -> bool:
+    """True if something (a bot process that outlived the UI) still holds this inbox port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # As ZeroMQ binds: connections of a dead process lingering in TIME_WAIT do not count,
+        # only a live listener does.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((bind, port))
+        except OSError:
+            return True
+    return False
+
+
+class ResumeTable(ModalScreen[str | None]):
+    """Rejoin the unfinished table (r), start a new one beside it (n), or quit (q/escape)."""
+
+    DEFAULT_CSS = _css("ResumeTable")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "answer('resume')", "rejoin it"),
+        Binding("n", "answer('new')", "new table"),
+        Binding("q,escape", "answer('quit')", "quit"),
+    ]
+
+    def __init__(self, saved: SavedGame) -> None:
+        super().__init__()
+        self.saved = saved
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("An unfinished table is saved", classes="title")
+            for line in self.saved.lines():
+                yield Static(line)
+            with Horizontal():
+                yield Button("Rejoin it (r)", id="resume", variant="success")
+                yield Button("New table (n)", id="new", variant="primary")
+                yield Button("Quit (q)", id="quit")
+
+    def on_mount(self) -> None:
+        self.query_one("#resume", Button).focus()
+
+    def action_answer(self, choice: str) -> None:
+        self.dismiss(choice)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id)
