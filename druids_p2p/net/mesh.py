@@ -25,11 +25,7 @@ log = logging.getLogger(__name__)
 MAX_FRAME = 64 * 1024 + 1024
 """Largest frame accepted (a wire message is at most 64 KiB); bigger ones drop the connection."""
 HWM = 20_000
-HEARTBEAT_IVL_MS = 1_000
-HEARTBEAT_TIMEOUT_MS = 4_000
 LINGER_MS = 200
-RECONNECT_IVL_MS = 100
-RECONNECT_IVL_MAX_MS = 2_000
 
 
 def curve_keypair() -> tuple[bytes, bytes]:
@@ -44,6 +40,51 @@ def z85_to_raw(key: bytes) -> bytes:
 
 def raw_to_z85(key: bytes) -> bytes:
     return zmq.utils.z85.encode(key)
+
+
+# ==================================================================== socket options
+# Kept in one place (issue 13 items 3 and 4): how a mesh link notices it is dead and how fast it
+# comes back. The table sends its own signed hello every second (TableRunner._keepalive), so
+# TCP alone has to notice a dead link; ZMTP heartbeats stay off.
+HEARTBEAT_IVL_MS = 0
+"""ZMTP heartbeats off. In libzmq 4.3.5 the heartbeat timer calls ``out_event`` on an engine
+whose input already failed, which aborts the process (``Assertion failed: !_io_error
+(src/stream_engine_base.cpp:310)``, seen under 30% loss); without a heartbeat interval that
+timer is never armed. The table's hellos and the TCP timers below do the job instead."""
+RECONNECT_IVL_MS = 100
+RECONNECT_IVL_MAX_MS = 500
+"""A lost link is retried after 100 ms, backing off to at most every 500 ms."""
+CONNECT_TIMEOUT_MS = 1_500
+"""A connect attempt unanswered for 1.5 s is given up and retried (after the reconnect
+interval), instead of sitting in the kernel's SYN back-off (1, 2, 4, … 64 s): one SYN goes out
+about every second however long the link has been down."""
+TCP_MAXRT_MS = 4_000
+"""TCP_USER_TIMEOUT: a connection whose data stays unacknowledged for 4 s is closed and
+reconnected, instead of retransmitting on a back-off that reaches tens of seconds during a long
+cut. 4 s is what the ZMTP heartbeat timeout used to allow, long enough for a lossy link."""
+TCP_KEEPALIVE_IDLE_S = 2
+TCP_KEEPALIVE_INTVL_S = 1
+TCP_KEEPALIVE_CNT = 3
+"""An idle connection (an inbox link carries nothing back) is probed after 2 s and dropped after
+3 unanswered probes a second apart, so a link cut on the far side is noticed within ~5 s."""
+
+
+def configure_socket(sock: zmq.Socket[bytes]) -> None:
+    """Every option a mesh socket (inbox ROUTER or peer DEALER) gets: sizes, queues, and the
+    timers above that bound how long a dead link goes unnoticed and how soon it comes back."""
+    sock.setsockopt(zmq.LINGER, LINGER_MS)
+    sock.setsockopt(zmq.SNDHWM, HWM)
+    sock.setsockopt(zmq.RCVHWM, HWM)
+    sock.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME)
+    sock.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
+    sock.setsockopt(zmq.RECONNECT_IVL, RECONNECT_IVL_MS)
+    sock.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
+    sock.setsockopt(zmq.CONNECT_TIMEOUT, CONNECT_TIMEOUT_MS)
+    sock.setsockopt(zmq.TCP_MAXRT, TCP_MAXRT_MS)
+    sock.setsockopt(zmq.TCP_KEEPALIVE, 1)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_IDLE, TCP_KEEPALIVE_IDLE_S)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_INTVL, TCP_KEEPALIVE_INTVL_S)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, TCP_KEEPALIVE_CNT)
 
 
 class _CurveGate:
@@ -103,7 +144,7 @@ class Mesh:
         self.curve_public, self.curve_secret = curve_keys or curve_keypair()
         self.routing_id = routing_id
         self.inbox = self.ctx.socket(zmq.ROUTER)
-        self._common_options(self.inbox)
+        configure_socket(self.inbox)
         self.inbox.setsockopt(zmq.ROUTER_HANDOVER, 1)
         self.inbox.curve_server = True
         self.inbox.curve_publickey = self.curve_public
@@ -125,18 +166,6 @@ class Mesh:
     def curve_public_raw(self) -> bytes:
         return z85_to_raw(self.curve_public)
 
-    @staticmethod
-    def _common_options(sock: zmq.Socket[bytes]) -> None:
-        sock.setsockopt(zmq.LINGER, LINGER_MS)
-        sock.setsockopt(zmq.SNDHWM, HWM)
-        sock.setsockopt(zmq.RCVHWM, HWM)
-        sock.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME)
-        sock.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
-        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
-        sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TIMEOUT_MS)
-        sock.setsockopt(zmq.RECONNECT_IVL, RECONNECT_IVL_MS)
-        sock.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
-
     def connect(self, peer_id: bytes, endpoint: str, curve_public_raw: bytes) -> None:
         """Open (or replace) the DEALER to a peer's inbox, authenticating its CURVE key.
 
@@ -146,7 +175,7 @@ class Mesh:
         self.disconnect(peer_id)
         self._targets[peer_id] = (endpoint, curve_public_raw)
         sock = self.ctx.socket(zmq.DEALER)
-        self._common_options(sock)
+        configure_socket(sock)
         sock.setsockopt(zmq.ROUTING_ID, self.routing_id)
         sock.setsockopt(zmq.IMMEDIATE, 0)  # queue until the link is up: we may start first
         sock.curve_serverkey = raw_to_z85(curve_public_raw)
