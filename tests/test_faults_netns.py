@@ -152,6 +152,7 @@ def play_clean(lan: Lan, root: Path) -> float:
 
 
 # ============================================================================ cables cut
+@pytest.mark.timeout(400)
 @pytest.mark.parametrize("cut_s", [5.0, 60.0])
 def test_a_cut_cable_is_waited_for_and_the_table_moves_again_soon_after(
     tap_lan: Lan, tmp_path: Path, cut_s: float
@@ -237,6 +238,7 @@ def test_a_new_table_after_a_stopped_one_in_the_same_homes(tap_lan: Lan, tmp_pat
 
 
 # ============================================================================ lossy links
+@pytest.mark.timeout(600)
 def test_a_slow_lossy_reordering_switch_still_plays_the_game(tap_lan: Lan, tmp_path: Path) -> None:
     """100 ms ± 20 ms on every frame, 5% lost, 10% reordered."""
     clean_s = play_clean(tap_lan, tmp_path / "clean")
@@ -248,6 +250,7 @@ def test_a_slow_lossy_reordering_switch_still_plays_the_game(tap_lan: Lan, tmp_p
     figure(f"100±20 ms, 5% loss, 10% reorder: {took:.1f} s against {clean_s:.1f} s clean")
 
 
+@pytest.mark.timeout(600)
 def test_thirty_percent_loss_kills_no_peer_and_the_game_completes(
     tap_lan: Lan, tmp_path: Path
 ) -> None:

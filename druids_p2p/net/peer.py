@@ -63,6 +63,7 @@ log = logging.getLogger(__name__)
 LOBBY_DOMAIN = b"druids-p2p/v1 lobby\x00"
 NUDGE_AFTER_S = 1.0
 LINGER_AFTER_GAME_S = 1.5
+LINGER_FOR_THE_END_S = 10.0
 ABORT_GRACE_S = 2.0
 KEEPALIVE_S = 1.0
 CLIENT = "druids-p2p/0.1.0"
@@ -896,16 +897,54 @@ class TableRunner:
         return result
 
     def _linger(self) -> None:
-        """Answer resend requests a little longer, so slower peers can finish too."""
-        until = time.monotonic() + LINGER_AFTER_GAME_S
-        while time.monotonic() < until:
+        """Answer resend requests a little longer, so slower peers can finish too.
+
+        After a finished game, also until every other peer is known to hold the last move (by
+        its receipt), at most ``LINGER_FOR_THE_END_S``: the move counts only once everyone holds
+        it, so a peer that left at once, its receipt lost on a lossy link, would leave the others
+        waiting for it until ``gone_after`` (seen at 30% loss). Meanwhile the last move and this
+        peer's receipt of it are resent every ``NUDGE_AFTER_S`` to those still missing."""
+        start = time.monotonic()
+        until = start + LINGER_AFTER_GAME_S
+        last_nudge = start
+        while True:
+            now = time.monotonic()
+            lacking = self._lacking_the_end()
+            if now >= until and (not lacking or now >= start + LINGER_FOR_THE_END_S):
+                return
+            if lacking and now - last_nudge > NUDGE_AFTER_S:
+                last_nudge = now
+                move = self.machine.last_move
+                assert move is not None
+                for raw in [move.raw, *self.machine.resend_own()]:  # the move: receipt again
+                    for key in lacking:
+                        self.mesh.send(key, raw)
             for inbound in self.mesh.poll(20):
+                if is_receipt(inbound.payload):
+                    self._linger_receipt(inbound.payload, self.key_of_link.get(inbound.curve))
+                    continue
                 try:
                     msg = decode(inbound.payload)
                 except WireError:
                     continue
                 if msg.type is MsgType.RESEND and msg.table_id == self.machine.table_id:
                     self._answer_resend(msg)
+
+    def _lacking_the_end(self) -> list[bytes]:
+        """After a finished game: the other peers not yet known to hold its last move."""
+        machine = self.machine
+        move = machine.last_move
+        if not machine.finished or move is None:
+            return []
+        return [k for k in machine.list_keys if k not in (machine.me, move.sender, *machine.acked)]
+
+    def _linger_receipt(self, raw: bytes, link: bytes | None) -> None:
+        """A receipt while lingering: it only tells who holds the end now (no fault is acted on
+        after the game; the record is already complete)."""
+        if link is None or link == self.machine.me or link not in self.machine.pending:
+            return
+        with contextlib.suppress(WireError, TableFault, ValueError):
+            self.machine.receive_receipt(link, decode_receipt(raw))
 
 
 # ==================================================================== entry point
