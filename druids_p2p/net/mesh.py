@@ -11,6 +11,7 @@ any size.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Iterable
@@ -117,7 +118,8 @@ class _CurveGate:
 @dataclass(frozen=True)
 class Inbound:
     """One message received: the sender's claimed routing id, the payload, and the CURVE public
-    key (raw) that the link authenticated, as the ZAP handler reported it (b"" if none)."""
+    key (raw) that the link authenticated: on the inbox as the ZAP handler reported it, on a
+    DEALER the server key its handshake checked (b"" if none)."""
 
     routing_id: bytes
     payload: bytes
@@ -161,6 +163,8 @@ class Mesh:
         self._link_keys: dict[str, bytes] = {}
         """Z85 User-Id -> raw CURVE key: a table has a handful of links, and Z85 costs ~20 µs."""
         self._targets: dict[bytes, tuple[str, bytes]] = {}
+        self._dealer_curve: dict[zmq.Socket[bytes], bytes] = {}
+        """DEALER -> the raw CURVE key its handshake authenticated (the server it connects to)."""
 
     @property
     def curve_public_raw(self) -> bytes:
@@ -183,17 +187,27 @@ class Mesh:
         sock.curve_secretkey = self.curve_secret
         sock.connect(endpoint)
         self.peers[peer_id] = sock
+        self._dealer_curve[sock] = curve_public_raw
+        self.poller.register(sock, zmq.POLLIN)  # the peer may answer on this link too
 
     def disconnect(self, peer_id: bytes) -> None:
         self._targets.pop(peer_id, None)
         sock = self.peers.pop(peer_id, None)
         if sock is not None:
+            self._dealer_curve.pop(sock, None)
             if sock in dict(self.poller.sockets):
                 self.poller.unregister(sock)
             sock.close(linger=0)
 
-    def send(self, peer_id: bytes, payload: bytes) -> bool:
-        """Queue a message to one peer; False if there is no link or its queue is full."""
+    def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
+        """Queue a message to one peer; False if there is no link or its queue is full.
+
+        ``both_links`` also sends it back over the peer's own connection to our inbox: two TCP
+        connections rarely stall at once, so a resend that matters (a nudge, a resend answer)
+        is not stuck behind one connection's retransmission back-off on a lossy link."""
+        if both_links:
+            with contextlib.suppress(zmq.ZMQError):
+                self.inbox.send_multipart([peer_id, payload], zmq.NOBLOCK)
         sock = self.peers.get(peer_id)
         if sock is None:
             return False
@@ -245,7 +259,7 @@ class Mesh:
                 except zmq.Again:
                     break
                 if len(frames) == 1:
-                    out.append(Inbound(b"", frames[0]))
+                    out.append(Inbound(b"", frames[0], self._dealer_curve.get(sock, b"")))
         return out
 
     def _link_key(self, frame: zmq.Frame) -> bytes:
