@@ -11,17 +11,24 @@ Use it as a context manager (``with Lan(4) as lan:`` raises :class:`NetnsUnavail
 namespaces cannot be made), as ``with open_lan(4) as lan:`` (skips the test instead), or as the
 ``lan`` fixture (4 peers; ``@pytest.mark.parametrize("lan", [3], indirect=True)`` for another
 count). Tests that use it should be marked ``@pytest.mark.netns``.
+
+``TapLan(n)`` (``open_lan(n, TapLan)``) is the same LAN with a userspace switch instead of the
+bridge (``netns_switch.py``, over TAP devices): ``lan.impair(delay_ms, jitter_ms, loss, reorder)``
+makes the links slow and lossy, and ``cut``/``restore`` drop every frame of one port.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -173,10 +180,95 @@ class Lan:
         self.close()
 
 
+SWITCH = Path(__file__).with_name("netns_switch.py")
+SWITCH_MAX_S = 900.0
+"""The switch process stops by itself after this long, even if the test never closes it."""
+
+
+class TapLan(Lan):
+    """Like :class:`Lan`, but the switch is a userspace process (``netns_switch.py``) that can
+    delay, drop and reorder frames (this kernel has no ``sch_netem``).
+
+    The switch runs inside the switch namespace and creates one TAP per peer there; each TAP is
+    then moved into its peer namespace and renamed ``lan0``. Nothing but those TAPs is touched,
+    and the switch exits when its control pipe closes (this object closed, or the test died)."""
+
+    def __init__(self, n: int = 4) -> None:
+        super().__init__(n)
+        self.switch_proc: subprocess.Popen[str] | None = None
+
+    def _check_available(self) -> None:
+        super()._check_available()
+        if not os.path.exists("/dev/net/tun"):
+            raise NetnsUnavailable("/dev/net/tun is missing (no TUN/TAP support)")
+
+    def _build(self) -> None:
+        sw = self.switch
+        self._add_ns(sw)
+        argv = [sys.executable, str(SWITCH), "--ports", str(self.n)]
+        argv += ["--max-seconds", str(SWITCH_MAX_S)]
+        self.switch_proc = subprocess.Popen(
+            ["ip", "netns", "exec", sw, *argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.switch_proc.stdout is not None
+        ready = self.switch_proc.stdout.readline()
+        if not ready.startswith('{"ready"'):
+            err = self.switch_proc.stderr.read() if self.switch_proc.stderr else ""
+            self.switch_proc.kill()
+            raise NetnsUnavailable(f"the TAP switch did not start: {err.strip()[-300:]}")
+        for i, name in enumerate(self.names):
+            self._add_ns(name)
+            _ip("-n", sw, "link", "set", f"tap{i}", "netns", name)
+            _ip("-n", name, "link", "set", f"tap{i}", "name", IFACE)
+            _ip("-n", name, "addr", "add", f"{self.address(i)}/24", "brd", "+", "dev", IFACE)
+            _ip("-n", name, "link", "set", IFACE, "up")
+
+    def control(self, **cmd: Any) -> dict[str, Any]:
+        """Send one command to the switch and return its answer (see ``netns_switch.py``)."""
+        proc = self.switch_proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(cmd) + "\n")
+        proc.stdin.flush()
+        reply: dict[str, Any] = json.loads(proc.stdout.readline() or "{}")
+        if not reply.get("ok"):
+            raise RuntimeError(f"switch refused {cmd}: {reply}")
+        return reply
+
+    def impair(
+        self, delay_ms: float = 0, jitter_ms: float = 0, loss: float = 0, reorder: float = 0
+    ) -> None:
+        """Delay every frame ``delay_ms ± jitter_ms``, drop ``loss`` of them, reorder some."""
+        self.control(cmd="set", delay_ms=delay_ms, jitter_ms=jitter_ms, loss=loss, reorder=reorder)
+
+    def cut(self, i: int) -> None:
+        self.control(cmd="cut", port=i)
+
+    def restore(self, i: int) -> None:
+        self.control(cmd="restore", port=i)
+
+    def close(self) -> None:
+        proc, self.switch_proc = self.switch_proc, None
+        if proc is not None:
+            with contextlib.suppress(OSError, ValueError):
+                assert proc.stdin is not None
+                proc.stdin.close()  # the switch stops when its control pipe closes
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+        super().close()
+
+
 @contextlib.contextmanager
-def open_lan(n: int = 4) -> Iterator[Lan]:
-    """Like ``Lan(n)``, but skips the calling test where namespaces cannot be made."""
-    lan = Lan(n)
+def open_lan(n: int = 4, kind: type[Lan] = Lan) -> Iterator[Lan]:
+    """Like ``Lan(n)`` (or ``kind(n)``), but skips the calling test where namespaces cannot be
+    made."""
+    lan = kind(n)
     try:
         lan.start()
     except NetnsUnavailable as exc:

@@ -55,7 +55,8 @@ class Peer:
         self.index = index
         self.home = home
         home.mkdir(parents=True, exist_ok=True)
-        save_identity(Identity.generate(f"ns{index}"), identity_path(home), replace=False)
+        if not identity_path(home).exists():  # a restarted peer keeps its identity
+            save_identity(Identity.generate(f"ns{index}"), identity_path(home), replace=False)
         self.log = home / "peer.log"
         self.lines: list[dict[str, Any]] = []
         self.arrived: list[float] = []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import zmq
+
 from druids_p2p.net.mesh import Inbound, Mesh
 
 
@@ -30,3 +32,27 @@ def test_inbound_names_the_link_key_not_the_claimed_routing_id() -> None:
     finally:
         for mesh in (inbox, honest, liar):
             mesh.close()
+
+
+def test_every_mesh_socket_bounds_how_long_a_dead_link_goes_unnoticed() -> None:
+    """Issue 13 items 3 and 4, as options on the real sockets (the fault suite in namespaces,
+    tests/test_faults_netns.py, shows their effect): no ZMTP heartbeat (libzmq 4.3.5's heartbeat
+    timer aborts a peer whose link failed), a bounded connect attempt and reconnect interval
+    (not the kernel's SYN back-off), a bounded retransmission time and TCP keepalive."""
+    a = Mesh("127.0.0.1", routing_id=b"a")
+    b = Mesh("127.0.0.1", routing_id=b"b")
+    try:
+        a.connect(b"b", b.endpoint, b.curve_public_raw)
+        for sock in (a.inbox, a.peers[b"b"]):
+            assert sock.getsockopt(zmq.HEARTBEAT_IVL) == 0
+            assert 0 < sock.getsockopt(zmq.CONNECT_TIMEOUT) <= 2_000
+            assert 0 < sock.getsockopt(zmq.RECONNECT_IVL) <= sock.getsockopt(zmq.RECONNECT_IVL_MAX)
+            assert sock.getsockopt(zmq.RECONNECT_IVL_MAX) <= 1_000
+            assert 0 < sock.getsockopt(zmq.TCP_MAXRT) <= 5_000
+            assert sock.getsockopt(zmq.TCP_KEEPALIVE) == 1
+            assert 0 < sock.getsockopt(zmq.TCP_KEEPALIVE_IDLE) <= 5
+        a.send(b"b", b"still works")
+        assert _receive(b, b"still works").curve == a.curve_public_raw
+    finally:
+        a.close()
+        b.close()

@@ -105,7 +105,8 @@ class FakeMesh:
     def broadcast(self, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
         self.arena.broadcast(self.index, [payload])
 
-    def send(self, peer_id: bytes, payload: bytes) -> bool:
+    def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
+        """One delivery even over "both links": the arena's one queue never stalls."""
         self.arena.queue.append((self.index, self.arena.index_of(peer_id), payload))
         return True
 
@@ -1164,7 +1165,7 @@ class _NullMesh:
     def broadcast(self, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
         _valid(payload)
 
-    def send(self, peer_id: bytes, payload: bytes) -> bool:
+    def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
         _valid(payload)
         return True
 

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable
 
-from druids_p2p.wire import read_record
+from druids_p2p.net.table import MAX_BUFFERED, Divergence
+from druids_p2p.wire import decode, decode_receipt, is_receipt, read_record
+from druids_p2p.wire.receipt import Receipt
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
@@ -88,3 +90,28 @@ def test_receipts_go_to_the_mover_and_the_next_mover_or_to_everyone() -> None:
     table.run(stop=check)
     assert all(m.finished for m in table.machines)
     assert seen.get("pair", 0) > 0 and seen.get("all", 0) > 0
+
+
+def test_duplicate_receipts_take_no_room_so_a_different_one_still_counts() -> None:
+    """Issue 13 item 7: during a cut every nudge queues the same receipt again, and after the
+    cable is back a peer that is behind gets them all at once. Duplicates must not fill the
+    buffer of receipts kept for later: a receipt that differs (here one naming another message
+    after the same head, which proves its mover signed two versions) must still be kept, and
+    checked once the move arrives."""
+    table = LocalTable(players=4, rounds=1, seed=5)
+    table.run(stop=lambda: not table.queue and any(m.my_turn for m in table.machines))
+    k = next(i for i, m in enumerate(table.machines) if m.my_turn)
+    j, s = [i for i in range(4) if i != k][:2]
+    view = table.machines[k].view()
+    assert view is not None
+    sent = table.machines[k].play(view.legal[0])
+    receipts = [raw for msg in sent for raw in table.machines[s].receive(decode(msg))]
+    (receipt,) = [decode_receipt(raw) for raw in receipts if is_receipt(raw)]
+    behind = table.machines[j]  # has not got the move yet: it keeps the receipts for later
+    acker = table.ids[s].public_key
+    for _ in range(3 * MAX_BUFFERED):
+        behind.receive_receipt(acker, receipt)
+    behind.receive_receipt(acker, Receipt(prev=receipt.prev, msg=bytes(32)))
+    with pytest.raises(Divergence):
+        for msg in sent:
+            behind.receive(decode(msg))

@@ -11,6 +11,7 @@ size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -28,11 +29,7 @@ log = logging.getLogger(__name__)
 MAX_FRAME = 64 * 1024 + 1024
 """Largest frame accepted (a wire message is at most 64 KiB); bigger ones drop the connection."""
 HWM = 20_000
-HEARTBEAT_IVL_MS = 1_000
-HEARTBEAT_TIMEOUT_MS = 4_000
 LINGER_MS = 200
-RECONNECT_IVL_MS = 100
-RECONNECT_IVL_MAX_MS = 2_000
 MAX_REMEMBERED_KEYS = 1024
 """Keys the gate remembers admitting while open; past that it assumes a stranger got in."""
 REBIND_TRIES = 400
@@ -53,6 +50,51 @@ def z85_to_raw(key: bytes) -> bytes:
 
 def raw_to_z85(key: bytes) -> bytes:
     return zmq.utils.z85.encode(key)
+
+
+# ==================================================================== socket options
+# Kept in one place (issue 13 items 3 and 4): how a mesh link notices it is dead and how fast it
+# comes back. The table sends its own signed hello every second (TableRunner._keepalive), so
+# TCP alone has to notice a dead link; ZMTP heartbeats stay off.
+HEARTBEAT_IVL_MS = 0
+"""ZMTP heartbeats off. In libzmq 4.3.5 the heartbeat timer calls ``out_event`` on an engine
+whose input already failed, which aborts the process (``Assertion failed: !_io_error
+(src/stream_engine_base.cpp:310)``, seen under 30% loss); without a heartbeat interval that
+timer is never armed. The table's hellos and the TCP timers below do the job instead."""
+RECONNECT_IVL_MS = 100
+RECONNECT_IVL_MAX_MS = 500
+"""A lost link is retried after 100 ms, backing off to at most every 500 ms."""
+CONNECT_TIMEOUT_MS = 1_500
+"""A connect attempt unanswered for 1.5 s is given up and retried (after the reconnect
+interval), instead of sitting in the kernel's SYN back-off (1, 2, 4, … 64 s): one SYN goes out
+about every second however long the link has been down."""
+TCP_MAXRT_MS = 4_000
+"""TCP_USER_TIMEOUT: a connection whose data stays unacknowledged for 4 s is closed and
+reconnected, instead of retransmitting on a back-off that reaches tens of seconds during a long
+cut. 4 s is what the ZMTP heartbeat timeout used to allow, long enough for a lossy link."""
+TCP_KEEPALIVE_IDLE_S = 2
+TCP_KEEPALIVE_INTVL_S = 1
+TCP_KEEPALIVE_CNT = 3
+"""An idle connection (an inbox link carries nothing back) is probed after 2 s and dropped after
+3 unanswered probes a second apart, so a link cut on the far side is noticed within ~5 s."""
+
+
+def configure_socket(sock: zmq.Socket[bytes]) -> None:
+    """Every option a mesh socket (inbox ROUTER or peer DEALER) gets: sizes, queues, and the
+    timers above that bound how long a dead link goes unnoticed and how soon it comes back."""
+    sock.setsockopt(zmq.LINGER, LINGER_MS)
+    sock.setsockopt(zmq.SNDHWM, HWM)
+    sock.setsockopt(zmq.RCVHWM, HWM)
+    sock.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME)
+    sock.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
+    sock.setsockopt(zmq.RECONNECT_IVL, RECONNECT_IVL_MS)
+    sock.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
+    sock.setsockopt(zmq.CONNECT_TIMEOUT, CONNECT_TIMEOUT_MS)
+    sock.setsockopt(zmq.TCP_MAXRT, TCP_MAXRT_MS)
+    sock.setsockopt(zmq.TCP_KEEPALIVE, 1)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_IDLE, TCP_KEEPALIVE_IDLE_S)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_INTVL, TCP_KEEPALIVE_INTVL_S)
+    sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, TCP_KEEPALIVE_CNT)
 
 
 class _CurveGate:
@@ -107,7 +149,8 @@ class _CurveGate:
 @dataclass(frozen=True)
 class Inbound:
     """One message received: the sender's claimed routing id, the payload, and the CURVE public
-    key (raw) that the link authenticated, as the ZAP handler reported it (b"" if none)."""
+    key (raw) that the link authenticated: on the inbox as the ZAP handler reported it, on a
+    DEALER the server key its handshake checked (b"" if none)."""
 
     routing_id: bytes
     payload: bytes
@@ -136,7 +179,7 @@ class Mesh:
         self.curve_public, self.curve_secret = curve_keys or curve_keypair()
         self.routing_id = routing_id
         self.inbox = self.ctx.socket(zmq.ROUTER)
-        self._common_options(self.inbox)
+        configure_socket(self.inbox)
         self.inbox.setsockopt(zmq.ROUTER_HANDOVER, 1)
         self.inbox.curve_server = True
         self.inbox.curve_publickey = self.curve_public
@@ -156,22 +199,12 @@ class Mesh:
         self._targets: dict[bytes, tuple[str, bytes]] = {}
         self.rebinds = 0
         """Times :meth:`close_gate` rebound the inbox to drop a stranger's connection."""
+        self._dealer_curve: dict[zmq.Socket[bytes], bytes] = {}
+        """DEALER -> the raw CURVE key its handshake authenticated (the server it connects to)."""
 
     @property
     def curve_public_raw(self) -> bytes:
         return z85_to_raw(self.curve_public)
-
-    @staticmethod
-    def _common_options(sock: zmq.Socket[bytes]) -> None:
-        sock.setsockopt(zmq.LINGER, LINGER_MS)
-        sock.setsockopt(zmq.SNDHWM, HWM)
-        sock.setsockopt(zmq.RCVHWM, HWM)
-        sock.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME)
-        sock.setsockopt(zmq.HEARTBEAT_IVL, HEARTBEAT_IVL_MS)
-        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, HEARTBEAT_TIMEOUT_MS)
-        sock.setsockopt(zmq.HEARTBEAT_TTL, HEARTBEAT_TIMEOUT_MS)
-        sock.setsockopt(zmq.RECONNECT_IVL, RECONNECT_IVL_MS)
-        sock.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_IVL_MAX_MS)
 
     def connect(self, peer_id: bytes, endpoint: str, curve_public_raw: bytes) -> None:
         """Open (or replace) the DEALER to a peer's inbox, authenticating its CURVE key.
@@ -182,7 +215,7 @@ class Mesh:
         self.disconnect(peer_id)
         self._targets[peer_id] = (endpoint, curve_public_raw)
         sock = self.ctx.socket(zmq.DEALER)
-        self._common_options(sock)
+        configure_socket(sock)
         sock.setsockopt(zmq.ROUTING_ID, self.routing_id)
         sock.setsockopt(zmq.IMMEDIATE, 0)  # queue until the link is up: we may start first
         sock.curve_serverkey = raw_to_z85(curve_public_raw)
@@ -190,17 +223,27 @@ class Mesh:
         sock.curve_secretkey = self.curve_secret
         sock.connect(endpoint)
         self.peers[peer_id] = sock
+        self._dealer_curve[sock] = curve_public_raw
+        self.poller.register(sock, zmq.POLLIN)  # the peer may answer on this link too
 
     def disconnect(self, peer_id: bytes) -> None:
         self._targets.pop(peer_id, None)
         sock = self.peers.pop(peer_id, None)
         if sock is not None:
+            self._dealer_curve.pop(sock, None)
             if sock in dict(self.poller.sockets):
                 self.poller.unregister(sock)
             sock.close(linger=0)
 
-    def send(self, peer_id: bytes, payload: bytes) -> bool:
-        """Queue a message to one peer; False if there is no link or its queue is full."""
+    def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
+        """Queue a message to one peer; False if there is no link or its queue is full.
+
+        ``both_links`` also sends it back over the peer's own connection to our inbox: two TCP
+        connections rarely stall at once, so a resend that matters (a nudge, a resend answer)
+        is not stuck behind one connection's retransmission back-off on a lossy link."""
+        if both_links:
+            with contextlib.suppress(zmq.ZMQError):
+                self.inbox.send_multipart([peer_id, payload], zmq.NOBLOCK)
         sock = self.peers.get(peer_id)
         if sock is None:
             return False
@@ -256,7 +299,7 @@ class Mesh:
                 except zmq.Again:
                     break
                 if len(frames) == 1:
-                    out.append(Inbound(b"", frames[0]))
+                    out.append(Inbound(b"", frames[0], self._dealer_curve.get(sock, b"")))
         return out
 
     def _link_key(self, frame: zmq.Frame) -> bytes:

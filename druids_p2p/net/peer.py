@@ -77,6 +77,8 @@ log = logging.getLogger(__name__)
 LOBBY_DOMAIN = b"druids-p2p/v1 lobby\x00"
 NUDGE_AFTER_S = 1.0
 LINGER_AFTER_GAME_S = 1.5
+LINGER_FOR_THE_END_S = 10.0
+LINGER_QUIET_S = 2.5
 ABORT_GRACE_S = 2.0
 KEEPALIVE_S = 1.0
 CLIENT = "druids-p2p/0.1.0"
@@ -504,8 +506,9 @@ class TableRunner:
     def broadcast(self, raws: list[bytes]) -> None:
         for raw in raws:
             if is_receipt(raw):
-                for key in self.machine.receipt_targets():  # the mover first
-                    self.mesh.send(key, raw)
+                # The mover first; over both links (70 bytes): a lost receipt holds the table up.
+                for key in self.machine.receipt_targets():
+                    self.mesh.send(key, raw, both_links=True)
             else:
                 self.mesh.broadcast(raw)
 
@@ -706,12 +709,12 @@ class TableRunner:
         else:
             raws = [m.raw for m in machine.transcript.since(msg.body["sender"], msg.body["seq"])]
         for raw in bounded(raws):
-            self.mesh.send(msg.sender, raw)
+            self.mesh.send(msg.sender, raw, both_links=True)
 
     def _ask_resend(self, key: bytes, head: bytes | None = None) -> None:
         """Ask ``key`` for what it holds after ``head`` (by default our transcript's head)."""
         body: dict[str, object] = {"head": self.machine.transcript.head if head is None else head}
-        self.mesh.send(key, self._control(MsgType.RESEND, body, chain=False))
+        self.mesh.send(key, self._control(MsgType.RESEND, body, chain=False), both_links=True)
         self.catch_up.asked(key)
 
     def _ask_everyone_to_resend(self) -> None:
@@ -767,7 +770,8 @@ class TableRunner:
             for key in waiting:
                 self._ask_resend(key)
                 if key in unacked and machine.last_move is not None:
-                    self.mesh.send(key, machine.last_move.raw)  # a duplicate: receipt again
+                    # a duplicate: receipt again (over both links, should one be stalled)
+                    self.mesh.send(key, machine.last_move.raw, both_links=True)
 
     def _check_deadlines(self, now: float) -> None:
         """Blame the seat whose owed message is past its deadline (``net/deadlines.py``): only
@@ -935,16 +939,60 @@ class TableRunner:
         return result
 
     def _linger(self) -> None:
-        """Answer resend requests a little longer, so slower peers can finish too."""
-        until = time.monotonic() + LINGER_AFTER_GAME_S
-        while time.monotonic() < until:
+        """Answer resend requests a little longer, so slower peers can finish too.
+
+        After a finished game, also (at most ``LINGER_FOR_THE_END_S``) until every other peer is
+        known to hold the last move (by its receipt) and no peer still playing has sent its
+        keepalive hello for ``LINGER_QUIET_S`` (a finished peer sends none): a peer that left at
+        once, its last messages lost on a lossy link, left the others waiting for them until
+        ``gone_after`` (seen at 30% loss). Meanwhile the last move and this peer's receipt of it
+        are resent every ``NUDGE_AFTER_S`` to those not known to hold it."""
+        start = time.monotonic()
+        until = start + LINGER_AFTER_GAME_S
+        last_nudge = last_hello = start
+        while True:
+            now = time.monotonic()
+            lacking = self._lacking_the_end()
+            playing = self.machine.finished and now - last_hello < LINGER_QUIET_S
+            if now >= until and (not (lacking or playing) or now >= start + LINGER_FOR_THE_END_S):
+                return
+            if lacking and now - last_nudge > NUDGE_AFTER_S:
+                last_nudge = now
+                move = self.machine.last_move
+                assert move is not None
+                for raw in [move.raw, *self.machine.resend_own()]:  # the move: receipt again
+                    for key in lacking:
+                        self.mesh.send(key, raw, both_links=True)
             for inbound in self.mesh.poll(20):
+                if is_receipt(inbound.payload):
+                    self._linger_receipt(inbound.payload, self.key_of_link.get(inbound.curve))
+                    continue
                 try:
                     msg = decode(inbound.payload)
                 except WireError:
                     continue
-                if msg.type is MsgType.RESEND and msg.table_id == self.machine.table_id:
+                if msg.table_id != self.machine.table_id:
+                    continue
+                if msg.type is MsgType.RESEND:
                     self._answer_resend(msg)
+                elif msg.type is MsgType.HELLO and msg.sender in self.machine.pending:
+                    last_hello = time.monotonic()  # someone is still playing: stay a little
+
+    def _lacking_the_end(self) -> list[bytes]:
+        """After a finished game: the other peers not yet known to hold its last move."""
+        machine = self.machine
+        move = machine.last_move
+        if not machine.finished or move is None:
+            return []
+        return [k for k in machine.list_keys if k not in (machine.me, move.sender, *machine.acked)]
+
+    def _linger_receipt(self, raw: bytes, link: bytes | None) -> None:
+        """A receipt while lingering: it only tells who holds the end now (no fault is acted on
+        after the game; the record is already complete)."""
+        if link is None or link == self.machine.me or link not in self.machine.pending:
+            return
+        with contextlib.suppress(WireError, TableFault, ValueError):
+            self.machine.receive_receipt(link, decode_receipt(raw))
 
 
 # ==================================================================== entry point

@@ -373,12 +373,15 @@ class TableMachine:
         """Take an acknowledgement from ``sender`` (authenticated by its link, not a signature).
 
         Raises :class:`Divergence` when ``sender`` appended another message after a head this
-        peer holds; a receipt for a head not reached yet is kept and checked once it is."""
+        peer holds; a receipt for a head not reached yet is kept and checked once it is. A copy
+        of one already kept is dropped: it takes no room from a different receipt."""
         if sender not in self._receipts or sender == self.me:
             raise ValueError("a receipt from a key with no other seat at this table")
         if self.aborted is not None:
             return
         held = self._receipts[sender]
+        if receipt in held:
+            return  # the same one again (a nudge resent it, or it was queued during a cut)
         if len(held) >= MAX_BUFFERED:
             log.warning("%s is too far ahead; receipt dropped", self._who(sender))
             return
