@@ -96,7 +96,6 @@ class DeckPeer:
         self._checked_keys: set[int] = set()
         self._checked_reveals: set[int] = set()
         self._joint_key: bytes | None = None
-        self._shuffled = False
         self._proven = 0
         """How many shuffles, in seat order, are proven (this seat's own counts once sent)."""
         self._final: Deck | None = None
@@ -351,8 +350,7 @@ class DeckPeer:
                 return False
             self._joint_key = group.sum_points([log.keys[s].msg.key for s in range(n)])
         self._prove_shuffles(self._joint_key)
-        if not self._shuffled and self._proven == self.seat:  # every earlier shuffle is proven
-            self._shuffled = True
+        if self.seat not in log.shuffles and self._proven == self.seat:  # earlier ones proven
             out.append(self._emit(self._shuffle(self._shuffle_input(self.seat, self._joint_key))))
             self._proven += 1
             return True
