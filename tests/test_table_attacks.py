@@ -947,6 +947,20 @@ def test_lead_by_a_seat_without_gaia(tmp_path: Path) -> None:
     arena.assert_blamed(cheater, "out of turn")
 
 
+def test_a_move_spelled_other_than_its_canonical_token_is_blamed(tmp_path: Path) -> None:
+    """`Gaia:R:dark` names the same lead as `Gaia:R` in the JSON notation, but a signed move has
+    one spelling (protocol.md appendix A): a second spelling is refused and blamed on its signer."""
+    arena = Arena(tmp_path, players=3, seed=32, cheater=1)
+    arena.run(
+        stop=lambda: all(m.step is not None and m.step.name == "lead" for m in arena.machines)
+    )
+    holder = next(k for k, m in enumerate(arena.machines) if GAIA in m.deck.hand())  # type: ignore[union-attr]
+    arena.cheater = holder
+    arena.broadcast(holder, _send_move(arena.machines[holder], "Gaia:R:dark"))
+    arena.run()
+    arena.assert_blamed(holder, "'Gaia:R:dark' is not a canonical move token")
+
+
 class LaxRound(Round):
     """The cheater's own rules check, which lets it renege (not follow while it could)."""
 

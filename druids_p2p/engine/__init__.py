@@ -30,6 +30,7 @@ from druids_p2p.engine.notation import (
     parse_card,
     parse_hand,
     parse_move,
+    parse_move_token,
 )
 from druids_p2p.engine.rules import (
     ENDED_FIVE_DOMAINS,
@@ -67,4 +68,5 @@ __all__ = [
     "parse_card",
     "parse_hand",
     "parse_move",
+    "parse_move_token",
 ]

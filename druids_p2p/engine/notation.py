@@ -104,6 +104,16 @@ def parse_move(token: str) -> int:
         raise ValueError(f"unknown move token {token!r}") from None
 
 
+def parse_move_token(token: str) -> int:
+    """Move id of a signed move's token, which must be the canonical spelling (protocol.md
+    appendix A). The notation's reading aid ``Gaia:R:dark`` is refused here: a signed message
+    has one spelling, so that equal moves are equal bytes and records compare byte for byte."""
+    move = parse_move(token)
+    if MOVE_TOKENS[move] != token:
+        raise ValueError(f"{token!r} is not a canonical move token (write {MOVE_TOKENS[move]!r})")
+    return move
+
+
 __all__ = [
     "CARD_TOKENS",
     "GAIA",
@@ -113,4 +123,5 @@ __all__ = [
     "parse_card",
     "parse_hand",
     "parse_move",
+    "parse_move_token",
 ]

@@ -25,7 +25,7 @@ from druids_p2p.engine import (
     InvalidDeal,
     cards_for_move,
     format_move,
-    parse_move,
+    parse_move_token,
 )
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
@@ -415,6 +415,6 @@ class _TableAudit:
 
 def _parse(msg: Message, index: int, seat: int | None) -> int:
     try:
-        return parse_move(msg.body["move"])
+        return parse_move_token(msg.body["move"])
     except ValueError as exc:
         raise AuditProblem(str(exc), index, seat) from None

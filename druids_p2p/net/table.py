@@ -46,7 +46,7 @@ from druids_p2p.engine import (
     cards_for_move,
     format_card,
     format_move,
-    parse_move,
+    parse_move_token,
 )
 from druids_p2p.engine.interface import RULESETS
 from druids_p2p.engine.view import PlayerView
@@ -803,7 +803,7 @@ class TableMachine:
                 start_audit(self, [], f"{self._who(msg.sender)}'s opening: {exc.reason}")
                 return
         try:
-            move = parse_move(msg.body["move"])
+            move = parse_move_token(msg.body["move"])
         except ValueError as exc:
             raise TableFault(f"{self._who(msg.sender)}: {exc}", seat, (msg.raw,)) from None
         if rnd.to_move != seat:
@@ -985,7 +985,7 @@ def replay_round_with_hands(
     rnd = game.start_round(hands)
     for index, msg in enumerate(moves):
         try:
-            move = parse_move(msg.body["move"])
+            move = parse_move_token(msg.body["move"])
         except ValueError as exc:
             return (rnd.to_move or 0, index, str(exc))
         seat = rnd.to_move

@@ -20,7 +20,7 @@ from druids_p2p.engine import (
     InvalidDeal,
     format_card,
     parse_hand,
-    parse_move,
+    parse_move_token,
 )
 from druids_p2p.engine.cards import MISTLETOES, SICKLES
 from druids_p2p.wire.envelope import Message, parse_unverified
@@ -271,7 +271,7 @@ def _play(game: Game, transcript: Transcript, r: int, index: int, msg: Message) 
             f"round {r}: move {token} out of turn (seat {game.to_move} is to move)", index, seat
         )
     try:
-        move = parse_move(token)
+        move = parse_move_token(token)
     except ValueError as exc:
         raise AuditProblem(f"round {r}: {exc}", index, seat) from None
     reason = game.check(move)

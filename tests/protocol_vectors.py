@@ -1,0 +1,269 @@
+"""The protocol documents' test vectors and generated tables, recomputed from the implementation.
+
+One small deal (3 seats, 8 cards, 2 cards each, card 7 required) run to the first opening, with
+every seat's randomness drawn from a fixed table secret (protocol.md §8), so that every
+intermediate value a second implementation needs to compare is a line here. The tests check
+that the documents hold exactly these lines; `python3 -m tests.protocol_vectors` writes them
+into the documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from druids_p2p.deck.assign import assignment_permutation, assignment_seed
+from druids_p2p.deck.cards import card_points
+from druids_p2p.deck.encoding import TAG_CARD, encode
+from druids_p2p.deck.local import LocalBus
+from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.peer import DeckPeer
+from druids_p2p.deck.signing import Ed25519Codec
+from druids_p2p.engine.cards import (
+    COLOUR_NAMES,
+    DOMAINS,
+    GAIA_BARE,
+    GAIA_DARK,
+    GAIA_LIGHT,
+    N_CARDS,
+    N_DOMAIN_CARDS,
+    N_MOVES,
+    PILE,
+    PLAY_MISTLETOE,
+    PLAY_SICKLE,
+    card_domain,
+    card_value,
+    cards_for_move,
+)
+from druids_p2p.engine.notation import format_card, format_move
+from druids_p2p.net.secrets import TableSecret
+from druids_p2p.net.table import seat_order
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE_ID = hashlib.sha256(b"druids-p2p deal vector table").digest()
+ROUND = 3
+PARAMS = DeckParams(TABLE_ID, ROUND, 8, 3, 2, frozenset({7}))
+
+
+def seat_root(seat: int) -> bytes:
+    """Seat ``seat``'s 32-byte table secret in the vectors."""
+    return hashlib.sha256(b"druids-p2p vector table secret %d" % seat).digest()
+
+
+def identity(seat: int) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(
+        hashlib.sha256(b"druids-p2p vector identity %d" % seat).digest()
+    )
+
+
+def _hex(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return "[" + " ".join(_hex(v) for v in value) + "]"
+    raise TypeError(type(value))
+
+
+def _body_lines(prefix: str, body: dict[str, Any]) -> Iterable[str]:
+    for key in sorted(body):
+        value = body[key]
+        if key == "batches":
+            for i, batch in enumerate(value):
+                yield from _body_lines(f"{prefix}.batches[{i}]", batch)
+        else:
+            yield f"{prefix}.{key} = {_hex(value)}"
+
+
+def table_secret_lines() -> list[str]:
+    """protocol.md §8: the derivation of labels and streams from a table secret."""
+    secret = TableSecret(seat_root(0))
+    stream = secret.entropy("deck/3")
+    first, second = stream(64), stream(32)
+    return [
+        f"root = {seat_root(0).hex()}",
+        f"derive('seat-nonce') = {secret.derive('seat-nonce').hex()}",
+        f"derive('deck/3') = {secret.derive('deck/3').hex()}",
+        f"entropy('deck/3')(64) = {first.hex()}",
+        f"entropy('deck/3')(32) = {second.hex()}",
+    ]
+
+
+def coin_flip_lines() -> list[str]:
+    """protocol.md §4: the seat-order coin flip of three seated keys."""
+    keys = [identity(s).public_key().public_bytes_raw() for s in range(3)]
+    nonces = {k: TableSecret(seat_root(s)).seat_nonce() for s, k in enumerate(keys)}
+    joint = hashlib.sha256(
+        b"druids-p2p/v1 seat-order\x00" + TABLE_ID + b"".join(nonces[k] for k in keys)
+    ).digest()
+    order = seat_order(TABLE_ID, keys, nonces)
+    lines = [f"table_id = {TABLE_ID.hex()}"]
+    for s, key in enumerate(keys):
+        lines += [
+            f"key_{s} = {key.hex()}",
+            f"nonce_{s} = {nonces[key].hex()}",
+            f"commit_{s} = {hashlib.sha256(nonces[key]).hexdigest()}",
+        ]
+    lines.append(f"joint = {joint.hex()}")
+    for s, key in enumerate(keys):
+        lines.append(f"SHA-256(joint || key_{s}) = {hashlib.sha256(joint + key).hexdigest()}")
+    lines.append("play order = " + " ".join(f"key_{keys.index(k)}" for k in order))
+    return lines
+
+
+def deal_lines() -> list[str]:
+    """deck.md §14: a whole small deal, message by message, and the first opening."""
+    privates = [identity(s) for s in range(PARAMS.seats)]
+    publics = [k.public_key() for k in privates]
+    codecs = [Ed25519Codec(PARAMS, s, k, publics) for s, k in enumerate(privates)]
+    entropies = [TableSecret(seat_root(s)).entropy(f"deck/{ROUND}") for s in range(PARAMS.seats)]
+    peers = [DeckPeer(PARAMS, codecs[s], entropy=entropies[s]) for s in range(PARAMS.seats)]
+    bus = LocalBus(peers)
+    sent: list[bytes] = []
+    original_post = bus.post
+
+    def post(sender: int, raws: Any) -> None:
+        sent.extend(raws)
+        original_post(sender, raws)
+
+    bus.post = post  # type: ignore[method-assign]
+    bus.start()
+    bus.run()
+    lines = [
+        f"table_id = {TABLE_ID.hex()}",
+        f"round = {ROUND}",
+        "N = 8, n = 3, h = 2, R = {7}, k = 6, m = 7, kept = 5",
+        f"enc('druids-p2p/v1 card', 0) = {encode(TAG_CARD, 0).hex()}",
+    ]
+    lines += [f"M_{i} = {p.hex()}" for i, p in enumerate(card_points(PARAMS.num_cards))]
+    for s, peer in enumerate(peers):
+        lines += [
+            f"seat {s} x = {peer._secret.hex()}",
+            f"seat {s} seed = {peer._seed.hex()}",
+            f"seat {s} salt = {peer._salt.hex()}",
+        ]
+    for raw in sent:
+        env = codecs[0].open(raw)
+        body = dict(env.body)
+        prefix = f"seat {env.seat} {env.kind}"
+        packed = msgpack.packb(body, use_bin_type=True)
+        if env.kind == "deck_shuffle":
+            lines.append(f"{prefix} output a = {_hex(body['a'])}")
+            lines.append(f"{prefix} output c = {_hex(body['c'])}")
+        else:
+            lines.extend(_body_lines(prefix, body))
+        lines.append(f"{prefix} body_sha256 = {hashlib.sha256(packed).hexdigest()}")
+    joint = peers[0].joint_key
+    final = peers[0].final_deck
+    assert joint is not None and final is not None
+    salts = [p._salt for p in peers]
+    lines.append(f"H = {joint.hex()}")
+    lines += [f"final A_{j} = {a.hex()}" for j, a in enumerate(final.a)]
+    lines += [f"final C_{j} = {c.hex()}" for j, c in enumerate(final.c)]
+    lines.append(f"assignment seed = {assignment_seed(PARAMS, salts).hex()}")
+    lines.append("perm = " + " ".join(str(p) for p in assignment_permutation(PARAMS, salts)))
+    for s, peer in enumerate(peers):
+        lines.append(f"seat {s} positions = {_hex(peer.positions(s))} hand = {_hex(peer.hand())}")
+    card = peers[0].hand()[0]
+    opening = codecs[1].open(peers[0].open_card(card))
+    lines.extend(_body_lines("seat 0 deck_open", dict(opening.body)))
+    packed = msgpack.packb(dict(opening.body), use_bin_type=True)
+    lines.append(f"seat 0 deck_open body_sha256 = {hashlib.sha256(packed).hexdigest()}")
+    return lines
+
+
+def card_table_lines() -> list[str]:
+    """protocol.md appendix A: every card id with its token, domain and value, from the engine."""
+    lines = ["| id | token | domain | value |", "|---|---|---|---|"]
+    for card in range(N_CARDS):
+        domain = card_domain(card)
+        where = f"{DOMAINS[domain]} ({COLOUR_NAMES[domain]})" if domain >= 0 else "—"
+        value = str(card_value(card)) if domain >= 0 else "—"
+        lines.append(f"| {card} | `{format_card(card)}` | {where} | {value} |")
+    return lines
+
+
+def move_table_lines() -> list[str]:
+    """protocol.md appendix A: every move token the `move` field may carry, from the engine."""
+    lines = ["| token | card ids it opens | what it is |", "|---|---|---|"]
+    for move in range(N_MOVES):
+        cards = " or ".join(str(c) for c in cards_for_move(move)) or "none"
+        if move < N_DOMAIN_CARDS:
+            what = "plays that card"
+        elif move < GAIA_LIGHT:
+            what = f"leads Gaia naming {COLOUR_NAMES[move - GAIA_DARK]} (dark side)"
+        elif move < PLAY_MISTLETOE:
+            what = f"leads Gaia naming {COLOUR_NAMES[move - GAIA_LIGHT]} (light side; variant only)"
+        elif move == PLAY_MISTLETOE:
+            what = "plays a Mistletoe (either copy)"
+        elif move == PLAY_SICKLE:
+            what = "plays a Sickle (either copy)"
+        elif move < GAIA_BARE:
+            what = f"Sickle choice: removes the {COLOUR_NAMES[move - PILE]} pile"
+        else:
+            what = "never legal: a lead of Gaia must name a domain"
+        lines.append(f"| `{format_move(move)}` | {cards} | {what} |")
+    return lines
+
+
+BLOCKS = {
+    "table-secret-vector": table_secret_lines,
+    "coin-flip-vector": coin_flip_lines,
+    "deal-vector": deal_lines,
+    "card-table": card_table_lines,
+    "move-table": move_table_lines,
+}
+
+
+DOCUMENTS = (
+    ROOT / "protocol.md",
+    ROOT / "docs" / "protocol" / "deck.md",
+)
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    """A vector is a fenced block after its marker; a table sits between two markers."""
+    if name.endswith("-vector"):
+        return re.compile(rf"^( *)<!-- {name} -->\n *```\n(.*?)^ *```$", re.S | re.M)
+    return re.compile(rf"^( *)<!-- {name} -->\n(.*?)^ *<!-- end {name} -->$", re.S | re.M)
+
+
+def blocks_in(text: str) -> dict[str, list[str]]:
+    """Every generated block a document holds, by name, its lines without their indentation."""
+    found: dict[str, list[str]] = {}
+    for name in BLOCKS:
+        match = _pattern(name).search(text)
+        if match is not None:
+            indent = len(match.group(1))
+            found[name] = [line[indent:] for line in match.group(2).splitlines()]
+    return found
+
+
+def filled(text: str) -> str:
+    """``text`` with every generated block it holds recomputed (what ``--write`` saves)."""
+    for name, make in BLOCKS.items():
+        pattern = _pattern(name)
+        match = pattern.search(text)
+        if match is None:
+            continue
+        pad = match.group(1)
+        body = "".join(f"{pad}{line}\n" if line else "\n" for line in make())
+        if name.endswith("-vector"):
+            new = f"{pad}<!-- {name} -->\n{pad}```\n{body}{pad}```"
+        else:
+            new = f"{pad}<!-- {name} -->\n{body}{pad}<!-- end {name} -->"
+        text = text[: match.start()] + new + text[match.end() :]
+    return text
+
+
+if __name__ == "__main__":
+    for path in DOCUMENTS:
+        path.write_text(filled(path.read_text(encoding="utf-8")), encoding="utf-8")
+        print(f"{path}: {', '.join(blocks_in(path.read_text(encoding='utf-8')))}")
