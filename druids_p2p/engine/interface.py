@@ -8,7 +8,7 @@ ruleset. Moves and cards cross the seam as integers and as text tokens.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from druids_p2p.engine import cards as _cards
@@ -109,3 +109,26 @@ class DruidsRuleset:
 
 RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
 """Every rule set by name; the one a table plays is bound into its table id."""
+
+DEFAULT_RULESET = DruidsRuleset.name
+"""What a seat message that names no rule set plays (protocol version 1 had only Druids 2017)."""
+
+
+def seat_options(options: Mapping[str, Any]) -> tuple[str, GameOptions]:
+    """The rule set a seat message's ``options`` name and the game options they set, checked
+    against that rule set's ranges (the wire only bounds them): ValueError says what is wrong.
+
+    One function for the table, the live audit and ``druids audit``, so that all three agree on
+    which tables are playable."""
+    name = options.get("ruleset", DEFAULT_RULESET)
+    if name not in RULESETS:
+        known = ", ".join(sorted(RULESETS))
+        raise ValueError(
+            f"the table names the rule set {name!r}, which this peer does not know ({known})"
+        )
+    game_options = GameOptions(
+        players=int(options["players"]),
+        variant=bool(options["variant"]),
+        rounds=int(options["rounds"]),
+    )
+    return name, game_options

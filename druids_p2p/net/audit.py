@@ -21,12 +21,12 @@ from druids_p2p.deck import audit_transcript as deck_audit
 from druids_p2p.engine import (
     GAIA,
     Game,
-    GameOptions,
     InvalidDeal,
     cards_for_move,
     format_move,
     parse_move_token,
 )
+from druids_p2p.engine.interface import seat_options
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table import deal_params, seat_order
@@ -120,10 +120,11 @@ class _TableAudit:
         seat = messages[0]
         self.keys: tuple[bytes, ...] = tuple(seat.body["seats"])
         self.names = dict(zip(self.keys, seat.body["names"], strict=True))
-        o = seat.body["options"]
-        self.options = GameOptions(
-            players=int(o["players"]), variant=bool(o["variant"]), rounds=int(o["rounds"])
-        )
+        try:
+            self.ruleset, self.options = seat_options(seat.body["options"])
+        except ValueError as exc:
+            sender = self.keys.index(seat.sender) if seat.sender in self.keys else None
+            raise AuditProblem(f"table options are not playable: {exc}", 0, sender) from None
         self.table_id = seat.table_id
         self.order: tuple[bytes, ...] = ()
         self.by_raw = {m.raw: m for m in messages}
@@ -295,7 +296,7 @@ class _TableAudit:
             else:
                 raise AuditProblem(f"unexpected {msg.type.label}", index, self.seat(msg.sender))
             index += 1
-        params = deal_params(self.table_id, r, n)
+        params = deal_params(self.table_id, r, n, self.ruleset)
         shown = [seat for seat, (_, msg) in ready.items() if "open" in msg.body]
         if reveals < n:
             self.owing = self._owing(sent, bool(moves), shown)

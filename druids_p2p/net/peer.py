@@ -29,6 +29,7 @@ import zmq
 from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
+from druids_p2p.engine.interface import seat_options
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
 from druids_p2p.net.deadlines import Deadlines, debts, who
 from druids_p2p.net.discovery import (
@@ -434,6 +435,10 @@ def join_table(config: PeerConfig, mesh: Mesh, announcement: bytes) -> tuple[byt
             if msg.type is MsgType.ABORT and msg.table_id == lobby_table_id(beacon.lobby_id):
                 raise PeerError(f"the host refused: {msg.body['reason']}")
             if msg.type is MsgType.SEAT and identity.public_key in msg.body["seats"]:
+                try:
+                    seat_options(msg.body["options"])
+                except ValueError as exc:
+                    raise PeerError(f"the host's seat message is refused: {exc}") from None
                 for endpoint in msg.body.get("endpoints", ()):
                     refused = mesh.network.refusal(endpoint)
                     if refused is not None:

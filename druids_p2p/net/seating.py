@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Sequence
 
 from druids_p2p.engine import GameOptions
+from druids_p2p.engine.interface import DEFAULT_RULESET
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,
@@ -27,8 +28,14 @@ from druids_p2p.wire import (
 )
 
 
-def options_body(options: GameOptions) -> dict[str, object]:
-    return {"players": options.players, "rounds": options.rounds, "variant": options.variant}
+def options_body(options: GameOptions, ruleset: str = DEFAULT_RULESET) -> dict[str, object]:
+    """The seat message's ``options``: the rule set by name and its options (wire.md §6)."""
+    return {
+        "players": options.players,
+        "rounds": options.rounds,
+        "ruleset": ruleset,
+        "variant": options.variant,
+    }
 
 
 def make_join(identity: Identity, offer_id: bytes, endpoint: str, curve: bytes) -> bytes:

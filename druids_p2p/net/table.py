@@ -48,7 +48,7 @@ from druids_p2p.engine import (
     format_move,
     parse_move_token,
 )
-from druids_p2p.engine.interface import RULESETS
+from druids_p2p.engine.interface import DEFAULT_RULESET, RULESETS, seat_options
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.endpoints import TableNetwork
@@ -71,7 +71,6 @@ from druids_p2p.wire import (
 
 log = logging.getLogger(__name__)
 
-RULESET = "druids2017"
 """The rule set every table plays (the wire's options do not name another one yet)."""
 
 MAX_BUFFERED = 64
@@ -152,10 +151,7 @@ class TableMachine:
         if self.me not in self.list_keys:
             raise ValueError("this identity is not seated at this table")
         self.names = dict(zip(self.list_keys, body["names"], strict=True))
-        opts = body["options"]
-        self.options = GameOptions(
-            players=int(opts["players"]), variant=bool(opts["variant"]), rounds=int(opts["rounds"])
-        )
+        self.ruleset, self.options = seat_options(body["options"])
         if self.options.players != len(self.list_keys):
             raise ValueError("the seat message seats a different number of players")
         self.secret = secret
@@ -683,7 +679,7 @@ class TableMachine:
     def _start_round(self) -> None:
         r = len(self.game.rounds)
         n = self.options.players
-        params = deal_params(self.table_id, r, n)
+        params = deal_params(self.table_id, r, n, self.ruleset)
         seat = self.my_seat
         assert seat is not None
         self.codec = WireCodec(seat, self.chain, self._seal_head, self.seat_of, self._queue_own)
@@ -953,7 +949,9 @@ class TableMachine:
             self.on_event(event)
 
 
-def deal_params(table_id: bytes, round_no: int, players: int, ruleset: str = RULESET) -> DeckParams:
+def deal_params(
+    table_id: bytes, round_no: int, players: int, ruleset: str = DEFAULT_RULESET
+) -> DeckParams:
     """The deck's parameters for one round, from the rule set's deck description (the seam):
     every peer and the auditor must build exactly these."""
     rules = RULESETS[ruleset]

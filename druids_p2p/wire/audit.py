@@ -16,13 +16,13 @@ from typing import Any
 from druids_p2p.engine import (
     GAIA,
     Game,
-    GameOptions,
     InvalidDeal,
     format_card,
     parse_hand,
     parse_move_token,
 )
 from druids_p2p.engine.cards import MISTLETOES, SICKLES
+from druids_p2p.engine.interface import seat_options
 from druids_p2p.wire.envelope import Message, parse_unverified
 from druids_p2p.wire.errors import RecordError, WireError
 from druids_p2p.wire.keys import fingerprint
@@ -229,9 +229,7 @@ def _replay(transcript: Transcript, report: AuditReport) -> None:
     opts = transcript.options
     seat_sender = transcript.seat_of(transcript.seat_message.sender)
     try:
-        options = GameOptions(
-            players=opts["players"], variant=opts["variant"], rounds=opts["rounds"]
-        )
+        _, options = seat_options(opts)
     except ValueError as exc:
         raise AuditProblem(f"table options are not playable: {exc}", 0, seat_sender) from None
     game = Game(options)

@@ -35,9 +35,13 @@ TOKEN = Str(1, 16, charset=TOKEN_CHARS)
 ROUND = Int(0, MAX_ROUNDS - 1)
 SEAT_INDEX = Int(0, MAX_SEATS - 1)
 
-OPTIONS = Struct({"players": Int(2, MAX_SEATS), "rounds": Int(1, MAX_ROUNDS), "variant": Bool()})
-"""Game options bound into the table id; mirrors ``druids_p2p.engine.GameOptions`` (which decides
-what is playable: the wire only bounds)."""
+OPTIONS = Struct(
+    {"players": Int(2, MAX_SEATS), "rounds": Int(1, MAX_ROUNDS), "variant": Bool()},
+    optional={"ruleset": TOKEN},
+)
+"""Game options bound into the table id: the rule set by name (absent in records of protocol
+version 1, which were all Druids 2017) and its options. The rule set decides what is playable
+(``druids_p2p.engine.interface.seat_options``); the wire only bounds."""
 
 ENDPOINT = Str(9, 64, charset=TOKEN_CHARS | frozenset("/[]"))
 """A ZeroMQ endpoint such as ``tcp://10.0.0.2:45123``."""
