@@ -947,6 +947,19 @@ def test_lead_by_a_seat_without_gaia(tmp_path: Path) -> None:
     arena.assert_blamed(cheater, "out of turn")
 
 
+def test_a_seat_signing_another_result_than_the_game_gives_is_blamed(tmp_path: Path) -> None:
+    """The result step (protocol.md §7): a seat whose signed totals differ from what the record
+    gives is blamed by every peer, with its signed result as evidence."""
+
+    def mutate(body: dict[str, Any]) -> None:
+        body["totals"][0] += 1
+
+    arena = Arena(tmp_path, players=3, seed=33, cheater=2)
+    arena.tamper = rewrite(arena, 2, MsgType.RESULT, mutate)
+    arena.run()
+    arena.assert_blamed(2, "signed the result totals")
+
+
 def test_a_move_spelled_other_than_its_canonical_token_is_blamed(tmp_path: Path) -> None:
     """`Gaia:R:dark` names the same lead as `Gaia:R` in the JSON notation, but a signed move has
     one spelling (protocol.md appendix A): a second spelling is refused and blamed on its signer."""

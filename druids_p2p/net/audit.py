@@ -28,6 +28,7 @@ from druids_p2p.engine import (
 )
 from druids_p2p.engine.interface import seat_options
 from druids_p2p.net.codec import deck_envelope
+from druids_p2p.net.game_result import result_problem
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table import deal_params, seat_order
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
@@ -189,8 +190,10 @@ class _TableAudit:
                 break  # the table stopped in this round
         self.report.round_scores = game.round_scores
         self.report.totals = game.totals
-        self.report.complete = game.game_over
         self.report.winners = game.winners
+        if game.game_over and self.owing is None:
+            index = self._results(index, game)
+        self.report.complete = game.game_over and self.owing is None
         for i in range(index, len(self.messages)):
             msg = self.messages[i]
             if msg.type is not MsgType.ABORT:
@@ -198,6 +201,30 @@ class _TableAudit:
                     f"{msg.type.label} after the game ended", i, self.seat(msg.sender)
                 )
         self._stopped(index)
+
+    def _results(self, index: int, game: Game) -> int:
+        """The result step (protocol.md §7): each seat in play order signs what the game gives."""
+        assert game.winners is not None
+        signed: set[int] = set()
+        for seat in range(self.options.players):
+            if index >= len(self.messages) or self.messages[index].type is MsgType.ABORT:
+                break
+            msg = self.messages[index]
+            if msg.type is not MsgType.RESULT or self.seat(msg.sender) != seat:
+                raise AuditProblem(
+                    f"{msg.type.label} where seat {seat}'s result was due",
+                    index,
+                    self.seat(msg.sender),
+                )
+            problem = result_problem(msg.body, game.totals, game.winners)
+            if problem is not None:
+                raise AuditProblem(f"{self.names[msg.sender]} {problem}", index, seat)
+            signed.add(seat)
+            index += 1
+        if len(signed) < self.options.players:
+            missing = frozenset(range(self.options.players)) - signed
+            self.owing = Owing(MsgType.RESULT.label, missing)
+        return index
 
     def _finish_unseated(self) -> None:
         confirmed = {m.sender for m in self.messages if m.type is MsgType.SEAT_CONFIRM}

@@ -52,6 +52,7 @@ from druids_p2p.engine.interface import DEFAULT_RULESET, RULESETS, seat_options
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.endpoints import TableNetwork
+from druids_p2p.net.game_result import check_result, on_results, start_result
 from druids_p2p.net.round_audit import on_audit, on_ready, start_audit
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.secrets import TableSecret
@@ -570,6 +571,8 @@ class TableMachine:
             )
         if msg.type is MsgType.SEAT_CONFIRM:
             self._check_confirm(msg)
+        if msg.type is MsgType.RESULT:
+            check_result(self, msg)
         if msg.head != self.step_head:
             reason = (
                 f"{self._who(msg.sender)} built on transcript head {msg.head.hex()[:12]}…, "
@@ -618,7 +621,7 @@ class TableMachine:
         self._senders_at[self.step_head] = self.step.senders
 
     def _apply(self, step: Step, batch: list[Message]) -> None:
-        handler = {
+        handlers: dict[str, Callable[[list[Message]], None]] = {
             "confirm": self._on_confirms,
             "nonce": self._on_nonces,
             "deal": self._on_deck,
@@ -627,8 +630,9 @@ class TableMachine:
             "lead": self._on_play,
             "move": self._on_play,
             "reveal": self._on_reveals,
-        }[step.name]
-        handler(batch)
+            "result": lambda batch: on_results(self, batch),
+        }
+        handlers[step.name](batch)
 
     # ---------------------------------------------------------------- seating
     def _on_confirms(self, batch: list[Message]) -> None:
@@ -905,14 +909,7 @@ class TableMachine:
         )
         self.transcript.flush(sync=True)
         if self.game.game_over:
-            self.phase = "done"
-            self.step = None
-            self.finished = True
-            self._event(
-                "game_over",
-                f"game over: totals {self.game.totals}, winners {self.game.winners}",
-                {"totals": self.game.totals, "winners": self.game.winners},
-            )
+            start_result(self)
             return
         self._start_round()
 

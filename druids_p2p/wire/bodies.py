@@ -154,6 +154,12 @@ BODIES: dict[MsgType, Schema] = {
     ),
     # After the deal: every seat's "my hand is known", the Gaia holder's with its Gaia opening.
     MsgType.READY: Struct({"round": ROUND}, optional={"open": OPENING}),
+    MsgType.RESULT: Struct(
+        {
+            "totals": List(Int(-(2**31), 2**31 - 1), 2, MAX_SEATS),
+            "winners": List(SEAT_INDEX, 1, MAX_SEATS, unique=True),
+        }
+    ),
     # Not unique: a hand may hold both Mistletoes (or both Sickles), which share a token.
     MsgType.ROUND_REVEAL: Struct({"round": ROUND, "hand": List(TOKEN, 0, 32)}),
     # MsgType.ACK has no body: it is never a signed message, only a receipt (wire/receipt.py).

@@ -51,6 +51,7 @@ class MsgType(IntEnum):
     MOVE = 20
     ROUND_REVEAL = 21
     READY = 22
+    RESULT = 23
 
     ACK = 30
     RESEND = 31
