@@ -27,6 +27,7 @@ from druids_p2p.engine.cards import COLOUR_NAMES, PILE, card_domain, is_gaia_mov
 from druids_p2p.engine.notation import format_move, parse_move
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.offline import OfflineSession
+from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.screens.dialogs import (
     ConfirmQuit,
     GaiaPrompt,
@@ -104,7 +105,7 @@ def _app(
             post, NAMES, options=options, seed=seed, prefix=prefix, record="/tmp/x.druids"
         )
 
-    return DruidsApp(make_session=make)
+    return DruidsApp(make_session=make, pacing=NO_PACING)
 
 
 def _run(app: DruidsApp, body: Callable[[Pilot[Any]], Awaitable[None]]) -> None:

@@ -21,6 +21,7 @@ from druids_p2p.net.interfaces import resolve
 from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats
+from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.screens.dialogs import (
     ConfirmJoin,
@@ -107,7 +108,7 @@ def test_local_table_a_round_by_keys_with_a_bot_killed_and_rejoining(
         sessions.append(session)
         return session
 
-    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots))
+    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots), pacing=NO_PACING)
 
     async def body(pilot: Pilot[Any]) -> None:
         table = app.table
@@ -198,7 +199,9 @@ def test_lan_lobby_lists_a_table_and_joins_it_with_a_bot(
     )
     host.start()
     setup = LanSetup(net=resolve(), beacon_port=port, rounds=1)
-    app = DruidsApp(lan=setup, identity=load_or_create(), folder=tmp_path / "game")
+    app = DruidsApp(
+        lan=setup, identity=load_or_create(), folder=tmp_path / "game", pacing=NO_PACING
+    )
 
     async def body(pilot: Pilot[Any]) -> None:
         def listed() -> bool:

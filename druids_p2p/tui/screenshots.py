@@ -20,6 +20,7 @@ from druids_p2p.net.discovery import BeaconListener, Seat, TableInfo, encode_bea
 from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.offline import OfflineSession, find_position, must_follow
+from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.screens.dialogs import GaiaPrompt, PilePrompt, RoundSummary
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.table import TableScreen
@@ -49,7 +50,7 @@ def _offline_app(seed: int, moves: list[int], rounds: int = 1) -> DruidsApp:
             title="local table (a fixed deal, for this screenshot)",
         )
 
-    return DruidsApp(make_session=make)
+    return DruidsApp(make_session=make, pacing=NO_PACING)
 
 
 async def _table(out: Path) -> None:
