@@ -409,6 +409,8 @@ def test_gaia_holder_reason() -> None:
         (["play", "--seats", "bot:rule,bot:rule,bot:rule"], "exactly one 'human'"),
         (["play", "--address", "127.0.0.1"], "--interface/--address choose the LAN"),
         (["play", "--lan", "--interface", "nosuchif0"], "nosuchif0"),
+        (["play", "--trick-pause", "-1"], "--trick-pause must be 0 to 60 seconds, not -1"),
+        (["play", "--move-pause", "99"], "--move-pause must be 0 to 60 seconds, not 99"),
         (["play"], "needs a terminal"),
     ],
 )
