@@ -24,12 +24,12 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
-from druids_p2p.engine.cards import COLOUR_NAMES, GAIA, is_gaia_move, move_for_card
-from druids_p2p.tui.cards import domain_text
+from druids_p2p.engine.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.tui.names import who
 from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
 from druids_p2p.tui.screens.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.screens.table_events import EVENT_STYLE, clock, describe, took_line
+from druids_p2p.tui.screens.table_status import connecting_text, seat_states, status_text
 from druids_p2p.tui.screens.tricks import TrickHistory
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.snapshot import TableSnapshot
@@ -42,7 +42,6 @@ from druids_p2p.tui.widgets.trick import TrickPanel
 
 log = logging.getLogger(__name__)
 
-REJOINED_SHOWN_S = 10.0
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q"})
 """Keys that keep their meaning while a trick is held (help, quit)."""
 
@@ -152,8 +151,8 @@ class TableScreen(Screen[None]):
 
     async def drain(self) -> None:
         """Show everything whose time has come, then wake when the next may be shown."""
-        if self._draining:
-            return
+        if self._draining or not self.is_attached or getattr(self.app, "leaving", False):
+            return  # (left: the app is closing, nothing more is shown)
         self._draining = True
         try:
             while (message := self.pacer.next_ready()) is not None:
@@ -335,24 +334,7 @@ class TableScreen(Screen[None]):
         return (view.round_index, view.to_move, len(view.tricks), len(view.trick))
 
     def states(self) -> dict[int, Text]:
-        snap = self.snapshot
-        if snap is None:
-            return {}
-        now = time.monotonic()
-        out: dict[int, Text] = {}
-        view = snap.view
-        for seat, name in enumerate(snap.names):
-            if self.stopped is not None and seat == self.blame:
-                out[seat] = Text("blamed", style="bold red")
-            elif name in self.away:
-                out[seat] = Text(f"away {clock(now - self.away[name])}", style="bold yellow")
-            elif name in self.rejoined and now - self.rejoined[name] < REJOINED_SHOWN_S:
-                out[seat] = Text("rejoined", style="bold cyan")
-            elif view is not None and view.to_move == seat and not view.round_over:
-                out[seat] = Text(f"to move {clock(now - self.turn_since)}", style="green")
-            else:
-                out[seat] = Text("connected", style="dim")
-        return out
+        return seat_states(self)
 
     def refresh_status(self) -> None:
         key = self._turn_key()
@@ -372,56 +354,10 @@ class TableScreen(Screen[None]):
             self.query_one(PlayersPanel).update(self._connecting())
 
     def _connecting(self) -> Text:
-        """Before the seat order is fixed: who has joined, who is still connecting."""
-        text = Text("Players: ")
-        named = [n for n in self.expected if not n.startswith("(")]
-        for name in named:
-            if name in self.joined:
-                text.append(f"{name} (joined)  ", style="green")
-            else:
-                text.append(f"{name} (connecting…)  ", style="yellow")
-        for name in self.joined:
-            if name not in named:
-                text.append(f"{name} (joined)  ", style="green")
-        waiting_bots = sum(1 for n in named if n not in self.joined)
-        open_seats = self.players - 1 - len(self.joined) - waiting_bots if self.players else 0
-        if open_seats > 0:
-            text.append(f"{open_seats} seat(s) open for LAN players", style="bold")
-        return text
+        return connecting_text(self)
 
     def status_text(self) -> Text:
-        snap = self.snapshot
-        if self.stopped is not None:
-            return Text(f"■ Table stopped: {self.stopped}")
-        if self.finished and snap is not None:
-            names = ", ".join(who(snap, s) for s in snap.winners or ())
-            return Text(f"Game over — winner{'s' if len(snap.winners or ()) > 1 else ''}: {names}")
-        view = snap.view if snap is not None else None
-        if snap is None or view is None or view.round_over or snap.phase != "play":
-            return Text(self.phase_text)
-        elapsed = clock(time.monotonic() - self.turn_since)
-        rnd = f"Round {view.round_index + 1}/{snap.rounds} · "
-        if self.trick_held and view.tricks:
-            taker = who(snap, view.tricks[-1][2])
-            return Text(f"{rnd}Trick {len(view.tricks)} taken by {taker} — any key to go on")
-        if snap.my_turn and not self.awaiting:
-            text = Text(f"{rnd}▶ Your turn ({elapsed})", style="bold")
-            if view.pending_pile_choice:
-                text.append(" — your Sickle won: choose the pile it removes (p)")
-            elif any(is_gaia_move(m) for m in view.legal):
-                text.append(" — lead Gaia and name a domain (p)")
-            elif view.lead_domain >= 0:
-                text.append(" — led: ")
-                text.append_text(domain_text(view.lead_domain))
-            return text
-        if self.awaiting:
-            return Text(f"{rnd}sending your move…")
-        if view.to_move is None:
-            return Text(f"{rnd}waiting for the Gaia holder to lead ({elapsed})")
-        text = Text(f"{rnd}Waiting for {snap.name(view.to_move)} ({elapsed})")
-        if view.lead_domain >= 0:
-            text.append(f" — led: {COLOUR_NAMES[view.lead_domain]}")
-        return text
+        return status_text(self)
 
     def log_line(self, text: Text | str, style: str = "") -> None:
         self.query_one(TableLog).append_line(text, style)
