@@ -21,7 +21,7 @@ from druids_p2p.net.interfaces import resolve
 from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import BotSeat, bot_seats
-from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.screens.dialogs import (
     ConfirmJoin,
@@ -167,6 +167,46 @@ def test_local_table_a_round_by_keys_with_a_bot_killed_and_rejoining(
     assert outcome is not None and outcome["result"]["finished"]
     for peer in sessions[0].bots.peers:
         assert peer.proc is not None and peer.proc.poll() is not None
+
+
+def test_a_paced_local_table_plays_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The UI's pacing on a real table: every move and trick held a moment, the person's turn
+    waiting at the back of the queue, the next round behind its summary; the game ends."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    identity = load_or_create().with_name("tester")
+    bots = bot_seats(["rule", "rule"])
+    sessions: list[NetSession] = []
+
+    def make(post: Callable[[Any], object]) -> NetSession:
+        session = NetSession(post, identity, tmp_path / "game", local_table(bots, rounds=1))
+        sessions.append(session)
+        return session
+
+    pacing = Pacing(move_s=0.02, trick_s=0.1)
+    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots), pacing=pacing)
+    held: list[bool] = []
+
+    async def body(pilot: Pilot[Any]) -> None:
+        table = app.table
+        assert table is not None
+
+        async def on_turn(turn: int) -> None:
+            held.append(table.trick_held)
+
+        assert await _play_by_keys(pilot, app, on_turn)
+        assert table.result is not None and table.result["finished"]
+        assert held and not any(held)  # never asked to move while a trick is on show
+        await pilot.press("q")
+        await pilot.pause()
+
+    try:
+        _run(app, body)
+    finally:
+        for session in sessions:
+            session.close()
+            session.wait(5)
 
 
 def test_local_table_names_are_unique_when_the_bots_take_your_name(

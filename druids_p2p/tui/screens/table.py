@@ -156,6 +156,7 @@ class TableScreen(Screen[None]):
         self._draining = True
         try:
             while (message := self.pacer.next_ready()) is not None:
+                self.trick_held = False  # its time is over once the next thing shows
                 await self._show_safely(message)
             if self.trick_held and not self.pacer.holding:
                 self.trick_held = False
