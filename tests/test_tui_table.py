@@ -30,7 +30,13 @@ from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.offline import OfflineSession, find_position, must_follow, random_policy
 from druids_p2p.tui.pacing import NO_PACING, Pacing
-from druids_p2p.tui.screens.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.screens.dialogs import (
+    ConfirmQuit,
+    GaiaPrompt,
+    GameOver,
+    PilePrompt,
+    RoundSummary,
+)
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.tui.screens.tricks import TrickHistory
@@ -134,14 +140,18 @@ def test_leaving_mid_game_ends_cleanly_without_a_traceback() -> None:
     """The peer reports the person's leaving (aborted, result, ended) after the UI was told to
     exit: showing a game-over screen then raised NoMatches('#leave') from GameOver.on_mount."""
     seed, prefix = find_position(must_follow(0))
-    app = _app(seed, prefix)
+    app = _app(seed, prefix, record=LONG_RECORD)
 
     async def body(pilot: Pilot[Any]) -> None:
-        await pilot.press("q", "y")
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmQuit)
+        path = app.screen.query_one("#quit-record", Static)  # whole, on one line
+        assert plain(path) == LONG_RECORD and path.size.height == 1
+        await pilot.press("y")
         await pilot.pause()
 
     _run(app, body)  # run_test re-raises an exception from any handler
-    assert app.return_value is not None and app.return_value["record"] == "/tmp/x.druids"
+    assert app.return_value is not None and app.return_value["record"] == LONG_RECORD
 
 
 # ---------------------------------------------------------------------- item 2

@@ -319,7 +319,11 @@ class GameOver(ModalScreen[bool]):
 
 
 class ConfirmQuit(ModalScreen[bool]):
-    DEFAULT_CSS = _css("ConfirmQuit")
+    DEFAULT_CSS = _css(
+        "ConfirmQuit",
+        "ConfirmQuit > Vertical { max-width: 100%; padding: 1 1; }\n"
+        "ConfirmQuit #quit-record { width: auto; text-wrap: nowrap; text-style: bold; }",
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "yes, leave"),
         Binding("n,escape", "answer(False)", "no, stay"),
@@ -330,18 +334,22 @@ class ConfirmQuit(ModalScreen[bool]):
         self.record = record
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(id="confirm-quit"):
             yield Static("Leave the table?", classes="title")
             yield Static(
                 "The game is not over: the other players cannot finish it without you. "
-                f"Your record so far is kept: {self.record or '(not started yet)'}"
+                "Your record so far is kept:"
             )
+            yield Static(self.record or "(not started yet)", id="quit-record", markup=False)
             with Horizontal():
                 yield Button("Yes, leave (y)", id="yes", variant="error")
                 yield Button("No, stay (n)", id="no", variant="primary")
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
+        for box in self.query("#confirm-quit"):  # the path on one line: it is copied from here
+            box.styles.width = max(76, len(self.record or "") + 4)
+        for button in self.query("#no"):
+            button.focus()
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)
