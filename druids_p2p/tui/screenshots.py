@@ -27,6 +27,7 @@ from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.tui.warnings import warnings
 from druids_p2p.tui.widgets.hand import CardChip
+from druids_p2p.tui.widgets.log import FIXED_TIME
 from druids_p2p.wire import Identity
 
 SIZE = (112, 42)
@@ -178,11 +179,15 @@ async def _lobby(out: Path) -> None:
 
 def make_screenshots(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    asyncio.run(_table(out))
-    asyncio.run(_trick(out))
-    asyncio.run(_gaia(out))
-    asyncio.run(_summary(out))
-    asyncio.run(_lobby(out))
+    FIXED_TIME[:] = [20 * 3600 + 15 * 60]  # the log's times: 20:15:00, on every run
+    try:
+        asyncio.run(_table(out))
+        asyncio.run(_trick(out))
+        asyncio.run(_gaia(out))
+        asyncio.run(_summary(out))
+        asyncio.run(_lobby(out))
+    finally:
+        FIXED_TIME.clear()
     return sorted(out.glob("*.svg"))
 
 

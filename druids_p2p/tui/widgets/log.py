@@ -15,6 +15,16 @@ from rich.text import Text
 from textual import events
 from textual.widgets import RichLog
 
+FIXED_TIME: list[float] = []
+"""A UTC time every new log shows instead of the clock's (screenshots.py: the same picture on
+every run); empty in play."""
+
+
+def _stamp() -> str:
+    if FIXED_TIME:
+        return time.strftime("%H:%M:%S ", time.gmtime(FIXED_TIME[0]))
+    return time.strftime("%H:%M:%S ")
+
 
 class TableLog(RichLog):
     DEFAULT_CSS = """
@@ -25,8 +35,8 @@ class TableLog(RichLog):
         super().__init__(id="log", wrap=True, markup=False, max_lines=max_lines)
         self.border_title = "Table log"
         self.can_focus = False
-        self.stamp: Callable[[], str] = lambda: time.strftime("%H:%M:%S ")
-        """The time shown before each line (tests may fix it)."""
+        self.stamp: Callable[[], str] = _stamp
+        """The time shown before each line."""
 
         self.following = True
         """False while the person has scrolled up to read (with the mouse wheel)."""
