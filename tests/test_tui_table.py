@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import random
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +21,8 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
-from druids_p2p.engine import Game, GameOptions
+from druids_p2p.cli.play_ui import _print_outcome
+from druids_p2p.engine import Game, GameOptions, deal_from_seed
 from druids_p2p.engine.cards import (
     PLAY_SICKLE,
     card_domain,
@@ -42,7 +45,7 @@ from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.tui.screens.tricks import TrickHistory
 from druids_p2p.tui.warnings import missing_domain
 from druids_p2p.tui.widgets.hand import CardChip, Hand
-from druids_p2p.tui.widgets.piles import PlayersPanel, players_table
+from druids_p2p.tui.widgets.piles import players_table
 from druids_p2p.tui.widgets.trick import TrickPanel
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
@@ -325,12 +328,8 @@ def test_the_gaia_prompt_leaves_the_hand_in_view() -> None:
 def _five_domain_game() -> tuple[int, list[int], int]:
     """(seed, every move of a round that ends by five domains, the seat that took them)."""
     for seed in range(3000):
-        import random
-
         rng = random.Random(seed)
         game = Game(GameOptions(players=4, rounds=1))
-        from druids_p2p.engine import deal_from_seed
-
         rnd = game.start_round(deal_from_seed(seed, 4))
         moves: list[int] = []
         while not rnd.over:
@@ -352,7 +351,6 @@ def test_after_a_five_domain_end_the_players_panel_shows_minus_three() -> None:
         grid = players_table(table.snapshot, {})
         points = [plain(c) for c in grid.columns[-2].cells]
         assert points[seat] == "−3", points
-        assert isinstance(table.query_one(PlayersPanel), PlayersPanel)
 
     _run(app, body)
 
@@ -486,10 +484,6 @@ def test_the_next_round_waits_behind_the_round_summary() -> None:
 
 
 def test_the_last_line_printed_names_the_winner(capsys: pytest.CaptureFixture[str]) -> None:
-    from pathlib import Path
-
-    from druids_p2p.cli.play_ui import _print_outcome
-
     result = {"finished": True, "totals": [47, 30, 12, 9], "winners": [0]}
     outcome = {"result": result, "record": "/r", "names": list(NAMES), "my_seat": 0}
     _print_outcome(outcome, Path("/g"), as_json=False)
