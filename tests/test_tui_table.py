@@ -192,13 +192,24 @@ def test_moves_are_paced_and_a_completed_trick_stays_until_its_time_or_a_key() -
 
     async def body(pilot: Pilot[Any]) -> None:
         table = _table(app)
-        for _ in range(20):  # the moves before ours, each shown for a second
+        log = table.query_one("#log", RichLog)
+
+        def moves_shown() -> int:
+            return sum(" play" in line.text for line in log.lines)
+
+        assert table.pacer.queue  # the opening moves wait their turn to be shown
+        steps = 0
+        for _ in range(60):  # the moves before ours, one shown per second of the clock
             await pilot.pause()
             if table.snapshot is not None and table.snapshot.my_turn:
                 break
+            before = moves_shown()
             clock.now += 1.0
             await table.drain()
+            assert moves_shown() - before <= 1
+            steps += 1
         assert table.snapshot is not None and table.snapshot.my_turn
+        assert steps >= len(prefix) - 1
         game = _game(app)
         tricks_before = len(game.round.tricks)  # type: ignore[union-attr]
         await pilot.press("enter")  # our card ends the trick; bots play on at once
