@@ -27,6 +27,7 @@ from druids_p2p.engine.cards import COLOUR_NAMES, PILE, card_domain, is_gaia_mov
 from druids_p2p.engine.notation import format_move, parse_move
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.offline import OfflineSession
+from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.screens.dialogs import (
     ConfirmQuit,
     GaiaPrompt,
@@ -104,7 +105,7 @@ def _app(
             post, NAMES, options=options, seed=seed, prefix=prefix, record="/tmp/x.druids"
         )
 
-    return DruidsApp(make_session=make)
+    return DruidsApp(make_session=make, pacing=NO_PACING)
 
 
 def _run(app: DruidsApp, body: Callable[[Pilot[Any]], Awaitable[None]]) -> None:
@@ -408,6 +409,8 @@ def test_gaia_holder_reason() -> None:
         (["play", "--seats", "bot:rule,bot:rule,bot:rule"], "exactly one 'human'"),
         (["play", "--address", "127.0.0.1"], "--interface/--address choose the LAN"),
         (["play", "--lan", "--interface", "nosuchif0"], "nosuchif0"),
+        (["play", "--trick-pause", "-1"], "--trick-pause must be 0 to 60 seconds, not -1"),
+        (["play", "--move-pause", "99"], "--move-pause must be 0 to 60 seconds, not 99"),
         (["play"], "needs a terminal"),
     ],
 )
@@ -427,9 +430,10 @@ def test_screenshots_are_made(tmp_path: Path) -> None:
     from druids_p2p.tui.screenshots import make_screenshots
 
     made = {p.name: p.read_text() for p in make_screenshots(tmp_path)}
-    assert set(made) == {"table.svg", "lobby.svg", "gaia.svg", "round-summary.svg"}
+    assert set(made) == {"table.svg", "trick.svg", "lobby.svg", "gaia.svg", "round-summary.svg"}
     words = {
-        "table.svg": ["Your&#160;hand", "must&#160;follow"],
+        "table.svg": ["Your&#160;hand", "must&#160;follow", "four&#160;domains"],
+        "trick.svg": ["taken&#160;by", "takes&#160;it"],
         "lobby.svg": ["friday&#160;night", "Host&#160;a&#160;new&#160;table"],
         "gaia.svg": ["name&#160;a&#160;domain"],
         "round-summary.svg": ["is&#160;over"],

@@ -20,7 +20,8 @@ from textual.widgets import Select
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.bots import bot_seats
+from druids_p2p.tui.bots import BotSeat, bot_seats
+from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.screens.dialogs import (
     ConfirmJoin,
@@ -32,6 +33,7 @@ from druids_p2p.tui.screens.dialogs import (
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.tui.widgets.hand import Hand
+from druids_p2p.tui.widgets.piles import players_table
 from druids_p2p.wire import load_or_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -107,7 +109,7 @@ def test_local_table_a_round_by_keys_with_a_bot_killed_and_rejoining(
         sessions.append(session)
         return session
 
-    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots))
+    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots), pacing=NO_PACING)
 
     async def body(pilot: Pilot[Any]) -> None:
         table = app.table
@@ -167,6 +169,89 @@ def test_local_table_a_round_by_keys_with_a_bot_killed_and_rejoining(
         assert peer.proc is not None and peer.proc.poll() is not None
 
 
+def test_a_paced_local_table_plays_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The UI's pacing on a real table: every move and trick held a moment, the person's turn
+    waiting at the back of the queue, the next round behind its summary; the game ends."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    identity = load_or_create().with_name("tester")
+    bots = bot_seats(["rule", "rule"])
+    sessions: list[NetSession] = []
+
+    def make(post: Callable[[Any], object]) -> NetSession:
+        session = NetSession(post, identity, tmp_path / "game", local_table(bots, rounds=1))
+        sessions.append(session)
+        return session
+
+    pacing = Pacing(move_s=0.02, trick_s=0.1)
+    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots), pacing=pacing)
+    held: list[bool] = []
+
+    async def body(pilot: Pilot[Any]) -> None:
+        table = app.table
+        assert table is not None
+
+        async def on_turn(turn: int) -> None:
+            held.append(table.trick_held)
+
+        assert await _play_by_keys(pilot, app, on_turn)
+        assert table.result is not None and table.result["finished"]
+        assert held and not any(held)  # never asked to move while a trick is on show
+        await pilot.press("q")
+        await pilot.pause()
+
+    try:
+        _run(app, body)
+    finally:
+        for session in sessions:
+            session.close()
+            session.wait(5)
+
+
+def test_local_table_names_are_unique_when_the_bots_take_your_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14: 'root' listed twice. Bots named as the person (a bot joining under the system
+    user's name) are seated under suffixed names, and the UI shows them so, "(you)" once."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    identity = load_or_create().with_name("root")
+    bots = [BotSeat("rule", "root"), BotSeat("rule", "Root")]
+    sessions: list[NetSession] = []
+
+    def make(post: Callable[[Any], object]) -> NetSession:
+        session = NetSession(post, identity, tmp_path / "game", local_table(bots, rounds=1))
+        sessions.append(session)
+        return session
+
+    app = DruidsApp(make_session=make, expected=("root", "Root"), pacing=NO_PACING)
+
+    async def body(pilot: Pilot[Any]) -> None:
+        table = app.table
+        assert table is not None
+
+        def seated() -> bool:
+            snap = table.snapshot
+            return snap is not None and snap.view is not None
+
+        await _until(seated, 30)
+        snap = table.snapshot
+        assert snap is not None and snap.my_seat is not None
+        assert len({n.lower() for n in snap.names}) == 3, snap.names
+        assert snap.names[snap.my_seat] == "root"
+        shown = " ".join(str(c) for c in players_table(snap, {}).columns[1].cells)
+        assert shown.count("(you)") == 1
+        await pilot.press("q", "y")
+        await pilot.pause()
+
+    try:
+        _run(app, body)
+    finally:
+        for session in sessions:
+            session.close()
+            session.wait(5)
+
+
 def test_lan_lobby_lists_a_table_and_joins_it_with_a_bot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -198,7 +283,9 @@ def test_lan_lobby_lists_a_table_and_joins_it_with_a_bot(
     )
     host.start()
     setup = LanSetup(net=resolve(), beacon_port=port, rounds=1)
-    app = DruidsApp(lan=setup, identity=load_or_create(), folder=tmp_path / "game")
+    app = DruidsApp(
+        lan=setup, identity=load_or_create(), folder=tmp_path / "game", pacing=NO_PACING
+    )
 
     async def body(pilot: Pilot[Any]) -> None:
         def listed() -> bool:

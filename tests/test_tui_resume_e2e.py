@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 
 from druids_p2p.net.local_table import PeerProcess, peer_argv
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.resume import ResumeTable, saved_game
 from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.wire import load_or_create
@@ -56,7 +57,13 @@ def test_the_ui_rejoins_a_table_left_unfinished_and_plays_it_to_the_end(
     saved = saved_game(None, tmp_path)
     assert saved is not None and saved.folder == game
     identity = load_or_create(game / "me")
-    app = DruidsApp(make_session=None, identity=identity, folder=tmp_path / "new", saved=saved)
+    app = DruidsApp(
+        make_session=None,
+        identity=identity,
+        folder=tmp_path / "new",
+        saved=saved,
+        pacing=NO_PACING,
+    )
 
     async def body(pilot: Pilot[Any]) -> None:
         await _until(lambda: isinstance(app.screen, ResumeTable), 20)

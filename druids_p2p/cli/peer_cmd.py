@@ -497,6 +497,14 @@ def play_command(
     ),
     resume: bool = typer.Option(False, "--resume", help="Headless: rejoin the table in --workdir."),
     new: bool = typer.Option(False, "--new", help="Headless: a new table beside a saved one."),
+    trick_pause: float = typer.Option(
+        3.0,
+        "--trick-pause",
+        help="UI: seconds a finished trick stays shown (0: off; a key ends it).",
+    ),
+    move_pause: float = typer.Option(
+        0.6, "--move-pause", help="UI: seconds each move stays shown before the next (0: off)."
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
@@ -519,6 +527,8 @@ def play_command(
             plugins_dir=plugins_dir,
             as_json=as_json,
             fingerprints=fingerprint,
+            trick_pause=trick_pause,
+            move_pause=move_pause,
         )
         return
     from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table, saved_seats

@@ -10,6 +10,8 @@ from typing import Any
 from druids_p2p.cli.app import fail
 
 MAX_BOTS = 4
+MAX_PAUSE_S = 60.0
+"""The longest a move or a trick may be held on the table (--move-pause, --trick-pause)."""
 
 
 def bots_from_options(seats: str | None, bots: str | None, players: int | None) -> list[str]:
@@ -55,6 +57,8 @@ def play_ui(
     plugins_dir: list[Path],
     as_json: bool,
     fingerprints: list[str] | None = None,
+    trick_pause: float = 3.0,
+    move_pause: float = 0.6,
 ) -> None:
     from druids_p2p.cli.peer_cmd import _identity
     from druids_p2p.plugins import load_bots
@@ -65,6 +69,9 @@ def play_ui(
         fail("--time-per-move must be positive")
     if players is not None and players not in (3, 4, 5):
         fail(f"--players must be 3, 4 or 5, not {players}")
+    for flag, seconds in (("--trick-pause", trick_pause), ("--move-pause", move_pause)):
+        if not 0 <= seconds <= MAX_PAUSE_S:
+            fail(f"{flag} must be 0 to {MAX_PAUSE_S:g} seconds, not {seconds:g}")
     if not 1 <= beacon_port <= 65535:
         fail(f"--beacon-port must be 1..65535, not {beacon_port}")
     from druids_p2p.net.table_choice import BadPin, parse_pin
@@ -97,6 +104,9 @@ def play_ui(
 
     from druids_p2p.tui.bots import bot_seats
     from druids_p2p.tui.launch import game_folder, run_lan, run_local
+    from druids_p2p.tui.pacing import Pacing
+
+    pacing = Pacing(move_s=move_pause, trick_s=trick_pause)
     from druids_p2p.tui.resume import saved_game
 
     saved = saved_game(workdir)  # a table left unfinished: the UI asks to rejoin it first
@@ -121,7 +131,7 @@ def play_ui(
             plugins_dirs=tuple(plugins_dir),
             pins=pins,
         )
-        outcome = run_lan(identity, setup, folder, saved)
+        outcome = run_lan(identity, setup, folder, saved, pacing=pacing)
     else:
         outcome = run_local(
             identity,
@@ -132,6 +142,7 @@ def play_ui(
             folder=folder,
             plugins_dirs=tuple(plugins_dir),
             saved=saved,
+            pacing=pacing,
         )
     _print_outcome(outcome, Path((outcome or {}).get("folder") or folder), as_json)
 
@@ -143,9 +154,25 @@ def _print_outcome(outcome: dict[str, Any] | None, folder: Path, as_json: bool) 
         print(json.dumps({**outcome, "folder": str(folder)}, default=str))
         return
     if result.get("finished"):
-        print(f"game over: totals {result.get('totals')}, winners {result.get('winners')}")
+        print(f"game over: {_result_words(result, outcome)}")
     elif outcome.get("stopped"):
         print(f"table stopped: {outcome['stopped']}")
     if outcome.get("record"):
         print(f"record: {outcome['record']}")
     print(f"game folder: {folder}")
+
+
+def _result_words(result: dict[str, Any], outcome: dict[str, Any]) -> str:
+    """``you (alice) won — totals: alice 47, rule-1 30, …``: names, never seat numbers."""
+    names = list(outcome.get("names") or [])
+    me = outcome.get("my_seat")
+    totals = list(result.get("totals") or [])
+    winners = [w for w in result.get("winners") or [] if isinstance(w, int)]
+
+    def name(seat: int) -> str:
+        return str(names[seat]) if 0 <= seat < len(names) else f"seat {seat}"
+
+    won = [f"you ({name(w)})" if w == me else name(w) for w in winners]
+    verb = "won" if len(won) == 1 else "share the win"
+    scores = ", ".join(f"{name(seat)} {total}" for seat, total in enumerate(totals))
+    return f"{' and '.join(won) or 'nobody'} {verb} — totals: {scores}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -13,6 +14,7 @@ from textual.message import Message
 
 from druids_p2p.net.homes import SET_ASIDE
 from druids_p2p.tui.approval import JoinApproval
+from druids_p2p.tui.pacing import UI_PACING, Pacing
 from druids_p2p.tui.player import NetSession, TableSpec
 from druids_p2p.tui.resume import ResumeTable, SavedGame
 from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit
@@ -49,10 +51,17 @@ class DruidsApp(App[dict[str, Any] | None]):
         identity: Identity | None = None,
         folder: Path | None = None,
         saved: SavedGame | None = None,
+        pacing: Pacing = UI_PACING,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``saved``: a table this seat left unfinished; the person is asked first whether to
-        rejoin it or start a new one (tui/resume.py)."""
+        rejoin it or start a new one (tui/resume.py). ``pacing``: how long the table holds a
+        move and a completed trick in view (tui/pacing.py; ``clock`` times it)."""
         super().__init__()
+        self.pacing = pacing
+        self.clock = clock
+        self.leaving = False
+        """The person left: what the table still reports is no longer shown."""
         self.saved = saved
         self.make_session = make_session
         self.expected = expected
@@ -111,7 +120,7 @@ class DruidsApp(App[dict[str, Any] | None]):
 
     def open_session(self, session: Session, expected: tuple[str, ...] = ()) -> None:
         self.session = session
-        self.table = TableScreen(session, expected)
+        self.table = TableScreen(session, expected, pacing=self.pacing, clock=self.clock)
         if self.lan is not None and len(self.screen_stack) > 1:
             self.switch_screen(self.table)
         else:
@@ -141,23 +150,13 @@ class DruidsApp(App[dict[str, Any] | None]):
         self.push_screen(ApproveJoin(lines, request.fingerprint), message.answer)
 
     async def _forward(self, message: Message) -> None:
-        """Hand a table message to the table screen; a bug in showing it must not end the game
-        (the peer plays on in its thread): it is logged and shown as one line."""
+        """Hand a table message to the table screen, which shows it in turn (paced). After the
+        person left, the peer still reports the table it stops (aborted, result): nothing of it
+        is shown over a closing app (that raised NoMatches from a half-made GameOver)."""
         table = self.table
-        if table is None:
+        if table is None or self.leaving:
             return
-        try:
-            if isinstance(message, PeerEvent):
-                await table.handle_peer_event(message)
-            elif isinstance(message, TurnRequest):
-                await table.handle_turn(message)
-            elif isinstance(message, MoveRejected):
-                await table.handle_rejected(message)
-            elif isinstance(message, SessionEnded):
-                await table.handle_ended(message)
-        except Exception as exc:
-            log.exception("the UI could not show %s", type(message).__name__)
-            table.log_line(f"display error ({type(exc).__name__}: {exc}); see druids.log", "red")
+        await table.receive(message)
 
     # ------------------------------------------------------------------ keys
     def action_help(self) -> None:
@@ -190,14 +189,18 @@ class DruidsApp(App[dict[str, Any] | None]):
             return None
         table = self.table
         record = (table.record if table is not None else None) or self.session.record
+        snap = table.snapshot if table is not None else None
         return {
             "record": record,
             "result": (table.result if table is not None else None) or self.session.result,
             "stopped": table.stopped if table is not None else None,
             "folder": str(self.folder) if self.folder is not None else None,
+            "names": list(snap.names) if snap is not None else None,
+            "my_seat": snap.my_seat if snap is not None else None,
         }
 
     def leave(self) -> None:
+        self.leaving = True
         if self.session is not None:
             self.session.close()
         self.exit(self.outcome())

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.tui.bots import BotSeat
+from druids_p2p.tui.pacing import UI_PACING, Pacing
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ def run_local(
     folder: Path,
     plugins_dirs: tuple[Path, ...] = (),
     saved: Any = None,
+    pacing: Pacing = UI_PACING,
 ) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
     from druids_p2p.tui.player import NetSession, local_table
@@ -70,6 +72,7 @@ def run_local(
         identity=identity,
         folder=folder,
         saved=saved,
+        pacing=pacing,
     )
     try:
         return app.run()
@@ -81,11 +84,13 @@ def run_local(
             session.wait(3.0)
 
 
-def run_lan(identity: Any, setup: Any, folder: Path, saved: Any = None) -> dict[str, Any] | None:
+def run_lan(
+    identity: Any, setup: Any, folder: Path, saved: Any = None, pacing: Pacing = UI_PACING
+) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
 
     _log_to_file(folder)
-    app = DruidsApp(lan=setup, identity=identity, folder=folder, saved=saved)
+    app = DruidsApp(lan=setup, identity=identity, folder=folder, saved=saved, pacing=pacing)
     try:
         return app.run()
     finally:

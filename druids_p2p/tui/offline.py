@@ -52,12 +52,15 @@ class OfflineSession(Session):
         self.turn = 0
         self.record = record
         self.result: dict[str, Any] | None = None
+        self.closed = False
 
     def _snapshot(self) -> TableSnapshot:
         return snapshot_from_game(self.game, self.seat, self.names)
 
     def _event(self, event: dict[str, Any]) -> None:
-        self.post(PeerEvent(event, self._snapshot()))
+        """As the real peer's events: a snapshot that never offers a move (only a
+        :class:`TurnRequest` does, with its number)."""
+        self.post(PeerEvent(event, replace(self._snapshot(), my_turn=False, reasons={})))
 
     def start(self) -> None:
         names = ", ".join(f"{i}: {n}" for i, n in enumerate(self.names))
@@ -120,7 +123,21 @@ class OfflineSession(Session):
                 return
             self._play(rule_move(self.game.view(seat)))
 
+    def close(self) -> None:
+        """Leave, as the real peer reports it (net/peer.py): the table stops with this seat's
+        leaving as the reason (aborted, then the result), then the session ends."""
+        if self.closed or self.game.game_over:
+            return
+        self.closed = True
+        reason = f"{self.names[self.seat]} left the table"
+        self.post(PeerEvent({"event": "aborted", "reason": reason, "blame": None}, None))
+        self.result = {"finished": False, "aborted": reason, "blame": None, "record": self.record}
+        self.post(PeerEvent({"event": "result", **self.result}, None))
+        self.post(SessionEnded(self.result))
+
     def submit(self, move: int, turn: int) -> None:
+        if self.closed:
+            return
         if turn != self.turn or self.game.to_move != self.seat:
             return
         reason = self.game.check(move)

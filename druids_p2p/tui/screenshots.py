@@ -1,8 +1,9 @@
 """Make the README's screenshots: ``python -m druids_p2p.tui.screenshots docs/screenshots``.
 
 The table is an offline session on a fixed deal (so the picture is the same every time, and shows
-a dimmed card with its reason); the lobby is the real lobby screen fed signed beacons of made-up
-tables through its listener.
+a dimmed card with its reason and a warning; then a finished trick held on the table, on a clock
+that does not move); the lobby is the real lobby screen fed signed beacons of made-up tables
+through its listener.
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from druids_p2p.net.discovery import BeaconListener, Seat, TableInfo, encode_bea
 from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.offline import OfflineSession, find_position, must_follow
+from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.screens.dialogs import GaiaPrompt, PilePrompt, RoundSummary
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.table import TableScreen
+from druids_p2p.tui.warnings import warnings
 from druids_p2p.tui.widgets.hand import CardChip
+from druids_p2p.tui.widgets.log import FIXED_TIME
 from druids_p2p.wire import Identity
 
 SIZE = (112, 42)
@@ -32,6 +36,13 @@ NAMES = ("alice", "rule-1", "pimc-2", "rule-3")
 
 def _identity(name: str) -> Identity:
     return Identity.from_seed(hashlib.sha256(name.encode()).digest(), name)
+
+
+class _StoppedClock:
+    """The pacing's clock for a picture: a held trick stays held."""
+
+    def __call__(self) -> float:
+        return 0.0
 
 
 def _offline_app(seed: int, moves: list[int], rounds: int = 1) -> DruidsApp:
@@ -49,11 +60,17 @@ def _offline_app(seed: int, moves: list[int], rounds: int = 1) -> DruidsApp:
             title="local table (a fixed deal, for this screenshot)",
         )
 
-    return DruidsApp(make_session=make)
+    return DruidsApp(make_session=make, pacing=NO_PACING, clock=_StoppedClock())
+
+
+def _warned(game: Game) -> bool:
+    """Seat 0 must follow, late in the round, and someone holds four domains."""
+    view = game.view(0) if game.round is not None else None
+    return must_follow(0, min_tricks=5)(game) and view is not None and bool(warnings(view))
 
 
 async def _table(out: Path) -> None:
-    seed, moves = find_position(must_follow(0, min_tricks=6))
+    seed, moves = find_position(_warned)
     app = _offline_app(seed, moves)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -66,6 +83,27 @@ async def _table(out: Path) -> None:
         assert isinstance(app.focused, CardChip)
         await pilot.pause()
         app.save_screenshot("table.svg", str(out))
+
+
+def _last_to_play(game: Game) -> bool:
+    rnd = game.round
+    return rnd is not None and rnd.to_move == 0 and len(rnd.trick) == 3 and len(rnd.tricks) >= 3
+
+
+async def _trick(out: Path) -> None:
+    """The trick just finished, held on the table: each card with its player, who took it."""
+    seed, moves = find_position(_last_to_play)
+    app = _offline_app(seed, moves)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.table
+        assert isinstance(table, TableScreen) and table.snapshot is not None
+        assert table.snapshot.my_turn
+        table.pacing = Pacing(move_s=0.0, trick_s=60.0)  # from now on: our trick stays
+        await pilot.press("enter")
+        await pilot.pause()
+        assert table.trick_held
+        app.save_screenshot("trick.svg", str(out))
 
 
 def _holds_gaia(game: Game) -> bool:
@@ -141,10 +179,15 @@ async def _lobby(out: Path) -> None:
 
 def make_screenshots(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    asyncio.run(_table(out))
-    asyncio.run(_gaia(out))
-    asyncio.run(_summary(out))
-    asyncio.run(_lobby(out))
+    FIXED_TIME[:] = [20 * 3600 + 15 * 60]  # the log's times: 20:15:00, on every run
+    try:
+        asyncio.run(_table(out))
+        asyncio.run(_trick(out))
+        asyncio.run(_gaia(out))
+        asyncio.run(_summary(out))
+        asyncio.run(_lobby(out))
+    finally:
+        FIXED_TIME.clear()
     return sorted(out.glob("*.svg"))
 
 

@@ -24,7 +24,9 @@ from druids_p2p.engine.cards import (
 )
 from druids_p2p.engine.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.cards import DOMAIN_COLOURS, card_text
+from druids_p2p.tui.names import name_text, who
 from druids_p2p.tui.snapshot import TableSnapshot
+from druids_p2p.tui.widgets.piles import score_text
 from druids_p2p.tui.widgets.scores import scores_table
 
 _DIALOG_CSS = """
@@ -45,6 +47,15 @@ _APP_KEYS: tuple[Binding, ...] = (
 """A modal screen hides the app's own bindings: these keys work over every prompt too."""
 
 
+_BOTTOM_CSS = """
+{name} {{ align: center bottom; background: $background 0%; }}
+{name} > Vertical {{ width: 96; padding: 0 2; margin-bottom: 1; }}
+{name} .title {{ margin-bottom: 0; }}
+{name} Horizontal {{ margin-top: 0; }}
+"""
+"""A prompt about your hand sits at the bottom, over the log: the hand above stays in view."""
+
+
 def _css(name: str, extra: str = "") -> str:
     return _DIALOG_CSS.format(name=name) + extra
 
@@ -54,7 +65,8 @@ class GaiaPrompt(ModalScreen[int | None]):
 
     DEFAULT_CSS = _css(
         "GaiaPrompt",
-        "".join(
+        _BOTTOM_CSS.format(name="GaiaPrompt")
+        + "".join(
             f"GaiaPrompt #gaia-{d} {{ background: {c}; color: #101010; }}\n"
             for d, c in zip(DOMAINS, DOMAIN_COLOURS, strict=True)
         ),
@@ -73,7 +85,7 @@ class GaiaPrompt(ModalScreen[int | None]):
         self.light = False
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(id="gaia-box"):
             yield Static("You hold Gaia and lead it: name a domain (1-5)", classes="title")
             yield Static(
                 "Gaia counts as a 0 of that domain: it wins only if nobody follows.",
@@ -81,12 +93,12 @@ class GaiaPrompt(ModalScreen[int | None]):
             )
             with Horizontal():
                 for i, d in enumerate(DOMAINS):
-                    yield Button(f"{i + 1} {COLOUR_NAMES[i]}", id=f"gaia-{d}")
+                    yield Button(f"{i + 1} {COLOUR_NAMES[i]}", id=f"gaia-{d}", compact=True)
             if self.variant:
                 yield Static(self._side_text(), id="side")
                 with Horizontal():
-                    yield Button("d dark side", id="side-dark")
-                    yield Button("l light side", id="side-light")
+                    yield Button("d dark side", id="side-dark", compact=True)
+                    yield Button("l light side", id="side-light", compact=True)
 
     def _side_text(self) -> str:
         if self.light:
@@ -121,7 +133,7 @@ class GaiaPrompt(ModalScreen[int | None]):
 class PilePrompt(ModalScreen[int | None]):
     """Your Sickle removes one of your tied highest piles: which one."""
 
-    DEFAULT_CSS = _css("PilePrompt")
+    DEFAULT_CSS = _css("PilePrompt", _BOTTOM_CSS.format(name="PilePrompt"))
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(i + 1), f"pick({i})", show=False) for i in range(5)),
         Binding("escape", "cancel", "back to the table"),
@@ -137,7 +149,7 @@ class PilePrompt(ModalScreen[int | None]):
         self.sizes = view.pile_sizes[view.seat]
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(id="pile-box"):
             yield Static(
                 "Your trick held a Sickle and your highest piles tie: which pile goes?",
                 classes="title",
@@ -148,7 +160,7 @@ class PilePrompt(ModalScreen[int | None]):
                     label = Text(f"{i + 1} Pile:{DOMAINS[d]} — top ")
                     label.append_text(card_text(top))
                     label.append(f", {self.sizes[d]} cards")
-                    yield Button(label, id=f"pile-{DOMAINS[d]}")
+                    yield Button(label, id=f"pile-{DOMAINS[d]}", compact=True)
 
     def on_mount(self) -> None:
         self.query(Button).first().focus()
@@ -171,8 +183,10 @@ def round_summary(snapshot: TableSnapshot, scores: list[int], ended_by: str | No
     view = snapshot.view
     lines: list[Table | Text] = []
     if ended_by == ENDED_FIVE_DOMAINS:
-        who = snapshot.name(view.tricks[-1][2]) if view is not None and view.tricks else "?"
-        lines.append(Text(f"{who} took a fifth domain: the round ends at once, −3 for {who}."))
+        seat = view.tricks[-1][2] if view is not None and view.tricks else None
+        who_ = who(snapshot, seat)
+        took = who_.capitalize() if who_ == "you" else who_
+        lines.append(Text(f"{took} took a fifth domain: the round ends at once, −3 for {who_}."))
     else:
         tricks = len(view.tricks) if view is not None else 0
         lines.append(Text(f"Every card was played ({tricks} tricks)."))
@@ -182,8 +196,11 @@ def round_summary(snapshot: TableSnapshot, scores: list[int], ended_by: str | No
         table.add_column(Text(d, style=f"bold {colour}"))
     table.add_column("round", justify="right")
     table.add_column("total", justify="right")
-    for seat, name in enumerate(snapshot.names):
-        cells: list[Text | str] = [Text(name, style="bold" if seat == snapshot.my_seat else "")]
+    for seat in range(len(snapshot.names)):
+        name = name_text(snapshot, seat, you=False)
+        if seat == snapshot.my_seat:
+            name.append(" (you)", style="dim")
+        cells: list[Text | str] = [name]
         if view is not None:
             tops = view.pile_tops[seat]
             sizes = view.pile_sizes[seat]
@@ -191,8 +208,8 @@ def round_summary(snapshot: TableSnapshot, scores: list[int], ended_by: str | No
         else:
             cells += ["" for _ in DOMAINS]
         score = scores[seat] if seat < len(scores) else 0
-        cells.append(Text(str(score), style="bold"))
-        cells.append(str(snapshot.totals[seat]) if seat < len(snapshot.totals) else "")
+        cells.append(Text(score_text(score), style="bold"))
+        cells.append(score_text(snapshot.totals[seat]) if seat < len(snapshot.totals) else "")
         table.add_row(*cells)
     lines.append(table)
     return Group(*lines)
@@ -235,8 +252,9 @@ class GameOver(ModalScreen[bool]):
 
     DEFAULT_CSS = _css(
         "GameOver",
-        "GameOver > Vertical { width: 96; }\n"
-        "GameOver .stopped { color: $error; text-style: bold; }",
+        "GameOver > Vertical { width: 96; max-width: 100%; padding: 1 1; }\n"
+        "GameOver .stopped { color: $error; text-style: bold; }\n"
+        "GameOver #record-path { width: auto; text-wrap: nowrap; text-style: bold; }",
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "leave", "quit"),
@@ -276,14 +294,19 @@ class GameOver(ModalScreen[bool]):
                     )
                 yield Static(f"Game over — {head}", classes="title")
             yield Static(scores_table(snap, self.winners))
-            yield Static(f"\nGame record: {self.record or '(none)'}", id="record-path")
-            yield Static("Check it any time with: druids audit RECORD", classes="dim")
+            yield Static("\nGame record (check it any time with: druids audit RECORD):")
+            yield Static(self.record or "(none)", id="record-path", markup=False)
             with Horizontal():
                 yield Button("Quit (q)", id="leave", variant="primary")
                 yield Button("Look at the table (escape)", id="stay")
 
     def on_mount(self) -> None:
-        self.query_one("#leave", Button).focus()
+        # The record's path is copied from here: the box widens so it never wraps mid-hash.
+        width = max(96, len(self.record or "") + 4)
+        for box in self.query("#game-over"):
+            box.styles.width = width
+        for button in self.query("#leave"):  # query, not query_one: never raise over a close
+            button.focus()
 
     def action_leave(self) -> None:
         self.dismiss(True)
@@ -296,7 +319,11 @@ class GameOver(ModalScreen[bool]):
 
 
 class ConfirmQuit(ModalScreen[bool]):
-    DEFAULT_CSS = _css("ConfirmQuit")
+    DEFAULT_CSS = _css(
+        "ConfirmQuit",
+        "ConfirmQuit > Vertical { max-width: 100%; padding: 1 1; }\n"
+        "ConfirmQuit #quit-record { width: auto; text-wrap: nowrap; text-style: bold; }",
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "yes, leave"),
         Binding("n,escape", "answer(False)", "no, stay"),
@@ -307,18 +334,22 @@ class ConfirmQuit(ModalScreen[bool]):
         self.record = record
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(id="confirm-quit"):
             yield Static("Leave the table?", classes="title")
             yield Static(
                 "The game is not over: the other players cannot finish it without you. "
-                f"Your record so far is kept: {self.record or '(not started yet)'}"
+                "Your record so far is kept:"
             )
+            yield Static(self.record or "(not started yet)", id="quit-record", markup=False)
             with Horizontal():
                 yield Button("Yes, leave (y)", id="yes", variant="error")
                 yield Button("No, stay (n)", id="no", variant="primary")
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
+        for box in self.query("#confirm-quit"):  # the path on one line: it is copied from here
+            box.styles.width = max(76, len(self.record or "") + 4)
+        for button in self.query("#no"):
+            button.focus()
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)

@@ -1,4 +1,5 @@
-"""The help screen (key ``?``): every key of the table and the lobby."""
+"""The help screen (key ``?``): every key of the table and the lobby, and the rules in brief
+(docs/rules.md and the project's rulings are the full text)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import ClassVar
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -22,6 +23,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("l / d", "in the Gaia prompt (variant tables): light or dark side"),
     ("1-5", "in the Sickle prompt: the tied pile to remove"),
     ("p", "open the Gaia or Sickle prompt again"),
+    ("t", "every trick of this round: who played what, who took it"),
+    ("any key", "while a finished trick is held on the table: go on at once"),
     ("escape", "close a prompt, this help or a summary"),
     ("?", "this help"),
     ("q / ctrl+q", "quit (asks first while a game is on; the record is kept)"),
@@ -30,13 +33,27 @@ KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
+RULES: tuple[str, ...] = (
+    "A round: each player plays one card per trick; the trick's winner leads the next.",
+    "The Gaia holder leads Gaia first and names a domain: Gaia is a 0 of it.",
+    "You must follow the led domain if you can — Mistletoe and Sickle may always be played.",
+    "The highest card of the led domain takes the trick; off-domain cards never win.",
+    "The taker stacks each domain's cards on its pile of that domain (the lowest on top).",
+    "Take piles of all five domains and the round ends at once: −3 for you this round.",
+    "A Golden Sickle in a trick removes the taker's pile with the highest top card.",
+    "A round also ends when the hands are empty: you score the sum of your pile tops.",
+    "Five rounds make a game; the highest total wins (a tie shares the win).",
+)
+
+
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Vertical {
-        width: 84; height: auto; border: thick $primary; background: $surface; padding: 1 2;
+    HelpScreen > VerticalScroll {
+        width: 92; height: auto; max-height: 100%; border: thick $primary;
+        background: $surface; padding: 0 2;
     }
-    HelpScreen #help-title { text-style: bold; margin-bottom: 1; }
+    HelpScreen .help-title { text-style: bold; margin-top: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q,enter", "dismiss_help", "close", show=True),
@@ -48,10 +65,12 @@ class HelpScreen(ModalScreen[None]):
         table.add_column()
         for key, what in KEYS:
             table.add_row(key, what)
-        with Vertical():
-            yield Static("Keys — Druids", id="help-title")
+        with VerticalScroll():
+            yield Static("Keys — Druids", classes="help-title")
             yield Static(table, id="help-keys")
-            yield Static("escape or ? to close", classes="dim")
+            yield Static("The rules in brief", classes="help-title")
+            yield Static("\n".join(f"• {line}" for line in RULES), id="help-rules")
+            yield Static("escape or ? to close (the full rules: docs/rules.md)", classes="dim")
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)

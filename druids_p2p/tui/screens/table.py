@@ -1,35 +1,51 @@
-"""The table: players and piles, the trick, scores, your hand, the log; prompts on your turn."""
+"""The table: players and piles, the trick, scores, warnings, your hand, the log; prompts on
+your turn.
+
+What the session reports is shown in order through a :class:`~druids_p2p.tui.pacing.Pacer`:
+each move stays in view a moment, a completed trick longer (or until a key), and the next round
+waits behind the round's summary. So the log, the trick and the hand always agree, and the
+person's turn (its clock too) begins when it is shown.
+"""
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.timer import Timer
+from textual.widgets import Footer, Static
 
-from druids_p2p.engine.cards import COLOUR_NAMES, GAIA, is_gaia_move, move_for_card
-from druids_p2p.engine.notation import parse_move
-from druids_p2p.engine.rules import ENDED_FIVE_DOMAINS
-from druids_p2p.tui.cards import domain_text, move_text
+from druids_p2p.engine.cards import GAIA, is_gaia_move, move_for_card
+from druids_p2p.tui.names import who
+from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
 from druids_p2p.tui.screens.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.screens.table_events import EVENT_STYLE, clock, describe, took_line
+from druids_p2p.tui.screens.table_status import connecting_text, seat_states, status_text
+from druids_p2p.tui.screens.tricks import TrickHistory
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.snapshot import TableSnapshot
+from druids_p2p.tui.warnings import warning_line, warnings
 from druids_p2p.tui.widgets.hand import CardChip, Hand
+from druids_p2p.tui.widgets.log import TableLog
 from druids_p2p.tui.widgets.piles import PlayersPanel
 from druids_p2p.tui.widgets.scores import ScoresPanel
 from druids_p2p.tui.widgets.trick import TrickPanel
 
-REJOINED_SHOWN_S = 10.0
+log = logging.getLogger(__name__)
 
+PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q"})
+"""Keys that keep their meaning while a trick is held (help, quit)."""
 
-def clock(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    return f"{seconds // 60}:{seconds % 60:02d}"
+__all__ = ["TableScreen", "clock"]
 
 
 class TableScreen(Screen[None]):
@@ -39,19 +55,39 @@ class TableScreen(Screen[None]):
     TableScreen #status { height: 1; padding: 0 1; text-style: bold; }
     TableScreen #status.my-turn { background: $success 30%; }
     TableScreen #status.stopped { background: $error 40%; }
+    TableScreen #too-small { dock: top; height: auto; background: $error; color: $text;
+        text-style: bold; padding: 0 1; }
     TableScreen #middle { height: auto; }
-    TableScreen #log { height: 1fr; min-height: 3; border: round $primary-darken-2; }
+    TableScreen #warnings { height: auto; padding: 0 1; color: $warning; text-style: bold; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "prompt", "Gaia/Sickle prompt", show=False),
+        Binding("t", "tricks", "tricks"),
     ]
+    MIN_WIDTH = 100
+    MIN_HEIGHT = 38
+    """The smallest terminal that shows the whole table (five players, a full hand)."""
 
-    def __init__(self, session: Session, expected: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        session: Session,
+        expected: tuple[str, ...] = (),
+        *,
+        pacing: Pacing = UI_PACING,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__()
         self.session = session
         self.expected = expected
         """Names of the players we wait for before seating (local bots): shown as connecting."""
+        self.pacing = pacing
+        self.pacer: Pacer[Message] = Pacer(clock)
+        self._pace_timer: Timer | None = None
+        self._draining = False
+        self.trick_held = False
+        """The trick just completed is on show (the trick panel shows it whole)."""
+        self._tricks_seen: tuple[int, int] | None = None
         self.snapshot: TableSnapshot | None = None
         self.joined: list[str] = []
         self.players = len(expected) + 1 if expected else 0
@@ -76,21 +112,101 @@ class TableScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Static(f"Druids — {self.session.title}", id="title")
+        yield Static("", id="too-small")
         yield Static(self.phase_text, id="status")
         yield PlayersPanel()
         with Horizontal(id="middle"):
             yield TrickPanel()
             yield ScoresPanel()
+        yield Static("", id="warnings")
         yield Hand()
-        log = RichLog(id="log", wrap=True, markup=False, max_lines=500)
-        log.border_title = "Table log"
-        log.can_focus = False
-        yield log
+        yield TableLog()
         yield Footer()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_status)
+        self._check_size(self.app.size.width, self.app.size.height)
         self.refresh_all()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        """A terminal too small for the table says so, and how large it must be."""
+        banner = self.query_one("#too-small", Static)
+        small = width < self.MIN_WIDTH or height < self.MIN_HEIGHT
+        banner.display = small
+        if small:
+            banner.update(
+                f"This terminal is {width}×{height}: the table needs at least "
+                f"{self.MIN_WIDTH}×{self.MIN_HEIGHT}. Make the window larger (or the font "
+                "smaller) to see all of it."
+            )
+
+    # ------------------------------------------------------------------ the paced queue
+    async def receive(self, message: Message) -> None:
+        """A message from the session: queued, shown in its turn."""
+        self.pacer.push(message)
+        await self.drain()
+
+    async def drain(self) -> None:
+        """Show everything whose time has come, then wake when the next may be shown."""
+        if self._draining or not self.is_attached or getattr(self.app, "leaving", False):
+            return  # (left: the app is closing, nothing more is shown)
+        self._draining = True
+        try:
+            while (message := self.pacer.next_ready()) is not None:
+                self.trick_held = False  # its time is over once the next thing shows
+                await self._show_safely(message)
+            if self.trick_held and not self.pacer.holding:
+                self.trick_held = False
+                self.refresh_all()
+        finally:
+            self._draining = False
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._pace_timer is not None:
+            self._pace_timer.stop()
+            self._pace_timer = None
+        if self.pacer.blocked:
+            return
+        left = self.pacer.until - self.pacer.clock()
+        if left > 0 or self.pacer.wait_s() is not None:
+            self._pace_timer = self.set_timer(max(0.02, left), self.drain)
+
+    async def _show_safely(self, message: Message) -> None:
+        """A bug in showing a message must not end the game (the peer plays on in its
+        thread): it is logged and shown as one line."""
+        try:
+            if isinstance(message, PeerEvent):
+                await self.handle_peer_event(message)
+            elif isinstance(message, TurnRequest):
+                await self.handle_turn(message)
+            elif isinstance(message, MoveRejected):
+                await self.handle_rejected(message)
+            elif isinstance(message, SessionEnded):
+                await self.handle_ended(message)
+        except Exception as exc:
+            log.exception("the UI could not show %s", type(message).__name__)
+            self.log_line(f"display error ({type(exc).__name__}: {exc}); see druids.log", "red")
+
+    def _trick_completed(self) -> bool:
+        """True once per trick: the snapshot shows one trick more of the same round."""
+        view = self.snapshot.view if self.snapshot is not None else None
+        if view is None:
+            return False
+        seen, self._tricks_seen = self._tricks_seen, (view.round_index, len(view.tricks))
+        return seen is not None and seen[0] == view.round_index and len(view.tricks) > seen[1]
+
+    async def on_key(self, event: events.Key) -> None:
+        """While a completed trick is held, a key (other than help and quit) ends the hold
+        and does nothing else: it cannot play a card by accident."""
+        if self.pacer.key_ends_hold and self.pacer.holding and event.key not in PASS_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.pacer.release()
+            await self.drain()
 
     # ------------------------------------------------------------------ messages from the table
     async def handle_peer_event(self, message: PeerEvent) -> None:
@@ -98,18 +214,32 @@ class TableScreen(Screen[None]):
         kind = str(event.get("event"))
         if message.snapshot is not None:
             self.snapshot = message.snapshot
-        text = self._describe(kind, event)
+        text = describe(self, kind, event)
         if text is not None:
-            self.log_line(text, style=_EVENT_STYLE.get(kind, ""))
+            self.log_line(text, style=EVENT_STYLE.get(kind, ""))
+        completed = self._trick_completed() if message.snapshot is not None else False
+        if kind == "move":
+            if completed:
+                took = took_line(self)
+                if took is not None:
+                    self.log_line(took, style="bold")
+                self.trick_held = self.pacing.trick_s > 0
+                self.pacer.hold(self.pacing.trick_s, key_ends=True)
+            else:
+                self.pacer.hold(self.pacing.move_s)
         if kind == "round_ended" and message.snapshot is not None:
             scores = [int(s) for s in event.get("scores", [])]
             summary = RoundSummary(message.snapshot, scores, event.get("ended_by"))
             self.summary_open = True
+            self.trick_held = False
+            self.pacer.release()
+            self.pacer.block()  # the next round is shown once this summary is closed
             self.app.push_screen(summary, self._summary_closed)
         await self.refresh_table()
 
     async def handle_turn(self, message: TurnRequest) -> None:
         self.snapshot = message.snapshot
+        self._trick_completed()
         self.awaiting = False
         self.prompt_wanted = True
         await self.refresh_table()
@@ -129,95 +259,23 @@ class TableScreen(Screen[None]):
             self.stopped = message.error
             self.log_line(f"stopped: {message.error}", style="bold red")
             if not self.end_shown:
-                self._show_end({"aborted": message.error})
+                self.show_end({"aborted": message.error})
+        self.query_one(Hand).closed = True
         await self.refresh_table()
 
-    def _describe(self, kind: str, event: dict[str, Any]) -> Text | str | None:
-        snap = self.snapshot
-        if kind == "lobby":
-            self.players = int(event.get("players", self.players))
-            self.joined = []
-            self.phase_text = "Waiting for players to join…"
-            return f"table open; lobby at {event.get('lobby')} — waiting for players"
-        if kind == "joined":
-            self.joined.append(str(event.get("name")))
-            return f"{event.get('name')} joined ({event.get('seats')}/{self.players})"
-        if kind == "refused":
-            return f"refused {event.get('name')} (fingerprint {event.get('fingerprint')})"
-        if kind == "joining":
-            self.phase_text = "Asking the host for a seat…"
-            return f"asking for a seat at '{event.get('table')}' (host {event.get('host')})"
-        if kind == "rejoining":
-            return f"rejoining the unfinished table in {event.get('folder')}"
-        if kind == "seated" and "record" in event:
-            self.record = str(event["record"])
-            self.phase_text = "Seated: fixing the seat order by coin flip…"
-            return f"seated; game record: {self.record}"
-        if kind == "round_started":
-            r = int(event.get("round", 0)) + 1
-            rounds = snap.rounds if snap is not None else "?"
-            self.phase_text = f"Round {r} of {rounds}: shuffling and dealing (mental cards)…"
-            return f"round {r}: shuffling and dealing"
-        if kind == "move":
-            seat = event.get("seat")
-            name = snap.name(int(seat)) if snap is not None and seat is not None else "?"
-            line = Text(f"{name} plays ")
-            try:
-                line.append_text(move_text(parse_move(str(event.get("move")))))
-            except ValueError:
-                line.append(str(event.get("move")))
-            return line
-        if kind == "round_ended":
-            r = int(event.get("round", 0)) + 1
-            how = "five domains" if event.get("ended_by") == ENDED_FIVE_DOMAINS else "all played"
-            self.phase_text = f"Round {r} over ({how}): revealing and auditing the deal…"
-            return f"round {r} over ({how}) — scores: {self._by_name(event.get('scores'))}"
-        if kind == "game_over":
-            self.finished = True
-            winners = ", ".join(self.seat_name(w) for w in event.get("winners") or ())
-            return f"game over — totals: {self._by_name(event.get('totals'))}; won by {winners}"
-        if kind == "away":
-            name = str(event.get("name"))
-            self.away[name] = time.monotonic() - float(event.get("seconds", 0.0))
-            self.rejoined.pop(name, None)
-            return f"{name} is away (silent for {event.get('seconds')} s); the table waits"
-        if kind == "rejoined":
-            name = str(event.get("name"))
-            since = self.away.pop(name, None)
-            self.rejoined[name] = time.monotonic()
-            gone = f" after {clock(time.monotonic() - since)}" if since is not None else ""
-            return f"{name} is back{gone}"
-        if kind == "aborted":
-            reason = str(event.get("reason"))
-            blame = event.get("blame")
-            self.blame = int(blame) if isinstance(blame, int) else None
-            who = ""
-            if self.blame is not None and snap is not None:
-                who = f" — blamed: seat {self.blame} ({snap.name(self.blame)})"
-            self.stopped = f"{reason}{who}"
-            return f"TABLE STOPPED: {reason}{who}"
-        if kind == "result":
-            self.result = {k: v for k, v in event.items() if k != "event"}
-            if event.get("record"):
-                self.record = str(event["record"])
-            self.finished = bool(event.get("finished"))
-            self._show_end(event)
-            return f"game record: {self.record}"
-        if kind in ("warning", "bot_failed"):
-            return str(event.get("text"))
-        text = event.get("text")
-        return str(text) if text else None
-
     def seat_name(self, seat: object) -> str:
+        """A seat's name, ``you`` for this seat."""
         snap = self.snapshot
-        return snap.name(seat) if snap is not None and isinstance(seat, int) else str(seat)
+        return who(snap, seat) if snap is not None and isinstance(seat, int) else str(seat)
 
-    def _by_name(self, values: object) -> str:
+    def by_name(self, values: object) -> str:
         if not isinstance(values, list):
             return str(values)
         return ", ".join(f"{self.seat_name(seat)} {value}" for seat, value in enumerate(values))
 
-    def _show_end(self, result: dict[str, Any]) -> None:
+    def show_end(self, result: dict[str, Any]) -> None:
+        if getattr(self.app, "leaving", False):
+            return  # the person left: the app is closing, nothing more is shown
         winners = tuple(result.get("winners") or ())
         if self.stopped is not None or result.get("aborted"):
             stopped = self.stopped or str(result.get("aborted"))
@@ -227,6 +285,7 @@ class TableScreen(Screen[None]):
         else:
             return
         self.end_shown = True
+        self.query_one(Hand).closed = True
         if self.summary_open:
             self.pending_end = screen  # after the last round's summary
         else:
@@ -234,9 +293,12 @@ class TableScreen(Screen[None]):
 
     def _summary_closed(self, _: None) -> None:
         self.summary_open = False
+        self.turn_since = time.monotonic()
+        self.pacer.release()
         if self.pending_end is not None:
             screen, self.pending_end = self.pending_end, None
             self.app.push_screen(screen, self._end_closed)
+        self.call_later(self.drain)
 
     def _end_closed(self, leave: bool | None) -> None:
         quit_app = getattr(self.app, "leave", None)
@@ -251,9 +313,20 @@ class TableScreen(Screen[None]):
     def refresh_all(self) -> None:
         snap = self.snapshot
         self.query_one(PlayersPanel).show(snap, self.states())
-        self.query_one(TrickPanel).show(snap)
+        self.query_one(TrickPanel).show(snap, held=self.trick_held)
         self.query_one(ScoresPanel).show(snap)
+        self._show_warnings()
         self.refresh_status()
+
+    def _show_warnings(self) -> None:
+        box = self.query_one("#warnings", Static)
+        snap = self.snapshot
+        view = snap.view if snap is not None else None
+        lines = []
+        if snap is not None and view is not None and snap.my_seat is not None:
+            lines = [f"⚠ {warning_line(w, snap.names, snap.my_seat)}" for w in warnings(view)]
+        box.display = bool(lines)
+        box.update("\n".join(lines))
 
     def _turn_key(self) -> tuple[Any, ...] | None:
         view = self.snapshot.view if self.snapshot is not None else None
@@ -262,24 +335,7 @@ class TableScreen(Screen[None]):
         return (view.round_index, view.to_move, len(view.tricks), len(view.trick))
 
     def states(self) -> dict[int, Text]:
-        snap = self.snapshot
-        if snap is None:
-            return {}
-        now = time.monotonic()
-        out: dict[int, Text] = {}
-        view = snap.view
-        for seat, name in enumerate(snap.names):
-            if self.stopped is not None and seat == self.blame:
-                out[seat] = Text("blamed", style="bold red")
-            elif name in self.away:
-                out[seat] = Text(f"away {clock(now - self.away[name])}", style="bold yellow")
-            elif name in self.rejoined and now - self.rejoined[name] < REJOINED_SHOWN_S:
-                out[seat] = Text("rejoined", style="bold cyan")
-            elif view is not None and view.to_move == seat and not view.round_over:
-                out[seat] = Text(f"to move {clock(now - self.turn_since)}", style="green")
-            else:
-                out[seat] = Text("connected", style="dim")
-        return out
+        return seat_states(self)
 
     def refresh_status(self) -> None:
         key = self._turn_key()
@@ -299,60 +355,13 @@ class TableScreen(Screen[None]):
             self.query_one(PlayersPanel).update(self._connecting())
 
     def _connecting(self) -> Text:
-        """Before the seat order is fixed: who has joined, who is still connecting."""
-        text = Text("Players: ")
-        named = [n for n in self.expected if not n.startswith("(")]
-        for name in named:
-            if name in self.joined:
-                text.append(f"{name} (joined)  ", style="green")
-            else:
-                text.append(f"{name} (connecting…)  ", style="yellow")
-        for name in self.joined:
-            if name not in named:
-                text.append(f"{name} (joined)  ", style="green")
-        waiting_bots = sum(1 for n in named if n not in self.joined)
-        open_seats = self.players - 1 - len(self.joined) - waiting_bots if self.players else 0
-        if open_seats > 0:
-            text.append(f"{open_seats} seat(s) open for LAN players", style="bold")
-        return text
+        return connecting_text(self)
 
     def status_text(self) -> Text:
-        snap = self.snapshot
-        if self.stopped is not None:
-            return Text(f"■ Table stopped: {self.stopped}")
-        if self.finished and snap is not None:
-            names = ", ".join(snap.name(s) for s in snap.winners or ())
-            return Text(f"Game over — winner{'s' if len(snap.winners or ()) > 1 else ''}: {names}")
-        view = snap.view if snap is not None else None
-        if snap is None or view is None or view.round_over or snap.phase != "play":
-            return Text(self.phase_text)
-        elapsed = clock(time.monotonic() - self.turn_since)
-        rnd = f"Round {view.round_index + 1}/{snap.rounds} · "
-        if snap.my_turn and not self.awaiting:
-            text = Text(f"{rnd}▶ Your turn ({elapsed})", style="bold")
-            if view.pending_pile_choice:
-                text.append(" — your Sickle won: choose the pile it removes (p)")
-            elif any(is_gaia_move(m) for m in view.legal):
-                text.append(" — lead Gaia and name a domain (p)")
-            elif view.lead_domain >= 0:
-                text.append(" — led: ")
-                text.append_text(domain_text(view.lead_domain))
-            return text
-        if self.awaiting:
-            return Text(f"{rnd}sending your move…")
-        if view.to_move is None:
-            return Text(f"{rnd}waiting for the Gaia holder to lead ({elapsed})")
-        who = snap.name(view.to_move)
-        text = Text(f"{rnd}Waiting for {who} ({elapsed})")
-        if view.lead_domain >= 0:
-            text.append(f" — led: {COLOUR_NAMES[view.lead_domain]}")
-        return text
+        return status_text(self)
 
     def log_line(self, text: Text | str, style: str = "") -> None:
-        stamp = time.strftime("%H:%M:%S ")
-        line = Text(stamp, style="dim")
-        line.append_text(text if isinstance(text, Text) else Text(text, style=style))
-        self.query_one("#log", RichLog).write(line)
+        self.query_one(TableLog).append_line(text, style)
 
     # ------------------------------------------------------------------ playing
     def maybe_prompt(self) -> None:
@@ -384,6 +393,9 @@ class TableScreen(Screen[None]):
         self.prompt_wanted = True
         self.maybe_prompt()
 
+    def action_tricks(self) -> None:
+        self.app.push_screen(TrickHistory(self.snapshot))
+
     def _chosen(self, move: int | None) -> None:
         if move is not None:
             self.submit(move)
@@ -413,14 +425,3 @@ class TableScreen(Screen[None]):
         if self.awaiting:
             return
         self.submit(move_for_card(message.card))
-
-
-_EVENT_STYLE = {
-    "aborted": "bold red",
-    "bot_failed": "bold red",
-    "warning": "yellow",
-    "away": "yellow",
-    "rejoined": "cyan",
-    "round_ended": "bold",
-    "game_over": "bold green",
-}

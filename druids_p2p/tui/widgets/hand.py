@@ -105,6 +105,8 @@ class Hand(Vertical):
         self.border_title = "Your hand"
         self.snapshot: TableSnapshot | None = None
         self._shown: tuple[tuple[int, bool], ...] | None = None
+        self.closed = False
+        """The table stopped or the person left: nothing more to play."""
 
     def compose(self) -> ComposeResult:
         yield Vertical(id="hand-rows")
@@ -147,7 +149,8 @@ class Hand(Vertical):
         if snapshot is not None and snapshot.my_turn and (target is None or not target.playable):
             target = next((c for c in self.chips() if c.playable), target)
         if target is not None and (keep is not None or (snapshot and snapshot.my_turn)):
-            target.focus()
+            self._focus(target)
+        self.refresh_bindings()  # "play" is offered only on this seat's turn
         self._refresh_hint()
 
     def _chip(self, card: int | None) -> CardChip | None:
@@ -184,6 +187,25 @@ class Hand(Vertical):
         self.describe(message.card)
 
     # ------------------------------------------------------------------ keys
+    def _focus(self, chip: CardChip) -> None:
+        """Focus ``chip`` now. ``Widget.focus`` only schedules it: a key already queued behind
+        the one that moved the focus (``r`` then enter, typed fast or arriving in one burst
+        over SSH) then played the card focused before."""
+        if self.is_attached:
+            self.screen.set_focus(chip)
+        else:
+            chip.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``play`` is offered while the game is on (off turn it explains why not), never
+        once it is over or stopped."""
+        if action == "play":
+            snap = self.snapshot
+            if snap is None or snap.view is None or self.closed:
+                return False
+            return snap.my_turn or not (snap.view.game_over or snap.phase == "done")
+        return True
+
     def _focused_chip(self) -> CardChip | None:
         focused = self.screen.focused
         return focused if isinstance(focused, CardChip) else None
@@ -194,7 +216,7 @@ class Hand(Vertical):
             return
         current = self._focused_chip()
         index = chips.index(current) if current in chips else -1
-        chips[(index + delta) % len(chips)].focus()
+        self._focus(chips[(index + delta) % len(chips)])
 
     def action_row(self, delta: int) -> None:
         chips = self.chips()
@@ -209,14 +231,13 @@ class Hand(Vertical):
             target = (group + delta * step) % len(GROUP_LABELS)
             row = [c for c in chips if card_group(c.card) == target]
             if row:
-                row[min(column, len(row) - 1)].focus()
+                self._focus(row[min(column, len(row) - 1)])
                 return
 
     def action_jump(self, group: int) -> None:
         row = [c for c in self.chips() if card_group(c.card) == group]
         if row:
-            target = next((c for c in row if c.playable), row[0])
-            target.focus()
+            self._focus(next((c for c in row if c.playable), row[0]))
 
     def action_play(self) -> None:
         current = self._focused_chip()
@@ -227,4 +248,4 @@ class Hand(Vertical):
         chips = self.chips()
         target = next((c for c in chips if c.playable), chips[0] if chips else None)
         if target is not None:
-            target.focus()
+            self._focus(target)

@@ -10,7 +10,23 @@ from textual.widgets import Static
 
 from druids_p2p.engine.cards import DOMAINS, N_VALUES
 from druids_p2p.tui.cards import DOMAIN_COLOURS, card_text
+from druids_p2p.tui.names import name_text
 from druids_p2p.tui.snapshot import TableSnapshot
+
+
+def score_text(score: int) -> str:
+    """A score as the summaries write it: ``−3`` with a true minus sign."""
+    return str(score).replace("-", "−")
+
+
+def round_points(snapshot: TableSnapshot, seat: int) -> int:
+    """This round's points so far: the sum of the pile tops — once the round has ended, its
+    score (a five-domain end scores −3 for its taker, whatever the piles)."""
+    view = snapshot.view
+    assert view is not None
+    if view.round_over and view.round_index < len(snapshot.round_scores):
+        return snapshot.round_scores[view.round_index][seat]
+    return sum(t % N_VALUES + 1 for t in view.pile_tops[seat] if t is not None)
 
 
 def players_table(snapshot: TableSnapshot | None, states: Mapping[int, Text]) -> Table:
@@ -27,11 +43,11 @@ def players_table(snapshot: TableSnapshot | None, states: Mapping[int, Text]) ->
     if snapshot is None:
         return table
     view = snapshot.view
-    for seat, name in enumerate(snapshot.names):
+    for seat in range(len(snapshot.names)):
         me = seat == snapshot.my_seat
         to_move = view is not None and view.to_move == seat and not view.round_over
         marker = Text("▶", style="bold green") if to_move else Text("")
-        who = Text(name, style="bold" if me else "")
+        who = name_text(snapshot, seat, you=False)
         if me:
             who.append(" (you)", style="dim")
         cells: list[Text | str] = [marker, who, states.get(seat, Text(""))]
@@ -42,12 +58,11 @@ def players_table(snapshot: TableSnapshot | None, states: Mapping[int, Text]) ->
                 card_text(t, s) if t is not None else card_text(None)
                 for t, s in zip(tops, sizes, strict=True)
             ]
-            points = sum(t % N_VALUES + 1 for t in tops if t is not None)
-            cells.append(str(points))
+            cells.append(score_text(round_points(snapshot, seat)))
         else:
             cells += ["", *("" for _ in DOMAINS), ""]
         total = snapshot.totals[seat] if seat < len(snapshot.totals) else 0
-        cells.append(Text(str(total), style="bold"))
+        cells.append(Text(score_text(total), style="bold"))
         table.add_row(*cells)
     return table
 

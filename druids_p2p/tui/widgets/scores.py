@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from druids_p2p.tui.names import name_text
 from druids_p2p.tui.snapshot import TableSnapshot
 
 
@@ -18,14 +19,18 @@ def scores_table(snapshot: TableSnapshot | None, winners: tuple[int, ...] = ()) 
     table.add_column("total", justify="right")
     if snapshot is None:
         return table
-    for seat, name in enumerate(snapshot.names):
-        cells: list[Text | str] = [Text(name, style="bold" if seat == snapshot.my_seat else "")]
+    for seat in range(len(snapshot.names)):
+        name = name_text(snapshot, seat, you=False)
+        if seat == snapshot.my_seat:
+            name.append(" (you)", style="dim")
+        cells: list[Text | str] = [name]
         for r in range(rounds):
             scores = snapshot.round_scores[r] if r < len(snapshot.round_scores) else None
-            cells.append("" if scores is None else str(scores[seat]))
+            cells.append("" if scores is None else str(scores[seat]).replace("-", "−"))
         total = snapshot.totals[seat] if seat < len(snapshot.totals) else 0
         style = "bold green" if seat in winners else "bold"
-        cells.append(Text(str(total) + (" ★" if seat in winners else ""), style=style))
+        total_text = str(total).replace("-", "−") + (" ★" if seat in winners else "")
+        cells.append(Text(total_text, style=style))
         table.add_row(*cells)
     return table
 

@@ -1,4 +1,8 @@
-"""The trick on the table: who played what, who is to play, and how the last trick went."""
+"""The trick on the table: who played what, who is to play, and who took the last trick.
+
+A completed trick is *held* a moment (tui/pacing.py): then the panel shows that trick whole —
+each player's card and who took it — instead of the next, empty one.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,86 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from druids_p2p.engine.cards import COLOUR_NAMES
+from druids_p2p.engine.cards import COLOUR_NAMES, N_DOMAIN_CARDS, N_VALUES, PLAY_MISTLETOE
 from druids_p2p.tui.cards import domain_text, move_text
+from druids_p2p.tui.names import name_text, who
 from druids_p2p.tui.snapshot import TableSnapshot
 
+NAME_WIDTH = 14
 
-def trick_lines(snapshot: TableSnapshot | None) -> Group:
+
+def led_domain(plays: tuple[tuple[int, int], ...]) -> int:
+    """The domain a completed trick was led in (-1: none): its first domain card or Gaia's."""
+    for _, move in plays:
+        if move < N_DOMAIN_CARDS:
+            return move // N_VALUES
+        if move < PLAY_MISTLETOE:
+            return (move - N_DOMAIN_CARDS) % 5
+    return -1
+
+
+def _play_line(snapshot: TableSnapshot, seat: int, move: int, mark: str = "") -> Text:
+    line = Text("  ")
+    name = name_text(snapshot, seat)
+    name.pad_right(max(0, NAME_WIDTH - len(name.plain)))
+    line.append_text(name)
+    line.append(" ")
+    line.append_text(move_text(move))
+    if mark:
+        line.append(mark, style="bold")
+    return line
+
+
+def held_trick_lines(snapshot: TableSnapshot) -> list[Text]:
+    """The trick just completed, whole: every card with its player, and who took it."""
+    view = snapshot.view
+    assert view is not None and view.tricks
+    _, plays, winner, removed = view.tricks[-1]
+    head = Text(f"Trick {len(view.tricks)}", style="bold")
+    led = led_domain(plays)
+    if led >= 0:
+        head.append(" · led ")
+        head.append_text(domain_text(led))
+    head.append(" — taken by ")
+    head.append_text(name_text(snapshot, winner))
+    lines = [head]
+    for seat, move in plays:
+        lines.append(_play_line(snapshot, seat, move, "  ← takes it" if seat == winner else ""))
+    if removed:
+        gone = ", ".join(COLOUR_NAMES[d] for d in removed)
+        verb = "lose" if winner == snapshot.my_seat else "loses"
+        lines.append(Text(f"  Sickle: {who(snapshot, winner)} {verb} the {gone} pile"))
+    lines.append(Text("  (any key: go on)", style="italic dim"))
+    return lines
+
+
+def last_trick_line(snapshot: TableSnapshot) -> Text | None:
+    """``Last trick: rule-2 took it — you R6 · rule-1 R9 · …`` (with the Sickle's effect)."""
+    view = snapshot.view
+    if view is None or not view.tricks:
+        return None
+    _, plays, winner, removed = view.tricks[-1]
+    last = Text("Last trick: ", style="bold")
+    last.append_text(name_text(snapshot, winner))
+    last.append(" took it — ")
+    for i, (seat, move) in enumerate(plays):
+        if i:
+            last.append(" · ")
+        last.append_text(name_text(snapshot, seat))
+        last.append(" ")
+        last.append_text(move_text(move))
+    if removed:
+        gone = ", ".join(COLOUR_NAMES[d] for d in removed)
+        last.append(f"; Sickle removed the {gone} pile")
+    return last
+
+
+def trick_lines(snapshot: TableSnapshot | None, held: bool = False) -> Group:
     view = snapshot.view if snapshot is not None else None
     if snapshot is None or view is None:
         return Group(Text("no cards on the table yet", style="dim"))
+    if held and view.tricks and not view.trick:
+        return Group(*held_trick_lines(snapshot))
     lines: list[Text] = []
     number = len(view.tricks) + (1 if view.trick or not view.round_over else 0)
     head = Text(f"Trick {number}" if not view.round_over else "Round over", style="bold")
@@ -23,41 +98,31 @@ def trick_lines(snapshot: TableSnapshot | None) -> Group:
         head.append_text(domain_text(view.lead_domain))
     lines.append(head)
     for seat, move in view.trick:
-        line = Text(f"  {snapshot.name(seat):<14} ")
-        line.append_text(move_text(move))
-        lines.append(line)
+        lines.append(_play_line(snapshot, seat, move))
     if view.to_move is not None and not view.round_over:
-        who = "you" if view.to_move == snapshot.my_seat else snapshot.name(view.to_move)
-        what = "to choose a pile" if _choosing(snapshot) else "to play"
-        lines.append(Text(f"  {who:<14} … {what}", style="italic dim"))
-    if view.tricks:
-        _, plays, winner, removed = view.tricks[-1]
-        last = Text("Last trick: ", style="bold")
-        last.append(f"{snapshot.name(winner)} won ")
-        for i, (_, move) in enumerate(plays):
-            if i:
-                last.append(" ")
-            last.append_text(move_text(move))
-        if removed:
-            gone = ", ".join(COLOUR_NAMES[d] for d in removed)
-            last.append(f" — Sickle removed {snapshot.name(winner)}'s {gone} pile")
+        what = "to choose a pile" if view.pending_pile_choice else "to play"
+        line = Text("  ")
+        name = name_text(snapshot, view.to_move)
+        name.pad_right(max(0, NAME_WIDTH - len(name.plain)))
+        line.append_text(name)
+        line.append(f" … {what}", style="italic dim")
+        lines.append(line)
+    last = last_trick_line(snapshot)
+    if last is not None:
         lines.append(last)
     return Group(*lines)
 
 
-def _choosing(snapshot: TableSnapshot) -> bool:
-    view = snapshot.view
-    return view is not None and bool(view.pending_pile_choice)
-
-
 class TrickPanel(Static):
     DEFAULT_CSS = """
-    TrickPanel { height: auto; min-height: 6; border: round $primary; padding: 0 1; width: 1fr; }
+    TrickPanel { height: auto; min-height: 9; border: round $primary; padding: 0 1; width: 1fr; }
+    TrickPanel.held { border: round $warning; }
     """
 
     def __init__(self) -> None:
         super().__init__(id="trick")
         self.border_title = "Trick"
 
-    def show(self, snapshot: TableSnapshot | None) -> None:
-        self.update(trick_lines(snapshot))
+    def show(self, snapshot: TableSnapshot | None, held: bool = False) -> None:
+        self.set_class(held, "held")
+        self.update(trick_lines(snapshot, held))
