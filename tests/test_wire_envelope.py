@@ -116,6 +116,7 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
             {"open": {"card": 60, "d": H1, "e": H2, "pos": 9, "round": 0, "s": H1}, "round": 0},
         ),
         (MsgType.ROUND_REVEAL, {"round": 1, "hand": ["G1", "Mistletoe", "Mistletoe", "Gaia"]}),
+        (MsgType.RESULT, {"totals": [21, -3, 21], "winners": [0, 2]}),
         (MsgType.RESEND, {"sender": key, "seq": 12}),
         (MsgType.RESEND, {"head": H1}),
         (MsgType.EQUIVOCATION, equivocation_body(b, a)),
