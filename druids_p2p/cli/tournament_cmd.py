@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,20 +37,78 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def parse_bot_list(text: str, registry: BotRegistry, option: str = "--bots") -> list[str]:
-    """Comma-separated names, each known and listed once; one-line errors otherwise."""
+def parse_bot_list(
+    text: str, registry: BotRegistry, option: str = "--bots", *, repeats: bool = False
+) -> list[str]:
+    """Comma-separated names, each known (and listed once unless ``repeats``); one-line errors."""
     names = [part.strip() for part in text.split(",") if part.strip()]
     if not names:
         fail(f"{option}: give at least one bot name (see 'druids bots')")
     seen: set[str] = set()
     for name in names:
-        if name in seen:
+        if name in seen and not repeats:
             fail(f"{option}: bot {name!r} is listed twice")
         seen.add(name)
         if name not in registry:
             known = ", ".join(registry.names())
             fail(f"{option}: unknown bot {name!r} (known: {known})")
     return names
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Who plays: the distinct bots, the fixed lineups (none for a round robin), the seats."""
+
+    bots: tuple[str, ...]
+    lineups: tuple[tuple[str, ...], ...]
+    mode: str
+    players: int | None
+
+
+def unique(names: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
+
+
+def parse_lineups(
+    bots: str, gauntlet: str | None, players: int | None, registry: BotRegistry
+) -> Lineup:
+    """``--bots`` (and ``--gauntlet``) as a round robin, a fixed lineup or a gauntlet.
+
+    A repeated name makes ``--bots`` one fixed lineup, one bot per seat. With ``--gauntlet A``
+    every item of ``--bots`` is an opponent set: ``B`` (``players - 1`` copies of B) or
+    ``B+C+D`` (exactly ``players - 1`` bots).
+    """
+    from druids_p2p.tournament.runner import MODE_GAUNTLET, MODE_LINEUP, MODE_ROUND_ROBIN
+
+    if gauntlet is None:
+        names = parse_bot_list(bots, registry, repeats=True)
+        if len(set(names)) == len(names):
+            return Lineup(tuple(names), (), MODE_ROUND_ROBIN, players)
+        if players is not None and players != len(names):
+            fail(
+                f"--bots: a lineup with a repeated bot has one bot per seat: "
+                f"{len(names)} names for --players {players}"
+            )
+        return Lineup(unique(names), (tuple(names),), MODE_LINEUP, len(names))
+    hero = parse_bot_list(gauntlet, registry, "--gauntlet")
+    if len(hero) != 1:
+        fail(f"--gauntlet: give one bot, not {len(hero)}")
+    sets = [part.strip() for part in bots.split(",") if part.strip()]
+    if not sets:
+        fail("--bots: give the gauntlet's opponents, e.g. --bots rule,random+rule+rule")
+    opponents = [parse_bot_list(s.replace("+", ","), registry, repeats=True) for s in sets]
+    if hero[0] in {b for group in opponents for b in group}:
+        fail(f"--gauntlet: {hero[0]!r} is also among the opponents in --bots")
+    sizes = {len(group) for group in opponents if len(group) > 1}
+    if len(sizes) > 1 or (sizes and players is not None and sizes != {players - 1}):
+        want = f"{players - 1} bots each" if players is not None else "the same number of bots"
+        fail(f"--bots: the gauntlet's opponent sets with '+' must have {want}")
+    seats = players if players is not None else (sizes.pop() + 1 if sizes else 4)
+    lineups = tuple(
+        (hero[0], *(group if len(group) > 1 else group * (seats - 1))) for group in opponents
+    )
+    distinct = unique([b for lineup in lineups for b in lineup])
+    return Lineup(distinct, lineups, MODE_GAUNTLET, seats)
 
 
 def check_common(players: int, games: int, workers: int, budget_ms: float) -> None:
@@ -167,7 +226,16 @@ def _stored(out: Path | None) -> TournamentConfig | None:
 @app.command("tournament")
 def tournament_command(
     bots: str | None = typer.Option(
-        None, "--bots", metavar="A,B,...", help="Bots to play (names from 'druids bots')."
+        None,
+        "--bots",
+        metavar="A,B,...",
+        help="Bots to play (names from 'druids bots'); a repeated name makes a fixed lineup.",
+    ),
+    gauntlet: str | None = typer.Option(
+        None,
+        "--gauntlet",
+        metavar="BOT",
+        help="Play BOT against each opponent set of --bots (B, or B+C+D for mixed seats).",
     ),
     games: int | None = typer.Option(
         None, "--games", help=f"Games in all, rounded up to whole deals [{DEFAULT_GAMES}]."
@@ -228,13 +296,18 @@ def tournament_command(
     if bots is None:
         if stored is None:
             fail("--bots is required, e.g. --bots rule,pimc,random (see 'druids bots')")
-        names = list(stored.bots)
-        for name in names:
+        for name in stored.bots:
             if name not in registry:
                 fail(f"cannot resume: bot {name!r} of this run is not loaded (--plugins-dir?)")
+        who = Lineup(stored.bots, stored.lineups, stored.mode, stored.players)
     else:
-        names = parse_bot_list(bots, registry)
-    n_players = pick(players, stored.players if stored else None, min(5, max(3, len(names))))
+        who = parse_lineups(bots, gauntlet, players, registry)
+    names = list(who.bots)
+    n_players = pick(
+        who.players if who.lineups else players,
+        stored.players if stored else None,
+        min(5, max(3, len(names))),
+    )
     budget = pick(time_per_move, stored.time_per_move_ms if stored else None, DEFAULT_BUDGET_MS)
     n_games = pick(games, stored.games if stored else None, DEFAULT_GAMES)
     n_workers = pick(workers, None, default_workers())
@@ -252,6 +325,8 @@ def tournament_command(
         seed=pick(seed, stored.seed if stored else None, 0),
         time_per_move_ms=budget,
         p2p=use_p2p,
+        mode=who.mode,
+        lineups=who.lineups,
     )
     out_dir = out if out is not None else Path("out") / time.strftime("tournament-%Y%m%d-%H%M%S")
     result = run_or_fail(

@@ -28,7 +28,7 @@ from typing import Any
 from druids_p2p.bots.host import HOOK_TIMEOUT_MS, wait_limit_ms
 from druids_p2p.engine.cards import HAND_SIZE
 from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry
-from druids_p2p.tournament.plan import GameSpec, plan_challenge, plan_tournament
+from druids_p2p.tournament.plan import GameSpec, plan_challenge, plan_lineups, plan_tournament
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     STATUS_TIMEOUT,
@@ -44,6 +44,8 @@ from druids_p2p.tournament.worker import Batch, init_worker, play_batch, share_r
 RUN_FORMAT = 1
 MODE_ROUND_ROBIN = "round-robin"
 MODE_CHALLENGE = "challenge"
+MODE_LINEUP = "lineup"
+MODE_GAUNTLET = "gauntlet"
 MAX_RETRIES = 3
 """Times a game whose worker was lost before it started (a tainted worker) is scheduled again."""
 TASK_SLACK_S = 2.0
@@ -70,9 +72,14 @@ class TournamentConfig:
     p2p: bool = False
     variant: bool = False
     mode: str = MODE_ROUND_ROBIN
-    """``round-robin``, or ``challenge``: the first bot against copies of the second."""
+    """``round-robin``; ``challenge``: the first bot against copies of the second; ``lineup``
+    and ``gauntlet``: the fixed seatings of :attr:`lineups`, rotated on every deal."""
+    lineups: tuple[tuple[str, ...], ...] = ()
+    """Fixed lineups (bots may repeat), for the ``lineup`` and ``gauntlet`` modes."""
 
     def plan(self) -> list[GameSpec]:
+        if self.lineups:
+            return plan_lineups(self.lineups, self.games, self.seed)
         if self.mode == MODE_CHALLENGE:
             return plan_challenge(self.bots[0], self.bots[1], self.players, self.games, self.seed)
         return plan_tournament(self.bots, self.players, self.games, self.seed)
@@ -81,6 +88,7 @@ class TournamentConfig:
         d = asdict(self)
         d["bots"] = list(self.bots)
         d["versions"] = list(self.versions)
+        d["lineups"] = [list(lineup) for lineup in self.lineups]
         return d
 
     @classmethod
@@ -95,6 +103,7 @@ class TournamentConfig:
             p2p=bool(d.get("p2p", False)),
             variant=bool(d.get("variant", False)),
             mode=str(d.get("mode", MODE_ROUND_ROBIN)),
+            lineups=tuple(tuple(str(b) for b in lu) for lu in d.get("lineups") or ()),
         )
 
     def differences(self, other: TournamentConfig) -> list[str]:

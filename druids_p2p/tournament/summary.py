@@ -17,8 +17,10 @@ the others sharing first. A failed game that blames nobody is not rated.
 
 **Ratings.** ``openskill.models.PlackettLuce`` with its defaults, one update per game in game-index
 order, ranks from the totals (ties share a rank), so the same games always give the same ratings.
-A bot in two seats of one game (more seats than bots) enters the update once per seat; its new
-rating is the mean of those seats' new mu and sigma.
+A bot in two seats of one game (more seats than bots, a fixed lineup such as
+``pimc,rule,rule,rule``) enters the update once per seat, each seat a separate copy of the bot's
+one rating; its new rating is the mean of those seats' new mu and sigma. So a bot has one
+aggregate rating, not one per seat instance, and its copies ranking each other moves it little.
 """
 
 from __future__ import annotations
@@ -167,7 +169,12 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
             else:
                 ranks = None
         if ranks is not None:
-            new = model.rate([[ratings[name]] for name in seating], ranks=list(ranks))
+            # One fresh copy per seat: openskill given the same object twice moves both seats
+            # together whatever their ranks (a bot in a fixed lineup would be rated wrongly).
+            teams = [
+                [model.rating(mu=ratings[n].mu, sigma=ratings[n].sigma, name=n)] for n in seating
+            ]
+            new = model.rate(teams, ranks=list(ranks))
             per_bot: dict[str, list[Any]] = {}
             for name, team in zip(seating, new, strict=True):
                 per_bot.setdefault(name, []).append(team[0])
