@@ -251,6 +251,8 @@ class Feed:
     should_stop: Callable[[], bool]
     tick: Callable[[], None]
     per_game: float
+    batch_games: int | None = None
+    """A batch size fixed by the caller (else each backend picks its own)."""
 
 
 def run_tournament(
@@ -356,6 +358,7 @@ def run_tournament(
             should_stop,
             tick,
             per_game,
+            batch_games,
         )
         try:
             if not todo:
