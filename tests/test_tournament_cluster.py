@@ -84,6 +84,21 @@ def strip(folder: Path) -> list[dict[str, Any]]:
     return [{k: v for k, v in line.items() if k not in TIMING_KEYS} for line in lines]
 
 
+def test_every_cluster_process_listens_on_loopback_only(cluster: LoopbackCluster) -> None:
+    import psutil
+
+    listening = []
+    for proc in cluster.procs:
+        family = [psutil.Process(proc.pid)]
+        family += family[0].children(recursive=True)
+        for p in family:
+            for conn in p.net_connections(kind="inet"):
+                if conn.status == psutil.CONN_LISTEN:
+                    listening.append(conn.laddr)
+    assert len(listening) >= 1 + 2 * 2  # the scheduler; each worker and its nanny
+    assert {addr.ip for addr in listening} == {"127.0.0.1"}, listening
+
+
 def test_a_cluster_run_writes_the_games_of_a_local_run_and_resumes_across_backends(
     cluster: LoopbackCluster, plugin: tuple[Path, Path], tmp_path: Path
 ) -> None:

@@ -2,7 +2,9 @@
 
 For the tests and ``druids bench tournament --cluster loopback:K``. Every process is a separate
 ``python -m distributed.cli.dask_...`` process (the programs behind the ``dask scheduler`` and
-``dask worker`` commands) bound to 127.0.0.1 only, without a dashboard, each in its own process
+``dask worker`` commands) bound to 127.0.0.1 only, without a dashboard (``--no-dashboard`` alone
+still leaves Dask's HTTP endpoints on all interfaces: ``--dashboard-address 127.0.0.1:0`` binds
+them to loopback too; the tests check with ``ss``), each in its own process
 group so that :meth:`LoopbackCluster.stop` takes down the worker's nanny and its child too.
 Start-up is bounded in time; :meth:`stop` always runs (it is a context manager).
 """
@@ -68,13 +70,14 @@ class LoopbackCluster:
         self._spawn(
             "scheduler",
             ["distributed.cli.dask_scheduler", "--host", HOST, "--port", str(self.port),
-             "--no-dashboard", "--no-show"],
+             "--no-dashboard", "--dashboard-address", f"{HOST}:0", "--no-show"],
         )  # fmt: skip
         for i in range(self.workers):
             self._spawn(
                 f"worker-{i}",
                 ["distributed.cli.dask_worker", self.address, "--host", HOST,
-                 "--nthreads", str(self.threads), "--no-dashboard", "--name", f"w{i}",
+                 "--nthreads", str(self.threads), "--no-dashboard",
+                 "--dashboard-address", f"{HOST}:0", "--name", f"w{i}",
                  "--local-directory", str(self.folder / f"w{i}")],
             )  # fmt: skip
         dask: Any = importlib.import_module("distributed")
