@@ -221,3 +221,19 @@ def test_without_dask_cluster_says_how_to_install_it(
     assert code == 2
     assert len(err.strip().splitlines()) == 1, err
     assert "pip install 'druids-p2p[cluster]'" in err
+
+
+def test_bench_tournament_on_a_cluster(
+    cluster: LoopbackCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["bench", "tournament", "--games", "96", "--batch-games", "16", "--json"]
+    code, stdout, err = run_cli([*args, "--cluster", cluster.address], capsys)
+    assert code == 0, err
+    document = json.loads(stdout)
+    (run,) = document["runs"]
+    assert (run["workers"], run["threads"], run["games"]) == (2, 2, 96)
+    assert (run["batches"], run["batch_games"]) == (6, 16)
+    assert run["games_per_s"] > 0 and run["noop_task_ms"] > 0
+    assert run["overhead_ms_per_batch"] >= 0 and run["game_ms_mean"] > 0
+    code, _, err = run_cli(["bench", "tournament", "--cluster", "loopback:0"], capsys)
+    assert code == 2 and "loopback worker counts" in err and len(err.strip().splitlines()) == 1
