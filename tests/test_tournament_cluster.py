@@ -237,3 +237,37 @@ def test_bench_tournament_on_a_cluster(
     assert run["overhead_ms_per_batch"] >= 0 and run["game_ms_mean"] > 0
     code, _, err = run_cli(["bench", "tournament", "--cluster", "loopback:0"], capsys)
     assert code == 2 and "loopback worker counts" in err and len(err.strip().splitlines()) == 1
+
+
+CRASHER = """
+import os
+from druids_p2p.bots.base import Bot
+from druids_p2p.hookspecs import hookimpl
+
+class Crasher(Bot):
+    def choose(self, view):
+        os._exit(4)
+
+@hookimpl
+def druids_register_bots(register):
+    register(name="crasher", factory=Crasher, version="0.2")
+"""
+
+
+@pytest.mark.slow
+def test_a_batch_that_keeps_killing_workers_is_split_then_recorded_crashed_once(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "crash.py").write_text(textwrap.dedent(CRASHER))
+    registry = registry_of(folder)
+    config = config_for(registry, ("crasher", "random", "rule"), 3)
+    env = dict(__import__("os").environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0")
+    with LoopbackCluster(workers=2, env=env) as c:
+        result = run_tournament(config, registry, tmp_path / "r", cluster=c.address, batch_games=3)
+    assert [line["index"] for line in result.lines] == [0, 1, 2]
+    assert {line["status"] for line in result.lines} == {"crashed"}
+    assert {line["blame"] for line in result.lines} == {None}
+    assert all("worker died every time" in line["faults"][0]["text"] for line in result.lines)
+    assert len((tmp_path / "r" / "games.jsonl").read_text().splitlines()) == 3

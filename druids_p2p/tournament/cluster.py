@@ -135,6 +135,22 @@ def play_cluster_batch(
 
 
 # ------------------------------------------------------------------ on the client
+LOST_TEXT = "its worker died every time it played this game (nobody blamed: no trace remotely)"
+
+
+def lost_game(spec: Any, versions: dict[str, str]) -> dict[str, Any]:
+    """The line of a game that killed every worker it was given: ``crashed``, nobody blamed."""
+    line = failed_line(
+        STATUS_CRASHED, None, spec.seating, spec.seed,
+        [versions.get(n, "?") for n in spec.seating], LOST_TEXT, 0.0,
+    )  # fmt: skip
+    line["faults"] = [
+        {"seat": None, "bot": None, "round": None, "move": None, "stage": "process",
+         "text": LOST_TEXT}
+    ]  # fmt: skip
+    return {"index": spec.index, "deal": spec.deal, **line}
+
+
 def play_on_cluster(
     address: str,
     feed: Feed,
@@ -200,11 +216,7 @@ def play_on_cluster(
                         for spec in games:  # replay one per task: only the culprit is lost
                             queue.add(submit((spec,)))
                         continue
-                    spec = games[0]
-                    why = "its worker died every time it played this game (nobody blamed)"
-                    lines = [{"index": spec.index, "deal": spec.deal, **failed_line(
-                        STATUS_CRASHED, None, spec.seating, spec.seed,
-                        [versions.get(n, "?") for n in spec.seating], why, 0.0)}]  # fmt: skip
+                    lines = [lost_game(games[0], versions)]
                 except Exception as exc:
                     text = str(exc)
                     if WORKER_ERROR in text:

@@ -22,6 +22,8 @@ from druids_p2p.tournament.play import STATUS_OK
 from druids_p2p.tournament.sprt import SprtTest
 from druids_p2p.tournament.summary import game_ranks, margins_of, rate_game, t_quantile_975
 
+MAX_GRID = 720
+"""Cap on the score grid's points (a plan whose deals differ wildly rounds to it)."""
 STOP_SPRT = "sprt"
 STOP_CI = "ci"
 MIN_DEALS = 10
@@ -95,6 +97,8 @@ class Monitor:
     specs: Sequence[GameSpec]
     sprt: SprtTest | None = None
     stop_ci: float | None = None
+    rate: bool = True
+    """Keep the live ratings (for the status line); a run without a display skips them."""
     ratings: dict[str, Any] = field(init=False)
     decision: Decision | None = field(default=None, init=False)
     llr: float = field(default=0.0, init=False)
@@ -114,12 +118,14 @@ class Monitor:
         self.pair = match_pair(self.bots, self.specs)
         self._scores: list[float] = []
         self._deal_margins: list[float] = []
-        pairs = 0  # (tested seat, opponent seat) pairs of a whole deal: its score is k / 2·pairs
+        # A deal's score is k / (2 · its (tested seat, opponent seat) pairs): the grid is the
+        # least common multiple of those denominators (one value when every deal is alike).
+        pairs: dict[int, int] = {}
         if self.pair is not None:
             for spec in self.specs:
-                if spec.deal == 0:
-                    pairs += spec.seating.count(self.pair[0]) * spec.seating.count(self.pair[1])
-        self._grid = max(2, 2 * pairs)
+                mine, theirs = spec.seating.count(self.pair[0]), spec.seating.count(self.pair[1])
+                pairs[spec.deal] = pairs.get(spec.deal, 0) + mine * theirs
+        self._grid = min(MAX_GRID, math.lcm(2, *(2 * p for p in pairs.values() if p)))
 
     def add(self, line: dict[str, Any]) -> None:
         """One finished game (any order; a game seen twice counts once)."""
@@ -139,7 +145,7 @@ class Monitor:
         points: list[float] = []
         for line in lines:
             self.games_done += 1
-            ranks = game_ranks(line)
+            ranks = game_ranks(line) if self.rate else None
             if ranks is not None:
                 rate_game(self._model, self.ratings, line["seating"], ranks)
             if line["status"] == STATUS_OK:

@@ -297,7 +297,9 @@ def run_tournament(
     if existing is None:
         document = {"format": RUN_FORMAT, "config": config.as_dict()}
         run_path.write_text(json.dumps(document, indent=2) + "\n")
-    monitor = Monitor(config.bots, specs, config.sprt_test(), config.stop_ci)
+    monitor = Monitor(
+        config.bots, specs, config.sprt_test(), config.stop_ci, rate=on_status is not None
+    )
     for index in sorted(done):
         monitor.add(done[index])
     todo = [s for s in specs if s.index not in done] if monitor.decision is None else []
