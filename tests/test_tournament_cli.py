@@ -80,7 +80,7 @@ def test_json_summary_and_output_files(tmp_path: Path, capsys: pytest.CaptureFix
         (["--bots", "rule,random", "--workers", "0"], "--workers must be at least 1"),
         (["--bots", "rule,random", "--time-per-move", "0"], "--time-per-move must be above 0"),
         (["--bots", "rule,nosuch"], "unknown bot 'nosuch'"),
-        (["--bots", "rule,rule"], "listed twice"),
+        (["--bots", "rule,random,rule", "--players", "4"], "3 names for --players 4"),
         (["--bots", ","], "give at least one bot name"),
         ([], "--bots is required"),
         (["--resume"], "nothing to resume"),

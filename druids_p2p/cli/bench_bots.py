@@ -147,13 +147,24 @@ def bench_tournament_command(
     players: int = typer.Option(4, "--players", help="3, 4 or 5 seats."),
     bots: str = typer.Option("random", "--bots", help="Bots (one bot plays itself)."),
     seed: int = typer.Option(0, "--seed", help="Master seed."),
+    cluster: str | None = typer.Option(
+        None,
+        "--cluster",
+        metavar="tcp://HOST:PORT|loopback:1,2,4",
+        help="Measure a Dask cluster, or loopback clusters of these worker counts.",
+    ),
+    batch_games: int | None = typer.Option(
+        None, "--batch-games", metavar="N", help="Games per cluster task [as a run picks]."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Whole tournament games per second, in-process mode: the plan, the workers, the output
-    files and the summary all count."""
+    files and the summary all count. With --cluster: games/s and the per-batch overhead."""
     from druids_p2p.tournament.runner import TournamentConfig
 
     check_common(players, games, workers, 100.0)
+    if batch_games is not None and batch_games < 1:
+        fail(f"--batch-games must be at least 1, not {batch_games}")
     registry = load_registry([], False)
     names = parse_bot_list(bots, registry)
     config = TournamentConfig(
@@ -164,6 +175,9 @@ def bench_tournament_command(
         seed=seed,
         time_per_move_ms=100.0,
     )
+    if cluster is not None:
+        bench_on_clusters(cluster, config, registry, batch_games, as_json)
+        return
     with tempfile.TemporaryDirectory(prefix="druids-bench-") as tmp:
         start = time.perf_counter()
         result = run_or_fail(config, registry, Path(tmp) / "run", workers=workers, plugins_dirs=[])
@@ -184,3 +198,56 @@ def bench_tournament_command(
         return
     echo_err(f"{workers} workers, {players} players, bots {','.join(names)}")
     print(f"{played} games in {seconds:.2f} s: {document['games_per_s']:,.0f} games/s")
+
+
+def loopback_sizes(text: str) -> list[int] | None:
+    """``loopback:1,2,4`` as worker counts; None if ``text`` is not a loopback spec."""
+    if not text.startswith("loopback:"):
+        return None
+    try:
+        sizes = [int(part) for part in text[len("loopback:") :].split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or any(not 1 <= k <= 64 for k in sizes):
+        fail(f"--cluster {text}: give loopback worker counts 1-64, e.g. loopback:1,2,4")
+    return sizes
+
+
+def bench_on_clusters(
+    spec: str, config: Any, registry: Any, batch_games: int | None, as_json: bool
+) -> None:
+    """``bench tournament --cluster``: one measured run per cluster, a table or JSON."""
+    from druids_p2p.cli.tournament_cmd import check_cluster
+    from druids_p2p.tournament.cluster_bench import bench_cluster
+    from druids_p2p.tournament.runner import TournamentError
+
+    sizes = loopback_sizes(spec)
+    check_cluster("tcp://127.0.0.1:1" if sizes else spec, False)
+    runs = []
+    try:
+        if sizes is None:
+            runs.append(bench_cluster(spec, config, registry, batch_games))
+        else:
+            from druids_p2p.tournament.loopback import LoopbackCluster
+
+            for k in sizes:
+                with LoopbackCluster(workers=k) as cluster:
+                    runs.append(bench_cluster(cluster.address, config, registry, batch_games))
+    except (TournamentError, RuntimeError) as exc:
+        fail(str(exc).splitlines()[0])
+    document = {
+        "games": config.games,
+        "players": config.players,
+        "bots": list(config.bots),
+        "cluster": spec,
+        "runs": [run.as_dict() for run in runs],
+    }
+    if as_json:
+        print(json.dumps(document))
+        return
+    print("workers  threads  games/s  batch  game ms  overhead ms/batch  empty task ms")
+    for r in runs:
+        print(
+            f"{r.workers:7d}  {r.threads:7d}  {r.games_per_s:7,.0f}  {r.batch_games:5d}  "
+            f"{r.game_ms_mean:7.2f}  {r.overhead_ms_per_batch:17.1f}  {r.noop_task_ms:13.2f}"
+        )

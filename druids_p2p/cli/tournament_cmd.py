@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,20 +37,78 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def parse_bot_list(text: str, registry: BotRegistry, option: str = "--bots") -> list[str]:
-    """Comma-separated names, each known and listed once; one-line errors otherwise."""
+def parse_bot_list(
+    text: str, registry: BotRegistry, option: str = "--bots", *, repeats: bool = False
+) -> list[str]:
+    """Comma-separated names, each known (and listed once unless ``repeats``); one-line errors."""
     names = [part.strip() for part in text.split(",") if part.strip()]
     if not names:
         fail(f"{option}: give at least one bot name (see 'druids bots')")
     seen: set[str] = set()
     for name in names:
-        if name in seen:
+        if name in seen and not repeats:
             fail(f"{option}: bot {name!r} is listed twice")
         seen.add(name)
         if name not in registry:
             known = ", ".join(registry.names())
             fail(f"{option}: unknown bot {name!r} (known: {known})")
     return names
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Who plays: the distinct bots, the fixed lineups (none for a round robin), the seats."""
+
+    bots: tuple[str, ...]
+    lineups: tuple[tuple[str, ...], ...]
+    mode: str
+    players: int | None
+
+
+def unique(names: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
+
+
+def parse_lineups(
+    bots: str, gauntlet: str | None, players: int | None, registry: BotRegistry
+) -> Lineup:
+    """``--bots`` (and ``--gauntlet``) as a round robin, a fixed lineup or a gauntlet.
+
+    A repeated name makes ``--bots`` one fixed lineup, one bot per seat. With ``--gauntlet A``
+    every item of ``--bots`` is an opponent set: ``B`` (``players - 1`` copies of B) or
+    ``B+C+D`` (exactly ``players - 1`` bots).
+    """
+    from druids_p2p.tournament.runner import MODE_GAUNTLET, MODE_LINEUP, MODE_ROUND_ROBIN
+
+    if gauntlet is None:
+        names = parse_bot_list(bots, registry, repeats=True)
+        if len(set(names)) == len(names):
+            return Lineup(tuple(names), (), MODE_ROUND_ROBIN, players)
+        if players is not None and players != len(names):
+            fail(
+                f"--bots: a lineup with a repeated bot has one bot per seat: "
+                f"{len(names)} names for --players {players}"
+            )
+        return Lineup(unique(names), (tuple(names),), MODE_LINEUP, len(names))
+    hero = parse_bot_list(gauntlet, registry, "--gauntlet")
+    if len(hero) != 1:
+        fail(f"--gauntlet: give one bot, not {len(hero)}")
+    sets = [part.strip() for part in bots.split(",") if part.strip()]
+    if not sets:
+        fail("--bots: give the gauntlet's opponents, e.g. --bots rule,random+rule+rule")
+    opponents = [parse_bot_list(s.replace("+", ","), registry, repeats=True) for s in sets]
+    if hero[0] in {b for group in opponents for b in group}:
+        fail(f"--gauntlet: {hero[0]!r} is also among the opponents in --bots")
+    sizes = {len(group) for group in opponents if len(group) > 1}
+    if len(sizes) > 1 or (sizes and players is not None and sizes != {players - 1}):
+        want = f"{players - 1} bots each" if players is not None else "the same number of bots"
+        fail(f"--bots: the gauntlet's opponent sets with '+' must have {want}")
+    seats = players if players is not None else (sizes.pop() + 1 if sizes else 4)
+    lineups = tuple(
+        (hero[0], *(group if len(group) > 1 else group * (seats - 1))) for group in opponents
+    )
+    distinct = unique([b for lineup in lineups for b in lineup])
+    return Lineup(distinct, lineups, MODE_GAUNTLET, seats)
 
 
 def check_common(players: int, games: int, workers: int, budget_ms: float) -> None:
@@ -79,11 +138,38 @@ class _Rate:
         return RateColumn()
 
 
+@dataclass
+class Live:
+    """The callbacks a run reports to: games done of total, and a status line (ratings, LLR)."""
+
+    progress: Callable[[int, int], None] | None = None
+    status: Callable[[str], None] | None = None
+
+
+STATUS_LINE_EVERY_S = 10.0
+"""Without a progress bar, how often a testing run prints its status line on stderr."""
+
+
 @contextmanager
-def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A live bar on stderr (games done, rate, ETA), or None; never writes on stdout."""
+def progress_bar(enabled: bool, label: str, status_lines: bool = False) -> Iterator[Live]:
+    """A live bar on stderr (games done, rate, ETA, the ratings and LLR), or nothing.
+
+    Without the bar, ``status_lines`` prints the status line to stderr every
+    :data:`STATUS_LINE_EVERY_S` (a sequential test reports its LLR as it goes). Never stdout.
+    """
     if not enabled:
-        yield None
+        if not status_lines:
+            yield Live()
+            return
+        last = [time.monotonic()]
+
+        def line(text: str) -> None:
+            now = time.monotonic()
+            if now - last[0] >= STATUS_LINE_EVERY_S:
+                last[0] = now
+                echo_err(text)
+
+        yield Live(status=line)
         return
     from rich.console import Console
     from rich.progress import (
@@ -103,9 +189,10 @@ def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[int, int], Non
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
     )
     with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
-        task = bar.add_task(label, total=None)
+        task = bar.add_task(label, total=None, status="")
         started = [False]
 
         def update(done: int, total: int) -> None:
@@ -115,11 +202,15 @@ def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[int, int], Non
             else:
                 bar.update(task, completed=done, total=total)
 
-        yield update
+        def status(text: str) -> None:
+            bar.update(task, status=text)
+
+        yield Live(update, status)
 
 
-def want_progress(flag: bool) -> bool:
-    return flag or sys.stderr.isatty()
+def want_progress(flag: bool, as_json: bool = False) -> bool:
+    """The bar when asked for, else on a terminal unless the output is JSON."""
+    return flag or (sys.stderr.isatty() and not as_json)
 
 
 def run_or_fail(
@@ -133,11 +224,14 @@ def run_or_fail(
     game_timeout: float | None = None,
     progress: bool = False,
     label: str = "games",
+    cluster: str | None = None,
+    batch_games: int | None = None,
 ) -> RunResult:
     """Run a tournament; its user-facing failures become one-line errors."""
     from druids_p2p.tournament.runner import TournamentError, run_tournament
 
-    with progress_bar(progress, label) as on_progress:
+    testing = config.sprt is not None or config.stop_ci is not None
+    with progress_bar(progress, label, status_lines=testing) as live:
         try:
             return run_tournament(
                 config,
@@ -147,7 +241,10 @@ def run_or_fail(
                 plugins_dirs=plugins_dirs,
                 resume=resume,
                 game_timeout=game_timeout,
-                on_progress=on_progress,
+                on_progress=live.progress,
+                on_status=live.status,
+                cluster=cluster,
+                batch_games=batch_games,
             )
         except TournamentError as exc:
             fail(str(exc))
@@ -167,7 +264,16 @@ def _stored(out: Path | None) -> TournamentConfig | None:
 @app.command("tournament")
 def tournament_command(
     bots: str | None = typer.Option(
-        None, "--bots", metavar="A,B,...", help="Bots to play (names from 'druids bots')."
+        None,
+        "--bots",
+        metavar="A,B,...",
+        help="Bots to play (names from 'druids bots'); a repeated name makes a fixed lineup.",
+    ),
+    gauntlet: str | None = typer.Option(
+        None,
+        "--gauntlet",
+        metavar="BOT",
+        help="Play BOT against each opponent set of --bots (B, or B+C+D for mixed seats).",
     ),
     games: int | None = typer.Option(
         None, "--games", help=f"Games in all, rounded up to whole deals [{DEFAULT_GAMES}]."
@@ -199,6 +305,24 @@ def tournament_command(
     game_timeout: float | None = typer.Option(
         None, "--game-timeout", metavar="S", help="Stop a game after S seconds [from the budget]."
     ),
+    sprt: str | None = typer.Option(
+        None,
+        "--sprt",
+        metavar="LO,HI,ALPHA,BETA",
+        help="Stop a two-bot match when the SPRT of H0 (LO) against H1 (HI) decides.",
+    ),
+    sprt_stat: str | None = typer.Option(
+        None, "--sprt-stat", metavar="elo|margin", help="What --sprt tests: Elo or mean margin."
+    ),
+    stop_after_ci: float | None = typer.Option(
+        None, "--stop-after-ci", metavar="W", help="Stop once the margin's 95% CI is below W wide."
+    ),
+    cluster: str | None = typer.Option(
+        None,
+        "--cluster",
+        metavar="tcp://HOST:8786",
+        help="Play on this Dask scheduler's workers (pip install 'druids-p2p[cluster]').",
+    ),
     plugins_dir: list[Path] = typer.Option(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
     ),
@@ -228,13 +352,18 @@ def tournament_command(
     if bots is None:
         if stored is None:
             fail("--bots is required, e.g. --bots rule,pimc,random (see 'druids bots')")
-        names = list(stored.bots)
-        for name in names:
+        for name in stored.bots:
             if name not in registry:
                 fail(f"cannot resume: bot {name!r} of this run is not loaded (--plugins-dir?)")
+        who = Lineup(stored.bots, stored.lineups, stored.mode, stored.players)
     else:
-        names = parse_bot_list(bots, registry)
-    n_players = pick(players, stored.players if stored else None, min(5, max(3, len(names))))
+        who = parse_lineups(bots, gauntlet, players, registry)
+    names = list(who.bots)
+    n_players = pick(
+        who.players if who.lineups else players,
+        stored.players if stored else None,
+        min(5, max(3, len(names))),
+    )
     budget = pick(time_per_move, stored.time_per_move_ms if stored else None, DEFAULT_BUDGET_MS)
     n_games = pick(games, stored.games if stored else None, DEFAULT_GAMES)
     n_workers = pick(workers, None, default_workers())
@@ -252,7 +381,12 @@ def tournament_command(
         seed=pick(seed, stored.seed if stored else None, 0),
         time_per_move_ms=budget,
         p2p=use_p2p,
+        mode=who.mode,
+        lineups=who.lineups,
     )
+    config = with_stopping(config, stored, sprt, sprt_stat, stop_after_ci)
+    if cluster is not None:
+        check_cluster(cluster, use_p2p)
     out_dir = out if out is not None else Path("out") / time.strftime("tournament-%Y%m%d-%H%M%S")
     result = run_or_fail(
         config,
@@ -262,8 +396,9 @@ def tournament_command(
         plugins_dirs=plugin_dirs_for_workers(plugins_dir),
         resume=resume,
         game_timeout=game_timeout,
-        progress=want_progress(progress),
+        progress=want_progress(progress, as_json),
         label="tournament",
+        cluster=cluster,
     )
     report(result, as_json)
     if plot is not None:
@@ -279,6 +414,60 @@ def tournament_command(
             f"continue with: druids tournament --resume --out {out_dir}"
         )
         raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def parse_sprt(text: str) -> tuple[float, float, float, float]:
+    """``LO,HI,ALPHA,BETA`` as four numbers, checked like fastchess checks them."""
+    from druids_p2p.tournament.sprt import SprtTest
+
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        lo, hi, alpha, beta = (float(p) for p in parts)
+    except ValueError:
+        fail(f"--sprt: give four numbers LO,HI,ALPHA,BETA (e.g. 0,10,0.05,0.05), not {text!r}")
+    try:
+        SprtTest(lo, hi, alpha, beta)
+    except ValueError as exc:
+        fail(f"--sprt {text}: {exc}")
+    return lo, hi, alpha, beta
+
+
+def with_stopping(
+    config: TournamentConfig,
+    stored: TournamentConfig | None,
+    sprt: str | None,
+    sprt_stat: str | None,
+    stop_after_ci: float | None,
+) -> TournamentConfig:
+    """The config with its stopping rules (given, else the resumed run's), checked."""
+    from dataclasses import replace
+
+    from druids_p2p.tournament.sprt import STAT_ELO, STATS
+
+    four = parse_sprt(sprt) if sprt is not None else (stored.sprt if stored else None)
+    stat = pick(sprt_stat, stored.sprt_stat if stored else None, STAT_ELO)
+    if stat not in STATS:
+        fail(f"--sprt-stat must be one of {', '.join(STATS)}, not {stat!r}")
+    width = stop_after_ci if stop_after_ci is not None else (stored.stop_ci if stored else None)
+    if width is not None and not width > 0:
+        fail(f"--stop-after-ci must be above 0 points, not {width:g}")
+    if four is not None and len(config.bots) != 2:
+        fail(
+            f"--sprt needs a match of two bots (e.g. --bots pimc,rule,rule,rule), "
+            f"not {len(config.bots)}: {','.join(config.bots)}"
+        )
+    return replace(config, sprt=four, sprt_stat=stat, stop_ci=width)
+
+
+def check_cluster(address: str, p2p: bool) -> None:
+    """One-line errors for --cluster: Dask missing, a bad address, --p2p."""
+    from druids_p2p.tournament.cluster import cluster_unavailable
+
+    if p2p:
+        fail("--cluster cannot play --p2p games (each needs its peer processes on one machine)")
+    problem = cluster_unavailable(address)
+    if problem:
+        fail(problem)
 
 
 def pick(given: T | None, stored: T | None, default: T) -> T:
@@ -297,9 +486,17 @@ def report(result: RunResult, as_json: bool) -> None:
     from druids_p2p.tournament.summary import format_table
 
     if as_json:
-        print(json.dumps(result.summary.as_dict()))
+        document = result.summary.as_dict()
+        if result.test is not None:
+            document["test"] = result.test
+        print(json.dumps(document))
     else:
         print(format_table(result.summary))
+    if result.stopped:
+        echo_err(result.stopped)
+    elif result.test is not None and "sprt" in result.test:
+        llr = result.test["sprt"]["llr"]
+        echo_err(f"SPRT: no decision (LLR {llr:+.2f}) after {result.test['deals']} deals")
     rate = result.played / result.seconds if result.seconds > 0 else 0.0
     echo_err(
         f"{len(result.lines)} of {result.planned} games in {result.out_dir} "

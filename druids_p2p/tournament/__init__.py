@@ -2,7 +2,10 @@
 
 :func:`run_tournament` plays a :class:`TournamentConfig` (the plan in :mod:`.plan`, one game per
 task or a batch of cheap ones in :mod:`.worker`, the game loop in :mod:`.play`) and summarises it
-(:mod:`.summary`). ``druids tournament`` and ``druids bench bots`` are thin layers over it;
+(:mod:`.summary`). :mod:`.live` follows a run as it goes (ratings, the SPRT of :mod:`.sprt`,
+early stops); :mod:`.cluster` plays the batches on a Dask cluster instead of local processes
+(:mod:`.loopback` starts one on 127.0.0.1 for tests and benches). ``druids tournament`` and
+``druids bench bots`` are thin layers over it;
 ``docs/tournaments.md`` describes the output files.
 """
 

@@ -109,3 +109,24 @@ def plan_challenge(
         for r, seating in enumerate(rotations(lineup)):
             specs.append(GameSpec(deal * players + r, deal, seed, seating))
     return specs
+
+
+def plan_lineups(lineups: Sequence[Sequence[str]], games: int, master: int) -> list[GameSpec]:
+    """Fixed lineups (a bot may repeat), each rotated through the seats on every deal.
+
+    One lineup is ``--bots pimc,rule,rule,rule``; several are a gauntlet (the same bot first,
+    then each opponent set). Deal ``d`` plays lineup ``k`` in rotation ``r`` as game
+    ``(d·K + k)·P + r``: every lineup meets the same cards, so a gauntlet's opponents are compared
+    on the very same deals, and any prefix of whole deals is balanced between them.
+    """
+    if not lineups or any(len(lu) != len(lineups[0]) for lu in lineups) or len(lineups[0]) < 2:
+        raise ValueError("lineups need at least two seats each, all of the same length")
+    players = len(lineups[0])
+    per_deal = len(lineups) * players
+    specs: list[GameSpec] = []
+    for d in range(deals_for(games, per_deal)):
+        seed = deal_seed(master, d)
+        for k, lineup in enumerate(lineups):
+            for r, seating in enumerate(rotations(lineup)):
+                specs.append(GameSpec((d * len(lineups) + k) * players + r, d, seed, seating))
+    return specs

@@ -21,14 +21,15 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from druids_p2p.bots.host import HOOK_TIMEOUT_MS, wait_limit_ms
 from druids_p2p.engine.cards import HAND_SIZE
 from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry
-from druids_p2p.tournament.plan import GameSpec, plan_challenge, plan_tournament
+from druids_p2p.tournament.live import Monitor
+from druids_p2p.tournament.plan import GameSpec, plan_challenge, plan_lineups, plan_tournament
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     STATUS_TIMEOUT,
@@ -38,16 +39,21 @@ from druids_p2p.tournament.play import (
     TRACE_SEAT,
     failed_line,
 )
+from druids_p2p.tournament.sprt import SprtTest
 from druids_p2p.tournament.summary import Summary, summarize
 from druids_p2p.tournament.worker import Batch, init_worker, play_batch, share_registry
 
 RUN_FORMAT = 1
 MODE_ROUND_ROBIN = "round-robin"
 MODE_CHALLENGE = "challenge"
+MODE_LINEUP = "lineup"
+MODE_GAUNTLET = "gauntlet"
 MAX_RETRIES = 3
 """Times a game whose worker was lost before it started (a tainted worker) is scheduled again."""
 TASK_SLACK_S = 2.0
 """Added to every task's timeout (pickling, the pipe, a busy machine)."""
+STATUS_EVERY_S = 0.5
+"""How often the live status line (ratings, LLR) is recomputed for the progress display."""
 PILE_CHOICES_PER_ROUND = 12
 """More than the Sickle pile choices a round can have (3 Sickles, a few ties each)."""
 
@@ -70,9 +76,24 @@ class TournamentConfig:
     p2p: bool = False
     variant: bool = False
     mode: str = MODE_ROUND_ROBIN
-    """``round-robin``, or ``challenge``: the first bot against copies of the second."""
+    """``round-robin``; ``challenge``: the first bot against copies of the second; ``lineup``
+    and ``gauntlet``: the fixed seatings of :attr:`lineups`, rotated on every deal."""
+    lineups: tuple[tuple[str, ...], ...] = ()
+    """Fixed lineups (bots may repeat), for the ``lineup`` and ``gauntlet`` modes."""
+    sprt: tuple[float, float, float, float] | None = None
+    """``(lo, hi, alpha, beta)``: stop a two-bot match when the SPRT decides (:mod:`.sprt`)."""
+    sprt_stat: str = "elo"
+    stop_ci: float | None = None
+    """Stop when the 95% interval of the margin is narrower than this (points)."""
+
+    def sprt_test(self) -> SprtTest | None:
+        if self.sprt is None:
+            return None
+        return SprtTest(*self.sprt, stat=self.sprt_stat)
 
     def plan(self) -> list[GameSpec]:
+        if self.lineups:
+            return plan_lineups(self.lineups, self.games, self.seed)
         if self.mode == MODE_CHALLENGE:
             return plan_challenge(self.bots[0], self.bots[1], self.players, self.games, self.seed)
         return plan_tournament(self.bots, self.players, self.games, self.seed)
@@ -81,6 +102,8 @@ class TournamentConfig:
         d = asdict(self)
         d["bots"] = list(self.bots)
         d["versions"] = list(self.versions)
+        d["lineups"] = [list(lineup) for lineup in self.lineups]
+        d["sprt"] = None if self.sprt is None else list(self.sprt)
         return d
 
     @classmethod
@@ -95,12 +118,23 @@ class TournamentConfig:
             p2p=bool(d.get("p2p", False)),
             variant=bool(d.get("variant", False)),
             mode=str(d.get("mode", MODE_ROUND_ROBIN)),
+            lineups=tuple(tuple(str(b) for b in lu) for lu in d.get("lineups") or ()),
+            sprt=_four(d.get("sprt")),
+            sprt_stat=str(d.get("sprt_stat", "elo")),
+            stop_ci=None if d.get("stop_ci") is None else float(d["stop_ci"]),
         )
 
     def differences(self, other: TournamentConfig) -> list[str]:
         """``field: ours != theirs`` for every field that differs."""
         mine, theirs = self.as_dict(), other.as_dict()
         return [f"{k} {theirs[k]!r} != {mine[k]!r}" for k in mine if mine[k] != theirs[k]]
+
+
+def _four(value: Any) -> tuple[float, float, float, float] | None:
+    if value is None:
+        return None
+    a, b, c, d = (float(v) for v in value)
+    return a, b, c, d
 
 
 def game_timeout_s(players: int, budget_ms: float, rounds: int = 5) -> float:
@@ -127,6 +161,10 @@ class RunResult:
     seconds: float
     interrupted: bool
     summary: Summary
+    test: dict[str, Any] | None = None
+    """The stopping rule's state (:meth:`.live.Monitor.report`) when one was set."""
+    stopped: str | None = None
+    """Why the run stopped early (an SPRT decision, a narrow interval), or None."""
 
     @property
     def complete(self) -> bool:
@@ -199,6 +237,24 @@ def batch_size(specs: Sequence[GameSpec], registry: BotRegistry, workers: int, p
     return max(1, min(size, spread))
 
 
+@dataclass
+class Feed:
+    """What a backend is handed: the batches to play, and where their lines go.
+
+    ``record`` ignores a game index it already has, so a batch that is played twice (a worker
+    lost after it finished, a rescheduled task) is counted once. ``should_stop`` turns true when
+    the run must end early (an SPRT decision, ``stop_after``); ``tick`` reports progress.
+    """
+
+    batches: list[Batch]
+    record: Callable[[dict[str, Any]], None]
+    should_stop: Callable[[], bool]
+    tick: Callable[[], None]
+    per_game: float
+    batch_games: int | None = None
+    """A batch size fixed by the caller (else each backend picks its own)."""
+
+
 def run_tournament(
     config: TournamentConfig,
     registry: BotRegistry,
@@ -210,15 +266,19 @@ def run_tournament(
     game_timeout: float | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     stop_after: int | None = None,
+    on_status: Callable[[str], None] | None = None,
+    cluster: str | None = None,
+    batch_games: int | None = None,
 ) -> RunResult:
     """Play the tournament of ``config`` into ``out_dir``; Ctrl-C stops and keeps what finished.
 
     ``stop_after`` stops (as if interrupted) once that many games have been played, for tests of
     resuming. ``game_timeout`` overrides :func:`game_timeout_s`. Workers use ``registry`` where
     they are forked from this process, else they load ``plugins_dirs`` as the caller did.
+    ``cluster`` (a Dask scheduler address) plays the batches on that cluster instead of local
+    worker processes (:mod:`.cluster`); the games and the folder are the same. ``on_status``
+    gets a short line (ratings, the LLR) now and then; ``batch_games`` fixes the batch size.
     """
-    from pebble import ProcessExpired, ProcessPool
-
     out_dir.mkdir(parents=True, exist_ok=True)
     run_path = out_dir / "run.json"
     games_path = out_dir / "games.jsonl"
@@ -237,22 +297,21 @@ def run_tournament(
     if existing is None:
         document = {"format": RUN_FORMAT, "config": config.as_dict()}
         run_path.write_text(json.dumps(document, indent=2) + "\n")
-    todo = [s for s in specs if s.index not in done]
-    versions = dict(zip(config.bots, config.versions, strict=True))
+    monitor = Monitor(
+        config.bots, specs, config.sprt_test(), config.stop_ci, rate=on_status is not None
+    )
+    for index in sorted(done):
+        monitor.add(done[index])
+    todo = [s for s in specs if s.index not in done] if monitor.decision is None else []
     per_game = game_timeout if game_timeout is not None else game_timeout_s(
         config.players, config.time_per_move_ms
     )  # fmt: skip
-    trace_path = out_dir / ".trace"
-    trace_path.write_bytes(bytes(max(1, len(specs))))
     played = 0
-    interrupted = False
     start = time.perf_counter()
     total = len(specs)
-    if on_progress is not None:
-        on_progress(len(done), total)
-    size = batch_size(todo, registry, workers, config.p2p)
+    last_status = [0.0]
+    size = batch_games or batch_size(todo, registry, workers, config.p2p)
     workdir = str(out_dir / "p2p")
-    dirs = [str(d) for d in plugins_dirs]
 
     def make_batch(games: tuple[GameSpec, ...]) -> Batch:
         return Batch(
@@ -265,7 +324,101 @@ def run_tournament(
             per_game,
         )
 
-    with open(trace_path, "r+b") as tf, games_path.open("a") as out:
+    def tick() -> None:
+        if on_progress is not None:
+            on_progress(len(done), total)
+        now = time.perf_counter()
+        if on_status is not None and now - last_status[0] >= STATUS_EVERY_S:
+            last_status[0] = now
+            on_status(monitor.status())
+
+    interrupted = False
+    tick()
+    with games_path.open("a") as out:
+
+        def record(line: dict[str, Any]) -> None:
+            nonlocal played
+            index = int(line["index"])
+            if index in done:
+                return  # a batch played twice (a lost worker's, rerun) counts once
+            done[index] = line
+            texts[index] = text = encode_line(line)
+            out.write(text)
+            played += 1
+            monitor.add(line)
+
+        def should_stop() -> bool:
+            nonlocal interrupted
+            if stop_after is not None and played >= stop_after:
+                interrupted = True
+                return True
+            return monitor.decision is not None
+
+        feed = Feed(
+            [make_batch(tuple(todo[i : i + size])) for i in range(0, len(todo), size)],
+            record,
+            should_stop,
+            tick,
+            per_game,
+            batch_games,
+        )
+        try:
+            if not todo:
+                pass
+            elif cluster is not None:
+                from druids_p2p.tournament.cluster import play_on_cluster
+
+                play_on_cluster(cluster, feed, config, registry, plugins_dirs, out)
+            else:
+                _play_local(feed, config, registry, workers, plugins_dirs, out_dir, out)
+        except KeyboardInterrupt:
+            interrupted = True
+    decision = monitor.decision
+    if decision is not None:  # the test decided at this deal: later deals are not part of it
+        for index in [i for i, line in done.items() if int(line["deal"]) > decision.deal]:
+            del done[index]
+            texts.pop(index, None)
+    _write_sorted(games_path, done, texts)
+    lines = [done[i] for i in sorted(done)]
+    summary = summarize(lines, config.bots)
+    result = RunResult(
+        config=config,
+        out_dir=out_dir,
+        lines=lines,
+        planned=total,
+        played=played,
+        seconds=time.perf_counter() - start,
+        interrupted=interrupted and decision is None,
+        summary=summary,
+        test=monitor.report() if (config.sprt or config.stop_ci) else None,
+        stopped=None if decision is None else decision.text,
+    )
+    write_summary(result)
+    if on_status is not None:
+        on_status(monitor.status())
+    return result
+
+
+def _play_local(
+    feed: Feed,
+    config: TournamentConfig,
+    registry: BotRegistry,
+    workers: int,
+    plugins_dirs: Sequence[str | os.PathLike[str]],
+    out_dir: Path,
+    out: Any,
+) -> None:
+    """The local backend: ``pebble`` worker processes, with the crash trace and game timeouts."""
+    from pebble import ProcessExpired, ProcessPool
+
+    per_game = feed.per_game
+    specs_count = 1 + max(spec.index for batch in feed.batches for spec in batch.games)
+    versions = dict(zip(config.bots, config.versions, strict=True))
+    template = feed.batches[0]
+    trace_path = out_dir / ".trace"
+    trace_path.write_bytes(bytes(max(1, specs_count)))
+    dirs = [str(d) for d in plugins_dirs]
+    with open(trace_path, "r+b") as tf:
         trace = mmap.mmap(tf.fileno(), 0)
         share_registry(registry)
         pool = ProcessPool(
@@ -277,16 +430,9 @@ def run_tournament(
             for spec in task.games:
                 trace[spec.index] = TRACE_IDLE
             task.started = time.perf_counter()
-            future = pool.schedule(play_batch, args=(make_batch(task.games),), timeout=task.timeout)
+            batch = replace(template, games=task.games)
+            future = pool.schedule(play_batch, args=(batch,), timeout=task.timeout)
             pending[future] = task
-
-        def record(line: dict[str, Any]) -> None:
-            nonlocal played
-            index = int(line["index"])
-            done[index] = line
-            texts[index] = text = encode_line(line)
-            out.write(text)
-            played += 1
 
         def lost(task: _Task, status: str, why: str) -> None:
             if len(task.games) > 1:
@@ -311,16 +457,12 @@ def run_tournament(
                 why,
                 (time.perf_counter() - task.started) * 1000.0,
             )
-            record({"index": spec.index, "deal": spec.deal, **line})
+            feed.record({"index": spec.index, "deal": spec.deal, **line})
 
         try:
-            for i in range(0, len(todo), size):
-                games = tuple(todo[i : i + size])
-                submit(_Task(games, per_game * len(games) + TASK_SLACK_S))
-            while pending:
-                if stop_after is not None and played >= stop_after:
-                    interrupted = True
-                    break
+            for batch in feed.batches:
+                submit(_Task(batch.games, per_game * len(batch.games) + TASK_SLACK_S))
+            while pending and not feed.should_stop():
                 finished, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
                 for future in finished:
                     task = pending.pop(future)
@@ -337,33 +479,15 @@ def run_tournament(
                         ) from None
                     else:
                         for line in lines:
-                            record(line)
+                            feed.record(line)
                 out.flush()
-                if finished and on_progress is not None:
-                    on_progress(len(done), total)
-        except KeyboardInterrupt:
-            interrupted = True
+                feed.tick()
         finally:
             pool.stop()  # type: ignore[no-untyped-call]
             pool.join()
             share_registry(None)
             trace.close()
-    _write_sorted(games_path, done, texts)
     trace_path.unlink(missing_ok=True)
-    lines = [done[i] for i in sorted(done)]
-    summary = summarize(lines, config.bots)
-    result = RunResult(
-        config=config,
-        out_dir=out_dir,
-        lines=lines,
-        planned=total,
-        played=played,
-        seconds=time.perf_counter() - start,
-        interrupted=interrupted,
-        summary=summary,
-    )
-    write_summary(result)
-    return result
 
 
 def write_summary(result: RunResult) -> None:
@@ -374,4 +498,6 @@ def write_summary(result: RunResult) -> None:
         "statuses": result.summary.statuses,
         "config": result.config.as_dict(),
     }
+    if result.test is not None:
+        document["test"] = result.test
     (result.out_dir / "summary.json").write_text(json.dumps(document, indent=2) + "\n")

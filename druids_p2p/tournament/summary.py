@@ -17,8 +17,10 @@ the others sharing first. A failed game that blames nobody is not rated.
 
 **Ratings.** ``openskill.models.PlackettLuce`` with its defaults, one update per game in game-index
 order, ranks from the totals (ties share a rank), so the same games always give the same ratings.
-A bot in two seats of one game (more seats than bots) enters the update once per seat; its new
-rating is the mean of those seats' new mu and sigma.
+A bot in two seats of one game (more seats than bots, a fixed lineup such as
+``pimc,rule,rule,rule``) enters the update once per seat, each seat a separate copy of the bot's
+one rating; its new rating is the mean of those seats' new mu and sigma. So a bot has one
+aggregate rating, not one per seat instance, and its copies ranking each other moves it little.
 """
 
 from __future__ import annotations
@@ -124,6 +126,39 @@ class Summary:
         return {"games": self.games, "bots": self.bots}
 
 
+def rate_game(
+    model: Any, ratings: dict[str, Any], seating: Sequence[str], ranks: Sequence[int]
+) -> list[str]:
+    """One rating update in place; the names updated.
+
+    One fresh copy per seat: openskill given the same object twice moves both seats together
+    whatever their ranks (a bot in a fixed lineup would be rated wrongly). A bot in several
+    seats takes the mean of its seats' new mu and sigma.
+    """
+    teams = [[model.rating(mu=ratings[n].mu, sigma=ratings[n].sigma, name=n)] for n in seating]
+    new = model.rate(teams, ranks=list(ranks))
+    per_bot: dict[str, list[Any]] = {}
+    for name, team in zip(seating, new, strict=True):
+        per_bot.setdefault(name, []).append(team[0])
+    for name, seats in per_bot.items():
+        rating = ratings[name]
+        rating.mu = math.fsum(r.mu for r in seats) / len(seats)
+        rating.sigma = math.fsum(r.sigma for r in seats) / len(seats)
+    return list(per_bot)
+
+
+def game_ranks(line: dict[str, Any]) -> list[int] | None:
+    """The ranks a game line is rated with: from its totals, a forfeit's blamed seat last, or
+    None (a failed game that blames nobody is not rated)."""
+    if line["status"] == STATUS_OK:
+        totals: list[int] = line["totals"]
+        return list(line.get("ranks") or [1 + sum(o > t for o in totals) for t in totals])
+    blamed = line.get("blame_seat")
+    if blamed is None:
+        return None
+    return [2 if seat == blamed else 1 for seat in range(len(line["seating"]))]
+
+
 def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
     """Summarise game lines (any order; they are rated in index order)."""
     from openskill.models import PlackettLuce
@@ -145,7 +180,6 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
         status = line["status"]
         statuses[status] = statuses.get(status, 0) + 1
         deal = int(line["deal"])
-        ranks: list[int] | None
         if status == STATUS_OK:
             totals: list[int] = line["totals"]
             best = max(totals)
@@ -155,7 +189,6 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
                 st.scores.append((deal, float(totals[seat])))
                 st.margins.append((deal, margin))
                 st.firsts += totals[seat] == best
-            ranks = line.get("ranks") or [1 + sum(o > t for o in totals) for t in totals]
         else:
             blamed = line.get("blame_seat")
             if blamed is not None:
@@ -163,18 +196,10 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
                 st.forfeits += 1
                 st.timeouts += status == STATUS_TIMEOUT
                 st.crashes += status == STATUS_CRASHED
-                ranks = [2 if seat == blamed else 1 for seat in range(len(seating))]
-            else:
-                ranks = None
+        ranks = game_ranks(line)
         if ranks is not None:
-            new = model.rate([[ratings[name]] for name in seating], ranks=list(ranks))
-            per_bot: dict[str, list[Any]] = {}
-            for name, team in zip(seating, new, strict=True):
-                per_bot.setdefault(name, []).append(team[0])
-            for name, seats in per_bot.items():
+            for name in rate_game(model, ratings, seating, ranks):
                 rating = ratings[name]
-                rating.mu = math.fsum(r.mu for r in seats) / len(seats)
-                rating.sigma = math.fsum(r.sigma for r in seats) / len(seats)
                 stats[name].history.append(RatingPoint(int(line["index"]), rating.mu, rating.sigma))
     out: dict[str, dict[str, Any]] = {}
     for name, st in stats.items():

@@ -1,0 +1,238 @@
+"""Playing a tournament's batches on a Dask distributed cluster (``--cluster tcp://HOST:8786``).
+
+The plan does not change: the games, their seeds (from the master seed) and their indices are the
+plan's, so a cluster run writes the very ``games.jsonl`` a local run writes. Only who plays them
+changes. Each batch is a Dask task keyed by its game-index range (``druids-RUN-games-A-B``); the
+workers play it with the in-process game loop and send its lines back; the client writes them
+into the folder exactly as the local backend does, so ``--resume`` works whichever backend played
+the first part.
+
+* **A lost worker.** When a worker process dies (a bot ``os._exit``\\ s, the machine goes away),
+  the Dask scheduler reruns its unfinished tasks on another worker; a task that has killed
+  ``distributed.scheduler.allowed-failures`` workers comes back as ``KilledWorker``, and we split
+  it and replay its games one per task, then record a lone game that still kills its worker as
+  ``crashed`` (blaming nobody: a remote worker has no crash trace). A batch's lines are
+  recorded once by game index, so a batch that happens to run twice is never counted twice.
+* **Bots.** Built-in bots are on every worker. A plugin bot loaded from a file is *shipped*: the
+  client sends the file's text with the tasks, the worker writes it into a folder of its own and
+  loads it (once per worker). Bots from installed packages must be installed on the workers too;
+  a worker that lacks a bot, or has another version of it or of druids-p2p, fails the task with a
+  one-line reason, and the run stops with it.
+* **Limits.** No per-game timeout on the cluster (a hung game holds its worker thread; the host
+  still stops a plugin bot's move at its limit), and ``--p2p`` is local only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import tempfile
+import threading
+import uuid
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from druids_p2p import __version__
+from druids_p2p.engine.game import GameOptions
+from druids_p2p.tournament.play import STATUS_CRASHED, failed_line, play_game
+
+if TYPE_CHECKING:
+    from druids_p2p.plugins import BotRegistry
+    from druids_p2p.tournament.runner import Feed, TournamentConfig
+    from druids_p2p.tournament.worker import Batch
+
+INSTALL_HINT = "pip install 'druids-p2p[cluster]'"
+CONNECT_TIMEOUT_S = 20.0
+"""How long the client tries to reach the scheduler."""
+WORKER_WAIT_S = 60.0
+"""How long a run waits for the cluster's first worker."""
+WORKER_ERROR = "druids worker: "
+"""Prefix of the one-line errors a worker raises (a missing bot, another version)."""
+FILE_PREFIX = "file "
+
+
+def cluster_unavailable(address: str) -> str | None:
+    """None if ``--cluster ADDRESS`` can run here, else the one-line reason."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return f"--cluster needs Dask distributed, which is not installed: {INSTALL_HINT}"
+    scheme, _, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme not in ("tcp", "tls") or not host or not port.isdigit():
+        return (
+            f"--cluster {address}: give the scheduler as tcp://HOST:PORT (e.g. tcp://10.0.0.2:8786)"
+        )
+    return None
+
+
+def plugin_files(registry: BotRegistry, bots: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``(file name, text)`` of every plugin file that defines one of ``bots``, to ship."""
+    files: dict[str, str] = {}
+    for name in bots:
+        source = registry.get(name).source
+        if source.startswith(FILE_PREFIX):
+            path = Path(source[len(FILE_PREFIX) :])
+            files[path.name] = path.read_text()
+    return tuple(sorted(files.items()))
+
+
+# ------------------------------------------------------------------ on the worker
+_REGISTRIES: dict[str, BotRegistry] = {}
+_LOCK = threading.Lock()
+
+
+def worker_registry(files: tuple[tuple[str, str], ...]) -> BotRegistry:
+    """The bots of this worker plus the shipped plugin files (loaded once per set of files)."""
+    from druids_p2p.plugins import load_bots
+
+    key = hashlib.sha256(repr(files).encode()).hexdigest()
+    with _LOCK:
+        registry = _REGISTRIES.get(key)
+        if registry is None:
+            folder = Path(tempfile.gettempdir()) / f"druids-shipped-{os.getpid()}-{key[:16]}"
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, text in files:
+                (folder / name).write_text(text)
+            registry = load_bots([folder] if files else [], default_dirs=False)
+            _REGISTRIES[key] = registry
+        return registry
+
+
+def play_cluster_batch(
+    batch: Batch,
+    files: tuple[tuple[str, str], ...],
+    want: tuple[tuple[str, str], ...],
+    client_version: str,
+) -> list[dict[str, Any]]:
+    """The Dask task: play ``batch`` here; its lines, as :func:`.worker.play_batch` gives them."""
+    where = socket.gethostname()
+    if client_version != __version__:
+        raise RuntimeError(
+            f"{WORKER_ERROR}{where} runs druids-p2p {__version__}, the client {client_version}"
+        )
+    registry = worker_registry(files)
+    for name, version in want:
+        if name not in registry:
+            raise RuntimeError(
+                f"{WORKER_ERROR}{where} lacks bot {name!r}: install its package on the workers "
+                f"(files given with --plugins-dir are shipped)"
+            )
+        if registry.get(name).version != version:
+            raise RuntimeError(
+                f"{WORKER_ERROR}{where} has bot {name!r} version "
+                f"{registry.get(name).version}, the client {version}"
+            )
+    options = GameOptions(players=batch.players, variant=batch.variant)
+    lines = []
+    for spec in batch.games:
+        line = play_game(spec.seating, options, spec.seed, batch.budget_ms, registry)
+        lines.append({"index": spec.index, "deal": spec.deal, **line})
+    return lines
+
+
+# ------------------------------------------------------------------ on the client
+LOST_TEXT = "its worker died every time it played this game (nobody blamed: no trace remotely)"
+
+
+def lost_game(spec: Any, versions: dict[str, str]) -> dict[str, Any]:
+    """The line of a game that killed every worker it was given: ``crashed``, nobody blamed."""
+    line = failed_line(
+        STATUS_CRASHED, None, spec.seating, spec.seed,
+        [versions.get(n, "?") for n in spec.seating], LOST_TEXT, 0.0,
+    )  # fmt: skip
+    line["faults"] = [
+        {"seat": None, "bot": None, "round": None, "move": None, "stage": "process",
+         "text": LOST_TEXT}
+    ]  # fmt: skip
+    return {"index": spec.index, "deal": spec.deal, **line}
+
+
+def play_on_cluster(
+    address: str,
+    feed: Feed,
+    config: TournamentConfig,
+    registry: BotRegistry,
+    plugins_dirs: Sequence[str | os.PathLike[str]],
+    out: Any,
+) -> None:
+    """The cluster backend: submit ``feed``'s games as keyed batches, record what comes back."""
+    import importlib
+
+    from druids_p2p.tournament.runner import TournamentError, batch_size
+
+    del plugins_dirs  # the files are found from the registry: exactly the bots that play
+    # Imported as untyped modules: Dask's annotations are partial, and it is an optional extra.
+    dask: Any = importlib.import_module("distributed")
+    killed_worker: Any = importlib.import_module("distributed.scheduler").KilledWorker
+    Client, as_completed = dask.Client, dask.as_completed
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as exc:
+        raise TournamentError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+        except TimeoutError:
+            raise TournamentError(
+                f"the Dask scheduler at {address} has no workers (start some: dask worker "
+                f"{address})"
+            ) from None
+        threads = max(1, sum(client.nthreads().values()))
+        specs = [spec for batch in feed.batches for spec in batch.games]
+        size = feed.batch_games or batch_size(specs, registry, threads, config.p2p)
+        template = feed.batches[0]
+        files = plugin_files(registry, config.bots)
+        want = tuple(zip(config.bots, config.versions, strict=True))
+        token = uuid.uuid4().hex[:8]
+        versions = dict(want)
+
+        batches: dict[Any, tuple[Any, ...]] = {}
+        submitted: list[Any] = []
+
+        def submit(games: tuple[Any, ...]) -> Any:
+            key = f"druids-{token}-games-{games[0].index}-{games[-1].index}"
+            batch = replace(template, games=games)
+            future = client.submit(
+                play_cluster_batch, batch, files, want, __version__, key=key, pure=False
+            )
+            batches[future.key] = games
+            submitted.append(future)
+            return future
+
+        queue = as_completed(
+            [submit(tuple(specs[i : i + size])) for i in range(0, len(specs), size)]
+        )
+        try:
+            for future in queue:
+                games = batches[future.key]
+                try:
+                    lines = future.result()
+                except killed_worker:
+                    if len(games) > 1:
+                        for spec in games:  # replay one per task: only the culprit is lost
+                            queue.add(submit((spec,)))
+                        continue
+                    lines = [lost_game(games[0], versions)]
+                except Exception as exc:
+                    text = str(exc)
+                    if WORKER_ERROR in text:
+                        raise TournamentError(text[text.index(WORKER_ERROR) :]) from None
+                    raise TournamentError(
+                        f"a cluster worker failed: {type(exc).__name__}: {exc}"
+                    ) from None
+                for line in lines:
+                    feed.record(line)
+                out.flush()
+                feed.tick()
+                if feed.should_stop():
+                    break
+        finally:
+            left = [f for f in submitted if not f.done()]
+            if left:  # an early stop, Ctrl-C, an error: the cluster drops the rest
+                client.cancel(left, force=True)
+    finally:
+        client.close()
