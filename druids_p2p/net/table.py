@@ -48,7 +48,7 @@ from druids_p2p.engine import (
     format_move,
     parse_move,
 )
-from druids_p2p.engine.interface import RULESETS
+from druids_p2p.engine.interface import dealt_ruleset
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.endpoints import TableNetwork
@@ -956,7 +956,7 @@ class TableMachine:
 def deal_params(table_id: bytes, round_no: int, players: int, ruleset: str = RULESET) -> DeckParams:
     """The deck's parameters for one round, from the rule set's deck description (the seam):
     every peer and the auditor must build exactly these."""
-    rules = RULESETS[ruleset]
+    rules = dealt_ruleset(ruleset)
     return DeckParams(
         table_id=table_id,
         round_no=round_no,
