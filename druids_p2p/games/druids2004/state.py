@@ -183,6 +183,10 @@ class Game2004:
             return f"{name} holds no servant; a ritual needs one"
         return None
 
+    def _ritual_ok(self, slot: int) -> bool:
+        place = self.row[slot]
+        return place is not None and bool(place.servants) and place.size >= 3
+
     def _draw_ok(self, hand: list[int]) -> bool:
         return len(hand) < HAND_LIMIT and bool(self.pile or self.reserves[self.seat])
 
@@ -211,7 +215,7 @@ class Game2004:
         out: list[int] = []
         hand = self.hands[self.seat]
         if self._may_ritual():
-            out.extend(mv.RITUAL + s for s in range(ROW_SLOTS) if self.ritual_reason(s) is None)
+            out.extend(mv.RITUAL + s for s in range(ROW_SLOTS) if self._ritual_ok(s))
         if self.plays_left:
             slots = [s for s in range(ROW_SLOTS) if self.row[s] is not None]
             for card in hand:
