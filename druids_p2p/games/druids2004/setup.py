@@ -95,3 +95,40 @@ def starting_hands(setup: Setup) -> list[list[int]]:
         [*setup.gems[START_GEMS * s : START_GEMS * (s + 1)], *setup.reserves[s][:3]]
         for s in range(n)
     ]
+
+
+def arranged_setup(
+    players: int,
+    start: int = 0,
+    *,
+    row: Sequence[int] = (),
+    gems: dict[int, Sequence[int]] | None = None,
+    servants: dict[int, Sequence[int]] | None = None,
+    pile: Sequence[int] = (),
+) -> Setup:
+    """A setup with the named cards where they are asked for, every other card in id order.
+
+    ``row`` are the first places (slot 0 first), ``gems[s]`` seat ``s``'s starting gems,
+    ``servants[s]`` its reserve from the top (the first 3 are drawn into its hand), ``pile`` the
+    top of the gem pile. For worked examples and tests: it is still just a set of orders.
+    """
+    gems = gems or {}
+    servants = servants or {}
+    fixed_gems = [g for s in range(players) for g in gems.get(s, ())] + list(pile)
+    free = [g for g in GEMS if g not in fixed_gems]
+    order: list[int] = []
+    for seat in range(players):
+        hand = list(gems.get(seat, ()))
+        while len(hand) < START_GEMS:
+            hand.append(free.pop(0))
+        order.extend(hand)
+    order.extend(pile)
+    order.extend(free)
+    places = list(row) + [p for p in PLACES if p not in row]
+    reserves = []
+    for seat in range(players):
+        top = list(servants.get(seat, ()))
+        reserves.append(tuple(top + [c for c in servants_of(seat) if c not in top]))
+    setup = Setup(tuple(places), tuple(order), tuple(reserves), start)
+    validate_setup(setup, players)
+    return setup
