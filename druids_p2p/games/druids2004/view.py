@@ -53,6 +53,9 @@ class SeatView:
     discard_counts: tuple[int, ...]
     rituals: tuple[RitualDone, ...]
     plays_left: int
+    plays_made: int
+    turn_active: bool
+    """A card was played or drawn or a ritual announced this turn (public; the stall counts)."""
     ritual_done: bool
     servant_played: bool
     discarded: bool
@@ -100,6 +103,8 @@ def seat_view(game: Game2004, seat: int) -> SeatView:
         discard_counts=tuple(sum(1 for s, _ in game.discards if s == q) for q in range(n)),
         rituals=tuple(r for r in game.log if isinstance(r, RitualDone)),
         plays_left=game.plays_left,
+        plays_made=game.plays_made,
+        turn_active=game.active,
         ritual_done=game.ritual_done,
         servant_played=game.servant_played,
         discarded=game.discarded,
