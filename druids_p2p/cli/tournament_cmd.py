@@ -19,6 +19,7 @@ import typer
 
 from druids_p2p.cli.app import app, echo_err, fail
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
+from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP, check_game
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,6 +35,14 @@ EXIT_INTERRUPTED = 130
 
 def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
+
+
+def check_bots_play(names: list[str], registry: BotRegistry, game: str) -> None:
+    """Refuse, in one line, a bot that does not play ``game``."""
+    for name in names:
+        spec = registry.get(name)
+        if not spec.plays(game):
+            fail(f"bot {name!r} does not play {game} (it plays {', '.join(spec.games)})")
 
 
 def parse_bot_list(text: str, registry: BotRegistry, option: str = "--bots") -> list[str]:
@@ -52,8 +61,17 @@ def parse_bot_list(text: str, registry: BotRegistry, option: str = "--bots") -> 
     return names
 
 
-def check_common(players: int, games: int, workers: int, budget_ms: float) -> None:
-    if players not in (3, 4, 5):
+def check_common(
+    players: int, games: int, workers: int, budget_ms: float, game: str = DEFAULT_GAME
+) -> None:
+    try:
+        check_game(game)
+    except ValueError as exc:
+        fail(str(exc))
+    if game == "druids2004":
+        if players not in (2, 3, 4):
+            fail(f"--players must be 2, 3 or 4 for druids2004, not {players}")
+    elif players not in (3, 4, 5):
         fail(f"--players must be 3, 4 or 5, not {players}")
     if games < 1:
         fail(f"--games must be at least 1, not {games}")
@@ -203,6 +221,7 @@ def tournament_command(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
+    game: str | None = typer.Option(None, "--game", help=GAME_HELP + " [druids2017]"),
 ) -> None:
     """Play bots against each other on duplicate deals and rate them.
 
@@ -234,12 +253,18 @@ def tournament_command(
                 fail(f"cannot resume: bot {name!r} of this run is not loaded (--plugins-dir?)")
     else:
         names = parse_bot_list(bots, registry)
-    n_players = pick(players, stored.players if stored else None, min(5, max(3, len(names))))
+    the_game = pick(game, stored.game if stored else None, DEFAULT_GAME)
+    low, high = (2, 4) if the_game == "druids2004" else (3, 5)
+    default_players = min(high, max(low, len(names)))
+    n_players = pick(players, stored.players if stored else None, default_players)
     budget = pick(time_per_move, stored.time_per_move_ms if stored else None, DEFAULT_BUDGET_MS)
     n_games = pick(games, stored.games if stored else None, DEFAULT_GAMES)
     n_workers = pick(workers, None, default_workers())
-    check_common(n_players, n_games, n_workers, budget)
+    check_common(n_players, n_games, n_workers, budget, the_game)
+    check_bots_play(names, registry, the_game)
     use_p2p = p2p or bool(stored.p2p if stored else None)
+    if use_p2p and the_game != DEFAULT_GAME:
+        fail(f"--p2p is not available for {the_game} yet (offline games only)")
     if use_p2p:
         problem = p2p_unavailable()
         if problem:
@@ -252,6 +277,7 @@ def tournament_command(
         seed=pick(seed, stored.seed if stored else None, 0),
         time_per_move_ms=budget,
         p2p=use_p2p,
+        game=the_game,
     )
     out_dir = out if out is not None else Path("out") / time.strftime("tournament-%Y%m%d-%H%M%S")
     result = run_or_fail(

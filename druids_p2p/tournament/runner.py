@@ -71,6 +71,8 @@ class TournamentConfig:
     variant: bool = False
     mode: str = MODE_ROUND_ROBIN
     """``round-robin``, or ``challenge``: the first bot against copies of the second."""
+    game: str = "druids2017"
+    """The rule set played (left out of run.json for druids2017, as before it existed)."""
 
     def plan(self) -> list[GameSpec]:
         if self.mode == MODE_CHALLENGE:
@@ -81,6 +83,8 @@ class TournamentConfig:
         d = asdict(self)
         d["bots"] = list(self.bots)
         d["versions"] = list(self.versions)
+        if self.game == "druids2017":
+            del d["game"]
         return d
 
     @classmethod
@@ -95,6 +99,7 @@ class TournamentConfig:
             p2p=bool(d.get("p2p", False)),
             variant=bool(d.get("variant", False)),
             mode=str(d.get("mode", MODE_ROUND_ROBIN)),
+            game=str(d.get("game", "druids2017")),
         )
 
     def differences(self, other: TournamentConfig) -> list[str]:
@@ -103,14 +108,21 @@ class TournamentConfig:
         return [f"{k} {theirs[k]!r} != {mine[k]!r}" for k in mine if mine[k] != theirs[k]]
 
 
-def game_timeout_s(players: int, budget_ms: float, rounds: int = 5) -> float:
+def game_timeout_s(
+    players: int, budget_ms: float, rounds: int = 5, game: str = "druids2017"
+) -> float:
     """The longest a game may take when every bot uses its whole limit on every call.
 
     Every move may take the host's wait limit; every lifecycle hook its hook limit. A worker
-    still busy past this is stuck in something the host cannot interrupt.
+    still busy past this is stuck in something the host cannot interrupt. A Druids (2004) game
+    is bounded by about 600 moves (54 gems, 24 servants, each played, drawn or discarded once a
+    pass, and the stall end).
     """
-    moves = rounds * (players * HAND_SIZE[players] + PILE_CHOICES_PER_ROUND)
-    hooks = players * (2 * rounds + 1)
+    if game == "druids2004":
+        moves, hooks = 600, 2 * players
+    else:
+        moves = rounds * (players * HAND_SIZE[players] + PILE_CHOICES_PER_ROUND)
+        hooks = players * (2 * rounds + 1)
     return (moves * wait_limit_ms(budget_ms) + hooks * max(HOOK_TIMEOUT_MS, budget_ms)) / 1000.0
 
 
@@ -240,7 +252,7 @@ def run_tournament(
     todo = [s for s in specs if s.index not in done]
     versions = dict(zip(config.bots, config.versions, strict=True))
     per_game = game_timeout if game_timeout is not None else game_timeout_s(
-        config.players, config.time_per_move_ms
+        config.players, config.time_per_move_ms, game=config.game
     )  # fmt: skip
     trace_path = out_dir / ".trace"
     trace_path.write_bytes(bytes(max(1, len(specs))))
@@ -263,6 +275,7 @@ def run_tournament(
             config.p2p,
             workdir,
             per_game,
+            config.game,
         )
 
     with open(trace_path, "r+b") as tf, games_path.open("a") as out:
