@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from druids_p2p.games.druids2004.cards import N_CARDS, servant_owner
+from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004.cards import N_CARDS, is_gem, servant_owner
 from druids_p2p.games.druids2004.state import Game2004
 
 ZONES: Final = (
@@ -63,3 +64,15 @@ def known_to(game: Game2004, card: int) -> frozenset[int]:
         if card in slot.servants:
             return frozenset({servant_owner(card)})
     return everyone
+
+
+def public_token(move: int) -> str:
+    """What every other seat learns of ``move``: a play shows the slot and "a gem" or "a servant
+    of P" (``gem>2``, ``S0:?>2``), a discard shows ``Discard:gem``; other moves are public."""
+    m = mv.decode(move)
+    if m.kind == mv.KIND_PLAY:
+        what = "gem" if is_gem(m.card) else f"S{servant_owner(m.card)}:?"
+        return f"{what}>{m.slot}"
+    if m.kind == mv.KIND_DISCARD:
+        return "Discard:gem"
+    return mv.format_move(move)

@@ -324,6 +324,9 @@ class Game2004:
             self._end_turn()
         self._auto_end()
 
+    push = play
+    """python-chess's name for :meth:`play`."""
+
     # ---------------------------------------------------------------- rituals
     def _ritual(self, slot: int) -> None:
         place = self.row[slot]
