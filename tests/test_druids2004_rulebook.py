@@ -459,3 +459,43 @@ def test_illegal_move_raises_with_reason() -> None:
         game.play(mv.STOP)
     assert info.value.reason == "P0 must first play 2 more card(s)"
     assert game.check(9999) == "no move has id 9999"
+
+
+def test_example_column_winner_alone_even_sharing_the_top_space() -> None:
+    """S = 1: P2 reaches 5 (the top space); then P0 must pass 5 while P1 stands on 0."""
+    setup = arranged_setup(
+        3,
+        0,
+        row=cards("@K1 @W1 @R1"),
+        gems={0: cards("K1 K2 K3 K4"), 1: cards("K5 K6 R1 R2"), 2: cards("W1 W2 W3 W4")},
+        servants={0: cards("S0:1 S0:5 S0:6"), 2: cards("S2:6 S2:1 S2:2")},
+        pile=cards("W5 W6"),
+    )
+    game = Game2004(setup, Options(players=3, spaces_per_card=1))
+    play(
+        game,
+        "K1>0 K2>0 Stop  K5>0 K6>0 Stop  W1>1 W2>1 Draw:gem Draw:gem"
+        "  K3>0 S0:1>0 Stop  R1>2 R2>2 Stop  W3>1 W4>1 Stop"
+        "  K4>0 S0:5>0 Stop  S1:1>2 Stop  W5>1 S2:6>1 Stop"
+        "  S0:6>2 Stop  S1:2>2 Stop  Ritual:1 W6>2 S2:1>2 Stop",
+    )
+    assert game.scores == [0, 0, 5] and not game.game_over
+    play(game, "Ritual:0")
+    assert game.ended_by == "column" and game.scores == [5, 0, 5] and game.winners == [0]
+
+
+def test_an_empty_supply_leaves_the_slot_empty() -> None:
+    for game in _random_games(30, 2, 4):
+        late = [
+            r
+            for r in game.log
+            if isinstance(r, RitualDone) and r.turned is None and r.ended is None
+        ]
+        if late:
+            slot = late[0].slot
+            index = game.log.index(late[0])
+            later = [r for r in game.log[index:] if isinstance(r, RitualDone)]
+            assert all(r.slot != slot for r in later[1:])  # nothing came back into the slot
+            assert game.row[slot] is None
+            return
+    pytest.fail("no ritual in the sample found the supply empty")
