@@ -62,6 +62,12 @@ def check_invariants(game: Game2004) -> None:
     else:
         assert won == game.scores, "scores equal the amulets handed out"
     assert all(len(h) <= 7 for h in game.hands)
+    # The ends come at once: a live game never has nothing left to score, an empty row or a
+    # stall it has not noticed.
+    if not game.game_over:
+        assert not game._nothing_left_now(), "nothing is left to score but the game goes on"
+        assert sum(p is not None for p in game.row) + len(game.supply) > 1
+        assert game.idle_turns < game.players
     assert all(game.base <= s < game.base + 6 * game.options.spaces_per_card for s in game.scores)
 
 
@@ -81,7 +87,7 @@ def check_view(game: Game2004, seat: int) -> None:
         assert seat in known_to(game, card)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(seed=seeds, opts=options)
 def test_random_play_keeps_every_card_and_every_point(seed: int, opts: Options) -> None:
     rng = random.Random(seed)

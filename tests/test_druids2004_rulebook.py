@@ -499,3 +499,14 @@ def test_an_empty_supply_leaves_the_slot_empty() -> None:
             assert game.row[slot] is None
             return
     pytest.fail("no ritual in the sample found the supply empty")
+
+
+def test_nothing_left_can_follow_a_discard() -> None:
+    """Discarding the last gem any hand holds (the pile empty) ends the game at once."""
+    from druids_p2p.games.druids2004.records import Discarded
+
+    for game in _random_games(400, 4, 5):
+        if game.ended_by == "nothing_left" and isinstance(game.log[-2], Discarded):
+            assert game._nothing_left_now() and game.pile == []
+            return
+    pytest.fail("no game in the sample ended by a discard")

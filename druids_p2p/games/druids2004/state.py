@@ -312,6 +312,7 @@ class Game2004:
             self.discards.append((seat, m.card))
             self.discarded = True
             self.log.append(Discarded(seat, m.card))
+            self._nothing_left()  # the last gem in any hand may just have gone
         elif m.kind == mv.KIND_DRAW:
             source = self.pile if m.source == "gem" else self.reserves[seat]
             card = source.pop()
