@@ -76,3 +76,34 @@ def test_public_form_of_each_move() -> None:
     assert public_token(mv.discard_move(parse_card("Y3"))) == "Discard:gem"
     assert public_token(mv.ritual_move(5)) == "Ritual:5"
     assert public_token(mv.DRAW_SERVANT) == "Draw:servant"
+
+
+def test_deck_schedule_accounts_for_every_card_move() -> None:
+    """The deck operations of whole games: every draw a deal from the right deck to the drawer,
+    every play face down, every ritual one reveal, and the final reveal opens what is left."""
+    from collections import Counter
+
+    from druids_p2p.games.druids2004.options import Options
+    from druids_p2p.games.druids2004.playout import play_random_game
+    from druids_p2p.games.druids2004.records import Drew, Played, RitualDone
+    from druids_p2p.games.druids2004.schedule import DEAL, FINAL, PLAY, REVEAL, TURN, schedule
+
+    rng = random.Random(8)
+    for n in (2, 3, 4):
+        game, _ = play_random_game(rng, Options(players=n))
+        ops = schedule(game)
+        kinds = Counter(op.kind for op in ops)
+        draws = [r for r in game.log if isinstance(r, Drew)]
+        rituals = [r for r in game.log if isinstance(r, RitualDone)]
+        assert kinds[DEAL] == 7 * n + len(draws)
+        assert kinds[REVEAL] == len(rituals)
+        assert kinds[TURN] == 6 + sum(1 for r in rituals if r.turned is not None)
+        assert kinds[PLAY] == sum(1 for r in game.log if isinstance(r, Played)) + len(game.discards)
+        assert all(op.seen_by == "owner" for op in ops if op.kind in (DEAL, PLAY))
+        final = [op for op in ops if op.kind == FINAL]
+        assert len(final) == 1 and ops[-1] is final[0]
+        # Every gem a seat holds at the end was dealt to it and not played since.
+        for seat in range(n):
+            dealt = [op.cards[0] for op in ops if op.kind == DEAL and op.seat == seat]
+            played = [op.cards[0] for op in ops if op.kind == PLAY and op.seat == seat]
+            assert sorted(game.hands[seat]) == sorted((Counter(dealt) - Counter(played)).elements())

@@ -11,7 +11,8 @@ A pure rules engine (no I/O, no clock, randomness only from a passed ``random.Ra
 Modules, one concern each: ``cards`` (ids, tokens), ``moves`` (move ids, tokens), ``options``
 (one per guessed ruling), ``setup`` (the piles' orders), ``column`` (the score column), ``ritual``
 (the amulet distribution), ``records`` (the log), ``state`` (the game), ``view`` (per seat),
-``hidden`` (who knows what), ``notation``/``replay`` (the JSON record), ``playout``, ``ruleset``.
+``hidden`` (who knows what), ``schedule`` (the deck operations as data), ``notation``/``replay``
+(the JSON record), ``playout``, ``worlds``/``policy`` (for bots), ``ruleset``.
 """
 
 from druids_p2p.games.druids2004.cards import format_card, parse_card
