@@ -200,7 +200,7 @@ class BotRegistry:
             raise TypeError(f"bot {name!r}: factory returned {type(bot).__name__}, not a Bot")
         return bot
 
-    def as_dict(self) -> dict[str, list[dict[str, str]]]:
+    def as_dict(self) -> dict[str, list[dict[str, Any]]]:
         """The ``druids bots --json`` document."""
         return {
             "bots": [
@@ -209,6 +209,7 @@ class BotRegistry:
                     "version": s.version,
                     "source": s.source,
                     "description": s.description,
+                    "games": list(s.games),
                 }
                 for s in self.bots.values()
             ],

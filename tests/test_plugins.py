@@ -261,8 +261,9 @@ def test_cli_bots_json_schema(tmp_path: Path) -> None:
     doc = json.loads(proc.stdout)
     assert set(doc) == {"bots", "failed"}
     for bot in doc["bots"]:
-        assert set(bot) == {"name", "version", "source", "description"}
-        assert all(isinstance(v, str) for v in bot.values())
+        assert set(bot) == {"name", "version", "source", "description", "games"}
+        assert all(isinstance(v, str) for k, v in bot.items() if k != "games")
+        assert bot["games"] and all(isinstance(g, str) for g in bot["games"])
     for failure in doc["failed"]:
         assert set(failure) == {"plugin", "error"}
         assert all(isinstance(v, str) for v in failure.values())

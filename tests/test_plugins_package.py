@@ -70,6 +70,7 @@ def test_installed_package_is_listed_by_the_cli(installed: Path, tmp_path: Path)
         "version": "0.1.0",
         "source": SOURCE,
         "description": "Example package bot: ducks high, feeds low.",
+        "games": ["druids2017"],
     }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 
 from druids_p2p.bots.base import Bot, BotFactory, BotSpec
+from druids_p2p.bots.druids2004 import Rule2004Bot, Search2004Bot
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.bots.rule_bot import RuleBot, rule_move
 from druids_p2p.hookspecs import RegisterBot, hookimpl
@@ -18,22 +19,30 @@ from druids_p2p.hookspecs import RegisterBot, hookimpl
 __all__ = ["Bot", "BotFactory", "BotSpec", "RandomBot", "RuleBot", "rule_move"]
 
 BUILTIN_VERSION = "1"
+BOTH_GAMES = ("druids2017", "druids2004")
 
 
 @hookimpl
 def druids_register_bots(register: RegisterBot) -> None:
     register(
-        name="random",
-        factory=RandomBot,
-        version=BUILTIN_VERSION,
-        description="Uniformly random legal moves (the baseline).",
+        BotSpec(
+            name="random",
+            factory=RandomBot,
+            version=BUILTIN_VERSION,
+            description="Uniformly random legal moves (the baseline).",
+            games=BOTH_GAMES,
+        )
     )
     register(
-        name="rule",
-        factory=RuleBot,
-        version=BUILTIN_VERSION,
-        description="Hand-written heuristics: feeds winners low cards, sheds high ones, "
-        "dodges a fifth domain; fast and deterministic.",
+        BotSpec(
+            name="rule",
+            factory=RuleBot,
+            version=BUILTIN_VERSION,
+            description="Hand-written heuristics: feeds winners low cards, sheds high ones, "
+            "dodges a fifth domain; fast and deterministic.",
+            games=BOTH_GAMES,
+            factories=(("druids2004", Rule2004Bot),),
+        )
     )
 
 
@@ -52,8 +61,12 @@ class PimcPlugin:
         pimc_bot = module.PimcBot
         doc_lines = (pimc_bot.__doc__ or "").strip().splitlines()
         register(
-            name="pimc",
-            factory=pimc_bot,
-            version=str(getattr(module, "VERSION", BUILTIN_VERSION)),
-            description=str(getattr(module, "DESCRIPTION", "") or (doc_lines[:1] or [""])[0]),
+            BotSpec(
+                name="pimc",
+                factory=pimc_bot,
+                version=str(getattr(module, "VERSION", BUILTIN_VERSION)),
+                description=str(getattr(module, "DESCRIPTION", "") or (doc_lines[:1] or [""])[0]),
+                games=BOTH_GAMES,
+                factories=(("druids2004", Search2004Bot),),
+            )
         )

@@ -9,9 +9,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from druids_p2p.engine.game import GameOptions
 from druids_p2p.engine.view import PlayerView
+
+if TYPE_CHECKING:
+    from druids_p2p.games.druids2004.options import Options as Options2004
+
+DEFAULT_GAME = "druids2017"
 
 
 class Bot:
@@ -19,14 +25,18 @@ class Bot:
 
     def __init__(self) -> None:
         self.seat = -1
-        self.options = GameOptions()
+        self.options: GameOptions | Options2004 = GameOptions()
         self.rng = random.Random(0)
         self.time_budget_ms = 100.0
 
     def start_game(
-        self, seat: int, options: GameOptions, rng: random.Random, time_budget_ms: float
+        self,
+        seat: int,
+        options: GameOptions | Options2004,
+        rng: random.Random,
+        time_budget_ms: float,
     ) -> None:
-        """Called once before the first move of a game."""
+        """Called once before the first move of a game (the options say which game it is)."""
         self.seat = seat
         self.options = options
         self.rng = rng
@@ -55,3 +65,18 @@ class BotSpec:
     version: str = "0"
     description: str = ""
     source: str = field(default="built-in", compare=False)
+    games: tuple[str, ...] = (DEFAULT_GAME,)
+    """The rule sets this bot plays (names of ``druids_p2p.engine.interface.RULESETS``)."""
+    factories: tuple[tuple[str, BotFactory], ...] = ()
+    """Game-specific factories (``factory`` makes the bot for every other game it plays)."""
+
+    def plays(self, game: str) -> bool:
+        return game in self.games
+
+    def factory_for(self, game: str) -> BotFactory:
+        """The factory of this bot for ``game``; ValueError (one line) if it does not play it."""
+        if game not in self.games:
+            raise ValueError(
+                f"bot {self.name!r} does not play {game} (it plays {', '.join(self.games)})"
+            )
+        return dict(self.factories).get(game, self.factory)

@@ -19,6 +19,7 @@ import typer
 from druids_p2p.cli.app import bench_app, echo_err, fail
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
 from druids_p2p.cli.tournament_cmd import (
+    check_bots_play,
     check_common,
     default_workers,
     parse_bot_list,
@@ -26,6 +27,7 @@ from druids_p2p.cli.tournament_cmd import (
     run_or_fail,
     want_progress,
 )
+from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP
 
 
 def _ci_text(ci: list[float] | None) -> str:
@@ -58,7 +60,7 @@ def bench_bots_command(
         help="Bots to measure, then the baseline they each play against.",
     ),
     games: int = typer.Option(200, "--games", help="Games per bot, rounded up to whole deals."),
-    players: int = typer.Option(4, "--players", help="3, 4 or 5 seats."),
+    players: int = typer.Option(4, "--players", help="3, 4 or 5 seats (druids2004: 2, 3 or 4)."),
     seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
     time_per_move: float = typer.Option(
         100.0, "--time-per-move", metavar="MS", help="Budget per move."
@@ -70,21 +72,24 @@ def bench_bots_command(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
+    game: str = typer.Option(DEFAULT_GAME, "--game", help=GAME_HELP),
 ) -> None:
     """Each bot against players-1 copies of the baseline (the last of --bots), duplicate deals:
     mean score margin over its opponents with a 95% CI, and first-place rate."""
     from druids_p2p.tournament.runner import MODE_CHALLENGE, TournamentConfig
 
     n_workers = workers if workers is not None else default_workers()
-    check_common(players, games, n_workers, time_per_move)
+    check_common(players, games, n_workers, time_per_move, game)
     registry = load_registry(plugins_dir, strict_plugins)
     names = parse_bot_list(bots, registry)
+    check_bots_play(names, registry, game)
     if len(names) < 2:
         fail("--bots: give the bots to measure, then the baseline (e.g. --bots pimc,rule)")
     baseline = names[-1]
     report: dict[str, Any] = {
         "games": 0,
         "players": players,
+        "game": game,
         "baseline": baseline,
         "time_per_move_ms": time_per_move,
         "seed": seed,
@@ -100,6 +105,7 @@ def bench_bots_command(
             seed=seed,
             time_per_move_ms=time_per_move,
             mode=MODE_CHALLENGE,
+            game=game,
         )
         with tempfile.TemporaryDirectory(prefix="druids-bench-") as tmp:
             result = run_or_fail(

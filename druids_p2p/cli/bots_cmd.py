@@ -52,11 +52,21 @@ def bots_command(
     if as_json:
         print(json.dumps(registry.as_dict()))
         return
-    rows = [(s.name, s.version, s.source, s.description) for s in registry.bots.values()]
-    widths = [max(len(r[i]) for r in [("NAME", "VERSION", "SOURCE", ""), *rows]) for i in (0, 1, 2)]
-    print(f"{'NAME':{widths[0]}}  {'VERSION':{widths[1]}}  {'SOURCE':{widths[2]}}  DESCRIPTION")
-    for name, version, source, description in rows:
-        print(f"{name:{widths[0]}}  {version:{widths[1]}}  {source:{widths[2]}}  {description}")
+    rows = [
+        (s.name, s.version, s.source, ",".join(s.games), s.description)
+        for s in registry.bots.values()
+    ]
+    head = ("NAME", "VERSION", "SOURCE", "GAMES", "")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in (0, 1, 2, 3)]
+    print(
+        f"{'NAME':{widths[0]}}  {'VERSION':{widths[1]}}  {'SOURCE':{widths[2]}}  "
+        f"{'GAMES':{widths[3]}}  DESCRIPTION"
+    )
+    for name, version, source, games, description in rows:
+        print(
+            f"{name:{widths[0]}}  {version:{widths[1]}}  {source:{widths[2]}}  "
+            f"{games:{widths[3]}}  {description}"
+        )
     if registry.backends:
         print("\ndiscovery backends (reserved, not used yet):")
         for backend in registry.backends.values():

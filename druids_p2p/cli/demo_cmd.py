@@ -13,6 +13,8 @@ import typer
 from druids_p2p.cli.app import app, fail
 from druids_p2p.engine import DOMAINS, Game, GameOptions, deal, format_card, format_move
 from druids_p2p.engine.rules import Round, TrickRecord
+from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP
+from druids_p2p.games.dispatch import demo_lines as demo_game
 
 
 def _pile_summary(rnd: Round, seat: int) -> str:
@@ -34,11 +36,20 @@ def _trick_line(number: int, trick: TrickRecord) -> str:
 
 @app.command("demo")
 def demo_command(
-    players: int = typer.Option(4, "--players", help="3, 4 or 5 seats."),
+    players: int = typer.Option(4, "--players", help="3, 4 or 5 seats (druids2004: 2, 3 or 4)."),
     seed: int = typer.Option(1, "--seed", help="Seed for the deals and the random players."),
     variant: bool = typer.Option(False, "--variant", help="Allow Gaia's light side."),
+    game_name: str = typer.Option(DEFAULT_GAME, "--game", help=GAME_HELP),
 ) -> None:
-    """Play a whole 5-round game between random local players and print it trick by trick."""
+    """Play a whole game between random local players and print it (trick by trick for 2017,
+    turn by turn for 2004)."""
+    if game_name != DEFAULT_GAME:
+        try:
+            lines = list(demo_game(game_name, players, seed))
+        except ValueError as exc:
+            fail(str(exc))
+        print("\n".join(lines))
+        return
     if players not in (3, 4, 5):
         fail(f"--players must be 3, 4 or 5, not {players}")
     rng = random.Random(seed)

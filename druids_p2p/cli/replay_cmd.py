@@ -10,6 +10,8 @@ import typer
 
 from druids_p2p.cli.app import app, fail
 from druids_p2p.engine.replay import ReplayInputError, replay
+from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP
+from druids_p2p.games.dispatch import replay as replay_game
 
 
 def read_text_arg(path: str) -> str:
@@ -27,6 +29,7 @@ def read_text_arg(path: str) -> str:
 @app.command("replay")
 def replay_command(
     file: str = typer.Argument(..., help="Game record as JSON, or '-' for stdin."),
+    game: str = typer.Option(DEFAULT_GAME, "--game", help=GAME_HELP),
 ) -> None:
     """Replay a game record through the rules engine; print the outcome as JSON.
 
@@ -35,8 +38,8 @@ def replay_command(
     """
     text = read_text_arg(file)
     try:
-        code, result = replay(text)
-    except ReplayInputError as exc:
+        code, result = replay(text) if game == DEFAULT_GAME else replay_game(game, text)
+    except (ReplayInputError, ValueError) as exc:
         fail(str(exc))
     print(json.dumps(result))
     if code:

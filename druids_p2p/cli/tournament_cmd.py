@@ -20,6 +20,7 @@ import typer
 
 from druids_p2p.cli.app import app, echo_err, fail
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
+from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP, check_game
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,6 +36,14 @@ EXIT_INTERRUPTED = 130
 
 def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
+
+
+def check_bots_play(names: list[str], registry: BotRegistry, game: str) -> None:
+    """Refuse, in one line, a bot that does not play ``game``."""
+    for name in names:
+        spec = registry.get(name)
+        if not spec.plays(game):
+            fail(f"bot {name!r} does not play {game} (it plays {', '.join(spec.games)})")
 
 
 def parse_bot_list(
@@ -111,8 +120,17 @@ def parse_lineups(
     return Lineup(distinct, lineups, MODE_GAUNTLET, seats)
 
 
-def check_common(players: int, games: int, workers: int, budget_ms: float) -> None:
-    if players not in (3, 4, 5):
+def check_common(
+    players: int, games: int, workers: int, budget_ms: float, game: str = DEFAULT_GAME
+) -> None:
+    try:
+        check_game(game)
+    except ValueError as exc:
+        fail(str(exc))
+    if game == "druids2004":
+        if players not in (2, 3, 4):
+            fail(f"--players must be 2, 3 or 4 for druids2004, not {players}")
+    elif players not in (3, 4, 5):
         fail(f"--players must be 3, 4 or 5, not {players}")
     if games < 1:
         fail(f"--games must be at least 1, not {games}")
@@ -327,6 +345,7 @@ def tournament_command(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
+    game: str | None = typer.Option(None, "--game", help=GAME_HELP + " [druids2017]"),
 ) -> None:
     """Play bots against each other on duplicate deals and rate them.
 
@@ -359,16 +378,21 @@ def tournament_command(
     else:
         who = parse_lineups(bots, gauntlet, players, registry)
     names = list(who.bots)
+    the_game = pick(game, stored.game if stored else None, DEFAULT_GAME)
+    low, high = (2, 4) if the_game == "druids2004" else (3, 5)
     n_players = pick(
         who.players if who.lineups else players,
         stored.players if stored else None,
-        min(5, max(3, len(names))),
+        min(high, max(low, len(names))),
     )
     budget = pick(time_per_move, stored.time_per_move_ms if stored else None, DEFAULT_BUDGET_MS)
     n_games = pick(games, stored.games if stored else None, DEFAULT_GAMES)
     n_workers = pick(workers, None, default_workers())
-    check_common(n_players, n_games, n_workers, budget)
+    check_common(n_players, n_games, n_workers, budget, the_game)
+    check_bots_play(names, registry, the_game)
     use_p2p = p2p or bool(stored.p2p if stored else None)
+    if use_p2p and the_game != DEFAULT_GAME:
+        fail(f"--p2p is not available for {the_game} yet (offline games only)")
     if use_p2p:
         problem = p2p_unavailable()
         if problem:
@@ -383,6 +407,7 @@ def tournament_command(
         p2p=use_p2p,
         mode=who.mode,
         lineups=who.lineups,
+        game=the_game,
     )
     config = with_stopping(config, stored, sprt, sprt_stat, stop_after_ci)
     if cluster is not None:

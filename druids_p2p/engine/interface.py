@@ -1,8 +1,13 @@
 """The seam between a rule set and everything that runs it (network, deck, bots, tournaments).
 
 Those layers talk to a :class:`Ruleset` and the :class:`GameState` it creates, never to Druids
-internals, so another game called Druids (the 2004 or 2016 one) could be added as one more
+internals, so another game called Druids (the 2004 one, ``druids_p2p.games.druids2004``) is one more
 ruleset. Moves and cards cross the seam as integers and as text tokens.
+
+The seam has a common part every game offers (:class:`CommonRuleset`, :class:`CommonGameState`)
+and the 2017 game's deal-per-round part (:class:`Ruleset`, :class:`GameState`), which the table
+and the mental deck use today through :func:`dealt_ruleset`. The registry is the only place the
+2017 engine imports another game's package.
 """
 
 from __future__ import annotations
@@ -15,44 +20,62 @@ from druids_p2p.engine import cards as _cards
 from druids_p2p.engine import notation as _notation
 from druids_p2p.engine.deal import deal as _deal
 from druids_p2p.engine.game import Game, GameOptions
+from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset as _Druids2004Ruleset
 
 
 @runtime_checkable
-class GameState(Protocol):
-    """A game in progress: what a table, a bot host or a replay needs of any rule set."""
+class CommonGameState(Protocol):
+    """What every rule set's game offers: whose move, the legal moves, check, play, views, end."""
 
     @property
     def players(self) -> int: ...
     @property
     def to_move(self) -> int | None: ...
     @property
-    def round_over(self) -> bool: ...
-    @property
     def game_over(self) -> bool: ...
-    @property
-    def needs_deal(self) -> bool: ...
     @property
     def totals(self) -> list[int]: ...
     @property
-    def round_scores(self) -> list[list[int]]: ...
-    @property
     def winners(self) -> list[int] | None: ...
 
-    def start_round(self, hands: list[list[int]]) -> Any: ...
     def legal_moves(self) -> list[int]: ...
     def check(self, move: int) -> str | None: ...
     def play(self, move: int) -> None: ...
     def view(self, seat: int) -> Any: ...
 
 
-class Ruleset(Protocol):
-    """A card game the project can deal, check, replay and play bots in."""
+@runtime_checkable
+class GameState(CommonGameState, Protocol):
+    """A game dealt round by round (Druids 2017): what a table, a bot host or a replay needs."""
+
+    @property
+    def round_over(self) -> bool: ...
+    @property
+    def needs_deal(self) -> bool: ...
+    @property
+    def round_scores(self) -> list[list[int]]: ...
+
+    def start_round(self, hands: list[list[int]]) -> Any: ...
+
+
+class CommonRuleset(Protocol):
+    """What every registered card game offers: its name, seats, cards, a new game and tokens."""
 
     name: str
     min_players: int
     max_players: int
     deck_size: int
     """Physical cards are ids ``0 .. deck_size-1`` (what the mental deck shuffles)."""
+
+    def new_game(self, players: int, **options: Any) -> CommonGameState: ...
+    def format_card(self, card: int) -> str: ...
+    def parse_card(self, token: str) -> int: ...
+    def format_move(self, move: int) -> str: ...
+    def parse_move(self, token: str) -> int: ...
+
+
+class Ruleset(CommonRuleset, Protocol):
+    """A card game dealt once per round (Druids 2017): what the mental deck's deal needs."""
 
     def hand_size(self, players: int) -> int: ...
     def required_cards(self, players: int) -> frozenset[int]:
@@ -107,8 +130,24 @@ class DruidsRuleset:
         return _notation.parse_move(token)
 
 
-RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
+DEALT_RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
+"""The rule sets dealt once per round, which today's table and deck can run."""
+
+RULESETS: dict[str, CommonRuleset] = {
+    **DEALT_RULESETS,
+    _Druids2004Ruleset.name: _Druids2004Ruleset(),
+}
 """Every rule set by name; the one a table plays is bound into its table id."""
+
+
+def dealt_ruleset(name: str) -> Ruleset:
+    """The deal-per-round rule set ``name``; ValueError for a game the table cannot deal yet."""
+    try:
+        return DEALT_RULESETS[name]
+    except KeyError:
+        known = "a game dealt once per round" if name in RULESETS else "a known rule set"
+        raise ValueError(f"{name!r} is not {known}") from None
+
 
 DEFAULT_RULESET = DruidsRuleset.name
 """What a seat message that names no rule set plays (protocol version 1 had only Druids 2017)."""
@@ -121,11 +160,10 @@ def seat_options(options: Mapping[str, Any]) -> tuple[str, GameOptions]:
     One function for the table, the live audit and ``druids audit``, so that all three agree on
     which tables are playable."""
     name = options.get("ruleset", DEFAULT_RULESET)
-    if name not in RULESETS:
-        known = ", ".join(sorted(RULESETS))
-        raise ValueError(
-            f"the table names the rule set {name!r}, which this peer does not know ({known})"
-        )
+    if name not in DEALT_RULESETS:
+        known = ", ".join(sorted(DEALT_RULESETS))
+        what = "which tables cannot play yet" if name in RULESETS else "which is not known here"
+        raise ValueError(f"the table names the rule set {name!r}, {what} (tables play {known})")
     game_options = GameOptions(
         players=int(options["players"]),
         variant=bool(options["variant"]),

@@ -48,7 +48,7 @@ from druids_p2p.engine import (
     format_move,
     parse_move_token,
 )
-from druids_p2p.engine.interface import DEFAULT_RULESET, RULESETS, seat_options
+from druids_p2p.engine.interface import DEFAULT_RULESET, dealt_ruleset, seat_options
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.endpoints import TableNetwork
@@ -951,7 +951,7 @@ def deal_params(
 ) -> DeckParams:
     """The deck's parameters for one round, from the rule set's deck description (the seam):
     every peer and the auditor must build exactly these."""
-    rules = RULESETS[ruleset]
+    rules = dealt_ruleset(ruleset)
     return DeckParams(
         table_id=table_id,
         round_no=round_no,

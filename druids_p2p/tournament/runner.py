@@ -86,6 +86,9 @@ class TournamentConfig:
     stop_ci: float | None = None
     """Stop when the 95% interval of the margin is narrower than this (points)."""
 
+    game: str = "druids2017"
+    """The rule set played (left out of run.json for druids2017, as before it existed)."""
+
     def sprt_test(self) -> SprtTest | None:
         if self.sprt is None:
             return None
@@ -104,6 +107,8 @@ class TournamentConfig:
         d["versions"] = list(self.versions)
         d["lineups"] = [list(lineup) for lineup in self.lineups]
         d["sprt"] = None if self.sprt is None else list(self.sprt)
+        if self.game == "druids2017":
+            del d["game"]
         return d
 
     @classmethod
@@ -122,6 +127,7 @@ class TournamentConfig:
             sprt=_four(d.get("sprt")),
             sprt_stat=str(d.get("sprt_stat", "elo")),
             stop_ci=None if d.get("stop_ci") is None else float(d["stop_ci"]),
+            game=str(d.get("game", "druids2017")),
         )
 
     def differences(self, other: TournamentConfig) -> list[str]:
@@ -137,14 +143,21 @@ def _four(value: Any) -> tuple[float, float, float, float] | None:
     return a, b, c, d
 
 
-def game_timeout_s(players: int, budget_ms: float, rounds: int = 5) -> float:
+def game_timeout_s(
+    players: int, budget_ms: float, rounds: int = 5, game: str = "druids2017"
+) -> float:
     """The longest a game may take when every bot uses its whole limit on every call.
 
     Every move may take the host's wait limit; every lifecycle hook its hook limit. A worker
-    still busy past this is stuck in something the host cannot interrupt.
+    still busy past this is stuck in something the host cannot interrupt. A Druids (2004) game
+    is bounded by about 600 moves (54 gems, 24 servants, each played, drawn or discarded once a
+    pass, and the stall end).
     """
-    moves = rounds * (players * HAND_SIZE[players] + PILE_CHOICES_PER_ROUND)
-    hooks = players * (2 * rounds + 1)
+    if game == "druids2004":
+        moves, hooks = 600, 2 * players
+    else:
+        moves = rounds * (players * HAND_SIZE[players] + PILE_CHOICES_PER_ROUND)
+        hooks = players * (2 * rounds + 1)
     return (moves * wait_limit_ms(budget_ms) + hooks * max(HOOK_TIMEOUT_MS, budget_ms)) / 1000.0
 
 
@@ -304,7 +317,7 @@ def run_tournament(
         monitor.add(done[index])
     todo = [s for s in specs if s.index not in done] if monitor.decision is None else []
     per_game = game_timeout if game_timeout is not None else game_timeout_s(
-        config.players, config.time_per_move_ms
+        config.players, config.time_per_move_ms, game=config.game
     )  # fmt: skip
     played = 0
     start = time.perf_counter()
@@ -322,6 +335,7 @@ def run_tournament(
             config.p2p,
             workdir,
             per_game,
+            config.game,
         )
 
     def tick() -> None:

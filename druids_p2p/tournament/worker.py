@@ -56,6 +56,7 @@ class Batch:
     p2p: bool = False
     workdir: str = ""
     game_timeout: float | None = None
+    game: str = "druids2017"
 
 
 @dataclass
@@ -120,6 +121,18 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
     """Play every game of ``batch``; each line with ``index`` and ``deal`` first."""
     if _STATE.tainted:
         os._exit(TAINTED_EXIT)
+    if batch.game == "druids2004":
+        from druids_p2p.games.druids2004.options import Options
+        from druids_p2p.tournament.play2004 import play_game_2004
+
+        trace = _trace()
+        return [
+            {"index": spec.index, "deal": spec.deal, **play_game_2004(
+                spec.seating, Options(players=batch.players), spec.seed, batch.budget_ms,
+                _registry(), trace=trace, index=spec.index,
+            )}
+            for spec in batch.games
+        ]  # fmt: skip
     options = GameOptions(players=batch.players, variant=batch.variant)
     trace = _trace()
     lines: list[dict[str, Any]] = []

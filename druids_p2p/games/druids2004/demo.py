@@ -1,0 +1,103 @@
+"""A whole game between random players, told turn by turn (``druids demo --game druids2004``)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, place_kind
+from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.playout import play_random_game
+from druids_p2p.games.druids2004.records import (
+    Discarded,
+    Drew,
+    GameEnded,
+    Played,
+    Record,
+    Reshuffled,
+    RitualDone,
+    Stopped,
+    TurnEnded,
+)
+from druids_p2p.games.druids2004.state import Game2004
+
+ENDS = {
+    "column": "the score column could not move on",
+    "row": "only one place is left without a ritual",
+    "nothing_left": "nothing is left to score",
+    "stall": "a full round of turns did nothing",
+}
+
+
+def ritual_lines(r: RitualDone) -> list[str]:
+    kind = KIND_NAMES[place_kind(r.place)]
+    lines = [
+        f"    ritual on slot {r.slot} ({format_card(r.place)}, {kind}): "
+        f"{len(r.amulets)} amulet(s), {len(r.discarded)} other gem(s) out, "
+        f"servants {' '.join(format_card(s) for s in r.servants) or '-'}"
+    ]
+    for s in r.shares:
+        lines.append(
+            f"      {format_card(s.servant)} takes {len(s.amulets)}: P{s.owner} +{s.points}"
+        )
+    if r.turned is not None:
+        lines.append(f"      {format_card(r.turned)} is turned into slot {r.slot}")
+    return lines
+
+
+def _record_lines(record: Record) -> list[str]:
+    if isinstance(record, RitualDone):
+        return ritual_lines(record)
+    if isinstance(record, Played):
+        return [f"    plays {format_card(record.card)} onto slot {record.slot}"]
+    if isinstance(record, Discarded):
+        return [f"    discards {format_card(record.card)}"]
+    if isinstance(record, Drew):
+        where = "the gem pile" if record.source == "gem" else "its reserve"
+        return [f"    draws {format_card(record.card)} from {where}"]
+    if isinstance(record, Reshuffled):
+        return [f"    P{record.seat}'s reserve is reshuffled ({len(record.order)} servants)"]
+    if isinstance(record, Stopped):
+        return ["    stops"]
+    return []
+
+
+def game_lines(game: Game2004) -> Iterator[str]:
+    """The game's log as text, one block per turn."""
+    names = " ".join(format_card(p) for p in game.setup.places[:6])
+    yield f"Druids (2004), {game.players} players; P{game.setup.start} starts; row {names}"
+    turn, seat, header = 1, game.setup.start, True
+    for record in game.log:
+        if isinstance(record, GameEnded):
+            winners = ", ".join(f"P{w}" for w in record.winners)
+            yield f"Game over: {ENDS[record.reason]}."
+            yield f"Scores {list(record.scores)}; won by {winners}"
+            continue
+        if header:
+            yield f"Turn {turn}: P{seat}"
+            header = False
+        if isinstance(record, TurnEnded):
+            if not record.active:
+                yield "    does nothing"
+            yield f"  scores {record_scores(game, record)}"
+            turn, seat, header = turn + 1, (record.seat + 1) % game.players, True
+        else:
+            yield from _record_lines(record)
+
+
+def record_scores(game: Game2004, upto: TurnEnded) -> list[int]:
+    """Scores after the turn ``upto`` ended (replayed from the log's ritual shares)."""
+    scores = [0] * game.players
+    for record in game.log:
+        if isinstance(record, RitualDone):
+            for s in record.shares:
+                scores[s.owner] += s.points
+        if record is upto:
+            break
+    return scores
+
+
+def demo_lines(players: int, seed: int, options: Options | None = None) -> Iterator[str]:
+    opts = options or Options(players=players)
+    game, _ = play_random_game(random.Random(seed), opts)
+    yield from game_lines(game)

@@ -1,0 +1,44 @@
+"""The order in which a ritual's servants take, and how many amulets each takes.
+
+Kept apart from the state so the distribution rule can be read (and tested) on its own: lowest
+value first, equal values in turn order from a seat the tie-order option names, each taking its
+value while amulets remain, the last servant taking every amulet left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from druids_p2p.games.druids2004.cards import servant_owner, servant_value
+from druids_p2p.games.druids2004.options import (
+    TIE_AFTER_ANNOUNCER,
+    TIE_ANNOUNCER,
+    TIE_STARTING_PLAYER,
+)
+
+
+def tie_first(tie_order: str, announcer: int, start: int, players: int) -> int:
+    """The seat from which equal servants take in turn order."""
+    if tie_order == TIE_ANNOUNCER:
+        return announcer
+    if tie_order == TIE_AFTER_ANNOUNCER:
+        return (announcer + 1) % players
+    if tie_order == TIE_STARTING_PLAYER:
+        return start
+    raise ValueError(f"unknown tie order {tie_order!r}")
+
+
+def taking_order(servants: Sequence[int], first: int, players: int) -> list[int]:
+    """Servants sorted by value, equal values in seat order starting at ``first``."""
+    return sorted(servants, key=lambda c: (servant_value(c), (servant_owner(c) - first) % players))
+
+
+def shares(values: Sequence[int], amulets: int) -> list[int]:
+    """Amulets each servant takes, in taking order: its value while any remain; the last all."""
+    left = amulets
+    out: list[int] = []
+    for i, value in enumerate(values):
+        take = left if i == len(values) - 1 else min(value, left)
+        out.append(take)
+        left -= take
+    return out

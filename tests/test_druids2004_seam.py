@@ -1,0 +1,109 @@
+"""Druids (2004) behind the seam: registered beside 2017 without changing 2017's callers, and
+the import direction kept (the 2017 engine imports the new package only in the registry)."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import pytest
+
+from druids_p2p.engine.interface import (
+    RULESETS,
+    CommonGameState,
+    DruidsRuleset,
+    GameState,
+    dealt_ruleset,
+)
+from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004.cards import parse_card
+from druids_p2p.games.druids2004.hidden import public_token
+
+ROOT = Path(__file__).resolve().parent.parent / "druids_p2p"
+
+
+def test_both_games_are_registered() -> None:
+    assert set(RULESETS) == {"druids2017", "druids2004"}
+    rules = RULESETS["druids2004"]
+    assert (rules.min_players, rules.max_players, rules.deck_size) == (2, 4, 90)
+    game = rules.new_game(3, seed=7)
+    assert isinstance(game, CommonGameState) and not isinstance(game, GameState)
+    assert game.to_move is not None and game.legal_moves()
+    for move in game.legal_moves():
+        assert rules.parse_move(rules.format_move(move)) == move
+    assert rules.format_card(rules.parse_card("S2:5")) == "S2:5"
+    same = rules.new_game(3, rng=random.Random(7))
+    assert same.legal_moves() == game.legal_moves()
+    other = rules.new_game(3, seed=7, tie_order="starting_player", spaces_per_card=5)
+    assert other.legal_moves() == game.legal_moves()
+    with pytest.raises(ValueError, match="tie_order must be one of"):
+        rules.new_game(3, tie_order="oldest")
+
+
+def test_the_table_still_gets_the_2017_deal_interface() -> None:
+    assert isinstance(dealt_ruleset("druids2017"), DruidsRuleset)
+    with pytest.raises(ValueError, match="'druids2004' is not a game dealt once per round"):
+        dealt_ruleset("druids2004")
+    with pytest.raises(ValueError, match="is not a known rule set"):
+        dealt_ruleset("chess")
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+def test_import_direction() -> None:
+    for path in (ROOT / "engine").glob("*.py"):
+        games = {m for m in _imports(path) if m.startswith("druids_p2p.games")}
+        assert not games or path.name == "interface.py", f"{path.name} imports {games}"
+    for path in (ROOT / "games" / "druids2004").glob("*.py"):
+        project = {m for m in _imports(path) if m.startswith("druids_p2p")}
+        assert all(m.startswith("druids_p2p.games.druids2004") for m in project), (path, project)
+        assert len(path.read_text().splitlines()) < 500, f"{path.name} is too long"
+
+
+def test_public_form_of_each_move() -> None:
+    assert public_token(mv.play_move(parse_card("K7"), 2)) == "gem>2"
+    assert public_token(mv.play_move(parse_card("S1:4"), 0)) == "S1:?>0"
+    assert public_token(mv.discard_move(parse_card("Y3"))) == "Discard:gem"
+    assert public_token(mv.ritual_move(5)) == "Ritual:5"
+    assert public_token(mv.DRAW_SERVANT) == "Draw:servant"
+
+
+def test_deck_schedule_accounts_for_every_card_move() -> None:
+    """The deck operations of whole games: every draw a deal from the right deck to the drawer,
+    every play face down, every ritual one reveal, and the final reveal opens what is left."""
+    from collections import Counter
+
+    from druids_p2p.games.druids2004.options import Options
+    from druids_p2p.games.druids2004.playout import play_random_game
+    from druids_p2p.games.druids2004.records import Drew, Played, RitualDone
+    from druids_p2p.games.druids2004.schedule import DEAL, FINAL, PLAY, REVEAL, TURN, schedule
+
+    rng = random.Random(8)
+    for n in (2, 3, 4):
+        game, _ = play_random_game(rng, Options(players=n))
+        ops = schedule(game)
+        kinds = Counter(op.kind for op in ops)
+        draws = [r for r in game.log if isinstance(r, Drew)]
+        rituals = [r for r in game.log if isinstance(r, RitualDone)]
+        assert kinds[DEAL] == 7 * n + len(draws)
+        assert kinds[REVEAL] == len(rituals)
+        assert kinds[TURN] == 6 + sum(1 for r in rituals if r.turned is not None)
+        assert kinds[PLAY] == sum(1 for r in game.log if isinstance(r, Played)) + len(game.discards)
+        assert all(op.seen_by == "owner" for op in ops if op.kind in (DEAL, PLAY))
+        final = [op for op in ops if op.kind == FINAL]
+        assert len(final) == 1 and ops[-1] is final[0]
+        # Every gem a seat holds at the end was dealt to it and not played since.
+        for seat in range(n):
+            dealt = [op.cards[0] for op in ops if op.kind == DEAL and op.seat == seat]
+            played = [op.cards[0] for op in ops if op.kind == PLAY and op.seat == seat]
+            assert sorted(game.hands[seat]) == sorted((Counter(dealt) - Counter(played)).elements())
