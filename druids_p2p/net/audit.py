@@ -27,11 +27,12 @@ from druids_p2p.engine import (
     format_move,
     parse_move,
 )
+from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table import deal_params, seat_order
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
-from druids_p2p.wire.audit import AuditProblem, AuditReport, _verify_chain
+from druids_p2p.wire.audit import AuditProblem, AuditReport, AuditStop, _verify_chain
 from druids_p2p.wire.audit import audit_messages as wire_audit_messages
 from druids_p2p.wire.keys import fingerprint
 
@@ -51,22 +52,38 @@ def audit_file(path: Path) -> AuditReport:
     try:
         read = read_record(path)
     except RecordError as exc:
-        return AuditReport(problem=AuditProblem(str(exc)))
+        return AuditReport(problem=AuditProblem(str(exc), unreadable=True))
+    if not read.messages:
+        why = f"record {read.tail}" if read.tail else "empty record: no seat message"
+        return AuditReport(problem=AuditProblem(why, 0, unreadable=True))
     return audit_messages(read.messages, read.tail)
 
 
 def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditReport:
+    """Audit a record's entries in the order ``protocol.md`` §9 ("Offline audit") defines: the
+    chain, the schedule and the stop tail, the seating, then each round (deal, then moves with
+    every hand known). A problem the record's own stop names (its recorder's abort blames the same
+    seat, in the round the record stops in) is the reason it stopped: a *stopped* verdict with
+    the evidence checked, not an invalid record."""
     if not any(_type_of(raw) == MsgType.SEAT_CONFIRM for raw in raws[1:4]):
         return wire_audit_messages(raws, tail)
     report = AuditReport(messages=len(raws))
+    audit: _TableAudit | None = None
     try:
         transcript = _verify_chain(raws)
         report.table_id = transcript.table_id
         if tail is not None:
             raise AuditProblem(f"record {tail}", len(raws))
-        _TableAudit(list(transcript.messages), report).run()
+        messages = list(transcript.messages)
+        audit = _TableAudit(messages, report)
+        audit.tail_start = ScheduleWalk(messages, audit.options.rounds).run()
+        audit.run()
     except AuditProblem as problem:
-        report.problem = problem
+        stop = audit.stopped_on(problem) if audit is not None else None
+        if stop is None:
+            report.problem = problem
+        else:
+            report.stop = stop
     return report
 
 
@@ -129,6 +146,11 @@ class _TableAudit:
         self.by_raw = {m.raw: m for m in messages}
         self.owing: Owing | None = None
         """What the step the record stops in still waits for (None if it stops between steps)."""
+        self.tail_start = len(messages)
+        """Where the stop tail begins (``audit_schedule``): the recorder's own last messages and
+        the aborts; the record's length when it has none."""
+        self.rounds_checked = False
+        """The schedule and seating held: a content problem found now may be the stop's reason."""
 
     def seat(self, key: bytes) -> int | None:
         return self.order.index(key) if key in self.order else None
@@ -139,6 +161,7 @@ class _TableAudit:
         confirms: dict[bytes, Message] = {}
         nonces: dict[bytes, bytes] = {}
         seat_msg = self.messages[0]
+        self.rounds_checked = True
         listed = seat_list_fault(seat_msg)
         if listed is not None:  # the seat list is not the seats' own word: the host's fault
             raise AuditProblem(listed, 0, self.keys.index(seat_msg.sender))
@@ -216,39 +239,89 @@ class _TableAudit:
             return self.seat(key)
         return self.keys.index(key) if key in self.keys else None
 
+    def _aborts(self) -> list[tuple[int, Message]]:
+        return [
+            (i, m)
+            for i, m in enumerate(self.messages)
+            if i >= self.tail_start and m.type is MsgType.ABORT
+        ]
+
     def _stopped(self, start: int) -> None:
-        """The record ends in aborts (from ``start`` on): name whoever the record shows at fault.
+        """The record ends in aborts: read its stop (``protocol.md`` §9, "Audit verdicts").
 
         A seat that signed an abort while the record shows it owed an automatic message of the
-        step it stopped in withheld that message (``protocol.md`` §9), whatever its abort says.
-        Otherwise the recorder's abort (the last) is reported, and a seat it blames that the
-        record shows owing the step's message is named as having withheld it."""
-        aborts = [
-            (i, m) for i, m in enumerate(self.messages) if i >= start and m.type is MsgType.ABORT
-        ]
+        step it stopped in withheld that message (``protocol.md`` §9), whatever its abort says:
+        checked from the record. Otherwise the recorder's abort (the last) is the stop, with the
+        seat it blames, or, when it stopped on another seat's word, that seat's abort's claim."""
+        aborts = self._aborts()
         if not aborts:
             return
         owing = self.owing
+        last_index, last = aborts[-1]
+        recorder = self._seat_or_list(last.sender)
+        self.report.aborted = f"{self.names.get(last.sender, '?')}: {last.body['reason']}"
         for index, msg in aborts:
             seat = self._seat_or_list(msg.sender)
             if owing is not None and not owing.human and seat in owing.seats:
                 who = self.names.get(msg.sender, "?")
-                self.report.aborted = f"{who}: {msg.body['reason']}"
-                raise AuditProblem(
+                self.report.stop = AuditStop(
+                    f"seat {seat} withheld {owing.what}",
                     f"{who} (seat {seat}) withheld {owing.what}: it stopped the table instead "
                     f"(its abort says: {msg.body['reason']})",
-                    index,
                     seat,
+                    index,
+                    checked=True,
+                    stopped_by=recorder,
                 )
-        index, msg = aborts[-1]
-        blamed = msg.body.get("seat")
-        who = self.names.get(msg.sender, "?")
-        text = f"{who}: {msg.body['reason']}"
-        self.report.aborted = text
+                return
+        claim_index, claim = last_index, last
+        if "seat" not in last.body:
+            others = [(i, m) for i, m in aborts[:-1] if m.sender != last.sender]
+            if others:  # it stopped on another seat's word: that seat's abort is the claim
+                claim_index, claim = others[0]
+        blamed = claim.body.get("seat")
+        claimant = self._seat_or_list(claim.sender)
+        summary = _summary(claim.body["reason"], blamed, claimant)
         if owing is not None and blamed in owing.seats:
-            text += f" (the record ends with seat {blamed} owing {owing.what})"
-        raise AuditProblem(
-            f"the table was stopped by {text}", index, blamed if blamed is not None else None
+            summary += f" (the record shows it owing {owing.what})"
+        self.report.stop = AuditStop(
+            summary,
+            str(last.body["reason"]),
+            blamed if blamed is not None else _left(claim.body["reason"], claimant),
+            claim_index,
+            stopped_by=recorder,
+            claimed_by=claimant if claim is not last else None,
+        )
+
+    def stopped_on(self, problem: AuditProblem) -> AuditStop | None:
+        """The stop a content problem explains: the record's stop blames the problem's seat,
+        and nothing of a later round than the problem's comes before the stop tail."""
+        if not self.rounds_checked or problem.seat is None:
+            return None
+        aborts = self._aborts()
+        if not aborts:
+            return None
+        _, last = aborts[-1]
+        claims = {m.body.get("seat") for _, m in aborts if m.sender == last.sender}
+        if problem.seat not in claims:
+            return None
+        where = problem.message_index
+        at = self.messages[where].body.get("round", -1) if where is not None else None
+        later = [
+            m
+            for m in self.messages[: self.tail_start]
+            if m.type in _ROUND_KINDS and (at is None or int(m.body.get("round", 0)) > at)
+        ]
+        if later:
+            return None
+        self.report.aborted = f"{self.names.get(last.sender, '?')}: {last.body['reason']}"
+        return AuditStop(
+            f"seat {problem.seat}: {problem.error}",
+            str(last.body["reason"]),
+            problem.seat,
+            where if where is not None else len(self.messages) - 1,
+            checked=True,
+            stopped_by=self._seat_or_list(last.sender),
         )
 
     def _round(self, r: int, index: int, game: Game, codec: _ObserverCodec) -> int:
@@ -411,6 +484,35 @@ class _TableAudit:
             if msg.raw == raw:
                 return i
         return None
+
+
+_ROUND_KINDS = frozenset({*_DECK_KINDS, MsgType.READY, MsgType.MOVE})
+"""Messages that carry the 0-based round they belong to."""
+
+
+def _summary(reason: str, seat: int | None, signer: int | None) -> str:
+    """A stop's short verdict from its abort's recorded words (our own wordings, §9)."""
+    if seat is not None:
+        for marker, kind in (
+            (" unreachable: ", "unreachable"),
+            (" did not make its move within", "did not move within the move limit"),
+        ):
+            if marker in reason:
+                return f"seat {seat} {kind}"
+        if " withheld " in reason:
+            what = reason.split(" withheld ", 1)[1].split(" ")[0]
+            return f"seat {seat} withheld {what}"
+        return f"seat {seat} blamed: {reason}"
+    if "lost contact with the table" in reason:
+        return "lost contact with the table"
+    if " left the table" in reason and signer is not None:
+        return f"seat {signer} left"
+    return f"seat {signer} stopped the table: {reason}"
+
+
+def _left(reason: str, signer: int | None) -> int | None:
+    """The seat a stop names when it blames nobody: the one that left, if it left."""
+    return signer if " left the table" in reason else None
 
 
 def _parse(msg: Message, index: int, seat: int | None) -> int:
