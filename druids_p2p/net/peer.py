@@ -30,7 +30,7 @@ from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
-from druids_p2p.net.deadlines import Deadlines, debts, who
+from druids_p2p.net.deadlines import Deadlines, debts, lost_contact, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
     LOBBY_ID_SIZE,
@@ -781,6 +781,14 @@ class TableRunner:
         late = self.deadlines.check(now, self.last_heard, self.aborts)
         if late is not None:
             key = late.debt.key
+            alone = lost_contact(now, self.last_heard, machine.me, late.limit_s / 2)
+            if late.unreachable and alone is not None:
+                raise TableFault(
+                    f"{who(machine, machine.me)} lost contact with the table: no message from "
+                    f"any peer for {alone:.0f} s (while waiting for {late.debt.what} from "
+                    f"{who(machine, key)})",
+                    None,
+                )
             raise TableFault(late.reason(who(machine, key)), machine.seat_of(key))
 
     def _progress_mark(self) -> tuple[int, int]:
@@ -802,7 +810,7 @@ class TableRunner:
         # A claimed blame is never adopted: an abort proves only that its sender stopped. This
         # peer keeps checking what it has for a short while, so that if the claim is true its
         # own checks (on the same canonical messages) find the fault and blame with evidence.
-        self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
+        self.abort_claim = f"stopped on {who(machine, msg.sender)}'s word: {reason}{with_blame}"
         now = self.clock()
         self.aborts.setdefault(msg.sender, msg)
         self.abort_claim_deadline = now + ABORT_GRACE_S
@@ -861,7 +869,10 @@ class TableRunner:
                         self.machine.seat_of(sender),
                         (abort.raw,),
                     )
-            raise TableFault(claim, None)
+            # Its abort is recorded before ours when it is its signer's next message here, so
+            # the record names the seat it blames (as that seat's claim, not ours).
+            first = next(iter(self.aborts.values()), None)
+            raise TableFault(claim, None, () if first is None else (first.raw,))
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
         self._emit_events()
@@ -921,6 +932,7 @@ class TableRunner:
             "finished": machine.finished,
             "aborted": None if machine.aborted is None else machine.aborted.reason,
             "blame": None if machine.aborted is None else machine.aborted.seat,
+            "claim": self._claim(),
             "seat": machine.my_seat,
             "name": machine.identity.name,
             "totals": game.totals,
@@ -937,6 +949,17 @@ class TableRunner:
             machine.transcript.flush(sync=True)
             self.state.mark_finished({"totals": game.totals, "winners": game.winners})
         return result
+
+    def _claim(self) -> dict[str, Any] | None:
+        """When this peer stopped on another's word: who said so, and whom that peer blames
+        (its claim, never adopted as this peer's ``blame``)."""
+        fault = self.machine.aborted
+        if fault is None or fault.seat is not None or len(fault.evidence) != 1:
+            return None
+        msg = decode(fault.evidence[0])
+        if msg.type is not MsgType.ABORT or msg.sender == self.machine.me:
+            return None
+        return {"by": self.machine.seat_of(msg.sender), "seat": msg.body.get("seat")}
 
     def _linger(self) -> None:
         """Answer resend requests a little longer, so slower peers can finish too.
