@@ -18,7 +18,8 @@ from test_table_deadlines import MOVE_S, STEP_S, clocked_arena, drain, pass_time
 
 from druids_p2p.net import peer as peer_module
 from druids_p2p.net.audit import audit_messages
-from druids_p2p.wire import MsgType
+from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.wire import MsgType, decode, is_receipt
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +30,19 @@ def _no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
 def cut_cable(arena: Arena, k: int) -> None:
     """From now on nothing reaches peer k or leaves it (its link is down), queued frames too."""
     arena.tamper = lambda frm, to, raw: None if k in (frm, to) else raw
+
+
+def canonical_parts_agree(arena: Arena) -> None:
+    """Records of one table differ only in their stop tails (protocol.md §9, "Aborts in a
+    record"): what comes before them is one canonical transcript, the shorter a prefix."""
+    parts = []
+    for m in arena.machines:
+        msgs = list(m.transcript.messages)
+        parts.append([x.raw for x in msgs[: ScheduleWalk(msgs, m.options.rounds).run()]])
+    for x in parts:
+        for y in parts:
+            shorter, longer = sorted((x, y), key=len)
+            assert longer[: len(shorter)] == shorter
 
 
 def verdict(arena: Arena, k: int) -> tuple[str, str, int | None]:
@@ -72,6 +86,7 @@ def test_a_cut_peer_blames_nobody_and_the_others_record_it_unreachable(
     assert verdict(arena, cut) == ("stopped", "lost contact with the table", None)
     result = arena.runners[cut]._result()
     assert result["blame"] is None and result["claim"] is None
+    canonical_parts_agree(arena)
 
 
 def test_a_peer_stopped_on_anothers_word_records_the_seat_blamed_as_that_peers_claim(
@@ -106,3 +121,37 @@ def test_a_peer_stopped_on_anothers_word_records_the_seat_blamed_as_that_peers_c
     assert report.stop.summary.startswith(f"seat {seat} unreachable")
     assert report.stop.seat == seat and report.stop.claimed_by == arena.seat(claimant)
     assert str(report.stop).endswith(f"(on seat {arena.seat(claimant)}'s word)")
+
+
+def test_a_partial_split_does_not_get_the_innocent_seat_blamed(tmp_path: Path) -> None:
+    """C's first shuffle reaches A but not B, then C's cable is cut. B cannot shuffle without
+    it; A, holding it, waits for B's shuffle. B is innocent: it must not be blamed for
+    withholding (it asks the peers it still hears for what it lacks and goes on), and the table
+    stops on C, which nobody hears, recorded unreachable; C itself lost contact."""
+    arena = clocked_arena(tmp_path, seed=72, cheater=None)  # type: ignore[arg-type]
+    arena.run(stop=lambda: all(m.order for m in arena.machines))
+    order = arena.machines[0].order
+    index = {i.public_key: k for k, i in enumerate(arena.ids)}
+    c, b, a = (index[key] for key in order)  # c shuffles first, b next
+    state = {"cut": False}
+
+    def tamper(frm: int, to: int, raw: bytes) -> bytes | None:
+        first = frm == c and not state["cut"] and not is_receipt(raw)
+        if first and decode(raw).type is MsgType.DECK_SHUFFLE:
+            state["cut"] = True
+            return raw if to == a else None
+        return None if state["cut"] and c in (frm, to) else raw
+
+    arena.tamper = tamper
+    arena.run()
+    pass_time(arena, 4 * STEP_S)
+    seat_c = arena.seat(c)
+    for k in (a, b):
+        fault = arena.machines[k].aborted
+        assert fault is not None and fault.seat == seat_c, (k, fault)
+        assert "unreachable" in fault.reason, fault
+        kind, summary, blamed = verdict(arena, k)
+        assert kind == "stopped" and blamed == seat_c, summary
+    alone = arena.machines[c].aborted
+    assert alone is not None and alone.seat is None and "lost contact" in alone.reason, alone
+    canonical_parts_agree(arena)

@@ -772,6 +772,13 @@ class TableRunner:
                 if key in unacked and machine.last_move is not None:
                     # a duplicate: receipt again (over both links, should one be stalled)
                     self.mesh.send(key, machine.last_move.raw, both_links=True)
+            if any(key in self.away for key in waiting):
+                # A split: what a silent seat sent before its link went may have reached the
+                # others only. They answer with what follows our head, so a peer cut off from
+                # one seat is not left owing the next step (and blamed for it) over that seat.
+                for key in machine.list_keys:
+                    if key != machine.me and key not in waiting:
+                        self._ask_resend(key)
 
     def _check_deadlines(self, now: float) -> None:
         """Blame the seat whose owed message is past its deadline (``net/deadlines.py``): only
