@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from table_harness import LocalTable
 
 from druids_p2p.net.audit_schedule import record_heads
 from druids_p2p.wire import MsgType, decode, encode
+from druids_p2p.wire.audit import VERDICT_EXIT
 from druids_p2p.wire.record import MAGIC, RecordWriter
 
 
@@ -168,3 +170,9 @@ def test_help_lists_every_exit_code() -> None:
     for code, word in (("0", "complete"), ("3", "incomplete"), ("4", "stopped")):
         assert f"Exit {code}: valid" in text and word in text
     assert "Exit 1: invalid" in text and "Exit 2" in text
+
+
+def test_protocol_md_lists_every_verdict_and_its_exit_code() -> None:
+    text = (Path(__file__).parent.parent / "protocol.md").read_text()
+    rows = dict(re.findall(r"^\| `(\w+)` \| (\d) \|", text, flags=re.M))
+    assert {k: int(v) for k, v in rows.items()} == VERDICT_EXIT
