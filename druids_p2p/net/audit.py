@@ -27,7 +27,7 @@ from druids_p2p.engine import (
     format_move,
     parse_move,
 )
-from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.net.audit_schedule import ScheduleWalk, left_seat, stop_summary
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table import deal_params, seat_order
@@ -281,13 +281,13 @@ class _TableAudit:
                 claim_index, claim = others[0]
         blamed = claim.body.get("seat")
         claimant = self._seat_or_list(claim.sender)
-        summary = _summary(claim.body["reason"], blamed, claimant)
+        summary = stop_summary(claim.body["reason"], blamed, claimant)
         if owing is not None and blamed in owing.seats:
             summary += f" (the record shows it owing {owing.what})"
         self.report.stop = AuditStop(
             summary,
             str(last.body["reason"]),
-            blamed if blamed is not None else _left(claim.body["reason"], claimant),
+            blamed if blamed is not None else left_seat(claim.body["reason"], claimant),
             claim_index,
             stopped_by=recorder,
             claimed_by=claimant if claim is not last else None,
@@ -488,31 +488,6 @@ class _TableAudit:
 
 _ROUND_KINDS = frozenset({*_DECK_KINDS, MsgType.READY, MsgType.MOVE})
 """Messages that carry the 0-based round they belong to."""
-
-
-def _summary(reason: str, seat: int | None, signer: int | None) -> str:
-    """A stop's short verdict from its abort's recorded words (our own wordings, §9)."""
-    if seat is not None:
-        for marker, kind in (
-            (" unreachable: ", "unreachable"),
-            (" did not make its move within", "did not move within the move limit"),
-        ):
-            if marker in reason:
-                return f"seat {seat} {kind}"
-        if " withheld " in reason:
-            what = reason.split(" withheld ", 1)[1].split(" ")[0]
-            return f"seat {seat} withheld {what}"
-        return f"seat {seat} blamed: {reason}"
-    if "lost contact with the table" in reason:
-        return "lost contact with the table"
-    if " left the table" in reason and signer is not None:
-        return f"seat {signer} left"
-    return f"seat {signer} stopped the table: {reason}"
-
-
-def _left(reason: str, signer: int | None) -> int | None:
-    """The seat a stop names when it blames nobody: the one that left, if it left."""
-    return signer if " left the table" in reason else None
 
 
 def _parse(msg: Message, index: int, seat: int | None) -> int:

@@ -48,6 +48,8 @@ class ScheduleWalk:
         last = messages[-1]
         self.recorder: bytes | None = last.sender if last.type is MsgType.ABORT else None
         """The signer of the record's last entry when it is an abort: whose record this is."""
+        self._tail_start: int | None = None
+        """Where the stop tail begins, once the walk has met it."""
 
     def seat(self, key: bytes) -> int | None:
         keys = self.order or self.list_keys
@@ -102,8 +104,6 @@ class ScheduleWalk:
 
     def _stop_at(self) -> int:
         return self._tail_start if self._tail_start is not None else len(self.msgs)
-
-    _tail_start: int | None = None
 
     def _after_game(self, i: int | None) -> int:
         """Past the last step there is only the stop tail."""
@@ -207,3 +207,29 @@ class ScheduleWalk:
                 last,
                 self.seat(self.recorder),
             )
+
+
+# -------------------------------------------------------------------- reading a stop
+def stop_summary(reason: str, seat: int | None, signer: int | None) -> str:
+    """A stop's short verdict from its abort's recorded words (our own wordings, §9)."""
+    if seat is not None:
+        for marker, kind in (
+            (" unreachable: ", "unreachable"),
+            (" did not make its move within", "did not move within the move limit"),
+        ):
+            if marker in reason:
+                return f"seat {seat} {kind}"
+        if " withheld " in reason:
+            what = reason.split(" withheld ", 1)[1].split(" ")[0]
+            return f"seat {seat} withheld {what}"
+        return f"seat {seat} blamed: {reason}"
+    if "lost contact with the table" in reason:
+        return "lost contact with the table"
+    if " left the table" in reason and signer is not None:
+        return f"seat {signer} left"
+    return f"seat {signer} stopped the table: {reason}"
+
+
+def left_seat(reason: str, signer: int | None) -> int | None:
+    """The seat a stop names when it blames nobody: the one that left, if it left."""
+    return signer if " left the table" in reason else None

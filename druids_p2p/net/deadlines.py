@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from druids_p2p.net.table import TableMachine
+from druids_p2p.wire import MsgType, decode
 
 RECEIPT = "its receipt of the last move"
 """What a seat owes the mover and the next mover after a move (``protocol.md`` §6)."""
@@ -182,3 +183,16 @@ def lost_contact(
         return None
     silent = now - max(others)
     return silent if silent > silent_s else None
+
+
+def claim_of(machine: TableMachine) -> dict[str, object] | None:
+    """When this peer stopped on another's word (its fault names nobody and holds that peer's
+    abort): who said so and whom it blames. Reported as that peer's claim, apart from this
+    peer's own ``blame``, which stays empty (``protocol.md`` §9)."""
+    fault = machine.aborted
+    if fault is None or fault.seat is not None or len(fault.evidence) != 1:
+        return None
+    msg = decode(fault.evidence[0])
+    if msg.type is not MsgType.ABORT or msg.sender == machine.me:
+        return None
+    return {"by": machine.seat_of(msg.sender), "seat": msg.body.get("seat")}

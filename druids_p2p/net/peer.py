@@ -30,7 +30,7 @@ from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
-from druids_p2p.net.deadlines import Deadlines, debts, lost_contact, who
+from druids_p2p.net.deadlines import Deadlines, claim_of, debts, lost_contact, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
     LOBBY_ID_SIZE,
@@ -939,7 +939,7 @@ class TableRunner:
             "finished": machine.finished,
             "aborted": None if machine.aborted is None else machine.aborted.reason,
             "blame": None if machine.aborted is None else machine.aborted.seat,
-            "claim": self._claim(),
+            "claim": claim_of(machine),
             "seat": machine.my_seat,
             "name": machine.identity.name,
             "totals": game.totals,
@@ -956,17 +956,6 @@ class TableRunner:
             machine.transcript.flush(sync=True)
             self.state.mark_finished({"totals": game.totals, "winners": game.winners})
         return result
-
-    def _claim(self) -> dict[str, Any] | None:
-        """When this peer stopped on another's word: who said so, and whom that peer blames
-        (its claim, never adopted as this peer's ``blame``)."""
-        fault = self.machine.aborted
-        if fault is None or fault.seat is not None or len(fault.evidence) != 1:
-            return None
-        msg = decode(fault.evidence[0])
-        if msg.type is not MsgType.ABORT or msg.sender == self.machine.me:
-            return None
-        return {"by": self.machine.seat_of(msg.sender), "seat": msg.body.get("seat")}
 
     def _linger(self) -> None:
         """Answer resend requests a little longer, so slower peers can finish too.
