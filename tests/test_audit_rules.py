@@ -13,11 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from message_surgery import rechain
+from message_surgery import rechain, resign
 from table_harness import LocalTable
 
 from druids_p2p.net.audit import audit_file, audit_messages
 from druids_p2p.net.audit_schedule import record_heads
+from druids_p2p.net.table import TableFault, TableMachine
 from druids_p2p.wire import Identity, Message, MsgType, decode, encode
 from druids_p2p.wire.record import RecordWriter
 
@@ -118,6 +119,26 @@ def test_a_seat_message_not_built_on_head_0_is_invalid(table: LocalTable) -> Non
     report = audit_messages(forged)
     assert report.problem is not None and "head_0" in report.problem.error
     assert report.problem.message_index == 0 and report.problem.seat == 0
+
+
+def test_a_seat_message_not_built_on_head_0_stops_a_live_table_blaming_the_host() -> None:
+    """Live, every peer refuses it before sending anything but its confirmation; the record it
+    leaves (seat message, its confirmation, its abort) audits as stopped, evidence checked."""
+    live = LocalTable(players=3)
+    seat_raw = resign(live.ids[0], live.seat_raw, head=b"\x02" * 32)
+    machine = TableMachine(
+        live.ids[1], decode(seat_raw), live.secrets[1], live.seats[1][2], live.seats[1][3]
+    )
+    with pytest.raises(TableFault) as stop:
+        machine.start()
+    assert stop.value.seat == 0 and "head_0" in stop.value.reason
+    own = [msg.raw for _, msg in sorted(machine.pending[machine.me].items())]
+    heads = record_heads([decode(r) for r in [seat_raw, *own]])
+    body = {"reason": stop.value.reason, "seat": 0}
+    abort = machine.chain.seal(MsgType.ABORT, body, heads[-1])
+    report = audit_messages([seat_raw, *own, abort])
+    assert report.verdict == "stopped" and report.stop is not None, report.problem
+    assert report.stop.seat == 0 and report.stop.checked and report.stop.message_index == 0
 
 
 # ------------------------------------------------------------------------------ the abort rules

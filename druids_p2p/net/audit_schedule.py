@@ -58,14 +58,7 @@ class ScheduleWalk:
     # ---------------------------------------------------------------- the walk
     def run(self) -> int:
         """Raises at the first message out of schedule; returns the stop tail's start."""
-        seat_msg = self.msgs[0]
-        if seat_msg.head != self.heads[0]:
-            raise AuditProblem(
-                "the seat message must carry head_0 (the head of the empty transcript)",
-                0,
-                self.list_keys.index(seat_msg.sender),
-            )
-        end = self._walk()
+        end = self._walk()  # (the seat message's own head is the seating's check, step 4)
         self._check_tail(end)
         return end
 
