@@ -27,6 +27,7 @@ from druids_p2p.engine import (
     format_move,
     parse_move,
 )
+from druids_p2p.net.audit_public import check_public
 from druids_p2p.net.audit_schedule import ScheduleWalk, left_seat, stop_summary
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
@@ -372,6 +373,11 @@ class _TableAudit:
         shown = [seat for seat, (_, msg) in ready.items() if "open" in msg.body]
         if reveals < n:
             self.owing = self._owing(sent, bool(moves), shown)
+            try:  # what every peer checked on receipt needs no secret (audit_public.py)
+                check_public(params, deck_raws, codec)
+            except DeckFault as exc:
+                where = self._index_of(exc.evidence[0]) if exc.evidence else None
+                raise AuditProblem(f"round {r + 1} deal: {exc.reason}", where, exc.seat) from None
             return index
         try:
             result = deck_audit(params, deck_raws, codec)
