@@ -1,12 +1,14 @@
 """``druids audit`` for LAN game records: the whole game re-checked from the signed messages alone.
 
 On top of the wire-level checks (every signature, sequence number and link, via
-``wire.audit``), this recomputes the seat-order coin flip, every round's mental deal from the
+``wire.audit``) and the schedule (``audit_schedule``: step types, canonical order, step heads, the
+stop tail), this recomputes the seat-order coin flip, every round's mental deal from the
 revealed secrets (``deck.audit_transcript``: commitments, keys, every shuffle, every share and
-opening), and replays every move through the rules engine with the whole deal known, checking
-that each played card was opened by its player. (Acknowledgements are unsigned receipts between
-live peers, never part of a record.) The first problem is reported with its message index and the
-seat at fault.
+opening; a round cut short gets the public checks of ``audit_public``), and replays every move
+through the rules engine with the whole deal known, checking that each played card was opened by
+its player. (Acknowledgements are unsigned receipts between live peers, never part of a record.)
+The verdict is one of ``protocol.md`` §9's: the first problem (message index, seat at fault)
+makes a record invalid, unless it is the very fault the record's stop names.
 """
 
 from __future__ import annotations
@@ -151,7 +153,8 @@ class _TableAudit:
         """Where the stop tail begins (``audit_schedule``): the recorder's own last messages and
         the aborts; the record's length when it has none."""
         self.rounds_checked = False
-        """The schedule and seating held: a content problem found now may be the stop's reason."""
+        """The chain and the schedule held (steps 1-3): a problem found from now on (seating,
+        deal, moves) may be the reason the record's stop gives."""
 
     def seat(self, key: bytes) -> int | None:
         return self.order.index(key) if key in self.order else None
@@ -220,7 +223,7 @@ class _TableAudit:
                 raise AuditProblem(
                     f"{msg.type.label} after the game ended", i, self.seat(msg.sender)
                 )
-        self._stopped(index)
+        self._stopped()
 
     def _finish_unseated(self) -> None:
         confirmed = {m.sender for m in self.messages if m.type is MsgType.SEAT_CONFIRM}
@@ -229,7 +232,7 @@ class _TableAudit:
             self.owing = Owing("seat_confirm", self._list_seats(set(self.keys) - confirmed))
         else:
             self.owing = Owing("seat_nonce", self._list_seats(set(self.keys) - nonced))
-        self._stopped(1)
+        self._stopped()
 
     def _list_seats(self, keys: set[bytes]) -> frozenset[int]:
         return frozenset(self.keys.index(k) for k in keys)
@@ -247,7 +250,7 @@ class _TableAudit:
             if i >= self.tail_start and m.type is MsgType.ABORT
         ]
 
-    def _stopped(self, start: int) -> None:
+    def _stopped(self) -> None:
         """The record ends in aborts: read its stop (``protocol.md`` §9, "Audit verdicts").
 
         A seat that signed an abort while the record shows it owed an automatic message of the
