@@ -230,3 +230,29 @@ def test_a_record_file_cut_at_an_entry_boundary_is_a_valid_prefix(
         report = audit_file(path)
         assert report.verdict == "incomplete", (cut, report.problem)
         assert report.exit_code == 3
+
+
+def test_an_abort_may_come_mid_step_after_the_recorders_own_message(table: LocalTable) -> None:
+    """The recorder, last of its commit step, stops before the others' commits are in: its own
+    commit (sent, not yet appended live) and its abort form the stop tail. Another seat's message
+    of that unfinished step has no place in it: a live peer appends a step only once complete."""
+    raws = record(table)
+    i = first(raws, MsgType.DECK_COMMIT)
+    last = decode(raws[i + 2]).sender
+    k = [ident.public_key for ident in table.ids].index(last)
+    missing = play_seat(table, decode(raws[i]).sender)
+    reason = f"p (seat {missing}) unreachable: gone for 40 s with no message while it owed x"
+    mine = [*raws[:i], raws[i + 2]]
+    stop = _abort(table, mine, k, {"reason": reason, "seat": missing})
+    report = audit_messages([*mine, stop])
+    assert report.verdict == "stopped" and report.stop is not None, report.problem
+    assert report.stop.seat == missing and report.stop.stopped_by == play_seat(table, last)
+    assert (
+        report.stop.summary == f"seat {missing} unreachable (the record shows it owing deck_commit)"
+    )
+    theirs = [*raws[:i], raws[i + 1], raws[i + 2]]
+    forged = audit_messages(
+        [*theirs, _abort(table, theirs, k, {"reason": reason, "seat": missing})]
+    )
+    assert forged.verdict == "invalid" and forged.problem is not None
+    assert "canonical order" in forged.problem.error and forged.problem.message_index == i

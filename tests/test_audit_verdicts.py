@@ -176,3 +176,17 @@ def test_protocol_md_lists_every_verdict_and_its_exit_code() -> None:
     text = (Path(__file__).parent.parent / "protocol.md").read_text()
     rows = dict(re.findall(r"^\| `(\w+)` \| (\d) \|", text, flags=re.M))
     assert {k: int(v) for k, v in rows.items()} == VERDICT_EXIT
+
+
+def test_a_stop_on_another_seats_word_names_its_claim(table: LocalTable, tmp_path: Path) -> None:
+    """The claimant's abort did not make it into the record (it was not its signer's next message
+    there): the recorder's own words still name the seat blamed, as the claimant's claim."""
+    cut = _mid_game(_raws(table))
+    inner = "p2 (seat 1) unreachable: gone for 40 s with no message while it owed move"
+    reason = f"stopped on p0 (seat 2)'s word: {inner} (blames seat 1)"
+    stop = _stop(table, cut, 1, {"reason": reason})
+    text = _audit(_write(tmp_path / "r.druids", [*cut, stop]))
+    assert text.returncode == 4
+    assert text.stdout.splitlines()[0].endswith(
+        "valid, stopped: seat 1 unreachable (on seat 2's word)"
+    )

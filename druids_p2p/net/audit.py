@@ -14,6 +14,7 @@ makes a record invalid, unless it is the very fault the record's stop names.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -285,16 +286,21 @@ class _TableAudit:
                 claim_index, claim = others[0]
         blamed = claim.body.get("seat")
         claimant = self._seat_or_list(claim.sender)
-        summary = stop_summary(claim.body["reason"], blamed, claimant)
+        reason = str(claim.body["reason"])
+        word = _ON_WORD.match(reason) if claim is last and blamed is None else None
+        if word is not None:  # the claimant's abort is not in this record: its words are
+            claimant, reason = int(word["by"]), word["reason"]
+            blamed = int(word["seat"]) if word["seat"] is not None else None
+        summary = stop_summary(reason, blamed, claimant)
         if owing is not None and blamed in owing.seats:
             summary += f" (the record shows it owing {owing.what})"
         self.report.stop = AuditStop(
             summary,
             str(last.body["reason"]),
-            blamed if blamed is not None else left_seat(claim.body["reason"], claimant),
+            blamed if blamed is not None else left_seat(reason, claimant),
             claim_index,
             stopped_by=recorder,
-            claimed_by=claimant if claim is not last else None,
+            claimed_by=claimant if claim is not last or word is not None else None,
         )
 
     def stopped_on(self, problem: AuditProblem) -> AuditStop | None:
@@ -494,6 +500,12 @@ class _TableAudit:
                 return i
         return None
 
+
+_ON_WORD = re.compile(
+    r"^stopped on .* \(seat (?P<by>\d+)\)'s word: (?P<reason>.*?)"
+    r"(?: \(blames seat (?P<seat>\d+)\))?$"
+)
+"""The recorder's words when it stopped on another seat's claim (``TableRunner._peer_aborted``)."""
 
 _ROUND_KINDS = frozenset({*_DECK_KINDS, MsgType.READY, MsgType.MOVE})
 """Messages that carry the 0-based round they belong to."""
