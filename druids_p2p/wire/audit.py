@@ -323,10 +323,19 @@ def _replay(transcript: Transcript, report: AuditReport) -> None:
     report.totals = game.totals
     report.complete = game.game_over
     report.winners = game.winners
-    for msg in transcript.messages:
+    for index, msg in enumerate(transcript.messages):
         if msg.type is MsgType.ABORT:
             who = transcript.seat_of(msg.sender)
             report.aborted = f"seat {who}: {msg.body['reason']}"
+            blamed = msg.body.get("seat")
+            summary = f"seat {blamed} blamed" if blamed is not None else f"seat {who} stopped"
+            report.stop = AuditStop(
+                f"{summary}: {msg.body['reason']}",
+                msg.body["reason"],
+                blamed,
+                index,
+                stopped_by=who,
+            )
 
 
 def _play(game: Game, transcript: Transcript, r: int, index: int, msg: Message) -> None:
