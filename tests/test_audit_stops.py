@@ -13,12 +13,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-from test_table_attacks import Arena, _no_linger, rewrite
+from test_table_attacks import (
+    Arena,
+    Cheat,
+    LaxRound,
+    _domain_cards,
+    _no_linger,
+    _not_leading,
+    rewrite,
+)
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.peer import random_scalar
 from druids_p2p.net.audit import audit_messages
+from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import MsgType
 
 __all__ = ["_no_linger"]
@@ -72,3 +81,36 @@ def test_the_same_bad_shuffle_without_its_stop_is_invalid(tmp_path: Path) -> Non
     report = audit_messages([m.raw for m in msgs[: at + 1]])
     assert report.verdict == "invalid" and report.problem is not None
     assert report.problem.message_index == at and report.problem.seat == arena.seat(1)
+
+
+def test_a_renege_stop_audits_stopped_at_the_move_with_the_evidence_checked(
+    tmp_path: Path,
+) -> None:
+    """The renege is found at the end-of-round audit, all reveals in: the record holds the whole
+    round, then the stop; the audit replays it with every hand known and names the same move."""
+    arena = Arena(tmp_path, players=3, seed=33, cheater=1)
+
+    def attempt(m: TableMachine, move: int) -> list[bytes] | None:
+        rnd = m.game.round
+        if not _not_leading(m) or rnd is None or rnd.lead_domain < 0:
+            return None
+        cards = _domain_cards(m)
+        led = [c for c in cards if c // 12 == rnd.lead_domain]
+        off = [c for c in cards if c // 12 != rnd.lead_domain]
+        if not led or not off:
+            return None
+        rnd.__class__ = LaxRound
+        return m.play(off[0])
+
+    cheat = Cheat(attempt)
+    arena.cheat_play = cheat
+    arena.run()
+    arena.assert_blamed(1, "does not follow")
+    for k in arena.honest:
+        msgs = arena.machines[k].transcript.messages
+        report = audit_messages([m.raw for m in msgs])
+        assert report.verdict == "stopped" and report.stop is not None, report.problem
+        assert report.stop.checked and report.stop.seat == arena.seat(1), report.stop
+        assert "does not follow" in report.stop.summary
+        move = msgs[report.stop.message_index]
+        assert move.type is MsgType.MOVE and move.sender == arena.ids[1].public_key
