@@ -49,3 +49,52 @@ def fake_shuffle_body(size: int) -> dict[str, object]:
     proof |= {k: b"y" * 32 for k in ("t1", "t2", "t3", "t41", "t42")}
     body = {"a": points, "c": [b"y" * 32] * size, "pass": 1, "proof": dict(sorted(proof.items()))}
     return body | {"round": 1}
+
+
+def rechain(
+    raws: list[bytes],
+    identities: Mapping[bytes, Identity],
+    original: list[bytes],
+    heads: Mapping[int, bytes] | None = None,
+) -> list[bytes]:
+    """A tampered record made consistent again, so that only the tamper is wrong: every message
+    re-signed with its sender's seq and back-link in its new place, and with the head of the same
+    *position* as it had in ``original`` (a message that carried the head before entry j now
+    carries the new record's head before entry j), or the head ``heads`` gives its new index."""
+    from druids_p2p.wire import ZERO_HASH, message_hash
+    from druids_p2p.wire.table import head0, next_head
+
+    def head_list(chain: list[bytes], table_id: bytes) -> list[bytes]:
+        out = [head0(table_id)]
+        for raw in chain:
+            out.append(next_head(out[-1], message_hash(raw)))
+        return out
+
+    table_id = decode(original[0]).table_id
+    old_heads = head_list(original, table_id)
+    position = {h: j for j, h in reversed(list(enumerate(old_heads)))}
+    out: list[bytes] = []
+    new_heads = [head0(table_id)]
+    last: dict[bytes, bytes] = {}
+    seqs: dict[bytes, int] = {}
+    for i, raw in enumerate(raws):
+        msg = decode(raw)
+        seq = seqs.get(msg.sender, 0)
+        if heads is not None and i in heads:
+            head = heads[i]
+        else:
+            j = position.get(msg.head)
+            head = new_heads[j] if j is not None and j < len(new_heads) else msg.head
+        fields: dict[str, Any] = {
+            "table_id": msg.table_id,
+            "seq": seq,
+            "prev": last.get(msg.sender, ZERO_HASH),
+            "head": head,
+            "body": thaw(msg.body),
+        }
+        new = encode(identities[msg.sender], msg.type, **fields)
+        out.append(new)
+        last[msg.sender] = message_hash(new)
+        seqs[msg.sender] = seq + 1
+        new_heads.append(next_head(new_heads[-1], message_hash(new)))
+    return out

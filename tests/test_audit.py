@@ -52,7 +52,7 @@ def test_valid_record_json(good: tuple[Path, Game]) -> None:
     result = _druids("audit", str(path), "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["ok"] is True and data["complete"] is True
+    assert data["ok"] is True and data["complete"] is True and data["verdict"] == "complete"
     assert data["rounds"] == 5 and data["totals"] == game.totals
     assert data["round_scores"] == game.round_scores and data["winners"] == game.winners
     assert [p["name"] for p in data["players"]] == ["alice", "bob", "carol", "dave"]
@@ -62,7 +62,7 @@ def test_valid_record_text(good: tuple[Path, Game]) -> None:
     path, game = good
     result = _druids("audit", str(path))
     assert result.returncode == 0, result.stderr
-    assert "all valid" in result.stdout and "alice" in result.stdout
+    assert ": valid and complete" in result.stdout and "alice" in result.stdout
     assert "totals:  " + "  ".join(map(str, game.totals)) in result.stdout
 
 
@@ -72,6 +72,7 @@ def test_unfinished_game_is_valid_but_incomplete(tmp_path: Path) -> None:
     table.transcript.close()
     report = audit_file(tmp_path / "g.rec")
     assert report.ok and not report.complete and len(report.round_scores) == 2
+    assert report.verdict == "incomplete" and report.exit_code == 3
 
 
 # --- damaged files -------------------------------------------------------------------------------
@@ -86,7 +87,8 @@ def test_bit_flip_is_reported_with_index_and_seat(good: tuple[Path, Game], tmp_p
     assert result.returncode == 1 and "Traceback" not in result.stderr
     out = json.loads(result.stdout)
     assert out["ok"] is False and isinstance(out["message_index"], int) and out["error"]
-    assert set(out) == {"ok", "error", "message_index", "seat"}
+    assert set(out) == {"ok", "verdict", "error", "message_index", "seat"}
+    assert out["verdict"] == "invalid"
     text = _druids("audit", str(bad))
     assert text.returncode == 1 and text.stderr.count("\n") == 1
     assert f"message {out['message_index']}" in text.stderr and "Traceback" not in text.stderr
@@ -123,7 +125,7 @@ def test_garbage_file_cli(tmp_path: Path) -> None:
     path = tmp_path / "junk.rec"
     path.write_bytes(b"\x00" * 100)
     result = _druids("audit", str(path))
-    assert result.returncode == 1 and "not a druids-p2p record" in result.stderr
+    assert result.returncode == 2 and "not a druids-p2p record" in result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -143,5 +143,5 @@ def test_a_peer_gone_past_the_timeout_ends_the_game_with_a_recorded_reason(
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         report = json.loads(out.stdout)
-        assert out.returncode == 1 and not report["ok"]
-        assert "gone for" in report["error"]
+        assert out.returncode == 4 and report["ok"] and report["verdict"] == "stopped"
+        assert "unreachable" in report["reason"] and "gone for" in report["recorded_reason"]

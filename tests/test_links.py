@@ -46,7 +46,7 @@ from druids_p2p.net.resend import RESEND_BURST, RESEND_MAX_MESSAGES, RESEND_PER_
 from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableFault, TableMachine
-from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode, is_receipt
+from druids_p2p.wire import ZERO_HASH, Identity, MsgType, Transcript, decode, encode, is_receipt
 
 LOOPBACK = TableNetwork.of_address("127.0.0.1")
 
@@ -342,10 +342,16 @@ def test_audit_blames_the_host_for_a_seat_list_that_is_not_the_seats_word() -> N
     with pytest.raises(TableFault):
         machine.start()
     own = [msg.raw for _, msg in sorted(machine.pending[machine.me].items())]
-    report = audit_messages([table.seat_raw, *own])
-    assert report.problem is not None
-    assert report.problem.message_index == 0 and report.problem.seat == 0, report.problem
-    assert "own signed join does not say" in report.problem.error
+    record = Transcript.start(table.seat_raw)
+    for raw in own:
+        record.append(raw)
+    abort = machine.chain.seal(MsgType.ABORT, {"reason": "seat list", "seat": 0}, record.head)
+    report = audit_messages([table.seat_raw, *own, abort])
+    assert report.stop is not None and report.stop.checked, report.problem
+    assert report.stop.message_index == 0 and report.stop.seat == 0, report.stop
+    assert "own signed join does not say" in report.stop.summary
+    without_its_stop = audit_messages([table.seat_raw, *own])  # it stops at its own confirm
+    assert without_its_stop.verdict == "invalid"
 
 
 def test_audit_blames_a_confirmation_that_contradicts_its_signers_join() -> None:

@@ -260,3 +260,6 @@ def test_ctrl_c_leaves_the_table_recorded_and_marks_it_stopped(tmp_path: Path) -
     assert choose_table(tmp_path / "seat1", Request("join", lobby="127.0.0.1:1")) is None
     report = _audit(left["record"])
     assert "left the table" in json.dumps(report), report
+    # A game left cleanly is a valid record that stopped, naming who left (issue 14): not exit 1.
+    assert report["_code"] == 4 and report["verdict"] == "stopped", report
+    assert report["reason"] == f"seat {left['seat']} left" and report["seat"] == left["seat"]

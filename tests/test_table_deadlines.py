@@ -173,8 +173,8 @@ def test_hellos_do_not_pay_an_owed_deck_message(tmp_path: Path, msg_type: MsgTyp
     for k in arena.honest:  # each honest peer found it on its own clock
         assert k in arena.faults and arena.faults[k].seat == arena.seat(1)
     report = audit_messages([m.raw for m in arena.machines[0].transcript.messages])
-    assert report.problem is not None and report.problem.seat == arena.seat(1)
-    assert f"withheld {msg_type.label}" in report.problem.error
+    assert report.stop is not None and report.stop.seat == arena.seat(1), report.problem
+    assert f"seat {arena.seat(1)} withheld {msg_type.label}" in report.stop.summary
 
 
 def test_a_salt_withheld_in_a_later_round_is_named_by_the_audit(tmp_path: Path) -> None:
@@ -186,8 +186,8 @@ def test_a_salt_withheld_in_a_later_round_is_named_by_the_audit(tmp_path: Path) 
     blamed_everywhere(arena, 1, "withheld deck_salt past the deadline")
     for k in arena.honest:
         report = audit_messages([m.raw for m in arena.machines[k].transcript.messages])
-        assert report.problem is not None and report.problem.seat == arena.seat(1)
-        assert "owing deck_salt" in report.problem.error
+        assert report.stop is not None and report.stop.seat == arena.seat(1), report.problem
+        assert "owing deck_salt" in report.stop.summary and report.verdict == "stopped"
         assert len(report.round_scores) == 1  # the first round checks out
 
 
@@ -270,8 +270,8 @@ def test_an_abort_instead_of_the_reveal_is_blamed_as_withholding(tmp_path: Path)
         kinds = [(x.sender, x.type) for x in arena.machines[k].transcript.messages[-3:]]
         assert (arena.ids[1].public_key, MsgType.ABORT) in kinds  # its abort is on record
         report = audit_messages([x.raw for x in arena.machines[k].transcript.messages])
-        assert report.problem is not None and report.problem.seat == arena.seat(1)
-        assert "withheld deck_reveal" in report.problem.error
+        assert report.stop is not None and report.stop.seat == arena.seat(1), report.problem
+        assert "withheld deck_reveal" in report.stop.summary and report.stop.checked
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "nan", "inf"])

@@ -43,8 +43,8 @@ def holder_index(arena: Arena) -> int:
 
 def record_verdict(arena: Arena, k: int) -> Any:
     report = audit_messages([m.raw for m in arena.machines[k].transcript.messages])
-    assert report.problem is not None
-    return report.problem
+    assert report.verdict == "stopped" and report.stop is not None, report.problem
+    return report.stop
 
 
 # ==================================================================== (d) the Gaia holder
@@ -74,7 +74,7 @@ def test_a_silent_gaia_holder_is_blamed_after_the_move_limit(tmp_path: Path) -> 
     blamed_everywhere(arena, holder, "did not make its move within the move limit")
     for k in arena.honest:
         verdict = record_verdict(arena, k)
-        assert verdict.seat == arena.seat(holder) and "owing move" in verdict.error
+        assert verdict.seat == arena.seat(holder) and "owing move" in verdict.summary
 
 
 def test_a_crashed_gaia_holder_is_recorded_as_unreachable(tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_a_holder_that_hides_gaia_at_ready_is_convicted_by_the_audit(
         fault = arena.faults[k]
         assert decode(fault.evidence[0]).type is MsgType.READY
         verdict = record_verdict(arena, k)
-        assert verdict.seat == arena.seat(holder) and "held Gaia" in verdict.error
+        assert verdict.seat == arena.seat(holder) and "held Gaia" in verdict.summary
 
 
 # ==================================================================== (c) AuditRequired
@@ -154,7 +154,7 @@ def test_a_tampered_deck_found_in_a_hand_is_audited_and_its_shuffler_blamed(
         assert aborted.evidence and decode(aborted.evidence[0]).sender == arena.ids[1].public_key
         assert arena.machines[k].round_moves == []  # stopped at the deal, not played on
         verdict = record_verdict(arena, k)
-        assert verdict.seat == culprit and "shuffle" in verdict.error
+        assert verdict.seat == culprit and "shuffle" in verdict.summary
 
 
 def test_an_audit_call_over_a_sound_deal_blames_the_caller(
@@ -184,4 +184,4 @@ def test_an_audit_call_over_a_sound_deal_blames_the_caller(
         assert decode(aborted.evidence[0]).type is MsgType.DECK_REVEAL
     for k in arena.honest:
         verdict = record_verdict(arena, k)
-        assert verdict.seat == caller and "called an audit" in verdict.error
+        assert verdict.seat == caller and "called an audit" in verdict.summary

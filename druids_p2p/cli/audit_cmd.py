@@ -13,8 +13,20 @@ from druids_p2p.net.audit import audit_file
 from druids_p2p.wire.audit import AuditReport
 
 
+def _verdict_line(report: AuditReport) -> str:
+    """The first line: the verdict (``protocol.md`` §9, "Audit verdicts")."""
+    if report.stop is not None:
+        return str(report.stop)
+    if report.complete:
+        return "valid and complete"
+    return "valid, incomplete: the record ends before its game does, with no recorded stop"
+
+
 def _summary(path: Path, report: AuditReport) -> str:
-    lines = [f"{path}: {report.messages} messages, table {report.table_id.hex()[:16]}, all valid"]
+    lines = [
+        f"{path}: {_verdict_line(report)}",
+        f"  {report.messages} messages, table {report.table_id.hex()[:16]}, every one valid",
+    ]
     for p in report.players:
         lines.append(f"  seat {p['seat']}: {p['name']} ({p['fingerprint']})")
     for r, scores in enumerate(report.round_scores):
@@ -25,8 +37,8 @@ def _summary(path: Path, report: AuditReport) -> str:
         lines.append(f"  game over after {len(report.round_scores)} rounds; won by {names}")
     else:
         lines.append(f"  game not finished ({len(report.round_scores)} rounds scored)")
-    if report.aborted is not None:
-        lines.append(f"  aborted by {report.aborted}")
+    if report.stop is not None:
+        lines.append(f"  recorded reason: {report.stop.reason}")
     return "\n".join(lines)
 
 
@@ -37,18 +49,20 @@ def audit_command(
 ) -> None:
     """Re-verify every signature and link of a game record and replay every move.
 
-    Exit 0: the record is valid (a summary is printed). Exit 1: the first problem, naming the
-    message index and seat. Exit 2: the file cannot be read at all.
+    Exit 0: valid and complete (the game was played to its end). Exit 3: valid, incomplete
+    (the record of a peer still playing, or one cut at an entry boundary). Exit 4: valid, stopped
+    with a recorded reason (the seat it names, e.g. "seat 2 unreachable", "seat 1 left"). Exit 1:
+    invalid: the first problem, naming the message index and the seat at fault. Exit 2: the file
+    is no readable record. --json prints the same verdict as its "verdict" field.
     """
     if not file.is_file() or not os.access(file, os.R_OK):
         fail(f"{file}: no such readable file")
     report = audit_file(file)
     if as_json:
         print(json.dumps(report.to_json()))
-        if not report.ok:
-            raise typer.Exit(1)
-        return
+        raise typer.Exit(report.exit_code)
     if report.problem is not None:
         problem = str(report.problem)
-        fail(problem if problem.startswith(str(file)) else f"{file}: {problem}", 1)
+        fail(problem if problem.startswith(str(file)) else f"{file}: {problem}", report.exit_code)
     print(_summary(file, report))
+    raise typer.Exit(report.exit_code)

@@ -27,7 +27,8 @@ def _usage_hint(exc: Any) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI. Exit codes: 0 ok, 1 a checked failure (illegal move, audit), 2 bad input."""
+    """Run the CLI. Exit codes: 0 ok, 1 a checked failure (illegal move, an invalid record), 2 bad
+    input; ``druids audit`` adds 3 (a valid but incomplete record) and 4 (valid, stopped)."""
     args = sys.argv[1:] if argv is None else argv
     try:
         rv = app(args=args, prog_name="druids", standalone_mode=False)

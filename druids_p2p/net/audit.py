@@ -1,17 +1,20 @@
 """``druids audit`` for LAN game records: the whole game re-checked from the signed messages alone.
 
 On top of the wire-level checks (every signature, sequence number and link, via
-``wire.audit``), this recomputes the seat-order coin flip, every round's mental deal from the
+``wire.audit``) and the schedule (``audit_schedule``: step types, canonical order, step heads, the
+stop tail), this recomputes the seat-order coin flip, every round's mental deal from the
 revealed secrets (``deck.audit_transcript``: commitments, keys, every shuffle, every share and
-opening), and replays every move through the rules engine with the whole deal known, checking
-that each played card was opened by its player. (Acknowledgements are unsigned receipts between
-live peers, never part of a record.) The first problem is reported with its message index and the
-seat at fault.
+opening; a round cut short gets the public checks of ``audit_public``), and replays every move
+through the rules engine with the whole deal known, checking that each played card was opened by
+its player. (Acknowledgements are unsigned receipts between live peers, never part of a record.)
+The verdict is one of ``protocol.md`` §9's: the first problem (message index, seat at fault)
+makes a record invalid, unless it is the very fault the record's stop names.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,12 +30,14 @@ from druids_p2p.engine import (
     parse_move_token,
 )
 from druids_p2p.engine.interface import seat_options
+from druids_p2p.net.audit_public import check_public
+from druids_p2p.net.audit_schedule import ScheduleWalk, left_seat, stop_summary
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.game_result import result_problem
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table import deal_params, seat_order
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
-from druids_p2p.wire.audit import AuditProblem, AuditReport, _verify_chain
+from druids_p2p.wire.audit import AuditProblem, AuditReport, AuditStop, _verify_chain
 from druids_p2p.wire.audit import audit_messages as wire_audit_messages
 from druids_p2p.wire.keys import fingerprint
 
@@ -52,22 +57,38 @@ def audit_file(path: Path) -> AuditReport:
     try:
         read = read_record(path)
     except RecordError as exc:
-        return AuditReport(problem=AuditProblem(str(exc)))
+        return AuditReport(problem=AuditProblem(str(exc), unreadable=True))
+    if not read.messages:
+        why = f"record {read.tail}" if read.tail else "empty record: no seat message"
+        return AuditReport(problem=AuditProblem(why, 0, unreadable=True))
     return audit_messages(read.messages, read.tail)
 
 
 def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditReport:
+    """Audit a record's entries in the order ``protocol.md`` §9 ("Offline audit") defines: the
+    chain, the schedule and the stop tail, the seating, then each round (deal, then moves with
+    every hand known). A problem the record's own stop names (its recorder's abort blames the same
+    seat, in the round the record stops in) is the reason it stopped: a *stopped* verdict with
+    the evidence checked, not an invalid record."""
     if not any(_type_of(raw) == MsgType.SEAT_CONFIRM for raw in raws[1:4]):
         return wire_audit_messages(raws, tail)
     report = AuditReport(messages=len(raws))
+    audit: _TableAudit | None = None
     try:
         transcript = _verify_chain(raws)
         report.table_id = transcript.table_id
         if tail is not None:
             raise AuditProblem(f"record {tail}", len(raws))
-        _TableAudit(list(transcript.messages), report).run()
+        messages = list(transcript.messages)
+        audit = _TableAudit(messages, report)
+        audit.tail_start = ScheduleWalk(messages, audit.options.rounds).run()
+        audit.run()
     except AuditProblem as problem:
-        report.problem = problem
+        stop = audit.stopped_on(problem) if audit is not None else None
+        if stop is None:
+            report.problem = problem
+        else:
+            report.stop = stop
     return report
 
 
@@ -131,6 +152,12 @@ class _TableAudit:
         self.by_raw = {m.raw: m for m in messages}
         self.owing: Owing | None = None
         """What the step the record stops in still waits for (None if it stops between steps)."""
+        self.tail_start = len(messages)
+        """Where the stop tail begins (``audit_schedule``): the recorder's own last messages and
+        the aborts; the record's length when it has none."""
+        self.rounds_checked = False
+        """The chain and the schedule held (steps 1-3): a problem found from now on (seating,
+        deal, moves) may be the reason the record's stop gives."""
 
     def seat(self, key: bytes) -> int | None:
         return self.order.index(key) if key in self.order else None
@@ -141,6 +168,7 @@ class _TableAudit:
         confirms: dict[bytes, Message] = {}
         nonces: dict[bytes, bytes] = {}
         seat_msg = self.messages[0]
+        self.rounds_checked = True
         listed = seat_list_fault(seat_msg)
         if listed is not None:  # the seat list is not the seats' own word: the host's fault
             raise AuditProblem(listed, 0, self.keys.index(seat_msg.sender))
@@ -193,22 +221,20 @@ class _TableAudit:
         self.report.winners = game.winners
         if game.game_over and self.owing is None:
             index = self._results(index, game)
+            index = max(index, min(self.tail_start, len(self.messages)))
         self.report.complete = game.game_over and self.owing is None
-        for i in range(index, len(self.messages)):
+        for i in range(index, min(self.tail_start, len(self.messages))):
             msg = self.messages[i]
-            if msg.type is not MsgType.ABORT:
-                raise AuditProblem(
-                    f"{msg.type.label} after the game ended", i, self.seat(msg.sender)
-                )
-        self._stopped(index)
+            raise AuditProblem(f"{msg.type.label} after the game ended", i, self.seat(msg.sender))
+        self._stopped()
 
     def _results(self, index: int, game: Game) -> int:
         """The result step (protocol.md §7): each seat in play order signs what the game gives."""
         assert game.winners is not None
         signed: set[int] = set()
         for seat in range(self.options.players):
-            if index >= len(self.messages) or self.messages[index].type is MsgType.ABORT:
-                break
+            if index >= min(len(self.messages), self.tail_start):
+                break  # the record ends, or its stop tail begins, inside the step
             msg = self.messages[index]
             if msg.type is not MsgType.RESULT or self.seat(msg.sender) != seat:
                 raise AuditProblem(
@@ -233,7 +259,7 @@ class _TableAudit:
             self.owing = Owing("seat_confirm", self._list_seats(set(self.keys) - confirmed))
         else:
             self.owing = Owing("seat_nonce", self._list_seats(set(self.keys) - nonced))
-        self._stopped(1)
+        self._stopped()
 
     def _list_seats(self, keys: set[bytes]) -> frozenset[int]:
         return frozenset(self.keys.index(k) for k in keys)
@@ -244,39 +270,94 @@ class _TableAudit:
             return self.seat(key)
         return self.keys.index(key) if key in self.keys else None
 
-    def _stopped(self, start: int) -> None:
-        """The record ends in aborts (from ``start`` on): name whoever the record shows at fault.
+    def _aborts(self) -> list[tuple[int, Message]]:
+        return [
+            (i, m)
+            for i, m in enumerate(self.messages)
+            if i >= self.tail_start and m.type is MsgType.ABORT
+        ]
+
+    def _stopped(self) -> None:
+        """The record ends in aborts: read its stop (``protocol.md`` §9, "Audit verdicts").
 
         A seat that signed an abort while the record shows it owed an automatic message of the
-        step it stopped in withheld that message (``protocol.md`` §9), whatever its abort says.
-        Otherwise the recorder's abort (the last) is reported, and a seat it blames that the
-        record shows owing the step's message is named as having withheld it."""
-        aborts = [
-            (i, m) for i, m in enumerate(self.messages) if i >= start and m.type is MsgType.ABORT
-        ]
+        step it stopped in withheld that message (``protocol.md`` §9), whatever its abort says:
+        checked from the record. Otherwise the recorder's abort (the last) is the stop, with the
+        seat it blames, or, when it stopped on another seat's word, that seat's abort's claim."""
+        aborts = self._aborts()
         if not aborts:
             return
         owing = self.owing
+        last_index, last = aborts[-1]
+        recorder = self._seat_or_list(last.sender)
+        self.report.aborted = f"{self.names.get(last.sender, '?')}: {last.body['reason']}"
         for index, msg in aborts:
             seat = self._seat_or_list(msg.sender)
             if owing is not None and not owing.human and seat in owing.seats:
                 who = self.names.get(msg.sender, "?")
-                self.report.aborted = f"{who}: {msg.body['reason']}"
-                raise AuditProblem(
+                self.report.stop = AuditStop(
+                    f"seat {seat} withheld {owing.what}",
                     f"{who} (seat {seat}) withheld {owing.what}: it stopped the table instead "
                     f"(its abort says: {msg.body['reason']})",
-                    index,
                     seat,
+                    index,
+                    checked=True,
+                    stopped_by=recorder,
                 )
-        index, msg = aborts[-1]
-        blamed = msg.body.get("seat")
-        who = self.names.get(msg.sender, "?")
-        text = f"{who}: {msg.body['reason']}"
-        self.report.aborted = text
+                return
+        claim_index, claim = last_index, last
+        if "seat" not in last.body:
+            others = [(i, m) for i, m in aborts[:-1] if m.sender != last.sender]
+            if others:  # it stopped on another seat's word: that seat's abort is the claim
+                claim_index, claim = others[0]
+        blamed = claim.body.get("seat")
+        claimant = self._seat_or_list(claim.sender)
+        reason = str(claim.body["reason"])
+        word = _ON_WORD.match(reason) if claim is last and blamed is None else None
+        if word is not None:  # the claimant's abort is not in this record: its words are
+            claimant, reason = int(word["by"]), word["reason"]
+            blamed = int(word["seat"]) if word["seat"] is not None else None
+        summary = stop_summary(reason, blamed, claimant)
         if owing is not None and blamed in owing.seats:
-            text += f" (the record ends with seat {blamed} owing {owing.what})"
-        raise AuditProblem(
-            f"the table was stopped by {text}", index, blamed if blamed is not None else None
+            summary += f" (the record shows it owing {owing.what})"
+        self.report.stop = AuditStop(
+            summary,
+            str(last.body["reason"]),
+            blamed if blamed is not None else left_seat(reason, claimant),
+            claim_index,
+            stopped_by=recorder,
+            claimed_by=claimant if claim is not last or word is not None else None,
+        )
+
+    def stopped_on(self, problem: AuditProblem) -> AuditStop | None:
+        """The stop a content problem explains: the record's stop blames the problem's seat,
+        and nothing of a later round than the problem's comes before the stop tail."""
+        if not self.rounds_checked or problem.seat is None:
+            return None
+        aborts = self._aborts()
+        if not aborts:
+            return None
+        _, last = aborts[-1]
+        claims = {m.body.get("seat") for _, m in aborts if m.sender == last.sender}
+        if problem.seat not in claims:
+            return None
+        where = problem.message_index
+        at = self.messages[where].body.get("round", -1) if where is not None else None
+        later = [
+            m
+            for m in self.messages[: self.tail_start]
+            if m.type in _ROUND_KINDS and (at is None or int(m.body.get("round", 0)) > at)
+        ]
+        if later:
+            return None
+        self.report.aborted = f"{self.names.get(last.sender, '?')}: {last.body['reason']}"
+        return AuditStop(
+            f"seat {problem.seat}: {problem.error}",
+            str(last.body["reason"]),
+            problem.seat,
+            where if where is not None else len(self.messages) - 1,
+            checked=True,
+            stopped_by=self._seat_or_list(last.sender),
         )
 
     def _round(self, r: int, index: int, game: Game, codec: _ObserverCodec) -> int:
@@ -327,6 +408,11 @@ class _TableAudit:
         shown = [seat for seat, (_, msg) in ready.items() if "open" in msg.body]
         if reveals < n:
             self.owing = self._owing(sent, bool(moves), shown)
+            try:  # what every peer checked on receipt needs no secret (audit_public.py)
+                check_public(params, deck_raws, codec)
+            except DeckFault as exc:
+                where = self._index_of(exc.evidence[0]) if exc.evidence else None
+                raise AuditProblem(f"round {r + 1} deal: {exc.reason}", where, exc.seat) from None
             return index
         try:
             result = deck_audit(params, deck_raws, codec)
@@ -439,6 +525,16 @@ class _TableAudit:
             if msg.raw == raw:
                 return i
         return None
+
+
+_ON_WORD = re.compile(
+    r"^stopped on .* \(seat (?P<by>\d+)\)'s word: (?P<reason>.*?)"
+    r"(?: \(blames seat (?P<seat>\d+)\))?$"
+)
+"""The recorder's words when it stopped on another seat's claim (``TableRunner._peer_aborted``)."""
+
+_ROUND_KINDS = frozenset({*_DECK_KINDS, MsgType.READY, MsgType.MOVE})
+"""Messages that carry the 0-based round they belong to."""
 
 
 def _parse(msg: Message, index: int, seat: int | None) -> int:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from druids_p2p.net.table import TableMachine
+from druids_p2p.wire import MsgType, decode
 
 RECEIPT = "its receipt of the last move"
 """What a seat owes the mover and the next mover after a move (``protocol.md`` §6)."""
@@ -163,3 +164,35 @@ class Deadlines:
             if worst is None or owed - limit > worst.owed_s - worst.limit_s:
                 worst = late
         return worst
+
+
+def lost_contact(
+    now: float, last_heard: Mapping[bytes, float], me: bytes, silent_s: float
+) -> float | None:
+    """Seconds since this peer heard from *any* other peer, when every one of them has been
+    silent for over ``silent_s`` (the runner passes half the overdue debt's deadline: live peers
+    send a keepalive every second, so that long a silence from all is this peer's own link); else
+    None.
+
+    A peer whose own link is down hears from nobody: blaming the seat it happened to wait for
+    would record a split as that seat's fault (issue 13 item 5). It records instead that it lost
+    contact with the table, blaming nobody; the peers that still hear each other blame the seat
+    that fell silent, as unreachable (``protocol.md`` §9)."""
+    others = [t for key, t in last_heard.items() if key != me]
+    if not others:
+        return None
+    silent = now - max(others)
+    return silent if silent > silent_s else None
+
+
+def claim_of(machine: TableMachine) -> dict[str, object] | None:
+    """When this peer stopped on another's word (its fault names nobody and holds that peer's
+    abort): who said so and whom it blames. Reported as that peer's claim, apart from this
+    peer's own ``blame``, which stays empty (``protocol.md`` §9)."""
+    fault = machine.aborted
+    if fault is None or fault.seat is not None or len(fault.evidence) != 1:
+        return None
+    msg = decode(fault.evidence[0])
+    if msg.type is not MsgType.ABORT or msg.sender == machine.me:
+        return None
+    return {"by": machine.seat_of(msg.sender), "seat": msg.body.get("seat")}

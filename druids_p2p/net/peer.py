@@ -31,7 +31,7 @@ from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
 from druids_p2p.engine.interface import seat_options
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
-from druids_p2p.net.deadlines import Deadlines, debts, who
+from druids_p2p.net.deadlines import Deadlines, claim_of, debts, lost_contact, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
     LOBBY_ID_SIZE,
@@ -777,6 +777,13 @@ class TableRunner:
                 if key in unacked and machine.last_move is not None:
                     # a duplicate: receipt again (over both links, should one be stalled)
                     self.mesh.send(key, machine.last_move.raw, both_links=True)
+            if any(key in self.away for key in waiting):
+                # A split: what a silent seat sent before its link went may have reached the
+                # others only. They answer with what follows our head, so a peer cut off from
+                # one seat is not left owing the next step (and blamed for it) over that seat.
+                for key in machine.list_keys:
+                    if key != machine.me and key not in waiting:
+                        self._ask_resend(key)
 
     def _check_deadlines(self, now: float) -> None:
         """Blame the seat whose owed message is past its deadline (``net/deadlines.py``): only
@@ -786,6 +793,14 @@ class TableRunner:
         late = self.deadlines.check(now, self.last_heard, self.aborts)
         if late is not None:
             key = late.debt.key
+            alone = lost_contact(now, self.last_heard, machine.me, late.limit_s / 2)
+            if late.unreachable and alone is not None:
+                raise TableFault(
+                    f"{who(machine, machine.me)} lost contact with the table: no message from "
+                    f"any peer for {alone:.0f} s (while waiting for {late.debt.what} from "
+                    f"{who(machine, key)})",
+                    None,
+                )
             raise TableFault(late.reason(who(machine, key)), machine.seat_of(key))
 
     def _progress_mark(self) -> tuple[int, int]:
@@ -807,7 +822,7 @@ class TableRunner:
         # A claimed blame is never adopted: an abort proves only that its sender stopped. This
         # peer keeps checking what it has for a short while, so that if the claim is true its
         # own checks (on the same canonical messages) find the fault and blame with evidence.
-        self.abort_claim = f"{machine.names[msg.sender]} stopped the table: {reason}{with_blame}"
+        self.abort_claim = f"stopped on {who(machine, msg.sender)}'s word: {reason}{with_blame}"
         now = self.clock()
         self.aborts.setdefault(msg.sender, msg)
         self.abort_claim_deadline = now + ABORT_GRACE_S
@@ -866,7 +881,10 @@ class TableRunner:
                         self.machine.seat_of(sender),
                         (abort.raw,),
                     )
-            raise TableFault(claim, None)
+            # Its abort is recorded before ours when it is its signer's next message here, so
+            # the record names the seat it blames (as that seat's claim, not ours).
+            first = next(iter(self.aborts.values()), None)
+            raise TableFault(claim, None, () if first is None else (first.raw,))
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
         self._emit_events()
@@ -926,6 +944,7 @@ class TableRunner:
             "finished": machine.finished,
             "aborted": None if machine.aborted is None else machine.aborted.reason,
             "blame": None if machine.aborted is None else machine.aborted.seat,
+            "claim": claim_of(machine),
             "seat": machine.my_seat,
             "name": machine.identity.name,
             "totals": game.totals,

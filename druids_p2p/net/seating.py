@@ -90,7 +90,10 @@ def seat_list_fault(seat_message: Message) -> str | None:
     Each seat but the host's must be backed by its quoted ``join``: signed by that seat, for the
     same table offer as the others, naming exactly the listed endpoint and CURVE key. The host's
     own entry is the host's word (it signs the seat message). Anything else is the host's fault,
-    proven by the seat message alone."""
+    proven by the seat message alone. So is a seat message not built on ``head_0`` (wire.md §6):
+    the host signs it before anything else exists at the table."""
+    if seat_message.head != head0(seat_message.table_id):
+        return "the seat message is not built on head_0 (the head of the empty transcript)"
     body = seat_message.body
     if "endpoints" not in body and "curves" not in body:
         return None  # no addresses at all: a table that is not on a network (no links)

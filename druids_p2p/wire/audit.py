@@ -34,11 +34,13 @@ from druids_p2p.wire.transcript import Transcript
 @dataclass(frozen=True)
 class AuditProblem(Exception):
     """The first thing wrong with a record; ``message_index``/``seat`` are None when the problem
-    belongs to no single message (an unreadable file) or no seat (an unsigned blob)."""
+    belongs to no single message (an unreadable file) or no seat (an unsigned blob).
+    ``unreadable``: the file is no record at all (no header, no complete entry, an I/O error)."""
 
     error: str
     message_index: int | None = None
     seat: int | None = None
+    unreadable: bool = False
 
     def __str__(self) -> str:
         where = []
@@ -47,6 +49,40 @@ class AuditProblem(Exception):
         if self.seat is not None:
             where.append(f"seat {self.seat}")
         return f"{', '.join(where)}: {self.error}" if where else self.error
+
+
+@dataclass(frozen=True)
+class AuditStop:
+    """Why a valid record stops before the end of its game: its recorder's abort, read.
+
+    ``summary`` is the verdict's short form (``seat 2 unreachable``, ``seat 1 left``,
+    ``lost contact with the table``, ``seat 3 withheld deck_reveal``...); ``reason`` the recorded
+    words. ``seat`` is the blamed play seat (None when nobody is blamed), ``message_index`` the
+    entry that shows it (the evidence when ``checked``, else the recorder's abort).
+    ``checked``: the audit found the blamed fault in the record itself, not only the claim.
+    ``claimed_by``: the seat whose abort the recorder stopped on, when it stopped on another
+    peer's word (the blame is then that peer's claim, not the recorder's)."""
+
+    summary: str
+    reason: str
+    seat: int | None
+    message_index: int
+    checked: bool = False
+    stopped_by: int | None = None
+    """The recorder's own seat (the signer of the record's last entry, its abort)."""
+    claimed_by: int | None = None
+
+    def __str__(self) -> str:
+        text = f"valid, stopped: {self.summary}"
+        if self.checked:
+            text += " (evidence checked)"
+        elif self.claimed_by is not None:
+            text += f" (on seat {self.claimed_by}'s word)"
+        return text
+
+
+VERDICT_EXIT = {"complete": 0, "invalid": 1, "unreadable": 2, "incomplete": 3, "stopped": 4}
+"""``druids audit``'s exit code for each verdict (protocol.md §9, "Audit verdicts")."""
 
 
 @dataclass
@@ -60,21 +96,39 @@ class AuditReport:
     winners: list[int] | None = None
     aborted: str | None = None
     problem: AuditProblem | None = None
+    stop: AuditStop | None = None
+    """Set when the record is valid and ends in its recorder's abort."""
 
     @property
     def ok(self) -> bool:
+        """The record is valid (complete, a prefix, or stopped with a recorded reason)."""
         return self.problem is None
+
+    @property
+    def verdict(self) -> str:
+        """``complete``, ``incomplete``, ``stopped``, ``invalid`` or ``unreadable``: exactly one."""
+        if self.problem is not None:
+            return "unreadable" if self.problem.unreadable else "invalid"
+        if self.stop is not None:
+            return "stopped"
+        return "complete" if self.complete else "incomplete"
+
+    @property
+    def exit_code(self) -> int:
+        return VERDICT_EXIT[self.verdict]
 
     def to_json(self) -> dict[str, Any]:
         if self.problem is not None:
             return {
                 "ok": False,
+                "verdict": self.verdict,
                 "error": self.problem.error,
                 "message_index": self.problem.message_index,
                 "seat": self.problem.seat,
             }
-        return {
+        out: dict[str, Any] = {
             "ok": True,
+            "verdict": self.verdict,
             "table_id": self.table_id.hex(),
             "messages": self.messages,
             "players": self.players,
@@ -85,6 +139,17 @@ class AuditReport:
             "winners": self.winners,
             "aborted": self.aborted,
         }
+        if self.stop is not None:
+            out |= {
+                "reason": self.stop.summary,
+                "recorded_reason": self.stop.reason,
+                "seat": self.stop.seat,
+                "message_index": self.stop.message_index,
+                "evidence_checked": self.stop.checked,
+                "stopped_by": self.stop.stopped_by,
+                "claimed_by": self.stop.claimed_by,
+            }
+        return out
 
 
 def audit_file(path: Path) -> AuditReport:
@@ -92,7 +157,10 @@ def audit_file(path: Path) -> AuditReport:
     try:
         read = read_record(path)
     except RecordError as exc:
-        return AuditReport(problem=AuditProblem(str(exc)))
+        return AuditReport(problem=AuditProblem(str(exc), unreadable=True))
+    if not read.messages:
+        why = f"record {read.tail}" if read.tail else "empty record: no seat message"
+        return AuditReport(problem=AuditProblem(why, 0, unreadable=True))
     return audit_messages(read.messages, tail=read.tail)
 
 
@@ -253,10 +321,19 @@ def _replay(transcript: Transcript, report: AuditReport) -> None:
     report.totals = game.totals
     report.complete = game.game_over
     report.winners = game.winners
-    for msg in transcript.messages:
+    for index, msg in enumerate(transcript.messages):
         if msg.type is MsgType.ABORT:
             who = transcript.seat_of(msg.sender)
             report.aborted = f"seat {who}: {msg.body['reason']}"
+            blamed = msg.body.get("seat")
+            summary = f"seat {blamed} blamed" if blamed is not None else f"seat {who} stopped"
+            report.stop = AuditStop(
+                f"{summary}: {msg.body['reason']}",
+                msg.body["reason"],
+                blamed,
+                index,
+                stopped_by=who,
+            )
 
 
 def _play(game: Game, transcript: Transcript, r: int, index: int, msg: Message) -> None:

@@ -1,9 +1,12 @@
 """The table transcript: the append-only, hash-chained log of a table's signed messages.
 
-It is the order in which *this* peer accepted messages (peers may differ in interleaving); each
-sender's own messages form a strict chain (seq and back-link), and the head hash commits to the
-whole local order. A transcript always starts from the signed ``seat`` message, which fixes the
-table id and the seated keys that every later message is checked against.
+Here each sender's own messages form a strict chain (seq and back-link), and the head hash
+commits to the whole order. The order itself is the table's one canonical schedule (wire.md §7,
+``protocol.md`` §5), which the table machine keeps (``net/table.py``: a step appended once
+complete, in its sender order, each message built on the step's head) and ``druids audit``
+checks (``net/audit_schedule.py``); this class checks only the chains. A transcript always starts
+from the signed ``seat`` message, which fixes the table id and the seated keys that every later
+message is checked against.
 """
 
 from __future__ import annotations

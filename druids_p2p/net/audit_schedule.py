@@ -1,0 +1,229 @@
+"""The offline audit's schedule check: a record is its table's canonical transcript, and its stop.
+
+A live peer appends a step's messages only once the step is complete, in the step's sender order,
+and refuses a message that is not of its step's type, not from its step's sender, or not built on
+its step's head (``protocol.md`` §5). So a record — the canonical transcript as its recorder saw
+it — must show exactly that, message by message: this module walks the schedule over a record
+whose chain already verified (``wire.audit._verify_chain``) and names the first message that
+breaks it. It also finds where the record's *stop tail* begins (``protocol.md`` §9, "Aborts in a
+record"): the recorder's own messages of the step it stopped in, then aborts (any seat's, one
+each), the last one the recorder's own, carrying the head of the record before it.
+
+Content (seat nonces against commitments, the deal, the moves' legality) is checked afterwards by
+``net/audit.py``; here only the shape: types, senders, order, heads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from druids_p2p.net.table import seat_order
+from druids_p2p.wire import Message, MsgType
+from druids_p2p.wire.audit import AuditProblem
+from druids_p2p.wire.table import head0, next_head
+
+_DEAL = (MsgType.DECK_COMMIT, MsgType.DECK_KEY, None, MsgType.DECK_SALT, MsgType.DECK_SHARES)
+"""The deal's steps of all seats; ``None`` stands for the shuffles, one step per seat."""
+
+
+def record_heads(messages: Sequence[Message]) -> list[bytes]:
+    """``heads[i]``: the transcript head before message ``i`` (``heads[len]``: the final head)."""
+    heads = [head0(messages[0].table_id)]
+    for msg in messages:
+        heads.append(next_head(heads[-1], msg.hash))
+    return heads
+
+
+class ScheduleWalk:
+    """Walks a verified record through the schedule; :meth:`run` returns where its stop tail
+    begins (its length if it has none) or raises :class:`AuditProblem` at the first breach."""
+
+    def __init__(self, messages: Sequence[Message], rounds: int) -> None:
+        self.msgs = messages
+        self.rounds = rounds
+        self.heads = record_heads(messages)
+        seat = messages[0]
+        self.list_keys: tuple[bytes, ...] = tuple(seat.body["seats"])
+        self.order: tuple[bytes, ...] = ()
+        last = messages[-1]
+        self.recorder: bytes | None = last.sender if last.type is MsgType.ABORT else None
+        """The signer of the record's last entry when it is an abort: whose record this is."""
+        self._tail_start: int | None = None
+        """Where the stop tail begins, once the walk has met it."""
+
+    def seat(self, key: bytes) -> int | None:
+        keys = self.order or self.list_keys
+        return keys.index(key) if key in keys else None
+
+    # ---------------------------------------------------------------- the walk
+    def run(self) -> int:
+        """Raises at the first message out of schedule; returns the stop tail's start."""
+        end = self._walk()  # (the seat message's own head is the seating's check, step 4)
+        self._check_tail(end)
+        return end
+
+    def _walk(self) -> int:
+        i: int | None = self._step(1, "confirm", self.list_keys, {MsgType.SEAT_CONFIRM})
+        nonce_at = i
+        i = self._step(i, "nonce", self.list_keys, {MsgType.SEAT_NONCE})
+        if i is None or nonce_at is None:
+            return self._stop_at()
+        nonces = {m.sender: m.body["nonce"] for m in self.msgs[nonce_at:i]}
+        self.order = seat_order(self.msgs[0].table_id, self.list_keys, nonces)
+        for _ in range(self.rounds):
+            for kind in _DEAL:
+                if kind is None:
+                    for key in self.order:
+                        i = self._step(i, "shuffle", (key,), {MsgType.DECK_SHUFFLE})
+                else:
+                    i = self._step(i, kind.label, self.order, {kind})
+            ready_at = i
+            i = self._step(i, "ready", self.order, {MsgType.READY, MsgType.DECK_REVEAL})
+            if i is None or ready_at is None:
+                return self._stop_at()
+            batch = self.msgs[ready_at:i]
+            called = {m.sender for m in batch if m.type is MsgType.DECK_REVEAL}
+            shown = [m.sender for m in batch if m.type is MsgType.READY and "open" in m.body]
+            if called or len(shown) != 1:  # an audit call, or no (single) Gaia shown: audit
+                rest = tuple(k for k in self.order if k not in called)
+                i = self._step(i, "audit", rest, {MsgType.DECK_REVEAL})
+                return self._after_game(i)  # an audit always stops the table
+            i = self._step(i, "lead", (shown[0],), {MsgType.MOVE})
+            i = self._moves(i)
+            i = self._step(i, "reveal", self.order, {MsgType.DECK_REVEAL})
+            if i is None:
+                return self._stop_at()
+        i = self._step(i, "result", self.order, {MsgType.RESULT})  # protocol.md §7
+        return self._after_game(i)
+
+    def _stop_at(self) -> int:
+        return self._tail_start if self._tail_start is not None else len(self.msgs)
+
+    def _after_game(self, i: int | None) -> int:
+        """Past the last step there is only the stop tail."""
+        if i is None:
+            return self._stop_at()
+        if i < len(self.msgs) and not self._is_tail(i):
+            msg = self.msgs[i]
+            raise AuditProblem(
+                f"{msg.type.label} after the table's last step", i, self.seat(msg.sender)
+            )
+        self._tail_start = i
+        return i
+
+    def _step(
+        self, i: int | None, name: str, senders: Sequence[bytes], types: set[MsgType]
+    ) -> int | None:
+        """One step at message ``i``: ``None`` once the record ends or its stop tail begins."""
+        if i is None:
+            return None
+        head = self.heads[i] if i < len(self.heads) else b""
+        for key in senders:
+            if i >= len(self.msgs):
+                return None
+            msg = self.msgs[i]
+            if msg.sender != key or msg.type not in types or msg.head != head:
+                if self._is_tail(i):
+                    self._tail_start = i
+                    return None
+                raise self._breach(i, name, key, types, head)
+            i += 1
+        return i
+
+    def _moves(self, i: int | None) -> int | None:
+        """The play steps: each move is a step of one seat (whose turn the replay checks)."""
+        for _ in range(len(self.msgs)):
+            if i is None or i >= len(self.msgs) or self.msgs[i].type is not MsgType.MOVE:
+                return i
+            msg = self.msgs[i]
+            if msg.head != self.heads[i]:
+                if self._is_tail(i):
+                    self._tail_start = i
+                    return None
+                raise self._breach(i, "move", msg.sender, {MsgType.MOVE}, self.heads[i])
+            i += 1
+        return i
+
+    def _breach(
+        self, i: int, name: str, key: bytes, types: set[MsgType], head: bytes
+    ) -> AuditProblem:
+        msg = self.msgs[i]
+        seat = self.seat(msg.sender)
+        if msg.type is MsgType.ABORT:
+            return AuditProblem(
+                "the game goes on after this abort (nothing of the game follows an abort)",
+                i,
+                seat,
+            )
+        if msg.type not in types:
+            wanted = "/".join(sorted(t.label for t in types))
+            return AuditProblem(f"{msg.type.label} when {wanted} was due (step {name})", i, seat)
+        if msg.sender != key:
+            return AuditProblem(
+                f"{msg.type.label} out of the canonical order: step {name} appends seat "
+                f"{self.seat(key)}'s message here",
+                i,
+                seat,
+            )
+        return AuditProblem(
+            f"{msg.type.label} carries head {msg.head.hex()[:12]}…, not the head "
+            f"{head.hex()[:12]}… at the start of its step ({name})",
+            i,
+            seat,
+        )
+
+    # ---------------------------------------------------------------- the stop tail
+    def _is_tail(self, i: int) -> bool:
+        """From ``i`` on: the recorder's own messages, then aborts, the recorder's last."""
+        if self.recorder is None:
+            return False
+        aborted: set[bytes] = set()
+        for msg in self.msgs[i:]:
+            if msg.type is MsgType.ABORT:
+                if msg.sender in aborted:
+                    return False
+                aborted.add(msg.sender)
+            elif aborted or msg.sender != self.recorder:
+                return False
+        return True
+
+    def _check_tail(self, start: int) -> None:
+        if self.recorder is None:
+            return
+        last = len(self.msgs) - 1
+        if start > last:
+            raise AuditProblem(
+                "the record's last abort has no place in it", last, self.seat(self.recorder)
+            )
+        if self.msgs[last].head != self.heads[last]:
+            raise AuditProblem(
+                "the recorder's abort must carry the head of its record before it",
+                last,
+                self.seat(self.recorder),
+            )
+
+
+# -------------------------------------------------------------------- reading a stop
+def stop_summary(reason: str, seat: int | None, signer: int | None) -> str:
+    """A stop's short verdict from its abort's recorded words (our own wordings, §9)."""
+    if seat is not None:
+        for marker, kind in (
+            (" unreachable: ", "unreachable"),
+            (" did not make its move within", "did not move within the move limit"),
+        ):
+            if marker in reason:
+                return f"seat {seat} {kind}"
+        if " withheld " in reason:
+            what = reason.split(" withheld ", 1)[1].split(" ")[0]
+            return f"seat {seat} withheld {what}"
+        return f"seat {seat} blamed: {reason}"
+    if "lost contact with the table" in reason:
+        return "lost contact with the table"
+    if " left the table" in reason and signer is not None:
+        return f"seat {signer} left"
+    return f"seat {signer} stopped the table: {reason}"
+
+
+def left_seat(reason: str, signer: int | None) -> int | None:
+    """The seat a stop names when it blames nobody: the one that left, if it left."""
+    return signer if " left the table" in reason else None
