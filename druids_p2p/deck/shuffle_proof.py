@@ -24,10 +24,11 @@ Every challenge hashes the context: table id, round, seat, pass, the joint key, 
 output lists and the commitments (``deck.md`` §7.1 gives the byte layout).
 
 Cost for ``N`` ciphertexts: the prover makes ``5N`` generic and ``3N`` base-point
-multiplications, the verifier ``8N`` generic and ``N`` base-point ones (libsodium has no
-multi-scalar multiplication). All the prover's randomness is derived from the seat's committed
-shuffle seed, so an honest proof is a deterministic function of the seed: a restarted peer
-re-sends identical bytes and the end-of-round audit recomputes the proof bit for bit.
+multiplications (``4N`` generic on the public start), the verifier ``8N`` generic and ``N``
+base-point ones (libsodium has no multi-scalar multiplication). All the prover's randomness is
+derived from the seat's committed shuffle seed, so an honest proof is a deterministic function
+of the seed: a restarted peer re-sends identical bytes and the end-of-round audit recomputes the
+proof bit for bit.
 """
 
 from __future__ import annotations
