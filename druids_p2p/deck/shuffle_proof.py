@@ -325,8 +325,24 @@ def verify_shuffle(
     return verify_shuffles(params, joint_key, [statement])
 
 
+@dataclass(frozen=True, slots=True)
+class OwnShuffle:
+    """The verifier's own shuffle, when a batch starts with the shuffle that took its output:
+    ``output[t] = source[perm[t]] + r_t·(B, H)``, all known to it, so terms on its output are
+    moved onto its input and the two base points (on the public start, where every A is B, that
+    saves N multiplications)."""
+
+    source: Deck
+    output: Deck
+    perm: Sequence[int]
+    rerandomizers: Sequence[bytes]
+
+
 def verify_shuffles(
-    params: DeckParams, joint_key: bytes, statements: Sequence[ShuffleStatement]
+    params: DeckParams,
+    joint_key: bytes,
+    statements: Sequence[ShuffleStatement],
+    own: OwnShuffle | None = None,
 ) -> bool:
     """True iff every statement's proof holds (CheckShuffleProof, Algorithm 4.7, for each).
 
@@ -347,6 +363,8 @@ def verify_shuffles(
         if part is None:
             return False
         base += part
+    if own is not None:
+        base += _move_onto_source(own, joint_key, terms)
     total = _base(base + terms.pop(group.BASE, 0))
     # Σ k·P, one multiplication and one addition per distinct point (libsodium has no
     # multi-scalar multiplication); the loop calls libsodium directly, as this is the deal's
@@ -360,6 +378,25 @@ def verify_shuffles(
 
 
 _rb_mul = rbcl.crypto_scalarmult_ristretto255
+
+
+def _move_onto_source(own: OwnShuffle, joint_key: bytes, terms: dict[bytes, int]) -> int:
+    """Rewrite k·A'_t as k·A_{perm[t]} + (k·r_t)·B and k·C'_t as k·C_{perm[t]} + (k·r_t)·H (the
+    same group elements, whoever else's terms share the point); return the factor of B."""
+    base = 0
+    src, out = own.source, own.output
+    get, pop = terms.get, terms.pop
+    for t, j in enumerate(own.perm):
+        r = _int(own.rerandomizers[t])
+        k = pop(out.a[t], 0)
+        if k:
+            terms[src.a[j]] = get(src.a[j], 0) + k
+            base += k * r
+        k = pop(out.c[t], 0)
+        if k:
+            terms[src.c[j]] = get(src.c[j], 0) + k
+            terms[joint_key] = get(joint_key, 0) + k * r
+    return base
 
 
 def _add_terms(
