@@ -18,9 +18,11 @@ from druids_p2p.deck import (
 )
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck, rerandomize
-from druids_p2p.deck.local import LocalBus, kind_of, make_table, rewrite
+from druids_p2p.deck.local import LocalBus, deal, kind_of, make_table, rewrite
 from druids_p2p.deck.messages import ShuffleMsg
+from druids_p2p.deck.params import SHUFFLE_PASS
 from druids_p2p.deck.peer import batch_index, random_scalar
+from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.deck.signing import Ed25519Codec
 
 HAND = {3: 15, 4: 14, 5: 13}
@@ -400,3 +402,32 @@ def test_a_salt_that_does_not_match_its_hash_is_blamed() -> None:
     assert t.kind(fault.evidence[0]) == "deck_salt" and t.kind(fault.evidence[1]) == "deck_key"
     # the honest seat that caught it never learnt an assignment from the bad salt
     assert not any(p.log.shares for p in t.peers if p.seat != 1)
+
+
+@pytest.mark.parametrize("cheater", [0, 2])
+def test_a_proven_shuffle_from_another_seed_is_blamed_by_every_live_audit(cheater: int) -> None:
+    """Its proof holds (it is a real shuffle) but not from the committed seed: the audit that a
+    live peer runs (proofs checked on arrival, so it recomputes the outputs only) names it."""
+    params = DeckParams(b"S" * 32, 0, 65, 4, 14, frozenset({60}))
+    peers = make_table(params)
+    other_seed = os.urandom(32)
+
+    def shuffle_from_other_seed(deck: Deck) -> ShuffleMsg:
+        key = peers[cheater].joint_key
+        assert key is not None
+        out, proof = shuffle_step(params, cheater, SHUFFLE_PASS, other_seed, deck, key)
+        return ShuffleMsg(params.round_no, pass_no=SHUFFLE_PASS, a=out.a, c=out.c, proof=proof)
+
+    peers[cheater]._shuffle = shuffle_from_other_seed  # type: ignore[method-assign]
+    bus = deal(peers)
+    assert all(p.deal_complete for p in peers)
+    for p in peers:
+        bus.post(p.seat, [p.reveal()])
+    bus.run()
+    for p in peers:
+        if p.seat == cheater:
+            continue
+        with pytest.raises(DeckFault) as exc:
+            p.audit()
+        assert exc.value.seat == cheater
+        assert "does not match its recomputation" in exc.value.reason

@@ -21,7 +21,15 @@ from druids_p2p.deck.messages import ShuffleMsg, parse_body
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.peer import random_scalar
 from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
-from druids_p2p.deck.shuffle_proof import ShuffleProof, generators, prove_shuffle, verify_shuffle
+from druids_p2p.deck.shuffle_proof import (
+    OwnShuffle,
+    ShuffleProof,
+    ShuffleStatement,
+    generators,
+    prove_shuffle,
+    verify_shuffle,
+    verify_shuffles,
+)
 
 PARAMS = DeckParams(b"P" * 32, 4, 65, 4, 14, frozenset({60}))
 DECK_MD = Path(__file__).resolve().parent.parent / "docs" / "protocol" / "deck.md"
@@ -231,3 +239,41 @@ def test_deck_md_vector_is_what_the_code_computes() -> None:
     block = re.search(r"<!-- shuffle-vector -->\n```\n(.*?)```", text, re.S)
     assert block is not None, "deck.md has no shuffle vector block"
     assert block.group(1).splitlines() == vector_lines()
+
+
+# ------------------------------------------------------------------------------ own shuffle
+def _after_own(seat: int) -> tuple[bytes, OwnShuffle, list[ShuffleStatement]]:
+    """This verifier shuffled at ``seat`` (from the public start for seat 0), the next seat
+    shuffled its output: what a batch starting after its own shuffle checks."""
+    _, key = _key()
+    source = (
+        public_encryptions(PARAMS, PARAMS.shuffled_cards(), key)
+        if seat == 0
+        else _random_deck(64, key)
+    )
+    seed = os.urandom(32)
+    mine, _ = shuffle_step(PARAMS, seat, 1, seed, source, key)
+    perm = derive_permutation(PARAMS, seat, 1, seed, len(source))
+    rs = derive_rerandomizers(PARAMS, seat, 1, seed, len(source))
+    nxt, proof = _honest(PARAMS, seat + 1, mine, key)
+    own = OwnShuffle(source, mine, perm, rs)
+    return key, own, [ShuffleStatement(seat + 1, 1, mine, nxt, proof)]
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_batch_after_the_verifier_s_own_shuffle_is_checked_the_same(seat: int) -> None:
+    """Terms on the verifier's own output are moved onto its input (deck/shuffle_proof.py): an
+    honest next shuffle still verifies, a cheating one is still refused, and a wrong account of
+    the own shuffle (another re-randomiser) breaks the check rather than passing anything."""
+    key, own, (st,) = _after_own(seat)
+    assert verify_shuffles(PARAMS, key, [st], own)
+    r = random_scalar(os.urandom)
+    copy = rerandomize(st.shuffled.a[0], st.shuffled.c[0], r, key)
+    bad = ShuffleStatement(
+        st.seat, st.pass_no, st.source, _replace(st.shuffled, 3, *copy), st.proof
+    )
+    assert not verify_shuffles(PARAMS, key, [bad], own)
+    wrong = dataclasses.replace(
+        own, rerandomizers=(random_scalar(os.urandom), *own.rerandomizers[1:])
+    )
+    assert not verify_shuffles(PARAMS, key, [st], wrong)

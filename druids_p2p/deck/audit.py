@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 from druids_p2p.deck import group
 from druids_p2p.deck.assign import Assignment
-from druids_p2p.deck.cards import card_table
+from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.checks import check_key, check_reveal, check_salt
-from druids_p2p.deck.elgamal import Deck, final_deck, public_encryptions
+from druids_p2p.deck.elgamal import Deck, public_encryptions
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.log import RoundLog
 from druids_p2p.deck.params import SHUFFLE_PASS, DeckParams
-from druids_p2p.deck.shuffle import shuffle_output, shuffle_step
+from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
 from druids_p2p.deck.signing import Codec
 
 
@@ -64,16 +64,70 @@ def _require(log: RoundLog, params: DeckParams) -> None:
                 raise DeckFault(seat, f"no {name} message")
 
 
+@dataclass(frozen=True, slots=True)
+class _Known:
+    """What each position of a deck is once every secret is out: its card and its total
+    randomness ρ, so that its ciphertext is (ρ·B, M + ρ·x·B), x the joint secret.
+
+    Why: with every discrete log known, each ciphertext, decryption share and opening the
+    audit recomputes is a *base* multiplication (libsodium's precomputed table, about a third of
+    a generic one), and a deal whose every shuffle recomputes exactly needs no decryption."""
+
+    cards: tuple[int, ...]
+    rand: tuple[int, ...]
+
+
+def _base(k: int) -> bytes:
+    """k·B for any integer k (the identity for k ≡ 0 mod l, which libsodium refuses)."""
+    k %= group.ORDER
+    return group.base_mul(k.to_bytes(32, "little")) if k else group.IDENTITY
+
+
+def _start(cards: tuple[int, ...]) -> _Known:
+    """The public encryptions (B, M + H) of ``cards`` (elgamal.py): randomness 1."""
+    return _Known(cards, (1,) * len(cards))
+
+
+def _encrypt(params: DeckParams, known: _Known, x: int) -> Deck:
+    points = card_points(params.num_cards)
+    add = group.add
+    return Deck(
+        tuple(_base(rho) for rho in known.rand),
+        tuple(
+            add(points[card], _base(rho * x))
+            for card, rho in zip(known.cards, known.rand, strict=True)
+        ),
+    )
+
+
+def _shuffled(params: DeckParams, seat: int, seed: bytes, known: _Known) -> _Known:
+    """``seat``'s step (deck.md §7) applied to what is known: output t is input perm[t]
+    re-randomised by r_t, so it holds that card with randomness ρ_{perm[t]} + r_t."""
+    size = len(known.cards)
+    perm = derive_permutation(params, seat, SHUFFLE_PASS, seed, size)
+    rs = derive_rerandomizers(params, seat, SHUFFLE_PASS, seed, size)
+    return _Known(
+        tuple(known.cards[perm[t]] for t in range(size)),
+        tuple(known.rand[perm[t]] + int.from_bytes(rs[t], "little") for t in range(size)),
+    )
+
+
 def _check_shuffles(
-    params: DeckParams, log: RoundLog, joint_key: bytes, proofs_checked: bool
-) -> Deck:
+    params: DeckParams, log: RoundLog, joint_key: bytes, x: int, proofs_checked: bool
+) -> _Known:
+    """Recompute every shuffle from its revealed seed, each from the previous seat's
+    *published* output, and return what every final position holds. The first mismatch names
+    its author; when seat s is checked, the output it took equals the recomputation, so the
+    cards and randomness tracked from the public start are exact."""
+    known = _start(params.shuffled_cards())
     deck = public_encryptions(params, params.shuffled_cards(), joint_key)
     for seat in range(params.seats):
         published = log.shuffles[seat]
         seed = log.reveals[seat].msg.seed
         msg = published.msg
+        known = _shuffled(params, seat, seed, known)
         if proofs_checked:  # the proof held on receipt: only the seed's binding is left
-            expected, _, _ = shuffle_output(params, seat, SHUFFLE_PASS, seed, deck, joint_key)
+            expected = _encrypt(params, known, x)
             honest = expected.a == msg.a and expected.c == msg.c
         else:
             expected, proof = shuffle_step(params, seat, SHUFFLE_PASS, seed, deck, joint_key)
@@ -91,37 +145,26 @@ def _check_shuffles(
                 ),
             )
         deck = Deck(msg.a, msg.c)
-    return final_deck(params, deck, joint_key)
-
-
-def _decrypt_all(params: DeckParams, final: Deck, secrets: list[bytes]) -> tuple[int, ...]:
-    joint = secrets[0]
-    for x in secrets[1:]:
-        joint = group.scalar_add(joint, x)
-    table = card_table(params.num_cards)
-    cards: list[int] = []
-    for a, c in zip(final.a, final.c, strict=True):
-        point = c if group.is_zero_scalar(joint) else group.sub(c, group.mul(joint, a))
-        card = table.get(point)
-        if card is None:  # pragma: no cover - impossible once every shuffle recomputes exactly
-            raise RuntimeError("audit: a verified deal decrypts to a non-card")
-        cards.append(card)
-    return tuple(cards)
+    # final_deck: the first kept ciphertexts of the last shuffle, then the required cards'
+    # public encryptions
+    extra = _start(params.required_sorted)
+    return _Known(known.cards[: params.kept] + extra.cards, known.rand[: params.kept] + extra.rand)
 
 
 def _check_shares(
     params: DeckParams,
     log: RoundLog,
-    final: Deck,
+    known: _Known,
     secrets: list[bytes],
     assignment: Assignment,
 ) -> None:
+    """Every published share must be x_s·A_j, that is (x_s·ρ_j)·B."""
     for sender in range(params.seats):
         signed = log.shares[sender]
-        x = secrets[sender]
+        x = int.from_bytes(secrets[sender], "little")
         for batch in signed.msg.batches:
             for j, d in zip(assignment.positions(batch.to), batch.shares, strict=True):
-                if group.mul(x, final.a[j]) != d:
+                if _base(x * known.rand[j]) != d:
                     raise DeckFault(
                         sender,
                         f"wrong decryption share for position {j} (dealt to seat {batch.to})",
@@ -130,13 +173,13 @@ def _check_shares(
 
 
 def _check_opens(
-    params: DeckParams, log: RoundLog, final: Deck, secrets: list[bytes], deal: tuple[int, ...]
+    params: DeckParams, log: RoundLog, known: _Known, secrets: list[bytes], deal: tuple[int, ...]
 ) -> tuple[Opened, ...]:
     opened: list[Opened] = []
     for signed in log.opens:
         msg, seat = signed.msg, signed.seat
         j = msg.position
-        if group.mul(secrets[seat], final.a[j]) != msg.share:
+        if _base(int.from_bytes(secrets[seat], "little") * known.rand[j]) != msg.share:
             raise DeckFault(
                 seat,
                 f"wrong decryption share when opening position {j}",
@@ -165,15 +208,19 @@ def audit_log(params: DeckParams, log: RoundLog, *, proofs_checked: bool = False
         check_reveal(params, log, seat)
     joint_key = group.sum_points([log.keys[s].msg.key for s in range(params.seats)])
     secrets = [log.reveals[s].msg.secret for s in range(params.seats)]
-    final = _check_shuffles(params, log, joint_key, proofs_checked)
+    # check_reveal held for every seat: x_s·B is its key share, so x·B is the joint key
+    x = sum(int.from_bytes(secret, "little") for secret in secrets) % group.ORDER
+    known = _check_shuffles(params, log, joint_key, x, proofs_checked)
     for seat in range(params.seats):
         check_salt(log, seat)
     n = params.seats
     assignment = Assignment.derive(params, [log.salts[s].msg.salt for s in range(n)])
     log.set_assignment(assignment)  # places (and owner-checks) openings logged before the salts
-    deal = _decrypt_all(params, final, secrets)
-    _check_shares(params, log, final, secrets, assignment)
-    opened = _check_opens(params, log, final, secrets, deal)
+    # Every ciphertext of the final deck was recomputed exactly as (ρ·B, M + ρ·x·B), so it
+    # decrypts to the card tracked at its position: no decryption is left to do.
+    deal = known.cards
+    _check_shares(params, log, known, secrets, assignment)
+    opened = _check_opens(params, log, known, secrets, deal)
     hands = tuple(tuple(deal[j] for j in assignment.positions(seat)) for seat in range(n))
     dealt = set(deal)
     undealt = tuple(c for c in range(params.num_cards) if c not in dealt)

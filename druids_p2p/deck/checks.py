@@ -13,7 +13,12 @@ from druids_p2p.deck.log import RoundLog, Signed
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.proofs import verify_key
-from druids_p2p.deck.shuffle_proof import ShuffleStatement, verify_shuffle, verify_shuffles
+from druids_p2p.deck.shuffle_proof import (
+    OwnShuffle,
+    ShuffleStatement,
+    verify_shuffle,
+    verify_shuffles,
+)
 
 
 def seed_hash(seed: bytes) -> bytes:
@@ -80,6 +85,7 @@ def check_shuffles(
     log: RoundLog,
     batch: list[tuple[Signed[ShuffleMsg], Deck]],
     joint_key: bytes,
+    own: OwnShuffle | None = None,
 ) -> None:
     """Several consecutive shuffles (each with its input) checked in one batch, which shares the
     generators and the ciphertexts passed from one to the next (deck.md §7.1). Only if the batch
@@ -94,7 +100,7 @@ def check_shuffles(
         )
         for signed, source in batch
     ]
-    if verify_shuffles(params, joint_key, statements):
+    if verify_shuffles(params, joint_key, statements, own):
         return
     for signed, source in batch:
         check_shuffle(params, log, signed, source, joint_key)

@@ -42,7 +42,8 @@ from druids_p2p.deck.messages import (
 )
 from druids_p2p.deck.params import SHUFFLE_PASS, DeckParams
 from druids_p2p.deck.proofs import prove_batch, prove_key, prove_open, verify_batch, verify_open
-from druids_p2p.deck.shuffle import shuffle_step
+from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
+from druids_p2p.deck.shuffle_proof import OwnShuffle
 from druids_p2p.deck.signing import Codec
 
 Entropy = Callable[[int], bytes]
@@ -96,6 +97,8 @@ class DeckPeer:
         self._checked_keys: set[int] = set()
         self._checked_reveals: set[int] = set()
         self._joint_key: bytes | None = None
+        self._start: tuple[bytes, Deck] | None = None
+        """Seat 0's input, the public encryptions under the joint key (made once: 64 additions)."""
         self._proven = 0
         """How many shuffles, in seat order, are proven (this seat's own counts once sent)."""
         self._final: Deck | None = None
@@ -393,7 +396,10 @@ class DeckPeer:
     def _shuffle_input(self, seat: int, joint_key: bytes) -> Deck:
         """``seat``'s input: the public start for seat 0, else seat−1's published output."""
         if seat == 0:
-            return public_encryptions(self.params, self.params.shuffled_cards(), joint_key)
+            if self._start is None or self._start[0] != joint_key:
+                start = public_encryptions(self.params, self.params.shuffled_cards(), joint_key)
+                self._start = (joint_key, start)
+            return self._start[1]
         prev = self.log.shuffles[seat - 1].msg
         return Deck(prev.a, prev.c)
 
@@ -429,8 +435,21 @@ class DeckPeer:
                 (log.shuffles[seat], self._shuffle_input(seat, joint_key))
                 for seat in range(self._proven, end)
             ]
-            check_shuffles(params, log, batch, joint_key)
+            own = self._own_shuffle(joint_key) if self._proven == self.seat + 1 else None
+            check_shuffles(params, log, batch, joint_key, own)
             self._proven = end
+
+    def _own_shuffle(self, joint_key: bytes) -> OwnShuffle:
+        """This seat's shuffle as its seed made it (the batch after it starts from its output)."""
+        source = self._shuffle_input(self.seat, joint_key)
+        mine = self.log.shuffles[self.seat].msg
+        size = len(source)
+        return OwnShuffle(
+            source,
+            Deck(mine.a, mine.c),
+            derive_permutation(self.params, self.seat, SHUFFLE_PASS, self._seed, size),
+            derive_rerandomizers(self.params, self.seat, SHUFFLE_PASS, self._seed, size),
+        )
 
     def _make_shares(self, final: Deck, assignment: Assignment) -> SharesMsg:
         params, x, mul = self.params, self._secret, group.mul

@@ -24,10 +24,11 @@ Every challenge hashes the context: table id, round, seat, pass, the joint key, 
 output lists and the commitments (``deck.md`` §7.1 gives the byte layout).
 
 Cost for ``N`` ciphertexts: the prover makes ``5N`` generic and ``3N`` base-point
-multiplications, the verifier ``8N`` generic and ``N`` base-point ones (libsodium has no
-multi-scalar multiplication). All the prover's randomness is derived from the seat's committed
-shuffle seed, so an honest proof is a deterministic function of the seed: a restarted peer
-re-sends identical bytes and the end-of-round audit recomputes the proof bit for bit.
+multiplications (``4N`` generic on the public start), the verifier ``8N`` generic and ``N``
+base-point ones (libsodium has no multi-scalar multiplication). All the prover's randomness is
+derived from the seat's committed shuffle seed, so an honest proof is a deterministic function
+of the seed: a restarted peer re-sends identical bytes and the end-of-round audit recomputes the
+proof bit for bit.
 """
 
 from __future__ import annotations
@@ -164,9 +165,26 @@ def _statement_digest(
     ).digest()
 
 
+def _indexed_scalars(tag: bytes, prefix: bytes, count: int) -> list[int]:
+    """H2S(tag, prefix, i) for i = 0..count-1, as integers: the same bytes are hashed as by
+    :func:`hash_to_scalar`, but the common head ``enc(tag, prefix)`` is hashed once and copied
+    (SHA-512 state), and the reduction mod l is done on Python integers."""
+    head = hashlib.sha512(encode(tag, prefix))
+    out: list[int] = []
+    for i in range(count):
+        h = head.copy()
+        h.update(_INDEX_LEN + i.to_bytes(8, "big"))
+        out.append(int.from_bytes(h.digest(), "little") % L)
+    return out
+
+
+_INDEX_LEN = (8).to_bytes(4, "big")
+"""The length prefix of an integer item in :func:`encode` (integers are 8 bytes)."""
+
+
 def _challenges(digest: bytes, count: int) -> list[int]:
     """u_0..u_{N-1} (the paper's GetChallenges): u_i = H2S(tag, digest, i)."""
-    return [_int(hash_to_scalar(TAG_SHUFFLE_U, digest, i)) for i in range(count)]
+    return _indexed_scalars(TAG_SHUFFLE_U, digest, count)
 
 
 def _challenge(
@@ -242,7 +260,13 @@ def prove_shuffle(
     t2 = _base(w2)
     t3 = _add(_base(w3), _lin(omega_prime, gens))
     t41 = _add(_mul(-w4, joint_key), _lin(omega_prime, shuffled.c))
-    t42 = _add(_base(-w4), _lin(omega_prime, shuffled.a))
+    if all(a == group.BASE for a in source.a):
+        # The public start (every A_i is B, deck.md §7): shuffled.a_i = (1 + r'_i)·B, so
+        # Σ ω'_i·A'_i is one base multiplication instead of N generic ones (same point).
+        weight = sum(w * (1 + _int(r)) for w, r in zip(omega_prime, rerandomizers, strict=True))
+        t42 = _base(weight - w4)
+    else:
+        t42 = _add(_base(-w4), _lin(omega_prime, shuffled.a))
     t_hat = [
         _add(_base(omega_hat[i]), _mul(omega_prime[i], chain_base if i == 0 else chain[i - 1]))
         for i in range(n)
@@ -301,8 +325,24 @@ def verify_shuffle(
     return verify_shuffles(params, joint_key, [statement])
 
 
+@dataclass(frozen=True, slots=True)
+class OwnShuffle:
+    """The verifier's own shuffle, when a batch starts with the shuffle that took its output:
+    ``output[t] = source[perm[t]] + r_t·(B, H)``, all known to it, so terms on its output are
+    moved onto its input and the two base points (on the public start, where every A is B, that
+    saves N multiplications)."""
+
+    source: Deck
+    output: Deck
+    perm: Sequence[int]
+    rerandomizers: Sequence[bytes]
+
+
 def verify_shuffles(
-    params: DeckParams, joint_key: bytes, statements: Sequence[ShuffleStatement]
+    params: DeckParams,
+    joint_key: bytes,
+    statements: Sequence[ShuffleStatement],
+    own: OwnShuffle | None = None,
 ) -> bool:
     """True iff every statement's proof holds (CheckShuffleProof, Algorithm 4.7, for each).
 
@@ -323,17 +363,47 @@ def verify_shuffles(
         if part is None:
             return False
         base += part
+    if own is not None:
+        base += _move_onto_source(own, joint_key, terms)
     total = _base(base + terms.pop(group.BASE, 0))
+    # Σ k·P, one multiplication and one addition per distinct point (libsodium has no
+    # multi-scalar multiplication); the loop calls libsodium directly, as this is the deal's
+    # hottest Python: about 25·N terms per verifying seat.
+    mul, add = _rb_mul, _add
     for point, k in terms.items():
-        total = _add(total, _mul(k, point))
+        k %= L
+        if k and point != IDENTITY:
+            total = add(total, mul(k.to_bytes(32, "little"), point))
     return total == IDENTITY
+
+
+_rb_mul = rbcl.crypto_scalarmult_ristretto255
+
+
+def _move_onto_source(own: OwnShuffle, joint_key: bytes, terms: dict[bytes, int]) -> int:
+    """Rewrite k·A'_t as k·A_{perm[t]} + (k·r_t)·B and k·C'_t as k·C_{perm[t]} + (k·r_t)·H (the
+    same group elements, whoever else's terms share the point); return the factor of B."""
+    base = 0
+    src, out = own.source, own.output
+    get, pop = terms.get, terms.pop
+    for t, j in enumerate(own.perm):
+        r = _int(own.rerandomizers[t])
+        k = pop(out.a[t], 0)
+        if k:
+            terms[src.a[j]] = get(src.a[j], 0) + k
+            base += k * r
+        k = pop(out.c[t], 0)
+        if k:
+            terms[src.c[j]] = get(src.c[j], 0) + k
+            terms[joint_key] = get(joint_key, 0) + k * r
+    return base
 
 
 def _add_terms(
     params: DeckParams, joint_key: bytes, st: ShuffleStatement, terms: dict[bytes, int]
 ) -> int | None:
-    """Add one proof's weighted equations to ``terms`` (point -> scalar); return its factor of
-    the base point B, or None if the lengths do not match."""
+    """Add one proof's weighted equations to ``terms`` (point -> scalar, not yet reduced mod
+    l); return its factor of the base point B, or None if the lengths do not match."""
     source, shuffled, proof = st.source, st.shuffled, st.proof
     n = len(source)
     if not (
@@ -357,27 +427,38 @@ def _add_terms(
     u_product = 1
     for x in u:
         u_product = u_product * x % L
-
-    def term(k: int, point: bytes) -> None:
-        terms[point] = (terms.get(point, 0) + k) % L
+    get = terms.get
 
     base = w1 * s1 + w2 * s2 + w3 * s3 - w42 * s4
+    cw1, cw41, cw42 = c * w1, c * w41 % L, c * w42 % L
+    perm, chain, t_hat = proof.perm, proof.chain, proof.t_hat
+    src_c, src_a, out_c, out_a = source.c, source.a, shuffled.c, shuffled.a
     for i in range(n):
-        term(c * (w1 + w3 * u[i]), proof.perm[i])  # t_1 (c̄) and t_3 (c̃)
-        term(w3 * s_prime[i] - c * w1, gens[i])  # t_1 (c̄) and t_3 (Σ s'_i·h_i)
-        term(c * w41 * u[i], source.c[i])  # t_{4,1}: c·a'
-        term(c * w42 * u[i], source.a[i])  # t_{4,2}: c·b'
-        term(w41 * s_prime[i], shuffled.c[i])
-        term(w42 * s_prime[i], shuffled.a[i])
+        ui, spi, whi = u[i], s_prime[i], w_hat[i]
+        p = perm[i]
+        terms[p] = get(p, 0) + c * (w1 + w3 * ui)  # t_1 (c̄) and t_3 (c̃)
+        p = gens[i]
+        terms[p] = get(p, 0) + w3 * spi - cw1  # t_1 (c̄) and t_3 (Σ s'_i·h_i)
+        p = src_c[i]
+        terms[p] = get(p, 0) + cw41 * ui  # t_{4,1}: c·a'
+        p = src_a[i]
+        terms[p] = get(p, 0) + cw42 * ui  # t_{4,2}: c·b'
+        p = out_c[i]
+        terms[p] = get(p, 0) + w41 * spi
+        p = out_a[i]
+        terms[p] = get(p, 0) + w42 * spi
         # t̂_i = c·ĉ_i + ŝ_i·B + s'_i·ĉ_{i-1}, with ĉ_{-1} = h; ĉ_{N-1} is also in t_2 (ĉ)
         later = w_hat[i + 1] * s_prime[i + 1] if i + 1 < n else c * w2
-        term(c * w_hat[i] + later, proof.chain[i])
-        term(-w_hat[i], proof.t_hat[i])
-        base += w_hat[i] * s_hat[i]
-    term(w_hat[0] * s_prime[0] - c * w2 * u_product, chain_base)  # t̂_0 and t_2 (−Πu_i·h)
-    term(-w41 * s4, joint_key)
+        p = chain[i]
+        terms[p] = get(p, 0) + c * whi + later
+        p = t_hat[i]
+        terms[p] = get(p, 0) - whi
+        base += whi * s_hat[i]
+    terms[chain_base] = get(chain_base, 0) + w_hat[0] * s_prime[0] - c * w2 * u_product
+    # t̂_0 and t_2 (−Πu_i·h)
+    terms[joint_key] = get(joint_key, 0) - w41 * s4
     for k, point in zip((w1, w2, w3, w41, w42), t, strict=True):
-        term(-k, point)
+        terms[point] = get(point, 0) - k
     return base
 
 
@@ -402,4 +483,4 @@ def _weights(digest: bytes, proof: ShuffleProof, count: int) -> list[int]:
             b"".join(proof.s_prime),
         )
     ).digest()
-    return [_int(hash_to_scalar(TAG_SHUFFLE_WEIGHT, seed, i)) for i in range(count + 5)]
+    return _indexed_scalars(TAG_SHUFFLE_WEIGHT, seed, count + 5)

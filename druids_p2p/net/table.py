@@ -396,7 +396,7 @@ class TableMachine:
                 if index is None or index >= last:
                     keep.append(receipt)  # this peer is behind (or diverged before): later
                     continue
-                mine = self.transcript.messages[index + 1]
+                mine = self.transcript.message_at(index + 1)
                 if mine.hash != receipt.msg:
                     held.clear()
                     raise Divergence(

@@ -207,8 +207,13 @@ def canonical(value: Any) -> Any:
         keys = sorted(value, key=lambda k: k.encode("utf-8") if isinstance(k, str) else b"")
         return {k: canonical(value[k]) for k in keys}
     if isinstance(value, list | tuple):
+        if set(map(type, value)) <= _LEAVES:  # a deck's point list: nothing below to sort
+            return list(value)
         return [canonical(v) for v in value]
     return value
+
+
+_LEAVES = frozenset({bytes, int, str})
 
 
 def _frozen(value: Any) -> Any:

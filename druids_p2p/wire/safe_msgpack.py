@@ -69,7 +69,12 @@ def scan(data: bytes, max_depth: int) -> None:
         skip = 0
         if b <= 0x7F or b >= 0xE0 or b in (0xC0, 0xC2, 0xC3):
             continue  # fixint, negative fixint, nil, false, true
-        if 0x80 <= b <= 0x8F:
+        if b == 0xC4:  # bin 8, first: a deck message is mostly 32-byte points
+            if pos >= n:
+                raise Malformed(f"truncated length field at offset {pos}")
+            skip = data[pos]
+            pos += 1
+        elif 0x80 <= b <= 0x8F:
             count = 2 * (b & 0x0F)
         elif 0x90 <= b <= 0x9F:
             count = b & 0x0F

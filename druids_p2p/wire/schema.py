@@ -218,8 +218,18 @@ def check(schema: Schema, value: Any, path: str = "body") -> None:
             raise BadShape(
                 f"{path}: expected {schema.min_len}..{schema.max_len} items, got {len(value)}"
             )
-        for i, item in enumerate(value):
-            check(schema.item, item, f"{path}[{i}]")
+        item_schema = schema.item
+        if isinstance(item_schema, Bin):
+            # The deck's long point lists: one pass without a call per item; only if some item
+            # fails is each checked again on the general path, for its error message.
+            lo, hi = item_schema.min_len, item_schema.max_len
+            sizes = set(map(len, value)) if set(map(type, value)) == {bytes} else None
+            if not sizes or not lo <= min(sizes) <= max(sizes) <= hi:
+                for i, item in enumerate(value):
+                    check(item_schema, item, f"{path}[{i}]")
+        else:
+            for i, item in enumerate(value):
+                check(item_schema, item, f"{path}[{i}]")
         if schema.unique and len(set(value)) != len(value):
             raise BadShape(f"{path}: items must be unique")
     elif isinstance(schema, Tuple):

@@ -116,6 +116,11 @@ class Transcript:
     def __len__(self) -> int:
         return len(self._messages)
 
+    def message_at(self, index: int) -> Message:
+        """The message at ``index`` in transcript order, without copying the transcript (as
+        :attr:`messages` does): a table looks one up for every receipt it checks."""
+        return self._messages[index]
+
     def seat_of(self, key: bytes) -> int | None:
         return self._seat_of.get(key)
 
