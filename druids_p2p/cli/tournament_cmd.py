@@ -7,6 +7,7 @@ Options default to None so that ``--resume`` can take what is not given from the
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from druids_p2p.cli.app import app, echo_err, fail
+from druids_p2p.cli.app import app, echo_err, fail, make_folder
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def check_common(players: int, games: int, workers: int, budget_ms: float) -> No
         fail(f"--games must be at least 1, not {games}")
     if workers < 1:
         fail(f"--workers must be at least 1, not {workers}")
-    if not budget_ms > 0:
+    if not (math.isfinite(budget_ms) and budget_ms > 0):
         fail(f"--time-per-move must be above 0 ms, not {budget_ms:g}")
 
 
@@ -254,6 +255,7 @@ def tournament_command(
         p2p=use_p2p,
     )
     out_dir = out if out is not None else Path("out") / time.strftime("tournament-%Y%m%d-%H%M%S")
+    make_folder("--out", out_dir)
     result = run_or_fail(
         config,
         registry,

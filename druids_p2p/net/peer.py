@@ -304,6 +304,7 @@ class Lobby:
             variant=o.variant,
             rounds=o.rounds,
             seats=tuple(Seat(name, key) for key, name, _, _ in self.seats),
+            lobby_port=self.lobby_port,
         )
 
     def announcement(self) -> bytes:
