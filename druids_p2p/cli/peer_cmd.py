@@ -61,6 +61,8 @@ def _emitter(as_json: bool, moves: bool = True) -> Any:
             text = event.get("text") or ", ".join(
                 f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
             )
+            if event.get("event") == "chat":  # table talk reads "name: text" (net/chat.py)
+                text = f"{event.get('name')}: {event.get('text')}"
             say(f"[{event.get('event')}] {text}", err=True)
 
     return emit

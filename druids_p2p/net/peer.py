@@ -30,6 +30,7 @@ from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
+from druids_p2p.net.chat import ChatOutbox, TableChat
 from druids_p2p.net.deadlines import Deadlines, debts, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
@@ -137,6 +138,8 @@ class PeerConfig:
     """``--new``: start a new table even if one is still playing here (it is kept)."""
     resume_folder: Path | None = None
     """Rejoin exactly this saved table (``<home>/tables/<id>``)."""
+    chat: ChatOutbox | None = None
+    """Lines this seat's person types at the table (the terminal UI); None: it says nothing."""
 
 
 def lobby_table_id(lobby_id: bytes) -> bytes:
@@ -493,6 +496,7 @@ class TableRunner:
         """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
         self.resend_limiter = ResendLimiter()
         self.catch_up = CatchUp()
+        self.chat = TableChat(machine, config.emit, self.clock, config.chat)
         machine.on_event = self._on_event
 
     # ---------------------------------------------------------------- wiring
@@ -580,6 +584,7 @@ class TableRunner:
                 self.broadcast(machine.play(move))
                 self.last_progress = self.clock()
         self._emit_events()
+        self.broadcast(self.chat.outgoing())
         self._keepalive()
         self._check_liveness()
 
@@ -610,6 +615,9 @@ class TableRunner:
         self._heard(msg.sender, now)
         if msg.type is MsgType.HELLO:
             return  # a keepalive: hearing it is all it is for
+        if msg.type is MsgType.CHAT:
+            self.chat.receive(msg)  # table talk: shown or dropped, never part of the game
+            return
         if msg.type is MsgType.RESEND:
             self._answer_resend(msg)
             return
