@@ -24,6 +24,8 @@ from druids_p2p.tui.widgets.piles import PlayersPanel
 from druids_p2p.tui.widgets.scores import ScoresPanel
 from druids_p2p.tui.widgets.trick import TrickPanel
 
+from druids_p2p.tui.widgets.chat import CHAT_EVENTS, ChatInput, chat_line  # isort: skip
+
 REJOINED_SHOWN_S = 10.0
 
 
@@ -45,6 +47,7 @@ class TableScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "prompt", "Gaia/Sickle prompt", show=False),
+        Binding("c", "chat", "chat"),
     ]
 
     def __init__(self, session: Session, expected: tuple[str, ...] = ()) -> None:
@@ -86,6 +89,7 @@ class TableScreen(Screen[None]):
         log.border_title = "Table log"
         log.can_focus = False
         yield log
+        yield ChatInput()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -134,6 +138,8 @@ class TableScreen(Screen[None]):
 
     def _describe(self, kind: str, event: dict[str, Any]) -> Text | str | None:
         snap = self.snapshot
+        if kind in CHAT_EVENTS:
+            return chat_line(event, snap.my_seat if snap is not None else None)
         if kind == "lobby":
             self.players = int(event.get("players", self.players))
             self.joined = []
@@ -360,8 +366,8 @@ class TableScreen(Screen[None]):
         snap = self.snapshot
         if snap is None or not snap.my_turn or self.awaiting or snap.view is None:
             return
-        if self.app.screen is not self:
-            self.prompt_wanted = True
+        if self.app.screen is not self or self.query_one(ChatInput).has_class("open"):
+            self.prompt_wanted = True  # not over a chat line being typed: once it is closed
             return
         view = snap.view
         if view.pending_pile_choice:
@@ -379,6 +385,19 @@ class TableScreen(Screen[None]):
             self.query_one(Hand).focus_hand()
         if self.prompt_wanted:
             self.call_after_refresh(self.maybe_prompt)
+
+    def action_chat(self) -> None:
+        self.query_one(ChatInput).open()
+
+    def on_chat_input_said(self, message: ChatInput.Said) -> None:
+        """A line typed at the table: sent (it shows in the log once signed), or why not."""
+        if message.text is not None:
+            refused = self.session.send_chat(message.text)
+            if refused is not None:
+                self.log_line(f"chat: {refused}", style="yellow")
+        self.query_one(Hand).focus_hand()
+        if self.prompt_wanted:
+            self.maybe_prompt()
 
     def action_prompt(self) -> None:
         self.prompt_wanted = True
