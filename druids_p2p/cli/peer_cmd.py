@@ -169,6 +169,16 @@ def _check_lobby_target(target: str) -> None:
         fail(f"expected HOST:PORT (e.g. 192.168.1.20:45123) or a table name, not {target!r}")
     if not 1 <= int(port) <= 65535:
         fail(f"{target}: port {int(port)} is invalid (a port is 1..65535)")
+    import ipaddress
+    import socket
+
+    try:
+        addresses = {str(i[4][0]) for i in socket.getaddrinfo(host, None, socket.AF_INET)}
+    except (OSError, UnicodeError):
+        fail(f"{target}: no such host {host!r} (give the IPv4 address 'druids tables' shows)")
+    for ip in map(ipaddress.IPv4Address, addresses):
+        if ip.is_unspecified or ip.is_multicast or ip == ipaddress.IPv4Address("255.255.255.255"):
+            fail(f"{target}: {ip} is not one host's address")
 
 
 def _check_table_name(name: str) -> None:

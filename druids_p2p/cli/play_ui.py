@@ -116,6 +116,8 @@ def play_ui(
     try:
         folder = game_folder(workdir)
     except OSError as exc:
+        if workdir is not None:
+            fail(f"--workdir {workdir}: {exc.strerror or exc}")
         fail(f"cannot make the game folder: {exc}", 1)
 
     if net is not None:
