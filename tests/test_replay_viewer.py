@@ -80,6 +80,31 @@ def test_json_prints_the_replayed_game(table: tuple[LocalTable, Path]) -> None:
     )
 
 
+def test_the_owner_is_found_beside_the_record_or_as_this_user(
+    table: tuple[LocalTable, Path], tmp_path: Path
+) -> None:
+    """A peer's home keeps its identity beside its tables; the UI's game folder does not, and
+    then the user's own identity (``$DRUIDS_HOME``) tells whose record it is."""
+    from druids_p2p.wire.identity_store import identity_path, save_identity
+
+    t, folder = table
+    home = tmp_path / "home"
+    home.mkdir()
+    save_identity(t.ids[2], identity_path(home), replace=False)
+    env = dict(os.environ, DRUIDS_HOME=str(home))
+    proc = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "replay", str(folder / "p2.druids"), "--json"],
+        capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["owner"] == t.machines[2].my_seat
+    kept = tmp_path / "peer" / "tables" / "abcd"  # a peer's own home: <home>/tables/<id>/
+    kept.mkdir(parents=True)
+    (kept / "record.druids").write_bytes((folder / "p0.druids").read_bytes())
+    save_identity(t.ids[0], identity_path(tmp_path / "peer"), replace=False)
+    assert read_game(kept / "record.druids").owner == t.machines[0].my_seat
+
+
 def _run(app: ReplayApp, body: Callable[[Pilot[Any]], Awaitable[None]]) -> None:
     async def main() -> None:
         async with app.run_test(size=SIZE) as pilot:

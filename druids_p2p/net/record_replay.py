@@ -125,14 +125,23 @@ def is_record_file(path: Path) -> bool:
     return head.startswith(MAGIC[:4])  # a cut or other-version header is still a record
 
 
-def owner_key(path: Path) -> bytes | None:
-    """The public key of the peer home the record is kept in, if it is where a peer keeps it."""
-    home = path.resolve().parent.parent.parent
+def _public_key(identity_file: Path) -> bytes | None:
     try:
-        data = json.loads((home / "identity.json").read_text())
+        data = json.loads(identity_file.read_text())
         return bytes.fromhex(str(data["public_key"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def owner_keys(path: Path) -> list[bytes]:
+    """Who may own the record, most likely first: the identity of the peer home it is kept in
+    (``<home>/tables/<id>/record.druids``), then this user's own (the terminal UI keeps its
+    tables in a game folder, the identity in the user's data folder). Read, never created."""
+    from druids_p2p.wire.identity_store import identity_path
+
+    home = path.resolve().parent.parent.parent
+    keys = [_public_key(home / "identity.json"), _public_key(identity_path())]
+    return [k for k in keys if k is not None]
 
 
 class _Codec:
@@ -184,8 +193,8 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
     seated = set(nonces) == set(keys)
     order = seat_order(seat_msg.table_id, keys, nonces) if seated else keys
     rounds = _rounds(messages, order, options, seat_msg.table_id) if seated else ()
-    me = owner if owner is not None else owner_key(path)
-    owner_seat = order.index(me) if me in order else None
+    mine = [owner] if owner is not None else owner_keys(path)
+    owner_seat = next((order.index(k) for k in mine if k in order), None)
     if seat is not None:
         if not 0 <= seat < options.players:
             raise RecordReplayError(f"--seat must be 0..{options.players - 1}, not {seat}")

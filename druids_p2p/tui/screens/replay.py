@@ -161,10 +161,9 @@ class ReplayScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         game = self.game
         who = game.names[game.owner] if game.owner is not None else game.names[0]
+        seen = f"as {who} saw it" if game.owner is not None else f"from seat 0 ({who}; --seat N)"
         verdict = "audit ok" if game.audit.ok else f"audit: {game.audit.problem}"
-        yield Static(
-            f"Druids — replay of {game.path.name}, as {who} saw it · {verdict}", id="title"
-        )
+        yield Static(f"Druids — replay of {game.path.name}, {seen} · {verdict}", id="title")
         yield Static("", id="step")
         yield PlayersPanel()
         with Horizontal(id="middle"):
