@@ -20,6 +20,11 @@ Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is t
   ``ipc://`` (a socket file nobody listens on).
 * ``ipc-confirm`` (a joiner): it joins with its real ``tcp://`` endpoint, then confirms an
   ``ipc://`` one.
+* ``chat``: besides its real traffic, every few messages it sends every peer a volley of chat:
+  a flood of valid signed lines (far above the rate limit), one line oversized (hand-signed past
+  the 200-byte bound), one signed by a key with no seat, one claiming an honest seat as sender,
+  one with an in-chain sequence number, an exact replay of an earlier line of its own, and an
+  "equivocation proof" quoting two of its own chat lines.
 """
 
 from __future__ import annotations
@@ -39,7 +44,10 @@ from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.net import peer as peer_module
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.table import TableMachine
-from druids_p2p.wire import Identity, MsgType, decode, is_receipt
+from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode, is_receipt
+from druids_p2p.wire.equivocation import equivocation_body
+from druids_p2p.wire.msgtypes import MSG_DOMAIN
+from druids_p2p.wire.safe_msgpack import pack
 
 JUNK_EVERY = 7
 TWINS: dict[bytes, bytes] = {}
@@ -161,6 +169,77 @@ def _forged_shuffle(self: DeckPeer, deck: Deck) -> ShuffleMsg:
     return ShuffleMsg(honest.round_no, honest.pass_no, a, c, honest.proof)
 
 
+CHAT_EVERY = 10
+CHAT_FLOOD = 12
+
+
+def _hand_signed(
+    identity: Identity, machine: TableMachine, body: dict[str, Any], kind: MsgType = MsgType.CHAT
+) -> bytes:
+    """An out-of-chain envelope signed without the encoder's checks (of the body's bound, or of
+    an equivocation proof's claim), as only a cheat would send it."""
+    signed = pack([1, int(kind), machine.table_id, identity.public_key, 0, ZERO_HASH,
+                   machine.transcript.head, body])  # fmt: skip
+    return pack([signed, identity.sign(MSG_DOMAIN + signed)])
+
+
+def _chat_volley(machine: TableMachine) -> list[bytes]:
+    identity = machine.identity
+    n = STATE.setdefault("chat_n", 0)
+
+    def line(text: str, **envelope: Any) -> bytes:
+        STATE["chat_n"] += 1
+        fields: dict[str, Any] = {"seq": 0, "prev": ZERO_HASH, "head": machine.transcript.head}
+        fields.update(envelope)
+        body = {"n": STATE["chat_n"], "text": text}
+        return encode(identity, MsgType.CHAT, table_id=machine.table_id, body=body, **fields)
+
+    flood = [line(f"evil line {n + i}") for i in range(CHAT_FLOOD)]
+    honest = next(k for k in machine.list_keys if k != identity.public_key)
+    impostor = bytearray(_hand_signed(identity, machine, {"n": 10**9, "text": "I am honest"}))
+    at = impostor.find(identity.public_key)
+    impostor[at : at + 32] = honest  # the sender field says an honest seat: the signature fails
+    stranger = Identity.generate("stranger")
+    twin_a, twin_b = line("one"), line("two")
+    proof = _hand_signed(identity, machine, equivocation_body(twin_a, twin_b), MsgType.EQUIVOCATION)
+    stranger_line = encode(
+        stranger,
+        MsgType.CHAT,
+        table_id=machine.table_id,
+        seq=0,
+        prev=ZERO_HASH,
+        head=machine.transcript.head,
+        body={"n": 1, "text": "a stranger"},
+    )
+    return [
+        *flood,
+        _hand_signed(identity, machine, {"n": 10**9 + 1, "text": "x" * 500}),  # oversized
+        stranger_line,
+        bytes(impostor),
+        line("in a chain", seq=3, prev=b"\x01" * 32),
+        flood[0],  # a replay
+        proof,
+    ]
+
+
+def _chat_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
+    _original_broadcast(self, payload, exclude)
+    machine = STATE.get("machine")
+    STATE["count"] += 1
+    if machine is None or STATE["count"] % CHAT_EVERY != 3:
+        return
+    for raw in _chat_volley(machine):
+        for peer_id in list(self.peers):
+            self.send(peer_id, raw)
+    STATE["flooded"] = STATE.get("flooded", 0) + CHAT_FLOOD
+    print(f"evil chat: {STATE['flooded']} lines sent", file=sys.stderr, flush=True)
+
+
+def _remember_machine(self: TableMachine, identity: Identity, *args: Any, **kwargs: Any) -> None:
+    _remember_identity(self, identity, *args, **kwargs)
+    STATE["machine"] = self
+
+
 def install(mode: str) -> None:
     MODE["mode"] = mode
     TableMachine.__init__ = _remember_identity  # type: ignore[method-assign]
@@ -178,6 +257,9 @@ def install(mode: str) -> None:
         DeckPeer._shuffle = _forged_shuffle  # type: ignore[method-assign]
     elif mode == "junk":
         Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
+    elif mode == "chat":
+        TableMachine.__init__ = _remember_machine  # type: ignore[method-assign]
+        Mesh.broadcast = _chat_broadcast  # type: ignore[method-assign]
     else:
         raise SystemExit(f"evil_peer: unknown mode {mode!r}")
 

@@ -117,6 +117,7 @@ def test_largest_beacon_fits() -> None:
         curve_key=CURVE,
         players=5,
         seats=seats,
+        lobby_port=65535,
     )
     host = Identity.from_seed(bytes(32), "H" * 32)
     data = encode_beacon(host, info, LOBBY, 2**32 - 1, closing=True)
@@ -469,13 +470,35 @@ def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
     with BeaconSender(HOST, INFO, None, port, **FAST):
         code, out, _ = run_cli(capsys, "tables", "--seconds", "0.5", "--port", str(port))
     assert code == 0
-    header, row = out.splitlines()
-    assert header.split()[:3] == ["TABLE", "PLAYERS", "SEATS"]
+    header, row, blank, to_join, line = out.splitlines()
+    assert header.split()[:3] == ["TABLE", "PLAYERS", "SEATS"] and "JOIN AT" in header
     assert "Friday night" in row and "4 +variant" in row and "2/4 (2 free)" in row
-    assert f"alice [{HOST.fingerprint}]" in row and "tcp://127.0.0.1:45123" in row
+    assert f"alice [{HOST.fingerprint}]" in row
     assert row.endswith("alice, bob")
+    # No lobby port announced (INFO has none): the line to copy joins by lobby id instead.
+    assert (blank, to_join) == ("", "to join 'Friday night':")
+    assert line.strip().startswith("druids join ") and len(line.split()) == 3
     code, out, _ = run_cli(capsys, "tables", "--seconds", "0.2", "--port", str(free_port()))
     assert code == 0 and out.startswith("no open tables heard on lo (127.255.255.255:")
+
+
+def test_the_lobby_port_is_announced_and_printed_to_join_by(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``druids join HOST:PORT`` asks the host's lobby socket, not the mesh endpoint: the beacon
+    carries the lobby port and ``druids tables`` prints the address and a line to copy."""
+    info = dataclasses.replace(INFO, lobby_port=40123)
+    beacon = decode_beacon(encode_beacon(HOST, info, LOBBY, 1))
+    assert beacon.info.lobby_port == 40123
+    assert beacon.info.lobby_address == "127.0.0.1:40123"
+    assert decode_beacon(encode_beacon(HOST, INFO, LOBBY, 1)).info.lobby_address is None
+    port = free_port()
+    with BeaconSender(HOST, info, None, port, lobby_id=LOBBY, **FAST):
+        code, out, _ = run_cli(capsys, "tables", "--seconds", "0.5", "--port", str(port))
+    assert code == 0
+    _, row, _, _, line = out.splitlines()
+    assert "127.0.0.1:40123" in row
+    assert line.strip() == "druids join 127.0.0.1:40123"
 
 
 @pytest.mark.parametrize(

@@ -214,7 +214,10 @@ def test_tables_shows_fingerprints_and_notes_a_name_announced_by_two_hosts(
     ):
         code, out, _ = run_cli(capsys, "tables", "--seconds", "1", "--port", str(port))
     assert code == 0
-    _, *rows, note = out.strip().splitlines()
+    listing, joins = out.strip().split("\n\n")
+    _, *rows = listing.splitlines()
+    *join_lines, note = joins.splitlines()
     assert len(rows) == 2
+    assert sum(line.startswith("  druids join ") for line in join_lines) == 2  # one per table
     assert f"alice [{HOST.fingerprint}]" in out and f"mallory [{MALLORY.fingerprint}]" in out
     assert note == f"note: 2 hosts announce {INFO.name!r}: join it with --fingerprint FP"

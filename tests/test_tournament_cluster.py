@@ -18,9 +18,6 @@ import pytest
 from druids_p2p.cli.main import main
 from druids_p2p.plugins import BotRegistry, load_bots, register_plugin, unregister_plugin
 from druids_p2p.tournament import TIMING_KEYS, TournamentConfig, TournamentError, run_tournament
-
-pytest.importorskip("distributed")
-
 from druids_p2p.tournament.loopback import LoopbackCluster
 
 PLUGIN = """

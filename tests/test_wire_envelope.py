@@ -122,6 +122,7 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
         (MsgType.EQUIVOCATION, equivocation_body(b, a)),
         (MsgType.ABORT, {"reason": "seat 2 equivocated", "seat": 2, "key": key}),
         (MsgType.ABORT, {"reason": "bye"}),
+        (MsgType.CHAT, {"n": 1_700_000_000_000, "text": "gg — well played 🌿"}),
     ]
 
 

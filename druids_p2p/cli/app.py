@@ -7,6 +7,7 @@ importing each other.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -43,3 +44,13 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def echo_err(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def make_folder(option: str, folder: Path) -> None:
+    """Create an output folder named on the command line, or stop naming the option and why."""
+    if folder.exists() and not folder.is_dir():
+        fail(f"{option} {folder}: not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"{option} {folder}: {exc.strerror or exc}")

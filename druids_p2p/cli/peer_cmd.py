@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from druids_p2p.cli.app import app, fail
+from druids_p2p.cli.app import app, fail, make_folder
 from druids_p2p.cli.streams import say
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
@@ -61,6 +61,8 @@ def _emitter(as_json: bool, moves: bool = True) -> Any:
             text = event.get("text") or ", ".join(
                 f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
             )
+            if event.get("event") == "chat":  # table talk reads "name: text" (net/chat.py)
+                text = f"{event.get('name')}: {event.get('text')}"
             say(f"[{event.get('event')}] {text}", err=True)
 
     return emit
@@ -152,6 +154,61 @@ def _run(
         fail(f"network: {exc}", 1)
 
 
+def _check_port(option: str, port: int) -> None:
+    if not 1 <= port <= 65535:
+        fail(f"{option} must be 1..65535, not {port}")
+
+
+def _check_lobby_target(target: str) -> None:
+    """``HOST:PORT`` as typed: a port outside 1..65535 or a missing host is named here, before
+    any saved table, beacon or socket is looked at."""
+    host, sep, port = target.rpartition(":")
+    if not sep:
+        return  # a table name or lobby id prefix
+    if not host or not port.isdigit():
+        fail(f"expected HOST:PORT (e.g. 192.168.1.20:45123) or a table name, not {target!r}")
+    if not 1 <= int(port) <= 65535:
+        fail(f"{target}: port {int(port)} is invalid (a port is 1..65535)")
+    import ipaddress
+    import socket
+
+    try:
+        addresses = {str(i[4][0]) for i in socket.getaddrinfo(host, None, socket.AF_INET)}
+    except (OSError, UnicodeError):
+        fail(f"{target}: no such host {host!r} (give the IPv4 address 'druids tables' shows)")
+    for ip in map(ipaddress.IPv4Address, addresses):
+        if ip.is_unspecified or ip.is_multicast or ip == ipaddress.IPv4Address("255.255.255.255"):
+            fail(f"{target}: {ip} is not one host's address")
+
+
+def _check_table_name(name: str) -> None:
+    """The table name goes into every beacon: one the beacon format refuses is refused here."""
+    from druids_p2p.net.discovery import TABLE_NAME
+    from druids_p2p.wire.errors import WireError
+    from druids_p2p.wire.schema import check
+
+    try:
+        check(TABLE_NAME, name, "--name")
+    except WireError as exc:
+        fail(f"--name {name!r}: {exc}")
+
+
+def _check_bot(bot: str | None, plugins_dir: list[Path]) -> None:
+    """``--bot NAME`` is looked up before the lobby opens, not once the table is full."""
+    from druids_p2p.cli.bots_cmd import load_registry
+
+    registry = load_registry(plugins_dir, False)
+    if bot is not None and bot not in registry:
+        fail(f"no bot named {bot!r} (known: {', '.join(registry.names())})")
+
+
+def _check_times(gone_after: float, step_deadline: float) -> None:
+    if not (math.isfinite(gone_after) and gone_after > 0):
+        fail("--gone-after must be a positive number of seconds")
+    if not (math.isfinite(step_deadline) and step_deadline > 0):
+        fail("--step-deadline must be a positive number of seconds")
+
+
 _PLAYER = typer.Option("human", "--player", help="'human' or 'bot:NAME'.")
 
 
@@ -232,6 +289,10 @@ def host_command(
 
     With --approve each joiner is shown (name and key fingerprint) and seated only if you answer
     y; without it anyone who finds the table may sit down (right for a table of bots)."""
+    _check_table_name(name)
+    _check_port("--beacon-port", beacon_port)
+    _check_times(gone_after, step_deadline)
+    _check_bot(bot, plugins_dir)
     bind = _bind_address(interface, address)
     result = _run(
         player=_bot_or_human(bot),
@@ -291,6 +352,10 @@ def join_command(
     from druids_p2p.net.table_choice import BadPin, parse_pin
 
     _resume_or_new(resume, new)
+    _check_lobby_target(target)
+    _check_port("--beacon-port", beacon_port)
+    _check_times(gone_after, step_deadline)
+    _check_bot(bot, plugins_dir)
     bind = _bind_address(interface, address)
     pin = None
     if fingerprint is not None:
@@ -531,6 +596,7 @@ def play_command(
             move_pause=move_pause,
         )
         return
+    from druids_p2p.cli.play_ui import check_time_per_move
     from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table, saved_seats
 
     try:
@@ -539,6 +605,12 @@ def play_command(
         fail(str(exc))
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
+    check_time_per_move(budget_ms)
+    for seat in seat_list:
+        if seat.startswith("bot:"):
+            _check_bot(seat[4:], [])
+    if workdir is not None:
+        make_folder("--workdir", workdir)
     _resume_or_new(resume, new)
     saved = saved_seats(workdir, len(seat_list)) if workdir is not None else []
     if resume and len(saved) != len(seat_list):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,20 @@ MAX_PAUSE_S = 60.0
 """The longest a move or a trick may be held on the table (--move-pause, --trick-pause)."""
 
 
-def bots_from_options(seats: str | None, bots: str | None, players: int | None) -> list[str]:
-    """The bot names for the other seats, from ``--seats``, ``--bots`` or ``--players``."""
+def check_time_per_move(budget_ms: float) -> None:
+    """``--time-per-move`` is checked here, by the name the user typed: the peers it is handed
+    to call it ``--budget-ms``, which would be a confusing thing to be told about."""
+    if not (math.isfinite(budget_ms) and budget_ms > 0):
+        fail(f"--time-per-move must be a positive number of milliseconds, not {budget_ms:g}")
+
+
+def bots_from_options(
+    seats: str | None, bots: str | None, players: int | None, known: list[str] | None = None
+) -> list[str]:
+    """The bot names for the other seats, from ``--seats``, ``--bots`` or ``--players``.
+
+    An unknown name (``known`` given) is reported before the count: ``--bots nosuchbot`` is a
+    typo to name, not a table one bot short."""
     if seats is not None:
         if bots is not None:
             fail("give --seats or --bots, not both")
@@ -33,6 +46,9 @@ def bots_from_options(seats: str | None, bots: str | None, players: int | None) 
         out = [b.strip().removeprefix("bot:") for b in bots.split(",") if b.strip()]
     else:
         out = ["rule"] * ((players or 4) - 1)
+    for bot in out:
+        if known is not None and bot not in known:
+            fail(f"no bot named {bot!r} (known: {', '.join(known)})")
     if not 2 <= len(out) <= MAX_BOTS:
         fail(f"a table has 3 to 5 seats: you and 2 to 4 bots, not {len(out)} bot(s)")
     if players is not None and players != len(out) + 1:
@@ -60,13 +76,12 @@ def play_ui(
     trick_pause: float = 3.0,
     move_pause: float = 0.6,
 ) -> None:
+    from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.peer_cmd import _identity
-    from druids_p2p.plugins import load_bots
 
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
-    if not budget_ms > 0:
-        fail("--time-per-move must be positive")
+    check_time_per_move(budget_ms)
     if players is not None and players not in (3, 4, 5):
         fail(f"--players must be 3, 4 or 5, not {players}")
     for flag, seconds in (("--trick-pause", trick_pause), ("--move-pause", move_pause)):
@@ -82,12 +97,9 @@ def play_ui(
         pins = tuple(parse_pin(fp) for fp in fingerprints or ())
     except BadPin as exc:
         fail(str(exc))
-    registry = load_bots(tuple(plugins_dir))
+    registry = load_registry(plugins_dir, False)
     known = registry.names()
-    bot_names = bots_from_options(seats, bots, players) if not lan else []
-    for bot in bot_names:
-        if bot not in registry:
-            fail(f"no bot named {bot!r} (known: {', '.join(known)})")
+    bot_names = bots_from_options(seats, bots, players, known) if not lan else []
     net = None
     if lan:
         from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
@@ -114,6 +126,8 @@ def play_ui(
     try:
         folder = game_folder(workdir)
     except OSError as exc:
+        if workdir is not None:
+            fail(f"--workdir {workdir}: {exc.strerror or exc}")
         fail(f"cannot make the game folder: {exc}", 1)
 
     if net is not None:

@@ -24,9 +24,16 @@ def _row(t: TableAnnouncement) -> list[str]:
         f"{info.players}" + (" +variant" if info.variant else ""),
         f"{info.seats_taken}/{info.players} ({info.seats_free} free)",
         f"{b.host_name} [{b.host_fingerprint}]",
-        info.endpoint,
+        info.lobby_address or "-",
         seated,
     ]
+
+
+def join_line(t: TableAnnouncement) -> str:
+    """The command to copy: by lobby address when the host announced one (what ``join HOST:PORT``
+    asks), else by lobby id, which ``join`` finds by its beacon."""
+    target = t.info.lobby_address or t.lobby_id.hex()[:8]
+    return f"  druids join {target}"
 
 
 @app.command("tables")
@@ -67,9 +74,13 @@ def tables_command(
         if net.is_loopback and interface is None and address is None:
             print("(only this machine was searched; use --interface or --address for the LAN)")
         return
-    rows = [["TABLE", "PLAYERS", "SEATS", "HOST", "ENDPOINT", "SEATED"], *map(_row, found)]
+    rows = [["TABLE", "PLAYERS", "SEATS", "HOST", "JOIN AT", "SEATED"], *map(_row, found)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         print("  ".join([*(c.ljust(w) for c, w in zip(r, widths, strict=False)), r[-1]]).rstrip())
+    print()
+    for t in found:
+        print(f"to join {t.name!r}:")
+        print(join_line(t))
     for name, hosts in namesakes(found).items():
         print(f"note: {hosts} hosts announce {name!r}: join it with --fingerprint FP")

@@ -7,6 +7,7 @@ Options default to None so that ``--resume`` can take what is not given from the
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from druids_p2p.cli.app import app, echo_err, fail
+from druids_p2p.cli.app import app, echo_err, fail, make_folder
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
 from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP, check_game
 
@@ -136,7 +137,7 @@ def check_common(
         fail(f"--games must be at least 1, not {games}")
     if workers < 1:
         fail(f"--workers must be at least 1, not {workers}")
-    if not budget_ms > 0:
+    if not (math.isfinite(budget_ms) and budget_ms > 0):
         fail(f"--time-per-move must be above 0 ms, not {budget_ms:g}")
 
 
@@ -413,6 +414,7 @@ def tournament_command(
     if cluster is not None:
         check_cluster(cluster, use_p2p)
     out_dir = out if out is not None else Path("out") / time.strftime("tournament-%Y%m%d-%H%M%S")
+    make_folder("--out", out_dir)
     result = run_or_fail(
         config,
         registry,

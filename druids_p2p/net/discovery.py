@@ -4,7 +4,7 @@ Byte layout (specified in ``docs/protocol/discovery.md``)::
 
     datagram  = msgpack [signed: bin, signature: bin 64]          (at most 1200 bytes)
     signed    = msgpack map, keys sorted: closing, counter, curve, endpoint, host, host_name,
-                lobby, name, options, seats, v
+                lobby, [lobby_port,] name, options, seats, v
     signature = Ed25519(host, BEACON_DOMAIN || signed)
 
 A beacon is an advertisement, not a commitment: it tells a joiner where to connect and which keys
@@ -79,6 +79,8 @@ _MAX_SEATS = 8
 _KEY = Bin(32, 32)
 _NAME = Str(1, 32, printable=True)
 """The same bound as a display name in wire messages."""
+TABLE_NAME = Str(1, 48, printable=True)
+"""A table's name in a beacon (the command line checks ``--name`` against it)."""
 _SIGNED = Struct(
     {
         "closing": Bool(),
@@ -88,7 +90,7 @@ _SIGNED = Struct(
         "host": _KEY,
         "host_name": _NAME,
         "lobby": Bin(LOBBY_ID_SIZE, LOBBY_ID_SIZE),
-        "name": Str(1, 48, printable=True),
+        "name": TABLE_NAME,
         "options": Struct(
             {
                 "players": Int(2, _MAX_SEATS),
@@ -99,7 +101,8 @@ _SIGNED = Struct(
         ),
         "seats": List(Tuple((_NAME, _KEY)), 0, _MAX_SEATS),
         "v": Int(0, 255),
-    }
+    },
+    optional={"lobby_port": Int(1, 65535)},
 )
 _SIGNED_DEPTH = 3  # the map, the seats array, one seat
 _ENDPOINT = re.compile(r"tcp://(\d{1,3}(?:\.\d{1,3}){3}):([1-9]\d{0,4})")
@@ -131,6 +134,17 @@ class TableInfo:
     rounds: int = ROUNDS_PER_GAME
     ruleset: str = RULESET
     seats: tuple[Seat, ...] = ()
+    lobby_port: int | None = None
+    """The TCP port of the host's plain lobby socket, on the endpoint's address: what
+    ``druids join HOST:PORT`` asks (``endpoint`` is the mesh, which only CURVE clients reach)."""
+
+    @property
+    def lobby_address(self) -> str | None:
+        """``HOST:PORT`` to type after ``druids join``, if the host announced its lobby port."""
+        m = _ENDPOINT.fullmatch(self.endpoint)
+        if self.lobby_port is None or m is None:
+            return None
+        return f"{m.group(1)}:{self.lobby_port}"
 
     @property
     def seats_taken(self) -> int:
@@ -213,6 +227,7 @@ class TableAnnouncement:
                 "public_key": b.host_key.hex(),
             },
             "endpoint": info.endpoint,
+            "lobby": info.lobby_address,
             "curve_key": info.curve_key.hex(),
             "counter": b.counter,
             "source": f"{self.source[0]}:{self.source[1]}",
@@ -284,6 +299,8 @@ def encode_beacon(
         "seats": [[s.name, s.key] for s in info.seats],
         "v": BEACON_VERSION,
     }
+    if info.lobby_port is not None:  # optional: keys stay in byte order, so it goes after "lobby"
+        fields = dict(sorted({**fields, "lobby_port": info.lobby_port}.items()))
     _check_fields(fields)
     signed = pack(fields)
     data = pack([signed, identity.sign(BEACON_DOMAIN + signed)])
@@ -317,6 +334,7 @@ def decode_beacon(data: bytes) -> Beacon:
         rounds=options["rounds"],
         ruleset=options["ruleset"],
         seats=tuple(Seat(name, key) for name, key in fields["seats"]),
+        lobby_port=fields.get("lobby_port"),
     )
     return Beacon(
         info=info,

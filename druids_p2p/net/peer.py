@@ -31,6 +31,7 @@ from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
 from druids_p2p.engine.interface import seat_options
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
+from druids_p2p.net.chat import ChatOutbox, TableChat
 from druids_p2p.net.deadlines import Deadlines, claim_of, debts, lost_contact, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
@@ -138,6 +139,8 @@ class PeerConfig:
     """``--new``: start a new table even if one is still playing here (it is kept)."""
     resume_folder: Path | None = None
     """Rejoin exactly this saved table (``<home>/tables/<id>``)."""
+    chat: ChatOutbox | None = None
+    """Lines this seat's person types at the table (the terminal UI); None: it says nothing."""
 
 
 def lobby_table_id(lobby_id: bytes) -> bytes:
@@ -305,6 +308,7 @@ class Lobby:
             variant=o.variant,
             rounds=o.rounds,
             seats=tuple(Seat(name, key) for key, name, _, _ in self.seats),
+            lobby_port=self.lobby_port,
         )
 
     def announcement(self) -> bytes:
@@ -497,6 +501,7 @@ class TableRunner:
         """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
         self.resend_limiter = ResendLimiter()
         self.catch_up = CatchUp()
+        self.chat = TableChat(machine, config.emit, self.clock, config.chat)
         machine.on_event = self._on_event
 
     # ---------------------------------------------------------------- wiring
@@ -584,6 +589,7 @@ class TableRunner:
                 self.broadcast(machine.play(move))
                 self.last_progress = self.clock()
         self._emit_events()
+        self.broadcast(self.chat.outgoing())
         self._keepalive()
         self._check_liveness()
 
@@ -614,6 +620,9 @@ class TableRunner:
         self._heard(msg.sender, now)
         if msg.type is MsgType.HELLO:
             return  # a keepalive: hearing it is all it is for
+        if msg.type is MsgType.CHAT:
+            self.chat.receive(msg)  # table talk: shown or dropped, never part of the game
+            return
         if msg.type is MsgType.RESEND:
             self._answer_resend(msg)
             return

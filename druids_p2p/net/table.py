@@ -320,7 +320,7 @@ class TableMachine:
         self.check_deferred()
         if msg.sender not in self.pending:
             raise TableFault("a message from a key that has no seat at this table")
-        if msg.type in (MsgType.RESEND, MsgType.EQUIVOCATION, MsgType.ABORT):
+        if msg.type in (MsgType.RESEND, MsgType.EQUIVOCATION, MsgType.ABORT, MsgType.CHAT):
             raise ValueError("control messages are handled by the peer, not the machine")
         chain_next = self.transcript.next_seq(msg.sender)
         if msg.seq < chain_next:

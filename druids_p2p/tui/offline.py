@@ -135,6 +135,18 @@ class OfflineSession(Session):
         self.post(PeerEvent({"event": "result", **self.result}, None))
         self.post(SessionEnded(self.result))
 
+    def send_chat(self, text: str) -> str | None:
+        """Shown in the log as at a real table; the in-process bots ignore it (as bots do)."""
+        from druids_p2p.net.chat import ChatRefused, check_text
+
+        try:
+            line = check_text(text)
+        except ChatRefused as exc:
+            return str(exc)
+        name = self.names[self.seat]
+        self.post(PeerEvent({"event": "chat", "seat": self.seat, "name": name, "text": line}, None))
+        return None
+
     def submit(self, move: int, turn: int) -> None:
         if self.closed:
             return

@@ -20,6 +20,7 @@ from typing import Any
 from textual.message import Message
 
 from druids_p2p.engine import GameOptions
+from druids_p2p.net.chat import ChatOutbox, ChatRefused
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, Player, run_peer
 from druids_p2p.net.table import TableMachine
@@ -180,6 +181,8 @@ class NetSession(Session):
         self._log_handler = _LogToUI(post)
         self.approval: ApprovalBridge | None = None
         """Asks the person before seating a joiner at a table this UI hosts (not its own bots)."""
+        self.chat = ChatOutbox()
+        """Lines the person types, sent by the peer's thread once seated (net/chat.py)."""
 
     def config(self) -> PeerConfig:
         spec = self.spec
@@ -201,6 +204,7 @@ class NetSession(Session):
             approve_join=self.approval,
             resume_folder=spec.resume_folder,
             new=spec.resume_folder is None,
+            chat=self.chat,
         )
 
     def start(self) -> None:
@@ -236,6 +240,9 @@ class NetSession(Session):
     def _emit(self, event: dict[str, Any]) -> None:
         """``config.emit``: runs on the peer's thread, which owns the machine."""
         kind = event.get("event")
+        if kind in ("chat", "chat_refused"):  # talk changes nothing at the table: no snapshot,
+            self.post(PeerEvent(dict(event), None))  # which would take back a turn being asked
+            return
         if kind == "lobby" and self.spec.host is not None:
             self.bots.join_lobby(str(event["lobby"]))
         elif kind == "joining" and self.spec.lobby_id and self.spec.bots:
@@ -254,6 +261,13 @@ class NetSession(Session):
 
     def submit(self, move: int, turn: int) -> None:
         self.player.submit(move, turn)
+
+    def send_chat(self, text: str) -> str | None:
+        try:
+            self.chat.say(text)
+        except ChatRefused as exc:
+            return str(exc)
+        return None
 
     def close(self) -> None:
         """Leave: stop the peer's thread (at its next tick) and kill the bots."""

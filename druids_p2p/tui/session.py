@@ -62,5 +62,9 @@ class Session:
         """The person chose ``move`` for the request numbered ``turn``."""
         raise NotImplementedError
 
+    def send_chat(self, text: str) -> str | None:
+        """Say ``text`` to the table (net/chat.py); the reason it is not sent, or None."""
+        return "there is nobody to talk to at this table"
+
     def close(self) -> None:
         """Leave the table: stop the peer and any bot processes (idempotent)."""

@@ -27,6 +27,9 @@ MAX_EMBEDDED = 32_000
 """Bound of one message quoted inside another, so that two fit in one 64 KiB equivocation."""
 MAX_JOIN = 1024
 """Bound of one joiner's signed ``join`` quoted in the seat message (about 250 bytes)."""
+MAX_CHAT_TEXT = 200
+"""Bytes of UTF-8 in one chat line (as an abort's reason): a line, never a stall."""
+MAX_CHAT_N = 2**53
 
 HASH = Bin(HASH_SIZE, HASH_SIZE)
 KEY = Bin(KEY_SIZE, KEY_SIZE)
@@ -176,4 +179,7 @@ BODIES: dict[MsgType, Schema] = {
         {"reason": Str(1, 200, printable=True)},
         optional={"seat": SEAT_INDEX, "key": KEY},
     ),
+    # Table talk (net/chat.py): out of chain like a hello; ``n`` rises with every line a sender
+    # says at this table (its clock in ms, so a restarted peer goes on above its last line).
+    MsgType.CHAT: Struct({"n": Int(1, MAX_CHAT_N), "text": Str(1, MAX_CHAT_TEXT, printable=True)}),
 }

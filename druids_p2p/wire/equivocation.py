@@ -8,7 +8,7 @@ from druids_p2p.wire.envelope import Message, decode, parse_unverified
 from druids_p2p.wire.errors import InvalidProof, WireError
 from druids_p2p.wire.msgtypes import MsgType
 
-_CONTROL = frozenset({MsgType.EQUIVOCATION, MsgType.RESEND, MsgType.HELLO})
+_CONTROL = frozenset({MsgType.EQUIVOCATION, MsgType.RESEND, MsgType.HELLO, MsgType.CHAT})
 
 
 def verify_equivocation(a: bytes, b: bytes) -> Message:
@@ -16,9 +16,9 @@ def verify_equivocation(a: bytes, b: bytes) -> Message:
 
     Requires ``a < b`` bytewise so that a proof has a single spelling. Quoted messages may not be
     proofs themselves, and that is checked before any signature, so verifying a proof costs at
-    most three signature checks however it is nested. Nor may they be resend requests or hellos
-    (keepalives): like proofs, those are out-of-chain control messages that always carry seq 0
-    and are never appended to a transcript, so an honest peer signs many of them.
+    most three signature checks however it is nested. Nor may they be resend requests, hellos
+    (keepalives) or chat lines: like proofs, those are out-of-chain messages that always carry
+    seq 0 and are never appended to a transcript, so an honest peer signs many of them.
     """
     if a >= b:
         raise InvalidProof(
@@ -32,8 +32,10 @@ def verify_equivocation(a: bytes, b: bytes) -> Message:
         raise InvalidProof(f"equivocation: a quoted message is invalid: {exc}") from None
     if MsgType.EQUIVOCATION in kinds:
         raise InvalidProof("equivocation: a proof may not quote another proof")
-    if MsgType.RESEND in kinds or MsgType.HELLO in kinds:
-        raise InvalidProof("equivocation: a resend request or hello takes no sequence slot")
+    if MsgType.RESEND in kinds or MsgType.HELLO in kinds or MsgType.CHAT in kinds:
+        raise InvalidProof(
+            "equivocation: a resend request, hello or chat line takes no sequence slot"
+        )
     if first.sender != second.sender:
         raise InvalidProof("equivocation: the two messages have different senders")
     if first.table_id != second.table_id:

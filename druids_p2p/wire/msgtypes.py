@@ -59,6 +59,9 @@ class MsgType(IntEnum):
     EQUIVOCATION = 40
     ABORT = 41
 
+    CHAT = 50
+    """A line of table talk: signed, out of chain, never in the transcript (net/chat.py)."""
+
     @property
     def label(self) -> str:
         """The lower-case name used in documentation, logs and JSON output."""

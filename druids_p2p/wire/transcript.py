@@ -33,7 +33,7 @@ from druids_p2p.wire.table import head0, next_head
 
 AppendResult = Literal["appended", "duplicate"]
 
-_NOT_IN_TRANSCRIPT = frozenset({MsgType.HELLO, MsgType.JOIN, MsgType.SEAT})
+_NOT_IN_TRANSCRIPT = frozenset({MsgType.HELLO, MsgType.JOIN, MsgType.SEAT, MsgType.CHAT})
 
 
 class Transcript:

@@ -24,6 +24,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("1-5", "in the Sickle prompt: the tied pile to remove"),
     ("p", "open the Gaia or Sickle prompt again"),
     ("t", "every trick of this round: who played what, who took it"),
+    ("c", "chat: type a line for the table (enter says it, escape closes it)"),
     ("any key", "while a finished trick is held on the table: go on at once"),
     ("escape", "close a prompt, this help or a summary"),
     ("?", "this help"),

@@ -135,7 +135,7 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
         table.add_columns(
-            "table", "host", "fingerprint", "seats", "rounds", "variant", "endpoint", "seated"
+            "table", "host", "fingerprint", "seats", "rounds", "variant", "join at", "seated"
         )
         if self.listener is None:
             try:
@@ -193,7 +193,7 @@ class LobbyScreen(Screen[None]):
                 seats,
                 str(info.rounds),
                 "light side" if info.variant else "-",
-                info.endpoint,
+                info.lobby_address or "-",  # what `druids join HOST:PORT` takes, not the mesh
                 seated,
                 key=t.lobby_id.hex(),
             )
@@ -277,7 +277,8 @@ class LobbyScreen(Screen[None]):
             else None
         )
         lines = [
-            f"table {t.name!r} hosted by {t.beacon.host_name} at {t.info.endpoint}",
+            f"table {t.name!r} hosted by {t.beacon.host_name} at "
+            f"{t.info.lobby_address or t.info.endpoint}",
             "A table name is not an identity: join only if this is the fingerprint of the "
             "host you mean (they see theirs with 'druids id').",
         ]

@@ -34,6 +34,7 @@ from druids_p2p.tui.screens.tricks import TrickHistory
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.snapshot import TableSnapshot
 from druids_p2p.tui.warnings import warning_line, warnings
+from druids_p2p.tui.widgets.chat import ChatInput
 from druids_p2p.tui.widgets.hand import CardChip, Hand
 from druids_p2p.tui.widgets.log import TableLog
 from druids_p2p.tui.widgets.piles import PlayersPanel
@@ -64,6 +65,7 @@ class TableScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "prompt", "Gaia/Sickle prompt", show=False),
         Binding("t", "tricks", "tricks"),
+        Binding("c", "chat", "chat"),
     ]
     MIN_WIDTH = 100
     MIN_HEIGHT = 38
@@ -121,6 +123,7 @@ class TableScreen(Screen[None]):
         yield Static("", id="warnings")
         yield Hand()
         yield TableLog()
+        yield ChatInput()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -369,8 +372,8 @@ class TableScreen(Screen[None]):
         snap = self.snapshot
         if snap is None or not snap.my_turn or self.awaiting or snap.view is None:
             return
-        if self.app.screen is not self:
-            self.prompt_wanted = True
+        if self.app.screen is not self or self.query_one(ChatInput).has_class("open"):
+            self.prompt_wanted = True  # not over a chat line being typed: once it is closed
             return
         view = snap.view
         if view.pending_pile_choice:
@@ -388,6 +391,19 @@ class TableScreen(Screen[None]):
             self.query_one(Hand).focus_hand()
         if self.prompt_wanted:
             self.call_after_refresh(self.maybe_prompt)
+
+    def action_chat(self) -> None:
+        self.query_one(ChatInput).open()
+
+    def on_chat_input_said(self, message: ChatInput.Said) -> None:
+        """A line typed at the table: sent (it shows in the log once signed), or why not."""
+        if message.text is not None:
+            refused = self.session.send_chat(message.text)
+            if refused is not None:
+                self.log_line(f"chat: {refused}", style="yellow")
+        self.query_one(Hand).focus_hand()
+        if self.prompt_wanted:
+            self.maybe_prompt()
 
     def action_prompt(self) -> None:
         self.prompt_wanted = True

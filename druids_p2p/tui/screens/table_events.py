@@ -12,6 +12,7 @@ from druids_p2p.engine.notation import parse_move
 from druids_p2p.engine.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.cards import move_text
 from druids_p2p.tui.names import name_text, who
+from druids_p2p.tui.widgets.chat import CHAT_EVENTS, chat_line
 
 if TYPE_CHECKING:
     from druids_p2p.tui.screens.table import TableScreen
@@ -47,6 +48,8 @@ def _move_line(table: TableScreen, event: dict[str, Any]) -> Text:
 def describe(table: TableScreen, kind: str, event: dict[str, Any]) -> Text | str | None:
     """The log line of one event (None: nothing to log), updating the screen's state."""
     snap = table.snapshot
+    if kind in CHAT_EVENTS:
+        return chat_line(event, snap.my_seat if snap is not None else None)
     if kind == "lobby":
         table.players = int(event.get("players", table.players))
         table.joined = []

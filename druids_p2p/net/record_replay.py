@@ -1,0 +1,262 @@
+"""A LAN table's record file turned back into the game it holds: who sat where, each round's deal
+(once that round's reveal is in the record) and every move, for ``druids replay RECORD``.
+
+The record is verified first by ``druids audit``'s own checks (:func:`druids_p2p.net.audit.
+audit_messages`); the verdict travels with the replayed game, so a viewer shows a record that
+fails its audit as far as it goes, with the problem named. The deal of a round is recomputed from
+the secrets its reveal step published (the deck's audit), exactly as the auditor does: a record
+holds no hand in the clear, and a round cut short before its reveal has moves but no known deal.
+
+Whose record it is (its *owner*, whose hand the viewer shows during a round) is not in the record
+itself: it is the identity of the peer home the record sits in (``<home>/tables/<id>/record.druids``
+beside ``<home>/identity.json``), or the seat the user names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from druids_p2p.deck import DeckError, Envelope, MalformedMessage
+from druids_p2p.deck import audit_transcript as deck_audit
+from druids_p2p.engine import GameOptions, format_move, parse_move
+from druids_p2p.engine.notation import format_card
+from druids_p2p.net.audit import audit_messages
+from druids_p2p.net.codec import deck_envelope
+from druids_p2p.net.table import deal_params, seat_order
+from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
+from druids_p2p.wire.audit import AuditReport
+from druids_p2p.wire.record import MAGIC
+
+_DECK_TYPES = frozenset(
+    {
+        MsgType.DECK_COMMIT,
+        MsgType.DECK_KEY,
+        MsgType.DECK_SHUFFLE,
+        MsgType.DECK_SALT,
+        MsgType.DECK_SHARES,
+        MsgType.DECK_REVEAL,
+    }
+)
+
+
+class RecordReplayError(Exception):
+    """The file is a record but not one of a LAN table that can be replayed: one line."""
+
+
+@dataclass(frozen=True)
+class ReplayedRound:
+    number: int
+    """0-based."""
+    hands: tuple[tuple[int, ...], ...] | None
+    """Each play seat's hand as dealt (card ids), known once the round's reveal is recorded."""
+    moves: tuple[tuple[int, int], ...]
+    """(play seat, move) in the order the record holds them."""
+
+
+@dataclass(frozen=True)
+class ReplayedGame:
+    path: Path
+    options: GameOptions
+    names: tuple[str, ...]
+    """By play seat."""
+    keys: tuple[bytes, ...]
+    owner: int | None
+    """The play seat of the record's owner, if known."""
+    rounds: tuple[ReplayedRound, ...]
+    audit: AuditReport
+    stopped: str | None
+    """The reason of the abort that ends the record, if it ends in one."""
+
+    def notation(self) -> dict[str, Any]:
+        """The revealed rounds in the JSON notation ``druids replay`` takes (docs/rules.md)."""
+        return {
+            "players": self.options.players,
+            "variant": self.options.variant,
+            "rounds": [
+                {
+                    "hands": [[format_card(c) for c in hand] for hand in r.hands],
+                    "moves": [format_move(m) for _, m in r.moves],
+                }
+                for r in self.rounds
+                if r.hands is not None
+            ],
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        """``druids replay RECORD --json``: the replayed game, headless."""
+        return {
+            "kind": "record",
+            "record": str(self.path),
+            "players": [{"seat": i, "name": n} for i, n in enumerate(self.names)],
+            "owner": self.owner,
+            "options": {
+                "players": self.options.players,
+                "variant": self.options.variant,
+                "rounds": self.options.rounds,
+            },
+            "audit": self.audit.to_json(),
+            "stopped": self.stopped,
+            "rounds": [
+                {
+                    "round": r.number,
+                    "revealed": r.hands is not None,
+                    "hands": None
+                    if r.hands is None
+                    else [[format_card(c) for c in hand] for hand in r.hands],
+                    "moves": [{"seat": s, "move": format_move(m)} for s, m in r.moves],
+                }
+                for r in self.rounds
+            ],
+            "notation": self.notation(),
+        }
+
+
+def is_record_file(path: Path) -> bool:
+    """True if the file starts like a record (``druids replay`` tells records from notation)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(MAGIC))
+    except OSError:
+        return False
+    return head.startswith(MAGIC[:4])  # a cut or other-version header is still a record
+
+
+def _public_key(identity_file: Path) -> bytes | None:
+    try:
+        data = json.loads(identity_file.read_text())
+        return bytes.fromhex(str(data["public_key"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def owner_keys(path: Path) -> list[bytes]:
+    """Who may own the record, most likely first: the identity of the peer home it is kept in
+    (``<home>/tables/<id>/record.druids``), then this user's own (the terminal UI keeps its
+    tables in a game folder, the identity in the user's data folder). Read, never created."""
+    from druids_p2p.wire.identity_store import identity_path
+
+    home = path.resolve().parent.parent.parent
+    keys = [_public_key(home / "identity.json"), _public_key(identity_path())]
+    return [k for k in keys if k is not None]
+
+
+class _Codec:
+    """Opens the deck messages of a verified record for the deck's audit (seats in play order)."""
+
+    def __init__(self, messages: dict[bytes, Message], order: tuple[bytes, ...]) -> None:
+        self._messages = messages
+        self._order = order
+
+    @property
+    def seat(self) -> int:
+        return 0
+
+    def seal(self, kind: str, body: dict[str, object]) -> bytes:
+        raise NotImplementedError("a replay never signs")
+
+    def open(self, raw: bytes) -> Envelope:
+        msg = self._messages.get(raw)
+        env = None
+        if msg is not None and msg.sender in self._order:
+            env = deck_envelope(msg, self._order.index(msg.sender))
+        if env is None:
+            raise MalformedMessage("not a deck message of this record")
+        return env
+
+
+def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -> ReplayedGame:
+    """Read, audit and replay a LAN table's record. ``seat`` (a play seat) overrides the owner
+    found beside the record; raises :class:`RecordReplayError` with one line otherwise."""
+    try:
+        read = read_record(path)
+    except RecordError as exc:
+        raise RecordReplayError(str(exc)) from None
+    report = audit_messages(read.messages, read.tail)
+    messages = _decoded(read.messages)
+    if not messages or messages[0].type is not MsgType.SEAT:
+        raise RecordReplayError(f"{path}: not a LAN table's record (no seat message first)")
+    seat_msg = messages[0]
+    keys = tuple(bytes(k) for k in seat_msg.body["seats"])
+    names_by_key = dict(zip(keys, seat_msg.body["names"], strict=True))
+    o = seat_msg.body["options"]
+    try:
+        options = GameOptions(
+            players=int(o["players"]), variant=bool(o["variant"]), rounds=int(o["rounds"])
+        )
+    except ValueError as exc:
+        raise RecordReplayError(f"{path}: the table's options are not playable: {exc}") from None
+    nonces = {m.sender: m.body["nonce"] for m in messages if m.type is MsgType.SEAT_NONCE}
+    seated = set(nonces) == set(keys)
+    order = seat_order(seat_msg.table_id, keys, nonces) if seated else keys
+    rounds = _rounds(messages, order, options, seat_msg.table_id) if seated else ()
+    mine = [owner] if owner is not None else owner_keys(path)
+    owner_seat = next((order.index(k) for k in mine if k in order), None)
+    if seat is not None:
+        if not 0 <= seat < options.players:
+            raise RecordReplayError(f"--seat must be 0..{options.players - 1}, not {seat}")
+        owner_seat = seat
+    last = messages[-1]
+    stopped = str(last.body.get("reason")) if last.type is MsgType.ABORT else None
+    return ReplayedGame(
+        path=path,
+        options=options,
+        names=tuple(str(names_by_key[k]) for k in order),
+        keys=tuple(order),
+        owner=owner_seat,
+        rounds=rounds,
+        audit=report,
+        stopped=stopped,
+    )
+
+
+def _decoded(raws: Sequence[bytes]) -> list[Message]:
+    """The record's messages up to the first that does not verify (the audit names that one)."""
+    out: list[Message] = []
+    for raw in raws:
+        try:
+            out.append(decode(raw))
+        except WireError:
+            break
+    return out
+
+
+def _rounds(
+    messages: list[Message], order: tuple[bytes, ...], options: GameOptions, table_id: bytes
+) -> tuple[ReplayedRound, ...]:
+    n = options.players
+    deck: list[list[bytes]] = [[] for _ in range(options.rounds)]
+    moves: list[list[tuple[int, int]]] = [[] for _ in range(options.rounds)]
+    reveals = [0] * options.rounds
+    for msg in messages:
+        if msg.sender not in order or msg.type not in (*_DECK_TYPES, MsgType.READY, MsgType.MOVE):
+            continue
+        r = msg.body.get("round")
+        if not isinstance(r, int) or not 0 <= r < options.rounds:
+            continue
+        if msg.type in _DECK_TYPES or "open" in msg.body:
+            deck[r].append(msg.raw)  # an opening riding on a ready (Gaia) or a move counts too
+        if msg.type is MsgType.DECK_REVEAL:
+            reveals[r] += 1
+        if msg.type is MsgType.MOVE:
+            try:
+                moves[r].append((order.index(msg.sender), parse_move(msg.body["move"])))
+            except ValueError:
+                break  # the audit names it; the replay stops there
+    codec = _Codec({m.raw: m for m in messages}, order)
+    out: list[ReplayedRound] = []
+    for r in range(options.rounds):
+        if not deck[r] and not moves[r]:
+            break
+        hands = None
+        if reveals[r] >= n:
+            try:
+                result = deck_audit(deal_params(table_id, r, n), deck[r], codec)
+                hands = tuple(tuple(h) for h in result.hands)
+            except DeckError:
+                hands = None  # the audit's verdict says why
+        out.append(ReplayedRound(r, hands, tuple(moves[r])))
+    return tuple(out)

@@ -1,0 +1,151 @@
+"""Chat in the terminal UI (Textual Pilot): ``c`` opens a one-line input, Enter sends, Escape
+closes; lines read ``NAME: TEXT`` in the table log. First at an offline table (the input itself),
+then at a real table of bot peer processes, where the line must reach every peer's event log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import RichLog
+
+from druids_p2p.engine import GameOptions
+from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.bots import bot_seats
+from druids_p2p.tui.offline import OfflineSession
+from druids_p2p.tui.player import NetSession, local_table
+from druids_p2p.tui.screens.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.screens.table import TableScreen
+from druids_p2p.tui.session import PeerEvent
+from druids_p2p.tui.widgets.chat import ChatInput
+from druids_p2p.wire import load_or_create
+
+SIZE = (120, 44)
+NAMES = ("you-name", "rule-1", "rule-2", "rule-3")
+
+
+def _run(app: DruidsApp, body: Callable[[Pilot[Any]], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await body(pilot)
+
+    asyncio.run(main())
+
+
+def _log(table: TableScreen) -> list[str]:
+    """The log's lines without their time of day (``13:54:16 ``)."""
+    lines = [line.text for line in table.query_one("#log", RichLog).lines]
+    return [re.sub(r"^\d\d:\d\d:\d\d ", "", line) for line in lines]
+
+
+async def _until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        await pilot.pause(0.05)
+
+
+def test_the_chat_input_sends_a_line_and_the_log_shows_every_line() -> None:
+    def make(post: Callable[[Any], object]) -> OfflineSession:
+        return OfflineSession(post, NAMES, options=GameOptions(players=4, rounds=1), seed=3)
+
+    app = DruidsApp(make_session=make)
+
+    async def body(pilot: Pilot[Any]) -> None:
+        table = app.table
+        assert table is not None
+        chat = table.query_one(ChatInput)
+        assert not chat.display
+        # Typed fast, in one batch, letters that are keys elsewhere (q quits, p prompts, g y r
+        # b v s jump in the hand): inside the input they are text.
+        await pilot.press("c", *"good game q", "enter")
+        await pilot.pause()
+        assert "you: good game q" in _log(table)
+        assert not chat.display and isinstance(app.screen, TableScreen)  # closed, not quit
+        snap = table.snapshot  # talking in one's turn takes nothing away from it
+        assert snap is not None and snap.my_turn and snap.turn == 1
+        await pilot.press("c", *"never mind", "escape")
+        await pilot.pause()
+        assert not any("never mind" in line for line in _log(table))
+        # A line from another seat, as the peer reports it.
+        snap = table.snapshot
+        app.post_message(
+            PeerEvent({"event": "chat", "seat": 2, "name": "rule-2", "text": "hi all"}, snap)
+        )
+        await pilot.pause()
+        assert "rule-2: hi all" in _log(table)
+        await pilot.press("c", "enter")  # an empty line is not sent
+        await pilot.pause()
+        assert sum(line.startswith("you:") for line in _log(table)) == 1
+
+    _run(app, body)
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_a_line_typed_at_a_real_table_reaches_every_peer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """You and two rule bots (peer processes on loopback): a line typed in the UI is signed and
+    sent, shown in your log, and lands in each bot peer's event log; the game goes on to its
+    end (the bots ignore the chat)."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    identity = load_or_create().with_name("tester")
+    bots = bot_seats(["rule", "rule"])
+    sessions: list[NetSession] = []
+
+    def make(post: Callable[[Any], object]) -> NetSession:
+        session = NetSession(post, identity, tmp_path / "game", local_table(bots, rounds=1))
+        sessions.append(session)
+        return session
+
+    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots))
+
+    async def body(pilot: Pilot[Any]) -> None:
+        table = app.table
+        assert table is not None
+        said = False
+        deadline = time.monotonic() + 90
+        while not isinstance(app.screen, GameOver):
+            assert time.monotonic() < deadline, "\n".join(["no game over", *_log(table)[-9:]])
+            await pilot.pause(0.05)
+            screen = app.screen
+            if isinstance(screen, GaiaPrompt | PilePrompt):
+                await pilot.press("1")
+            elif isinstance(screen, RoundSummary):
+                await pilot.press("enter")
+            elif isinstance(screen, TableScreen):
+                snap = screen.snapshot
+                if not said and snap is not None and snap.view is not None:
+                    await pilot.press("c")  # once the cards are dealt
+                    await pilot.pause()
+                    # (a Gaia prompt may have come first: then the keys were its, try again)
+                    if app.screen is screen and screen.query_one(ChatInput).has_class("open"):
+                        await pilot.press(*"hello bots", "enter")
+                        said = True
+                elif snap is not None and snap.my_turn and not screen.awaiting:
+                    await pilot.press("enter")
+        assert "you: hello bots" in _log(table), "\n".join(_log(table))
+        assert table.result is not None and table.result["finished"]
+
+    try:
+        _run(app, body)
+    finally:
+        for session in sessions:
+            session.close()
+            session.wait(5)
+    logs = sorted((tmp_path / "game" / "bots").glob("*/tables/*/events.jsonl"))
+    assert len(logs) == len(bots)
+    for path in logs:
+        events = [json.loads(line) for line in path.read_text().splitlines()]
+        said = [e for e in events if e.get("event") == "chat"]
+        assert [(e["name"], e["text"]) for e in said] == [("tester", "hello bots")], path
