@@ -5,18 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from druids_p2p.cli.main import main
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_harness import run_cli
 
 
 def test_bench_bots_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,21 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import run_cli
 
-from druids_p2p.cli.main import main
 from druids_p2p.tournament import TIMING_KEYS
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def lines_of(folder: Path) -> list[dict[str, Any]]:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import run_cli
 
-from druids_p2p.cli.main import main
 from druids_p2p.plugins import BotRegistry, load_bots, register_plugin, unregister_plugin
 from druids_p2p.tournament import TIMING_KEYS, TournamentConfig, TournamentError, run_tournament
 from druids_p2p.tournament.loopback import LoopbackCluster
@@ -161,16 +161,6 @@ def test_a_worker_lacking_a_bot_says_so_in_one_line(
         run_tournament(config, registry, tmp_path / "r", cluster=cluster.address)
     text = str(caught.value)
     assert "lacks bot 'homemade'" in text and "\n" not in text
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_cluster_on_the_command_line(

@@ -8,19 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import run_cli
 
-from druids_p2p.cli.main import main
 from druids_p2p.tournament.plan import deal_seed, plan_lineups
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def lines_of(folder: Path) -> list[dict[str, Any]]:

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.cli.main import main
 from druids_p2p.plugins import load_bots
 from druids_p2p.tournament import TIMING_KEYS, TournamentConfig, run_tournament
 from druids_p2p.tournament.live import MIN_DEALS, Monitor
@@ -171,16 +171,6 @@ def test_sprt_stops_at_the_same_deal_whatever_the_workers_and_on_resume(tmp_path
     assert strip(rest.lines) == strip(one.lines) and rest.stopped == one.stopped
     saved = json.loads((tmp_path / "one" / "summary.json").read_text())
     assert saved["test"]["stopped"]["verdict"] == "H1"
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_stop_after_ci_on_the_command_line(

@@ -101,8 +101,9 @@ def _type_of(raw: bytes) -> MsgType | None:
         return None
 
 
-class _ObserverCodec:
-    """Opens deck messages of a verified record for the deck's audit (seats in play order)."""
+class RecordCodec:
+    """Opens deck messages of a verified record for the deck's audit (seats in play order):
+    the audit and the replay viewer both recompute deals from records through it."""
 
     def __init__(self, messages: dict[bytes, Message], order: tuple[bytes, ...]) -> None:
         self._messages = messages
@@ -207,7 +208,7 @@ class _TableAudit:
             for i, k in enumerate(self.order)
         ]
         game = Game(self.options)
-        codec = _ObserverCodec(self.by_raw, self.order)
+        codec = RecordCodec(self.by_raw, self.order)
         r = 0
         while index < len(self.messages) and r < self.options.rounds:
             index = self._round(r, index, game, codec)
@@ -360,7 +361,7 @@ class _TableAudit:
             stopped_by=self._seat_or_list(last.sender),
         )
 
-    def _round(self, r: int, index: int, game: Game, codec: _ObserverCodec) -> int:
+    def _round(self, r: int, index: int, game: Game, codec: RecordCodec) -> int:
         """Audit round ``r`` starting at message ``index``; returns the index after it."""
         n = self.options.players
         deck_raws: list[bytes] = []

@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from druids_p2p.deck import DeckError, Envelope, MalformedMessage
+from druids_p2p.deck import DeckError
 from druids_p2p.deck import audit_transcript as deck_audit
 from druids_p2p.engine import GameOptions, format_move, parse_move
 from druids_p2p.engine.notation import format_card
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.codec import deck_envelope
+from druids_p2p.net.audit import RecordCodec, audit_messages
 from druids_p2p.net.table import deal_params, seat_order
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
 from druids_p2p.wire.audit import AuditReport
@@ -144,30 +143,6 @@ def owner_keys(path: Path) -> list[bytes]:
     return [k for k in keys if k is not None]
 
 
-class _Codec:
-    """Opens the deck messages of a verified record for the deck's audit (seats in play order)."""
-
-    def __init__(self, messages: dict[bytes, Message], order: tuple[bytes, ...]) -> None:
-        self._messages = messages
-        self._order = order
-
-    @property
-    def seat(self) -> int:
-        return 0
-
-    def seal(self, kind: str, body: dict[str, object]) -> bytes:
-        raise NotImplementedError("a replay never signs")
-
-    def open(self, raw: bytes) -> Envelope:
-        msg = self._messages.get(raw)
-        env = None
-        if msg is not None and msg.sender in self._order:
-            env = deck_envelope(msg, self._order.index(msg.sender))
-        if env is None:
-            raise MalformedMessage("not a deck message of this record")
-        return env
-
-
 def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -> ReplayedGame:
     """Read, audit and replay a LAN table's record. ``seat`` (a play seat) overrides the owner
     found beside the record; raises :class:`RecordReplayError` with one line otherwise."""
@@ -246,7 +221,7 @@ def _rounds(
                 moves[r].append((order.index(msg.sender), parse_move(msg.body["move"])))
             except ValueError:
                 break  # the audit names it; the replay stops there
-    codec = _Codec({m.raw: m for m in messages}, order)
+    codec = RecordCodec({m.raw: m for m in messages}, order)
     out: list[ReplayedRound] = []
     for r in range(options.rounds):
         if not deck[r] and not moves[r]:
