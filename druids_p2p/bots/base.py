@@ -66,7 +66,7 @@ class BotSpec:
     description: str = ""
     source: str = field(default="built-in", compare=False)
     games: tuple[str, ...] = (DEFAULT_GAME,)
-    """The rule sets this bot plays (names of ``druids_p2p.engine.interface.RULESETS``)."""
+    """The rule sets this bot plays (names of ``druids_p2p.rulesets.RULESETS``)."""
     factories: tuple[tuple[str, BotFactory], ...] = ()
     """Game-specific factories (``factory`` makes the bot for every other game it plays)."""
 
