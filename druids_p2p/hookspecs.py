@@ -2,7 +2,7 @@
 
 A plugin is any module or object with functions marked ``@hookimpl`` and named after a hook below::
 
-    from druids_p2p.hookspecs import hookimpl
+    from druids_p2p.api import hookimpl  # plugins import the public API, not this module
 
     @hookimpl
     def druids_register_bots(register):
