@@ -34,7 +34,7 @@ docs/plugins.md import nothing else). A change that breaks a plugin written agai
 
 from __future__ import annotations
 
-from druids_p2p.bots.base import Bot, BotFactory, BotSpec
+from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RegisterBot
 from druids_p2p.bots.host import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.bots.rule_bot import rule_move
@@ -70,7 +70,7 @@ from druids_p2p.engine.notation import format_card, format_move, parse_card, par
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.games.druids2004 import Options as Options2004
 from druids_p2p.games.druids2004 import SeatView as SeatView2004
-from druids_p2p.hookspecs import RegisterBot, hookimpl
+from druids_p2p.hookspecs import hookimpl
 from druids_p2p.testing import check_bot, duplicate_margin, registered_plugin
 
 API_VERSION = "1.0"
