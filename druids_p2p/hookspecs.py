@@ -2,7 +2,7 @@
 
 A plugin is any module or object with functions marked ``@hookimpl`` and named after a hook below::
 
-    from druids_p2p.hookspecs import hookimpl
+    from druids_p2p.api import hookimpl  # plugins import the public API, not this module
 
     @hookimpl
     def druids_register_bots(register):
@@ -12,42 +12,23 @@ Hooks hand the plugin a ``register`` callback instead of collecting return value
 plugin can register several things, and the host can tell exactly which plugin registered what
 (and skip a plugin whose registrations are invalid without losing anyone else's).
 
-This module stays import-light (pluggy and typing only): every plugin imports it.
+This module stays import-light (pluggy and typing only) and below the bots: it imports nothing of
+the project. The ``register`` callback's precise type, ``RegisterBot``, lives with the bot
+interface in ``druids_p2p.bots.base``; plugins get both from ``druids_p2p.api``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import pluggy
-
-if TYPE_CHECKING:
-    from druids_p2p.bots.base import BotFactory, BotSpec
 
 PROJECT_NAME = "druids"
 """The pluggy project name: hook implementations must be marked with *this* project's marker."""
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
-
-
-class RegisterBot(Protocol):
-    """The ``register`` callback of :func:`druids_register_bots`.
-
-    Call it with a :class:`~druids_p2p.bots.base.BotSpec`, or with the spec's fields as keywords.
-    Invalid registrations are not raised into the plugin: the host reports the plugin and skips it.
-    """
-
-    def __call__(
-        self,
-        spec: BotSpec | None = None,
-        /,
-        *,
-        name: str | None = None,
-        factory: BotFactory | None = None,
-        version: str = "0",
-        description: str = "",
-    ) -> None: ...
 
 
 class RegisterBackend(Protocol):
@@ -57,8 +38,9 @@ class RegisterBackend(Protocol):
 
 
 @hookspec
-def druids_register_bots(register: RegisterBot) -> None:
-    """Register bots: call ``register(BotSpec(...))`` or ``register(name=..., factory=...)``.
+def druids_register_bots(register: Callable[..., None]) -> None:
+    """Register bots: call ``register(BotSpec(...))`` or ``register(name=..., factory=...)``
+    (``register`` is a :class:`~druids_p2p.bots.base.RegisterBot`).
 
     Names match ``[a-z0-9][a-z0-9_-]{0,31}`` and must be unique across all loaded plugins; a
     factory is a callable taking no arguments that returns a new

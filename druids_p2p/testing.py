@@ -2,7 +2,7 @@
 
 ::
 
-    from druids_p2p.testing import check_bot
+    from druids_p2p.api import check_bot  # plugins import the public API, not this module
     from mypackage import MyBot
 
     def test_my_bot_is_well_behaved():

@@ -12,10 +12,17 @@ cannot follow, and take a trick only as its last player, when it raises your pil
 
 from __future__ import annotations
 
-from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.engine.cards import GAIA_DARK, N_DOMAIN_CARDS, N_VALUES, PILE, PLAY_MISTLETOE
-from druids_p2p.engine.view import PlayerView
-from druids_p2p.hookspecs import hookimpl
+from druids_p2p.api import (
+    GAIA_DARK,
+    N_DOMAIN_CARDS,
+    N_VALUES,
+    PILE,
+    PLAY_MISTLETOE,
+    Bot,
+    BotSpec,
+    PlayerView,
+    hookimpl,
+)
 
 
 def _value(move: int) -> int:

@@ -115,34 +115,39 @@ def test_p2p_is_a_one_line_error_until_the_table_exists(
     assert "--p2p is not available yet" in err and len(err.strip().splitlines()) == 1
 
 
+def _stand_in_play_table(
+    seats: list[str],
+    options: Any,
+    seed: int,
+    time_per_move_ms: float,
+    workdir: Path,
+    timeout: float = 600.0,
+) -> dict[str, Any]:
+    """The engine in-process in place of the networked table; at module level, because the
+    tournament hands its table player to the worker processes by reference (pickled)."""
+    from druids_p2p.bots.host import play_local_game
+
+    assert workdir.is_dir()
+    assert all(seat.startswith("bot:") for seat in seats)
+    names = [seat.removeprefix("bot:") for seat in seats]
+    game = play_local_game(names, options, seed, time_per_move_ms, enforce_budget=False)
+    return {
+        "finished": True,
+        "aborted": None,
+        "blame": None,
+        "totals": game.totals,
+        "round_scores": game.round_scores,
+        "winners": game.winners,
+        "records": [game.record()],
+    }
+
+
 def test_p2p_games_have_the_same_line_schema(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A stand-in ``play_table`` (the engine in-process) shows what ``--p2p`` does with results."""
-    from druids_p2p.bots.host import play_local_game
-
-    seen: list[tuple[Any, ...]] = []
-
-    def play_table(
-        seats: list[str], options: Any, seed: int, time_per_move_ms: float, workdir: Path
-    ) -> dict[str, Any]:
-        seen.append((seats, seed))
-        assert workdir.is_dir()
-        assert all(seat.startswith("bot:") for seat in seats)
-        names = [seat.removeprefix("bot:") for seat in seats]
-        game = play_local_game(names, options, seed, time_per_move_ms, enforce_budget=False)
-        return {
-            "finished": True,
-            "aborted": None,
-            "blame": None,
-            "totals": game.totals,
-            "round_scores": game.round_scores,
-            "winners": game.winners,
-            "records": [game.record()],
-        }
-
     fake = types.ModuleType("druids_p2p.net.local_table")
-    fake.play_table = play_table  # type: ignore[attr-defined]
+    fake.play_table = _stand_in_play_table  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "druids_p2p.net.local_table", fake)
     common = ["--bots", "rule,random", "--games", "3", "--players", "3", "--json"]
     assert run_cli(["tournament", *common, "--p2p", "--out", str(tmp_path / "p")], capsys)[0] == 0
@@ -226,10 +231,6 @@ def test_ctrl_c_keeps_finished_games_and_resume_completes_them(tmp_path: Path) -
 @pytest.mark.slow
 @pytest.mark.e2e
 def test_p2p_over_real_peer_processes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from druids_p2p.tournament.worker import p2p_unavailable
-
-    if p2p_unavailable():
-        pytest.skip("the networked table is not there")
     out = tmp_path / "run"
     args = ["tournament", "--bots", "rule,random", "--games", "3", "--players", "3", "--p2p"]
     code, stdout, err = run_cli([*args, "--workers", "2", "--out", str(out), "--json"], capsys)

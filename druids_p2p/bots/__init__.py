@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import importlib
 
-from druids_p2p.bots.base import Bot, BotFactory, BotSpec
+from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RegisterBot
 from druids_p2p.bots.druids2004 import Rule2004Bot, Search2004Bot
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.bots.rule_bot import RuleBot, rule_move
-from druids_p2p.hookspecs import RegisterBot, hookimpl
+from druids_p2p.hookspecs import hookimpl
 
 __all__ = ["Bot", "BotFactory", "BotSpec", "RandomBot", "RuleBot", "rule_move"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from druids_p2p.engine.game import GameOptions
 from druids_p2p.engine.view import PlayerView
@@ -66,7 +66,7 @@ class BotSpec:
     description: str = ""
     source: str = field(default="built-in", compare=False)
     games: tuple[str, ...] = (DEFAULT_GAME,)
-    """The rule sets this bot plays (names of ``druids_p2p.engine.interface.RULESETS``)."""
+    """The rule sets this bot plays (names of ``druids_p2p.rulesets.RULESETS``)."""
     factories: tuple[tuple[str, BotFactory], ...] = ()
     """Game-specific factories (``factory`` makes the bot for every other game it plays)."""
 
@@ -80,3 +80,22 @@ class BotSpec:
                 f"bot {self.name!r} does not play {game} (it plays {', '.join(self.games)})"
             )
         return dict(self.factories).get(game, self.factory)
+
+
+class RegisterBot(Protocol):
+    """The ``register`` callback of the ``druids_register_bots`` hook (``druids_p2p.hookspecs``).
+
+    Call it with a :class:`BotSpec`, or with the spec's fields as keywords.
+    Invalid registrations are not raised into the plugin: the host reports the plugin and skips it.
+    """
+
+    def __call__(
+        self,
+        spec: BotSpec | None = None,
+        /,
+        *,
+        name: str | None = None,
+        factory: BotFactory | None = None,
+        version: str = "0",
+        description: str = "",
+    ) -> None: ...

@@ -8,6 +8,7 @@ import typer
 
 from druids_p2p.cli.app import app, fail
 from druids_p2p.wire.errors import IdentityError
+from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.identity_store import (
     identity_path,
     load_or_create,
@@ -54,3 +55,16 @@ def id_command(
     print(f"file:        {path}")
     if archived is not None:
         print(f"previous identity kept as {archived}")
+
+
+def load_identity(name: str | None) -> Identity:
+    """This machine's identity, renamed to ``name`` if one is given (``peer``, ``host``, ``join``,
+    ``play``); a bad identity file is one line and exit 2. Here, not in ``peer_cmd``, so that
+    ``play_ui`` and ``peer_cmd`` need not import each other."""
+    try:
+        identity = load_or_create()
+        if name and identity.name != name:
+            identity = rename_identity(name)
+    except IdentityError as exc:
+        fail(str(exc))
+    return identity

@@ -14,6 +14,7 @@ from typing import Any
 import typer
 
 from druids_p2p.cli.app import app, fail, make_folder
+from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.cli.streams import say
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
@@ -33,18 +34,6 @@ _NEW_HELP = "Start a new table even if an unfinished one is saved here (it is ke
 def _resume_or_new(resume: bool, new: bool) -> None:
     if resume and new:
         fail("--resume rejoins the saved table, --new starts another: give one of them")
-
-
-def _identity(name: str | None) -> Any:
-    from druids_p2p.wire import IdentityError, load_or_create, rename_identity
-
-    try:
-        identity = load_or_create()
-        if name and identity.name != name:
-            identity = rename_identity(name)
-    except IdentityError as exc:
-        fail(str(exc))
-    return identity
 
 
 def _emitter(as_json: bool, moves: bool = True) -> Any:
@@ -95,6 +84,7 @@ def _run(
     table_typed: str | None = None,
     resume_folder: Path | None = None,
 ) -> dict[str, Any]:
+    from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.net.admission import terminal_approver
     from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, TableChoice, run_peer
     from druids_p2p.wire import data_dir
@@ -111,7 +101,7 @@ def _run(
         fail("--step-deadline must be a positive number of seconds")
     _resume_or_new(resume, new)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
-    identity = _identity(name)
+    identity = load_identity(name)
     spec = HostSpec(table_name, GameOptions(players=players, variant=variant, rounds=rounds))
 
     def ask(prompt: str) -> str:
@@ -138,6 +128,7 @@ def _run(
         plugins_dirs=tuple(plugins_dir),
         emit=_emitter(events, move_events),
         human_input=ask,
+        bot_players=bot_player,
         approve_join=terminal_approver(ask) if approve and host else None,
         table_name=table_typed,
         resume=resume,

@@ -77,7 +77,7 @@ def play_ui(
     move_pause: float = 0.6,
 ) -> None:
     from druids_p2p.cli.bots_cmd import load_registry
-    from druids_p2p.cli.peer_cmd import _identity
+    from druids_p2p.cli.id_cmd import load_identity
 
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
@@ -112,7 +112,7 @@ def play_ui(
         fail("--interface/--address choose the LAN for --lan; a local table is loopback only")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the terminal UI needs a terminal; use --headless to play without one")
-    identity = _identity(name)
+    identity = load_identity(name)
 
     from druids_p2p.tui.bots import bot_seats
     from druids_p2p.tui.launch import game_folder, run_lan, run_local

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from druids_p2p.plugins import BotRegistry
     from druids_p2p.tournament.runner import RunResult, TournamentConfig
+    from druids_p2p.tournament.worker import TablePlayer
 
 T = TypeVar("T")
 DEFAULT_GAMES = 100
@@ -246,7 +247,8 @@ def run_or_fail(
     cluster: str | None = None,
     batch_games: int | None = None,
 ) -> RunResult:
-    """Run a tournament; its user-facing failures become one-line errors."""
+    """Run a tournament; its user-facing failures become one-line errors. A ``--p2p`` run is
+    handed the networked table here, where the CLI joins the tournament and network layers."""
     from druids_p2p.tournament.runner import TournamentError, run_tournament
 
     testing = config.sprt is not None or config.stop_ci is not None
@@ -264,6 +266,7 @@ def run_or_fail(
                 on_status=live.status,
                 cluster=cluster,
                 batch_games=batch_games,
+                table_player=_table_player() if config.p2p else None,
             )
         except TournamentError as exc:
             fail(str(exc))
@@ -355,7 +358,6 @@ def tournament_command(
     """
     from druids_p2p.tournament.plot import matplotlib_missing
     from druids_p2p.tournament.runner import TournamentConfig
-    from druids_p2p.tournament.worker import p2p_unavailable
 
     if resume and out is None:
         fail("--resume needs --out DIR (the folder of the run to continue)")
@@ -395,9 +397,7 @@ def tournament_command(
     if use_p2p and the_game != DEFAULT_GAME:
         fail(f"--p2p is not available for {the_game} yet (offline games only)")
     if use_p2p:
-        problem = p2p_unavailable()
-        if problem:
-            fail(problem)
+        _table_player()  # a missing networked table is one line here, before any game
     config = TournamentConfig(
         bots=tuple(names),
         versions=tuple(registry.get(n).version for n in names),
@@ -484,6 +484,16 @@ def with_stopping(
             f"not {len(config.bots)}: {','.join(config.bots)}"
         )
     return replace(config, sprt=four, sprt_stat=stat, stop_ci=width)
+
+
+def _table_player() -> TablePlayer:
+    """The networked table a ``--p2p`` run plays on, handed to the tournament (which does not
+    import the network layer); one line and exit 2 if it cannot be imported."""
+    try:
+        from druids_p2p.net.local_table import play_table
+    except ImportError as exc:
+        fail(f"--p2p is not available yet (druids_p2p.net.local_table: {exc})")
+    return play_table
 
 
 def check_cluster(address: str, p2p: bool) -> None:

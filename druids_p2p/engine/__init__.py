@@ -23,7 +23,7 @@ from druids_p2p.engine.cards import (
 )
 from druids_p2p.engine.deal import deal, deal_from_seed
 from druids_p2p.engine.game import Game, GameOptions
-from druids_p2p.engine.interface import RULESETS, DruidsRuleset, GameState, Ruleset
+from druids_p2p.engine.interface import DruidsRuleset, GameState, Ruleset
 from druids_p2p.engine.notation import (
     format_card,
     format_move,
@@ -49,7 +49,6 @@ __all__ = [
     "HAND_SIZE",
     "N_CARDS",
     "ROUNDS_PER_GAME",
-    "RULESETS",
     "DruidsRuleset",
     "Game",
     "GameOptions",

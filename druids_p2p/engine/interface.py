@@ -6,21 +6,21 @@ ruleset. Moves and cards cross the seam as integers and as text tokens.
 
 The seam has a common part every game offers (:class:`CommonRuleset`, :class:`CommonGameState`)
 and the 2017 game's deal-per-round part (:class:`Ruleset`, :class:`GameState`), which the table
-and the mental deck use today through :func:`dealt_ruleset`. The registry is the only place the
-2017 engine imports another game's package.
+and the mental deck use today through ``druids_p2p.rulesets.dealt_ruleset``. The registry of
+games lives in that neutral module, not here, so the 2017 engine and another game's package never
+import each other (an import-linter contract checks it).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from druids_p2p.engine import cards as _cards
 from druids_p2p.engine import notation as _notation
 from druids_p2p.engine.deal import deal as _deal
 from druids_p2p.engine.game import Game, GameOptions
-from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset as _Druids2004Ruleset
 
 
 @runtime_checkable
@@ -128,45 +128,3 @@ class DruidsRuleset:
 
     def parse_move(self, token: str) -> int:
         return _notation.parse_move(token)
-
-
-DEALT_RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
-"""The rule sets dealt once per round, which today's table and deck can run."""
-
-RULESETS: dict[str, CommonRuleset] = {
-    **DEALT_RULESETS,
-    _Druids2004Ruleset.name: _Druids2004Ruleset(),
-}
-"""Every rule set by name; the one a table plays is bound into its table id."""
-
-
-def dealt_ruleset(name: str) -> Ruleset:
-    """The deal-per-round rule set ``name``; ValueError for a game the table cannot deal yet."""
-    try:
-        return DEALT_RULESETS[name]
-    except KeyError:
-        known = "a game dealt once per round" if name in RULESETS else "a known rule set"
-        raise ValueError(f"{name!r} is not {known}") from None
-
-
-DEFAULT_RULESET = DruidsRuleset.name
-"""What a seat message that names no rule set plays (protocol version 1 had only Druids 2017)."""
-
-
-def seat_options(options: Mapping[str, Any]) -> tuple[str, GameOptions]:
-    """The rule set a seat message's ``options`` name and the game options they set, checked
-    against that rule set's ranges (the wire only bounds them): ValueError says what is wrong.
-
-    One function for the table, the live audit and ``druids audit``, so that all three agree on
-    which tables are playable."""
-    name = options.get("ruleset", DEFAULT_RULESET)
-    if name not in DEALT_RULESETS:
-        known = ", ".join(sorted(DEALT_RULESETS))
-        what = "which tables cannot play yet" if name in RULESETS else "which is not known here"
-        raise ValueError(f"the table names the rule set {name!r}, {what} (tables play {known})")
-    game_options = GameOptions(
-        players=int(options["players"]),
-        variant=bool(options["variant"]),
-        rounds=int(options["rounds"]),
-    )
-    return name, game_options

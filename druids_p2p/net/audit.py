@@ -29,15 +29,15 @@ from druids_p2p.engine import (
     format_move,
     parse_move_token,
 )
-from druids_p2p.engine.interface import seat_options
 from druids_p2p.net.audit_public import check_public
 from druids_p2p.net.audit_schedule import ScheduleWalk, left_seat, stop_summary
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.game_result import result_problem
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table import deal_params, seat_order
+from druids_p2p.rulesets import seat_options
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
-from druids_p2p.wire.audit import AuditProblem, AuditReport, AuditStop, _verify_chain
+from druids_p2p.wire.audit import AuditProblem, AuditReport, AuditStop, verify_chain
 from druids_p2p.wire.audit import audit_messages as wire_audit_messages
 from druids_p2p.wire.keys import fingerprint
 
@@ -75,7 +75,7 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
     report = AuditReport(messages=len(raws))
     audit: _TableAudit | None = None
     try:
-        transcript = _verify_chain(raws)
+        transcript = verify_chain(raws)
         report.table_id = transcript.table_id
         if tail is not None:
             raise AuditProblem(f"record {tail}", len(raws))

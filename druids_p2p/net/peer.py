@@ -16,7 +16,6 @@ import dataclasses
 import ipaddress
 import logging
 import os
-import random
 import socket
 import time
 from collections.abc import Callable
@@ -26,10 +25,7 @@ from typing import Any
 
 import zmq
 
-from druids_p2p.bots.base import Bot
-from druids_p2p.bots.host import BotRunner
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
-from druids_p2p.engine.interface import seat_options
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
 from druids_p2p.net.chat import ChatOutbox, TableChat
 from druids_p2p.net.deadlines import Deadlines, claim_of, debts, lost_contact, who
@@ -59,6 +55,7 @@ from druids_p2p.net.resend import CatchUp, ResendLimiter, bounded
 from druids_p2p.net.seating import make_join, make_seat_message, quoted_join
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import Divergence, TableFault, TableMachine
+from druids_p2p.rulesets import seat_options
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,
@@ -127,6 +124,10 @@ class PeerConfig:
     human_input: Callable[[str], str] = field(default=input)
     custom_player: Player | None = None
     """Plays this seat instead of ``player`` (the terminal UI plugs itself in here)."""
+    bot_players: BotPlayers | None = None
+    """Builds the player of a ``bot:NAME`` seat (the CLI passes ``cli.bot_player.bot_player``).
+    Injected so that the network layer meets players only as :class:`Player` and never imports
+    the bots or the plugin loader; None: only ``human`` and ``custom_player`` seats can play."""
     approve_join: Approver | None = None
     """Asked about every joiner before the host seats it (admission.py); None seats everyone."""
     clock: Callable[[], float] = field(default=time.monotonic)
@@ -174,37 +175,6 @@ class Player:
         return self.choose(machine)
 
 
-class BotPlayer(Player):
-    def __init__(self, bot: Bot, name: str, budget_ms: float, seed: bytes) -> None:
-        self.bot = bot
-        self.name = name
-        self.runner = BotRunner(bot, budget_ms)
-        self.seed = seed
-        self.faults: list[str] = []
-        self.started = False
-
-    def start(self, machine: TableMachine) -> None:
-        if self.started or machine.my_seat is None:
-            return
-        self.started = True
-        rng = random.Random(self.seed)
-        fault = self.runner.hook(
-            self.bot.start_game, machine.my_seat, machine.options, rng, self.runner.budget_ms
-        )
-        if fault:
-            self.faults.append(f"start_game: {fault}")
-
-    def choose(self, machine: TableMachine) -> int:
-        self.start(machine)
-        view = machine.view()
-        assert view is not None
-        outcome = self.runner.choose(view)
-        if outcome.fault:
-            self.faults.append(outcome.fault)
-            log.warning("bot %s: %s (played a safe move instead)", self.name, outcome.fault)
-        return outcome.move
-
-
 class PromptPlayer(Player):
     """A person at a plain terminal (the Textual UI drives the machine itself)."""
 
@@ -224,6 +194,11 @@ class PromptPlayer(Player):
         raise PeerError("no legal move entered")
 
 
+BotPlayers = Callable[[str, PeerConfig, bytes], Player]
+"""``(bot name, config, the seat's secret seed) -> Player``, raising :class:`PeerError` for an
+unknown bot: how a ``bot:NAME`` seat gets its player (``PeerConfig.bot_players``)."""
+
+
 def make_player(config: PeerConfig, secret_seed: bytes) -> Player:
     if config.custom_player is not None:
         return config.custom_player
@@ -231,15 +206,9 @@ def make_player(config: PeerConfig, secret_seed: bytes) -> Player:
         return PromptPlayer(config.human_input)
     if not config.player.startswith("bot:"):
         raise PeerError(f"a player is 'human' or 'bot:NAME', not {config.player!r}")
-    name = config.player[4:]
-    from druids_p2p.plugins import load_bots
-
-    registry = load_bots(config.plugins_dirs)
-    try:
-        bot = registry.make(name)
-    except KeyError:
-        raise PeerError(f"no bot named {name!r} (known: {', '.join(registry.names())})") from None
-    return BotPlayer(bot, name, config.budget_ms, secret_seed)
+    if config.bot_players is None:
+        raise PeerError(f"{config.player!r}: this peer was given no bot players (PeerConfig)")
+    return config.bot_players(config.player[4:], config, secret_seed)
 
 
 # ==================================================================== the lobby

@@ -48,7 +48,6 @@ from druids_p2p.engine import (
     format_move,
     parse_move_token,
 )
-from druids_p2p.engine.interface import DEFAULT_RULESET, dealt_ruleset, seat_options
 from druids_p2p.engine.view import PlayerView
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.endpoints import TableNetwork
@@ -56,6 +55,7 @@ from druids_p2p.net.game_result import check_result, on_results, start_result
 from druids_p2p.net.round_audit import on_audit, on_ready, start_audit
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.secrets import TableSecret
+from druids_p2p.rulesets import DEFAULT_RULESET, dealt_ruleset, seat_options
 from druids_p2p.wire import (
     ZERO_HASH,
     Equivocation,

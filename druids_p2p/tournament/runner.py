@@ -41,7 +41,13 @@ from druids_p2p.tournament.play import (
 )
 from druids_p2p.tournament.sprt import SprtTest
 from druids_p2p.tournament.summary import Summary, summarize
-from druids_p2p.tournament.worker import Batch, init_worker, play_batch, share_registry
+from druids_p2p.tournament.worker import (
+    Batch,
+    TablePlayer,
+    init_worker,
+    play_batch,
+    share_registry,
+)
 
 RUN_FORMAT = 1
 MODE_ROUND_ROBIN = "round-robin"
@@ -282,6 +288,7 @@ def run_tournament(
     on_status: Callable[[str], None] | None = None,
     cluster: str | None = None,
     batch_games: int | None = None,
+    table_player: TablePlayer | None = None,
 ) -> RunResult:
     """Play the tournament of ``config`` into ``out_dir``; Ctrl-C stops and keeps what finished.
 
@@ -291,7 +298,11 @@ def run_tournament(
     ``cluster`` (a Dask scheduler address) plays the batches on that cluster instead of local
     worker processes (:mod:`.cluster`); the games and the folder are the same. ``on_status``
     gets a short line (ratings, the LLR) now and then; ``batch_games`` fixes the batch size.
+    ``table_player`` plays a ``p2p`` config's games over the real protocol: the caller passes
+    ``net.local_table.play_table`` (tournaments do not import the network layer).
     """
+    if config.p2p and table_player is None:
+        raise TournamentError("a --p2p run needs a table player (net.local_table.play_table)")
     out_dir.mkdir(parents=True, exist_ok=True)
     run_path = out_dir / "run.json"
     games_path = out_dir / "games.jsonl"
@@ -336,6 +347,7 @@ def run_tournament(
             workdir,
             per_game,
             config.game,
+            table_player if config.p2p else None,
         )
 
     def tick() -> None:

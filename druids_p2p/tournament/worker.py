@@ -26,7 +26,7 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from druids_p2p.engine.game import GameOptions
 from druids_p2p.plugins import BotRegistry, load_bots
@@ -45,6 +45,24 @@ TAINTED_EXIT = 75
 """Exit status of a worker that leaves because a bot thread of an earlier game still runs."""
 
 
+class TablePlayer(Protocol):
+    """Plays one whole game over the real protocol (``--p2p``): ``net.local_table.play_table``.
+
+    Injected by the caller (the CLI) through :class:`Batch`, so that tournaments stand beside the
+    network layer and never import it (an import-linter contract); a module-level function, so
+    it travels to the worker processes by reference."""
+
+    def __call__(
+        self,
+        seats: list[str],
+        options: GameOptions,
+        seed: int | None,
+        time_per_move_ms: float,
+        workdir: Path,
+        timeout: float = ...,
+    ) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """Games for one worker task, and how to play them."""
@@ -57,6 +75,8 @@ class Batch:
     workdir: str = ""
     game_timeout: float | None = None
     game: str = "druids2017"
+    table_player: TablePlayer | None = None
+    """How ``p2p`` games are played (required with ``p2p``)."""
 
 
 @dataclass
@@ -139,9 +159,11 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
     for spec in batch.games:
         head: dict[str, Any] = {"index": spec.index, "deal": spec.deal}
         if batch.p2p:
+            assert batch.table_player is not None, "a p2p batch without its table player"
             line = play_p2p_game(
-                spec, options, batch.budget_ms, Path(batch.workdir), trace, batch.game_timeout
-            )
+                batch.table_player, spec, options, batch.budget_ms, Path(batch.workdir), trace,
+                batch.game_timeout,
+            )  # fmt: skip
         else:
             line = play_game(
                 spec.seating, options, spec.seed, batch.budget_ms, _registry(), trace=trace,
@@ -154,23 +176,8 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------ p2p
-P2P_MODULE = "druids_p2p.net.local_table"
-
-
-def p2p_unavailable() -> str | None:
-    """None if ``--p2p`` can run, else the reason (the networked table is still being written)."""
-    import importlib
-
-    try:
-        module = importlib.import_module(P2P_MODULE)
-    except ImportError as exc:
-        return f"--p2p is not available yet ({P2P_MODULE}: {exc})"
-    if not callable(getattr(module, "play_table", None)):
-        return f"--p2p is not available yet ({P2P_MODULE} has no play_table)"
-    return None
-
-
 def play_p2p_game(
+    play_table: TablePlayer,
     spec: GameSpec,
     options: GameOptions,
     budget_ms: float,
@@ -180,17 +187,14 @@ def play_p2p_game(
 ) -> dict[str, Any]:
     """One game over the real protocol (one peer process per seat on loopback), as a game line.
 
-    ``play_table`` gets the seats as ``bot:NAME`` player specs and returns ``totals``,
-    ``round_scores``, ``winners``, ``records``, and ``finished``/``aborted``/``blame`` (a seat)
-    when the table stopped. It has no per-seat move times, so those are null. The mental deal
-    draws on every peer's own secret, so p2p games do not replay from the seed: they are not
-    duplicate deals. ``timeout`` is passed on so that the table stops its peer processes itself
-    before the pool would kill this worker (and orphan them).
+    ``play_table`` (the injected :class:`TablePlayer`) gets the seats as ``bot:NAME`` player
+    specs and returns ``totals``, ``round_scores``, ``winners``, ``records``, and
+    ``finished``/``aborted``/``blame`` (a seat) when the table stopped. It has no per-seat move
+    times, so those are null. The mental deal draws on every peer's own secret, so p2p games do
+    not replay from the seed: they are not duplicate deals. ``timeout`` is passed on so that the
+    table stops its peer processes itself before the pool would kill this worker (and orphan
+    them).
     """
-    import inspect
-
-    from druids_p2p.net.local_table import play_table  # type: ignore[import-not-found,unused-ignore]
-
     n = options.players
     start = time.perf_counter()
     if trace is not None:
@@ -201,9 +205,7 @@ def play_p2p_game(
     versions = [
         registry.get(b).version if registry and b in registry else "?" for b in spec.seating
     ]
-    kwargs: dict[str, Any] = {}
-    if timeout is not None and "timeout" in inspect.signature(play_table).parameters:
-        kwargs["timeout"] = timeout
+    kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     seats = [f"bot:{name}" for name in spec.seating]
     faults: list[dict[str, Any]] = []
     blame_seat: int | None = None

@@ -22,7 +22,7 @@ from druids_p2p.engine import (
     parse_move_token,
 )
 from druids_p2p.engine.cards import MISTLETOES, SICKLES
-from druids_p2p.engine.interface import seat_options
+from druids_p2p.rulesets import seat_options
 from druids_p2p.wire.envelope import Message, parse_unverified
 from druids_p2p.wire.errors import RecordError, WireError
 from druids_p2p.wire.keys import fingerprint
@@ -174,7 +174,7 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
     try:
         if not raws and tail is not None:
             raise AuditProblem(f"record {tail}", 0)
-        transcript = _verify_chain(raws)
+        transcript = verify_chain(raws)
         report.table_id = transcript.table_id
         report.players = [
             {"seat": i, "name": name, "public_key": key.hex(), "fingerprint": fingerprint(key)}
@@ -197,7 +197,9 @@ def _claimed_seat(raw: bytes, transcript: Transcript | None) -> int | None:
         return None
 
 
-def _verify_chain(raws: Sequence[bytes]) -> Transcript:
+def verify_chain(raws: Sequence[bytes]) -> Transcript:
+    """The record's messages as a transcript, every signature and link checked; the first
+    problem as :class:`AuditProblem` (index, claimed seat). Public: ``net.audit`` starts here."""
     if not raws:
         raise AuditProblem("empty record: no seat message")
     transcript: Transcript | None = None

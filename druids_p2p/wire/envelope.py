@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from druids_p2p.wire.bodies import BODIES
-from druids_p2p.wire.errors import BadShape, InvalidProof, TooLarge
+from druids_p2p.wire.errors import BadShape, InvalidProof, TooLarge, WireError
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.keys import is_weak_key
 from druids_p2p.wire.msgtypes import (
@@ -144,8 +144,6 @@ def _check_claims(msg: Message) -> None:
         if msg.sender not in body["seats"]:
             raise InvalidProof("seat: the sender is not one of the seats it lists")
     elif msg.type is MsgType.EQUIVOCATION:
-        from druids_p2p.wire.equivocation import verify_equivocation
-
         first = verify_equivocation(msg.body["a"], msg.body["b"])
         if first.table_id != msg.table_id:
             raise InvalidProof("equivocation: the quoted messages belong to another table")
@@ -211,6 +209,43 @@ def canonical(value: Any) -> Any:
             return list(value)
         return [canonical(v) for v in value]
     return value
+
+
+_OUT_OF_CHAIN = frozenset({MsgType.EQUIVOCATION, MsgType.RESEND, MsgType.HELLO, MsgType.CHAT})
+
+
+def verify_equivocation(a: bytes, b: bytes) -> Message:
+    """Return the first message if (a, b) convicts its sender, else raise :class:`InvalidProof`.
+
+    Requires ``a < b`` bytewise so that a proof has a single spelling. Quoted messages may not be
+    proofs themselves, and that is checked before any signature, so verifying a proof costs at
+    most three signature checks however it is nested. Nor may they be resend requests, hellos
+    (keepalives) or chat lines: like proofs, those are out-of-chain messages that always carry
+    seq 0 and are never appended to a transcript, so an honest peer signs many of them.
+    """
+    if a >= b:
+        raise InvalidProof(
+            "equivocation: the two messages must differ and be in byte order (a < b)"
+        )
+    try:
+        kinds = [parse_unverified(a).type, parse_unverified(b).type]
+        if not _OUT_OF_CHAIN.intersection(kinds):
+            first, second = decode(a), decode(b)
+    except WireError as exc:
+        raise InvalidProof(f"equivocation: a quoted message is invalid: {exc}") from None
+    if MsgType.EQUIVOCATION in kinds:
+        raise InvalidProof("equivocation: a proof may not quote another proof")
+    if MsgType.RESEND in kinds or MsgType.HELLO in kinds or MsgType.CHAT in kinds:
+        raise InvalidProof(
+            "equivocation: a resend request, hello or chat line takes no sequence slot"
+        )
+    if first.sender != second.sender:
+        raise InvalidProof("equivocation: the two messages have different senders")
+    if first.table_id != second.table_id:
+        raise InvalidProof("equivocation: the two messages belong to different tables")
+    if first.seq != second.seq:
+        raise InvalidProof("equivocation: the two messages have different sequence numbers")
+    return first
 
 
 _LEAVES = frozenset({bytes, int, str})

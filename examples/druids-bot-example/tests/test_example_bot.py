@@ -2,7 +2,7 @@
 
 from druids_bot_example import LowballBot
 
-from druids_p2p.testing import check_bot
+from druids_p2p.api import check_bot
 
 
 def test_lowball_is_well_behaved() -> None:

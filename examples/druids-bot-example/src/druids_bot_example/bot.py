@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import random
 
-from druids_p2p.bots.base import Bot
-from druids_p2p.engine.cards import (
+from druids_p2p.api import (
     GAIA_DARK,
     N_DOMAIN_CARDS,
     N_DOMAINS,
     N_VALUES,
     PILE,
     PLAY_MISTLETOE,
+    Bot,
+    GameOptions,
+    PlayerView,
 )
-from druids_p2p.engine.game import GameOptions
-from druids_p2p.engine.view import PlayerView
 
 
 def _value(move: int) -> int:

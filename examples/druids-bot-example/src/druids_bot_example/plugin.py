@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from druids_bot_example import __version__
 from druids_bot_example.bot import LowballBot
-from druids_p2p.bots.base import BotSpec
-from druids_p2p.hookspecs import RegisterBot, hookimpl
+from druids_p2p.api import BotSpec, RegisterBot, hookimpl
 
 
 @hookimpl

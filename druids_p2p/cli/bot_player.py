@@ -1,0 +1,63 @@
+"""A bot playing a seat at a LAN table: the glue between the network layer and the bots.
+
+It lives here, above both, because the network layer must not import the bots or the plugin
+loader (an import-linter contract): ``net.peer`` is handed :func:`bot_player` through
+``PeerConfig.bot_players`` and meets the result only as a :class:`~druids_p2p.net.peer.Player`.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import BotRunner
+from druids_p2p.net.peer import PeerConfig, PeerError, Player
+from druids_p2p.net.table import TableMachine
+from druids_p2p.plugins import load_bots
+
+log = logging.getLogger("druids_p2p.net.peer")
+"""The peer's logger, as before the move: a bot's faults read as the peer's warnings."""
+
+
+class BotPlayer(Player):
+    """Plays a bot under its move budget (:class:`BotRunner`); a fault plays a safe move."""
+
+    def __init__(self, bot: Bot, name: str, budget_ms: float, seed: bytes) -> None:
+        self.bot = bot
+        self.name = name
+        self.runner = BotRunner(bot, budget_ms)
+        self.seed = seed
+        self.faults: list[str] = []
+        self.started = False
+
+    def start(self, machine: TableMachine) -> None:
+        if self.started or machine.my_seat is None:
+            return
+        self.started = True
+        rng = random.Random(self.seed)
+        fault = self.runner.hook(
+            self.bot.start_game, machine.my_seat, machine.options, rng, self.runner.budget_ms
+        )
+        if fault:
+            self.faults.append(f"start_game: {fault}")
+
+    def choose(self, machine: TableMachine) -> int:
+        self.start(machine)
+        view = machine.view()
+        assert view is not None
+        outcome = self.runner.choose(view)
+        if outcome.fault:
+            self.faults.append(outcome.fault)
+            log.warning("bot %s: %s (played a safe move instead)", self.name, outcome.fault)
+        return outcome.move
+
+
+def bot_player(name: str, config: PeerConfig, seed: bytes) -> Player:
+    """The player of a ``bot:NAME`` seat: the bot from the loaded plugins (``--plugins-dir``)."""
+    registry = load_bots(config.plugins_dirs)
+    try:
+        bot = registry.make(name)
+    except KeyError:
+        raise PeerError(f"no bot named {name!r} (known: {', '.join(registry.names())})") from None
+    return BotPlayer(bot, name, config.budget_ms, seed)

@@ -1,0 +1,57 @@
+"""The registry of rule sets: the one module that knows every game package by name.
+
+It stands beside the games, not inside one: the Druids (2017) engine (``druids_p2p.engine``) and
+Druids (2004) (``druids_p2p.games.druids2004``) never import each other, and everything that runs a
+game (network, audit) finds it here by the name its seat message binds. Another game is added by
+writing its package and registering it below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from druids_p2p.engine.game import GameOptions
+from druids_p2p.engine.interface import CommonRuleset, DruidsRuleset, Ruleset
+from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset as _Druids2004Ruleset
+
+DEALT_RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
+"""The rule sets dealt once per round, which today's table and deck can run."""
+
+RULESETS: dict[str, CommonRuleset] = {
+    **DEALT_RULESETS,
+    _Druids2004Ruleset.name: _Druids2004Ruleset(),
+}
+"""Every rule set by name; the one a table plays is bound into its table id."""
+
+
+def dealt_ruleset(name: str) -> Ruleset:
+    """The deal-per-round rule set ``name``; ValueError for a game the table cannot deal yet."""
+    try:
+        return DEALT_RULESETS[name]
+    except KeyError:
+        known = "a game dealt once per round" if name in RULESETS else "a known rule set"
+        raise ValueError(f"{name!r} is not {known}") from None
+
+
+DEFAULT_RULESET = DruidsRuleset.name
+"""What a seat message that names no rule set plays (protocol version 1 had only Druids 2017)."""
+
+
+def seat_options(options: Mapping[str, Any]) -> tuple[str, GameOptions]:
+    """The rule set a seat message's ``options`` name and the game options they set, checked
+    against that rule set's ranges (the wire only bounds them): ValueError says what is wrong.
+
+    One function for the table, the live audit and ``druids audit``, so that all three agree on
+    which tables are playable."""
+    name = options.get("ruleset", DEFAULT_RULESET)
+    if name not in DEALT_RULESETS:
+        known = ", ".join(sorted(DEALT_RULESETS))
+        what = "which tables cannot play yet" if name in RULESETS else "which is not known here"
+        raise ValueError(f"the table names the rule set {name!r}, {what} (tables play {known})")
+    game_options = GameOptions(
+        players=int(options["players"]),
+        variant=bool(options["variant"]),
+        rounds=int(options["rounds"]),
+    )
+    return name, game_options
