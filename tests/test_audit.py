@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from sample_table import SampleTable, play_sample_game, sample_record
 
 from druids_p2p.engine import Game, GameOptions, deal_from_seed, format_card, format_move
 from druids_p2p.wire import MsgType, encode
 from druids_p2p.wire.audit import audit_file, audit_messages
 from druids_p2p.wire.record import MAGIC, RecordWriter
-from druids_p2p.wire.sample import SampleTable, play_sample_game, sample_record
 
 
 def _write(path: Path, raws: list[bytes]) -> Path:

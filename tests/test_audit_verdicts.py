@@ -196,8 +196,9 @@ def test_a_stop_on_another_seats_word_names_its_claim(table: LocalTable, tmp_pat
 
 def test_a_plain_signed_game_that_ends_in_an_abort_is_stopped(tmp_path: Path) -> None:
     """The verdicts hold for the plain signed records of ``wire.audit`` too."""
+    from sample_table import SampleTable, play_sample_game
+
     from druids_p2p.wire.audit import audit_messages as plain_audit
-    from druids_p2p.wire.sample import SampleTable, play_sample_game
 
     sample = SampleTable(3, seed=4)
     play_sample_game(sample, seed=4, rounds=1)
