@@ -4,7 +4,7 @@ A live peer appends a step's messages only once the step is complete, in the ste
 and refuses a message that is not of its step's type, not from its step's sender, or not built on
 its step's head (``protocol.md`` §5). So a record — the canonical transcript as its recorder saw
 it — must show exactly that, message by message: this module walks the schedule over a record
-whose chain already verified (``wire.audit._verify_chain``) and names the first message that
+whose chain already verified (``wire.audit.verify_chain``) and names the first message that
 breaks it. It also finds where the record's *stop tail* begins (``protocol.md`` §9, "Aborts in a
 record"): the recorder's own messages of the step it stopped in, then aborts (any seat's, one
 each), the last one the recorder's own, carrying the head of the record before it.
