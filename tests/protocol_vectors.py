@@ -17,14 +17,13 @@ from typing import Any
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from deck_local import Ed25519Codec, LocalBus
 
 from druids_p2p.deck.assign import assignment_permutation, assignment_seed
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.encoding import TAG_CARD, encode
-from druids_p2p.deck.local import LocalBus
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.peer import DeckPeer
-from druids_p2p.deck.signing import Ed25519Codec
 from druids_p2p.engine.cards import (
     COLOUR_NAMES,
     DOMAINS,

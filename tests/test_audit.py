@@ -1,4 +1,9 @@
-"""``druids audit``: a saved record is re-verified and replayed; the first problem is named."""
+"""``druids audit``: a saved record is re-verified and replayed; the first problem is named.
+
+Every record here is a real table's (``table_harness``: TableMachine peers dealing and playing),
+written to a file as a peer writes it; the tampered ones are re-signed and re-chained
+(``message_surgery``) so that only the tamper is wrong.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,16 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from message_surgery import rechain, resign, thaw
+from table_harness import LocalTable
 
-from druids_p2p.engine import Game, GameOptions, deal_from_seed, format_card, format_move
-from druids_p2p.wire import MsgType, encode
-from druids_p2p.wire.audit import audit_file, audit_messages
+from druids_p2p.engine import Game
+from druids_p2p.net.audit import audit_file, audit_messages
+from druids_p2p.wire import Identity, MsgType, decode
 from druids_p2p.wire.record import MAGIC, RecordWriter
-from druids_p2p.wire.sample import SampleTable, play_sample_game, sample_record
 
 
 def _write(path: Path, raws: list[bytes]) -> Path:
@@ -39,9 +44,25 @@ def _druids(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def good(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Game]:
-    path = tmp_path_factory.mktemp("audit") / "game.rec"
-    return path, sample_record(path, players=4, seed=21)
+def table() -> LocalTable:
+    t = LocalTable(players=4, rounds=2, seed=21)
+    t.run()
+    assert all(m.finished for m in t.machines)
+    return t
+
+
+def _raws(table: LocalTable) -> list[bytes]:
+    return [m.raw for m in table.machines[0].transcript.messages]
+
+
+def _keys(table: LocalTable) -> dict[bytes, Identity]:
+    return {i.public_key: i for i in table.ids}
+
+
+@pytest.fixture(scope="module")
+def good(table: LocalTable, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Game]:
+    path = tmp_path_factory.mktemp("audit") / "game.druids"
+    return _write(path, _raws(table)), table.machines[0].game
 
 
 # --- valid records -------------------------------------------------------------------------------
@@ -53,25 +74,27 @@ def test_valid_record_json(good: tuple[Path, Game]) -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["ok"] is True and data["complete"] is True and data["verdict"] == "complete"
-    assert data["rounds"] == 5 and data["totals"] == game.totals
+    assert data["rounds"] == 2 and data["totals"] == game.totals
     assert data["round_scores"] == game.round_scores and data["winners"] == game.winners
-    assert [p["name"] for p in data["players"]] == ["alice", "bob", "carol", "dave"]
+    assert sorted(p["name"] for p in data["players"]) == ["p0", "p1", "p2", "p3"]
 
 
 def test_valid_record_text(good: tuple[Path, Game]) -> None:
     path, game = good
     result = _druids("audit", str(path))
     assert result.returncode == 0, result.stderr
-    assert ": valid and complete" in result.stdout and "alice" in result.stdout
+    assert ": valid and complete" in result.stdout and "p0" in result.stdout
     assert "totals:  " + "  ".join(map(str, game.totals)) in result.stdout
 
 
-def test_unfinished_game_is_valid_but_incomplete(tmp_path: Path) -> None:
-    table = SampleTable(3, seed=4, path=tmp_path / "g.rec")
-    play_sample_game(table, seed=4, rounds=2)
-    table.transcript.close()
-    report = audit_file(tmp_path / "g.rec")
-    assert report.ok and not report.complete and len(report.round_scores) == 2
+def test_unfinished_game_is_valid_but_incomplete(table: LocalTable, tmp_path: Path) -> None:
+    """A record cut before its last round is scored: valid, the finished round's score only."""
+    raws = _raws(table)
+    cut = next(
+        n for n in range(len(raws), 0, -1) if len(audit_messages(raws[:n]).round_scores) == 1
+    )
+    report = audit_file(_write(tmp_path / "g.druids", raws[:cut]))
+    assert report.ok and not report.complete and len(report.round_scores) == 1
     assert report.verdict == "incomplete" and report.exit_code == 3
 
 
@@ -137,103 +160,37 @@ def test_missing_file_is_bad_input(tmp_path: Path) -> None:
 # --- records that verify cryptographically but break the chain or the rules -------------------
 
 
-def test_equivocation_in_record(tmp_path: Path) -> None:
-    table = SampleTable(3, seed=5)
-    table.send(1, "move", {"round": 0, "move": "G1"})
-    twin = encode(
-        table.identities[1],
-        "move",
-        table_id=table.table_id,
-        seq=0,
-        prev=bytes(32),
-        head=table.transcript.head,
-        body={"round": 0, "move": "G2"},
-    )
-    report = audit_file(_write(tmp_path / "e.rec", [*table.raws, twin]))
+def test_equivocation_in_record(table: LocalTable, tmp_path: Path) -> None:
+    """A second message with the same sender and sequence number, signed: an equivocation,
+    named at the twin, blaming its signer."""
+    raws = _raws(table)
+    move = next(i for i, raw in enumerate(raws) if decode(raw).type is MsgType.MOVE)
+    msg = decode(raws[move])
+    twin = resign(_keys(table)[msg.sender], raws[move], body={**thaw(msg.body), "move": "G1"})
+    report = audit_file(_write(tmp_path / "e.druids", [*raws[: move + 1], twin]))
     assert report.problem is not None
-    assert (report.problem.message_index, report.problem.seat) == (2, 1)
+    assert report.problem.message_index == move + 1
     assert "equivocation" in report.problem.error
+    assert report.problem.seat == table.machines[0].transcript.seat_of(msg.sender)  # seat list
 
 
-def test_duplicate_in_record() -> None:
-    table = SampleTable(3, seed=5)
-    table.send(1, "move", {"round": 0, "move": "G1"})
-    report = audit_messages([*table.raws, table.raws[-1]])
+def test_duplicate_in_record(table: LocalTable) -> None:
+    raws = _raws(table)
+    report = audit_messages([*raws, raws[-1]])
     assert report.problem is not None and "duplicate" in report.problem.error
 
 
-Tamper = Callable[[SampleTable, Game, list[list[int]], int], bool]
-
-
-def _round_with(tamper: Tamper, seed: int = 8) -> SampleTable:
-    """Play one round; ``tamper`` may send something else instead of move k (returns True)."""
-    table = SampleTable(3, seed=seed, rounds=1)
-    game = Game(GameOptions(players=3, rounds=1))
-    hands = deal_from_seed(seed, 3)
-    game.start_round(hands)
-    k = 0
-    while not game.round_over:
-        if tamper(table, game, hands, k):
-            break
-        move = game.legal_moves()[0]
-        table.send(game.to_move or 0, "move", {"round": 0, "move": format_move(move)})
-        game.play(move)
-        k += 1
-    for seat, hand in enumerate(hands):
-        table.send(seat, MsgType.ROUND_REVEAL, {"round": 0, "hand": [format_card(c) for c in hand]})
-    return table
-
-
-def test_illegal_move(tmp_path: Path) -> None:
-    def tamper(table: SampleTable, game: Game, hands: list[list[int]], k: int) -> bool:
-        if k != 4:
-            return False
-        seat = game.to_move or 0
-        foreign = hands[(seat + 1) % 3][0]  # a card someone else holds
-        table.send(seat, "move", {"round": 0, "move": format_card(foreign)})
-        return True
-
-    table = _round_with(tamper)
-    path = _write(tmp_path / "i.rec", table.raws)
-    out = json.loads(_druids("audit", str(path), "--json").stdout)
-    assert out["ok"] is False and out["message_index"] == 5
-    assert "illegal move" in out["error"] and out["seat"] is not None
-
-
-def test_out_of_turn(tmp_path: Path) -> None:
-    def tamper(table: SampleTable, game: Game, hands: list[list[int]], k: int) -> bool:
-        if k != 2:
-            return False
-        seat = ((game.to_move or 0) + 1) % 3
-        table.send(seat, "move", {"round": 0, "move": format_card(hands[seat][0])})
-        return True
-
-    report = audit_messages(_round_with(tamper).raws)
-    assert report.problem is not None and "out of turn" in report.problem.error
-    assert report.problem.message_index == 3
-
-
-def test_overlapping_reveals() -> None:
-    table = _round_with(lambda *a: False)
-    raws = table.raws[:-1]  # drop seat 2's reveal, replace it by a copy of seat 1's hand
-    forged = SampleTable(3, seed=8, rounds=1)  # same keys and table: continue the chain from raws
-    for raw in raws[1:]:
-        forged.transcript.append(raw)
-    hand1 = list(table.transcript.messages[-2].body["hand"])
-    forged.send(2, MsgType.ROUND_REVEAL, {"round": 0, "hand": hand1})
-    report = audit_messages([m.raw for m in forged.transcript.messages])
-    assert report.problem is not None and "also in another revealed hand" in report.problem.error
-    assert report.problem.seat == 2
-
-
-def test_missing_reveal() -> None:
-    table = _round_with(lambda *a: False)
-    report = audit_messages(table.raws[:-1])
-    assert report.problem is not None and "seat 2 did not reveal" in report.problem.error
-
-
-def test_wrong_hand_size() -> None:
-    table = SampleTable(3, seed=9, rounds=1)
-    table.send(0, MsgType.ROUND_REVEAL, {"round": 0, "hand": ["G1", "G2"]})
-    report = audit_messages(table.raws)
-    assert report.problem is not None and "has 2 cards, a deal is 15" in report.problem.error
+def test_a_move_of_a_card_never_opened_is_invalid_at_the_move(table: LocalTable) -> None:
+    """The rules half of the audit: a move whose card the mover never opened (so it cannot be
+    shown to be in its hand) is invalid at that move, blaming the mover."""
+    raws = _raws(table)
+    move = [i for i, raw in enumerate(raws) if decode(raw).type is MsgType.MOVE][4]
+    msg = decode(raws[move])
+    forged = list(raws)
+    forged[move] = resign(
+        _keys(table)[msg.sender], raws[move], body={**thaw(msg.body), "move": "G1"}
+    )
+    report = audit_messages(rechain(forged, _keys(table), raws))
+    assert report.problem is not None and report.problem.message_index == move
+    assert "without opening that card" in report.problem.error
+    assert report.problem.seat == table.machines[0].order.index(msg.sender)  # play seat

@@ -1,6 +1,6 @@
 """A network split is told apart from a cheat (issue 13 item 5).
 
-Real :class:`TableRunner` peers (``test_table_attacks.Arena``) on a fake clock; a "cable" is cut
+Real :class:`TableRunner` peers (``attack_arena.Arena``) on a fake clock; a "cable" is cut
 by dropping every frame to and from one peer from a given step on. The peers that still hear each
 other record the silent seat as *unreachable* (a liveness verdict, never a proof of cheating); the
 cut-off peer, which hears from nobody, records that it lost contact with the table and blames
@@ -13,18 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_table_attacks import Arena
+from attack_arena import Arena, no_linger
 from test_table_deadlines import MOVE_S, STEP_S, clocked_arena, drain, pass_time
 
-from druids_p2p.net import peer as peer_module
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.wire import MsgType, decode, is_receipt
 
-
-@pytest.fixture(autouse=True)
-def _no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(peer_module, "LINGER_AFTER_GAME_S", 0.0)
+__all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 
 
 def cut_cable(arena: Arena, k: int) -> None:

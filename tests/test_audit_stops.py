@@ -3,7 +3,7 @@
 in a round cut short before its reveal (``net/audit_public.py``). The same fault in a record that
 goes on as if nothing happened is invalid.
 
-Real table machines (``test_table_attacks.Arena``): the cheater forges its shuffle (fresh
+Real table machines (``attack_arena.Arena``): the cheater forges its shuffle (fresh
 encryptions of cards of its choosing, re-signed), as in ``test_table_shuffle_attacks``.
 """
 
@@ -13,13 +13,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from test_table_attacks import (
+from attack_arena import (
     Arena,
     Cheat,
     LaxRound,
-    _domain_cards,
-    _no_linger,
-    _not_leading,
+    domain_cards,
+    no_linger,
+    not_leading,
     rewrite,
 )
 
@@ -30,7 +30,7 @@ from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import MsgType
 
-__all__ = ["_no_linger"]
+__all__ = ["no_linger"]
 
 
 def _forged_shuffle_table(tmp_path: Path) -> Arena:
@@ -92,9 +92,9 @@ def test_a_renege_stop_audits_stopped_at_the_move_with_the_evidence_checked(
 
     def attempt(m: TableMachine, move: int) -> list[bytes] | None:
         rnd = m.game.round
-        if not _not_leading(m) or rnd is None or rnd.lead_domain < 0:
+        if not not_leading(m) or rnd is None or rnd.lead_domain < 0:
             return None
-        cards = _domain_cards(m)
+        cards = domain_cards(m)
         led = [c for c in cards if c // 12 == rnd.lead_domain]
         off = [c for c in cards if c // 12 != rnd.lead_domain]
         if not led or not off:

@@ -192,17 +192,3 @@ def test_a_stop_on_another_seats_word_names_its_claim(table: LocalTable, tmp_pat
     assert text.stdout.splitlines()[0].endswith(
         "valid, stopped: seat 1 unreachable (on seat 2's word)"
     )
-
-
-def test_a_plain_signed_game_that_ends_in_an_abort_is_stopped(tmp_path: Path) -> None:
-    """The verdicts hold for the plain signed records of ``wire.audit`` too."""
-    from druids_p2p.wire.audit import audit_messages as plain_audit
-    from druids_p2p.wire.sample import SampleTable, play_sample_game
-
-    sample = SampleTable(3, seed=4)
-    play_sample_game(sample, seed=4, rounds=1)
-    assert plain_audit(sample.raws).verdict == "incomplete"
-    sample.send(2, MsgType.ABORT, {"reason": "carol left the table"})
-    report = plain_audit(sample.raws)
-    assert report.verdict == "stopped" and report.stop is not None and report.exit_code == 4
-    assert report.stop.stopped_by == 2 and "carol left the table" in report.stop.summary

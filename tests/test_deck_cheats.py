@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 
 import pytest
+from deck_local import Ed25519Codec, LocalBus, deal, kind_of, make_codecs, make_table, rewrite
 
 from druids_p2p.deck import (
     DeckFault,
@@ -14,16 +15,13 @@ from druids_p2p.deck import (
     MalformedMessage,
     audit_transcript,
     group,
-    make_test_codecs,
 )
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck, rerandomize
-from druids_p2p.deck.local import LocalBus, deal, kind_of, make_table, rewrite
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.params import SHUFFLE_PASS
 from druids_p2p.deck.peer import batch_index, random_scalar
 from druids_p2p.deck.shuffle import shuffle_step
-from druids_p2p.deck.signing import Ed25519Codec
 
 HAND = {3: 15, 4: 14, 5: 13}
 Intercept = Callable[[int, bytes], bytes | None]
@@ -32,7 +30,7 @@ Intercept = Callable[[int, bytes], bytes | None]
 class Table:
     def __init__(self, players: int) -> None:
         self.params = DeckParams(b"C" * 32, 3, 65, players, HAND[players], frozenset({60}))
-        self.codecs = make_test_codecs(self.params)
+        self.codecs = make_codecs(self.params)
         self.peers = make_table(self.params, codecs=self.codecs)
         self.bus = LocalBus(self.peers)
 
@@ -340,7 +338,7 @@ def test_unauthenticated_bytes_are_rejected_without_blame() -> None:
     raw = t.bus.queue[0][1]
     with pytest.raises(MalformedMessage):
         t.peers[1].receive(raw[:-1] + bytes([raw[-1] ^ 1]))
-    stranger = make_test_codecs(t.params)[0]  # a key that holds no seat here
+    stranger = make_codecs(t.params)[0]  # a key that holds no seat here
     with pytest.raises(MalformedMessage):
         t.peers[1].receive(stranger.seal("deck_commit", {"commit": bytes(32)}))
     other_round = DeckParams(b"C" * 32, 4, 65, 3, 15, frozenset({60}))

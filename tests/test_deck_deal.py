@@ -6,18 +6,16 @@ import itertools
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from deck_local import Ed25519Codec, LocalBus, deal, make_codecs, make_table, seeded_entropy
 
 from druids_p2p.deck import (
     DeckParams,
-    Ed25519Codec,
     NotReady,
     Opened,
     audit_transcript,
     group,
-    make_test_codecs,
 )
 from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.local import LocalBus, deal, make_table, seeded_entropy
 from druids_p2p.deck.peer import DeckPeer
 
 N_CARDS = 65
@@ -109,7 +107,7 @@ def test_the_assignment_is_a_permutation_agreed_by_every_peer_and_the_audit(play
 
 def test_no_salt_is_sent_before_the_final_deck_and_no_share_before_every_salt() -> None:
     params = druids_params(4)
-    codecs = make_test_codecs(params)
+    codecs = make_codecs(params)
     peers = make_table(params, codecs=codecs)
     bus = LocalBus(peers)
     kinds: list[str] = []
@@ -131,7 +129,7 @@ def test_no_salt_is_sent_before_the_final_deck_and_no_share_before_every_salt() 
 @pytest.mark.parametrize("players", [3, 5])
 def test_playing_every_card_then_audit_agrees(players: int) -> None:
     params = druids_params(players)
-    codecs = make_test_codecs(params)
+    codecs = make_codecs(params)
     peers = make_table(params, codecs=codecs)
     deal(peers)
     bus = LocalBus(peers)

@@ -8,9 +8,9 @@ engine convicts a renege with the signed deck_open as evidence.
 from __future__ import annotations
 
 import pytest
+from deck_local import LocalBus, make_table, seeded_entropy
 
 from druids_p2p.deck import DeckFault, DeckParams
-from druids_p2p.deck.local import LocalBus, make_table, seeded_entropy
 
 engine = pytest.importorskip("druids_p2p.engine")
 Game, GameOptions = engine.Game, engine.GameOptions

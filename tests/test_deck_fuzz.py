@@ -6,6 +6,7 @@ import contextlib
 import os
 from typing import Any
 
+from deck_local import deal, make_codecs, make_table, thaw
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,14 +17,12 @@ from druids_p2p.deck import (
     DeckParams,
     MalformedMessage,
     group,
-    make_test_codecs,
     parse_body,
 )
-from druids_p2p.deck.local import deal, make_table, thaw
 from druids_p2p.deck.peer import random_scalar
 
 PARAMS = DeckParams(b"F" * 32, 0, 65, 3, 15, frozenset({60}))
-CODECS = make_test_codecs(PARAMS)
+CODECS = make_codecs(PARAMS)
 
 
 def _valid_bodies() -> dict[str, list[dict[str, Any]]]:

@@ -256,9 +256,10 @@ def test_terminal_approver(answers: list[str], seated: bool) -> None:
 def test_a_seat_message_with_colliding_names_is_refused_by_every_peer() -> None:
     """A host that ignores the rule (two seats called "bob" and "Bob") cannot found a table: the
     seat message fails the wire checks on encode, and a signed one forged past them on decode."""
+    from sample_table import sign_fields
+
     from druids_p2p.net.seating import make_seat_message
     from druids_p2p.wire.errors import BadShape
-    from druids_p2p.wire.sample import sign_fields
 
     host, a, b = _identity(1, "alice"), _identity(2, "bob"), _identity(3, "Bob")
     seats = [(w.public_key, w.name, "tcp://127.0.0.1:5000", bytes(range(32))) for w in (host, a, b)]

@@ -1,6 +1,6 @@
 """Every message a seat owes has a deadline, and a peer that stops owing one is blamed.
 
-The honest peers are real :class:`TableRunner` objects (``test_table_attacks.Arena``) on a fake
+The honest peers are real :class:`TableRunner` objects (``attack_arena.Arena``) on a fake
 clock; the cheater is a bare machine whose messages a tamper hook holds back. A cheater that keeps
 sending keepalives must still be blamed once the step deadline passes, and the record says so.
 """
@@ -14,21 +14,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_table_attacks import Arena
+from attack_arena import Arena, no_linger
 
-from druids_p2p.net import peer as peer_module
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.deadlines import Deadlines, Debt
 from druids_p2p.net.table import TableFault
 from druids_p2p.wire import ZERO_HASH, MsgType, decode, encode, is_receipt
 
+__all__ = ["no_linger"]  # the arena's autouse fixture applies here too
+
 STEP_S = 30.0
 MOVE_S = 300.0
-
-
-@pytest.fixture(autouse=True)
-def _no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(peer_module, "LINGER_AFTER_GAME_S", 0.0)
 
 
 class FakeClock:

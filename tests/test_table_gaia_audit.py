@@ -1,6 +1,6 @@
 """The Gaia holder is named at the deal, and a deal that needs an audit gets one that names a seat.
 
-Real table machines (honest ones inside real :class:`TableRunner` objects, ``test_table_attacks``'s
+Real table machines (honest ones inside real :class:`TableRunner` objects, ``attack_arena``'s
 arena) on a fake clock. Before this, the lead step named no sender, so a silent Gaia holder hung
 the table forever, and a hand that did not decrypt stopped the table blaming nobody.
 """
@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from attack_arena import Arena, no_linger, random_point
 from message_surgery import resign
-from test_table_attacks import Arena, random_point
 from test_table_deadlines import MOVE_S, STEP_S, blamed_everywhere, clocked_arena, pass_time
 from test_table_deadlines import say_hello as hellos
 
@@ -22,15 +22,11 @@ from druids_p2p.deck import peer as deck_peer
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.peer import DeckPeer
 from druids_p2p.engine import GAIA
-from druids_p2p.net import peer as peer_module
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import MsgType, decode
 
-
-@pytest.fixture(autouse=True)
-def _no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(peer_module, "LINGER_AFTER_GAME_S", 0.0)
+__all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 
 
 def at_lead(arena: Arena) -> bool:

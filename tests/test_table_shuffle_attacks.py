@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from attack_arena import Arena, first_of, no_linger, rewrite
 from message_surgery import resign, thaw
-from test_table_attacks import Arena, _no_linger, first_of, rewrite
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
@@ -19,7 +19,7 @@ from druids_p2p.deck.peer import random_scalar
 from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.wire import MsgType, decode, is_receipt
 
-__all__ = ["_no_linger"]  # the harness's autouse fixture applies here too
+__all__ = ["no_linger"]  # the harness's autouse fixture applies here too
 
 
 def _arena_with_cheater_seated(tmp_path: Path, players: int, seat: int) -> Arena:

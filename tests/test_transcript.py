@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from sample_table import SampleTable, play_sample_game
 
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -29,7 +30,6 @@ from druids_p2p.wire import (
     verify_equivocation,
 )
 from druids_p2p.wire.record import MAGIC, RecordWriter
-from druids_p2p.wire.sample import SampleTable, play_sample_game
 
 MOVE = {"round": 0, "move": "G1"}
 

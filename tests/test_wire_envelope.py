@@ -8,6 +8,7 @@ from typing import Any
 import msgpack
 import pytest
 from message_surgery import fake_shuffle_body
+from sample_table import SampleTable, sign_fields
 
 from druids_p2p.wire import (
     MAX_MESSAGE_SIZE,
@@ -33,7 +34,6 @@ from druids_p2p.wire import (
 )
 from druids_p2p.wire.msgtypes import MSG_DOMAIN
 from druids_p2p.wire.receipt import RECEIPT_SIZE
-from druids_p2p.wire.sample import SampleTable, sign_fields
 
 H1 = hashlib.sha256(b"1").digest()
 H2 = hashlib.sha256(b"2").digest()

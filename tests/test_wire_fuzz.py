@@ -14,9 +14,9 @@ import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from message_surgery import fake_shuffle_body
+from sample_table import SampleTable, play_sample_game, sign_fields
 
 from druids_p2p.wire import Message, MsgType, WireError, decode, equivocation_body
-from druids_p2p.wire.sample import SampleTable, play_sample_game, sign_fields
 
 TABLE = SampleTable(3, seed=5)
 play_sample_game(TABLE, seed=5, rounds=1)

@@ -14,10 +14,9 @@ import time
 
 import typer
 
+from druids_p2p.bench.deal_table import LocalBus, make_codecs, make_table
 from druids_p2p.cli.app import bench_app, fail
 from druids_p2p.deck import DeckParams
-from druids_p2p.deck.local import LocalBus, make_table
-from druids_p2p.deck.signing import make_test_codecs
 from druids_p2p.engine import GAIA, HAND_SIZE, N_CARDS
 
 
@@ -31,7 +30,7 @@ def _one_deal(players: int, round_no: int) -> tuple[list[int], int, int, int]:
         hand_size=HAND_SIZE[players],
         required=frozenset({GAIA}),
     )
-    codecs = make_test_codecs(params)
+    codecs = make_codecs(params)
     wall = time.perf_counter_ns()
     cpu0 = time.process_time_ns()
     peers = make_table(params, codecs=codecs)

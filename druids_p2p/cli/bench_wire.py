@@ -6,8 +6,8 @@ import json
 
 import typer
 
+from druids_p2p.bench.wire_bench import bench_wire
 from druids_p2p.cli.app import bench_app, fail
-from druids_p2p.wire.bench import bench_wire
 
 
 @bench_app.command("wire")

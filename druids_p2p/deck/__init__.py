@@ -31,7 +31,7 @@ from druids_p2p.deck.messages import (
 )
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.peer import DeckPeer
-from druids_p2p.deck.signing import Codec, Ed25519Codec, Envelope, make_test_codecs
+from druids_p2p.deck.signing import Codec, Envelope
 
 __all__ = [
     "KINDS",
@@ -44,7 +44,6 @@ __all__ = [
     "DeckFault",
     "DeckParams",
     "DeckPeer",
-    "Ed25519Codec",
     "Envelope",
     "GroupError",
     "KeyMsg",
@@ -60,6 +59,5 @@ __all__ = [
     "ShuffleMsg",
     "audit_log",
     "audit_transcript",
-    "make_test_codecs",
     "parse_body",
 ]

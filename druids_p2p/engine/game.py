@@ -113,9 +113,6 @@ class Game:
             return "no round has been dealt"
         return self.round.check(move)
 
-    def can_play(self, move: int) -> bool:
-        return self.check(move) is None
-
     def play(self, move: int) -> None:
         """Apply a move; raises IllegalMove with the reason if it is not legal."""
         if self.round is None:

@@ -1,4 +1,5 @@
-"""The network layer: finding tables on the LAN (:mod:`.discovery`) and, later, talking to them.
+"""The network layer: finding tables on the LAN (:mod:`.discovery`) and playing at them (the
+table machine, :mod:`.table`; the peer process, :mod:`.peer`).
 
 Only loopback is used unless the user names a network (``--interface`` / ``--address``), so that
 nothing leaves this machine by accident.

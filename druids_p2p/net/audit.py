@@ -36,9 +36,8 @@ from druids_p2p.net.game_result import result_problem
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table import deal_params, seat_order
 from druids_p2p.rulesets import seat_options
-from druids_p2p.wire import Message, MsgType, RecordError, WireError, read_record
+from druids_p2p.wire import Message, MsgType, RecordError, read_record
 from druids_p2p.wire.audit import AuditProblem, AuditReport, AuditStop, verify_chain
-from druids_p2p.wire.audit import audit_messages as wire_audit_messages
 from druids_p2p.wire.keys import fingerprint
 
 _DECK_KINDS = {
@@ -53,7 +52,7 @@ _DECK_KINDS = {
 
 
 def audit_file(path: Path) -> AuditReport:
-    """Audit any record file (a LAN table's, or a plain signed game); never raises."""
+    """Audit a table's record file; never raises."""
     try:
         read = read_record(path)
     except RecordError as exc:
@@ -70,8 +69,6 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
     every hand known). A problem the record's own stop names (its recorder's abort blames the same
     seat, in the round the record stops in) is the reason it stopped: a *stopped* verdict with
     the evidence checked, not an invalid record."""
-    if not any(_type_of(raw) == MsgType.SEAT_CONFIRM for raw in raws[1:4]):
-        return wire_audit_messages(raws, tail)
     report = AuditReport(messages=len(raws))
     audit: _TableAudit | None = None
     try:
@@ -90,15 +87,6 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
         else:
             report.stop = stop
     return report
-
-
-def _type_of(raw: bytes) -> MsgType | None:
-    from druids_p2p.wire.envelope import parse_unverified
-
-    try:
-        return parse_unverified(raw).type
-    except WireError:
-        return None
 
 
 class RecordCodec:

@@ -1,8 +1,8 @@
 """The body schema of every message type: the one place to read or change what a body may hold.
 
-A plain dict from :class:`MsgType` to a schema value, on purpose: the deck layer replaces the
-placeholder entries of the ``deck_*`` types (and extends ``round_reveal``) by editing this table,
-and ``docs/protocol/wire.md`` mirrors it line by line. Every body is a map with sorted string keys.
+A plain dict from :class:`MsgType` to a schema value, on purpose: a new message type or field is
+one edit of this table (the ``deck_*`` entries are the deck's exact shapes), and
+``docs/protocol/wire.md`` mirrors it line by line. Every body is a map with sorted string keys.
 """
 
 from __future__ import annotations

@@ -86,18 +86,7 @@ class OneOf:
     options: tuple[Schema, ...]
 
 
-@dataclass(frozen=True)
-class AnyValue:
-    """Placeholder for bodies whose precise schema another layer will supply.
-
-    Still refuses floats, non-string map keys and unsorted keys, so that the placeholder does not
-    let through anything a precise schema could not express.
-    """
-
-    max_items: int
-
-
-Schema: TypeAlias = Int | Bool | Str | Bin | List | Tuple | Struct | MapOf | OneOf | AnyValue
+Schema: TypeAlias = Int | Bool | Str | Bin | List | Tuple | Struct | MapOf | OneOf
 
 
 def _kind(value: Any) -> str:
@@ -135,7 +124,7 @@ def _describe(schema: Schema) -> str:
         return "array"
     if isinstance(schema, Struct):
         return "map {" + ", ".join(sorted([*schema.required, *schema.optional])) + "}"
-    if isinstance(schema, MapOf | AnyValue):
+    if isinstance(schema, MapOf):
         return "map"
     return " or ".join(_describe(o) for o in schema.options)
 
@@ -163,32 +152,6 @@ def _check_keys_sorted(value: dict[Any, Any], path: str) -> None:
         if prev is not None and enc <= prev:
             raise BadShape(f"{path}: map keys must be sorted (key {key!r} out of order)")
         prev = enc
-
-
-_INT64 = -(2**63)
-_UINT64 = 2**64
-_WIRE_TYPES = (type(None), bool, int, str, bytes, tuple, list, dict)
-
-
-def _check_any(schema: AnyValue, value: Any, path: str) -> None:
-    stack = [(value, path)]
-    seen = 0
-    while stack:
-        item, where = stack.pop()
-        seen += 1
-        if seen > schema.max_items:
-            raise BadShape(f"{path}: more than {schema.max_items} values")
-        if isinstance(item, float):
-            raise BadShape(f"{where}: float not allowed")
-        if isinstance(item, int) and not isinstance(item, bool) and not _INT64 <= item < _UINT64:
-            raise BadShape(f"{where}: integer {item} does not fit in 64 bits")
-        if not isinstance(item, _WIRE_TYPES):
-            raise BadShape(f"{where}: {_kind(item)} cannot be sent")
-        if isinstance(item, tuple | list):
-            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(item))
-        elif isinstance(item, dict):
-            _check_keys_sorted(item, where)
-            stack.extend((v, f"{where}.{k}") for k, v in item.items())
 
 
 def check(schema: Schema, value: Any, path: str = "body") -> None:
@@ -271,9 +234,5 @@ def check(schema: Schema, value: Any, path: str = "body") -> None:
             except BadShape as exc:
                 problems.append(str(exc))
         raise BadShape(" | ".join(problems) if problems else f"{path}: no alternative")
-    elif isinstance(schema, AnyValue):
-        if not isinstance(value, dict):
-            raise BadShape(f"{path}: expected map, got {_kind(value)}")
-        _check_any(schema, value, path)
     else:  # pragma: no cover - the Schema union is closed
         raise TypeError(f"unknown schema {schema!r}")

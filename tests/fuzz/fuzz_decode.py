@@ -16,9 +16,12 @@ from pathlib import Path
 
 import atheris  # type: ignore[import-not-found]
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: the sample_table helper
+
 with atheris.instrument_imports():
+    from sample_table import SampleTable, play_sample_game
+
     from druids_p2p.wire import WireError, decode, equivocation_body
-    from druids_p2p.wire.sample import SampleTable, play_sample_game
 
 
 def _write_seeds(directory: Path) -> None:

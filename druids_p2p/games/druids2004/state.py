@@ -282,9 +282,6 @@ class Game2004:
             return None
         return None  # Stop
 
-    def can_play(self, move: int) -> bool:
-        return self.check(move) is None
-
     def play(self, move: int) -> None:
         """Apply a legal move; IllegalMove with the reason otherwise."""
         reason = self.check(move)

@@ -1,8 +1,11 @@
-"""Deterministic signed game records, for tests, benchmarks, documentation and demos.
+"""Deterministic signed game records for the wire tests (test scaffolding, not the package).
 
 Records are built exactly as peers would build them (seat message, moves in turn, each seat's
 hand revealed at the end of each round), with keys and choices derived from a seed, so the same
 arguments always give the same bytes and any record problem can be reproduced by mutation.
+The hand reveals are the old ``round_reveal`` message, not a table's mental deal: these records
+exercise the envelope, the chain and the transcript, never ``druids audit``'s game checks (those
+take real table records, ``table_harness``).
 """
 
 from __future__ import annotations

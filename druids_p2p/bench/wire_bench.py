@@ -1,5 +1,6 @@
-"""How fast this machine signs and verifies move messages: the wire layer's share of a move's cost
-(every peer decodes every other peer's move, so ``decode_per_s`` bounds moves per second)."""
+"""``druids bench wire``: how fast this machine signs and verifies move messages, the wire layer's
+share of a move's cost (every peer decodes every other peer's move, so ``decode_per_s`` bounds
+moves per second). Only the bench uses it, so it lives with the bench, not in ``wire``."""
 
 from __future__ import annotations
 

@@ -1,0 +1,336 @@
+"""The attack arena: one malicious peer against honest ones, in one process, shared by every
+attack test module (``test_attacks_*.py``, and the shuffle, stop, split, deadline and Gaia tests).
+
+The honest peers are real :class:`TableRunner` objects around the table machines (their mesh is a
+fake that posts into the harness queue), so what is tested is the process's own message handling:
+decoding, the table and seat checks, ABORT and EQUIVOCATION handling, the machine, and the abort
+broadcast that tells the other peers. The cheater is a bare machine that never aborts on its own
+account (a cheater would not help the others), driven by a tamper hook or a cheating ``play``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from message_surgery import reproved_opening, resign, thaw
+from table_harness import LocalTable
+
+from druids_p2p.deck import group
+from druids_p2p.deck.peer import DeckPeer, random_scalar
+from druids_p2p.engine.rules import Round
+from druids_p2p.net import peer as peer_module
+from druids_p2p.net.peer import PeerConfig, Player, TableRunner, TableState
+from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.wire import Identity, MsgType, WireError, decode, decode_receipt, is_receipt
+
+CheatPlay = Callable[[TableMachine, int], list[bytes]]
+
+
+@pytest.fixture(autouse=True)
+def no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An aborting runner lingers to answer resend requests; nobody asks here."""
+    monkeypatch.setattr(peer_module, "LINGER_AFTER_GAME_S", 0.0)
+
+
+def twin_of(identity: Identity, raw: bytes, deck: DeckPeer | None = None) -> bytes:
+    """A second, different message for the same slot: exactly what an equivocating sender signs.
+    A move that opens a card gets a fresh proof of the same opening (``deck`` is the sender's), so
+    the twin is as valid as the original; anything else gets another head."""
+    msg = decode(raw)
+    if msg.type is MsgType.MOVE and "open" in msg.body and deck is not None:
+        body = thaw(msg.body)
+        body["open"] = reproved_opening(deck, body["open"])
+        return resign(identity, raw, body=body)
+    return resign(identity, raw, head=bytes(31) + b"\x01")
+
+
+def random_point() -> bytes:
+    return group.base_mul(random_scalar(os.urandom))
+
+
+# ==================================================================== the arena
+class FakeMesh:
+    """What a TableRunner uses of its Mesh, posting into the arena's delivery queue."""
+
+    def __init__(self, arena: Arena, index: int) -> None:
+        self.arena = arena
+        self.index = index
+
+    def broadcast(self, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
+        self.arena.broadcast(self.index, [payload])
+
+    def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
+        """One delivery even over "both links": the arena's one queue never stalls."""
+        self.arena.queue.append((self.index, self.arena.index_of(peer_id), payload))
+        return True
+
+    def poll(self, timeout_ms: int, limit: int = 256) -> list[Any]:
+        return []
+
+    def connect(self, peer_id: bytes, endpoint: str, server_key: bytes) -> None:
+        """The arena delivers by seat-list index: links need no sockets."""
+
+    def close_gate(self, curves: Iterable[bytes]) -> None:
+        """No inbox to shut: the arena's deliveries name their link themselves."""
+
+
+class Arena(LocalTable):
+    """A LocalTable whose honest peers are TableRunners and whose cheater is a bare machine.
+    Messages are delivered in random order, except that each link keeps its own order.
+
+    A TableFault stops only the peer that raised it; an honest peer then aborts as the process
+    does (ABORT to all, with an EQUIVOCATION proof when it has one), so the others hear of it.
+    """
+
+    def __init__(
+        self, tmp_path: Path, players: int = 3, rounds: int = 1, seed: int = 0, cheater: int = 1
+    ) -> None:
+        super().__init__(players=players, rounds=rounds, seed=seed)
+        self.cheater: int | None = cheater
+        self.faults: dict[int, TableFault] = {}
+        """What each peer found itself (not what it was told by an ABORT)."""
+        self.events: dict[int, list[dict[str, Any]]] = {k: [] for k in range(players)}
+        self.sent: list[tuple[int, bytes]] = []
+        self.cheat_play: CheatPlay | None = None
+        self.before_move: Callable[[int], None] | None = None
+        self.started = False
+        self.runners: dict[int, TableRunner] = {}
+        for k in range(players):
+            config = PeerConfig(
+                home=tmp_path / f"p{k}", identity=self.ids[k], emit=self.events[k].append
+            )
+            self.runners[k] = TableRunner(
+                config,
+                cast(Any, FakeMesh(self, k)),
+                self.machines[k],
+                TableState(tmp_path / f"p{k}"),
+                Player(),
+            )
+
+    # ---------------------------------------------------------------- who is who
+    def index_of(self, key: bytes) -> int:
+        return [i.public_key for i in self.ids].index(key)
+
+    def seat(self, k: int) -> int:
+        """Play seat of the peer at seat-list index ``k`` (once the coin flip is done)."""
+        order = next(m.order for m in self.machines if m.order)
+        return order.index(self.ids[k].public_key)
+
+    @property
+    def honest(self) -> list[int]:
+        return [k for k in range(len(self.machines)) if k != self.cheater]
+
+    def stopped(self, k: int) -> bool:
+        m = self.machines[k]
+        return m.aborted is not None or m.finished
+
+    # ---------------------------------------------------------------- driving
+    def broadcast(self, k: int, raws: list[bytes]) -> None:
+        for raw in raws:
+            self.sent.append((k, raw))
+        super().broadcast(k, raws)
+
+    def deliver(self, j: int, raw: bytes, frm: int | None = None) -> None:
+        """Hand ``raw`` to peer j as if it came over ``frm``'s authenticated link."""
+        if self.stopped(j):
+            return
+        link = None if frm is None else self.ids[frm].public_key
+        try:
+            if j == self.cheater:
+                with contextlib.suppress(ValueError, WireError):  # control messages, junk
+                    if is_receipt(raw):
+                        if link is not None:
+                            self.machines[j].receive_receipt(link, decode_receipt(raw))
+                    else:
+                        self.broadcast(j, self.machines[j].receive(decode(raw)))
+            else:
+                self.runners[j]._on_message(raw, link)
+        except TableFault as fault:
+            self._fault(j, fault)
+
+    def _fault(self, k: int, fault: TableFault) -> None:
+        self.faults[k] = fault
+        if k == self.cheater:
+            self.machines[k].aborted = fault
+        else:
+            self.runners[k]._abort(fault)
+
+    def move(self, k: int) -> None:
+        m = self.machines[k]
+        view = m.view()
+        assert view is not None
+        choice = self.rng.choice(view.legal)
+        if self.before_move is not None:
+            self.before_move(k)
+            if self.stopped(k) or not m.my_turn:
+                return
+        try:
+            if k == self.cheater and self.cheat_play is not None:
+                self.broadcast(k, self.cheat_play(m, choice))
+            else:
+                self.broadcast(k, m.play(choice))
+        except TableFault as fault:
+            self._fault(k, fault)
+
+    def run(self, max_steps: int = 500_000, stop: Callable[[], bool] | None = None) -> None:
+        if not self.started:
+            self.started = True
+            for k, m in enumerate(self.machines):
+                self.broadcast(k, m.start())
+        for _ in range(max_steps):
+            if stop is not None and stop():
+                return
+            if self.queue:
+                k, j, raw = self.queue.pop(self._pick())
+                if self.tamper is not None:
+                    changed = self.tamper(k, j, raw)
+                    if changed is None:
+                        continue
+                    raw = changed
+                self.deliver(j, raw, k)
+                continue
+            movers = [k for k, m in enumerate(self.machines) if not self.stopped(k) and m.my_turn]
+            if not movers:
+                self.expire_abort_claims()
+                return
+            self.move(movers[0])
+        raise AssertionError("the table did not settle")
+
+    def expire_abort_claims(self) -> None:
+        """Let the grace period for unverified abort claims run out (the runners' clock)."""
+        for runner in self.runners.values():
+            if runner.machine.aborted is None and (runner.abort_claim or runner.divergence):
+                runner.abort_claim_deadline = runner.divergence_deadline = 0.0
+                try:
+                    runner._in_grace()
+                except TableFault as fault:
+                    runner._abort(fault)  # stops on the claim: not a detection of its own
+
+    def _pick(self) -> int:
+        """A random link, and the oldest message on it: links are FIFO, as a ZeroMQ connection
+        is (so a peer's EQUIVOCATION proof arrives before its ABORT), but links interleave."""
+        frm, to, _ = self.queue[self.rng.randrange(len(self.queue))]
+        return next(i for i, (a, b, _) in enumerate(self.queue) if a == frm and b == to)
+
+    def run_to_play(self) -> None:
+        self.run(stop=lambda: all(m.phase == "play" for m in self.machines))
+        assert all(m.phase == "play" for m in self.machines)
+
+    # ---------------------------------------------------------------- verdicts
+    def assert_blamed(self, culprit: int, reason: str, seat: int | None = None) -> None:
+        """Every honest peer stopped blaming ``culprit`` and at least one found it itself."""
+        expected = self.seat(culprit) if seat is None else seat
+        for k in self.honest:
+            aborted = self.machines[k].aborted
+            assert aborted is not None, f"peer {k} did not stop the table"
+            assert aborted.seat == expected, (k, aborted.reason)
+            assert not self.machines[k].finished
+        found = [self.faults[k] for k in self.honest if k in self.faults]
+        assert found, "no honest peer detected the cheat itself"
+        for fault in found:
+            assert fault.seat == expected
+            assert fault.evidence, "a blame must come with signed evidence"
+        assert any(reason in f.reason for f in found), [f.reason for f in found]
+        for k in self.honest:
+            kinds = [e["event"] for e in self.events[k]]
+            assert "aborted" in kinds or k not in self.faults
+
+
+def first_of(arena: Arena, k: int, msg_type: MsgType) -> Callable[[bytes], bool]:
+    """A predicate for the first message of ``msg_type`` that seat-list index ``k`` sends (for
+    a move: the first that opens a card; the Gaia lead carries none, Gaia is shown at ready)."""
+    chosen: list[bytes] = []
+
+    def pred(raw: bytes) -> bool:
+        if chosen:
+            return raw == chosen[0]
+        if is_receipt(raw):
+            return False
+        msg = decode(raw)
+        if msg.type is msg_type and (msg_type is not MsgType.MOVE or "open" in msg.body):
+            chosen.append(raw)
+            return True
+        return False
+
+    return pred
+
+
+def rewrite(
+    arena: Arena, k: int, msg_type: MsgType, mutate: Callable[[dict[str, Any]], None]
+) -> Callable[[int, int, bytes], bytes]:
+    """A tamper hook replacing k's first ``msg_type`` message by a re-signed, mutated one, the
+    same for every recipient (so it is a forgery by k, not an equivocation)."""
+    forged: dict[bytes, bytes] = {}
+    is_target = first_of(arena, k, msg_type)
+
+    def tamper(frm: int, to: int, raw: bytes) -> bytes:
+        if frm != k or not is_target(raw):
+            return raw
+        if raw not in forged:
+            body = thaw(decode(raw).body)
+            mutate(body)
+            forged[raw] = resign(arena.ids[k], raw, body=body)
+        return forged[raw]
+
+    return tamper
+
+
+def not_leading(m: TableMachine) -> bool:
+    rnd = m.game.round
+    return rnd is not None and bool(rnd.plays) and not rnd.pending_sickles
+
+
+def send_move(m: TableMachine, token: str) -> list[bytes]:
+    """Queue a MOVE without any check and without pumping (the cheater's own machine would
+    refuse it): what a modified client sends."""
+    m._send_own(MsgType.MOVE, move_body(m, token))
+    return m._drain()
+
+
+def move_body(m: TableMachine, token: str) -> dict[str, object]:
+    return {"round": m.game.round_index, "move": token}
+
+
+def open_into_move(m: TableMachine, token: str, card: int) -> list[bytes]:
+    """Open ``card`` (honestly) inside a move whose token says ``token``, unchecked."""
+    assert m.codec is not None and m.deck is not None
+    m.codec.carry(move_body(m, token))
+    m.deck.open_card(card)
+    return m._drain()
+
+
+class Cheat:
+    """A cheating ``play``: behaves until ``attempt`` returns messages, then plays no more."""
+
+    def __init__(self, attempt: Callable[[TableMachine, int], list[bytes] | None]) -> None:
+        self.attempt = attempt
+        self.done = False
+
+    def __call__(self, m: TableMachine, move: int) -> list[bytes]:
+        if not self.done:
+            out = self.attempt(m, move)
+            if out is not None:
+                self.done = True
+                return out
+        return m.play(move)
+
+
+def domain_cards(m: TableMachine) -> list[int]:
+    assert m.deck is not None
+    opened = {o.card for o in m.deck.opened}
+    return [c for c in m.deck.hand() if c < 60 and c not in opened]
+
+
+class LaxRound(Round):
+    """The cheater's own rules check, which lets it renege (not follow while it could)."""
+
+    __slots__ = ()
+
+    def check(self, move: int) -> str | None:
+        reason = super().check(move)
+        return None if reason is not None and "does not follow" in reason else reason
