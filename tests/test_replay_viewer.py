@@ -24,7 +24,7 @@ from druids_p2p.engine.replay import replay
 from druids_p2p.net.record_replay import read_game
 from druids_p2p.tui.screens.replay import ReplayApp, ReplayScreen
 from druids_p2p.tui.widgets.hand import CardChip
-from druids_p2p.wire import read_record
+from druids_p2p.wire import MsgType, decode, read_record
 from druids_p2p.wire.record import RecordWriter
 
 SIZE = (130, 50)
@@ -195,10 +195,13 @@ def test_a_record_cut_short_shows_what_it_holds(
     _, folder = table
     raws = read_record(folder / "p2.druids").messages
     full = read_game(folder / "p2.druids")
-    first_of_round_2 = next(i for i, raw in enumerate(raws) if i > 0 and _round_of(raw) == 1)
+    # Just after round 2's first move: inside the round however short the deal makes it.
+    first_move_of_round_2 = next(
+        i for i, raw in enumerate(raws) if _round_of(raw) == 1 and decode(raw).type is MsgType.MOVE
+    )
     cut = tmp_path / "cut.druids"
     writer = RecordWriter.create(cut)
-    for raw in raws[: first_of_round_2 + 40]:
+    for raw in raws[: first_move_of_round_2 + 1]:
         writer.append(raw)
     writer.close()
     game = read_game(cut)
