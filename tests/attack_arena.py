@@ -21,6 +21,7 @@ from message_surgery import reproved_opening, resign, thaw
 from table_harness import LocalTable
 
 from druids_p2p.deck import group
+from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.engine.rules import Round
 from druids_p2p.net import peer as peer_module
@@ -334,3 +335,43 @@ class LaxRound(Round):
     def check(self, move: int) -> str | None:
         reason = super().check(move)
         return None if reason is not None and "does not follow" in reason else reason
+
+
+def planted_encryptions(cheater: TableMachine, count: int) -> list[tuple[bytes, bytes]]:
+    """Fresh encryptions ``(r·B, M_i + r·H)`` of cards 0..count-1 of the cheater's choosing: what
+    a shuffler that wants to read every hand publishes instead of a re-encrypted permutation."""
+    deck = cheater.deck
+    assert deck is not None and deck.joint_key is not None
+    joint = deck.joint_key
+    points = card_points(deck.params.num_cards)
+    out = []
+    for card in range(count):
+        r = random_scalar(os.urandom)
+        out.append((group.base_mul(r), group.add(points[card], group.mul(r, joint))))
+    return out
+
+
+def plant_encryptions(cheater: TableMachine) -> Callable[[dict[str, Any]], None]:
+    """A ``rewrite`` mutation replacing a shuffle's output by :func:`planted_encryptions`."""
+
+    def forge(body: dict[str, Any]) -> None:
+        fresh = planted_encryptions(cheater, len(body["a"]))
+        body["a"] = [a for a, _ in fresh]
+        body["c"] = [c for _, c in fresh]
+
+    return forge
+
+
+def renege(m: TableMachine, move: int) -> list[bytes] | None:
+    """A :class:`Cheat` attempt: once a domain is led and this seat holds it and another,
+    play the other (its own check relaxed by :class:`LaxRound`)."""
+    rnd = m.game.round
+    if not not_leading(m) or rnd is None or rnd.lead_domain < 0:
+        return None
+    cards = domain_cards(m)
+    led = [c for c in cards if c // 12 == rnd.lead_domain]
+    off = [c for c in cards if c // 12 != rnd.lead_domain]
+    if not led or not off:
+        return None
+    rnd.__class__ = LaxRound
+    return m.play(off[0])

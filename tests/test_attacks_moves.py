@@ -13,17 +13,16 @@ from typing import Any
 from attack_arena import (
     Arena,
     Cheat,
-    LaxRound,
     domain_cards,
     no_linger,
     not_leading,
     open_into_move,
+    renege,
     rewrite,
     send_move,
 )
 
 from druids_p2p.engine import GAIA, format_move
-from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import MsgType
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
@@ -107,19 +106,7 @@ def test_renege_is_caught_at_the_end_of_round_audit(tmp_path: Path) -> None:
     hand known and blames the seat that did not follow."""
     arena = Arena(tmp_path, players=3, seed=33, cheater=1)
 
-    def attempt(m: TableMachine, move: int) -> list[bytes] | None:
-        rnd = m.game.round
-        if not not_leading(m) or rnd is None or rnd.lead_domain < 0:
-            return None
-        cards = domain_cards(m)
-        led = [c for c in cards if c // 12 == rnd.lead_domain]
-        off = [c for c in cards if c // 12 != rnd.lead_domain]
-        if not led or not off:
-            return None
-        rnd.__class__ = LaxRound
-        return m.play(off[0])
-
-    cheat = Cheat(attempt)
+    cheat = Cheat(renege)
     arena.cheat_play = cheat
     arena.run()
     assert cheat.done

@@ -9,25 +9,18 @@ encryptions of cards of its choosing, re-signed), as in ``test_table_shuffle_att
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
 
 from attack_arena import (
     Arena,
     Cheat,
-    LaxRound,
-    domain_cards,
     no_linger,
-    not_leading,
+    plant_encryptions,
+    renege,
     rewrite,
 )
 
-from druids_p2p.deck import group
-from druids_p2p.deck.cards import card_points
-from druids_p2p.deck.peer import random_scalar
 from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import MsgType
 
 __all__ = ["no_linger"]
@@ -37,18 +30,7 @@ def _forged_shuffle_table(tmp_path: Path) -> Arena:
     arena = Arena(tmp_path, players=3, seed=5, cheater=1)
     cheater = arena.machines[1]
 
-    def forge(body: dict[str, Any]) -> None:
-        assert cheater.deck is not None and cheater.deck.joint_key is not None
-        joint = cheater.deck.joint_key
-        points = card_points(65)
-        fresh = []
-        for card in range(len(body["a"])):
-            r = random_scalar(os.urandom)
-            fresh.append((group.base_mul(r), group.add(points[card], group.mul(r, joint))))
-        body["a"] = [a for a, _ in fresh]
-        body["c"] = [c for _, c in fresh]
-
-    arena.tamper = rewrite(arena, 1, MsgType.DECK_SHUFFLE, forge)
+    arena.tamper = rewrite(arena, 1, MsgType.DECK_SHUFFLE, plant_encryptions(cheater))
     arena.run()
     arena.assert_blamed(1, "invalid proof of a shuffle")
     return arena
@@ -90,19 +72,7 @@ def test_a_renege_stop_audits_stopped_at_the_move_with_the_evidence_checked(
     round, then the stop; the audit replays it with every hand known and names the same move."""
     arena = Arena(tmp_path, players=3, seed=33, cheater=1)
 
-    def attempt(m: TableMachine, move: int) -> list[bytes] | None:
-        rnd = m.game.round
-        if not not_leading(m) or rnd is None or rnd.lead_domain < 0:
-            return None
-        cards = domain_cards(m)
-        led = [c for c in cards if c // 12 == rnd.lead_domain]
-        off = [c for c in cards if c // 12 != rnd.lead_domain]
-        if not led or not off:
-            return None
-        rnd.__class__ = LaxRound
-        return m.play(off[0])
-
-    cheat = Cheat(attempt)
+    cheat = Cheat(renege)
     arena.cheat_play = cheat
     arena.run()
     arena.assert_blamed(1, "does not follow")

@@ -8,14 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from attack_arena import Arena, first_of, no_linger, rewrite
+from attack_arena import Arena, first_of, no_linger, plant_encryptions, planted_encryptions, rewrite
 from message_surgery import resign, thaw
 
-from druids_p2p.deck import group
-from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.messages import ShuffleMsg, proof_to_body
-from druids_p2p.deck.peer import random_scalar
 from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.wire import MsgType, decode, is_receipt
 
@@ -49,18 +46,7 @@ def test_forged_shuffle_is_refused_and_blamed_before_any_share(tmp_path: Path, s
     arena = _arena_with_cheater_seated(tmp_path, players, seat)
     cheater = arena.machines[1]
 
-    def forge(body: dict[str, Any]) -> None:
-        assert cheater.deck is not None and cheater.deck.joint_key is not None
-        joint = cheater.deck.joint_key
-        points = card_points(65)
-        fresh = []
-        for card in range(len(body["a"])):
-            r = random_scalar(os.urandom)
-            fresh.append((group.base_mul(r), group.add(points[card], group.mul(r, joint))))
-        body["a"] = [a for a, _ in fresh]
-        body["c"] = [c for _, c in fresh]
-
-    arena.tamper = rewrite(arena, 1, MsgType.DECK_SHUFFLE, forge)
+    arena.tamper = rewrite(arena, 1, MsgType.DECK_SHUFFLE, plant_encryptions(cheater))
     arena.run()
     arena.assert_blamed(1, "invalid proof of a shuffle")
     assert _salts_or_shares_sent_by_honest(arena) == []
@@ -77,11 +63,7 @@ def test_a_genuine_proof_of_another_shuffle_does_not_pass(tmp_path: Path) -> Non
         deck = cheater.deck
         assert deck is not None and deck.joint_key is not None
         joint = deck.joint_key
-        points = card_points(65)
-        own = [
-            (group.base_mul(r), group.add(points[i], group.mul(r, joint)))
-            for i, r in enumerate(random_scalar(os.urandom) for _ in body["a"])
-        ]
+        own = planted_encryptions(cheater, len(body["a"]))
         source = Deck(tuple(a for a, _ in own), tuple(c for _, c in own))
         out, proof = shuffle_step(deck.params, players - 1, 1, os.urandom(32), source, joint)
         forged = ShuffleMsg(deck.params.round_no, 1, out.a, out.c, proof).to_body()
