@@ -237,7 +237,7 @@ def test_hanging_and_crashing_bots_forfeit_and_the_tournament_goes_on(
 def test_a_bot_the_host_cannot_stop_is_killed_at_the_game_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import druids_p2p.tournament.runner as runner
+    import druids_p2p.tournament.local_pool as local_pool
 
     folder = tmp_path / "plugins"
     folder.mkdir()
@@ -249,7 +249,7 @@ def test_a_bot_the_host_cannot_stop_is_killed_at_the_game_timeout(
         "        return view.legal[0]\n"
         "@hookimpl\ndef druids_register_bots(register):\n    register(name='hog', factory=Hog)\n"
     )
-    monkeypatch.setattr(runner, "TASK_SLACK_S", 0.2)
+    monkeypatch.setattr(local_pool, "TASK_SLACK_S", 0.2)
     reg = load_bots([folder], default_dirs=False, entry_points=False)
     config = config_for(reg, ("hog", "random", "rule"), 3, players=3)
     result = run_tournament(

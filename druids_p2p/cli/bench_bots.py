@@ -76,7 +76,7 @@ def bench_bots_command(
 ) -> None:
     """Each bot against players-1 copies of the baseline (the last of --bots), duplicate deals:
     mean score margin over its opponents with a 95% CI, and first-place rate."""
-    from druids_p2p.tournament.runner import MODE_CHALLENGE, TournamentConfig
+    from druids_p2p.tournament.config import MODE_CHALLENGE, TournamentConfig
 
     n_workers = workers if workers is not None else default_workers()
     check_common(players, games, n_workers, time_per_move, game)
@@ -166,7 +166,7 @@ def bench_tournament_command(
 ) -> None:
     """Whole tournament games per second, in-process mode: the plan, the workers, the output
     files and the summary all count. With --cluster: games/s and the per-batch overhead."""
-    from druids_p2p.tournament.runner import TournamentConfig
+    from druids_p2p.tournament.config import TournamentConfig
 
     check_common(players, games, workers, 100.0)
     if batch_games is not None and batch_games < 1:
@@ -225,7 +225,7 @@ def bench_on_clusters(
     """``bench tournament --cluster``: one measured run per cluster, a table or JSON."""
     from druids_p2p.cli.tournament_cmd import check_cluster
     from druids_p2p.tournament.cluster_bench import bench_cluster
-    from druids_p2p.tournament.runner import TournamentError
+    from druids_p2p.tournament.config import TournamentError
 
     sizes = loopback_sizes(spec)
     check_cluster("tcp://127.0.0.1:1" if sizes else spec, False)

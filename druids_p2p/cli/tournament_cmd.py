@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from druids_p2p.plugins import BotRegistry
-    from druids_p2p.tournament.runner import RunResult, TournamentConfig
+    from druids_p2p.tournament.config import TournamentConfig
+    from druids_p2p.tournament.run_folder import RunResult
     from druids_p2p.tournament.worker import TablePlayer
 
 T = TypeVar("T")
@@ -89,7 +90,7 @@ def parse_lineups(
     every item of ``--bots`` is an opponent set: ``B`` (``players - 1`` copies of B) or
     ``B+C+D`` (exactly ``players - 1`` bots).
     """
-    from druids_p2p.tournament.runner import MODE_GAUNTLET, MODE_LINEUP, MODE_ROUND_ROBIN
+    from druids_p2p.tournament.config import MODE_GAUNTLET, MODE_LINEUP, MODE_ROUND_ROBIN
 
     if gauntlet is None:
         names = parse_bot_list(bots, registry, repeats=True)
@@ -249,7 +250,8 @@ def run_or_fail(
 ) -> RunResult:
     """Run a tournament; its user-facing failures become one-line errors. A ``--p2p`` run is
     handed the networked table here, where the CLI joins the tournament and network layers."""
-    from druids_p2p.tournament.runner import TournamentError, run_tournament
+    from druids_p2p.tournament.config import TournamentError
+    from druids_p2p.tournament.runner import run_tournament
 
     testing = config.sprt is not None or config.stop_ci is not None
     with progress_bar(progress, label, status_lines=testing) as live:
@@ -273,7 +275,8 @@ def run_or_fail(
 
 
 def _stored(out: Path | None) -> TournamentConfig | None:
-    from druids_p2p.tournament.runner import TournamentError, read_run
+    from druids_p2p.tournament.config import TournamentError
+    from druids_p2p.tournament.run_folder import read_run
 
     if out is None:
         return None
@@ -356,8 +359,8 @@ def tournament_command(
     Every deal is played once per rotation of its lineup through the seats. Writes games.jsonl,
     summary.json and run.json into --out; Ctrl-C keeps what finished, --resume continues.
     """
+    from druids_p2p.tournament.config import TournamentConfig
     from druids_p2p.tournament.plot import matplotlib_missing
-    from druids_p2p.tournament.runner import TournamentConfig
 
     if resume and out is None:
         fail("--resume needs --out DIR (the folder of the run to continue)")

@@ -41,7 +41,8 @@ from druids_p2p.tournament.play import STATUS_CRASHED, failed_line, play_game
 
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
-    from druids_p2p.tournament.runner import Feed, TournamentConfig
+    from druids_p2p.tournament.config import TournamentConfig
+    from druids_p2p.tournament.feed import Feed
     from druids_p2p.tournament.worker import Batch
 
 INSTALL_HINT = "pip install 'druids-p2p[cluster]'"
@@ -162,7 +163,8 @@ def play_on_cluster(
     """The cluster backend: submit ``feed``'s games as keyed batches, record what comes back."""
     import importlib
 
-    from druids_p2p.tournament.runner import TournamentError, batch_size
+    from druids_p2p.tournament.config import TournamentError
+    from druids_p2p.tournament.feed import batch_size
 
     del plugins_dirs  # the files are found from the registry: exactly the bots that play
     # Imported as untyped modules: Dask's annotations are partial, and it is an optional extra.

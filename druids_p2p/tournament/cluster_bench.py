@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.plugins import BotRegistry
-from druids_p2p.tournament.runner import TournamentConfig, batch_size, run_tournament
+from druids_p2p.tournament.config import TournamentConfig
+from druids_p2p.tournament.feed import batch_size
+from druids_p2p.tournament.runner import run_tournament
 
 NOOP_TASKS = 30
 
