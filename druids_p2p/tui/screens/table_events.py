@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
@@ -12,10 +12,8 @@ from druids_p2p.engine.notation import parse_move
 from druids_p2p.engine.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.cards import move_text
 from druids_p2p.tui.names import name_text, who
+from druids_p2p.tui.screens.table_screen_state import TableScreenState
 from druids_p2p.tui.widgets.chat import CHAT_EVENTS, chat_line
-
-if TYPE_CHECKING:
-    from druids_p2p.tui.screens.table import TableScreen
 
 EVENT_STYLE = {
     "aborted": "bold red",
@@ -33,7 +31,7 @@ def clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def _move_line(table: TableScreen, event: dict[str, Any]) -> Text:
+def _move_line(table: TableScreenState, event: dict[str, Any]) -> Text:
     snap = table.snapshot
     seat = event.get("seat")
     line = name_text(snap, int(seat)) if snap is not None and seat is not None else Text("?")
@@ -45,7 +43,7 @@ def _move_line(table: TableScreen, event: dict[str, Any]) -> Text:
     return line
 
 
-def describe(table: TableScreen, kind: str, event: dict[str, Any]) -> Text | str | None:
+def describe(table: TableScreenState, kind: str, event: dict[str, Any]) -> Text | str | None:
     """The log line of one event (None: nothing to log), updating the screen's state."""
     snap = table.snapshot
     if kind in CHAT_EVENTS:
@@ -118,7 +116,7 @@ def describe(table: TableScreen, kind: str, event: dict[str, Any]) -> Text | str
     return str(text) if text else None
 
 
-def took_line(table: TableScreen) -> Text | None:
+def took_line(table: TableScreenState) -> Text | None:
     """``rule-2 takes the trick`` (``you take``) for the trick just completed."""
     snap = table.snapshot
     view = snap.view if snap is not None else None

@@ -4,7 +4,6 @@ the screen's state, nothing changed. Split from ``table.py``."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -12,15 +11,13 @@ from druids_p2p.engine.cards import COLOUR_NAMES, is_gaia_move
 from druids_p2p.tui.cards import domain_text
 from druids_p2p.tui.names import who
 from druids_p2p.tui.screens.table_events import clock
-
-if TYPE_CHECKING:
-    from druids_p2p.tui.screens.table import TableScreen
+from druids_p2p.tui.screens.table_screen_state import TableScreenState
 
 REJOINED_SHOWN_S = 10.0
 """How long a player who came back is shown as rejoined."""
 
 
-def seat_states(table: TableScreen) -> dict[int, Text]:
+def seat_states(table: TableScreenState) -> dict[int, Text]:
     snap = table.snapshot
     if snap is None:
         return {}
@@ -41,7 +38,7 @@ def seat_states(table: TableScreen) -> dict[int, Text]:
     return out
 
 
-def connecting_text(table: TableScreen) -> Text:
+def connecting_text(table: TableScreenState) -> Text:
     """Before the seat order is fixed: who has joined, who is still connecting."""
     text = Text("Players: ")
     named = [n for n in table.expected if not n.startswith("(")]
@@ -60,7 +57,7 @@ def connecting_text(table: TableScreen) -> Text:
     return text
 
 
-def status_text(table: TableScreen) -> Text:
+def status_text(table: TableScreenState) -> Text:
     snap = table.snapshot
     if table.stopped is not None:
         return Text(f"■ Table stopped: {table.stopped}")
