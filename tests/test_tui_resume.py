@@ -17,8 +17,9 @@ from druids_p2p.net.discovery import BeaconListener
 from druids_p2p.net.homes import SET_ASIDE, TableState
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.resume import ResumeTable, SavedGame, saved_game
+from druids_p2p.tui.resume import SavedGame, saved_game
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
+from druids_p2p.tui.screens.resume_dialog import ResumeTable
 from druids_p2p.tui.session import Session
 from druids_p2p.wire.identity import Identity
 

@@ -18,7 +18,8 @@ from textual.pilot import Pilot
 from druids_p2p.net.local_table import PeerProcess, peer_argv
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.pacing import NO_PACING
-from druids_p2p.tui.resume import ResumeTable, saved_game
+from druids_p2p.tui.resume import saved_game
+from druids_p2p.tui.screens.resume_dialog import ResumeTable
 from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.wire import load_or_create
 

@@ -16,10 +16,11 @@ from druids_p2p.net.homes import SET_ASIDE
 from druids_p2p.tui.approval import JoinApproval
 from druids_p2p.tui.pacing import UI_PACING, Pacing
 from druids_p2p.tui.player import NetSession, TableSpec
-from druids_p2p.tui.resume import ResumeTable, SavedGame
+from druids_p2p.tui.resume import SavedGame
 from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
+from druids_p2p.tui.screens.resume_dialog import ResumeTable
 from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.wire import Identity

@@ -5,7 +5,8 @@ in a game folder (``--workdir``, else every folder under ``<data>/games``) and a
 it (the same folder, the UI's peer rejoining its saved table; its bots rejoin too if they are not
 still running), or start a new table (the old one is set aside: marked stopped, so it is not
 offered again, and kept with its record, never deleted), or quit.
-A stopped or finished table is never offered: homes.py decides what is still playing.
+A stopped or finished table is never offered: homes.py decides what is still playing. The
+question itself is the ``ResumeTable`` dialog (:mod:`druids_p2p.tui.screens.resume_dialog`).
 """
 
 from __future__ import annotations
@@ -13,16 +14,8 @@ from __future__ import annotations
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
-
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
 
 from druids_p2p.net.homes import TableState, playing_tables
-from druids_p2p.tui.screens.dialogs import _css
 
 ME = "me"
 """The UI seat's home inside a game folder (the bots' are under ``bots/``)."""
@@ -95,37 +88,3 @@ def port_in_use(bind: str, port: int) -> bool:
         except OSError:
             return True
     return False
-
-
-class ResumeTable(ModalScreen[str | None]):
-    """Rejoin the unfinished table (r), start a new one beside it (n), or quit (q/escape)."""
-
-    DEFAULT_CSS = _css("ResumeTable")
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "answer('resume')", "rejoin it"),
-        Binding("n", "answer('new')", "new table"),
-        Binding("q,escape", "answer('quit')", "quit"),
-    ]
-
-    def __init__(self, saved: SavedGame) -> None:
-        super().__init__()
-        self.saved = saved
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static("An unfinished table is saved", classes="title")
-            for line in self.saved.lines():
-                yield Static(line)
-            with Horizontal():
-                yield Button("Rejoin it (r)", id="resume", variant="success")
-                yield Button("New table (n)", id="new", variant="primary")
-                yield Button("Quit (q)", id="quit")
-
-    def on_mount(self) -> None:
-        self.query_one("#resume", Button).focus()
-
-    def action_answer(self, choice: str) -> None:
-        self.dismiss(choice)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id)

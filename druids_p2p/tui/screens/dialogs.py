@@ -56,14 +56,15 @@ _BOTTOM_CSS = """
 """A prompt about your hand sits at the bottom, over the log: the hand above stays in view."""
 
 
-def _css(name: str, extra: str = "") -> str:
+def dialog_css(name: str, extra: str = "") -> str:
+    """A dialog's CSS: centred in a bordered box, as every dialog of the UI looks."""
     return _DIALOG_CSS.format(name=name) + extra
 
 
 class GaiaPrompt(ModalScreen[int | None]):
     """You lead Gaia: name the domain it counts as (and, with the variant, the side)."""
 
-    DEFAULT_CSS = _css(
+    DEFAULT_CSS = dialog_css(
         "GaiaPrompt",
         _BOTTOM_CSS.format(name="GaiaPrompt")
         + "".join(
@@ -133,7 +134,7 @@ class GaiaPrompt(ModalScreen[int | None]):
 class PilePrompt(ModalScreen[int | None]):
     """Your Sickle removes one of your tied highest piles: which one."""
 
-    DEFAULT_CSS = _css("PilePrompt", _BOTTOM_CSS.format(name="PilePrompt"))
+    DEFAULT_CSS = dialog_css("PilePrompt", _BOTTOM_CSS.format(name="PilePrompt"))
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(i + 1), f"pick({i})", show=False) for i in range(5)),
         Binding("escape", "cancel", "back to the table"),
@@ -216,7 +217,7 @@ def round_summary(snapshot: TableSnapshot, scores: list[int], ended_by: str | No
 
 
 class RoundSummary(ModalScreen[None]):
-    DEFAULT_CSS = _css("RoundSummary", "RoundSummary > Vertical { width: 96; }")
+    DEFAULT_CSS = dialog_css("RoundSummary", "RoundSummary > Vertical { width: 96; }")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,space", "close", "continue"),
         *_APP_KEYS,
@@ -250,7 +251,7 @@ class RoundSummary(ModalScreen[None]):
 class GameOver(ModalScreen[bool]):
     """The final table (or why the table stopped) and where the game record is."""
 
-    DEFAULT_CSS = _css(
+    DEFAULT_CSS = dialog_css(
         "GameOver",
         "GameOver > Vertical { width: 96; max-width: 100%; padding: 1 1; }\n"
         "GameOver .stopped { color: $error; text-style: bold; }\n"
@@ -319,7 +320,7 @@ class GameOver(ModalScreen[bool]):
 
 
 class ConfirmQuit(ModalScreen[bool]):
-    DEFAULT_CSS = _css(
+    DEFAULT_CSS = dialog_css(
         "ConfirmQuit",
         "ConfirmQuit > Vertical { max-width: 100%; padding: 1 1; }\n"
         "ConfirmQuit #quit-record { width: auto; text-wrap: nowrap; text-style: bold; }",
@@ -361,7 +362,7 @@ class ConfirmQuit(ModalScreen[bool]):
 class _YesNo(ModalScreen[bool]):
     """A question about a key: its lines, then y (yes) or n / escape (no, the default focus)."""
 
-    DEFAULT_CSS = _css("_YesNo", "_YesNo .fingerprint { text-style: bold; color: $warning; }")
+    DEFAULT_CSS = dialog_css("_YesNo", "_YesNo .fingerprint { text-style: bold; color: $warning; }")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "yes"),
         Binding("n,escape", "answer(False)", "no"),
@@ -401,7 +402,7 @@ class _YesNo(ModalScreen[bool]):
 class ConfirmJoin(_YesNo):
     """Joining a table whose host was not pinned: is this the host you mean?"""
 
-    DEFAULT_CSS = _css("ConfirmJoin", "ConfirmJoin .fingerprint { text-style: bold; }")
+    DEFAULT_CSS = dialog_css("ConfirmJoin", "ConfirmJoin .fingerprint { text-style: bold; }")
     heading = "Join this table?"
     yes_label = "Yes, join (y)"
 
@@ -409,7 +410,7 @@ class ConfirmJoin(_YesNo):
 class ApproveJoin(_YesNo):
     """Hosting: someone asks for a seat. Only the fingerprint tells a friend from an impostor."""
 
-    DEFAULT_CSS = _css("ApproveJoin", "ApproveJoin .fingerprint { text-style: bold; }")
+    DEFAULT_CSS = dialog_css("ApproveJoin", "ApproveJoin .fingerprint { text-style: bold; }")
     heading = "Someone wants to join your table"
     yes_label = "Seat them (y)"
     no_label = "Refuse (n)"
