@@ -10,9 +10,10 @@ A pure rules engine (no I/O, no clock, randomness only from a passed ``random.Ra
 
 Modules, one concern each: ``cards`` (ids, tokens), ``moves`` (move ids, tokens), ``options``
 (one per guessed ruling), ``setup`` (the piles' orders), ``column`` (the score column), ``ritual``
-(the amulet distribution), ``records`` (the log), ``state`` (the game), ``view`` (per seat),
-``hidden`` (who knows what), ``schedule`` (the deck operations as data), ``notation``/``replay``
-(the JSON record), ``playout``, ``worlds``/``policy`` (for bots), ``ruleset``.
+(the amulet distribution), ``records`` (the log), ``row`` (the places), ``state`` (the game),
+``view`` (per seat), ``hidden`` (who knows what), ``schedule`` (the deck operations as data),
+``notation``/``replay`` (the JSON record), ``playout``, ``worlds``/``policy`` (for bots),
+``ruleset``.
 """
 
 from druids_p2p.games.druids2004.cards import format_card, parse_card
@@ -20,7 +21,7 @@ from druids_p2p.games.druids2004.moves import format_move, parse_move
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.setup import InvalidSetup, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004, IllegalMove
-from druids_p2p.games.druids2004.view import SeatView, seat_view
+from druids_p2p.games.druids2004.view import SeatView
 
 __all__ = [
     "Game2004",
@@ -34,5 +35,4 @@ __all__ = [
     "parse_card",
     "parse_move",
     "random_setup",
-    "seat_view",
 ]

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import (
@@ -53,10 +51,9 @@ from druids_p2p.games.druids2004.records import (
     TurnEnded,
 )
 from druids_p2p.games.druids2004.ritual import shares, taking_order, tie_first
+from druids_p2p.games.druids2004.row import PlaceSlot
 from druids_p2p.games.druids2004.setup import Setup, starting_hands, validate_setup
-
-if TYPE_CHECKING:
-    from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
 
 
 class IllegalMove(ValueError):
@@ -65,23 +62,6 @@ class IllegalMove(ValueError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-@dataclass(slots=True)
-class PlaceSlot:
-    """A mystic place in the row with what was played on it (hidden until its ritual)."""
-
-    place: int
-    gems: list[tuple[int, int]] = field(default_factory=list)
-    """(seat that played it, gem), in the order played."""
-    servants: list[int] = field(default_factory=list)
-
-    @property
-    def size(self) -> int:
-        return len(self.gems) + len(self.servants)
-
-    def copy(self) -> PlaceSlot:
-        return PlaceSlot(self.place, list(self.gems), list(self.servants))
 
 
 def plays_required(hand: Sequence[int]) -> int:
@@ -203,10 +183,53 @@ class Game2004:
             self._end_turn()
 
     def view(self, seat: int) -> SeatView:
-        """What ``seat`` may know now (:mod:`druids_p2p.games.druids2004.view`)."""
-        from druids_p2p.games.druids2004.view import seat_view
-
-        return seat_view(self, seat)
+        """What ``seat`` may know now (:mod:`.view`); ValueError for a seat not at the table."""
+        n = self.players
+        if not 0 <= seat < n:
+            raise ValueError(f"no seat {seat} at a {n}-player table")
+        row: list[PlaceView | None] = []
+        for slot in self.row:
+            if slot is None:
+                row.append(None)
+                continue
+            gems = tuple((s, g if s == seat else HIDDEN) for s, g in slot.gems)
+            servants = tuple(
+                (servant_owner(c), c if servant_owner(c) == seat else HIDDEN) for c in slot.servants
+            )
+            row.append(PlaceView(slot.place, gems, servants))
+        to_move = self.to_move
+        return SeatView(
+            seat=seat,
+            players=n,
+            start=self.setup.start,
+            turn_seat=self.seat,
+            to_move=to_move,
+            legal=tuple(self.legal_moves()) if to_move == seat else (),
+            hand=tuple(sorted(self.hands[seat])),
+            hand_sizes=tuple(len(h) for h in self.hands),
+            hand_gems=tuple(sum(1 for c in h if is_gem(c)) for h in self.hands),
+            reserve_sizes=tuple(len(r) for r in self.reserves),
+            pile_size=len(self.pile),
+            supply_size=len(self.supply),
+            row=tuple(row),
+            scores=tuple(self.scores),
+            base=self.base,
+            my_discards=tuple(c for s, c in self.discards if s == seat),
+            discard_counts=tuple(sum(1 for s, _ in self.discards if s == q) for q in range(n)),
+            rituals=tuple(r for r in self.log if isinstance(r, RitualDone)),
+            plays_left=self.plays_left,
+            plays_made=self.plays_made,
+            turn_active=self.active,
+            ritual_done=self.ritual_done,
+            servant_played=self.servant_played,
+            discarded=self.discarded,
+            drawn=self.drawn,
+            idle_turns=self.idle_turns,
+            pending_reshuffle=self.pending_reshuffle,
+            game_over=self.game_over,
+            ended_by=self.ended_by,
+            winners=self.winners_,
+        )
 
     # ------------------------------------------------------------------ moves
     def legal_moves(self) -> list[int]:

@@ -21,8 +21,9 @@ from druids_p2p.games.druids2004.cards import (
     servants_of,
 )
 from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.row import PlaceSlot
 from druids_p2p.games.druids2004.setup import Setup
-from druids_p2p.games.druids2004.state import Game2004, PlaceSlot
+from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
 
 
@@ -120,9 +121,7 @@ def sample_world(view: SeatView, options: Options, rng: random.Random) -> Game20
 
 def is_consistent(world: Game2004, view: SeatView) -> bool:
     """The world shows this seat exactly ``view`` (a check for tests)."""
-    from druids_p2p.games.druids2004.view import seat_view
-
-    mine = seat_view(world, view.seat)
+    mine = world.view(view.seat)
     fields = ("hand", "hand_sizes", "hand_gems", "reserve_sizes", "pile_size", "supply_size")
     if any(getattr(mine, f) != getattr(view, f) for f in fields):
         return False
