@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from cli_harness import run_cli
 
 from druids_p2p.bots import RandomBot
 from druids_p2p.bots.base import Bot, BotSpec
@@ -237,28 +236,29 @@ def test_broken_entry_point_is_reported_not_fatal(
 
 
 # ----------------------------------------------------------------------- the CLI
-def run_cli(
-    *args: str, cwd: Path, env_extra: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
-    # This checkout's druids_p2p, whatever copy happens to be installed.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, "-m", "druids_p2p", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def bots_cli(
+    args: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+) -> tuple[int, str, str]:
+    """``druids ARGS`` run from ``cwd``, with ``DRUIDS_PLUGINS`` unset unless ``env`` sets it."""
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    for key, value in (env or {}).items():
+        monkeypatch.setenv(key, value)
+    return run_cli(args, capsys)
 
 
-def test_cli_bots_json_schema(tmp_path: Path) -> None:
+def test_cli_bots_json_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = write_plugins(tmp_path / "more")
-    proc = run_cli("bots", "--json", "--plugins-dir", str(folder), cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+    args = ["bots", "--json", "--plugins-dir", str(folder)]
+    code, out, err = bots_cli(args, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    doc = json.loads(out)
     assert set(doc) == {"bots", "failed"}
     for bot in doc["bots"]:
         assert set(bot) == {"name", "version", "source", "description", "games"}
@@ -275,36 +275,44 @@ def test_cli_bots_json_schema(tmp_path: Path) -> None:
     assert {f["plugin"] for f in doc["failed"]} == set(BAD_PLUGINS)
 
 
-def test_cli_bots_text_lists_failures(tmp_path: Path) -> None:
+def test_cli_bots_text_lists_failures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = write_plugins(tmp_path / "more")
-    proc = run_cli("bots", "--plugins-dir", str(folder), cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert "first" in proc.stdout and "built-in" in proc.stdout
-    assert "boom_import" in proc.stdout and "RuntimeError: no luck at import" in proc.stdout
+    code, out, err = bots_cli(["bots", "--plugins-dir", str(folder)], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "first" in out and "built-in" in out
+    assert "boom_import" in out and "RuntimeError: no luck at import" in out
 
 
-def test_cli_strict_plugins_exits_2_with_one_line(tmp_path: Path) -> None:
+def test_cli_strict_plugins_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = write_plugins(tmp_path / "more")
-    proc = run_cli("bots", "--plugins-dir", str(folder), "--strict-plugins", cwd=tmp_path)
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("druids: error: plugin "), proc.stderr
-    assert "Traceback" not in proc.stderr
-    ok = run_cli("bots", "--strict-plugins", "--json", cwd=tmp_path)
-    assert ok.returncode == 0, ok.stderr
+    args = ["bots", "--plugins-dir", str(folder), "--strict-plugins"]
+    code, out, err = bots_cli(args, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("druids: error: plugin "), err
+    assert "Traceback" not in err
+    code, _, err = bots_cli(["bots", "--strict-plugins", "--json"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
 
 
-def test_cli_env_and_missing_dir(tmp_path: Path) -> None:
+def test_cli_env_and_missing_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = write_plugins(tmp_path / "more")
-    proc = run_cli(
-        "bots", "--json", "--plugins-dir", str(folder), cwd=tmp_path, env_extra={ENV_VAR: "none"}
-    )
-    doc = json.loads(proc.stdout)
+    args = ["bots", "--json", "--plugins-dir", str(folder)]
+    _, out, _ = bots_cli(args, capsys, monkeypatch, tmp_path, env={ENV_VAR: "none"})
+    doc = json.loads(out)
     assert {b["source"] for b in doc["bots"]} == {"built-in"} and doc["failed"] == []
-    missing = run_cli("bots", "--plugins-dir", str(tmp_path / "nope"), cwd=tmp_path)
-    assert missing.returncode == 2 and "no such directory" in missing.stderr
-    assert len(missing.stderr.strip().splitlines()) == 1
+    monkeypatch.delenv(ENV_VAR)
+    args = ["bots", "--plugins-dir", str(tmp_path / "nope")]
+    code, _, err = bots_cli(args, capsys, monkeypatch, tmp_path)
+    assert code == 2 and "no such directory" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_missing_search_bot_module_is_skipped_silently(monkeypatch: pytest.MonkeyPatch) -> None:
