@@ -17,18 +17,17 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_harness import run_cli
 
-from druids_p2p.cli.main import main
 from druids_p2p.net import discovery, interfaces
+from druids_p2p.net.beacon_listener import BeaconListener, discover
+from druids_p2p.net.beacon_sender import BeaconSender
 from druids_p2p.net.discovery import (
     BEACON_DOMAIN,
     MAX_BEACON_SIZE,
-    BeaconListener,
-    BeaconSender,
     Seat,
     TableInfo,
     decode_beacon,
-    discover,
     encode_beacon,
 )
 from druids_p2p.net.interfaces import (
@@ -455,20 +454,10 @@ def test_cli_json_in_a_subprocess() -> None:
     assert table["source"].startswith("127.0.0.1:")
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
     port = free_port()
     with BeaconSender(HOST, INFO, None, port, **FAST):
-        code, out, _ = run_cli(capsys, "tables", "--seconds", "0.5", "--port", str(port))
+        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--port", str(port)], capsys)
     assert code == 0
     header, row, blank, to_join, line = out.splitlines()
     assert header.split()[:3] == ["TABLE", "PLAYERS", "SEATS"] and "JOIN AT" in header
@@ -478,7 +467,7 @@ def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
     # No lobby port announced (INFO has none): the line to copy joins by lobby id instead.
     assert (blank, to_join) == ("", "to join 'Friday night':")
     assert line.strip().startswith("druids join ") and len(line.split()) == 3
-    code, out, _ = run_cli(capsys, "tables", "--seconds", "0.2", "--port", str(free_port()))
+    code, out, _ = run_cli(["tables", "--seconds", "0.2", "--port", str(free_port())], capsys)
     assert code == 0 and out.startswith("no open tables heard on lo (127.255.255.255:")
 
 
@@ -494,7 +483,7 @@ def test_the_lobby_port_is_announced_and_printed_to_join_by(
     assert decode_beacon(encode_beacon(HOST, INFO, LOBBY, 1)).info.lobby_address is None
     port = free_port()
     with BeaconSender(HOST, info, None, port, lobby_id=LOBBY, **FAST):
-        code, out, _ = run_cli(capsys, "tables", "--seconds", "0.5", "--port", str(port))
+        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--port", str(port)], capsys)
     assert code == 0
     _, row, _, _, line = out.splitlines()
     assert "127.0.0.1:40123" in row
@@ -518,7 +507,7 @@ def test_the_lobby_port_is_announced_and_printed_to_join_by(
     ],
 )
 def test_cli_bad_flags(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
-    code, out, err = run_cli(capsys, "tables", *argv)
+    code, out, err = run_cli(["tables", *argv], capsys)
     assert code == 2
     assert out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith("druids: error:")
@@ -563,7 +552,7 @@ def test_join_by_name_fails_in_one_line_when_no_table_or_several_match(
     port = free_port()
     args = ("--beacon-port", str(port), "--search-seconds", "0.5")
     started = time.monotonic()
-    code, out, err = run_cli(capsys, "join", "Friday night", *args)
+    code, out, err = run_cli(["join", "Friday night", *args], capsys)
     assert time.monotonic() - started < DEADLINE
     assert code == 1 and out == ""
     assert err.strip() == (
@@ -574,7 +563,7 @@ def test_join_by_name_fails_in_one_line_when_no_table_or_several_match(
         BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST),
         BeaconSender(HOST, INFO, None, port, lobby_id=other, **FAST),
     ):
-        code, out, err = run_cli(capsys, "join", "Friday night", "--beacon-port", str(port))
+        code, out, err = run_cli(["join", "Friday night", "--beacon-port", str(port)], capsys)
     assert code == 1 and out == ""
     assert len(err.strip().splitlines()) == 1 and "2 tables match 'Friday night'" in err
     assert LOBBY.hex()[:8] in err and other.hex()[:8] in err
@@ -584,6 +573,6 @@ def test_join_by_name_fails_in_one_line_when_no_table_or_several_match(
 def test_join_by_name_refuses_bad_search_seconds(
     capsys: pytest.CaptureFixture[str], seconds: str
 ) -> None:
-    code, out, err = run_cli(capsys, "join", "Friday night", "--search-seconds", seconds)
+    code, out, err = run_cli(["join", "Friday night", "--search-seconds", seconds], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "--search-seconds" in err

@@ -20,7 +20,8 @@ pytestmark = pytest.mark.netns
 # The host: announces one table from 10.77.0.1 for at most 30 s (the test kills it earlier).
 SENDER = """
 import sys, time
-from druids_p2p.net.discovery import BeaconSender, Seat, TableInfo
+from druids_p2p.net.beacon_sender import BeaconSender
+from druids_p2p.net.discovery import Seat, TableInfo
 from druids_p2p.wire.identity import Identity
 me = Identity.from_seed(bytes(range(32)), "ns-host")
 info = TableInfo("netns table", "tcp://10.77.0.1:45123", bytes(range(32)),

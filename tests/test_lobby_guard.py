@@ -12,18 +12,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port, run_cli
+from cli_harness import run_cli
+from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port
 
-from druids_p2p.net.discovery import (
+from druids_p2p.net.beacon_listener import (
     MAX_TABLES,
     MAX_TABLES_PER_KEY,
     MAX_TABLES_PER_SOURCE,
     BeaconListener,
-    BeaconSender,
-    TableInfo,
-    decode_beacon,
-    encode_beacon,
 )
+from druids_p2p.net.beacon_sender import BeaconSender
+from druids_p2p.net.discovery import TableInfo, decode_beacon, encode_beacon
 from druids_p2p.net.interfaces import guarded_sendto
 from druids_p2p.net.table_choice import BadPin, choose, parse_pin, pin_matches
 from druids_p2p.wire.identity import Identity
@@ -145,9 +144,8 @@ def test_join_by_name_refuses_a_name_heard_from_two_keys_and_lists_them(
 ) -> None:
     port = free_port()
     with flooding(port), BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
-        code, out, err = run_cli(
-            capsys, "join", INFO.name, "--beacon-port", str(port), "--search-seconds", "3"
-        )
+        args = ["join", INFO.name, "--beacon-port", str(port), "--search-seconds", "3"]
+        code, out, err = run_cli(args, capsys)
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert lines[-1] == (
@@ -178,7 +176,7 @@ def test_join_by_name_refuses_an_only_table_whose_host_is_not_the_pinned_one(
     port = free_port()
     with BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
         argv = ["join", INFO.name, "--beacon-port", str(port), "--search-seconds", "1"]
-        code, out, err = run_cli(capsys, *argv, "--fingerprint", MALLORY.fingerprint)
+        code, out, err = run_cli([*argv, "--fingerprint", MALLORY.fingerprint], capsys)
     assert code == 2 and out == ""
     *listed, last = err.strip().splitlines()
     assert len(listed) == 1 and HOST.fingerprint in listed[0]
@@ -191,7 +189,7 @@ def test_bad_fingerprint_is_refused_in_one_line(
 ) -> None:
     with pytest.raises(BadPin):
         parse_pin(text)
-    code, out, err = run_cli(capsys, "join", "Friday night", "--fingerprint", text)
+    code, out, err = run_cli(["join", "Friday night", "--fingerprint", text], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "--fingerprint" in err
 
@@ -212,7 +210,7 @@ def test_tables_shows_fingerprints_and_notes_a_name_announced_by_two_hosts(
         BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST),
         BeaconSender(MALLORY, theirs, None, port, **FAST),
     ):
-        code, out, _ = run_cli(capsys, "tables", "--seconds", "1", "--port", str(port))
+        code, out, _ = run_cli(["tables", "--seconds", "1", "--port", str(port)], capsys)
     assert code == 0
     listing, joins = out.strip().split("\n\n")
     _, *rows = listing.splitlines()

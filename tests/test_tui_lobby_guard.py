@@ -19,7 +19,8 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from druids_p2p.net.admission import JoinRequest
-from druids_p2p.net.discovery import BeaconListener, TableInfo, encode_beacon
+from druids_p2p.net.beacon_listener import BeaconListener
+from druids_p2p.net.discovery import TableInfo, encode_beacon
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.net.table_choice import parse_pin
 from druids_p2p.tui.app import DruidsApp

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from druids_p2p.net.discovery import BeaconListener, TableInfo, encode_beacon
+from druids_p2p.net.beacon_listener import BeaconListener
+from druids_p2p.net.discovery import TableInfo, encode_beacon
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.player import TableSpec

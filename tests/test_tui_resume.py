@@ -13,7 +13,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from druids_p2p.net.discovery import BeaconListener
+from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.homes import SET_ASIDE, TableState
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.tui.app import DruidsApp

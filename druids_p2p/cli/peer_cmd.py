@@ -426,12 +426,9 @@ def _find_table(
     name is noticed instead of joined at random. A name heard from two host keys is ambiguous: the
     candidates are listed (one line each, with fingerprints) and nothing is joined unless ``pin``
     chooses one (table_choice.py)."""
-    from druids_p2p.net.discovery import (
-        DEFAULT_INTERVAL,
-        DEFAULT_JITTER,
-        BeaconListener,
-        TableAnnouncement,
-    )
+    from druids_p2p.net.beacon_listener import BeaconListener
+    from druids_p2p.net.beacon_sender import DEFAULT_INTERVAL, DEFAULT_JITTER
+    from druids_p2p.net.discovery import TableAnnouncement
     from druids_p2p.net.table_choice import candidate_lines, choose
 
     try:

@@ -8,7 +8,8 @@ import math
 import typer
 
 from druids_p2p.cli.app import app, fail
-from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement, discover
+from druids_p2p.net.beacon_listener import discover
+from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
 from druids_p2p.net.table_choice import namesakes
 

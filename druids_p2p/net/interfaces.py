@@ -148,3 +148,9 @@ def resolve(interface: str | None = None, address: str | None = None) -> NetChoi
             )
     name, addr, netmask, broadcast = candidates[0]
     return NetChoice(addr, _broadcast_of(name, addr, netmask, broadcast), name)
+
+
+def net_choice(net: NetChoice | str | None) -> NetChoice:
+    """``net`` as a :class:`NetChoice`: kept if it is one, else resolved from a local IPv4
+    address (``None``: loopback), as the beacon sender and listener take it."""
+    return net if isinstance(net, NetChoice) else resolve(address=net)

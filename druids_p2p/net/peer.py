@@ -27,12 +27,12 @@ import zmq
 
 from druids_p2p.engine import GameOptions, format_card, format_move, parse_move
 from druids_p2p.net.admission import REFUSED_REASON, Admission, Approver, JoinRequest, unique_name
+from druids_p2p.net.beacon_sender import BeaconSender
 from druids_p2p.net.chat import ChatOutbox, TableChat
 from druids_p2p.net.deadlines import Deadlines, claim_of, debts, lost_contact, who
 from druids_p2p.net.discovery import (
     DEFAULT_PORT,
     LOBBY_ID_SIZE,
-    BeaconSender,
     Seat,
     TableInfo,
     decode_beacon,

@@ -17,7 +17,8 @@ from typing import Any
 
 from druids_p2p.engine import Game, GameOptions
 from druids_p2p.engine.cards import card_domain
-from druids_p2p.net.discovery import BeaconListener, Seat, TableInfo, encode_beacon
+from druids_p2p.net.beacon_listener import BeaconListener
+from druids_p2p.net.discovery import Seat, TableInfo, encode_beacon
 from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.offline import OfflineSession, find_position, must_follow

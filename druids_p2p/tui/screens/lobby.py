@@ -19,7 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
 from druids_p2p.engine import GameOptions
-from druids_p2p.net.discovery import DEFAULT_PORT, BeaconListener, TableAnnouncement
+from druids_p2p.net.beacon_listener import BeaconListener
+from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.net.peer import HostSpec
 from druids_p2p.net.table_choice import namesakes, pin_matches
