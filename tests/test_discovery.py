@@ -522,14 +522,14 @@ def test_module_constants() -> None:
 
 
 def test_find_table_returns_the_heard_beacon_by_name_or_lobby_id_prefix() -> None:
-    from druids_p2p.cli.peer_cmd import _find_table
+    from druids_p2p.cli.join_lookup import find_table
 
     port = free_port()
     events: list[dict] = []
     with BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
         for target in ("Friday night", LOBBY.hex()[:6], LOBBY.hex()[:6].upper()):
             started = time.monotonic()
-            raw = _find_table(target, "127.0.0.1", port, 10.0, events.append)
+            raw = find_table(target, "127.0.0.1", port, 10.0, events.append)
             # returns soon after the first beacon (plus a beacon interval, to spot namesakes)
             assert time.monotonic() - started < 3.0
             beacon = decode_beacon(raw)

@@ -283,7 +283,7 @@ def test_join_host_port_with_a_fingerprint_checks_the_lobby_socket_host(tmp_path
     """``druids join HOST:PORT --fingerprint FP``: the beacon the lobby socket answers with must
     be signed by the pinned host, else nothing is joined (exit 2)."""
     from druids_p2p.cli.app import CliError
-    from druids_p2p.cli.peer_cmd import _lobby_announcement
+    from druids_p2p.cli.join_lookup import lobby_announcement
     from druids_p2p.net.table_choice import parse_pin
 
     alice, mallory = _identity(1, "alice"), _identity(9, "alice")
@@ -293,13 +293,13 @@ def test_join_host_port_with_a_fingerprint_checks_the_lobby_socket_host(tmp_path
     joiners = [Joiner(_identity(i, f"p{i}"), tmp_path) for i in (2, 3)]
     try:
         with pytest.raises(CliError) as refused:
-            _lobby_announcement(target, parse_pin(mallory.fingerprint))
+            lobby_announcement(target, parse_pin(mallory.fingerprint))
         assert refused.value.code == 2
         assert str(refused.value) == (
             f"{target}: the host there is alice with fingerprint {alice.fingerprint}, "
             f"not --fingerprint {parse_pin(mallory.fingerprint)}: not joined"
         )
-        raw = _lobby_announcement(target, parse_pin(alice.fingerprint[:9]))
+        raw = lobby_announcement(target, parse_pin(alice.fingerprint[:9]))
         assert decode_beacon(raw).host_key == alice.public_key
     finally:
         for i, joiner in enumerate(joiners):  # fill the table, so that the lobby ends

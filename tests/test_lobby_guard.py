@@ -159,12 +159,12 @@ def test_join_by_name_refuses_a_name_heard_from_two_keys_and_lists_them(
 
 
 def test_join_by_name_with_a_fingerprint_reaches_the_pinned_host_through_a_flood() -> None:
-    from druids_p2p.cli.peer_cmd import _find_table
+    from druids_p2p.cli.join_lookup import find_table
 
     port = free_port()
     events: list[dict] = []
     with flooding(port), BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
-        raw = _find_table(INFO.name, "127.0.0.1", port, 10.0, events.append, _pin(HOST, 12))
+        raw = find_table(INFO.name, "127.0.0.1", port, 10.0, events.append, _pin(HOST, 12))
     beacon = decode_beacon(raw)
     assert (beacon.host_key, beacon.lobby_id) == (HOST.public_key, LOBBY)
     assert [e["fingerprint"] for e in events] == [HOST.fingerprint]

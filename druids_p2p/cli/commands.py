@@ -10,7 +10,8 @@ from druids_p2p.cli import (  # noqa: F401
     bots_cmd,  # bots: druids bots
     demo_cmd,  # engine: druids demo
     id_cmd,  # wire: druids id
-    peer_cmd,  # net: druids peer / host / join / play
+    peer_cmd,  # net: druids peer / host / join
+    play_cmd,  # tui / net: druids play
     replay_cmd,  # engine: druids replay
     tables_cmd,  # net: druids tables
     tournament_cmd,  # tournament: druids tournament

@@ -59,8 +59,8 @@ def id_command(
 
 def load_identity(name: str | None) -> Identity:
     """This machine's identity, renamed to ``name`` if one is given (``peer``, ``host``, ``join``,
-    ``play``); a bad identity file is one line and exit 2. Here, not in ``peer_cmd``, so that
-    ``play_ui`` and ``peer_cmd`` need not import each other."""
+    ``play``); a bad identity file is one line and exit 2. Here, not in ``peer_run``, so that
+    ``play_ui`` and the peer commands need not import each other."""
     try:
         identity = load_or_create()
         if name and identity.name != name:

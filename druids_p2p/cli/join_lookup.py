@@ -1,0 +1,131 @@
+"""Finding the table ``druids join TARGET`` means: a saved table to rejoin, the one table of that
+name heard by its beacon, or the beacon of a lobby whose host matches ``--fingerprint``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from druids_p2p.cli.app import fail
+
+DEFAULT_SEARCH_S = 5.0
+"""Long enough to hear about five beacons (one a second), short enough to fail promptly."""
+
+
+MAX_SEARCH_S = 600.0
+
+
+MAX_CANDIDATE_HOSTS = 64
+"""Host keys remembered while looking for a table by name (each one listed if it is ambiguous)."""
+
+
+def saved_table(target: str, resume: bool, new: bool) -> Path | None:
+    """The saved table ``join TARGET`` rejoins (before any beacon is listened for), if any."""
+    from druids_p2p.net.homes import Request, TableChoiceNeeded, choose_table
+    from druids_p2p.wire import data_dir
+
+    if ":" in target:
+        request = Request("join", lobby=target, resume=resume, new=new)
+    else:
+        request = Request("join", name=target, resume=resume, new=new)
+    try:
+        state = choose_table(data_dir(), request)
+    except TableChoiceNeeded as exc:
+        fail(str(exc))
+    return None if state is None else state.folder
+
+
+def find_table(
+    name: str, bind: str, beacon_port: int, seconds: float, emit: Any, pin: str | None = None
+) -> bytes:
+    """The signed beacon of the one open table called ``name`` (or whose lobby id starts with
+    it), heard within ``seconds``, hosted by a key whose fingerprint starts with ``pin`` if given.
+
+    Once a match is heard it listens one beacon interval more, so that a second table of the same
+    name is noticed instead of joined at random. A name heard from two host keys is ambiguous: the
+    candidates are listed (one line each, with fingerprints) and nothing is joined unless ``pin``
+    chooses one (table_choice.py)."""
+    from druids_p2p.net.beacon_listener import BeaconListener
+    from druids_p2p.net.beacon_sender import DEFAULT_INTERVAL, DEFAULT_JITTER
+    from druids_p2p.net.discovery import TableAnnouncement
+    from druids_p2p.net.table_choice import candidate_lines, choose
+
+    try:
+        listener = BeaconListener(bind, beacon_port)
+    except OSError as exc:
+        fail(f"cannot listen for tables on port {beacon_port}: {exc.strerror or exc}", 1)
+    # Per host key, its matching tables as last listed: a namesake heard once and then silent
+    # still makes the name ambiguous. Bounded: the listener lists a few tables per key, and at
+    # most MAX_CANDIDATE_HOSTS keys are remembered.
+    heard: dict[bytes, list[TableAnnouncement]] = {}
+    with listener:
+        end = time.monotonic() + seconds
+        grace_set = False
+        while (left := end - time.monotonic()) > 0:
+            now_listed: dict[bytes, list[TableAnnouncement]] = {}
+            for t in choose(listener.poll(min(left, 0.25)), name, None).named:
+                now_listed.setdefault(t.beacon.host_key, []).append(t)
+            for key, tables in now_listed.items():
+                if key in heard or len(heard) < MAX_CANDIDATE_HOSTS:
+                    heard[key] = tables
+            if choose(_flat(heard), name, pin).pinned and not grace_set:
+                end = min(end, time.monotonic() + DEFAULT_INTERVAL + 2 * DEFAULT_JITTER)
+                grace_set = True  # listen a little longer, for a namesake
+    choice = choose(sorted(_flat(heard), key=lambda t: t.first_seen), name, pin)
+    if choice.ambiguous or len({t.beacon.host_key for t in choice.pinned}) > 1:
+        for line in candidate_lines(choice.named if choice.ambiguous else choice.pinned):
+            print(line, file=sys.stderr)
+        more = " (more digits)" if pin is not None else ""
+        fail(
+            f"{choice.hosts} hosts announce a table named {name!r}: choose one with "
+            f"--fingerprint FP{more}; a name alone is not an identity"
+        )
+    if len(choice.pinned) > 1:
+        ids = ", ".join(t.lobby_id.hex()[:8] for t in choice.pinned)
+        fail(f"{len(choice.pinned)} tables match {name!r} (lobby ids {ids}): join by lobby id", 1)
+    if choice.pinned:
+        table = choice.pinned[0]
+        emit(
+            {
+                "event": "found",
+                "table": table.name,
+                "host": table.beacon.host_name,
+                "fingerprint": table.beacon.host_fingerprint,
+                "endpoint": table.endpoint,
+                "source": f"{table.source[0]}:{table.source[1]}",
+            }
+        )
+        return table.beacon.raw
+    if choice.named:
+        for line in candidate_lines(choice.named):
+            print(line, file=sys.stderr)
+        fail(f"no table named {name!r} is hosted by fingerprint {pin}: only the hosts above")
+    fail(f"no open table named {name!r} heard in {seconds:g} s (try 'druids tables')", 1)
+
+
+def _flat(heard: dict[bytes, list[Any]]) -> list[Any]:
+    return [t for tables in heard.values() for t in tables]
+
+
+def lobby_announcement(target: str, pin: str) -> bytes:
+    """``join HOST:PORT --fingerprint FP``: the lobby socket's beacon, if its host matches."""
+    from druids_p2p.net.discovery import decode_beacon
+    from druids_p2p.net.peer import PeerError, query_lobby
+    from druids_p2p.net.table_choice import pin_matches
+    from druids_p2p.wire.errors import WireError
+
+    try:
+        raw = query_lobby(target)
+        beacon = decode_beacon(raw)
+    except PeerError as exc:
+        fail(str(exc), 1)
+    except WireError as exc:
+        fail(f"{target}: the host's announcement is invalid: {exc}", 1)
+    if not pin_matches(pin, beacon.host_key):
+        fail(
+            f"{target}: the host there is {beacon.host_name} with fingerprint "
+            f"{beacon.host_fingerprint}, not --fingerprint {pin}: not joined"
+        )
+    return raw

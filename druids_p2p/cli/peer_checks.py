@@ -1,0 +1,78 @@
+"""The peer commands' option checks (``host``, ``join``, ``play --headless``): a bad value is one
+line and exit 2, named before any saved table, beacon or socket is looked at."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from druids_p2p.cli.app import fail
+
+
+def resume_or_new(resume: bool, new: bool) -> None:
+    if resume and new:
+        fail("--resume rejoins the saved table, --new starts another: give one of them")
+
+
+def check_port(option: str, port: int) -> None:
+    if not 1 <= port <= 65535:
+        fail(f"{option} must be 1..65535, not {port}")
+
+
+def check_lobby_target(target: str) -> None:
+    """``HOST:PORT`` as typed: a port outside 1..65535 or a missing host is named here, before
+    any saved table, beacon or socket is looked at."""
+    host, sep, port = target.rpartition(":")
+    if not sep:
+        return  # a table name or lobby id prefix
+    if not host or not port.isdigit():
+        fail(f"expected HOST:PORT (e.g. 192.168.1.20:45123) or a table name, not {target!r}")
+    if not 1 <= int(port) <= 65535:
+        fail(f"{target}: port {int(port)} is invalid (a port is 1..65535)")
+    import ipaddress
+    import socket
+
+    try:
+        addresses = {str(i[4][0]) for i in socket.getaddrinfo(host, None, socket.AF_INET)}
+    except (OSError, UnicodeError):
+        fail(f"{target}: no such host {host!r} (give the IPv4 address 'druids tables' shows)")
+    for ip in map(ipaddress.IPv4Address, addresses):
+        if ip.is_unspecified or ip.is_multicast or ip == ipaddress.IPv4Address("255.255.255.255"):
+            fail(f"{target}: {ip} is not one host's address")
+
+
+def check_table_name(name: str) -> None:
+    """The table name goes into every beacon: one the beacon format refuses is refused here."""
+    from druids_p2p.net.discovery import TABLE_NAME
+    from druids_p2p.wire.errors import WireError
+    from druids_p2p.wire.schema import check
+
+    try:
+        check(TABLE_NAME, name, "--name")
+    except WireError as exc:
+        fail(f"--name {name!r}: {exc}")
+
+
+def check_bot(bot: str | None, plugins_dir: list[Path]) -> None:
+    """``--bot NAME`` is looked up before the lobby opens, not once the table is full."""
+    from druids_p2p.cli.bots_cmd import load_registry
+
+    registry = load_registry(plugins_dir, False)
+    if bot is not None and bot not in registry:
+        fail(f"no bot named {bot!r} (known: {', '.join(registry.names())})")
+
+
+def check_times(gone_after: float, step_deadline: float) -> None:
+    if not (math.isfinite(gone_after) and gone_after > 0):
+        fail("--gone-after must be a positive number of seconds")
+    if not (math.isfinite(step_deadline) and step_deadline > 0):
+        fail("--step-deadline must be a positive number of seconds")
+
+
+def bind_address(interface: str | None, address: str | None) -> str:
+    from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
+
+    try:
+        return resolve(interface=interface, address=address).address
+    except (InterfaceError, UnsafeDestination) as exc:
+        fail(str(exc))

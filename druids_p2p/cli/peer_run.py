@@ -1,0 +1,136 @@
+"""Running one peer from the command line: its configuration from the options, its events as
+lines on the terminal, its result printed (what ``druids peer``, ``host`` and ``join`` share)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from druids_p2p.cli.app import fail
+from druids_p2p.cli.id_cmd import load_identity
+from druids_p2p.cli.peer_checks import check_times, resume_or_new
+from druids_p2p.cli.streams import say
+from druids_p2p.engine import GameOptions
+
+
+def emitter(as_json: bool, moves: bool = True) -> Any:
+    """Events as JSON lines on stdout (``--json``) or one line each on stderr. A stream whose
+    reader went away (a closed pipe) is let go: the game goes on, its events still reach
+    ``events.jsonl`` in the table's folder (run_peer)."""
+
+    def emit(event: dict[str, Any]) -> None:
+        if not moves and event.get("event") == "move":
+            return
+        if as_json:
+            say(json.dumps(event, default=str))
+        else:
+            text = event.get("text") or ", ".join(
+                f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
+            )
+            if event.get("event") == "chat":  # table talk reads "name: text" (net/chat.py)
+                text = f"{event.get('name')}: {event.get('text')}"
+            say(f"[{event.get('event')}] {text}", err=True)
+
+    return emit
+
+
+def run_one_peer(
+    *,
+    player: str,
+    name: str | None,
+    host: bool,
+    join: str | None,
+    players: int,
+    rounds: int,
+    variant: bool,
+    table_name: str,
+    bind: str,
+    port: int,
+    announce: bool,
+    beacon_port: int,
+    budget_ms: float,
+    gone_after: float,
+    plugins_dir: list[Path],
+    events: bool,
+    announcement: bytes | None = None,
+    move_events: bool = True,
+    approve: bool = False,
+    step_deadline: float = 30.0,
+    resume: bool = False,
+    new: bool = False,
+    table_typed: str | None = None,
+    resume_folder: Path | None = None,
+) -> dict[str, Any]:
+    from druids_p2p.cli.bot_player import bot_player
+    from druids_p2p.net.admission import terminal_approver
+    from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, TableChoice, run_peer
+    from druids_p2p.wire import data_dir
+
+    if players not in (3, 4, 5):
+        fail(f"--players must be 3, 4 or 5, not {players}")
+    if not 1 <= rounds <= 5:
+        fail(f"--rounds must be 1 to 5, not {rounds}")
+    if budget_ms <= 0:
+        fail("--budget-ms must be positive")
+    check_times(gone_after, step_deadline)
+    resume_or_new(resume, new)
+    logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
+    identity = load_identity(name)
+    spec = HostSpec(table_name, GameOptions(players=players, variant=variant, rounds=rounds))
+
+    def ask(prompt: str) -> str:
+        print(prompt, end="", file=sys.stderr, flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise PeerError("standard input closed")
+        return line
+
+    config = PeerConfig(
+        home=data_dir(),
+        identity=identity,
+        player=player,
+        bind=bind,
+        port=port,
+        host=spec if host else None,
+        join=join,
+        announcement=announcement,
+        announce=announce,
+        beacon_port=beacon_port,
+        budget_ms=budget_ms,
+        gone_after_s=gone_after,
+        step_deadline_s=step_deadline,
+        plugins_dirs=tuple(plugins_dir),
+        emit=emitter(events, move_events),
+        human_input=ask,
+        bot_players=bot_player,
+        approve_join=terminal_approver(ask) if approve and host else None,
+        table_name=table_typed,
+        resume=resume,
+        new=new,
+        resume_folder=resume_folder,
+    )
+    try:
+        return run_peer(config)
+    except TableChoice as exc:
+        fail(str(exc))
+    except PeerError as exc:
+        fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"network: {exc}", 1)
+
+
+def print_result(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        say(json.dumps(result, default=str))
+    elif result.get("aborted"):
+        say(f"table stopped: {result['aborted']}")
+    else:
+        say(f"game over: totals {result['totals']}, winners {result['winners']}")
+        say(f"record: {result['record']}")
+    if result.get("aborted"):
+        raise typer.Exit(1)

@@ -1,0 +1,127 @@
+"""``druids play``: the terminal UI with you and bots (``cli/play_ui.py``), or with ``--headless`` a
+whole table of peer processes on loopback (``net/local_table.py``)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import typer
+
+from druids_p2p.cli.app import app, fail, make_folder
+from druids_p2p.cli.peer_checks import (
+    check_bot,
+    resume_or_new,
+)
+from druids_p2p.engine import GameOptions
+from druids_p2p.net.discovery import DEFAULT_PORT
+
+
+@app.command("play")
+def play_command(
+    headless: bool = typer.Option(False, "--headless", help="No terminal UI."),
+    seats: str | None = typer.Option(
+        None,
+        "--seats",
+        help="bot:NAME or human, per seat (headless default: human,bot:rule,bot:rule,bot:rule).",
+    ),
+    rounds: int = typer.Option(5, "--rounds", help="Rounds in the game (1-5)."),
+    variant: bool = typer.Option(False, "--variant", help="Allow Gaia's light side."),
+    budget_ms: float = typer.Option(100.0, "--time-per-move", help="Bot budget per move (ms)."),
+    workdir: Path | None = typer.Option(None, "--workdir", help="Keep the peers' data here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    lan: bool = typer.Option(False, "--lan", help="UI: the LAN lobby (host, join, add bots)."),
+    bots: str | None = typer.Option(
+        None, "--bots", help="UI: the bots at your table, e.g. rule,pimc."
+    ),
+    players: int | None = typer.Option(None, "--players", help="UI: 3-5 seats (you + rule bots)."),
+    name: str | None = typer.Option(None, "--name", help="UI: your display name."),
+    interface: str | None = typer.Option(None, "--interface", help="UI --lan: network interface."),
+    address: str | None = typer.Option(None, "--address", help="UI --lan: local IPv4 address."),
+    beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port", help="UI --lan: beacon port."),
+    plugins_dir: list[Path] = typer.Option([], "--plugins-dir", help="UI: more bot plugins."),
+    fingerprint: list[str] = typer.Option(
+        [], "--fingerprint", help="UI --lan: join this host (fingerprint prefix) without asking."
+    ),
+    resume: bool = typer.Option(False, "--resume", help="Headless: rejoin the table in --workdir."),
+    new: bool = typer.Option(False, "--new", help="Headless: a new table beside a saved one."),
+    trick_pause: float = typer.Option(
+        3.0,
+        "--trick-pause",
+        help="UI: seconds a finished trick stays shown (0: off; a key ends it).",
+    ),
+    move_pause: float = typer.Option(
+        0.6, "--move-pause", help="UI: seconds each move stays shown before the next (0: off)."
+    ),
+) -> None:
+    """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
+    lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
+    if not headless:
+        from druids_p2p.cli.play_ui import play_ui
+
+        play_ui(
+            lan=lan,
+            seats=seats,
+            bots=bots,
+            players=players,
+            rounds=rounds,
+            variant=variant,
+            budget_ms=budget_ms,
+            workdir=workdir,
+            name=name,
+            interface=interface,
+            address=address,
+            beacon_port=beacon_port,
+            plugins_dir=plugins_dir,
+            as_json=as_json,
+            fingerprints=fingerprint,
+            trick_pause=trick_pause,
+            move_pause=move_pause,
+        )
+        return
+    from druids_p2p.cli.play_ui import check_time_per_move
+    from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table, saved_seats
+
+    try:
+        seat_list = parse_seats(seats or "human,bot:rule,bot:rule,bot:rule")
+    except ValueError as exc:
+        fail(str(exc))
+    if not 1 <= rounds <= 5:
+        fail(f"--rounds must be 1 to 5, not {rounds}")
+    check_time_per_move(budget_ms)
+    for seat in seat_list:
+        if seat.startswith("bot:"):
+            check_bot(seat[4:], [])
+    if workdir is not None:
+        make_folder("--workdir", workdir)
+    resume_or_new(resume, new)
+    saved = saved_seats(workdir, len(seat_list)) if workdir is not None else []
+    if resume and len(saved) != len(seat_list):
+        fail(f"--resume: {workdir or 'a new folder'} holds no unfinished table for every seat")
+    if saved and not (resume or new):
+        fail(
+            f"{workdir} holds an unfinished table: add --resume to play it on, or --new to "
+            "start a new table beside it (its records are kept)"
+        )
+    base = workdir or Path(tempfile.mkdtemp(prefix="druids-table-"))
+    options = GameOptions(players=len(seat_list), variant=variant, rounds=rounds)
+    try:
+        summary = play_table(seat_list, options, None, budget_ms, base, resume=resume, new=new)
+    except LocalTableError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        print(
+            json.dumps(
+                {k: summary[k] for k in ("totals", "winners", "records")}
+                | {"finished": summary["finished"], "aborted": summary["aborted"]}
+            )
+        )
+    elif summary["aborted"]:
+        print(f"table stopped: {summary['aborted']}")
+    else:
+        print(f"game over: totals {summary['totals']}, winners {summary['winners']}")
+        for record in summary["records"]:
+            print(f"record: {record}")
+    if summary["aborted"] or not summary["finished"]:
+        raise typer.Exit(1)
