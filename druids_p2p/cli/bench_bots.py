@@ -18,15 +18,15 @@ import typer
 
 from druids_p2p.cli.app import bench_app, echo_err, fail
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
-from druids_p2p.cli.tournament_cmd import (
+from druids_p2p.cli.tournament_options import (
     check_bots_play,
     check_common,
     default_workers,
     parse_bot_list,
     plugin_dirs_for_workers,
-    run_or_fail,
-    want_progress,
 )
+from druids_p2p.cli.tournament_progress import want_progress
+from druids_p2p.cli.tournament_run import run_or_fail
 from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP
 
 
@@ -223,7 +223,7 @@ def bench_on_clusters(
     spec: str, config: Any, registry: Any, batch_games: int | None, as_json: bool
 ) -> None:
     """``bench tournament --cluster``: one measured run per cluster, a table or JSON."""
-    from druids_p2p.cli.tournament_cmd import check_cluster
+    from druids_p2p.cli.tournament_options import check_cluster
     from druids_p2p.tournament.cluster_bench import bench_cluster
     from druids_p2p.tournament.config import TournamentError
 

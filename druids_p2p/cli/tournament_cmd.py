@@ -1,277 +1,44 @@
 """``druids tournament``: bots against each other on duplicate deals, over worker processes.
 
+The options are parsed in :mod:`.tournament_options`, progress shown by
+:mod:`.tournament_progress`, the run and its report are :mod:`.tournament_run`'s.
+
 Options default to None so that ``--resume`` can take what is not given from the folder's
 ``run.json`` (and refuse what contradicts it); a fresh run fills in the documented defaults.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import typer
 
 from druids_p2p.cli.app import app, echo_err, fail, make_folder
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
-from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP, check_game
+from druids_p2p.cli.tournament_options import (
+    DEFAULT_BUDGET_MS,
+    DEFAULT_GAMES,
+    Lineup,
+    check_bots_play,
+    check_cluster,
+    check_common,
+    default_workers,
+    parse_lineups,
+    pick,
+    plugin_dirs_for_workers,
+    with_stopping,
+)
+from druids_p2p.cli.tournament_progress import want_progress
+from druids_p2p.cli.tournament_run import report, run_or_fail, table_player
+from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from druids_p2p.plugins import BotRegistry
     from druids_p2p.tournament.config import TournamentConfig
-    from druids_p2p.tournament.run_folder import RunResult
-    from druids_p2p.tournament.worker import TablePlayer
 
-T = TypeVar("T")
-DEFAULT_GAMES = 100
-DEFAULT_BUDGET_MS = 100.0
+
 EXIT_INTERRUPTED = 130
-
-
-def default_workers() -> int:
-    return max(1, os.cpu_count() or 1)
-
-
-def check_bots_play(names: list[str], registry: BotRegistry, game: str) -> None:
-    """Refuse, in one line, a bot that does not play ``game``."""
-    for name in names:
-        spec = registry.get(name)
-        if not spec.plays(game):
-            fail(f"bot {name!r} does not play {game} (it plays {', '.join(spec.games)})")
-
-
-def parse_bot_list(
-    text: str, registry: BotRegistry, option: str = "--bots", *, repeats: bool = False
-) -> list[str]:
-    """Comma-separated names, each known (and listed once unless ``repeats``); one-line errors."""
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    if not names:
-        fail(f"{option}: give at least one bot name (see 'druids bots')")
-    seen: set[str] = set()
-    for name in names:
-        if name in seen and not repeats:
-            fail(f"{option}: bot {name!r} is listed twice")
-        seen.add(name)
-        if name not in registry:
-            known = ", ".join(registry.names())
-            fail(f"{option}: unknown bot {name!r} (known: {known})")
-    return names
-
-
-@dataclass(frozen=True)
-class Lineup:
-    """Who plays: the distinct bots, the fixed lineups (none for a round robin), the seats."""
-
-    bots: tuple[str, ...]
-    lineups: tuple[tuple[str, ...], ...]
-    mode: str
-    players: int | None
-
-
-def unique(names: list[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(names))
-
-
-def parse_lineups(
-    bots: str, gauntlet: str | None, players: int | None, registry: BotRegistry
-) -> Lineup:
-    """``--bots`` (and ``--gauntlet``) as a round robin, a fixed lineup or a gauntlet.
-
-    A repeated name makes ``--bots`` one fixed lineup, one bot per seat. With ``--gauntlet A``
-    every item of ``--bots`` is an opponent set: ``B`` (``players - 1`` copies of B) or
-    ``B+C+D`` (exactly ``players - 1`` bots).
-    """
-    from druids_p2p.tournament.config import MODE_GAUNTLET, MODE_LINEUP, MODE_ROUND_ROBIN
-
-    if gauntlet is None:
-        names = parse_bot_list(bots, registry, repeats=True)
-        if len(set(names)) == len(names):
-            return Lineup(tuple(names), (), MODE_ROUND_ROBIN, players)
-        if players is not None and players != len(names):
-            fail(
-                f"--bots: a lineup with a repeated bot has one bot per seat: "
-                f"{len(names)} names for --players {players}"
-            )
-        return Lineup(unique(names), (tuple(names),), MODE_LINEUP, len(names))
-    hero = parse_bot_list(gauntlet, registry, "--gauntlet")
-    if len(hero) != 1:
-        fail(f"--gauntlet: give one bot, not {len(hero)}")
-    sets = [part.strip() for part in bots.split(",") if part.strip()]
-    if not sets:
-        fail("--bots: give the gauntlet's opponents, e.g. --bots rule,random+rule+rule")
-    opponents = [parse_bot_list(s.replace("+", ","), registry, repeats=True) for s in sets]
-    if hero[0] in {b for group in opponents for b in group}:
-        fail(f"--gauntlet: {hero[0]!r} is also among the opponents in --bots")
-    sizes = {len(group) for group in opponents if len(group) > 1}
-    if len(sizes) > 1 or (sizes and players is not None and sizes != {players - 1}):
-        want = f"{players - 1} bots each" if players is not None else "the same number of bots"
-        fail(f"--bots: the gauntlet's opponent sets with '+' must have {want}")
-    seats = players if players is not None else (sizes.pop() + 1 if sizes else 4)
-    lineups = tuple(
-        (hero[0], *(group if len(group) > 1 else group * (seats - 1))) for group in opponents
-    )
-    distinct = unique([b for lineup in lineups for b in lineup])
-    return Lineup(distinct, lineups, MODE_GAUNTLET, seats)
-
-
-def check_common(
-    players: int, games: int, workers: int, budget_ms: float, game: str = DEFAULT_GAME
-) -> None:
-    try:
-        check_game(game)
-    except ValueError as exc:
-        fail(str(exc))
-    if game == "druids2004":
-        if players not in (2, 3, 4):
-            fail(f"--players must be 2, 3 or 4 for druids2004, not {players}")
-    elif players not in (3, 4, 5):
-        fail(f"--players must be 3, 4 or 5, not {players}")
-    if games < 1:
-        fail(f"--games must be at least 1, not {games}")
-    if workers < 1:
-        fail(f"--workers must be at least 1, not {workers}")
-    if not (math.isfinite(budget_ms) and budget_ms > 0):
-        fail(f"--time-per-move must be above 0 ms, not {budget_ms:g}")
-
-
-class _Rate:
-    """A rich progress column: games per second."""
-
-    @staticmethod
-    def make() -> Any:
-        from rich.progress import ProgressColumn
-        from rich.text import Text
-
-        class RateColumn(ProgressColumn):
-            def render(self, task: Any) -> Text:
-                speed = task.finished_speed or task.speed
-                return Text("" if speed is None else f"{speed:,.0f} games/s")
-
-        return RateColumn()
-
-
-@dataclass
-class Live:
-    """The callbacks a run reports to: games done of total, and a status line (ratings, LLR)."""
-
-    progress: Callable[[int, int], None] | None = None
-    status: Callable[[str], None] | None = None
-
-
-STATUS_LINE_EVERY_S = 10.0
-"""Without a progress bar, how often a testing run prints its status line on stderr."""
-
-
-@contextmanager
-def progress_bar(enabled: bool, label: str, status_lines: bool = False) -> Iterator[Live]:
-    """A live bar on stderr (games done, rate, ETA, the ratings and LLR), or nothing.
-
-    Without the bar, ``status_lines`` prints the status line to stderr every
-    :data:`STATUS_LINE_EVERY_S` (a sequential test reports its LLR as it goes). Never stdout.
-    """
-    if not enabled:
-        if not status_lines:
-            yield Live()
-            return
-        last = [time.monotonic()]
-
-        def line(text: str) -> None:
-            now = time.monotonic()
-            if now - last[0] >= STATUS_LINE_EVERY_S:
-                last[0] = now
-                echo_err(text)
-
-        yield Live(status=line)
-        return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        _Rate.make(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[status]}"),
-    )
-    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
-        task = bar.add_task(label, total=None, status="")
-        started = [False]
-
-        def update(done: int, total: int) -> None:
-            if not started[0]:
-                bar.reset(task, total=total, completed=done)  # rate counts this run's games
-                started[0] = True
-            else:
-                bar.update(task, completed=done, total=total)
-
-        def status(text: str) -> None:
-            bar.update(task, status=text)
-
-        yield Live(update, status)
-
-
-def want_progress(flag: bool, as_json: bool = False) -> bool:
-    """The bar when asked for, else on a terminal unless the output is JSON."""
-    return flag or (sys.stderr.isatty() and not as_json)
-
-
-def run_or_fail(
-    config: TournamentConfig,
-    registry: BotRegistry,
-    out_dir: Path,
-    *,
-    workers: int,
-    plugins_dirs: list[Path],
-    resume: bool = False,
-    game_timeout: float | None = None,
-    progress: bool = False,
-    label: str = "games",
-    cluster: str | None = None,
-    batch_games: int | None = None,
-) -> RunResult:
-    """Run a tournament; its user-facing failures become one-line errors. A ``--p2p`` run is
-    handed the networked table here, where the CLI joins the tournament and network layers."""
-    from druids_p2p.tournament.config import TournamentError
-    from druids_p2p.tournament.runner import run_tournament
-
-    testing = config.sprt is not None or config.stop_ci is not None
-    with progress_bar(progress, label, status_lines=testing) as live:
-        try:
-            return run_tournament(
-                config,
-                registry,
-                out_dir,
-                workers=workers,
-                plugins_dirs=plugins_dirs,
-                resume=resume,
-                game_timeout=game_timeout,
-                on_progress=live.progress,
-                on_status=live.status,
-                cluster=cluster,
-                batch_games=batch_games,
-                table_player=_table_player() if config.p2p else None,
-            )
-        except TournamentError as exc:
-            fail(str(exc))
 
 
 def _stored(out: Path | None) -> TournamentConfig | None:
@@ -400,7 +167,7 @@ def tournament_command(
     if use_p2p and the_game != DEFAULT_GAME:
         fail(f"--p2p is not available for {the_game} yet (offline games only)")
     if use_p2p:
-        _table_player()  # a missing networked table is one line here, before any game
+        table_player()  # a missing networked table is one line here, before any game
     config = TournamentConfig(
         bots=tuple(names),
         versions=tuple(registry.get(n).version for n in names),
@@ -444,101 +211,3 @@ def tournament_command(
             f"continue with: druids tournament --resume --out {out_dir}"
         )
         raise typer.Exit(EXIT_INTERRUPTED)
-
-
-def parse_sprt(text: str) -> tuple[float, float, float, float]:
-    """``LO,HI,ALPHA,BETA`` as four numbers, checked like fastchess checks them."""
-    from druids_p2p.tournament.sprt import SprtTest
-
-    parts = [p.strip() for p in text.split(",")]
-    try:
-        lo, hi, alpha, beta = (float(p) for p in parts)
-    except ValueError:
-        fail(f"--sprt: give four numbers LO,HI,ALPHA,BETA (e.g. 0,10,0.05,0.05), not {text!r}")
-    try:
-        SprtTest(lo, hi, alpha, beta)
-    except ValueError as exc:
-        fail(f"--sprt {text}: {exc}")
-    return lo, hi, alpha, beta
-
-
-def with_stopping(
-    config: TournamentConfig,
-    stored: TournamentConfig | None,
-    sprt: str | None,
-    sprt_stat: str | None,
-    stop_after_ci: float | None,
-) -> TournamentConfig:
-    """The config with its stopping rules (given, else the resumed run's), checked."""
-    from dataclasses import replace
-
-    from druids_p2p.tournament.sprt import STAT_ELO, STATS
-
-    four = parse_sprt(sprt) if sprt is not None else (stored.sprt if stored else None)
-    stat = pick(sprt_stat, stored.sprt_stat if stored else None, STAT_ELO)
-    if stat not in STATS:
-        fail(f"--sprt-stat must be one of {', '.join(STATS)}, not {stat!r}")
-    width = stop_after_ci if stop_after_ci is not None else (stored.stop_ci if stored else None)
-    if width is not None and not width > 0:
-        fail(f"--stop-after-ci must be above 0 points, not {width:g}")
-    if four is not None and len(config.bots) != 2:
-        fail(
-            f"--sprt needs a match of two bots (e.g. --bots pimc,rule,rule,rule), "
-            f"not {len(config.bots)}: {','.join(config.bots)}"
-        )
-    return replace(config, sprt=four, sprt_stat=stat, stop_ci=width)
-
-
-def _table_player() -> TablePlayer:
-    """The networked table a ``--p2p`` run plays on, handed to the tournament (which does not
-    import the network layer); one line and exit 2 if it cannot be imported."""
-    try:
-        from druids_p2p.net.local_table import play_table
-    except ImportError as exc:
-        fail(f"--p2p is not available yet (druids_p2p.net.local_table: {exc})")
-    return play_table
-
-
-def check_cluster(address: str, p2p: bool) -> None:
-    """One-line errors for --cluster: Dask missing, a bad address, --p2p."""
-    from druids_p2p.tournament.cluster import cluster_unavailable
-
-    if p2p:
-        fail("--cluster cannot play --p2p games (each needs its peer processes on one machine)")
-    problem = cluster_unavailable(address)
-    if problem:
-        fail(problem)
-
-
-def pick(given: T | None, stored: T | None, default: T) -> T:
-    """The option given, else the resumed run's value, else the default."""
-    if given is not None:
-        return given
-    return stored if stored is not None else default
-
-
-def plugin_dirs_for_workers(dirs: list[Path]) -> list[Path]:
-    """Absolute paths: a worker must find the same plugins whatever its working directory."""
-    return [d.resolve() for d in dirs]
-
-
-def report(result: RunResult, as_json: bool) -> None:
-    from druids_p2p.tournament.summary import format_table
-
-    if as_json:
-        document = result.summary.as_dict()
-        if result.test is not None:
-            document["test"] = result.test
-        print(json.dumps(document))
-    else:
-        print(format_table(result.summary))
-    if result.stopped:
-        echo_err(result.stopped)
-    elif result.test is not None and "sprt" in result.test:
-        llr = result.test["sprt"]["llr"]
-        echo_err(f"SPRT: no decision (LLR {llr:+.2f}) after {result.test['deals']} deals")
-    rate = result.played / result.seconds if result.seconds > 0 else 0.0
-    echo_err(
-        f"{len(result.lines)} of {result.planned} games in {result.out_dir} "
-        f"({result.played} played now, {rate:,.1f} games/s)"
-    )

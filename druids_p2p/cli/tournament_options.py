@@ -1,0 +1,198 @@
+"""The options of ``druids tournament`` and ``druids bench bots``, parsed and checked: bot lists,
+lineups and gauntlets, counts, stopping rules, ``--cluster``; each bad value one line, exit 2."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from druids_p2p.cli.app import fail
+from druids_p2p.games.dispatch import DEFAULT_GAME, check_game
+
+if TYPE_CHECKING:
+    from druids_p2p.plugins import BotRegistry
+    from druids_p2p.tournament.config import TournamentConfig
+
+
+T = TypeVar("T")
+
+
+DEFAULT_GAMES = 100
+
+
+DEFAULT_BUDGET_MS = 100.0
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def check_bots_play(names: list[str], registry: BotRegistry, game: str) -> None:
+    """Refuse, in one line, a bot that does not play ``game``."""
+    for name in names:
+        spec = registry.get(name)
+        if not spec.plays(game):
+            fail(f"bot {name!r} does not play {game} (it plays {', '.join(spec.games)})")
+
+
+def parse_bot_list(
+    text: str, registry: BotRegistry, option: str = "--bots", *, repeats: bool = False
+) -> list[str]:
+    """Comma-separated names, each known (and listed once unless ``repeats``); one-line errors."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        fail(f"{option}: give at least one bot name (see 'druids bots')")
+    seen: set[str] = set()
+    for name in names:
+        if name in seen and not repeats:
+            fail(f"{option}: bot {name!r} is listed twice")
+        seen.add(name)
+        if name not in registry:
+            known = ", ".join(registry.names())
+            fail(f"{option}: unknown bot {name!r} (known: {known})")
+    return names
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Who plays: the distinct bots, the fixed lineups (none for a round robin), the seats."""
+
+    bots: tuple[str, ...]
+    lineups: tuple[tuple[str, ...], ...]
+    mode: str
+    players: int | None
+
+
+def unique(names: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
+
+
+def parse_lineups(
+    bots: str, gauntlet: str | None, players: int | None, registry: BotRegistry
+) -> Lineup:
+    """``--bots`` (and ``--gauntlet``) as a round robin, a fixed lineup or a gauntlet.
+
+    A repeated name makes ``--bots`` one fixed lineup, one bot per seat. With ``--gauntlet A``
+    every item of ``--bots`` is an opponent set: ``B`` (``players - 1`` copies of B) or
+    ``B+C+D`` (exactly ``players - 1`` bots).
+    """
+    from druids_p2p.tournament.config import MODE_GAUNTLET, MODE_LINEUP, MODE_ROUND_ROBIN
+
+    if gauntlet is None:
+        names = parse_bot_list(bots, registry, repeats=True)
+        if len(set(names)) == len(names):
+            return Lineup(tuple(names), (), MODE_ROUND_ROBIN, players)
+        if players is not None and players != len(names):
+            fail(
+                f"--bots: a lineup with a repeated bot has one bot per seat: "
+                f"{len(names)} names for --players {players}"
+            )
+        return Lineup(unique(names), (tuple(names),), MODE_LINEUP, len(names))
+    hero = parse_bot_list(gauntlet, registry, "--gauntlet")
+    if len(hero) != 1:
+        fail(f"--gauntlet: give one bot, not {len(hero)}")
+    sets = [part.strip() for part in bots.split(",") if part.strip()]
+    if not sets:
+        fail("--bots: give the gauntlet's opponents, e.g. --bots rule,random+rule+rule")
+    opponents = [parse_bot_list(s.replace("+", ","), registry, repeats=True) for s in sets]
+    if hero[0] in {b for group in opponents for b in group}:
+        fail(f"--gauntlet: {hero[0]!r} is also among the opponents in --bots")
+    sizes = {len(group) for group in opponents if len(group) > 1}
+    if len(sizes) > 1 or (sizes and players is not None and sizes != {players - 1}):
+        want = f"{players - 1} bots each" if players is not None else "the same number of bots"
+        fail(f"--bots: the gauntlet's opponent sets with '+' must have {want}")
+    seats = players if players is not None else (sizes.pop() + 1 if sizes else 4)
+    lineups = tuple(
+        (hero[0], *(group if len(group) > 1 else group * (seats - 1))) for group in opponents
+    )
+    distinct = unique([b for lineup in lineups for b in lineup])
+    return Lineup(distinct, lineups, MODE_GAUNTLET, seats)
+
+
+def check_common(
+    players: int, games: int, workers: int, budget_ms: float, game: str = DEFAULT_GAME
+) -> None:
+    try:
+        check_game(game)
+    except ValueError as exc:
+        fail(str(exc))
+    if game == "druids2004":
+        if players not in (2, 3, 4):
+            fail(f"--players must be 2, 3 or 4 for druids2004, not {players}")
+    elif players not in (3, 4, 5):
+        fail(f"--players must be 3, 4 or 5, not {players}")
+    if games < 1:
+        fail(f"--games must be at least 1, not {games}")
+    if workers < 1:
+        fail(f"--workers must be at least 1, not {workers}")
+    if not (math.isfinite(budget_ms) and budget_ms > 0):
+        fail(f"--time-per-move must be above 0 ms, not {budget_ms:g}")
+
+
+def parse_sprt(text: str) -> tuple[float, float, float, float]:
+    """``LO,HI,ALPHA,BETA`` as four numbers, checked like fastchess checks them."""
+    from druids_p2p.tournament.sprt import SprtTest
+
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        lo, hi, alpha, beta = (float(p) for p in parts)
+    except ValueError:
+        fail(f"--sprt: give four numbers LO,HI,ALPHA,BETA (e.g. 0,10,0.05,0.05), not {text!r}")
+    try:
+        SprtTest(lo, hi, alpha, beta)
+    except ValueError as exc:
+        fail(f"--sprt {text}: {exc}")
+    return lo, hi, alpha, beta
+
+
+def with_stopping(
+    config: TournamentConfig,
+    stored: TournamentConfig | None,
+    sprt: str | None,
+    sprt_stat: str | None,
+    stop_after_ci: float | None,
+) -> TournamentConfig:
+    """The config with its stopping rules (given, else the resumed run's), checked."""
+    from dataclasses import replace
+
+    from druids_p2p.tournament.sprt import STAT_ELO, STATS
+
+    four = parse_sprt(sprt) if sprt is not None else (stored.sprt if stored else None)
+    stat = pick(sprt_stat, stored.sprt_stat if stored else None, STAT_ELO)
+    if stat not in STATS:
+        fail(f"--sprt-stat must be one of {', '.join(STATS)}, not {stat!r}")
+    width = stop_after_ci if stop_after_ci is not None else (stored.stop_ci if stored else None)
+    if width is not None and not width > 0:
+        fail(f"--stop-after-ci must be above 0 points, not {width:g}")
+    if four is not None and len(config.bots) != 2:
+        fail(
+            f"--sprt needs a match of two bots (e.g. --bots pimc,rule,rule,rule), "
+            f"not {len(config.bots)}: {','.join(config.bots)}"
+        )
+    return replace(config, sprt=four, sprt_stat=stat, stop_ci=width)
+
+
+def check_cluster(address: str, p2p: bool) -> None:
+    """One-line errors for --cluster: Dask missing, a bad address, --p2p."""
+    from druids_p2p.tournament.cluster import cluster_unavailable
+
+    if p2p:
+        fail("--cluster cannot play --p2p games (each needs its peer processes on one machine)")
+    problem = cluster_unavailable(address)
+    if problem:
+        fail(problem)
+
+
+def pick(given: T | None, stored: T | None, default: T) -> T:
+    """The option given, else the resumed run's value, else the default."""
+    if given is not None:
+        return given
+    return stored if stored is not None else default
+
+
+def plugin_dirs_for_workers(dirs: list[Path]) -> list[Path]:
+    """Absolute paths: a worker must find the same plugins whatever its working directory."""
+    return [d.resolve() for d in dirs]

@@ -1,0 +1,89 @@
+"""Running a tournament from the command line: its failures as one-line errors, the networked table
+a ``--p2p`` run plays on (the CLI joins the tournament and network layers), the final report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from druids_p2p.cli.app import echo_err, fail
+from druids_p2p.cli.tournament_progress import progress_bar
+
+if TYPE_CHECKING:
+    from druids_p2p.plugins import BotRegistry
+    from druids_p2p.tournament.config import TournamentConfig
+    from druids_p2p.tournament.run_folder import RunResult
+    from druids_p2p.tournament.worker import TablePlayer
+
+
+def run_or_fail(
+    config: TournamentConfig,
+    registry: BotRegistry,
+    out_dir: Path,
+    *,
+    workers: int,
+    plugins_dirs: list[Path],
+    resume: bool = False,
+    game_timeout: float | None = None,
+    progress: bool = False,
+    label: str = "games",
+    cluster: str | None = None,
+    batch_games: int | None = None,
+) -> RunResult:
+    """Run a tournament; its user-facing failures become one-line errors. A ``--p2p`` run is
+    handed the networked table here, where the CLI joins the tournament and network layers."""
+    from druids_p2p.tournament.config import TournamentError
+    from druids_p2p.tournament.runner import run_tournament
+
+    testing = config.sprt is not None or config.stop_ci is not None
+    with progress_bar(progress, label, status_lines=testing) as live:
+        try:
+            return run_tournament(
+                config,
+                registry,
+                out_dir,
+                workers=workers,
+                plugins_dirs=plugins_dirs,
+                resume=resume,
+                game_timeout=game_timeout,
+                on_progress=live.progress,
+                on_status=live.status,
+                cluster=cluster,
+                batch_games=batch_games,
+                table_player=table_player() if config.p2p else None,
+            )
+        except TournamentError as exc:
+            fail(str(exc))
+
+
+def table_player() -> TablePlayer:
+    """The networked table a ``--p2p`` run plays on, handed to the tournament (which does not
+    import the network layer); one line and exit 2 if it cannot be imported."""
+    try:
+        from druids_p2p.net.local_table import play_table
+    except ImportError as exc:
+        fail(f"--p2p is not available yet (druids_p2p.net.local_table: {exc})")
+    return play_table
+
+
+def report(result: RunResult, as_json: bool) -> None:
+    from druids_p2p.tournament.summary import format_table
+
+    if as_json:
+        document = result.summary.as_dict()
+        if result.test is not None:
+            document["test"] = result.test
+        print(json.dumps(document))
+    else:
+        print(format_table(result.summary))
+    if result.stopped:
+        echo_err(result.stopped)
+    elif result.test is not None and "sprt" in result.test:
+        llr = result.test["sprt"]["llr"]
+        echo_err(f"SPRT: no decision (LLR {llr:+.2f}) after {result.test['deals']} deals")
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    echo_err(
+        f"{len(result.lines)} of {result.planned} games in {result.out_dir} "
+        f"({result.played} played now, {rate:,.1f} games/s)"
+    )
