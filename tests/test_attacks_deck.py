@@ -198,9 +198,10 @@ def test_a_made_up_share_is_acknowledged_then_convicted_by_its_proof(tmp_path: P
             return None
         deck = m.deck
         assert deck is not None and deck.final_deck is not None and deck._hand is not None
+        assert deck._book is not None
         opened = {o.position for o in deck.opened}
         j = next(p for p, c in deck._hand.items() if c != move and p not in opened)
-        partial = decrypt_with(deck.final_deck.c[j], deck._others_shares(j, deck.seat))
+        partial = decrypt_with(deck.final_deck.c[j], deck._book.others_shares(j, deck.seat))
         share = group.sub(partial, card_points(deck.params.num_cards)[move])
         one = (1).to_bytes(32, "little")
         out = _sealed_opening(m, OpenMsg(deck.params.round_no, j, move, share, one, one))

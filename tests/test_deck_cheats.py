@@ -20,7 +20,8 @@ from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck, rerandomize
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.params import SHUFFLE_PASS
-from druids_p2p.deck.peer import batch_index, random_scalar
+from druids_p2p.deck.peer import random_scalar
+from druids_p2p.deck.share_book import batch_index
 from druids_p2p.deck.shuffle import shuffle_step
 
 HAND = {3: 15, 4: 14, 5: 13}
@@ -371,17 +372,15 @@ def test_last_shuffler_copying_a_ciphertext_is_refused_before_the_assignment() -
     t = Table(5)
     last = t.params.seats - 1
     cheater = t.peers[last]
-    honest_shuffle = cheater._shuffle
+    honest_shuffle = cheater._chain.shuffle
 
-    def cheating_shuffle(deck: Deck) -> ShuffleMsg:
-        msg = honest_shuffle(deck)
-        joint_key = cheater.joint_key
-        assert joint_key is not None
+    def cheating_shuffle(deck: Deck, joint_key: bytes) -> ShuffleMsg:
+        msg = honest_shuffle(deck, joint_key)
         a, c = list(msg.a), list(msg.c)
         a[1], c[1] = rerandomize(a[0], c[0], random_scalar(os.urandom), joint_key)
         return dataclasses.replace(msg, a=tuple(a), c=tuple(c))
 
-    cheater._shuffle = cheating_shuffle  # type: ignore[method-assign]
+    cheater._chain.shuffle = cheating_shuffle  # type: ignore[method-assign]
     with pytest.raises(DeckFault) as exc:
         t.deal()
     assert exc.value.seat == last and "invalid proof of a shuffle" in exc.value.reason
@@ -410,13 +409,11 @@ def test_a_proven_shuffle_from_another_seed_is_blamed_by_every_live_audit(cheate
     peers = make_table(params)
     other_seed = os.urandom(32)
 
-    def shuffle_from_other_seed(deck: Deck) -> ShuffleMsg:
-        key = peers[cheater].joint_key
-        assert key is not None
+    def shuffle_from_other_seed(deck: Deck, key: bytes) -> ShuffleMsg:
         out, proof = shuffle_step(params, cheater, SHUFFLE_PASS, other_seed, deck, key)
         return ShuffleMsg(params.round_no, pass_no=SHUFFLE_PASS, a=out.a, c=out.c, proof=proof)
 
-    peers[cheater]._shuffle = shuffle_from_other_seed  # type: ignore[method-assign]
+    peers[cheater]._chain.shuffle = shuffle_from_other_seed  # type: ignore[method-assign]
     bus = deal(peers)
     assert all(p.deal_complete for p in peers)
     for p in peers:

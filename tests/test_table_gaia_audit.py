@@ -17,10 +17,10 @@ from message_surgery import resign
 from test_table_deadlines import MOVE_S, STEP_S, blamed_everywhere, clocked_arena, pass_time
 from test_table_deadlines import say_hello as hellos
 
-from druids_p2p.deck import AuditRequired
-from druids_p2p.deck import peer as deck_peer
+from druids_p2p.deck import AuditRequired, shuffle_chain
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.peer import DeckPeer
+from druids_p2p.deck.shuffle_chain import ShuffleChain
 from druids_p2p.engine import GAIA
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.table import TableMachine
@@ -126,11 +126,12 @@ def test_a_tampered_deck_found_in_a_hand_is_audited_and_its_shuffler_blamed(
     calls an audit at ready, every seat reveals, and the audit convicts the shuffler from its
     revealed seed."""
     arena = Arena(tmp_path, players=3, seed=64, cheater=1)
-    original = DeckPeer._shuffle
+    original = ShuffleChain.shuffle
 
-    def planting(self: DeckPeer, deck: Any) -> ShuffleMsg:
-        msg = original(self, deck)
-        if self is not arena.machines[1].deck:
+    def planting(self: ShuffleChain, deck: Any, joint_key: bytes) -> ShuffleMsg:
+        msg = original(self, deck, joint_key)
+        cheater = arena.machines[1].deck
+        if cheater is None or self is not cheater._chain:
             return msg
         # Half the deck replaced: some dealt position decrypts to no card whatever the later
         # shufflers and the salts do with it.
@@ -139,8 +140,8 @@ def test_a_tampered_deck_found_in_a_hand_is_audited_and_its_shuffler_blamed(
             a[j], c[j] = random_point(), random_point()
         return dataclasses.replace(msg, a=tuple(a), c=tuple(c))
 
-    monkeypatch.setattr(DeckPeer, "_shuffle", planting)
-    monkeypatch.setattr(deck_peer, "check_shuffles", lambda *args, **kwargs: None)
+    monkeypatch.setattr(ShuffleChain, "shuffle", planting)
+    monkeypatch.setattr(shuffle_chain, "check_shuffles", lambda *args, **kwargs: None)
     arena.run()
     culprit = arena.seat(1)
     for k in arena.honest:

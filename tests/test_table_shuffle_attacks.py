@@ -88,7 +88,7 @@ def test_a_split_shuffle_with_two_valid_proofs_is_proven_and_blamed(tmp_path: Pa
         deck = cheater.deck
         assert deck is not None and deck.joint_key is not None
         seat = arena.seat(1)
-        source = deck._shuffle_input(seat, deck.joint_key)
+        source = deck._chain.input(seat, deck.joint_key)
         out, proof = shuffle_step(deck.params, seat, 1, os.urandom(32), source, deck.joint_key)
         body = thaw(decode(raw).body)
         body["a"], body["c"], body["proof"] = list(out.a), list(out.c), proof_to_body(proof)

@@ -7,6 +7,8 @@ that arrives early is stored and acted on as soon as the protocol reaches it.
 Flow per seat: commit -> (all commits) key -> (all keys, every earlier shuffle proven) shuffle ->
 (final deck) salt -> (all salts: the position assignment) shares -> (all shares) hand; then
 ``open_card`` per card played, ``reveal`` at the end, ``audit`` once everybody has revealed.
+The chain of shuffles is :mod:`.shuffle_chain`'s, the decryption shares (made, checked, and the
+hand decrypted from them) :mod:`.share_book`'s; this class drives both and handles the openings.
 """
 
 from __future__ import annotations
@@ -23,10 +25,9 @@ from druids_p2p.deck.checks import (
     check_key,
     check_reveal,
     check_salt,
-    check_shuffles,
     commitment,
 )
-from druids_p2p.deck.elgamal import Deck, decrypt_with, final_deck, public_encryptions
+from druids_p2p.deck.elgamal import Deck, final_deck
 from druids_p2p.deck.errors import AuditRequired, DeckFault, MalformedMessage, NotReady
 from druids_p2p.deck.log import RoundLog, Signed
 from druids_p2p.deck.messages import (
@@ -36,14 +37,11 @@ from druids_p2p.deck.messages import (
     OpenMsg,
     RevealMsg,
     SaltMsg,
-    ShareBatch,
-    SharesMsg,
-    ShuffleMsg,
 )
-from druids_p2p.deck.params import SHUFFLE_PASS, DeckParams
-from druids_p2p.deck.proofs import prove_batch, prove_key, prove_open, verify_batch, verify_open
-from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
-from druids_p2p.deck.shuffle_proof import OwnShuffle
+from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.proofs import prove_key, prove_open, verify_open
+from druids_p2p.deck.share_book import ShareBook, batch_index
+from druids_p2p.deck.shuffle_chain import ShuffleChain
 from druids_p2p.deck.signing import Codec
 
 Entropy = Callable[[int], bytes]
@@ -55,11 +53,6 @@ def random_scalar(entropy: Entropy) -> bytes:
         x = group.scalar_from_wide(entropy(64))
         if not group.is_zero_scalar(x):
             return x
-
-
-def batch_index(sender: int, recipient: int) -> int:
-    """Where the batch for ``recipient`` sits in ``sender``'s shares (own seat skipped)."""
-    return recipient if recipient < sender else recipient - 1
 
 
 class DeckPeer:
@@ -97,23 +90,19 @@ class DeckPeer:
         self._checked_keys: set[int] = set()
         self._checked_reveals: set[int] = set()
         self._joint_key: bytes | None = None
-        self._start: tuple[bytes, Deck] | None = None
-        """Seat 0's input, the public encryptions under the joint key (made once: 64 additions)."""
-        self._proven = 0
-        """How many shuffles, in seat order, are proven (this seat's own counts once sent)."""
+        self._chain = ShuffleChain(params, self.log, self.seat, self._seed)
+        """The shuffles, this seat's own and the others' proofs (:mod:`.shuffle_chain`)."""
         self._final: Deck | None = None
         self._salt_sent = False
         self._checked_salts: set[int] = set()
         self._assignment: Assignment | None = None
         self._shares_sent = False
-        self._my_shares: dict[int, bytes] = {}
-        self._verified: set[tuple[int, int]] = set()
+        self._book: ShareBook | None = None
+        """The decryption shares, once the assignment is fixed (:mod:`.share_book`)."""
         self._hand: dict[int, int] | None = None
         self._hand_error: AuditRequired | None = None
         self._prepared: dict[int, tuple[bytes, bytes, bytes]] = {}
         """Own position -> (share, e, s) of its opening, made once the hand is known."""
-        self._partials: dict[int, bytes] = {}
-        """Other seats' positions -> the ciphertext minus every share but its owner's."""
         self._defer_proofs = defer_open_proofs
         self._unproven: list[Signed[OpenMsg]] = []
         self._opens_done = 0  # how many of log.opens have been processed
@@ -173,18 +162,10 @@ class DeckPeer:
         shares, work moved from each card played to the deal."""
         if self._final is None:
             raise NotReady("the deal is not complete")
-        for sender in self.log.shares:
-            for recipient in range(self.params.seats):
-                if recipient != sender:
-                    self._ensure_batch(sender, recipient, self._final)
-        if len(self.log.shares) < self.params.seats or self._assignment is None:
+        if self._book is None:
+            assert not self.log.shares, "shares are checked against the assignment"
             return
-        for owner in range(self.params.seats):
-            if owner != self.seat:
-                for j in self._assignment.positions(owner):
-                    self._partials[j] = decrypt_with(
-                        self._final.c[j], self._others_shares(j, owner)
-                    )
+        self._book.verify_all()
 
     def prepare_openings(self) -> None:
         """Make the share and proof of every card of this seat's hand now (about 160 µs each):
@@ -252,7 +233,7 @@ class DeckPeer:
             missing = [s for s in range(self.params.seats) if s not in self.log.reveals]
             raise NotReady(f"no deck_reveal yet from seat(s) {missing}")
         self.check_open_proofs()
-        proven = self._proven == self.params.seats  # every shuffle's proof held here
+        proven = self._chain.proven == self.params.seats  # every shuffle's proof held here
         return audit_log(self.params, self.log, proofs_checked=proven)
 
     # ================================================================== read-only views
@@ -352,13 +333,15 @@ class DeckPeer:
             if len(self._checked_keys) < n:
                 return False
             self._joint_key = group.sum_points([log.keys[s].msg.key for s in range(n)])
-        self._prove_shuffles(self._joint_key)
-        if self.seat not in log.shuffles and self._proven == self.seat:  # earlier ones proven
-            out.append(self._emit(self._shuffle(self._shuffle_input(self.seat, self._joint_key))))
-            self._proven += 1
+        chain = self._chain
+        chain.prove(self._joint_key)
+        if self.seat not in log.shuffles and chain.proven == self.seat:  # earlier ones proven
+            mine = chain.shuffle(chain.input(self.seat, self._joint_key), self._joint_key)
+            out.append(self._emit(mine))
+            chain.proven += 1
             return True
         if self._final is None:
-            if self._proven < n:
+            if chain.proven < n:
                 return False
             last = log.shuffles[n - 1].msg
             self._final = final_deck(params, Deck(last.a, last.c), self._joint_key)
@@ -375,17 +358,26 @@ class DeckPeer:
                 return False
             self._assignment = Assignment.derive(params, [log.salts[s].msg.salt for s in range(n)])
             log.set_assignment(self._assignment)
+            self._book = ShareBook(
+                params, log, self.seat, self._secret, self._key, self._entropy, self._final,
+                self._assignment,
+            )  # fmt: skip
+        assert self._book is not None
         if not self._shares_sent:
             self._shares_sent = True
-            out.append(self._emit(self._make_shares(self._final, self._assignment)))
+            out.append(self._emit(self._book.make()))
             return True
         for sender in log.shares:
             if sender != self.seat:  # my shares are checked the moment they arrive
-                self._ensure_batch(sender, self.seat, self._final)
+                self._book.ensure_batch(sender, self.seat)
         if len(log.shares) < n:
             return False
         if not self.deal_complete:
-            self._decrypt_hand(self._final)
+            hand = self._book.decrypt_hand()
+            if isinstance(hand, AuditRequired):
+                self._hand_error = hand
+            else:
+                self._hand = hand
         while self._opens_done < len(log.opens):
             signed = log.opens[self._opens_done]
             self._opens_done += 1
@@ -393,122 +385,12 @@ class DeckPeer:
                 self._process_open(signed, self._final)
         return False
 
-    def _shuffle_input(self, seat: int, joint_key: bytes) -> Deck:
-        """``seat``'s input: the public start for seat 0, else seat−1's published output."""
-        if seat == 0:
-            if self._start is None or self._start[0] != joint_key:
-                start = public_encryptions(self.params, self.params.shuffled_cards(), joint_key)
-                self._start = (joint_key, start)
-            return self._start[1]
-        prev = self.log.shuffles[seat - 1].msg
-        return Deck(prev.a, prev.c)
-
-    def _shuffle(self, deck: Deck) -> ShuffleMsg:
-        assert self._joint_key is not None
-        out, proof = shuffle_step(
-            self.params, self.seat, SHUFFLE_PASS, self._seed, deck, self._joint_key
-        )
-        return ShuffleMsg(self.params.round_no, pass_no=SHUFFLE_PASS, a=out.a, c=out.c, proof=proof)
-
     def prove_held_shuffles(self) -> None:
         """Check now every held shuffle whose proof waits for a batch (see
-        :meth:`_prove_shuffles`): a caller that hears another seat stop uses this so that its
+        :meth:`.ShuffleChain.prove`): a caller that hears another seat stop uses this so that its
         own checks, not the other's word, decide whom to blame. :class:`DeckFault` on a bad one."""
         if self._joint_key is not None:
-            self._prove_shuffles(self._joint_key, now=True)
-
-    def _prove_shuffles(self, joint_key: bytes, now: bool = False) -> None:
-        """Verify the received shuffles, in seat order, before anything is built on them
-        (deck.md §6.3): this seat's own shuffle waits for every earlier one, and the final deck
-        (so the salt, and every share) for all of them. A run of consecutive shuffles is checked
-        in one batch when the first of those two moments comes (cheaper than one by one: the
-        batch shares the generators and each output that is the next input); a bad proof is
-        blamed on its shuffler then, before this seat has sent anything that builds on it."""
-        params, log, n = self.params, self.log, self.params.seats
-        while self._proven < n and self._proven != self.seat:
-            end = self._proven
-            while end < n and end != self.seat and end in log.shuffles:
-                end += 1
-            if end == self._proven or (not now and end - 1 not in (self.seat - 1, n - 1)):
-                return  # nothing waits on these yet: wait for more of the run
-            batch = [
-                (log.shuffles[seat], self._shuffle_input(seat, joint_key))
-                for seat in range(self._proven, end)
-            ]
-            own = self._own_shuffle(joint_key) if self._proven == self.seat + 1 else None
-            check_shuffles(params, log, batch, joint_key, own)
-            self._proven = end
-
-    def _own_shuffle(self, joint_key: bytes) -> OwnShuffle:
-        """This seat's shuffle as its seed made it (the batch after it starts from its output)."""
-        source = self._shuffle_input(self.seat, joint_key)
-        mine = self.log.shuffles[self.seat].msg
-        size = len(source)
-        return OwnShuffle(
-            source,
-            Deck(mine.a, mine.c),
-            derive_permutation(self.params, self.seat, SHUFFLE_PASS, self._seed, size),
-            derive_rerandomizers(self.params, self.seat, SHUFFLE_PASS, self._seed, size),
-        )
-
-    def _make_shares(self, final: Deck, assignment: Assignment) -> SharesMsg:
-        params, x, mul = self.params, self._secret, group.mul
-        batches: list[ShareBatch] = []
-        for seat in range(params.seats):
-            if seat == self.seat:
-                continue
-            positions = assignment.positions(seat)
-            a_list = [final.a[j] for j in positions]
-            d_list = [mul(x, a) for a in a_list]
-            self._my_shares.update(zip(positions, d_list, strict=True))
-            e, s = prove_batch(params, self.seat, seat, x, self._key, a_list, d_list, self._entropy)
-            batches.append(ShareBatch(to=seat, shares=tuple(d_list), e=e, s=s))
-        return SharesMsg(params.round_no, tuple(batches))
-
-    def _ensure_batch(self, sender: int, recipient: int, final: Deck) -> None:
-        """Verify ``sender``'s shares for ``recipient``'s positions once (lazily for observers)."""
-        if (sender, recipient) in self._verified:
-            return
-        signed = self.log.shares[sender]
-        batch = signed.msg.batches[batch_index(sender, recipient)]
-        assert self._assignment is not None
-        a_list = [final.a[j] for j in self._assignment.positions(recipient)]
-        key = self.log.keys[sender].msg.key
-        if not verify_batch(
-            self.params, sender, recipient, key, a_list, list(batch.shares), (batch.e, batch.s)
-        ):
-            raise DeckFault(
-                sender,
-                f"invalid decryption shares for seat {recipient}'s cards",
-                (signed.raw, *self.log.key_raw(sender), *self.log.final_raw()),
-            )
-        self._verified.add((sender, recipient))
-
-    def _decrypt_hand(self, final: Deck) -> None:
-        params, me = self.params, self.seat
-        others = [s for s in range(params.seats) if s != me]
-        for sender in others:
-            self._ensure_batch(sender, me, final)
-        table = card_table(params.num_cards)
-        columns = [self.log.shares[s].msg.batches[batch_index(s, me)].shares for s in others]
-        hand: dict[int, int] = {}
-        assert self._assignment is not None
-        for t, j in enumerate(self._assignment.positions(me)):
-            shares = [col[t] for col in columns]
-            shares.append(group.mul(self._secret, final.a[j]))
-            card = table.get(decrypt_with(final.c[j], shares))
-            if card is None:
-                self._hand_error = AuditRequired(
-                    f"position {j} of seat {me} decrypts to no card", self.log.final_raw()
-                )
-                return
-            if card in hand.values():
-                self._hand_error = AuditRequired(
-                    f"card {card} was dealt twice to seat {me}", self.log.final_raw()
-                )
-                return
-            hand[j] = card
-        self._hand = hand
+            self._chain.prove(self._joint_key, now=True)
 
     @property
     def open_proofs_pending(self) -> bool:
@@ -536,9 +418,8 @@ class DeckPeer:
     def _process_open(self, signed: Signed[OpenMsg], final: Deck) -> None:
         params, msg, seat = self.params, signed.msg, signed.seat
         j = msg.position
-        partial = self._partials.get(j)
-        if partial is None:
-            partial = decrypt_with(final.c[j], self._others_shares(j, seat))
+        assert self._book is not None
+        partial = self._book.partial(j, seat)
         card = card_table(params.num_cards).get(group.sub(partial, msg.share))
         seen = card in self._opened_cards or (
             self._hand is not None and card in self._hand.values()
@@ -578,21 +459,6 @@ class DeckPeer:
         d = group.mul(self._secret, a)
         e, s = prove_open(self.params, self.seat, j, self._secret, self._key, a, d, self._entropy)
         return d, e, s
-
-    def _others_shares(self, j: int, owner: int) -> list[bytes]:
-        """Every published share of position j except its owner's (all verified by now)."""
-        assert self._final is not None and self._assignment is not None
-        t = self._assignment.index(j)
-        shares: list[bytes] = []
-        for sender in range(self.params.seats):
-            if sender == owner:
-                continue
-            if sender == self.seat:
-                shares.append(self._my_shares[j])
-                continue
-            self._ensure_batch(sender, owner, self._final)
-            shares.append(self.log.shares[sender].msg.batches[batch_index(sender, owner)].shares[t])
-        return shares
 
     def _record_open(self, seat: int, position: int, card: int) -> None:
         self._opened_cards[card] = position
