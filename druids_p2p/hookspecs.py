@@ -20,7 +20,6 @@ interface in ``druids_p2p.bots.base``; plugins get both from ``druids_p2p.api``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
 
 import pluggy
 
@@ -31,12 +30,6 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
-class RegisterBackend(Protocol):
-    """The ``register`` callback of :func:`druids_discovery_backends` (reserved for later)."""
-
-    def __call__(self, name: str, factory: Any, description: str = "") -> None: ...
-
-
 @hookspec
 def druids_register_bots(register: Callable[..., None]) -> None:
     """Register bots: call ``register(BotSpec(...))`` or ``register(name=..., factory=...)``
@@ -45,13 +38,4 @@ def druids_register_bots(register: Callable[..., None]) -> None:
     Names match ``[a-z0-9][a-z0-9_-]{0,31}`` and must be unique across all loaded plugins; a
     factory is a callable taking no arguments that returns a new
     :class:`~druids_p2p.bots.base.Bot` (one per seat per game).
-    """
-
-
-@hookspec
-def druids_discovery_backends(register: RegisterBackend) -> None:
-    """Reserved for later: register a LAN peer-discovery backend as ``register(name, factory)``.
-
-    Registered backends are collected and listed by the host; nothing uses them yet, and the
-    factory's signature will be fixed by the networking layer.
     """

@@ -42,7 +42,7 @@ ENV_VAR = "DRUIDS_PLUGINS"
 BOT_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
 BOT_NAME_RULE = "[a-z0-9][a-z0-9_-]{0,31}"
 BUILTIN_SOURCE = "built-in"
-HOOK_NAMES = ("druids_register_bots", "druids_discovery_backends")
+HOOK_NAMES = ("druids_register_bots",)
 
 
 @dataclass(frozen=True)
@@ -58,24 +58,12 @@ class PluginFailure:
 
 
 @dataclass(frozen=True)
-class DiscoveryBackend:
-    """A registered LAN discovery backend (reserved: collected and listed, not used yet)."""
-
-    name: str
-    factory: Any
-    description: str
-    plugin: str
-    source: str
-
-
-@dataclass(frozen=True)
 class LoadedPlugin:
     """A plugin that loaded, with what it registered."""
 
     name: str
     source: str
     bots: tuple[str, ...]
-    backends: tuple[str, ...] = ()
 
 
 class PluginLoadError(Exception):
@@ -113,7 +101,6 @@ class _Collector:
 
     def __init__(self) -> None:
         self.specs: list[BotSpec] = []
-        self.backends: list[tuple[str, Any, str]] = []
         self.errors: list[str] = []
 
     def register_bot(
@@ -141,9 +128,6 @@ class _Collector:
             return
         self.specs.append(spec)
 
-    def register_backend(self, name: str, factory: Any, description: str = "") -> None:
-        self.backends.append((name, factory, description))
-
 
 def validate_spec(spec: BotSpec) -> str | None:
     """None if ``spec`` may be registered (uniqueness aside), else why not."""
@@ -166,7 +150,7 @@ def new_plugin_manager() -> pluggy.PluginManager:
 
 
 class BotRegistry:
-    """The bots (and reserved discovery backends) of every plugin that loaded, and the failures."""
+    """The bots of every plugin that loaded, and the failures."""
 
     def __init__(self) -> None:
         self.pm = new_plugin_manager()
@@ -174,7 +158,6 @@ class BotRegistry:
         """Name -> spec (with ``source`` set), in load order."""
         self.failed: list[PluginFailure] = []
         self.plugins: list[LoadedPlugin] = []
-        self.backends: dict[str, DiscoveryBackend] = {}
         self._owner: dict[str, str] = {}
 
     # ---------------------------------------------------------------- queries
@@ -259,9 +242,6 @@ class BotRegistry:
         self.pm.subset_hook_caller("druids_register_bots", remove_plugins=others)(
             register=collector.register_bot
         )
-        self.pm.subset_hook_caller("druids_discovery_backends", remove_plugins=others)(
-            register=collector.register_backend
-        )
         if collector.errors:
             return collector.errors[0]
         seen: set[str] = set()
@@ -275,27 +255,15 @@ class BotRegistry:
             if spec.name in seen:
                 return f"registers bot {spec.name!r} twice"
             seen.add(spec.name)
-        backend_names: set[str] = set()
-        for backend, _factory, description in collector.backends:
-            if not isinstance(backend, str) or not BOT_NAME_RE.match(backend):
-                return f"invalid discovery backend name {_short_repr(backend)}"
-            if backend in self.backends or backend in backend_names:
-                return f"discovery backend {backend!r} is registered twice"
-            if not isinstance(description, str):
-                return f"discovery backend {backend!r}: description must be a string"
-            backend_names.add(backend)
         # Everything is valid: commit.
         for spec in collector.specs:
             self.bots[spec.name] = dataclasses.replace(spec, source=source)
             self._owner[spec.name] = name
-        for backend, factory, description in collector.backends:
-            self.backends[backend] = DiscoveryBackend(backend, factory, description, name, source)
         self.plugins.append(
             LoadedPlugin(
                 name,
                 source,
                 tuple(s.name for s in collector.specs),
-                tuple(b[0] for b in collector.backends),
             )
         )
         return None

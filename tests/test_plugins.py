@@ -190,7 +190,10 @@ def test_plugin_registered_for_one_test_only() -> None:
     assert "ns-bot" not in load()
 
 
-def test_discovery_backends_are_collected(tmp_path: Path) -> None:
+def test_the_retired_discovery_backend_hook_is_an_unknown_hook(tmp_path: Path) -> None:
+    """The reserved ``druids_discovery_backends`` hook was never used by the network layer and is
+    gone: a plugin that still implements it is refused by name, like any unknown hook, and the
+    other plugins load."""
     (tmp_path / "mdns.py").write_text(
         textwrap.dedent(
             """
@@ -202,10 +205,13 @@ def test_discovery_backends_are_collected(tmp_path: Path) -> None:
             """
         )
     )
+    write_plugins(tmp_path, bad=False)
     registry = load(tmp_path)
-    assert registry.backends["mdns"].description == "multicast DNS (someday)"
-    assert registry.backends["mdns"].plugin == "mdns"
-    assert not registry.failed
+    failed = {f.plugin: f.error for f in registry.failed}
+    assert failed["mdns"] == (
+        "implements unknown hook 'druids_discovery_backends' (known: druids_register_bots)"
+    )
+    assert "first" in registry
 
 
 def test_broken_entry_point_is_reported_not_fatal(

@@ -67,10 +67,6 @@ def bots_command(
             f"{name:{widths[0]}}  {version:{widths[1]}}  {source:{widths[2]}}  "
             f"{games:{widths[3]}}  {description}"
         )
-    if registry.backends:
-        print("\ndiscovery backends (reserved, not used yet):")
-        for backend in registry.backends.values():
-            print(f"  {backend.name}  ({backend.source})  {backend.description}")
     if registry.failed:
         print(f"\n{len(registry.failed)} plugin(s) failed to load and were skipped:")
         for failure in registry.failed:
