@@ -105,14 +105,14 @@ def test_resume_checks_the_folder(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert code == 2 and "not a tournament run file" in err
 
 
-def test_p2p_is_a_one_line_error_until_the_table_exists(
+def test_p2p_without_the_networked_table_is_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "druids_p2p.net.local_table", None)  # import fails
     args = ["tournament", "--bots", "rule,random", "--p2p", "--out", str(tmp_path / "o")]
     code, stdout, err = run_cli(args, capsys)
     assert code == 2 and stdout == ""
-    assert "--p2p is not available yet" in err and len(err.strip().splitlines()) == 1
+    assert "--p2p cannot be played here" in err and len(err.strip().splitlines()) == 1
 
 
 def _stand_in_play_table(

@@ -56,7 +56,7 @@ class PimcPlugin:
             module = importlib.import_module("druids_p2p.bots.pimc")
         except ModuleNotFoundError as exc:
             if exc.name == "druids_p2p.bots.pimc":
-                return  # not written yet
+                return  # an install without the search bot: the others still load
             raise
         pimc_bot = module.PimcBot
         doc_lines = (pimc_bot.__doc__ or "").strip().splitlines()

@@ -63,7 +63,7 @@ def table_player() -> TablePlayer:
     try:
         from druids_p2p.net.local_table import play_table
     except ImportError as exc:
-        fail(f"--p2p is not available yet (druids_p2p.net.local_table: {exc})")
+        fail(f"--p2p cannot be played here: druids_p2p.net.local_table does not import ({exc})")
     return play_table
 
 
