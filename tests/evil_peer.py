@@ -40,7 +40,8 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.messages import ShuffleMsg
-from druids_p2p.deck.peer import DeckPeer, random_scalar
+from druids_p2p.deck.peer import random_scalar
+from druids_p2p.deck.shuffle_chain import ShuffleChain
 from druids_p2p.net import peer as peer_module
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.table import TableMachine
@@ -57,7 +58,7 @@ MODE: dict[str, str] = {"mode": ""}
 _original_init = TableMachine.__init__
 _original_play = TableMachine.play
 _original_broadcast = Mesh.broadcast
-_original_shuffle = DeckPeer._shuffle
+_original_shuffle = ShuffleChain.shuffle
 _original_make_seat_message = peer_module.make_seat_message
 _original_mesh_init = Mesh.__init__
 _original_seat_entries = peer_module._seat_entries
@@ -155,10 +156,8 @@ def _junk_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) -
                 self.send(peer_id, raw)
 
 
-def _forged_shuffle(self: DeckPeer, deck: Deck) -> ShuffleMsg:
-    honest = _original_shuffle(self, deck)
-    joint = self.joint_key
-    assert joint is not None
+def _forged_shuffle(self: ShuffleChain, deck: Deck, joint: bytes) -> ShuffleMsg:
+    honest = _original_shuffle(self, deck, joint)
     points = card_points(self.params.num_cards)
     pairs = []
     for card in self.params.shuffled_cards():
@@ -254,7 +253,7 @@ def install(mode: str) -> None:
         TableMachine.play = _equivocating_play  # type: ignore[method-assign]
         Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
     elif mode == "forge-shuffle":
-        DeckPeer._shuffle = _forged_shuffle  # type: ignore[method-assign]
+        ShuffleChain.shuffle = _forged_shuffle  # type: ignore[method-assign]
     elif mode == "junk":
         Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
     elif mode == "chat":
