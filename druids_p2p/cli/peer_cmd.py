@@ -15,9 +15,11 @@ import typer
 
 from druids_p2p.cli.app import app, fail, make_folder
 from druids_p2p.cli.id_cmd import load_identity
+from druids_p2p.cli.play2004 import check_game, play_2004_ui, refuse_lan
 from druids_p2p.cli.streams import say
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
+from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS
 
 DEFAULT_SEARCH_S = 5.0
 """Long enough to hear about five beacons (one a second), short enough to fail promptly."""
@@ -27,6 +29,7 @@ MAX_CANDIDATE_HOSTS = 64
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
 _STEP_HELP = "Seconds a peer may owe an automatic message (deck, receipt) before it is blamed."
 _APPROVE_HELP = "Ask on the terminal (y/n) before seating each joiner; default: seat anyone."
+_GAME_HELP = f"Rule set: {', '.join(sorted(RULESETS))} (default {DEFAULT_RULESET})."
 _RESUME_HELP = "Rejoin the unfinished table saved here (after a crash)."
 _NEW_HELP = "Start a new table even if an unfinished one is saved here (it is kept)."
 
@@ -275,11 +278,13 @@ def host_command(
     approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
     resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
     new: bool = typer.Option(False, "--new", help=_NEW_HELP),
+    game: str = typer.Option(DEFAULT_RULESET, "--game", help=_GAME_HELP),
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
     With --approve each joiner is shown (name and key fingerprint) and seated only if you answer
     y; without it anyone who finds the table may sit down (right for a table of bots)."""
+    refuse_lan(game, "host")
     _check_table_name(name)
     _check_port("--beacon-port", beacon_port)
     _check_times(gone_after, step_deadline)
@@ -329,6 +334,7 @@ def join_command(
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
     resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
     new: bool = typer.Option(False, "--new", help=_NEW_HELP),
+    game: str = typer.Option(DEFAULT_RULESET, "--game", help=_GAME_HELP),
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
@@ -342,6 +348,7 @@ def join_command(
     """
     from druids_p2p.net.table_choice import BadPin, parse_pin
 
+    refuse_lan(game, "join")
     _resume_or_new(resume, new)
     _check_lobby_target(target)
     _check_port("--beacon-port", beacon_port)
@@ -542,7 +549,9 @@ def play_command(
     bots: str | None = typer.Option(
         None, "--bots", help="UI: the bots at your table, e.g. rule,pimc."
     ),
-    players: int | None = typer.Option(None, "--players", help="UI: 3-5 seats (you + rule bots)."),
+    players: int | None = typer.Option(
+        None, "--players", help="UI: seats, you + rule bots (3-5; 2-4 for 2004)."
+    ),
     name: str | None = typer.Option(None, "--name", help="UI: your display name."),
     interface: str | None = typer.Option(None, "--interface", help="UI --lan: network interface."),
     address: str | None = typer.Option(None, "--address", help="UI --lan: local IPv4 address."),
@@ -561,9 +570,28 @@ def play_command(
     move_pause: float = typer.Option(
         0.6, "--move-pause", help="UI: seconds each move stays shown before the next (0: off)."
     ),
+    game: str = typer.Option(DEFAULT_RULESET, "--game", help=_GAME_HELP),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
+    if not headless and lan:
+        refuse_lan(game, "--lan")
+    if not headless and check_game(game) != DEFAULT_RULESET:
+        play_2004_ui(
+            game=game,
+            seats=seats,
+            bots=bots,
+            players=players,
+            rounds=rounds,
+            variant=variant,
+            budget_ms=budget_ms,
+            workdir=workdir,
+            name=name,
+            lan_flags=bool(interface or address or fingerprint),
+            plugins_dir=plugins_dir,
+            as_json=as_json,
+        )
+        return
     if not headless:
         from druids_p2p.cli.play_ui import play_ui
 
@@ -587,6 +615,7 @@ def play_command(
             move_pause=move_pause,
         )
         return
+    refuse_lan(game, "--headless")
     from druids_p2p.cli.play_ui import check_time_per_move
     from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table, saved_seats
 
