@@ -30,10 +30,17 @@ from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
 from druids_p2p.tui.app2004 import RECORD_NAME, Druids2004App
 from druids_p2p.tui.names import seat_colour
-from druids_p2p.tui.screens.dialogs2004 import GameOver2004, Help2004, RitualSteps
+from druids_p2p.tui.screens.dialogs2004 import (
+    ConfirmLeave,
+    GameOver2004,
+    Help2004,
+    RitualHistory,
+    RitualSteps,
+)
 from druids_p2p.tui.screens.table2004 import Table2004Screen
 from druids_p2p.tui.session2004 import Offline2004
 from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.widgets.places2004 import ritual_ready
 from tests.cli_harness import run_cli
 
 SIZE = (112, 42)
@@ -213,6 +220,10 @@ async def test_own_cards_are_shown_and_others_hidden_as_backs_in_their_colour() 
         assert hidden_from_me
         for card in hidden_from_me:
             assert not _shown(format_card(card), text), f"{format_card(card)} is shown"
+        ready = [s for s, p in enumerate(view.row) if ritual_ready(p)]
+        places = plain(app.table.query_one("#places", Static)).splitlines()[0]
+        marked = [int(n) - 1 for n in re.findall(r"(\d) @\w+ \w+ ★", places)]
+        assert marked == ready and any(p and p.size for p in view.row)
         styled = plain(app.table.query_one("#places", Static), styles=True)
         owners = {o for p in view.row if p for o, c in p.servants if c == HIDDEN}
         for owner in owners:
@@ -255,6 +266,13 @@ async def test_a_ritual_is_shown_step_by_step_and_stays_until_read() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, Table2004Screen)
+        await pilot.press("l")
+        history = app.screen
+        assert isinstance(history, RitualHistory)
+        assert all(
+            step in history.lines[-len(dialog.steps) + i] for i, step in enumerate(dialog.steps)
+        )
+        await pilot.press("escape")
         scores = plain(app.table.query_one("#scores", Static))
         assert re.search(rf"you\s+{session.game.scores[0]}\s", scores)
 
@@ -334,6 +352,24 @@ async def test_help_lists_the_keys() -> None:
             assert re.search(rf"^\s*{re.escape(key)}\s", text, re.M), key
         await pilot.press("escape")
         assert isinstance(app.screen, Table2004Screen)
+
+
+@synced
+async def test_leaving_mid_game_asks_first_and_keeps_the_record(tmp_path: Path) -> None:
+    session = _session()
+    app = Druids2004App(session, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmLeave)
+        await pilot.press("n")
+        assert isinstance(app.screen, Table2004Screen)
+        await pilot.press("q", "y")
+        await pilot.pause()
+    outcome = app.return_value
+    assert outcome is not None and outcome["stopped"] == "you left the table"
+    assert not outcome["result"]["finished"]
+    assert (tmp_path / RECORD_NAME).read_text() == session.record_text()
 
 
 @pytest.mark.parametrize(
