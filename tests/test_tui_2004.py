@@ -12,6 +12,7 @@ import functools
 import io
 import random
 import re
+import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -21,12 +22,14 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host2004 import make_bot
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem, is_servant, servant_owner
 from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.games.druids2004.records import Drew, Played, Stopped, TurnEnded
 from druids_p2p.games.druids2004.replay import replay
+from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
 from druids_p2p.tui.app2004 import RECORD_NAME, Druids2004App
 from druids_p2p.tui.names import seat_colour
@@ -82,6 +85,13 @@ def message(app: Druids2004App) -> str:
     return plain(app.table.query_one("#message", Static)).strip()
 
 
+async def settle(pilot: Pilot[Any], app: Druids2004App) -> None:
+    """Wait until the bots' worker has finished and the screen has drawn what it did."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert not app.table.busy
+
+
 async def press_move(pilot: Pilot[Any], app: Druids2004App, move: int) -> None:
     """The keys a person presses for ``move``: the cursor onto the card, then its key."""
     screen = app.table
@@ -99,7 +109,7 @@ async def press_move(pilot: Pilot[Any], app: Druids2004App, move: int) -> None:
         await pilot.press("g" if m.source == "gem" else "s")
     else:
         await pilot.press("enter")
-    await pilot.pause()
+    await settle(pilot, app)
 
 
 async def read_rituals(pilot: Pilot[Any], app: Druids2004App) -> int:
@@ -111,7 +121,7 @@ async def read_rituals(pilot: Pilot[Any], app: Druids2004App) -> int:
         while not screen.complete:
             await pilot.press("space")
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot, app)
     raise AssertionError("ritual dialogs did not end")
 
 
@@ -122,7 +132,7 @@ async def test_a_whole_game_by_keys_to_the_end_screen(tmp_path: Path) -> None:
     rng = random.Random(1)
     rituals = 0
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot, app)
         for _ in range(MAX_KEYS):
             rituals += await read_rituals(pilot, app)
             if isinstance(app.screen, GameOver2004):
@@ -196,7 +206,7 @@ async def test_own_cards_are_shown_and_others_hidden_as_backs_in_their_colour() 
     session = _session(players=3, seed=11)
     app = Druids2004App(session)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot, app)
         view = await _play_until(pilot, app, _others_servant_and_mine, random.Random(2))
         text = table_text(app)
         game = session.game
@@ -244,7 +254,7 @@ async def test_a_ritual_is_shown_step_by_step_and_stays_until_read() -> None:
     session = _session(players=3, seed=5)
     app = Druids2004App(session)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot, app)
         view = await _play_until(pilot, app, _ritual_ready, random.Random(3))
         slot = next(m - mv.RITUAL for m in view.legal if mv.RITUAL <= m < mv.DISCARD)
         await pilot.press("r", str(slot + 1))
@@ -282,7 +292,7 @@ async def test_illegal_keys_are_refused_with_a_message_and_nothing_is_played() -
     session = _session(players=3, seed=7)
     app = Druids2004App(session)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot, app)
         screen = app.table
         log_size = len(session.game.log)
         await pilot.press("g")
@@ -311,7 +321,7 @@ async def test_draws_are_chosen_one_card_at_a_time() -> None:
     session = _session(players=2, seed=3)
     app = Druids2004App(session)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot, app)
 
         def drawing(view: SeatView) -> bool:
             return (
@@ -335,6 +345,7 @@ async def test_draws_are_chosen_one_card_at_a_time() -> None:
         assert len(app.table.view.hand) == size + 2
         at = len(session.game.log)
         await pilot.press("enter")
+        await settle(pilot, app)
         assert session.game.log[at] == Stopped(0)
         assert session.game.log[at + 1] == TurnEnded(0, True)
 
@@ -343,7 +354,7 @@ async def test_draws_are_chosen_one_card_at_a_time() -> None:
 async def test_help_lists_the_keys() -> None:
     app = Druids2004App(_session())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot, app)
         await pilot.press("question_mark")
         help_screen = app.screen
         assert isinstance(help_screen, Help2004)
@@ -354,12 +365,56 @@ async def test_help_lists_the_keys() -> None:
         assert isinstance(app.screen, Table2004Screen)
 
 
+class HeldBot(Bot):
+    """The rule bot, held at its first decision until the test lets it go (bounded wait)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = make_bot("rule", None)[1]
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def choose(self, view: Any) -> int:
+        self.entered.set()
+        assert self.release.wait(30), "the test never let the bot go"
+        move = self.inner.choose(view)
+        assert isinstance(move, int)
+        return move
+
+
+@synced
+async def test_the_screen_stays_live_while_a_bot_thinks() -> None:
+    held = HeldBot()
+    bots = {1: held, 2: make_bot("rule", None)[1]}
+    setup = random_setup(random.Random(7), 3, start=1)
+    session = Offline2004(("alice", "rule-1", "rule-2"), bots, setup=setup)
+    app = Druids2004App(session, pause_s=0.001)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert held.entered.wait(30)
+        screen = app.table
+        assert screen.busy
+        assert "Waiting: rule-1 is playing" in plain(screen.query_one("#status", Static))
+        cursor = screen.cursor
+        await pilot.press("right")
+        assert screen.cursor == (cursor + 1) % len(screen.view.hand)
+        await pilot.press("1")
+        assert message(app) == "wait: the other players are still moving"
+        assert not [r for r in session.game.log if isinstance(r, Played) and r.seat == 0]
+        held.release.set()
+        await settle(pilot, app)
+        assert session.my_turn and screen.view.to_move == 0
+        await pilot.press("1")
+        assert message(app) == ""
+        assert [r for r in session.game.log if isinstance(r, Played) and r.seat == 0]
+
+
 @synced
 async def test_leaving_mid_game_asks_first_and_keeps_the_record(tmp_path: Path) -> None:
     session = _session()
     app = Druids2004App(session, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot, app)
         await pilot.press("q")
         assert isinstance(app.screen, ConfirmLeave)
         await pilot.press("n")

@@ -590,6 +590,7 @@ def play_command(
             lan_flags=bool(interface or address or fingerprint),
             plugins_dir=plugins_dir,
             as_json=as_json,
+            move_pause=move_pause,
         )
         return
     if not headless:

@@ -49,10 +49,17 @@ def play_2004_ui(
     plugins_dir: list[Path],
     as_json: bool,
     lan_flags: bool = False,
+    move_pause: float = 0.6,
 ) -> None:
-    """The offline 2004 table: the person and 1 to 3 bots (2 to 4 seats)."""
+    """The offline 2004 table: the person and 1 to 3 bots (2 to 4 seats); ``move_pause``:
+    how long each bot's finished turn stays in view."""
     from druids_p2p.cli.bots_cmd import load_registry
-    from druids_p2p.cli.play_ui import _print_outcome, bots_from_options, check_time_per_move
+    from druids_p2p.cli.play_ui import (
+        MAX_PAUSE_S,
+        _print_outcome,
+        bots_from_options,
+        check_time_per_move,
+    )
 
     check_game(game)
     if lan_flags:
@@ -66,6 +73,8 @@ def play_2004_ui(
     if variant:
         fail(f"--variant is Gaia's light side, a druids2017 option; {game} has none")
     check_time_per_move(budget_ms)
+    if not 0 <= move_pause <= MAX_PAUSE_S:
+        fail(f"--move-pause must be 0 to {MAX_PAUSE_S:g} seconds, not {move_pause:g}")
     registry = load_registry(plugins_dir, False)
     known = [b for b in registry.names() if registry.get(b).plays(game)]
     bot_names = bots_from_options(seats, bots, players, known, seat_range=(low, high))
@@ -102,5 +111,5 @@ def play_2004_ui(
         seed=random.SystemRandom().randrange(2**32),
         budget_ms=budget_ms,
     )
-    outcome = Druids2004App(session, folder).run()
+    outcome = Druids2004App(session, folder, pause_s=move_pause).run()
     _print_outcome(outcome, folder, as_json)

@@ -22,11 +22,14 @@ RECORD_NAME = "record-2004.json"
 class Druids2004App(App[dict[str, Any] | None]):
     TITLE = "Druids (2004)"
 
-    def __init__(self, session: Offline2004, folder: Path | None = None) -> None:
+    def __init__(
+        self, session: Offline2004, folder: Path | None = None, pause_s: float = 0.0
+    ) -> None:
+        """``pause_s``: each bot's finished turn stays in view this long (``--move-pause``)."""
         super().__init__()
         self.session = session
         self.folder = folder
-        self.table = Table2004Screen(session, self.finish)
+        self.table = Table2004Screen(session, self.finish, pause_s)
 
     def on_mount(self) -> None:
         self.push_screen(self.table)

@@ -48,11 +48,13 @@ def _busy_row(view: SeatView) -> bool:
 async def _shots(out: Path) -> None:
     app = Druids2004App(_session())
     async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
         await pilot.pause()
         rng = random.Random(SEED)
         for _ in range(MAX_MOVES):
             if isinstance(app.screen, RitualSteps):
                 await pilot.press("escape", "escape")
+                await app.workers.wait_for_complete()
                 continue
             view = app.table.view
             if _busy_row(view):
@@ -61,6 +63,7 @@ async def _shots(out: Path) -> None:
             if mv.RITUAL <= move < mv.DISCARD:
                 move = next(m for m in view.legal if not mv.RITUAL <= m < mv.DISCARD)
             app.table._submit(move)
+            await app.workers.wait_for_complete()
             await pilot.pause()
         else:
             raise LookupError("no such position on this seed")

@@ -12,6 +12,7 @@ It is what ``druids play --game druids2004`` plays until the LAN table deals the
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,6 +73,9 @@ class Offline2004:
     game: Game2004 = field(init=False)
     _rng: random.Random = field(init=False)
     _seen: int = field(init=False, default=0)
+    lock: threading.RLock = field(init=False, default_factory=threading.RLock)
+    """Held by every call that reads or changes the game: the UI moves the bots on a worker
+    thread while it draws and saves from its own."""
 
     def __post_init__(self) -> None:
         n = len(self.names)
@@ -89,23 +93,33 @@ class Offline2004:
         return "you" if seat == self.seat else self.names[seat]
 
     def view(self) -> SeatView:
-        return self.game.view(self.seat)
+        with self.lock:
+            return self.game.view(self.seat)
 
     @property
     def my_turn(self) -> bool:
         return self.game.to_move == self.seat
 
+    @property
+    def bots_to_move(self) -> bool:
+        """A bot is to decide (or a reserve to be reshuffled) before the person is."""
+        with self.lock:
+            game = self.game
+            return game.pending_reshuffle is not None or game.to_move not in (None, self.seat)
+
     def take_events(self) -> list[TableEvent]:
         """The log lines since the last call (the UI shows them in order)."""
-        out, self.events = self.events, []
+        with self.lock:
+            out, self.events = self.events, []
         return out
 
     def record_text(self) -> str:
         """The whole game in the 2004 notation (``druids replay --game druids2004``)."""
-        return dumps(self.game)
+        with self.lock:
+            return dumps(self.game)
 
     # ----------------------------------------------------------------- playing
-    def start(self) -> None:
+    def start(self, *, then_bots: bool = True) -> None:
         first = self.game.setup.start
         row = " ".join(place_name(p) for p in self.game.setup.places[:6])
         self.events.append(TableEvent(f"Druids (2004): {self.name(first)} starts; places {row}"))
@@ -116,11 +130,17 @@ class Offline2004:
                 )
             except Exception as exc:  # a bot's fault is recorded, never the table's end
                 self.faults.append(f"{self.names[seat]}: start_game raised {exc!r}")
-        self.advance()
+        if then_bots:
+            self.advance()
 
-    def submit(self, move: int) -> str | None:
+    def submit(self, move: int, *, then_bots: bool = True) -> str | None:
         """Play the person's ``move``: None when played (the bots then move until the person's
-        next decision), else the reason it is refused, in the engine's words."""
+        next decision, unless ``then_bots`` is False: the UI moves them on a worker thread with
+        :meth:`bot_step`), else the reason it is refused, in the engine's words."""
+        with self.lock:
+            return self._submit(move, then_bots)
+
+    def _submit(self, move: int, then_bots: bool) -> str | None:
         if self.game.game_over:
             return "the game is over"
         if not self.my_turn:
@@ -129,23 +149,35 @@ class Offline2004:
         if reason is not None:
             return reason
         self._apply(move)
-        self.advance()
+        if then_bots:
+            self.advance()
         return None
 
-    def advance(self) -> None:
-        """Reshuffle due reserves; the bots move until the person decides or the game ends."""
-        for _ in range(MAX_BOT_MOVES):
+    def bot_step(self) -> int | None:
+        """Reshuffle due reserves, then one bot decision: the seat that moved, or None when the
+        person is to decide or the game is over. The bot thinks without the lock (on its own
+        frozen view), so the screen can draw meanwhile."""
+        with self.lock:
             while self.game.pending_reshuffle is not None:
                 self.game.shuffle_reserve_random(self._rng)
                 self._log_new()
             seat = self.game.to_move
             if seat is None or seat == self.seat:
+                return None
+            view = self.game.view(seat)
+        move = self._bot_move(seat, view)
+        with self.lock:
+            self._apply(move)
+        return seat
+
+    def advance(self) -> None:
+        """The bots move until the person decides or the game ends."""
+        for _ in range(MAX_BOT_MOVES):
+            if self.bot_step() is None:
                 return
-            self._apply(self._bot_move(seat))
         raise RuntimeError(f"the bots made {MAX_BOT_MOVES} moves without the game ending")
 
-    def _bot_move(self, seat: int) -> int:
-        view = self.game.view(seat)
+    def _bot_move(self, seat: int, view: SeatView) -> int:
         try:
             choose: Callable[[Any], object] = self.bots[seat].choose
             move = choose(view)

@@ -10,7 +10,9 @@ until read, in the order they happened; the game's end follows them.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -20,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import ROW_SLOTS, format_card, is_gem
@@ -34,7 +37,7 @@ from druids_p2p.tui.screens.dialogs2004 import (
     RitualHistory,
     RitualSteps,
 )
-from druids_p2p.tui.session2004 import Offline2004, TableEvent
+from druids_p2p.tui.session2004 import MAX_BOT_MOVES, Offline2004, TableEvent
 from druids_p2p.tui.widgets.log import TableLog
 from druids_p2p.tui.widgets.places2004 import HandLine, PlaceRow, ScoreColumn
 
@@ -47,12 +50,12 @@ def in_ui_words(reason: str, seat: int) -> str:
     return re.sub(rf"\bP{seat}\b('s)?", lambda m: "your" if m[1] else "you", text)
 
 
-def what_now(view: SeatView, ritual_mode: bool) -> str:
-    """The status line: what this seat may do now, by key."""
+def what_now(view: SeatView, ritual_mode: bool, name: Callable[[int], str] = str) -> str:
+    """The status line: what this seat may do now, by key (``name`` names a seat)."""
     if view.game_over:
         return f"Game over: {ENDS.get(view.ended_by or '', view.ended_by)}"
     if view.to_move != view.seat:
-        return "Waiting for the other players"
+        return f"Waiting: {name(view.turn_seat)} is playing"
     if ritual_mode:
         return "Ritual: which place? 1-6 (★ marks those that may take one) · escape: cancel"
     legal = set(view.legal)
@@ -95,10 +98,21 @@ class Table2004Screen(Screen[None]):
         Binding("q", "leave", "quit"),
     ]
 
-    def __init__(self, session: Offline2004, on_end: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(
+        self,
+        session: Offline2004,
+        on_end: Callable[[dict[str, Any]], None],
+        pause_s: float = 0.0,
+    ) -> None:
+        """``pause_s``: how long each bot's finished turn stays in view before the next bot
+        moves (``--move-pause``; 0 in tests)."""
         super().__init__()
         self.session = session
         self.on_end = on_end
+        self.pause_s = pause_s
+        self.busy = False
+        """The bots are moving on the worker thread: keys that play are refused."""
+        self.shown: SeatView | None = None
         self.cursor = 0
         self.ritual_mode = False
         self.message = ""
@@ -119,22 +133,28 @@ class Table2004Screen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.session.start()
+        self.session.start(then_bots=False)
         self.refresh_table()
+        self._run_bots()
 
     @property
     def view(self) -> SeatView:
-        return self.session.view()
+        """The view last drawn (the game may be moving on the worker thread)."""
+        if self.shown is None:
+            self.shown = self.session.view()
+        return self.shown
 
     def refresh_table(self) -> None:
         """Draw the seat's view, write the new log lines, queue the new rituals."""
         self._log(self.session.take_events())
-        view = self.view
+        view = self.shown = self.session.view()
         self.cursor = max(0, min(self.cursor, len(view.hand) - 1))
         self.query_one(PlaceRow).show(view)
         self.query_one(HandLine).show(view, self.cursor)
         self.query_one(ScoreColumn).show(view)
-        self.query_one("#status", Static).update(what_now(view, self.ritual_mode))
+        self.query_one("#status", Static).update(
+            what_now(view, self.ritual_mode, self.session.name)
+        )
         self.query_one("#message", Static).update(self.message)
         self._next_dialog()
 
@@ -189,14 +209,47 @@ class Table2004Screen(Screen[None]):
     def _game_over_read(self, _: None) -> None:
         self.on_end(self.outcome())
 
+    # ------------------------------------------------------------------- bots
+    def _run_bots(self) -> None:
+        """Let the bots move on a worker thread, so the screen stays live while they think."""
+        if self.session.bots_to_move:
+            self.busy = True
+            self.refresh_table()
+            self.run_worker(self._bots, thread=True, exclusive=True, group="bots")
+
+    def _bots(self) -> None:
+        worker = get_current_worker()
+        session = self.session
+        for _ in range(MAX_BOT_MOVES):
+            if worker.is_cancelled:
+                return
+            seat = session.bot_step()
+            if seat is None:
+                break
+            if self.pause_s > 0 and session.view().turn_seat != seat:
+                self.app.call_from_thread(self.refresh_table)
+                time.sleep(self.pause_s)
+        if not worker.is_cancelled:
+            with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                self.app.call_from_thread(self._bots_done)
+
+    def _bots_done(self) -> None:
+        self.busy = False
+        self.refresh_table()
+
     # ----------------------------------------------------------------- playing
     def _submit(self, move: int) -> None:
         self.ritual_mode = False
-        reason = self.session.submit(move)
+        if self.busy:
+            self._refuse("wait: the other players are still moving")
+            return
+        reason = self.session.submit(move, then_bots=False)
         self.message = "" if reason is None else in_ui_words(reason, self.session.seat)
         if reason is not None:
             self.app.bell()
         self.refresh_table()
+        if reason is None:
+            self._run_bots()
 
     def _refuse(self, reason: str) -> None:
         self.message = reason
