@@ -8,12 +8,13 @@ session. What the person sees is read back from the rendered widgets.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import random
 import re
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +37,10 @@ from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.screens.dialogs2004 import (
     ConfirmLeave,
     GameOver2004,
-    Help2004,
     RitualHistory,
     RitualSteps,
 )
+from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.screens.table2004 import Table2004Screen
 from druids_p2p.tui.session2004 import Offline2004
 from druids_p2p.tui.widgets.log import TableLog
@@ -187,6 +188,24 @@ async def _play_until(
     raise AssertionError("no such position")
 
 
+@contextlib.asynccontextmanager
+async def table_at(
+    wanted: Callable[[SeatView], bool] | None = None,
+    *,
+    players: int = 3,
+    seed: int = 7,
+    policy_seed: int = 0,
+) -> AsyncIterator[tuple[Pilot[Any], Druids2004App, SeatView]]:
+    """A running table on ``seed``, played by keys (the rule policy, never a ritual) until
+    ``wanted(view)`` holds (at once when None)."""
+    app = Druids2004App(_session(players, seed))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        rng = random.Random(policy_seed)
+        view = await _play_until(pilot, app, wanted or (lambda _: True), rng)
+        yield pilot, app, view
+
+
 def _others_servant_and_mine(view: SeatView) -> bool:
     cards = [c for p in view.row if p is not None for c in p.servants + p.gems]
     return (
@@ -203,11 +222,8 @@ def _shown(token: str, text: str) -> bool:
 
 @synced
 async def test_own_cards_are_shown_and_others_hidden_as_backs_in_their_colour() -> None:
-    session = _session(players=3, seed=11)
-    app = Druids2004App(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-        view = await _play_until(pilot, app, _others_servant_and_mine, random.Random(2))
+    async with table_at(_others_servant_and_mine, seed=11, policy_seed=2) as (_, app, view):
+        session = app.session
         text = table_text(app)
         game = session.game
         for card in view.hand:
@@ -251,11 +267,8 @@ def _ritual_ready(view: SeatView) -> bool:
 
 @synced
 async def test_a_ritual_is_shown_step_by_step_and_stays_until_read() -> None:
-    session = _session(players=3, seed=5)
-    app = Druids2004App(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-        view = await _play_until(pilot, app, _ritual_ready, random.Random(3))
+    async with table_at(_ritual_ready, seed=5, policy_seed=3) as (pilot, app, view):
+        session = app.session
         slot = next(m - mv.RITUAL for m in view.legal if mv.RITUAL <= m < mv.DISCARD)
         await pilot.press("r", str(slot + 1))
         await pilot.pause()
@@ -289,10 +302,8 @@ async def test_a_ritual_is_shown_step_by_step_and_stays_until_read() -> None:
 
 @synced
 async def test_illegal_keys_are_refused_with_a_message_and_nothing_is_played() -> None:
-    session = _session(players=3, seed=7)
-    app = Druids2004App(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
+    async with table_at() as (pilot, app, _):
+        session = app.session
         screen = app.table
         log_size = len(session.game.log)
         await pilot.press("g")
@@ -316,22 +327,19 @@ async def test_illegal_keys_are_refused_with_a_message_and_nothing_is_played() -
         assert message(app) == "" and gem not in screen.view.hand
 
 
+def _drawing(view: SeatView) -> bool:
+    return (
+        view.to_move == view.seat
+        and mv.DRAW_GEM in view.legal
+        and mv.DRAW_SERVANT in view.legal
+        and len(view.hand) <= 4
+    )
+
+
 @synced
 async def test_draws_are_chosen_one_card_at_a_time() -> None:
-    session = _session(players=2, seed=3)
-    app = Druids2004App(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-
-        def drawing(view: SeatView) -> bool:
-            return (
-                view.to_move == view.seat
-                and mv.DRAW_GEM in view.legal
-                and mv.DRAW_SERVANT in view.legal
-                and len(view.hand) <= 4
-            )
-
-        view = await _play_until(pilot, app, drawing, random.Random(4))
+    async with table_at(_drawing, players=2, seed=3, policy_seed=4) as (pilot, app, view):
+        session = app.session
         size = len(view.hand)
         await pilot.press("g")
         after = app.table.view
@@ -352,12 +360,10 @@ async def test_draws_are_chosen_one_card_at_a_time() -> None:
 
 @synced
 async def test_help_lists_the_keys() -> None:
-    app = Druids2004App(_session())
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
+    async with table_at() as (pilot, app, _):
         await pilot.press("question_mark")
         help_screen = app.screen
-        assert isinstance(help_screen, Help2004)
+        assert isinstance(help_screen, HelpScreen)
         text = plain(help_screen.query_one("#help-keys", Static))
         for key in ("← →", "1-6", "r, then 1-6", "x", "g / s", "enter", "l", "?", "q"):
             assert re.search(rf"^\s*{re.escape(key)}\s", text, re.M), key

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -194,30 +193,6 @@ RULES: tuple[str, ...] = (
     "that remain. Each amulet is 1 point to the servant's owner.",
     "The game ends when only one place is left without a ritual (or the score column cannot move).",
 )
-
-
-class Help2004(ModalScreen[None]):
-    DEFAULT_CSS = _CSS.format(name="Help2004")
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q,enter", "close", "close", show=True),
-    ]
-
-    def compose(self) -> ComposeResult:
-        table = Table(box=None, padding=(0, 2), show_header=False)
-        table.add_column(style="bold cyan", no_wrap=True)
-        table.add_column()
-        for key, what in KEYS:
-            table.add_row(key, what)
-        with Vertical():
-            yield Static("Keys — Druids (2004)", classes="title")
-            yield Static(table, id="help-keys")
-            yield Static("\n".join(f"• {line}" for line in RULES), id="help-rules")
-            yield Static(
-                "escape or ? to close (the full rules: docs/rules-2004.md)", classes="hint"
-            )
-
-    def action_close(self) -> None:
-        self.dismiss(None)
 
 
 class GameOver2004(ModalScreen[None]):

@@ -31,12 +31,14 @@ from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.screens.dialogs2004 import (
+    KEYS,
+    RULES,
     ConfirmLeave,
     GameOver2004,
-    Help2004,
     RitualHistory,
     RitualSteps,
 )
+from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.session2004 import MAX_BOT_MOVES, Offline2004, TableEvent
 from druids_p2p.tui.widgets.log import TableLog
 from druids_p2p.tui.widgets.places2004 import HandLine, PlaceRow, ScoreColumn
@@ -307,7 +309,7 @@ class Table2004Screen(Screen[None]):
         self.app.push_screen(RitualHistory(self.view.rituals, self.session.name))
 
     def action_help(self) -> None:
-        self.app.push_screen(Help2004())
+        self.app.push_screen(HelpScreen(KEYS, RULES, "Druids (2004)", "docs/rules-2004.md"))
 
     def action_leave(self) -> None:
         if self.view.game_over:
