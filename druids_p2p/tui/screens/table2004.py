@@ -81,7 +81,7 @@ def what_now(view: SeatView, ritual_mode: bool, name: Callable[[int], str] = str
 
 class Table2004Screen(Screen[None]):
     DEFAULT_CSS = """
-    #status { height: 1; padding: 0 1; text-style: bold; }
+    #status { height: auto; padding: 0 1; text-style: bold; }
     #message { height: 1; padding: 0 1; color: $error; }
     #lower { height: 1fr; }
     """

@@ -159,7 +159,9 @@ class HandLine(Static):
 
 
 class ScoreColumn(Static):
-    DEFAULT_CSS = "ScoreColumn { height: auto; width: 56; border: round $primary-darken-2; }"
+    DEFAULT_CSS = """
+    ScoreColumn { height: auto; width: auto; min-width: 44; border: round $primary-darken-2; }
+    """
 
     def __init__(self, names: Sequence[str], column_spaces: int) -> None:
         super().__init__(id="scores")
