@@ -430,13 +430,23 @@ def test_screenshots_are_made(tmp_path: Path) -> None:
     from druids_p2p.tui.screenshots import make_screenshots
 
     made = {p.name: p.read_text() for p in make_screenshots(tmp_path)}
-    assert set(made) == {"table.svg", "trick.svg", "lobby.svg", "gaia.svg", "round-summary.svg"}
+    assert set(made) == {
+        "table.svg",
+        "trick.svg",
+        "lobby.svg",
+        "gaia.svg",
+        "round-summary.svg",
+        "table-2004.svg",
+        "ritual-2004.svg",
+    }
     words = {
         "table.svg": ["Your&#160;hand", "must&#160;follow", "four&#160;domains"],
         "trick.svg": ["taken&#160;by", "takes&#160;it"],
         "lobby.svg": ["friday&#160;night", "Host&#160;a&#160;new&#160;table"],
         "gaia.svg": ["name&#160;a&#160;domain"],
         "round-summary.svg": ["is&#160;over"],
+        "table-2004.svg": ["Mystic&#160;places", "Score&#160;column", "♟"],
+        "ritual-2004.svg": ["Ritual&#160;on&#160;place", "amulets"],
     }
     for name, expected in words.items():
         for word in expected:

@@ -28,7 +28,9 @@ from druids_p2p.cli.peer_checks import (
     resume_or_new,
 )
 from druids_p2p.cli.peer_run import emitter, print_result, run_one_peer
+from druids_p2p.cli.play2004 import GAME_HELP, refuse_lan
 from druids_p2p.net.discovery import DEFAULT_PORT
+from druids_p2p.rulesets import DEFAULT_RULESET
 
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
 
@@ -120,11 +122,13 @@ def host_command(
     approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
     resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
     new: bool = typer.Option(False, "--new", help=_NEW_HELP),
+    game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
     With --approve each joiner is shown (name and key fingerprint) and seated only if you answer
     y; without it anyone who finds the table may sit down (right for a table of bots)."""
+    refuse_lan(game, "host")
     check_table_name(name)
     check_port("--beacon-port", beacon_port)
     check_times(gone_after, step_deadline)
@@ -174,6 +178,7 @@ def join_command(
     as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
     resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
     new: bool = typer.Option(False, "--new", help=_NEW_HELP),
+    game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
@@ -187,6 +192,7 @@ def join_command(
     """
     from druids_p2p.net.table_choice import BadPin, parse_pin
 
+    refuse_lan(game, "join")
     resume_or_new(resume, new)
     check_lobby_target(target)
     check_port("--beacon-port", beacon_port)

@@ -14,8 +14,10 @@ from druids_p2p.cli.peer_checks import (
     check_bot,
     resume_or_new,
 )
+from druids_p2p.cli.play2004 import GAME_HELP, check_game, play_2004_ui, refuse_lan
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
+from druids_p2p.rulesets import DEFAULT_RULESET
 
 
 @app.command("play")
@@ -35,7 +37,9 @@ def play_command(
     bots: str | None = typer.Option(
         None, "--bots", help="UI: the bots at your table, e.g. rule,pimc."
     ),
-    players: int | None = typer.Option(None, "--players", help="UI: 3-5 seats (you + rule bots)."),
+    players: int | None = typer.Option(
+        None, "--players", help="UI: seats, you + rule bots (3-5; 2-4 for 2004)."
+    ),
     name: str | None = typer.Option(None, "--name", help="UI: your display name."),
     interface: str | None = typer.Option(None, "--interface", help="UI --lan: network interface."),
     address: str | None = typer.Option(None, "--address", help="UI --lan: local IPv4 address."),
@@ -54,9 +58,29 @@ def play_command(
     move_pause: float = typer.Option(
         0.6, "--move-pause", help="UI: seconds each move stays shown before the next (0: off)."
     ),
+    game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
+    if not headless and lan:
+        refuse_lan(game, "--lan")
+    if not headless and check_game(game) != DEFAULT_RULESET:
+        play_2004_ui(
+            game=game,
+            seats=seats,
+            bots=bots,
+            players=players,
+            rounds=rounds,
+            variant=variant,
+            budget_ms=budget_ms,
+            workdir=workdir,
+            name=name,
+            lan_flags=bool(interface or address or fingerprint),
+            plugins_dir=plugins_dir,
+            as_json=as_json,
+            move_pause=move_pause,
+        )
+        return
     if not headless:
         from druids_p2p.cli.play_ui import play_ui
 
@@ -80,6 +104,7 @@ def play_command(
             move_pause=move_pause,
         )
         return
+    refuse_lan(game, "--headless")
     from druids_p2p.cli.play_ui import check_time_per_move
     from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table, saved_seats
 

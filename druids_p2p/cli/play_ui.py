@@ -23,12 +23,16 @@ def check_time_per_move(budget_ms: float) -> None:
 
 
 def bots_from_options(
-    seats: str | None, bots: str | None, players: int | None, known: list[str] | None = None
+    seats: str | None,
+    bots: str | None,
+    players: int | None,
+    known: list[str] | None = None,
+    seat_range: tuple[int, int] = (3, 5),
 ) -> list[str]:
     """The bot names for the other seats, from ``--seats``, ``--bots`` or ``--players``.
 
     An unknown name (``known`` given) is reported before the count: ``--bots nosuchbot`` is a
-    typo to name, not a table one bot short."""
+    typo to name, not a table one bot short. ``seat_range``: the game's table sizes."""
     if seats is not None:
         if bots is not None:
             fail("give --seats or --bots, not both")
@@ -49,8 +53,12 @@ def bots_from_options(
     for bot in out:
         if known is not None and bot not in known:
             fail(f"no bot named {bot!r} (known: {', '.join(known)})")
-    if not 2 <= len(out) <= MAX_BOTS:
-        fail(f"a table has 3 to 5 seats: you and 2 to 4 bots, not {len(out)} bot(s)")
+    low, high = seat_range
+    if not low - 1 <= len(out) <= min(high - 1, MAX_BOTS):
+        fail(
+            f"a table has {low} to {high} seats: you and {low - 1} to {high - 1} bots, "
+            f"not {len(out)} bot(s)"
+        )
     if players is not None and players != len(out) + 1:
         fail(f"--players {players} does not match you and {len(out)} bot(s)")
     return out

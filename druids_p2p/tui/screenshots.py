@@ -26,6 +26,7 @@ from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.screens.dialogs import GaiaPrompt, PilePrompt, RoundSummary
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.table import TableScreen
+from druids_p2p.tui.screenshots2004 import make_2004_screenshots
 from druids_p2p.tui.warnings import warnings
 from druids_p2p.tui.widgets.hand import CardChip
 from druids_p2p.tui.widgets.log import FIXED_TIME
@@ -187,6 +188,7 @@ def make_screenshots(out: Path) -> list[Path]:
         asyncio.run(_gaia(out))
         asyncio.run(_summary(out))
         asyncio.run(_lobby(out))
+        make_2004_screenshots(out)
     finally:
         FIXED_TIME.clear()
     return sorted(out.glob("*.svg"))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.table import Table
@@ -60,18 +61,32 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,question_mark,q,enter", "dismiss_help", "close", show=True),
     ]
 
+    def __init__(
+        self,
+        keys: Sequence[tuple[str, str]] = KEYS,
+        rules: Sequence[str] = RULES,
+        game: str = "Druids",
+        rules_doc: str = "docs/rules.md",
+    ) -> None:
+        """The 2017 table's keys and rules by default; another game's table passes its own."""
+        super().__init__()
+        self.keys = tuple(keys)
+        self.rules = tuple(rules)
+        self.game = game
+        self.rules_doc = rules_doc
+
     def compose(self) -> ComposeResult:
         table = Table(box=None, padding=(0, 2), show_header=False)
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
-        for key, what in KEYS:
+        for key, what in self.keys:
             table.add_row(key, what)
         with VerticalScroll():
-            yield Static("Keys — Druids", classes="help-title")
+            yield Static(f"Keys — {self.game}", classes="help-title")
             yield Static(table, id="help-keys")
             yield Static("The rules in brief", classes="help-title")
-            yield Static("\n".join(f"• {line}" for line in RULES), id="help-rules")
-            yield Static("escape or ? to close (the full rules: docs/rules.md)", classes="dim")
+            yield Static("\n".join(f"• {line}" for line in self.rules), id="help-rules")
+            yield Static(f"escape or ? to close (the full rules: {self.rules_doc})", classes="dim")
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)

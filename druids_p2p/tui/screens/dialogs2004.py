@@ -1,0 +1,230 @@
+"""The Druids (2004) table's dialogs: a ritual told step by step, the help, the end, leaving.
+
+A ritual changes the table at once (cards revealed, points moved, a place turned), faster than a
+person can follow in a log line; so its results open in a dialog that shows one step per key
+press — what was revealed, which gems became amulets, then each servant in taking order with the
+amulets it took — and stays until the person closes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from druids_p2p.games.druids2004.cards import (
+    KIND_NAMES,
+    format_card,
+    place_kind,
+    servant_owner,
+    servant_value,
+)
+from druids_p2p.games.druids2004.demo import ENDS
+from druids_p2p.games.druids2004.records import RitualDone
+
+_CSS = """
+{name} {{ align: center middle; }}
+{name} > Vertical {{
+    width: 96; height: auto; max-height: 100%; border: thick $primary;
+    background: $surface; padding: 0 2;
+}}
+{name} .title {{ text-style: bold; margin-bottom: 1; }}
+{name} .hint {{ color: $text-muted; margin-top: 1; }}
+"""
+
+
+def _cards(cards: Sequence[int]) -> str:
+    return " ".join(format_card(c) for c in cards) or "none"
+
+
+def ritual_steps(ritual: RitualDone, name: Callable[[int], str]) -> list[str]:
+    """The ritual in the order it happens, one line a step (``name`` names a seat)."""
+    kind = KIND_NAMES[place_kind(ritual.place)]
+    gems = ", ".join(f"{format_card(g)} ({name(s)})" for s, g in ritual.gems) or "none"
+    servants = ", ".join(f"{format_card(c)} ({name(servant_owner(c))})" for c in ritual.servants)
+    steps = [
+        f"Revealed — gems: {gems}; servants: {servants}",
+        f"{len(ritual.amulets)} {kind} gem(s) become amulets: {_cards(ritual.amulets)}; "
+        f"the other gems leave the game: {_cards(ritual.discarded)}",
+    ]
+    for i, share in enumerate(ritual.shares):
+        who = name(share.owner)
+        head = (
+            f"{i + 1}. {format_card(share.servant)} ({who}, value {servant_value(share.servant)})"
+        )
+        last = i == len(ritual.servants) - 1
+        if not share.amulets:
+            steps.append(f"{head} finds no amulet left: takes none")
+        else:
+            rest = (
+                " — the last servant takes all that remain"
+                if last and len(ritual.servants) > 1
+                else ""
+            )
+            steps.append(
+                f"{head} takes {len(share.amulets)} amulet(s) {_cards(share.amulets)}: "
+                f"{who} +{share.points}{rest}"
+            )
+    if ritual.ended is not None:
+        steps.append(f"The game ends: {ENDS.get(ritual.ended, ritual.ended)}")
+        return steps
+    back = (
+        f"servants back into their reserves: {_cards(ritual.returned)}"
+        if ritual.returned
+        else "servants leave the game"
+    )
+    turned = (
+        f"{format_card(ritual.turned)} is turned into place {ritual.slot + 1}"
+        if ritual.turned is not None
+        else f"the supply is empty: place {ritual.slot + 1} stays empty"
+    )
+    steps.append(f"The place leaves the game; {back}; {turned}")
+    return steps
+
+
+class RitualSteps(ModalScreen[None]):
+    """One ritual, one step more per space/enter; closed only once every step is shown."""
+
+    DEFAULT_CSS = _CSS.format(name="RitualSteps")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space,enter,right", "next", "next step / close", show=True),
+        Binding("escape", "all", "show all / close", show=True),
+    ]
+
+    def __init__(self, ritual: RitualDone, name: Callable[[int], str]) -> None:
+        super().__init__()
+        self.ritual = ritual
+        self.steps = ritual_steps(ritual, name)
+        self.shown = 1
+        kind = KIND_NAMES[place_kind(ritual.place)]
+        self.title_text = (
+            f"Ritual on place {ritual.slot + 1}: {format_card(ritual.place)} ({kind}), "
+            f"announced by {name(ritual.seat)}"
+        )
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.title_text, classes="title")
+            yield Static(id="ritual-steps")
+            yield Static(id="ritual-hint", classes="hint")
+
+    def on_mount(self) -> None:
+        self._refresh()
+
+    @property
+    def complete(self) -> bool:
+        return self.shown >= len(self.steps)
+
+    def _refresh(self) -> None:
+        self.query_one("#ritual-steps", Static).update(Text("\n".join(self.steps[: self.shown])))
+        hint = (
+            "enter: close"
+            if self.complete
+            else (
+                f"step {self.shown}/{len(self.steps)} · space/enter: next step · escape: all steps"
+            )
+        )
+        self.query_one("#ritual-hint", Static).update(hint)
+
+    def action_next(self) -> None:
+        if self.complete:
+            self.dismiss(None)
+            return
+        self.shown += 1
+        self._refresh()
+
+    def action_all(self) -> None:
+        if self.complete:
+            self.dismiss(None)
+            return
+        self.shown = len(self.steps)
+        self._refresh()
+
+
+class RitualHistory(ModalScreen[None]):
+    """Every ritual of the game so far, each with all its steps (key ``l``)."""
+
+    DEFAULT_CSS = _CSS.format(name="RitualHistory")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter,l,q", "close", "close")]
+
+    def __init__(self, rituals: Sequence[RitualDone], name: Callable[[int], str]) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+        for r in rituals:
+            self.lines.append(f"Place {r.slot + 1} {format_card(r.place)}, by {name(r.seat)}:")
+            self.lines.extend(f"  {step}" for step in ritual_steps(r, name))
+        if not self.lines:
+            self.lines.append("No ritual yet.")
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Rituals of this game", classes="title")
+            yield Static(Text("\n".join(self.lines)), id="ritual-history")
+            yield Static("escape: close", classes="hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("← →", "choose a card in your hand"),
+    ("1-6", "play the chosen card face down onto place 1-6"),
+    ("r, then 1-6", "announce a ritual on that place (before your first card; ★ marks them)"),
+    ("x", "discard the chosen gem face down (after your plays, before drawing)"),
+    ("g / s", "draw one card: from the gem pile / from your servant reserve"),
+    ("enter", "end your turn (stop drawing)"),
+    ("space / enter", "in a ritual: the next step; escape shows every step"),
+    ("l", "every ritual of the game, step by step"),
+    ("?", "this help"),
+    ("q", "quit (asks first while the game is on)"),
+)
+
+RULES: tuple[str, ...] = (
+    "A turn: an optional ritual, then two cards (a gem and a servant, or two gems; never two "
+    "servants), an optional discard, then draws up to 7 cards, one at a time.",
+    "A ritual needs a place with 3 cards or more, one a servant. Its kind's gems become amulets.",
+    "Servants take in value order, lowest first, each as many as its value; the last takes all "
+    "that remain. Each amulet is 1 point to the servant's owner.",
+    "The game ends when only one place is left without a ritual (or the score column cannot move).",
+)
+
+
+class GameOver2004(ModalScreen[None]):
+    """The final scores and who won; enter leaves the table."""
+
+    DEFAULT_CSS = _CSS.format(name="GameOver2004")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape,q", "close", "leave")]
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        super().__init__()
+        self.lines = tuple(lines)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Game over", classes="title")
+            yield Static(Text("\n".join(self.lines)), id="game-over")
+            yield Static("enter: leave the table", classes="hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmLeave(ModalScreen[bool]):
+    DEFAULT_CSS = _CSS.format(name="ConfirmLeave")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "leave"),
+        Binding("n,escape", "answer(False)", "stay"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Leave the game? (y / n)", classes="title")
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)
