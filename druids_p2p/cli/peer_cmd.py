@@ -86,7 +86,9 @@ def _run(
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.net.admission import terminal_approver
-    from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, TableChoice, run_peer
+    from druids_p2p.net.errors import PeerError, TableChoice
+    from druids_p2p.net.peer_config import HostSpec, PeerConfig
+    from druids_p2p.net.session import run_peer
     from druids_p2p.wire import data_dir
 
     if players not in (3, 4, 5):
@@ -494,7 +496,8 @@ def _flat(heard: dict[bytes, list[Any]]) -> list[Any]:
 def _lobby_announcement(target: str, pin: str) -> bytes:
     """``join HOST:PORT --fingerprint FP``: the lobby socket's beacon, if its host matches."""
     from druids_p2p.net.discovery import decode_beacon
-    from druids_p2p.net.peer import PeerError, query_lobby
+    from druids_p2p.net.errors import PeerError
+    from druids_p2p.net.lobby import query_lobby
     from druids_p2p.net.table_choice import pin_matches
     from druids_p2p.wire.errors import WireError
 
