@@ -67,7 +67,7 @@ def test_the_runner_and_the_session_never_write_into_the_machine(room: str) -> N
         for target in targets:
             if isinstance(target, ast.Attribute):
                 assert not _machine_expr(target.value), (
-                    f"net/{room}.py:{node.lineno} writes machine.{target.attr}"
+                    f"net/{room}.py:{target.lineno} writes machine.{target.attr}"
                 )
         if isinstance(node, ast.Attribute) and node.attr in MACHINE_INSIDES:
             assert not _machine_expr(node.value), (
