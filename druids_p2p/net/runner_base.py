@@ -1,11 +1,20 @@
 """A seated table's runner, the part its loop, liveness checks and ending share.
 
 The runner (``net/runner.py``) drives one seated :class:`TableMachine` over the mesh: it feeds the
-machine what arrives, sends what the machine says to send, and owns the control messages the
-machine never sees (which are whose: ``TableMachine.listen``'s section in ``net/table.py``).
-This base holds its state and how it sends: to everyone or to one seat, control messages, and
-resend requests and answers. It drives the machine through its methods only, never writing into
-it. Its liveness checks are in ``net/liveness.py``, how it ends in ``net/ending.py``.
+machine what arrives, sends what the machine says to send, and owns the control messages. It
+drives the machine through its methods only (``TableMachine.listen`` and the methods after it),
+never writing into it. This base holds its state and how it sends: to everyone or to one seat,
+control messages, and resend requests and answers. Its liveness checks are in
+``net/liveness.py``, how it ends in ``net/ending.py``.
+
+Which messages are whose. The machine's: seat, seat_confirm, seat_nonce, the deck's (deck_*),
+move, ready and result, and the unsigned receipts; it makes, checks and records them and says
+which to send. Join is the lobby's (``net/lobby.py``). The runner's, never handed to the
+machine: hello (the keepalive), resend (a request), chat (``net/chat.py``), equivocation (a
+proof) and abort (this peer stops: its own finding, another's claim after the grace period, or
+its player leaving). Only the abort is in this peer's chain and record: sealed by
+``TableMachine.seal_control``, recorded by ``TableMachine.record_control``; the others carry
+seq 0 and take no slot.
 """
 
 from __future__ import annotations

@@ -946,11 +946,8 @@ class TableMachine:
             self.on_event(event)
 
     # ================================================================ for the runner
-    # Message types, by owner. The machine's: seat, seat_confirm, the deck's messages, move,
-    # ready, reveal, audit and result: it makes, checks and records them, and says which to send.
-    # The runner's (net/runner.py), never fed to the machine: hello (keepalive), resend, chat,
-    # equivocation (a proof) and abort. Of these only abort is in a chain and a record: the runner
-    # seals it with :meth:`seal_control` and records it with :meth:`record_control`.
+    # It drives the machine through these alone; which message types are the machine's and
+    # which the runner's control messages: net/runner_base.py's docstring.
     def listen(self, on_event: Callable[[TableEvent], None] | None) -> None:
         """Who is told of every :class:`TableEvent` as it happens (the runner; None: nobody)."""
         self.on_event = on_event
