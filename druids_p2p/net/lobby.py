@@ -28,7 +28,7 @@ from druids_p2p.net.discovery import (
     encode_beacon,
 )
 from druids_p2p.net.errors import PeerError
-from druids_p2p.net.mesh import Mesh
+from druids_p2p.net.mesh_port import LobbyMesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.seating import make_join, make_seat_message, quoted_join
 from druids_p2p.rulesets import seat_options
@@ -75,7 +75,7 @@ def query_lobby(target: str, timeout_s: float = 5.0) -> bytes:
 class Lobby:
     """The host side before seating: beacon, lobby socket, joins."""
 
-    def __init__(self, config: PeerConfig, mesh: Mesh, spec: HostSpec) -> None:
+    def __init__(self, config: PeerConfig, mesh: LobbyMesh, spec: HostSpec) -> None:
         self.config = config
         self.mesh = mesh
         self.spec = spec
@@ -205,7 +205,9 @@ class Lobby:
         self.socket.close(linger=0)
 
 
-def join_table(config: PeerConfig, mesh: Mesh, announcement: bytes) -> tuple[bytes, list[bytes]]:
+def join_table(
+    config: PeerConfig, mesh: LobbyMesh, announcement: bytes
+) -> tuple[bytes, list[bytes]]:
     """Ask for a seat at an announced table and wait for the signed seat message.
 
     Returns it with any table messages that arrived first (peers seated earlier may already

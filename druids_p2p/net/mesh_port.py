@@ -3,7 +3,7 @@
 The runner (``net/runner.py``) and its links (``net/links.py``) reach the other seats only
 through these five methods; :class:`~druids_p2p.net.mesh.Mesh` (ZeroMQ) provides them, and so do
 the tests' in-memory meshes (``tests/attack_arena.py``), which mypy checks against this protocol.
-The lobby, which opens a socket of its own, uses the real ``Mesh``.
+The lobby (``net/lobby.py``) needs a little more: :class:`LobbyMesh`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
+import zmq
+
+from druids_p2p.net.endpoints import TableNetwork
 from druids_p2p.net.mesh import Inbound
 
 
@@ -34,4 +37,22 @@ class MeshPort(Protocol):
         """From now on, hear only from the links of these CURVE keys."""
 
 
-__all__ = ["MeshPort"]
+class LobbyMesh(MeshPort, Protocol):
+    """What the lobby and a joiner need besides: where this peer is reached, its network's
+    rules, the context to open the lobby socket in, and replies before a link exists."""
+
+    endpoint: str
+    network: TableNetwork
+    ctx: zmq.Context[zmq.Socket[bytes]]
+
+    @property
+    def curve_public_raw(self) -> bytes: ...
+
+    def reply(self, routing_id: bytes, payload: bytes) -> None:
+        """Answer on the inbox whoever sent ``routing_id`` (a lobby refusal)."""
+
+    def watch_dealer(self, peer_id: bytes) -> None:
+        """Also poll the link to ``peer_id`` for replies (the host answers a joiner there)."""
+
+
+__all__ = ["LobbyMesh", "MeshPort"]
