@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 from attack_arena import Arena
-from table_harness import LocalTable
 
 from druids_p2p.engine.cards import N_DOMAIN_CARDS, move_for_card
 from druids_p2p.net.players import Player, TableView
-from druids_p2p.net.runner_base import MachineView
 from druids_p2p.net.table import TableMachine
 from druids_p2p.tui.player import UIPlayer
 from druids_p2p.tui.session import MoveRejected, TurnRequest
@@ -133,33 +131,43 @@ def test_a_player_is_handed_a_read_only_view_that_says_what_its_machine_says(
     assert table.totals == tuple(machine.game.totals)
 
 
-def test_the_terminal_ui_refuses_an_illegal_move_in_the_persons_words_and_plays_a_legal_one() -> (
-    None
-):
-    table = LocalTable(players=3, seed=3)
-    table.run(stop=lambda: any(m.my_turn for m in table.machines))
-    machine = next(m for m in table.machines if m.my_turn)
-    view = machine.view()
-    assert view is not None and machine.my_seat is not None
+def test_the_table_refuses_a_persons_illegal_move_once_in_their_words_then_plays_a_legal_one(
+    tmp_path: Path,
+) -> None:
+    """The terminal UI's move is checked once, by the table machine, through the real runner:
+    an illegal one is not played, the person is told why in their words and asked again."""
+    arena = Arena(tmp_path, players=3, seed=3, cheater=None)  # type: ignore[arg-type]
+    arena.run(stop=lambda: any(m.my_turn for m in arena.machines))
+    k = next(k for k, m in enumerate(arena.machines) if m.my_turn)
+    machine, runner = arena.machines[k], arena.runners[k]
     posted: list[object] = []
     player = UIPlayer(posted.append)
-    seen = MachineView(machine)
-    player.attach(seen)
-    assert player.poll(seen) is None  # asked: the person thinks
+    runner.player = player
+    player.attach(runner.table)
+    runner._tick()  # asked: the person thinks, the table goes on
     ask = posted[-1]
     assert isinstance(ask, TurnRequest) and ask.snapshot.my_turn and ask.snapshot.turn == 1
+    view, rnd, seat = machine.view(), machine.game.round, machine.my_seat
+    assert view is not None and rnd is not None and seat is not None
     illegal = next(
         move_for_card(c) for c in range(N_DOMAIN_CARDS) if move_for_card(c) not in view.legal
     )
-    rnd = machine.game.round
-    assert rnd is not None
+    before = machine.last_move
     player.submit(illegal, 1)
-    assert player.poll(seen) is None
-    rejected, again = posted[-2:]
+    runner._tick()
+    rejected = posted[-1]
     assert isinstance(rejected, MoveRejected) and rejected.move == illegal
-    assert rejected.reason == in_your_words(rnd.check(illegal), machine.my_seat)
-    assert isinstance(again, TurnRequest) and again.snapshot.turn == 1
-    player.submit(view.legal[0], 0)  # an answer to an earlier request: ignored
-    assert player.poll(seen) is None
-    player.submit(view.legal[0], 1)
-    assert player.poll(seen) == view.legal[0]
+    assert rejected.reason == in_your_words(rnd.check(illegal), seat)
+    assert machine.my_turn and machine.last_move is before  # nothing was played or sent
+    runner._tick()
+    again = posted[-1]
+    assert isinstance(again, TurnRequest) and again.snapshot.turn == 2
+    player.submit(view.legal[0], 1)  # an answer to the earlier request: ignored
+    runner._tick()
+    assert machine.last_move is before
+    player.submit(view.legal[0], 2)
+    runner._tick()
+    assert machine.last_move is not before and machine.last_move is not None
+    assert machine.last_move.sender == machine.me
+    arena.run()
+    assert all(m.finished for m in arena.machines)

@@ -13,7 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from druids_p2p.engine import GameOptions, PlayerView, format_card, format_move, parse_move
+from druids_p2p.engine import (
+    GameOptions,
+    IllegalMove,
+    PlayerView,
+    format_card,
+    format_move,
+    parse_move,
+)
 from druids_p2p.net.errors import PeerError
 
 
@@ -70,6 +77,12 @@ class Player:
     def start(self, table: TableView) -> None: ...
     def choose(self, table: TableView) -> int:
         raise NotImplementedError
+
+    def refused(self, move: int, reason: str) -> None:
+        """The table refused ``move`` (``reason``: the rule it breaks): it is not played, and
+        this seat is asked again. A person is told why; a program that plays an illegal move
+        is broken, so by default this stops the peer with the machine's own error."""
+        raise IllegalMove(reason)
 
     def wants_to_leave(self) -> bool:
         """True once the person (or program) playing this seat has left: the table then stops

@@ -14,6 +14,7 @@ import os
 import time
 from typing import Any
 
+from druids_p2p.engine import IllegalMove
 from druids_p2p.net.ending import TableEnding
 from druids_p2p.net.liveness import LivenessChecks
 from druids_p2p.net.table import TableFault
@@ -87,15 +88,25 @@ class TableRunner(LivenessChecks, TableEnding):
             self._check_deadlines(self.clock())  # its own deadlines still run out meanwhile
             return
         if machine.my_turn:
-            move = self.player.poll(self.table)
-            if move is not None:
-                self.move_sent_at = time.perf_counter()
-                self.broadcast(machine.play(move))
-                self.last_progress = self.clock()
+            self._play(self.player.poll(self.table))
         self._emit_events()
         self.broadcast(self.chat.outgoing())
         self._keepalive()
         self._check_liveness()
+
+    def _play(self, move: int | None) -> None:
+        """This seat's move, if the player has one: checked once, by the machine, which refuses
+        an illegal one (the player is told why and asked again on the next tick)."""
+        if move is None:
+            return
+        try:
+            raws = self.machine.play(move)
+        except IllegalMove as exc:
+            self.player.refused(move, str(exc))
+            return
+        self.move_sent_at = time.perf_counter()
+        self.broadcast(raws)
+        self.last_progress = self.clock()
 
     def _keepalive(self) -> None:
         """A signed hello about once a second, so silence means a peer is gone, not thinking."""

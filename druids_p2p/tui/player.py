@@ -59,8 +59,7 @@ class UIPlayer(Player):
 
     def choose(self, table: TableView) -> int:
         self.turn += 1
-        turn = self.turn
-        self.post(TurnRequest(snapshot_from_table(table, turn)))
+        self.post(TurnRequest(snapshot_from_table(table, self.turn)))
         while True:
             if self.leaving.is_set():
                 raise LeftTable("you left the table")
@@ -68,7 +67,7 @@ class UIPlayer(Player):
                 move, asked = self.moves.get(timeout=0.2)
             except queue.Empty:
                 continue
-            if self._accepted(table, move, asked, turn):
+            if asked == self.turn:  # else an answer to an earlier request (a double key press)
                 return move
 
     def wants_to_leave(self) -> bool:
@@ -85,23 +84,15 @@ class UIPlayer(Player):
                 move, asked = self.moves.get_nowait()
             except queue.Empty:
                 return None
-            if self._accepted(table, move, asked, self.turn):
+            if asked == self.turn:  # else an answer to an earlier request (a double key press)
                 self.asking = 0  # the next poll is a new turn
                 return move
 
-    def _accepted(self, table: TableView, move: int, asked: int, turn: int) -> bool:
-        """The person's answer to request ``turn``, checked once against the round's own rule:
-        an answer to an earlier request (a double key press) is ignored; an illegal move is
-        refused in the person's words and the move asked for again."""
-        if asked != turn:
-            return False
-        reason = table.check(move)
-        if reason is None:
-            return True
-        seat = table.seat if table.seat is not None else -1
-        self.post(MoveRejected(move, in_your_words(reason, seat) or reason))
-        self.post(TurnRequest(snapshot_from_table(table, turn)))
-        return False
+    def refused(self, move: int, reason: str) -> None:
+        """The table refused the person's move (it checks every move, once): told why in their
+        words; the next poll asks again."""
+        seat = self.table.seat if self.table is not None else None
+        self.post(MoveRejected(move, in_your_words(reason, -1 if seat is None else seat) or reason))
 
     def submit(self, move: int, turn: int) -> None:
         self.moves.put((move, turn))
