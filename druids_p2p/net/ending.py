@@ -23,10 +23,10 @@ from druids_p2p.wire import (
     WireError,
     decode,
     decode_receipt,
+    equivocation_body,
     is_receipt,
     verify_equivocation,
 )
-from druids_p2p.wire.equivocation import equivocation_body
 
 log = logging.getLogger(__name__)
 
