@@ -48,7 +48,9 @@ class TableView(Protocol):
         """The round as this seat sees it (None before the first deal or without a seat)."""
 
     def check(self, move: int) -> str | None:
-        """Why ``move`` is not legal for this seat now (the round's own rule), None if it is."""
+        """Why ``move`` is not legal for this seat now (the round's own rule), None if it is:
+        for showing a person why a card cannot be played. Whatever a player answers, the table
+        checks the move itself when it plays it (:meth:`Player.refused`)."""
 
     @property
     def game_over(self) -> bool: ...
