@@ -39,6 +39,8 @@ class TableEnding(RunnerBase):
     """The runner's abort, result and lingering (module docstring)."""
 
     def _abort(self, fault: TableFault) -> dict[str, Any]:
+        """Stop on ``fault``: record this peer's abort, tell the others (evidence first),
+        linger, and return the result."""
         self._emit_events()
         machine = self.machine
         machine.abort(fault)
@@ -91,6 +93,7 @@ class TableEnding(RunnerBase):
         return result
 
     def _result(self) -> dict[str, Any]:
+        """What ``run_peer`` returns (and the CLI prints); a finished game is marked so."""
         machine = self.machine
         game = machine.game
         result: dict[str, Any] = {

@@ -25,6 +25,8 @@ class LivenessChecks(RunnerBase):
     """The runner's checks on the others' silence, debts and claims (module docstring)."""
 
     def _check_liveness(self) -> None:
+        """Who the table waits for: shown away when silent, nudged when nothing moves, blamed
+        once its owed message is past its deadline."""
         machine = self.machine
         step = machine.step
         now = self.clock()

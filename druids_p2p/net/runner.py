@@ -43,6 +43,8 @@ class TableRunner(LivenessChecks, TableEnding):
     """Drives one seated table over the mesh until the game ends or is aborted."""
 
     def run(self, resume: bool = False) -> dict[str, Any]:
+        """Play the seated table to its end (``resume``: a restarted peer, which first asks
+        everyone for what it missed); returns this peer's result."""
         machine = self.machine
         self.player.attach(self.table)
         self.connect_all()
@@ -66,6 +68,7 @@ class TableRunner(LivenessChecks, TableEnding):
         return result
 
     def _tick(self) -> None:
+        """One turn of the loop: what arrived, this seat's move, chat, keepalive, liveness."""
         machine = self.machine
         if self.player.wants_to_leave() and not machine.finished:
             raise TableFault(f"{machine.identity.name} left the table", None)
