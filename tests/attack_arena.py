@@ -14,7 +14,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from message_surgery import reproved_opening, resign, thaw
@@ -24,8 +24,12 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.engine.rules import Round
-from druids_p2p.net import peer as peer_module
-from druids_p2p.net.peer import PeerConfig, Player, TableRunner, TableState
+from druids_p2p.net import ending
+from druids_p2p.net.homes import TableState
+from druids_p2p.net.mesh import Inbound
+from druids_p2p.net.peer_config import PeerConfig
+from druids_p2p.net.players import Player
+from druids_p2p.net.runner import TableRunner
 from druids_p2p.net.table import TableFault, TableMachine
 from druids_p2p.wire import Identity, MsgType, WireError, decode, decode_receipt, is_receipt
 
@@ -35,7 +39,7 @@ CheatPlay = Callable[[TableMachine, int], list[bytes]]
 @pytest.fixture(autouse=True)
 def no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
     """An aborting runner lingers to answer resend requests; nobody asks here."""
-    monkeypatch.setattr(peer_module, "LINGER_AFTER_GAME_S", 0.0)
+    monkeypatch.setattr(ending, "LINGER_AFTER_GAME_S", 0.0)
 
 
 def twin_of(identity: Identity, raw: bytes, deck: DeckPeer | None = None) -> bytes:
@@ -70,13 +74,13 @@ class FakeMesh:
         self.arena.queue.append((self.index, self.arena.index_of(peer_id), payload))
         return True
 
-    def poll(self, timeout_ms: int, limit: int = 256) -> list[Any]:
+    def poll(self, timeout_ms: int, limit: int = 256) -> list[Inbound]:
         return []
 
-    def connect(self, peer_id: bytes, endpoint: str, server_key: bytes) -> None:
+    def connect(self, peer_id: bytes, endpoint: str, curve_public_raw: bytes) -> None:
         """The arena delivers by seat-list index: links need no sockets."""
 
-    def close_gate(self, curves: Iterable[bytes]) -> None:
+    def close_gate(self, raw_keys: Iterable[bytes]) -> None:
         """No inbox to shut: the arena's deliveries name their link themselves."""
 
 
@@ -107,7 +111,7 @@ class Arena(LocalTable):
             )
             self.runners[k] = TableRunner(
                 config,
-                cast(Any, FakeMesh(self, k)),
+                FakeMesh(self, k),
                 self.machines[k],
                 TableState(tmp_path / f"p{k}"),
                 Player(),
@@ -157,7 +161,7 @@ class Arena(LocalTable):
     def _fault(self, k: int, fault: TableFault) -> None:
         self.faults[k] = fault
         if k == self.cheater:
-            self.machines[k].aborted = fault
+            self.machines[k].abort(fault)
         else:
             self.runners[k]._abort(fault)
 

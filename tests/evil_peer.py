@@ -42,7 +42,7 @@ from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.peer import random_scalar
 from druids_p2p.deck.shuffle_chain import ShuffleChain
-from druids_p2p.net import peer as peer_module
+from druids_p2p.net import lobby as lobby_module
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode, is_receipt
@@ -59,9 +59,9 @@ _original_init = TableMachine.__init__
 _original_play = TableMachine.play
 _original_broadcast = Mesh.broadcast
 _original_shuffle = ShuffleChain.shuffle
-_original_make_seat_message = peer_module.make_seat_message
+_original_make_seat_message = lobby_module.make_seat_message
 _original_mesh_init = Mesh.__init__
-_original_seat_entries = peer_module._seat_entries
+_original_seat_entries = lobby_module.seat_entries
 
 
 def _real_seat_entries(seat_msg: Any) -> Any:
@@ -243,8 +243,8 @@ def install(mode: str) -> None:
     MODE["mode"] = mode
     TableMachine.__init__ = _remember_identity  # type: ignore[method-assign]
     if mode in ("substitute", "ipc-seat"):
-        peer_module.make_seat_message = _substituting_seat_message
-        peer_module._seat_entries = _real_seat_entries
+        lobby_module.make_seat_message = _substituting_seat_message
+        lobby_module.seat_entries = _real_seat_entries
     elif mode == "ipc-join":
         Mesh.__init__ = _ipc_mesh_init  # type: ignore[method-assign]
     elif mode == "ipc-confirm":

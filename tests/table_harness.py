@@ -107,8 +107,7 @@ class LocalTable:
         fresh = self._machine(k, Transcript(self.seat_msg))
         fresh.load_record(saved)
         fresh.start()
-        assert fresh.transcript.head == transcript.head, "replay must rebuild the same transcript"
-        fresh.transcript = transcript
+        fresh.adopt_record(transcript)  # raises unless replay rebuilt the same transcript
         self.machines[k] = fresh
         # What the restarted process asks for: a resend from everybody after its head.
         for j, other in enumerate(self.machines):

@@ -12,13 +12,16 @@ import os
 import random
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from attack_arena import Arena, no_linger, twin_of
 from message_surgery import thaw
 
-from druids_p2p.net.peer import PeerConfig, Player, TableRunner
+from druids_p2p.net.mesh import Inbound
+from druids_p2p.net.peer_config import PeerConfig
+from druids_p2p.net.players import Player
+from druids_p2p.net.runner import TableRunner
 from druids_p2p.net.table import TableFault, TableMachine
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -176,7 +179,7 @@ class Fuzzer:
         machine = copy.deepcopy(original, memo)
         runner = TableRunner(
             PeerConfig(home=arena.runners[j].config.home, identity=arena.ids[j]),
-            cast(Any, _NullMesh()),
+            _NullMesh(),
             machine,
             arena.runners[j].state,
             Player(),
@@ -216,6 +219,8 @@ def _valid(payload: bytes) -> None:
 
 
 class _NullMesh:
+    """A mesh (``MeshPort``) that checks what the runner sends and delivers nothing."""
+
     def broadcast(self, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
         _valid(payload)
 
@@ -223,8 +228,14 @@ class _NullMesh:
         _valid(payload)
         return True
 
-    def poll(self, timeout_ms: int, limit: int = 256) -> list[Any]:
+    def poll(self, timeout_ms: int, limit: int = 256) -> list[Inbound]:
         return []
+
+    def connect(self, peer_id: bytes, endpoint: str, curve_public_raw: bytes) -> None:
+        """Nothing to link: the test hands the runner each message itself."""
+
+    def close_gate(self, raw_keys: Iterable[bytes]) -> None:
+        """No inbox to shut."""
 
 
 @pytest.mark.parametrize("seed", [1, 2])

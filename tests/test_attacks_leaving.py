@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from attack_arena import Arena, no_linger
 
-from druids_p2p.net.peer import Player
+from druids_p2p.net.players import Player
 from druids_p2p.net.table import TableFault
 from druids_p2p.wire import MsgType
 

@@ -142,7 +142,9 @@ def test_play_headless_resume_needs_a_table_for_every_seat(
 def test_a_saved_table_that_cannot_be_read_is_marked_stopped_and_blocks_nothing(
     tmp_path: Path,
 ) -> None:
-    from druids_p2p.net.peer import PeerConfig, PeerError, run_peer
+    from druids_p2p.net.errors import PeerError
+    from druids_p2p.net.peer_config import PeerConfig
+    from druids_p2p.net.session import run_peer
     from druids_p2p.wire import Identity
 
     state = _saved(tmp_path, "aaaa", role="host", name="friday")

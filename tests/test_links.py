@@ -26,23 +26,19 @@ from table_harness import LocalTable
 from zmq.utils.monitor import recv_monitor_message
 
 from druids_p2p.engine import GameOptions
-from druids_p2p.net import peer as peer_module
+from druids_p2p.net import liveness
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.discovery import LOBBY_ID_SIZE, TableInfo, encode_beacon
 from druids_p2p.net.endpoints import EndpointError, TableNetwork, parse_endpoint
+from druids_p2p.net.errors import PeerError
+from druids_p2p.net.homes import TableState
 from druids_p2p.net.links import Links
+from druids_p2p.net.lobby import Lobby, join_table
 from druids_p2p.net.mesh import Inbound, Mesh
-from druids_p2p.net.peer import (
-    HostSpec,
-    Lobby,
-    PeerConfig,
-    PeerError,
-    Player,
-    TableRunner,
-    TableState,
-    join_table,
-)
+from druids_p2p.net.peer_config import HostSpec, PeerConfig
+from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.resend import RESEND_BURST, RESEND_MAX_MESSAGES, RESEND_PER_S, ResendLimiter
+from druids_p2p.net.runner import TableRunner
 from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableFault, TableMachine
@@ -392,9 +388,9 @@ def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None
         for link in links:
             link.start()
         listed = {m.curve_public_raw for m in meshes}
-        for link in links:  # the list is every seat's own word: the gate closes to it at once
-            assert not link.settled and not link.key_of_link  # but nothing is booked yet
-            assert not link.mesh.gate.open and link.mesh.gate.allowed_raw == listed
+        for link, mesh in zip(links, meshes, strict=True):  # the list is every seat's own word:
+            assert not link.settled and not link.key_of_link  # the gate closes to it at once,
+            assert not mesh.gate.open and mesh.gate.allowed_raw == listed  # nothing is booked
         for mesh, machine in zip(meshes, machines, strict=True):
             for raw in machine.start():
                 mesh.broadcast(raw)
@@ -407,10 +403,10 @@ def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None
                         mesh.broadcast(raw)
                 link.update()
         confirmed = {m.curve_public_raw: i.public_key for i, m in zip(ids, meshes, strict=True)}
-        for link in links:
+        for link, mesh in zip(links, meshes, strict=True):
             assert link.settled and link.key_of_link == confirmed
-            assert not link.mesh.gate.open
-            assert link.mesh.rebinds == 0  # nobody else had connected: no link was dropped
+            assert not mesh.gate.open
+            assert mesh.rebinds == 0  # nobody else had connected: no link was dropped
         stranger.connect(b"p0", meshes[0].endpoint, meshes[0].curve_public_raw)
         monitor = stranger.peers[b"p0"].get_monitor_socket()
         events: list[int] = []
@@ -431,7 +427,7 @@ def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None
 class _Waiting(Player):
     """A seat that never moves (the peer under test only catches up)."""
 
-    def poll(self, machine: TableMachine) -> int | None:
+    def poll(self, table: TableView) -> int | None:
         return None
 
 
@@ -441,11 +437,11 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
     """Peer 1, from a snapshot early in a long game, asks peer 0 (finished) once: it receives
     128 frames, asks again from its new head at once, and so on until it holds the whole game.
     Nudges are switched off, so only the catch-up can have asked again."""
-    monkeypatch.setattr(peer_module, "NUDGE_AFTER_S", 1e9)
+    monkeypatch.setattr(liveness, "NUDGE_AFTER_S", 1e9)
     table = LocalTable(players=3, rounds=4, seed=1)
     table.run(stop=lambda: len(table.machines[1].transcript.messages) >= 20)
     behind = copy.deepcopy(table.machines[1], {id(i): i for i in table.ids})
-    behind.on_event = None
+    behind.listen(None)
     table.run()
     ahead = table.machines[0]
     assert ahead.finished and len(ahead.transcript.messages) > 20 + RESEND_MAX_MESSAGES

@@ -17,9 +17,9 @@ from zmq.utils.monitor import recv_monitor_message
 
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import decode_beacon
+from druids_p2p.net.lobby import query_lobby
 from druids_p2p.net.local_table import LocalTable, PeerProcess
 from druids_p2p.net.mesh import raw_to_z85
-from druids_p2p.net.peer import query_lobby
 from druids_p2p.wire import ZERO_HASH, Identity, MsgType, encode, encode_receipt
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]

@@ -24,8 +24,10 @@ from druids_p2p.net.admission import (
     unique_name,
 )
 from druids_p2p.net.discovery import decode_beacon
+from druids_p2p.net.errors import PeerError
+from druids_p2p.net.lobby import Lobby, join_table, seat_entries
 from druids_p2p.net.mesh import Mesh
-from druids_p2p.net.peer import HostSpec, Lobby, PeerConfig, PeerError, _seat_entries, join_table
+from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.wire import decode
 from druids_p2p.wire.identity import Identity
 
@@ -81,7 +83,7 @@ class Host:
     def _run(self) -> None:
         try:
             seat_raw = self.lobby.run()
-            for key, _, endpoint, curve in _seat_entries(decode(seat_raw)):
+            for key, _, endpoint, curve in seat_entries(decode(seat_raw)):
                 if key != self.identity.public_key:
                     self.mesh.connect(key, endpoint, curve)
                     self.mesh.send(key, seat_raw)

@@ -1,8 +1,9 @@
 """A bot playing a seat at a LAN table: the glue between the network layer and the bots.
 
 It lives here, above both, because the network layer must not import the bots or the plugin
-loader (an import-linter contract): ``net.peer`` is handed :func:`bot_player` through
-``PeerConfig.bot_players`` and meets the result only as a :class:`~druids_p2p.net.peer.Player`.
+loader (an import-linter contract): the peer is handed :func:`bot_player` through
+``PeerConfig.bot_players`` and meets the result only as a :class:`~druids_p2p.net.players.Player`,
+which sees the table only through its read-only :class:`~druids_p2p.net.players.TableView`.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import random
 
 from druids_p2p.bots.base import Bot
 from druids_p2p.bots.host import BotRunner
-from druids_p2p.net.peer import PeerConfig, PeerError, Player
-from druids_p2p.net.table import TableMachine
+from druids_p2p.net.errors import PeerError
+from druids_p2p.net.peer_config import PeerConfig
+from druids_p2p.net.players import Player, TableView
 from druids_p2p.plugins import load_bots
 
-log = logging.getLogger("druids_p2p.net.peer")
-"""The peer's logger, as before the move: a bot's faults read as the peer's warnings."""
+log = logging.getLogger("druids_p2p.net.runner")
+"""The seated table's logger: a bot's faults read as the peer's warnings."""
 
 
 class BotPlayer(Player):
@@ -31,20 +33,21 @@ class BotPlayer(Player):
         self.faults: list[str] = []
         self.started = False
 
-    def start(self, machine: TableMachine) -> None:
-        if self.started or machine.my_seat is None:
+    def start(self, table: TableView) -> None:
+        seat = table.seat
+        if self.started or seat is None:
             return
         self.started = True
         rng = random.Random(self.seed)
         fault = self.runner.hook(
-            self.bot.start_game, machine.my_seat, machine.options, rng, self.runner.budget_ms
+            self.bot.start_game, seat, table.options, rng, self.runner.budget_ms
         )
         if fault:
             self.faults.append(f"start_game: {fault}")
 
-    def choose(self, machine: TableMachine) -> int:
-        self.start(machine)
-        view = machine.view()
+    def choose(self, table: TableView) -> int:
+        self.start(table)
+        view = table.player_view()
         assert view is not None
         outcome = self.runner.choose(view)
         if outcome.fault:

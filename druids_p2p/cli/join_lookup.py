@@ -112,7 +112,8 @@ def _flat(heard: dict[bytes, list[Any]]) -> list[Any]:
 def lobby_announcement(target: str, pin: str) -> bytes:
     """``join HOST:PORT --fingerprint FP``: the lobby socket's beacon, if its host matches."""
     from druids_p2p.net.discovery import decode_beacon
-    from druids_p2p.net.peer import PeerError, query_lobby
+    from druids_p2p.net.errors import PeerError
+    from druids_p2p.net.lobby import query_lobby
     from druids_p2p.net.table_choice import pin_matches
     from druids_p2p.wire.errors import WireError
 

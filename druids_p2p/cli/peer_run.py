@@ -68,7 +68,9 @@ def run_one_peer(
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.net.admission import terminal_approver
-    from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, TableChoice, run_peer
+    from druids_p2p.net.errors import PeerError, TableChoice
+    from druids_p2p.net.peer_config import HostSpec, PeerConfig
+    from druids_p2p.net.session import run_peer
     from druids_p2p.wire import data_dir
 
     if players not in (3, 4, 5):

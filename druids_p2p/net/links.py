@@ -20,7 +20,7 @@ starts as fast as before, with no extra round trip.
 
 from __future__ import annotations
 
-from druids_p2p.net.mesh import Mesh
+from druids_p2p.net.mesh_port import MeshPort
 from druids_p2p.net.table import TableMachine
 
 
@@ -31,7 +31,7 @@ class LinkError(Exception):
 class Links:
     """DEALERs, inbox gate and receipt attribution of one seated peer."""
 
-    def __init__(self, mesh: Mesh, machine: TableMachine) -> None:
+    def __init__(self, mesh: MeshPort, machine: TableMachine) -> None:
         self.mesh = mesh
         self.machine = machine
         self.key_of_link: dict[bytes, bytes] = {}

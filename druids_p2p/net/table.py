@@ -945,6 +945,62 @@ class TableMachine:
         if self.on_event is not None:
             self.on_event(event)
 
+    # ================================================================ for the runner
+    # It drives the machine through these alone; which message types are the machine's and
+    # which the runner's control messages: net/runner_base.py's docstring.
+    def listen(self, on_event: Callable[[TableEvent], None] | None) -> None:
+        """Who is told of every :class:`TableEvent` as it happens (the runner; None: nobody)."""
+        self.on_event = on_event
+
+    @property
+    def head(self) -> bytes:
+        """The record's head: what this peer holds, as a resend request or a result names it."""
+        return self.transcript.head
+
+    def next_seq(self, key: bytes) -> int:
+        """The sequence number the record expects next from ``key``."""
+        return self.transcript.next_seq(key)
+
+    def has_next(self, key: bytes) -> bool:
+        """True if ``key``'s next message for the record is already here (held for its step)."""
+        return self.transcript.next_seq(key) in self.pending[key]
+
+    def messages_since(self, key: bytes, seq: int) -> list[bytes]:
+        """``key``'s recorded messages from ``seq`` on (a resend request by sender)."""
+        return [m.raw for m in self.transcript.since(key, seq)]
+
+    def held(self) -> tuple[int, int]:
+        """(messages recorded, messages held for a later step): changes when one was new here."""
+        return len(self.heads), sum(len(waiting) for waiting in self.pending.values())
+
+    def own_pending(self) -> list[Message]:
+        """This peer's own messages sent for a step that has not completed, in chain order."""
+        return [msg for _, msg in sorted(self.pending[self.me].items())]
+
+    def seal_control(self, msg_type: MsgType, body: dict[str, object]) -> bytes:
+        """This peer's next chained message, on the record's head: the runner's abort."""
+        return self.chain.seal(msg_type, body, self.transcript.head)
+
+    def record_control(self, msg: bytes | Message) -> None:
+        """Append a message the machine does not handle to the record (an abort, and, before
+        ours, what it must follow); raises :class:`WireError` if it is not the next there."""
+        self.transcript.append(msg)
+
+    def flush(self) -> None:
+        """Write the record to disk and sync it (the game's end, an abort)."""
+        self.transcript.flush(sync=True)
+
+    def abort(self, fault: TableFault) -> None:
+        """Stop on ``fault``: nothing is received or played from now on."""
+        self.aborted = fault
+
+    def adopt_record(self, transcript: Transcript) -> None:
+        """Record on into ``transcript`` from now on: a restarted peer's own saved record, once
+        this machine has replayed it to the same head (raises ValueError otherwise)."""
+        if transcript.head != self.transcript.head:
+            raise ValueError("the record does not replay to the same table state")
+        self.transcript = transcript
+
 
 def deal_params(
     table_id: bytes, round_no: int, players: int, ruleset: str = DEFAULT_RULESET

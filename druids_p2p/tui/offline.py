@@ -124,7 +124,7 @@ class OfflineSession(Session):
             self._play(rule_move(self.game.view(seat)))
 
     def close(self) -> None:
-        """Leave, as the real peer reports it (net/peer.py): the table stops with this seat's
+        """Leave, as the real peer reports it (net/runner.py): the table stops with this seat's
         leaving as the reason (aborted, then the result), then the session ends."""
         if self.closed or self.game.game_over:
             return

@@ -1,7 +1,8 @@
 """The bridge to the net layer: this seat's :class:`UIPlayer` and the :class:`NetSession` that runs
 the peer (``run_peer``) on a worker thread and the bots as processes.
 
-Threads: the peer's thread owns the table machine. It takes snapshots and posts Textual messages
+Threads: the peer's thread owns the table (the player sees it through a read-only view, never
+the machine). It takes snapshots and posts Textual messages
 (thread-safe); the UI thread only ever puts chosen moves on a queue that ``UIPlayer.choose``
 waits on.
 """
@@ -22,12 +23,14 @@ from textual.message import Message
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.chat import ChatOutbox, ChatRefused
 from druids_p2p.net.discovery import DEFAULT_PORT
-from druids_p2p.net.peer import HostSpec, PeerConfig, PeerError, Player, run_peer
-from druids_p2p.net.table import TableMachine
+from druids_p2p.net.errors import PeerError
+from druids_p2p.net.peer_config import HostSpec, PeerConfig
+from druids_p2p.net.players import Player, TableView
+from druids_p2p.net.session import run_peer
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
-from druids_p2p.tui.snapshot import in_your_words, snapshot_from_machine
+from druids_p2p.tui.snapshot import in_your_words, snapshot_from_table
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)
@@ -44,19 +47,19 @@ class UIPlayer(Player):
 
     def __init__(self, post: Post) -> None:
         self.post = post
-        self.machine: TableMachine | None = None
+        self.table: TableView | None = None
+        """The peer's read-only view of the table (snapshots for the UI are taken from it)."""
         self.moves: queue.Queue[tuple[int, int]] = queue.Queue()
         self.turn = 0
         self.asking = 0
         self.leaving = threading.Event()
 
-    def attach(self, machine: TableMachine) -> None:
-        self.machine = machine
+    def attach(self, table: TableView) -> None:
+        self.table = table
 
-    def choose(self, machine: TableMachine) -> int:
+    def choose(self, table: TableView) -> int:
         self.turn += 1
-        turn = self.turn
-        self.post(TurnRequest(snapshot_from_machine(machine, turn)))
+        self.post(TurnRequest(snapshot_from_table(table, self.turn)))
         while True:
             if self.leaving.is_set():
                 raise LeftTable("you left the table")
@@ -64,40 +67,32 @@ class UIPlayer(Player):
                 move, asked = self.moves.get(timeout=0.2)
             except queue.Empty:
                 continue
-            if asked != turn:
-                continue  # an answer to an earlier request (a double key press)
-            rnd = machine.game.round
-            reason = "no round is being played" if rnd is None else rnd.check(move)
-            if reason is None:
+            if asked == self.turn:  # else an answer to an earlier request (a double key press)
                 return move
-            seat = machine.my_seat if machine.my_seat is not None else -1
-            self.post(MoveRejected(move, in_your_words(reason, seat) or reason))
-            self.post(TurnRequest(snapshot_from_machine(machine, turn)))
 
     def wants_to_leave(self) -> bool:
         return self.leaving.is_set()
 
-    def poll(self, machine: TableMachine) -> int | None:
+    def poll(self, table: TableView) -> int | None:
         """Non-blocking: the table keeps serving the network while the person thinks."""
         if self.asking != self.turn or self.turn == 0:
             self.turn += 1
             self.asking = self.turn
-            self.post(TurnRequest(snapshot_from_machine(machine, self.turn)))
+            self.post(TurnRequest(snapshot_from_table(table, self.turn)))
         while True:
             try:
                 move, asked = self.moves.get_nowait()
             except queue.Empty:
                 return None
-            if asked != self.turn:
-                continue  # an answer to an earlier request (a double key press)
-            rnd = machine.game.round
-            reason = "no round is being played" if rnd is None else rnd.check(move)
-            if reason is None:
+            if asked == self.turn:  # else an answer to an earlier request (a double key press)
                 self.asking = 0  # the next poll is a new turn
                 return move
-            seat = machine.my_seat if machine.my_seat is not None else -1
-            self.post(MoveRejected(move, in_your_words(reason, seat) or reason))
-            self.post(TurnRequest(snapshot_from_machine(machine, self.turn)))
+
+    def refused(self, move: int, reason: str) -> None:
+        """The table refused the person's move (it checks every move, once): told why in their
+        words; the next poll asks again."""
+        seat = self.table.seat if self.table is not None else None
+        self.post(MoveRejected(move, in_your_words(reason, -1 if seat is None else seat) or reason))
 
     def submit(self, move: int, turn: int) -> None:
         self.moves.put((move, turn))
@@ -238,7 +233,7 @@ class NetSession(Session):
                 self.post(PeerEvent({"event": "bot_failed", "text": line}, None))
 
     def _emit(self, event: dict[str, Any]) -> None:
-        """``config.emit``: runs on the peer's thread, which owns the machine."""
+        """``config.emit``: runs on the peer's thread, which owns the table."""
         kind = event.get("event")
         if kind in ("chat", "chat_refused"):  # talk changes nothing at the table: no snapshot,
             self.post(PeerEvent(dict(event), None))  # which would take back a turn being asked
@@ -250,11 +245,11 @@ class NetSession(Session):
             self.bots.join_announced(self.spec.lobby_id, self.spec.beacon_port, fp)
         if kind in ("seated", "result") and event.get("record"):
             self.record = str(event["record"])
-        machine = self.player.machine
+        table = self.player.table
         snapshot = None
-        if machine is not None:
+        if table is not None:
             try:
-                snapshot = snapshot_from_machine(machine)
+                snapshot = snapshot_from_table(table)
             except Exception as exc:  # a snapshot must never stop the peer
                 log.debug("snapshot failed", exc_info=exc)
         self.post(PeerEvent(dict(event), snapshot))

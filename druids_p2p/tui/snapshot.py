@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from druids_p2p.engine.cards import (
     COLOUR_NAMES,
@@ -23,11 +23,16 @@ from druids_p2p.engine.cards import (
 )
 from druids_p2p.engine.game import Game
 from druids_p2p.engine.notation import format_card
-from druids_p2p.engine.rules import Round
 from druids_p2p.engine.view import PlayerView
 
 if TYPE_CHECKING:
-    from druids_p2p.net.table import TableMachine
+    from druids_p2p.net.players import TableView
+
+
+class MoveCheck(Protocol):
+    """Says why a move is not legal now (None if it is): a round, or a player's table view."""
+
+    def check(self, move: int) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,7 @@ class TableSnapshot:
         return f"not your turn: waiting for {self.name(view.to_move)}"
 
 
-def card_reason(view: PlayerView, rnd: Round, card: int) -> str | None:
+def card_reason(view: PlayerView, rnd: MoveCheck, card: int) -> str | None:
     """Why this seat cannot play ``card`` now, in the player's words; None if it can.
 
     The precise rule comes from ``Round.check``; the common cases are phrased for the person
@@ -116,7 +121,7 @@ def in_your_words(reason: str | None, seat: int) -> str | None:
     return re.sub(rf"\bseat {seat}\b", "you", reason)
 
 
-def _reasons(view: PlayerView, rnd: Round) -> dict[int, str]:
+def _reasons(view: PlayerView, rnd: MoveCheck) -> dict[int, str]:
     out: dict[int, str] = {}
     for card in view.hand:
         reason = card_reason(view, rnd, card)
@@ -151,31 +156,36 @@ def snapshot_from_game(
     )
 
 
-def snapshot_from_machine(machine: TableMachine, turn: int | None = None) -> TableSnapshot:
-    """A snapshot of a peer's table machine; call it only on the machine's own thread.
+def snapshot_from_table(table: TableView, turn: int | None = None) -> TableSnapshot:
+    """A snapshot of a peer's table, from the player's view of it; call it only on the peer's
+    own thread.
 
     ``turn`` is given when the peer asks this seat for a move (its number); otherwise the
     snapshot never offers a move, even if the round says this seat moves next."""
-    seat = machine.my_seat
-    n = machine.options.players
-    if machine.order:
-        names = tuple(machine.name_of_seat(s) for s in range(n))
-    else:
-        names = tuple(str(machine.names[k]) for k in machine.list_keys)
-    game = machine.game
-    if seat is not None and game.round is not None:
-        snap = snapshot_from_game(game, seat, names, machine.phase)
-        if turn is None:
-            return replace(snap, my_turn=False, reasons={})
-        return replace(snap, turn=turn)
-    return TableSnapshot(
-        names=names,
+    seat = table.seat
+    options = table.options
+    view = table.player_view() if seat is not None else None
+    snap = TableSnapshot(
+        names=table.names,
         my_seat=seat,
-        players=n,
-        rounds=machine.options.rounds,
-        variant=machine.options.variant,
-        phase=machine.phase,
+        players=options.players,
+        rounds=options.rounds,
+        variant=options.variant,
+        phase=table.phase,
         view=None,
-        round_scores=tuple(tuple(s) for s in game.round_scores),
-        totals=tuple(game.totals),
+        round_scores=table.round_scores,
+        totals=table.totals,
+    )
+    if seat is None or view is None:
+        return snap
+    my_turn = turn is not None and view.to_move == seat and bool(view.legal)
+    return replace(
+        snap,
+        phase="done" if table.game_over else table.phase,
+        view=view,
+        my_turn=my_turn,
+        turn=0 if turn is None else turn,
+        reasons=_reasons(view, table) if my_turn else {},
+        winners=table.winners,
+        ended_by=table.ended_by,
     )

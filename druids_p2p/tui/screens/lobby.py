@@ -22,7 +22,7 @@ from druids_p2p.engine import GameOptions
 from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.net.interfaces import NetChoice
-from druids_p2p.net.peer import HostSpec
+from druids_p2p.net.peer_config import HostSpec
 from druids_p2p.net.table_choice import namesakes, pin_matches
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.player import TableSpec

@@ -1,0 +1,178 @@
+"""How a seated table ends for this peer: its abort, its result, and lingering for the others.
+
+An abort (this peer's own fault finding, another's claim after the grace period, the person
+leaving) is recorded after this peer's own unfinished step messages and the blamed peer's own
+abort, then sent with the evidence first (protocol.md §9). A result is what ``run_peer`` returns
+and the CLI prints. Either way the peer lingers a little to answer resend requests, so that
+slower peers can finish too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from typing import Any
+
+from druids_p2p.net.deadlines import claim_of
+from druids_p2p.net.liveness import NUDGE_AFTER_S
+from druids_p2p.net.runner_base import RunnerBase
+from druids_p2p.net.table import TableFault
+from druids_p2p.wire import (
+    MsgType,
+    WireError,
+    decode,
+    decode_receipt,
+    equivocation_body,
+    is_receipt,
+    verify_equivocation,
+)
+
+log = logging.getLogger(__name__)
+
+LINGER_AFTER_GAME_S = 1.5
+LINGER_FOR_THE_END_S = 10.0
+LINGER_QUIET_S = 2.5
+
+
+class TableEnding(RunnerBase):
+    """The runner's abort, result and lingering (module docstring)."""
+
+    def _abort(self, fault: TableFault) -> dict[str, Any]:
+        """Stop on ``fault``: record this peer's abort, tell the others (evidence first),
+        linger, and return the result."""
+        self._emit_events()
+        machine = self.machine
+        machine.abort(fault)
+        body: dict[str, object] = {"reason": fault.reason[:200]}
+        if fault.seat is not None:
+            body["seat"] = fault.seat
+            keys = machine.order or machine.list_keys
+            body["key"] = keys[fault.seat]
+        # Our own messages already sent for a step that never completed go into the record
+        # first: the abort is chained after them, and the record must end with its reason.
+        own_pending = machine.own_pending()
+        for own in own_pending:
+            with contextlib.suppress(WireError):
+                machine.record_control(own)
+        for raw in fault.evidence:  # a blamed peer's own abort, in its place in its chain
+            with contextlib.suppress(WireError):
+                msg = decode(raw)
+                if msg.type is MsgType.ABORT and msg.sender != machine.me:
+                    machine.record_control(msg)
+        raw = self._control(MsgType.ABORT, body, chain=True)
+        try:
+            machine.record_control(raw)
+        except WireError as exc:
+            log.warning("could not record the abort in the transcript: %s", exc)
+        machine.flush()
+        # Then sent again with it: a peer that stops while its own step messages are unsent
+        # (its own confirmation showed the seat message misplacing it) must still show them.
+        outgoing = [*(own.raw for own in own_pending), raw]
+        proof: bytes | None = None
+        if len(fault.evidence) == 2:
+            try:
+                verify_equivocation(*sorted(fault.evidence))  # other evidence pairs are no proof
+                proof = self._control(
+                    MsgType.EQUIVOCATION, equivocation_body(*fault.evidence), chain=False
+                )
+            except WireError:
+                proof = None
+        if proof is not None:
+            outgoing.insert(0, proof)
+        elif fault.seat is not None and fault.evidence:
+            # The culprit's own signed message goes out first (protocol.md §9): a peer that was
+            # shown another version of it now holds two and proves the equivocation; one that
+            # never got it checks it like any message. Either way it blames on its own checks.
+            outgoing.insert(0, fault.evidence[0])
+        self.broadcast(outgoing)
+        result = self._result()
+        self.config.emit({"event": "aborted", "reason": fault.reason, "blame": fault.seat})
+        self.config.emit({"event": "result", **result})
+        self._linger()
+        return result
+
+    def _result(self) -> dict[str, Any]:
+        """What ``run_peer`` returns (and the CLI prints); a finished game is marked so."""
+        machine = self.machine
+        game = machine.game
+        result: dict[str, Any] = {
+            "finished": machine.finished,
+            "aborted": None if machine.aborted is None else machine.aborted.reason,
+            "blame": None if machine.aborted is None else machine.aborted.seat,
+            "claim": claim_of(machine),
+            "seat": machine.my_seat,
+            "name": machine.identity.name,
+            "totals": game.totals,
+            "round_scores": game.round_scores,
+            "winners": game.winners,
+            "record": str(self.state.record),
+            "head": machine.head.hex(),
+            "deal_ms": self.deal_ms,
+            "move_latency_ms": self.latencies_ms,
+            "bad_messages": self.bad_messages,
+            "faults": getattr(self.player, "faults", []),
+        }
+        if machine.finished:
+            machine.flush()
+            self.state.mark_finished({"totals": game.totals, "winners": game.winners})
+        return result
+
+    def _linger(self) -> None:
+        """Answer resend requests a little longer, so slower peers can finish too.
+
+        After a finished game, also (at most ``LINGER_FOR_THE_END_S``) until every other peer is
+        known to hold the last move (by its receipt) and no peer still playing has sent its
+        keepalive hello for ``LINGER_QUIET_S`` (a finished peer sends none): a peer that left at
+        once, its last messages lost on a lossy link, left the others waiting for them until
+        ``gone_after`` (seen at 30% loss). Meanwhile the last move and this peer's receipt of it
+        are resent every ``NUDGE_AFTER_S`` to those not known to hold it."""
+        start = time.monotonic()
+        until = start + LINGER_AFTER_GAME_S
+        last_nudge = last_hello = start
+        while True:
+            now = time.monotonic()
+            lacking = self._lacking_the_end()
+            playing = self.machine.finished and now - last_hello < LINGER_QUIET_S
+            if now >= until and (not (lacking or playing) or now >= start + LINGER_FOR_THE_END_S):
+                return
+            if lacking and now - last_nudge > NUDGE_AFTER_S:
+                last_nudge = now
+                move = self.machine.last_move
+                assert move is not None
+                for raw in [move.raw, *self.machine.resend_own()]:  # the move: receipt again
+                    for key in lacking:
+                        self.mesh.send(key, raw, both_links=True)
+            for inbound in self.mesh.poll(20):
+                if is_receipt(inbound.payload):
+                    self._linger_receipt(inbound.payload, self.key_of_link.get(inbound.curve))
+                    continue
+                try:
+                    msg = decode(inbound.payload)
+                except WireError:
+                    continue
+                if msg.table_id != self.machine.table_id:
+                    continue
+                if msg.type is MsgType.RESEND:
+                    self._answer_resend(msg)
+                elif msg.type is MsgType.HELLO and msg.sender in self.machine.list_keys:
+                    last_hello = time.monotonic()  # someone is still playing: stay a little
+
+    def _lacking_the_end(self) -> list[bytes]:
+        """After a finished game: the other peers not yet known to hold its last move."""
+        machine = self.machine
+        move = machine.last_move
+        if not machine.finished or move is None:
+            return []
+        return [k for k in machine.list_keys if k not in (machine.me, move.sender, *machine.acked)]
+
+    def _linger_receipt(self, raw: bytes, link: bytes | None) -> None:
+        """A receipt while lingering: it only tells who holds the end now (no fault is acted on
+        after the game; the record is already complete)."""
+        if link is None or link == self.machine.me or link not in self.machine.list_keys:
+            return
+        with contextlib.suppress(WireError, TableFault, ValueError):
+            self.machine.receive_receipt(link, decode_receipt(raw))
+
+
+__all__ = ["LINGER_AFTER_GAME_S", "LINGER_FOR_THE_END_S", "LINGER_QUIET_S", "TableEnding"]

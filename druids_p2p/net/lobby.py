@@ -1,0 +1,266 @@
+"""Before a table is seated: the host's lobby, and a joiner asking it for a seat.
+
+The host only gathers the seats: it announces the table (beacon, and a plain lobby socket that
+answers ``druids join HOST:PORT``), collects signed joins and sends the signed seat message
+(:class:`Lobby`). A joiner asks a lobby socket for the signed announcement (:func:`query_lobby`),
+or hears it on the LAN, and waits for the seat message that seats it (:func:`join_table`). From
+then on every peer is equal (``net/runner.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import logging
+import os
+import socket
+import time
+
+import zmq
+
+from druids_p2p.net.admission import REFUSED_REASON, Admission, JoinRequest, unique_name
+from druids_p2p.net.beacon_sender import BeaconSender
+from druids_p2p.net.discovery import (
+    LOBBY_ID_SIZE,
+    Seat,
+    TableInfo,
+    decode_beacon,
+    encode_beacon,
+)
+from druids_p2p.net.errors import PeerError
+from druids_p2p.net.mesh_port import LobbyMesh
+from druids_p2p.net.peer_config import HostSpec, PeerConfig
+from druids_p2p.net.seating import make_join, make_seat_message, quoted_join
+from druids_p2p.rulesets import seat_options
+from druids_p2p.wire import ZERO_HASH, Message, MsgType, WireError, decode, encode
+
+log = logging.getLogger(__name__)
+
+LOBBY_DOMAIN = b"druids-p2p/v1 lobby\x00"
+
+
+def lobby_table_id(lobby_id: bytes) -> bytes:
+    """The table id a lobby's joins are signed for (the seated table gets its own)."""
+    return hashlib.sha256(LOBBY_DOMAIN + lobby_id).digest()
+
+
+def query_lobby(target: str, timeout_s: float = 5.0) -> bytes:
+    """Ask a host's plain lobby socket for its signed table announcement."""
+    host, sep, port = target.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise PeerError(f"expected HOST:PORT, not {target!r}")
+    try:
+        infos = socket.getaddrinfo(host, int(port), socket.AF_INET, socket.SOCK_STREAM)
+    except (OSError, ValueError) as exc:
+        raise PeerError(f"{target}: {exc}") from None
+    for info in infos:  # a lobby is one host: never a broadcast, multicast or "any" address
+        ip = ipaddress.IPv4Address(str(info[4][0]))
+        if ip == ipaddress.IPv4Address("255.255.255.255") or ip.is_multicast or ip.is_unspecified:
+            raise PeerError(f"{target}: {ip} is not a host address")
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.MAXMSGSIZE, 4096)
+    try:
+        sock.connect(f"tcp://{host}:{port}")
+        sock.send(b"druids-p2p/v1 lobby?")
+        if not sock.poll(int(timeout_s * 1000)):
+            raise PeerError(f"no table answers at {target}")
+        reply: bytes = sock.recv()
+        return reply
+    finally:
+        sock.close(linger=0)
+
+
+class Lobby:
+    """The host side before seating: beacon, lobby socket, joins."""
+
+    def __init__(self, config: PeerConfig, mesh: LobbyMesh, spec: HostSpec) -> None:
+        self.config = config
+        self.mesh = mesh
+        self.spec = spec
+        self.identity = config.identity
+        self.lobby_id = os.urandom(LOBBY_ID_SIZE)
+        self.table_id = lobby_table_id(self.lobby_id)
+        self.seats: list[tuple[bytes, str, str, bytes]] = [
+            (self.identity.public_key, self.identity.name, mesh.endpoint, mesh.curve_public_raw)
+        ]
+        self.socket = mesh.ctx.socket(zmq.ROUTER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.MAXMSGSIZE, 256)
+        self.lobby_port = self.socket.bind_to_random_port(f"tcp://{config.bind}")
+        self.counter = 0
+        self.admission = Admission(config.approve_join)
+        self.joins: dict[bytes, bytes] = {}
+        """Each seated joiner's raw signed join."""
+        self.beacon: BeaconSender | None = None
+        if config.announce:
+            self.beacon = BeaconSender(
+                self.identity, self.info(), config.bind, config.beacon_port, lobby_id=self.lobby_id
+            ).start()
+
+    def info(self) -> TableInfo:
+        o = self.spec.options
+        return TableInfo(
+            name=self.spec.name,
+            endpoint=self.mesh.endpoint,
+            curve_key=self.mesh.curve_public_raw,
+            players=o.players,
+            variant=o.variant,
+            rounds=o.rounds,
+            seats=tuple(Seat(name, key) for key, name, _, _ in self.seats),
+            lobby_port=self.lobby_port,
+        )
+
+    def announcement(self) -> bytes:
+        self.counter += 1
+        return encode_beacon(self.identity, self.info(), self.lobby_id, self.counter)
+
+    def run(self) -> bytes:
+        """Gather joins until the table is full; return the signed seat message."""
+        cfg = self.config
+        cfg.emit(
+            {
+                "event": "lobby",
+                "lobby": f"{cfg.bind}:{self.lobby_port}",
+                "endpoint": self.mesh.endpoint,
+                "players": self.spec.options.players,
+            }
+        )
+        poller = zmq.Poller()
+        poller.register(self.socket, zmq.POLLIN)
+        deadline = time.monotonic() + cfg.lobby_timeout_s
+        while len(self.seats) < self.spec.options.players:
+            if time.monotonic() > deadline:
+                raise PeerError("nobody filled the table in time")
+            if dict(poller.poll(20)):
+                for _ in range(64):
+                    try:
+                        frames = self.socket.recv_multipart(zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    if len(frames) == 2:
+                        self.socket.send_multipart([frames[0], self.announcement()])
+            for inbound in self.mesh.poll(20):
+                self._on_join(inbound.routing_id, inbound.payload)
+        joins = [self.joins[key] for key, _, _, _ in self.seats[1:]]
+        seat_raw = make_seat_message(self.identity, self.seats, self.spec.options, joins=joins)
+        self.close()
+        return seat_raw
+
+    def _on_join(self, routing_id: bytes, raw: bytes) -> None:
+        try:
+            msg = decode(raw)
+        except WireError as exc:
+            log.info("lobby: dropped a bad message: %s", exc)
+            return
+        if msg.type is not MsgType.JOIN or msg.table_id != self.table_id:
+            return
+        if "endpoint" not in msg.body or "curve" not in msg.body:
+            self._reply(routing_id, "a join must say where to reach the joiner")
+            return
+        refused = self.mesh.network.refusal(msg.body["endpoint"])
+        if refused is not None:
+            self._reply(routing_id, f"join refused: {refused}"[:200])
+            return
+        if any(key == msg.sender for key, _, _, _ in self.seats):
+            return  # a repeated join
+        if len(self.seats) >= self.spec.options.players:
+            self._reply(routing_id, "the table is full")
+            return
+        name = unique_name(msg.body["name"], [seat[1] for seat in self.seats])
+        players = self.spec.options.players
+        request = JoinRequest(
+            msg.sender, msg.body["name"], name, msg.body["endpoint"], len(self.seats), players
+        )
+        if not self.admission.admit(request):
+            self._reply(routing_id, REFUSED_REASON)
+            self.config.emit(
+                {"event": "refused", "name": request.name, "fingerprint": request.fingerprint}
+            )
+            return
+        entry = (msg.sender, name, msg.body["endpoint"], msg.body["curve"])
+        self.seats.append(entry)
+        self.joins[msg.sender] = msg.raw  # quoted in the seat message: the joiner's own word
+        self.config.emit({"event": "joined", "name": entry[1], "seats": len(self.seats)})
+        if self.beacon is not None:
+            self.beacon.update(self.info())
+
+    def _reply(self, routing_id: bytes, reason: str) -> None:
+        raw = encode(
+            self.identity,
+            MsgType.ABORT,
+            table_id=self.table_id,
+            seq=0,
+            prev=ZERO_HASH,
+            head=ZERO_HASH,
+            body={"reason": reason},
+        )
+        self.mesh.reply(routing_id, raw)
+
+    def close(self) -> None:
+        if self.beacon is not None:
+            self.beacon.stop(closing=True)
+            self.beacon = None
+        self.socket.close(linger=0)
+
+
+def join_table(
+    config: PeerConfig, mesh: LobbyMesh, announcement: bytes
+) -> tuple[bytes, list[bytes]]:
+    """Ask for a seat at an announced table and wait for the signed seat message.
+
+    Returns it with any table messages that arrived first (peers seated earlier may already
+    have sent their confirmations), to be handled once the table machine exists."""
+    try:
+        beacon = decode_beacon(announcement)
+    except WireError as exc:
+        raise PeerError(f"the host's announcement is invalid: {exc}") from None
+    host_key = beacon.host_key
+    refused = mesh.network.refusal(beacon.info.endpoint)
+    if refused is not None:
+        raise PeerError(f"the host's announcement is refused: {refused}")
+    mesh.connect(host_key, beacon.info.endpoint, beacon.info.curve_key)
+    mesh.watch_dealer(host_key)
+    identity = config.identity
+    offer_id = lobby_table_id(beacon.lobby_id)
+    join = make_join(identity, offer_id, mesh.endpoint, mesh.curve_public_raw)
+    mesh.send(host_key, join)
+    config.emit({"event": "joining", "table": beacon.info.name, "host": beacon.host_name})
+    deadline = time.monotonic() + config.lobby_timeout_s
+    early: list[bytes] = []
+    while time.monotonic() < deadline:
+        for inbound in mesh.poll(50):
+            try:
+                msg = decode(inbound.payload)
+            except WireError:
+                continue
+            if msg.sender != host_key:
+                if len(early) < 256:
+                    early.append(inbound.payload)
+                continue
+            if msg.type is MsgType.ABORT and msg.table_id == lobby_table_id(beacon.lobby_id):
+                raise PeerError(f"the host refused: {msg.body['reason']}")
+            if msg.type is MsgType.SEAT and identity.public_key in msg.body["seats"]:
+                try:
+                    seat_options(msg.body["options"])
+                except ValueError as exc:
+                    raise PeerError(f"the host's seat message is refused: {exc}") from None
+                for endpoint in msg.body.get("endpoints", ()):
+                    refused = mesh.network.refusal(endpoint)
+                    if refused is not None:
+                        raise PeerError(f"the host's seat message is refused: {refused}")
+                if quoted_join(msg, identity.public_key) not in (None, join):
+                    raise PeerError("the host's seat message quotes another join of this peer's")
+                return msg.raw, early
+            early.append(inbound.payload)
+    raise PeerError("the table did not fill in time")
+
+
+def seat_entries(seat_msg: Message) -> list[tuple[bytes, str, str, bytes]]:
+    """The seat message's seats: (key, name, endpoint, CURVE key) each, in its order."""
+    body = seat_msg.body
+    return list(zip(body["seats"], body["names"], body["endpoints"], body["curves"], strict=True))
+
+
+__all__ = ["LOBBY_DOMAIN", "Lobby", "join_table", "lobby_table_id", "query_lobby", "seat_entries"]

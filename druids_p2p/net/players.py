@@ -1,0 +1,121 @@
+"""Who chooses this seat's moves, and what they may see of the table.
+
+A player (a bot, a person at the terminal, the terminal UI) is handed a :class:`TableView`: a
+read-only window on the seated table that says what a player may know (its seat, the names, the
+game as this seat sees it, whether a move is legal now) and nothing else. It is never the table
+machine (this module does not even import it; the runner's ``MachineView`` implements the view):
+a player cannot send, record or stop anything; it only answers with a move, which the runner
+plays (``net/runner.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from druids_p2p.engine import (
+    GameOptions,
+    IllegalMove,
+    PlayerView,
+    format_card,
+    format_move,
+    parse_move,
+)
+from druids_p2p.net.errors import PeerError
+
+
+class TableView(Protocol):
+    """What a player may read of its table: live (each read is the table as it is now), and
+    read-only. Read it on the table's own thread (the peer's), like everything seated."""
+
+    @property
+    def seat(self) -> int | None:
+        """This seat's play seat, once the seat order is fixed (None before)."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The players' names by play seat once the order is fixed (before: in the seat
+        message's order)."""
+
+    @property
+    def options(self) -> GameOptions: ...
+
+    @property
+    def phase(self) -> str:
+        """seating, deal, play, reveal or done."""
+
+    def player_view(self) -> PlayerView | None:
+        """The round as this seat sees it (None before the first deal or without a seat)."""
+
+    def check(self, move: int) -> str | None:
+        """Why ``move`` is not legal for this seat now (the round's own rule), None if it is:
+        for showing a person why a card cannot be played. Whatever a player answers, the table
+        checks the move itself when it plays it (:meth:`Player.refused`)."""
+
+    @property
+    def game_over(self) -> bool: ...
+
+    @property
+    def round_scores(self) -> tuple[tuple[int, ...], ...]: ...
+
+    @property
+    def totals(self) -> tuple[int, ...]: ...
+
+    @property
+    def winners(self) -> tuple[int, ...] | None: ...
+
+    @property
+    def ended_by(self) -> str | None:
+        """How the current (or last) round ended, None while it runs or before any."""
+
+
+class Player:
+    """Chooses this seat's moves. ``attach`` is called once the table exists (a user interface
+    keeps the view to show the table); ``choose``/``poll`` when it is this seat's turn."""
+
+    def attach(self, table: TableView) -> None:
+        """Called once, before the table starts."""
+
+    def start(self, table: TableView) -> None: ...
+    def choose(self, table: TableView) -> int:
+        raise NotImplementedError
+
+    def refused(self, move: int, reason: str) -> None:
+        """The table refused ``move`` (``reason``: the rule it breaks): it is not played, and
+        this seat is asked again. A person is told why; a program that plays an illegal move
+        is broken, so by default this stops the peer with the machine's own error."""
+        raise IllegalMove(reason)
+
+    def wants_to_leave(self) -> bool:
+        """True once the person (or program) playing this seat has left: the table then stops
+        with that reason, recorded and told to the others. Checked on every tick."""
+        return False
+
+    def poll(self, table: TableView) -> int | None:
+        """This seat's move if it has one now, else None (asked again on the next tick).
+
+        The table loop keeps serving the network between calls, so a person may think as long
+        as they like; the default simply blocks in :meth:`choose` (bots answer at once)."""
+        return self.choose(table)
+
+
+class PromptPlayer(Player):
+    """A person at a plain terminal (the Textual UI is a player of its own, ``tui/player.py``)."""
+
+    def __init__(self, ask: Callable[[str], str]) -> None:
+        self.ask = ask
+
+    def choose(self, table: TableView) -> int:
+        view = table.player_view()
+        assert view is not None
+        legal = [format_move(m) for m in view.legal]
+        hand = " ".join(format_card(c) for c in view.hand)
+        for _ in range(100):
+            answer = self.ask(f"your hand: {hand}\nlegal: {' '.join(legal)}\nyour move> ").strip()
+            if answer in legal:
+                return parse_move(answer)
+            print(f"not a legal move here: {answer!r}")
+        raise PeerError("no legal move entered")
+
+
+__all__ = ["Player", "PromptPlayer", "TableView"]

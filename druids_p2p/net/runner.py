@@ -1,0 +1,222 @@
+"""The seated table's loop: one peer's table machine driven over the mesh to the end.
+
+Every peer is equal here: a full CURVE mesh, every message checked by ``wire.decode`` and the
+table machine, and one bad peer can only get itself blamed. Each tick the runner hands the
+machine what arrived (receipts by the link that carried them), sends what the machine says,
+asks the player for a move on this seat's turn (showing it a read-only view, never the
+machine), and runs its liveness checks (``net/liveness.py``); a :class:`TableFault` ends the
+table (``net/ending.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from druids_p2p.engine import IllegalMove
+from druids_p2p.net.ending import TableEnding
+from druids_p2p.net.liveness import LivenessChecks
+from druids_p2p.net.table import TableFault
+from druids_p2p.wire import (
+    MsgType,
+    WireError,
+    decode,
+    decode_receipt,
+    is_receipt,
+    verify_equivocation,
+)
+
+KEEPALIVE_S = 1.0
+"""A signed hello goes out about this often, so that silence means gone, not thinking."""
+CLIENT = "druids-p2p/0.1.0"
+"""What this peer's hellos say it runs."""
+
+
+def _yield_processor() -> None:
+    """Give the processor to another process (the peers still working on the same move)."""
+    if hasattr(os, "sched_yield"):
+        os.sched_yield()
+
+
+class TableRunner(LivenessChecks, TableEnding):
+    """Drives one seated table over the mesh until the game ends or is aborted."""
+
+    def run(self, resume: bool = False) -> dict[str, Any]:
+        """Play the seated table to its end (``resume``: a restarted peer, which first asks
+        everyone for what it missed); returns this peer's result."""
+        machine = self.machine
+        self.player.attach(self.table)
+        self.connect_all()
+        if resume:
+            self._ask_everyone_to_resend()
+        start = self.clock()
+        for key in machine.list_keys:
+            self.last_heard[key] = start
+        try:
+            self.broadcast(machine.start())
+            for raw in self.early:
+                self._on_message(raw)
+            while not machine.finished and machine.aborted is None:
+                self._tick()
+        except TableFault as fault:
+            return self._abort(fault)
+        self._emit_events()
+        result = self._result()
+        self.config.emit({"event": "result", **result})  # before lingering: others may wait
+        self._linger()
+        return result
+
+    def _tick(self) -> None:
+        """One turn of the loop: what arrived, this seat's move, chat, keepalive, liveness."""
+        machine = self.machine
+        if self.player.wants_to_leave() and not machine.finished:
+            raise TableFault(f"{machine.identity.name} left the table", None)
+        for inbound in self.mesh.poll(10):
+            link = self.key_of_link.get(inbound.curve)
+            self._on_message(inbound.payload, link)
+            if machine.aborted is not None or machine.finished:
+                return
+            if self.catch_up.heard(link) and link is not None:
+                self._ask_resend(link)  # a full answer may have been cut short: the rest
+        if not self.links.settled:
+            self.links.update()
+        # What happened is told before this seat is asked for a move: a user interface that
+        # takes its picture of the table from each event must not see one older than the ask.
+        self._emit_events()
+        if machine.phase == "play" and self.deal_started is not None:
+            self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
+            self.deal_started = None
+        if self._in_grace():
+            self._check_deadlines(self.clock())  # its own deadlines still run out meanwhile
+            return
+        if machine.my_turn:
+            self._play(self.player.poll(self.table))
+        self._emit_events()
+        self.broadcast(self.chat.outgoing())
+        self._keepalive()
+        self._check_liveness()
+
+    def _play(self, move: int | None) -> None:
+        """This seat's move, if the player has one: checked once, by the machine, which refuses
+        an illegal one (the player is told why and asked again on the next tick)."""
+        if move is None:
+            return
+        try:
+            raws = self.machine.play(move)
+        except IllegalMove as exc:
+            self.player.refused(move, str(exc))
+            return
+        self.move_sent_at = time.perf_counter()
+        self.broadcast(raws)
+        self.last_progress = self.clock()
+
+    def _keepalive(self) -> None:
+        """A signed hello about once a second, so silence means a peer is gone, not thinking."""
+        now = self.clock()
+        if now - self.last_keepalive < KEEPALIVE_S:
+            return
+        self.last_keepalive = now
+        body: dict[str, object] = {"name": self.machine.identity.name, "client": CLIENT}
+        self.broadcast([self._control(MsgType.HELLO, body, chain=False)])
+
+    def _on_message(self, raw: bytes, link: bytes | None = None) -> None:
+        """One frame from the mesh; ``link`` is the seat key its CURVE link authenticated."""
+        machine = self.machine
+        if is_receipt(raw):
+            self._on_receipt(raw, link)
+            return
+        try:
+            msg = decode(raw)
+        except WireError as exc:
+            self._drop(f"dropped a bad message: {exc}")
+            return
+        if msg.table_id != machine.table_id or msg.sender not in machine.list_keys:
+            self._drop("dropped a message from outside this table")
+            return
+        now = self.clock()
+        self._heard(msg.sender, now)
+        if msg.type is MsgType.HELLO:
+            return  # a keepalive: hearing it is all it is for
+        if msg.type is MsgType.CHAT:
+            self.chat.receive(msg)  # table talk: shown or dropped, never part of the game
+            return
+        if msg.type is MsgType.RESEND:
+            self._answer_resend(msg)
+            return
+        if msg.type is MsgType.EQUIVOCATION:
+            try:
+                first = verify_equivocation(msg.body["a"], msg.body["b"])
+            except WireError:
+                self.bad_messages += 1
+                return
+            if first.sender not in machine.list_keys:  # convicts nobody at this table
+                self._drop("dropped an equivocation proof against a key with no seat here")
+                return
+            raise TableFault(
+                f"{machine.names.get(first.sender, '?')} equivocated (proof from "
+                f"{machine.names[msg.sender]})",
+                machine.seat_of(first.sender),
+                (msg.body["a"], msg.body["b"]),
+            )
+        if msg.type is MsgType.ABORT:
+            self._peer_aborted(msg)
+            return
+        if self.divergence is not None:
+            # Only one thing matters now: another copy of a message we already hold.
+            if msg.seq < machine.next_seq(msg.sender):
+                machine.receive(msg)  # raises the equivocation, with both signed copies
+            return
+        before = self._progress_mark()
+        try:
+            self.broadcast(machine.receive(msg))
+            if machine.deferred:
+                # The receipt is out: now the proofs it did not wait for. The peers still
+                # working on this move (two cores, more peers) get the processor first.
+                _yield_processor()
+                machine.check_deferred()
+        except TableFault as fault:
+            if not self._seek_proof(fault):
+                raise
+            return
+        except ValueError as exc:
+            self._drop(f"dropped a message: {exc}")
+            return
+        if self._progress_mark() != before:
+            self.last_progress = now
+        self._note_counted()
+
+    def _on_receipt(self, raw: bytes, link: bytes | None) -> None:
+        """An acknowledgement: its sender is whoever the CURVE link authenticated, never a claim
+        inside the frame, so a receipt from an unknown link is dropped."""
+        machine = self.machine
+        if link is None or link == machine.me or link not in machine.list_keys:
+            self._drop("dropped a receipt that came over no seated peer's link")
+            return
+        try:
+            receipt = decode_receipt(raw)
+        except WireError as exc:
+            self._drop(f"dropped a bad receipt: {exc}")
+            return
+        self._heard(link, self.clock())
+        if self.divergence is not None:
+            return
+        try:
+            machine.receive_receipt(link, receipt)
+        except TableFault as fault:
+            if not self._seek_proof(fault):
+                raise
+            return
+        self._note_counted()
+
+    def _note_counted(self) -> None:
+        """Move latency: from sending our move to the last peer's acknowledgement of it."""
+        move = self.machine.last_move
+        if self.move_sent_at is None or move is None or move.sender != self.machine.me:
+            return
+        if not self.machine.awaiting_receipts():
+            self.latencies_ms.append((time.perf_counter() - self.move_sent_at) * 1000.0)
+            self.move_sent_at = None
+
+
+__all__ = ["CLIENT", "KEEPALIVE_S", "TableRunner"]

@@ -1,0 +1,234 @@
+"""A seated table's runner, the part its loop, liveness checks and ending share.
+
+The runner (``net/runner.py``) drives one seated :class:`TableMachine` over the mesh: it feeds the
+machine what arrives, sends what the machine says to send, and owns the control messages. It
+drives the machine through its methods only (``TableMachine.listen`` and the methods after it),
+never writing into it. This base holds its state and how it sends: to everyone or to one seat,
+control messages, and resend requests and answers. Its liveness checks are in
+``net/liveness.py``, how it ends in ``net/ending.py``.
+
+Which messages are whose. The machine's: seat, seat_confirm, seat_nonce, the deck's (deck_*),
+move, ready and result, and the unsigned receipts; it makes, checks and records them and says
+which to send. Join is the lobby's (``net/lobby.py``). The runner's, never handed to the
+machine: hello (the keepalive), resend (a request), chat (``net/chat.py``), equivocation (a
+proof) and abort (this peer stops: its own finding, another's claim after the grace period, or
+its player leaving). Only the abort is in this peer's chain and record: sealed by
+``TableMachine.seal_control``, recorded by ``TableMachine.record_control``; the others carry
+seq 0 and take no slot.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from druids_p2p.engine import GameOptions, PlayerView
+from druids_p2p.net.chat import TableChat
+from druids_p2p.net.deadlines import Deadlines
+from druids_p2p.net.errors import PeerError
+from druids_p2p.net.homes import TableState
+from druids_p2p.net.links import LinkError, Links
+from druids_p2p.net.mesh_port import MeshPort
+from druids_p2p.net.peer_config import PeerConfig
+from druids_p2p.net.players import Player, TableView
+from druids_p2p.net.resend import CatchUp, ResendLimiter, bounded
+from druids_p2p.net.table import TableEvent, TableFault, TableMachine
+from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode, is_receipt
+
+log = logging.getLogger(__name__)
+
+
+class MachineView:
+    """The :class:`TableView` of a seated table machine: reads it, never writes, and keeps it
+    out of reach (a player is handed this, typed as the protocol)."""
+
+    __slots__ = ("_machine",)
+
+    def __init__(self, machine: TableMachine) -> None:
+        self._machine = machine
+
+    @property
+    def seat(self) -> int | None:
+        return self._machine.my_seat
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        machine = self._machine
+        if machine.order:
+            return tuple(machine.name_of_seat(s) for s in range(machine.options.players))
+        return tuple(str(machine.names[k]) for k in machine.list_keys)
+
+    @property
+    def options(self) -> GameOptions:
+        return self._machine.options
+
+    @property
+    def phase(self) -> str:
+        return self._machine.phase
+
+    def player_view(self) -> PlayerView | None:
+        return self._machine.view()
+
+    def check(self, move: int) -> str | None:
+        rnd = self._machine.game.round
+        return "no round is being played" if rnd is None else rnd.check(move)
+
+    @property
+    def game_over(self) -> bool:
+        return self._machine.game.game_over
+
+    @property
+    def round_scores(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(s) for s in self._machine.game.round_scores)
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(self._machine.game.totals)
+
+    @property
+    def winners(self) -> tuple[int, ...] | None:
+        winners = self._machine.game.winners
+        return None if winners is None else tuple(winners)
+
+    @property
+    def ended_by(self) -> str | None:
+        rnd = self._machine.game.round
+        return None if rnd is None else rnd.ended_by
+
+
+class RunnerBase:
+    """One seated table's runner state and sending (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: PeerConfig,
+        mesh: MeshPort,
+        machine: TableMachine,
+        state: TableState,
+        player: Player,
+    ) -> None:
+        self.config = config
+        self.mesh = mesh
+        self.machine = machine
+        self.state = state
+        self.player = player
+        self.table: TableView = MachineView(machine)
+        """What the player is shown of the table (read-only; never the machine)."""
+        self.clock = config.clock
+        self.deadlines = Deadlines(config.step_deadline_s, config.gone_after_s, config.away_after_s)
+        self.aborts: dict[bytes, Message] = {}
+        """Each peer's first abort, in arrival order: their debts are judged by that abort (one
+        that owes an automatic message when the grace period ends withheld it), not the clock."""
+        self.last_heard: dict[bytes, float] = {}
+        self.away: set[bytes] = set()
+        self.bad_messages = 0
+        self.move_sent_at: float | None = None
+        self.latencies_ms: list[float] = []
+        self.deal_started: float | None = None
+        self.deal_ms: list[float] = []
+        self.last_progress = self.clock()
+        self.early: list[bytes] = []
+        self.abort_claim: str | None = None
+        self.last_keepalive = 0.0
+        self.abort_claim_deadline = 0.0
+        self.divergence: TableFault | None = None
+        self.divergence_deadline = 0.0
+        self.held_events: list[dict[str, Any]] = []
+        self.links = Links(mesh, machine)
+        self.key_of_link = self.links.key_of_link
+        """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
+        self.resend_limiter = ResendLimiter()
+        self.catch_up = CatchUp()
+        self.chat = TableChat(machine, config.emit, self.clock, config.chat)
+        machine.listen(self._on_event)
+
+    # ---------------------------------------------------------------- wiring
+    def connect_all(self) -> None:
+        """Links to the other seats: from the seat message until every seat's own signed
+        confirmation is in, then from the confirmations (``links.py``)."""
+        try:
+            self.links.start()
+        except LinkError as exc:
+            raise PeerError(str(exc)) from None
+
+    def broadcast(self, raws: list[bytes]) -> None:
+        for raw in raws:
+            if is_receipt(raw):
+                # The mover first; over both links (70 bytes): a lost receipt holds the table up.
+                for key in self.machine.receipt_targets():
+                    self.mesh.send(key, raw, both_links=True)
+            else:
+                self.mesh.broadcast(raw)
+
+    # ---------------------------------------------------------------- events
+    def _on_event(self, event: TableEvent) -> None:
+        """Held until what caused it has been sent: printing (a pipe write that wakes whoever
+        reads it) must not delay the messages and receipts the other peers are waiting for."""
+        data = {"event": event.kind, "text": event.text, **event.data}
+        if event.kind == "round_started":
+            self.deal_started = time.perf_counter()
+        self.held_events.append(data)
+
+    def _emit_events(self) -> None:
+        events, self.held_events = self.held_events, []
+        for data in events:
+            self.config.emit(data)
+
+    # ---------------------------------------------------------------- hearing
+    def _drop(self, why: str) -> None:
+        """A frame refused: counted, logged with the reason, and otherwise ignored."""
+        self.bad_messages += 1
+        log.warning("%s", why)
+
+    def _heard(self, key: bytes, now: float) -> None:
+        self.last_heard[key] = now
+        if key in self.away:
+            self.away.discard(key)
+            self.config.emit({"event": "rejoined", "name": self.machine.names[key]})
+
+    # ---------------------------------------------------------------- resending
+    def _answer_resend(self, msg: Message) -> None:
+        """At most ``RESEND_MAX_MESSAGES`` frames per answer, and a bounded rate of answers
+        per requesting seat (``resend.py``): a request costs its sender one frame."""
+        if not self.resend_limiter.allow(msg.sender):
+            log.info("a resend request from %s came too fast: unanswered", msg.sender.hex()[:12])
+            return
+        machine = self.machine
+        if "head" in msg.body:
+            raws = machine.answer_resend(msg.body["head"])
+        else:
+            raws = machine.messages_since(msg.body["sender"], msg.body["seq"])
+        for raw in bounded(raws):
+            self.mesh.send(msg.sender, raw, both_links=True)
+
+    def _ask_resend(self, key: bytes, head: bytes | None = None) -> None:
+        """Ask ``key`` for what it holds after ``head`` (by default our transcript's head)."""
+        body: dict[str, object] = {"head": self.machine.head if head is None else head}
+        self.mesh.send(key, self._control(MsgType.RESEND, body, chain=False), both_links=True)
+        self.catch_up.asked(key)
+
+    def _ask_everyone_to_resend(self) -> None:
+        for key in self.machine.list_keys:
+            if key != self.machine.me:
+                self._ask_resend(key)
+
+    def _control(self, msg_type: MsgType, body: dict[str, object], chain: bool) -> bytes:
+        """A control message; ``chain`` makes it the next message of our chain (abort)."""
+        machine = self.machine
+        if chain:
+            return machine.seal_control(msg_type, body)
+        # Out-of-chain control messages carry seq 0 and a zero prev: they are never appended to
+        # a transcript, take no slot, and a proof quoting one is refused (wire/equivocation.py).
+        return encode(
+            machine.identity,
+            msg_type,
+            table_id=machine.table_id,
+            seq=0,
+            prev=ZERO_HASH,
+            head=machine.head,
+            body=body,
+        )
+
+
+__all__ = ["MachineView", "RunnerBase"]

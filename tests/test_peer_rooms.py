@@ -1,0 +1,173 @@
+"""The network wing's rooms (issue 16): one job each, the runner driving the table machine only
+through its methods, and players seeing a read-only view of the table, never the machine."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from attack_arena import Arena
+
+from druids_p2p.engine.cards import N_DOMAIN_CARDS, move_for_card
+from druids_p2p.net.players import Player, TableView
+from druids_p2p.net.table import TableMachine
+from druids_p2p.tui.player import UIPlayer
+from druids_p2p.tui.session import MoveRejected, TurnRequest
+from druids_p2p.tui.snapshot import in_your_words
+
+ROOT = Path(__file__).resolve().parent.parent
+NET = ROOT / "druids_p2p" / "net"
+ROOMS = [
+    "errors",
+    "peer_config",
+    "players",
+    "lobby",
+    "runner_base",
+    "liveness",
+    "ending",
+    "runner",
+    "session",
+    "mesh_port",
+]
+"""What ``net/peer.py`` (six jobs, 1,201 lines) became."""
+DRIVERS = ["runner_base", "liveness", "ending", "runner", "session"]
+"""The rooms that drive a table machine."""
+MACHINE_INSIDES = {"transcript", "chain", "pending", "on_event", "heads", "seating", "deck"}
+"""What the machine keeps to itself: a driver reads none of it and writes nothing at all."""
+
+
+def test_net_peer_is_gone_and_each_room_of_the_network_wing_is_short() -> None:
+    assert not (NET / "peer.py").exists()
+    for room in ROOMS:
+        lines = len((NET / f"{room}.py").read_text().splitlines())
+        assert lines < 500, f"net/{room}.py has {lines} lines"
+
+
+def _machine_expr(node: ast.expr) -> bool:
+    """``machine``, ``self.machine`` or ``m`` (a table machine, as the drivers name it)."""
+    if isinstance(node, ast.Name):
+        return node.id in ("machine", "m")
+    return isinstance(node, ast.Attribute) and node.attr == "machine"
+
+
+@pytest.mark.parametrize("room", DRIVERS)
+def test_the_runner_and_the_session_never_write_into_the_machine(room: str) -> None:
+    """No assignment to a machine's attribute and no reach into its record, chain or held
+    messages: the runner drives it through methods (``TableMachine.listen`` and after)."""
+    tree = ast.parse((NET / f"{room}.py").read_text())
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute):
+                assert not _machine_expr(target.value), (
+                    f"net/{room}.py:{target.lineno} writes machine.{target.attr}"
+                )
+        if isinstance(node, ast.Attribute) and node.attr in MACHINE_INSIDES:
+            assert not _machine_expr(node.value), (
+                f"net/{room}.py:{node.lineno} reaches into machine.{node.attr}"
+            )
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["druids_p2p/net/players.py", "druids_p2p/cli/bot_player.py", "druids_p2p/tui/player.py"],
+)
+def test_no_player_module_imports_the_table_machine(path: str) -> None:
+    tree = ast.parse((ROOT / path).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not imported & {"druids_p2p.net.table", "druids_p2p.net.runner_base"}, path
+
+
+class _Recorder(Player):
+    """Plays the first legal move and keeps what it was shown."""
+
+    def __init__(self) -> None:
+        self.seen: list[TableView] = []
+
+    def attach(self, table: TableView) -> None:
+        self.seen.append(table)
+
+    def choose(self, table: TableView) -> int:
+        self.seen.append(table)
+        view = table.player_view()
+        assert view is not None
+        return view.legal[0]
+
+
+def test_a_player_is_handed_a_read_only_view_that_says_what_its_machine_says(
+    tmp_path: Path,
+) -> None:
+    arena = Arena(tmp_path, players=3, seed=7, cheater=None)  # type: ignore[arg-type]
+    arena.run(stop=lambda: any(m.my_turn for m in arena.machines))
+    k = next(k for k, m in enumerate(arena.machines) if m.my_turn)
+    machine = arena.machines[k]
+    runner = arena.runners[k]
+    player = _Recorder()
+    runner.player = player
+    runner._tick()
+    assert machine.last_move is not None and machine.last_move.sender == machine.me
+    table = player.seen[-1]
+    assert not isinstance(table, TableMachine)
+    for name in dir(table):
+        if not name.startswith("_") and not callable(getattr(table, name)):
+            assert not isinstance(getattr(table, name), TableMachine), name
+    with pytest.raises(AttributeError):
+        table.seat = 0  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        table.machine = machine  # type: ignore[attr-defined]
+    assert table.seat == machine.my_seat and table.options == machine.options
+    assert table.phase == machine.phase and table.player_view() == machine.view()
+    players = machine.options.players
+    assert table.names == tuple(machine.name_of_seat(s) for s in range(players))
+    arena.run()
+    assert all(m.finished for m in arena.machines)
+    assert table.game_over and table.winners is not None and table.phase == "done"
+    assert table.totals == tuple(machine.game.totals)
+
+
+def test_the_table_refuses_a_persons_illegal_move_once_in_their_words_then_plays_a_legal_one(
+    tmp_path: Path,
+) -> None:
+    """The terminal UI's move is checked once, by the table machine, through the real runner:
+    an illegal one is not played, the person is told why in their words and asked again."""
+    arena = Arena(tmp_path, players=3, seed=3, cheater=None)  # type: ignore[arg-type]
+    arena.run(stop=lambda: any(m.my_turn for m in arena.machines))
+    k = next(k for k, m in enumerate(arena.machines) if m.my_turn)
+    machine, runner = arena.machines[k], arena.runners[k]
+    posted: list[object] = []
+    player = UIPlayer(posted.append)
+    runner.player = player
+    player.attach(runner.table)
+    runner._tick()  # asked: the person thinks, the table goes on
+    ask = posted[-1]
+    assert isinstance(ask, TurnRequest) and ask.snapshot.my_turn and ask.snapshot.turn == 1
+    view, rnd, seat = machine.view(), machine.game.round, machine.my_seat
+    assert view is not None and rnd is not None and seat is not None
+    illegal = next(
+        move_for_card(c) for c in range(N_DOMAIN_CARDS) if move_for_card(c) not in view.legal
+    )
+    before = machine.last_move
+    player.submit(illegal, 1)
+    runner._tick()
+    rejected = posted[-1]
+    assert isinstance(rejected, MoveRejected) and rejected.move == illegal
+    assert rejected.reason == in_your_words(rnd.check(illegal), seat)
+    assert machine.my_turn and machine.last_move is before  # nothing was played or sent
+    runner._tick()
+    again = posted[-1]
+    assert isinstance(again, TurnRequest) and again.snapshot.turn == 2
+    player.submit(view.legal[0], 1)  # an answer to the earlier request: ignored
+    runner._tick()
+    assert machine.last_move is before
+    player.submit(view.legal[0], 2)
+    runner._tick()
+    assert machine.last_move is not before and machine.last_move is not None
+    assert machine.last_move.sender == machine.me
+    arena.run()
+    assert all(m.finished for m in arena.machines)
