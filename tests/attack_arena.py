@@ -26,7 +26,8 @@ from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.engine.rules import Round
 from druids_p2p.net import peer as peer_module
 from druids_p2p.net.peer import PeerConfig, Player, TableRunner, TableState
-from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.net.table import TableMachine
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Identity, MsgType, WireError, decode, decode_receipt, is_receipt
 
 CheatPlay = Callable[[TableMachine, int], list[bytes]]

@@ -19,7 +19,8 @@ from attack_arena import Arena, no_linger, twin_of
 from message_surgery import thaw
 
 from druids_p2p.net.peer import PeerConfig, Player, TableRunner
-from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.net.table import TableMachine
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from druids_p2p.net.table import seat_order
+from druids_p2p.net.seating import seat_order
 from druids_p2p.wire import Message, MsgType
 from druids_p2p.wire.audit import AuditProblem
 from druids_p2p.wire.table import head0, next_head
@@ -201,29 +201,3 @@ class ScheduleWalk:
                 last,
                 self.seat(self.recorder),
             )
-
-
-# -------------------------------------------------------------------- reading a stop
-def stop_summary(reason: str, seat: int | None, signer: int | None) -> str:
-    """A stop's short verdict from its abort's recorded words (our own wordings, §9)."""
-    if seat is not None:
-        for marker, kind in (
-            (" unreachable: ", "unreachable"),
-            (" did not make its move within", "did not move within the move limit"),
-        ):
-            if marker in reason:
-                return f"seat {seat} {kind}"
-        if " withheld " in reason:
-            what = reason.split(" withheld ", 1)[1].split(" ")[0]
-            return f"seat {seat} withheld {what}"
-        return f"seat {seat} blamed: {reason}"
-    if "lost contact with the table" in reason:
-        return "lost contact with the table"
-    if " left the table" in reason and signer is not None:
-        return f"seat {signer} left"
-    return f"seat {signer} stopped the table: {reason}"
-
-
-def left_seat(reason: str, signer: int | None) -> int | None:
-    """The seat a stop names when it blames nobody: the one that left, if it left."""
-    return signer if " left the table" in reason else None

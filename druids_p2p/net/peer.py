@@ -54,7 +54,8 @@ from druids_p2p.net.mesh import Mesh, raw_to_z85, z85_to_raw
 from druids_p2p.net.resend import CatchUp, ResendLimiter, bounded
 from druids_p2p.net.seating import make_join, make_seat_message, quoted_join
 from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import Divergence, TableFault, TableMachine
+from druids_p2p.net.table import TableMachine
+from druids_p2p.net.table_types import Divergence, TableFault
 from druids_p2p.rulesets import seat_options
 from druids_p2p.wire import (
     ZERO_HASH,

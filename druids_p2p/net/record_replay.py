@@ -25,21 +25,12 @@ from druids_p2p.deck import audit_transcript as deck_audit
 from druids_p2p.engine import GameOptions, format_move, parse_move
 from druids_p2p.engine.notation import format_card
 from druids_p2p.net.audit import RecordCodec, audit_messages
-from druids_p2p.net.table import deal_params, seat_order
+from druids_p2p.net.audit_stop import DECK_TYPES
+from druids_p2p.net.seating import seat_order
+from druids_p2p.net.table_round import deal_params
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
 from druids_p2p.wire.audit import AuditReport
 from druids_p2p.wire.record import MAGIC
-
-_DECK_TYPES = frozenset(
-    {
-        MsgType.DECK_COMMIT,
-        MsgType.DECK_KEY,
-        MsgType.DECK_SHUFFLE,
-        MsgType.DECK_SALT,
-        MsgType.DECK_SHARES,
-        MsgType.DECK_REVEAL,
-    }
-)
 
 
 class RecordReplayError(Exception):
@@ -207,12 +198,12 @@ def _rounds(
     moves: list[list[tuple[int, int]]] = [[] for _ in range(options.rounds)]
     reveals = [0] * options.rounds
     for msg in messages:
-        if msg.sender not in order or msg.type not in (*_DECK_TYPES, MsgType.READY, MsgType.MOVE):
+        if msg.sender not in order or msg.type not in (*DECK_TYPES, MsgType.READY, MsgType.MOVE):
             continue
         r = msg.body.get("round")
         if not isinstance(r, int) or not 0 <= r < options.rounds:
             continue
-        if msg.type in _DECK_TYPES or "open" in msg.body:
+        if msg.type in DECK_TYPES or "open" in msg.body:
             deck[r].append(msg.raw)  # an opening riding on a ready (Gaia) or a move counts too
         if msg.type is MsgType.DECK_REVEAL:
             reveals[r] += 1

@@ -66,8 +66,7 @@ class UIPlayer(Player):
                 continue
             if asked != turn:
                 continue  # an answer to an earlier request (a double key press)
-            rnd = machine.game.round
-            reason = "no round is being played" if rnd is None else rnd.check(move)
+            reason = machine.game.check(move)
             if reason is None:
                 return move
             seat = machine.my_seat if machine.my_seat is not None else -1
@@ -90,8 +89,7 @@ class UIPlayer(Player):
                 return None
             if asked != self.turn:
                 continue  # an answer to an earlier request (a double key press)
-            rnd = machine.game.round
-            reason = "no round is being played" if rnd is None else rnd.check(move)
+            reason = machine.game.check(move)
             if reason is None:
                 self.asking = 0  # the next poll is a new turn
                 return move

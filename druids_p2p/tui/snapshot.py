@@ -163,7 +163,7 @@ def snapshot_from_machine(machine: TableMachine, turn: int | None = None) -> Tab
     else:
         names = tuple(str(machine.names[k]) for k in machine.list_keys)
     game = machine.game
-    if seat is not None and game.round is not None:
+    if seat is not None and isinstance(game, Game) and game.round is not None:
         snap = snapshot_from_game(game, seat, names, machine.phase)
         if turn is None:
             return replace(snap, my_turn=False, reasons={})
