@@ -14,7 +14,7 @@ import hashlib
 import secrets
 from collections.abc import Sequence
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.engine.interface import GameOptions
 from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.wire import (
     ZERO_HASH,
