@@ -34,7 +34,7 @@ def canonical_parts_agree(arena: Arena) -> None:
     parts = []
     for m in arena.machines:
         msgs = list(m.transcript.messages)
-        parts.append([x.raw for x in msgs[: ScheduleWalk(msgs, m.options.rounds).run()]])
+        parts.append([x.raw for x in msgs[: ScheduleWalk(m.transcript, m.options.rounds).run()]])
     for x in parts:
         for y in parts:
             shorter, longer = sorted((x, y), key=len)

@@ -26,7 +26,7 @@ from druids_p2p.net.audit_stop import DECK_TYPES, Owing, StopTail
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.game_result import result_problem
 from druids_p2p.net.moves import MoveRefused, accept_move, play_accepted
-from druids_p2p.net.seating import confirm_contradiction, seat_list_fault, seat_order
+from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table_round import deal_params
 from druids_p2p.rulesets import dealt_ruleset, seat_options
 from druids_p2p.wire import Message, MsgType, RecordError, read_record
@@ -61,13 +61,9 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
             raise AuditProblem(f"record {tail}", len(raws))
         messages = list(transcript.messages)
         audit = _TableAudit(messages, report)
-        audit.tail = StopTail(
-            messages,
-            ScheduleWalk(messages, audit.options.rounds).run(),
-            audit.names,
-            audit.seat_or_list,
-        )
-        audit.run()
+        walk = ScheduleWalk(transcript, audit.options.rounds)
+        audit.tail.start = walk.run()
+        audit.run(walk)
     except AuditProblem as problem:
         stop = audit.stopped_on(problem) if audit is not None else None
         if stop is None:
@@ -130,8 +126,9 @@ class _TableAudit:
     def seat(self, key: bytes) -> int | None:
         return self.order.index(key) if key in self.order else None
 
-    def run(self) -> None:
-        n = self.options.players
+    def run(self, walk: ScheduleWalk) -> None:
+        """The content of what ``walk`` found in place: the seating, each round, the result."""
+        end = len(self.messages)
         index = 1
         confirms: dict[bytes, Message] = {}
         nonces: dict[bytes, bytes] = {}
@@ -140,7 +137,7 @@ class _TableAudit:
         listed = seat_list_fault(seat_msg)
         if listed is not None:  # the seat list is not the seats' own word: the host's fault
             raise AuditProblem(listed, 0, self.keys.index(seat_msg.sender))
-        while index < len(self.messages) and len(nonces) < n:
+        for index in range(1, end if walk.seated_at is None else walk.seated_at):
             msg = self.messages[index]
             if msg.type is MsgType.SEAT_CONFIRM:
                 wrong = confirm_contradiction(seat_msg, msg)
@@ -165,11 +162,10 @@ class _TableAudit:
                 nonces[msg.sender] = msg.body["nonce"]
             elif msg.type is not MsgType.ABORT:
                 raise AuditProblem(f"{msg.type.label} before the seats were fixed", index)
-            index += 1
-        if len(nonces) < n:
+        if walk.seated_at is None:
             self._finish_unseated()
             return
-        self.order = seat_order(self.table_id, self.keys, nonces)
+        self.order = walk.order
         self.report.players = [
             {"seat": i, "name": self.names[k], "public_key": k.hex(), "fingerprint": fingerprint(k)}
             for i, k in enumerate(self.order)
@@ -177,12 +173,13 @@ class _TableAudit:
         o = self.options
         game = self.rules.new_game(o.players, variant=o.variant, rounds=o.rounds)
         codec = RecordCodec(self.by_raw, self.order)
-        r = 0
-        while index < len(self.messages) and r < self.options.rounds:
-            index = self._round(r, index, game, codec)
-            r += 1
+        index = walk.seated_at
+        starts = walk.round_starts
+        for r, start in enumerate(starts):
+            after = starts[r + 1] if r + 1 < len(starts) else walk.results_at
+            index = self._round(r, start, end if after is None else after, game, codec)
             if self.owing is not None or (
-                index < len(self.messages) and self.messages[index].type is MsgType.ABORT
+                index < end and self.messages[index].type is MsgType.ABORT
             ):
                 break  # the table stopped in this round
         self.report.round_scores = game.round_scores
@@ -255,8 +252,9 @@ class _TableAudit:
         self.report.aborted, stop = read
         return stop
 
-    def _round(self, r: int, index: int, game: GameState, codec: RecordCodec) -> int:
-        """Audit round ``r`` starting at message ``index``; returns the index after it."""
+    def _round(self, r: int, index: int, end: int, game: GameState, codec: RecordCodec) -> int:
+        """Audit round ``r``: messages ``index`` to ``end`` (where the walk found it; the stop
+        tail's, up to its first abort, when the record stops in it); returns the index after it."""
         n = self.options.players
         deck_raws: list[bytes] = []
         moves: list[tuple[int, Message]] = []
@@ -264,7 +262,7 @@ class _TableAudit:
         sent: dict[tuple[MsgType, int], set[int]] = {}
         """(type, pass) -> the seats that sent it this round (pass 0 for all but shuffles)."""
         reveals = 0
-        while index < len(self.messages) and reveals < n:
+        while index < end and reveals < n:
             msg = self.messages[index]
             if msg.type is MsgType.ABORT:
                 break
