@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from druids_p2p.deck import AuditRequired, DeckError, DeckFault
+from druids_p2p.deck import AuditRequired
 from druids_p2p.net.table_state import TableState
 from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Message, MsgType
@@ -92,12 +92,7 @@ def finish_audit(machine: TableState) -> None:
     the audit necessary is at fault (a hidden Gaia, or a call the deal does not justify)."""
     assert machine.deck is not None
     machine.steps.close()
-    try:
-        result = machine.deck.audit()
-    except DeckFault as exc:
-        raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
-    except DeckError as exc:
-        raise TableFault(f"audit failed: {exc}") from None
+    result = machine._audit_deal()
     if (
         not machine.audit_callers
         and machine.ready

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from druids_p2p.deck import AuditRequired, DeckError, DeckFault, DeckParams, DeckPeer
+from druids_p2p.deck import AuditRequired, DeckFault, DeckParams, DeckPeer
 from druids_p2p.engine.interface import InvalidDeal
 from druids_p2p.net.codec import WireCodec
 from druids_p2p.net.game_result import start_result
@@ -304,13 +304,7 @@ def on_reveals(t: TableState, batch: list[Message]) -> None:
 def _audit_round(t: TableState) -> None:
     """Every secret is out: recompute the deal and accept the round's moves again with every
     hand known (a hidden hand's holder could not be checked against the rules before)."""
-    assert t.deck is not None
-    try:
-        result = t.deck.audit()
-    except DeckFault as exc:
-        raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
-    except DeckError as exc:
-        raise TableFault(f"audit failed: {exc}") from None
+    result = t._audit_deal()
     r = t.game.round_index
     full = t.rules.new_game(t.options.players, variant=t.options.variant)
     full.start_round([list(h) for h in result.hands])

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from druids_p2p.deck import AuditRequired, DeckError, DeckFault, DeckPeer
+from druids_p2p.deck import AuditRequired, AuditResult, DeckError, DeckFault, DeckPeer
 from druids_p2p.engine.interface import GameState, PlayerView, Ruleset
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.endpoints import TableNetwork
@@ -256,3 +256,13 @@ class TableState:
             raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
         except DeckError as exc:
             raise TableFault(f"deal: {exc}", self.seat_of(msg.sender), (msg.raw,)) from None
+
+    def _audit_deal(self) -> AuditResult:
+        """Every secret of the round is out: recompute its deal (a cheat found is a fault)."""
+        assert self.deck is not None
+        try:
+            return self.deck.audit()
+        except DeckFault as exc:
+            raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
+        except DeckError as exc:
+            raise TableFault(f"audit failed: {exc}") from None
