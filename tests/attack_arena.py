@@ -30,7 +30,8 @@ from druids_p2p.net.mesh import Inbound
 from druids_p2p.net.peer_config import PeerConfig
 from druids_p2p.net.players import Player
 from druids_p2p.net.runner import TableRunner
-from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.net.table import TableMachine
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Identity, MsgType, WireError, decode, decode_receipt, is_receipt
 
 CheatPlay = Callable[[TableMachine, int], list[bytes]]

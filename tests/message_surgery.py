@@ -3,11 +3,12 @@ tests and the cheating peer process (``evil_peer.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from druids_p2p.deck.peer import DeckPeer
-from druids_p2p.wire import Identity, decode, encode
+from druids_p2p.wire import Identity, Message, decode, encode
+from druids_p2p.wire.table import head0, next_head
 
 
 def thaw(value: Any) -> Any:
@@ -98,3 +99,12 @@ def rechain(
         seqs[msg.sender] = seq + 1
         new_heads.append(next_head(new_heads[-1], message_hash(new)))
     return out
+
+
+def record_heads(messages: Sequence[Message]) -> list[bytes]:
+    """``heads[i]``: the transcript head before message ``i`` (``heads[len]``: the final head),
+    for messages a test forges (they need not verify as a transcript does)."""
+    heads = [head0(messages[0].table_id)]
+    for msg in messages:
+        heads.append(next_head(heads[-1], msg.hash))
+    return heads

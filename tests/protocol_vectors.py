@@ -41,8 +41,8 @@ from druids_p2p.engine.cards import (
     cards_for_move,
 )
 from druids_p2p.engine.notation import format_card, format_move
+from druids_p2p.net.seating import seat_order
 from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import seat_order
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_ID = hashlib.sha256(b"druids-p2p deal vector table").digest()

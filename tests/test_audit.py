@@ -20,6 +20,7 @@ from table_harness import LocalTable
 
 from druids_p2p.engine import Game
 from druids_p2p.net.audit import audit_file, audit_messages
+from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.wire import Identity, MsgType, decode
 from druids_p2p.wire.record import MAGIC, RecordWriter
 
@@ -194,3 +195,18 @@ def test_a_move_of_a_card_never_opened_is_invalid_at_the_move(table: LocalTable)
     assert report.problem is not None and report.problem.message_index == move
     assert "without opening that card" in report.problem.error
     assert report.problem.seat == table.machines[0].order.index(msg.sender)  # play seat
+
+
+def test_one_walk_finds_the_seating_the_rounds_and_the_result(table: LocalTable) -> None:
+    """The schedule is walked once: the walk gives the play order and where the seating, each
+    round and the result step begin, and the content checks take them from it."""
+    machine = table.machines[0]
+    walk = ScheduleWalk(machine.transcript, machine.options.rounds)
+    msgs = machine.transcript.messages
+    assert walk.run() == len(msgs)
+    assert walk.order == machine.order
+    assert walk.seated_at is not None and msgs[walk.seated_at - 1].type is MsgType.SEAT_NONCE
+    assert [msgs[i].type for i in walk.round_starts] == [MsgType.DECK_COMMIT] * 2
+    assert walk.round_starts[0] == walk.seated_at
+    assert walk.results_at is not None and msgs[walk.results_at].type is MsgType.RESULT
+    assert msgs[walk.results_at - 1].type is MsgType.DECK_REVEAL

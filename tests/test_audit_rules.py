@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from message_surgery import rechain, resign
+from message_surgery import rechain, record_heads, resign
 from table_harness import LocalTable
 
 from druids_p2p.net.audit import audit_file, audit_messages
-from druids_p2p.net.audit_schedule import record_heads
-from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.net.table import TableMachine
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Identity, Message, MsgType, decode, encode
 from druids_p2p.wire.record import RecordWriter
 

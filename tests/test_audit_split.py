@@ -34,7 +34,7 @@ def canonical_parts_agree(arena: Arena) -> None:
     parts = []
     for m in arena.machines:
         msgs = list(m.transcript.messages)
-        parts.append([x.raw for x in msgs[: ScheduleWalk(msgs, m.options.rounds).run()]])
+        parts.append([x.raw for x in msgs[: ScheduleWalk(m.transcript, m.options.rounds).run()]])
     for x in parts:
         for y in parts:
             shorter, longer = sorted((x, y), key=len)
@@ -99,7 +99,7 @@ def test_a_peer_stopped_on_anothers_word_records_the_seat_blamed_as_that_peers_c
     machine = arena.machines[claimant]
     blamed = 2
     seat = arena.seat(blamed)
-    from druids_p2p.net.table import TableFault
+    from druids_p2p.net.table_types import TableFault
 
     reason = f"p2 (seat {seat}) unreachable: gone for 40 s with no message while it owed move"
     arena._fault(claimant, TableFault(reason, seat))

@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from message_surgery import record_heads
 from table_harness import LocalTable
 
-from druids_p2p.net.audit_schedule import record_heads
 from druids_p2p.wire import MsgType, decode, encode
 from druids_p2p.wire.audit import VERDICT_EXIT
 from druids_p2p.wire.record import MAGIC, RecordWriter

@@ -41,7 +41,8 @@ from druids_p2p.net.resend import RESEND_BURST, RESEND_MAX_MESSAGES, RESEND_PER_
 from druids_p2p.net.runner import TableRunner
 from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.net.table import TableMachine
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import ZERO_HASH, Identity, MsgType, Transcript, decode, encode, is_receipt
 
 LOOPBACK = TableNetwork.of_address("127.0.0.1")

@@ -18,7 +18,7 @@ from attack_arena import Arena, no_linger
 
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.deadlines import Deadlines, Debt
-from druids_p2p.net.table import TableFault
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import ZERO_HASH, MsgType, decode, encode, is_receipt
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

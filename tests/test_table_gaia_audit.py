@@ -17,13 +17,14 @@ from message_surgery import resign
 from test_table_deadlines import MOVE_S, STEP_S, blamed_everywhere, clocked_arena, pass_time
 from test_table_deadlines import say_hello as hellos
 
+import druids_p2p.net.table_round as table_round
 from druids_p2p.deck import AuditRequired, shuffle_chain
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.peer import DeckPeer
 from druids_p2p.deck.shuffle_chain import ShuffleChain
 from druids_p2p.engine import GAIA
 from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.table import TableMachine
+from druids_p2p.net.table_state import TableState
 from druids_p2p.wire import MsgType, decode
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
@@ -88,9 +89,9 @@ def test_a_holder_that_hides_gaia_at_ready_is_convicted_by_the_audit(
     """Its ready shows nothing, so nobody leads: every seat reveals and the audit finds Gaia
     among its cards; its signed ready is the evidence."""
     arena = clocked_arena(tmp_path, seed=63)
-    original = TableMachine._begin_play
+    original = table_round._begin_play
 
-    def hiding(self: TableMachine) -> None:
+    def hiding(self: TableState) -> None:
         original(self)
         mine = self.pending[self.me]
         seq = max(mine) if mine else -1
@@ -104,7 +105,7 @@ def test_a_holder_that_hides_gaia_at_ready_is_convicted_by_the_audit(
         self._outbox = [raw if out == msg.raw else out for out in self._outbox]
         self.chain.prev = mine[seq].hash
 
-    monkeypatch.setattr(TableMachine, "_begin_play", hiding)
+    monkeypatch.setattr(table_round, "_begin_play", hiding)
     arena.run()
     holder = arena.cheater
     assert holder is not None

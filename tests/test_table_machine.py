@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable
 
-from druids_p2p.net.table import MAX_BUFFERED, Divergence
+from druids_p2p.net.table import MAX_BUFFERED
+from druids_p2p.net.table_types import Divergence
 from druids_p2p.wire import decode, decode_receipt, is_receipt, read_record
 from druids_p2p.wire.receipt import Receipt
 

@@ -62,6 +62,12 @@ class Game:
         return len(self.rounds) - 1
 
     @property
+    def round_ended_by(self) -> str | None:
+        """How the last round ended (None while it is under way or before the first deal)."""
+        rnd = self.round
+        return None if rnd is None or not rnd.over else rnd.ended_by
+
+    @property
     def round_over(self) -> bool:
         """True when no round is under way (none dealt yet, or the last one has ended)."""
         return self.round is None or self.round.over
@@ -98,6 +104,12 @@ class Game:
         rnd = Round.hidden(self.players, seat, hand, variant=self.options.variant)
         self.rounds.append(rnd)
         return rnd
+
+    def reveal(self, seat: int, card: int) -> None:
+        """A card of ``seat``'s hidden hand, shown by the deal (ValueError if it cannot be)."""
+        if self.round is None:
+            raise ValueError("no round has been dealt")
+        self.round.reveal(seat, card)
 
     # --------------------------------------------------------------- moves
     @property

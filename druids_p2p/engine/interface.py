@@ -21,6 +21,8 @@ from druids_p2p.engine import cards as _cards
 from druids_p2p.engine import notation as _notation
 from druids_p2p.engine.deal import deal as _deal
 from druids_p2p.engine.game import Game, GameOptions
+from druids_p2p.engine.rules import IllegalMove, InvalidDeal
+from druids_p2p.engine.view import PlayerView
 
 
 @runtime_checkable
@@ -55,7 +57,25 @@ class GameState(CommonGameState, Protocol):
     @property
     def round_scores(self) -> list[list[int]]: ...
 
+    @property
+    def round_index(self) -> int:
+        """The round being played (or the last one), 0-based; -1 before the first deal."""
+        ...
+
+    @property
+    def round_ended_by(self) -> str | None:
+        """How the last round ended (None while it is under way or before the first deal)."""
+        ...
+
     def start_round(self, hands: list[list[int]]) -> Any: ...
+    def start_hidden_round(self, seat: int, hand: list[int]) -> Any:
+        """The next round as ``seat`` sees it at a table: only its own hand is known
+        (:class:`InvalidDeal` for an impossible one); the others' cards enter by :meth:`reveal`."""
+        ...
+
+    def reveal(self, seat: int, card: int) -> None:
+        """A card of ``seat``'s hidden hand, shown by the deal (ValueError if it cannot be)."""
+        ...
 
 
 class CommonRuleset(Protocol):
@@ -82,6 +102,10 @@ class Ruleset(CommonRuleset, Protocol):
         """Cards that every deal must include (the deck deals them to a uniform random seat)."""
         ...
 
+    lead_card: int
+    """The card its holder shows at the deal's ``ready`` step and leads with (Gaia): a move
+    that puts it on the table carries no opening (``protocol.md`` §5)."""
+
     def new_game(self, players: int, **options: Any) -> GameState: ...
     def deal(self, rng: random.Random, players: int) -> list[list[int]]: ...
     def cards_for_move(self, move: int) -> Sequence[int]:
@@ -92,6 +116,10 @@ class Ruleset(CommonRuleset, Protocol):
     def parse_card(self, token: str) -> int: ...
     def format_move(self, move: int) -> str: ...
     def parse_move(self, token: str) -> int: ...
+    def parse_move_token(self, token: str) -> int:
+        """A signed move's token, which must be the canonical spelling (ValueError otherwise):
+        equal moves are equal bytes, so records compare byte for byte."""
+        ...
 
 
 class DruidsRuleset:
@@ -101,6 +129,7 @@ class DruidsRuleset:
     min_players = _cards.MIN_PLAYERS
     max_players = _cards.MAX_PLAYERS
     deck_size = _cards.N_CARDS
+    lead_card = _cards.GAIA
 
     def hand_size(self, players: int) -> int:
         return _cards.HAND_SIZE[players]
@@ -128,3 +157,19 @@ class DruidsRuleset:
 
     def parse_move(self, token: str) -> int:
         return _notation.parse_move(token)
+
+    def parse_move_token(self, token: str) -> int:
+        return _notation.parse_move_token(token)
+
+
+__all__ = [
+    "CommonGameState",
+    "CommonRuleset",
+    "DruidsRuleset",
+    "GameOptions",
+    "GameState",
+    "IllegalMove",
+    "InvalidDeal",
+    "PlayerView",
+    "Ruleset",
+]

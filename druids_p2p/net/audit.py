@@ -14,41 +14,24 @@ makes a record invalid, unless it is the very fault the record's stop names.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from druids_p2p.deck import DeckError, DeckFault, Envelope, MalformedMessage
 from druids_p2p.deck import audit_transcript as deck_audit
-from druids_p2p.engine import (
-    GAIA,
-    Game,
-    InvalidDeal,
-    cards_for_move,
-    format_move,
-    parse_move_token,
-)
+from druids_p2p.engine.interface import GameState, InvalidDeal
 from druids_p2p.net.audit_public import check_public
-from druids_p2p.net.audit_schedule import ScheduleWalk, left_seat, stop_summary
+from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.net.audit_stop import DECK_TYPES, Owing, StopTail
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.game_result import result_problem
+from druids_p2p.net.moves import MoveRefused, accept_move, play_accepted
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
-from druids_p2p.net.table import deal_params, seat_order
-from druids_p2p.rulesets import seat_options
+from druids_p2p.net.table_round import deal_params
+from druids_p2p.rulesets import dealt_ruleset, seat_options
 from druids_p2p.wire import Message, MsgType, RecordError, read_record
 from druids_p2p.wire.audit import AuditProblem, AuditReport, AuditStop, verify_chain
 from druids_p2p.wire.keys import fingerprint
-
-_DECK_KINDS = {
-    MsgType.DECK_COMMIT: "deck_commit",
-    MsgType.DECK_KEY: "deck_key",
-    MsgType.DECK_SHUFFLE: "deck_shuffle",
-    MsgType.DECK_SALT: "deck_salt",
-    MsgType.DECK_SHARES: "deck_shares",
-    MsgType.DECK_REVEAL: "deck_reveal",
-}
-"""Deck messages that travel on their own at a table (openings ride inside moves)."""
 
 
 def audit_file(path: Path) -> AuditReport:
@@ -78,8 +61,9 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
             raise AuditProblem(f"record {tail}", len(raws))
         messages = list(transcript.messages)
         audit = _TableAudit(messages, report)
-        audit.tail_start = ScheduleWalk(messages, audit.options.rounds).run()
-        audit.run()
+        walk = ScheduleWalk(transcript, audit.options.rounds)
+        audit.tail.start = walk.run()
+        audit.run(walk)
     except AuditProblem as problem:
         stop = audit.stopped_on(problem) if audit is not None else None
         if stop is None:
@@ -114,16 +98,6 @@ class RecordCodec:
         return env
 
 
-@dataclass(frozen=True)
-class Owing:
-    """The message the step a record stops in still waits for, and from which seats."""
-
-    what: str
-    seats: frozenset[int]
-    human: bool = False
-    """A move (a person's choice), not an automatic message."""
-
-
 class _TableAudit:
     def __init__(self, messages: list[Message], report: AuditReport) -> None:
         self.messages = messages
@@ -136,14 +110,15 @@ class _TableAudit:
         except ValueError as exc:
             sender = self.keys.index(seat.sender) if seat.sender in self.keys else None
             raise AuditProblem(f"table options are not playable: {exc}", 0, sender) from None
+        self.rules = dealt_ruleset(self.ruleset)
         self.table_id = seat.table_id
         self.order: tuple[bytes, ...] = ()
         self.by_raw = {m.raw: m for m in messages}
         self.owing: Owing | None = None
         """What the step the record stops in still waits for (None if it stops between steps)."""
-        self.tail_start = len(messages)
-        """Where the stop tail begins (``audit_schedule``): the recorder's own last messages and
-        the aborts; the record's length when it has none."""
+        self.tail = StopTail(messages, len(messages), self.names, self.seat_or_list)
+        """The stop tail (where ``audit_schedule`` found it begins): the recorder's own last
+        messages and the aborts."""
         self.rounds_checked = False
         """The chain and the schedule held (steps 1-3): a problem found from now on (seating,
         deal, moves) may be the reason the record's stop gives."""
@@ -151,8 +126,9 @@ class _TableAudit:
     def seat(self, key: bytes) -> int | None:
         return self.order.index(key) if key in self.order else None
 
-    def run(self) -> None:
-        n = self.options.players
+    def run(self, walk: ScheduleWalk) -> None:
+        """The content of what ``walk`` found in place: the seating, each round, the result."""
+        end = len(self.messages)
         index = 1
         confirms: dict[bytes, Message] = {}
         nonces: dict[bytes, bytes] = {}
@@ -161,7 +137,7 @@ class _TableAudit:
         listed = seat_list_fault(seat_msg)
         if listed is not None:  # the seat list is not the seats' own word: the host's fault
             raise AuditProblem(listed, 0, self.keys.index(seat_msg.sender))
-        while index < len(self.messages) and len(nonces) < n:
+        for index in range(1, end if walk.seated_at is None else walk.seated_at):
             msg = self.messages[index]
             if msg.type is MsgType.SEAT_CONFIRM:
                 wrong = confirm_contradiction(seat_msg, msg)
@@ -186,23 +162,24 @@ class _TableAudit:
                 nonces[msg.sender] = msg.body["nonce"]
             elif msg.type is not MsgType.ABORT:
                 raise AuditProblem(f"{msg.type.label} before the seats were fixed", index)
-            index += 1
-        if len(nonces) < n:
+        if walk.seated_at is None:
             self._finish_unseated()
             return
-        self.order = seat_order(self.table_id, self.keys, nonces)
+        self.order = walk.order
         self.report.players = [
             {"seat": i, "name": self.names[k], "public_key": k.hex(), "fingerprint": fingerprint(k)}
             for i, k in enumerate(self.order)
         ]
-        game = Game(self.options)
+        o = self.options
+        game = self.rules.new_game(o.players, variant=o.variant, rounds=o.rounds)
         codec = RecordCodec(self.by_raw, self.order)
-        r = 0
-        while index < len(self.messages) and r < self.options.rounds:
-            index = self._round(r, index, game, codec)
-            r += 1
+        index = walk.seated_at
+        starts = walk.round_starts
+        for r, start in enumerate(starts):
+            after = starts[r + 1] if r + 1 < len(starts) else walk.results_at
+            index = self._round(r, start, end if after is None else after, game, codec)
             if self.owing is not None or (
-                index < len(self.messages) and self.messages[index].type is MsgType.ABORT
+                index < end and self.messages[index].type is MsgType.ABORT
             ):
                 break  # the table stopped in this round
         self.report.round_scores = game.round_scores
@@ -210,19 +187,19 @@ class _TableAudit:
         self.report.winners = game.winners
         if game.game_over and self.owing is None:
             index = self._results(index, game)
-            index = max(index, min(self.tail_start, len(self.messages)))
+            index = max(index, min(self.tail.start, len(self.messages)))
         self.report.complete = game.game_over and self.owing is None
-        for i in range(index, min(self.tail_start, len(self.messages))):
+        for i in range(index, min(self.tail.start, len(self.messages))):
             msg = self.messages[i]
             raise AuditProblem(f"{msg.type.label} after the game ended", i, self.seat(msg.sender))
         self._stopped()
 
-    def _results(self, index: int, game: Game) -> int:
+    def _results(self, index: int, game: GameState) -> int:
         """The result step (protocol.md §7): each seat in play order signs what the game gives."""
         assert game.winners is not None
         signed: set[int] = set()
         for seat in range(self.options.players):
-            if index >= min(len(self.messages), self.tail_start):
+            if index >= min(len(self.messages), self.tail.start):
                 break  # the record ends, or its stop tail begins, inside the step
             msg = self.messages[index]
             if msg.type is not MsgType.RESULT or self.seat(msg.sender) != seat:
@@ -253,104 +230,31 @@ class _TableAudit:
     def _list_seats(self, keys: set[bytes]) -> frozenset[int]:
         return frozenset(self.keys.index(k) for k in keys)
 
-    def _seat_or_list(self, key: bytes) -> int | None:
+    def seat_or_list(self, key: bytes) -> int | None:
         """A key's play seat, or its place in the seat list before the order is fixed."""
         if self.order:
             return self.seat(key)
         return self.keys.index(key) if key in self.keys else None
 
-    def _aborts(self) -> list[tuple[int, Message]]:
-        return [
-            (i, m)
-            for i, m in enumerate(self.messages)
-            if i >= self.tail_start and m.type is MsgType.ABORT
-        ]
-
     def _stopped(self) -> None:
-        """The record ends in aborts: read its stop (``protocol.md`` §9, "Audit verdicts").
-
-        A seat that signed an abort while the record shows it owed an automatic message of the
-        step it stopped in withheld that message (``protocol.md`` §9), whatever its abort says:
-        checked from the record. Otherwise the recorder's abort (the last) is the stop, with the
-        seat it blames, or, when it stopped on another seat's word, that seat's abort's claim."""
-        aborts = self._aborts()
-        if not aborts:
-            return
-        owing = self.owing
-        last_index, last = aborts[-1]
-        recorder = self._seat_or_list(last.sender)
-        self.report.aborted = f"{self.names.get(last.sender, '?')}: {last.body['reason']}"
-        for index, msg in aborts:
-            seat = self._seat_or_list(msg.sender)
-            if owing is not None and not owing.human and seat in owing.seats:
-                who = self.names.get(msg.sender, "?")
-                self.report.stop = AuditStop(
-                    f"seat {seat} withheld {owing.what}",
-                    f"{who} (seat {seat}) withheld {owing.what}: it stopped the table instead "
-                    f"(its abort says: {msg.body['reason']})",
-                    seat,
-                    index,
-                    checked=True,
-                    stopped_by=recorder,
-                )
-                return
-        claim_index, claim = last_index, last
-        if "seat" not in last.body:
-            others = [(i, m) for i, m in aborts[:-1] if m.sender != last.sender]
-            if others:  # it stopped on another seat's word: that seat's abort is the claim
-                claim_index, claim = others[0]
-        blamed = claim.body.get("seat")
-        claimant = self._seat_or_list(claim.sender)
-        reason = str(claim.body["reason"])
-        word = _ON_WORD.match(reason) if claim is last and blamed is None else None
-        if word is not None:  # the claimant's abort is not in this record: its words are
-            claimant, reason = int(word["by"]), word["reason"]
-            blamed = int(word["seat"]) if word["seat"] is not None else None
-        summary = stop_summary(reason, blamed, claimant)
-        if owing is not None and blamed in owing.seats:
-            summary += f" (the record shows it owing {owing.what})"
-        self.report.stop = AuditStop(
-            summary,
-            str(last.body["reason"]),
-            blamed if blamed is not None else left_seat(reason, claimant),
-            claim_index,
-            stopped_by=recorder,
-            claimed_by=claimant if claim is not last or word is not None else None,
-        )
+        """The record ends in aborts: read its stop (``audit_stop.py``)."""
+        read = self.tail.read(self.owing)
+        if read is not None:
+            self.report.aborted, self.report.stop = read
 
     def stopped_on(self, problem: AuditProblem) -> AuditStop | None:
-        """The stop a content problem explains: the record's stop blames the problem's seat,
-        and nothing of a later round than the problem's comes before the stop tail."""
-        if not self.rounds_checked or problem.seat is None:
+        """The stop a content problem explains (``audit_stop.py``), once steps 1-3 held."""
+        if not self.rounds_checked:
             return None
-        aborts = self._aborts()
-        if not aborts:
+        read = self.tail.explains(problem)
+        if read is None:
             return None
-        _, last = aborts[-1]
-        claims = {m.body.get("seat") for _, m in aborts if m.sender == last.sender}
-        if problem.seat not in claims:
-            return None
-        where = problem.message_index
-        at = self.messages[where].body.get("round", -1) if where is not None else None
-        later = [
-            m
-            for m in self.messages[: self.tail_start]
-            if m.type in _ROUND_KINDS and (at is None or int(m.body.get("round", 0)) > at)
-        ]
-        if later:
-            return None
-        self.report.aborted = f"{self.names.get(last.sender, '?')}: {last.body['reason']}"
-        return AuditStop(
-            f"seat {problem.seat}: {problem.error}",
-            str(last.body["reason"]),
-            problem.seat,
-            where if where is not None else len(self.messages) - 1,
-            checked=True,
-            stopped_by=self._seat_or_list(last.sender),
-        )
+        self.report.aborted, stop = read
+        return stop
 
-    def _round(self, r: int, index: int, game: Game, codec: RecordCodec) -> int:
-        """Audit round ``r`` starting at message ``index``; returns the index after it."""
+    def _round(self, r: int, index: int, end: int, game: GameState, codec: RecordCodec) -> int:
+        """Audit round ``r``: messages ``index`` to ``end`` (where the walk found it; the stop
+        tail's, up to its first abort, when the record stops in it); returns the index after it."""
         n = self.options.players
         deck_raws: list[bytes] = []
         moves: list[tuple[int, Message]] = []
@@ -358,11 +262,11 @@ class _TableAudit:
         sent: dict[tuple[MsgType, int], set[int]] = {}
         """(type, pass) -> the seats that sent it this round (pass 0 for all but shuffles)."""
         reveals = 0
-        while index < len(self.messages) and reveals < n:
+        while index < end and reveals < n:
             msg = self.messages[index]
             if msg.type is MsgType.ABORT:
                 break
-            if msg.type in _DECK_KINDS:
+            if msg.type in DECK_TYPES:
                 if msg.body.get("round") != r:
                     raise AuditProblem(
                         f"{msg.type.label} for round {msg.body.get('round')} in round {r}",
@@ -411,41 +315,48 @@ class _TableAudit:
         except DeckError as exc:
             raise AuditProblem(f"round {r + 1} deal: {exc}") from None
         try:
-            rnd = game.start_round([list(h) for h in result.hands])
+            game.start_round([list(h) for h in result.hands])
         except InvalidDeal as exc:
             raise AuditProblem(f"round {r + 1}: the deal is impossible: {exc}") from None
-        opened = {(o.seat, o.position): o.card for o in result.opened}
-        for msg_index, msg in moves:
+        self._moves(game, moves, ready, {(o.seat, o.position): o.card for o in result.opened})
+        if not game.round_over:
+            self._audited_early(r, result.hands, ready, deck_raws)
+        return index
+
+    def _moves(
+        self,
+        game: GameState,
+        moves: list[tuple[int, Message]],
+        ready: dict[int, tuple[int, Message]],
+        opened: dict[tuple[int, int], int],
+    ) -> None:
+        """Every move of a round dealt with every hand known, accepted as the table accepts one
+        (``net/moves.py``): in turn, each played card opened by its player, the lead with the
+        lead card shown at ready, and legal."""
+        lead = self.rules.lead_card
+        for index, (msg_index, msg) in enumerate(moves):
             seat = self.seat(msg.sender)
             if seat is None:
                 raise AuditProblem("a move from a key without a seat", msg_index)
-            move = _parse(msg, msg_index, seat)
-            if rnd.to_move != seat:
-                raise AuditProblem(f"{format_move(move)} out of turn", msg_index, seat)
-            cards = cards_for_move(move)
-            if GAIA in cards:  # the lead: Gaia was shown at ready, the move carries no opening
-                gaia = ready.get(seat, (0, msg))[1].body.get("open")
-                if "open" in msg.body or gaia is None or opened.get((seat, gaia["pos"])) != GAIA:
-                    raise AuditProblem(
-                        f"{format_move(move)} without Gaia shown at ready", msg_index, seat
-                    )
-            elif cards:
-                card = None
-                if "open" in msg.body:
-                    card = opened.get((seat, int(msg.body["open"]["pos"])))
-                if card not in cards:
-                    raise AuditProblem(
-                        f"{format_move(move)} without opening that card", msg_index, seat
-                    )
-            elif "open" in msg.body:
-                raise AuditProblem(f"{format_move(move)} opens a card", msg_index, seat)
-            reason = rnd.check(move)
-            if reason is not None:
-                raise AuditProblem(f"illegal move {format_move(move)}: {reason}", msg_index, seat)
-            rnd.play(move)
-        if not rnd.over:
-            self._audited_early(r, result.hands, ready, deck_raws)
-        return index
+            opens = "open" in msg.body
+            card = opened.get((seat, int(msg.body["open"]["pos"]))) if opens else None
+            shown = ready.get(seat, (0, msg))[1].body.get("open")
+            try:
+                accepted = accept_move(
+                    self.rules,
+                    game,
+                    seat,
+                    msg.body["move"],
+                    index=index,
+                    opens=opens,
+                    card=card,
+                    lead_shown=shown is not None and opened.get((seat, shown["pos"])) == lead,
+                    msg_hash=msg.hash,
+                    at=msg_index,
+                )
+            except MoveRefused as refused:
+                raise AuditProblem(refused.reason, msg_index, seat) from None
+            play_accepted(game, accepted)
 
     def _audited_early(
         self,
@@ -458,7 +369,7 @@ class _TableAudit:
         audit found no cheat: whoever made the audit necessary is at fault."""
         n = self.options.players
         if len(ready) == n and not any("open" in m.body for _, m in ready.values()):
-            holder = next(s for s, hand in enumerate(hands) if GAIA in hand)
+            holder = next(s for s, hand in enumerate(hands) if self.rules.lead_card in hand)
             raise AuditProblem(
                 f"round {r + 1}: seat {holder} held Gaia but its ready did not show it",
                 ready[holder][0],
@@ -514,20 +425,3 @@ class _TableAudit:
             if msg.raw == raw:
                 return i
         return None
-
-
-_ON_WORD = re.compile(
-    r"^stopped on .* \(seat (?P<by>\d+)\)'s word: (?P<reason>.*?)"
-    r"(?: \(blames seat (?P<seat>\d+)\))?$"
-)
-"""The recorder's words when it stopped on another seat's claim (``TableRunner._peer_aborted``)."""
-
-_ROUND_KINDS = frozenset({*_DECK_KINDS, MsgType.READY, MsgType.MOVE})
-"""Messages that carry the 0-based round they belong to."""
-
-
-def _parse(msg: Message, index: int, seat: int | None) -> int:
-    try:
-        return parse_move_token(msg.body["move"])
-    except ValueError as exc:
-        raise AuditProblem(str(exc), index, seat) from None

@@ -17,31 +17,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from druids_p2p.net.table import seat_order
-from druids_p2p.wire import Message, MsgType
+from druids_p2p.net.seating import seat_order
+from druids_p2p.wire import Message, MsgType, Transcript
 from druids_p2p.wire.audit import AuditProblem
-from druids_p2p.wire.table import head0, next_head
 
 _DEAL = (MsgType.DECK_COMMIT, MsgType.DECK_KEY, None, MsgType.DECK_SALT, MsgType.DECK_SHARES)
 """The deal's steps of all seats; ``None`` stands for the shuffles, one step per seat."""
 
 
-def record_heads(messages: Sequence[Message]) -> list[bytes]:
-    """``heads[i]``: the transcript head before message ``i`` (``heads[len]``: the final head)."""
-    heads = [head0(messages[0].table_id)]
-    for msg in messages:
-        heads.append(next_head(heads[-1], msg.hash))
-    return heads
-
-
 class ScheduleWalk:
     """Walks a verified record through the schedule; :meth:`run` returns where its stop tail
-    begins (its length if it has none) or raises :class:`AuditProblem` at the first breach."""
+    begins (its length if it has none) or raises :class:`AuditProblem` at the first breach.
 
-    def __init__(self, messages: Sequence[Message], rounds: int) -> None:
+    The one walk of the schedule: the content checks (``net/audit.py``) take from it the play
+    order, where the seating ends, where each round and the result step begin."""
+
+    def __init__(self, transcript: Transcript, rounds: int) -> None:
+        messages: Sequence[Message] = transcript.messages
         self.msgs = messages
         self.rounds = rounds
-        self.heads = record_heads(messages)
+        self._head_before = transcript.head_before
+        """The head before message ``i`` (the transcript's, not recomputed)."""
         seat = messages[0]
         self.list_keys: tuple[bytes, ...] = tuple(seat.body["seats"])
         self.order: tuple[bytes, ...] = ()
@@ -50,6 +46,12 @@ class ScheduleWalk:
         """The signer of the record's last entry when it is an abort: whose record this is."""
         self._tail_start: int | None = None
         """Where the stop tail begins, once the walk has met it."""
+        self.seated_at: int | None = None
+        """Where the seating ends (after the nonce step), once the walk has passed it."""
+        self.round_starts: list[int] = []
+        """Where each round's deal begins, for every round the walk reached."""
+        self.results_at: int | None = None
+        """Where the result step begins, once the walk reached it."""
 
     def seat(self, key: bytes) -> int | None:
         keys = self.order or self.list_keys
@@ -70,7 +72,10 @@ class ScheduleWalk:
             return self._stop_at()
         nonces = {m.sender: m.body["nonce"] for m in self.msgs[nonce_at:i]}
         self.order = seat_order(self.msgs[0].table_id, self.list_keys, nonces)
+        self.seated_at = i
         for _ in range(self.rounds):
+            if i is not None and i < len(self.msgs):
+                self.round_starts.append(i)  # (at the stop tail: the recorder's own, if any)
             for kind in _DEAL:
                 if kind is None:
                     for key in self.order:
@@ -93,6 +98,8 @@ class ScheduleWalk:
             i = self._step(i, "reveal", self.order, {MsgType.DECK_REVEAL})
             if i is None:
                 return self._stop_at()
+        if i is not None and i < len(self.msgs):
+            self.results_at = i
         i = self._step(i, "result", self.order, {MsgType.RESULT})  # protocol.md §7
         return self._after_game(i)
 
@@ -117,7 +124,7 @@ class ScheduleWalk:
         """One step at message ``i``: ``None`` once the record ends or its stop tail begins."""
         if i is None:
             return None
-        head = self.heads[i] if i < len(self.heads) else b""
+        head = self._head_before(i) if i <= len(self.msgs) else b""
         for key in senders:
             if i >= len(self.msgs):
                 return None
@@ -136,11 +143,12 @@ class ScheduleWalk:
             if i is None or i >= len(self.msgs) or self.msgs[i].type is not MsgType.MOVE:
                 return i
             msg = self.msgs[i]
-            if msg.head != self.heads[i]:
+            head = self._head_before(i)
+            if msg.head != head:
                 if self._is_tail(i):
                     self._tail_start = i
                     return None
-                raise self._breach(i, "move", msg.sender, {MsgType.MOVE}, self.heads[i])
+                raise self._breach(i, "move", msg.sender, {MsgType.MOVE}, head)
             i += 1
         return i
 
@@ -195,35 +203,9 @@ class ScheduleWalk:
             raise AuditProblem(
                 "the record's last abort has no place in it", last, self.seat(self.recorder)
             )
-        if self.msgs[last].head != self.heads[last]:
+        if self.msgs[last].head != self._head_before(last):
             raise AuditProblem(
                 "the recorder's abort must carry the head of its record before it",
                 last,
                 self.seat(self.recorder),
             )
-
-
-# -------------------------------------------------------------------- reading a stop
-def stop_summary(reason: str, seat: int | None, signer: int | None) -> str:
-    """A stop's short verdict from its abort's recorded words (our own wordings, §9)."""
-    if seat is not None:
-        for marker, kind in (
-            (" unreachable: ", "unreachable"),
-            (" did not make its move within", "did not move within the move limit"),
-        ):
-            if marker in reason:
-                return f"seat {seat} {kind}"
-        if " withheld " in reason:
-            what = reason.split(" withheld ", 1)[1].split(" ")[0]
-            return f"seat {seat} withheld {what}"
-        return f"seat {seat} blamed: {reason}"
-    if "lost contact with the table" in reason:
-        return "lost contact with the table"
-    if " left the table" in reason and signer is not None:
-        return f"seat {signer} left"
-    return f"seat {signer} stopped the table: {reason}"
-
-
-def left_seat(reason: str, signer: int | None) -> int | None:
-    """The seat a stop names when it blames nobody: the one that left, if it left."""
-    return signer if " left the table" in reason else None

@@ -17,7 +17,7 @@ from typing import Any
 from druids_p2p.net.deadlines import claim_of
 from druids_p2p.net.liveness import NUDGE_AFTER_S
 from druids_p2p.net.runner_base import RunnerBase
-from druids_p2p.net.table import TableFault
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,

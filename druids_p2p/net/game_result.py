@@ -4,18 +4,17 @@ Without it a record says what was played but not what anybody concluded from it,
 holding one record could check the moves but not the result the players walked away with; with
 it, a record is checked on its own, and a peer whose engine disagrees is caught at the table,
 not later (``protocol.md`` §7, "The result"). Each function acts on one
-:class:`~druids_p2p.net.table.TableMachine`, inside its schedule pump.
+:class:`~druids_p2p.net.table_state.TableState`, inside its schedule pump.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from druids_p2p.net.table_state import TableState
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Message, MsgType
-
-if TYPE_CHECKING:
-    from druids_p2p.net.table import TableMachine
 
 
 def result_body(totals: list[int], winners: list[int]) -> dict[str, Any]:
@@ -35,7 +34,7 @@ def result_problem(body: Mapping[str, Any], totals: list[int], winners: list[int
     return None
 
 
-def start_result(machine: TableMachine) -> None:
+def start_result(machine: TableState) -> None:
     """The last round is audited: every seat now signs what the game gives."""
     game = machine.game
     assert game.winners is not None
@@ -44,10 +43,8 @@ def start_result(machine: TableMachine) -> None:
     machine._send_own(MsgType.RESULT, result_body(game.totals, game.winners))
 
 
-def check_result(machine: TableMachine, msg: Message) -> None:
+def check_result(machine: TableState, msg: Message) -> None:
     """A result is checked the moment it is its sender's next message in the step."""
-    from druids_p2p.net.table import TableFault
-
     game = machine.game
     assert game.winners is not None
     problem = result_problem(msg.body, game.totals, game.winners)
@@ -57,11 +54,11 @@ def check_result(machine: TableMachine, msg: Message) -> None:
         )
 
 
-def on_results(machine: TableMachine, batch: list[Message]) -> None:
+def on_results(machine: TableState, batch: list[Message]) -> None:
     """Every seat signed the same result as this peer: the game is over."""
     game = machine.game
     machine.phase = "done"
-    machine.step = None
+    machine.steps.close()
     machine.finished = True
     machine._event(
         "game_over",

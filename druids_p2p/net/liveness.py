@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from druids_p2p.net.deadlines import debts, lost_contact, who
 from druids_p2p.net.runner_base import RunnerBase
-from druids_p2p.net.table import Divergence, TableFault
+from druids_p2p.net.table_types import Divergence, TableFault
 from druids_p2p.wire import Message
 
 NUDGE_AFTER_S = 1.0

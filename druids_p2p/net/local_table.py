@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.engine.interface import GameOptions
 
 
 class LocalTableError(Exception):

@@ -22,24 +22,15 @@ from typing import Any
 
 from druids_p2p.deck import DeckError
 from druids_p2p.deck import audit_transcript as deck_audit
-from druids_p2p.engine import GameOptions, format_move, parse_move
-from druids_p2p.engine.notation import format_card
+from druids_p2p.engine.interface import GameOptions, Ruleset
 from druids_p2p.net.audit import RecordCodec, audit_messages
-from druids_p2p.net.table import deal_params, seat_order
+from druids_p2p.net.audit_stop import DECK_TYPES
+from druids_p2p.net.seating import seat_order
+from druids_p2p.net.table_round import deal_params
+from druids_p2p.rulesets import DEFAULT_RULESET, dealt_ruleset, seat_options
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
 from druids_p2p.wire.audit import AuditReport
 from druids_p2p.wire.record import MAGIC
-
-_DECK_TYPES = frozenset(
-    {
-        MsgType.DECK_COMMIT,
-        MsgType.DECK_KEY,
-        MsgType.DECK_SHUFFLE,
-        MsgType.DECK_SALT,
-        MsgType.DECK_SHARES,
-        MsgType.DECK_REVEAL,
-    }
-)
 
 
 class RecordReplayError(Exception):
@@ -69,16 +60,23 @@ class ReplayedGame:
     audit: AuditReport
     stopped: str | None
     """The reason of the abort that ends the record, if it ends in one."""
+    ruleset: str = DEFAULT_RULESET
+    """The rule set the seat message binds (its cards and moves are read and written by it)."""
+
+    @property
+    def rules(self) -> Ruleset:
+        return dealt_ruleset(self.ruleset)
 
     def notation(self) -> dict[str, Any]:
         """The revealed rounds in the JSON notation ``druids replay`` takes (docs/rules.md)."""
+        card, move = self.rules.format_card, self.rules.format_move
         return {
             "players": self.options.players,
             "variant": self.options.variant,
             "rounds": [
                 {
-                    "hands": [[format_card(c) for c in hand] for hand in r.hands],
-                    "moves": [format_move(m) for _, m in r.moves],
+                    "hands": [[card(c) for c in hand] for hand in r.hands],
+                    "moves": [move(m) for _, m in r.moves],
                 }
                 for r in self.rounds
                 if r.hands is not None
@@ -87,6 +85,7 @@ class ReplayedGame:
 
     def as_json(self) -> dict[str, Any]:
         """``druids replay RECORD --json``: the replayed game, headless."""
+        card, move = self.rules.format_card, self.rules.format_move
         return {
             "kind": "record",
             "record": str(self.path),
@@ -105,8 +104,8 @@ class ReplayedGame:
                     "revealed": r.hands is not None,
                     "hands": None
                     if r.hands is None
-                    else [[format_card(c) for c in hand] for hand in r.hands],
-                    "moves": [{"seat": s, "move": format_move(m)} for s, m in r.moves],
+                    else [[card(c) for c in hand] for hand in r.hands],
+                    "moves": [{"seat": s, "move": move(m)} for s, m in r.moves],
                 }
                 for r in self.rounds
             ],
@@ -157,17 +156,14 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
     seat_msg = messages[0]
     keys = tuple(bytes(k) for k in seat_msg.body["seats"])
     names_by_key = dict(zip(keys, seat_msg.body["names"], strict=True))
-    o = seat_msg.body["options"]
     try:
-        options = GameOptions(
-            players=int(o["players"]), variant=bool(o["variant"]), rounds=int(o["rounds"])
-        )
+        ruleset, options = seat_options(seat_msg.body["options"])
     except ValueError as exc:
         raise RecordReplayError(f"{path}: the table's options are not playable: {exc}") from None
     nonces = {m.sender: m.body["nonce"] for m in messages if m.type is MsgType.SEAT_NONCE}
     seated = set(nonces) == set(keys)
     order = seat_order(seat_msg.table_id, keys, nonces) if seated else keys
-    rounds = _rounds(messages, order, options, seat_msg.table_id) if seated else ()
+    rounds = _rounds(messages, order, options, seat_msg.table_id, ruleset) if seated else ()
     mine = [owner] if owner is not None else owner_keys(path)
     owner_seat = next((order.index(k) for k in mine if k in order), None)
     if seat is not None:
@@ -185,6 +181,7 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
         rounds=rounds,
         audit=report,
         stopped=stopped,
+        ruleset=ruleset,
     )
 
 
@@ -200,25 +197,30 @@ def _decoded(raws: Sequence[bytes]) -> list[Message]:
 
 
 def _rounds(
-    messages: list[Message], order: tuple[bytes, ...], options: GameOptions, table_id: bytes
+    messages: list[Message],
+    order: tuple[bytes, ...],
+    options: GameOptions,
+    table_id: bytes,
+    ruleset: str,
 ) -> tuple[ReplayedRound, ...]:
     n = options.players
+    rules = dealt_ruleset(ruleset)
     deck: list[list[bytes]] = [[] for _ in range(options.rounds)]
     moves: list[list[tuple[int, int]]] = [[] for _ in range(options.rounds)]
     reveals = [0] * options.rounds
     for msg in messages:
-        if msg.sender not in order or msg.type not in (*_DECK_TYPES, MsgType.READY, MsgType.MOVE):
+        if msg.sender not in order or msg.type not in (*DECK_TYPES, MsgType.READY, MsgType.MOVE):
             continue
         r = msg.body.get("round")
         if not isinstance(r, int) or not 0 <= r < options.rounds:
             continue
-        if msg.type in _DECK_TYPES or "open" in msg.body:
+        if msg.type in DECK_TYPES or "open" in msg.body:
             deck[r].append(msg.raw)  # an opening riding on a ready (Gaia) or a move counts too
         if msg.type is MsgType.DECK_REVEAL:
             reveals[r] += 1
         if msg.type is MsgType.MOVE:
             try:
-                moves[r].append((order.index(msg.sender), parse_move(msg.body["move"])))
+                moves[r].append((order.index(msg.sender), rules.parse_move(msg.body["move"])))
             except ValueError:
                 break  # the audit names it; the replay stops there
     codec = RecordCodec({m.raw: m for m in messages}, order)
@@ -229,7 +231,7 @@ def _rounds(
         hands = None
         if reveals[r] >= n:
             try:
-                result = deck_audit(deal_params(table_id, r, n), deck[r], codec)
+                result = deck_audit(deal_params(table_id, r, n, ruleset), deck[r], codec)
                 hands = tuple(tuple(h) for h in result.hands)
             except DeckError:
                 hands = None  # the audit's verdict says why

@@ -5,46 +5,37 @@ holder public at the deal, so the lead step names its sender and a silent holder
 like any mover, and that turn the deck's :class:`~druids_p2p.deck.AuditRequired` into a reveal
 and an audit naming a seat instead of a stop that blames nobody (``protocol.md`` §5, "Ready" and
 "Audit calls"; ``docs/protocol/deck.md`` §6.5, §9). Each function acts on one
-:class:`~druids_p2p.net.table.TableMachine`, inside its schedule pump.
+:class:`~druids_p2p.net.table_state.TableState`, inside its schedule pump.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from druids_p2p.deck import AuditRequired, DeckError, DeckFault
-from druids_p2p.engine import GAIA
+from druids_p2p.deck import AuditRequired
+from druids_p2p.net.table_state import TableState
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Message, MsgType
 
-if TYPE_CHECKING:
-    from druids_p2p.net.table import TableFault, TableMachine
 
-
-def _fault(reason: str, seat: int | None = None, evidence: Sequence[bytes] = ()) -> TableFault:
-    """A :class:`TableFault` (imported late: ``net/table.py`` imports this module)."""
-    from druids_p2p.net.table import TableFault
-
-    return TableFault(reason, seat, evidence)
-
-
-def on_ready(machine: TableMachine, batch: list[Message]) -> None:
+def on_ready(machine: TableState, batch: list[Message]) -> None:
     """Every seat's ``ready`` is in: the one that showed Gaia leads. An audit call in the
     step, a card shown that needs an audit, or no Gaia shown at all start the audit."""
     machine.ready = batch
+    lead = machine.rules.lead_card
     callers = [m for m in batch if m.type is MsgType.DECK_REVEAL]
     shown: list[Message] = []
     try:
         for msg in batch:
             if msg.type is MsgType.READY and "open" in msg.body:
-                if msg.body["open"]["card"] != GAIA:
-                    raise _fault(
+                if msg.body["open"]["card"] != lead:
+                    raise TableFault(
                         f"{machine._who(msg.sender)} showed a card other than Gaia at ready",
                         machine.seat_of(msg.sender),
                         (msg.raw,),
                     )
                 if machine._deck_receive(msg, audit=True):
-                    raise _fault("the deck emitted a message in response to a ready")
+                    raise TableFault("the deck emitted a message in response to a ready")
                 shown.append(msg)
             elif msg.type is MsgType.DECK_REVEAL:
                 machine._deck_receive(msg)
@@ -58,22 +49,20 @@ def on_ready(machine: TableMachine, batch: list[Message]) -> None:
         start_audit(machine, [], "nobody showed Gaia at ready")
         return
     holder = shown[0].sender
-    rnd = machine.game.round
-    assert rnd is not None
     if holder != machine.me:
         seat = machine.seat_of(holder)
         assert seat is not None
         try:
-            rnd.reveal(seat, GAIA)
+            machine.game.reveal(seat, lead)
         except ValueError as exc:
-            raise _fault(
+            raise TableFault(
                 f"{machine._who(holder)} showed Gaia: {exc}", seat, (shown[0].raw,)
             ) from None
     machine.gaia_holder = holder
     machine._next("lead", (holder,), MsgType.MOVE)
 
 
-def start_audit(machine: TableMachine, callers: Sequence[Message], why: str) -> None:
+def start_audit(machine: TableState, callers: Sequence[Message], why: str) -> None:
     """Something only the round's secrets can attribute (deck.md §6.5, §9): every seat
     reveals now, the round is audited, and the table stops blaming the seat it names."""
     assert machine.deck is not None
@@ -92,31 +81,27 @@ def start_audit(machine: TableMachine, callers: Sequence[Message], why: str) -> 
         machine.deck.reveal()  # sealed and queued through the codec
 
 
-def on_audit(machine: TableMachine, batch: list[Message]) -> None:
+def on_audit(machine: TableState, batch: list[Message]) -> None:
     for msg in batch:
         machine._deck_receive(msg)
     finish_audit(machine)
 
 
-def finish_audit(machine: TableMachine) -> None:
+def finish_audit(machine: TableState) -> None:
     """Every secret is out: the audit names a cheater; if the deal is sound, whoever made
     the audit necessary is at fault (a hidden Gaia, or a call the deal does not justify)."""
     assert machine.deck is not None
-    machine.step = None
-    try:
-        result = machine.deck.audit()
-    except DeckFault as exc:
-        raise _fault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
-    except DeckError as exc:
-        raise _fault(f"audit failed: {exc}") from None
+    machine.steps.close()
+    result = machine._audit_deal()
     if (
         not machine.audit_callers
         and machine.ready
         and not any("open" in m.body for m in machine.ready)
     ):
-        seat = next(s for s, hand in enumerate(result.hands) if GAIA in hand)
+        lead = machine.rules.lead_card
+        seat = next(s for s, hand in enumerate(result.hands) if lead in hand)
         ready = next(m for m in machine.ready if m.sender == machine.order[seat])
-        raise _fault(
+        raise TableFault(
             f"audit: {machine.name_of_seat(seat)} (seat {seat}) held Gaia but its ready did "
             "not show it",
             seat,
@@ -124,9 +109,9 @@ def finish_audit(machine: TableMachine) -> None:
         )
     if machine.audit_callers:
         call = machine.audit_callers[0]
-        raise _fault(
+        raise TableFault(
             f"audit: {machine._who(call.sender)} called an audit, but the deal is sound",
             machine.seat_of(call.sender),
             (call.raw,),
         )
-    raise _fault(f"the audit found no fault, after: {machine.audit_why}", None)
+    raise TableFault(f"the audit found no fault, after: {machine.audit_why}", None)

@@ -17,7 +17,7 @@ from typing import Any
 from druids_p2p.engine import IllegalMove
 from druids_p2p.net.ending import TableEnding
 from druids_p2p.net.liveness import LivenessChecks
-from druids_p2p.net.table import TableFault
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,

@@ -33,7 +33,8 @@ from druids_p2p.net.mesh_port import MeshPort
 from druids_p2p.net.peer_config import PeerConfig
 from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.resend import CatchUp, ResendLimiter, bounded
-from druids_p2p.net.table import TableEvent, TableFault, TableMachine
+from druids_p2p.net.table import TableMachine
+from druids_p2p.net.table_types import TableEvent, TableFault
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode, is_receipt
 
 log = logging.getLogger(__name__)
@@ -71,8 +72,7 @@ class MachineView:
         return self._machine.view()
 
     def check(self, move: int) -> str | None:
-        rnd = self._machine.game.round
-        return "no round is being played" if rnd is None else rnd.check(move)
+        return self._machine.game.check(move)
 
     @property
     def game_over(self) -> bool:
@@ -93,8 +93,7 @@ class MachineView:
 
     @property
     def ended_by(self) -> str | None:
-        rnd = self._machine.game.round
-        return None if rnd is None else rnd.ended_by
+        return self._machine.game.round_ended_by
 
 
 class RunnerBase:

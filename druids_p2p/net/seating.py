@@ -10,10 +10,11 @@ its signer: nobody can get another peer blamed, or stand in for it, by lying abo
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Sequence
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.engine.interface import GameOptions
 from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -156,3 +157,13 @@ def confirm_contradiction(seat_message: Message, confirm: Message) -> str | None
     if body["curves"][index] != confirm.body["curve"]:
         wrong.append(f"CURVE key {bytes(confirm.body['curve']).hex()[:16]}…")
     return " and ".join(wrong) or None
+
+
+def seat_order(
+    table_id: bytes, keys: Sequence[bytes], nonces: dict[bytes, bytes]
+) -> tuple[bytes, ...]:
+    """Play order from the coin flip: nobody can steer it unless all others collude."""
+    joint = hashlib.sha256(
+        b"druids-p2p/v1 seat-order\x00" + table_id + b"".join(nonces[k] for k in keys)
+    ).digest()
+    return tuple(sorted(keys, key=lambda k: hashlib.sha256(joint + k).digest()))

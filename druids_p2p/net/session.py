@@ -33,7 +33,8 @@ from druids_p2p.net.mesh import Mesh, z85_to_raw
 from druids_p2p.net.peer_config import PeerConfig, make_player
 from druids_p2p.net.runner import TableRunner
 from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import TableFault, TableMachine
+from druids_p2p.net.table import TableMachine
+from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Transcript, WireError, decode
 
 log = logging.getLogger(__name__)

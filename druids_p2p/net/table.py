@@ -33,200 +33,54 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from druids_p2p.deck import AuditRequired, DeckError, DeckFault, DeckParams, DeckPeer
-from druids_p2p.engine import (
-    GAIA,
-    Game,
-    GameOptions,
-    IllegalMove,
-    InvalidDeal,
-    cards_for_move,
-    format_card,
-    format_move,
-    parse_move_token,
-)
-from druids_p2p.engine.view import PlayerView
-from druids_p2p.net.codec import Chain, WireCodec
-from druids_p2p.net.endpoints import TableNetwork
-from druids_p2p.net.game_result import check_result, on_results, start_result
-from druids_p2p.net.round_audit import on_audit, on_ready, start_audit
-from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.rulesets import DEFAULT_RULESET, dealt_ruleset, seat_options
-from druids_p2p.wire import (
-    ZERO_HASH,
-    Equivocation,
-    Identity,
-    Message,
-    MsgType,
-    Receipt,
-    Transcript,
-    WireError,
-    encode_receipt,
-    message_hash,
-    next_head,
-)
+from druids_p2p.deck import DeckFault
+from druids_p2p.engine.interface import IllegalMove
+from druids_p2p.net.game_result import check_result, on_results
+from druids_p2p.net.moves import MoveRefused
+from druids_p2p.net.round_audit import on_audit, on_ready
+from druids_p2p.net.table_round import on_deck, on_play, on_reveals, own_move, receipt_of_last_move
+from druids_p2p.net.table_seating import check_confirm, on_confirms, on_nonces
+from druids_p2p.net.table_state import TableState
+from druids_p2p.net.table_types import Divergence, Step, TableEvent, TableFault
+from druids_p2p.wire import Equivocation, Message, MsgType, Receipt, Transcript, WireError
 
 log = logging.getLogger(__name__)
-
-"""The rule set every table plays (the wire's options do not name another one yet)."""
 
 MAX_BUFFERED = 64
 """Messages held per sender ahead of the schedule; more is flooding and is dropped."""
 
-
-class TableFault(Exception):
-    """The table must stop. ``seat`` is the play seat to blame (None if nobody can be named yet)."""
-
-    def __init__(
-        self, reason: str, seat: int | None = None, evidence: Sequence[bytes] = ()
-    ) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.seat = seat
-        self.evidence = tuple(evidence)
-
-
-class Divergence(TableFault):
-    """``acker``'s transcript differs from ours after head ``prev`` (its receipt names another
-    message there, or it built on another head): somebody signed two versions of a message.
-    Ask ``acker`` for what it holds after ``prev``: its copy convicts the signer; else stop."""
-
-    def __init__(self, reason: str, acker: bytes, prev: bytes, evidence: Sequence[bytes] = ()):
-        super().__init__(reason, None, evidence)
-        self.acker = acker
-        self.prev = prev
+_HANDLERS: dict[str, Callable[[TableState, list[Message]], None]] = {
+    "confirm": on_confirms,
+    "nonce": on_nonces,
+    "deal": on_deck,
+    "ready": on_ready,
+    "audit": on_audit,
+    "lead": on_play,
+    "move": on_play,
+    "reveal": on_reveals,
+    "result": on_results,
+}
+"""Each step's handler, run once the step is complete (its state is :class:`TableState`'s)."""
 
 
-@dataclass(frozen=True)
-class Step:
-    """Seats (by public key, in append order) that must each send one message of ``types``."""
+class TableMachine(TableState):
+    """One peer at one seated table. Feed it decoded messages; send what it returns.
 
-    name: str
-    senders: tuple[bytes, ...]
-    types: frozenset[MsgType]
-
-
-@dataclass
-class TableEvent:
-    """Something a user interface or log may want to show."""
-
-    kind: str
-    """seated, round_started, move, round_ended, audit, game_over, aborted"""
-    text: str
-    data: dict[str, object] = field(default_factory=dict)
-
-
-@dataclass
-class _Seating:
-    confirms: dict[bytes, Message] = field(default_factory=dict)
-    nonces: dict[bytes, bytes] = field(default_factory=dict)
-
-
-class TableMachine:
-    """One peer at one seated table. Feed it decoded messages; send what it returns."""
-
-    def __init__(
-        self,
-        identity: Identity,
-        seat_message: Message,
-        secret: TableSecret,
-        endpoint: str,
-        curve: bytes,
-        transcript: Transcript | None = None,
-        network: TableNetwork | None = None,
-    ) -> None:
-        """``network``: where every seat's confirmed endpoint must be (``endpoints.py``); by
-        default the network of this peer's own ``endpoint``."""
-        if seat_message.type is not MsgType.SEAT:
-            raise ValueError("a table starts from its seat message")
-        self.identity = identity
-        self.me = identity.public_key
-        self.seat_message = seat_message
-        self.table_id = seat_message.table_id
-        body = seat_message.body
-        self.list_keys: tuple[bytes, ...] = tuple(body["seats"])
-        if self.me not in self.list_keys:
-            raise ValueError("this identity is not seated at this table")
-        self.names = dict(zip(self.list_keys, body["names"], strict=True))
-        self.ruleset, self.options = seat_options(body["options"])
-        if self.options.players != len(self.list_keys):
-            raise ValueError("the seat message seats a different number of players")
-        self.secret = secret
-        self.endpoint = endpoint
-        self.curve = curve
-        self.network = network or TableNetwork.of_endpoint(endpoint)
-        self.seat_fault = seat_list_fault(seat_message)
-        """Why the seat message's addresses are not every seat's own word (the host's fault)."""
-        self.transcript = transcript or Transcript.start(seat_message)
-        self.heads: list[bytes] = [self.transcript.head]
-        self._head_index: dict[bytes, int] = {self.transcript.head: 0}
-        own_seq = 1 if seat_message.sender == self.me else 0
-        own_prev = seat_message.hash if seat_message.sender == self.me else ZERO_HASH
-        self.chain = Chain(identity, self.table_id, own_seq, own_prev)
-        self.pending: dict[bytes, dict[int, Message]] = {k: {} for k in self.list_keys}
-        self._outbox: list[bytes] = []
-        self.events: list[TableEvent] = []
-        self.seating = _Seating()
-        self.order: tuple[bytes, ...] = ()
-        self.game = Game(self.options)
-        self.deck: DeckPeer | None = None
-        self.codec: WireCodec | None = None
-        self.phase = "seating"
-        self.step: Step | None = Step("confirm", self.list_keys, frozenset({MsgType.SEAT_CONFIRM}))
-        self.step_head = self.transcript.head
-        self.prev_step_head = self.step_head
-        self._senders_at: dict[bytes, tuple[bytes, ...]] = {self.step_head: self.step.senders}
-        """Head of every step so far -> its senders: who may sign a message built on it."""
-        self.last_move: Message | None = None
-        self._last_move_index = 0
-        self.acked: set[bytes] = set()
-        """Peers known to hold ``last_move`` (by receipt, or by a signed message built on it)."""
-        self._receipts: dict[bytes, list[Receipt]] = {k: [] for k in self.list_keys}
-        """Receipts naming a head this peer has not reached yet, per sender (checked later)."""
-        self.round_moves: list[Message] = []
-        self.ready: list[Message] = []
-        """This round's ``ready`` step, once complete (the Gaia holder's shows Gaia)."""
-        self.gaia_holder: bytes | None = None
-        """Who showed Gaia at this round's ``ready`` step: the seat the lead step waits for."""
-        self.audit_callers: tuple[Message, ...] = ()
-        self.audit_why = ""
-        """Why this round is being audited before its end (empty at a normal end of round)."""
-        self.finished = False
-        self.aborted: TableFault | None = None
-        self._verdict: TableFault | None = None
-        """A fault found while our own messages were queued: raised once they are sent."""
-        self.on_event: Callable[[TableEvent], None] | None = None
+    Its state and who owns what: :class:`~druids_p2p.net.table_state.TableState`; the steps'
+    handlers: ``table_seating``, ``table_round``, ``round_audit``, ``game_result``."""
 
     # ================================================================ public queries
     @property
-    def my_seat(self) -> int | None:
-        """This peer's play seat, once the seat order is fixed."""
-        return self.order.index(self.me) if self.order else None
-
-    def seat_of(self, key: bytes) -> int | None:
-        if self.order:
-            return self.order.index(key) if key in self.order else None
-        return self.list_keys.index(key) if key in self.list_keys else None
-
-    def name_of_seat(self, seat: int) -> str:
-        keys = self.order or self.list_keys
-        return str(self.names[keys[seat]])
-
-    @property
     def my_turn(self) -> bool:
-        """True when the game waits for this peer's move (the first lead: if it holds Gaia)."""
-        if self.phase != "play" or self.step is None:
+        """True when the game waits for this peer's move (the first lead: if it holds Gaia).
+        Who moves is the step's (set from the game's turn when the step began), nobody else's."""
+        step = self.step
+        if self.phase != "play" or step is None or step.name not in ("move", "lead"):
             return False
-        if self.me not in self.step.senders or self.step.name not in ("move", "lead"):
-            return False
-        rnd = self.game.round
         return (
-            rnd is not None
-            and rnd.to_move == self.my_seat
+            step.senders == (self.me,)
             and not self.own_pending_in_step()
             and not self.awaiting_receipts()
         )
@@ -268,12 +122,6 @@ class TableMachine:
 
     def own_pending_in_step(self) -> bool:
         return bool(self.pending[self.me])
-
-    def view(self) -> PlayerView | None:
-        seat = self.my_seat
-        if seat is None or self.game.round is None:
-            return None
-        return self.game.view(seat)
 
     # ================================================================ driving
     def start(self) -> list[bytes]:
@@ -335,9 +183,9 @@ class TableMachine:
                 ) from None
             move = self.last_move
             if move is not None and msg.raw == move.raw and move.sender != self.me:
-                return [self._receipt_of_last_move()]  # its mover missed our receipt: again
+                return [receipt_of_last_move(self)]  # its mover missed our receipt: again
             return []
-        senders = self._senders_at.get(msg.head)
+        senders = self.steps.senders_at(msg.head)
         if senders and msg.sender not in senders:
             # Every message of a step carries that step's head, and honest peers sign only for
             # their own steps: a message built on the head of a step that was not its sender's
@@ -387,12 +235,13 @@ class TableMachine:
 
     def _check_receipts(self) -> None:
         last = len(self.heads) - 1
+        moved_at = self._last_move_at
         for sender, held in self._receipts.items():
             if not held:
                 continue
             keep: list[Receipt] = []
             for receipt in held:
-                index = self._head_index.get(receipt.prev)
+                index = self.transcript.index_of_head(receipt.prev)
                 if index is None or index >= last:
                     keep.append(receipt)  # this peer is behind (or diverged before): later
                     continue
@@ -406,35 +255,15 @@ class TableMachine:
                         sender,
                         receipt.prev,
                     )
-                if index + 1 >= self._last_move_index:
+                if index + 1 >= moved_at:
                     self.acked.add(sender)
             held[:] = keep
 
-    def _receipt_of_last_move(self) -> bytes:
-        assert self.last_move is not None
-        return encode_receipt(self.heads[self._last_move_index - 1], self.last_move.hash)
-
     @property
-    def deferred(self) -> bool:
-        """True while checks that an acknowledgement did not wait for are still to be done (or a
-        fault waits for our own messages to go out first)."""
-        if self._verdict is not None:
-            return True
-        return self.deck is not None and self.deck.open_proofs_pending
-
-    def check_deferred(self) -> None:
-        """Finish the checks a move's acknowledgement did not wait for: the proofs of the card
-        openings accepted since (the card itself, its decryption and the move's legality were
-        checked before). Raises :class:`TableFault` blaming the opener of a bad one, or the
-        fault found while our own messages were still to be sent."""
-        if self._verdict is not None:
-            raise self._verdict
-        if self.deck is None:
-            return
-        try:
-            self.deck.check_open_proofs()
-        except DeckFault as exc:
-            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+    def _last_move_at(self) -> int:
+        """Where the last move sits in the transcript (0 before the first)."""
+        last = self.moves.last
+        return 0 if last is None else last.at
 
     def check_everything_held(self) -> None:
         """Run now every check that waits for a batch or a later step (shuffle proofs, opening
@@ -453,22 +282,10 @@ class TableMachine:
         self.check_deferred()
         if not self.my_turn:
             raise IllegalMove("it is not this seat's turn")
-        rnd = self.game.round
-        assert rnd is not None and self.deck is not None
-        reason = rnd.check(move)
-        if reason is not None:
-            raise IllegalMove(reason)
-        body: dict[str, object] = {"round": self.game.round_index, "move": format_move(move)}
-        cards = cards_for_move(move)
-        hand = set(self.deck.hand())
-        opened = {o.card for o in self.deck.opened}
-        unopened = [c for c in cards if c in hand and c not in opened]
-        if cards and GAIA not in cards:
-            assert self.codec is not None
-            self.codec.carry(body)
-            self.deck.open_card(unopened[0])  # sealed into the move, queued through the codec
-        else:
-            self._send_own(MsgType.MOVE, body)  # a pile pick, or the lead: Gaia shown at ready
+        try:
+            own_move(self, move)  # checked once, here: its message is not checked again
+        except MoveRefused as refused:
+            raise IllegalMove(refused.reason) from None
         self._pump_then_fault()
         return self._drain()
 
@@ -479,7 +296,7 @@ class TableMachine:
         out = [m.raw for _, m in sorted(self.pending[self.me].items())]
         move = self.last_move
         if move is not None and move.sender != self.me:
-            out.append(self._receipt_of_last_move())
+            out.append(receipt_of_last_move(self))
         return out
 
     def answer_resend(self, head: bytes) -> list[bytes]:
@@ -489,41 +306,10 @@ class TableMachine:
 
     def messages_after(self, head: bytes) -> list[bytes] | None:
         """Transcript messages after the point whose head is ``head`` (None if unknown)."""
-        try:
-            index = self.heads.index(head)
-        except ValueError:
+        index = self.transcript.index_of_head(head)
+        if index is None:
             return None
         return [m.raw for m in self.transcript.messages[index + 1 :]]
-
-    # ================================================================ internals: own messages
-    def _send_own(self, msg_type: MsgType, body: dict[str, object]) -> None:
-        self._queue_own(self.chain.seal_message(msg_type, body, self._seal_head()))
-
-    def _seal_head(self) -> bytes:
-        """The head our next message builds on: the current step's, or, when the current step is
-        ours alone and our message for it is already made (the deck's last shuffler emits its
-        shares right after its shuffle), the head that step will leave."""
-        step = self.step
-        if step is not None and step.senders == (self.me,):
-            mine = self.pending[self.me].get(self.transcript.next_seq(self.me))
-            if mine is not None and mine.seq < self.chain.seq:  # sealed by us, not just loaded
-                return next_head(self.transcript.head, mine.hash)
-        return self.step_head
-
-    def _queue_own(self, msg: Message) -> None:
-        """Hold our own message for its step and the outbox (the caller pumps); never changes."""
-        raw = msg.raw
-        held = self.pending[self.me].get(msg.seq)
-        if held is not None and held.raw != raw:
-            raise TableFault(
-                f"this peer produced two different messages with sequence number {msg.seq} "
-                "(its record or table secret does not match)",
-                None,
-            )
-        if msg.seq < self.transcript.next_seq(self.me):
-            return  # already in the record (replay)
-        self.pending[self.me][msg.seq] = msg
-        self._outbox.append(raw)
 
     def _drain(self) -> list[bytes]:
         out, self._outbox = self._outbox, []
@@ -570,7 +356,7 @@ class TableMachine:
                 (msg.raw,),
             )
         if msg.type is MsgType.SEAT_CONFIRM:
-            self._check_confirm(msg)
+            check_confirm(self, msg)
         if msg.type is MsgType.RESULT:
             check_result(self, msg)
         if msg.head != self.step_head:
@@ -598,14 +384,8 @@ class TableMachine:
             raise TableFault(
                 f"{self._who(msg.sender)}: {exc}", self.seat_of(msg.sender), (msg.raw,)
             ) from None
-        self.heads.append(self.transcript.head)
-        self._head_index.setdefault(self.transcript.head, len(self.heads) - 1)
-        built_on = self._head_index.get(msg.head)
-        if (
-            built_on is not None
-            and self.last_move is not None
-            and built_on >= self._last_move_index
-        ):
+        built_on = self.transcript.index_of_head(msg.head)
+        if built_on is not None and self.moves.last is not None and built_on >= self._last_move_at:
             self.acked.add(msg.sender)  # a signed message built on the move acknowledges it
         if msg.sender == self.me and msg.seq >= self.chain.seq:
             # Replaying our own record: continue our chain after it.
@@ -614,336 +394,8 @@ class TableMachine:
         if self.codec is not None:
             self.codec.remember(msg)
 
-    def _next(self, name: str, senders: Sequence[bytes], *types: MsgType) -> None:
-        self.step = Step(name, tuple(senders), frozenset(types))
-        self.prev_step_head = self.step_head
-        self.step_head = self.transcript.head
-        self._senders_at[self.step_head] = self.step.senders
-
     def _apply(self, step: Step, batch: list[Message]) -> None:
-        handlers: dict[str, Callable[[list[Message]], None]] = {
-            "confirm": self._on_confirms,
-            "nonce": self._on_nonces,
-            "deal": self._on_deck,
-            "ready": lambda batch: on_ready(self, batch),
-            "audit": lambda batch: on_audit(self, batch),
-            "lead": self._on_play,
-            "move": self._on_play,
-            "reveal": self._on_reveals,
-            "result": lambda batch: on_results(self, batch),
-        }
-        handlers[step.name](batch)
-
-    # ---------------------------------------------------------------- seating
-    def _on_confirms(self, batch: list[Message]) -> None:
-        for msg in batch:
-            self.seating.confirms[msg.sender] = msg
-        self._next("nonce", self.list_keys, MsgType.SEAT_NONCE)
-        self._send_own(MsgType.SEAT_NONCE, {"nonce": self.secret.seat_nonce()})
-
-    def _check_confirm(self, msg: Message) -> None:
-        """A confirmation names an endpoint on the table's network (else its signer is blamed)
-        and agrees with what the seat message lists for its signer, which is its signer's own
-        signed word (its quoted join; for the host, the seat message): else its signer
-        contradicts itself, and the seat message and the confirmation prove it."""
-        refused = self.network.refusal(msg.body["endpoint"])
-        if refused is not None:
-            raise TableFault(
-                f"{self._who(msg.sender)}'s seat confirmation is refused: {refused}",
-                self.seat_of(msg.sender),
-                (msg.raw,),
-            )
-        wrong = confirm_contradiction(self.seat_message, msg)
-        if wrong is not None:
-            own = "seat message" if msg.sender == self.seat_message.sender else "join"
-            raise TableFault(
-                f"{self._who(msg.sender)}'s seat confirmation names {wrong}, which its own "
-                f"signed {own} does not",
-                self.seat_of(msg.sender),
-                (self.seat_message.raw, msg.raw),
-            )
-
-    def _on_nonces(self, batch: list[Message]) -> None:
-        for msg in batch:
-            nonce = msg.body["nonce"]
-            commit = self.seating.confirms[msg.sender].body["commit"]
-            if hashlib.sha256(nonce).digest() != commit:
-                raise TableFault(
-                    f"{self._who(msg.sender)}'s seat nonce does not match its commitment",
-                    self.list_keys.index(msg.sender),
-                    (self.seating.confirms[msg.sender].raw, msg.raw),
-                )
-            self.seating.nonces[msg.sender] = nonce
-        self.order = seat_order(self.table_id, self.list_keys, self.seating.nonces)
-        names = ", ".join(f"{i}: {self.names[k]}" for i, k in enumerate(self.order))
-        self._event("seated", f"seat order fixed by coin flip — {names}")
-        self._start_round()
-
-    # ---------------------------------------------------------------- a round
-    def _start_round(self) -> None:
-        r = len(self.game.rounds)
-        n = self.options.players
-        params = deal_params(self.table_id, r, n, self.ruleset)
-        seat = self.my_seat
-        assert seat is not None
-        self.codec = WireCodec(seat, self.chain, self._seal_head, self.seat_of, self._queue_own)
-        self.deck = DeckPeer(
-            params, self.codec, entropy=self.secret.entropy(f"deck/{r}"), defer_open_proofs=True
-        )
-        self.phase = "deal"
-        self.round_moves = []
-        self.ready = []
-        self.gaia_holder = None
-        self.audit_callers, self.audit_why = (), ""
-        self._deal_schedule = self._deal_steps(params)
-        self._deal_index = 0
-        self._set_deal_step()
-        self._event("round_started", f"round {r + 1}: shuffling and dealing", {"round": r})
-        self.deck.start()  # the commitment is sealed and queued through the codec
-
-    def _deal_steps(self, params: DeckParams) -> list[tuple[str, tuple[bytes, ...], MsgType]]:
-        everyone = self.order
-        steps: list[tuple[str, tuple[bytes, ...], MsgType]] = [
-            ("deal", everyone, MsgType.DECK_COMMIT),
-            ("deal", everyone, MsgType.DECK_KEY),
-        ]
-        steps += [("deal", (k,), MsgType.DECK_SHUFFLE) for k in everyone]
-        # the salts fix who holds which position, only once the final deck is fixed
-        steps.append(("deal", everyone, MsgType.DECK_SALT))
-        steps.append(("deal", everyone, MsgType.DECK_SHARES))
-        return steps
-
-    def _set_deal_step(self) -> None:
-        name, senders, msg_type = self._deal_schedule[self._deal_index]
-        self._next(name, senders, msg_type)
-
-    def _deck_receive(self, msg: Message, audit: bool = False) -> list[bytes]:
-        """Hand a message to the deck; with ``audit``, :class:`AuditRequired` is re-raised for
-        the caller to start the audit, which names a seat (deck.md §9)."""
-        assert self.deck is not None
-        try:
-            if msg.sender == self.me:
-                if msg.raw not in self.deck.transcript():
-                    self.deck.adopt_own(msg.raw)  # a card opening replayed from our record
-                return []
-            return self.deck.receive(msg.raw)
-        except DeckFault as exc:
-            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
-        except AuditRequired as exc:
-            if audit:
-                raise
-            raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
-        except DeckError as exc:
-            raise TableFault(f"deal: {exc}", self.seat_of(msg.sender), (msg.raw,)) from None
-
-    def _on_deck(self, batch: list[Message]) -> None:
-        assert self.deck is not None
-        self._deal_index += 1
-        done = self._deal_index == len(self._deal_schedule)
-        if not done:
-            self._set_deal_step()
-        else:
-            self.step = None  # decided below, once the hand is known
-        emitted: list[bytes] = []
-        for msg in batch:
-            emitted += self._deck_receive(msg)
-        if done:
-            if emitted:
-                raise TableFault("the deck emitted a message after the deal", None)
-            self._begin_play()
-
-    def _begin_play(self) -> None:
-        """The deal is complete: check every share batch, learn this seat's hand and send its
-        ``ready`` (the Gaia holder's shows Gaia, so the lead step names its sender). A hand that
-        does not decrypt although every proof held sends ``deck_reveal`` instead: an audit call
-        (deck.md §6.5), which the whole table follows."""
-        assert self.deck is not None
-        seat = self.my_seat
-        assert seat is not None
-        try:
-            self.deck.verify_all_shares()  # now, not at each seat's first opening
-        except DeckFault as exc:
-            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
-        self._next("ready", self.order, MsgType.READY, MsgType.DECK_REVEAL)
-        try:
-            hand = list(self.deck.hand())
-        except AuditRequired as exc:
-            log.warning("this seat's hand does not decrypt (%s): calling an audit", exc)
-            self.phase = "audit"
-            self.audit_why = f"{self._who(self.me)}'s hand does not decrypt ({exc.reason})"
-            self.deck.reveal()  # sealed at the ready step's head and queued through the codec
-            return
-        try:
-            self.game.start_hidden_round(seat, hand)
-        except InvalidDeal as exc:
-            raise TableFault(f"the deal gave this seat an impossible hand: {exc}") from None
-        self.phase = "play"
-        self.deck.prepare_openings()  # our own cards' proofs, not at each move
-        body: dict[str, object] = {"round": self.game.round_index}
-        if GAIA in hand:
-            assert self.codec is not None
-            self.codec.carry(body, MsgType.READY)
-            self.deck.open_card(GAIA)  # sealed into our ready and queued through the codec
-        else:
-            self._send_own(MsgType.READY, body)
-
-    def _on_play(self, batch: list[Message]) -> None:
-        (msg,) = batch
-        rnd = self.game.round
-        assert rnd is not None and self.deck is not None
-        seat = self.seat_of(msg.sender)
-        assert seat is not None
-        if msg.body["round"] != self.game.round_index:
-            raise TableFault(f"{self._who(msg.sender)} sent a move for another round", seat)
-        opened_card = None
-        if "open" in msg.body:
-            try:
-                opened_card = self._take_opening(msg, seat)
-            except AuditRequired as exc:
-                start_audit(self, [], f"{self._who(msg.sender)}'s opening: {exc.reason}")
-                return
-        try:
-            move = parse_move_token(msg.body["move"])
-        except ValueError as exc:
-            raise TableFault(f"{self._who(msg.sender)}: {exc}", seat, (msg.raw,)) from None
-        if rnd.to_move != seat:
-            raise TableFault(f"{self._who(msg.sender)} moved out of turn", seat, (msg.raw,))
-        cards = cards_for_move(move)
-        if GAIA in cards:
-            if opened_card is not None or msg.sender != self.gaia_holder:
-                raise TableFault(
-                    f"{self._who(msg.sender)} led {format_move(move)} with an opening (Gaia is "
-                    "shown at ready, the lead carries none)",
-                    seat,
-                    (msg.raw,),
-                )
-        elif cards and opened_card not in cards:
-            raise TableFault(
-                f"{self._who(msg.sender)} played {format_move(move)} without opening that card",
-                seat,
-                (msg.raw,),
-            )
-        if not cards and opened_card is not None:
-            raise TableFault(
-                f"{self._who(msg.sender)} opened a card for {format_move(move)}", seat, (msg.raw,)
-            )
-        reason = rnd.check(move)
-        if reason is not None:
-            raise TableFault(
-                f"{self._who(msg.sender)} played an illegal move {format_move(move)}: {reason}",
-                seat,
-                (msg.raw,),
-            )
-        rnd.play(move)
-        self.last_move = msg
-        self.round_moves.append(msg)
-        self._event(
-            "move",
-            f"{self.name_of_seat(seat)} plays {format_move(move)}",
-            {"seat": seat, "move": format_move(move)},
-        )
-        self._last_move_index = len(self.heads) - 1
-        self.acked = set()
-        if self.me != msg.sender:
-            self._outbox.append(self._receipt_of_last_move())
-        self._after_move()
-
-    def _take_opening(self, msg: Message, seat: int) -> int:
-        """The deck checks the opening a move carries (proof, decryption, ownership); the card it
-        shows is then known to this peer's view of the round. Returns the card."""
-        assert self.deck is not None and self.game.round is not None
-        try:
-            emitted = self._deck_receive(msg, audit=True)
-        except AuditRequired as exc:
-            if msg.body["open"]["card"] in self.deck.hand():
-                # Only this seat sees the duplicate (the card is in its own hand): an audit it
-                # started alone would not be followed in step, so it stops, as before.
-                raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
-            raise  # every peer sees it at this move: all start the audit here
-        if emitted:
-            raise TableFault("the deck emitted a message in response to an opening", None)
-        opened = self.deck.opened
-        if not opened or opened[-1].seat != seat:
-            raise TableFault(f"{self._who(msg.sender)}'s opening was not accepted", seat)
-        card = opened[-1].card
-        if seat != self.my_seat:
-            try:
-                self.game.round.reveal(seat, card)
-            except ValueError as exc:
-                raise TableFault(
-                    f"{self._who(msg.sender)} opened {format_card(card)}: {exc}",
-                    seat,
-                    (msg.raw,),
-                ) from None
-        return card
-
-    def _after_move(self) -> None:
-        rnd = self.game.round
-        assert rnd is not None
-        if rnd.over:
-            self._end_of_round()
-            return
-        assert rnd.to_move is not None
-        mover = self.order[rnd.to_move]
-        self._next("move", (mover,), MsgType.MOVE)
-
-    def _end_of_round(self) -> None:
-        assert self.deck is not None
-        self.check_deferred()  # never reveal this seat's secrets over an unproven opening
-        self.phase = "reveal"
-        self._next("reveal", self.order, MsgType.DECK_REVEAL)
-        self.deck.reveal()  # sealed and queued through the codec
-
-    def _on_reveals(self, batch: list[Message]) -> None:
-        assert self.deck is not None
-        for msg in batch:
-            self._deck_receive(msg)
-        self._audit_round()
-        rnd = self.game.round
-        assert rnd is not None and rnd.scores is not None
-        r = self.game.round_index
-        self._event(
-            "round_ended",
-            f"round {r + 1} over ({rnd.ended_by}): scores {rnd.scores}",
-            {"round": r, "scores": list(rnd.scores), "ended_by": rnd.ended_by},
-        )
-        self.transcript.flush(sync=True)
-        if self.game.game_over:
-            start_result(self)
-            return
-        self._start_round()
-
-    def _audit_round(self) -> None:
-        """Every secret is out: recompute the deal and replay the round with all hands known."""
-        assert self.deck is not None
-        try:
-            result = self.deck.audit()
-        except DeckFault as exc:
-            raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
-        except DeckError as exc:
-            raise TableFault(f"audit failed: {exc}") from None
-        problem = replay_round_with_hands(
-            self.options, [list(h) for h in result.hands], self.round_moves
-        )
-        if problem is not None:
-            seat, index, reason = problem
-            raise TableFault(
-                f"audit: {self.name_of_seat(seat)} (seat {seat}) broke a rule at move "
-                f"{index + 1} of round {self.game.round_index + 1}: {reason}",
-                seat,
-                (self.round_moves[index].raw,),
-            )
-
-    # ---------------------------------------------------------------- helpers
-    def _who(self, key: bytes) -> str:
-        seat = self.seat_of(key)
-        return f"{self.names.get(key, '?')} (seat {seat})"
-
-    def _event(self, kind: str, text: str, data: dict[str, object] | None = None) -> None:
-        event = TableEvent(kind, text, data or {})
-        self.events.append(event)
-        if self.on_event is not None:
-            self.on_event(event)
+        _HANDLERS[step.name](self, batch)
 
     # ================================================================ for the runner
     # It drives the machine through these alone; which message types are the machine's and
@@ -1002,51 +454,6 @@ class TableMachine:
         self.transcript = transcript
 
 
-def deal_params(
-    table_id: bytes, round_no: int, players: int, ruleset: str = DEFAULT_RULESET
-) -> DeckParams:
-    """The deck's parameters for one round, from the rule set's deck description (the seam):
-    every peer and the auditor must build exactly these."""
-    rules = dealt_ruleset(ruleset)
-    return DeckParams(
-        table_id=table_id,
-        round_no=round_no,
-        num_cards=rules.deck_size,
-        seats=players,
-        hand_size=rules.hand_size(players),
-        required=rules.required_cards(players),
-    )
-
-
-def seat_order(
-    table_id: bytes, keys: Sequence[bytes], nonces: dict[bytes, bytes]
-) -> tuple[bytes, ...]:
-    """Play order from the coin flip: nobody can steer it unless all others collude."""
-    joint = hashlib.sha256(
-        b"druids-p2p/v1 seat-order\x00" + table_id + b"".join(nonces[k] for k in keys)
-    ).digest()
-    return tuple(sorted(keys, key=lambda k: hashlib.sha256(joint + k).digest()))
-
-
-def replay_round_with_hands(
-    options: GameOptions, hands: list[list[int]], moves: Sequence[Message]
-) -> tuple[int, int, str] | None:
-    """Replay a round's moves with the whole deal known; (seat, move index, reason) of a breach."""
-    game = Game(options)
-    rnd = game.start_round(hands)
-    for index, msg in enumerate(moves):
-        try:
-            move = parse_move_token(msg.body["move"])
-        except ValueError as exc:
-            return (rnd.to_move or 0, index, str(exc))
-        seat = rnd.to_move
-        reason = rnd.check(move)
-        if reason is not None:
-            return (seat if seat is not None else 0, index, reason)
-        rnd.play(move)
-    return None
-
-
 def record_dir_name(table_id: bytes) -> str:
     return table_id.hex()[:24]
 
@@ -1057,11 +464,7 @@ def default_record_path(base: Path, table_id: bytes, name: str) -> Path:
 
 __all__ = [
     "MAX_BUFFERED",
-    "Step",
-    "TableEvent",
-    "TableFault",
     "TableMachine",
-    "message_hash",
-    "replay_round_with_hands",
-    "seat_order",
+    "default_record_path",
+    "record_dir_name",
 ]

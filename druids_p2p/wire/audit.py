@@ -14,7 +14,7 @@ from typing import Any
 
 from druids_p2p.wire.envelope import parse_unverified
 from druids_p2p.wire.errors import WireError
-from druids_p2p.wire.transcript import Transcript
+from druids_p2p.wire.transcript import ReplayError, Transcript
 
 
 @dataclass(frozen=True)
@@ -149,19 +149,12 @@ def _claimed_seat(raw: bytes, transcript: Transcript | None) -> int | None:
 
 def verify_chain(raws: Sequence[bytes]) -> Transcript:
     """Every signature, sequence number and link of a record, in record order: the transcript,
-    or the first message that breaks the chain (its index, and the seat it claims to be from)."""
+    or the first message that breaks the chain (its index, and the seat it claims to be from).
+    The replay is :meth:`Transcript.replay`'s; this reads its verdict."""
     if not raws:
         raise AuditProblem("empty record: no seat message")
-    transcript: Transcript | None = None
-    for index, raw in enumerate(raws):
-        try:
-            if transcript is None:
-                transcript = Transcript.start(raw)
-            elif transcript.append(raw) == "duplicate":
-                raise AuditProblem(
-                    "duplicate of an earlier message", index, _claimed_seat(raw, transcript)
-                )
-        except WireError as exc:
-            raise AuditProblem(str(exc), index, _claimed_seat(raw, transcript)) from None
-    assert transcript is not None
-    return transcript
+    try:
+        return Transcript.replay(raws)
+    except ReplayError as exc:
+        seat = _claimed_seat(exc.raw, exc.transcript)
+        raise AuditProblem(str(exc.why), exc.index, seat) from None

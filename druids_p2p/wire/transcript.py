@@ -33,6 +33,22 @@ from druids_p2p.wire.table import head0, next_head
 
 AppendResult = Literal["appended", "duplicate"]
 
+
+class ReplayError(RecordError):
+    """Message ``index`` of a replayed record is refused (``__cause__`` says why, an
+    :class:`Equivocation` keeping its proof); ``raw`` is that message, ``transcript`` what the
+    record held before it (None when its first message is not a seat message)."""
+
+    def __init__(
+        self, index: int, why: WireError, raw: bytes, transcript: Transcript | None
+    ) -> None:
+        super().__init__(f"message {index}: {why}")
+        self.index = index
+        self.why = why
+        self.raw = raw
+        self.transcript = transcript
+
+
 _NOT_IN_TRANSCRIPT = frozenset({MsgType.HELLO, MsgType.JOIN, MsgType.SEAT, MsgType.CHAT})
 
 
@@ -53,6 +69,9 @@ class Transcript:
         self._messages: list[Message] = []
         self._chains: dict[bytes, list[Message]] = {key: [] for key in self.seats}
         self.head: bytes = head0(self.table_id)
+        self._heads: list[bytes] = []
+        """``_heads[i]``: the head once message ``i`` is appended (the transcript owns them)."""
+        self._head_index: dict[bytes, int] = {}
         self._writer = writer
         self._add(seat)
 
@@ -76,9 +95,10 @@ class Transcript:
     def replay(cls, raws: Iterable[bytes]) -> Transcript:
         """Rebuild in memory from raw messages, verifying everything.
 
-        A problem raises :class:`RecordError` naming the message index, with the original error
+        A problem raises :class:`ReplayError` naming the message index, with the original error
         (an :class:`Equivocation` keeps its proof) as ``__cause__``. Duplicates are refused too:
-        a saved record never holds one.
+        a saved record never holds one. (The one replay loop: ``druids audit``'s chain check,
+        ``wire.audit.verify_chain``, reads its verdict from the same error.)
         """
         transcript: Transcript | None = None
         for index, raw in enumerate(raws):
@@ -88,7 +108,7 @@ class Transcript:
                 elif transcript.append(raw) == "duplicate":
                     raise RecordError("duplicate of an earlier message")
             except WireError as exc:
-                raise RecordError(f"message {index}: {exc}") from exc
+                raise ReplayError(index, exc, raw, transcript) from exc
         if transcript is None:
             raise RecordError("empty record: no seat message")
         return transcript
@@ -120,6 +140,20 @@ class Transcript:
         """The message at ``index`` in transcript order, without copying the transcript (as
         :attr:`messages` does): a table looks one up for every receipt it checks."""
         return self._messages[index]
+
+    @property
+    def heads(self) -> Sequence[bytes]:
+        """``heads[i]``: the head once message ``i`` is appended (``heads[0]``: after the seat
+        message). A live view, not a copy: the table reads it at every receipt."""
+        return self._heads
+
+    def head_before(self, index: int) -> bytes:
+        """The head message ``index`` was appended to (``head_0`` before the seat message)."""
+        return self._heads[index - 1] if index > 0 else head0(self.table_id)
+
+    def index_of_head(self, head: bytes) -> int | None:
+        """The first ``i`` with ``heads[i] == head`` (None for a head this transcript never had)."""
+        return self._head_index.get(head)
 
     def seat_of(self, key: bytes) -> int | None:
         return self._seat_of.get(key)
@@ -182,6 +216,8 @@ class Transcript:
         self._chains[msg.sender].append(msg)
         self._messages.append(msg)
         self.head = next_head(self.head, msg.hash)
+        self._head_index.setdefault(self.head, len(self._heads))
+        self._heads.append(self.head)
 
     # --- durability --------------------------------------------------------------------------
 

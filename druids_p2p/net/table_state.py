@@ -1,0 +1,268 @@
+"""What one peer knows of one seated table, and the helpers every step of its schedule uses.
+
+:class:`TableState` is the base of :class:`~druids_p2p.net.table.TableMachine`: the machine adds
+the driving (messages in, messages out, the schedule pump); the step handlers (``table_seating``,
+``table_round``, ``round_audit``, ``game_result``) act on a ``TableState``, so none of them imports
+the machine. Each piece of state has one owner; everything else is a view of it:
+
+- the **transcript** (:class:`~druids_p2p.wire.Transcript`): every appended message in order and
+  the head after each (``heads`` is its view); the table id is its seat message's;
+- the **step log** (:class:`~druids_p2p.net.table_types.StepLog`): the step due, the head it began
+  at, the head before, who may sign a message built on a head (``step``, ``step_head``...);
+- the **move log** (:class:`~druids_p2p.net.moves.MoveLog`): every accepted move; ``last_move``
+  and ``round_moves`` read their messages back from the transcript by position;
+- **pending**: messages held ahead of the schedule, per sender (ours too, until appended);
+- the **game** (through the rule set, ``druids_p2p.rulesets``): hands, whose move, the scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from druids_p2p.deck import AuditRequired, AuditResult, DeckError, DeckFault, DeckPeer
+from druids_p2p.engine.interface import GameState, PlayerView, Ruleset
+from druids_p2p.net.codec import Chain, WireCodec
+from druids_p2p.net.endpoints import TableNetwork
+from druids_p2p.net.moves import AcceptedMove, MoveLog
+from druids_p2p.net.seating import seat_list_fault
+from druids_p2p.net.secrets import TableSecret
+from druids_p2p.net.table_types import Step, StepLog, TableEvent, TableFault
+from druids_p2p.rulesets import dealt_ruleset, seat_options
+from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, Receipt, Transcript, next_head
+
+
+@dataclass
+class Seating:
+    """The seating steps' messages: every seat's confirmation and revealed nonce."""
+
+    confirms: dict[bytes, Message] = field(default_factory=dict)
+    nonces: dict[bytes, bytes] = field(default_factory=dict)
+
+
+class TableState:
+    """One peer at one seated table: its state, and the helpers its step handlers share."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        seat_message: Message,
+        secret: TableSecret,
+        endpoint: str,
+        curve: bytes,
+        transcript: Transcript | None = None,
+        network: TableNetwork | None = None,
+    ) -> None:
+        """``network``: where every seat's confirmed endpoint must be (``endpoints.py``); by
+        default the network of this peer's own ``endpoint``."""
+        if seat_message.type is not MsgType.SEAT:
+            raise ValueError("a table starts from its seat message")
+        self.identity = identity
+        self.me = identity.public_key
+        self.seat_message = seat_message
+        body = seat_message.body
+        self.list_keys: tuple[bytes, ...] = tuple(body["seats"])
+        if self.me not in self.list_keys:
+            raise ValueError("this identity is not seated at this table")
+        self.names = dict(zip(self.list_keys, body["names"], strict=True))
+        self.ruleset, self.options = seat_options(body["options"])
+        self.rules: Ruleset = dealt_ruleset(self.ruleset)
+        if self.options.players != len(self.list_keys):
+            raise ValueError("the seat message seats a different number of players")
+        self.secret = secret
+        self.endpoint = endpoint
+        self.curve = curve
+        self.network = network or TableNetwork.of_endpoint(endpoint)
+        self.seat_fault = seat_list_fault(seat_message)
+        """Why the seat message's addresses are not every seat's own word (the host's fault)."""
+        self.transcript = transcript or Transcript.start(seat_message)
+        own_seq = 1 if seat_message.sender == self.me else 0
+        own_prev = seat_message.hash if seat_message.sender == self.me else ZERO_HASH
+        self.chain = Chain(identity, self.table_id, own_seq, own_prev)
+        self.pending: dict[bytes, dict[int, Message]] = {k: {} for k in self.list_keys}
+        self._outbox: list[bytes] = []
+        self.events: list[TableEvent] = []
+        self.seating = Seating()
+        self.order: tuple[bytes, ...] = ()
+        self.game: GameState = self.rules.new_game(
+            self.options.players, variant=self.options.variant, rounds=self.options.rounds
+        )
+        self.deck: DeckPeer | None = None
+        self.codec: WireCodec | None = None
+        self.phase = "seating"
+        self.steps = StepLog(
+            Step("confirm", self.list_keys, frozenset({MsgType.SEAT_CONFIRM}), self.transcript.head)
+        )
+        self.moves = MoveLog()
+        self._own_move: AcceptedMove | None = None
+        """This peer's own move, checked once when it made it, until its message is appended."""
+        self.acked: set[bytes] = set()
+        """Peers known to hold ``last_move`` (by receipt, or by a signed message built on it)."""
+        self._receipts: dict[bytes, list[Receipt]] = {k: [] for k in self.list_keys}
+        """Receipts naming a head this peer has not reached yet, per sender (checked later)."""
+        self.ready: list[Message] = []
+        """This round's ``ready`` step, once complete (the Gaia holder's shows Gaia)."""
+        self.gaia_holder: bytes | None = None
+        """Who showed Gaia at this round's ``ready`` step: the seat the lead step waits for."""
+        self.audit_callers: tuple[Message, ...] = ()
+        self.audit_why = ""
+        """Why this round is being audited before its end (empty at a normal end of round)."""
+        self.finished = False
+        self.aborted: TableFault | None = None
+        self._verdict: TableFault | None = None
+        """A fault found while our own messages were queued: raised once they are sent."""
+        self.on_event: Callable[[TableEvent], None] | None = None
+        self.deal_schedule: list[tuple[str, tuple[bytes, ...], MsgType]] = []
+        self.deal_index = 0
+
+    # ================================================================ views
+    @property
+    def table_id(self) -> bytes:
+        return self.seat_message.table_id
+
+    @property
+    def heads(self) -> Sequence[bytes]:
+        """``heads[i]``: the transcript head once message ``i`` was appended (its view)."""
+        return self.transcript.heads
+
+    @property
+    def step(self) -> Step | None:
+        """The step due now (None between steps that wait on this peer's own work)."""
+        return self.steps.current
+
+    @property
+    def step_head(self) -> bytes:
+        return self.steps.head
+
+    @property
+    def prev_step_head(self) -> bytes:
+        return self.steps.previous_head
+
+    @property
+    def last_move(self) -> Message | None:
+        """The signed message of the last accepted move, read back from the transcript."""
+        last = self.moves.last
+        return None if last is None else self.transcript.message_at(last.at)
+
+    @property
+    def round_moves(self) -> list[Message]:
+        """This round's move messages, read back from the transcript."""
+        at = self.transcript.message_at
+        return [at(a.at) for a in self.moves.of_round(self.game.round_index)]
+
+    @property
+    def my_seat(self) -> int | None:
+        """This peer's play seat, once the seat order is fixed."""
+        return self.order.index(self.me) if self.order else None
+
+    def seat_of(self, key: bytes) -> int | None:
+        if self.order:
+            return self.order.index(key) if key in self.order else None
+        return self.list_keys.index(key) if key in self.list_keys else None
+
+    def name_of_seat(self, seat: int) -> str:
+        keys = self.order or self.list_keys
+        return str(self.names[keys[seat]])
+
+    def view(self) -> PlayerView | None:
+        seat = self.my_seat
+        if seat is None or self.game.round_index < 0:
+            return None
+        view: PlayerView = self.game.view(seat)
+        return view
+
+    # ================================================================ deferred checks
+    @property
+    def deferred(self) -> bool:
+        """True while checks that an acknowledgement did not wait for are still to be done (or a
+        fault waits for our own messages to go out first)."""
+        if self._verdict is not None:
+            return True
+        return self.deck is not None and self.deck.open_proofs_pending
+
+    def check_deferred(self) -> None:
+        """Finish the checks a move's acknowledgement did not wait for: the proofs of the card
+        openings accepted since (the card itself, its decryption and the move's legality were
+        checked before). Raises :class:`TableFault` blaming the opener of a bad one, or the
+        fault found while our own messages were still to be sent."""
+        if self._verdict is not None:
+            raise self._verdict
+        if self.deck is None:
+            return
+        try:
+            self.deck.check_open_proofs()
+        except DeckFault as exc:
+            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+
+    # ================================================================ helpers for the steps
+    def _who(self, key: bytes) -> str:
+        seat = self.seat_of(key)
+        return f"{self.names.get(key, '?')} (seat {seat})"
+
+    def _event(self, kind: str, text: str, data: dict[str, object] | None = None) -> None:
+        event = TableEvent(kind, text, data or {})
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _next(self, name: str, senders: Sequence[bytes], *types: MsgType) -> None:
+        """Begin the next step, at the transcript's head now."""
+        self.steps.begin(Step(name, tuple(senders), frozenset(types), self.transcript.head))
+
+    def _send_own(self, msg_type: MsgType, body: dict[str, object]) -> None:
+        self._queue_own(self.chain.seal_message(msg_type, body, self._seal_head()))
+
+    def _seal_head(self) -> bytes:
+        """The head our next message builds on: the current step's, or, when the current step is
+        ours alone and our message for it is already made (the deck's last shuffler emits its
+        shares right after its shuffle), the head that step will leave."""
+        step = self.step
+        if step is not None and step.senders == (self.me,):
+            mine = self.pending[self.me].get(self.transcript.next_seq(self.me))
+            if mine is not None and mine.seq < self.chain.seq:  # sealed by us, not just loaded
+                return next_head(self.transcript.head, mine.hash)
+        return self.step_head
+
+    def _queue_own(self, msg: Message) -> None:
+        """Hold our own message for its step and the outbox (the caller pumps); never changes."""
+        raw = msg.raw
+        held = self.pending[self.me].get(msg.seq)
+        if held is not None and held.raw != raw:
+            raise TableFault(
+                f"this peer produced two different messages with sequence number {msg.seq} "
+                "(its record or table secret does not match)",
+                None,
+            )
+        if msg.seq < self.transcript.next_seq(self.me):
+            return  # already in the record (replay)
+        self.pending[self.me][msg.seq] = msg
+        self._outbox.append(raw)
+
+    def _deck_receive(self, msg: Message, audit: bool = False) -> list[bytes]:
+        """Hand a message to the deck; with ``audit``, :class:`AuditRequired` is re-raised for
+        the caller to start the audit, which names a seat (deck.md §9)."""
+        assert self.deck is not None
+        try:
+            if msg.sender == self.me:
+                if msg.raw not in self.deck.transcript():
+                    self.deck.adopt_own(msg.raw)  # a card opening replayed from our record
+                return []
+            return self.deck.receive(msg.raw)
+        except DeckFault as exc:
+            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+        except AuditRequired as exc:
+            if audit:
+                raise
+            raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
+        except DeckError as exc:
+            raise TableFault(f"deal: {exc}", self.seat_of(msg.sender), (msg.raw,)) from None
+
+    def _audit_deal(self) -> AuditResult:
+        """Every secret of the round is out: recompute its deal (a cheat found is a fault)."""
+        assert self.deck is not None
+        try:
+            return self.deck.audit()
+        except DeckFault as exc:
+            raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
+        except DeckError as exc:
+            raise TableFault(f"audit failed: {exc}") from None

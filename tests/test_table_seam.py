@@ -1,0 +1,53 @@
+"""The table, the audits, record replay, seating and the local table reach a game only through the
+Ruleset seam (``druids_p2p.rulesets`` and the types of ``druids_p2p.engine.interface``): no module
+of theirs imports the Druids 2017 engine's internals or another game's package."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import druids_p2p
+
+NET = Path(druids_p2p.__file__).parent / "net"
+SEAM_ONLY = [
+    "table",
+    "table_state",
+    "table_types",
+    "table_round",
+    "table_seating",
+    "moves",
+    "round_audit",
+    "game_result",
+    "audit",
+    "audit_schedule",
+    "audit_stop",
+    "audit_public",
+    "record_replay",
+    "seating",
+    "local_table",
+]
+ALLOWED = {"druids_p2p.engine.interface"}
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module is not None:
+            out.append(node.module)
+    return out
+
+
+@pytest.mark.parametrize("module", SEAM_ONLY)
+def test_only_the_seam_reaches_the_game(module: str) -> None:
+    game_side = [
+        name
+        for name in _imports(NET / f"{module}.py")
+        if name.startswith(("druids_p2p.engine", "druids_p2p.games")) and name not in ALLOWED
+    ]
+    assert game_side == [], f"net/{module}.py imports {game_side}, not the Ruleset seam"
