@@ -24,11 +24,14 @@ from druids_p2p.engine.interface import GameState, Ruleset
 
 class MoveRefused(ValueError):
     """Why a move is not accepted, worded after its mover (``"played R3 out of turn"``); the
-    caller names the mover in front (the table) or the message index and seat (the audit)."""
+    caller names the mover in front (the table) or the message index and seat (the audit).
+    ``rule`` is the game's own reason when the rules refuse it, which is what the mover
+    itself is told (a person reads "you must follow suit", not the record's wording)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, rule: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.rule = rule
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ def accept_move(
         raise MoveRefused(f"opened a card for {shown}")
     reason = game.check(move)
     if reason is not None:
-        raise MoveRefused(f"played an illegal move {shown}: {reason}")
+        raise MoveRefused(f"played an illegal move {shown}: {reason}", reason)
     return AcceptedMove(
         round=game.round_index,
         index=index,

@@ -285,7 +285,7 @@ class TableMachine(TableState):
         try:
             own_move(self, move)  # checked once, here: its message is not checked again
         except MoveRefused as refused:
-            raise IllegalMove(refused.reason) from None
+            raise IllegalMove(refused.rule or refused.reason) from None
         self._pump_then_fault()
         return self._drain()
 
