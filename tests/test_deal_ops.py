@@ -40,7 +40,7 @@ def _druids_params(players: int) -> DeckParams:
 
 _INDEPENDENT = textwrap.dedent(
     """
-    import collections, json, os, sys
+    import collections, json, os, sys, threading
     import rbcl
     names = {
         "crypto_scalarmult_ristretto255": "mul",
@@ -51,10 +51,12 @@ _INDEPENDENT = textwrap.dedent(
     }
     counts = collections.defaultdict(collections.Counter)
     current = [None]
+    lock = threading.Lock()  # the deck multiplies on two threads (deck/lincomb.py)
     for name, op in names.items():
         fn = getattr(rbcl, name)
         def counted(*args, _fn=fn, _op=op):
-            counts[current[0]][_op] += 1
+            with lock:
+                counts[current[0]][_op] += 1
             return _fn(*args)
         setattr(rbcl, name, counted)
     # only now the package: every name it binds to libsodium is a counted one

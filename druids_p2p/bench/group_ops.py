@@ -7,15 +7,16 @@ multiplications ≈ 8 point checks), and how many of each a seat makes is the sa
 machine: a change that saves work shows up here exactly.
 
 The counter wraps libsodium's entry points where the deck reaches them: ``deck.group``'s module
-attributes (everything but the proof of a shuffle goes through them) and the names
-``deck.shuffle_proof`` binds for its hot loops, plus ``rbcl``'s own attributes for the calls made
-through the module. It restores them all on exit. Counting costs a Python call per operation, so
-time a deal without it.
+attributes (everything but the proof of a shuffle goes through them), the name
+``deck.shuffle_proof`` binds for its additions, and ``rbcl``'s own attributes for the calls made
+through the module (``deck.lincomb``'s sums among them). It restores them all on exit. Counting
+costs a Python call per operation, so time a deal without it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -31,10 +32,11 @@ checks (``is_valid_point``) and hash-to-group calls."""
 _RBCL = {
     "crypto_scalarmult_ristretto255": "mul",
     "crypto_scalarmult_ristretto255_base": "base",
+    "crypto_core_ristretto255_add": "add",
     "crypto_core_ristretto255_from_hash": "hash",
 }
 _GROUP = {"_mul": "mul", "_base": "base", "add": "add", "sub": "sub", "_is_valid": "valid"}
-_SHUFFLE_PROOF = {"_rb_mul": "mul", "_add": "add"}
+_SHUFFLE_PROOF = {"_add": "add"}
 
 
 class OpCounter:
@@ -43,9 +45,13 @@ class OpCounter:
     def __init__(self) -> None:
         self.current: object = None
         self.counts: dict[object, Counter[str]] = {}
+        self._lock = threading.Lock()
 
     def charge(self, op: str) -> None:
-        self.counts.setdefault(self.current, Counter())[op] += 1
+        """Count one ``op`` for :attr:`current` (from any thread: the deck multiplies on two,
+        ``deck/lincomb.py``, for the caller who set the label)."""
+        with self._lock:
+            self.counts.setdefault(self.current, Counter())[op] += 1
 
     def of(self, label: object) -> dict[str, int]:
         """Every counted operation of ``label``, zero for those it never made."""
