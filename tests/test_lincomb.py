@@ -85,3 +85,17 @@ def test_a_forked_child_sums_without_the_parents_helper_thread() -> None:
     os.kill(pid, 9)
     os.waitpid(pid, 0)
     pytest.fail("the forked child never finished its sum")
+
+
+def test_the_helper_thread_can_be_turned_off_for_timing(monkeypatch: pytest.MonkeyPatch) -> None:
+    lincomb.two_cores.cache_clear()
+    try:
+        monkeypatch.setenv(lincomb.ONE_THREAD_ENV, "1")
+        assert not lincomb.two_cores()
+        scalars, points = _pairs(40)
+        assert lincomb.sum_products(scalars, points) == _one_by_one(scalars, points)
+        lincomb.two_cores.cache_clear()
+        monkeypatch.delenv(lincomb.ONE_THREAD_ENV)
+        assert lincomb.two_cores() == (len(os.sched_getaffinity(0)) > 1)
+    finally:
+        lincomb.two_cores.cache_clear()

@@ -45,9 +45,17 @@ def _reset_after_fork() -> None:
 os.register_at_fork(after_in_child=_reset_after_fork)
 
 
+ONE_THREAD_ENV = "DRUIDS_DECK_ONE_THREAD"
+"""Set to 1 to keep every sum on the caller's thread: the same work without the helper, for
+timing one against the other in the same sitting (peer processes inherit it)."""
+
+
 @functools.cache
 def two_cores() -> bool:
-    """True when a helper thread can run beside the caller (more than one CPU for us)."""
+    """True when a helper thread can run beside the caller (more than one CPU for us, and not
+    turned off through :data:`ONE_THREAD_ENV`)."""
+    if os.environ.get(ONE_THREAD_ENV) == "1":
+        return False
     try:
         return len(os.sched_getaffinity(0)) > 1
     except AttributeError:  # pragma: no cover - not Linux
