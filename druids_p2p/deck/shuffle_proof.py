@@ -243,11 +243,20 @@ def prove_shuffle(
         rand[3 * n + 4 :],
     )
     w1, w2, w3, w4 = omega
-    # t_3, t_{4,1}, t_{4,2} need neither the commitments nor the challenges: they are made on
-    # the helper thread (lincomb.py) while this one makes the commitments, the chain and t̂.
-    sides = in_background(
-        _side_commitments, omega, omega_prime, gens, joint_key, source, shuffled, rerandomizers
-    )
+
+    def sides() -> tuple[bytes, bytes, bytes]:
+        """t_3, t_{4,1}, t_{4,2}: they need neither the commitments nor the challenges, so the
+        helper thread (lincomb.py) makes them while this one makes those and the chain."""
+        t3 = _lin(_base(w3), omega_prime, gens)
+        t41 = _lin(_mul(-w4, joint_key), omega_prime, shuffled.c)
+        if all(a == group.BASE for a in source.a):
+            # The public start (every A_i is B, deck.md §7): shuffled.a_i = (1 + r'_i)·B, so
+            # Σ ω'_i·A'_i is one base multiplication instead of N generic ones (same point).
+            weight = sum(w * (1 + _int(r)) for w, r in zip(omega_prime, rerandomizers, strict=True))
+            return t3, t41, _base(weight - w4)
+        return t3, t41, _lin(_base(-w4), omega_prime, shuffled.a)
+
+    side = in_background(sides)
     # Algorithm 4.4: c_{ψ(i)} = g^{r_{ψ(i)}} · h_i, so r is indexed by input position.
     r = [0] * n
     perm_commitment = [IDENTITY] * n
@@ -269,7 +278,7 @@ def prove_shuffle(
         _add(_base(omega_hat[i]), _mul(omega_prime[i], chain_base if i == 0 else chain[i - 1]))
         for i in range(n)
     ]
-    t3, t41, t42 = sides.result()
+    t3, t41, t42 = side.result()
     c = _challenge(digest, chain, (t1, t2, t3, t41, t42), t_hat)
     # v_{N-1} = 1, v_i = u'_{i+1}·v_{i+1}: r̂ = Σ r̂_i·v_i is the chain's total randomness.
     v = [1] * n
@@ -295,29 +304,6 @@ def prove_shuffle(
         s_hat=tuple(_scalar(omega_hat[i] - c * r_hat[i]) for i in range(n)),
         s_prime=tuple(_scalar(omega_prime[i] - c * u_prime[i]) for i in range(n)),
     )
-
-
-def _side_commitments(
-    omega: Sequence[int],
-    omega_prime: Sequence[int],
-    gens: Sequence[bytes],
-    joint_key: bytes,
-    source: Deck,
-    shuffled: Deck,
-    rerandomizers: Sequence[bytes],
-) -> tuple[bytes, bytes, bytes]:
-    """t_3 = ω_3·B + Σ ω'_i·h_i, t_{4,1} = −ω_4·H + Σ ω'_i·C'_i, t_{4,2} = −ω_4·B + Σ ω'_i·A'_i."""
-    _, _, w3, w4 = omega
-    t3 = _lin(_base(w3), omega_prime, gens)
-    t41 = _lin(_mul(-w4, joint_key), omega_prime, shuffled.c)
-    if all(a == group.BASE for a in source.a):
-        # The public start (every A_i is B, deck.md §7): shuffled.a_i = (1 + r'_i)·B, so
-        # Σ ω'_i·A'_i is one base multiplication instead of N generic ones (same point).
-        weight = sum(w * (1 + _int(r)) for w, r in zip(omega_prime, rerandomizers, strict=True))
-        t42 = _base(weight - w4)
-    else:
-        t42 = _lin(_base(-w4), omega_prime, shuffled.a)
-    return t3, t41, t42
 
 
 # --------------------------------------------------------------------------- verifier
