@@ -19,6 +19,7 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from druids_p2p.bench.group_ops import OpCounter, counting
 from druids_p2p.deck.errors import MalformedMessage
 from druids_p2p.deck.messages import Body
 from druids_p2p.deck.params import DeckParams
@@ -155,10 +156,12 @@ def make_table(
 
 
 class LocalBus:
-    """Delivers broadcasts in FIFO order and accounts CPU time to the peer doing the work."""
+    """Delivers broadcasts in FIFO order and accounts CPU time (and, given an
+    :class:`OpCounter`, group operations) to the peer doing the work."""
 
-    def __init__(self, peers: Sequence[DeckPeer]) -> None:
+    def __init__(self, peers: Sequence[DeckPeer], ops: OpCounter | None = None) -> None:
         self.peers = list(peers)
+        self.ops = ops
         self.queue: deque[tuple[int, bytes]] = deque()
         self.cpu_ns = [0] * len(self.peers)
         self.messages = 0
@@ -166,6 +169,8 @@ class LocalBus:
 
     def call(self, seat: int, fn: Callable[[], list[bytes]]) -> list[bytes]:
         """Run ``fn`` as seat ``seat``'s work and queue what it sends."""
+        if self.ops is not None:
+            self.ops.current = seat
         t0 = time.process_time_ns()
         out = fn()
         self.cpu_ns[seat] += time.process_time_ns() - t0
@@ -194,3 +199,21 @@ class LocalBus:
     def start(self) -> None:
         for peer in self.peers:
             self.call(peer.seat, peer.start)
+
+
+def count_deal_ops(params: DeckParams) -> list[dict[str, int]]:
+    """Each seat's group operations (``group_ops.OPS``) in one whole deal, from making its round
+    key to decrypting its hand."""
+    codecs = make_codecs(params)
+    with counting() as ops:
+        peers = []
+        for codec in codecs:
+            ops.current = codec.seat
+            peers.append(DeckPeer(params, codec))
+        bus = LocalBus(peers, ops)
+        bus.start()
+        bus.run()
+        for peer in peers:
+            ops.current = peer.seat
+            peer.hand()
+    return [ops.of(seat) for seat in range(params.seats)]

@@ -3,6 +3,8 @@
 Each deal runs the full commit, key, shuffle and share exchange for fresh peers, with every
 message encoded, signed, decoded and verified, and charges CPU time to the peer doing the work.
 Signing identities are made outside the timing (they are long-lived); round keys are inside.
+``--ops`` adds one more deal, untimed, that counts each seat's group operations
+(``druids_p2p.bench.group_ops``): the same on every machine, unlike the CPU figures.
 """
 
 from __future__ import annotations
@@ -14,15 +16,14 @@ import time
 
 import typer
 
-from druids_p2p.bench.deal_table import LocalBus, make_codecs, make_table
+from druids_p2p.bench.deal_table import LocalBus, count_deal_ops, make_codecs, make_table
 from druids_p2p.cli.app import bench_app, fail
 from druids_p2p.deck import DeckParams
 from druids_p2p.engine import GAIA, HAND_SIZE, N_CARDS
 
 
-def _one_deal(players: int, round_no: int) -> tuple[list[int], int, int, int]:
-    """(per-peer CPU ns, wall ns, messages, bytes) of one deal."""
-    params = DeckParams(
+def _params(players: int, round_no: int) -> DeckParams:
+    return DeckParams(
         table_id=os.urandom(32),
         round_no=round_no,
         num_cards=N_CARDS,
@@ -30,6 +31,11 @@ def _one_deal(players: int, round_no: int) -> tuple[list[int], int, int, int]:
         hand_size=HAND_SIZE[players],
         required=frozenset({GAIA}),
     )
+
+
+def _one_deal(players: int, round_no: int) -> tuple[list[int], int, int, int]:
+    """(per-peer CPU ns, wall ns, messages, bytes) of one deal."""
+    params = _params(players, round_no)
     codecs = make_codecs(params)
     wall = time.perf_counter_ns()
     cpu0 = time.process_time_ns()
@@ -49,6 +55,9 @@ def bench_deal_command(
     players: int = typer.Option(5, "--players", help="3, 4 or 5 seats (Druids hand sizes)."),
     deals: int = typer.Option(9, "--deals", help="Deals to time; the median is reported."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    ops: bool = typer.Option(
+        False, "--ops", help="Also count each seat's group operations in one more deal."
+    ),
 ) -> None:
     """Commit, shuffle and deal among N in-process peers: median total CPU per deal."""
     if players not in HAND_SIZE:
@@ -70,6 +79,9 @@ def bench_deal_command(
         "messages": runs[0][2],
         "bytes": runs[0][3],
     }
+    ops_per_peer = count_deal_ops(_params(players, 0)) if ops else []
+    if ops:
+        result["ops_per_peer"] = ops_per_peer
     if as_json:
         print(json.dumps(result))
         return
@@ -79,3 +91,5 @@ def bench_deal_command(
         f"(median of {deals}; min {result['deal_ms_min']:.1f}, max {result['deal_ms_max']:.1f}); "
         f"per peer [{peers_txt}] ms; {result['messages']} messages, {result['bytes']:,} bytes"
     )
+    for seat, counted in enumerate(ops_per_peer):
+        print(f"  seat {seat}: " + ", ".join(f"{n} {op}" for op, n in counted.items()))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from druids_p2p.deck import group
 from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.encoding import TAG_SHUFFLE_PERM, TAG_SHUFFLE_RAND, ByteStream
+from druids_p2p.deck.lincomb import in_background
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle_proof import ShuffleProof, prove_shuffle
 
@@ -91,16 +92,25 @@ def shuffle_output(
     size = len(deck)
     perm = derive_permutation(params, seat, pass_no, seed, size)
     rs = derive_rerandomizers(params, seat, pass_no, seed, size)
-    add, base_mul, mul = group.add, group.base_mul, group.mul
-    a_in, c_in = deck.a, deck.c
+    # The C side (a generic multiplication each) on the helper thread, the A side here.
+    c_out = in_background(_reencrypt_c, deck.c, perm, rs, joint_key)
+    add, base_mul, scalar_add = group.add, group.base_mul, group.scalar_add
+    a_in, base, one = deck.a, group.BASE, group.ONE
     a_out: list[bytes] = []
-    c_out: list[bytes] = []
     for t in range(size):
-        src = perm[t]
-        r = rs[t]
-        a_out.append(add(a_in[src], base_mul(r)))
-        c_out.append(add(c_in[src], mul(r, joint_key)))
-    return Deck(tuple(a_out), tuple(c_out)), perm, rs
+        a, r = a_in[perm[t]], rs[t]
+        if a == base and not group.is_zero_scalar(shifted := scalar_add(one, r)):
+            a_out.append(base_mul(shifted))  # the public start: B + r·B = (1 + r)·B, one call
+        else:
+            a_out.append(add(a, base_mul(r)))
+    return Deck(tuple(a_out), c_out.result()), perm, rs
+
+
+def _reencrypt_c(
+    c_in: tuple[bytes, ...], perm: list[int], rs: list[bytes], joint_key: bytes
+) -> tuple[bytes, ...]:
+    add, mul = group.add, group.mul
+    return tuple(add(c_in[src], mul(r, joint_key)) for src, r in zip(perm, rs, strict=True))
 
 
 def shuffle_step(

@@ -25,7 +25,8 @@ output lists and the commitments (``deck.md`` §7.1 gives the byte layout).
 
 Cost for ``N`` ciphertexts: the prover makes ``5N`` generic and ``3N`` base-point
 multiplications (``4N`` generic on the public start), the verifier ``8N`` generic and ``N``
-base-point ones (libsodium has no multi-scalar multiplication). All the prover's randomness is
+base-point ones (libsodium has no multi-scalar multiplication; ``lincomb.py`` spreads them over
+two cores where there are two, as the deal waits for them). All the prover's randomness is
 derived from the seat's committed shuffle seed, so an honest proof is a deterministic function
 of the seed: a restarted peer re-sends identical bytes and the end-of-round audit recomputes the
 proof bit for bit.
@@ -54,6 +55,7 @@ from druids_p2p.deck.encoding import (
     encode,
     hash_to_scalar,
 )
+from druids_p2p.deck.lincomb import in_background, sum_products
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 
 L = group.ORDER
@@ -113,9 +115,9 @@ def _base(k: int) -> bytes:
 _add = rbcl.crypto_core_ristretto255_add
 
 
-def _lin(scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
-    """Σ k_i·P_i."""
-    acc = IDENTITY
+def _lin(start: bytes, scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
+    """start + Σ k_i·P_i."""
+    acc = start
     for k, p in zip(scalars, points, strict=True):
         acc = _add(acc, _mul(k, p))
     return acc
@@ -240,6 +242,21 @@ def prove_shuffle(
         rand[2 * n + 4 : 3 * n + 4],
         rand[3 * n + 4 :],
     )
+    w1, w2, w3, w4 = omega
+
+    def sides() -> tuple[bytes, bytes, bytes]:
+        """t_3, t_{4,1}, t_{4,2}: they need neither the commitments nor the challenges, so the
+        helper thread (lincomb.py) makes them while this one makes those and the chain."""
+        t3 = _lin(_base(w3), omega_prime, gens)
+        t41 = _lin(_mul(-w4, joint_key), omega_prime, shuffled.c)
+        if all(a == group.BASE for a in source.a):
+            # The public start (every A_i is B, deck.md §7): shuffled.a_i = (1 + r'_i)·B, so
+            # Σ ω'_i·A'_i is one base multiplication instead of N generic ones (same point).
+            weight = sum(w * (1 + _int(r)) for w, r in zip(omega_prime, rerandomizers, strict=True))
+            return t3, t41, _base(weight - w4)
+        return t3, t41, _lin(_base(-w4), omega_prime, shuffled.a)
+
+    side = in_background(sides)
     # Algorithm 4.4: c_{ψ(i)} = g^{r_{ψ(i)}} · h_i, so r is indexed by input position.
     r = [0] * n
     perm_commitment = [IDENTITY] * n
@@ -255,22 +272,13 @@ def prove_shuffle(
     for i in range(n):
         previous = _add(_base(r_hat[i]), _mul(u_prime[i], previous))
         chain.append(previous)
-    w1, w2, w3, w4 = omega
     t1 = _base(w1)
     t2 = _base(w2)
-    t3 = _add(_base(w3), _lin(omega_prime, gens))
-    t41 = _add(_mul(-w4, joint_key), _lin(omega_prime, shuffled.c))
-    if all(a == group.BASE for a in source.a):
-        # The public start (every A_i is B, deck.md §7): shuffled.a_i = (1 + r'_i)·B, so
-        # Σ ω'_i·A'_i is one base multiplication instead of N generic ones (same point).
-        weight = sum(w * (1 + _int(r)) for w, r in zip(omega_prime, rerandomizers, strict=True))
-        t42 = _base(weight - w4)
-    else:
-        t42 = _add(_base(-w4), _lin(omega_prime, shuffled.a))
     t_hat = [
         _add(_base(omega_hat[i]), _mul(omega_prime[i], chain_base if i == 0 else chain[i - 1]))
         for i in range(n)
     ]
+    t3, t41, t42 = side.result()
     c = _challenge(digest, chain, (t1, t2, t3, t41, t42), t_hat)
     # v_{N-1} = 1, v_i = u'_{i+1}·v_{i+1}: r̂ = Σ r̂_i·v_i is the chain's total randomness.
     v = [1] * n
@@ -367,17 +375,17 @@ def verify_shuffles(
         base += _move_onto_source(own, joint_key, terms)
     total = _base(base + terms.pop(group.BASE, 0))
     # Σ k·P, one multiplication and one addition per distinct point (libsodium has no
-    # multi-scalar multiplication); the loop calls libsodium directly, as this is the deal's
-    # hottest Python: about 25·N terms per verifying seat.
-    mul, add = _rb_mul, _add
+    # multi-scalar multiplication), on two cores where there are two (lincomb.py): about 25·N
+    # terms per verifying seat, on the deal's critical path.
+    scalars: list[bytes] = []
+    points: list[bytes] = []
     for point, k in terms.items():
         k %= L
         if k and point != IDENTITY:
-            total = add(total, mul(k.to_bytes(32, "little"), point))
-    return total == IDENTITY
-
-
-_rb_mul = rbcl.crypto_scalarmult_ristretto255
+            scalars.append(k.to_bytes(32, "little"))
+            points.append(point)
+    total = _add(total, sum_products(scalars, points))
+    return bool(total == IDENTITY)
 
 
 def _move_onto_source(own: OwnShuffle, joint_key: bytes, terms: dict[bytes, int]) -> int:
