@@ -126,7 +126,9 @@ def _begin(state: TableState, index: int, op: TableOp) -> None:
         if op.kind == DEAL and not (op.seat is not None and 0 <= op.seat < state.seats):
             raise TableOpError(f"seat {op.seat} is not at this table")
         state.at_op[index] = len(state.positions)
-        state.positions.append(Position(a, c, op.deck, index, op.seat, zone))
+        state.positions.append(
+            Position(a, c, op.deck, index, op.seat, zone, from_raws=deck.source_raws)
+        )
         state.zones.setdefault(zone, []).append(state.at_op[index])
     elif op.kind == PLAY and not (op.seat is not None and 0 <= op.seat < state.seats):
         raise TableOpError(f"seat {op.seat} is not at this table")

@@ -88,6 +88,8 @@ class Position:
     shares: dict[int, Sent[TableMessage]] = field(default_factory=dict)
     """Decryption shares published when it left its deck (deal: all but the owner; turn: all)."""
     opened: Sent[TableMessage] | None = None
+    from_raws: tuple[bytes, ...] = ()
+    """The signed shuffle that put this ciphertext on top of its deck (empty: a public start)."""
 
 
 def context_params(
