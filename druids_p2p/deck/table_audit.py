@@ -17,7 +17,13 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.signing import Codec
-from druids_p2p.deck.table_messages import DEAL, EXPECTED_KIND, TableOp, TableShareMsg
+from druids_p2p.deck.table_messages import (
+    DEAL,
+    EXPECTED_KIND,
+    TableOp,
+    TableOpenMsg,
+    TableShareMsg,
+)
 from druids_p2p.deck.table_ops import advance, waiting
 from druids_p2p.deck.table_state import TableState
 
@@ -75,13 +81,21 @@ def audit_state(state: TableState) -> TableAudit:
                 raise DeckFault(
                     seat, f"audit: its share of position {p} is not its secret times A", (sent.raw,)
                 )
-        card = _decrypt(pos.c, pos.a, x, state.num_cards)
-        if pos.card is not None and pos.card != card:
-            opener = pos.opened
-            if opener is not None:
+        opener = pos.opened
+        if opener is not None:
+            assert isinstance(opener.msg, TableOpenMsg)
+            (opening,) = (o for o in opener.msg.opens if o.position == p)
+            if _secret_mul(state.secrets[opener.seat], pos.a) != opening.share:
                 raise DeckFault(
-                    opener.seat, f"audit: position {p} was opened as card {pos.card}", (opener.raw,)
+                    opener.seat,
+                    f"audit: its opening share of position {p} is not its secret times A",
+                    (opener.raw,),
                 )
+        card = _decrypt(pos.c, pos.a, x, state.num_cards)
+        if pos.card is not None and pos.card != card and opener is not None:
+            raise DeckFault(
+                opener.seat, f"audit: position {p} was opened as card {pos.card}", (opener.raw,)
+            )
         if pos.zone is not None:
             card = place(card, f"position {p}", _shuffler(state, pos.from_raws))
         assert card is not None  # a returned card was public: checked against its ciphertext
