@@ -243,11 +243,13 @@ def table_lines() -> list[str]:
         f"table_id = {TABLE_VECTOR_ID.hex()}",
         f"game = {TABLE_VECTOR_GAME}, n = {seats}, N = {cards}",
         "context(shuffle, d, 0) = "
-        + context_params(TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"shuffle", "d", 0)
-        .table_id.hex(),
+        + context_params(
+            TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"shuffle", "d", 0
+        ).table_id.hex(),
         "context(share, d, 1) = "
-        + context_params(TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"share", "d", 1)
-        .table_id.hex(),
+        + context_params(
+            TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"share", "d", 1
+        ).table_id.hex(),
     ]
     lines += [f"seat {s} x = {peer._secret.hex()}" for s, peer in enumerate(peers)]
     joint = state.joint_key

@@ -12,8 +12,8 @@ from deck_local import rewrite
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from table_local import GAME, TABLE_ID, TableBus, make_table
-from table_schedule import NUM_CARDS, bot_game_ops
 
+from druids_p2p.bench.table_game import NUM_CARDS, bot_game_steps
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.table_audit import audit_record
 from druids_p2p.deck.table_messages import TableOp
@@ -26,7 +26,7 @@ def allowed(state: TableState, seat: int) -> set[int]:
 
 
 def play_game(players: int, seed: int) -> tuple[TableBus, list[TableOp]]:
-    steps = bot_game_ops(players, seed)
+    steps = bot_game_steps(players, seed)
     assert steps[-1].op.kind == "final"
     bus = make_table(players, NUM_CARDS, b"game %d" % seed)
     for step in steps[:-1]:
