@@ -15,6 +15,7 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.table_messages import TableOp
+from druids_p2p.deck.table_ops import waiting
 from druids_p2p.deck.table_state import TableOpError
 
 CARDS = tuple(range(8))
@@ -303,3 +304,38 @@ def test_drawing_from_an_empty_or_unshuffled_deck_is_the_schedules_error() -> No
     empty.push(TableOp("deal", deck="e", seat=0))
     with pytest.raises(TableOpError, match="is empty"):
         empty.push(TableOp("deal", deck="e", seat=1))
+
+
+def test_a_withheld_share_leaves_the_table_waiting_for_exactly_that_seat() -> None:
+    """The net layer's deadlines blame silence: the table names whom it waits for."""
+    bus = dealt_table()
+    bus.intercept = lambda sender, raw: None if sender == 2 else raw
+    bus.push(TableOp("deal", deck="d", seat=0))
+    state = bus.peers[0].state
+    assert state.done == 7 and waiting(state) == (2,)
+    assert bus.peers[0].hand() == bus.peers[0].state.zone("hand:0")
+    assert 6 not in bus.peers[0].known(), "seat 0 cannot read the card before every share"
+
+
+def test_a_malformed_body_is_blamed_on_its_signer() -> None:
+    bus = dealt_table()
+    cheat(bus, 1, "table_share", lambda b: b.update(op=True))
+    with pytest.raises(DeckFault) as info:
+        bus.push(TableOp("deal", deck="d", seat=0))
+    blamed(info, bus, 1, "malformed table_share")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: TableOp("deal", deck="d"),
+        lambda: TableOp("play", seat=0, zone="hand:1"),
+        lambda: TableOp("turn", deck="d", zone="bad name"),
+        lambda: TableOp("return", deck="d"),
+        lambda: TableOp("deal", deck="d", seat=0, cards=(1,)),
+        lambda: TableOp("draw", deck="d"),
+    ],
+)
+def test_an_operation_the_table_cannot_express_is_refused(make: Callable[[], TableOp]) -> None:
+    with pytest.raises(ValueError):
+        make()

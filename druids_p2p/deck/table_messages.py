@@ -92,6 +92,8 @@ class TableOp:
             raise ValueError(f"{self.kind}: a seat is needed exactly for deal and play")
         if (self.kind == RETURN) != (self.position is not None):
             raise ValueError(f"{self.kind}: a position is needed exactly for return")
+        if self.kind in (TURN, PLAY) and self.zone.startswith("hand:"):
+            raise ValueError(f"{self.kind}: only a deal puts a card in a hand")
         if self.cards and self.kind != SHUFFLE:
             raise ValueError(f"{self.kind}: only a shuffle of a new deck lists cards")
 
