@@ -13,7 +13,7 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points, card_table
 from druids_p2p.deck.elgamal import Deck, decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
-from druids_p2p.deck.params import MAX_CARDS
+from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.shuffle_proof import verify_shuffle
 from druids_p2p.deck.table_messages import (
@@ -25,6 +25,7 @@ from druids_p2p.deck.table_messages import (
     REVEAL,
     SHUFFLE,
     TURN,
+    TableMessage,
     TableOp,
     TableOpenMsg,
     TablePlayMsg,
@@ -211,14 +212,8 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
     p = state.at_op[index]
     pos = state.positions[p]
     params = state.context(b"share", op.deck, index)
-    complete = True
-    for seat in senders(state, index, op):
-        sent = state.slots.get((index, seat))
-        if sent is None:
-            complete = False
-            continue
-        if (index, seat) in state.checked:
-            continue
+    complete, fresh = _unchecked(state, index, senders(state, index, op))
+    for seat, sent in fresh:
         msg = sent.msg
         assert isinstance(msg, TableShareMsg)
         if msg.position != p:
@@ -228,15 +223,7 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
                 f"position {p}",
                 (sent.raw,),
             )
-        key = state.keys[seat]
-        if sent.raw not in state.own and not verify_open(
-            params, seat, p, key.msg.key, pos.a, msg.share, (msg.e, msg.s)
-        ):
-            raise DeckFault(
-                seat,
-                f"table_share: invalid decryption share proof for position {p}",
-                (sent.raw, key.raw),
-            )
+        _check_dleq(state, params, sent, p, msg.share, (msg.e, msg.s))
         pos.shares[seat] = sent
         state.checked.add((index, seat))
     if not complete:
@@ -244,6 +231,40 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
     if op.kind == TURN:
         pos.card = _decrypt(state, p, [s.msg.share for s in _share_msgs(pos)])
     return True
+
+
+def _unchecked(
+    state: TableState, index: int, seats: tuple[int, ...]
+) -> tuple[bool, list[tuple[int, Sent[TableMessage]]]]:
+    """(every owing seat's message is in, the ones not yet checked)."""
+    complete = all((index, seat) in state.slots for seat in seats)
+    fresh = [
+        (seat, state.slots[(index, seat)])
+        for seat in seats
+        if (index, seat) in state.slots and (index, seat) not in state.checked
+    ]
+    return complete, fresh
+
+
+def _check_dleq(
+    state: TableState,
+    params: DeckParams,
+    sent: Sent[TableMessage],
+    p: int,
+    share: bytes,
+    proof: tuple[bytes, bytes],
+) -> None:
+    """The sender's share of position ``p`` is x·A with the x of its key (8.2)."""
+    key = state.keys[sent.seat]
+    a = state.positions[p].a
+    if sent.raw not in state.own and not verify_open(
+        params, sent.seat, p, key.msg.key, a, share, proof
+    ):
+        raise DeckFault(
+            sent.seat,
+            f"{sent.msg.KIND}: invalid decryption share proof for position {p}",
+            (sent.raw, key.raw),
+        )
 
 
 def _share_msgs(pos: Position) -> list[Sent[TableShareMsg]]:
@@ -300,14 +321,9 @@ def _play(state: TableState, index: int, op: TableOp) -> bool:
 def _reveal(state: TableState, index: int, op: TableOp) -> bool:
     plan = state.plans[index]
     params = state.context(b"open", op.zone, index)
-    complete = True
-    for owner, expected in plan.items():
-        sent = state.slots.get((index, owner))
-        if sent is None:
-            complete = False
-            continue
-        if (index, owner) in state.checked:
-            continue
+    complete, fresh = _unchecked(state, index, tuple(plan))
+    for owner, sent in fresh:
+        expected = plan[owner]
         msg = sent.msg
         assert isinstance(msg, TableOpenMsg)
         got = [o.position for o in msg.opens]
@@ -318,18 +334,10 @@ def _reveal(state: TableState, index: int, op: TableOp) -> bool:
                 "hidden there",
                 (sent.raw,),
             )
-        key = state.keys[owner]
         for opening in msg.opens:
             p = opening.position
             pos = state.positions[p]
-            if sent.raw not in state.own and not verify_open(
-                params, owner, p, key.msg.key, pos.a, opening.share, (opening.e, opening.s)
-            ):
-                raise DeckFault(
-                    owner,
-                    f"table_open: invalid decryption share proof for position {p}",
-                    (sent.raw, key.raw),
-                )
+            _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
             shares = [opening.share] + [pos.shares[s].msg.share for s in sorted(pos.shares)]  # type: ignore[union-attr]
             card = _decrypt(state, p, shares)
             if card != opening.card:
