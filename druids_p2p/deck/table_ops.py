@@ -20,6 +20,7 @@ from druids_p2p.deck.table_messages import (
     DEAL,
     EXPECTED_KIND,
     FINAL,
+    MAX_POSITIONS,
     PLAY,
     RETURN,
     REVEAL,
@@ -122,6 +123,8 @@ def _begin(state: TableState, index: int, op: TableOp) -> None:
             raise TableOpError(f"deck {op.deck} is empty")
         if deck.unshuffled_returns:
             raise TableOpError(f"deck {op.deck} holds returned cards: shuffle it first")
+        if len(state.positions) >= MAX_POSITIONS:
+            raise TableOpError(f"a game takes at most {MAX_POSITIONS} positions")
         a, c = deck.a.pop(0), deck.c.pop(0)
         zone = hand_zone(op.seat) if op.kind == DEAL and op.seat is not None else op.zone
         if op.kind == DEAL and not (op.seat is not None and 0 <= op.seat < state.seats):
