@@ -339,3 +339,16 @@ def test_a_malformed_body_is_blamed_on_its_signer() -> None:
 def test_an_operation_the_table_cannot_express_is_refused(make: Callable[[], TableOp]) -> None:
     with pytest.raises(ValueError):
         make()
+
+
+def test_a_reshuffle_hides_where_the_returned_card_went() -> None:
+    """The returned card's public encryption (B, M + H) is re-encrypted by every pass: no
+    ciphertext of the reshuffled deck is a public encryption any more, so nobody, its owner
+    included, can tell where it went."""
+    bus = returned_table()
+    deck = bus.peers[0].state.decks["d"]
+    assert group.BASE in deck.a, "the returned card sits openly at the bottom"
+    bus.push(TableOp("shuffle", deck="d"))
+    assert group.BASE not in deck.a
+    assert not deck.unshuffled_returns
+    assert len({p.state.digest() for p in bus.peers}) == 1
