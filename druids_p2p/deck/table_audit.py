@@ -22,7 +22,6 @@ from druids_p2p.deck.table_messages import (
     EXPECTED_KIND,
     TableOp,
     TableOpenMsg,
-    TableShareMsg,
 )
 from druids_p2p.deck.table_ops import advance, waiting
 from druids_p2p.deck.table_state import TableState
@@ -75,9 +74,7 @@ def audit_state(state: TableState) -> TableAudit:
 
     for p, pos in enumerate(state.positions):
         for seat, sent in sorted(pos.shares.items()):
-            share = sent.msg
-            assert isinstance(share, TableShareMsg)
-            if _secret_mul(state.secrets[seat], pos.a) != share.share:
+            if _secret_mul(state.secrets[seat], pos.a) != sent.msg.share:
                 raise DeckFault(
                     seat, f"audit: its share of position {p} is not its secret times A", (sent.raw,)
                 )

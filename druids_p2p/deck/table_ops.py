@@ -227,12 +227,12 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
                 (sent.raw,),
             )
         _check_dleq(state, params, sent, p, msg.share, (msg.e, msg.s))
-        pos.shares[seat] = sent
+        pos.shares[seat] = Sent(seat, msg, sent.raw)
         state.checked.add((index, seat))
     if not complete:
         return False
     if op.kind == TURN:
-        pos.card = _decrypt(state, p, [s.msg.share for s in _share_msgs(pos)])
+        pos.card = _decrypt(state, p, state.shares_of(p))
     return True
 
 
@@ -268,15 +268,6 @@ def _check_dleq(
             f"{sent.msg.KIND}: invalid decryption share proof for position {p}",
             (sent.raw, key.raw),
         )
-
-
-def _share_msgs(pos: Position) -> list[Sent[TableShareMsg]]:
-    out: list[Sent[TableShareMsg]] = []
-    for seat in sorted(pos.shares):
-        sent = pos.shares[seat]
-        assert isinstance(sent.msg, TableShareMsg)
-        out.append(Sent(seat, sent.msg, sent.raw))
-    return out
 
 
 def _decrypt(state: TableState, p: int, shares: list[bytes]) -> int:
@@ -341,7 +332,7 @@ def _reveal(state: TableState, index: int, op: TableOp) -> bool:
             p = opening.position
             pos = state.positions[p]
             _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
-            shares = [opening.share] + [pos.shares[s].msg.share for s in sorted(pos.shares)]  # type: ignore[union-attr]
+            shares = [opening.share, *state.shares_of(p)]
             card = _decrypt(state, p, shares)
             if card != opening.card:
                 raise DeckFault(

@@ -166,7 +166,7 @@ class TablePeer:
             p = state.at_op[index]
             pos = state.positions[p]
             own = group.mul(self._secret, pos.a)
-            shares = [own] + [s.msg.share for s in pos.shares.values()]  # type: ignore[union-attr]
+            shares = [own, *state.shares_of(p)]
             card = card_table(state.num_cards).get(decrypt_with(pos.c, shares))
             if card is None:
                 raise AuditRequired(f"position {p} dealt to seat {self.seat} decrypts to no card")

@@ -32,6 +32,7 @@ from druids_p2p.deck.table_messages import (
     TableKeyMsg,
     TableMessage,
     TableOp,
+    TableShareMsg,
     parse_table_body,
 )
 
@@ -85,7 +86,7 @@ class Position:
     """Where it lies now; None once returned into a deck."""
     card: int | None = None
     """The card, once public (turned, revealed, or after the final reveal)."""
-    shares: dict[int, Sent[TableMessage]] = field(default_factory=dict)
+    shares: dict[int, Sent[TableShareMsg]] = field(default_factory=dict)
     """Decryption shares published when it left its deck (deal: all but the owner; turn: all)."""
     opened: Sent[TableMessage] | None = None
     from_raws: tuple[bytes, ...] = ()
@@ -177,6 +178,11 @@ class TableState:
 
     def zone(self, name: str) -> tuple[int, ...]:
         return tuple(self.zones.get(name, ()))
+
+    def shares_of(self, p: int) -> list[bytes]:
+        """The decryption shares published for position ``p`` when it left its deck."""
+        shares = self.positions[p].shares
+        return [shares[s].msg.share for s in sorted(shares)]
 
     def hidden_owners(self, zone: str) -> dict[int, list[int]]:
         """owner -> its positions in ``zone`` whose card is not public, in zone order."""
