@@ -352,3 +352,34 @@ def test_a_reshuffle_hides_where_the_returned_card_went() -> None:
     assert group.BASE not in deck.a
     assert not deck.unshuffled_returns
     assert len({p.state.digest() for p in bus.peers}) == 1
+
+
+def test_the_last_shuffler_cannot_plant_cards_in_a_new_deck() -> None:
+    """Seat 2, last to shuffle the new deck, replaces its output by fresh encryptions of cards of
+    its choice (it would then know every card dealt): its proof of a shuffle fails."""
+    bus = make_table(3, 16)
+
+    def plant(body: dict[str, Any]) -> None:
+        for t in range(len(body["a"])):
+            body["a"][t], body["c"][t] = fresh_with(bus, 9, t)
+
+    cheat(bus, 2, "table_shuffle", plant)
+    with pytest.raises(DeckFault) as info:
+        bus.push(TableOp("shuffle", deck="d", cards=CARDS))
+    blamed(info, bus, 2, "invalid proof of a shuffle")
+
+
+def fresh_with(bus: TableBus, card: int, salt: int) -> tuple[bytes, bytes]:
+    joint = bus.peers[0].state.joint_key
+    assert joint is not None
+    r = group.scalar_from_wide(bytes([salt + 3]) * 64)
+    return group.base_mul(r), group.add(card_points(16)[card], group.mul(r, joint))
+
+
+def test_passes_go_in_seat_order_and_a_withheld_pass_names_its_seat() -> None:
+    bus = make_table(3, 16)
+    bus.intercept = lambda sender, raw: None if sender == 1 else raw
+    bus.push(TableOp("shuffle", deck="d", cards=CARDS))
+    state = bus.peers[2].state
+    assert state.progress == 1 and waiting(state) == (1,), "seat 2 waits for seat 1's pass"
+    assert (0, 2) not in state.slots, "seat 2 has not shuffled ahead of seat 1"
