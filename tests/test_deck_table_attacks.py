@@ -55,32 +55,60 @@ def blamed(info: pytest.ExceptionInfo[DeckFault], bus: TableBus, seat: int, reas
     assert first.seat == seat, "evidence[0] is signed by the blamed seat"
 
 
+def refused(
+    bus: TableBus,
+    seat: int,
+    kind: str,
+    mutate: Callable[[dict[str, Any]], None],
+    reason: str,
+    op: TableOp,
+    position: int | None = None,
+) -> None:
+    """``seat`` edits its next ``kind`` message; ``op`` then fails, blamed on ``seat``."""
+    cheat(bus, seat, kind, mutate)
+    with pytest.raises(DeckFault) as info:
+        bus.push(op, position)
+    blamed(info, bus, seat, reason)
+
+
 def other_point() -> bytes:
     return group.base_mul(group.scalar_from_wide(bytes(range(64))))
 
 
 def test_a_wrong_share_on_a_deal_is_blamed_on_its_sender() -> None:
     bus = dealt_table()
-    cheat(bus, 1, "table_share", lambda b: b.update(d=other_point()))
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("deal", deck="d", seat=0))
-    blamed(info, bus, 1, "invalid decryption share proof")
+    refused(
+        bus,
+        1,
+        "table_share",
+        lambda b: b.update(d=other_point()),
+        "invalid decryption share proof",
+        TableOp("deal", deck="d", seat=0),
+    )
 
 
 def test_a_wrong_share_proof_on_a_deal_is_blamed_on_its_sender() -> None:
     bus = dealt_table()
-    cheat(bus, 2, "table_share", lambda b: b.update(s=b["e"]))
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("deal", deck="d", seat=0))
-    blamed(info, bus, 2, "invalid decryption share proof")
+    refused(
+        bus,
+        2,
+        "table_share",
+        lambda b: b.update(s=b["e"]),
+        "invalid decryption share proof",
+        TableOp("deal", deck="d", seat=0),
+    )
 
 
 def test_a_share_for_the_wrong_position_is_blamed_on_its_sender() -> None:
     bus = dealt_table()
-    cheat(bus, 1, "table_share", lambda b: b.update(pos=b["pos"] - 1))
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("deal", deck="d", seat=2))
-    blamed(info, bus, 1, "share for position 5, but operation 7 takes position 6")
+    refused(
+        bus,
+        1,
+        "table_share",
+        lambda b: b.update(pos=b["pos"] - 1),
+        "share for position 5, but operation 7 takes position 6",
+        TableOp("deal", deck="d", seat=2),
+    )
 
 
 def test_a_share_replayed_from_an_earlier_deal_fails_its_proof() -> None:
@@ -93,10 +121,14 @@ def test_a_share_replayed_from_an_earlier_deal_fails_its_proof() -> None:
     def replay(body: dict[str, Any]) -> None:
         body.update(d=old["d"], e=old["e"], s=old["s"])
 
-    cheat(bus, 1, "table_share", replay)
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("deal", deck="d", seat=0))
-    blamed(info, bus, 1, "invalid decryption share proof")
+    refused(
+        bus,
+        1,
+        "table_share",
+        replay,
+        "invalid decryption share proof",
+        TableOp("deal", deck="d", seat=0),
+    )
 
 
 def test_playing_a_position_not_held_is_blamed_on_the_player() -> None:
@@ -131,10 +163,15 @@ def test_an_exact_replay_is_a_harmless_redelivery() -> None:
 
 def test_a_play_onto_another_zone_than_the_schedule_says_is_blamed() -> None:
     bus = dealt_table()
-    cheat(bus, 0, "table_play", lambda b: b.update(zone="discards"))
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("play", seat=0, zone="slot:1"), bus.peers[0].hand()[0])
-    blamed(info, bus, 0, "plays onto discards, but operation 7 plays onto slot:1")
+    refused(
+        bus,
+        0,
+        "table_play",
+        lambda b: b.update(zone="discards"),
+        "plays onto discards, but operation 7 plays onto slot:1",
+        TableOp("play", seat=0, zone="slot:1"),
+        bus.peers[0].hand()[0],
+    )
 
 
 def test_claiming_a_wrong_card_at_a_reveal_is_blamed_on_the_liar() -> None:
@@ -146,10 +183,14 @@ def test_claiming_a_wrong_card_at_a_reveal_is_blamed_on_the_liar() -> None:
     def claim(body: dict[str, Any]) -> None:
         body["opens"][0]["card"] = lie
 
-    cheat(bus, 1, "table_open", claim)
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("reveal", zone="slot:3"))
-    blamed(info, bus, 1, f"claimed card {lie} at position")
+    refused(
+        bus,
+        1,
+        "table_open",
+        claim,
+        f"claimed card {lie} at position",
+        TableOp("reveal", zone="slot:3"),
+    )
 
 
 def test_a_forged_share_at_a_reveal_is_blamed_on_its_sender() -> None:
@@ -159,10 +200,14 @@ def test_a_forged_share_at_a_reveal_is_blamed_on_its_sender() -> None:
     def forge(body: dict[str, Any]) -> None:
         body["opens"][0]["d"] = other_point()
 
-    cheat(bus, 2, "table_open", forge)
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("reveal", zone="slot:3"))
-    blamed(info, bus, 2, "invalid decryption share proof")
+    refused(
+        bus,
+        2,
+        "table_open",
+        forge,
+        "invalid decryption share proof",
+        TableOp("reveal", zone="slot:3"),
+    )
 
 
 def test_opening_fewer_positions_than_held_in_the_zone_is_blamed() -> None:
@@ -173,10 +218,7 @@ def test_opening_fewer_positions_than_held_in_the_zone_is_blamed() -> None:
     def withhold(body: dict[str, Any]) -> None:
         del body["opens"][1]
 
-    cheat(bus, 0, "table_open", withhold)
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("reveal", zone="slot:3"))
-    blamed(info, bus, 0, "hidden there")
+    refused(bus, 0, "table_open", withhold, "hidden there", TableOp("reveal", zone="slot:3"))
 
 
 def returned_table() -> TableBus:
@@ -187,25 +229,29 @@ def returned_table() -> TableBus:
     return bus
 
 
-def fresh(card: int, bus: TableBus) -> tuple[bytes, bytes]:
+def fresh(bus: TableBus, card: int, salt: int = 0) -> tuple[bytes, bytes]:
     """A fresh encryption of ``card`` under the joint key (what a cheat plants)."""
     joint = bus.peers[0].state.joint_key
     assert joint is not None
-    r = group.scalar_from_wide(bytes(range(1, 65)))
+    r = group.scalar_from_wide(bytes([salt + 3]) * 64)
     return group.base_mul(r), group.add(card_points(16)[card], group.mul(r, joint))
 
 
 def test_a_reshuffle_that_substitutes_a_card_fails_its_proof() -> None:
     bus = returned_table()
-    a, c = fresh(15, bus)
+    a, c = fresh(bus, 15)
 
     def substitute(body: dict[str, Any]) -> None:
         body["a"][0], body["c"][0] = a, c
 
-    cheat(bus, 1, "table_shuffle", substitute)
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("shuffle", deck="d"))
-    blamed(info, bus, 1, "invalid proof of a shuffle")
+    refused(
+        bus,
+        1,
+        "table_shuffle",
+        substitute,
+        "invalid proof of a shuffle",
+        TableOp("shuffle", deck="d"),
+    )
 
 
 def test_a_reshuffle_that_duplicates_a_card_fails_its_proof() -> None:
@@ -219,10 +265,14 @@ def test_a_reshuffle_that_duplicates_a_card_fails_its_proof() -> None:
         body["a"][1] = group.add(body["a"][0], group.base_mul(r))
         body["c"][1] = group.add(body["c"][0], group.mul(r, joint))
 
-    cheat(bus, 0, "table_shuffle", duplicate)
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("shuffle", deck="d"))
-    blamed(info, bus, 0, "invalid proof of a shuffle")
+    refused(
+        bus,
+        0,
+        "table_shuffle",
+        duplicate,
+        "invalid proof of a shuffle",
+        TableOp("shuffle", deck="d"),
+    )
 
 
 def test_a_reshuffle_that_drops_a_card_is_blamed() -> None:
@@ -234,10 +284,7 @@ def test_a_reshuffle_that_drops_a_card_is_blamed() -> None:
         for key in ("c", "ch", "th", "sh", "sp"):
             del body["proof"][key][-1]
 
-    cheat(bus, 2, "table_shuffle", drop)
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("shuffle", deck="d"))
-    blamed(info, bus, 2, "ciphertexts, expected")
+    refused(bus, 2, "table_shuffle", drop, "ciphertexts, expected", TableOp("shuffle", deck="d"))
 
 
 def test_a_message_of_the_wrong_kind_for_the_operation_is_blamed() -> None:
@@ -289,10 +336,14 @@ def test_two_different_messages_for_one_operation_are_equivocation() -> None:
 
 def test_a_false_secret_at_the_final_reveal_is_blamed() -> None:
     bus = dealt_table()
-    cheat(bus, 2, "table_reveal", lambda b: b.update(x=bytes(31) + b"\x01"))
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("final"))
-    blamed(info, bus, 2, "revealed secret does not match its table_key")
+    refused(
+        bus,
+        2,
+        "table_reveal",
+        lambda b: b.update(x=bytes(31) + b"\x01"),
+        "revealed secret does not match its table_key",
+        TableOp("final"),
+    )
 
 
 def test_drawing_from_an_empty_or_unshuffled_deck_is_the_schedules_error() -> None:
@@ -319,10 +370,14 @@ def test_a_withheld_share_leaves_the_table_waiting_for_exactly_that_seat() -> No
 
 def test_a_malformed_body_is_blamed_on_its_signer() -> None:
     bus = dealt_table()
-    cheat(bus, 1, "table_share", lambda b: b.update(op=True))
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("deal", deck="d", seat=0))
-    blamed(info, bus, 1, "malformed table_share")
+    refused(
+        bus,
+        1,
+        "table_share",
+        lambda b: b.update(op=True),
+        "malformed table_share",
+        TableOp("deal", deck="d", seat=0),
+    )
 
 
 @pytest.mark.parametrize(
@@ -361,19 +416,16 @@ def test_the_last_shuffler_cannot_plant_cards_in_a_new_deck() -> None:
 
     def plant(body: dict[str, Any]) -> None:
         for t in range(len(body["a"])):
-            body["a"][t], body["c"][t] = fresh_with(bus, 9, t)
+            body["a"][t], body["c"][t] = fresh(bus, 9, t)
 
-    cheat(bus, 2, "table_shuffle", plant)
-    with pytest.raises(DeckFault) as info:
-        bus.push(TableOp("shuffle", deck="d", cards=CARDS))
-    blamed(info, bus, 2, "invalid proof of a shuffle")
-
-
-def fresh_with(bus: TableBus, card: int, salt: int) -> tuple[bytes, bytes]:
-    joint = bus.peers[0].state.joint_key
-    assert joint is not None
-    r = group.scalar_from_wide(bytes([salt + 3]) * 64)
-    return group.base_mul(r), group.add(card_points(16)[card], group.mul(r, joint))
+    refused(
+        bus,
+        2,
+        "table_shuffle",
+        plant,
+        "invalid proof of a shuffle",
+        TableOp("shuffle", deck="d", cards=CARDS),
+    )
 
 
 def test_passes_go_in_seat_order_and_a_withheld_pass_names_its_seat() -> None:
