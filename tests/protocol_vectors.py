@@ -22,8 +22,12 @@ from deck_local import Ed25519Codec, LocalBus
 from druids_p2p.deck.assign import assignment_permutation, assignment_seed
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.encoding import TAG_CARD, encode
-from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.peer import DeckPeer
+from druids_p2p.deck.table_audit import audit_state
+from druids_p2p.deck.table_messages import TableOp
+from druids_p2p.deck.table_peer import TablePeer
+from druids_p2p.deck.table_state import context_params
 from druids_p2p.engine.cards import (
     COLOUR_NAMES,
     DOMAINS,
@@ -64,7 +68,7 @@ def identity(seat: int) -> Ed25519PrivateKey:
 def _hex(value: Any) -> str:
     if isinstance(value, bytes):
         return value.hex()
-    if isinstance(value, int):
+    if isinstance(value, int | str):
         return str(value)
     if isinstance(value, tuple | list):
         return "[" + " ".join(_hex(v) for v in value) + "]"
@@ -178,6 +182,109 @@ def deal_lines() -> list[str]:
     return lines
 
 
+TABLE_VECTOR_ID = hashlib.sha256(b"druids-p2p card table vector").digest()
+TABLE_VECTOR_GAME = 1
+TABLE_VECTOR_OPS = (
+    TableOp("shuffle", deck="d", cards=(0, 1, 2, 3, 4, 5)),
+    TableOp("deal", deck="d", seat=0),
+    TableOp("deal", deck="d", seat=1),
+    TableOp("turn", deck="d", zone="row"),
+    TableOp("play", seat=0, zone="slot"),
+    TableOp("play", seat=1, zone="slot"),
+    TableOp("reveal", zone="slot"),
+    TableOp("return", deck="d", position=2),
+    TableOp("shuffle", deck="d"),
+    TableOp("deal", deck="d", seat=2),
+    TableOp("final"),
+)
+
+
+def table_lines() -> list[str]:
+    """deck.md §15.7: a small game at the card table, message by message, and its audit."""
+    seats, cards = 3, 8
+    privates = [identity(s) for s in range(seats)]
+    publics = [k.public_key() for k in privates]
+    codec_params = DeckParams(TABLE_VECTOR_ID, TABLE_VECTOR_GAME, MAX_CARDS, seats, 1)
+    codecs = [Ed25519Codec(codec_params, s, k, publics) for s, k in enumerate(privates)]
+    label = f"table/{TABLE_VECTOR_GAME}"
+    peers = [
+        TablePeer(
+            TABLE_VECTOR_ID,
+            TABLE_VECTOR_GAME,
+            seats,
+            cards,
+            codecs[s],
+            entropy=TableSecret(seat_root(s)).entropy(label),
+        )
+        for s in range(seats)
+    ]
+    sent: list[bytes] = []
+    queue: list[tuple[int, bytes]] = []
+
+    def deliver(sender: int, raws: list[bytes]) -> None:
+        queue.extend((sender, r) for r in raws)
+        while queue:
+            who, raw = queue.pop(0)
+            sent.append(raw)
+            for peer in peers:
+                if peer.seat != who:
+                    queue.extend((peer.seat, r) for r in peer.receive(raw))
+
+    for peer in peers:
+        deliver(peer.seat, peer.start())
+    for op in TABLE_VECTOR_OPS:
+        for peer in peers:
+            position = None
+            if op.kind == "play" and op.seat == peer.seat:
+                position = peer.hand()[0]
+            deliver(peer.seat, peer.push(op, position))
+    state = peers[0].state
+    lines = [
+        f"table_id = {TABLE_VECTOR_ID.hex()}",
+        f"game = {TABLE_VECTOR_GAME}, n = {seats}, N = {cards}",
+        "context(shuffle, d, 0) = "
+        + context_params(
+            TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"shuffle", "d", 0
+        ).table_id.hex(),
+        "context(share, d, 1) = "
+        + context_params(
+            TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"share", "d", 1
+        ).table_id.hex(),
+    ]
+    lines += [f"seat {s} x = {peer._secret.hex()}" for s, peer in enumerate(peers)]
+    joint = state.joint_key
+    assert joint is not None
+    lines.append(f"H = {joint.hex()}")
+    for raw in sent:
+        env = codecs[0].open(raw)
+        body = dict(env.body)
+        op = "" if env.kind == "table_key" else f" op {body['op']}"
+        prefix = f"seat {env.seat}{op} {env.kind}"
+        if env.kind == "table_shuffle":
+            lines.append(f"{prefix} output a = {_hex(body['a'])}")
+            lines.append(f"{prefix} output c = {_hex(body['c'])}")
+        elif env.kind == "table_open":
+            for i, opening in enumerate(body["opens"]):
+                lines.extend(_body_lines(f"{prefix}.opens[{i}]", dict(opening)))
+            lines.append(f"{prefix}.round = {body['round']}")
+        else:
+            lines.extend(_body_lines(prefix, {k: v for k, v in body.items() if k != "op"}))
+        packed = msgpack.packb(body, use_bin_type=True)
+        lines.append(f"{prefix} body_sha256 = {hashlib.sha256(packed).hexdigest()}")
+    for s, peer in enumerate(peers):
+        known = " ".join(f"{p}:{c}" for p, c in sorted(peer.known().items()))
+        lines.append(f"seat {s} knows before the final reveal: {known}")
+    audit = audit_state(state)
+    lines += [
+        f"position {p.index}: card {p.card}, deck {p.deck}, op {p.op}, owner "
+        f"{'-' if p.owner is None else p.owner}, zone {p.zone or '(returned)'}"
+        for p in audit.positions
+    ]
+    lines += [f"deck {name} = {_hex(list(deck))}" for name, deck in audit.decks.items()]
+    lines.append(f"state digest = {state.digest().hex()}")
+    return lines
+
+
 def card_table_lines() -> list[str]:
     """protocol.md appendix A: every card id with its token, domain and value, from the engine."""
     lines = ["| id | token | domain | value |", "|---|---|---|---|"]
@@ -216,6 +323,7 @@ BLOCKS = {
     "table-secret-vector": table_secret_lines,
     "coin-flip-vector": coin_flip_lines,
     "deal-vector": deal_lines,
+    "table-vector": table_lines,
     "card-table": card_table_lines,
     "move-table": move_table_lines,
 }

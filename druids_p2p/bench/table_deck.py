@@ -1,0 +1,146 @@
+"""In-process card tables for the table bench (and the tests): N TablePeer objects passing
+messages through a FIFO broadcast, each signed and verified by the deal bench's Ed25519 codec,
+each seat's CPU counted per operation.
+
+Game-agnostic like the deck: it runs a list of :class:`TableStep` (an operation and, for a play,
+the player's chosen position); ``druids_p2p.bench.table_game`` turns a game's schedule into one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import statistics
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from druids_p2p.bench.deal_table import Ed25519Codec, make_codecs
+from druids_p2p.deck.params import MAX_CARDS, DeckParams
+from druids_p2p.deck.table_messages import PLAY, TableOp
+from druids_p2p.deck.table_peer import Entropy, TablePeer
+
+Intercept = Callable[[int, bytes], bytes | None]
+MAX_DELIVERIES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class TableStep:
+    op: TableOp
+    position: int | None = None
+    """For a play: the position the player plays (its own choice, in its message)."""
+
+
+class TableBus:
+    """Delivers every message to every other seat, FIFO, charging CPU to the seat that works;
+    ``intercept(sender, raw)`` may replace or drop (None) a message in flight."""
+
+    def __init__(self, peers: Sequence[TablePeer], codecs: Sequence[Ed25519Codec]) -> None:
+        self.peers = list(peers)
+        self.codecs = list(codecs)
+        self.queue: deque[tuple[int, bytes]] = deque()
+        self.sent: list[tuple[int, bytes]] = []
+        self.intercept: Intercept | None = None
+        self.cpu_ns = [0] * len(self.peers)
+        self.bytes = 0
+
+    def _call(self, seat: int, fn: Callable[[], list[bytes]]) -> None:
+        t0 = time.process_time_ns()
+        out = fn()
+        self.cpu_ns[seat] += time.process_time_ns() - t0
+        self.queue.extend((seat, raw) for raw in out)
+
+    def start(self) -> None:
+        for peer in self.peers:
+            self._call(peer.seat, peer.start)
+        self.run()
+
+    def push(self, op: TableOp, position: int | None = None) -> None:
+        """Give every seat the operation (the player also its choice), then deliver."""
+        for peer in self.peers:
+            mine = position if op.kind == PLAY and op.seat == peer.seat else None
+            self._call(peer.seat, lambda p=peer, m=mine: p.push(op, m))  # type: ignore[misc]
+        self.run()
+
+    def run(self) -> None:
+        for _ in range(MAX_DELIVERIES):
+            if not self.queue:
+                return
+            sender, raw = self.queue.popleft()
+            if self.intercept is not None:
+                changed = self.intercept(sender, raw)
+                if changed is None:
+                    continue
+                raw = changed
+            self.sent.append((sender, raw))
+            self.bytes += len(raw)
+            for peer in self.peers:
+                if peer.seat != sender:
+                    self._call(peer.seat, lambda p=peer, r=raw: p.receive(r))  # type: ignore[misc]
+        raise RuntimeError("the table bus did not go quiet")
+
+    def kind(self, raw: bytes) -> str:
+        return self.codecs[0].open(raw).kind
+
+
+def make_table(
+    table_id: bytes,
+    game: int,
+    seats: int,
+    num_cards: int,
+    entropy: Callable[[int], Entropy] | None = None,
+) -> TableBus:
+    """``seats`` started table peers with fresh Ed25519 identities (``entropy(seat)`` for tests)."""
+    codecs = make_codecs(DeckParams(table_id, game, MAX_CARDS, seats, 1))
+    peers = [
+        TablePeer(
+            table_id,
+            game,
+            seats,
+            num_cards,
+            codecs[s],
+            entropy=os.urandom if entropy is None else entropy(s),
+        )
+        for s in range(seats)
+    ]
+    bus = TableBus(peers, codecs)
+    bus.start()
+    return bus
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def bench_table(steps: Sequence[TableStep], seats: int, num_cards: int) -> dict[str, Any]:
+    """Run one game's operations among ``seats`` in-process peers; CPU per seat and per op.
+
+    An operation's *latency* here is the largest CPU any one seat spent on it (on a LAN the
+    seats work in parallel; message hops are not counted), in milliseconds."""
+    bus = make_table(hashlib.sha256(os.urandom(32)).digest(), 1, seats, num_cards)
+    per_kind: dict[str, list[float]] = {}
+    for step in steps:
+        before = list(bus.cpu_ns)
+        bus.push(step.op, step.position)
+        spent = max(after - b for after, b in zip(bus.cpu_ns, before, strict=True)) / 1e6
+        per_kind.setdefault(step.op.kind, []).append(spent)
+    return {
+        "seats": seats,
+        "operations": len(steps),
+        "messages": len(bus.sent),
+        "bytes": bus.bytes,
+        "cpu_s_per_seat": [round(ns / 1e9, 3) for ns in bus.cpu_ns],
+        "latency_ms": {
+            kind: {
+                "count": len(v),
+                "p50": round(statistics.median(v), 2),
+                "p99": round(_percentile(v, 0.99), 2),
+            }
+            for kind, v in sorted(per_kind.items())
+        },
+    }

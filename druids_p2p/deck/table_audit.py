@@ -1,0 +1,160 @@
+"""The card table's final audit: with every secret revealed, every card at the table is known.
+
+:func:`audit_record` replays a game's operations and signed messages through a fresh
+:class:`TableState` (every proof of a shuffle, every share proof, every play and every claim is
+checked again, by somebody who made none of them) and then :func:`audit_state` decrypts every
+position and every deck with the joint secret, re-checks every published share against its
+sender's revealed secret and every public card against its ciphertext, and checks that no card
+was lost or duplicated. The first failure names a seat, with signed evidence (deck.md §15.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from druids_p2p.deck import group
+from druids_p2p.deck.cards import card_table
+from druids_p2p.deck.errors import DeckFault
+from druids_p2p.deck.signing import Codec
+from druids_p2p.deck.table_messages import (
+    DEAL,
+    EXPECTED_KIND,
+    TableOp,
+    TableOpenMsg,
+)
+from druids_p2p.deck.table_ops import advance, waiting
+from druids_p2p.deck.table_state import TableState
+
+
+@dataclass(frozen=True, slots=True)
+class AuditedPosition:
+    """Position ``index`` as it really was: its card, where it came from and where it lies."""
+
+    index: int
+    card: int
+    deck: str
+    op: int
+    owner: int | None
+    zone: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableAudit:
+    """The whole table once everything is known, for the rule set's replay of the game."""
+
+    positions: tuple[AuditedPosition, ...]
+    decks: dict[str, tuple[int, ...]]
+    """Each deck's cards at the end, top first."""
+    dealt: tuple[tuple[int, ...], ...]
+    """Per seat, the cards dealt to it, in the order of the deals."""
+
+
+def _decrypt(c: bytes, a: bytes, x: int, num_cards: int) -> int | None:
+    """C − x·A with the joint secret x: the card, or None for a point that is no card."""
+    out: bytes = group.sub(c, _secret_mul(x, a))
+    return card_table(num_cards).get(out)
+
+
+def audit_state(state: TableState) -> TableAudit:
+    """Decrypt and check everything; the state must have completed its final reveal."""
+    if not state.finished:
+        raise ValueError("the final reveal is not complete")
+    x = sum(state.secrets.values()) % group.ORDER
+    positions: list[AuditedPosition] = []
+    seen: dict[int, str] = {}
+
+    def place(card: int | None, where: str, blame: tuple[int, tuple[bytes, ...]]) -> int:
+        if card is None or card not in state.created or card in seen:
+            seat, evidence = blame
+            what = "no card" if card is None else f"card {card}, also {seen.get(card, 'unknown')}"
+            raise DeckFault(seat, f"audit: {where} holds {what}", evidence)
+        seen[card] = where
+        return card
+
+    for p, pos in enumerate(state.positions):
+        for seat, sent in sorted(pos.shares.items()):
+            if _secret_mul(state.secrets[seat], pos.a) != sent.msg.share:
+                raise DeckFault(
+                    seat, f"audit: its share of position {p} is not its secret times A", (sent.raw,)
+                )
+        opener = pos.opened
+        if opener is not None:
+            assert isinstance(opener.msg, TableOpenMsg)
+            (opening,) = (o for o in opener.msg.opens if o.position == p)
+            if _secret_mul(state.secrets[opener.seat], pos.a) != opening.share:
+                raise DeckFault(
+                    opener.seat,
+                    f"audit: its opening share of position {p} is not its secret times A",
+                    (opener.raw,),
+                )
+        card = _decrypt(pos.c, pos.a, x, state.num_cards)
+        if pos.card is not None and pos.card != card and opener is not None:
+            raise DeckFault(
+                opener.seat, f"audit: position {p} was opened as card {pos.card}", (opener.raw,)
+            )
+        if pos.zone is not None:
+            card = place(card, f"position {p}", _shuffler(state, pos.from_raws))
+        assert card is not None  # a returned card was public: checked against its ciphertext
+        positions.append(AuditedPosition(p, card, pos.deck, pos.op, pos.owner, pos.zone))
+    decks: dict[str, tuple[int, ...]] = {}
+    for name in sorted(state.decks):
+        deck = state.decks[name]
+        blame = _shuffler(state, deck.source_raws)
+        decks[name] = tuple(
+            place(_decrypt(c, a, x, state.num_cards), f"deck {name}[{t}]", blame)
+            for t, (a, c) in enumerate(zip(deck.a, deck.c, strict=True))
+        )
+    missing = sorted(state.created - set(seen))
+    if missing:
+        raise DeckFault(0, f"audit: cards {missing} are lost")  # pragma: no cover - proofs held
+    dealt: list[list[int]] = [[] for _ in range(state.seats)]
+    for index, p in sorted(state.at_op.items()):
+        op = state.ops[index]
+        if op.kind == DEAL and op.seat is not None:
+            dealt[op.seat].append(positions[p].card)
+    return TableAudit(tuple(positions), decks, tuple(tuple(d) for d in dealt))
+
+
+def _secret_mul(secret: int, point: bytes) -> bytes:
+    return group.mul(secret.to_bytes(32, "little"), point)
+
+
+def _shuffler(state: TableState, raws: tuple[bytes, ...]) -> tuple[int, tuple[bytes, ...]]:
+    """Who made the ciphertexts in question: the signer of the last shuffle (a card that is not
+    there can only come from a shuffle whose proof was forged)."""
+    for (_, seat), sent in state.slots.items():
+        if raws and sent.raw == raws[0]:
+            return seat, raws
+    return 0, raws  # pragma: no cover - a public start always decrypts
+
+
+def audit_record(
+    table_id: bytes,
+    round_no: int,
+    seats: int,
+    num_cards: int,
+    codec: Codec,
+    ops: Iterable[TableOp],
+    raws: Sequence[bytes],
+) -> TableAudit:
+    """Replay a record (the operations and the transcript) and audit it completely."""
+    state = TableState(table_id, round_no, seats, num_cards)
+    for op in ops:
+        state.push(op)
+    for raw in raws:
+        env = codec.open(raw)
+        state.add(env.seat, env.kind, env.body, env.raw)
+        advance(state)
+    advance(state)
+    if not state.finished:
+        late = waiting(state)
+        current = state.current
+        kind = (
+            "table_key"
+            if state.joint_key is None or current is None
+            else EXPECTED_KIND[current.kind]
+        )
+        seat = late[0] if late else 0
+        raise DeckFault(seat, f"audit: no {kind} message for operation {state.done}")
+    return audit_state(state)

@@ -1,0 +1,397 @@
+"""Each card-table operation's checks and effects, in the order deck.md §15.4 lists them.
+
+:func:`advance` completes operations in schedule order as far as the stored messages allow.
+Every check that fails on a signed message blames its signer with the signed bytes as evidence
+(:class:`DeckFault`); a schedule the table cannot follow is :class:`TableOpError` (nobody is
+blamed: the caller's rules are wrong); a decryption that yields no card although every proof held
+is :class:`AuditRequired`, as in the deal.
+"""
+
+from __future__ import annotations
+
+from druids_p2p.deck import group
+from druids_p2p.deck.cards import card_points, card_table
+from druids_p2p.deck.elgamal import Deck, decrypt_with
+from druids_p2p.deck.errors import AuditRequired, DeckFault
+from druids_p2p.deck.params import MAX_CARDS, DeckParams
+from druids_p2p.deck.proofs import verify_open
+from druids_p2p.deck.shuffle_proof import verify_shuffle
+from druids_p2p.deck.table_messages import (
+    DEAL,
+    EXPECTED_KIND,
+    FINAL,
+    MAX_POSITIONS,
+    PLAY,
+    RETURN,
+    REVEAL,
+    SHUFFLE,
+    TURN,
+    TableMessage,
+    TableOp,
+    TableOpenMsg,
+    TablePlayMsg,
+    TableRevealMsg,
+    TableShareMsg,
+    TableShuffleMsg,
+    hand_zone,
+)
+from druids_p2p.deck.table_state import DeckState, Position, Sent, TableOpError, TableState
+
+MAX_STEPS = 1 << 20
+"""A bound on the loop of :func:`advance` (every step completes one operation)."""
+
+
+def senders(state: TableState, index: int, op: TableOp) -> tuple[int, ...]:
+    """The seats that owe a message for operation ``index`` (which must have begun)."""
+    everyone = tuple(range(state.seats))
+    if op.kind == SHUFFLE:
+        return everyone if state.decks[op.deck].a else ()
+    if op.kind == DEAL:
+        return tuple(s for s in everyone if s != op.seat)
+    if op.kind in (TURN, FINAL):
+        return everyone
+    if op.kind == PLAY:
+        assert op.seat is not None
+        return (op.seat,)
+    if op.kind == REVEAL:
+        return tuple(state.plans[index])
+    return ()
+
+
+def due(state: TableState, seat: int) -> bool:
+    """True if ``seat`` owes its message for the operation in progress now (for a shuffle: if
+    it is its pass's turn)."""
+    op = state.current
+    if op is None or state.joint_key is None or state.begun != state.done:
+        return False
+    if (state.done, seat) in state.slots or seat not in senders(state, state.done, op):
+        return False
+    return op.kind != SHUFFLE or state.progress == seat
+
+
+def waiting(state: TableState) -> tuple[int, ...]:
+    """The seats whose message the table waits for now (for the net layer's deadlines)."""
+    if state.joint_key is None:
+        return tuple(s for s in range(state.seats) if s not in state.keys)
+    return tuple(s for s in range(state.seats) if due(state, s))
+
+
+def advance(state: TableState) -> list[int]:
+    """Complete every operation the stored messages allow; returns the completed indices."""
+    completed: list[int] = []
+    if state.joint_key is None:
+        return completed
+    for _ in range(MAX_STEPS):
+        op = state.current
+        if op is None:
+            break
+        index = state.done
+        if state.begun != index:
+            _begin(state, index, op)
+            state.begun = index
+        _check_parts(state, index, op)
+        if not _STEP[op.kind](state, index, op):
+            break
+        completed.append(index)
+        state.done += 1
+        state.progress = 0
+    return completed
+
+
+# --------------------------------------------------------------------------- starting an op
+def _begin(state: TableState, index: int, op: TableOp) -> None:
+    """What an operation does before any message: create a deck, take a position off a deck,
+    fix who must open what. Only the schedule can be wrong here (TableOpError)."""
+    joint = state.joint_key
+    assert joint is not None
+    if op.kind == SHUFFLE and op.deck not in state.decks:
+        cards = op.cards
+        if not cards or len(cards) > MAX_CARDS or len(set(cards)) != len(cards):
+            raise TableOpError(f"deck {op.deck}: a new deck needs 1..{MAX_CARDS} distinct cards")
+        if any(not 0 <= c < state.num_cards or c in state.created for c in cards):
+            raise TableOpError(f"deck {op.deck}: a card is not an id or is already at the table")
+        points = card_points(state.num_cards)
+        state.created.update(cards)
+        state.decks[op.deck] = DeckState(
+            [group.BASE] * len(cards), [group.add(points[c], joint) for c in cards]
+        )
+    elif op.kind == SHUFFLE and op.cards:
+        raise TableOpError(f"deck {op.deck} exists: a reshuffle lists no cards")
+    elif op.kind in (DEAL, TURN):
+        deck = _deck(state, op.deck)
+        if not deck.a:
+            raise TableOpError(f"deck {op.deck} is empty")
+        if deck.unshuffled_returns:
+            raise TableOpError(f"deck {op.deck} holds returned cards: shuffle it first")
+        if len(state.positions) >= MAX_POSITIONS:
+            raise TableOpError(f"a game takes at most {MAX_POSITIONS} positions")
+        a, c = deck.a.pop(0), deck.c.pop(0)
+        zone = hand_zone(op.seat) if op.kind == DEAL and op.seat is not None else op.zone
+        if op.kind == DEAL and not (op.seat is not None and 0 <= op.seat < state.seats):
+            raise TableOpError(f"seat {op.seat} is not at this table")
+        state.at_op[index] = len(state.positions)
+        state.positions.append(
+            Position(a, c, op.deck, index, op.seat, zone, from_raws=deck.source_raws)
+        )
+        state.zones.setdefault(zone, []).append(state.at_op[index])
+    elif op.kind == PLAY and not (op.seat is not None and 0 <= op.seat < state.seats):
+        raise TableOpError(f"seat {op.seat} is not at this table")
+    elif op.kind == REVEAL:
+        state.plans[index] = state.hidden_owners(op.zone)
+
+
+def _deck(state: TableState, name: str) -> DeckState:
+    deck = state.decks.get(name)
+    if deck is None:
+        raise TableOpError(f"there is no deck {name}")
+    return deck
+
+
+def _check_parts(state: TableState, index: int, op: TableOp) -> None:
+    """Every stored message for this operation must be the right kind from a seat that owes
+    one; anything else convicts its signer."""
+    allowed = senders(state, index, op)
+    want = EXPECTED_KIND.get(op.kind)
+    for seat in range(state.seats):
+        sent = state.slots.get((index, seat))
+        if sent is None:
+            continue
+        if want != sent.msg.KIND:
+            raise DeckFault(
+                seat, f"{sent.msg.KIND} for operation {index}, which is a {op.kind}", (sent.raw,)
+            )
+        if seat not in allowed:
+            raise DeckFault(
+                seat,
+                f"{sent.msg.KIND} for operation {index}, which needs none from it",
+                (sent.raw,),
+            )
+
+
+# --------------------------------------------------------------------------- the operations
+def _shuffle(state: TableState, index: int, op: TableOp) -> bool:
+    deck = state.decks[op.deck]
+    joint = state.joint_key
+    assert joint is not None
+    while deck.a and state.progress < state.seats:
+        seat = state.progress
+        sent = state.slots.get((index, seat))
+        if sent is None:
+            return False
+        msg = sent.msg
+        assert isinstance(msg, TableShuffleMsg)
+
+        def fault(
+            reason: str, *context: bytes, seat: int = seat, raw: bytes = sent.raw
+        ) -> DeckFault:
+            return DeckFault(seat, f"table_shuffle: {reason}", (raw, *context))
+
+        if msg.deck != op.deck:
+            raise fault(f"shuffles deck {msg.deck}, but operation {index} shuffles {op.deck}")
+        if len(msg.a) != len(deck.a):
+            raise fault(f"{len(msg.a)} ciphertexts, expected {len(deck.a)}")
+        if len(set(zip(msg.a, msg.c, strict=True))) != len(msg.a):
+            raise fault("the output repeats a ciphertext")
+        params = state.context(b"shuffle", op.deck, index)
+        source, out = Deck(tuple(deck.a), tuple(deck.c)), Deck(msg.a, msg.c)
+        if sent.raw not in state.own and not verify_shuffle(
+            params, seat, deck.shuffles + 1, joint, source, out, msg.proof
+        ):
+            raise fault(
+                "invalid proof of a shuffle (it is not a re-encrypted permutation of its input)",
+                *deck.source_raws,
+                *state.key_raws(),
+            )
+        deck.a, deck.c = list(msg.a), list(msg.c)
+        deck.source_raws = (sent.raw,)
+        state.progress += 1
+    deck.shuffles += 1
+    deck.unshuffled_returns = False
+    return True
+
+
+def _shares(state: TableState, index: int, op: TableOp) -> bool:
+    """A deal or a turn: every owing seat's share of the position, each DLEQ-proven."""
+    p = state.at_op[index]
+    pos = state.positions[p]
+    params = state.context(b"share", op.deck, index)
+    complete, fresh = _unchecked(state, index, senders(state, index, op))
+    for seat, sent in fresh:
+        msg = sent.msg
+        assert isinstance(msg, TableShareMsg)
+        if msg.position != p:
+            raise DeckFault(
+                seat,
+                f"table_share: share for position {msg.position}, but operation {index} takes "
+                f"position {p}",
+                (sent.raw,),
+            )
+        _check_dleq(state, params, sent, p, msg.share, (msg.e, msg.s))
+        pos.shares[seat] = Sent(seat, msg, sent.raw)
+        state.checked.add((index, seat))
+    if not complete:
+        return False
+    if op.kind == TURN:
+        pos.card = _decrypt(state, p, state.shares_of(p))
+    return True
+
+
+def _unchecked(
+    state: TableState, index: int, seats: tuple[int, ...]
+) -> tuple[bool, list[tuple[int, Sent[TableMessage]]]]:
+    """(every owing seat's message is in, the ones not yet checked)."""
+    complete = all((index, seat) in state.slots for seat in seats)
+    fresh = [
+        (seat, state.slots[(index, seat)])
+        for seat in seats
+        if (index, seat) in state.slots and (index, seat) not in state.checked
+    ]
+    return complete, fresh
+
+
+def _check_dleq(
+    state: TableState,
+    params: DeckParams,
+    sent: Sent[TableMessage],
+    p: int,
+    share: bytes,
+    proof: tuple[bytes, bytes],
+) -> None:
+    """The sender's share of position ``p`` is x·A with the x of its key (8.2)."""
+    key = state.keys[sent.seat]
+    a = state.positions[p].a
+    if sent.raw not in state.own and not verify_open(
+        params, sent.seat, p, key.msg.key, a, share, proof
+    ):
+        raise DeckFault(
+            sent.seat,
+            f"{sent.msg.KIND}: invalid decryption share proof for position {p}",
+            (sent.raw, key.raw),
+        )
+
+
+def _decrypt(state: TableState, p: int, shares: list[bytes]) -> int:
+    """The card of position ``p`` from shares covering the whole joint key; a point that is no
+    card, or a card already public elsewhere, can only come from a broken proof: audit."""
+    pos = state.positions[p]
+    card = card_table(state.num_cards).get(decrypt_with(pos.c, shares))
+    if card is None:
+        raise AuditRequired(f"position {p} decrypts to no card", tuple(_raws(pos)))
+    for q, other in enumerate(state.positions):
+        if q != p and other.card == card and other.zone is not None:
+            raise AuditRequired(f"card {card} at position {p} is already at position {q}")
+    return card
+
+
+def _raws(pos: Position) -> list[bytes]:
+    return [pos.shares[s].raw for s in sorted(pos.shares)]
+
+
+def _play(state: TableState, index: int, op: TableOp) -> bool:
+    assert op.seat is not None
+    sent = state.slots.get((index, op.seat))
+    if sent is None:
+        return False
+    msg = sent.msg
+    assert isinstance(msg, TablePlayMsg)
+    hand = hand_zone(op.seat)
+    if msg.zone != op.zone:
+        raise DeckFault(
+            op.seat,
+            f"table_play: plays onto {msg.zone}, but operation {index} plays onto {op.zone}",
+            (sent.raw,),
+        )
+    p = msg.position
+    if p >= len(state.positions) or state.positions[p].zone != hand:
+        raise DeckFault(
+            op.seat, f"table_play: played position {p}, which is not in its hand", (sent.raw,)
+        )
+    state.zones[hand].remove(p)
+    state.zones.setdefault(op.zone, []).append(p)
+    state.positions[p].zone = op.zone
+    return True
+
+
+def _reveal(state: TableState, index: int, op: TableOp) -> bool:
+    plan = state.plans[index]
+    params = state.context(b"open", op.zone, index)
+    complete, fresh = _unchecked(state, index, tuple(plan))
+    for owner, sent in fresh:
+        expected = plan[owner]
+        msg = sent.msg
+        assert isinstance(msg, TableOpenMsg)
+        got = [o.position for o in msg.opens]
+        if got != expected:
+            raise DeckFault(
+                owner,
+                f"table_open: opened positions {got} of {op.zone}, but it holds {expected} "
+                "hidden there",
+                (sent.raw,),
+            )
+        for opening in msg.opens:
+            p = opening.position
+            pos = state.positions[p]
+            _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
+            shares = [opening.share, *state.shares_of(p)]
+            card = _decrypt(state, p, shares)
+            if card != opening.card:
+                raise DeckFault(
+                    owner,
+                    f"table_open: claimed card {opening.card} at position {p}, which holds card "
+                    f"{card}",
+                    (sent.raw, *_raws(pos)),
+                )
+            pos.card, pos.opened = card, sent
+        state.checked.add((index, owner))
+    return complete
+
+
+def _return(state: TableState, index: int, op: TableOp) -> bool:
+    assert op.position is not None
+    deck = _deck(state, op.deck)
+    p = op.position
+    if p >= len(state.positions):
+        raise TableOpError(f"there is no position {p}")
+    pos = state.positions[p]
+    if pos.card is None or pos.zone is None:
+        raise TableOpError(f"position {p} is hidden or already in a deck: it cannot be returned")
+    if len(deck.a) >= MAX_CARDS:
+        raise TableOpError(f"deck {op.deck} is full")
+    joint = state.joint_key
+    assert joint is not None
+    deck.a.append(group.BASE)
+    deck.c.append(group.add(card_points(state.num_cards)[pos.card], joint))
+    deck.unshuffled_returns = True
+    state.zones[pos.zone].remove(p)
+    pos.zone = None
+    return True
+
+
+def _final(state: TableState, index: int, op: TableOp) -> bool:
+    if any((index, s) not in state.slots for s in range(state.seats)):
+        return False
+    secrets: dict[int, int] = {}
+    for seat in range(state.seats):
+        sent = state.slots[(index, seat)]
+        msg, key = sent.msg, state.keys[seat]
+        assert isinstance(msg, TableRevealMsg)
+        if group.is_zero_scalar(msg.secret) or group.base_mul(msg.secret) != key.msg.key:
+            raise DeckFault(
+                seat,
+                "table_reveal: revealed secret does not match its table_key",
+                (sent.raw, key.raw),
+            )
+        secrets[seat] = int.from_bytes(msg.secret, "little")
+    state.secrets = secrets
+    return True
+
+
+_STEP = {
+    SHUFFLE: _shuffle,
+    DEAL: _shares,
+    TURN: _shares,
+    PLAY: _play,
+    REVEAL: _reveal,
+    RETURN: _return,
+    FINAL: _final,
+}

@@ -1,0 +1,217 @@
+"""One seat at the card table, driven by plain method calls (no I/O), like DeckPeer for the deal.
+
+The caller pushes the rule set's operations (:meth:`TablePeer.push`, the same list at every
+seat; for its own face-down plays it also names the position it plays), broadcasts every byte
+string returned, and feeds every byte string received to :meth:`TablePeer.receive`. Each call
+returns this seat's messages for whatever the table has reached; messages that arrive early are
+kept until their operation comes.
+
+The seat's secret x_i never leaves it before the final reveal. What it alone knows is the card
+of every position dealt to it (:meth:`known`); everything else it learns comes from the public
+state that every seat holds alike.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from druids_p2p.deck import group
+from druids_p2p.deck.cards import card_table
+from druids_p2p.deck.elgamal import Deck, decrypt_with
+from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
+from druids_p2p.deck.proofs import prove_key, prove_open
+from druids_p2p.deck.shuffle import shuffle_step
+from druids_p2p.deck.signing import Codec
+from druids_p2p.deck.table_messages import (
+    DEAL,
+    FINAL,
+    PLAY,
+    REVEAL,
+    SHUFFLE,
+    TURN,
+    Opening,
+    TableKeyMsg,
+    TableMessage,
+    TableOp,
+    TableOpenMsg,
+    TablePlayMsg,
+    TableRevealMsg,
+    TableShareMsg,
+    TableShuffleMsg,
+    hand_zone,
+)
+from druids_p2p.deck.table_ops import advance, due
+from druids_p2p.deck.table_state import TableState
+
+Entropy = Callable[[int], bytes]
+MAX_OWN_STEPS = 1 << 16
+"""A bound on the messages one call may make (one per operation at most)."""
+
+
+class TablePeer:
+    """A seat's state for one game at the card table."""
+
+    def __init__(
+        self,
+        table_id: bytes,
+        round_no: int,
+        seats: int,
+        num_cards: int,
+        codec: Codec,
+        *,
+        entropy: Entropy = os.urandom,
+    ) -> None:
+        self.state = TableState(table_id, round_no, seats, num_cards)
+        self._codec = codec
+        self._entropy = entropy
+        while True:
+            secret = group.scalar_from_wide(entropy(64))
+            if not group.is_zero_scalar(secret):
+                break
+        self._secret = secret
+        self._key = group.base_mul(secret)
+        self._choices: dict[int, int] = {}
+        self._cards: dict[int, int] = {}
+        self._started = False
+
+    def __repr__(self) -> str:
+        return f"TablePeer(seat={self.seat})"
+
+    @property
+    def seat(self) -> int:
+        return self._codec.seat
+
+    # ------------------------------------------------------------------ driving
+    def start(self) -> list[bytes]:
+        """Publish this seat's key share (with its Schnorr proof)."""
+        if self._started:
+            return []
+        self._started = True
+        params = self.state.context(b"key", "", 0)
+        e, s = prove_key(params, self.seat, self._secret, self._key, self._entropy)
+        out = [self._emit(TableKeyMsg(self.state.round_no, self._key, e, s))]
+        return out + self._act()
+
+    def push(self, op: TableOp, position: int | None = None) -> list[bytes]:
+        """The schedule's next operation; ``position`` is this seat's choice for its own play."""
+        mine = op.kind == PLAY and op.seat == self.seat
+        if mine != (position is not None):
+            raise ValueError("a position is given exactly for this seat's own plays")
+        index = self.state.push(op)
+        if position is not None:
+            self._choices[index] = position
+        return self._act()
+
+    def receive(self, raw: bytes) -> list[bytes]:
+        """Take one message from another seat; return this seat's messages in response.
+
+        :class:`MalformedMessage`: drop it. :class:`DeckFault`: the signer cheated (evidence
+        attached). :class:`AuditRequired`: a card decrypted wrongly although every proof held."""
+        env = self._codec.open(raw)
+        if env.seat == self.seat:
+            if raw in self.state.own:
+                return []
+            raise MalformedMessage("a message signed for this seat that it did not send")
+        self.state.add(env.seat, env.kind, env.body, env.raw)
+        return self._act() if self._started else []
+
+    # ------------------------------------------------------------------ what this seat knows
+    def known(self) -> dict[int, int]:
+        """position -> card for every position this seat knows: the public ones and its own."""
+        out = dict(self._cards)
+        for p, pos in enumerate(self.state.positions):
+            if pos.card is not None:
+                out[p] = pos.card
+        return out
+
+    def hand(self) -> tuple[int, ...]:
+        """The positions in this seat's hand, in the order they came."""
+        return self.state.zone(hand_zone(self.seat))
+
+    def card_at(self, position: int) -> int:
+        card = self.known().get(position)
+        if card is None:
+            raise NotReady(f"seat {self.seat} does not know position {position}")
+        return card
+
+    def transcript(self) -> tuple[bytes, ...]:
+        return tuple(self.state.raws)
+
+    # ------------------------------------------------------------------ internals
+    def _emit(self, msg: TableMessage) -> bytes:
+        raw = self._codec.seal(msg.KIND, msg.to_body())
+        self.state.own.add(raw)
+        self.state.add(self.seat, msg.KIND, msg.to_body(), raw)
+        return raw
+
+    def _act(self) -> list[bytes]:
+        out: list[bytes] = []
+        for _ in range(MAX_OWN_STEPS):
+            self._learn(advance(self.state))
+            msg = self._my_part() if due(self.state, self.seat) else None
+            if msg is None:
+                break
+            out.append(self._emit(msg))
+        return out
+
+    def _learn(self, completed: list[int]) -> None:
+        """The card of every position just dealt to this seat: C minus every other seat's
+        share minus its own."""
+        state = self.state
+        for index in completed:
+            op = state.ops[index]
+            if op.kind != DEAL or op.seat != self.seat:
+                continue
+            p = state.at_op[index]
+            pos = state.positions[p]
+            own = group.mul(self._secret, pos.a)
+            shares = [own, *state.shares_of(p)]
+            card = card_table(state.num_cards).get(decrypt_with(pos.c, shares))
+            if card is None:
+                raise AuditRequired(f"position {p} dealt to seat {self.seat} decrypts to no card")
+            self._cards[p] = card
+
+    def _my_part(self) -> TableMessage | None:
+        state, index = self.state, self.state.done
+        op = state.current
+        assert op is not None
+        round_no, seat = state.round_no, self.seat
+        if op.kind == SHUFFLE:
+            deck = state.decks[op.deck]
+            joint = state.joint_key
+            assert joint is not None
+            params = state.context(b"shuffle", op.deck, index)
+            out, proof = shuffle_step(
+                params,
+                seat,
+                deck.shuffles + 1,
+                self._entropy(32),
+                Deck(tuple(deck.a), tuple(deck.c)),
+                joint,
+            )
+            return TableShuffleMsg(round_no, index, op.deck, out.a, out.c, proof)
+        if op.kind in (DEAL, TURN):
+            p = state.at_op[index]
+            d, e, s = self._share(b"share", op.deck, index, p)
+            return TableShareMsg(round_no, index, p, d, e, s)
+        if op.kind == PLAY:
+            return TablePlayMsg(round_no, index, self._choices[index], op.zone)
+        if op.kind == REVEAL:
+            opens = []
+            for p in state.plans[index][seat]:
+                d, e, s = self._share(b"open", op.zone, index, p)
+                opens.append(Opening(p, self._cards[p], d, e, s))
+            return TableOpenMsg(round_no, index, tuple(opens))
+        if op.kind == FINAL:
+            return TableRevealMsg(round_no, index, self._secret)
+        return None
+
+    def _share(self, what: bytes, name: str, index: int, p: int) -> tuple[bytes, bytes, bytes]:
+        """This seat's decryption share of position ``p`` with its DLEQ proof, bound to the
+        operation (what, deck or zone, index), the seat and the position."""
+        a = self.state.positions[p].a
+        d = group.mul(self._secret, a)
+        params = self.state.context(what, name, index)
+        e, s = prove_open(params, self.seat, p, self._secret, self._key, a, d, self._entropy)
+        return d, e, s
