@@ -72,8 +72,11 @@ class ShareBook:
         return SharesMsg(params.round_no, tuple(batches))
 
     def ensure_batch(self, sender: int, recipient: int) -> None:
-        """Verify ``sender``'s shares for ``recipient``'s positions once (lazily for observers)."""
-        if (sender, recipient) in self._verified:
+        """Verify ``sender``'s shares for ``recipient``'s positions once (lazily for observers).
+
+        This seat's own batches are not checked: it made them here from its own secret, and the
+        signed message it sent (or replays from its own record) is those very bytes."""
+        if sender == self.seat or (sender, recipient) in self._verified:
             return
         signed = self.log.shares[sender]
         batch = signed.msg.batches[batch_index(sender, recipient)]
