@@ -42,9 +42,11 @@ from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.net import peer as peer_module
+from druids_p2p.net import seating
 from druids_p2p.net.mesh import Mesh
+from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
-from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode, is_receipt
+from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, decode, encode, is_receipt
 from druids_p2p.wire.equivocation import equivocation_body
 from druids_p2p.wire.msgtypes import MSG_DOMAIN
 from druids_p2p.wire.safe_msgpack import pack
@@ -58,7 +60,7 @@ _original_init = TableMachine.__init__
 _original_play = TableMachine.play
 _original_broadcast = Mesh.broadcast
 _original_shuffle = DeckPeer._shuffle
-_original_make_seat_message = peer_module.make_seat_message
+_original_make_seat_message = seating.make_seat_message  # what net.peer imports and calls
 _original_mesh_init = Mesh.__init__
 _original_seat_entries = peer_module._seat_entries
 
@@ -93,13 +95,13 @@ def _ipc_mesh_init(self: Mesh, *args: Any, **kwargs: Any) -> None:
 def _ipc_confirming_init(
     self: TableMachine,
     identity: Identity,
-    seat: Any,
-    secret: Any,
+    seat_message: Message,
+    secret: TableSecret,
     endpoint: str,
     *args: Any,
     **kwargs: Any,
 ) -> None:
-    _remember_identity(self, identity, seat, secret, _ipc_endpoint(), *args, **kwargs)
+    _remember_identity(self, identity, seat_message, secret, _ipc_endpoint(), *args, **kwargs)
 
 
 def _remember_identity(self: TableMachine, identity: Identity, *args: Any, **kwargs: Any) -> None:
@@ -244,7 +246,8 @@ def install(mode: str) -> None:
     MODE["mode"] = mode
     TableMachine.__init__ = _remember_identity  # type: ignore[method-assign]
     if mode in ("substitute", "ipc-seat"):
-        peer_module.make_seat_message = _substituting_seat_message
+        # net.peer looks the name up in its own namespace (imported, not re-exported by it)
+        peer_module.make_seat_message = _substituting_seat_message  # type: ignore[attr-defined]
         peer_module._seat_entries = _real_seat_entries
     elif mode == "ipc-join":
         Mesh.__init__ = _ipc_mesh_init  # type: ignore[method-assign]

@@ -17,11 +17,13 @@ from druids_p2p.bots.druids2004 import Rule2004Bot, Search2004Bot
 from druids_p2p.bots.host2004 import play_local_game_2004
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.cli.main import main
+from druids_p2p.engine.view import PlayerView
 from druids_p2p.games.druids2004.cards import N_CARDS
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.state import Game2004
+from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.druids2004.worlds import is_consistent, sample_world
 from druids_p2p.plugins import builtin_registry
 
@@ -78,13 +80,13 @@ class Broken(Bot):
         super().__init__()
         self.calls = 0
 
-    def choose(self, view: object) -> int:
+    def choose(self, view: PlayerView | SeatView) -> int:
         self.calls += 1
         if self.calls == 3:
             raise RuntimeError("boom")
         if self.calls == 5:
             return -7
-        legal = view.legal  # type: ignore[attr-defined]
+        legal = view.legal
         return legal[self.rng.randrange(len(legal))]
 
 

@@ -10,6 +10,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port, run_cli
@@ -164,7 +165,7 @@ def test_join_by_name_with_a_fingerprint_reaches_the_pinned_host_through_a_flood
     from druids_p2p.cli.peer_cmd import _find_table
 
     port = free_port()
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
     with flooding(port), BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
         raw = _find_table(INFO.name, "127.0.0.1", port, 10.0, events.append, _pin(HOST, 12))
     beacon = decode_beacon(raw)
