@@ -22,7 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.host import DEFAULT_BUDGET_MS, play_local_game
+from druids_p2p.bots.host import DEFAULT_BUDGET_MS
+from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.engine.game import GameOptions
 from druids_p2p.plugins import register_plugin, unregister_plugin, validate_spec
@@ -70,7 +71,7 @@ def check_bot(
     """Play ``games`` games, the bot against random bots; AssertionError on any failure.
 
     Game ``i`` has ``players[i % len(players)]`` seats, the bot in seat ``(i // len(players)) %
-    seats``, and seed ``seed + i`` (pass that to :func:`~druids_p2p.bots.host.play_local_game`
+    seats``, and seed ``seed + i`` (pass that to :func:`~druids_p2p.bots.local_game.play_local_game`
     to replay it). A move counts as too slow when the bot's own time exceeds ``budget_ms``,
     even where the host's grace would still have accepted it. With ``raise_on_failure=False``
     the report is returned either way.

@@ -16,8 +16,8 @@ from druids_p2p.bots.host import (
     MoveOutcome,
     choose_move,
     fallback_move,
-    play_local_game,
 )
+from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.engine import Game, GameOptions, PlayerView, deal, parse_hand, parse_move
 from druids_p2p.engine.cards import GAIA_DARK, PLAY_MISTLETOE, PLAY_SICKLE
 from druids_p2p.engine.replay import replay
