@@ -7,7 +7,7 @@ the last token scores a point. Nothing in the loop, the host or a tournament wor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,7 @@ import pytest
 from druids_p2p.bots.base import Bot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
+from druids_p2p.cli.main import main
 from druids_p2p.engine.interface import CommonGameState, Streams
 from druids_p2p.plugins import builtin_registry
 from druids_p2p.rulesets import RULESETS
@@ -150,6 +151,13 @@ class CountdownRuleset:
         piles = [d[0][0] for d in deals]
         return {"game": NAME, "piles": piles, "moves": [[f"take{m}" for m in r] for r in moves]}
 
+    def replay(self, text: str) -> tuple[int, dict[str, Any]]:
+        raise ValueError("countdown records are not replayed here")
+
+    def describe(self, state: CommonGameState) -> Iterator[str]:
+        assert isinstance(state, Countdown)
+        yield f"countdown, {state.players} players: totals {state.totals}"
+
 
 class TakesThree(Bot):
     """Always answers a move the game does not have."""
@@ -197,3 +205,18 @@ def test_a_tournament_worker_plays_the_third_game_as_the_host_does(
     assert line["game"] == NAME and line["status"] == "ok"
     assert line["round_scores"] == host.round_scores and line["totals"] == host.totals
     assert line["moves"] == [host.moves_of(0), host.moves_of(1)]
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "last"), [("druids2017", 4, "Totals"), ("druids2004", 3, "Scores")]
+)
+def test_druids_demo_prints_the_game_the_one_loop_plays(
+    game: str, players: int, last: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--game", game, "--players", str(players), "--seed", "6"])
+        raise SystemExit(0)
+    assert info.value.code in (0, None)
+    final = capsys.readouterr().out.splitlines()[-1]
+    result = play_local_game([RandomBot] * players, None, 6, game=game, enforce_budget=False)
+    assert final.startswith(f"{last} {result.totals}")

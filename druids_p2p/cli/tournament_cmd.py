@@ -21,7 +21,8 @@ import typer
 
 from druids_p2p.cli.app import app, echo_err, fail, make_folder
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
-from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP, check_game
+from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
+from druids_p2p.rulesets import GAME_HELP, check_game
 
 if TYPE_CHECKING:
     from collections.abc import Callable

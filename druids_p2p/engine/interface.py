@@ -14,13 +14,15 @@ import each other (an import-linter contract checks it).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from druids_p2p.engine import cards as _cards
 from druids_p2p.engine import notation as _notation
 from druids_p2p.engine.deal import deal as _deal
+from druids_p2p.engine.demo import game_lines as _game_lines
 from druids_p2p.engine.game import Game, GameOptions
+from druids_p2p.engine.replay import replay as _replay
 
 
 @runtime_checkable
@@ -128,6 +130,15 @@ class CommonRuleset(Protocol):
         are the hands :meth:`chance` dealt, ``moves`` every round's moves in order."""
         ...
 
+    def replay(self, text: str) -> tuple[int, dict[str, Any]]:
+        """Replay a record in that notation: (exit code, JSON result); ValueError (one line)
+        if it is malformed, exit code 1 at its first illegal move."""
+        ...
+
+    def describe(self, state: CommonGameState) -> Iterator[str]:
+        """The game as text, line by line (what ``druids demo`` prints)."""
+        ...
+
 
 class Ruleset(CommonRuleset, Protocol):
     """A card game dealt once per round (Druids 2017): what the mental deck's deal needs."""
@@ -229,6 +240,12 @@ class DruidsRuleset:
                 for hands, round_moves in zip(deals, moves, strict=True)
             ],
         }
+
+    def replay(self, text: str) -> tuple[int, dict[str, Any]]:
+        return _replay(text)
+
+    def describe(self, state: CommonGameState) -> Iterator[str]:
+        return _game_lines(_game(state))
 
 
 def _game(state: CommonGameState) -> Game:

@@ -9,12 +9,14 @@ to have them. For the loop the whole game is one round, and its chance steps are
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from druids_p2p.games.druids2004 import cards, moves
+from druids_p2p.games.druids2004.demo import game_lines
 from druids_p2p.games.druids2004.notation import to_json
 from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.games.druids2004.setup import Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 
@@ -86,6 +88,12 @@ class Druids2004Ruleset:
     ) -> dict[str, Any]:
         """The notation of docs/rules-2004.md §8 (the setup and the log hold every move)."""
         return to_json(_game(state))
+
+    def replay(self, text: str) -> tuple[int, dict[str, Any]]:
+        return replay(text)
+
+    def describe(self, state: object) -> Iterator[str]:
+        return game_lines(_game(state))
 
 
 def _game(state: object) -> Game2004:
