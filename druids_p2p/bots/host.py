@@ -2,16 +2,17 @@
 
 A bot is someone else's code. It may raise, return nonsense, return an illegal move or hang. The
 host turns each of those into a *fault* (a line of text for the table and the tournament report)
-and plays a safe legal move for that seat instead — the rule bot's choice, which is deterministic
-and takes well under a millisecond, or the first legal move if even that fails — so the game
-always finishes and every peer can compute the same fallback.
+and plays a safe legal move for that seat instead — per game (:data:`FALLBACKS`): in Druids 2017
+the rule bot's choice, which is deterministic and takes well under a millisecond, or the first
+legal move if even that fails — so the game always finishes and every peer can compute the same
+fallback.
 
 Time is enforced by running the bot on a worker thread and waiting ``budget × GRACE_FACTOR +
 GRACE_MS``; a result that comes later is discarded. Python cannot kill a thread, so a bot that
 overran keeps its seat on fallback moves until its late call returns (it is then asked again).
 
 The host meets the game through the rule-set seam (``druids_p2p.rulesets``): a move's token comes
-from the game's ``format_move``, and only the fallback is chosen per game (:data:`FALLBACKS`).
+from the game's ``format_move``, and only the fallback is the game's own.
 :func:`druids_p2p.bots.local_game.play_local_game` plays a whole game in-process with it.
 """
 
