@@ -35,7 +35,7 @@ docs/plugins.md import nothing else). A change that breaks a plugin written agai
 from __future__ import annotations
 
 from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RegisterBot
-from druids_p2p.bots.host import play_local_game
+from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.bots.rule_bot import rule_move
 from druids_p2p.engine.cards import (

@@ -35,6 +35,7 @@ from typing import Any
 import pluggy
 
 from druids_p2p import hookspecs
+from druids_p2p.bots import builtin_plugins
 from druids_p2p.bots.base import Bot, BotFactory, BotSpec
 
 ENTRY_POINT_GROUP = "druids_p2p.bots"
@@ -361,17 +362,11 @@ def _plugin_files(dirs: Iterable[Path]) -> Iterator[Path]:
                 yield path
 
 
-def _builtin_plugins() -> list[tuple[str, object]]:
-    import druids_p2p.bots as builtin
-
-    return [("builtin", builtin), ("builtin-pimc", builtin.PimcPlugin())]
-
-
 # ------------------------------------------------------------------------- loading
 def builtin_registry() -> BotRegistry:
     """Only the built-in bots: no plugin code runs."""
     registry = BotRegistry()
-    for name, plugin in _builtin_plugins():
+    for name, plugin in builtin_plugins():
         registry.add_plugin(plugin, name, BUILTIN_SOURCE)
     return registry
 

@@ -37,6 +37,30 @@ def dealt_ruleset(name: str) -> Ruleset:
 DEFAULT_RULESET = DruidsRuleset.name
 """What a seat message that names no rule set plays (protocol version 1 had only Druids 2017)."""
 
+GAME_HELP = (
+    "Rule set: "
+    + " or ".join(f"{n} (default)" if n == DEFAULT_RULESET else n for n in RULESETS)
+    + "."
+)
+"""The ``--game`` option's help: every registered rule set."""
+
+
+def check_game(name: str) -> str:
+    """``name`` if it is a registered rule set; ValueError (one line, naming it) otherwise."""
+    if name not in RULESETS:
+        raise ValueError(f"--game {name!r}: unknown game (known: {', '.join(RULESETS)})")
+    return name
+
+
+def check_players(name: str, players: int) -> None:
+    """ValueError (one line, as ``--players``) unless rule set ``name`` seats ``players``."""
+    rules = RULESETS[name]
+    if not rules.min_players <= players <= rules.max_players:
+        seats = [str(n) for n in range(rules.min_players, rules.max_players + 1)]
+        which = ", ".join(seats[:-1]) + f" or {seats[-1]}"
+        where = "" if name == DEFAULT_RULESET else f" for {name}"
+        raise ValueError(f"--players must be {which}{where}, not {players}")
+
 
 def seat_options(options: Mapping[str, Any]) -> tuple[str, GameOptions]:
     """The rule set a seat message's ``options`` name and the game options they set, checked

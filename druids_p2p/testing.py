@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.host import DEFAULT_BUDGET_MS, play_local_game
+from druids_p2p.bots.host import DEFAULT_BUDGET_MS
+from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
-from druids_p2p.engine.game import GameOptions
 from druids_p2p.plugins import register_plugin, unregister_plugin, validate_spec
 
 
@@ -70,7 +70,7 @@ def check_bot(
     """Play ``games`` games, the bot against random bots; AssertionError on any failure.
 
     Game ``i`` has ``players[i % len(players)]`` seats, the bot in seat ``(i // len(players)) %
-    seats``, and seed ``seed + i`` (pass that to :func:`~druids_p2p.bots.host.play_local_game`
+    seats``, and seed ``seed + i`` (pass that to :func:`~druids_p2p.bots.local_game.play_local_game`
     to replay it). A move counts as too slow when the bot's own time exceeds ``budget_ms``,
     even where the host's grace would still have accepted it. With ``raise_on_failure=False``
     the report is returned either way.
@@ -93,7 +93,7 @@ def check_bot(
         game_seed = seed + i
         where = f"game {i} ({n} players, seat {seat}, seed {game_seed})"
         try:
-            result = play_local_game(seated, GameOptions(players=n), game_seed, budget_ms)
+            result = play_local_game(seated, None, game_seed, budget_ms)
         except Exception as exc:  # the factory itself, or a bot that returned a non-Bot
             report.failures.append(f"{where}: {type(exc).__name__}: {exc}")
             continue
@@ -151,9 +151,7 @@ def duplicate_margin(
         for seat in range(players):
             seated: list[BotSpec | Callable[[], Bot]] = [opponent] * players
             seated[seat] = bot
-            result = play_local_game(
-                seated, GameOptions(players=players), seed + g, budget_ms, enforce_budget=False
-            )
+            result = play_local_game(seated, None, seed + g, budget_ms, enforce_budget=False)
             others = [t for s, t in enumerate(result.totals) if s != seat]
             margins.append(result.totals[seat] - sum(others) / len(others))
     stderr = statistics.stdev(margins) / len(margins) ** 0.5 if len(margins) > 1 else 0.0

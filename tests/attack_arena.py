@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from message_surgery import reproved_opening, resign, thaw
-from table_harness import LocalTable
+from table_harness import LocalTable, game_of
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
@@ -287,7 +287,7 @@ def rewrite(
 
 
 def not_leading(m: TableMachine) -> bool:
-    rnd = m.game.round
+    rnd = game_of(m).round
     return rnd is not None and bool(rnd.plays) and not rnd.pending_sickles
 
 
@@ -370,7 +370,7 @@ def plant_encryptions(cheater: TableMachine) -> Callable[[dict[str, Any]], None]
 def renege(m: TableMachine, move: int) -> list[bytes] | None:
     """A :class:`Cheat` attempt: once a domain is led and this seat holds it and another,
     play the other (its own check relaxed by :class:`LaxRound`)."""
-    rnd = m.game.round
+    rnd = game_of(m).round
     if not not_leading(m) or rnd is None or rnd.lead_domain < 0:
         return None
     cards = domain_cards(m)

@@ -44,8 +44,9 @@ from druids_p2p.deck.peer import random_scalar
 from druids_p2p.deck.shuffle_chain import ShuffleChain
 from druids_p2p.net import lobby as lobby_module
 from druids_p2p.net.mesh import Mesh
+from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
-from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode, is_receipt
+from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, decode, encode, is_receipt
 from druids_p2p.wire.equivocation import equivocation_body
 from druids_p2p.wire.msgtypes import MSG_DOMAIN
 from druids_p2p.wire.safe_msgpack import pack
@@ -59,7 +60,7 @@ _original_init = TableMachine.__init__
 _original_play = TableMachine.play
 _original_broadcast = Mesh.broadcast
 _original_shuffle = ShuffleChain.shuffle
-_original_make_seat_message = lobby_module.make_seat_message
+_original_make_seat_message = lobby_module.make_seat_message  # type: ignore[attr-defined]
 _original_mesh_init = Mesh.__init__
 _original_seat_entries = lobby_module.seat_entries
 
@@ -94,13 +95,13 @@ def _ipc_mesh_init(self: Mesh, *args: Any, **kwargs: Any) -> None:
 def _ipc_confirming_init(
     self: TableMachine,
     identity: Identity,
-    seat: Any,
-    secret: Any,
+    seat_message: Message,
+    secret: TableSecret,
     endpoint: str,
     *args: Any,
     **kwargs: Any,
 ) -> None:
-    _remember_identity(self, identity, seat, secret, _ipc_endpoint(), *args, **kwargs)
+    _remember_identity(self, identity, seat_message, secret, _ipc_endpoint(), *args, **kwargs)
 
 
 def _remember_identity(self: TableMachine, identity: Identity, *args: Any, **kwargs: Any) -> None:
@@ -241,23 +242,24 @@ def _remember_machine(self: TableMachine, identity: Identity, *args: Any, **kwar
 
 def install(mode: str) -> None:
     MODE["mode"] = mode
-    TableMachine.__init__ = _remember_identity  # type: ignore[method-assign]
+    TableMachine.__init__ = _remember_identity  # type: ignore[method-assign, assignment]
     if mode in ("substitute", "ipc-seat"):
-        lobby_module.make_seat_message = _substituting_seat_message
+        # the lobby calls the name it imported: patch it there, where it is looked up
+        lobby_module.make_seat_message = _substituting_seat_message  # type: ignore[attr-defined]
         lobby_module.seat_entries = _real_seat_entries
     elif mode == "ipc-join":
         Mesh.__init__ = _ipc_mesh_init  # type: ignore[method-assign]
     elif mode == "ipc-confirm":
-        TableMachine.__init__ = _ipc_confirming_init  # type: ignore[method-assign]
+        TableMachine.__init__ = _ipc_confirming_init  # type: ignore[method-assign, assignment]
     elif mode == "equivocate":
         TableMachine.play = _equivocating_play  # type: ignore[method-assign]
         Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
     elif mode == "forge-shuffle":
-        ShuffleChain.shuffle = _forged_shuffle  # type: ignore[method-assign]
+        ShuffleChain.shuffle = _forged_shuffle  # type: ignore[method-assign, assignment]
     elif mode == "junk":
         Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
     elif mode == "chat":
-        TableMachine.__init__ = _remember_machine  # type: ignore[method-assign]
+        TableMachine.__init__ = _remember_machine  # type: ignore[method-assign, assignment]
         Mesh.broadcast = _chat_broadcast  # type: ignore[method-assign]
     else:
         raise SystemExit(f"evil_peer: unknown mode {mode!r}")

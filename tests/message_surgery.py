@@ -45,7 +45,8 @@ def reproved_opening(deck: DeckPeer, opening: Mapping[str, Any]) -> dict[str, An
 def fake_shuffle_body(size: int) -> dict[str, object]:
     """A deck_shuffle of the wire's shape (the deck layer, not the wire, checks the points)."""
     points, scalars = [b"x" * 32] * size, [b"s" * 32] * size
-    proof = {"c": points, "ch": points, "sh": scalars, "sp": scalars, "th": points}
+    proof: dict[str, bytes | list[bytes]] = {"c": points, "ch": points, "sh": scalars}
+    proof |= {"sp": scalars, "th": points}
     proof |= {k: b"s" * 32 for k in ("s1", "s2", "s3", "s4")}
     proof |= {k: b"y" * 32 for k in ("t1", "t2", "t3", "t41", "t42")}
     body = {"a": points, "c": [b"y" * 32] * size, "pass": 1, "proof": dict(sorted(proof.items()))}

@@ -258,8 +258,8 @@ def table_lines() -> list[str]:
     for raw in sent:
         env = codecs[0].open(raw)
         body = dict(env.body)
-        op = "" if env.kind == "table_key" else f" op {body['op']}"
-        prefix = f"seat {env.seat}{op} {env.kind}"
+        op_text = "" if env.kind == "table_key" else f" op {body['op']}"
+        prefix = f"seat {env.seat}{op_text} {env.kind}"
         if env.kind == "table_shuffle":
             lines.append(f"{prefix} output a = {_hex(body['a'])}")
             lines.append(f"{prefix} output c = {_hex(body['c'])}")

@@ -102,6 +102,7 @@ class RefRound:
         if self.pending_winner is not None:
             return sorted(f"Pile:{d}" for d in self.tied_piles(self.pending_winner))
         seat = self.to_move()
+        assert seat is not None  # not over, no pile choice pending: someone plays a card
         hand = self.hands[seat]
         if not self.first_move_done:
             # The Gaia holder must lead Gaia first, naming a domain.
@@ -133,6 +134,7 @@ class RefRound:
             self.continue_sickles(self.leader)
             return None
         seat = self.to_move()
+        assert seat is not None  # not over (asserted above): someone plays a card
         if move.startswith("Gaia:"):
             parts = move.split(":")
             self.light = len(parts) == 3 and parts[2] == "light"

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from druids_p2p.engine import GameOptions
+from druids_p2p.engine.game import Game
 from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
@@ -115,3 +116,10 @@ class LocalTable:
                 for raw in other.answer_resend(transcript.head):
                     self.queue.append((j, k, raw))
         return saved
+
+
+def game_of(machine: TableMachine) -> Game:
+    """The machine's game as the Druids (2017) game it is here: tests read its rounds, which
+    the table itself reaches only through the rule-set seam."""
+    assert isinstance(machine.game, Game)
+    return machine.game

@@ -23,6 +23,7 @@ from attack_arena import (
     rewrite,
     send_move,
 )
+from table_harness import game_of
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
@@ -167,7 +168,7 @@ def test_opening_own_position_as_a_card_dealt_to_someone_else(tmp_path: Path) ->
     arena = Arena(tmp_path, players=3, seed=30, cheater=1)
 
     def attempt(m: TableMachine, move: int) -> list[bytes] | None:
-        rnd = m.game.round
+        rnd = game_of(m).round
         if not not_leading(m) or rnd is None or rnd.lead_domain < 0:
             return None
         assert m.deck is not None and m.deck._hand is not None and m.my_seat is not None

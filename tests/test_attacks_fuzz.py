@@ -175,8 +175,8 @@ class Fuzzer:
             return
         memo: dict[int, Any] = {id(i): i for i in arena.ids}
         memo[id(original.on_event)] = None
-        for msg in original.transcript.messages:
-            memo[id(msg)] = msg  # immutable: share, do not copy
+        for kept in original.transcript.messages:
+            memo[id(kept)] = kept  # immutable: share, do not copy
         machine = copy.deepcopy(original, memo)
         runner = TableRunner(
             PeerConfig(home=arena.runners[j].config.home, identity=arena.ids[j]),
@@ -186,6 +186,7 @@ class Fuzzer:
             Player(),
         )
         allowed: set[int | None] = {None}
+        msg: Message | None
         try:
             msg = decode(raw)
         except WireError:

@@ -21,6 +21,7 @@ from attack_arena import (
     rewrite,
     send_move,
 )
+from table_harness import game_of
 
 from druids_p2p.engine import GAIA, format_move
 from druids_p2p.wire import MsgType
@@ -111,6 +112,7 @@ def test_renege_is_caught_at_the_end_of_round_audit(tmp_path: Path) -> None:
     arena.run()
     assert cheat.done
     for k in arena.honest:  # the round was played out: the cheat went unnoticed until the end
-        assert arena.machines[k].game.round.over  # type: ignore[union-attr]
+        rnd = game_of(arena.machines[k]).round
+        assert rnd is not None and rnd.over
     arena.assert_blamed(1, "does not follow")
     assert any("audit" in arena.faults[k].reason for k in arena.honest if k in arena.faults)

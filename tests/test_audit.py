@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from message_surgery import rechain, resign, thaw
-from table_harness import LocalTable
+from table_harness import LocalTable, game_of
 
 from druids_p2p.engine import Game
 from druids_p2p.net.audit import audit_file, audit_messages
@@ -63,7 +63,7 @@ def _keys(table: LocalTable) -> dict[bytes, Identity]:
 @pytest.fixture(scope="module")
 def good(table: LocalTable, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Game]:
     path = tmp_path_factory.mktemp("audit") / "game.druids"
-    return _write(path, _raws(table)), table.machines[0].game
+    return _write(path, _raws(table)), game_of(table.machines[0])
 
 
 # --- valid records -------------------------------------------------------------------------------

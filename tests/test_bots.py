@@ -16,11 +16,12 @@ from druids_p2p.bots.host import (
     MoveOutcome,
     choose_move,
     fallback_move,
-    play_local_game,
 )
+from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.engine import Game, GameOptions, PlayerView, deal, parse_hand, parse_move
 from druids_p2p.engine.cards import GAIA_DARK, PLAY_MISTLETOE, PLAY_SICKLE
 from druids_p2p.engine.replay import replay
+from druids_p2p.games.druids2004.options import Options as Options2004
 from druids_p2p.testing import check_bot
 
 
@@ -181,7 +182,11 @@ class RecordingBot(RandomBot):
         self.first_draw = -1.0
 
     def start_game(
-        self, seat: int, options: GameOptions, rng: random.Random, time_budget_ms: float
+        self,
+        seat: int,
+        options: GameOptions | Options2004,
+        rng: random.Random,
+        time_budget_ms: float,
     ) -> None:
         super().start_game(seat, options, rng, time_budget_ms)
         self.events.append(f"start {seat} {time_budget_ms:g}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from deck_local import Ed25519Codec, LocalBus, deal, kind_of, make_codecs, make_table, rewrite
@@ -26,6 +27,8 @@ from druids_p2p.deck.shuffle import shuffle_step
 
 HAND = {3: 15, 4: 14, 5: 13}
 Intercept = Callable[[int, bytes], bytes | None]
+# A decoded message body: msgpack fields of many shapes, rewritten in place by each cheat.
+Body = dict[str, Any]
 
 
 class Table:
@@ -52,7 +55,7 @@ class Table:
         self.bus.run(intercept)
 
 
-def only(seat: int, kind: str, table: Table, mutate: Callable[[dict], None]) -> Intercept:
+def only(seat: int, kind: str, table: Table, mutate: Callable[[Body], None]) -> Intercept:
     """Rewrite (and re-sign) the first message of ``kind`` from ``seat``."""
     done = False
 
@@ -82,7 +85,7 @@ def assert_evidence(fault: DeckFault, codec: Ed25519Codec, seat: int) -> None:
 def test_wrong_decryption_share_is_blamed_by_its_recipient_at_once() -> None:
     t = Table(4)
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         body["batches"][batch_index(1, 2)]["d"][3] = random_point()
 
     with pytest.raises(DeckFault) as exc:
@@ -101,7 +104,7 @@ def test_wrong_share_accepted_by_a_colluding_recipient_is_blamed_at_audit() -> N
         r for r in honest if t.kind(r) == "deck_shares" and t.codecs[0].open(r).seat == 1
     )
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         body["batches"][0]["d"][0] = random_point()
 
     forged = [rewrite(t.codecs[1], r, mutate) if r == shares_raw else r for r in honest]
@@ -112,7 +115,7 @@ def test_wrong_share_accepted_by_a_colluding_recipient_is_blamed_at_audit() -> N
 
 
 # ------------------------------------------------------------------------------ shuffles
-def _cheating_shuffle(t: Table, seat: int, mutate: Callable[[dict], None]) -> DeckFault:
+def _cheating_shuffle(t: Table, seat: int, mutate: Callable[[Body], None]) -> DeckFault:
     """Deal with ``seat`` tampering with its shuffle (re-signed, so only the shuffle is wrong):
     the first peer to check it refuses it and blames the shuffler, before anybody has sent a
     salt or a share (deck.md §6.3: nothing is built on an unproven shuffle)."""
@@ -139,7 +142,7 @@ def _fresh(t: Table, card: int) -> tuple[bytes, bytes]:
 def test_shuffle_that_duplicates_a_card_is_refused_at_the_shuffle_step() -> None:
     t = Table(5)  # one pass: every ciphertext reaches the final deck
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         joint = t.peers[1].joint_key
         assert joint is not None
         a, c = rerandomize(body["a"][0], body["c"][0], random_scalar(os.urandom), joint)
@@ -151,7 +154,7 @@ def test_shuffle_that_duplicates_a_card_is_refused_at_the_shuffle_step() -> None
 def test_shuffle_that_replaces_a_card_by_garbage_is_refused() -> None:
     t = Table(3)
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         body["c"][2] = group.add(body["c"][2], random_point())
 
     _cheating_shuffle(t, 1, mutate)
@@ -161,7 +164,7 @@ def test_shuffle_that_substitutes_a_card_of_its_choice_is_refused() -> None:
     """Drop one card and put a fresh encryption of another (here: a second Gaia) in its place."""
     t = Table(4)
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         body["a"][5], body["c"][5] = _fresh(t, 60)
 
     _cheating_shuffle(t, 2, mutate)
@@ -172,7 +175,7 @@ def test_shuffle_with_a_tagged_ciphertext_is_refused() -> None:
     t = Table(3)
     k = random_scalar(os.urandom)
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         body["a"][0], body["c"][0] = group.mul(k, body["a"][0]), group.mul(k, body["c"][0])
 
     _cheating_shuffle(t, 0, mutate)
@@ -187,7 +190,7 @@ def test_forged_last_shuffle_of_chosen_cards_is_refused(players: int) -> None:
     t = Table(players)
     last = players - 1
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         size = len(body["a"])
         fresh = [_fresh(t, card) for card in range(size)]
         body["a"] = [a for a, _ in fresh]
@@ -213,7 +216,7 @@ def test_forged_last_shuffle_of_chosen_cards_is_refused(players: int) -> None:
 def test_shuffle_with_the_wrong_length_is_blamed_on_receipt() -> None:
     t = Table(3)
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         del body["a"][-1], body["c"][-1]
         for key in ("c", "ch", "sh", "sp", "th"):  # the proof's vectors, consistently
             del body["proof"][key][-1]
@@ -227,7 +230,7 @@ def test_shuffle_with_the_wrong_length_is_blamed_on_receipt() -> None:
 def test_key_with_a_bad_proof_is_blamed() -> None:
     t = Table(4)
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         body["s"] = random_scalar(os.urandom)
 
     with pytest.raises(DeckFault) as exc:
@@ -239,7 +242,7 @@ def test_key_with_a_bad_proof_is_blamed() -> None:
 def test_key_chosen_after_the_commitment_is_blamed() -> None:
     t = Table(3)
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         body["key"] = random_point()
 
     with pytest.raises(DeckFault) as exc:
@@ -256,7 +259,7 @@ def test_revealed_secret_that_does_not_match_is_blamed(field: str, reason: str) 
     t = Table(3)
     t.deal()
 
-    def mutate(body: dict) -> None:
+    def mutate(body: Body) -> None:
         body[field] = random_scalar(os.urandom)
 
     with pytest.raises(DeckFault) as exc:
@@ -413,7 +416,7 @@ def test_a_proven_shuffle_from_another_seed_is_blamed_by_every_live_audit(cheate
         out, proof = shuffle_step(params, cheater, SHUFFLE_PASS, other_seed, deck, key)
         return ShuffleMsg(params.round_no, pass_no=SHUFFLE_PASS, a=out.a, c=out.c, proof=proof)
 
-    peers[cheater]._chain.shuffle = shuffle_from_other_seed  # type: ignore[method-assign]
+    peers[cheater]._chain.shuffle = shuffle_from_other_seed  # type: ignore[method-assign, assignment]
     bus = deal(peers)
     assert all(p.deal_complete for p in peers)
     for p in peers:

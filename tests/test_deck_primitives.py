@@ -11,6 +11,7 @@ from druids_p2p.deck import DeckParams, group
 from druids_p2p.deck.cards import card_points, card_table
 from druids_p2p.deck.elgamal import Deck, decrypt_with, public_encryptions
 from druids_p2p.deck.encoding import encode
+from druids_p2p.deck.errors import GroupError
 from druids_p2p.deck.peer import random_scalar
 from druids_p2p.deck.proofs import (
     prove_batch,
@@ -65,11 +66,11 @@ def test_only_canonical_scalars_are_accepted() -> None:
 
 
 def test_zero_scalar_and_identity_multiplications_fail_cleanly() -> None:
-    with pytest.raises(group.GroupError):
+    with pytest.raises(GroupError):
         group.base_mul(bytes(32))
-    with pytest.raises(group.GroupError):
+    with pytest.raises(GroupError):
         group.mul(bytes(32), point())
-    with pytest.raises(group.GroupError):
+    with pytest.raises(GroupError):
         group.mul(scalar(), bytes(32))
 
 

@@ -16,6 +16,7 @@ from deck_local import LocalBus, deal, make_table, seeded_entropy
 
 from druids_p2p.deck import Assignment, DeckParams
 from druids_p2p.deck.assign import assignment_permutation
+from druids_p2p.deck.peer import Entropy
 from druids_p2p.deck.shuffle import ByteStream, derive_permutation, fisher_yates, uniform_below
 
 HAND = {3: 15, 4: 14, 5: 13}
@@ -141,7 +142,11 @@ def test_encrypted_deals_follow_the_plain_model() -> None:
     for i in range(12):
         players = 3 + i % 3
         params = DeckParams(seed_of(i), i, 65, players, HAND[players], frozenset({GAIA}))
-        peers = make_table(params, entropy=lambda s, i=i: seeded_entropy(seed_of(100, i, s)))
+
+        def entropy(s: int, i: int = i) -> Entropy:
+            return seeded_entropy(seed_of(100, i, s))
+
+        peers = make_table(params, entropy=entropy)
         bus = deal(peers)
         for p in peers:
             bus.post(p.seat, [p.reveal()])

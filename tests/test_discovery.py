@@ -14,7 +14,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypedDict
 
 import pytest
 from cli_harness import run_cli
@@ -26,6 +28,7 @@ from druids_p2p.net.discovery import (
     BEACON_DOMAIN,
     MAX_BEACON_SIZE,
     Seat,
+    TableAnnouncement,
     TableInfo,
     decode_beacon,
     encode_beacon,
@@ -56,7 +59,16 @@ INFO = TableInfo(
     variant=True,
     seats=(Seat("alice", HOST.public_key), Seat("bob", BOB.public_key)),
 )
-FAST = {"interval": 0.1, "jitter": 0.02}
+
+
+class Pace(TypedDict):
+    """A beacon sender's pace, passed by keyword."""
+
+    interval: float
+    jitter: float
+
+
+FAST = Pace(interval=0.1, jitter=0.02)
 DEADLINE = 5.0
 
 
@@ -67,7 +79,11 @@ def free_port() -> int:
     return port
 
 
-def poll_until(listener: BeaconListener, cond, seconds: float = DEADLINE) -> list:
+def poll_until(
+    listener: BeaconListener,
+    cond: Callable[[list[TableAnnouncement]], bool],
+    seconds: float = DEADLINE,
+) -> list[TableAnnouncement]:
     """Poll until ``cond(tables)`` holds or the deadline passes; bounded in time."""
     end = time.monotonic() + seconds
     tables = listener.tables()
@@ -162,17 +178,19 @@ def test_documented_example_matches_encoder() -> None:
         {"seats": (Seat("weak", bytes(32)),)},
     ],
 )
-def test_encoder_refuses_what_listeners_would_drop(change: dict) -> None:
+def test_encoder_refuses_what_listeners_would_drop(change: dict[str, Any]) -> None:
     with pytest.raises(BadShape):
         encode_beacon(HOST, dataclasses.replace(INFO, **change), LOBBY, 0)
 
 
-def _sign_fields(fields: dict, identity: Identity = HOST, domain: bytes = BEACON_DOMAIN) -> bytes:
+def _sign_fields(
+    fields: dict[str, Any], identity: Identity = HOST, domain: bytes = BEACON_DOMAIN
+) -> bytes:
     signed = pack(fields)
     return pack([signed, identity.sign(domain + signed)])
 
 
-def _fields() -> dict:
+def _fields() -> dict[str, Any]:
     frame = unpack(encode_beacon(HOST, INFO, LOBBY, 3), 1)
     return {k: v for k, v in unpack(frame[0], 3).items()}
 
@@ -278,7 +296,9 @@ def test_netchoice_and_sender_refuse_limited_broadcast() -> None:
     assert sender._sock.sent == []  # type: ignore[attr-defined]
 
 
-def fake_table(monkeypatch: pytest.MonkeyPatch, table: dict) -> None:
+def fake_table(
+    monkeypatch: pytest.MonkeyPatch, table: dict[str, list[tuple[str, str | None, str | None]]]
+) -> None:
     monkeypatch.setattr(interfaces, "_ipv4_addrs", lambda: table)
 
 
@@ -525,7 +545,7 @@ def test_find_table_returns_the_heard_beacon_by_name_or_lobby_id_prefix() -> Non
     from druids_p2p.cli.join_lookup import find_table
 
     port = free_port()
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
     with BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
         for target in ("Friday night", LOBBY.hex()[:6], LOBBY.hex()[:6].upper()):
             started = time.monotonic()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from netns import Lan, open_lan
@@ -38,7 +39,7 @@ def _root_links() -> set[str]:
     return {line.split(":")[1].strip() for line in out.stdout.splitlines()}
 
 
-def _listen(lan, peers: range, seconds: float) -> list[list[dict]]:
+def _listen(lan: Lan, peers: range, seconds: float) -> list[list[dict[str, Any]]]:
     """Run ``druids tables`` in each peer's namespace at once; return each one's JSON list."""
     procs = [
         lan.run(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import statistics
 from pathlib import Path
 
@@ -14,16 +15,20 @@ from hypothesis import strategies as st
 
 from druids_p2p.bots.base import Bot, BotSpec
 from druids_p2p.bots.druids2004 import Rule2004Bot, Search2004Bot
-from druids_p2p.bots.host2004 import play_local_game_2004
+from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.cli.main import main
+from druids_p2p.engine.view import PlayerView
 from druids_p2p.games.druids2004.cards import N_CARDS
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.state import Game2004
+from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.druids2004.worlds import is_consistent, sample_world
 from druids_p2p.plugins import builtin_registry
+
+GAME = "druids2004"
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -78,29 +83,30 @@ class Broken(Bot):
         super().__init__()
         self.calls = 0
 
-    def choose(self, view: object) -> int:
+    def choose(self, view: PlayerView | SeatView) -> int:
         self.calls += 1
         if self.calls == 3:
             raise RuntimeError("boom")
         if self.calls == 5:
             return -7
-        legal = view.legal  # type: ignore[attr-defined]
+        legal = view.legal
         return legal[self.rng.randrange(len(legal))]
 
 
 def test_host_survives_a_broken_bot_and_the_record_replays() -> None:
-    result = play_local_game_2004([Broken(), "rule", "random"], seed=3, budget_ms=50)
-    stages = [(f.seat, f.text.split(":")[0]) for f in result.faults]
+    result = play_local_game([Broken(), "rule", "random"], seed=3, budget_ms=50, game=GAME)
+    # the fault's kind, before its details (the legal moves come after a "; ")
+    stages = [(f.seat, re.split("[:;]", f.text)[0]) for f in result.faults]
     assert stages[:2] == [(0, "raised RuntimeError"), (0, "returned illegal move -7 (unknown)")]
     code, out = replay(json.dumps(result.record()))
-    assert code == 0 and out["finished"] and out["scores"] == result.scores
+    assert code == 0 and out["finished"] and out["scores"] == result.totals
 
 
 def test_same_seed_same_game_whoever_sits_where() -> None:
-    a = play_local_game_2004(["rule", "random"], seed=11)
-    b = play_local_game_2004(["rule", "random"], seed=11)
-    c = play_local_game_2004(["random", "rule"], seed=11)
-    assert a.scores == b.scores and a.record() == b.record()
+    a = play_local_game(["rule", "random"], seed=11, game=GAME)
+    b = play_local_game(["rule", "random"], seed=11, game=GAME)
+    c = play_local_game(["random", "rule"], seed=11, game=GAME)
+    assert a.totals == b.totals and a.record() == b.record()
     assert a.record()["setup"] == c.record()["setup"]  # duplicate games: the same piles
 
 
@@ -149,9 +155,9 @@ def test_rule_beats_random_on_duplicate_games() -> None:
     margins = []
     for seed in range(15):
         for seats in (["rule", "random"], ["random", "rule"]):
-            result = play_local_game_2004(seats, seed=seed)
+            result = play_local_game(seats, seed=seed, game=GAME)
             me = seats.index("rule")
-            margins.append(result.scores[me] - result.scores[1 - me])
+            margins.append(result.totals[me] - result.totals[1 - me])
     mean = statistics.mean(margins)
     half = 1.96 * statistics.stdev(margins) / len(margins) ** 0.5
     assert mean - half > 0, (mean, half)

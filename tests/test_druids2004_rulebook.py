@@ -7,6 +7,8 @@ real engine; each asserts the exact outcome the rule book states.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import TypedDict
 
 import pytest
 
@@ -31,6 +33,15 @@ from druids_p2p.games.druids2004.state import Game2004, IllegalMove
 from druids_p2p.games.druids2004.view import HIDDEN
 
 
+class Arranged(TypedDict, total=False):
+    """The card orders ``arranged_setup`` takes by keyword (every one optional)."""
+
+    row: Sequence[int]
+    gems: dict[int, Sequence[int]]
+    servants: dict[int, Sequence[int]]
+    pile: Sequence[int]
+
+
 def cards(text: str) -> list[int]:
     return [parse_card(t) for t in text.split()]
 
@@ -53,7 +64,7 @@ def shares(game: Game2004) -> list[tuple[str, int, int]]:
 
 
 # ------------------------------------------------------------------ worked example A: ties
-TIES_SETUP = dict(
+TIES_SETUP = Arranged(
     row=cards("@K1 @W1 @R1 @B1 @G1 @Y1"),
     gems={0: cards("K1 K2 K3 W1"), 1: cards("K4 K5 K6 W2"), 2: cards("K7 K8 W3 W4")},
     servants={
@@ -211,7 +222,7 @@ def test_example_one_servant_takes_every_amulet() -> None:
 def test_gem_numbers_play_no_part() -> None:
     """The same ritual with other numbers of the same kinds scores the same."""
     a = ties_game()
-    swapped = dict(TIES_SETUP)
+    swapped = Arranged(**TIES_SETUP)
     swapped["gems"] = {0: cards("K9 K2 K3 W9"), 1: cards("K4 K5 K6 W2"), 2: cards("K7 K8 W3 W4")}
     game = Game2004(arranged_setup(3, 0, **swapped), Options(players=3))
     play(game, TIES_MOVES.replace("K1>0", "K9>0").replace("W1>0", "W9>0"))
@@ -290,8 +301,8 @@ def test_a_hand_that_cannot_play_two_plays_one() -> None:
     assert game.plays_left == 0 and game.check(mv.parse_move("S0:4>2")) is not None
 
 
-def _two_player() -> dict[str, object]:
-    return dict(
+def _two_player() -> Arranged:
+    return Arranged(
         row=cards("@K1 @W1 @R1"),
         gems={0: cards("K1 K2 K3 K4"), 1: cards("K5 K6 K7 K8")},
         servants={0: cards("S0:2 S0:4 S0:5"), 1: cards("S1:2 S1:4 S1:5")},

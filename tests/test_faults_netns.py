@@ -50,8 +50,9 @@ def figure(text: str) -> None:
 
 
 @pytest.fixture
-def tap_lan() -> Iterator[Lan]:
+def tap_lan() -> Iterator[TapLan]:
     with open_lan(PLAYERS, TapLan) as lan:  # skips where namespaces or TUN cannot be made
+        assert isinstance(lan, TapLan)  # open_lan builds the kind it is given
         yield lan
 
 
@@ -155,7 +156,7 @@ def play_clean(lan: Lan, root: Path) -> float:
 @pytest.mark.timeout(400)
 @pytest.mark.parametrize("cut_s", [5.0, 60.0])
 def test_a_cut_cable_is_waited_for_and_the_table_moves_again_soon_after(
-    tap_lan: Lan, tmp_path: Path, cut_s: float
+    tap_lan: TapLan, tmp_path: Path, cut_s: float
 ) -> None:
     """Pull one joiner's cable mid-game for ``cut_s``: the others mark it away and wait; once
     it is back the game completes. Measured: how soon after the restore the table moves again
@@ -190,7 +191,7 @@ def test_a_cut_cable_is_waited_for_and_the_table_moves_again_soon_after(
 
 # ============================================================================ crashes
 def test_the_host_killed_mid_game_comes_back_with_its_command_and_the_game_completes(
-    tap_lan: Lan, tmp_path: Path
+    tap_lan: TapLan, tmp_path: Path
 ) -> None:
     homes = homes_in(tmp_path)
     peers = start_table(tap_lan, homes)
@@ -205,7 +206,7 @@ def test_the_host_killed_mid_game_comes_back_with_its_command_and_the_game_compl
 
 
 def test_a_joiner_killed_mid_game_comes_back_with_its_exact_join_name_command(
-    tap_lan: Lan, tmp_path: Path
+    tap_lan: TapLan, tmp_path: Path
 ) -> None:
     """Needs issue 13 item 2 (the saved table looked up by name before any beacon)."""
     homes = homes_in(tmp_path)
@@ -220,7 +221,7 @@ def test_a_joiner_killed_mid_game_comes_back_with_its_exact_join_name_command(
     check_finished(peers, results_of(peers, GAME_TIMEOUT_S))
 
 
-def test_a_new_table_after_a_stopped_one_in_the_same_homes(tap_lan: Lan, tmp_path: Path) -> None:
+def test_a_new_table_after_a_stopped_one_in_the_same_homes(tap_lan: TapLan, tmp_path: Path) -> None:
     """A joiner dies for good: the others wait ``--gone-after`` and stop, recording why. Then a
     new table in the same homes (the dead joiner's seat taken by a fresh home) plays to the end,
     and the stopped records stay on disk. Needs issue 13 item 1 (a stopped table blocks none)."""
@@ -244,7 +245,9 @@ def test_a_new_table_after_a_stopped_one_in_the_same_homes(tap_lan: Lan, tmp_pat
 
 # ============================================================================ lossy links
 @pytest.mark.timeout(600)
-def test_a_slow_lossy_reordering_switch_still_plays_the_game(tap_lan: Lan, tmp_path: Path) -> None:
+def test_a_slow_lossy_reordering_switch_still_plays_the_game(
+    tap_lan: TapLan, tmp_path: Path
+) -> None:
     """100 ms ± 20 ms on every frame, 5% lost, 10% reordered."""
     clean_s = play_clean(tap_lan, tmp_path / "clean")
     tap_lan.impair(delay_ms=100, jitter_ms=20, loss=0.05, reorder=0.1)
@@ -257,7 +260,7 @@ def test_a_slow_lossy_reordering_switch_still_plays_the_game(tap_lan: Lan, tmp_p
 
 @pytest.mark.timeout(600)
 def test_thirty_percent_loss_kills_no_peer_and_the_game_completes(
-    tap_lan: Lan, tmp_path: Path
+    tap_lan: TapLan, tmp_path: Path
 ) -> None:
     """Every frame has a 30% chance to be lost (each way). libzmq 4.3.5 used to abort a peer
     here (``Assertion failed: !_io_error``, exit 134); now every peer finishes. Measured: the

@@ -109,4 +109,4 @@ def test_host_approve_refuses_and_seats_joiners_as_answered(tmp_path: Path) -> N
     assert "Traceback" not in log
     prompts = host.log.read_text()
     assert prompts.count("join request: ") == 3 and "Seat them? [y/n]" in prompts
-    assert [p.result() is not None and p.result()["finished"] for p in peers[1:]] == [True, True]
+    assert [(r := p.result()) is not None and r["finished"] for p in peers[1:]] == [True, True]

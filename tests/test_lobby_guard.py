@@ -10,6 +10,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from cli_harness import run_cli
@@ -162,7 +163,7 @@ def test_join_by_name_with_a_fingerprint_reaches_the_pinned_host_through_a_flood
     from druids_p2p.cli.join_lookup import find_table
 
     port = free_port()
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
     with flooding(port), BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
         raw = find_table(INFO.name, "127.0.0.1", port, 10.0, events.append, _pin(HOST, 12))
     beacon = decode_beacon(raw)

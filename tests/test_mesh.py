@@ -18,6 +18,13 @@ def _receive(inbox: Mesh, payload: bytes) -> Inbound:
     raise AssertionError(f"{payload!r} never arrived")
 
 
+def _opt(sock: zmq.Socket[bytes], option: int) -> int:
+    """An integer socket option (pyzmq types every getsockopt as int | bytes)."""
+    value = sock.getsockopt(option)
+    assert isinstance(value, int), (option, value)
+    return value
+
+
 def test_inbound_names_the_link_key_not_the_claimed_routing_id() -> None:
     inbox = Mesh("127.0.0.1", routing_id=b"inbox")
     honest = Mesh("127.0.0.1", routing_id=b"honest")
@@ -44,13 +51,13 @@ def test_every_mesh_socket_bounds_how_long_a_dead_link_goes_unnoticed() -> None:
     try:
         a.connect(b"b", b.endpoint, b.curve_public_raw)
         for sock in (a.inbox, a.peers[b"b"]):
-            assert sock.getsockopt(zmq.HEARTBEAT_IVL) == 0
-            assert 0 < sock.getsockopt(zmq.CONNECT_TIMEOUT) <= 2_000
-            assert 0 < sock.getsockopt(zmq.RECONNECT_IVL) <= sock.getsockopt(zmq.RECONNECT_IVL_MAX)
-            assert sock.getsockopt(zmq.RECONNECT_IVL_MAX) <= 1_000
-            assert 0 < sock.getsockopt(zmq.TCP_MAXRT) <= 5_000
-            assert sock.getsockopt(zmq.TCP_KEEPALIVE) == 1
-            assert 0 < sock.getsockopt(zmq.TCP_KEEPALIVE_IDLE) <= 5
+            assert _opt(sock, zmq.HEARTBEAT_IVL) == 0
+            assert 0 < _opt(sock, zmq.CONNECT_TIMEOUT) <= 2_000
+            assert 0 < _opt(sock, zmq.RECONNECT_IVL) <= _opt(sock, zmq.RECONNECT_IVL_MAX)
+            assert _opt(sock, zmq.RECONNECT_IVL_MAX) <= 1_000
+            assert 0 < _opt(sock, zmq.TCP_MAXRT) <= 5_000
+            assert _opt(sock, zmq.TCP_KEEPALIVE) == 1
+            assert 0 < _opt(sock, zmq.TCP_KEEPALIVE_IDLE) <= 5
         a.send(b"b", b"still works")
         assert _receive(b, b"still works").curve == a.curve_public_raw
     finally:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from attack_arena import Arena
+from table_harness import game_of
 
 from druids_p2p.engine.cards import N_DOMAIN_CARDS, move_for_card
 from druids_p2p.net.players import Player, TableView
@@ -147,7 +148,7 @@ def test_the_table_refuses_a_persons_illegal_move_once_in_their_words_then_plays
     runner._tick()  # asked: the person thinks, the table goes on
     ask = posted[-1]
     assert isinstance(ask, TurnRequest) and ask.snapshot.my_turn and ask.snapshot.turn == 1
-    view, rnd, seat = machine.view(), machine.game.round, machine.my_seat
+    view, rnd, seat = machine.view(), game_of(machine).round, machine.my_seat
     assert view is not None and rnd is not None and seat is not None
     illegal = next(
         move_for_card(c) for c in range(N_DOMAIN_CARDS) if move_for_card(c) not in view.legal

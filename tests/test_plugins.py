@@ -13,7 +13,7 @@ from cli_harness import run_cli
 
 from druids_p2p.bots import RandomBot
 from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.host import play_local_game
+from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.hookspecs import hookimpl
 from druids_p2p.plugins import (
     ENV_VAR,

@@ -94,7 +94,7 @@ def random_game(rng: random.Random) -> dict[str, Any]:
 
 def corrupt(rng: random.Random, record: dict[str, Any]) -> dict[str, Any] | str:
     """One random corruption of a valid record (or the record itself, unchanged)."""
-    rec = json.loads(json.dumps(record))
+    rec: dict[str, Any] = json.loads(json.dumps(record))
     players = rec["players"]
     rounds = rec["rounds"]
     r = rng.randrange(len(rounds))

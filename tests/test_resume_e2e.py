@@ -130,7 +130,9 @@ def test_a_joiner_killed_mid_game_comes_back_with_its_exact_join_name_command(
         assert got, "the game did not get going" + lan._report(peers)
         victim.proc.kill()
         victim.proc.wait(timeout=10)
-        args = victim.proc.args[3:]  # type: ignore[index]  # after python -m druids_p2p
+        command = victim.proc.args
+        assert isinstance(command, list)  # the argv the peer was started with
+        args: list[str] = command[3:]  # after python -m druids_p2p
         assert args[:2] == ["join", lan.TABLE]
         # the same home keeps the same identity: the rerun must not make a new one
         monkeypatch.setattr(lan, "save_identity", lambda *a, **k: None)

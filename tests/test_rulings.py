@@ -21,7 +21,9 @@ from druids_p2p.engine.replay import ReplayInputError, replay
 FILLER = sorted(DOMAIN_CARDS, key=lambda c: (int(c[1:]), "GYRBV".index(c[0])))
 
 
-def deal(players: int, fixed: dict[int, list[str]], avoid: dict[int, str] | None = None) -> list:
+def deal(
+    players: int, fixed: dict[int, list[str]], avoid: dict[int, str] | None = None
+) -> list[list[str]]:
     """Full-size hands: ``fixed[seat]`` plus filler avoiding the domains in ``avoid[seat]``."""
     avoid = avoid or {}
     size = HAND_SIZE[players]
@@ -39,7 +41,9 @@ def deal(players: int, fixed: dict[int, list[str]], avoid: dict[int, str] | None
     return hands
 
 
-def run(players: int, rounds: list[tuple[list, list[str]]], variant: bool | None = None) -> Any:
+def run(
+    players: int, rounds: list[tuple[list[list[str]], list[str]]], variant: bool | None = None
+) -> tuple[int, dict[str, Any]]:
     record: dict[str, Any] = {
         "players": players,
         "rounds": [{"hands": h, "moves": m} for h, m in rounds],
@@ -49,14 +53,14 @@ def run(players: int, rounds: list[tuple[list, list[str]]], variant: bool | None
     return replay(json.dumps(record))
 
 
-def ok(result: tuple[int, dict]) -> dict:
+def ok(result: tuple[int, dict[str, Any]]) -> dict[str, Any]:
     code, out = result
     assert code == 0, out
     assert out["ok"] is True
     return out
 
 
-def illegal(result: tuple[int, dict], rnd: int, move: int) -> None:
+def illegal(result: tuple[int, dict[str, Any]], rnd: int, move: int) -> None:
     code, out = result
     assert code == 1, out
     assert out["ok"] is False and out["round"] == rnd and out["move"] == move
@@ -316,7 +320,7 @@ def test_illegal_other_cases() -> None:
 # ---- scoring and game end ------------------------------------------------------------------
 
 
-def complete_round(players: int, hands: list, variant: bool = False) -> list[str]:
+def complete_round(players: int, hands: list[list[str]], variant: bool = False) -> list[str]:
     """Moves of a complete round: always the first legal move (in the reference's order)."""
     rnd = RefRound(players, variant, hands)
     moves = []
@@ -327,7 +331,7 @@ def complete_round(players: int, hands: list, variant: bool = False) -> list[str
     return moves
 
 
-def quick_round(gaia: int) -> tuple[list, list[str]]:
+def quick_round(gaia: int) -> tuple[list[list[str]], list[str]]:
     """3 players, Gaia at ``gaia``; seat gaia+1 gets five domains in two tricks (scores -3)."""
     a, b, c = gaia, (gaia + 1) % 3, (gaia + 2) % 3
     hands = deal(3, {a: ["Gaia", "V1"], b: ["G5", "R12"], c: ["Y3", "B1"]}, avoid={a: "R", c: "GR"})
@@ -441,8 +445,9 @@ def _mutations() -> list[tuple[str, Any]]:
         fn(rec)
         cases.append((name, json.dumps(rec)))
 
-    def hand(rec: dict) -> list:
-        return rec["rounds"][0]["hands"]
+    def hand(rec: dict[str, Any]) -> list[list[str]]:
+        hands: list[list[str]] = rec["rounds"][0]["hands"]
+        return hands
 
     mut("unknown card token", lambda r: hand(r)[2].__setitem__(1, "R13"))
     mut("unknown move token", lambda r: r["rounds"][0]["moves"].append("R0"))

@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -147,7 +148,9 @@ def test_changing_any_field_of_the_proof_breaks_it(field: str) -> None:
     is_point = field in ("perm", "chain", "t_hat") or field.startswith("t")
     item = point if is_point else scalar
     changed = (item, *value[1:]) if isinstance(value, tuple) else item
-    bad = dataclasses.replace(proof, **{field: changed})
+    # The field is chosen by name at run time, so its type is known only then.
+    change: dict[str, Any] = {field: changed}
+    bad = dataclasses.replace(proof, **change)
     assert not verify_shuffle(PARAMS, 1, 1, key, source, out, bad)
 
 

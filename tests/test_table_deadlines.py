@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from attack_arena import Arena, no_linger
+from table_harness import game_of
 
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.deadlines import Deadlines, Debt
@@ -226,7 +227,7 @@ def test_a_slow_human_keeps_the_long_move_limit(tmp_path: Path) -> None:
     mover: list[int] = []
 
     def stop() -> bool:
-        rnd = arena.machines[1].game.round
+        rnd = game_of(arena.machines[1]).round
         if arena.machines[1].my_turn and rnd is not None and rnd.plays:  # not the lead
             mover.append(1)
             return True

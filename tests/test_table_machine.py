@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from table_harness import LocalTable
+from table_harness import LocalTable, game_of
 
 from druids_p2p.net.table import MAX_BUFFERED
 from druids_p2p.net.table_types import Divergence
@@ -34,13 +34,14 @@ def test_each_peer_learns_only_its_own_hand() -> None:
     table.run(stop=lambda: all(m.phase == "play" for m in table.machines))
     hands = [set(m.deck.hand()) for m in table.machines]  # type: ignore[union-attr]
     for k, m in enumerate(table.machines):
-        rnd = m.game.round
+        rnd = game_of(m).round
         assert rnd is not None
         seat = m.my_seat
+        assert seat is not None
         for other in range(4):
             if other != seat:
                 assert rnd.hand(other) == [] or m.phase != "play"
-        assert set(rnd.hand(seat)) == hands[k]  # type: ignore[arg-type]
+        assert set(rnd.hand(seat)) == hands[k]
     union = set().union(*hands)
     assert len(union) == 4 * 14 and 60 in union
 

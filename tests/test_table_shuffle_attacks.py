@@ -24,7 +24,11 @@ def _arena_with_cheater_seated(tmp_path: Path, players: int, seat: int) -> Arena
     (bounded retries: each attempt is a fresh table with fresh nonces)."""
     for attempt in range(60):
         arena = Arena(tmp_path / f"try{attempt}", players=players, seed=attempt, cheater=1)
-        arena.run(stop=lambda a=arena: any(m.order for m in a.machines))
+
+        def seated(a: Arena = arena) -> bool:
+            return any(m.order for m in a.machines)
+
+        arena.run(stop=seated)
         if arena.seat(1) == seat:
             return arena
     raise AssertionError(f"index 1 never drew seat {seat} in 60 coin flips")

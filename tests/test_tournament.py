@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from druids_p2p.bots.host import play_local_game
+from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.engine.game import GameOptions
 from druids_p2p.plugins import BotRegistry, load_bots
 from druids_p2p.tournament import (

@@ -125,7 +125,7 @@ def _stand_in_play_table(
 ) -> dict[str, Any]:
     """The engine in-process in place of the networked table; at module level, because the
     tournament hands its table player to the worker processes by reference (pickled)."""
-    from druids_p2p.bots.host import play_local_game
+    from druids_p2p.bots.local_game import play_local_game
 
     assert workdir.is_dir()
     assert all(seat.startswith("bot:") for seat in seats)

@@ -263,7 +263,12 @@ def test_writer_fsyncs_on_flush_and_close(tmp_path: Path, monkeypatch: pytest.Mo
 
     calls: list[int] = []
     real = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+
+    def counting_fsync(fd: int) -> None:
+        calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
     writer = RecordWriter.create(tmp_path / "w.rec")
     n = len(calls)
     writer.append(b"x")

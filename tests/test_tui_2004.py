@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import run_cli
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.base import Bot
-from druids_p2p.bots.host2004 import make_bot
+from druids_p2p.bots.local_game import make_bot
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem, is_servant, servant_owner
 from druids_p2p.games.druids2004.policy import rule_move
@@ -45,7 +47,6 @@ from druids_p2p.tui.screens.table2004 import Table2004Screen
 from druids_p2p.tui.session2004 import Offline2004
 from druids_p2p.tui.widgets.log import TableLog
 from druids_p2p.tui.widgets.places2004 import ritual_ready
-from tests.cli_harness import run_cli
 
 SIZE = (112, 42)
 
@@ -66,7 +67,7 @@ MAX_KEYS = 3000
 
 def _session(players: int = 3, seed: int = 7) -> Offline2004:
     names = ("alice", "rule-1", "rule-2", "rule-3")[:players]
-    bots = {s: make_bot("rule", None)[1] for s in range(1, players)}
+    bots = {s: make_bot("rule", BuiltinBots(), "druids2004")[1] for s in range(1, players)}
     return Offline2004(names, bots, seed=seed)
 
 
@@ -376,7 +377,7 @@ class HeldBot(Bot):
 
     def __init__(self) -> None:
         super().__init__()
-        self.inner = make_bot("rule", None)[1]
+        self.inner = make_bot("rule", BuiltinBots(), "druids2004")[1]
         self.entered = threading.Event()
         self.release = threading.Event()
 
@@ -391,7 +392,7 @@ class HeldBot(Bot):
 @synced
 async def test_the_screen_stays_live_while_a_bot_thinks() -> None:
     held = HeldBot()
-    bots = {1: held, 2: make_bot("rule", None)[1]}
+    bots = {1: held, 2: make_bot("rule", BuiltinBots(), "druids2004")[1]}
     setup = random_setup(random.Random(7), 3, start=1)
     session = Offline2004(("alice", "rule-1", "rule-2"), bots, setup=setup)
     app = Druids2004App(session, pause_s=0.001)

@@ -187,7 +187,11 @@ def test_the_ui_host_is_asked_about_each_joiner_but_not_its_own_bots() -> None:
             text = _text(app.screen)
             assert f"fingerprint {who.fingerprint}" in text and "'alice'" in text
             await pilot.press(key)
-            await _until(pilot, lambda t=thread: not t.is_alive())
+
+            def answered(t: threading.Thread = thread) -> bool:
+                return not t.is_alive()
+
+            await _until(pilot, answered)
             assert answers[-1] is seated
         # the person left: whoever asks now is refused at once
         bridge.close()

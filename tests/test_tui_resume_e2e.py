@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 from druids_p2p.net.local_table import PeerProcess, peer_argv
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.player import NetSession
 from druids_p2p.tui.resume import saved_game
 from druids_p2p.tui.screens.resume_dialog import ResumeTable
 from druids_p2p.tui.screens.table import TableScreen
@@ -81,6 +82,7 @@ def test_the_ui_rejoins_a_table_left_unfinished_and_plays_it_to_the_end(
     finally:
         if app.session is not None:
             app.session.close()
+            assert isinstance(app.session, NetSession)  # the resumed table is a network one
             app.session.wait(5)
     outcome = app.return_value
     assert outcome is not None and outcome["result"]["finished"]

@@ -9,6 +9,8 @@ module is not there.
 from __future__ import annotations
 
 import importlib
+import sys
+from typing import Any
 
 from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RegisterBot
 from druids_p2p.bots.druids2004 import Rule2004Bot, Search2004Bot
@@ -70,3 +72,31 @@ class PimcPlugin:
                 factories=(("druids2004", Search2004Bot),),
             )
         )
+
+
+def builtin_plugins() -> list[tuple[str, object]]:
+    """The built-in plugins (this package, and the search bot's), under their plugin names: what
+    the loader (``druids_p2p.plugins``) registers before any other."""
+    return [("builtin", sys.modules[__name__]), ("builtin-pimc", PimcPlugin())]
+
+
+class BuiltinBots:
+    """The built-in bots by name, straight from the built-in plugins' hooks: how the in-process
+    host seats a bot named as a string when no registry is given, without the plugin loader
+    (which stands above the bots, so the bots never import it)."""
+
+    def __init__(self) -> None:
+        self.bots: dict[str, BotSpec] = {}
+        druids_register_bots(self._register)  # the plugins of builtin_plugins(), in order
+        PimcPlugin().druids_register_bots(self._register)
+
+    def _register(self, spec: BotSpec | None = None, /, **fields: Any) -> None:
+        made = spec if spec is not None else BotSpec(**fields)
+        self.bots[made.name] = made
+
+    def get(self, name: str) -> BotSpec:
+        """The spec of bot ``name``; KeyError with the known names otherwise (as the registry)."""
+        try:
+            return self.bots[name]
+        except KeyError:
+            raise KeyError(f"unknown bot {name!r} (known: {', '.join(self.bots)})") from None

@@ -6,13 +6,21 @@ from __future__ import annotations
 from typing import Any
 
 from druids_p2p.bots.base import Bot
+from druids_p2p.games.druids2004 import moves
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move, search_move
+from druids_p2p.games.druids2004.view import SeatView
 
 SEARCH_MS_PER_WORLD = 10.0
 """Budget granted per sampled world (the measured cost is about 6 ms here; the rest is headroom)."""
 MIN_WORLDS = 2
 MAX_WORLDS = 64
+
+
+def fallback_2004(view: SeatView) -> int:
+    """The host's safe move for a seat whose bot failed: ``Stop`` where the seat may stop,
+    else its first legal move."""
+    return moves.STOP if moves.STOP in view.legal else view.legal[0]
 
 
 def _options(bot: Bot) -> Options:

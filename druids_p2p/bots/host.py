@@ -2,15 +2,18 @@
 
 A bot is someone else's code. It may raise, return nonsense, return an illegal move or hang. The
 host turns each of those into a *fault* (a line of text for the table and the tournament report)
-and plays a safe legal move for that seat instead — the rule bot's choice, which is deterministic
-and takes well under a millisecond, or the first legal move if even that fails — so the game
-always finishes and every peer can compute the same fallback.
+and plays a safe legal move for that seat instead — per game (:data:`FALLBACKS`): in Druids 2017
+the rule bot's choice, which is deterministic and takes well under a millisecond, or the first
+legal move if even that fails — so the game always finishes and every peer can compute the same
+fallback.
 
 Time is enforced by running the bot on a worker thread and waiting ``budget × GRACE_FACTOR +
 GRACE_MS``; a result that comes later is discarded. Python cannot kill a thread, so a bot that
 overran keeps its seat on fallback moves until its late call returns (it is then asked again).
 
-:func:`play_local_game` plays a whole game in-process on the engine; tournaments reuse it.
+The host meets the game through the rule-set seam (``druids_p2p.rulesets``): a move's token comes
+from the game's ``format_move``, and only the fallback is the game's own.
+:func:`druids_p2p.bots.local_game.play_local_game` plays a whole game in-process with it.
 """
 
 from __future__ import annotations
@@ -20,15 +23,14 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.engine.cards import GAIA_BARE
-from druids_p2p.engine.deal import deal
-from druids_p2p.engine.game import Game, GameOptions
-from druids_p2p.engine.notation import format_card, format_move
+from druids_p2p.bots.base import DEFAULT_GAME, Bot
+from druids_p2p.bots.druids2004 import fallback_2004
+from druids_p2p.engine.interface import CommonRuleset
 from druids_p2p.engine.view import PlayerView
+from druids_p2p.rulesets import RULESETS
 
 DEFAULT_BUDGET_MS = 100.0
 GRACE_FACTOR = 2.0
@@ -61,8 +63,16 @@ class MoveOutcome:
     elapsed_ms: float
 
 
+class MoveView(Protocol):
+    """What the host reads of any game's view: the legal moves of the seat to move."""
+
+    @property
+    def legal(self) -> Sequence[int]: ...
+
+
 def fallback_move(view: PlayerView) -> int:
-    """A safe legal move for a seat whose bot failed: the rule bot's choice, else the first move."""
+    """A safe legal Druids (2017) move for a seat whose bot failed: the rule bot's choice, else
+    the first move."""
     from druids_p2p.bots.rule_bot import rule_move
 
     try:
@@ -72,16 +82,31 @@ def fallback_move(view: PlayerView) -> int:
     return move if move in view.legal else view.legal[0]
 
 
-def check_answer(answer: object, view: PlayerView) -> str | None:
-    """None if ``answer`` is one of ``view.legal``, else the fault text."""
+FALLBACKS: dict[str, Callable[[Any], int]] = {
+    "druids2017": fallback_move,
+    "druids2004": fallback_2004,
+}
+"""The host's safe move per rule set (a bot strategy, so it may know its game); every peer
+computes the same one. A game not listed falls back to its first legal move."""
+
+
+def first_legal(view: MoveView) -> int:
+    return view.legal[0]
+
+
+def check_answer(answer: object, view: MoveView, rules: CommonRuleset) -> str | None:
+    """None if ``answer`` is one of ``view.legal``, else the fault text (tokens by ``rules``)."""
     if isinstance(answer, bool) or not isinstance(answer, int):
         shown = repr(answer)
         if len(shown) > 40:
             shown = shown[:37] + "..."
         return f"returned {shown} ({type(answer).__name__}), not a move id (int)"
     if answer not in view.legal:
-        token = format_move(answer) if 0 <= answer <= GAIA_BARE else "unknown"
-        legal = " ".join(format_move(m) for m in view.legal[:12])
+        try:
+            token = rules.format_move(answer)
+        except ValueError:
+            token = "unknown"
+        legal = " ".join(rules.format_move(m) for m in view.legal[:12])
         more = " ..." if len(view.legal) > 12 else ""
         return f"returned illegal move {answer} ({token}); legal: {legal}{more}"
     return None
@@ -132,10 +157,18 @@ class BotRunner:
     hand-off): for trusted bots in long tournaments where speed matters more than safety.
     """
 
-    def __init__(self, bot: Bot, budget_ms: float = DEFAULT_BUDGET_MS, enforce: bool = True):
+    def __init__(
+        self,
+        bot: Bot,
+        budget_ms: float = DEFAULT_BUDGET_MS,
+        enforce: bool = True,
+        game: str = DEFAULT_GAME,
+    ):
         self.bot = bot
         self.budget_ms = budget_ms
         self.enforce = enforce
+        self.rules = RULESETS[game]
+        self.fallback = FALLBACKS.get(game, first_legal)
         self._jobs: queue.SimpleQueue[_Call | None] | None = None
         self._late: _Call | None = None
 
@@ -166,7 +199,7 @@ class BotRunner:
         self._jobs = None
         return f"no answer within {limit_ms:.0f} ms (budget {self.budget_ms:g} ms)"
 
-    def choose(self, view: PlayerView) -> MoveOutcome:
+    def choose(self, view: MoveView) -> MoveOutcome:
         """Ask the bot for a move; on any fault, the fallback move and the fault text."""
         start = time.perf_counter()
         job = self.call(self.bot.choose, view, limit_ms=wait_limit_ms(self.budget_ms))
@@ -178,10 +211,10 @@ class BotRunner:
             if job.error is not None:
                 fault = "raised " + _error_text(job.error)
             else:
-                fault = check_answer(job.result, view)
+                fault = check_answer(job.result, view, self.rules)
                 if fault is None:
                     return MoveOutcome(job.result, None, elapsed)
-        return MoveOutcome(fallback_move(view), fault, elapsed)
+        return MoveOutcome(self.fallback(view), fault, elapsed)
 
     def hook(self, fn: Callable[..., Any], *args: Any) -> str | None:
         """Call a lifecycle hook (``start_game``...); the fault text if it raised or hung."""
@@ -200,25 +233,25 @@ class BotRunner:
 
 
 def choose_move(
-    bot: Bot, view: PlayerView, budget_ms: float = DEFAULT_BUDGET_MS, enforce: bool = True
+    bot: Bot,
+    view: MoveView,
+    budget_ms: float = DEFAULT_BUDGET_MS,
+    enforce: bool = True,
+    game: str = DEFAULT_GAME,
 ) -> MoveOutcome:
     """One guarded move: the bot's answer if it is legal and in time, else a fallback and why.
 
     A one-off: it starts a worker thread for this call. Games use a :class:`BotRunner` per seat,
     which keeps its thread and knows when the bot is still stuck in an earlier move.
     """
-    runner = BotRunner(bot, budget_ms, enforce)
+    runner = BotRunner(bot, budget_ms, enforce, game)
     try:
         return runner.choose(view)
     finally:
         runner.close()
 
 
-# -------------------------------------------------------------------- a whole game
-Player = BotSpec | Bot | Callable[[], Bot] | str
-"""What :func:`play_local_game` seats: a spec, a fresh bot, a factory, or a registered name."""
-
-
+# ------------------------------------------------------------------------- faults
 @dataclass(frozen=True, slots=True)
 class Fault:
     """A bot's misbehaviour: where it happened and what the host did about it."""
@@ -238,156 +271,3 @@ class Fault:
         if self.move_index is not None:
             where += f", move {self.move_index + 1}"
         return f"seat {self.seat} ({self.bot}), {where}, {self.stage}: {self.text}"
-
-
-@dataclass(slots=True)
-class RoundRecord:
-    """One round as played: the deal, every move with its seat and time, and the scores."""
-
-    hands: list[list[int]]
-    moves: list[int] = field(default_factory=list)
-    seats: list[int] = field(default_factory=list)
-    times_ms: list[float] = field(default_factory=list)
-    """Time the bot took for each move (the wait, for a move that timed out)."""
-    scores: list[int] = field(default_factory=list)
-    ended_by: str = ""
-
-
-@dataclass(slots=True)
-class LocalGameResult:
-    """Everything a tournament needs from one game."""
-
-    seed: int
-    options: GameOptions
-    names: list[str]
-    """Bot name per seat."""
-    rounds: list[RoundRecord]
-    totals: list[int]
-    winners: list[int]
-    faults: list[Fault]
-    elapsed_ms: float
-
-    @property
-    def round_scores(self) -> list[list[int]]:
-        return [r.scores for r in self.rounds]
-
-    def move_times_ms(self, seat: int) -> list[float]:
-        """Every move time of ``seat``'s bot, in play order."""
-        return [
-            t for r in self.rounds for s, t in zip(r.seats, r.times_ms, strict=True) if s == seat
-        ]
-
-    def faults_of(self, seat: int) -> list[Fault]:
-        return [f for f in self.faults if f.seat == seat]
-
-    def record(self) -> dict[str, Any]:
-        """The game in the notation of ``docs/rules.md`` §8, for ``druids replay``."""
-        return {
-            "players": self.options.players,
-            "variant": self.options.variant,
-            "rounds": [
-                {
-                    "hands": [[format_card(c) for c in hand] for hand in r.hands],
-                    "moves": [format_move(m) for m in r.moves],
-                }
-                for r in self.rounds
-            ],
-        }
-
-
-def _resolve(player: Player, registry: Any) -> tuple[str, Bot]:
-    if isinstance(player, str):
-        if registry is None:
-            from druids_p2p.plugins import builtin_registry
-
-            registry = builtin_registry()
-        return player, registry.make(player)
-    if isinstance(player, Bot):
-        return getattr(player, "name", None) or type(player).__name__, player
-    if isinstance(player, BotSpec):
-        bot = player.factory()
-        name = player.name
-    else:
-        bot = player()
-        name = getattr(bot, "name", None) or type(bot).__name__
-    if not isinstance(bot, Bot):
-        raise TypeError(f"bot factory for {name!r} returned {type(bot).__name__}, not a Bot")
-    return name, bot
-
-
-def play_local_game(
-    players: Sequence[Player],
-    options: GameOptions | None = None,
-    seed: int = 0,
-    budget_ms: float = DEFAULT_BUDGET_MS,
-    *,
-    enforce_budget: bool = True,
-    registry: Any = None,
-) -> LocalGameResult:
-    """Play one whole game in-process between ``players`` (one per seat, in seat order).
-
-    Round ``r`` is dealt from ``derive_rng(seed, "deal", r)`` and the bot at seat ``s`` gets
-    ``derive_rng(seed, "bot", s)``: the same seed gives the same deals whoever sits where, so
-    rotating bots over the seats of one seed gives duplicate deals. Bot faults are recorded and
-    the seat plays the fallback move; exceptions from bot *factories* propagate (nothing ran yet).
-    ``registry`` resolves names given as strings (default: the built-in bots only).
-    """
-    options = options or GameOptions(players=len(players))
-    if len(players) != options.players:
-        raise ValueError(f"{len(players)} bots for a {options.players}-player game")
-    start = time.perf_counter()
-    seated = [_resolve(p, registry) for p in players]
-    names = [name for name, _ in seated]
-    runners = [BotRunner(bot, budget_ms, enforce_budget) for _, bot in seated]
-    faults: list[Fault] = []
-    rounds: list[RoundRecord] = []
-    game = Game(options)
-    try:
-        for s, runner in enumerate(runners):
-            rng = derive_rng(seed, "bot", s)
-            text = runner.hook(runner.bot.start_game, s, options, rng, budget_ms)
-            if text:
-                faults.append(Fault(s, names[s], -1, None, "start_game", text))
-        while not game.game_over:
-            r = len(rounds)
-            hands = deal(derive_rng(seed, "deal", r), options.players)
-            rnd = game.start_round(hands)
-            record = RoundRecord(hands=hands)
-            rounds.append(record)
-            while not rnd.over:
-                seat = rnd.to_move
-                assert seat is not None
-                outcome = runners[seat].choose(game.view(seat))
-                if outcome.fault is not None:
-                    fault = Fault(seat, names[seat], r, len(record.moves), "choose", outcome.fault)
-                    faults.append(fault)
-                game.play(outcome.move)
-                record.moves.append(outcome.move)
-                record.seats.append(seat)
-                record.times_ms.append(outcome.elapsed_ms)
-            assert rnd.scores is not None and rnd.ended_by is not None
-            record.scores = list(rnd.scores)
-            record.ended_by = rnd.ended_by
-            last = game.game_over
-            for s, runner in enumerate(runners):
-                view = game.view(s)
-                text = runner.hook(runner.bot.end_round, view)
-                if text:
-                    faults.append(Fault(s, names[s], r, None, "end_round", text))
-                if last:
-                    text = runner.hook(runner.bot.end_game, view)
-                    if text:
-                        faults.append(Fault(s, names[s], r, None, "end_game", text))
-    finally:
-        for runner in runners:
-            runner.close()
-    return LocalGameResult(
-        seed=seed,
-        options=options,
-        names=names,
-        rounds=rounds,
-        totals=game.totals,
-        winners=game.winners or [],
-        faults=faults,
-        elapsed_ms=(time.perf_counter() - start) * 1000.0,
-    )

@@ -27,7 +27,8 @@ from druids_p2p.cli.tournament_options import (
 )
 from druids_p2p.cli.tournament_progress import want_progress
 from druids_p2p.cli.tournament_run import run_or_fail
-from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP
+from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
+from druids_p2p.rulesets import GAME_HELP
 
 
 def _ci_text(ci: list[float] | None) -> str:

@@ -8,8 +8,8 @@ import typer
 
 from druids_p2p.bench.engine_bench import bench_engine
 from druids_p2p.cli.app import bench_app, fail
-from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP
-from druids_p2p.games.dispatch import bench_engine as bench_game
+from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
+from druids_p2p.rulesets import GAME_HELP, check_game, check_players
 
 
 @bench_app.command("engine")
@@ -24,7 +24,11 @@ def bench_engine_command(
     """Random legal play of whole games on one core: games/s and moves/s."""
     if game != DEFAULT_GAME:
         try:
-            other = bench_game(game, players, games, seed)
+            check_players(check_game(game), players)
+            # Druids 2004's random playout (the only other game; its package has the bench)
+            from druids_p2p.games.druids2004.bench import bench_engine as bench_2004
+
+            other = bench_2004(players, games, seed)
         except ValueError as exc:
             fail(str(exc))
         if as_json:

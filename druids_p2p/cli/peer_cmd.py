@@ -28,9 +28,9 @@ from druids_p2p.cli.peer_checks import (
     resume_or_new,
 )
 from druids_p2p.cli.peer_run import emitter, print_result, run_one_peer
-from druids_p2p.cli.play2004 import GAME_HELP, refuse_lan
+from druids_p2p.cli.play2004 import refuse_lan
 from druids_p2p.net.discovery import DEFAULT_PORT
-from druids_p2p.rulesets import DEFAULT_RULESET
+from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
 
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
 

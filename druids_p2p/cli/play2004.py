@@ -13,18 +13,18 @@ from pathlib import Path
 
 from druids_p2p.cli.app import fail
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS
+from druids_p2p.rulesets import check_game as _known_game
 
-GAME_HELP = f"Rule set: {', '.join(sorted(RULESETS))} (default {DEFAULT_RULESET})."
-"""The ``--game`` option's help, one text for play, host and join."""
 LAN_GAMES = (DEFAULT_RULESET,)
 """The rule sets a LAN table (lobby, ``host``, ``join``, ``--headless``) plays today."""
 
 
 def check_game(game: str) -> str:
     """``game`` if it is a rule set of :data:`~druids_p2p.rulesets.RULESETS`; exit 2 otherwise."""
-    if game not in RULESETS:
-        fail(f"--game {game!r}: unknown game (known: {', '.join(sorted(RULESETS))})")
-    return game
+    try:
+        return _known_game(game)
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def refuse_lan(game: str, where: str) -> None:
@@ -86,7 +86,7 @@ def play_2004_ui(
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the terminal UI needs a terminal")
 
-    from druids_p2p.bots.host2004 import make_bot
+    from druids_p2p.bots.local_game import make_bot
     from druids_p2p.cli.id_cmd import load_identity
     from druids_p2p.tui.app2004 import Druids2004App
     from druids_p2p.tui.bots import bot_seats
@@ -103,7 +103,7 @@ def play_2004_ui(
     names.insert(me, identity.name)
     others_seats = [s for s in range(len(names)) if s != me]
     players_by_seat = {
-        seat: make_bot(spec.bot, registry)[1]
+        seat: make_bot(spec.bot, registry, game)[1]
         for seat, spec in zip(others_seats, others, strict=True)
     }
     session = Offline2004(

@@ -14,10 +14,10 @@ from druids_p2p.cli.peer_checks import (
     check_bot,
     resume_or_new,
 )
-from druids_p2p.cli.play2004 import GAME_HELP, check_game, play_2004_ui, refuse_lan
+from druids_p2p.cli.play2004 import check_game, play_2004_ui, refuse_lan
 from druids_p2p.engine import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
-from druids_p2p.rulesets import DEFAULT_RULESET
+from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
 
 
 @app.command("play")

@@ -14,9 +14,8 @@ from pathlib import Path
 import typer
 
 from druids_p2p.cli.app import app, fail
-from druids_p2p.engine.replay import ReplayInputError, replay
-from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP
-from druids_p2p.games.dispatch import replay as replay_game
+from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
+from druids_p2p.rulesets import GAME_HELP, RULESETS, check_game
 
 
 def read_text_arg(path: str) -> str:
@@ -64,8 +63,8 @@ def replay_command(
         fail("--seat chooses whose view of a game record is shown: the JSON notation has none")
     text = read_text_arg(file)
     try:
-        code, result = replay(text) if game == DEFAULT_GAME else replay_game(game, text)
-    except (ReplayInputError, ValueError) as exc:
+        code, result = RULESETS[check_game(game)].replay(text)
+    except ValueError as exc:
         fail(f"{file}: {exc}")
     print(json.dumps(result))
     if code:

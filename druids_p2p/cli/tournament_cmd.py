@@ -32,7 +32,8 @@ from druids_p2p.cli.tournament_options import (
 )
 from druids_p2p.cli.tournament_progress import want_progress
 from druids_p2p.cli.tournament_run import report, run_or_fail, table_player
-from druids_p2p.games.dispatch import DEFAULT_GAME, GAME_HELP
+from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
+from druids_p2p.rulesets import GAME_HELP
 
 if TYPE_CHECKING:
     from druids_p2p.tournament.config import TournamentConfig

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from druids_p2p.cli.app import fail
-from druids_p2p.games.dispatch import DEFAULT_GAME, check_game
+from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
+from druids_p2p.rulesets import check_game
 
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry

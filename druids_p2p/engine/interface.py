@@ -14,13 +14,15 @@ import each other (an import-linter contract checks it).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from druids_p2p.engine import cards as _cards
 from druids_p2p.engine import notation as _notation
 from druids_p2p.engine.deal import deal as _deal
+from druids_p2p.engine.demo import game_lines as _game_lines
 from druids_p2p.engine.game import Game, GameOptions
+from druids_p2p.engine.replay import replay as _replay
 from druids_p2p.engine.rules import IllegalMove, InvalidDeal
 from druids_p2p.engine.view import PlayerView
 
@@ -78,8 +80,25 @@ class GameState(CommonGameState, Protocol):
         ...
 
 
+class Playing(Protocol):
+    """Whose move, the legal moves and play: the part of a game its moves go to."""
+
+    @property
+    def to_move(self) -> int | None: ...
+
+    def legal_moves(self) -> list[int]: ...
+    def play(self, move: int) -> None: ...
+
+
+Streams = Callable[[str, int], random.Random]
+"""``streams(purpose, index)``: the random stream an in-process game draws its chance from (a
+deal, a setup, a reshuffle), so that a seed fixes every chance step whoever sits where."""
+
+
 class CommonRuleset(Protocol):
-    """What every registered card game offers: its name, seats, cards, a new game and tokens."""
+    """What every registered card game offers: its name, seats, cards, a new game and tokens,
+    and what the one in-process game loop (``druids_p2p.bots.local_game``) needs to play it
+    without knowing which game it is: the chance steps, the ends of rounds and the record."""
 
     name: str
     min_players: int
@@ -90,8 +109,55 @@ class CommonRuleset(Protocol):
     def new_game(self, players: int, **options: Any) -> CommonGameState: ...
     def format_card(self, card: int) -> str: ...
     def parse_card(self, token: str) -> int: ...
-    def format_move(self, move: int) -> str: ...
+    def format_move(self, move: int) -> str:
+        """The move's token; ValueError for an id that is no move of this game."""
+        ...
+
     def parse_move(self, token: str) -> int: ...
+
+    def make_options(self, players: int, variant: bool = False) -> Any:
+        """The game's options for ``players`` seats (ValueError out of range). ``variant`` is
+        Druids 2017's light side of Gaia; a game without that variant ignores it."""
+        ...
+
+    def start(self, options: Any, streams: Streams) -> CommonGameState:
+        """A new game with ``options``; a setup dealt at the start is drawn from ``streams``."""
+        ...
+
+    def chance(self, state: CommonGameState, streams: Streams) -> list[list[int]] | None:
+        """Take the chance step due now (nobody is to move and the game is not over): deal the
+        next round, reshuffle a reserve, drawing from ``streams``. The hands if it dealt a
+        round, else None."""
+        ...
+
+    def in_play(self, state: CommonGameState) -> Playing:
+        """Where the moves go until the next chance step: the game, or (faster, for a game
+        dealt by rounds) the round being played. A loop asks again after every chance step."""
+        ...
+
+    def round_result(self, state: CommonGameState) -> tuple[list[int], str] | None:
+        """The scores and the end (``ended_by``) of the round just over; None while a round is
+        under way or before the first. A game not dealt round by round is one round."""
+        ...
+
+    def record(
+        self,
+        state: CommonGameState,
+        deals: Sequence[Sequence[Sequence[int]]],
+        moves: Sequence[Sequence[int]],
+    ) -> dict[str, Any]:
+        """The game as played, in the game's record notation (for ``druids replay``): ``deals``
+        are the hands :meth:`chance` dealt, ``moves`` every round's moves in order."""
+        ...
+
+    def replay(self, text: str) -> tuple[int, dict[str, Any]]:
+        """Replay a record in that notation: (exit code, JSON result); ValueError (one line)
+        if it is malformed, exit code 1 at its first illegal move."""
+        ...
+
+    def describe(self, state: CommonGameState) -> Iterator[str]:
+        """The game as text, line by line (what ``druids demo`` prints)."""
+        ...
 
 
 class Ruleset(CommonRuleset, Protocol):
@@ -160,6 +226,64 @@ class DruidsRuleset:
 
     def parse_move_token(self, token: str) -> int:
         return _notation.parse_move_token(token)
+
+    # ------------------------------------------------------------ the in-process loop
+    def make_options(self, players: int, variant: bool = False) -> GameOptions:
+        return GameOptions(players=players, variant=variant)
+
+    def start(self, options: Any, streams: Streams) -> Game:
+        if not isinstance(options, GameOptions):
+            raise TypeError(f"{self.name} plays with GameOptions, not {type(options).__name__}")
+        return Game(options)
+
+    def chance(self, state: CommonGameState, streams: Streams) -> list[list[int]] | None:
+        """Round ``r`` is dealt from ``streams("deal", r)``."""
+        game = _game(state)
+        hands = _deal(streams("deal", len(game.rounds)), game.players)
+        game.start_round(hands)
+        return hands
+
+    def in_play(self, state: CommonGameState) -> Playing:
+        game = _game(state)
+        return game if game.round is None else game.round
+
+    def round_result(self, state: CommonGameState) -> tuple[list[int], str] | None:
+        rnd = _game(state).round
+        if rnd is None or rnd.scores is None or rnd.ended_by is None:
+            return None
+        return list(rnd.scores), rnd.ended_by
+
+    def record(
+        self,
+        state: CommonGameState,
+        deals: Sequence[Sequence[Sequence[int]]],
+        moves: Sequence[Sequence[int]],
+    ) -> dict[str, Any]:
+        """The notation of ``docs/rules.md`` §8."""
+        options = _game(state).options
+        return {
+            "players": options.players,
+            "variant": options.variant,
+            "rounds": [
+                {
+                    "hands": [[_notation.format_card(c) for c in hand] for hand in hands],
+                    "moves": [_notation.format_move(m) for m in round_moves],
+                }
+                for hands, round_moves in zip(deals, moves, strict=True)
+            ],
+        }
+
+    def replay(self, text: str) -> tuple[int, dict[str, Any]]:
+        return _replay(text)
+
+    def describe(self, state: CommonGameState) -> Iterator[str]:
+        return _game_lines(_game(state))
+
+
+def _game(state: CommonGameState) -> Game:
+    if not isinstance(state, Game):
+        raise TypeError(f"druids2017 plays a Game, not {type(state).__name__}")
+    return state
 
 
 __all__ = [

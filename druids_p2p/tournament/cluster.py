@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from druids_p2p import __version__
-from druids_p2p.engine.game import GameOptions
+from druids_p2p.rulesets import RULESETS
 from druids_p2p.tournament.play import STATUS_CRASHED, failed_line, play_game
 
 if TYPE_CHECKING:
@@ -127,10 +127,12 @@ def play_cluster_batch(
                 f"{WORKER_ERROR}{where} has bot {name!r} version "
                 f"{registry.get(name).version}, the client {version}"
             )
-    options = GameOptions(players=batch.players, variant=batch.variant)
+    options = RULESETS[batch.game].make_options(batch.players, batch.variant)
     lines = []
     for spec in batch.games:
-        line = play_game(spec.seating, options, spec.seed, batch.budget_ms, registry)
+        line = play_game(
+            spec.seating, options, spec.seed, batch.budget_ms, registry, game=batch.game
+        )
         lines.append({"index": spec.index, "deal": spec.deal, **line})
     return lines
 

@@ -1,8 +1,8 @@
 """Playing one tournament game in-process, fast enough for thousands of games a minute.
 
-:func:`play_game` plays exactly the game :func:`~druids_p2p.bots.host.play_local_game` plays for
-the same seating and seed (same deals, same bot streams, same fallback on a fault; the tests
-compare the two), with three speed-ups that matter at tournament scale:
+:func:`play_game` plays exactly the game :func:`~druids_p2p.bots.local_game.play_local_game` plays
+for the same seating and seed — the same loop (``local_game.run_game``), for any rule set; the
+tests compare the two — with three speed-ups that matter at tournament scale:
 
 * the built-in ``random`` bot is not called at all: its move is drawn here from the very stream
   the bot would have used (``derive_rng(seed, "bot", seat)``), without building a view;
@@ -24,10 +24,10 @@ import time
 from typing import Any
 
 from druids_p2p.bots.host import BotRunner, Fault, derive_rng
+from druids_p2p.bots.local_game import Seat, make_bot, run_game
 from druids_p2p.bots.random_bot import RandomBot
-from druids_p2p.engine.deal import deal
-from druids_p2p.engine.game import Game, GameOptions
 from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry
+from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS
 
 STATUS_OK = "ok"
 STATUS_TIMEOUT = "timeout"
@@ -71,43 +71,43 @@ def ranks_of(totals: list[int]) -> list[int]:
 
 def play_game(
     seating: tuple[str, ...] | list[str],
-    options: GameOptions,
+    options: Any,
     seed: int,
     budget_ms: float,
     registry: BotRegistry,
     *,
+    game: str = DEFAULT_RULESET,
     trace: Any = None,
     index: int = 0,
 ) -> dict[str, Any]:
-    """Play one game; the game's line for ``games.jsonl`` (without ``index``/``deal``)."""
+    """Play one game of ``game`` with its ``options``; the game's line for ``games.jsonl``
+    (without ``index``/``deal``)."""
     start = time.perf_counter()
     n = options.players
     if len(seating) != n:
         raise ValueError(f"{len(seating)} bots for a {n}-player game")
+    rules = RULESETS[game]
     specs = [registry.get(name) for name in seating]
-    fast = [s.factory is RandomBot and s.source == BUILTIN_SOURCE for s in specs]
-    rngs = [derive_rng(seed, "bot", s) for s in range(n)]
-    runners: list[BotRunner | None] = [None] * n
-    faults: list[Fault] = []
-    moves = [0] * n
-    spent = [0.0] * n
-    slowest = [0.0] * n
-    round_scores: list[list[int]] = []
-    game = Game(options)
-    base = {"seed": seed, "seating": list(seating), "versions": [s.version for s in specs]}
+    base: dict[str, Any] = {"seed": seed, "seating": list(seating)}
+    base["versions"] = [s.version for s in specs]
+    if game != DEFAULT_RULESET:  # druids2017 lines stay as they were before other games
+        base["game"] = game
 
-    def mark(value: int) -> None:
+    def running(seat: int | None) -> None:
         if trace is not None:
-            trace[index] = value
+            trace[index] = TRACE_ENGINE if seat is None else TRACE_SEAT + seat
 
-    mark(TRACE_ENGINE)
+    seats: list[Seat] = []
+    running(None)
     try:
         for s, spec in enumerate(specs):
-            if fast[s]:
+            rng = derive_rng(seed, "bot", s)
+            if spec.factory is RandomBot and spec.source == BUILTIN_SOURCE:
+                seats.append(Seat(spec.name, None, rng))
                 continue
-            mark(TRACE_SEAT + s)
+            running(s)
             try:
-                bot = registry.make(spec.name)
+                _, bot = make_bot(spec, registry, game)
             except Exception as exc:
                 # The plugin's factory is bot code too: the bot forfeits, nothing has been played.
                 why = f"bot factory raised {type(exc).__name__}: {exc}"
@@ -117,78 +117,48 @@ def play_game(
                     "faults": [fault_dict(Fault(s, spec.name, -1, None, "factory", why))],
                     "elapsed_ms": round((time.perf_counter() - start) * 1000.0, 3),
                 }
-            runners[s] = BotRunner(bot, budget_ms, enforce=spec.source != BUILTIN_SOURCE)
-        for s, runner in enumerate(runners):
-            if runner is None:
-                continue
-            mark(TRACE_SEAT + s)
-            text = runner.hook(runner.bot.start_game, s, options, rngs[s], budget_ms)
-            if text:
-                faults.append(Fault(s, seating[s], -1, None, "start_game", text))
-        mark(TRACE_ENGINE)
-        perf = time.perf_counter
-        for r in range(options.rounds):
-            rnd = game.start_round(deal(derive_rng(seed, "deal", r), n))
-            count = 0
-            while rnd.to_move is not None:
-                seat = rnd.to_move
-                runner = runners[seat]
-                if runner is None:
-                    t0 = perf()
-                    legal = rnd.legal_moves()
-                    move = legal[rngs[seat].randrange(len(legal))]
-                    ms = (perf() - t0) * 1000.0
-                else:
-                    mark(TRACE_SEAT + seat)
-                    outcome = runner.choose(game.view(seat))
-                    mark(TRACE_ENGINE)
-                    move, ms = outcome.move, outcome.elapsed_ms
-                    if outcome.fault is not None:
-                        faults.append(Fault(seat, seating[seat], r, count, "choose", outcome.fault))
-                rnd.play(move)
-                count += 1
-                moves[seat] += 1
-                spent[seat] += ms
-                if ms > slowest[seat]:
-                    slowest[seat] = ms
-            assert rnd.scores is not None
-            round_scores.append(list(rnd.scores))
-            last = game.game_over
-            for s, runner in enumerate(runners):
-                if runner is None:
-                    continue
-                view = game.view(s)
-                mark(TRACE_SEAT + s)
-                text = runner.hook(runner.bot.end_round, view)
-                if text:
-                    faults.append(Fault(s, seating[s], r, None, "end_round", text))
-                if last:
-                    text = runner.hook(runner.bot.end_game, view)
-                    if text:
-                        faults.append(Fault(s, seating[s], r, None, "end_game", text))
-                mark(TRACE_ENGINE)
+            runner = BotRunner(bot, budget_ms, enforce=spec.source != BUILTIN_SOURCE, game=game)
+            seats.append(Seat(spec.name, runner, rng))
+        running(None)
+        result = run_game(rules, options, seed, seats, budget_ms, running)
     finally:
-        for runner in runners:
-            if runner is not None:
-                runner.close()
-    totals = game.totals
-    late = next((f for f in faults if is_timeout_fault(f.text)), None)
+        for seat in seats:
+            if seat.runner is not None:
+                seat.runner.close()
+    totals = result.totals
+    late = next((f for f in result.faults if is_timeout_fault(f.text)), None)
+    moves = [0] * n
+    spent = [0.0] * n
+    slowest = [0.0] * n
+    for rnd in result.rounds:
+        for s, ms in zip(rnd.seats, rnd.times_ms, strict=True):
+            moves[s] += 1
+            spent[s] += ms
+            if ms > slowest[s]:
+                slowest[s] = ms
     line: dict[str, Any] = {
         **base,
         "status": STATUS_OK if late is None else STATUS_TIMEOUT,
         "blame": None if late is None else late.bot,
         "blame_seat": None if late is None else late.seat,
-        "round_scores": round_scores,
+        "round_scores": result.round_scores,
         "totals": totals,
-        "winners": game.winners or [],
+        "winners": result.winners,
         "ranks": ranks_of(totals),
-        "moves": moves,
-        "move_ms_mean": [round(spent[s] / moves[s], 4) if moves[s] else 0.0 for s in range(n)],
-        "move_ms_max": [round(v, 4) for v in slowest],
-        "faults": [fault_dict(f) for f in faults],
-        "elapsed_ms": round((time.perf_counter() - start) * 1000.0, 3),
     }
-    mark(TRACE_DONE)
+    if game != DEFAULT_RULESET:
+        line["ended_by"] = result.ended_by
+    line.update(
+        {
+            "moves": moves,
+            "move_ms_mean": [round(spent[s] / moves[s], 4) if moves[s] else 0.0 for s in range(n)],
+            "move_ms_max": [round(v, 4) for v in slowest],
+            "faults": [fault_dict(f) for f in result.faults],
+            "elapsed_ms": round((time.perf_counter() - start) * 1000.0, 3),
+        }
+    )
+    if trace is not None:
+        trace[index] = TRACE_DONE
     return line
 
 

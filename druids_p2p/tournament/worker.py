@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from druids_p2p.engine.game import GameOptions
 from druids_p2p.plugins import BotRegistry, load_bots
+from druids_p2p.rulesets import RULESETS
 from druids_p2p.tournament.plan import GameSpec
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
@@ -141,19 +142,7 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
     """Play every game of ``batch``; each line with ``index`` and ``deal`` first."""
     if _STATE.tainted:
         os._exit(TAINTED_EXIT)
-    if batch.game == "druids2004":
-        from druids_p2p.games.druids2004.options import Options
-        from druids_p2p.tournament.play2004 import play_game_2004
-
-        trace = _trace()
-        return [
-            {"index": spec.index, "deal": spec.deal, **play_game_2004(
-                spec.seating, Options(players=batch.players), spec.seed, batch.budget_ms,
-                _registry(), trace=trace, index=spec.index,
-            )}
-            for spec in batch.games
-        ]  # fmt: skip
-    options = GameOptions(players=batch.players, variant=batch.variant)
+    options = RULESETS[batch.game].make_options(batch.players, batch.variant)
     trace = _trace()
     lines: list[dict[str, Any]] = []
     for spec in batch.games:
@@ -166,8 +155,8 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
             )  # fmt: skip
         else:
             line = play_game(
-                spec.seating, options, spec.seed, batch.budget_ms, _registry(), trace=trace,
-                index=spec.index,
+                spec.seating, options, spec.seed, batch.budget_ms, _registry(), game=batch.game,
+                trace=trace, index=spec.index,
             )  # fmt: skip
         lines.append({**head, **line})
         if line["status"] == STATUS_TIMEOUT:

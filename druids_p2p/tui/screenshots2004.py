@@ -11,7 +11,8 @@ import asyncio
 import random
 from pathlib import Path
 
-from druids_p2p.bots.host2004 import make_bot
+from druids_p2p.bots import BuiltinBots
+from druids_p2p.bots.local_game import make_bot
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
@@ -26,7 +27,10 @@ MAX_MOVES = 2000
 
 
 def _session() -> Offline2004:
-    bots = {1: make_bot("rule", None)[1], 2: make_bot("pimc", None)[1]}
+    bots = {
+        1: make_bot("rule", BuiltinBots(), "druids2004")[1],
+        2: make_bot("pimc", BuiltinBots(), "druids2004")[1],
+    }
     return Offline2004(NAMES, bots, seed=SEED)
 
 

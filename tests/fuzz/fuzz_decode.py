@@ -14,7 +14,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-import atheris  # type: ignore[import-not-found]
+import atheris
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: the sample_table helper
 

@@ -1,18 +1,27 @@
 """Druids (2004) as a rule set of the registry (``RULESETS["druids2004"]``).
 
-It fits the common part of the seam (name, players, deck size, a new game, tokens); the 2017
-game's deal-per-round parts do not apply, so it does not pretend to have them.
+It fits the common part of the seam (name, players, deck size, a new game, tokens, what the
+in-process loop needs); the 2017 game's deal-per-round parts do not apply, so it does not pretend
+to have them. For the loop the whole game is one round, and its chance steps are the setup
+(``streams("setup", 0)``) and the reserves' reshuffles (one stream, ``streams("shuffle", 0)``).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from druids_p2p.games.druids2004 import cards, moves
+from druids_p2p.games.druids2004.demo import game_lines
+from druids_p2p.games.druids2004.notation import to_json
 from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.games.druids2004.setup import Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
+
+Streams = Callable[[str, int], random.Random]
+"""``druids_p2p.engine.interface.Streams``, spelled out: the games never import each other."""
 
 
 class Druids2004Ruleset:
@@ -48,3 +57,46 @@ class Druids2004Ruleset:
 
     def parse_move(self, token: str) -> int:
         return moves.parse_move(token)
+
+    # ------------------------------------------------------------ the in-process loop
+    def make_options(self, players: int, variant: bool = False) -> Options:
+        return Options(players=players)
+
+    def start(self, options: Any, streams: Streams) -> Game2004:
+        if not isinstance(options, Options):
+            raise TypeError(f"{self.name} plays with its Options, not {type(options).__name__}")
+        return Game2004(random_setup(streams("setup", 0), options.players), options)
+
+    def chance(self, state: object, streams: Streams) -> list[list[int]] | None:
+        game = _game(state)
+        while game.pending_reshuffle is not None:
+            game.shuffle_reserve_random(streams("shuffle", 0))
+        return None
+
+    def in_play(self, state: object) -> Game2004:
+        return _game(state)
+
+    def round_result(self, state: object) -> tuple[list[int], str] | None:
+        game = _game(state)
+        return None if game.ended_by is None else (list(game.totals), game.ended_by)
+
+    def record(
+        self,
+        state: object,
+        deals: Sequence[Sequence[Sequence[int]]],
+        moves: Sequence[Sequence[int]],
+    ) -> dict[str, Any]:
+        """The notation of docs/rules-2004.md §8 (the setup and the log hold every move)."""
+        return to_json(_game(state))
+
+    def replay(self, text: str) -> tuple[int, dict[str, Any]]:
+        return replay(text)
+
+    def describe(self, state: object) -> Iterator[str]:
+        return game_lines(_game(state))
+
+
+def _game(state: object) -> Game2004:
+    if not isinstance(state, Game2004):
+        raise TypeError(f"druids2004 plays a Game2004, not {type(state).__name__}")
+    return state
