@@ -38,7 +38,9 @@ from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RegisterBot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.bots.rule_bot import rule_move
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2004 import Options as Options2004
+from druids_p2p.games.druids2004 import SeatView as SeatView2004
+from druids_p2p.games.druids2017.cards import (
     DOMAINS,
     GAIA,
     GAIA_BARE,
@@ -65,11 +67,9 @@ from druids_p2p.engine.cards import (
     is_sickle,
     move_for_card,
 )
-from druids_p2p.engine.game import GameOptions
-from druids_p2p.engine.notation import format_card, format_move, parse_card, parse_move
-from druids_p2p.engine.view import PlayerView
-from druids_p2p.games.druids2004 import Options as Options2004
-from druids_p2p.games.druids2004 import SeatView as SeatView2004
+from druids_p2p.games.druids2017.game import GameOptions
+from druids_p2p.games.druids2017.notation import format_card, format_move, parse_card, parse_move
+from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.hookspecs import hookimpl
 from druids_p2p.testing import check_bot, duplicate_margin, registered_plugin
 

@@ -1,6 +1,6 @@
 """The registry of rule sets: the one module that knows every game package by name.
 
-It stands beside the games, not inside one: the Druids (2017) engine (``druids_p2p.engine``) and
+It stands beside the games, not inside one: Druids (2017) (``druids_p2p.games.druids2017``) and
 Druids (2004) (``druids_p2p.games.druids2004``) never import each other, and everything that runs a
 game (network, audit) finds it here by the name its seat message binds. Another game is added by
 writing its package and registering it below.
@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from druids_p2p.engine.game import GameOptions
-from druids_p2p.engine.interface import CommonRuleset, DruidsRuleset, Ruleset
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset as _Druids2004Ruleset
+from druids_p2p.games.druids2017.game import GameOptions
+from druids_p2p.games.druids2017.ruleset import DruidsRuleset
+from druids_p2p.games.seam import CommonRuleset, Ruleset
 
 DEALT_RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
 """The rule sets dealt once per round, which today's table and deck can run."""

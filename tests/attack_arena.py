@@ -23,7 +23,7 @@ from table_harness import LocalTable, game_of
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.peer import DeckPeer, random_scalar
-from druids_p2p.engine.rules import Round
+from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.net import ending
 from druids_p2p.net.homes import TableState
 from druids_p2p.net.mesh import Inbound

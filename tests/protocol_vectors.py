@@ -28,7 +28,7 @@ from druids_p2p.deck.table_audit import audit_state
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.deck.table_state import context_params
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     COLOUR_NAMES,
     DOMAINS,
     GAIA_BARE,
@@ -44,7 +44,7 @@ from druids_p2p.engine.cards import (
     card_value,
     cards_for_move,
 )
-from druids_p2p.engine.notation import format_card, format_move
+from druids_p2p.games.druids2017.notation import format_card, format_move
 from druids_p2p.net.seating import seat_order
 from druids_p2p.net.secrets import TableSecret
 

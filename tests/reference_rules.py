@@ -1,8 +1,8 @@
 """An independent, deliberately simple reference implementation of the Druids rulings.
 
 Written from the binding rulings only (not from the engine's code), for differential testing of
-``druids_p2p.engine.replay.replay``. Cards and moves are plain token strings, hands are lists,
-piles are lists (bottom ... top). Slow and obvious on purpose.
+``druids_p2p.games.druids2017.replay.replay``. Cards and moves are plain token strings, hands
+are lists,piles are lists (bottom ... top). Slow and obvious on purpose.
 """
 
 from __future__ import annotations

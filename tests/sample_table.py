@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from druids_p2p.engine import Game, GameOptions, deal_from_seed, format_card, format_move
+from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed, format_card, format_move
 from druids_p2p.wire.envelope import encode
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.msgtypes import MSG_DOMAIN, MsgType

@@ -7,8 +7,8 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from druids_p2p.engine import GameOptions
-from druids_p2p.engine.game import Game
+from druids_p2p.games.druids2017 import GameOptions
+from druids_p2p.games.druids2017.game import Game
 from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine

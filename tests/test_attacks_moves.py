@@ -23,7 +23,7 @@ from attack_arena import (
 )
 from table_harness import game_of
 
-from druids_p2p.engine import GAIA, format_move
+from druids_p2p.games.druids2017 import GAIA, format_move
 from druids_p2p.wire import MsgType
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

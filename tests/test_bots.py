@@ -18,10 +18,10 @@ from druids_p2p.bots.host import (
     fallback_move,
 )
 from druids_p2p.bots.local_game import play_local_game
-from druids_p2p.engine import Game, GameOptions, PlayerView, deal, parse_hand, parse_move
-from druids_p2p.engine.cards import GAIA_DARK, PLAY_MISTLETOE, PLAY_SICKLE
-from druids_p2p.engine.replay import replay
 from druids_p2p.games.druids2004.options import Options as Options2004
+from druids_p2p.games.druids2017 import Game, GameOptions, PlayerView, deal, parse_hand, parse_move
+from druids_p2p.games.druids2017.cards import GAIA_DARK, PLAY_MISTLETOE, PLAY_SICKLE
+from druids_p2p.games.druids2017.replay import replay
 from druids_p2p.testing import check_bot
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from table_harness import LocalTable
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net import chat as chat_module
 from druids_p2p.net.chat import ChatOutbox, ChatRefused, TableChat, TokenBucket, check_text
 from druids_p2p.net.local_table import LocalTable as ProcessTable

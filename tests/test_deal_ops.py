@@ -26,7 +26,7 @@ DECK_MD = ROOT / "docs" / "protocol" / "deck.md"
 
 
 def _druids_params(players: int) -> DeckParams:
-    from druids_p2p.engine import GAIA, HAND_SIZE, N_CARDS
+    from druids_p2p.games.druids2017 import GAIA, HAND_SIZE, N_CARDS
 
     return DeckParams(
         table_id=os.urandom(32),
@@ -62,7 +62,7 @@ _INDEPENDENT = textwrap.dedent(
     # only now the package: every name it binds to libsodium is a counted one
     from druids_p2p.bench import deal_table
     from druids_p2p.deck import DeckParams, DeckPeer
-    from druids_p2p.engine import GAIA, HAND_SIZE, N_CARDS
+    from druids_p2p.games.druids2017 import GAIA, HAND_SIZE, N_CARDS
     players = int(sys.argv[1])
     params = DeckParams(os.urandom(32), 1, N_CARDS, players, HAND_SIZE[players],
                         frozenset({GAIA}))

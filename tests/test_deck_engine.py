@@ -12,7 +12,7 @@ from deck_local import LocalBus, make_table, seeded_entropy
 
 from druids_p2p.deck import DeckFault, DeckParams
 
-engine = pytest.importorskip("druids_p2p.engine")
+engine = pytest.importorskip("druids_p2p.games.druids2017")
 Game, GameOptions = engine.Game, engine.GameOptions
 cards_for_move = engine.cards_for_move
 N_DOMAIN_CARDS, N_VALUES = 60, 12

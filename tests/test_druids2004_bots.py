@@ -18,7 +18,6 @@ from druids_p2p.bots.druids2004 import Rule2004Bot, Search2004Bot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.cli.main import main
-from druids_p2p.engine.view import PlayerView
 from druids_p2p.games.druids2004.cards import N_CARDS
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.replay import replay
@@ -26,6 +25,7 @@ from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.druids2004.worlds import is_consistent, sample_world
+from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.plugins import builtin_registry
 
 GAME = "druids2004"

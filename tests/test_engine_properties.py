@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.engine import (
+from druids_p2p.games.druids2017 import (
     GAIA,
     HAND_SIZE,
     Game,
@@ -16,8 +16,8 @@ from druids_p2p.engine import (
     cards_for_move,
     deal,
 )
-from druids_p2p.engine.cards import N_DOMAINS, N_VALUES, PILE
-from druids_p2p.engine.playout import play_random_game
+from druids_p2p.games.druids2017.cards import N_DOMAINS, N_VALUES, PILE
+from druids_p2p.games.druids2017.playout import play_random_game
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 players = st.sampled_from([3, 4, 5])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.local_table import LocalTable
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

@@ -25,7 +25,7 @@ import zmq
 from table_harness import LocalTable
 from zmq.utils.monitor import recv_monitor_message
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net import liveness
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.discovery import LOBBY_ID_SIZE, TableInfo, encode_beacon

@@ -15,7 +15,7 @@ import zmq
 from test_peer_attacks_e2e import EvilTable, _log, _no_crash, _seat_message
 from zmq.utils.monitor import recv_monitor_message
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.lobby import query_lobby
 from druids_p2p.net.local_table import LocalTable, PeerProcess
@@ -146,8 +146,7 @@ def test_a_stranger_connected_before_seating_delivers_nothing_after(tmp_path: Pa
     monitor = dealer.get_monitor_socket()
     events: list[int] = []
     try:
-        o = table.options
-        role = ["--host", "--players", str(o.players), "--rounds", str(o.rounds)]
+        role = ["--host", "--players", "3", "--rounds", "1"]
         host = PeerProcess(0, tmp_path / "seat0", table._argv(0, role), False)
         table.peers = [host]
         host.start()

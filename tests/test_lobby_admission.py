@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.admission import (
     MAX_REFUSED,
     REFUSED_REASON,

@@ -17,7 +17,7 @@ from druids_p2p.bots.base import Bot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.cli.main import main
-from druids_p2p.engine.interface import CommonGameState, Streams
+from druids_p2p.games.seam import CommonGameState, Streams
 from druids_p2p.plugins import builtin_registry
 from druids_p2p.rulesets import RULESETS
 from druids_p2p.tournament.play import play_game

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from table_harness import LocalTable
 
-from druids_p2p.engine.interface import GameState, Ruleset
+from druids_p2p.games.seam import GameState, Ruleset
 from druids_p2p.net.moves import (
     AcceptedMove,
     MoveLog,

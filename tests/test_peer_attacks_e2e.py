@@ -12,7 +12,7 @@ import pytest
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.local_table import LocalTable, PeerProcess
 from druids_p2p.net.mesh import raw_to_z85
 from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode

@@ -10,7 +10,7 @@ import pytest
 from attack_arena import Arena
 from table_harness import game_of
 
-from druids_p2p.engine.cards import N_DOMAIN_CARDS, move_for_card
+from druids_p2p.games.druids2017.cards import N_DOMAIN_CARDS, move_for_card
 from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.table import TableMachine
 from druids_p2p.tui.player import UIPlayer
@@ -98,7 +98,8 @@ class _Recorder(Player):
         self.seen.append(table)
         view = table.player_view()
         assert view is not None
-        return view.legal[0]
+        legal: list[int] = view.legal
+        return legal[0]
 
 
 def test_a_player_is_handed_a_read_only_view_that_says_what_its_machine_says(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from druids_p2p.bots.local_game import play_local_game
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.plugins import ENV_VAR, load_bots
 from druids_p2p.testing import check_bot
 

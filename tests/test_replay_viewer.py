@@ -19,8 +19,8 @@ from table_harness import LocalTable
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
-from druids_p2p.engine.notation import format_card, format_move
-from druids_p2p.engine.replay import replay
+from druids_p2p.games.druids2017.notation import format_card, format_move
+from druids_p2p.games.druids2017.replay import replay
 from druids_p2p.net.record_replay import read_game
 from druids_p2p.tui.screens.replay import ReplayApp, ReplayScreen
 from druids_p2p.tui.widgets.hand import CardChip

@@ -17,7 +17,7 @@ import pytest
 import test_lan_netns as lan
 from test_lan_netns import Peer
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.local_table import LocalTable, PeerProcess
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(400)]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.seating import options_body
 from druids_p2p.net.secrets import TableSecret

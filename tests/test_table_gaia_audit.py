@@ -22,7 +22,7 @@ from druids_p2p.deck import AuditRequired, shuffle_chain
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.peer import DeckPeer
 from druids_p2p.deck.shuffle_chain import ShuffleChain
-from druids_p2p.engine import GAIA
+from druids_p2p.games.druids2017 import GAIA
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.table_state import TableState
 from druids_p2p.wire import MsgType, decode

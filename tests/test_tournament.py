@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from druids_p2p.bots.local_game import play_local_game
-from druids_p2p.engine.game import GameOptions
+from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.plugins import BotRegistry, load_bots
 from druids_p2p.tournament import (
     TIMING_KEYS,

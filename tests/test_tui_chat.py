@@ -16,7 +16,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import RichLog
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.offline import OfflineSession

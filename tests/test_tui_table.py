@@ -22,13 +22,13 @@ from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
 from druids_p2p.cli.play_ui import _print_outcome
-from druids_p2p.engine import Game, GameOptions, deal_from_seed
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
+from druids_p2p.games.druids2017.cards import (
     PLAY_SICKLE,
     card_domain,
 )
-from druids_p2p.engine.notation import format_move
-from druids_p2p.engine.rules import ENDED_FIVE_DOMAINS
+from druids_p2p.games.druids2017.notation import format_move
+from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.offline import OfflineSession, find_position, must_follow, random_policy

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from druids_p2p.engine import Game, GameOptions, deal_from_seed
-from druids_p2p.engine.cards import PLAY_SICKLE, domain_card
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
+from druids_p2p.games.druids2017.cards import PLAY_SICKLE, domain_card
+from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.tui.warnings import (
     missing_domain,
     sickle_victim_pile,

@@ -6,7 +6,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from druids_p2p.engine.playout import play_random_game
+from druids_p2p.games.druids2017.playout import play_random_game
 
 
 @dataclass(frozen=True)

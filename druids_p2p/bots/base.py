@@ -1,4 +1,4 @@
-"""The bot interface: a bot sees a :class:`~druids_p2p.engine.view.PlayerView`, never the state.
+"""The bot interface: a bot sees its seat's view (Druids 2017: a ``PlayerView``), never the state.
 
 A bot object lives for one game at one seat, so it may keep memory across the game's moves. It is
 handed its own seeded ``random.Random`` so tournaments are reproducible whatever process runs it.
@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from druids_p2p.engine.game import GameOptions
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017.game import GameOptions
+from druids_p2p.games.druids2017.view import PlayerView
 
 if TYPE_CHECKING:
     from druids_p2p.games.druids2004.options import Options as Options2004

@@ -28,8 +28,8 @@ from typing import Any, Protocol
 
 from druids_p2p.bots.base import DEFAULT_GAME, Bot
 from druids_p2p.bots.druids2004 import fallback_2004
-from druids_p2p.engine.interface import CommonRuleset
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.games.seam import CommonRuleset
 from druids_p2p.rulesets import RULESETS
 
 DEFAULT_BUDGET_MS = 100.0

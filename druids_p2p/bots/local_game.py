@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.base import DEFAULT_GAME, Bot, BotSpec
 from druids_p2p.bots.host import DEFAULT_BUDGET_MS, BotRunner, Fault, derive_rng
-from druids_p2p.engine.interface import CommonGameState, CommonRuleset
+from druids_p2p.games.seam import CommonGameState, CommonRuleset
 from druids_p2p.rulesets import RULESETS
 
 MAX_STEPS = 100_000

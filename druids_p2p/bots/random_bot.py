@@ -6,7 +6,7 @@ It is the baseline every other bot is measured against, and the opponent ``check
 from __future__ import annotations
 
 from druids_p2p.bots.base import Bot
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017.view import PlayerView
 
 
 class RandomBot(Bot):

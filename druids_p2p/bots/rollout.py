@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     GAIA_DARK,
     GAIA_LIGHT,
     N_DOMAIN_CARDS,
@@ -20,7 +20,7 @@ from druids_p2p.engine.cards import (
     PLAY_MISTLETOE,
     PLAY_SICKLE,
 )
-from druids_p2p.engine.rules import Round
+from druids_p2p.games.druids2017.rules import Round
 
 _POP = tuple(bin(m).count("1") for m in range(1 << 12))
 _DOMS5 = tuple(tuple(d for d in range(5) if m >> d & 1) for m in range(32))

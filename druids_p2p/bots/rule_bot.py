@@ -15,14 +15,15 @@ trick puts its *lowest* card of each domain on top (light side: the highest). So
 The bot scores every legal move with a one-trick lookahead: who probably wins the trick (from the
 unseen cards of the led domain and the voids it has observed), and what the win does to that
 seat's pile score, weighted towards the end of the round (early tops are usually overwritten).
-It uses only the :class:`~druids_p2p.engine.view.PlayerView`, keeps no state and draws no random
-numbers, so :func:`rule_move` doubles as the host's deterministic fallback and as a rollout policy.
+It uses only the :class:`~druids_p2p.games.druids2017.view.PlayerView`, keeps no state and draws
+no random numbers, so :func:`rule_move` doubles as the host's deterministic fallback and as a
+rollout policy.
 """
 
 from __future__ import annotations
 
 from druids_p2p.bots.base import Bot
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     GAIA_DARK,
     HAND_SIZE,
     N_DOMAIN_CARDS,
@@ -32,8 +33,8 @@ from druids_p2p.engine.cards import (
     PLAY_MISTLETOE,
     PLAY_SICKLE,
 )
-from druids_p2p.engine.rules import FIVE_DOMAIN_SCORE
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017.rules import FIVE_DOMAIN_SCORE
+from druids_p2p.games.druids2017.view import PlayerView
 
 # Tuned against the random bot on duplicate deals (see tests/test_bots_strength.py).
 EARLY_WEIGHT = 0.45

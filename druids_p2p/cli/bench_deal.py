@@ -19,7 +19,7 @@ import typer
 from druids_p2p.bench.deal_table import LocalBus, count_deal_ops, make_codecs, make_table
 from druids_p2p.cli.app import bench_app, fail
 from druids_p2p.deck import DeckParams
-from druids_p2p.engine import GAIA, HAND_SIZE, N_CARDS
+from druids_p2p.games.druids2017 import GAIA, HAND_SIZE, N_CARDS
 
 
 def _params(players: int, round_no: int) -> DeckParams:

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from druids_p2p.cli.app import bench_app, fail
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 
 
 def _percentile(values: list[float], q: float) -> float:

@@ -15,7 +15,7 @@ from druids_p2p.cli.peer_checks import (
     resume_or_new,
 )
 from druids_p2p.cli.play2004 import check_game, play_2004_ui, refuse_lan
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
 

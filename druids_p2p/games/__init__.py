@@ -1,5 +1,6 @@
-"""Rule sets other than Druids (2017), each a pure engine in its own package.
+"""The games: each rule set a pure engine in its own package, and the seam they all meet.
 
-Every package here imports only the standard library (and generic parts of ``druids_p2p.engine``);
-it reaches the rest of the project through the registry in ``druids_p2p.rulesets``.
+``seam`` holds the protocols every runner (network, bots, tournaments, audit) talks to; each game
+package (``druids2017``, ``druids2004``) imports only the standard library and the seam, never the
+other game, and is registered by name in ``druids_p2p.rulesets``.
 """

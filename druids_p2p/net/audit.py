@@ -19,7 +19,7 @@ from pathlib import Path
 
 from druids_p2p.deck import DeckError, DeckFault, Envelope, MalformedMessage
 from druids_p2p.deck import audit_transcript as deck_audit
-from druids_p2p.engine.interface import GameState, InvalidDeal
+from druids_p2p.games.seam import GameState, InvalidDeal
 from druids_p2p.net.audit_public import check_public
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.audit_stop import DECK_TYPES, Owing, StopTail

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.engine.cards import MAX_PLAYERS, MIN_PLAYERS, ROUNDS_PER_GAME
+from druids_p2p.rulesets import DEALT_RULESETS, DEFAULT_RULESET, seat_options
 from druids_p2p.wire.errors import BadShape, TooLarge
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.keys import fingerprint, is_weak_key
@@ -43,7 +43,7 @@ MAX_BEACON_SIZE = 1200
 """Fits one Ethernet frame with room to spare, so a beacon is never IP-fragmented."""
 LOBBY_ID_SIZE = 16
 MAX_COUNTER = 2**32 - 1
-RULESET = "druids2017"
+RULESET = DEFAULT_RULESET
 
 
 _MAX_SEATS = 8
@@ -102,7 +102,8 @@ class TableInfo:
     """The host's ZeroMQ CURVE public key (32 raw bytes), so joiners can authenticate the host."""
     players: int = 4
     variant: bool = False
-    rounds: int = ROUNDS_PER_GAME
+    rounds: int = 5
+    """Druids 2017's full game (a beacon of another game states its own)."""
     ruleset: str = RULESET
     seats: tuple[Seat, ...] = ()
     lobby_port: int | None = None
@@ -232,11 +233,11 @@ def _check_fields(fields: Any) -> None:
         raise BadShape("beacon.host: small-order public key refused")
     _check_endpoint(fields["endpoint"])
     options = fields["options"]
-    if options["ruleset"] == RULESET:
-        if not MIN_PLAYERS <= options["players"] <= MAX_PLAYERS:
-            raise BadShape(f"beacon.options.players: {RULESET} is for 3 to 5 players")
-        if options["rounds"] > ROUNDS_PER_GAME:
-            raise BadShape(f"beacon.options.rounds: {RULESET} has at most {ROUNDS_PER_GAME}")
+    if options["ruleset"] in DEALT_RULESETS:
+        try:
+            seat_options(options)
+        except ValueError as exc:
+            raise BadShape(f"beacon.options: {exc}") from None
     seats = fields["seats"]
     if len(seats) > options["players"]:
         raise BadShape(f"beacon.seats: {len(seats)} seated at a {options['players']}-player table")

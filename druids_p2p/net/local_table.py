@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from druids_p2p.engine.interface import GameOptions
+from druids_p2p.games.seam import TableOptions
 
 
 class LocalTableError(Exception):
@@ -163,7 +163,7 @@ class LocalTable:
         self,
         seats: list[str],
         workdir: Path,
-        options: GameOptions | None = None,
+        options: TableOptions | None = None,
         budget_ms: float = 100.0,
         plugins_dirs: tuple[Path, ...] = (),
         extra_args: tuple[str, ...] = (),
@@ -175,11 +175,9 @@ class LocalTable:
         seat rejoins the table saved in its folder (``druids peer --resume``) instead."""
         self.seats = seats
         self.workdir = workdir
-        self.options = options or GameOptions(players=len(seats))
-        if self.options.players != len(seats):
-            self.options = GameOptions(
-                players=len(seats), variant=self.options.variant, rounds=self.options.rounds
-            )
+        self.options = options
+        """The game's options; its seat count is ``len(seats)`` whatever they say, and without
+        options the host plays the CLI's defaults."""
         self.budget_ms = budget_ms
         self.plugins_dirs = plugins_dirs
         self.extra_args = extra_args
@@ -208,10 +206,10 @@ class LocalTable:
                 self.peers.append(PeerProcess(index, home, argv, self._human(index)))
                 self.peers[-1].start()
             return
-        o = self.options
-        host_role = ["--host", "--players", str(o.players), "--rounds", str(o.rounds)]
-        if o.variant:
-            host_role.append("--variant")
+        host_role = ["--host", "--players", str(len(self.seats))]
+        if self.options is not None:
+            host_role += ["--rounds", str(self.options.rounds)]
+            host_role += ["--variant"] if self.options.variant else []
         host = PeerProcess(0, self.workdir / "seat0", self._argv(0, host_role), self._human(0))
         self.peers = [host]
         host.start()
@@ -289,7 +287,7 @@ def saved_seats(workdir: Path, seats: int) -> list[int]:
 
 def play_table(
     seats: list[str],
-    options: GameOptions,
+    options: TableOptions,
     seed: int | None,
     time_per_move_ms: float,
     workdir: Path,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from druids_p2p.engine.interface import GameState, Ruleset
+from druids_p2p.games.seam import GameState, Ruleset
 
 
 class MoveRefused(ValueError):

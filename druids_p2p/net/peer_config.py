@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.seam import TableOptions
 from druids_p2p.net.admission import Approver
 from druids_p2p.net.chat import ChatOutbox
 from druids_p2p.net.discovery import DEFAULT_PORT
@@ -27,7 +27,7 @@ class HostSpec:
     """The table a host opens: its name and the game's options."""
 
     name: str
-    options: GameOptions
+    options: TableOptions
 
 
 @dataclass

@@ -11,16 +11,9 @@ plays (``net/runner.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
-from druids_p2p.engine import (
-    GameOptions,
-    IllegalMove,
-    PlayerView,
-    format_card,
-    format_move,
-    parse_move,
-)
+from druids_p2p.games.seam import IllegalMove, Ruleset, TableOptions
 from druids_p2p.net.errors import PeerError
 
 
@@ -38,14 +31,19 @@ class TableView(Protocol):
         message's order)."""
 
     @property
-    def options(self) -> GameOptions: ...
+    def options(self) -> TableOptions: ...
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """The table's rule set: its card and move tokens, for showing them."""
 
     @property
     def phase(self) -> str:
         """seating, deal, play, reveal or done."""
 
-    def player_view(self) -> PlayerView | None:
-        """The round as this seat sees it (None before the first deal or without a seat)."""
+    def player_view(self) -> Any:
+        """The round as this seat sees it, the rule set's own view (Druids 2017: a
+        ``PlayerView``); None before the first deal or without a seat."""
 
     def check(self, move: int) -> str | None:
         """Why ``move`` is not legal for this seat now (the round's own rule), None if it is:
@@ -108,12 +106,13 @@ class PromptPlayer(Player):
     def choose(self, table: TableView) -> int:
         view = table.player_view()
         assert view is not None
-        legal = [format_move(m) for m in view.legal]
-        hand = " ".join(format_card(c) for c in view.hand)
+        rules = table.ruleset
+        legal = [rules.format_move(m) for m in view.legal]
+        hand = " ".join(rules.format_card(c) for c in view.hand)
         for _ in range(100):
             answer = self.ask(f"your hand: {hand}\nlegal: {' '.join(legal)}\nyour move> ").strip()
             if answer in legal:
-                return parse_move(answer)
+                return rules.parse_move(answer)
             print(f"not a legal move here: {answer!r}")
         raise PeerError("no legal move entered")
 

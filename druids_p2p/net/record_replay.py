@@ -22,7 +22,7 @@ from typing import Any
 
 from druids_p2p.deck import DeckError
 from druids_p2p.deck import audit_transcript as deck_audit
-from druids_p2p.engine.interface import GameOptions, Ruleset
+from druids_p2p.games.seam import Ruleset, TableOptions
 from druids_p2p.net.audit import RecordCodec, audit_messages
 from druids_p2p.net.audit_stop import DECK_TYPES
 from druids_p2p.net.seating import seat_order
@@ -50,7 +50,7 @@ class ReplayedRound:
 @dataclass(frozen=True)
 class ReplayedGame:
     path: Path
-    options: GameOptions
+    options: TableOptions
     names: tuple[str, ...]
     """By play seat."""
     keys: tuple[bytes, ...]
@@ -199,7 +199,7 @@ def _decoded(raws: Sequence[bytes]) -> list[Message]:
 def _rounds(
     messages: list[Message],
     order: tuple[bytes, ...],
-    options: GameOptions,
+    options: TableOptions,
     table_id: bytes,
     ruleset: str,
 ) -> tuple[ReplayedRound, ...]:

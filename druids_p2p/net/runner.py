@@ -14,7 +14,7 @@ import os
 import time
 from typing import Any
 
-from druids_p2p.engine import IllegalMove
+from druids_p2p.games.seam import IllegalMove
 from druids_p2p.net.ending import TableEnding
 from druids_p2p.net.liveness import LivenessChecks
 from druids_p2p.net.table_types import TableFault

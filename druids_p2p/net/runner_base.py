@@ -23,7 +23,7 @@ import logging
 import time
 from typing import Any
 
-from druids_p2p.engine import GameOptions, PlayerView
+from druids_p2p.games.seam import Ruleset, TableOptions
 from druids_p2p.net.chat import TableChat
 from druids_p2p.net.deadlines import Deadlines
 from druids_p2p.net.errors import PeerError
@@ -61,14 +61,18 @@ class MachineView:
         return tuple(str(machine.names[k]) for k in machine.list_keys)
 
     @property
-    def options(self) -> GameOptions:
+    def options(self) -> TableOptions:
         return self._machine.options
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return self._machine.rules
 
     @property
     def phase(self) -> str:
         return self._machine.phase
 
-    def player_view(self) -> PlayerView | None:
+    def player_view(self) -> Any:
         return self._machine.view()
 
     def check(self, move: int) -> str | None:

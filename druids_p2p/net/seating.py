@@ -14,7 +14,7 @@ import hashlib
 import secrets
 from collections.abc import Sequence
 
-from druids_p2p.engine.interface import GameOptions
+from druids_p2p.games.seam import TableOptions
 from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -29,7 +29,7 @@ from druids_p2p.wire import (
 )
 
 
-def options_body(options: GameOptions, ruleset: str = DEFAULT_RULESET) -> dict[str, object]:
+def options_body(options: TableOptions, ruleset: str = DEFAULT_RULESET) -> dict[str, object]:
     """The seat message's ``options``: the rule set by name and its options (wire.md §6)."""
     return {
         "players": options.players,
@@ -51,7 +51,7 @@ def make_join(identity: Identity, offer_id: bytes, endpoint: str, curve: bytes) 
 def make_seat_message(
     host: Identity,
     seats: Sequence[tuple[bytes, str, str, bytes]],
-    options: GameOptions,
+    options: TableOptions,
     nonce: bytes | None = None,
     joins: Sequence[bytes] | None = None,
 ) -> bytes:

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from druids_p2p.deck import DeckFault
-from druids_p2p.engine.interface import IllegalMove
+from druids_p2p.games.seam import IllegalMove
 from druids_p2p.net.game_result import check_result, on_results
 from druids_p2p.net.moves import MoveRefused
 from druids_p2p.net.round_audit import on_audit, on_ready

@@ -13,7 +13,7 @@ import dataclasses
 import logging
 
 from druids_p2p.deck import AuditRequired, DeckFault, DeckParams, DeckPeer
-from druids_p2p.engine.interface import InvalidDeal
+from druids_p2p.games.seam import InvalidDeal
 from druids_p2p.net.codec import WireCodec
 from druids_p2p.net.game_result import start_result
 from druids_p2p.net.moves import (

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from druids_p2p.deck import AuditRequired, AuditResult, DeckError, DeckFault, DeckPeer
-from druids_p2p.engine.interface import GameState, PlayerView, Ruleset
+from druids_p2p.games.seam import GameState, Ruleset
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.endpoints import TableNetwork
 from druids_p2p.net.moves import AcceptedMove, MoveLog
@@ -164,12 +165,12 @@ class TableState:
         keys = self.order or self.list_keys
         return str(self.names[keys[seat]])
 
-    def view(self) -> PlayerView | None:
+    def view(self) -> Any:
+        """This seat's view of the round (the rule set's own type), None before a deal."""
         seat = self.my_seat
         if seat is None or self.game.round_index < 0:
             return None
-        view: PlayerView = self.game.view(seat)
-        return view
+        return self.game.view(seat)
 
     # ================================================================ deferred checks
     @property

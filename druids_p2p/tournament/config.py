@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from druids_p2p.bots.host import HOOK_TIMEOUT_MS, wait_limit_ms
-from druids_p2p.engine.cards import HAND_SIZE
+from druids_p2p.games.druids2017.cards import HAND_SIZE
 from druids_p2p.tournament.plan import GameSpec, plan_challenge, plan_lineups, plan_tournament
 from druids_p2p.tournament.sprt import SprtTest
 

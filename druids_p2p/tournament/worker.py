@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from druids_p2p.engine.game import GameOptions
+from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.plugins import BotRegistry, load_bots
 from druids_p2p.rulesets import RULESETS
 from druids_p2p.tournament.plan import GameSpec

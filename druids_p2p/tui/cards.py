@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     COLOUR_NAMES,
     DOMAINS,
     GAIA,
@@ -13,7 +13,7 @@ from druids_p2p.engine.cards import (
     N_DOMAINS,
     card_domain,
 )
-from druids_p2p.engine.notation import format_card, format_move
+from druids_p2p.games.druids2017.notation import format_card, format_move
 
 DOMAIN_COLOURS: tuple[str, ...] = ("#3cb371", "#e6c229", "#e0474c", "#4a90e2", "#b07ce8")
 """Green, yellow, red, blue, violet (G Y R B V)."""

@@ -15,8 +15,8 @@ from typing import Any
 from textual.message import Message
 
 from druids_p2p.bots.rule_bot import rule_move
-from druids_p2p.engine import Game, GameOptions, deal_from_seed, format_move
-from druids_p2p.engine.cards import card_domain
+from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed, format_move
+from druids_p2p.games.druids2017.cards import card_domain
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.snapshot import TableSnapshot, in_your_words, snapshot_from_game
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from textual.message import Message
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.chat import ChatOutbox, ChatRefused
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.net.errors import PeerError

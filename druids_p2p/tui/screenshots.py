@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from druids_p2p.engine import Game, GameOptions
-from druids_p2p.engine.cards import card_domain
+from druids_p2p.games.druids2017 import Game, GameOptions
+from druids_p2p.games.druids2017.cards import card_domain
 from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.discovery import Seat, TableInfo, encode_beacon
 from druids_p2p.net.interfaces import NetChoice

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     COLOUR_NAMES,
     GAIA,
     GAIA_DARK,
@@ -21,9 +21,9 @@ from druids_p2p.engine.cards import (
     is_gaia_move,
     move_for_card,
 )
-from druids_p2p.engine.game import Game
-from druids_p2p.engine.notation import format_card
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017.game import Game
+from druids_p2p.games.druids2017.notation import format_card
+from druids_p2p.games.druids2017.view import PlayerView
 
 if TYPE_CHECKING:
     from druids_p2p.net.players import TableView

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     COLOUR_NAMES,
     N_DOMAIN_CARDS,
     N_DOMAINS,
@@ -19,7 +19,7 @@ from druids_p2p.engine.cards import (
     PLAY_SICKLE,
     card_domain,
 )
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017.view import PlayerView
 
 
 @dataclass(frozen=True)

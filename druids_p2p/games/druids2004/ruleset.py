@@ -21,7 +21,7 @@ from druids_p2p.games.druids2004.setup import Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 
 Streams = Callable[[str, int], random.Random]
-"""``druids_p2p.engine.interface.Streams``, spelled out: the games never import each other."""
+"""``druids_p2p.games.seam.Streams``, spelled out: the games never import each other."""
 
 
 class Druids2004Ruleset:

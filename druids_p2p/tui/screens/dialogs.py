@@ -15,14 +15,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     COLOUR_NAMES,
     DOMAINS,
     GAIA_DARK,
     GAIA_LIGHT,
     PILE,
 )
-from druids_p2p.engine.rules import ENDED_FIVE_DOMAINS
+from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.cards import DOMAIN_COLOURS, card_text
 from druids_p2p.tui.names import name_text, who
 from druids_p2p.tui.snapshot import TableSnapshot

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
-from druids_p2p.engine import GameOptions
+from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.net.interfaces import NetChoice

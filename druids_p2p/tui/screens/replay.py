@@ -21,8 +21,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
-from druids_p2p.engine import Game
-from druids_p2p.engine.notation import format_move
+from druids_p2p.games.druids2017 import Game, GameOptions
+from druids_p2p.games.druids2017.notation import format_move
 from druids_p2p.net.record_replay import ReplayedGame
 from druids_p2p.tui.cards import card_text, move_text
 from druids_p2p.tui.snapshot import TableSnapshot, snapshot_from_game
@@ -51,7 +51,8 @@ def build_steps(game: ReplayedGame) -> list[Step]:
     """Every step of the record, in order (bounded: one per trick, deal and round end)."""
     names = game.names
     viewer = game.owner if game.owner is not None else 0
-    engine = Game(game.options)
+    o = game.options
+    engine = Game(GameOptions(players=o.players, variant=o.variant, rounds=o.rounds))
     steps: list[Step] = []
     for rnd in game.rounds:
         label = f"Round {rnd.number + 1}"

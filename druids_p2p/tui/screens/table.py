@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
-from druids_p2p.engine.cards import GAIA, is_gaia_move, move_for_card
+from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.tui.names import who
 from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
 from druids_p2p.tui.screens.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary

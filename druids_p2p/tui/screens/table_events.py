@@ -8,8 +8,8 @@ from typing import Any
 
 from rich.text import Text
 
-from druids_p2p.engine.notation import parse_move
-from druids_p2p.engine.rules import ENDED_FIVE_DOMAINS
+from druids_p2p.games.druids2017.notation import parse_move
+from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.cards import move_text
 from druids_p2p.tui.names import name_text, who
 from druids_p2p.tui.screens.table_screen_state import TableScreenState

@@ -7,7 +7,7 @@ import time
 
 from rich.text import Text
 
-from druids_p2p.engine.cards import COLOUR_NAMES, is_gaia_move
+from druids_p2p.games.druids2017.cards import COLOUR_NAMES, is_gaia_move
 from druids_p2p.tui.cards import domain_text
 from druids_p2p.tui.names import who
 from druids_p2p.tui.screens.table_events import clock

@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from druids_p2p.engine.cards import COLOUR_NAMES
+from druids_p2p.games.druids2017.cards import COLOUR_NAMES
 from druids_p2p.tui.cards import domain_text, move_text
 from druids_p2p.tui.names import name_text
 from druids_p2p.tui.snapshot import TableSnapshot

@@ -10,8 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from druids_p2p.engine.cards import DOMAINS
-from druids_p2p.engine.notation import format_card
+from druids_p2p.games.druids2017.cards import DOMAINS
+from druids_p2p.games.druids2017.notation import format_card
 from druids_p2p.tui.cards import (
     DOMAIN_COLOURS,
     GAIA_COLOUR,

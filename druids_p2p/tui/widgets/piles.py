@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from druids_p2p.engine.cards import DOMAINS, N_VALUES
+from druids_p2p.games.druids2017.cards import DOMAINS, N_VALUES
 from druids_p2p.tui.cards import DOMAIN_COLOURS, card_text
 from druids_p2p.tui.names import name_text
 from druids_p2p.tui.snapshot import TableSnapshot

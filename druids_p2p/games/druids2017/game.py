@@ -1,10 +1,10 @@
-"""A whole game: five rounds, totals and winners, over :class:`~druids_p2p.engine.rules.Round`."""
+"""A whole game: five rounds, totals and winners, over :class:`.rules.Round`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -12,8 +12,9 @@ from druids_p2p.engine.cards import (
     PILE,
     ROUNDS_PER_GAME,
 )
-from druids_p2p.engine.rules import IllegalMove, InvalidDeal, Round, TrickRecord
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017.rules import Round, TrickRecord
+from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.games.seam import IllegalMove, InvalidDeal
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,7 @@ class Game:
     """Create with options, ``start_round(hands)`` for each deal, then ``play`` moves.
 
     Every peer, bot and replay drives the rules through this class (or the generic
-    :class:`~druids_p2p.engine.interface.GameState` protocol it satisfies).
+    :class:`~druids_p2p.games.seam.GameState` protocol it satisfies).
     """
 
     def __init__(self, options: GameOptions | None = None) -> None:

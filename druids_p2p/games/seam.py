@@ -1,14 +1,12 @@
-"""The seam between a rule set and everything that runs it (network, deck, bots, tournaments).
+"""The seam between a rule set and everything that runs it (network, deck, bots, tournaments, TUI).
 
-Those layers talk to a :class:`Ruleset` and the :class:`GameState` it creates, never to Druids
-internals, so another game called Druids (the 2004 one, ``druids_p2p.games.druids2004``) is one more
-ruleset. Moves and cards cross the seam as integers and as text tokens.
+Those layers talk to a :class:`CommonRuleset` (or, for a game dealt once per round, a
+:class:`Ruleset`) and the game state it creates, never to a game's internals: each game is one
+package under ``druids_p2p.games`` registered in ``druids_p2p.rulesets``, and the games never import
+each other (import-linter contracts check both). Moves and cards cross the seam as integers and as
+text tokens; a refused move is an :class:`IllegalMove` whose ``reason`` the mover is told.
 
-The seam has a common part every game offers (:class:`CommonRuleset`, :class:`CommonGameState`)
-and the 2017 game's deal-per-round part (:class:`Ruleset`, :class:`GameState`), which the table
-and the mental deck use today through ``druids_p2p.rulesets.dealt_ruleset``. The registry of
-games lives in that neutral module, not here, so the 2017 engine and another game's package never
-import each other (an import-linter contract checks it).
+This module imports no game: it is what every game and every runner agree on.
 """
 
 from __future__ import annotations
@@ -17,14 +15,31 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from druids_p2p.engine import cards as _cards
-from druids_p2p.engine import notation as _notation
-from druids_p2p.engine.deal import deal as _deal
-from druids_p2p.engine.demo import game_lines as _game_lines
-from druids_p2p.engine.game import Game, GameOptions
-from druids_p2p.engine.replay import replay as _replay
-from druids_p2p.engine.rules import IllegalMove, InvalidDeal
-from druids_p2p.engine.view import PlayerView
+
+class IllegalMove(ValueError):
+    """A move that the rules forbid in this position; ``reason`` says exactly why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class InvalidDeal(ValueError):
+    """Hands that cannot be a deal of the game (wrong sizes, duplicates, no Gaia or two, ...)."""
+
+
+class TableOptions(Protocol):
+    """What a seat message fixes for a game (wire.md §6) and every peer binds into the table id.
+
+    Each game has its own options type (Druids 2017's ``GameOptions``); the network, the records
+    and the audits only read these three fields, so they hold options of any dealt game."""
+
+    @property
+    def players(self) -> int: ...
+    @property
+    def variant(self) -> bool: ...
+    @property
+    def rounds(self) -> int: ...
 
 
 @runtime_checkable
@@ -188,112 +203,14 @@ class Ruleset(CommonRuleset, Protocol):
         ...
 
 
-class DruidsRuleset:
-    """Druids (Amigo, 2017; Burkhardt & Lehmann), as settled by the project's rulings."""
-
-    name = "druids2017"
-    min_players = _cards.MIN_PLAYERS
-    max_players = _cards.MAX_PLAYERS
-    deck_size = _cards.N_CARDS
-    lead_card = _cards.GAIA
-
-    def hand_size(self, players: int) -> int:
-        return _cards.HAND_SIZE[players]
-
-    def required_cards(self, players: int) -> frozenset[int]:
-        return frozenset({_cards.GAIA})
-
-    def new_game(self, players: int, **options: Any) -> Game:
-        return Game(GameOptions(players=players, **options))
-
-    def deal(self, rng: random.Random, players: int) -> list[list[int]]:
-        return _deal(rng, players)
-
-    def cards_for_move(self, move: int) -> Sequence[int]:
-        return _cards.cards_for_move(move)
-
-    def format_card(self, card: int) -> str:
-        return _notation.format_card(card)
-
-    def parse_card(self, token: str) -> int:
-        return _notation.parse_card(token)
-
-    def format_move(self, move: int) -> str:
-        return _notation.format_move(move)
-
-    def parse_move(self, token: str) -> int:
-        return _notation.parse_move(token)
-
-    def parse_move_token(self, token: str) -> int:
-        return _notation.parse_move_token(token)
-
-    # ------------------------------------------------------------ the in-process loop
-    def make_options(self, players: int, variant: bool = False) -> GameOptions:
-        return GameOptions(players=players, variant=variant)
-
-    def start(self, options: Any, streams: Streams) -> Game:
-        if not isinstance(options, GameOptions):
-            raise TypeError(f"{self.name} plays with GameOptions, not {type(options).__name__}")
-        return Game(options)
-
-    def chance(self, state: CommonGameState, streams: Streams) -> list[list[int]] | None:
-        """Round ``r`` is dealt from ``streams("deal", r)``."""
-        game = _game(state)
-        hands = _deal(streams("deal", len(game.rounds)), game.players)
-        game.start_round(hands)
-        return hands
-
-    def in_play(self, state: CommonGameState) -> Playing:
-        game = _game(state)
-        return game if game.round is None else game.round
-
-    def round_result(self, state: CommonGameState) -> tuple[list[int], str] | None:
-        rnd = _game(state).round
-        if rnd is None or rnd.scores is None or rnd.ended_by is None:
-            return None
-        return list(rnd.scores), rnd.ended_by
-
-    def record(
-        self,
-        state: CommonGameState,
-        deals: Sequence[Sequence[Sequence[int]]],
-        moves: Sequence[Sequence[int]],
-    ) -> dict[str, Any]:
-        """The notation of ``docs/rules.md`` §8."""
-        options = _game(state).options
-        return {
-            "players": options.players,
-            "variant": options.variant,
-            "rounds": [
-                {
-                    "hands": [[_notation.format_card(c) for c in hand] for hand in hands],
-                    "moves": [_notation.format_move(m) for m in round_moves],
-                }
-                for hands, round_moves in zip(deals, moves, strict=True)
-            ],
-        }
-
-    def replay(self, text: str) -> tuple[int, dict[str, Any]]:
-        return _replay(text)
-
-    def describe(self, state: CommonGameState) -> Iterator[str]:
-        return _game_lines(_game(state))
-
-
-def _game(state: CommonGameState) -> Game:
-    if not isinstance(state, Game):
-        raise TypeError(f"druids2017 plays a Game, not {type(state).__name__}")
-    return state
-
-
 __all__ = [
     "CommonGameState",
     "CommonRuleset",
-    "DruidsRuleset",
-    "GameOptions",
     "GameState",
     "IllegalMove",
     "InvalidDeal",
-    "PlayerView",
+    "Playing",
     "Ruleset",
+    "Streams",
+    "TableOptions",
 ]

@@ -2,7 +2,7 @@
 
 No I/O, no clock, no randomness it is not handed. Everything a peer, bot or UI needs:
 
-    >>> from druids_p2p.engine import Game, GameOptions, deal_from_seed, parse_move
+    >>> from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed, parse_move
     >>> game = Game(GameOptions(players=4))
     >>> rnd = game.start_round(deal_from_seed(7, 4))
     >>> game.check(parse_move("G1")) is not None   # the Gaia holder must lead Gaia first
@@ -12,7 +12,7 @@ No I/O, no clock, no randomness it is not handed. Everything a peer, bot or UI n
 Cards and moves are small integers (``engine.cards``) with a text notation (``engine.notation``).
 """
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     DOMAINS,
     GAIA,
     HAND_SIZE,
@@ -21,10 +21,9 @@ from druids_p2p.engine.cards import (
     cards_for_move,
     move_for_card,
 )
-from druids_p2p.engine.deal import deal, deal_from_seed
-from druids_p2p.engine.game import Game, GameOptions
-from druids_p2p.engine.interface import DruidsRuleset, GameState, Ruleset
-from druids_p2p.engine.notation import (
+from druids_p2p.games.druids2017.deal import deal, deal_from_seed
+from druids_p2p.games.druids2017.game import Game, GameOptions
+from druids_p2p.games.druids2017.notation import (
     format_card,
     format_move,
     parse_card,
@@ -32,14 +31,14 @@ from druids_p2p.engine.notation import (
     parse_move,
     parse_move_token,
 )
-from druids_p2p.engine.rules import (
+from druids_p2p.games.druids2017.rules import (
     ENDED_FIVE_DOMAINS,
     ENDED_HANDS_EMPTY,
-    IllegalMove,
-    InvalidDeal,
     Round,
 )
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017.ruleset import DruidsRuleset
+from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.games.seam import GameState, IllegalMove, InvalidDeal, Ruleset
 
 __all__ = [
     "DOMAINS",

@@ -1,9 +1,9 @@
 """A tuned kernel for uniformly random legal play of whole games: benchmarks and rollouts.
 
-Same rules as :mod:`druids_p2p.engine.rules`, written for speed instead of clarity: a hand is
+Same rules as :mod:`.rules`, written for speed instead of clarity: a hand is
 five 12-bit masks, pile tops are plain ints, random draws are ``getrandbits`` with rejection,
 the deal is an in-place partial Fisher-Yates, and tables are bound to locals. The tests replay
-recorded kernel games through :class:`~druids_p2p.engine.game.Game` move for move, so the two
+recorded kernel games through :class:`.game.Game` move for move, so the two
 can never drift apart.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from druids_p2p.engine.cards import GAIA, HAND_SIZE, ROUNDS_PER_GAME
+from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, ROUNDS_PER_GAME
 
 _BITS: tuple[tuple[int, ...], ...] = tuple(
     tuple(v for v in range(12) if mask >> v & 1) for mask in range(1 << 12)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from druids_p2p.engine.cards import DOMAINS
-from druids_p2p.engine.game import Game
-from druids_p2p.engine.notation import format_card, format_move
-from druids_p2p.engine.rules import Round, TrickRecord
+from druids_p2p.games.druids2017.cards import DOMAINS
+from druids_p2p.games.druids2017.game import Game
+from druids_p2p.games.druids2017.notation import format_card, format_move
+from druids_p2p.games.druids2017.rules import Round, TrickRecord
 
 
 def _pile_summary(rnd: Round, seat: int) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     COLOUR_NAMES,
     DOMAINS,
     GAIA,
@@ -28,7 +28,8 @@ from druids_p2p.engine.cards import (
     PLAY_SICKLE,
     SICKLES,
 )
-from druids_p2p.engine.notation import format_card, format_move
+from druids_p2p.games.druids2017.notation import format_card, format_move
+from druids_p2p.games.seam import IllegalMove, InvalidDeal
 
 FIVE_DOMAIN_SCORE = -3
 ENDED_HANDS_EMPTY = "hands_empty"
@@ -38,18 +39,6 @@ _FULL_MASK = (1 << N_VALUES) - 1
 _BITS: tuple[tuple[int, ...], ...] = tuple(
     tuple(v for v in range(N_VALUES) if mask >> v & 1) for mask in range(1 << N_VALUES)
 )
-
-
-class IllegalMove(ValueError):
-    """A move that the rules forbid in this position; ``reason`` says exactly why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class InvalidDeal(ValueError):
-    """Hands that cannot be a Druids deal (wrong sizes, duplicates, no Gaia or two, ...)."""
 
 
 @dataclass(frozen=True, slots=True)

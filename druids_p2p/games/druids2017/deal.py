@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from druids_p2p.engine.cards import GAIA, HAND_SIZE, N_CARDS
+from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, N_CARDS
 
 
 def deal(rng: random.Random, players: int) -> list[list[int]]:

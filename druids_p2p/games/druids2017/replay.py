@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from druids_p2p.engine.cards import DOMAINS, N_DOMAINS, ROUNDS_PER_GAME
-from druids_p2p.engine.game import Game, GameOptions
-from druids_p2p.engine.notation import format_card, format_move, parse_hand, parse_move
-from druids_p2p.engine.rules import InvalidDeal, Round
+from druids_p2p.games.druids2017.cards import DOMAINS, N_DOMAINS, ROUNDS_PER_GAME
+from druids_p2p.games.druids2017.game import Game, GameOptions
+from druids_p2p.games.druids2017.notation import format_card, format_move, parse_hand, parse_move
+from druids_p2p.games.druids2017.rules import Round
+from druids_p2p.games.seam import InvalidDeal
 
 
 class ReplayInputError(ValueError):

@@ -4,15 +4,15 @@ Search bots (PIMC, ISMCTS) plan in sampled "worlds". A world must agree with the
 own hand, every card played this round, the hand sizes, Gaia's holder before the lead, and the voids
 that not following revealed (a seat that played off the led domain, other than with Mistletoe or
 Sickle, held none of it then and so holds none now). :func:`rebuild_round` turns a sampled deal back
-into an engine :class:`~druids_p2p.engine.rules.Round` at the view's position by replaying the
-public play, so a sample that breaks any rule is caught rather than silently searched.
+into an engine :class:`~druids_p2p.games.druids2017.rules.Round` at the view's position by
+replaying the public play, so a sample that breaks any rule is caught rather than silently searched.
 """
 
 from __future__ import annotations
 
 import random
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     GAIA,
     N_CARDS,
     N_DOMAIN_CARDS,
@@ -21,8 +21,8 @@ from druids_p2p.engine.cards import (
     PLAY_MISTLETOE,
     cards_for_move,
 )
-from druids_p2p.engine.rules import Round
-from druids_p2p.engine.view import PlayerView
+from druids_p2p.games.druids2017.rules import Round
+from druids_p2p.games.druids2017.view import PlayerView
 
 _ATTEMPTS = 20
 

@@ -8,7 +8,7 @@ blue pile when a Sickle's highest piles tie.
 
 from __future__ import annotations
 
-from druids_p2p.engine.cards import (
+from druids_p2p.games.druids2017.cards import (
     DOMAINS,
     GAIA,
     GAIA_BARE,

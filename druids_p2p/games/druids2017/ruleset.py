@@ -1,0 +1,120 @@
+"""Druids (2017) behind the seam: the one object the registry (``druids_p2p.rulesets``) holds.
+
+Everything that runs a game reaches this one through the protocols of ``druids_p2p.games.seam``;
+this class translates them to the engine's :class:`Game`, :class:`Round` and notation.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from druids_p2p.games.druids2017 import cards as _cards
+from druids_p2p.games.druids2017 import notation as _notation
+from druids_p2p.games.druids2017.deal import deal as _deal
+from druids_p2p.games.druids2017.demo import game_lines as _game_lines
+from druids_p2p.games.druids2017.game import Game, GameOptions
+from druids_p2p.games.druids2017.replay import replay as _replay
+from druids_p2p.games.seam import CommonGameState, Playing, Streams
+
+
+class DruidsRuleset:
+    """Druids (Amigo, 2017; Burkhardt & Lehmann), as settled by the project's rulings."""
+
+    name = "druids2017"
+    min_players = _cards.MIN_PLAYERS
+    max_players = _cards.MAX_PLAYERS
+    deck_size = _cards.N_CARDS
+    lead_card = _cards.GAIA
+
+    def hand_size(self, players: int) -> int:
+        return _cards.HAND_SIZE[players]
+
+    def required_cards(self, players: int) -> frozenset[int]:
+        return frozenset({_cards.GAIA})
+
+    def new_game(self, players: int, **options: Any) -> Game:
+        return Game(GameOptions(players=players, **options))
+
+    def deal(self, rng: random.Random, players: int) -> list[list[int]]:
+        return _deal(rng, players)
+
+    def cards_for_move(self, move: int) -> Sequence[int]:
+        return _cards.cards_for_move(move)
+
+    def format_card(self, card: int) -> str:
+        return _notation.format_card(card)
+
+    def parse_card(self, token: str) -> int:
+        return _notation.parse_card(token)
+
+    def format_move(self, move: int) -> str:
+        return _notation.format_move(move)
+
+    def parse_move(self, token: str) -> int:
+        return _notation.parse_move(token)
+
+    def parse_move_token(self, token: str) -> int:
+        return _notation.parse_move_token(token)
+
+    # ------------------------------------------------------------ the in-process loop
+    def make_options(self, players: int, variant: bool = False) -> GameOptions:
+        return GameOptions(players=players, variant=variant)
+
+    def start(self, options: Any, streams: Streams) -> Game:
+        if not isinstance(options, GameOptions):
+            raise TypeError(f"{self.name} plays with GameOptions, not {type(options).__name__}")
+        return Game(options)
+
+    def chance(self, state: CommonGameState, streams: Streams) -> list[list[int]] | None:
+        """Round ``r`` is dealt from ``streams("deal", r)``."""
+        game = _game(state)
+        hands = _deal(streams("deal", len(game.rounds)), game.players)
+        game.start_round(hands)
+        return hands
+
+    def in_play(self, state: CommonGameState) -> Playing:
+        game = _game(state)
+        return game if game.round is None else game.round
+
+    def round_result(self, state: CommonGameState) -> tuple[list[int], str] | None:
+        rnd = _game(state).round
+        if rnd is None or rnd.scores is None or rnd.ended_by is None:
+            return None
+        return list(rnd.scores), rnd.ended_by
+
+    def record(
+        self,
+        state: CommonGameState,
+        deals: Sequence[Sequence[Sequence[int]]],
+        moves: Sequence[Sequence[int]],
+    ) -> dict[str, Any]:
+        """The notation of ``docs/rules.md`` §8."""
+        options = _game(state).options
+        return {
+            "players": options.players,
+            "variant": options.variant,
+            "rounds": [
+                {
+                    "hands": [[_notation.format_card(c) for c in hand] for hand in hands],
+                    "moves": [_notation.format_move(m) for m in round_moves],
+                }
+                for hands, round_moves in zip(deals, moves, strict=True)
+            ],
+        }
+
+    def replay(self, text: str) -> tuple[int, dict[str, Any]]:
+        return _replay(text)
+
+    def describe(self, state: CommonGameState) -> Iterator[str]:
+        return _game_lines(_game(state))
+
+
+def _game(state: CommonGameState) -> Game:
+    if not isinstance(state, Game):
+        raise TypeError(f"druids2017 plays a Game, not {type(state).__name__}")
+    return state
+
+
+__all__ = ["DruidsRuleset"]
