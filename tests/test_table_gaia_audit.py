@@ -103,7 +103,7 @@ def test_a_holder_that_hides_gaia_at_ready_is_convicted_by_the_audit(
         raw = resign(arena.ids[k], msg.raw, body={"round": msg.body["round"]})
         mine[seq] = decode(raw)
         self._outbox = [raw if out == msg.raw else out for out in self._outbox]
-        self.chain.prev = mine[seq].hash
+        self.chain.last_signed = mine[seq]  # its newest signed message is the re-signed one
 
     monkeypatch.setattr(table_round, "_begin_play", hiding)
     arena.run()

@@ -45,29 +45,57 @@ def deck_envelope(msg: Message, seat: int) -> Envelope | None:
 
 
 class Chain:
-    """This peer's own message chain at a table: sequence numbers and back-links."""
+    """This peer's own message chain at a table: the sequence number and back-link of its next
+    message, and the sealing.
 
-    def __init__(self, identity: Identity, table_id: bytes, seq: int, prev: bytes) -> None:
+    The position has one owner and is never copied: the table's record says how far our chain
+    is recorded, by whatever route a message of ours got there (the pump, a replayed record, the
+    runner's ``record_control``); ``recorded()`` is the seq and back-link it expects from us next
+    (asked each time: a restarted peer swaps its record for its saved one). The chain adds the
+    one thing the record cannot know: the newest message it signed, which may still wait for its
+    step. The next message follows whichever is further."""
+
+    def __init__(
+        self, identity: Identity, table_id: bytes, recorded: Callable[[], tuple[int, bytes]]
+    ) -> None:
         self.identity = identity
         self.table_id = table_id
-        self.seq = seq
-        self.prev = prev
+        self._recorded = recorded
+        self.last_signed: Message | None = None
+        """The newest message this chain sealed (recorded or not yet)."""
+
+    @property
+    def seq(self) -> int:
+        """The sequence number of our next message."""
+        return self._position()[0]
+
+    @property
+    def prev(self) -> bytes:
+        """What our next message links to: the hash of our newest message."""
+        return self._position()[1]
+
+    def _position(self) -> tuple[int, bytes]:
+        seq, prev = self._recorded()
+        last = self.last_signed
+        if last is not None and last.seq >= seq:
+            return last.seq + 1, last.hash
+        return seq, prev
 
     def seal(self, msg_type: MsgType, body: dict[str, object], head: bytes) -> bytes:
         return self.seal_message(msg_type, body, head).raw
 
     def seal_message(self, msg_type: MsgType, body: dict[str, object], head: bytes) -> Message:
+        seq, prev = self._position()
         msg = encode_message(
             self.identity,
             msg_type,
             table_id=self.table_id,
-            seq=self.seq,
-            prev=self.prev,
+            seq=seq,
+            prev=prev,
             head=head,
             body=body,
         )
-        self.seq += 1
-        self.prev = msg.hash
+        self.last_signed = msg
         return msg
 
 

@@ -132,7 +132,7 @@ class TableMachine(TableState):
         peer's confirmation is then made (pending, for the record and the others to see) but
         nothing is appended."""
         first = 1 if self.seat_message.sender == self.me else 0
-        if self.chain.seq > first or self.transcript.next_seq(self.me) > first:
+        if self.chain.seq > first:  # already started (or replayed): what it sent, again
             return self.resend_own()
         commit = hashlib.sha256(self.secret.seat_nonce()).digest()
         body: dict[str, object] = {"commit": commit, "curve": self.curve, "endpoint": self.endpoint}
@@ -387,10 +387,6 @@ class TableMachine(TableState):
         built_on = self.transcript.index_of_head(msg.head)
         if built_on is not None and self.moves.last is not None and built_on >= self._last_move_at:
             self.acked.add(msg.sender)  # a signed message built on the move acknowledges it
-        if msg.sender == self.me and msg.seq >= self.chain.seq:
-            # Replaying our own record: continue our chain after it.
-            self.chain.seq = msg.seq + 1
-            self.chain.prev = msg.hash
         if self.codec is not None:
             self.codec.remember(msg)
 

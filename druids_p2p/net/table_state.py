@@ -30,7 +30,7 @@ from druids_p2p.net.seating import seat_list_fault
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table_types import Step, StepLog, TableEvent, TableFault
 from druids_p2p.rulesets import dealt_ruleset, seat_options
-from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, Receipt, Transcript, next_head
+from druids_p2p.wire import Identity, Message, MsgType, Receipt, Transcript, next_head
 
 
 @dataclass
@@ -77,9 +77,9 @@ class TableState:
         self.seat_fault = seat_list_fault(seat_message)
         """Why the seat message's addresses are not every seat's own word (the host's fault)."""
         self.transcript = transcript or Transcript.start(seat_message)
-        own_seq = 1 if seat_message.sender == self.me else 0
-        own_prev = seat_message.hash if seat_message.sender == self.me else ZERO_HASH
-        self.chain = Chain(identity, self.table_id, own_seq, own_prev)
+        self.chain = Chain(identity, self.table_id, self._own_recorded)
+        """Our next message's place: read from the record (whichever transcript it is now) and
+        the newest message we signed; nothing copies it (``net/codec.py``)."""
         self.pending: dict[bytes, dict[int, Message]] = {k: {} for k in self.list_keys}
         self._outbox: list[bytes] = []
         self.events: list[TableEvent] = []
@@ -155,6 +155,11 @@ class TableState:
     def my_seat(self) -> int | None:
         """This peer's play seat, once the seat order is fixed."""
         return self.order.index(self.me) if self.order else None
+
+    def _own_recorded(self) -> tuple[int, bytes]:
+        """The seq and back-link the record expects next from us (our chain reads it here; a
+        bound method, not a closure, so that a copied machine reads its own record)."""
+        return self.transcript.next_seq(self.me), self.transcript.last_hash(self.me)
 
     def seat_of(self, key: bytes) -> int | None:
         if self.order:
@@ -234,8 +239,6 @@ class TableState:
                 "(its record or table secret does not match)",
                 None,
             )
-        if msg.seq < self.transcript.next_seq(self.me):
-            return  # already in the record (replay)
         self.pending[self.me][msg.seq] = msg
         self._outbox.append(raw)
 
