@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable
 
+from druids_p2p.deck import MalformedMessage
+from druids_p2p.net import codec as codec_module
+from druids_p2p.net.codec import WireCodec
 from druids_p2p.net.table import TableMachine
-from druids_p2p.wire import MsgType, decode, read_record
+from druids_p2p.wire import Message, MsgType, decode, read_record
 
 
 def _where_next(m: TableMachine) -> tuple[int, bytes]:
@@ -97,3 +100,78 @@ def test_nothing_can_copy_a_position_into_the_chain() -> None:
         chain.seq = 5  # type: ignore[misc]
     with pytest.raises(AttributeError):
         chain.prev = bytes(32)  # type: ignore[misc]
+
+
+def _counting_decode(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Count the codec's own decodes (each verifies a signature) while still decoding."""
+    calls: list[bytes] = []
+    real: Callable[[bytes], Message] = decode  # the one the codec imports
+
+    def counted(raw: bytes) -> Message:
+        calls.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(codec_module, "decode", counted)
+    return calls
+
+
+def test_the_table_opens_every_deck_message_from_its_transcript(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A whole round, with a restart: every deck message the deck opens is one the transcript
+    already decoded and checked, found there (no signature is verified a second time)."""
+    calls = _counting_decode(monkeypatch)
+    table = LocalTable(players=3, rounds=1, seed=8, records=tmp_path)
+    table.run(stop=_after(80))
+    table.restart(2)
+    table.broadcast(2, table.machines[2].resend_own())
+    table.run()
+    assert all(m.finished for m in table.machines)
+    assert calls == []
+
+
+def test_the_codec_finds_decoded_messages_through_the_lookup_it_is_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The codec keeps no messages: what the transcript holds is found through it (the same
+    decoded message, not verified again); anything else is decoded and verified, and a message
+    whose signature does not verify is refused."""
+    table = LocalTable(players=3, rounds=1, seed=2)
+    table.run(stop=lambda: all(m.phase == "play" for m in table.machines))
+    m = table.machines[0]
+    assert m.codec is not None
+    held = next(msg for msg in m.transcript.messages if msg.type is MsgType.DECK_KEY)
+    calls = _counting_decode(monkeypatch)
+    assert m.codec.open(held.raw).raw is held.raw
+    assert calls == []
+
+    other = table.machines[1]
+    seat = other.seat_of(held.sender)
+    assert seat is not None
+    lonely = WireCodec(
+        seat,
+        other.chain,
+        lambda: other.step_head,
+        other.seat_of,
+        lambda raw: None,
+        lambda msg: None,
+    )
+    assert lonely.open(held.raw).body == dict(held.body)  # decoded and verified here
+    assert calls == [held.raw]
+    forged = bytearray(held.raw)
+    forged[-1] ^= 1
+    with pytest.raises(MalformedMessage):
+        lonely.open(bytes(forged))
+
+
+def test_the_transcript_finds_a_message_by_its_bytes() -> None:
+    """The transcript is the one store the codec reads: every message it holds is found by its
+    bytes (equal bytes, not only the same object), anything else is not."""
+    table = LocalTable(players=3)
+    table.run(stop=lambda: all(x.phase != "seating" for x in table.machines))
+    t = table.machines[0].transcript
+    assert len(t) > 3
+    for msg in t.messages:
+        assert t.find(msg.raw) is msg
+        assert t.find(bytes(bytearray(msg.raw))) is msg
+    assert t.find(t.messages[-1].raw + b"x") is None

@@ -3,7 +3,8 @@
 The deck layer asks a :class:`~druids_p2p.deck.Codec` to seal and open its bodies; here sealing
 means a full signed wire message in this peer's chain (next sequence number, link to its previous
 message, the table head it builds on), and opening means a message the table already decoded and
-checked, looked up by its bytes so no signature is verified twice.
+checked, looked up by its bytes in the table's transcript (the one message store: the codec keeps
+none) so no signature is verified twice.
 
 A card opening is the one deck message that never travels alone at a table: it rides inside the
 ``move`` that plays the card (``protocol.md`` §6), so sealing a ``deck_open`` seals that move, and
@@ -108,24 +109,23 @@ class WireCodec:
         chain: Chain,
         head: Callable[[], bytes],
         seat_of_key: Callable[[bytes], int | None],
+        decoded: Callable[[bytes], Message | None],
         on_sealed: Callable[[Message], None],
     ) -> None:
+        """``decoded``: the table's own decoded and checked copy of a message, found by its bytes
+        in its one message store (the transcript), or None; the codec keeps no messages."""
         self._seat = seat
         self._on_sealed = on_sealed
         self._chain = chain
         self._head = head
         self._seat_of_key = seat_of_key
-        self._known: dict[bytes, Message] = {}
+        self._decoded = decoded
         self._carrier: dict[str, object] | None = None
         self._carrier_type = MsgType.MOVE
 
     @property
     def seat(self) -> int:
         return self._seat
-
-    def remember(self, msg: Message) -> None:
-        """Register a message the table already decoded, so :meth:`open` need not verify again."""
-        self._known[msg.raw] = msg
 
     def carry(self, move_body: dict[str, object], msg_type: MsgType = MsgType.MOVE) -> None:
         """The move (or ``ready``) the next card opening is sealed into (the table sets it just
@@ -148,7 +148,7 @@ class WireCodec:
         return msg.raw
 
     def open(self, raw: bytes) -> Envelope:
-        msg = self._known.get(raw)
+        msg = self._decoded(raw)  # the deck opens what the table appended: verified there once
         if msg is None:
             try:
                 msg = decode(raw)

@@ -387,8 +387,6 @@ class TableMachine(TableState):
         built_on = self.transcript.index_of_head(msg.head)
         if built_on is not None and self.moves.last is not None and built_on >= self._last_move_at:
             self.acked.add(msg.sender)  # a signed message built on the move acknowledges it
-        if self.codec is not None:
-            self.codec.remember(msg)
 
     def _apply(self, step: Step, batch: list[Message]) -> None:
         _HANDLERS[step.name](self, batch)

@@ -54,7 +54,7 @@ def start_round(t: TableState) -> None:
     params = deal_params(t.table_id, r, t.options.players, t.ruleset)
     seat = t.my_seat
     assert seat is not None
-    t.codec = WireCodec(seat, t.chain, t._seal_head, t.seat_of, t._queue_own)
+    t.codec = WireCodec(seat, t.chain, t._seal_head, t.seat_of, t.recorded, t._queue_own)
     t.deck = DeckPeer(
         params, t.codec, entropy=t.secret.entropy(f"deck/{r}"), defer_open_proofs=True
     )

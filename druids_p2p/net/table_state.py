@@ -161,6 +161,11 @@ class TableState:
         bound method, not a closure, so that a copied machine reads its own record)."""
         return self.transcript.next_seq(self.me), self.transcript.last_hash(self.me)
 
+    def recorded(self, raw: bytes) -> Message | None:
+        """The decoded message with these bytes if the record holds it (the deck codec's lookup:
+        the transcript is the one store of decoded messages)."""
+        return self.transcript.find(raw)
+
     def seat_of(self, key: bytes) -> int | None:
         if self.order:
             return self.order.index(key) if key in self.order else None

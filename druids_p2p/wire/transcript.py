@@ -72,6 +72,8 @@ class Transcript:
         self._heads: list[bytes] = []
         """``_heads[i]``: the head once message ``i`` is appended (the transcript owns them)."""
         self._head_index: dict[bytes, int] = {}
+        self._index_of_raw: dict[bytes, int] = {}
+        """Where each message's bytes sit (a view of ``_messages``: :meth:`find`)."""
         self._writer = writer
         self._add(seat)
 
@@ -140,6 +142,12 @@ class Transcript:
         """The message at ``index`` in transcript order, without copying the transcript (as
         :attr:`messages` does): a table looks one up for every receipt it checks."""
         return self._messages[index]
+
+    def find(self, raw: bytes) -> Message | None:
+        """The decoded (and checked) message with these exact bytes, if it is here: the table's
+        deck codec opens messages through this instead of decoding them again."""
+        index = self._index_of_raw.get(raw)
+        return None if index is None else self._messages[index]
 
     @property
     def heads(self) -> Sequence[bytes]:
@@ -214,6 +222,7 @@ class Transcript:
         if self._writer is not None:
             self._writer.append(msg.raw)
         self._chains[msg.sender].append(msg)
+        self._index_of_raw[msg.raw] = len(self._messages)
         self._messages.append(msg)
         self.head = next_head(self.head, msg.hash)
         self._head_index.setdefault(self.head, len(self._heads))
