@@ -175,3 +175,14 @@ def test_the_transcript_finds_a_message_by_its_bytes() -> None:
         assert t.find(msg.raw) is msg
         assert t.find(bytes(bytearray(msg.raw))) is msg
     assert t.find(t.messages[-1].raw + b"x") is None
+
+
+def test_links_read_the_confirmations_through_the_machine() -> None:
+    """The links ask the machine for every seat's confirmed address (None until all are in)
+    instead of walking its seating state."""
+    table = LocalTable(players=3)
+    m = table.machines[0]
+    assert m.confirmed_addresses() is None
+    table.run(stop=lambda: all(x.phase != "seating" for x in table.machines))
+    expected = [(key, endpoint, curve) for key, _, endpoint, curve in table.seats]
+    assert m.confirmed_addresses() == expected

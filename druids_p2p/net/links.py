@@ -61,17 +61,14 @@ class Links:
         them (cheap otherwise: called after every batch of messages until then)."""
         if self.settled:
             return False
-        machine = self.machine
-        confirms = machine.seating.confirms
-        if len(confirms) < len(machine.list_keys):
+        confirmed = self.machine.confirmed_addresses()
+        if confirmed is None:
             return False
-        for key in machine.list_keys:
-            confirm = confirms[key]
-            curve: bytes = confirm.body["curve"]
+        for key, endpoint, curve in confirmed:
             self.key_of_link[curve] = key
-            if key != machine.me:
-                self.mesh.connect(key, confirm.body["endpoint"], curve)
-        self.mesh.close_gate(confirms[key].body["curve"] for key in machine.list_keys)
+            if key != self.machine.me:
+                self.mesh.connect(key, endpoint, curve)
+        self.mesh.close_gate(curve for _, _, curve in confirmed)
         self.settled = True
         return True
 

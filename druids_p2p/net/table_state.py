@@ -166,6 +166,18 @@ class TableState:
         the transcript is the one store of decoded messages)."""
         return self.transcript.find(raw)
 
+    def confirmed_addresses(self) -> list[tuple[bytes, str, bytes]] | None:
+        """Every listed seat's (key, endpoint, CURVE key), in seat-list order, from its own
+        signed confirmation; None until every confirmation is in (``net/links.py``)."""
+        confirms = self.seating.confirms
+        if len(confirms) < len(self.list_keys):
+            return None
+        bodies = [confirms[key].body for key in self.list_keys]
+        return [
+            (key, body["endpoint"], body["curve"])
+            for key, body in zip(self.list_keys, bodies, strict=True)
+        ]
+
     def seat_of(self, key: bytes) -> int | None:
         if self.order:
             return self.order.index(key) if key in self.order else None
