@@ -6,7 +6,10 @@ the driving (messages in, messages out, the schedule pump); the step handlers (`
 the machine. Each piece of state has one owner; everything else is a view of it:
 
 - the **transcript** (:class:`~druids_p2p.wire.Transcript`): every appended message in order and
-  the head after each (``heads`` is its view); the table id is its seat message's;
+  the head after each (``heads`` is its view); the table id is its seat message's; the one store
+  of decoded messages (the deck codec finds a message there by its bytes: ``recorded``);
+- our **chain** (:class:`~druids_p2p.net.codec.Chain`): where our next message goes is read from
+  the transcript and the newest message the chain signed, never copied between them;
 - the **step log** (:class:`~druids_p2p.net.table_types.StepLog`): the step due, the head it began
   at, the head before, who may sign a message built on a head (``step``, ``step_head``...);
 - the **move log** (:class:`~druids_p2p.net.moves.MoveLog`): every accepted move; ``last_move``
