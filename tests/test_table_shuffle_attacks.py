@@ -11,8 +11,9 @@ import pytest
 from attack_arena import Arena, first_of, no_linger, plant_encryptions, planted_encryptions, rewrite
 from message_surgery import resign, thaw
 
+from druids_p2p.deck.body_schema import proof_to_body
 from druids_p2p.deck.elgamal import Deck
-from druids_p2p.deck.messages import ShuffleMsg, proof_to_body
+from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.wire import MsgType, decode, is_receipt
 
