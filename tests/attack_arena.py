@@ -207,6 +207,14 @@ class Arena(LocalTable):
         frm, to, _ = self.queue[self.rng.randrange(len(self.queue))]
         return next(i for i, (a, b, _) in enumerate(self.queue) if a == frm and b == to)
 
+    def cheat_once(self, attempt: Callable[[TableMachine, int], list[bytes] | None]) -> None:
+        """Run the table with the cheater playing by ``attempt`` (see :class:`Cheat`); the attempt
+        must have been made."""
+        cheat = Cheat(attempt)
+        self.cheat_play = cheat
+        self.run()
+        assert cheat.done
+
     def run_to_play(self) -> None:
         self.run(stop=lambda: all(m.phase == "play" for m in self.machines))
         assert all(m.phase == "play" for m in self.machines)
