@@ -17,24 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from druids_p2p.deck.body_schema import (
-    CIPHERTEXTS,
-    DLEQ,
-    PROOF,
-    ROUND,
-    Field,
-    Part,
-    Schema,
-    Whole,
-    an_int,
-    as_bodies,
-    opening,
-    parse_kind,
-    parts_of,
-    point,
-    scalar,
-    shuffled,
-)
+from druids_p2p.deck import body_schema as bs
 from druids_p2p.deck.errors import MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS
 from druids_p2p.deck.shuffle_proof import ShuffleProof
@@ -110,9 +93,9 @@ def _name(value: object, where: str) -> str:
     return value
 
 
-OP = Field("op", "op", an_int(0, MAX_OPS))
+OP = bs.Field("op", "op", bs.an_int(0, MAX_OPS))
 """Every body but the key's names the operation it is this seat's part of."""
-POSITION = Field("pos", "position", an_int(0, MAX_POSITIONS - 1))
+POSITION = bs.Field("pos", "position", bs.an_int(0, MAX_POSITIONS - 1))
 
 KIND_TABLE_KEY = "table_key"
 KIND_TABLE_SHUFFLE = "table_shuffle"
@@ -123,11 +106,11 @@ KIND_TABLE_REVEAL = "table_reveal"
 
 
 @dataclass(frozen=True, slots=True)
-class TableKeyMsg(Whole):
+class TableKeyMsg(bs.Whole):
     """The seat's key share h_i = x_i·B for the whole game, with a Schnorr proof (e, s)."""
 
     KIND: ClassVar[str] = KIND_TABLE_KEY
-    SCHEMA: ClassVar[Schema] = Schema(ROUND, Field("key", "key", point), *DLEQ)
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, bs.Field("key", "key", bs.point), *bs.DLEQ)
     round_no: int
     key: bytes
     e: bytes
@@ -137,12 +120,12 @@ class TableKeyMsg(Whole):
 
 
 @dataclass(frozen=True, slots=True)
-class TableShuffleMsg(Whole):
+class TableShuffleMsg(bs.Whole):
     """One seat's pass over ``deck``: the permuted, re-randomised ciphertexts and the proof."""
 
     KIND: ClassVar[str] = KIND_TABLE_SHUFFLE
-    SCHEMA: ClassVar[Schema] = Schema(
-        *CIPHERTEXTS, ROUND, OP, Field("deck", "deck", _name), PROOF, after=shuffled
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        *bs.CIPHERTEXTS, bs.ROUND, OP, bs.Field("deck", "deck", _name), bs.PROOF, after=bs.shuffled
     )
     round_no: int
     op: int
@@ -153,11 +136,13 @@ class TableShuffleMsg(Whole):
 
 
 @dataclass(frozen=True, slots=True)
-class TableShareMsg(Whole):
+class TableShareMsg(bs.Whole):
     """A decryption share d = x_i·A of position ``pos`` (a deal or a turn), with a DLEQ proof."""
 
     KIND: ClassVar[str] = KIND_TABLE_SHARE
-    SCHEMA: ClassVar[Schema] = Schema(ROUND, OP, POSITION, Field("d", "share", point), *DLEQ)
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        bs.ROUND, OP, POSITION, bs.Field("d", "share", bs.point), *bs.DLEQ
+    )
     round_no: int
     op: int
     position: int
@@ -167,11 +152,11 @@ class TableShareMsg(Whole):
 
 
 @dataclass(frozen=True, slots=True)
-class TablePlayMsg(Whole):
+class TablePlayMsg(bs.Whole):
     """The player moves position ``pos`` of its hand face down to ``zone``."""
 
     KIND: ClassVar[str] = KIND_TABLE_PLAY
-    SCHEMA: ClassVar[Schema] = Schema(ROUND, OP, POSITION, Field("zone", "zone", _name))
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, OP, POSITION, bs.Field("zone", "zone", _name))
     round_no: int
     op: int
     position: int
@@ -179,10 +164,10 @@ class TablePlayMsg(Whole):
 
 
 @dataclass(frozen=True, slots=True)
-class Opening(Part):
+class Opening(bs.Part):
     """One position opened by its owner: its own share, a DLEQ proof and the card it claims."""
 
-    SCHEMA: ClassVar[Schema] = Schema(*opening(MAX_POSITIONS, MAX_TABLE_CARDS))
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(*bs.opening(MAX_POSITIONS, MAX_TABLE_CARDS))
     position: int
     card: int
     share: bytes
@@ -191,12 +176,14 @@ class Opening(Part):
 
 
 @dataclass(frozen=True, slots=True)
-class TableOpenMsg(Whole):
+class TableOpenMsg(bs.Whole):
     """At a reveal, one owner opens every hidden position it owns in the zone, in zone order."""
 
     KIND: ClassVar[str] = KIND_TABLE_OPEN
-    SCHEMA: ClassVar[Schema] = Schema(
-        ROUND, OP, Field("opens", "opens", parts_of(Opening.from_body, 1, MAX_CARDS), as_bodies)
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        bs.ROUND,
+        OP,
+        bs.Field("opens", "opens", bs.parts_of(Opening.from_body, 1, MAX_CARDS), bs.as_bodies),
     )
     round_no: int
     op: int
@@ -204,11 +191,11 @@ class TableOpenMsg(Whole):
 
 
 @dataclass(frozen=True, slots=True)
-class TableRevealMsg(Whole):
+class TableRevealMsg(bs.Whole):
     """The final reveal: the seat's secret x_i, after which every card at the table is known."""
 
     KIND: ClassVar[str] = KIND_TABLE_REVEAL
-    SCHEMA: ClassVar[Schema] = Schema(ROUND, OP, Field("x", "secret", scalar))
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, OP, bs.Field("x", "secret", bs.scalar))
     round_no: int
     op: int
     secret: bytes
@@ -245,5 +232,5 @@ EXPECTED_KIND = {
 
 
 def parse_table_body(kind: str, body: object) -> TableMessage:
-    msg: TableMessage = parse_kind(_PARSERS, "table", kind, body)
+    msg: TableMessage = bs.parse_kind(_PARSERS, "table", kind, body)
     return msg
