@@ -183,29 +183,13 @@ class Arena(LocalTable):
         except TableFault as fault:
             self._fault(k, fault)
 
-    def run(self, max_steps: int = 500_000, stop: Callable[[], bool] | None = None) -> None:
+    def start_all(self) -> None:
         if not self.started:
             self.started = True
-            for k, m in enumerate(self.machines):
-                self.broadcast(k, m.start())
-        for _ in range(max_steps):
-            if stop is not None and stop():
-                return
-            if self.queue:
-                k, j, raw = self.queue.pop(self._pick())
-                if self.tamper is not None:
-                    changed = self.tamper(k, j, raw)
-                    if changed is None:
-                        continue
-                    raw = changed
-                self.deliver(j, raw, k)
-                continue
-            movers = [k for k, m in enumerate(self.machines) if not self.stopped(k) and m.my_turn]
-            if not movers:
-                self.expire_abort_claims()
-                return
-            self.move(movers[0])
-        raise AssertionError("the table did not settle")
+            super().start_all()
+
+    def settle(self) -> None:
+        self.expire_abort_claims()
 
     def expire_abort_claims(self) -> None:
         """Let the grace period for unverified abort claims run out (the runners' clock)."""
@@ -222,6 +206,14 @@ class Arena(LocalTable):
         is (so a peer's EQUIVOCATION proof arrives before its ABORT), but links interleave."""
         frm, to, _ = self.queue[self.rng.randrange(len(self.queue))]
         return next(i for i, (a, b, _) in enumerate(self.queue) if a == frm and b == to)
+
+    def cheat_once(self, attempt: Callable[[TableMachine, int], list[bytes] | None]) -> None:
+        """Run the table with the cheater playing by ``attempt`` (see :class:`Cheat`); the attempt
+        must have been made."""
+        cheat = Cheat(attempt)
+        self.cheat_play = cheat
+        self.run()
+        assert cheat.done
 
     def run_to_play(self) -> None:
         self.run(stop=lambda: all(m.phase == "play" for m in self.machines))
@@ -264,6 +256,25 @@ def first_of(arena: Arena, k: int, msg_type: MsgType) -> Callable[[bytes], bool]
         return False
 
     return pred
+
+
+def split_first_shuffle(arena: Arena, twin: Callable[[bytes], bytes]) -> None:
+    """The cheater (index 1) shows peer 0 ``twin`` of its first deck shuffle and the others the
+    real one; run the table: every honest peer must stop, blaming the shuffler."""
+    is_shuffle = first_of(arena, 1, MsgType.DECK_SHUFFLE)
+    twins: dict[bytes, bytes] = {}
+
+    def tamper(frm: int, to: int, raw: bytes) -> bytes:
+        if frm == 1 and to == 0 and is_shuffle(raw):
+            return twins.setdefault(raw, twin(raw))
+        return raw
+
+    arena.tamper = tamper
+    arena.run()
+    assert twins
+    for k in arena.honest:
+        aborted = arena.machines[k].aborted
+        assert aborted is not None and aborted.seat == arena.seat(1), aborted
 
 
 def rewrite(

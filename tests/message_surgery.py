@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from druids_p2p.deck.peer import DeckPeer
-from druids_p2p.wire import Identity, Message, decode, encode
+from druids_p2p.wire import Identity, Message, MsgType, decode, encode
 from druids_p2p.wire.table import head0, next_head
 
 
@@ -109,3 +109,18 @@ def record_heads(messages: Sequence[Message]) -> list[bytes]:
     for msg in messages:
         heads.append(next_head(heads[-1], msg.hash))
     return heads
+
+
+def abort_after(identity: Identity, raws: Sequence[bytes], body: dict[str, object]) -> bytes:
+    """``identity``'s ABORT as the next message of its chain, built on the head after ``raws``."""
+    msgs = [decode(r) for r in raws]
+    own = [m for m in msgs if m.sender == identity.public_key]
+    return encode(
+        identity,
+        MsgType.ABORT,
+        table_id=msgs[0].table_id,
+        seq=len(own),
+        prev=own[-1].hash if own else bytes(32),
+        head=record_heads(msgs)[-1],
+        body=body,
+    )

@@ -76,28 +76,48 @@ class LocalTable:
 
     def run(self, max_steps: int = 500_000, stop: Callable[[], bool] | None = None) -> None:
         """Deliver in random order and let each peer move randomly when it is its turn."""
-        for k, m in enumerate(self.machines):
-            self.broadcast(k, m.start())
+        self.start_all()
         for _ in range(max_steps):
             if stop is not None and stop():
                 return
             if self.queue:
-                k, j, raw = self.queue.pop(self.rng.randrange(len(self.queue)))
-                if self.tamper is not None:
-                    changed = self.tamper(k, j, raw)
-                    if changed is None:
-                        continue
-                    raw = changed
-                self.deliver(j, raw, k)
+                self.deliver_next()
                 continue
-            movers = [k for k, m in enumerate(self.machines) if m.my_turn]
+            movers = [k for k, m in enumerate(self.machines) if not self.stopped(k) and m.my_turn]
             if not movers:
+                self.settle()
                 return
-            k = movers[0]
-            view = self.machines[k].view()
-            assert view is not None
-            self.broadcast(k, self.machines[k].play(self.rng.choice(view.legal)))
+            self.move(movers[0])
         raise AssertionError("the table did not settle")
+
+    # The steps of :meth:`run`, which a subclass (tests/attack_arena.py's Arena) refines.
+    def start_all(self) -> None:
+        for k, m in enumerate(self.machines):
+            self.broadcast(k, m.start())
+
+    def deliver_next(self) -> None:
+        """Take the next queued message (:meth:`_pick`); ``tamper`` may change or drop it."""
+        k, j, raw = self.queue.pop(self._pick())
+        if self.tamper is not None:
+            changed = self.tamper(k, j, raw)
+            if changed is None:
+                return
+            raw = changed
+        self.deliver(j, raw, k)
+
+    def _pick(self) -> int:
+        return self.rng.randrange(len(self.queue))
+
+    def stopped(self, k: int) -> bool:
+        return False
+
+    def move(self, k: int) -> None:
+        view = self.machines[k].view()
+        assert view is not None
+        self.broadcast(k, self.machines[k].play(self.rng.choice(view.legal)))
+
+    def settle(self) -> None:
+        """Nothing is queued and nobody is to move."""
 
     def restart(self, k: int) -> list[Message]:
         """Rebuild peer k from its record file, as a restarted process would."""

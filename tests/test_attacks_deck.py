@@ -13,7 +13,6 @@ from typing import Any
 
 from attack_arena import (
     Arena,
-    Cheat,
     domain_cards,
     move_body,
     no_linger,
@@ -105,10 +104,7 @@ def test_move_of_a_card_never_opened(tmp_path: Path) -> None:
             return None
         return send_move(m, format_move(move))
 
-    cheat = Cheat(attempt)
-    arena.cheat_play = cheat
-    arena.run()
-    assert cheat.done
+    arena.cheat_once(attempt)
     arena.assert_blamed(1, "without opening that card")
 
 
@@ -123,10 +119,7 @@ def test_move_claiming_another_card_than_the_one_opened(tmp_path: Path) -> None:
         other = next(c for c in cards if c != move)
         return open_into_move(m, format_move(move), other)  # plays one card, shows another
 
-    cheat = Cheat(attempt)
-    arena.cheat_play = cheat
-    arena.run()
-    assert cheat.done
+    arena.cheat_once(attempt)
     arena.assert_blamed(1, "without opening that card")
 
 
@@ -157,10 +150,7 @@ def test_opening_a_position_dealt_to_another_seat(tmp_path: Path) -> None:
         owner = (m.my_seat + 1) % 3
         return _forged_open(m, m.deck.positions(owner)[0], move)
 
-    cheat = Cheat(attempt)
-    arena.cheat_play = cheat
-    arena.run()
-    assert cheat.done
+    arena.cheat_once(attempt)
     arena.assert_blamed(1, "which was dealt to seat")
 
 
@@ -180,10 +170,7 @@ def test_opening_own_position_as_a_card_dealt_to_someone_else(tmp_path: Path) ->
         mine = [p for p in m.deck.positions(m.my_seat) if p not in opened_positions]
         return _forged_open(m, mine[0], card)  # a real share of my position, claiming its card
 
-    cheat = Cheat(attempt)
-    arena.cheat_play = cheat
-    arena.run()
-    assert cheat.done
+    arena.cheat_once(attempt)
     arena.assert_blamed(1, "claimed card")
 
 
@@ -217,10 +204,7 @@ def test_a_made_up_share_is_acknowledged_then_convicted_by_its_proof(tmp_path: P
             acknowledged.add(frm)
         return raw
 
-    cheat = Cheat(attempt)
-    arena.cheat_play = cheat
     arena.tamper = watch
-    arena.run()
-    assert cheat.done
+    arena.cheat_once(attempt)
     arena.assert_blamed(1, "invalid decryption share proof")
     assert acknowledged and acknowledged <= set(arena.honest)

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from attack_arena import Arena, first_of, no_linger, twin_of
+from attack_arena import Arena, first_of, no_linger, split_first_shuffle, twin_of
 from message_surgery import resign, thaw
 
 from druids_p2p.net.table_types import TableFault
@@ -139,8 +139,6 @@ def test_split_shuffle_is_proven_by_the_next_step_and_blamed(tmp_path: Path) -> 
     others stop on that proven blame. (Two versions that are both genuine proven shuffles are
     tested in test_table_shuffle_attacks.py: there the diverging heads convict the shuffler.)"""
     arena = Arena(tmp_path, players=3, seed=19, cheater=1)
-    is_shuffle = first_of(arena, 1, MsgType.DECK_SHUFFLE)
-    twins: dict[bytes, bytes] = {}
 
     def twin(raw: bytes) -> bytes:
         body = thaw(decode(raw).body)
@@ -148,17 +146,7 @@ def test_split_shuffle_is_proven_by_the_next_step_and_blamed(tmp_path: Path) -> 
         body["c"][0], body["c"][1] = body["c"][1], body["c"][0]
         return resign(arena.ids[1], raw, body=body)
 
-    def tamper(frm: int, to: int, raw: bytes) -> bytes:
-        if frm == 1 and to == 0 and is_shuffle(raw):
-            return twins.setdefault(raw, twin(raw))
-        return raw
-
-    arena.tamper = tamper
-    arena.run()
-    assert twins
-    for k in arena.honest:
-        aborted = arena.machines[k].aborted
-        assert aborted is not None and aborted.seat == arena.seat(1), aborted
+    split_first_shuffle(arena, twin)
 
 
 def test_wrong_head_is_a_divergence_nobody_can_be_blamed_for(tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ from typing import Any
 
 from attack_arena import (
     Arena,
-    Cheat,
     domain_cards,
     no_linger,
     not_leading,
@@ -107,10 +106,7 @@ def test_renege_is_caught_at_the_end_of_round_audit(tmp_path: Path) -> None:
     hand known and blames the seat that did not follow."""
     arena = Arena(tmp_path, players=3, seed=33, cheater=1)
 
-    cheat = Cheat(renege)
-    arena.cheat_play = cheat
-    arena.run()
-    assert cheat.done
+    arena.cheat_once(renege)
     for k in arena.honest:  # the round was played out: the cheat went unnoticed until the end
         rnd = game_of(arena.machines[k]).round
         assert rnd is not None and rnd.over

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from message_surgery import rechain, record_heads, resign
+from message_surgery import abort_after, rechain, record_heads, resign
 from table_harness import LocalTable
 
 from druids_p2p.net.audit import audit_file, audit_messages
@@ -142,22 +142,6 @@ def test_a_seat_message_not_built_on_head_0_stops_a_live_table_blaming_the_host(
 
 
 # ------------------------------------------------------------------------------ the abort rules
-def _abort(table: LocalTable, raws: list[bytes], k: int, body: dict[str, object]) -> bytes:
-    """Seat-list index k's abort as the next message of its chain, built on ``raws``' head."""
-    msgs = [decode(r) for r in raws]
-    key = table.ids[k].public_key
-    own = [m for m in msgs if m.sender == key]
-    return encode(
-        table.ids[k],
-        MsgType.ABORT,
-        table_id=msgs[0].table_id,
-        seq=len(own),
-        prev=own[-1].hash if own else bytes(32),
-        head=record_heads(msgs)[-1],
-        body=body,
-    )
-
-
 def _cut_at_move(raws: list[bytes], moves: int) -> list[bytes]:
     """The record up to and including its ``moves``-th move."""
     msgs = [decode(r) for r in raws]
@@ -168,7 +152,7 @@ def _cut_at_move(raws: list[bytes], moves: int) -> list[bytes]:
 def test_nothing_of_the_game_follows_an_abort(table: LocalTable) -> None:
     raws = record(table)
     cut = _cut_at_move(raws, 3)
-    abort = _abort(table, cut, 1, {"reason": "p1 left the table"})
+    abort = abort_after(table.ids[1], cut, {"reason": "p1 left the table"})
     forged = rechain(
         [*cut, abort, *raws[len(cut) :]], keys(table), [*cut, abort, *raws[len(cut) :]]
     )
@@ -182,7 +166,7 @@ def test_nothing_of_the_game_follows_an_abort(table: LocalTable) -> None:
 
 def test_the_recorders_abort_carries_the_head_before_it(table: LocalTable) -> None:
     cut = _cut_at_move(record(table), 3)
-    good = _abort(table, cut, 2, {"reason": "p2 left the table (interrupted)"})
+    good = abort_after(table.ids[2], cut, {"reason": "p2 left the table (interrupted)"})
     assert audit_messages([*cut, good]).verdict == "stopped"
     msg: Message = decode(good)
     wrong = encode(
@@ -207,11 +191,11 @@ def test_another_seats_message_after_an_abort_is_invalid(table: LocalTable) -> N
     nxt = raws[len(cut)]  # the next move, someone's
     mover = [i.public_key for i in table.ids].index(decode(nxt).sender)
     recorder = (mover + 1) % 3
-    stop = _abort(table, [*cut, nxt], recorder, {"reason": "px left the table"})
+    stop = abort_after(table.ids[recorder], [*cut, nxt], {"reason": "px left the table"})
     report = audit_messages([*cut, nxt, stop])
     assert report.verdict == "stopped"  # the move is a complete step: fine
-    other = _abort(table, cut, mover, {"reason": "px left the table"})
-    after = _abort(table, [*cut, other], recorder, {"reason": "px left the table"})
+    other = abort_after(table.ids[mover], cut, {"reason": "px left the table"})
+    after = abort_after(table.ids[recorder], [*cut, other], {"reason": "px left the table"})
     tail = audit_messages([*cut, other, after])
     assert tail.verdict == "stopped" and tail.stop is not None
     assert tail.stop.summary == f"seat {play_seat(table, decode(other).sender)} left"
@@ -243,7 +227,7 @@ def test_an_abort_may_come_mid_step_after_the_recorders_own_message(table: Local
     missing = play_seat(table, decode(raws[i]).sender)
     reason = f"p (seat {missing}) unreachable: gone for 40 s with no message while it owed x"
     mine = [*raws[:i], raws[i + 2]]
-    stop = _abort(table, mine, k, {"reason": reason, "seat": missing})
+    stop = abort_after(table.ids[k], mine, {"reason": reason, "seat": missing})
     report = audit_messages([*mine, stop])
     assert report.verdict == "stopped" and report.stop is not None, report.problem
     assert report.stop.seat == missing and report.stop.stopped_by == play_seat(table, last)
@@ -252,7 +236,7 @@ def test_an_abort_may_come_mid_step_after_the_recorders_own_message(table: Local
     )
     theirs = [*raws[:i], raws[i + 1], raws[i + 2]]
     forged = audit_messages(
-        [*theirs, _abort(table, theirs, k, {"reason": reason, "seat": missing})]
+        [*theirs, abort_after(table.ids[k], theirs, {"reason": reason, "seat": missing})]
     )
     assert forged.verdict == "invalid" and forged.problem is not None
     assert "canonical order" in forged.problem.error and forged.problem.message_index == i

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lan_peers import table_report
 from netns import Lan
 from test_faults_netns import (
     CUT_AFTER_MOVES,
@@ -25,7 +26,6 @@ from test_faults_netns import (
     tap_lan,
     wait_moves,
 )
-from test_lan_netns import _report
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -38,7 +38,7 @@ def test_a_cable_cut_for_good_is_a_split_not_a_cheat(tap_lan: Lan, tmp_path: Pat
     wait_moves(peers[0], CUT_AFTER_MOVES, peers)
     tap_lan.cut(VICTIM)
     results = results_of(peers, GAME_TIMEOUT_S)
-    why = _report(peers)
+    why = table_report(peers)
     gone = results[VICTIM]
     seat = gone["seat"]
     assert not gone["finished"] and gone["blame"] is None, (gone, why)

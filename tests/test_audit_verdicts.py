@@ -16,10 +16,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from message_surgery import record_heads
+from message_surgery import abort_after
 from table_harness import LocalTable
 
-from druids_p2p.wire import MsgType, decode, encode
+from druids_p2p.wire import MsgType, decode
 from druids_p2p.wire.audit import VERDICT_EXIT
 from druids_p2p.wire.record import MAGIC, RecordWriter
 
@@ -54,21 +54,6 @@ def _audit(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         )
 
 
-def _stop(table: LocalTable, raws: list[bytes], k: int, body: dict[str, object]) -> bytes:
-    msgs = [decode(r) for r in raws]
-    key = table.ids[k].public_key
-    own = [m for m in msgs if m.sender == key]
-    return encode(
-        table.ids[k],
-        MsgType.ABORT,
-        table_id=msgs[0].table_id,
-        seq=len(own),
-        prev=own[-1].hash,
-        head=record_heads(msgs)[-1],
-        body=body,
-    )
-
-
 def _mid_game(raws: list[bytes]) -> list[bytes]:
     moves = [i for i, r in enumerate(raws) if decode(r).type is MsgType.MOVE]
     return raws[: moves[4] + 1]
@@ -99,7 +84,7 @@ def test_a_game_left_cleanly_is_stopped_naming_the_seat_that_left(
     table: LocalTable, tmp_path: Path
 ) -> None:
     cut = _mid_game(_raws(table))
-    left = _stop(table, cut, 1, {"reason": "p1 left the table (interrupted)"})
+    left = abort_after(table.ids[1], cut, {"reason": "p1 left the table (interrupted)"})
     path = _write(tmp_path / "r.druids", [*cut, left])
     text, js = _audit(path), _audit(path, "--json")
     assert text.returncode == 4 and js.returncode == 4, text.stderr
@@ -118,7 +103,7 @@ def test_a_deadline_stop_names_the_unreachable_seat(table: LocalTable, tmp_path:
     recorder = (gone + 1) % 3
     seat = _seat(table, gone)
     reason = f"p{gone} (seat {seat}) unreachable: gone for 12 s with no message while it owed move"
-    stop = _stop(table, cut, recorder, {"reason": reason, "seat": seat, "key": nxt})
+    stop = abort_after(table.ids[recorder], cut, {"reason": reason, "seat": seat, "key": nxt})
     out = json.loads(_audit(_write(tmp_path / "r.druids", [*cut, stop]), "--json").stdout)
     assert out["verdict"] == "stopped" and out["seat"] == seat
     assert out["reason"] == f"seat {seat} unreachable" and not out["evidence_checked"]
@@ -127,7 +112,7 @@ def test_a_deadline_stop_names_the_unreachable_seat(table: LocalTable, tmp_path:
 def test_lost_contact_blames_nobody(table: LocalTable, tmp_path: Path) -> None:
     cut = _mid_game(_raws(table))
     reason = "p2 (seat 1) lost contact with the table: no message from any peer for 31 s"
-    stop = _stop(table, cut, 2, {"reason": reason})
+    stop = abort_after(table.ids[2], cut, {"reason": reason})
     path = _write(tmp_path / "r.druids", [*cut, stop])
     text = _audit(path)
     assert text.returncode == 4
@@ -186,7 +171,7 @@ def test_a_stop_on_another_seats_word_names_its_claim(table: LocalTable, tmp_pat
     cut = _mid_game(_raws(table))
     inner = "p2 (seat 1) unreachable: gone for 40 s with no message while it owed move"
     reason = f"stopped on p0 (seat 2)'s word: {inner} (blames seat 1)"
-    stop = _stop(table, cut, 1, {"reason": reason})
+    stop = abort_after(table.ids[1], cut, {"reason": reason})
     text = _audit(_write(tmp_path / "r.druids", [*cut, stop]))
     assert text.returncode == 4
     assert text.stdout.splitlines()[0].endswith(

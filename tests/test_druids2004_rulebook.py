@@ -171,16 +171,26 @@ def test_ritual_needs_three_cards_and_a_servant() -> None:
 
 
 # ----------------------------------------- worked example B: the last servant, too few amulets
-def test_example_last_servant_takes_the_rest() -> None:
+def two_seat_game(
+    row: str, gems: tuple[str, str], servants: tuple[str, str], moves: str
+) -> Game2004:
+    """Two seats, seat 0 to start, with this place row, these gem hands and servant reserves,
+    after ``moves``."""
     setup = arranged_setup(
         2,
         0,
-        row=cards("@R1"),
-        gems={0: cards("R1 R2 R3 K1"), 1: cards("R5 R6 R7 W1")},
-        servants={0: cards("S0:1 S0:5 S0:6"), 1: cards("S1:2 S1:5 S1:6")},
+        row=cards(row),
+        gems={0: cards(gems[0]), 1: cards(gems[1])},
+        servants={0: cards(servants[0]), 1: cards(servants[1])},
     )
-    game = play(
-        Game2004(setup, Options(players=2)),
+    return play(Game2004(setup, Options(players=2)), moves)
+
+
+def test_example_last_servant_takes_the_rest() -> None:
+    game = two_seat_game(
+        "@R1",
+        ("R1 R2 R3 K1", "R5 R6 R7 W1"),
+        ("S0:1 S0:5 S0:6", "S1:2 S1:5 S1:6"),
         "R1>0 R2>0 Stop R5>0 R6>0 Stop R3>0 S0:1>0 Stop R7>0 S1:2>0 Stop Ritual:0",
     )
     assert shares(game) == [("S0:1", 1, 1), ("S1:2", 5, 5)]
@@ -188,15 +198,10 @@ def test_example_last_servant_takes_the_rest() -> None:
 
 
 def test_example_too_few_amulets() -> None:
-    setup = arranged_setup(
-        2,
-        0,
-        row=cards("@B1 @K1"),
-        gems={0: cards("B1 B2 B3 K1"), 1: cards("K2 K3 K4 K5")},
-        servants={0: cards("S0:1 S0:5 S0:6"), 1: cards("S1:3 S1:4 S1:6")},
-    )
-    game = play(
-        Game2004(setup, Options(players=2)),
+    game = two_seat_game(
+        "@B1 @K1",
+        ("B1 B2 B3 K1", "K2 K3 K4 K5"),
+        ("S0:1 S0:5 S0:6", "S1:3 S1:4 S1:6"),
         "B1>0 B2>0 Stop K2>1 S1:3>0 Stop B3>0 S0:1>0 Stop K3>1 S1:4>0 Stop"
         " S0:5>0 K1>1 Stop Ritual:0",
     )
@@ -205,15 +210,10 @@ def test_example_too_few_amulets() -> None:
 
 
 def test_example_one_servant_takes_every_amulet() -> None:
-    setup = arranged_setup(
-        2,
-        0,
-        row=cards("@G1 @K1"),
-        gems={0: cards("G1 G2 G3 K1"), 1: cards("K2 K3 K4 K5")},
-        servants={0: cards("S0:1 S0:5 S0:6"), 1: cards("S1:3 S1:4 S1:6")},
-    )
-    game = play(
-        Game2004(setup, Options(players=2)),
+    game = two_seat_game(
+        "@G1 @K1",
+        ("G1 G2 G3 K1", "K2 K3 K4 K5"),
+        ("S0:1 S0:5 S0:6", "S1:3 S1:4 S1:6"),
         "G1>0 G2>0 Stop K2>1 K3>1 Stop G3>0 S0:1>0 Stop K4>1 K5>1 Stop Ritual:0",
     )
     assert shares(game) == [("S0:1", 3, 3)]

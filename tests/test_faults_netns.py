@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lan_peers import Peer, table_report
+from lan_peers import results_of as lan_results
 from netns import Lan, TapLan, open_lan
-from test_lan_netns import Peer, _report
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -74,7 +75,7 @@ def start_table(lan: Lan, homes: list[Path], *extra: str) -> list[Peer]:
     """The host, then (once its lobby is open) the three joiners, each in its own home."""
     host = Peer(lan, 0, host_args(lan, *extra), homes[0])
     peers = [host]
-    assert host.wait_for("lobby", LOBBY_TIMEOUT_S), "no lobby" + _report(peers)
+    assert host.wait_for("lobby", LOBBY_TIMEOUT_S), "no lobby" + table_report(peers)
     for i in range(1, PLAYERS):
         peers.append(Peer(lan, i, join_args(lan, i, *extra), homes[i]))
     return peers
@@ -85,20 +86,9 @@ def homes_in(root: Path) -> list[Path]:
 
 
 def results_of(peers: list[Peer], timeout: float) -> list[dict[str, Any]]:
-    """Every peer's last result event, once each process has exited after printing it."""
-    deadline = time.monotonic() + timeout
-    results = []
-    for peer in peers:
-        got = peer.wait_for("result", max(0.1, deadline - time.monotonic()))
-        assert got, f"peer {peer.index} reported no result" + _report(peers)
-        results.append(got[-1])
-    for peer in peers:
-        try:
-            code = peer.proc.wait(timeout=EXIT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"peer {peer.index} did not exit after its result" + _report(peers))
-        assert code in (0, 1), f"peer {peer.index} exited {code}" + _report(peers)
-    return results
+    """Every peer's last result event, once each process has exited (0, or 1 for a stopped
+    table) after printing it."""
+    return lan_results(peers, timeout, (0, 1), EXIT_TIMEOUT_S)
 
 
 def audit(record: str) -> tuple[int, dict[str, Any]]:
@@ -117,7 +107,7 @@ def audit(record: str) -> tuple[int, dict[str, Any]]:
 
 def check_finished(peers: list[Peer], results: list[dict[str, Any]]) -> None:
     """One finished game, seen the same by every peer, each record its own and auditing."""
-    why = _report(peers)
+    why = table_report(peers)
     for peer, r in zip(peers, results, strict=True):
         assert peer.proc.returncode == 0, (peer.index, why)
         assert r["finished"] and r["aborted"] is None and r["blame"] is None, (r, why)
@@ -135,7 +125,7 @@ def check_finished(peers: list[Peer], results: list[dict[str, Any]]) -> None:
 
 def wait_moves(peer: Peer, count: int, peers: list[Peer]) -> None:
     got = peer.wait_for("move", GAME_TIMEOUT_S, lambda ms: len(ms) >= count)
-    assert got, "the game did not get going" + _report(peers)
+    assert got, "the game did not get going" + table_report(peers)
 
 
 def first_move_after(peers: list[Peer], since: float) -> float | None:
@@ -170,7 +160,8 @@ def test_a_cut_cable_is_waited_for_and_the_table_moves_again_soon_after(
     cut_at = time.monotonic()
     try:
         time.sleep(cut_s)
-        assert not any(p.events("result") for p in peers), "ended during the cut" + _report(peers)
+        ended = any(p.events("result") for p in peers)
+        assert not ended, "ended during the cut" + table_report(peers)
     finally:
         tap_lan.restore(VICTIM)
     restored = time.monotonic()
@@ -185,7 +176,7 @@ def test_a_cut_cable_is_waited_for_and_the_table_moves_again_soon_after(
     name = f"ns{VICTIM}"
     others = [p for i, p in enumerate(peers) if i != VICTIM]
     away = [p.index for p in others if any(e["name"] == name for e in p.events("away"))]
-    assert away, f"nobody noticed {name} was gone" + _report(peers)
+    assert away, f"nobody noticed {name} was gone" + table_report(peers)
     assert not peers[VICTIM].events("rejoining")  # the same process went on
 
 
@@ -201,7 +192,8 @@ def test_the_host_killed_mid_game_comes_back_with_its_command_and_the_game_compl
     time.sleep(2.0)
     again = Peer(tap_lan, 0, host_args(tap_lan), homes[0])
     peers[0] = again
-    assert again.wait_for("rejoining", LOBBY_TIMEOUT_S), "the host did not rejoin" + _report(peers)
+    rejoined = again.wait_for("rejoining", LOBBY_TIMEOUT_S)
+    assert rejoined, "the host did not rejoin" + table_report(peers)
     check_finished(peers, results_of(peers, GAME_TIMEOUT_S))
 
 
@@ -217,7 +209,7 @@ def test_a_joiner_killed_mid_game_comes_back_with_its_exact_join_name_command(
     time.sleep(2.0)
     again = Peer(tap_lan, VICTIM, join_args(tap_lan, VICTIM), homes[VICTIM])
     peers[VICTIM] = again
-    assert again.wait_for("rejoining", LOBBY_TIMEOUT_S), "no rejoin" + _report(peers)
+    assert again.wait_for("rejoining", LOBBY_TIMEOUT_S), "no rejoin" + table_report(peers)
     check_finished(peers, results_of(peers, GAME_TIMEOUT_S))
 
 
@@ -234,8 +226,8 @@ def test_a_new_table_after_a_stopped_one_in_the_same_homes(tap_lan: TapLan, tmp_
     stopped = results_of(survivors, GAME_TIMEOUT_S)
     for r in stopped:
         aborted = r["aborted"] or ""
-        assert not r["finished"] and "ns2 (seat" in aborted, (r, _report(peers))
-        assert "unreachable: gone for" in aborted, (r, _report(peers))
+        assert not r["finished"] and "ns2 (seat" in aborted, (r, table_report(peers))
+        assert "unreachable: gone for" in aborted, (r, table_report(peers))
     homes[VICTIM] = tmp_path / "fresh"
     second = start_table(tap_lan, homes)
     check_finished(second, results_of(second, GAME_TIMEOUT_S))
@@ -273,5 +265,5 @@ def test_thirty_percent_loss_kills_no_peer_and_the_game_completes(
     took = time.monotonic() - began
     figure(f"30% loss: {took:.1f} s against {clean_s:.1f} s clean ({took / clean_s:.1f}x)")
     for peer in peers:
-        assert "Assertion failed" not in peer.log.read_text(errors="replace"), _report(peers)
+        assert "Assertion failed" not in peer.log.read_text(errors="replace"), table_report(peers)
     check_finished(peers, results)

@@ -14,22 +14,18 @@ On failure the assertion message carries each peer's last events and the tail of
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lan_peers import Peer, results_of, table_report
 from netns import Lan, open_lan
-
-from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.identity_store import identity_path, save_identity
 
 TABLE = "lan-test"
 PLAYERS = 4
@@ -37,7 +33,6 @@ ROUNDS = 2
 LOBBY_TIMEOUT_S = 15.0
 GAME_TIMEOUT_S = 45.0
 """A 4-player, 2-round game takes well under 10 s on two slow cores."""
-EXIT_TIMEOUT_S = 10.0
 CUT_VICTIM = 2
 CUT_S = 4.0
 CUT_AFTER_MOVES = 10
@@ -45,101 +40,6 @@ CUT_AFTER_MOVES = 10
 GONE_AFTER_S = 30.0
 """Much longer than the cut, but short enough that a peer that never comes back ends the game
 with a clear reason inside ``GAME_TIMEOUT_S``."""
-
-
-class Peer:
-    """One ``druids`` process in a namespace (or on loopback without one): its JSON lines on
-    stdout, its stderr in a log file."""
-
-    def __init__(self, lan: Lan | None, index: int, args: list[str], home: Path) -> None:
-        self.index = index
-        self.home = home
-        home.mkdir(parents=True, exist_ok=True)
-        if not identity_path(home).exists():  # a restarted peer keeps its identity
-            save_identity(Identity.generate(f"ns{index}"), identity_path(home), replace=False)
-        self.log = home / "peer.log"
-        self.lines: list[dict[str, Any]] = []
-        self.arrived: list[float] = []
-        """``time.monotonic()`` when each line was read (timelines in reports)."""
-        self._changed = threading.Condition()
-        argv = [sys.executable, "-m", "druids_p2p", *args]
-        env = {**os.environ, "DRUIDS_HOME": str(home)}
-        kwargs: dict[str, Any] = {
-            "stdout": subprocess.PIPE,
-            "stdin": subprocess.DEVNULL,
-            "text": True,
-            "env": env,
-        }
-        with open(self.log, "w") as err:
-            kwargs["stderr"] = err
-            self.proc = lan.run(index, argv, **kwargs) if lan else subprocess.Popen(argv, **kwargs)
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(obj, dict):
-                with self._changed:
-                    self.lines.append(obj)
-                    self.arrived.append(time.monotonic())
-                    self._changed.notify_all()
-
-    def events(self, kind: str) -> list[dict[str, Any]]:
-        with self._changed:
-            return [e for e in self.lines if e.get("event") == kind]
-
-    def first_after(self, kind: str, since: float) -> float | None:
-        """When the first ``kind`` event after ``since`` (monotonic) arrived, if one did."""
-        with self._changed:
-            pairs = list(zip(self.lines, self.arrived, strict=True))
-        return next((t for e, t in pairs if e.get("event") == kind and t > since), None)
-
-    def wait_for(
-        self, kind: str, timeout: float, cond: Callable[[list[dict[str, Any]]], bool] = bool
-    ) -> list[dict[str, Any]]:
-        """The events of ``kind`` once ``cond`` holds for them (default: there is one); [] if
-        the time runs out or the process ends first."""
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                found = [e for e in self.lines if e.get("event") == kind]
-                if cond(found):
-                    return found
-                left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None:
-                    return []
-                self._changed.wait(min(left, 0.2))
-
-    def final(self) -> dict[str, Any] | None:
-        """What ``--json`` prints last: the result, as one JSON object without an event key
-        (call once the process has exited: this waits for the rest of its output to be read)."""
-        self._reader.join(timeout=EXIT_TIMEOUT_S)
-        with self._changed:
-            last = self.lines[-1] if self.lines else None
-        return last if last is not None and "event" not in last else None
-
-    def report(self, since: float) -> str:
-        tail = self.log.read_text(errors="replace").splitlines()[-15:] if self.log.exists() else []
-        with self._changed:
-            seen = [
-                f"{e.get('event', '<final>')}@{t - since:.1f}s"
-                for e, t in zip(self.lines, self.arrived, strict=True)
-            ]
-        return (
-            f"--- peer {self.index}: exit {self.proc.poll()}, {len(seen)} lines, "
-            f"last {seen[-8:]}\n" + "\n".join(f"    {line}" for line in tail)
-        )
-
-
-def _report(peers: list[Peer]) -> str:
-    """Each peer's exit code, last events (seconds since the host's first line), stderr tail."""
-    since = min((p.arrived[0] for p in peers if p.arrived), default=time.monotonic())
-    return "\n" + "\n".join(p.report(since) for p in peers)
 
 
 def _netns_names() -> set[str]:
@@ -180,7 +80,7 @@ def _start_table(
     host = Peer(lan, 0, [*host_args, "--address", address(0), *common], tmp_path / "ns0")
     peers.append(host)
     lobby = host.wait_for("lobby", LOBBY_TIMEOUT_S)
-    assert lobby, "the host did not open its lobby" + _report(peers)
+    assert lobby, "the host did not open its lobby" + table_report(peers)
     assert lobby[0]["endpoint"].startswith(f"tcp://{address(0)}:")
     for i in range(1, PLAYERS):
         args = ["join", TABLE, "--address", address(i), "--search-seconds", "10", *common]
@@ -190,27 +90,17 @@ def _start_table(
 
 def _finish(peers: list[Peer]) -> list[dict[str, Any]]:
     """Every peer's result event, once every process has exited 0 after printing it."""
-    deadline = time.monotonic() + GAME_TIMEOUT_S
-    results = []
+    results = results_of(peers, GAME_TIMEOUT_S)
     for peer in peers:
-        got = peer.wait_for("result", max(0.1, deadline - time.monotonic()))
-        assert got, f"peer {peer.index} reported no result" + _report(peers)
-        results.append(got[-1])
-    for peer in peers:
-        try:
-            code = peer.proc.wait(timeout=EXIT_TIMEOUT_S)  # after lingering ~1.5 s
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"peer {peer.index} did not exit after its result" + _report(peers))
-        assert code == 0, f"peer {peer.index} exited {code}" + _report(peers)
         final = peer.final()
-        assert final is not None, f"peer {peer.index} printed no final JSON" + _report(peers)
+        assert final is not None, f"peer {peer.index} printed no final JSON" + table_report(peers)
         assert final == {k: v for k, v in results[peer.index].items() if k != "event"}
     return results
 
 
 def _check_game(peers: list[Peer], results: list[dict[str, Any]]) -> None:
     """One finished game that every peer saw the same, and that every record proves."""
-    why = _report(peers)
+    why = table_report(peers)
     for r in results:
         assert r["finished"] and r["aborted"] is None and r["blame"] is None, (r, why)
         assert r["bad_messages"] == 0 and r["faults"] == [], (r, why)
@@ -274,12 +164,12 @@ def test_a_cable_pulled_mid_game_is_waited_for_and_the_game_completes(
     peers = _start_table(lan4, tmp_path, lan4.address, "--gone-after", str(GONE_AFTER_S))
     host, victim = peers[0], peers[CUT_VICTIM]
     moves = host.wait_for("move", GAME_TIMEOUT_S, lambda ms: len(ms) >= CUT_AFTER_MOVES)
-    assert moves, "the game did not get going" + _report(peers)
+    assert moves, "the game did not get going" + table_report(peers)
     lan4.cut(CUT_VICTIM)
     cut_at = time.monotonic()
     try:
         time.sleep(CUT_S)
-        assert not host.events("result"), "the game ended during the cut" + _report(peers)
+        assert not host.events("result"), "the game ended during the cut" + table_report(peers)
     finally:
         lan4.restore(CUT_VICTIM)
     restored_at = time.monotonic()
@@ -295,7 +185,7 @@ def test_a_cable_pulled_mid_game_is_waited_for_and_the_game_completes(
     others = [p for i, p in enumerate(peers) if i != CUT_VICTIM]
     away = [p.index for p in others if any(e["name"] == name for e in p.events("away"))]
     back = [p.index for p in others if any(e["name"] == name for e in p.events("rejoined"))]
-    assert away, f"nobody noticed {name} was gone" + _report(peers)
+    assert away, f"nobody noticed {name} was gone" + table_report(peers)
     assert sorted(back) == sorted(away), (away, back)  # everyone who missed it saw it return
     assert not victim.events("rejoining")  # it never restarted: the same process went on
 

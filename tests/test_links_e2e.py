@@ -6,21 +6,27 @@ confirmation, and a stranger who connected before seating. Every process's traff
 from __future__ import annotations
 
 import contextlib
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import zmq
-from test_peer_attacks_e2e import EvilTable, _log, _no_crash, _seat_message
-from zmq.utils.monitor import recv_monitor_message
+from test_peer_attacks_e2e import (
+    EvilTable,
+    _log,
+    _no_crash,
+    _seat_message,
+    close_stranger,
+    forged_resend,
+    wait_event,
+)
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.lobby import query_lobby
 from druids_p2p.net.local_table import LocalTable, PeerProcess
 from druids_p2p.net.mesh import raw_to_z85
-from druids_p2p.wire import ZERO_HASH, Identity, MsgType, encode, encode_receipt
+from druids_p2p.wire import ZERO_HASH, encode_receipt
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -127,14 +133,6 @@ def _connect_stranger(dealer: zmq.Socket[bytes], lobby: str) -> tuple[Any, bytes
     return beacon, public
 
 
-def _wait_event(monitor: zmq.Socket[bytes], events: list[int], wanted: int) -> bool:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and wanted not in events:
-        if monitor.poll(100):
-            events.append(recv_monitor_message(monitor)["event"])
-    return wanted in events
-
-
 def test_a_stranger_connected_before_seating_delivers_nothing_after(tmp_path: Path) -> None:
     """A stranger completes the CURVE handshake with the host's inbox while the lobby is open,
     then, once the table is seated, sends a forged resend, garbage and a receipt. Before, that
@@ -153,7 +151,7 @@ def test_a_stranger_connected_before_seating_delivers_nothing_after(tmp_path: Pa
         lobby = host.wait_for("lobby", 30)["lobby"]
         _connect_stranger(dealer, lobby)
         dealer.send(b"hello from before seating")
-        assert _wait_event(monitor, events, zmq.EVENT_HANDSHAKE_SUCCEEDED), events
+        assert wait_event(monitor, events, zmq.EVENT_HANDSHAKE_SUCCEEDED), events
         for index in (1, 2):
             peer = PeerProcess(
                 index, tmp_path / f"seat{index}", table._argv(index, ["--join", lobby]), False
@@ -161,27 +159,13 @@ def test_a_stranger_connected_before_seating_delivers_nothing_after(tmp_path: Pa
             table.peers.append(peer)
             peer.start()
         host.wait_for("round_started", 30)  # every confirmation is in: the gate is closed
-        stranger = Identity.generate("stranger")
-        seat_table = bytes(32)
-        forged = encode(
-            stranger,
-            MsgType.RESEND,
-            table_id=seat_table,
-            seq=0,
-            prev=ZERO_HASH,
-            head=ZERO_HASH,
-            body={"head": ZERO_HASH},
-        )
-        for payload in (forged, b"garbage", encode_receipt(ZERO_HASH, ZERO_HASH)):
+        for payload in (forged_resend(bytes(32)), b"garbage", encode_receipt(ZERO_HASH, ZERO_HASH)):
             with contextlib.suppress(zmq.Again):
                 dealer.send(payload, zmq.NOBLOCK)
-        refused = _wait_event(monitor, events, zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+        refused = wait_event(monitor, events, zmq.EVENT_HANDSHAKE_FAILED_AUTH)
         results = table.wait(60)
     finally:
-        dealer.disable_monitor()
-        monitor.close(linger=0)
-        dealer.close(linger=0)
-        ctx.term()
+        close_stranger(ctx, dealer, monitor)
         table.close()
     assert zmq.EVENT_DISCONNECTED in events and refused, events
     summary = table.summary(results)

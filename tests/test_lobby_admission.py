@@ -124,6 +124,18 @@ class Joiner:
         assert not self.thread.is_alive()
 
 
+def seat_all(host: Host, announcement: bytes, joiners: list[Joiner]) -> None:
+    """Let the joiners ask one by one (each answered before the next asks), then end the lobby."""
+    try:
+        for i, joiner in enumerate(joiners):
+            joiner.start(announcement)
+            host.wait_for(i + 1)
+        for joiner in joiners:
+            joiner.finish()
+    finally:
+        host.finish()
+
+
 def test_the_host_approves_or_refuses_each_joiner(tmp_path: Path) -> None:
     asked: list[JoinRequest] = []
     mallory = _identity(9, "bob")  # takes a friend's name; only the fingerprint tells them apart
@@ -136,14 +148,7 @@ def test_the_host_approves_or_refuses_each_joiner(tmp_path: Path) -> None:
     host = Host(tmp_path, _identity(1, "alice"), players=3, approve=approve)
     announcement = host.start()
     joiners = [Joiner(who, tmp_path) for who in (mallory, bob, carol)]
-    try:
-        for i, joiner in enumerate(joiners):
-            joiner.start(announcement)
-            host.wait_for(i + 1)
-        for joiner in joiners:
-            joiner.finish()
-    finally:
-        host.finish()
+    seat_all(host, announcement, joiners)
     assert host.error is None
     assert joiners[0].seat_raw is None
     assert joiners[0].error == f"the host refused: {REFUSED_REASON}"
@@ -163,14 +168,7 @@ def test_without_an_approver_the_table_is_open(tmp_path: Path) -> None:
     host = Host(tmp_path, _identity(1, "alice"), players=3)
     announcement = host.start()
     joiners = [Joiner(_identity(i, f"bot-{i}"), tmp_path) for i in (2, 3)]
-    try:
-        for i, joiner in enumerate(joiners):
-            joiner.start(announcement)
-            host.wait_for(i + 1)
-        for joiner in joiners:
-            joiner.finish()
-    finally:
-        host.finish()
+    seat_all(host, announcement, joiners)
     assert host.error is None and all(j.seat_raw == host.seat_raw for j in joiners)
 
 
@@ -181,14 +179,7 @@ def test_colliding_names_are_suffixed_in_the_seat_message_and_the_beacon(tmp_pat
         Joiner(_identity(i, name), tmp_path / str(i))
         for i, name in enumerate(("root", "ROOT", "root-2"), start=2)
     ]
-    try:
-        for i, joiner in enumerate(joiners):
-            joiner.start(announcement)
-            host.wait_for(i + 1)
-        for joiner in joiners:
-            joiner.finish()
-    finally:
-        host.finish()
+    seat_all(host, announcement, joiners)
     assert host.error is None
     names = list(decode(host.seat_raw or b"").body["names"])
     assert names == ["root", "root-2", "ROOT-3", "root-2-2"]
@@ -304,10 +295,5 @@ def test_join_host_port_with_a_fingerprint_checks_the_lobby_socket_host(tmp_path
         raw = lobby_announcement(target, parse_pin(alice.fingerprint[:9]))
         assert decode_beacon(raw).host_key == alice.public_key
     finally:
-        for i, joiner in enumerate(joiners):  # fill the table, so that the lobby ends
-            joiner.start(announcement)
-            host.wait_for(i + 1)
-        for joiner in joiners:
-            joiner.finish()
-        host.finish()
+        seat_all(host, announcement, joiners)  # fill the table, so that the lobby ends
     assert host.error is None

@@ -61,6 +61,39 @@ def _seat_message(home: Path) -> Any:
     return decode(path.read_bytes())
 
 
+def forged_resend(table_id: bytes) -> bytes:
+    """A RESEND signed by a key nobody seated: what a stranger on the LAN would send."""
+    return encode(
+        Identity.generate("stranger"),
+        MsgType.RESEND,
+        table_id=table_id,
+        seq=0,
+        prev=ZERO_HASH,
+        head=ZERO_HASH,
+        body={"head": ZERO_HASH},
+    )
+
+
+def wait_event(
+    monitor: zmq.Socket[bytes], events: list[int], wanted: int, seconds: float = 20
+) -> bool:
+    """Gather the socket monitor's events until ``wanted`` is among them (bounded)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and wanted not in events:
+        if monitor.poll(100):
+            events.append(recv_monitor_message(monitor)["event"])
+    return wanted in events
+
+
+def close_stranger(
+    ctx: zmq.Context[zmq.Socket[bytes]], dealer: zmq.Socket[bytes], monitor: zmq.Socket[bytes]
+) -> None:
+    dealer.disable_monitor()
+    monitor.close(linger=0)
+    dealer.close(linger=0)
+    ctx.term()
+
+
 def test_stranger_is_refused_once_seated(tmp_path: Path) -> None:
     """A DEALER with a fresh CURVE key pair cannot even complete the handshake with a seated
     peer's inbox (the ZAP gate admits only seated keys), so nothing it sends is ever read."""
@@ -79,29 +112,13 @@ def test_stranger_is_refused_once_seated(tmp_path: Path) -> None:
         dealer.curve_publickey, dealer.curve_secretkey = public, secret
         dealer.curve_serverkey = raw_to_z85(seat.body["curves"][0])
         dealer.connect(seat.body["endpoints"][0])
-        stranger = Identity.generate("stranger")
-        forged = encode(
-            stranger,
-            MsgType.RESEND,
-            table_id=seat.table_id,
-            seq=0,
-            prev=ZERO_HASH,
-            head=ZERO_HASH,
-            body={"head": ZERO_HASH},
-        )
-        for payload in (forged, b"garbage"):
+        for payload in (forged_resend(seat.table_id), b"garbage"):
             with contextlib.suppress(zmq.Again):  # no link to queue on: that is the point
                 dealer.send(payload, zmq.NOBLOCK)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and zmq.EVENT_HANDSHAKE_FAILED_AUTH not in events:
-            if monitor.poll(100):
-                events.append(recv_monitor_message(monitor)["event"])
+        wait_event(monitor, events, zmq.EVENT_HANDSHAKE_FAILED_AUTH, 5)
         results = table.wait(60)
     finally:
-        dealer.disable_monitor()
-        monitor.close(linger=0)
-        dealer.close(linger=0)
-        ctx.term()
+        close_stranger(ctx, dealer, monitor)
         table.close()
     assert zmq.EVENT_HANDSHAKE_FAILED_AUTH in events, events
     assert zmq.EVENT_HANDSHAKE_SUCCEEDED not in events

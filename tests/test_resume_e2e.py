@@ -13,9 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import lan_peers
 import pytest
 import test_lan_netns as lan
-from test_lan_netns import Peer
+from lan_peers import Peer, table_report
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.local_table import LocalTable, PeerProcess
@@ -127,7 +128,7 @@ def test_a_joiner_killed_mid_game_comes_back_with_its_exact_join_name_command(
         lan._start_table(None, tmp_path, lambda i: "127.0.0.1", "--beacon-port", port, peers=peers)
         victim = peers[2]
         got = victim.wait_for("move", lan.GAME_TIMEOUT_S, lambda found: len(found) >= 8)
-        assert got, "the game did not get going" + lan._report(peers)
+        assert got, "the game did not get going" + table_report(peers)
         victim.proc.kill()
         victim.proc.wait(timeout=10)
         command = victim.proc.args
@@ -135,7 +136,7 @@ def test_a_joiner_killed_mid_game_comes_back_with_its_exact_join_name_command(
         args: list[str] = command[3:]  # after python -m druids_p2p
         assert args[:2] == ["join", lan.TABLE]
         # the same home keeps the same identity: the rerun must not make a new one
-        monkeypatch.setattr(lan, "save_identity", lambda *a, **k: None)
+        monkeypatch.setattr(lan_peers, "save_identity", lambda *a, **k: None)
         rerun = Peer(None, 2, list(args), victim.home)
         peers[2] = rerun
         results = lan._finish(peers)
@@ -144,7 +145,7 @@ def test_a_joiner_killed_mid_game_comes_back_with_its_exact_join_name_command(
             if peer.proc.poll() is None:
                 peer.proc.kill()
                 peer.proc.wait(timeout=10)
-    assert rerun.events("rejoining"), lan._report(peers)
+    assert rerun.events("rejoining"), table_report(peers)
     assert not rerun.events("found")  # the saved table was found first, without a beacon
     lan._check_game(peers, results)
 

@@ -8,11 +8,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from attack_arena import Arena, first_of, no_linger, plant_encryptions, planted_encryptions, rewrite
+from attack_arena import (
+    Arena,
+    no_linger,
+    plant_encryptions,
+    planted_encryptions,
+    rewrite,
+    split_first_shuffle,
+)
 from message_surgery import resign, thaw
 
+from druids_p2p.deck.body_schema import proof_to_body
 from druids_p2p.deck.elgamal import Deck
-from druids_p2p.deck.messages import ShuffleMsg, proof_to_body
+from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.wire import MsgType, decode, is_receipt
 
@@ -84,8 +92,6 @@ def test_a_split_shuffle_with_two_valid_proofs_is_proven_and_blamed(tmp_path: Pa
     """Both versions are genuine proven shuffles (different seeds): proofs cannot tell, so the
     next step's heads diverge and the two signed versions convict the shuffler."""
     arena = Arena(tmp_path, players=3, seed=19, cheater=1)
-    is_shuffle = first_of(arena, 1, MsgType.DECK_SHUFFLE)
-    twins: dict[bytes, bytes] = {}
     cheater = arena.machines[1]
 
     def twin(raw: bytes) -> bytes:
@@ -98,14 +104,4 @@ def test_a_split_shuffle_with_two_valid_proofs_is_proven_and_blamed(tmp_path: Pa
         body["a"], body["c"], body["proof"] = list(out.a), list(out.c), proof_to_body(proof)
         return resign(arena.ids[1], raw, body=body)
 
-    def tamper(frm: int, to: int, raw: bytes) -> bytes:
-        if frm == 1 and to == 0 and is_shuffle(raw):
-            return twins.setdefault(raw, twin(raw))
-        return raw
-
-    arena.tamper = tamper
-    arena.run()
-    assert twins
-    for k in arena.honest:
-        aborted = arena.machines[k].aborted
-        assert aborted is not None and aborted.seat == arena.seat(1), aborted
+    split_first_shuffle(arena, twin)

@@ -20,8 +20,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from druids_p2p.bench.group_ops import OpCounter, counting
+from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.errors import MalformedMessage
-from druids_p2p.deck.messages import Body
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.peer import DeckPeer, Entropy
 from druids_p2p.deck.signing import Envelope

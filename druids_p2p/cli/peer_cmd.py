@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TypedDict
 
 import typer
 
@@ -49,6 +50,20 @@ _NEW_HELP = "Start a new table even if an unfinished one is saved here (it is ke
 
 _PLAYER = typer.Option("human", "--player", help="'human' or 'bot:NAME'.")
 
+# The options that peer, host and join all take, declared once (typer reads them per command).
+_BEACON_PORT = typer.Option(DEFAULT_PORT, "--beacon-port")
+_GONE_AFTER = typer.Option(300.0, "--gone-after", help=_GONE_HELP)
+_STEP_DEADLINE = typer.Option(30.0, "--step-deadline", help=_STEP_HELP)
+_PLUGINS_DIR = typer.Option([], "--plugins-dir")
+_RESUME = typer.Option(False, "--resume", help=_RESUME_HELP)
+_NEW = typer.Option(False, "--new", help=_NEW_HELP)
+# ... and those host and join take.
+_BOT = typer.Option(None, "--bot", help="Let this bot play your seat.")
+_INTERFACE = typer.Option(None, "--interface", help="Network interface.")
+_ADDRESS = typer.Option(None, "--address", help="Local IPv4 address.")
+_JSON = typer.Option(False, "--json", help="Progress as JSON lines.")
+_GAME = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP)
+
 
 @app.command("peer", hidden=True)
 def peer_command(
@@ -63,15 +78,15 @@ def peer_command(
     bind: str = typer.Option("127.0.0.1", "--bind", "--address"),
     port: int = typer.Option(0, "--port"),
     announce: bool = typer.Option(True, "--announce/--no-announce"),
-    beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port"),
+    beacon_port: int = _BEACON_PORT,
     budget_ms: float = typer.Option(100.0, "--budget-ms"),
-    gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
-    step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
-    plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
+    gone_after: float = _GONE_AFTER,
+    step_deadline: float = _STEP_DEADLINE,
+    plugins_dir: list[Path] = _PLUGINS_DIR,
     moves: bool = typer.Option(True, "--moves/--no-moves", help="An event line per move."),
     approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
-    resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
-    new: bool = typer.Option(False, "--new", help=_NEW_HELP),
+    resume: bool = _RESUME,
+    new: bool = _NEW,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     result = run_one_peer(
@@ -101,8 +116,45 @@ def peer_command(
         raise typer.Exit(1)
 
 
-def _bot_or_human(bot: str | None) -> str:
-    return f"bot:{bot}" if bot else "human"
+class LanSeat(TypedDict):
+    """The part of :func:`run_one_peer`'s options that ``host`` and ``join`` fill alike."""
+
+    player: str
+    name: None
+    bind: str
+    port: int
+    beacon_port: int
+    budget_ms: float
+    gone_after: float
+    step_deadline: float
+    plugins_dir: list[Path]
+
+
+def _lan_seat(
+    bot: str | None,
+    interface: str | None,
+    address: str | None,
+    beacon_port: int,
+    gone_after: float,
+    step_deadline: float,
+    plugins_dir: list[Path],
+) -> LanSeat:
+    """Check the options ``host`` and ``join`` share, in the order both report them, and turn
+    them into the seat's peer options: the bot (or the person) on this machine's LAN address."""
+    check_port("--beacon-port", beacon_port)
+    check_times(gone_after, step_deadline)
+    check_bot(bot, plugins_dir)
+    return LanSeat(
+        player=f"bot:{bot}" if bot else "human",
+        name=None,
+        bind=bind_address(interface, address),
+        port=0,
+        beacon_port=beacon_port,
+        budget_ms=100.0,
+        gone_after=gone_after,
+        step_deadline=step_deadline,
+        plugins_dir=plugins_dir,
+    )
 
 
 @app.command("host")
@@ -111,18 +163,18 @@ def host_command(
     players: int = typer.Option(4, "--players", help="3, 4 or 5 seats."),
     variant: bool = typer.Option(False, "--variant", help="Allow Gaia's light side."),
     rounds: int = typer.Option(5, "--rounds", help="Rounds in the game (1-5)."),
-    bot: str | None = typer.Option(None, "--bot", help="Let this bot play your seat."),
-    interface: str | None = typer.Option(None, "--interface", help="Network interface."),
-    address: str | None = typer.Option(None, "--address", help="Local IPv4 address."),
-    beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port"),
-    gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
-    step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
-    plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
-    as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
+    bot: str | None = _BOT,
+    interface: str | None = _INTERFACE,
+    address: str | None = _ADDRESS,
+    beacon_port: int = _BEACON_PORT,
+    gone_after: float = _GONE_AFTER,
+    step_deadline: float = _STEP_DEADLINE,
+    plugins_dir: list[Path] = _PLUGINS_DIR,
+    as_json: bool = _JSON,
     approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
-    resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
-    new: bool = typer.Option(False, "--new", help=_NEW_HELP),
-    game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
+    resume: bool = _RESUME,
+    new: bool = _NEW,
+    game: str = _GAME,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
@@ -130,27 +182,16 @@ def host_command(
     y; without it anyone who finds the table may sit down (right for a table of bots)."""
     refuse_lan(game, "host")
     check_table_name(name)
-    check_port("--beacon-port", beacon_port)
-    check_times(gone_after, step_deadline)
-    check_bot(bot, plugins_dir)
-    bind = bind_address(interface, address)
+    seat = _lan_seat(bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir)
     result = run_one_peer(
-        player=_bot_or_human(bot),
-        name=None,
+        **seat,
         host=True,
         join=None,
         players=players,
         rounds=rounds,
         variant=variant,
         table_name=name,
-        bind=bind,
-        port=0,
         announce=True,
-        beacon_port=beacon_port,
-        budget_ms=100.0,
-        gone_after=gone_after,
-        step_deadline=step_deadline,
-        plugins_dir=plugins_dir,
         events=as_json,
         approve=approve,
         resume=resume,
@@ -162,23 +203,23 @@ def host_command(
 @app.command("join")
 def join_command(
     target: str = typer.Argument(..., help="HOST:PORT of a lobby, or a table name from 'tables'."),
-    bot: str | None = typer.Option(None, "--bot", help="Let this bot play your seat."),
-    interface: str | None = typer.Option(None, "--interface", help="Network interface."),
-    address: str | None = typer.Option(None, "--address", help="Local IPv4 address."),
-    beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port"),
+    bot: str | None = _BOT,
+    interface: str | None = _INTERFACE,
+    address: str | None = _ADDRESS,
+    beacon_port: int = _BEACON_PORT,
     search_seconds: float = typer.Option(
         DEFAULT_SEARCH_S, "--search-seconds", help="How long to listen for the table's beacon."
     ),
     fingerprint: str | None = typer.Option(
         None, "--fingerprint", help="Join only a table whose host key has this fingerprint prefix."
     ),
-    gone_after: float = typer.Option(300.0, "--gone-after", help=_GONE_HELP),
-    step_deadline: float = typer.Option(30.0, "--step-deadline", help=_STEP_HELP),
-    plugins_dir: list[Path] = typer.Option([], "--plugins-dir"),
-    as_json: bool = typer.Option(False, "--json", help="Progress as JSON lines."),
-    resume: bool = typer.Option(False, "--resume", help=_RESUME_HELP),
-    new: bool = typer.Option(False, "--new", help=_NEW_HELP),
-    game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
+    gone_after: float = _GONE_AFTER,
+    step_deadline: float = _STEP_DEADLINE,
+    plugins_dir: list[Path] = _PLUGINS_DIR,
+    as_json: bool = _JSON,
+    resume: bool = _RESUME,
+    new: bool = _NEW,
+    game: str = _GAME,
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
@@ -195,10 +236,7 @@ def join_command(
     refuse_lan(game, "join")
     resume_or_new(resume, new)
     check_lobby_target(target)
-    check_port("--beacon-port", beacon_port)
-    check_times(gone_after, step_deadline)
-    check_bot(bot, plugins_dir)
-    bind = bind_address(interface, address)
+    seat = _lan_seat(bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir)
     pin = None
     if fingerprint is not None:
         try:
@@ -213,26 +251,18 @@ def join_command(
         if not (math.isfinite(search_seconds) and 0 < search_seconds <= MAX_SEARCH_S):
             fail(f"--search-seconds must be more than 0 and at most {MAX_SEARCH_S:g}")
         emit = emitter(as_json)
-        announcement = find_table(target, bind, beacon_port, search_seconds, emit, pin)
+        announcement = find_table(target, seat["bind"], beacon_port, search_seconds, emit, pin)
     elif pin is not None:
         announcement = lobby_announcement(target, pin)
     result = run_one_peer(
-        player=_bot_or_human(bot),
-        name=None,
+        **seat,
         host=False,
         join=None if announcement is not None else target,
         players=4,
         rounds=5,
         variant=False,
         table_name="druids",
-        bind=bind,
-        port=0,
         announce=False,
-        beacon_port=beacon_port,
-        budget_ms=100.0,
-        gone_after=gone_after,
-        step_deadline=step_deadline,
-        plugins_dir=plugins_dir,
         events=as_json,
         announcement=announcement,
         table_typed=None if ":" in target else target,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 import sys
-from pathlib import Path
 
 from druids_p2p.cli.app import fail
+from druids_p2p.cli.ui_options import UiOptions, seat_words
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS
 from druids_p2p.rulesets import check_game as _known_game
 
@@ -37,23 +37,8 @@ def refuse_lan(game: str, where: str) -> None:
         )
 
 
-def play_2004_ui(
-    *,
-    game: str,
-    seats: str | None,
-    bots: str | None,
-    players: int | None,
-    rounds: int,
-    variant: bool,
-    budget_ms: float,
-    workdir: Path | None,
-    name: str | None,
-    plugins_dir: list[Path],
-    as_json: bool,
-    lan_flags: bool = False,
-    move_pause: float = 0.6,
-) -> None:
-    """The offline 2004 table: the person and 1 to 3 bots (2 to 4 seats); ``move_pause``:
+def play_2004_ui(opts: UiOptions) -> None:
+    """The offline 2004 table: the person and 1 to 3 bots (2 to 4 seats); ``--move-pause``:
     how long each bot's finished turn stays in view."""
     from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.play_ui import (
@@ -63,26 +48,28 @@ def play_2004_ui(
         check_time_per_move,
     )
 
-    check_game(game)
-    if lan_flags:
+    check_game(opts.game)
+    if opts.lan_flags:
         fail("--interface/--address/--fingerprint choose the LAN for --lan")
-    if rounds != 5:
-        fail(f"--rounds is a druids2017 option: a {game} game has no rounds")
-    ruleset = RULESETS[game]
+    if opts.rounds != 5:
+        fail(f"--rounds is a druids2017 option: a {opts.game} game has no rounds")
+    ruleset = RULESETS[opts.game]
     low, high = ruleset.min_players, ruleset.max_players
-    if players is not None and not low <= players <= high:
-        fail(f"--players must be {low} to {high} for {game}, not {players}")
-    if variant:
-        fail(f"--variant is Gaia's light side, a druids2017 option; {game} has none")
-    check_time_per_move(budget_ms)
-    if not 0 <= move_pause <= MAX_PAUSE_S:
-        fail(f"--move-pause must be 0 to {MAX_PAUSE_S:g} seconds, not {move_pause:g}")
-    registry = load_registry(plugins_dir, False)
-    known = [b for b in registry.names() if registry.get(b).plays(game)]
-    bot_names = bots_from_options(seats, bots, players, known, seat_range=(low, high))
+    if opts.players is not None and not low <= opts.players <= high:
+        fail(f"--players must be {low} to {high} for {opts.game}, not {opts.players}")
+    if opts.variant:
+        fail(f"--variant is Gaia's light side, a druids2017 option; {opts.game} has none")
+    check_time_per_move(opts.budget_ms)
+    if not 0 <= opts.move_pause <= MAX_PAUSE_S:
+        fail(f"--move-pause must be 0 to {MAX_PAUSE_S:g} seconds, not {opts.move_pause:g}")
+    registry = load_registry(opts.plugins_dir, False)
+    known = [b for b in registry.names() if registry.get(b).plays(opts.game)]
+    bot_names = bots_from_options(
+        opts.seats, opts.bots, opts.players, known, seat_range=(low, high)
+    )
     me = 0
-    if seats is not None:
-        me = [s.strip() for s in seats.split(",") if s.strip()].index("human")
+    if opts.seats is not None:
+        me = seat_words(opts.seats).index("human")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the terminal UI needs a terminal")
 
@@ -93,17 +80,17 @@ def play_2004_ui(
     from druids_p2p.tui.launch import game_folder
     from druids_p2p.tui.session2004 import Offline2004
 
-    identity = load_identity(name)
+    identity = load_identity(opts.name)
     try:
-        folder = game_folder(workdir)
+        folder = game_folder(opts.workdir)
     except OSError as exc:
-        fail(f"--workdir {workdir}: {exc.strerror or exc}" if workdir else f"{exc}", 1)
+        fail(f"--workdir {opts.workdir}: {exc.strerror or exc}" if opts.workdir else f"{exc}", 1)
     others = bot_seats(bot_names)
     names = [s.name for s in others]
     names.insert(me, identity.name)
     others_seats = [s for s in range(len(names)) if s != me]
     players_by_seat = {
-        seat: make_bot(spec.bot, registry, game)[1]
+        seat: make_bot(spec.bot, registry, opts.game)[1]
         for seat, spec in zip(others_seats, others, strict=True)
     }
     session = Offline2004(
@@ -111,7 +98,7 @@ def play_2004_ui(
         players_by_seat,
         seat=me,
         seed=random.SystemRandom().randrange(2**32),
-        budget_ms=budget_ms,
+        budget_ms=opts.budget_ms,
     )
-    outcome = Druids2004App(session, folder, pause_s=move_pause).run()
-    _print_outcome(outcome, folder, as_json)
+    outcome = Druids2004App(session, folder, pause_s=opts.move_pause).run()
+    _print_outcome(outcome, folder, opts.as_json)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -15,9 +16,18 @@ from druids_p2p.cli.peer_checks import (
     resume_or_new,
 )
 from druids_p2p.cli.play2004 import check_game, play_2004_ui, refuse_lan
+from druids_p2p.cli.ui_options import UiOptions
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
+
+
+def ui_entry(game: str) -> Callable[[UiOptions], None]:
+    """The terminal UI that starts ``game``'s table: one entry point per rule set, each reading
+    the same :class:`UiOptions`."""
+    from druids_p2p.cli.play_ui import play_ui
+
+    return play_ui if check_game(game) == DEFAULT_RULESET else play_2004_ui
 
 
 @app.command("play")
@@ -64,44 +74,28 @@ def play_command(
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
     if not headless and lan:
         refuse_lan(game, "--lan")
-    if not headless and check_game(game) != DEFAULT_RULESET:
-        play_2004_ui(
-            game=game,
-            seats=seats,
-            bots=bots,
-            players=players,
-            rounds=rounds,
-            variant=variant,
-            budget_ms=budget_ms,
-            workdir=workdir,
-            name=name,
-            lan_flags=bool(interface or address or fingerprint),
-            plugins_dir=plugins_dir,
-            as_json=as_json,
-            move_pause=move_pause,
-        )
-        return
     if not headless:
-        from druids_p2p.cli.play_ui import play_ui
-
-        play_ui(
-            lan=lan,
-            seats=seats,
-            bots=bots,
-            players=players,
-            rounds=rounds,
-            variant=variant,
-            budget_ms=budget_ms,
-            workdir=workdir,
-            name=name,
-            interface=interface,
-            address=address,
-            beacon_port=beacon_port,
-            plugins_dir=plugins_dir,
-            as_json=as_json,
-            fingerprints=fingerprint,
-            trick_pause=trick_pause,
-            move_pause=move_pause,
+        ui_entry(game)(
+            UiOptions(
+                game=game,
+                lan=lan,
+                seats=seats,
+                bots=bots,
+                players=players,
+                rounds=rounds,
+                variant=variant,
+                budget_ms=budget_ms,
+                workdir=workdir,
+                name=name,
+                interface=interface,
+                address=address,
+                beacon_port=beacon_port,
+                plugins_dir=plugins_dir,
+                as_json=as_json,
+                fingerprints=fingerprint,
+                trick_pause=trick_pause,
+                move_pause=move_pause,
+            )
         )
         return
     refuse_lan(game, "--headless")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.cli.app import fail
+from druids_p2p.cli.ui_options import UiOptions, seat_words
 
 MAX_BOTS = 4
 MAX_PAUSE_S = 60.0
@@ -36,7 +37,7 @@ def bots_from_options(
     if seats is not None:
         if bots is not None:
             fail("give --seats or --bots, not both")
-        names = [s.strip() for s in seats.split(",") if s.strip()]
+        names = seat_words(seats)
         if names.count("human") != 1:
             fail("with the terminal UI, --seats must name exactly one 'human' seat (you)")
         out = []
@@ -64,78 +65,62 @@ def bots_from_options(
     return out
 
 
-def play_ui(
-    *,
-    lan: bool,
-    seats: str | None,
-    bots: str | None,
-    players: int | None,
-    rounds: int,
-    variant: bool,
-    budget_ms: float,
-    workdir: Path | None,
-    name: str | None,
-    interface: str | None,
-    address: str | None,
-    beacon_port: int,
-    plugins_dir: list[Path],
-    as_json: bool,
-    fingerprints: list[str] | None = None,
-    trick_pause: float = 3.0,
-    move_pause: float = 0.6,
-) -> None:
+def play_ui(opts: UiOptions) -> None:
+    """The Druids 2017 table: you and bots on this machine, or the LAN lobby (``--lan``)."""
     from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.id_cmd import load_identity
 
-    if not 1 <= rounds <= 5:
-        fail(f"--rounds must be 1 to 5, not {rounds}")
-    check_time_per_move(budget_ms)
-    if players is not None and players not in (3, 4, 5):
-        fail(f"--players must be 3, 4 or 5, not {players}")
-    for flag, seconds in (("--trick-pause", trick_pause), ("--move-pause", move_pause)):
+    if not 1 <= opts.rounds <= 5:
+        fail(f"--rounds must be 1 to 5, not {opts.rounds}")
+    check_time_per_move(opts.budget_ms)
+    if opts.players is not None and opts.players not in (3, 4, 5):
+        fail(f"--players must be 3, 4 or 5, not {opts.players}")
+    for flag, seconds in (("--trick-pause", opts.trick_pause), ("--move-pause", opts.move_pause)):
         if not 0 <= seconds <= MAX_PAUSE_S:
             fail(f"{flag} must be 0 to {MAX_PAUSE_S:g} seconds, not {seconds:g}")
-    if not 1 <= beacon_port <= 65535:
-        fail(f"--beacon-port must be 1..65535, not {beacon_port}")
+    if not 1 <= opts.beacon_port <= 65535:
+        fail(f"--beacon-port must be 1..65535, not {opts.beacon_port}")
     from druids_p2p.net.table_choice import BadPin, parse_pin
 
-    if fingerprints and not lan:
+    if opts.fingerprints and not opts.lan:
         fail("--fingerprint pins LAN hosts: it goes with --lan")
     try:
-        pins = tuple(parse_pin(fp) for fp in fingerprints or ())
+        pins = tuple(parse_pin(fp) for fp in opts.fingerprints or ())
     except BadPin as exc:
         fail(str(exc))
-    registry = load_registry(plugins_dir, False)
+    registry = load_registry(opts.plugins_dir, False)
     known = registry.names()
-    bot_names = bots_from_options(seats, bots, players, known) if not lan else []
+    bot_names = (
+        bots_from_options(opts.seats, opts.bots, opts.players, known) if not opts.lan else []
+    )
     net = None
-    if lan:
+    if opts.lan:
         from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
 
         try:
-            net = resolve(interface=interface, address=address)
+            net = resolve(interface=opts.interface, address=opts.address)
         except (InterfaceError, UnsafeDestination) as exc:
             fail(str(exc))
-    elif interface is not None or address is not None:
+    elif opts.interface is not None or opts.address is not None:
         fail("--interface/--address choose the LAN for --lan; a local table is loopback only")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the terminal UI needs a terminal; use --headless to play without one")
-    identity = load_identity(name)
+    identity = load_identity(opts.name)
 
     from druids_p2p.tui.bots import bot_seats
     from druids_p2p.tui.launch import game_folder, run_lan, run_local
     from druids_p2p.tui.pacing import Pacing
 
-    pacing = Pacing(move_s=move_pause, trick_s=trick_pause)
+    pacing = Pacing(move_s=opts.move_pause, trick_s=opts.trick_pause)
     from druids_p2p.tui.resume import saved_game
 
-    saved = saved_game(workdir)  # a table left unfinished: the UI asks to rejoin it first
+    saved = saved_game(opts.workdir)  # a table left unfinished: the UI asks to rejoin it first
 
     try:
-        folder = game_folder(workdir)
+        folder = game_folder(opts.workdir)
     except OSError as exc:
-        if workdir is not None:
-            fail(f"--workdir {workdir}: {exc.strerror or exc}")
+        if opts.workdir is not None:
+            fail(f"--workdir {opts.workdir}: {exc.strerror or exc}")
         fail(f"cannot make the game folder: {exc}", 1)
 
     if net is not None:
@@ -144,13 +129,13 @@ def play_ui(
         preferred = [b for b in ("rule", "random", "pimc") if b in known]
         setup = LanSetup(
             net=net,
-            beacon_port=beacon_port,
+            beacon_port=opts.beacon_port,
             bots=tuple(preferred + [b for b in known if b not in preferred]),
-            budget_ms=budget_ms,
+            budget_ms=opts.budget_ms,
             table_name=f"{identity.name}'s table"[:32],
-            rounds=rounds,
-            variant=variant,
-            plugins_dirs=tuple(plugins_dir),
+            rounds=opts.rounds,
+            variant=opts.variant,
+            plugins_dirs=tuple(opts.plugins_dir),
             pins=pins,
         )
         outcome = run_lan(identity, setup, folder, saved, pacing=pacing)
@@ -158,15 +143,15 @@ def play_ui(
         outcome = run_local(
             identity,
             bot_seats(bot_names),
-            rounds=rounds,
-            variant=variant,
-            budget_ms=budget_ms,
+            rounds=opts.rounds,
+            variant=opts.variant,
+            budget_ms=opts.budget_ms,
             folder=folder,
-            plugins_dirs=tuple(plugins_dir),
+            plugins_dirs=tuple(opts.plugins_dir),
             saved=saved,
             pacing=pacing,
         )
-    _print_outcome(outcome, Path((outcome or {}).get("folder") or folder), as_json)
+    _print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
 
 
 def _print_outcome(outcome: dict[str, Any] | None, folder: Path, as_json: bool) -> None:

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from druids_p2p.deck.assign import Assignment
+from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.errors import DeckFault, MalformedMessage
 from druids_p2p.deck.messages import (
-    Body,
     CommitMsg,
     KeyMsg,
     Message,

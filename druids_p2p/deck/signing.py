@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from druids_p2p.deck.messages import Body
+from druids_p2p.deck.body_schema import Body
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ open a zone, a revealed card goes back into a deck, the final reveal). The deck 
 a card means. Each seat's part of an operation is one signed message whose body names the
 operation's index ``op``, so a message can never be taken for another operation's.
 
-Bodies are strictly validated like the deal's (:mod:`druids_p2p.deck.messages`): sorted keys,
-exact types, canonical points and scalars, bounded arrays; anything else is
+Bodies are strictly validated by the deal's rule (:mod:`druids_p2p.deck.body_schema`): sorted
+keys, exact types, canonical points and scalars, bounded arrays; anything else is
 :class:`~druids_p2p.deck.errors.MalformedMessage`.
 """
 
@@ -17,19 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
+from druids_p2p.deck import body_schema as bs
 from druids_p2p.deck.errors import MalformedMessage
-from druids_p2p.deck.messages import (
-    Body,
-    _array,
-    _fields,
-    _int,
-    _point,
-    _points,
-    _round,
-    _scalar,
-    proof_from_body,
-    proof_to_body,
-)
 from druids_p2p.deck.params import MAX_CARDS
 from druids_p2p.deck.shuffle_proof import ShuffleProof
 
@@ -104,9 +93,9 @@ def _name(value: object, where: str) -> str:
     return value
 
 
-def _op(fields: Any) -> int:
-    return _int(fields["op"], 0, MAX_OPS, "op")
-
+OP = bs.Field("op", "op", bs.an_int(0, MAX_OPS))
+"""Every body but the key's names the operation it is this seat's part of."""
+POSITION = bs.Field("pos", "position", bs.an_int(0, MAX_POSITIONS - 1))
 
 KIND_TABLE_KEY = "table_key"
 KIND_TABLE_SHUFFLE = "table_shuffle"
@@ -117,10 +106,11 @@ KIND_TABLE_REVEAL = "table_reveal"
 
 
 @dataclass(frozen=True, slots=True)
-class TableKeyMsg:
+class TableKeyMsg(bs.Whole):
     """The seat's key share h_i = x_i·B for the whole game, with a Schnorr proof (e, s)."""
 
     KIND: ClassVar[str] = KIND_TABLE_KEY
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, bs.Field("key", "key", bs.point), *bs.DLEQ)
     round_no: int
     key: bytes
     e: bytes
@@ -128,20 +118,15 @@ class TableKeyMsg:
     op: int = -1
     """Not part of the body: keys come before every operation."""
 
-    def to_body(self) -> Body:
-        return {"e": self.e, "key": self.key, "round": self.round_no, "s": self.s}
-
-    @classmethod
-    def from_body(cls, body: object) -> TableKeyMsg:
-        f = _fields(body, ("e", "key", "round", "s"), cls.KIND)
-        return cls(_round(f), _point(f["key"], "key"), _scalar(f["e"], "e"), _scalar(f["s"], "s"))
-
 
 @dataclass(frozen=True, slots=True)
-class TableShuffleMsg:
+class TableShuffleMsg(bs.Whole):
     """One seat's pass over ``deck``: the permuted, re-randomised ciphertexts and the proof."""
 
     KIND: ClassVar[str] = KIND_TABLE_SHUFFLE
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        *bs.CIPHERTEXTS, bs.ROUND, OP, bs.Field("deck", "deck", _name), bs.PROOF, after=bs.shuffled
+    )
     round_no: int
     op: int
     deck: str
@@ -149,33 +134,15 @@ class TableShuffleMsg:
     c: tuple[bytes, ...]
     proof: ShuffleProof
 
-    def to_body(self) -> Body:
-        return {
-            "a": list(self.a),
-            "c": list(self.c),
-            "deck": self.deck,
-            "op": self.op,
-            "proof": proof_to_body(self.proof),
-            "round": self.round_no,
-        }
-
-    @classmethod
-    def from_body(cls, body: object) -> TableShuffleMsg:
-        f = _fields(body, ("a", "c", "deck", "op", "proof", "round"), cls.KIND)
-        a = _points(f["a"], 1, MAX_CARDS, "a")
-        c = _points(f["c"], 1, MAX_CARDS, "c")
-        if len(a) != len(c):
-            raise MalformedMessage("a and c must have the same length")
-        return cls(
-            _round(f), _op(f), _name(f["deck"], "deck"), a, c, proof_from_body(f["proof"], len(a))
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class TableShareMsg:
+class TableShareMsg(bs.Whole):
     """A decryption share d = x_i·A of position ``pos`` (a deal or a turn), with a DLEQ proof."""
 
     KIND: ClassVar[str] = KIND_TABLE_SHARE
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        bs.ROUND, OP, POSITION, bs.Field("d", "share", bs.point), *bs.DLEQ
+    )
     round_no: int
     op: int
     position: int
@@ -183,103 +150,52 @@ class TableShareMsg:
     e: bytes
     s: bytes
 
-    def to_body(self) -> Body:
-        return {
-            "d": self.share,
-            "e": self.e,
-            "op": self.op,
-            "pos": self.position,
-            "round": self.round_no,
-            "s": self.s,
-        }
-
-    @classmethod
-    def from_body(cls, body: object) -> TableShareMsg:
-        f = _fields(body, ("d", "e", "op", "pos", "round", "s"), cls.KIND)
-        return cls(
-            _round(f),
-            _op(f),
-            _int(f["pos"], 0, MAX_POSITIONS - 1, "pos"),
-            _point(f["d"], "d"),
-            _scalar(f["e"], "e"),
-            _scalar(f["s"], "s"),
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class TablePlayMsg:
+class TablePlayMsg(bs.Whole):
     """The player moves position ``pos`` of its hand face down to ``zone``."""
 
     KIND: ClassVar[str] = KIND_TABLE_PLAY
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, OP, POSITION, bs.Field("zone", "zone", _name))
     round_no: int
     op: int
     position: int
     zone: str
 
-    def to_body(self) -> Body:
-        return {"op": self.op, "pos": self.position, "round": self.round_no, "zone": self.zone}
-
-    @classmethod
-    def from_body(cls, body: object) -> TablePlayMsg:
-        f = _fields(body, ("op", "pos", "round", "zone"), cls.KIND)
-        return cls(
-            _round(f), _op(f), _int(f["pos"], 0, MAX_POSITIONS - 1, "pos"), _name(f["zone"], "zone")
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class Opening:
+class Opening(bs.Part):
     """One position opened by its owner: its own share, a DLEQ proof and the card it claims."""
 
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(*bs.opening(MAX_POSITIONS, MAX_TABLE_CARDS))
     position: int
     card: int
     share: bytes
     e: bytes
     s: bytes
 
-    def to_body(self) -> Body:
-        return {"card": self.card, "d": self.share, "e": self.e, "pos": self.position, "s": self.s}
-
-    @classmethod
-    def from_body(cls, body: object, where: str) -> Opening:
-        f = _fields(body, ("card", "d", "e", "pos", "s"), where)
-        return cls(
-            _int(f["pos"], 0, MAX_POSITIONS - 1, f"{where}.pos"),
-            _int(f["card"], 0, MAX_TABLE_CARDS - 1, f"{where}.card"),
-            _point(f["d"], f"{where}.d"),
-            _scalar(f["e"], f"{where}.e"),
-            _scalar(f["s"], f"{where}.s"),
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class TableOpenMsg:
+class TableOpenMsg(bs.Whole):
     """At a reveal, one owner opens every hidden position it owns in the zone, in zone order."""
 
     KIND: ClassVar[str] = KIND_TABLE_OPEN
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        bs.ROUND,
+        OP,
+        bs.Field("opens", "opens", bs.parts_of(Opening.from_body, 1, MAX_CARDS), bs.as_bodies),
+    )
     round_no: int
     op: int
     opens: tuple[Opening, ...]
 
-    def to_body(self) -> Body:
-        return {"op": self.op, "opens": [o.to_body() for o in self.opens], "round": self.round_no}
-
-    @classmethod
-    def from_body(cls, body: object) -> TableOpenMsg:
-        f = _fields(body, ("op", "opens", "round"), cls.KIND)
-        items = _array(f["opens"], 1, MAX_CARDS, "opens")
-        return cls(
-            _round(f),
-            _op(f),
-            tuple(Opening.from_body(o, f"opens[{i}]") for i, o in enumerate(items)),
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class TableRevealMsg:
+class TableRevealMsg(bs.Whole):
     """The final reveal: the seat's secret x_i, after which every card at the table is known."""
 
     KIND: ClassVar[str] = KIND_TABLE_REVEAL
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, OP, bs.Field("x", "secret", bs.scalar))
     round_no: int
     op: int
     secret: bytes
@@ -287,26 +203,21 @@ class TableRevealMsg:
     def __repr__(self) -> str:
         return f"TableRevealMsg(round_no={self.round_no}, op={self.op}, <secret>)"
 
-    def to_body(self) -> Body:
-        return {"op": self.op, "round": self.round_no, "x": self.secret}
-
-    @classmethod
-    def from_body(cls, body: object) -> TableRevealMsg:
-        f = _fields(body, ("op", "round", "x"), cls.KIND)
-        return cls(_round(f), _op(f), _scalar(f["x"], "x"))
-
 
 TableMessage: TypeAlias = (
     TableKeyMsg | TableShuffleMsg | TableShareMsg | TablePlayMsg | TableOpenMsg | TableRevealMsg
 )
 
 _PARSERS: dict[str, Any] = {
-    KIND_TABLE_KEY: TableKeyMsg.from_body,
-    KIND_TABLE_SHUFFLE: TableShuffleMsg.from_body,
-    KIND_TABLE_SHARE: TableShareMsg.from_body,
-    KIND_TABLE_PLAY: TablePlayMsg.from_body,
-    KIND_TABLE_OPEN: TableOpenMsg.from_body,
-    KIND_TABLE_REVEAL: TableRevealMsg.from_body,
+    cls.KIND: cls.from_body
+    for cls in (
+        TableKeyMsg,
+        TableShuffleMsg,
+        TableShareMsg,
+        TablePlayMsg,
+        TableOpenMsg,
+        TableRevealMsg,
+    )
 }
 TABLE_KINDS = tuple(_PARSERS)
 EXPECTED_KIND = {
@@ -321,8 +232,5 @@ EXPECTED_KIND = {
 
 
 def parse_table_body(kind: str, body: object) -> TableMessage:
-    parser = _PARSERS.get(kind) if isinstance(kind, str) else None
-    if parser is None:
-        raise MalformedMessage(f"unknown table message type {kind!r}")
-    msg: TableMessage = parser(body)
+    msg: TableMessage = bs.parse_kind(_PARSERS, "table", kind, body)
     return msg

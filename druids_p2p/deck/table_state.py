@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from druids_p2p.deck import group
+from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.encoding import encode, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
-from druids_p2p.deck.messages import Body
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
 from druids_p2p.deck.proofs import verify_key
 from druids_p2p.deck.table_messages import (

@@ -9,6 +9,10 @@ from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, place_kin
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.playout import play_random_game
 from druids_p2p.games.druids2004.records import (
+    ENDED_COLUMN,
+    ENDED_NOTHING_LEFT,
+    ENDED_ROW,
+    ENDED_STALL,
     Discarded,
     Drew,
     GameEnded,
@@ -22,11 +26,12 @@ from druids_p2p.games.druids2004.records import (
 from druids_p2p.games.druids2004.state import Game2004
 
 ENDS = {
-    "column": "the score column could not move on",
-    "row": "only one place is left without a ritual",
-    "nothing_left": "nothing is left to score",
-    "stall": "a full round of turns did nothing",
+    ENDED_COLUMN: "the score column could not move on",
+    ENDED_ROW: "only one place is left without a ritual",
+    ENDED_NOTHING_LEFT: "nothing is left to score",
+    ENDED_STALL: "a full round of turns did nothing",
 }
+"""How each of the records' end reasons (``END_REASONS``) is told."""
 
 
 def ritual_lines(r: RitualDone) -> list[str]:

@@ -1,0 +1,45 @@
+"""What ``druids play`` (without ``--headless``) was asked, as one value every game's UI reads.
+
+Each rule set's terminal UI (``cli/play_ui.py`` for Druids 2017, ``cli/play2004.py`` for Druids
+2004) takes the same command line and refuses, by the flag the user typed, what its game has no
+use for; one record keeps the flags in one place instead of one keyword list per entry point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class UiOptions:
+    """The UI flags of ``druids play`` as typed (checked by the entry point that reads them)."""
+
+    game: str
+    lan: bool
+    seats: str | None
+    bots: str | None
+    players: int | None
+    rounds: int
+    variant: bool
+    budget_ms: float
+    workdir: Path | None
+    name: str | None
+    interface: str | None
+    address: str | None
+    beacon_port: int
+    plugins_dir: list[Path] = field(default_factory=list)
+    as_json: bool = False
+    fingerprints: list[str] = field(default_factory=list)
+    trick_pause: float = 3.0
+    move_pause: float = 0.6
+
+    @property
+    def lan_flags(self) -> bool:
+        """Whether a flag that chooses the LAN (--interface, --address, --fingerprint) was given."""
+        return bool(self.interface or self.address or self.fingerprints)
+
+
+def seat_words(seats: str) -> list[str]:
+    """``--seats`` split into its comma-separated entries, blanks dropped."""
+    return [s.strip() for s in seats.split(",") if s.strip()]
