@@ -88,10 +88,10 @@ def play_2004_ui(
 
     from druids_p2p.bots.local_game import make_bot
     from druids_p2p.cli.id_cmd import load_identity
-    from druids_p2p.tui.app2004 import Druids2004App
     from druids_p2p.tui.bots import bot_seats
+    from druids_p2p.tui.druids2004.app import Druids2004App
+    from druids_p2p.tui.druids2004.session import Offline2004
     from druids_p2p.tui.launch import game_folder
-    from druids_p2p.tui.session2004 import Offline2004
 
     identity = load_identity(name)
     try:

@@ -21,12 +21,12 @@ from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.discovery import Seat, TableInfo, encode_beacon
 from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.druids2004.screenshots import make_2004_screenshots
 from druids_p2p.tui.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.screens.dialogs import GaiaPrompt, PilePrompt, RoundSummary
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.table import TableScreen
-from druids_p2p.tui.screenshots2004 import make_2004_screenshots
 from druids_p2p.tui.warnings import warnings
 from druids_p2p.tui.widgets.hand import CardChip
 from druids_p2p.tui.widgets.log import FIXED_TIME
