@@ -89,8 +89,7 @@ def play_2004_ui(
     from druids_p2p.bots.local_game import make_bot
     from druids_p2p.cli.id_cmd import load_identity
     from druids_p2p.tui.bots import bot_seats
-    from druids_p2p.tui.druids2004.app import Druids2004App
-    from druids_p2p.tui.druids2004.session import Offline2004
+    from druids_p2p.tui.game_uis import game_ui
     from druids_p2p.tui.launch import game_folder
 
     identity = load_identity(name)
@@ -106,12 +105,14 @@ def play_2004_ui(
         seat: make_bot(spec.bot, registry, game)[1]
         for seat, spec in zip(others_seats, others, strict=True)
     }
-    session = Offline2004(
+    ui = game_ui(game).play_offline(
         tuple(names),
         players_by_seat,
         seat=me,
         seed=random.SystemRandom().randrange(2**32),
         budget_ms=budget_ms,
+        folder=folder,
+        pause_s=move_pause,
     )
-    outcome = Druids2004App(session, folder, pause_s=move_pause).run()
+    outcome = ui.run()
     _print_outcome(outcome, folder, as_json)
