@@ -89,7 +89,7 @@ def play_2004_ui(
     from druids_p2p.bots.local_game import make_bot
     from druids_p2p.cli.id_cmd import load_identity
     from druids_p2p.tui.bots import bot_seats
-    from druids_p2p.tui.game_uis import game_ui
+    from druids_p2p.tui.game_uis import offline_app
     from druids_p2p.tui.launch import game_folder
 
     identity = load_identity(name)
@@ -105,7 +105,7 @@ def play_2004_ui(
         seat: make_bot(spec.bot, registry, game)[1]
         for seat, spec in zip(others_seats, others, strict=True)
     }
-    ui = game_ui(game).play_offline(
+    ui = offline_app(game)(
         tuple(names),
         players_by_seat,
         seat=me,

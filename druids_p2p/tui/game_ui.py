@@ -10,7 +10,7 @@ UI is adding its package and one registry line. The types here import no game pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,6 @@ from druids_p2p.tui.pacing import Pacing
 from druids_p2p.tui.session import SeatSnapshot, Session, SessionEnded
 
 if TYPE_CHECKING:
-    from druids_p2p.bots.base import Bot
     from druids_p2p.net.players import TableView
     from druids_p2p.net.record_replay import ReplayedGame
 
@@ -69,6 +68,7 @@ class TableUI:
         pacing: Pacing,
         clock: Callable[[], float],
     ) -> GameTableScreen:
+        """The table screen over ``session`` (``expected``: the bots awaited before seating)."""
         return self.screen(session, expected, pacing=pacing, clock=clock)
 
 
@@ -91,21 +91,3 @@ class GameUI:
     """Its app against in-process bots (``druids play --game``), if it has one."""
     replay: Callable[[ReplayedGame], App[None]] | None = None
     """Its viewer of a table's record (``druids replay RECORD``), if it has one."""
-
-    def play_offline(
-        self,
-        names: Sequence[str],
-        bots: Mapping[int, Bot],
-        *,
-        seat: int,
-        seed: int,
-        budget_ms: float,
-        folder: Path | None,
-        pause_s: float,
-    ) -> App[dict[str, Any] | None]:
-        """The offline app; ValueError (one line) if this game has none."""
-        if self.offline is None:
-            raise ValueError(f"{self.name} has no offline table in the terminal UI")
-        return self.offline(
-            names, bots, seat=seat, seed=seed, budget_ms=budget_ms, folder=folder, pause_s=pause_s
-        )

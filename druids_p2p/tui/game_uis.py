@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from druids_p2p.tui.druids2004.ui import UI as _DRUIDS2004
 from druids_p2p.tui.druids2017.ui import UI as _DRUIDS2017
-from druids_p2p.tui.game_ui import GameUI, TableUI
+from druids_p2p.tui.game_ui import GameUI, OfflineApp, TableUI
 
 GAME_UIS: dict[str, GameUI] = {ui.name: ui for ui in (_DRUIDS2017, _DRUIDS2004)}
 """Every game's UI by rule set name."""
@@ -32,3 +32,11 @@ def table_ui(name: str) -> TableUI:
     if table is None:
         raise ValueError(f"{name!r} has no table of peers in the terminal UI yet")
     return table
+
+
+def offline_app(name: str) -> OfflineApp:
+    """Rule set ``name``'s app against in-process bots; ValueError if it has none."""
+    offline = game_ui(name).offline
+    if offline is None:
+        raise ValueError(f"{name!r} has no offline table in the terminal UI")
+    return offline
