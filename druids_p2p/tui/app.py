@@ -170,7 +170,7 @@ class DruidsApp(App[dict[str, Any] | None]):
     # ------------------------------------------------------------------ keys
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(self.table_ui.help())
 
     def action_request_quit(self) -> None:
         if isinstance(self.screen, ConfirmQuit):

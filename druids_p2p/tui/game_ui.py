@@ -60,6 +60,8 @@ class TableUI:
 
     screen: TableScreenFactory
     snapshots: Snapshots
+    help: Callable[[], Screen[None]]
+    """The help over its table and the lobby (key ``?``): the game's keys and rules."""
 
     def open(
         self,

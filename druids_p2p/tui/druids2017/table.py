@@ -26,6 +26,7 @@ from textual.widgets import Footer, Static
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
+from druids_p2p.tui.druids2017.help import help_screen
 from druids_p2p.tui.druids2017.piles import PlayersPanel
 from druids_p2p.tui.druids2017.scores import ScoresPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
@@ -444,5 +445,5 @@ class TableScreen(GameTableScreen):
         self.submit(move_for_card(message.card))
 
 
-TABLE_UI = TableUI(screen=TableScreen, snapshots=snapshot_from_table)
+TABLE_UI = TableUI(screen=TableScreen, snapshots=snapshot_from_table, help=help_screen)
 """Druids (2017) at a table of peers: this screen over the peer's snapshots (``tui/game_ui.py``)."""
