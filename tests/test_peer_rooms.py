@@ -13,9 +13,10 @@ from table_harness import game_of
 from druids_p2p.games.druids2017.cards import N_DOMAIN_CARDS, move_for_card
 from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.table import TableMachine
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_table
+from druids_p2p.tui.names import in_your_words
 from druids_p2p.tui.player import UIPlayer
 from druids_p2p.tui.session import MoveRejected, TurnRequest
-from druids_p2p.tui.snapshot import in_your_words
 
 ROOT = Path(__file__).resolve().parent.parent
 NET = ROOT / "druids_p2p" / "net"
@@ -143,12 +144,13 @@ def test_the_table_refuses_a_persons_illegal_move_once_in_their_words_then_plays
     k = next(k for k, m in enumerate(arena.machines) if m.my_turn)
     machine, runner = arena.machines[k], arena.runners[k]
     posted: list[object] = []
-    player = UIPlayer(posted.append)
+    player = UIPlayer(posted.append, snapshot_from_table)
     runner.player = player
     player.attach(runner.table)
     runner._tick()  # asked: the person thinks, the table goes on
     ask = posted[-1]
-    assert isinstance(ask, TurnRequest) and ask.snapshot.my_turn and ask.snapshot.turn == 1
+    assert isinstance(ask, TurnRequest) and isinstance(ask.snapshot, TableSnapshot)
+    assert ask.snapshot.my_turn and ask.snapshot.turn == 1
     view, rnd, seat = machine.view(), game_of(machine).round, machine.my_seat
     assert view is not None and rnd is not None and seat is not None
     illegal = next(

@@ -1,9 +1,9 @@
 """The terminal UI driven headless (Textual's ``run_test`` / Pilot) on exact positions.
 
-The table here is :class:`~druids_p2p.tui.offline.OfflineSession` (the engine and rule bots in
-process, a fixed deal), so positions a mental-card deal cannot be made to produce are reachable:
-holding Gaia, a dimmed card that must follow, a Sickle choice on tied piles. The same screens
-over a real table of peer processes are in ``test_tui_net.py``.
+The table here is :class:`~druids_p2p.tui.druids2017.offline.OfflineSession` (the engine and rule
+bots in process, a fixed deal), so positions a mental-card deal cannot be made to produce are
+reachable: holding Gaia, a dimmed card that must follow, a Sickle choice on tied piles. The same
+screens over a real table of peer processes are in ``test_tui_net.py``.
 """
 
 from __future__ import annotations
@@ -26,20 +26,15 @@ from druids_p2p.games.druids2017 import GAIA, Game, GameOptions, deal_from_seed,
 from druids_p2p.games.druids2017.cards import COLOUR_NAMES, PILE, card_domain, is_gaia_move
 from druids_p2p.games.druids2017.notation import format_move, parse_move
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.offline import OfflineSession
+from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.druids2017.hand import CardChip, Hand
+from druids_p2p.tui.druids2017.offline import OfflineSession
+from druids_p2p.tui.druids2017.snapshot import card_reason, snapshot_from_game
+from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.pacing import NO_PACING
-from druids_p2p.tui.screens.dialogs import (
-    ConfirmQuit,
-    GaiaPrompt,
-    GameOver,
-    PilePrompt,
-    RoundSummary,
-)
+from druids_p2p.tui.screens.dialogs import ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.tui.session import PeerEvent
-from druids_p2p.tui.snapshot import card_reason, snapshot_from_game
-from druids_p2p.tui.widgets.hand import CardChip, Hand
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 SIZE = (110, 40)
@@ -105,7 +100,7 @@ def _app(
             post, NAMES, options=options, seed=seed, prefix=prefix, record="/tmp/x.druids"
         )
 
-    return DruidsApp(make_session=make, pacing=NO_PACING)
+    return DruidsApp(table_ui=TABLE_UI, make_session=make, pacing=NO_PACING)
 
 
 def _run(app: DruidsApp, body: Callable[[Pilot[Any]], Awaitable[None]]) -> None:
@@ -118,7 +113,7 @@ def _run(app: DruidsApp, body: Callable[[Pilot[Any]], Awaitable[None]]) -> None:
 
 
 def _table(app: DruidsApp) -> TableScreen:
-    assert app.table is not None
+    assert isinstance(app.table, TableScreen)
     return app.table
 
 

@@ -1,6 +1,6 @@
 """The Druids (2004) table in the terminal UI (issue 18), driven by key presses (Textual's Pilot).
 
-Every test plays at a real :class:`~druids_p2p.tui.session2004.Offline2004` table: the real
+Every test plays at a real :class:`~druids_p2p.tui.druids2004.session.Offline2004` table: the real
 engine, real rule bots at the other seats; the person's moves are keys, never calls into the
 session. What the person sees is read back from the rendered widgets.
 """
@@ -34,19 +34,19 @@ from druids_p2p.games.druids2004.records import Drew, Played, Stopped, TurnEnded
 from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
-from druids_p2p.tui.app2004 import RECORD_NAME, Druids2004App
-from druids_p2p.tui.names import seat_colour
-from druids_p2p.tui.screens.dialogs2004 import (
+from druids_p2p.tui.druids2004.app import RECORD_NAME, Druids2004App
+from druids_p2p.tui.druids2004.dialogs import (
     ConfirmLeave,
     GameOver2004,
     RitualHistory,
     RitualSteps,
 )
+from druids_p2p.tui.druids2004.places import ritual_ready
+from druids_p2p.tui.druids2004.session import Offline2004
+from druids_p2p.tui.druids2004.table import Table2004Screen
+from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.screens.table2004 import Table2004Screen
-from druids_p2p.tui.session2004 import Offline2004
 from druids_p2p.tui.widgets.log import TableLog
-from druids_p2p.tui.widgets.places2004 import ritual_ready
 
 SIZE = (112, 42)
 

@@ -19,10 +19,11 @@ from textual.widgets import RichLog
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats
-from druids_p2p.tui.offline import OfflineSession
+from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.druids2017.offline import OfflineSession
+from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
+from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.player import NetSession, local_table
-from druids_p2p.tui.screens.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
-from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.tui.session import PeerEvent
 from druids_p2p.tui.widgets.chat import ChatInput
 from druids_p2p.wire import load_or_create
@@ -58,11 +59,11 @@ def test_the_chat_input_sends_a_line_and_the_log_shows_every_line() -> None:
     def make(post: Callable[[Any], object]) -> OfflineSession:
         return OfflineSession(post, NAMES, options=GameOptions(players=4, rounds=1), seed=3)
 
-    app = DruidsApp(make_session=make)
+    app = DruidsApp(table_ui=TABLE_UI, make_session=make)
 
     async def body(pilot: Pilot[Any]) -> None:
         table = app.table
-        assert table is not None
+        assert isinstance(table, TableScreen)
         chat = table.query_one(ChatInput)
         assert not chat.display
         # Typed fast, in one batch, letters that are keys elsewhere (q quits, p prompts, g y r
@@ -104,15 +105,16 @@ def test_a_line_typed_at_a_real_table_reaches_every_peer(
     sessions: list[NetSession] = []
 
     def make(post: Callable[[Any], object]) -> NetSession:
-        session = NetSession(post, identity, tmp_path / "game", local_table(bots, rounds=1))
+        spec = local_table(bots, rounds=1)
+        session = NetSession(post, identity, tmp_path / "game", spec, snapshot_from_table)
         sessions.append(session)
         return session
 
-    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots))
+    app = DruidsApp(table_ui=TABLE_UI, make_session=make, expected=tuple(b.name for b in bots))
 
     async def body(pilot: Pilot[Any]) -> None:
         table = app.table
-        assert table is not None
+        assert isinstance(table, TableScreen)
         said = False
         deadline = time.monotonic() + 90
         while not isinstance(app.screen, GameOver):

@@ -25,6 +25,8 @@ from druids_p2p.net.interfaces import resolve
 from druids_p2p.net.table_choice import parse_pin
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.approval import ApprovalBridge
+from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
+from druids_p2p.tui.druids2017.table import TABLE_UI
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmJoin
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
@@ -39,7 +41,7 @@ INFO = TableInfo("Friday night", "tcp://127.0.0.1:45123", bytes(range(32)), play
 
 class RecordingApp(DruidsApp):
     def __init__(self, setup: LanSetup) -> None:
-        super().__init__(lan=setup, identity=HOST, folder=Path("."))
+        super().__init__(table_ui=TABLE_UI, lan=setup, identity=HOST, folder=Path("."))
         self.opened: list[TableSpec] = []
 
     def open_table(
@@ -231,11 +233,13 @@ def test_a_ui_host_session_asks_through_the_bridge_and_knows_its_bots(tmp_path: 
     from druids_p2p.wire import load_or_create
 
     bots = bot_seats(["rule", "random"])
-    session = NetSession(lambda m: None, HOST, tmp_path, local_table(bots))
+    session = NetSession(lambda m: None, HOST, tmp_path, local_table(bots), snapshot_from_table)
     config = session.config()
     assert isinstance(config.approve_join, ApprovalBridge)
     homes = [tmp_path / "bots" / b.name for b in bots]
     keys = {load_or_create(home).public_key for home in homes}  # what each bot process loads
     assert config.approve_join.own_keys == keys and len(keys) == 2
-    joiner = NetSession(lambda m: None, HOST, tmp_path / "j", TableSpec(announcement=b"x"))
+    joiner = NetSession(
+        lambda m: None, HOST, tmp_path / "j", TableSpec(announcement=b"x"), snapshot_from_table
+    )
     assert joiner.config().approve_join is None  # a joiner seats nobody

@@ -14,6 +14,7 @@ from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.discovery import TableInfo, encode_beacon
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.druids2017.table import TABLE_UI
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire.identity import Identity
@@ -24,7 +25,7 @@ INFO = TableInfo("Friday night", "tcp://127.0.0.1:45123", bytes(range(32)), play
 
 class RecordingApp(DruidsApp):
     def __init__(self, setup: LanSetup) -> None:
-        super().__init__(lan=setup, identity=HOST, folder=Path("."))
+        super().__init__(table_ui=TABLE_UI, lan=setup, identity=HOST, folder=Path("."))
         self.opened: list[TableSpec] = []
 
     def open_table(

@@ -21,19 +21,15 @@ from druids_p2p.net.interfaces import resolve
 from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import BotSeat, bot_seats
+from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.druids2017.hand import Hand
+from druids_p2p.tui.druids2017.piles import players_table
+from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
+from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.player import NetSession, local_table
-from druids_p2p.tui.screens.dialogs import (
-    ConfirmJoin,
-    GaiaPrompt,
-    GameOver,
-    PilePrompt,
-    RoundSummary,
-)
+from druids_p2p.tui.screens.dialogs import ConfirmJoin
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.screens.table import TableScreen
-from druids_p2p.tui.widgets.hand import Hand
-from druids_p2p.tui.widgets.piles import players_table
 from druids_p2p.wire import load_or_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -105,15 +101,18 @@ def test_local_table_a_round_by_keys_with_a_bot_killed_and_rejoining(
     sessions: list[NetSession] = []
 
     def make(post: Callable[[Any], object]) -> NetSession:
-        session = NetSession(post, identity, tmp_path / "game", local_table(bots, rounds=1))
+        spec = local_table(bots, rounds=1)
+        session = NetSession(post, identity, tmp_path / "game", spec, snapshot_from_table)
         sessions.append(session)
         return session
 
-    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots), pacing=NO_PACING)
+    app = DruidsApp(
+        table_ui=TABLE_UI, make_session=make, expected=tuple(b.name for b in bots), pacing=NO_PACING
+    )
 
     async def body(pilot: Pilot[Any]) -> None:
         table = app.table
-        assert table is not None
+        assert isinstance(table, TableScreen)
         hand = table.query_one(Hand)
 
         def my_turn_shown() -> bool:
@@ -180,17 +179,20 @@ def test_a_paced_local_table_plays_to_the_end(
     sessions: list[NetSession] = []
 
     def make(post: Callable[[Any], object]) -> NetSession:
-        session = NetSession(post, identity, tmp_path / "game", local_table(bots, rounds=1))
+        spec = local_table(bots, rounds=1)
+        session = NetSession(post, identity, tmp_path / "game", spec, snapshot_from_table)
         sessions.append(session)
         return session
 
     pacing = Pacing(move_s=0.02, trick_s=0.1)
-    app = DruidsApp(make_session=make, expected=tuple(b.name for b in bots), pacing=pacing)
+    app = DruidsApp(
+        table_ui=TABLE_UI, make_session=make, expected=tuple(b.name for b in bots), pacing=pacing
+    )
     held: list[bool] = []
 
     async def body(pilot: Pilot[Any]) -> None:
         table = app.table
-        assert table is not None
+        assert isinstance(table, TableScreen)
 
         async def on_turn(turn: int) -> None:
             held.append(table.trick_held)
@@ -220,15 +222,18 @@ def test_local_table_names_are_unique_when_the_bots_take_your_name(
     sessions: list[NetSession] = []
 
     def make(post: Callable[[Any], object]) -> NetSession:
-        session = NetSession(post, identity, tmp_path / "game", local_table(bots, rounds=1))
+        spec = local_table(bots, rounds=1)
+        session = NetSession(post, identity, tmp_path / "game", spec, snapshot_from_table)
         sessions.append(session)
         return session
 
-    app = DruidsApp(make_session=make, expected=("root", "Root"), pacing=NO_PACING)
+    app = DruidsApp(
+        table_ui=TABLE_UI, make_session=make, expected=("root", "Root"), pacing=NO_PACING
+    )
 
     async def body(pilot: Pilot[Any]) -> None:
         table = app.table
-        assert table is not None
+        assert isinstance(table, TableScreen)
 
         def seated() -> bool:
             snap = table.snapshot
@@ -284,7 +289,11 @@ def test_lan_lobby_lists_a_table_and_joins_it_with_a_bot(
     host.start()
     setup = LanSetup(net=resolve(), beacon_port=port, rounds=1)
     app = DruidsApp(
-        lan=setup, identity=load_or_create(), folder=tmp_path / "game", pacing=NO_PACING
+        table_ui=TABLE_UI,
+        lan=setup,
+        identity=load_or_create(),
+        folder=tmp_path / "game",
+        pacing=NO_PACING,
     )
 
     async def body(pilot: Pilot[Any]) -> None:

@@ -17,6 +17,7 @@ from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.homes import SET_ASIDE, TableState
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.druids2017.table import TABLE_UI
 from druids_p2p.tui.resume import SavedGame, saved_game
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.resume_dialog import ResumeTable
@@ -54,7 +55,7 @@ class RecordingApp(DruidsApp):
     """Opens no real session: records the one it was asked to open."""
 
     def __init__(self, saved: SavedGame, setup: LanSetup, folder: Path) -> None:
-        super().__init__(lan=setup, identity=ME, folder=folder, saved=saved)
+        super().__init__(table_ui=TABLE_UI, lan=setup, identity=ME, folder=folder, saved=saved)
         self.opened: list[Session] = []
         self.shown = ""
 

@@ -17,11 +17,11 @@ from textual.pilot import Pilot
 
 from druids_p2p.net.local_table import PeerProcess, peer_argv
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession
 from druids_p2p.tui.resume import saved_game
 from druids_p2p.tui.screens.resume_dialog import ResumeTable
-from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.wire import load_or_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
@@ -60,6 +60,7 @@ def test_the_ui_rejoins_a_table_left_unfinished_and_plays_it_to_the_end(
     assert saved is not None and saved.folder == game
     identity = load_or_create(game / "me")
     app = DruidsApp(
+        table_ui=TABLE_UI,
         make_session=None,
         identity=identity,
         folder=tmp_path / "new",

@@ -1,8 +1,9 @@
 """The table screen as a person meets it in a first game (issue 14): leaving mid-game, fast
 typing, tricks that stay readable, who is who, warnings, small terminals, the end of a game.
 
-Driven headless (Textual's Pilot) over :class:`~druids_p2p.tui.offline.OfflineSession` on exact
-positions; the pacing of the table runs on a fake clock moved by hand.
+Driven headless (Textual's Pilot) over
+:class:`~druids_p2p.tui.druids2017.offline.OfflineSession` on exact positions; the pacing of the
+table runs on a fake clock moved by hand.
 """
 
 from __future__ import annotations
@@ -30,23 +31,23 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.notation import format_move
 from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.names import seat_colour
-from druids_p2p.tui.offline import OfflineSession, find_position, must_follow, random_policy
-from druids_p2p.tui.pacing import NO_PACING, Pacing
-from druids_p2p.tui.screens.dialogs import (
-    ConfirmQuit,
-    GaiaPrompt,
-    GameOver,
-    PilePrompt,
-    RoundSummary,
+from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.druids2017.hand import CardChip, Hand
+from druids_p2p.tui.druids2017.offline import (
+    OfflineSession,
+    find_position,
+    must_follow,
+    random_policy,
 )
+from druids_p2p.tui.druids2017.piles import players_table
+from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
+from druids_p2p.tui.druids2017.trick import TrickPanel
+from druids_p2p.tui.druids2017.tricks import TrickHistory
+from druids_p2p.tui.druids2017.warnings import missing_domain
+from druids_p2p.tui.names import seat_colour
+from druids_p2p.tui.pacing import NO_PACING, Pacing
+from druids_p2p.tui.screens.dialogs import ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.screens.table import TableScreen
-from druids_p2p.tui.screens.tricks import TrickHistory
-from druids_p2p.tui.warnings import missing_domain
-from druids_p2p.tui.widgets.hand import CardChip, Hand
-from druids_p2p.tui.widgets.piles import players_table
-from druids_p2p.tui.widgets.trick import TrickPanel
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 SIZE = (120, 40)
@@ -77,7 +78,9 @@ def _app(
     def make(post: Callable[[Any], object]) -> OfflineSession:
         return OfflineSession(post, NAMES, options=options, seed=seed, prefix=prefix, record=record)
 
-    return DruidsApp(make_session=make, pacing=pacing, clock=clock or FakeClock())
+    return DruidsApp(
+        table_ui=TABLE_UI, make_session=make, pacing=pacing, clock=clock or FakeClock()
+    )
 
 
 def _run(
@@ -92,7 +95,7 @@ def _run(
 
 
 def _table(app: DruidsApp) -> TableScreen:
-    assert app.table is not None
+    assert isinstance(app.table, TableScreen)
     return app.table
 
 

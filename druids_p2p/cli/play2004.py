@@ -75,10 +75,9 @@ def play_2004_ui(opts: UiOptions) -> None:
 
     from druids_p2p.bots.local_game import make_bot
     from druids_p2p.cli.id_cmd import load_identity
-    from druids_p2p.tui.app2004 import Druids2004App
     from druids_p2p.tui.bots import bot_seats
+    from druids_p2p.tui.game_uis import offline_app
     from druids_p2p.tui.launch import game_folder
-    from druids_p2p.tui.session2004 import Offline2004
 
     identity = load_identity(opts.name)
     try:
@@ -93,12 +92,14 @@ def play_2004_ui(opts: UiOptions) -> None:
         seat: make_bot(spec.bot, registry, opts.game)[1]
         for seat, spec in zip(others_seats, others, strict=True)
     }
-    session = Offline2004(
+    ui = offline_app(opts.game)(
         tuple(names),
         players_by_seat,
         seat=me,
         seed=random.SystemRandom().randrange(2**32),
         budget_ms=opts.budget_ms,
+        folder=folder,
+        pause_s=opts.move_pause,
     )
-    outcome = Druids2004App(session, folder, pause_s=opts.move_pause).run()
+    outcome = ui.run()
     _print_outcome(outcome, folder, opts.as_json)

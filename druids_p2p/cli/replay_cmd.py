@@ -83,6 +83,12 @@ def _replay_record(path: Path, as_json: bool, seat: int | None) -> None:
         return
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the replay viewer needs a terminal; add --json to print the replayed game")
-    from druids_p2p.tui.screens.replay import ReplayApp
+    from druids_p2p.tui.game_uis import game_ui
 
-    ReplayApp(game).run()
+    try:
+        viewer = game_ui(game.ruleset).replay
+    except ValueError as exc:
+        fail(f"{path}: {exc}")
+    if viewer is None:
+        fail(f"{path}: a {game.ruleset} record has no viewer; add --json to print the replay")
+    viewer(game).run()

@@ -1,4 +1,7 @@
-"""The Textual application: the lobby (``--lan``) or straight to a local table."""
+"""The Textual application: the lobby (``--lan``) or straight to a local table.
+
+The shell knows no game: the table screen and the snapshots its sessions post are the game's
+(:class:`~druids_p2p.tui.game_ui.TableUI`, from that game's TUI package via ``tui/game_uis.py``)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from textual.message import Message
 
 from druids_p2p.net.homes import SET_ASIDE
 from druids_p2p.tui.approval import JoinApproval
+from druids_p2p.tui.game_ui import GameTableScreen, TableUI
 from druids_p2p.tui.pacing import UI_PACING, Pacing
 from druids_p2p.tui.player import NetSession, TableSpec
 from druids_p2p.tui.resume import SavedGame
@@ -21,7 +25,6 @@ from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.resume_dialog import ResumeTable
-from druids_p2p.tui.screens.table import TableScreen
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.wire import Identity
 
@@ -31,7 +34,8 @@ SessionFactory = Callable[[Callable[[Message], object]], Session]
 
 
 class DruidsApp(App[dict[str, Any] | None]):
-    """``make_session`` opens a table at once; ``lan`` shows the lobby first."""
+    """``make_session`` opens a table at once; ``lan`` shows the lobby first. ``table_ui``: the
+    game the tables here play (its table screen and snapshots)."""
 
     TITLE = "Druids"
     CSS = """
@@ -46,6 +50,7 @@ class DruidsApp(App[dict[str, Any] | None]):
     def __init__(
         self,
         *,
+        table_ui: TableUI,
         make_session: SessionFactory | None = None,
         expected: tuple[str, ...] = (),
         lan: LanSetup | None = None,
@@ -59,6 +64,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         rejoin it or start a new one (tui/resume.py). ``pacing``: how long the table holds a
         move and a completed trick in view (tui/pacing.py; ``clock`` times it)."""
         super().__init__()
+        self.table_ui = table_ui
         self.pacing = pacing
         self.clock = clock
         self.leaving = False
@@ -70,7 +76,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         self.identity = identity
         self.folder = folder
         self.session: Session | None = None
-        self.table: TableScreen | None = None
+        self.table: GameTableScreen | None = None
 
     def on_mount(self) -> None:
         if self.saved is not None:
@@ -104,7 +110,8 @@ class DruidsApp(App[dict[str, Any] | None]):
             bind=str(info.get("bind") or "127.0.0.1"),
             plugins_dirs=self.lan.plugins_dirs if self.lan is not None else (),
         )
-        session = NetSession(self.post_message, self.identity, saved.folder, spec)
+        snapshots = self.table_ui.snapshots
+        session = NetSession(self.post_message, self.identity, saved.folder, spec, snapshots)
         session.title = f"rejoining table '{info.get('name') or '?'}'"
         self.open_session(session)
 
@@ -114,14 +121,15 @@ class DruidsApp(App[dict[str, Any] | None]):
     ) -> None:
         """From the lobby: seat this peer at ``spec``'s table."""
         assert self.identity is not None and self.folder is not None
-        session = NetSession(self.post_message, self.identity, self.folder, spec)
+        snapshots = self.table_ui.snapshots
+        session = NetSession(self.post_message, self.identity, self.folder, spec, snapshots)
         if title:
             session.title = title
         self.open_session(session, expected)
 
     def open_session(self, session: Session, expected: tuple[str, ...] = ()) -> None:
         self.session = session
-        self.table = TableScreen(session, expected, pacing=self.pacing, clock=self.clock)
+        self.table = self.table_ui.open(session, expected, self.pacing, self.clock)
         if self.lan is not None and len(self.screen_stack) > 1:
             self.switch_screen(self.table)
         else:
@@ -162,7 +170,7 @@ class DruidsApp(App[dict[str, Any] | None]):
     # ------------------------------------------------------------------ keys
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(self.table_ui.help())
 
     def action_request_quit(self) -> None:
         if isinstance(self.screen, ConfirmQuit):

@@ -1,8 +1,9 @@
 """Start the UI from the command line: a local table (``druids play``) or the lobby (``--lan``).
 
 Everything that can be wrong with the command line is checked before the screen is taken over,
-so bad input is one line on stderr. The game's folder (this peer's record, the bots' data and a
-log) is kept after the UI closes, and its record path printed.
+so bad input is one line on stderr. The game's table screen is the one ``tui/game_uis.py``
+registers under the rule set's name (``game``). The game's folder (this peer's record, the
+bots' data and a log) is kept after the UI closes, and its record path printed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.tui.bots import BotSeat
 from druids_p2p.tui.pacing import UI_PACING, Pacing
 
@@ -52,21 +54,25 @@ def run_local(
     plugins_dirs: tuple[Path, ...] = (),
     saved: Any = None,
     pacing: Pacing = UI_PACING,
+    game: str = DEFAULT_RULESET,
 ) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
+    from druids_p2p.tui.game_uis import table_ui
     from druids_p2p.tui.player import NetSession, local_table
 
+    table = table_ui(game)
     _log_to_file(folder)
-    spec = local_table(bots, rounds=rounds, variant=variant, budget_ms=budget_ms)
+    spec = local_table(bots, rounds=rounds, variant=variant, budget_ms=budget_ms, game=game)
     spec.plugins_dirs = plugins_dirs
     sessions: list[NetSession] = []
 
     def make(post: Any) -> NetSession:
-        session = NetSession(post, identity, folder, spec)
+        session = NetSession(post, identity, folder, spec, table.snapshots)
         sessions.append(session)
         return session
 
     app = DruidsApp(
+        table_ui=table,
         make_session=make,
         expected=tuple(b.name for b in bots),
         identity=identity,
@@ -85,12 +91,21 @@ def run_local(
 
 
 def run_lan(
-    identity: Any, setup: Any, folder: Path, saved: Any = None, pacing: Pacing = UI_PACING
+    identity: Any,
+    setup: Any,
+    folder: Path,
+    saved: Any = None,
+    pacing: Pacing = UI_PACING,
+    game: str = DEFAULT_RULESET,
 ) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
+    from druids_p2p.tui.game_uis import table_ui
 
+    table = table_ui(game)
     _log_to_file(folder)
-    app = DruidsApp(lan=setup, identity=identity, folder=folder, saved=saved, pacing=pacing)
+    app = DruidsApp(
+        table_ui=table, lan=setup, identity=identity, folder=folder, saved=saved, pacing=pacing
+    )
     try:
         return app.run()
     finally:

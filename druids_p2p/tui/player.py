@@ -20,17 +20,18 @@ from typing import Any
 
 from textual.message import Message
 
-from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.chat import ChatOutbox, ChatRefused
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.net.errors import PeerError
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.session import run_peer
+from druids_p2p.rulesets import DEFAULT_RULESET, seat_options
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
+from druids_p2p.tui.game_ui import Snapshots
+from druids_p2p.tui.names import in_your_words
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
-from druids_p2p.tui.snapshot import in_your_words, snapshot_from_table
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)
@@ -43,10 +44,12 @@ class LeftTable(PeerError):
 
 
 class UIPlayer(Player):
-    """This seat's player: asks the UI and waits for the person's move."""
+    """This seat's player: asks the UI and waits for the person's move. ``snapshots`` is the
+    game's picture of the table (its TUI package's), posted with every request."""
 
-    def __init__(self, post: Post) -> None:
+    def __init__(self, post: Post, snapshots: Snapshots) -> None:
         self.post = post
+        self.snapshots = snapshots
         self.table: TableView | None = None
         """The peer's read-only view of the table (snapshots for the UI are taken from it)."""
         self.moves: queue.Queue[tuple[int, int]] = queue.Queue()
@@ -59,7 +62,7 @@ class UIPlayer(Player):
 
     def choose(self, table: TableView) -> int:
         self.turn += 1
-        self.post(TurnRequest(snapshot_from_table(table, self.turn)))
+        self.post(TurnRequest(self.snapshots(table, self.turn)))
         while True:
             if self.leaving.is_set():
                 raise LeftTable("you left the table")
@@ -78,7 +81,7 @@ class UIPlayer(Player):
         if self.asking != self.turn or self.turn == 0:
             self.turn += 1
             self.asking = self.turn
-            self.post(TurnRequest(snapshot_from_table(table, self.turn)))
+            self.post(TurnRequest(self.snapshots(table, self.turn)))
         while True:
             try:
                 move, asked = self.moves.get_nowait()
@@ -128,10 +131,17 @@ class TableSpec:
 
 
 def local_table(
-    bots: list[BotSeat], rounds: int = 5, variant: bool = False, budget_ms: float = 100.0
+    bots: list[BotSeat],
+    rounds: int = 5,
+    variant: bool = False,
+    budget_ms: float = 100.0,
+    game: str = DEFAULT_RULESET,
 ) -> TableSpec:
-    """You and ``bots`` on this machine over loopback; nothing announced."""
-    options = GameOptions(players=len(bots) + 1, variant=variant, rounds=rounds)
+    """You and ``bots`` on this machine over loopback; nothing announced. The options are the
+    rule set ``game``'s, checked as a seat message's are (ValueError says what is wrong)."""
+    players = len(bots) + 1
+    fields = {"ruleset": game, "players": players, "variant": variant, "rounds": rounds}
+    _, options = seat_options(fields)
     return TableSpec(bots=bots, host=HostSpec("local", options), budget_ms=budget_ms)
 
 
@@ -151,15 +161,19 @@ class _LogToUI(logging.Handler):
 
 
 class NetSession(Session):
-    """The UI's seat at a real table: ``run_peer`` on a thread, bots as local processes."""
+    """The UI's seat at a real table: ``run_peer`` on a thread, bots as local processes;
+    ``snapshots`` is the game's picture of the table (``GameUI.table.snapshots``)."""
 
-    def __init__(self, post: Post, identity: Identity, folder: Path, spec: TableSpec) -> None:
+    def __init__(
+        self, post: Post, identity: Identity, folder: Path, spec: TableSpec, snapshots: Snapshots
+    ) -> None:
         self.post = post
+        self.snapshots = snapshots
         self.identity = identity
         self.folder = folder
         self.spec = spec
         self.title = spec.title
-        self.player = UIPlayer(post)
+        self.player = UIPlayer(post, snapshots)
         self.bots = LocalBots(
             folder / "bots",
             spec.bots,
@@ -249,7 +263,7 @@ class NetSession(Session):
         snapshot = None
         if table is not None:
             try:
-                snapshot = snapshot_from_table(table)
+                snapshot = self.snapshots(table, None)
             except Exception as exc:  # a snapshot must never stop the peer
                 log.debug("snapshot failed", exc_info=exc)
         self.post(PeerEvent(dict(event), snapshot))

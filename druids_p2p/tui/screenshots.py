@@ -1,8 +1,7 @@
 """Make the README's screenshots: ``python -m druids_p2p.tui.screenshots docs/screenshots``.
 
-The table is an offline session on a fixed deal (so the picture is the same every time, and shows
-a dimmed card with its reason and a warning; then a finished trick held on the table, on a clock
-that does not move); the lobby is the real lobby screen fed signed beacons of made-up tables
+Every registered game's (``tui/game_uis.py``; each on a fixed deal or seed, so the picture is the
+same every time), and the lobby: the real lobby screen fed signed beacons of made-up tables
 through its listener.
 """
 
@@ -11,143 +10,30 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from druids_p2p.games.druids2017 import Game, GameOptions
-from druids_p2p.games.druids2017.cards import card_domain
 from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.discovery import Seat, TableInfo, encode_beacon
 from druids_p2p.net.interfaces import NetChoice
+from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.offline import OfflineSession, find_position, must_follow
-from druids_p2p.tui.pacing import NO_PACING, Pacing
-from druids_p2p.tui.screens.dialogs import GaiaPrompt, PilePrompt, RoundSummary
+from druids_p2p.tui.game_uis import GAME_UIS, table_ui
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.screens.table import TableScreen
-from druids_p2p.tui.screenshots2004 import make_2004_screenshots
-from druids_p2p.tui.warnings import warnings
-from druids_p2p.tui.widgets.hand import CardChip
 from druids_p2p.tui.widgets.log import FIXED_TIME
 from druids_p2p.wire import Identity
-
-SIZE = (112, 42)
-NAMES = ("alice", "rule-1", "pimc-2", "rule-3")
 
 
 def _identity(name: str) -> Identity:
     return Identity.from_seed(hashlib.sha256(name.encode()).digest(), name)
 
 
-class _StoppedClock:
-    """The pacing's clock for a picture: a held trick stays held."""
-
-    def __call__(self) -> float:
-        return 0.0
-
-
-def _offline_app(seed: int, moves: list[int], rounds: int = 1) -> DruidsApp:
-    options = GameOptions(players=4, rounds=rounds)
-    record = "~/.local/share/druids-p2p/games/20250101-120000-4242/me/tables/3f9c…/record.druids"
-
-    def make(post: Callable[[Any], object]) -> OfflineSession:
-        return OfflineSession(
-            post,
-            NAMES,
-            options=options,
-            seed=seed,
-            prefix=moves,
-            record=record,
-            title="local table (a fixed deal, for this screenshot)",
-        )
-
-    return DruidsApp(make_session=make, pacing=NO_PACING, clock=_StoppedClock())
-
-
-def _warned(game: Game) -> bool:
-    """Seat 0 must follow, late in the round, and someone holds four domains."""
-    view = game.view(0) if game.round is not None else None
-    return must_follow(0, min_tricks=5)(game) and view is not None and bool(warnings(view))
-
-
-async def _table(out: Path) -> None:
-    seed, moves = find_position(_warned)
-    app = _offline_app(seed, moves)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        table = app.table
-        assert isinstance(table, TableScreen) and table.snapshot is not None
-        view = table.snapshot.view
-        assert view is not None
-        dimmed = next(c for c in view.hand if card_domain(c) not in (-1, view.lead_domain))
-        await pilot.press("gyrbv"[card_domain(dimmed)])
-        assert isinstance(app.focused, CardChip)
-        await pilot.pause()
-        app.save_screenshot("table.svg", str(out))
-
-
-def _last_to_play(game: Game) -> bool:
-    rnd = game.round
-    return rnd is not None and rnd.to_move == 0 and len(rnd.trick) == 3 and len(rnd.tricks) >= 3
-
-
-async def _trick(out: Path) -> None:
-    """The trick just finished, held on the table: each card with its player, who took it."""
-    seed, moves = find_position(_last_to_play)
-    app = _offline_app(seed, moves)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        table = app.table
-        assert isinstance(table, TableScreen) and table.snapshot is not None
-        assert table.snapshot.my_turn
-        table.pacing = Pacing(move_s=0.0, trick_s=60.0)  # from now on: our trick stays
-        await pilot.press("enter")
-        await pilot.pause()
-        assert table.trick_held
-        app.save_screenshot("trick.svg", str(out))
-
-
-def _holds_gaia(game: Game) -> bool:
-    rnd = game.round
-    return rnd is not None and not rnd.plays and rnd.to_move == 0
-
-
-def _late(game: Game) -> bool:
-    rnd = game.round
-    return rnd is not None and rnd.to_move == 0 and len(rnd.tricks) >= 10
-
-
-async def _gaia(out: Path) -> None:
-    seed, moves = find_position(_holds_gaia)
-    app = _offline_app(seed, moves)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert isinstance(app.screen, GaiaPrompt)
-        app.save_screenshot("gaia.svg", str(out))
-
-
-async def _summary(out: Path) -> None:
-    seed, moves = find_position(_late)
-    app = _offline_app(seed, moves)
-    async with app.run_test(size=SIZE) as pilot:
-        for _ in range(100):
-            await pilot.pause()
-            screen = app.screen
-            if isinstance(screen, RoundSummary):
-                app.save_screenshot("round-summary.svg", str(out))
-                return
-            if isinstance(screen, PilePrompt):
-                await pilot.press("1")
-            elif isinstance(screen, TableScreen) and screen.snapshot and screen.snapshot.my_turn:
-                await pilot.press("enter")
-
-
 async def _lobby(out: Path) -> None:
     net = NetChoice("192.168.1.10", "192.168.1.255", "eth0")
     listener = BeaconListener(net, 0)
     setup = LanSetup(net=net, table_name="alice's table", listener=listener)
-    app = DruidsApp(lan=setup, identity=_identity("alice"), folder=Path("."))
+    app = DruidsApp(
+        table_ui=table_ui(DEFAULT_RULESET), lan=setup, identity=_identity("alice"), folder=Path(".")
+    )
     tables = [
         ("friday night", "bob", "192.168.1.23", 4, ["carol"], False),
         ("druids club", "dana", "192.168.1.41", 5, ["erin", "frank", "rule-1"], True),
@@ -183,12 +69,9 @@ def make_screenshots(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     FIXED_TIME[:] = [20 * 3600 + 15 * 60]  # the log's times: 20:15:00, on every run
     try:
-        asyncio.run(_table(out))
-        asyncio.run(_trick(out))
-        asyncio.run(_gaia(out))
-        asyncio.run(_summary(out))
+        for game in GAME_UIS.values():
+            game.screenshots(out)
         asyncio.run(_lobby(out))
-        make_2004_screenshots(out)
     finally:
         FIXED_TIME.clear()
     return sorted(out.glob("*.svg"))

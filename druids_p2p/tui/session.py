@@ -1,20 +1,35 @@
 """What a table tells the UI (Textual messages, safe to post from any thread) and what the UI
-asks of a table (:class:`Session`)."""
+asks of a table (:class:`Session`).
+
+The messages carry the game's own picture of the table (Druids 2017's ``TableSnapshot``); the
+neutral TUI reads only what every game's picture has, :class:`SeatSnapshot`, and the game's
+table screen the rest."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from textual.message import Message
 
-from druids_p2p.tui.snapshot import TableSnapshot
+
+class SeatSnapshot(Protocol):
+    """What every game's snapshot of a table says, and all the neutral TUI reads of one: who
+    sits where, which seat is this one, which move request it answers."""
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+    @property
+    def my_seat(self) -> int | None: ...
+    @property
+    def turn(self) -> int: ...
+    def name(self, seat: int | None) -> str: ...
 
 
 class PeerEvent(Message):
     """One event of the peer (``config.emit``: lobby, joined, seated, move, away, …), with a
     snapshot of the table taken just after it (None before the table machine exists)."""
 
-    def __init__(self, event: dict[str, Any], snapshot: TableSnapshot | None) -> None:
+    def __init__(self, event: dict[str, Any], snapshot: SeatSnapshot | None) -> None:
         super().__init__()
         self.event = event
         self.snapshot = snapshot
@@ -23,7 +38,7 @@ class PeerEvent(Message):
 class TurnRequest(Message):
     """The peer waits for this seat's move; ``snapshot.turn`` must come back with it."""
 
-    def __init__(self, snapshot: TableSnapshot) -> None:
+    def __init__(self, snapshot: SeatSnapshot) -> None:
         super().__init__()
         self.snapshot = snapshot
 

@@ -18,12 +18,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
-from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.net.peer_config import HostSpec
 from druids_p2p.net.table_choice import namesakes, pin_matches
+from druids_p2p.rulesets import DEFAULT_RULESET, seat_options
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.screens.dialogs import ConfirmJoin
@@ -42,6 +42,8 @@ class LanSetup:
     table_name: str = "druids"
     rounds: int = 5
     variant: bool = False
+    game: str = DEFAULT_RULESET
+    """The rule set of the tables hosted here (their options are that rule set's)."""
     plugins_dirs: tuple[Path, ...] = field(default_factory=tuple)
     listener: BeaconListener | None = None
     """Listen with this instead of opening one on ``net`` (screenshots feed it beacons)."""
@@ -242,9 +244,11 @@ class LobbyScreen(Screen[None]):
         choices = [str(self.query_one(f"#seat-{s}", Select).value) for s in range(2, players + 1)]
         bots = bot_seats([c for c in choices if c != OPEN_SEAT])
         open_seats = sum(1 for c in choices if c == OPEN_SEAT)
+        fields = {"ruleset": setup.game, "players": players, "variant": variant, "rounds": rounds}
+        _, options = seat_options(fields)
         spec = TableSpec(
             bots=bots,
-            host=HostSpec(name, GameOptions(players=players, variant=variant, rounds=rounds)),
+            host=HostSpec(name, options),
             bind=setup.net.address,
             announce=True,
             beacon_port=setup.beacon_port,

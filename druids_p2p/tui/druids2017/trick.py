@@ -11,9 +11,9 @@ from rich.text import Text
 from textual.widgets import Static
 
 from druids_p2p.games.druids2017.cards import COLOUR_NAMES, N_DOMAIN_CARDS, N_VALUES, PLAY_MISTLETOE
-from druids_p2p.tui.cards import domain_text, move_text
+from druids_p2p.tui.druids2017.cards import domain_text, move_text
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot
 from druids_p2p.tui.names import name_text, who
-from druids_p2p.tui.snapshot import TableSnapshot
 
 NAME_WIDTH = 14
 

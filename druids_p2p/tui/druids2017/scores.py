@@ -6,8 +6,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot
 from druids_p2p.tui.names import name_text
-from druids_p2p.tui.snapshot import TableSnapshot
 
 
 def scores_table(snapshot: TableSnapshot | None, winners: tuple[int, ...] = ()) -> Table:

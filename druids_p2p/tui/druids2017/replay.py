@@ -24,12 +24,12 @@ from textual.widgets import Footer, RichLog, Static
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.games.druids2017.notation import format_move
 from druids_p2p.net.record_replay import ReplayedGame
-from druids_p2p.tui.cards import card_text, move_text
-from druids_p2p.tui.snapshot import TableSnapshot, snapshot_from_game
-from druids_p2p.tui.widgets.hand import Hand
-from druids_p2p.tui.widgets.piles import PlayersPanel
-from druids_p2p.tui.widgets.scores import ScoresPanel
-from druids_p2p.tui.widgets.trick import TrickPanel
+from druids_p2p.tui.druids2017.cards import card_text, move_text
+from druids_p2p.tui.druids2017.hand import Hand
+from druids_p2p.tui.druids2017.piles import PlayersPanel
+from druids_p2p.tui.druids2017.scores import ScoresPanel
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_game
+from druids_p2p.tui.druids2017.trick import TrickPanel
 
 _ENDED = {"five_domains": "a fifth domain was won", "hands_empty": "the hands are played out"}
 

@@ -7,7 +7,6 @@ names, phase and, on this seat's turn, why each unplayable card is unplayable) a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
@@ -24,6 +23,8 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.game import Game
 from druids_p2p.games.druids2017.notation import format_card
 from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.tui.names import in_your_words
+from druids_p2p.tui.session import SeatSnapshot
 
 if TYPE_CHECKING:
     from druids_p2p.net.players import TableView
@@ -114,13 +115,6 @@ def card_reason(view: PlayerView, rnd: MoveCheck, card: int) -> str | None:
     return in_your_words(rnd.check(move) or "not playable now", view.seat)
 
 
-def in_your_words(reason: str | None, seat: int) -> str | None:
-    if reason is None:
-        return None
-    reason = re.sub(rf"\bseat {seat}'s\b", "your", reason)
-    return re.sub(rf"\bseat {seat}\b", "you", reason)
-
-
 def _reasons(view: PlayerView, rnd: MoveCheck) -> dict[int, str]:
     out: dict[int, str] = {}
     for card in view.hand:
@@ -189,3 +183,11 @@ def snapshot_from_table(table: TableView, turn: int | None = None) -> TableSnaps
         winners=table.winners,
         ended_by=table.ended_by,
     )
+
+
+def own(snapshot: SeatSnapshot | None) -> TableSnapshot | None:
+    """A session's snapshot as this game's table reads it: a Druids (2017) table is only ever
+    handed 2017 snapshots (TypeError for another game's, a wiring mistake)."""
+    if snapshot is None or isinstance(snapshot, TableSnapshot):
+        return snapshot
+    raise TypeError(f"a Druids (2017) table was handed a {type(snapshot).__name__}")

@@ -16,9 +16,9 @@ from druids_p2p.bots.local_game import make_bot
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
-from druids_p2p.tui.app2004 import Druids2004App
-from druids_p2p.tui.screens.dialogs2004 import RitualSteps
-from druids_p2p.tui.session2004 import Offline2004
+from druids_p2p.tui.druids2004.app import Druids2004App
+from druids_p2p.tui.druids2004.dialogs import RitualSteps
+from druids_p2p.tui.druids2004.session import Offline2004
 
 SIZE = (112, 36)
 NAMES = ("alice", "rule-1", "pimc-2")

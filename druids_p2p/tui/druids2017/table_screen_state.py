@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from druids_p2p.tui.snapshot import TableSnapshot
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot
 
 
 class TableScreenState(Protocol):

@@ -12,7 +12,7 @@ from textual.widgets import Input, Static
 
 from druids_p2p.games.druids2017.cards import DOMAINS
 from druids_p2p.games.druids2017.notation import format_card
-from druids_p2p.tui.cards import (
+from druids_p2p.tui.druids2017.cards import (
     DOMAIN_COLOURS,
     GAIA_COLOUR,
     GROUP_LABELS,
@@ -22,7 +22,7 @@ from druids_p2p.tui.cards import (
     card_class,
     card_group,
 )
-from druids_p2p.tui.snapshot import TableSnapshot
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot
 
 
 def _chip_css() -> str:

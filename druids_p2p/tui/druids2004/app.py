@@ -13,8 +13,8 @@ from typing import Any
 
 from textual.app import App
 
-from druids_p2p.tui.screens.table2004 import Table2004Screen
-from druids_p2p.tui.session2004 import Offline2004
+from druids_p2p.tui.druids2004.session import Offline2004
+from druids_p2p.tui.druids2004.table import Table2004Screen
 
 RECORD_NAME = "record-2004.json"
 

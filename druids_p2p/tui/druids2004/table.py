@@ -29,8 +29,7 @@ from druids_p2p.games.druids2004.cards import ROW_SLOTS, format_card, is_gem
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.games.druids2004.view import SeatView
-from druids_p2p.tui.names import seat_colour
-from druids_p2p.tui.screens.dialogs2004 import (
+from druids_p2p.tui.druids2004.dialogs import (
     KEYS,
     RULES,
     ConfirmLeave,
@@ -38,10 +37,11 @@ from druids_p2p.tui.screens.dialogs2004 import (
     RitualHistory,
     RitualSteps,
 )
+from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
+from druids_p2p.tui.druids2004.session import MAX_BOT_MOVES, Offline2004, TableEvent
+from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.session2004 import MAX_BOT_MOVES, Offline2004, TableEvent
 from druids_p2p.tui.widgets.log import TableLog
-from druids_p2p.tui.widgets.places2004 import HandLine, PlaceRow, ScoreColumn
 
 
 def in_ui_words(reason: str, seat: int) -> str:

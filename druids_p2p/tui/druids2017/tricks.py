@@ -14,10 +14,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from druids_p2p.games.druids2017.cards import COLOUR_NAMES
-from druids_p2p.tui.cards import domain_text, move_text
+from druids_p2p.tui.druids2017.cards import domain_text, move_text
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot
+from druids_p2p.tui.druids2017.trick import led_domain
 from druids_p2p.tui.names import name_text
-from druids_p2p.tui.snapshot import TableSnapshot
-from druids_p2p.tui.widgets.trick import led_domain
 
 
 def trick_history(snapshot: TableSnapshot | None) -> Table | Text:

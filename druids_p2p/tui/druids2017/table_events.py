@@ -10,9 +10,9 @@ from rich.text import Text
 
 from druids_p2p.games.druids2017.notation import parse_move
 from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
-from druids_p2p.tui.cards import move_text
+from druids_p2p.tui.druids2017.cards import move_text
+from druids_p2p.tui.druids2017.table_screen_state import TableScreenState
 from druids_p2p.tui.names import name_text, who
-from druids_p2p.tui.screens.table_screen_state import TableScreenState
 from druids_p2p.tui.widgets.chat import CHAT_EVENTS, chat_line
 
 EVENT_STYLE = {

@@ -20,36 +20,37 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
+from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.druids2017.hand import CardChip, Hand
+from druids_p2p.tui.druids2017.help import help_screen
+from druids_p2p.tui.druids2017.piles import PlayersPanel
+from druids_p2p.tui.druids2017.scores import ScoresPanel
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
+from druids_p2p.tui.druids2017.table_events import EVENT_STYLE, clock, describe, took_line
+from druids_p2p.tui.druids2017.table_status import connecting_text, seat_states, status_text
+from druids_p2p.tui.druids2017.trick import TrickPanel
+from druids_p2p.tui.druids2017.tricks import TrickHistory
+from druids_p2p.tui.druids2017.warnings import warning_line, warnings
+from druids_p2p.tui.game_ui import GameTableScreen, TableUI
 from druids_p2p.tui.names import who
 from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
-from druids_p2p.tui.screens.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
-from druids_p2p.tui.screens.table_events import EVENT_STYLE, clock, describe, took_line
-from druids_p2p.tui.screens.table_status import connecting_text, seat_states, status_text
-from druids_p2p.tui.screens.tricks import TrickHistory
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
-from druids_p2p.tui.snapshot import TableSnapshot
-from druids_p2p.tui.warnings import warning_line, warnings
 from druids_p2p.tui.widgets.chat import ChatInput
-from druids_p2p.tui.widgets.hand import CardChip, Hand
 from druids_p2p.tui.widgets.log import TableLog
-from druids_p2p.tui.widgets.piles import PlayersPanel
-from druids_p2p.tui.widgets.scores import ScoresPanel
-from druids_p2p.tui.widgets.trick import TrickPanel
 
 log = logging.getLogger(__name__)
 
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q"})
 """Keys that keep their meaning while a trick is held (help, quit)."""
 
-__all__ = ["TableScreen", "clock"]
+__all__ = ["TABLE_UI", "TableScreen", "clock"]
 
 
-class TableScreen(Screen[None]):
+class TableScreen(GameTableScreen):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     TableScreen #title { height: 1; background: $primary; color: $text; padding: 0 1; }
@@ -215,12 +216,13 @@ class TableScreen(Screen[None]):
     async def handle_peer_event(self, message: PeerEvent) -> None:
         event = message.event
         kind = str(event.get("event"))
-        if message.snapshot is not None:
-            self.snapshot = message.snapshot
+        snapshot = own(message.snapshot)
+        if snapshot is not None:
+            self.snapshot = snapshot
         text = describe(self, kind, event)
         if text is not None:
             self.log_line(text, style=EVENT_STYLE.get(kind, ""))
-        completed = self._trick_completed() if message.snapshot is not None else False
+        completed = self._trick_completed() if snapshot is not None else False
         if kind == "move":
             if completed:
                 took = took_line(self)
@@ -230,9 +232,9 @@ class TableScreen(Screen[None]):
                 self.pacer.hold(self.pacing.trick_s, key_ends=True)
             else:
                 self.pacer.hold(self.pacing.move_s)
-        if kind == "round_ended" and message.snapshot is not None:
+        if kind == "round_ended" and snapshot is not None:
             scores = [int(s) for s in event.get("scores", [])]
-            summary = RoundSummary(message.snapshot, scores, event.get("ended_by"))
+            summary = RoundSummary(snapshot, scores, event.get("ended_by"))
             self.summary_open = True
             self.trick_held = False
             self.pacer.release()
@@ -241,7 +243,7 @@ class TableScreen(Screen[None]):
         await self.refresh_table()
 
     async def handle_turn(self, message: TurnRequest) -> None:
-        self.snapshot = message.snapshot
+        self.snapshot = own(message.snapshot)
         self._trick_completed()
         self.awaiting = False
         self.prompt_wanted = True
@@ -441,3 +443,7 @@ class TableScreen(Screen[None]):
         if self.awaiting:
             return
         self.submit(move_for_card(message.card))
+
+
+TABLE_UI = TableUI(screen=TableScreen, snapshots=snapshot_from_table, help=help_screen)
+"""Druids (2017) at a table of peers: this screen over the peer's snapshots (``tui/game_ui.py``)."""

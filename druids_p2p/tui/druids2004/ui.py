@@ -1,0 +1,37 @@
+"""Druids (2004)'s entry in the TUI's registry of games (``tui/game_uis.py``): its table against
+in-process bots and its screenshots (no table of peers deals it yet, so no table screen for
+one, and its record is replayed as JSON by ``druids replay --game druids2004``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from druids_p2p.bots.base import Bot
+from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset
+from druids_p2p.tui.druids2004.app import Druids2004App
+from druids_p2p.tui.druids2004.screenshots import make_2004_screenshots
+from druids_p2p.tui.druids2004.session import Offline2004
+from druids_p2p.tui.game_ui import GameUI
+
+
+def offline_app(
+    names: Sequence[str],
+    bots: Mapping[int, Bot],
+    *,
+    seat: int,
+    seed: int,
+    budget_ms: float,
+    folder: Path | None,
+    pause_s: float,
+) -> Druids2004App:
+    """You at ``seat`` and ``bots`` (by seat) on this machine; the record kept in ``folder``."""
+    session = Offline2004(tuple(names), dict(bots), seat=seat, seed=seed, budget_ms=budget_ms)
+    return Druids2004App(session, folder, pause_s=pause_s)
+
+
+UI = GameUI(
+    name=Druids2004Ruleset.name,
+    screenshots=make_2004_screenshots,
+    offline=offline_app,
+)

@@ -1,0 +1,95 @@
+"""What the neutral TUI (the app shell, the lobby, the bridge to the net layer, the CLI's entry
+points) needs of one game's TUI package, and nothing of the game itself.
+
+Each game's TUI package (``tui/druids2017``, ``tui/druids2004``) fills a :class:`GameUI` and
+``tui/game_uis.py`` registers it under its rule set's name: the CLI asks that registry by name
+for the table screen, the offline table, the replay viewer and the screenshots, so adding a game's
+UI is adding its package and one registry line. The types here import no game package
+(import-linter's ``tui-through-the-seam`` contract checks it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+from textual.screen import Screen
+
+from druids_p2p.tui.pacing import Pacing
+from druids_p2p.tui.session import SeatSnapshot, Session, SessionEnded
+
+if TYPE_CHECKING:
+    from druids_p2p.net.players import TableView
+    from druids_p2p.net.record_replay import ReplayedGame
+
+
+class GameTableScreen(Screen[None]):
+    """A game's table screen as the app shell sees it: it is handed every message of the
+    session (:meth:`receive`) and says how the table stands when the person quits."""
+
+    record: str | None = None
+    """Where this peer's game record is written, once known."""
+    stopped: str | None = None
+    """Why the table stopped, if it did."""
+    finished: bool = False
+    ended: SessionEnded | None = None
+    result: dict[str, Any] | None = None
+    snapshot: SeatSnapshot | None = None
+    """The table as last shown (names and this seat: what ``druids play`` prints at the end)."""
+
+    async def receive(self, message: Message) -> None:
+        """A message from the session, shown in its turn."""
+        raise NotImplementedError
+
+
+TableScreenFactory = Callable[..., GameTableScreen]
+"""``(session, expected, *, pacing, clock)``: the game's table screen over ``session``."""
+
+Snapshots = Callable[["TableView", int | None], SeatSnapshot]
+"""``(table view, turn)``: the game's picture of a peer's table, taken on the peer's thread;
+``turn`` is the number of the move request (None: the snapshot offers no move)."""
+
+
+@dataclass(frozen=True)
+class TableUI:
+    """What the app shell needs to seat the person at a table of peers playing this game."""
+
+    screen: TableScreenFactory
+    snapshots: Snapshots
+    help: Callable[[], Screen[None]]
+    """The help over its table and the lobby (key ``?``): the game's keys and rules."""
+
+    def open(
+        self,
+        session: Session,
+        expected: tuple[str, ...],
+        pacing: Pacing,
+        clock: Callable[[], float],
+    ) -> GameTableScreen:
+        """The table screen over ``session`` (``expected``: the bots awaited before seating)."""
+        return self.screen(session, expected, pacing=pacing, clock=clock)
+
+
+OfflineApp = Callable[..., App[dict[str, Any] | None]]
+"""``(names, bots_by_seat, *, seat, seed, budget_ms, folder, pause_s)``: the app of a game played
+against in-process bots on this machine, its record kept in ``folder``."""
+
+
+@dataclass(frozen=True)
+class GameUI:
+    """One game's TUI entry, registered under its rule set's name (``tui/game_uis.py``)."""
+
+    name: str
+    """The rule set's name (``druids_p2p.rulesets``)."""
+    screenshots: Callable[[Path], None]
+    """Write the game's README screenshots into a folder."""
+    table: TableUI | None = None
+    """Its table screen at a table of peers; None while tables of peers cannot deal it."""
+    offline: OfflineApp | None = None
+    """Its app against in-process bots (``druids play --game``), if it has one."""
+    replay: Callable[[ReplayedGame], App[None]] | None = None
+    """Its viewer of a table's record (``druids replay RECORD``), if it has one."""

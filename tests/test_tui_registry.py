@@ -1,0 +1,106 @@
+"""The TUI behind the rule-set seam (issue 16): one registry of game UIs by rule set name, and a
+neutral TUI that imports no game package (the import-linter contracts ``tui-through-the-seam``
+and ``tui-shell-knows-no-game-ui`` say the same for ``lint-imports``; this checks it in pytest)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from druids_p2p.bots import BuiltinBots
+from druids_p2p.bots.local_game import make_bot
+from druids_p2p.rulesets import RULESETS
+from druids_p2p.tui.druids2004.app import Druids2004App
+from druids_p2p.tui.druids2004.session import Offline2004
+from druids_p2p.tui.druids2017.replay import ReplayApp
+from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
+from druids_p2p.tui.game_uis import GAME_UIS, game_ui, offline_app, table_ui
+
+TUI = Path(__file__).resolve().parent.parent / "druids_p2p" / "tui"
+GAME_PACKAGES = ("druids2017", "druids2004")
+ENTRY_POINTS = {"game_uis.py", "launch.py", "screenshots.py"}
+"""The neutral modules that may reach a game's TUI package: the registry and what asks it."""
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+def _neutral_modules() -> list[Path]:
+    files = [p for p in TUI.rglob("*.py") if p.relative_to(TUI).parts[0] not in GAME_PACKAGES]
+    assert len(files) >= 15, files  # app, player, session, lobby, ... (the walk found them)
+    return files
+
+
+def test_the_neutral_tui_imports_no_game_package() -> None:
+    games = tuple(f"druids_p2p.games.{g}" for g in GAME_PACKAGES)
+    for path in _neutral_modules():
+        bad = {n for n in _imports(path) if n.startswith(games)}
+        assert not bad, f"{path.relative_to(TUI)} imports {sorted(bad)}"
+
+
+def test_only_the_registry_and_entry_points_import_a_game_ui_package() -> None:
+    uis = (*(f"druids_p2p.tui.{g}" for g in GAME_PACKAGES), "druids_p2p.tui.game_uis")
+    for path in _neutral_modules():
+        if path.relative_to(TUI).as_posix() in ENTRY_POINTS:
+            continue
+        bad = {n for n in _imports(path) if n.startswith(uis)}
+        assert not bad, f"{path.relative_to(TUI)} imports {sorted(bad)}"
+
+
+def test_a_game_ui_package_imports_only_its_own_game() -> None:
+    for mine, other in (GAME_PACKAGES, GAME_PACKAGES[::-1]):
+        for path in (TUI / mine).rglob("*.py"):
+            bad = {
+                n
+                for n in _imports(path)
+                if n.startswith((f"druids_p2p.games.{other}", f"druids_p2p.tui.{other}"))
+            }
+            assert not bad, f"{path.relative_to(TUI)} imports {sorted(bad)}"
+
+
+def test_every_rule_set_has_its_ui_registered_under_its_name() -> None:
+    assert set(GAME_UIS) == set(RULESETS)
+    for name, ui in GAME_UIS.items():
+        assert ui.name == name and game_ui(name) is ui
+
+
+def test_an_unknown_game_is_one_line_naming_it() -> None:
+    with pytest.raises(ValueError, match=r"^'chess' has no terminal UI \(games with one: "):
+        game_ui("chess")
+
+
+def test_the_table_screen_of_peers_is_the_games_own() -> None:
+    ui = table_ui("druids2017")
+    assert ui is TABLE_UI and ui.screen is TableScreen
+    assert game_ui("druids2017").replay is ReplayApp
+    with pytest.raises(ValueError, match="'druids2004' has no table of peers"):
+        table_ui("druids2004")  # no table of peers deals Druids (2004) yet
+
+
+def test_the_registry_opens_the_2004_offline_table_with_the_bots_given(tmp_path: Path) -> None:
+    bots = {s: make_bot("rule", BuiltinBots(), "druids2004")[1] for s in (0, 2)}
+    app = offline_app("druids2004")(
+        ("rule-0", "alice", "rule-2"),
+        bots,
+        seat=1,
+        seed=9,
+        budget_ms=10.0,
+        folder=tmp_path,
+        pause_s=0.0,
+    )
+    assert isinstance(app, Druids2004App) and isinstance(app.session, Offline2004)
+    session = app.session
+    assert session.names == ("rule-0", "alice", "rule-2") and session.seat == 1
+    assert session.bots == bots and session.seed == 9 and app.folder == tmp_path
+    with pytest.raises(ValueError, match="'druids2017' has no offline table"):
+        offline_app("druids2017")  # its local table is a table of peers (tui/launch.py)
