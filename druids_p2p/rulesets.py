@@ -14,15 +14,15 @@ from typing import Any
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset as _Druids2004Ruleset
 from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
-from druids_p2p.games.seam import CommonRuleset, Ruleset
+from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, Ruleset
 
 DEALT_RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
 """The rule sets dealt once per round, which today's table and deck can run."""
 
-RULESETS: dict[str, CommonRuleset] = {
-    **DEALT_RULESETS,
-    _Druids2004Ruleset.name: _Druids2004Ruleset(),
-}
+CARD_TABLE_RULESETS: dict[str, CardTableRuleset] = {_Druids2004Ruleset.name: _Druids2004Ruleset()}
+"""The rule sets played at a mental card table (draws, face-down plays, reveals: deck.md §15)."""
+
+RULESETS: dict[str, CommonRuleset] = {**DEALT_RULESETS, **CARD_TABLE_RULESETS}
 """Every rule set by name; the one a table plays is bound into its table id."""
 
 
