@@ -266,6 +266,11 @@ class CardTableSeat(Protocol):
         """This seat's legal moves when it is to move (it knows its own hand)."""
         ...
 
+    def table_move(self, move: int) -> tuple[int, str] | None:
+        """(card, zone) for a move of this seat that puts a card of its hand down (the table
+        plays that card's position into the zone), None for a public move (its token)."""
+        ...
+
     def position_of(self, card: int) -> int:
         """The position that holds ``card`` of this seat's hand (ValueError if none)."""
         ...

@@ -124,6 +124,12 @@ class TableSeat2004:
     def legal_moves(self) -> list[int]:
         return self.world.legal_moves() if self.to_move == self.seat else []
 
+    def table_move(self, move: int) -> tuple[int, str] | None:
+        m = mv.decode(move)
+        if m.kind == mv.KIND_PLAY:
+            return m.card, slot_zone(m.slot)
+        return (m.card, DISCARDS) if m.kind == mv.KIND_DISCARD else None
+
     def position_of(self, card: int) -> int:
         if card not in self.world.hands[self.seat]:
             raise ValueError(f"card {card} is not in this seat's hand")
