@@ -173,9 +173,8 @@ def _guard(t: TableState, msg: Message | None, call: object) -> None:
     try:
         call()
     except MoveFault as exc:
-        raise TableFault(
-            f"seat {exc.seat}'s move is refused: {exc.reason}", exc.seat, (exc.raw,)
-        ) from None
+        mover = t._who(t.order[exc.seat])
+        raise TableFault(f"{mover}'s move is refused: {exc.reason}", exc.seat, (exc.raw,)) from None
     except DeckFault as exc:
         raise TableFault(f"card table: {exc.reason}", exc.seat, exc.evidence) from None
     except AuditRequired as exc:
