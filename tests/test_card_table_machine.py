@@ -31,3 +31,19 @@ def test_table_machines_play_a_whole_druids2004_game(players: int, seed: int) ->
     assert {MsgType.TABLE_KEY, MsgType.TABLE_SHUFFLE, MsgType.TABLE_SHARE} <= kinds
     assert {MsgType.TABLE_PLAY, MsgType.TABLE_OPEN, MsgType.TABLE_REVEAL, MsgType.MOVE} <= kinds
     assert [m.type for m in record[-players:]] == [MsgType.RESULT] * players
+
+
+def test_the_owners_word_is_a_step_of_the_table() -> None:
+    """Random bots at 4 seats soon empty the pile with gems still face down on the places:
+    whether the game ends "nothing left" is then the owners' signed word (``Word:yes`` /
+    ``Word:no`` moves, one step), and every peer goes on alike to the end."""
+    for seed in range(10):
+        table = LocalTable(players=4, seed=100 + seed, ruleset="druids2004")
+        table.run()
+        record = table.machines[0].transcript.messages
+        words = [m for m in record if m.type is MsgType.MOVE and m.body["move"].startswith("Word:")]
+        if words:
+            assert all(m.finished for m in table.machines)
+            assert len({m.head for m in table.machines}) == 1
+            return
+    raise AssertionError("no game in 10 asked for the owners' word")

@@ -20,7 +20,7 @@ from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import greedy_move
 from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.state import Game2004, IllegalMove
-from druids_p2p.games.druids2004.table_seat import NeedsOwnersWord, SeatOp, TableSeat2004
+from druids_p2p.games.druids2004.table_seat import SeatOp, TableSeat2004
 from druids_p2p.games.seam import CardTableRuleset
 from druids_p2p.rulesets import RULESETS
 
@@ -41,6 +41,7 @@ class Table:
         self.taken = 0
         self.zones: dict[str, list[int]] = {}
         self.ops: list[SeatOp] = []
+        self.words = 0
 
     def card(self, position: int) -> int:
         taken = [op.cards[0] for op in sched.schedule(self.truth) if op.kind in ("deal", "turn")]
@@ -51,6 +52,16 @@ class Table:
         for _ in range(MAX_STEPS):
             batches = [seat.ops() for seat in self.seats]
             assert all(b == batches[0] for b in batches), "the copies disagree on the schedule"
+            asked = {seat.words_asked() for seat in self.seats}
+            assert len(asked) == 1, "the copies disagree on whose word is asked"
+            if not batches[0] and asked != {()}:
+                words = {q: self.seats[q].own_word() for q in self.seats[0].words_due()}
+                for seat in self.seats:
+                    for q, token in words.items():
+                        assert token is not None
+                        seat.word(q, token)
+                self.words += 1
+                continue
             if not batches[0]:
                 return
             for op in batches[0]:
@@ -184,9 +195,9 @@ def test_the_druids2004_rule_set_offers_table_seats_through_the_seam() -> None:
     assert seat.seat == 2 and seat.to_move is None and seat.ops()[0].kind == "shuffle"
 
 
-def test_a_copy_never_guesses_the_nothing_left_end_from_hidden_gems() -> None:
-    """Seed 114: the pile runs out with no gem in any hand while 13 gems lie face down on the
-    places; whether the game ends is hidden, so the copies stop rather than diverge (issue 18:
-    the owners' word is still to come)."""
-    with pytest.raises(NeedsOwnersWord, match="13 face-down gem"):
-        play_whole_game(4, 114)
+def test_the_nothing_left_end_over_hidden_gems_waits_for_the_owners_word() -> None:
+    """Seed 114: the pile runs out with no gem in any hand while gems lie face down on the
+    places; the owners give their word and every copy decides as the true game does."""
+    table = play_whole_game(4, 114)
+    assert table.words > 0
+    assert all(seat.winners == table.truth.winners for seat in table.seats)

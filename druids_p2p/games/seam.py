@@ -266,6 +266,23 @@ class CardTableSeat(Protocol):
         """This seat's legal moves when it is to move (it knows its own hand)."""
         ...
 
+    def words_asked(self) -> tuple[int, ...]:
+        """The seats asked for a signed word about their hidden cards before the game can go
+        on (Druids 2004: the "nothing left" end), while any is due; else empty."""
+        ...
+
+    def words_due(self) -> tuple[int, ...]:
+        """Of those, the seats whose word has not come yet."""
+        ...
+
+    def own_word(self) -> str | None:
+        """This seat's word (a move token) when it owes one."""
+        ...
+
+    def word(self, seat: int, token: str) -> None:
+        """``seat``'s word; ValueError if it owes none or the token is none."""
+        ...
+
     def table_move(self, move: int) -> tuple[int, str] | None:
         """(card, zone) for a move of this seat that puts a card of its hand down (the table
         plays that card's position into the zone), None for a public move (its token)."""

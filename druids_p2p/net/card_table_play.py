@@ -66,6 +66,10 @@ class CardTablePlay:
         """Deck operations pushed so far (the deck's own count of completed ones is ``done``)."""
         self._learned = 0
         self._held: list[Message] = []
+        self.word_rounds: list[tuple[int, tuple[int, ...]]] = []
+        """Each time the game asked for the seats' words: (operations pushed then, the seats
+        asked), for the table's schedule (this seat's own word may settle a round at once)."""
+        self._asking = False
 
     @property
     def seat(self) -> int:
@@ -122,7 +126,16 @@ class CardTablePlay:
                     self._pushed += 1
                     out += self.peer.push(table_op(op))
                 continue
-            if not self._held or self.copy.to_move is None:
+            asked = self.copy.words_asked()
+            if asked and not self._asking:
+                self.word_rounds.append((self._pushed, asked))
+            self._asking = bool(asked)
+            word = self.copy.own_word()
+            if word is not None:  # this seat's word about its own face-down cards
+                self.copy.word(self.seat, word)
+                out.append(self._seal_move(word))
+                continue
+            if not self._held or (self.copy.to_move is None and not self.copy.words_due()):
                 break
             out += self._take_move(self._held.pop(0))
         return out
@@ -146,6 +159,14 @@ class CardTablePlay:
         seat = self._seat_of(msg.sender)
         if seat is None:
             raise MalformedMessage("a move from a key with no seat at this table")
+        if self.copy.words_due():
+            if msg.type is not MsgType.MOVE:
+                raise MoveFault("played a card while the seats' words are due", seat, msg.raw)
+            try:
+                self.copy.word(seat, str(msg.body["move"]))
+            except ValueError as exc:
+                raise MoveFault(str(exc), seat, msg.raw) from None
+            return []
         if seat != self.copy.to_move:
             raise MoveFault(f"seat {seat} moved out of turn", seat, msg.raw)
         try:

@@ -111,13 +111,13 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
     for msg in batch:
         if msg.sender != t.me:
             _guard(t, msg, lambda m=msg: play.receive(m.raw))
-    if step.name == "card_move":
-        (msg,) = batch
-        seat = t.seat_of(msg.sender)
-        token = msg.body["move"] if msg.type is MsgType.MOVE else f"play {msg.body['zone']}"
-        t._event("move", f"{t._who(msg.sender)} {token}", {"seat": seat, "move": token})
-        if msg.type is MsgType.TABLE_PLAY:
-            op += 1  # the move was the play operation's one message
+    if step.name in ("card_move", "card_word"):
+        for msg in batch:
+            seat = t.seat_of(msg.sender)
+            token = msg.body["move"] if msg.type is MsgType.MOVE else f"play {msg.body['zone']}"
+            t._event("move", f"{t._who(msg.sender)} {token}", {"seat": seat, "move": token})
+            if msg.type is MsgType.TABLE_PLAY:
+                op += 1  # the move was the play operation's one message
     elif op == KEYS:
         op = 0
     elif play.peer.state.ops[op].kind == "shuffle" and pass_no + 1 < t.options.players:
@@ -137,7 +137,14 @@ def _next_step(t: TableState) -> None:
     if op == KEYS:
         t._next("card_deck", t.order, MsgType.TABLE_KEY)
         return
-    while op < len(state.ops):
+    while True:
+        if play.word_rounds and play.word_rounds[0][0] <= op:
+            _, asked = play.word_rounds.pop(0)  # the owners' word: Word:yes / Word:no moves
+            t.card_cursor = (op, 0)
+            t._next("card_word", tuple(t.order[s] for s in asked), MsgType.MOVE)
+            return
+        if op >= len(state.ops):
+            break
         owed = senders(state, op, state.ops[op])
         if owed:
             kind = state.ops[op].kind
@@ -179,6 +186,8 @@ def _guard(t: TableState, msg: Message | None, call: object) -> None:
         raise TableFault(f"card table: {exc.reason}", exc.seat, exc.evidence) from None
     except AuditRequired as exc:
         raise TableFault(f"card table needs an audit: {exc}", None, exc.evidence) from None
+    except RuntimeError as exc:  # the rules cannot decide from what is known (nobody's fault)
+        raise TableFault(f"the game cannot go on at this table: {exc}", None) from None
     except (MalformedMessage, DeckError) as exc:
         seat = None if msg is None else t.seat_of(msg.sender)
         raw = () if msg is None else (msg.raw,)

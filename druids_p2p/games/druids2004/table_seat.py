@@ -16,18 +16,19 @@ shuffles (decks ``supply``, ``gems``, ``reserve:S``), turns (zone ``row:K``) and
 each face-down play (zone ``slot:K``) or discard (zone ``discards``); each ritual's reveal of
 ``slot:K``, then its returns, its turn and the reshuffles; the final reveal.
 
-Not covered yet (issue 18): the "nothing left" end asks whether a face-down gem on a place
-matches that place, which is hidden while the pile is empty and no hand holds a gem; a seat then
-raises :class:`NeedsOwnersWord` instead of guessing (the table must open those gems, or take the
-owners' audited word).
+The one verdict that hidden cards decide, the "nothing left" end, waits for the owners' word
+(:mod:`.owners_word`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
+the hidden gems fits raises :class:`NeedsOwnersWord`.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import owners_word as ow
 from druids_p2p.games.druids2004.cards import (
     GEMS,
     PLACES,
@@ -40,7 +41,7 @@ from druids_p2p.games.druids2004.cards import (
     servants_of,
 )
 from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.records import ENDED_NOTHING_LEFT, RitualDone
+from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.state import Game2004, IllegalMove
 from druids_p2p.games.druids2004.view import SeatView
@@ -78,7 +79,7 @@ class SeatOp:
 
 
 class NeedsOwnersWord(RuntimeError):
-    """The game's next verdict depends on face-down gems this seat cannot see (module doc)."""
+    """The seats' words fit no arrangement of the gems hidden from this seat: one is false."""
 
 
 class TableSeat2004:
@@ -97,6 +98,12 @@ class TableSeat2004:
         self._ritual: int | None = None
         self._turned: int | None = None
         self._returned: tuple[int, ...] = ()
+        self._rng = rng
+        self._resume: tuple[Callable[[], int], Callable[[], None]] | None = None
+        """The move waiting for the owners' word, and what follows it."""
+        self._trial: Game2004 | None = None
+        self._askers: tuple[int, ...] = ()
+        self._words: dict[int, bool] = {}
         self._gone: set[int] = set()
         """Positions returned into a deck: their card is dealt again under a new position."""
         self._final = False
@@ -104,7 +111,8 @@ class TableSeat2004:
     # ------------------------------------------------------------------ the seam
     @property
     def to_move(self) -> int | None:
-        return None if self._due or self._ritual is not None else self.world.to_move
+        busy = self._due or self._ritual is not None or self._resume is not None
+        return None if busy else self.world.to_move
 
     @property
     def game_over(self) -> bool:
@@ -168,13 +176,15 @@ class TableSeat2004:
         card = self._labels[position]
         if card not in self.world.hands[seat]:
             raise IllegalMove(f"P{seat} played position {position}, which is not in its hand")
-        if zone == DISCARDS:
-            if not is_gem(card):
-                raise IllegalMove("only a gem is discarded")
-            move = mv.discard_move(card)
-        else:
-            move = mv.play_move(card, self._slot(zone))
-        self._apply(move)
+        if zone == DISCARDS and not is_gem(card):
+            raise IllegalMove("only a gem is discarded")
+        slot = -1 if zone == DISCARDS else self._slot(zone)
+
+        def make() -> int:  # from the position: the words may relabel its card meanwhile
+            label = self._labels[position]
+            return mv.discard_move(label) if slot < 0 else mv.play_move(label, slot)
+
+        self._apply(make)
         return SeatOp("play", seat=seat, zone=zone)
 
     def move(self, seat: int, token: str) -> None:
@@ -193,12 +203,50 @@ class TableSeat2004:
             self._ritual = kind.slot
             self._due.append(SeatOp("reveal", zone=slot_zone(kind.slot)))
         elif kind.kind == mv.KIND_DRAW:
-            self._apply(move)
+            self._apply(lambda: move)
             drew = self.world.hands[seat][-1]
             deck = GEMS_DECK if kind.source == "gem" else reserve(seat)
             self._take(drew, SeatOp("deal", deck=deck, seat=seat))
         else:
-            self._apply(move)
+            self._apply(lambda: move)
+
+    # ------------------------------------------------------------------ the owners' word
+    def words_due(self) -> tuple[int, ...]:
+        """The seats whose word the game waits for (:mod:`.owners_word`), in seat order."""
+        if self._resume is None:
+            return ()
+        return tuple(q for q in self._askers if q not in self._words)
+
+    def words_asked(self) -> tuple[int, ...]:
+        """Every seat asked for its word while any word is still due (the table's step)."""
+        return self._askers if self._resume is not None else ()
+
+    def own_word(self) -> str | None:
+        """This seat's word if it owes one (from its own face-down gems)."""
+        if self.seat not in self.words_due():
+            return None
+        assert self._trial is not None
+        return ow.YES if ow.holds_match(self._trial, self.seat) else ow.NO
+
+    def word(self, seat: int, token: str) -> None:
+        """``seat``'s signed word; the move waiting for the words goes on once all are in."""
+        if seat not in self.words_due():
+            raise IllegalMove(f"P{seat} owes no word now")
+        if token not in (ow.YES, ow.NO):
+            raise IllegalMove(f"{token!r} is no word (Word:yes or Word:no)")
+        self._words[seat] = token == ow.YES
+        if self.words_due():
+            return
+        make, then = self._resume or (lambda: 0, lambda: None)
+        self._resume, self._trial = None, None
+        trial = clone(self.world)
+        trial.play(make())
+        fit = ow.fit_words(trial, self._known, self.seat, self._words, self._rng)
+        if fit is None:
+            raise NeedsOwnersWord("no arrangement of the hidden gems fits the seats' words")
+        self._relabel(lambda c: fit.get(c, c))
+        self.world.play(make())
+        then()
 
     # ------------------------------------------------------------------ inside
     def _setup_ops(self) -> list[SeatOp]:
@@ -240,25 +288,22 @@ class TableSeat2004:
                 return k
         raise IllegalMove(f"{zone!r} is no place of the row")
 
-    def _apply(self, move: int) -> None:
+    def _apply(self, make: Callable[[], int], then: Callable[[], None] = lambda: None) -> None:
+        """Play ``make()`` on the world, then ``then``; first the owners' word, if the move
+        leaves the end to face-down gems (a ritual or the move that first does so asks)."""
+        move = make()
         reason = self.world.check(move)
         if reason is not None:  # a refusal the table blames on the mover
             raise IllegalMove(reason)
+        trial = clone(self.world)
+        trial.play(move)
+        ritual = mv.decode(move).kind == mv.KIND_RITUAL
+        if ow.asks(trial) and (ritual or not ow.asks(self.world)):
+            self._resume, self._trial = (make, then), trial
+            self._askers, self._words = ow.owners(trial), {}
+            return
         self.world.play(move)
-        self._check_nothing_left()
-
-    def _check_nothing_left(self) -> None:
-        w = self.world
-        if w.game_over and w.ended_by != ENDED_NOTHING_LEFT:
-            return
-        if w.pile or any(is_gem(c) for hand in w.hands for c in hand):
-            return
-        hidden = [g for p in w.row if p is not None for _, g in p.gems if g not in self._known]
-        if hidden:
-            raise NeedsOwnersWord(
-                "the pile is empty and no hand holds a gem: whether the game ends depends on "
-                f"{len(hidden)} face-down gem(s) on the places"
-            )
+        then()
 
     def _go_on_with_ritual(self) -> None:
         slot = self._ritual
@@ -283,7 +328,9 @@ class TableSeat2004:
         elif self._turned not in self._known:
             return  # the turn has not opened the new place yet
         self._ritual, self._turned = None, None
-        self._apply(mv.ritual_move(slot))
+        self._apply(lambda: mv.ritual_move(slot), self._after_ritual)
+
+    def _after_ritual(self) -> None:
         self._known.difference_update(self._returned)  # in a reserve again, none knows where
         self._returned = ()
         while self.world.pending_reshuffle is not None:
@@ -293,10 +340,11 @@ class TableSeat2004:
 
     def _swap(self, a: int, b: int) -> None:
         """Exchange cards ``a`` and ``b`` everywhere in the world (both hidden from this seat)."""
+        self._relabel(lambda c: b if c == a else a if c == b else c)
 
-        def f(c: int) -> int:
-            return b if c == a else a if c == b else c
-
+    def _relabel(self, f: Callable[[int], int]) -> None:
+        """Rename cards everywhere in the world by ``f``, a permutation of cards hidden from
+        this seat (which therefore changes nothing it saw)."""
         w = self.world
         w.hands = [[f(c) for c in h] for h in w.hands]
         w.pile, w.supply = [f(c) for c in w.pile], [f(c) for c in w.supply]
