@@ -42,12 +42,10 @@ class TableOptions(Protocol):
     def rounds(self) -> int: ...
 
 
-@runtime_checkable
-class CommonGameState(Protocol):
-    """What every rule set's game offers: whose move, the legal moves, check, play, views, end."""
+class GameProgress(Protocol):
+    """Whose move it is and how the game ended: what every game and every seat's copy of one
+    at a card table say alike."""
 
-    @property
-    def players(self) -> int: ...
     @property
     def to_move(self) -> int | None: ...
     @property
@@ -56,6 +54,14 @@ class CommonGameState(Protocol):
     def totals(self) -> list[int]: ...
     @property
     def winners(self) -> list[int] | None: ...
+
+
+@runtime_checkable
+class CommonGameState(GameProgress, Protocol):
+    """What every rule set's game offers: whose move, the legal moves, check, play, views, end."""
+
+    @property
+    def players(self) -> int: ...
 
     def legal_moves(self) -> list[int]: ...
     def check(self, move: int) -> str | None: ...
@@ -225,7 +231,7 @@ class CardOp(Protocol):
     def position(self) -> int | None: ...
 
 
-class CardTableSeat(Protocol):
+class CardTableSeat(GameProgress, Protocol):
     """One seat's copy of a game played at a mental card table: it knows only what that seat may
     know, yet gives every seat the same schedule and the same verdict on every move.
 
@@ -235,14 +241,6 @@ class CardTableSeat(Protocol):
 
     @property
     def seat(self) -> int: ...
-    @property
-    def to_move(self) -> int | None: ...
-    @property
-    def game_over(self) -> bool: ...
-    @property
-    def totals(self) -> list[int]: ...
-    @property
-    def winners(self) -> list[int] | None: ...
 
     def ops(self) -> Sequence[CardOp]:
         """The operations due now, each given once; after running them (and :meth:`learn`-ing
@@ -311,6 +309,7 @@ __all__ = [
     "CardTableSeat",
     "CommonGameState",
     "CommonRuleset",
+    "GameProgress",
     "GameState",
     "IllegalMove",
     "InvalidDeal",
