@@ -8,6 +8,9 @@ for its step, and the table's deadlines (a fake clock here) blame the seat that 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from message_surgery import resign, thaw
 from table_harness import LocalTable
@@ -38,8 +41,12 @@ def _overdue(machine: TableMachine, after: float) -> str | None:
     return None if late is None else late.reason(str(machine.seat_of(late.debt.key)))
 
 
-@pytest.mark.parametrize("drop", [MsgType.TABLE_SHARE, MsgType.TABLE_SHUFFLE])
-def test_a_withheld_share_or_pass_is_blamed_past_the_step_deadline(drop: MsgType) -> None:
+@pytest.mark.parametrize(
+    "drop", [MsgType.TABLE_SHARE, MsgType.TABLE_SHUFFLE, MsgType.TABLE_OPEN, MsgType.TABLE_REVEAL]
+)
+def test_a_withheld_share_pass_opening_or_reveal_is_blamed_past_the_deadline(
+    drop: MsgType,
+) -> None:
     table = _stuck_table(3, 5, drop, culprit=1)
     key = table.ids[1].public_key
     for k, machine in enumerate(table.machines):
@@ -125,3 +132,51 @@ def test_two_servants_in_one_turn_are_refused_and_blamed() -> None:
         assert fault.seat == table.machines[1].seat_of(table.ids[0].public_key)
         return
     raise AssertionError("no game in 20 had a turn starting with a servant")
+
+
+def _forge(
+    table: LocalTable, kind: MsgType, change: Callable[[dict[str, Any]], None]
+) -> TableFault:
+    """Seat-list index 0 rewrites its first message of ``kind`` (re-signed, the same bytes to
+    everyone); the run must stop on a fault."""
+    forged: dict[bytes, bytes] = {}
+
+    def tamper(frm: int, to: int, raw: bytes) -> bytes | None:
+        msg = decode(raw)
+        if frm != 0 or msg.type is not kind or (forged and raw not in forged):
+            return raw
+        if raw not in forged:
+            body = thaw(msg.body)
+            change(body)
+            forged[raw] = resign(table.ids[0], raw, body=body)
+        return forged[raw]
+
+    table.tamper = tamper
+    with pytest.raises(TableFault) as caught:
+        table.run()
+    return caught.value
+
+
+def test_a_wrong_card_claimed_at_a_ritual_opening_is_blamed_on_its_owner() -> None:
+    table = LocalTable(players=3, seed=8, ruleset="druids2004")
+
+    def claim_another(body: dict[str, Any]) -> None:
+        opening = body["opens"][0]
+        opening["card"] = (opening["card"] + 1) % 90
+
+    fault = _forge(table, MsgType.TABLE_OPEN, claim_another)
+    key = table.ids[0].public_key
+    assert fault.seat == table.machines[1].seat_of(key)
+    assert "claimed card" in str(fault) and decode(fault.evidence[0]).sender == key
+
+
+def test_a_false_secret_at_the_final_reveal_is_blamed_on_its_seat() -> None:
+    table = LocalTable(players=2, seed=9, ruleset="druids2004")
+
+    def other_secret(body: dict[str, Any]) -> None:
+        body["x"] = bytes([1]) + bytes(31)
+
+    fault = _forge(table, MsgType.TABLE_REVEAL, other_secret)
+    key = table.ids[0].public_key
+    assert fault.seat == table.machines[1].seat_of(key)
+    assert "revealed secret does not match its table_key" in str(fault)
