@@ -9,20 +9,21 @@ writing its package and registering it below.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset as _Druids2004Ruleset
 from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
-from druids_p2p.games.seam import CommonRuleset, Ruleset
+from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, Ruleset, TableOptions
 
 DEALT_RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
 """The rule sets dealt once per round, which today's table and deck can run."""
 
-RULESETS: dict[str, CommonRuleset] = {
-    **DEALT_RULESETS,
-    _Druids2004Ruleset.name: _Druids2004Ruleset(),
-}
+CARD_TABLE_RULESETS: dict[str, CardTableRuleset] = {_Druids2004Ruleset.name: _Druids2004Ruleset()}
+"""The rule sets played at a mental card table (draws, face-down plays, reveals: deck.md §15)."""
+
+RULESETS: dict[str, CommonRuleset] = {**DEALT_RULESETS, **CARD_TABLE_RULESETS}
 """Every rule set by name; the one a table plays is bound into its table id."""
 
 
@@ -61,6 +62,28 @@ def check_players(name: str, players: int) -> None:
         which = ", ".join(seats[:-1]) + f" or {seats[-1]}"
         where = "" if name == DEFAULT_RULESET else f" for {name}"
         raise ValueError(f"--players must be {which}{where}, not {players}")
+
+
+@dataclass(frozen=True)
+class SeatOptions:
+    """What a seat message's options fix for a game at a card table (players; ``rounds`` and
+    ``variant`` are bound into the table id as the wire requires, and the game ignores them)."""
+
+    players: int
+    variant: bool
+    rounds: int
+
+
+def table_options(options: Mapping[str, Any]) -> tuple[str, TableOptions]:
+    """:func:`seat_options` for every game a table can play: a game dealt by rounds, or one at
+    a mental card table (its player count checked against the rule set's range)."""
+    name = options.get("ruleset", DEFAULT_RULESET)
+    if name not in CARD_TABLE_RULESETS:
+        return seat_options(options)
+    check_players(name, int(options["players"]))
+    return name, SeatOptions(
+        int(options["players"]), bool(options["variant"]), int(options["rounds"])
+    )
 
 
 def seat_options(options: Mapping[str, Any]) -> tuple[str, GameOptions]:

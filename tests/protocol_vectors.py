@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,11 @@ from druids_p2p.games.druids2017.cards import (
     cards_for_move,
 )
 from druids_p2p.games.druids2017.notation import format_card, format_move
+from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.seating import seat_order
 from druids_p2p.net.secrets import TableSecret
+from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType
+from druids_p2p.wire.table import head0, next_head
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_ID = hashlib.sha256(b"druids-p2p deal vector table").digest()
@@ -285,6 +289,82 @@ def table_lines() -> list[str]:
     return lines
 
 
+ALICE = Identity.from_seed(bytes(range(32)), "alice")
+BOB = Identity.from_seed(bytes(range(32, 64)), "bob")
+CAROL = Identity.from_seed(bytes(range(64, 96)), "carol")
+"""wire.md §11's three identities."""
+
+
+@dataclass
+class WireTableGame:
+    """deck.md §15.7's game played over signed wire messages (types 60–65) by wire.md's keys."""
+
+    table_id: bytes
+    num_cards: int
+    identities: tuple[Identity, ...]
+    codecs: list[WireCodec]
+    peers: list[TablePeer]
+    sent: list[Message] = field(default_factory=list)
+    head: bytes = b""
+
+
+def wire_table_game() -> WireTableGame:
+    """Every seat's codec is the LAN table's (``net.codec.WireCodec``): each message is sealed in
+    its sender's chain on the current transcript head and opened (verified) by every receiver."""
+    idents = (ALICE, BOB, CAROL)
+    keys = [i.public_key for i in idents]
+    game = WireTableGame(TABLE_VECTOR_ID, 8, idents, [], [], head=head0(TABLE_VECTOR_ID))
+    outbox: list[Message] = []
+
+    def seat_of(key: bytes) -> int | None:
+        return keys.index(key) if key in keys else None
+
+    for s, ident in enumerate(idents):
+        chain = Chain(ident, TABLE_VECTOR_ID, lambda: (0, ZERO_HASH))
+        codec = WireCodec(s, chain, lambda: game.head, seat_of, lambda raw: None, outbox.append)
+        game.codecs.append(codec)
+        entropy = TableSecret(seat_root(s)).entropy(f"table/{TABLE_VECTOR_GAME}")
+        peer = TablePeer(TABLE_VECTOR_ID, TABLE_VECTOR_GAME, 3, 8, game.codecs[s], entropy=entropy)
+        game.peers.append(peer)
+
+    def deliver(raws: list[bytes]) -> None:
+        del raws  # the same bytes as the messages the codecs queued, in order
+        while outbox:
+            msg = outbox.pop(0)
+            game.sent.append(msg)
+            game.head = next_head(game.head, msg.hash)
+            for peer in game.peers:
+                if keys[peer.seat] != msg.sender:
+                    peer.receive(msg.raw)
+
+    for peer in game.peers:
+        deliver(peer.start())
+    for op in TABLE_VECTOR_OPS:
+        for peer in game.peers:
+            mine = op.kind == "play" and op.seat == peer.seat
+            deliver(peer.push(op, peer.hand()[0] if mine else None))
+    return game
+
+
+def table_wire_lines() -> list[str]:
+    """wire.md §11: the card table's messages as wire messages, each one's size and hash."""
+    game = wire_table_game()
+    lines = [f"table_id = {game.table_id.hex()}", f"head_0 = {head0(game.table_id).hex()}"]
+    for msg in game.sent:
+        seat = [i.public_key for i in game.identities].index(msg.sender)
+        op = "" if msg.type is MsgType.TABLE_KEY else f" op {msg.body['op']}"
+        lines.append(
+            f"{game.identities[seat].name} seq {msg.seq} type {int(msg.type)} {msg.type.label}{op}:"
+            f" {len(msg.raw)} bytes, hash {msg.hash.hex()}"
+        )
+    play = next(m for m in game.sent if m.type is MsgType.TABLE_PLAY)
+    raw = play.raw.hex()
+    lines.append(f"first table_play in full ({len(play.raw)} bytes):")
+    lines += [raw[i : i + 84] for i in range(0, len(raw), 84)]
+    lines.append(f"head after the final reveal = {game.head.hex()}")
+    return lines
+
+
 def card_table_lines() -> list[str]:
     """protocol.md appendix A: every card id with its token, domain and value, from the engine."""
     lines = ["| id | token | domain | value |", "|---|---|---|---|"]
@@ -324,6 +404,7 @@ BLOCKS = {
     "coin-flip-vector": coin_flip_lines,
     "deal-vector": deal_lines,
     "table-vector": table_lines,
+    "table-wire-vector": table_wire_lines,
     "card-table": card_table_lines,
     "move-table": move_table_lines,
 }
@@ -332,6 +413,7 @@ BLOCKS = {
 DOCUMENTS = (
     ROOT / "protocol.md",
     ROOT / "docs" / "protocol" / "deck.md",
+    ROOT / "docs" / "protocol" / "wire.md",
 )
 
 

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.games.druids2017.game import Game
+from druids_p2p.games.seam import TableOptions
 from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
+from druids_p2p.rulesets import CARD_TABLE_RULESETS, SeatOptions
 from druids_p2p.wire import Identity, Message, Transcript, decode, decode_receipt, is_receipt
 
 Tamper = Callable[[int, int, bytes], bytes | None]
@@ -26,6 +28,7 @@ class LocalTable:
         seed: int = 0,
         variant: bool = False,
         records: Path | None = None,
+        ruleset: str = "druids2017",
     ) -> None:
         self.rng = random.Random(seed)
         self.ids = [Identity.generate(f"p{i}") for i in range(players)]
@@ -33,14 +36,20 @@ class LocalTable:
             (ident.public_key, ident.name, f"tcp://127.0.0.1:{6000 + k}", bytes([k + 1]) * 32)
             for k, ident in enumerate(self.ids)
         ]
-        options = GameOptions(players=players, rounds=rounds, variant=variant)
+        options: TableOptions
+        if ruleset in CARD_TABLE_RULESETS:  # a game at a mental card table (Druids 2004)
+            options = SeatOptions(players=players, variant=variant, rounds=rounds)
+        else:
+            options = GameOptions(players=players, rounds=rounds, variant=variant)
         offer = os.urandom(32)
         self.joins = [
             make_join(i, offer, endpoint, curve)
             for i, (_, _, endpoint, curve) in zip(self.ids, self.seats, strict=True)
         ]
         """Every seat's signed join (the host's, index 0, is not quoted)."""
-        self.seat_raw = make_seat_message(self.ids[0], self.seats, options, joins=self.joins[1:])
+        self.seat_raw = make_seat_message(
+            self.ids[0], self.seats, options, joins=self.joins[1:], ruleset=ruleset
+        )
         self.seat_msg = decode(self.seat_raw)
         self.secrets = [TableSecret(os.urandom(32)) for _ in range(players)]
         self.records = records

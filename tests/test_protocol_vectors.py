@@ -10,6 +10,7 @@ from protocol_vectors import BLOCKS, DOCUMENTS, blocks_in
 EXPECTED = {
     "protocol.md": {"coin-flip-vector", "table-secret-vector", "card-table", "move-table"},
     "deck.md": {"deal-vector", "table-vector"},
+    "wire.md": {"table-wire-vector"},
 }
 
 

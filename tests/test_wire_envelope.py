@@ -123,7 +123,22 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
         (MsgType.ABORT, {"reason": "seat 2 equivocated", "seat": 2, "key": key}),
         (MsgType.ABORT, {"reason": "bye"}),
         (MsgType.CHAT, {"n": 1_700_000_000_000, "text": "gg — well played 🌿"}),
+        (MsgType.TABLE_KEY, {"e": H1, "key": H2, "round": 1, "s": H1}),
+        (MsgType.TABLE_SHUFFLE, _table_shuffle_body()),
+        (MsgType.TABLE_SHARE, {"d": H1, "e": H2, "op": 7, "pos": 3, "round": 1, "s": H1}),
+        (MsgType.TABLE_PLAY, {"op": 9, "pos": 3, "round": 1, "zone": "place:2"}),
+        (
+            MsgType.TABLE_OPEN,
+            {"op": 12, "opens": [{"card": 89, "d": H1, "e": H2, "pos": 3, "s": H1}], "round": 1},
+        ),
+        (MsgType.TABLE_REVEAL, {"op": 225, "round": 1, "x": H2}),
     ]
+
+
+def _table_shuffle_body() -> dict[str, Any]:
+    """A card table's pass of the wire's shape (the deck layer checks the points)."""
+    body = {k: v for k, v in fake_shuffle_body(2).items() if k != "pass"}
+    return body | {"deck": "reserve:1", "op": 0}
 
 
 def test_round_trip_every_type(table: SampleTable) -> None:

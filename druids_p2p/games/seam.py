@@ -42,12 +42,10 @@ class TableOptions(Protocol):
     def rounds(self) -> int: ...
 
 
-@runtime_checkable
-class CommonGameState(Protocol):
-    """What every rule set's game offers: whose move, the legal moves, check, play, views, end."""
+class GameProgress(Protocol):
+    """Whose move it is and how the game ended: what every game and every seat's copy of one
+    at a card table say alike."""
 
-    @property
-    def players(self) -> int: ...
     @property
     def to_move(self) -> int | None: ...
     @property
@@ -56,6 +54,14 @@ class CommonGameState(Protocol):
     def totals(self) -> list[int]: ...
     @property
     def winners(self) -> list[int] | None: ...
+
+
+@runtime_checkable
+class CommonGameState(GameProgress, Protocol):
+    """What every rule set's game offers: whose move, the legal moves, check, play, views, end."""
+
+    @property
+    def players(self) -> int: ...
 
     def legal_moves(self) -> list[int]: ...
     def check(self, move: int) -> str | None: ...
@@ -203,9 +209,107 @@ class Ruleset(CommonRuleset, Protocol):
         ...
 
 
+class CardOp(Protocol):
+    """One operation of the mental card table, as a game's schedule gives it (deck.md §15.1).
+
+    The fields of the deck's ``TableOp`` (which a game may not import): ``shuffle`` a ``deck``
+    (``cards`` listed when it is new), ``deal`` its top to ``seat``'s hand, ``turn`` its top face
+    up into ``zone``, ``play`` (``seat`` puts a position of its hand face down into ``zone``),
+    ``reveal`` a ``zone``, ``return`` a public ``position`` into ``deck``, ``final``."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def deck(self) -> str: ...
+    @property
+    def zone(self) -> str: ...
+    @property
+    def seat(self) -> int | None: ...
+    @property
+    def cards(self) -> tuple[int, ...]: ...
+    @property
+    def position(self) -> int | None: ...
+
+
+class CardTableSeat(GameProgress, Protocol):
+    """One seat's copy of a game played at a mental card table: it knows only what that seat may
+    know, yet gives every seat the same schedule and the same verdict on every move.
+
+    Positions are numbered as cards leave decks (each ``deal`` and ``turn`` takes the next), as
+    the table numbers them. A refused move raises ValueError (the game's own ``IllegalMove``)
+    whose message says why: the table blames the mover with it."""
+
+    @property
+    def seat(self) -> int: ...
+
+    def ops(self) -> Sequence[CardOp]:
+        """The operations due now, each given once; after running them (and :meth:`learn`-ing
+        what they opened to this seat) ask again until it is empty and someone is to move."""
+        ...
+
+    def learn(self, position: int, card: int) -> None:
+        """The table opened ``position`` to this seat as ``card`` (a deal to it, a turn, a
+        reveal); ValueError if that cannot be (a card already elsewhere, another back)."""
+        ...
+
+    def play(self, seat: int, position: int, zone: str) -> CardOp:
+        """``seat`` puts ``position`` of its hand face down into ``zone``; the table's op."""
+        ...
+
+    def move(self, seat: int, token: str) -> None:
+        """``seat``'s public move (no card leaves its hand): the game's token."""
+        ...
+
+    def legal_moves(self) -> list[int]:
+        """This seat's legal moves when it is to move (it knows its own hand)."""
+        ...
+
+    def words_asked(self) -> tuple[int, ...]:
+        """The seats asked for a signed word about their hidden cards before the game can go
+        on (Druids 2004: the "nothing left" end), while any is due; else empty."""
+        ...
+
+    def words_due(self) -> tuple[int, ...]:
+        """Of those, the seats whose word has not come yet."""
+        ...
+
+    def own_word(self) -> str | None:
+        """This seat's word (a move token) when it owes one."""
+        ...
+
+    def word(self, seat: int, token: str) -> None:
+        """``seat``'s word; ValueError if it owes none or the token is none."""
+        ...
+
+    def table_move(self, move: int) -> tuple[int, str] | None:
+        """(card, zone) for a move of this seat that puts a card of its hand down (the table
+        plays that card's position into the zone), None for a public move (its token)."""
+        ...
+
+    def position_of(self, card: int) -> int:
+        """The position that holds ``card`` of this seat's hand (ValueError if none)."""
+        ...
+
+    def view(self, seat: int) -> Any: ...
+
+
+@runtime_checkable
+class CardTableRuleset(CommonRuleset, Protocol):
+    """A game played at a mental card table (Druids 2004): draws, face-down plays, reveals."""
+
+    def table_seat(self, options: Any, seat: int, rng: random.Random) -> CardTableSeat:
+        """``seat``'s copy of a new game with ``options``; ``rng`` only fills hidden places
+        with guesses that nothing public depends on (never a secret)."""
+        ...
+
+
 __all__ = [
+    "CardOp",
+    "CardTableRuleset",
+    "CardTableSeat",
     "CommonGameState",
     "CommonRuleset",
+    "GameProgress",
     "GameState",
     "IllegalMove",
     "InvalidDeal",

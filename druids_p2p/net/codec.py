@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from druids_p2p.deck import Envelope, MalformedMessage
+from druids_p2p.net.table_codec import TABLE_KIND_TYPES
 from druids_p2p.wire import Identity, Message, MsgType, WireError, decode
 from druids_p2p.wire.envelope import encode_message
 
@@ -27,6 +28,7 @@ _KIND_TYPES = {
     "deck_salt": MsgType.DECK_SALT,
     "deck_shares": MsgType.DECK_SHARES,
     "deck_reveal": MsgType.DECK_REVEAL,
+    **TABLE_KIND_TYPES,  # the card table's (deck.md §15), types 60–65
 }
 _TYPE_KINDS = {v: k for k, v in _KIND_TYPES.items()}
 OPEN_KIND = "deck_open"

@@ -36,18 +36,18 @@ def result_problem(body: Mapping[str, Any], totals: list[int], winners: list[int
 
 def start_result(machine: TableState) -> None:
     """The last round is audited: every seat now signs what the game gives."""
-    game = machine.game
-    assert game.winners is not None
+    totals, winners = machine.outcome()
+    assert winners is not None
     machine.phase = "result"
     machine._next("result", machine.order, MsgType.RESULT)
-    machine._send_own(MsgType.RESULT, result_body(game.totals, game.winners))
+    machine._send_own(MsgType.RESULT, result_body(totals, winners))
 
 
 def check_result(machine: TableState, msg: Message) -> None:
     """A result is checked the moment it is its sender's next message in the step."""
-    game = machine.game
-    assert game.winners is not None
-    problem = result_problem(msg.body, game.totals, game.winners)
+    totals, winners = machine.outcome()
+    assert winners is not None
+    problem = result_problem(msg.body, totals, winners)
     if problem is not None:
         raise TableFault(
             f"{machine._who(msg.sender)} {problem}", machine.seat_of(msg.sender), (msg.raw,)
@@ -56,12 +56,12 @@ def check_result(machine: TableState, msg: Message) -> None:
 
 def on_results(machine: TableState, batch: list[Message]) -> None:
     """Every seat signed the same result as this peer: the game is over."""
-    game = machine.game
+    totals, winners = machine.outcome()
     machine.phase = "done"
     machine.steps.close()
     machine.finished = True
     machine._event(
         "game_over",
-        f"game over: totals {game.totals}, winners {game.winners}",
-        {"totals": game.totals, "winners": game.winners},
+        f"game over: totals {totals}, winners {winners}",
+        {"totals": totals, "winners": winners},
     )

@@ -54,9 +54,11 @@ def make_seat_message(
     options: TableOptions,
     nonce: bytes | None = None,
     joins: Sequence[bytes] | None = None,
+    ruleset: str = DEFAULT_RULESET,
 ) -> bytes:
     """The host's seat message: (key, name, endpoint, curve) per seat in join order, and the
-    raw signed ``join`` of every seat but the host's, in seat order (``joins``).
+    raw signed ``join`` of every seat but the host's, in seat order (``joins``), for the game
+    ``ruleset``.
 
     The table id is the hash of the seated keys, the options and a nonce, so every later
     signature at the table also signs who sits there and what is played.
@@ -66,7 +68,7 @@ def make_seat_message(
     body: dict[str, object] = {
         "seats": keys,
         "names": [s[1] for s in seats],
-        "options": options_body(options),
+        "options": options_body(options, ruleset),
         "nonce": nonce,
         "endpoints": [s[2] for s in seats],
         "curves": [s[3] for s in seats],

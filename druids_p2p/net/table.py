@@ -37,6 +37,7 @@ from pathlib import Path
 
 from druids_p2p.deck import DeckFault
 from druids_p2p.games.seam import IllegalMove
+from druids_p2p.net.card_table_round import on_card_step, own_card_move
 from druids_p2p.net.game_result import check_result, on_results
 from druids_p2p.net.moves import MoveRefused
 from druids_p2p.net.round_audit import on_audit, on_ready
@@ -61,6 +62,9 @@ _HANDLERS: dict[str, Callable[[TableState, list[Message]], None]] = {
     "move": on_play,
     "reveal": on_reveals,
     "result": on_results,
+    "card_deck": on_card_step,  # a game at a mental card table: net/card_table_round.py
+    "card_move": on_card_step,
+    "card_word": on_card_step,
 }
 """Each step's handler, run once the step is complete (its state is :class:`TableState`'s)."""
 
@@ -77,7 +81,7 @@ class TableMachine(TableState):
         """True when the game waits for this peer's move (the first lead: if it holds Gaia).
         Who moves is the step's (set from the game's turn when the step began), nobody else's."""
         step = self.step
-        if self.phase != "play" or step is None or step.name not in ("move", "lead"):
+        if self.phase != "play" or step is None or step.name not in ("move", "lead", "card_move"):
             return False
         return (
             step.senders == (self.me,)
@@ -283,9 +287,14 @@ class TableMachine(TableState):
         if not self.my_turn:
             raise IllegalMove("it is not this seat's turn")
         try:
-            own_move(self, move)  # checked once, here: its message is not checked again
+            if self.card_play is not None:
+                own_card_move(self, move)  # its copy of the rules checks it (ValueError)
+            else:
+                own_move(self, move)  # checked once, here: its message is not checked again
         except MoveRefused as refused:
             raise IllegalMove(refused.rule or refused.reason) from None
+        except ValueError as refused:  # the card table's copy of the rules
+            raise IllegalMove(str(refused)) from None
         self._pump_then_fault()
         return self._drain()
 

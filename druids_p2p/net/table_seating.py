@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
+from druids_p2p.net.card_table_round import start_card_table
 from druids_p2p.net.seating import confirm_contradiction, seat_order
 from druids_p2p.net.table_round import start_round
 from druids_p2p.net.table_state import TableState
@@ -63,4 +64,7 @@ def on_nonces(t: TableState, batch: list[Message]) -> None:
     t.order = seat_order(t.table_id, t.list_keys, t.seating.nonces)
     names = ", ".join(f"{i}: {t.names[k]}" for i, k in enumerate(t.order))
     t._event("seated", f"seat order fixed by coin flip — {names}")
-    start_round(t)
+    if t.card_rules is not None:
+        start_card_table(t)  # a game at a mental card table (net/card_table_round.py)
+    else:
+        start_round(t)

@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from druids_p2p.deck import AuditRequired, AuditResult, DeckError, DeckFault, DeckPeer
-from druids_p2p.games.seam import GameState, Ruleset
+from druids_p2p.games.seam import CardTableRuleset, GameState, Ruleset, TableOptions
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.endpoints import TableNetwork
 from druids_p2p.net.moves import AcceptedMove, MoveLog
 from druids_p2p.net.seating import seat_list_fault
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table_types import Step, StepLog, TableEvent, TableFault
-from druids_p2p.rulesets import dealt_ruleset, seat_options
+from druids_p2p.rulesets import CARD_TABLE_RULESETS, dealt_ruleset, table_options
 from druids_p2p.wire import Identity, Message, MsgType, Receipt, Transcript, next_head
 
 
@@ -45,7 +45,14 @@ class Seating:
 
 
 class TableState:
-    """One peer at one seated table: its state, and the helpers its step handlers share."""
+    """One peer at one seated table: its state, and the helpers its step handlers share.
+
+    A game dealt by rounds has ``rules`` and ``game``; a game at a mental card table (Druids
+    2004) has ``card_rules`` and, once seated, ``card_play`` (``net/card_table_round.py``)."""
+
+    rules: Ruleset
+    game: GameState
+    options: TableOptions
 
     def __init__(
         self,
@@ -69,8 +76,12 @@ class TableState:
         if self.me not in self.list_keys:
             raise ValueError("this identity is not seated at this table")
         self.names = dict(zip(self.list_keys, body["names"], strict=True))
-        self.ruleset, self.options = seat_options(body["options"])
-        self.rules: Ruleset = dealt_ruleset(self.ruleset)
+        self.ruleset, self.options = table_options(body["options"])
+        self.card_rules: CardTableRuleset | None = CARD_TABLE_RULESETS.get(self.ruleset)
+        self.card_play: Any = None
+        """This seat's card-table game (``CardTablePlay``), once seated at a card table."""
+        self.card_cursor = (-1, 0)
+        """(operation, pass) the transcript has reached at a card table."""
         if self.options.players != len(self.list_keys):
             raise ValueError("the seat message seats a different number of players")
         self.secret = secret
@@ -88,9 +99,11 @@ class TableState:
         self.events: list[TableEvent] = []
         self.seating = Seating()
         self.order: tuple[bytes, ...] = ()
-        self.game: GameState = self.rules.new_game(
-            self.options.players, variant=self.options.variant, rounds=self.options.rounds
-        )
+        if self.card_rules is None:
+            self.rules = dealt_ruleset(self.ruleset)
+            self.game = self.rules.new_game(
+                self.options.players, variant=self.options.variant, rounds=self.options.rounds
+            )
         self.deck: DeckPeer | None = None
         self.codec: WireCodec | None = None
         self.phase = "seating"
@@ -190,10 +203,17 @@ class TableState:
         keys = self.order or self.list_keys
         return str(self.names[keys[seat]])
 
+    def outcome(self) -> tuple[list[int], list[int] | None]:
+        """The game's totals (play order) and winners (None while it is not over)."""
+        game = self.card_play.copy if self.card_play is not None else self.game
+        return list(game.totals), game.winners
+
     def view(self) -> Any:
         """This seat's view of the round (the rule set's own type), None before a deal."""
         seat = self.my_seat
-        if seat is None or self.game.round_index < 0:
+        if seat is not None and self.card_play is not None:
+            return self.card_play.copy.view(seat)
+        if seat is None or self.card_rules is not None or self.game.round_index < 0:
             return None
         return self.game.view(seat)
 

@@ -71,26 +71,69 @@ OPENING = Struct(
 """A card opening (the deck's ``deck_open`` body). At a table it rides inside the ``move`` that
 plays the card: one message, one signature and one verification per card played instead of two."""
 
-SHUFFLE_PROOF = Struct(
-    {
-        "c": List(POINT, 1, MAX_DECK),
-        "ch": List(POINT, 1, MAX_DECK),
-        "s1": SCALAR,
-        "s2": SCALAR,
-        "s3": SCALAR,
-        "s4": SCALAR,
-        "sh": List(SCALAR, 1, MAX_DECK),
-        "sp": List(SCALAR, 1, MAX_DECK),
-        "t1": POINT,
-        "t2": POINT,
-        "t3": POINT,
-        "t41": POINT,
-        "t42": POINT,
-        "th": List(POINT, 1, MAX_DECK),
-    }
-)
+
+def _shuffle_proof(max_len: int) -> Struct:
+    """Section 7.1's proof map with every vector bounded by ``max_len`` entries."""
+    points, scalars = List(POINT, 1, max_len), List(SCALAR, 1, max_len)
+    fields: dict[str, Schema] = {"c": points, "ch": points, "sh": scalars, "sp": scalars}
+    fields |= {"th": points} | {k: SCALAR for k in ("s1", "s2", "s3", "s4")}
+    fields |= {k: POINT for k in ("t1", "t2", "t3", "t41", "t42")}
+    return Struct(fields)
+
+
+SHUFFLE_PROOF = _shuffle_proof(MAX_DECK)
 """The proof of a shuffle in a ``deck_shuffle`` (docs/protocol/deck.md §7.1); the deck layer checks
 that every vector has one entry per ciphertext and every point and scalar is canonical."""
+
+# The mental card table (deck.md §15.3): the same bounds as deck/table_messages.py, which the wire
+# may not import (tests/test_table_wire.py checks that they agree).
+MAX_TABLE_DECK = 128
+"""Ciphertexts in one deck (the deck's ``MAX_CARDS``): one shuffle with its proof fits a message."""
+MAX_TABLE_POSITIONS = 4096
+MAX_TABLE_CARDS = 256
+TABLE_OP = Int(0, 2**32 - 1)
+TABLE_POS = Int(0, MAX_TABLE_POSITIONS - 1)
+TABLE_NAME = Str(1, 32, charset=TOKEN_CHARS)
+"""A deck or zone name (``gems``, ``reserve:2``, ``place:3``)."""
+TABLE_OPENING = Struct(
+    {"card": Int(0, MAX_TABLE_CARDS - 1), "d": POINT, "e": SCALAR, "pos": TABLE_POS, "s": SCALAR}
+)
+TABLE_BODIES: dict[MsgType, Schema] = {
+    MsgType.TABLE_KEY: Struct({"e": SCALAR, "key": POINT, "round": DECK_ROUND, "s": SCALAR}),
+    MsgType.TABLE_SHUFFLE: Struct(
+        {
+            "a": List(POINT, 1, MAX_TABLE_DECK),
+            "c": List(POINT, 1, MAX_TABLE_DECK),
+            "deck": TABLE_NAME,
+            "op": TABLE_OP,
+            "proof": _shuffle_proof(MAX_TABLE_DECK),
+            "round": DECK_ROUND,
+        }
+    ),
+    MsgType.TABLE_SHARE: Struct(
+        {
+            "d": POINT,
+            "e": SCALAR,
+            "op": TABLE_OP,
+            "pos": TABLE_POS,
+            "round": DECK_ROUND,
+            "s": SCALAR,
+        }
+    ),
+    MsgType.TABLE_PLAY: Struct(
+        {"op": TABLE_OP, "pos": TABLE_POS, "round": DECK_ROUND, "zone": TABLE_NAME}
+    ),
+    MsgType.TABLE_OPEN: Struct(
+        {
+            "op": TABLE_OP,
+            "opens": List(TABLE_OPENING, 1, MAX_TABLE_DECK),
+            "round": DECK_ROUND,
+        }
+    ),
+    MsgType.TABLE_REVEAL: Struct({"op": TABLE_OP, "round": DECK_ROUND, "x": SCALAR}),
+}
+"""The card table's six bodies, types 60–65; the deck layer re-checks every point, scalar and
+length against the table's state (deck.md §15.4)."""
 
 BODIES: dict[MsgType, Schema] = {
     MsgType.HELLO: Struct({"name": NAME, "client": Str(1, 64, printable=True)}),
@@ -182,4 +225,5 @@ BODIES: dict[MsgType, Schema] = {
     # Table talk (net/chat.py): out of chain like a hello; ``n`` rises with every line a sender
     # says at this table (its clock in ms, so a restarted peer goes on above its last line).
     MsgType.CHAT: Struct({"n": Int(1, MAX_CHAT_N), "text": Str(1, MAX_CHAT_TEXT, printable=True)}),
+    **TABLE_BODIES,
 }

@@ -62,6 +62,14 @@ class MsgType(IntEnum):
     CHAT = 50
     """A line of table talk: signed, out of chain, never in the transcript (net/chat.py)."""
 
+    # The mental card table (docs/protocol/deck.md §15.3), in the deck's kind order.
+    TABLE_KEY = 60
+    TABLE_SHUFFLE = 61
+    TABLE_SHARE = 62
+    TABLE_PLAY = 63
+    TABLE_OPEN = 64
+    TABLE_REVEAL = 65
+
     @property
     def label(self) -> str:
         """The lower-case name used in documentation, logs and JSON output."""

@@ -19,6 +19,7 @@ from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.games.druids2004.setup import Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
+from druids_p2p.games.druids2004.table_seat import TableSeat2004
 
 Streams = Callable[[str, int], random.Random]
 """``druids_p2p.games.seam.Streams``, spelled out: the games never import each other."""
@@ -94,6 +95,13 @@ class Druids2004Ruleset:
 
     def describe(self, state: object) -> Iterator[str]:
         return game_lines(_game(state))
+
+    # ------------------------------------------------------------ at a card table
+    def table_seat(self, options: Any, seat: int, rng: random.Random) -> TableSeat2004:
+        """``seat``'s copy of a game at a mental card table (:mod:`.table_seat`)."""
+        if not isinstance(options, Options):
+            raise TypeError(f"{self.name} plays with its Options, not {type(options).__name__}")
+        return TableSeat2004(options, seat, rng)
 
 
 def _game(state: object) -> Game2004:

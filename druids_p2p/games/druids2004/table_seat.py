@@ -1,0 +1,360 @@
+"""One seat's copy of a Druids (2004) game at a mental card table: what it may know, no more.
+
+At a table no seat knows the whole game, yet every seat must agree on every public fact (whose
+turn, what is legal, each ritual's outcome, the end) and check every other seat's move. A seat
+runs the full engine (:class:`Game2004`) on a *world*: a complete game state that agrees with
+the truth wherever this seat can see (its hand, its own face-down cards, every open card) and
+fills every hidden place with some card of the right back (a gem, a servant of its owner, a
+place). What the engine decides from the others' moves depends only on backs, sizes and open
+cards, so every seat's world decides alike. When the table opens a card to this seat (a deal to
+it, a turn, a ritual) and the world holds another card there, the two ids swap everywhere in the
+world: the true card sat somewhere this seat cannot see, under the same back, so the swap
+changes nothing it saw.
+
+The table's schedule comes out as :class:`SeatOp` data (the seam's ``SeatOp``): the setup's
+shuffles (decks ``supply``, ``gems``, ``reserve:S``), turns (zone ``row:K``) and deals; each draw;
+each face-down play (zone ``slot:K``) or discard (zone ``discards``); each ritual's reveal of
+``slot:K``, then its returns, its turn and the reshuffles; the final reveal.
+
+The one verdict that hidden cards decide, the "nothing left" end, waits for the owners' word
+(:mod:`.owners_word`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
+the hidden gems fits raises :class:`NeedsOwnersWord`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import owners_word as ow
+from druids_p2p.games.druids2004.cards import (
+    GEMS,
+    PLACES,
+    ROW_SLOTS,
+    START_GEMS,
+    START_SERVANTS,
+    is_gem,
+    is_place,
+    servant_owner,
+    servants_of,
+)
+from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.records import RitualDone
+from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.state import Game2004, IllegalMove
+from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.games.druids2004.worlds import clone
+
+SUPPLY, GEMS_DECK, DISCARDS = "supply", "gems", "discards"
+
+
+def reserve(seat: int) -> str:
+    return f"reserve:{seat}"
+
+
+def slot_zone(slot: int) -> str:
+    return f"slot:{slot}"
+
+
+def _back(card: int) -> str:
+    """What the table shows of a hidden card: its deck."""
+    if is_gem(card):
+        return GEMS_DECK
+    return SUPPLY if is_place(card) else reserve(servant_owner(card))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatOp:
+    """One card-table operation (``druids_p2p.games.seam.CardOp``; this package imports nothing
+    outside itself): the fields of the deck's ``TableOp``."""
+
+    kind: str
+    deck: str = ""
+    zone: str = ""
+    seat: int | None = None
+    cards: tuple[int, ...] = ()
+    position: int | None = None
+
+
+class NeedsOwnersWord(RuntimeError):
+    """The seats' words fit no arrangement of the gems hidden from this seat: one is false."""
+
+
+class TableSeat2004:
+    """``seat``'s copy of a game whose first turn is seat 0's (the table's seat order is already
+    a fair draw, so the start needs no chance of its own)."""
+
+    def __init__(self, options: Options, seat: int, rng: random.Random) -> None:
+        if not 0 <= seat < options.players:
+            raise ValueError(f"no seat {seat} at a {options.players}-player table")
+        self.seat = seat
+        self.world = Game2004(random_setup(rng, options.players, start=0), options)
+        self._labels: list[int] = []
+        """The world's card at each position."""
+        self._known: set[int] = set()
+        self._due: list[SeatOp] = self._setup_ops()
+        self._ritual: int | None = None
+        self._turned: int | None = None
+        self._returned: tuple[int, ...] = ()
+        self._rng = rng
+        self._resume: tuple[Callable[[], int], Callable[[], None]] | None = None
+        """The move waiting for the owners' word, and what follows it."""
+        self._trial: Game2004 | None = None
+        self._askers: tuple[int, ...] = ()
+        self._words: dict[int, bool] = {}
+        self._gone: set[int] = set()
+        """Positions returned into a deck: their card is dealt again under a new position."""
+        self._final = False
+
+    # ------------------------------------------------------------------ the seam
+    @property
+    def to_move(self) -> int | None:
+        busy = self._due or self._ritual is not None or self._resume is not None
+        return None if busy else self.world.to_move
+
+    @property
+    def game_over(self) -> bool:
+        return self.world.game_over
+
+    @property
+    def totals(self) -> list[int]:
+        return self.world.totals
+
+    @property
+    def winners(self) -> list[int] | None:
+        return self.world.winners
+
+    def view(self, seat: int) -> SeatView:
+        return self.world.view(seat)
+
+    def legal_moves(self) -> list[int]:
+        return self.world.legal_moves() if self.to_move == self.seat else []
+
+    def table_move(self, move: int) -> tuple[int, str] | None:
+        m = mv.decode(move)
+        if m.kind == mv.KIND_PLAY:
+            return m.card, slot_zone(m.slot)
+        return (m.card, DISCARDS) if m.kind == mv.KIND_DISCARD else None
+
+    def position_of(self, card: int) -> int:
+        if card not in self.world.hands[self.seat]:
+            raise ValueError(f"card {card} is not in this seat's hand")
+        return self._where(card)
+
+    def ops(self) -> list[SeatOp]:
+        if self._due:  # handed out first: what comes next waits for what they open
+            due, self._due = self._due, []
+            return due
+        if self._ritual is not None:
+            self._go_on_with_ritual()
+        if self.world.game_over and not self._final and self._ritual is None:
+            self._final = True
+            self._due.append(SeatOp("final"))
+        due, self._due = self._due, []
+        return due
+
+    def learn(self, position: int, card: int) -> None:
+        if not 0 <= position < len(self._labels):
+            raise ValueError(f"no position {position} has been taken")
+        label = self._labels[position]
+        if position in self._gone:
+            raise ValueError(f"position {position} went back into a deck")
+        if label != card:
+            if card in self._known:
+                raise ValueError(f"card {card} is known to lie elsewhere, not at {position}")
+            if _back(card) != _back(label):
+                raise ValueError(f"position {position} is a {_back(label)} card, not {card}")
+            self._swap(label, card)
+        self._known.add(card)
+
+    def play(self, seat: int, position: int, zone: str) -> SeatOp:
+        self._turn_of(seat)
+        if not 0 <= position < len(self._labels):
+            raise IllegalMove(f"P{seat} played position {position}, which was never dealt")
+        card = self._labels[position]
+        if card not in self.world.hands[seat]:
+            raise IllegalMove(f"P{seat} played position {position}, which is not in its hand")
+        if zone == DISCARDS and not is_gem(card):
+            raise IllegalMove("only a gem is discarded")
+        slot = -1 if zone == DISCARDS else self._slot(zone)
+
+        def make() -> int:  # from the position: the words may relabel its card meanwhile
+            label = self._labels[position]
+            return mv.discard_move(label) if slot < 0 else mv.play_move(label, slot)
+
+        self._apply(make)
+        return SeatOp("play", seat=seat, zone=zone)
+
+    def move(self, seat: int, token: str) -> None:
+        self._turn_of(seat)
+        try:
+            move = mv.parse_move(token)
+        except ValueError as exc:
+            raise IllegalMove(str(exc)) from None
+        kind = mv.decode(move)
+        if kind.kind in (mv.KIND_PLAY, mv.KIND_DISCARD):
+            raise IllegalMove(f"{token}: a card leaves a hand only by a table play of its position")
+        reason = self.world.check(move)
+        if reason is not None:
+            raise IllegalMove(reason)
+        if kind.kind == mv.KIND_RITUAL:
+            self._ritual = kind.slot
+            self._due.append(SeatOp("reveal", zone=slot_zone(kind.slot)))
+        elif kind.kind == mv.KIND_DRAW:
+            self._apply(lambda: move)
+            drew = self.world.hands[seat][-1]
+            deck = GEMS_DECK if kind.source == "gem" else reserve(seat)
+            self._take(drew, SeatOp("deal", deck=deck, seat=seat))
+        else:
+            self._apply(lambda: move)
+
+    # ------------------------------------------------------------------ the owners' word
+    def words_due(self) -> tuple[int, ...]:
+        """The seats whose word the game waits for (:mod:`.owners_word`), in seat order."""
+        if self._resume is None:
+            return ()
+        return tuple(q for q in self._askers if q not in self._words)
+
+    def words_asked(self) -> tuple[int, ...]:
+        """Every seat asked for its word while any word is still due (the table's step)."""
+        return self._askers if self._resume is not None else ()
+
+    def own_word(self) -> str | None:
+        """This seat's word if it owes one (from its own face-down gems)."""
+        if self.seat not in self.words_due():
+            return None
+        assert self._trial is not None
+        return ow.YES if ow.holds_match(self._trial, self.seat) else ow.NO
+
+    def word(self, seat: int, token: str) -> None:
+        """``seat``'s signed word; the move waiting for the words goes on once all are in."""
+        if seat not in self.words_due():
+            raise IllegalMove(f"P{seat} owes no word now")
+        if token not in (ow.YES, ow.NO):
+            raise IllegalMove(f"{token!r} is no word (Word:yes or Word:no)")
+        self._words[seat] = token == ow.YES
+        if self.words_due():
+            return
+        make, then = self._resume or (lambda: 0, lambda: None)
+        self._resume, self._trial = None, None
+        trial = clone(self.world)
+        trial.play(make())
+        fit = ow.fit_words(trial, self._known, self.seat, self._words, self._rng)
+        if fit is None:
+            raise NeedsOwnersWord("no arrangement of the hidden gems fits the seats' words")
+        self._relabel(lambda c: fit.get(c, c))
+        self.world.play(make())
+        then()
+
+    # ------------------------------------------------------------------ inside
+    def _setup_ops(self) -> list[SeatOp]:
+        s, n = self.world.setup, self.world.players
+        ops = [
+            SeatOp("shuffle", deck=SUPPLY, cards=PLACES),
+            SeatOp("shuffle", deck=GEMS_DECK, cards=GEMS),
+        ]
+        ops += [SeatOp("shuffle", deck=reserve(q), cards=servants_of(q)) for q in range(n)]
+        for k in range(ROW_SLOTS):
+            self._take(s.places[k], None)
+            ops.append(SeatOp("turn", deck=SUPPLY, zone=f"row:{k}"))
+        for q in range(n):
+            for card in s.gems[START_GEMS * q : START_GEMS * (q + 1)]:
+                self._take(card, None)
+                ops.append(SeatOp("deal", deck=GEMS_DECK, seat=q))
+        for q in range(n):
+            for card in s.reserves[q][:START_SERVANTS]:
+                self._take(card, None)
+                ops.append(SeatOp("deal", deck=reserve(q), seat=q))
+        return ops
+
+    def _take(self, card: int, op: SeatOp | None) -> None:
+        self._labels.append(card)
+        if op is not None:
+            self._due.append(op)
+
+    def _where(self, card: int) -> int:
+        """The last position that took ``card`` (a returned servant is dealt again later)."""
+        return len(self._labels) - 1 - self._labels[::-1].index(card)
+
+    def _turn_of(self, seat: int) -> None:
+        if self.to_move != seat:
+            raise IllegalMove(f"it is not P{seat}'s move")
+
+    def _slot(self, zone: str) -> int:
+        for k in range(ROW_SLOTS):
+            if zone == slot_zone(k):
+                return k
+        raise IllegalMove(f"{zone!r} is no place of the row")
+
+    def _apply(self, make: Callable[[], int], then: Callable[[], None] = lambda: None) -> None:
+        """Play ``make()`` on the world, then ``then``; first the owners' word, if the move
+        leaves the end to face-down gems (a ritual or the move that first does so asks)."""
+        move = make()
+        reason = self.world.check(move)
+        if reason is not None:  # a refusal the table blames on the mover
+            raise IllegalMove(reason)
+        trial = clone(self.world)
+        trial.play(move)
+        ritual = mv.decode(move).kind == mv.KIND_RITUAL
+        if ow.asks(trial) and (ritual or not ow.asks(self.world)):
+            self._resume, self._trial = (make, then), trial
+            self._askers, self._words = ow.owners(trial), {}
+            return
+        self.world.play(move)
+        then()
+
+    def _go_on_with_ritual(self) -> None:
+        slot = self._ritual
+        assert slot is not None
+        place = self.world.row[slot]
+        assert place is not None
+        if any(c not in self._known for c in [*(g for _, g in place.gems), *place.servants]):
+            return  # the reveal has not opened everything yet
+        if self._turned is None:
+            trial = clone(self.world)
+            trial.play(mv.ritual_move(slot))
+            done = next(r for r in reversed(trial.log) if isinstance(r, RitualDone))
+            self._returned = done.returned
+            for servant in done.returned:
+                deck, where = reserve(servant_owner(servant)), self._where(servant)
+                self._gone.add(where)
+                self._due.append(SeatOp("return", deck=deck, position=where))
+            if done.turned is not None:
+                self._turned = done.turned
+                self._take(done.turned, SeatOp("turn", deck=SUPPLY, zone=f"row:{slot}"))
+                return
+        elif self._turned not in self._known:
+            return  # the turn has not opened the new place yet
+        self._ritual, self._turned = None, None
+        self._apply(lambda: mv.ritual_move(slot), self._after_ritual)
+
+    def _after_ritual(self) -> None:
+        self._known.difference_update(self._returned)  # in a reserve again, none knows where
+        self._returned = ()
+        while self.world.pending_reshuffle is not None:
+            due = self.world.pending_reshuffle
+            self._due.append(SeatOp("shuffle", deck=reserve(due)))
+            self.world.shuffle_reserve(list(reversed(self.world.reserves[due])))
+
+    def _swap(self, a: int, b: int) -> None:
+        """Exchange cards ``a`` and ``b`` everywhere in the world (both hidden from this seat)."""
+        self._relabel(lambda c: b if c == a else a if c == b else c)
+
+    def _relabel(self, f: Callable[[int], int]) -> None:
+        """Rename cards everywhere in the world by ``f``, a permutation of cards hidden from
+        this seat (which therefore changes nothing it saw)."""
+        w = self.world
+        w.hands = [[f(c) for c in h] for h in w.hands]
+        w.pile, w.supply = [f(c) for c in w.pile], [f(c) for c in w.supply]
+        w.reserves = [[f(c) for c in r] for r in w.reserves]
+        w.discards = [(s, f(c)) for s, c in w.discards]
+        for p in w.row:
+            if p is not None:
+                p.place = f(p.place)
+                p.gems = [(s, f(g)) for s, g in p.gems]
+                p.servants = [f(c) for c in p.servants]
+        self._labels = [c if i in self._gone else f(c) for i, c in enumerate(self._labels)]
+        if self._turned is not None:
+            self._turned = f(self._turned)

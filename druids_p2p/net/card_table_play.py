@@ -1,0 +1,178 @@
+"""One seat of a game played at a mental card table (Druids 2004), over signed wire messages.
+
+Two parts are kept in step here: the rule set's copy of the game for this seat (the seam's
+:class:`~druids_p2p.games.seam.CardTableSeat`, which knows only what this seat may know and gives
+the table's schedule as data) and the deck's :class:`~druids_p2p.deck.table_peer.TablePeer`
+(which runs each operation with its proofs, deck.md §15). The copy's operations are pushed to the
+deck in order; once the deck has completed all of them, every card they opened to this seat (its
+own deals, every turn, every revealed card) is told to the copy, which then gives the next
+operations, or waits for a move.
+
+A move travels as one signed message: a card put down is the deck's ``table_play`` of its
+position (every seat checks it against its copy of the rules before the deck checks that the
+position lies in the mover's hand), a public move (a ritual, a draw, a stop) is a ``move`` with
+the game's token, after which its operations follow (the ritual's reveal, the draw's deal). A
+move that arrives before this seat has completed the operations before it is held until then.
+
+No step schedule, receipts or clock here: the table machine's round driver orders and times the
+messages (deadlines, blame by step); this is what each step does with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from druids_p2p.deck import MalformedMessage
+from druids_p2p.deck.table_messages import TableOp
+from druids_p2p.deck.table_peer import TablePeer
+from druids_p2p.games.seam import CardOp, CardTableSeat
+from druids_p2p.net.codec import WireCodec
+from druids_p2p.wire import Message, MsgType, decode
+
+MAX_HELD = 64
+"""Moves held ahead of this seat's progress, per table (more is flooding)."""
+
+
+def table_op(op: CardOp) -> TableOp:
+    """The deck's operation for the rule set's (the same fields; the deck checks them)."""
+    return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position)
+
+
+class MoveFault(Exception):
+    """A seat's move that its copy of the rules refuses: ``seat`` is blamed, ``raw`` signed it."""
+
+    def __init__(self, reason: str, seat: int, raw: bytes) -> None:
+        super().__init__(reason)
+        self.reason, self.seat, self.raw = reason, seat, raw
+
+
+class CardTablePlay:
+    """This seat's copy of the game and its deck seat, driven by messages in and out."""
+
+    def __init__(
+        self,
+        copy: CardTableSeat,
+        peer: TablePeer,
+        codec: WireCodec,
+        seat_of: Callable[[bytes], int | None],
+        seal_move: Callable[[str], bytes],
+        token: Callable[[int], str],
+    ) -> None:
+        """``seat_of(key)``: a signer's play seat; ``seal_move(token)``: this seat's signed
+        ``move`` message; ``token(move)``: the rule set's spelling of a move id."""
+        self.copy, self.peer, self._codec, self._seat_of = copy, peer, codec, seat_of
+        self._seal_move, self._token = seal_move, token
+        self._pushed = 0
+        """Deck operations pushed so far (the deck's own count of completed ones is ``done``)."""
+        self._learned = 0
+        self._held: list[Message] = []
+        self.word_rounds: list[tuple[int, tuple[int, ...]]] = []
+        """Each time the game asked for the seats' words: (operations pushed then, the seats
+        asked), for the table's schedule (this seat's own word may settle a round at once)."""
+        self._asking = False
+
+    @property
+    def seat(self) -> int:
+        return self.copy.seat
+
+    @property
+    def my_turn(self) -> bool:
+        return self._settled() and self.copy.to_move == self.seat
+
+    def start(self) -> list[bytes]:
+        return self.peer.start() + self._run()
+
+    def play(self, move: int) -> list[bytes]:
+        """This seat's own move (it must be its turn): raises ValueError if the rules refuse."""
+        if not self.my_turn:
+            raise ValueError("it is not this seat's turn")
+        down = self.copy.table_move(move)
+        if down is None:
+            token = self._token(move)
+            self.copy.move(self.seat, token)
+            return [self._seal_move(token), *self._run()]
+        card, zone = down
+        position = self.copy.position_of(card)
+        op = self.copy.play(self.seat, position, zone)
+        self._pushed += 1
+        return self.peer.push(table_op(op), position) + self._run()
+
+    def receive(self, raw: bytes) -> list[bytes]:
+        """Another seat's message; raises :class:`MoveFault`, or the deck's ``DeckFault`` /
+        ``AuditRequired`` / ``MalformedMessage`` as :meth:`TablePeer.receive` does."""
+        msg = decode(raw)
+        if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
+            if len(self._held) >= MAX_HELD:
+                raise MalformedMessage("more than 64 moves ahead of this seat")
+            self._held.append(msg)
+            return self._run()
+        return self.peer.receive(raw) + self._run()
+
+    # ------------------------------------------------------------------ inside
+    def _settled(self) -> bool:
+        return self.peer.state.done == self._pushed
+
+    def _run(self) -> list[bytes]:
+        out: list[bytes] = []
+        for _ in range(100_000):
+            self._learn()
+            if not self._settled():
+                break
+            ops = self.copy.ops()
+            if ops:
+                for op in ops:
+                    self._pushed += 1
+                    out += self.peer.push(table_op(op))
+                continue
+            asked = self.copy.words_asked()
+            if asked and not self._asking:
+                self.word_rounds.append((self._pushed, asked))
+            self._asking = bool(asked)
+            word = self.copy.own_word()
+            if word is not None:  # this seat's word about its own face-down cards
+                self.copy.word(self.seat, word)
+                out.append(self._seal_move(word))
+                continue
+            if not self._held or (self.copy.to_move is None and not self.copy.words_due()):
+                break
+            out += self._take_move(self._held.pop(0))
+        return out
+
+    def _learn(self) -> None:
+        """Tell the copy every card the completed operations opened to this seat."""
+        state = self.peer.state
+        known = self.peer.known()
+        for index in range(self._learned, state.done):
+            op = state.ops[index]
+            if op.kind in ("deal", "turn"):
+                p = state.at_op[index]
+                if p in known:
+                    self.copy.learn(p, known[p])
+            elif op.kind == "reveal":
+                for p in state.zone(op.zone):
+                    self.copy.learn(p, known[p])
+        self._learned = state.done
+
+    def _take_move(self, msg: Message) -> list[bytes]:
+        seat = self._seat_of(msg.sender)
+        if seat is None:
+            raise MalformedMessage("a move from a key with no seat at this table")
+        if self.copy.words_due():
+            if msg.type is not MsgType.MOVE:
+                raise MoveFault("played a card while the seats' words are due", seat, msg.raw)
+            try:
+                self.copy.word(seat, str(msg.body["move"]))
+            except ValueError as exc:
+                raise MoveFault(str(exc), seat, msg.raw) from None
+            return []
+        if seat != self.copy.to_move:
+            raise MoveFault(f"seat {seat} moved out of turn", seat, msg.raw)
+        try:
+            if msg.type is MsgType.MOVE:
+                self.copy.move(seat, str(msg.body["move"]))
+                return []
+            op = self.copy.play(seat, int(msg.body["pos"]), str(msg.body["zone"]))
+        except ValueError as exc:
+            raise MoveFault(str(exc), seat, msg.raw) from None
+        self._pushed += 1
+        return self.peer.push(table_op(op)) + self.peer.receive(msg.raw)

@@ -1,0 +1,194 @@
+"""A game played at a mental card table (Druids 2004) as the table machine's steps.
+
+The second round driver beside ``table_round.py`` (a game dealt by rounds), chosen by the rule
+set the seat message names: after seating, each seat's copy of the game and its deck seat are
+driven by :class:`~druids_p2p.net.card_table_play.CardTablePlay`, and the table's schedule of
+steps follows the deck's operations as data:
+
+  keys      ``table_key`` from every seat
+  each op   shuffle: ``table_shuffle`` from each seat in turn (one step per pass; none for an
+            empty deck); deal: ``table_share`` from every seat but the receiver; turn:
+            ``table_share`` from every seat; reveal: ``table_open`` from each owner of a hidden
+            card there (none: no step); return: no step; final: ``table_reveal`` from every seat
+  a move    ``move`` (a ritual, a draw, a stop) or ``table_play`` (a card put down) from the
+            seat to move
+  the end   the deck's final audit with every secret known, then the ``result`` step
+
+Every step is a step of the machine (``net/table.py``): its messages carry its head, are
+appended in seat order, and are owed by the seats it names, so the deadlines and blame of the
+table apply to every one of them. The schedule is followed by a cursor over the operations the
+transcript has completed, not over this seat's deck, which may have gone ahead on its own
+messages alone (a play, a reveal only it owes).
+"""
+
+from __future__ import annotations
+
+import random
+
+from druids_p2p.deck import AuditRequired, DeckError, DeckFault, MalformedMessage
+from druids_p2p.deck.table_audit import audit_state
+from druids_p2p.deck.table_ops import senders
+from druids_p2p.deck.table_peer import TablePeer
+from druids_p2p.net.card_table_play import CardTablePlay, MoveFault
+from druids_p2p.net.codec import WireCodec
+from druids_p2p.net.game_result import start_result
+from druids_p2p.net.table_codec import TABLE_KIND_TYPES
+from druids_p2p.net.table_state import TableState
+from druids_p2p.net.table_types import TableFault
+from druids_p2p.wire import Message, MsgType, next_head
+
+GAME_NO = 0
+"""The card table's game number (the bodies' ``round``): one game per table."""
+KEYS = -1
+"""The cursor before the first operation: the keys step."""
+_OP_TYPES = {
+    "shuffle": MsgType.TABLE_SHUFFLE,
+    "deal": MsgType.TABLE_SHARE,
+    "turn": MsgType.TABLE_SHARE,
+    "reveal": MsgType.TABLE_OPEN,
+    "final": MsgType.TABLE_REVEAL,
+}
+assert set(_OP_TYPES.values()) <= set(TABLE_KIND_TYPES.values())
+
+
+def start_card_table(t: TableState) -> None:
+    """Seating is done: this seat's copy of the game and its deck seat, then the keys step."""
+    rules = t.card_rules
+    seat = t.my_seat
+    assert rules is not None and seat is not None
+    t.steps.close()  # until the keys step begins below: our key is sealed on the head now
+    codec = WireCodec(seat, t.chain, lambda: _head(t), t.seat_of, t.recorded, t._queue_own)
+    peer = TablePeer(
+        t.table_id,
+        GAME_NO,
+        t.options.players,
+        rules.deck_size,
+        codec,
+        entropy=t.secret.entropy(f"table/{t.ruleset}"),
+    )
+    world = random.Random(t.secret.derive("table-world"))  # guesses only, never a secret
+    copy = rules.table_seat(rules.make_options(t.options.players), seat, world)
+
+    def seal_move(token: str) -> bytes:
+        msg = t.chain.seal_message(MsgType.MOVE, {"move": token, "round": GAME_NO}, _head(t))
+        t._queue_own(msg)
+        return msg.raw
+
+    t.card_play = CardTablePlay(copy, peer, codec, t.seat_of, seal_move, rules.format_move)
+    t.card_cursor = (KEYS, 0)
+    t.phase = "play"
+    t._event("round_started", "the card table opens: keys, shuffles, the setup", {"round": 0})
+    _guard(t, None, t.card_play.start)
+    _next_step(t)
+
+
+def _head(t: TableState) -> bytes:
+    """The head our next message builds on: the transcript's, after every message of ours
+    already sealed but not yet appended. Those are for steps of ours alone that come first (a
+    deck can only run ahead of the transcript on this seat's own messages: its pass, its play,
+    a reveal only it owes), so the head their steps leave is known here already."""
+    head = t.transcript.head
+    for seq, msg in sorted(t.pending[t.me].items()):
+        if t.transcript.next_seq(t.me) <= seq < t.chain.seq:
+            head = next_head(head, msg.hash)
+    return head
+
+
+def own_card_move(t: TableState, move: int) -> None:
+    """This seat's move, checked by its copy of the rules (IllegalMove / ValueError)."""
+    assert t.card_play is not None
+    t.card_play.play(move)
+
+
+def on_card_step(t: TableState, batch: list[Message]) -> None:
+    """A deck step or a move step is complete: hand its messages to the deck and the copy."""
+    play = t.card_play
+    assert play is not None
+    step = t.step
+    assert step is not None
+    t.steps.close()  # what this seat seals now builds on the head after the batch
+    op, pass_no = t.card_cursor
+    for msg in batch:
+        if msg.sender != t.me:
+            _guard(t, msg, lambda m=msg: play.receive(m.raw))
+    if step.name in ("card_move", "card_word"):
+        for msg in batch:
+            seat = t.seat_of(msg.sender)
+            token = msg.body["move"] if msg.type is MsgType.MOVE else f"play {msg.body['zone']}"
+            t._event("move", f"{t._who(msg.sender)} {token}", {"seat": seat, "move": token})
+            if msg.type is MsgType.TABLE_PLAY:
+                op += 1  # the move was the play operation's one message
+    elif op == KEYS:
+        op = 0
+    elif play.peer.state.ops[op].kind == "shuffle" and pass_no + 1 < t.options.players:
+        pass_no += 1
+    else:
+        op, pass_no = op + 1, 0
+    t.card_cursor = (op, pass_no)
+    _next_step(t)
+
+
+def _next_step(t: TableState) -> None:
+    """Begin the step the cursor has reached (skipping operations nobody sends for)."""
+    play = t.card_play
+    assert play is not None
+    state = play.peer.state
+    op, pass_no = t.card_cursor
+    if op == KEYS:
+        t._next("card_deck", t.order, MsgType.TABLE_KEY)
+        return
+    while True:
+        if play.word_rounds and play.word_rounds[0][0] <= op:
+            _, asked = play.word_rounds.pop(0)  # the owners' word: Word:yes / Word:no moves
+            t.card_cursor = (op, 0)
+            t._next("card_word", tuple(t.order[s] for s in asked), MsgType.MOVE)
+            return
+        if op >= len(state.ops):
+            break
+        owed = senders(state, op, state.ops[op])
+        if owed:
+            kind = state.ops[op].kind
+            who = (owed[pass_no],) if kind == "shuffle" else owed
+            t.card_cursor = (op, pass_no)
+            t._next("card_deck", tuple(t.order[s] for s in who), _OP_TYPES[kind])
+            return
+        op, pass_no = op + 1, 0
+    t.card_cursor = (op, 0)
+    copy = play.copy
+    if copy.game_over:
+        _audit(t)
+        start_result(t)
+        return
+    mover = copy.to_move
+    assert mover is not None, "the game waits for nobody"
+    t._next("card_move", (t.order[mover],), MsgType.MOVE, MsgType.TABLE_PLAY)
+
+
+def _audit(t: TableState) -> None:
+    """Every secret is out: the deck recomputes every position and deck (deck.md §15.6)."""
+    assert t.card_play is not None
+    try:
+        audit_state(t.card_play.peer.state)
+    except DeckFault as exc:
+        raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
+    t._event("round_ended", "the game is over and audited", {"round": 0})
+
+
+def _guard(t: TableState, msg: Message | None, call: object) -> None:
+    """Run a deck or copy call; a cheat found is a :class:`TableFault` naming its seat."""
+    assert callable(call)
+    try:
+        call()
+    except MoveFault as exc:
+        mover = t._who(t.order[exc.seat])
+        raise TableFault(f"{mover}'s move is refused: {exc.reason}", exc.seat, (exc.raw,)) from None
+    except DeckFault as exc:
+        raise TableFault(f"card table: {exc.reason}", exc.seat, exc.evidence) from None
+    except AuditRequired as exc:
+        raise TableFault(f"card table needs an audit: {exc}", None, exc.evidence) from None
+    except RuntimeError as exc:  # the rules cannot decide from what is known (nobody's fault)
+        raise TableFault(f"the game cannot go on at this table: {exc}", None) from None
+    except (MalformedMessage, DeckError) as exc:
+        seat = None if msg is None else t.seat_of(msg.sender)
+        raw = () if msg is None else (msg.raw,)
+        raise TableFault(f"card table: {exc}", seat, raw) from None

@@ -1,0 +1,32 @@
+"""The mental card table's six messages (deck.md §15.3) as wire types 60–65.
+
+The card table seals and opens its bodies through the same :class:`~druids_p2p.net.codec.WireCodec`
+as the deal (its messages sit in the sender's chain on the table's head like every other), so
+this module is only the mapping from the deck's kinds to the wire's types that the codec merges
+into its own, plus the set of types a card-table game's schedule accepts. Nothing of a card
+table rides inside another message (a 2004 move names its card by opening it in a
+``table_open`` of its own), so there is no carrier here.
+"""
+
+from __future__ import annotations
+
+from druids_p2p.deck.table_messages import (
+    KIND_TABLE_KEY,
+    KIND_TABLE_OPEN,
+    KIND_TABLE_PLAY,
+    KIND_TABLE_REVEAL,
+    KIND_TABLE_SHARE,
+    KIND_TABLE_SHUFFLE,
+)
+from druids_p2p.wire import MsgType
+
+TABLE_KIND_TYPES: dict[str, MsgType] = {
+    KIND_TABLE_KEY: MsgType.TABLE_KEY,
+    KIND_TABLE_SHUFFLE: MsgType.TABLE_SHUFFLE,
+    KIND_TABLE_SHARE: MsgType.TABLE_SHARE,
+    KIND_TABLE_PLAY: MsgType.TABLE_PLAY,
+    KIND_TABLE_OPEN: MsgType.TABLE_OPEN,
+    KIND_TABLE_REVEAL: MsgType.TABLE_REVEAL,
+}
+"""Each card-table kind's wire type; the wire label is the kind (``table_key`` is type 60)."""
+TABLE_TYPES = frozenset(TABLE_KIND_TYPES.values())

@@ -1,0 +1,171 @@
+"""The card table's six messages as wire types 60–65 (wire.md §5, deck.md §15.3).
+
+A whole small card-table game (deck.md §15.7's operations) runs over real signed wire messages
+through the table's codec (``net.codec.WireCodec``), and every body a hostile peer could sign
+outside the deck's bounds is refused by the wire decoder itself, naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from protocol_vectors import (
+    ALICE,
+    TABLE_VECTOR_GAME,
+    TABLE_VECTOR_ID,
+    TABLE_VECTOR_OPS,
+    wire_table_game,
+)
+from sample_table import sign_fields
+
+from druids_p2p.deck import MalformedMessage
+from druids_p2p.deck.params import MAX_CARDS
+from druids_p2p.deck.table_audit import audit_record
+from druids_p2p.deck.table_messages import (
+    MAX_OPS,
+    MAX_POSITIONS,
+    MAX_TABLE_CARDS,
+    NAME,
+    TABLE_KINDS,
+)
+from druids_p2p.net.table_codec import TABLE_KIND_TYPES, TABLE_TYPES
+from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode
+from druids_p2p.wire import bodies as wire_bodies
+from druids_p2p.wire.errors import BadShape
+from druids_p2p.wire.schema import TOKEN_CHARS
+
+
+def test_the_six_table_kinds_are_wire_types_60_to_65_in_deck_md_order() -> None:
+    assert tuple(TABLE_KIND_TYPES) == TABLE_KINDS
+    assert [int(t) for t in TABLE_KIND_TYPES.values()] == list(range(60, 66))
+    assert {t.label for t in TABLE_TYPES} == set(TABLE_KINDS)
+
+
+def test_the_wire_bounds_are_the_card_tables_own() -> None:
+    """wire and deck import nothing of each other, so their shared bounds are checked here."""
+    assert wire_bodies.MAX_TABLE_DECK == MAX_CARDS
+    assert wire_bodies.MAX_TABLE_POSITIONS == MAX_POSITIONS
+    assert wire_bodies.MAX_TABLE_CARDS == MAX_TABLE_CARDS
+    assert wire_bodies.TABLE_OP.hi == MAX_OPS
+    assert wire_bodies.TABLE_NAME.charset == TOKEN_CHARS
+    names = {chr(c) for c in range(0x20, 0x7F) if NAME.match(chr(c))}
+    assert names == TOKEN_CHARS, "the deck's name characters are the wire's token characters"
+
+
+def test_a_card_table_game_runs_over_signed_wire_messages_and_audits() -> None:
+    game = wire_table_game()
+    kinds = [m.type for m in game.sent]
+    assert set(kinds) == TABLE_TYPES, "every one of the six messages travelled"
+    for msg in game.sent:
+        again = decode(msg.raw)  # what a receiver does: verify, then check the body's schema
+        assert again.type is msg.type and again.body == msg.body
+    digests = {peer.state.digest() for peer in game.peers}
+    assert len(digests) == 1 and all(peer.state.finished for peer in game.peers)
+    audit = audit_record(
+        game.table_id,
+        TABLE_VECTOR_GAME,
+        len(game.peers),
+        game.num_cards,
+        game.codecs[0],
+        TABLE_VECTOR_OPS,
+        [m.raw for m in game.sent],
+    )
+    in_zones = [p.card for p in audit.positions if p.zone]  # a returned one is in its deck again
+    in_decks = [c for deck in audit.decks.values() for c in deck]
+    assert sorted(in_zones + in_decks) == list(range(6)), "every card is still there, once"
+
+
+def test_a_table_message_signed_by_a_key_not_at_the_table_is_no_deck_message() -> None:
+    game = wire_table_game()
+    key = next(m for m in game.sent if m.type is MsgType.TABLE_KEY)
+    dave = Identity.from_seed(bytes(range(96, 128)), "dave")
+    raw = encode(
+        dave,
+        "table_key",
+        table_id=game.table_id,
+        seq=0,
+        prev=ZERO_HASH,
+        head=key.head,
+        body=dict(key.body),
+    )
+    with pytest.raises(MalformedMessage, match="not a deck message from a seated peer"):
+        game.codecs[1].open(raw)
+    assert game.codecs[1].open(key.raw).kind == "table_key"
+
+
+P, S = b"\x11" * 32, b"\x22" * 32
+
+
+def _share(**changes: Any) -> dict[str, Any]:
+    return {"d": P, "e": S, "op": 1, "pos": 0, "round": 1, "s": S} | changes
+
+
+def _opening(**changes: Any) -> dict[str, Any]:
+    return {"card": 2, "d": P, "e": S, "pos": 0, "s": S} | changes
+
+
+def _proof(size: int) -> dict[str, Any]:
+    proof: dict[str, Any] = {"c": [P] * size, "ch": [P] * size, "sh": [S] * size}
+    proof |= {"sp": [S] * size, "th": [P] * size}
+    proof |= {k: S for k in ("s1", "s2", "s3", "s4")} | {k: P for k in ("t1", "t2", "t3")}
+    proof |= {"t41": P, "t42": P}
+    return dict(sorted(proof.items()))
+
+
+def _shuffle(size: int = 2, **changes: Any) -> dict[str, Any]:
+    body = {"a": [P] * size, "c": [P] * size, "deck": "gems", "op": 0, "proof": _proof(size)}
+    return dict(sorted((body | {"round": 1} | changes).items()))
+
+
+BAD_BODIES = [
+    ("table_key", {"e": S, "key": P, "round": 1}, "missing key 's'"),
+    ("table_key", {"e": S, "key": P[:31], "round": 1, "s": S}, "key: expected bin of 32"),
+    ("table_key", {"e": S, "key": P, "op": 0, "round": 1, "s": S}, "unknown key 'op'"),
+    ("table_share", _share(op=2**32), r"op: expected int in \[0, 4294967295\]"),
+    ("table_share", _share(op=-1), r"op: expected int in \[0, 4294967295\]"),
+    ("table_share", _share(pos=4096), r"pos: expected int in \[0, 4095\]"),
+    ("table_share", _share(round=2**32), "round: expected int"),
+    ("table_share", _share(op=True), "op: expected int"),
+    ("table_play", {"op": 4, "pos": 0, "round": 1, "zone": "slot 1"}, "character ' '"),
+    ("table_play", {"op": 4, "pos": 0, "round": 1, "zone": ""}, "zone: expected str of 1..32"),
+    ("table_play", {"op": 4, "pos": 0, "round": 1, "zone": "z" * 33}, "zone: expected str"),
+    ("table_play", {"op": 4, "pos": 0, "round": 1}, "missing key 'zone'"),
+    ("table_open", {"op": 6, "opens": [], "round": 1}, "opens: expected 1..128 items, got 0"),
+    ("table_open", {"op": 6, "opens": [_opening()] * 129, "round": 1}, "expected 1..128 items"),
+    ("table_open", {"op": 6, "opens": [_opening(card=256)], "round": 1}, r"card: .*\[0, 255\]"),
+    ("table_open", {"op": 6, "opens": [_opening(pos=4096)], "round": 1}, r"pos: .*\[0, 4095\]"),
+    ("table_open", {"op": 6, "opens": [_opening(x=1)], "round": 1}, "unknown key 'x'"),
+    ("table_reveal", {"op": 10, "round": 1, "x": S[:5]}, "x: expected bin of 32 bytes"),
+    ("table_shuffle", _shuffle(a=[P] * 129), "a: expected 1..128 items, got 129"),
+    ("table_shuffle", _shuffle(1, deck="reserve:0/1"), "character '/'"),
+    ("table_shuffle", _shuffle(129), "expected 1..128 items"),
+    ("table_shuffle", _shuffle(**{"pass": 1}), "unknown key 'pass'"),
+]
+
+
+def _raw(kind: str, body: dict[str, Any]) -> bytes:
+    fields = [1, int(MsgType.parse(kind)), TABLE_VECTOR_ID, ALICE.public_key, 0]
+    fields += [bytes(32), b"\x33" * 32, body]
+    return sign_fields(ALICE, fields)
+
+
+@pytest.mark.parametrize(("kind", "body", "pattern"), BAD_BODIES, ids=lambda v: str(v)[:24])
+def test_a_body_outside_the_card_tables_bounds_is_refused_on_receipt(
+    kind: str, body: dict[str, Any], pattern: str
+) -> None:
+    with pytest.raises(BadShape, match=pattern):
+        decode(_raw(kind, body))
+
+
+@pytest.mark.parametrize("kind", TABLE_KINDS)
+def test_a_well_shaped_body_of_each_kind_decodes(kind: str) -> None:
+    body = {
+        "table_key": {"e": S, "key": P, "round": 1, "s": S},
+        "table_shuffle": _shuffle(128),
+        "table_share": _share(pos=4095, op=2**32 - 1),
+        "table_play": {"op": 4, "pos": 0, "round": 1, "zone": "place:3"},
+        "table_open": {"op": 6, "opens": [_opening(card=255)] * 2, "round": 1},
+        "table_reveal": {"op": 10, "round": 1, "x": S},
+    }[kind]
+    assert decode(_raw(kind, body)).type is TABLE_KIND_TYPES[kind]
