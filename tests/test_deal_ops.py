@@ -16,10 +16,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from deck_local import deal
 
-from druids_p2p.bench.deal_table import count_deal_ops
+from druids_p2p.bench.deal_table import count_deal_ops, make_table
 from druids_p2p.bench.group_ops import counting
 from druids_p2p.deck import DeckParams, group
+from druids_p2p.deck.audit import audit_log
 
 ROOT = Path(__file__).resolve().parent.parent
 DECK_MD = ROOT / "docs" / "protocol" / "deck.md"
@@ -139,3 +141,23 @@ def test_deck_md_cost_table_is_what_a_deal_makes(players: int) -> None:
     for seat in range(players):
         got = counted[seat]
         assert (got["mul"], got["base"], got["add"]) == documented[seat], seat
+
+
+def test_a_live_audit_does_not_recompute_its_own_shuffle() -> None:
+    """A live peer made its own shuffle from the seed it revealed: its end-of-round audit
+    recomputes only the others' (2 base multiplications per ciphertext fewer than a full one),
+    and still blames a shuffle that its seed did not make (tests/test_deck_cheats.py)."""
+    params = _druids_params(4)
+    peers = make_table(params)
+    bus = deal(peers)
+    for peer in peers:
+        bus.post(peer.seat, [peer.reveal()])
+    bus.run()
+    size = len(peers[0].log.shuffles[0].msg.a)
+    for peer in peers:
+        with counting() as own:
+            peer.audit()
+        with counting() as full:
+            audit_log(params, peer.log, proofs_checked=True)
+        assert full.of(None)["base"] - own.of(None)["base"] == 2 * size, peer.seat
+        assert full.of(None)["mul"] == own.of(None)["mul"]

@@ -1,5 +1,6 @@
-"""The deck's sums of products on two threads (``deck/lincomb.py``) give the same points, proofs
-and verdicts as on one, from any thread and in a forked child."""
+"""The deck's sums of products (``deck/lincomb.py``) give the same points as one product at a
+time, and the prover's helper thread the same proofs and verdicts as one thread, from any thread
+and in a forked child."""
 
 from __future__ import annotations
 
@@ -28,21 +29,39 @@ def _one_by_one(scalars: list[bytes], points: list[bytes]) -> bytes:
     return acc
 
 
-@pytest.mark.parametrize("count", [0, 1, 2, 15, 16, 17, 101])
-@pytest.mark.parametrize("cores", [1, 2])
-def test_sum_of_products_is_the_same_point_on_one_or_two_threads(
-    count: int, cores: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(lincomb, "two_cores", lambda: cores == 2)
+@pytest.mark.parametrize("count", [0, 1, 2, 17, 101])
+@pytest.mark.parametrize("start", ["identity", "point"])
+def test_sum_of_products_is_the_same_point_as_one_product_at_a_time(count: int, start: str) -> None:
     scalars, points = _pairs(count)
-    assert lincomb.sum_products(scalars, points) == _one_by_one(scalars, points)
+    first = group.IDENTITY if start == "identity" else group.base_mul(group.ONE)
+    expected = group.add(first, _one_by_one(scalars, points)) if count else first
+    ints = [int.from_bytes(k, "little") for k in scalars]
+    assert lincomb.sum_products(first, ints, points) == expected
+
+
+def test_zero_scalars_and_identities_are_skipped_not_raised() -> None:
+    """A verifier meets both when an adversary arranges them: the product is the identity."""
+    scalars, points = _pairs(3)
+    ints = [int.from_bytes(k, "little") for k in scalars]
+    expected = lincomb.sum_products(group.IDENTITY, ints[:1], points[:1])
+    got = lincomb.sum_products(
+        group.IDENTITY,
+        [ints[0], 0, group.ORDER, ints[2]],
+        [points[0], points[1], points[2], group.IDENTITY],
+    )
+    assert got == expected
 
 
 def test_work_handed_on_from_the_helper_thread_runs_there() -> None:
     """The helper is one thread: a sum started on it must not wait for itself."""
     scalars, points = _pairs(40)
-    future = lincomb.in_background(lincomb.sum_products, scalars, points)
-    assert future.result(timeout=120) == _one_by_one(scalars, points)
+    ints = [int.from_bytes(k, "little") for k in scalars]
+
+    def nested() -> bytes:
+        inner = lincomb.in_background(lincomb.sum_products, group.IDENTITY, ints, points)
+        return inner.result(timeout=120)
+
+    assert lincomb.in_background(nested).result(timeout=120) == _one_by_one(scalars, points)
 
 
 def _params() -> DeckParams:
@@ -68,13 +87,18 @@ def test_a_shuffle_and_its_proof_are_the_same_bytes_on_one_or_two_threads(
     assert made[1] == made[2]
 
 
-def test_a_forked_child_sums_without_the_parents_helper_thread() -> None:
+def test_a_forked_child_works_without_the_parents_helper_thread() -> None:
     scalars, points = _pairs(40)
+    ints = [int.from_bytes(k, "little") for k in scalars]
     expected = _one_by_one(scalars, points)
-    assert lincomb.sum_products(scalars, points) == expected  # the parent's helper is up
+
+    def on_helper() -> bytes:
+        return lincomb.in_background(lincomb.sum_products, group.IDENTITY, ints, points).result()
+
+    assert on_helper() == expected  # the parent's helper is up
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through its exit status
-        os._exit(0 if lincomb.sum_products(scalars, points) == expected else 1)
+        os._exit(0 if on_helper() == expected else 1)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -93,7 +117,9 @@ def test_the_helper_thread_can_be_turned_off_for_timing(monkeypatch: pytest.Monk
         monkeypatch.setenv(lincomb.ONE_THREAD_ENV, "1")
         assert not lincomb.two_cores()
         scalars, points = _pairs(40)
-        assert lincomb.sum_products(scalars, points) == _one_by_one(scalars, points)
+        ints = [int.from_bytes(k, "little") for k in scalars]
+        done = lincomb.in_background(lincomb.sum_products, group.IDENTITY, ints, points)
+        assert done.done() and done.result() == _one_by_one(scalars, points)  # ran at once, here
         lincomb.two_cores.cache_clear()
         monkeypatch.delenv(lincomb.ONE_THREAD_ENV)
         assert lincomb.two_cores() == (len(os.sched_getaffinity(0)) > 1)

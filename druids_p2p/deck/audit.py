@@ -113,7 +113,12 @@ def _shuffled(params: DeckParams, seat: int, seed: bytes, known: _Known) -> _Kno
 
 
 def _check_shuffles(
-    params: DeckParams, log: RoundLog, joint_key: bytes, x: int, proofs_checked: bool
+    params: DeckParams,
+    log: RoundLog,
+    joint_key: bytes,
+    x: int,
+    proofs_checked: bool,
+    own: int | None,
 ) -> _Known:
     """Recompute every shuffle from its revealed seed, each from the previous seat's
     *published* output, and return what every final position holds. The first mismatch names
@@ -126,7 +131,9 @@ def _check_shuffles(
         seed = log.reveals[seat].msg.seed
         msg = published.msg
         known = _shuffled(params, seat, seed, known)
-        if proofs_checked:  # the proof held on receipt: only the seed's binding is left
+        if seat == own:  # made here from this seed: it is its recomputation
+            honest = True
+        elif proofs_checked:  # the proof held on receipt: only the seed's binding is left
             expected = _encrypt(params, known, x)
             honest = expected.a == msg.a and expected.c == msg.c
         else:
@@ -195,12 +202,16 @@ def _check_opens(
     return tuple(opened)
 
 
-def audit_log(params: DeckParams, log: RoundLog, *, proofs_checked: bool = False) -> AuditResult:
+def audit_log(
+    params: DeckParams, log: RoundLog, *, proofs_checked: bool = False, own: int | None = None
+) -> AuditResult:
     """Recompute and check the whole round; raise :class:`DeckFault` at the first violation.
 
     ``proofs_checked``: every shuffle's proof was verified when it arrived (a live peer's own
     log), so the recomputation compares the outputs only; a saved transcript recomputes each
-    proof as well, which checks it (an honest proof is a function of the seed)."""
+    proof as well, which checks it (an honest proof is a function of the seed). ``own``: the
+    seat of a live peer auditing its own log, whose shuffle it made itself from the seed it
+    revealed, so it is not recomputed (its cards and randomness are still tracked)."""
     _require(log, params)
     for seat in range(params.seats):
         check_key(params, log, seat)
@@ -210,7 +221,7 @@ def audit_log(params: DeckParams, log: RoundLog, *, proofs_checked: bool = False
     secrets = [log.reveals[s].msg.secret for s in range(params.seats)]
     # check_reveal held for every seat: x_s·B is its key share, so x·B is the joint key
     x = sum(int.from_bytes(secret, "little") for secret in secrets) % group.ORDER
-    known = _check_shuffles(params, log, joint_key, x, proofs_checked)
+    known = _check_shuffles(params, log, joint_key, x, proofs_checked, own)
     for seat in range(params.seats):
         check_salt(log, seat)
     n = params.seats

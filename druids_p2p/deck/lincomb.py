@@ -1,15 +1,20 @@
-"""Sums of products Σ k_i·P_i through libsodium, the work split over two threads.
+"""Sums of products start + Σ k_i·P_i through libsodium, and a helper thread for the prover.
 
-Why: libsodium has no multi-scalar multiplication, so a sum of N products costs N
-multiplications and N additions however it is arranged (deck.md §13); what can still be cut is
-the wait for it. rbcl reaches libsodium through ctypes, which releases the GIL for the length of
-each call, so two threads multiply at once on two cores. A deal's critical path is sequential:
-each seat checks the shuffles before its own and then proves its own while the others wait for it
-(deck.md §6.3), so on a machine with a second core that core is otherwise idle there.
+Why one sum: libsodium has no multi-scalar multiplication, so a sum of N products costs N
+multiplications and N additions however it is arranged (deck.md §13); the proof of a shuffle's
+prover and its batch verifier both use :func:`sum_products`, on the caller's thread.
+
+Why a helper thread for the prover only: rbcl reaches libsodium through ctypes, which releases
+the GIL for the length of each call, so two threads multiply at once on two cores. The deal's
+critical path is its shuffles, made one after another while the other seats wait (deck.md §6.3),
+so there the second core is otherwise idle: a shuffle re-encrypts its ``C`` side and its proof
+makes ``t_3``, ``t_{4,1}``, ``t_{4,2}`` on the helper (:func:`in_background`). The verification
+of all the shuffles runs at every seat at once, once the last one is in, so on a two-core machine
+a helper there would only take a core from another seat and spend CPU handing the interpreter
+lock back and forth; it stays on one thread.
 
 Nothing about the result changes: point addition is commutative and associative, so the sum is
-the same point bit for bit, and so is every proof and verdict. The CPU is the same too (a
-process's CPU time counts both threads, as ``druids bench deal`` does).
+the same point bit for bit, and so is every proof and verdict.
 """
 
 from __future__ import annotations
@@ -23,12 +28,9 @@ from typing import TypeVar
 
 import rbcl
 
-from druids_p2p.deck.group import IDENTITY
+from druids_p2p.deck.group import IDENTITY, ORDER
 
 T = TypeVar("T")
-
-SPLIT_AT = 16
-"""Sums of fewer products stay on one thread (handing work over costs tens of µs)."""
 
 _pool: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
@@ -46,8 +48,8 @@ os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 ONE_THREAD_ENV = "DRUIDS_DECK_ONE_THREAD"
-"""Set to 1 to keep every sum on the caller's thread: the same work without the helper, for
-timing one against the other in the same sitting (peer processes inherit it)."""
+"""Set to 1 to keep the prover's work on the caller's thread: the same work without the helper,
+for timing one against the other in the same sitting (peer processes inherit it)."""
 
 
 @functools.cache
@@ -82,23 +84,15 @@ def _mark_helper() -> None:
     _helper.busy = True
 
 
-def _sum_products(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
-    if not scalars:
-        return IDENTITY
+def sum_products(start: bytes, scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
+    """start + Σ k_i·P_i for any integers k_i and valid encodings P_i (a product with k_i ≡ 0
+    mod l or P_i the identity is skipped: libsodium raises for both, and a verifier meets
+    either when an adversary arranges it). ``start`` may be the identity."""
     mul, add = rbcl.crypto_scalarmult_ristretto255, rbcl.crypto_core_ristretto255_add
-    acc: bytes = mul(scalars[0], points[0])
-    for k, p in zip(scalars[1:], points[1:], strict=True):
-        acc = add(acc, mul(k, p))
+    acc = start
+    for k, p in zip(scalars, points, strict=True):
+        k %= ORDER
+        if k and p != IDENTITY:
+            product: bytes = mul(k.to_bytes(32, "little"), p)
+            acc = product if acc == IDENTITY else add(acc, product)
     return acc
-
-
-def sum_products(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
-    """Σ k_i·P_i for canonical non-zero scalars and valid points other than the identity (each
-    product must be defined: libsodium raises for a zero scalar or an identity result)."""
-    half = len(scalars) // 2
-    if half < SPLIT_AT // 2 or not two_cores() or getattr(_helper, "busy", False):
-        return _sum_products(scalars, points)
-    other = in_background(_sum_products, scalars[:half], points[:half])
-    mine = _sum_products(scalars[half:], points[half:])
-    out: bytes = rbcl.crypto_core_ristretto255_add(other.result(), mine)
-    return out

@@ -234,7 +234,7 @@ class DeckPeer:
             raise NotReady(f"no deck_reveal yet from seat(s) {missing}")
         self.check_open_proofs()
         proven = self._chain.proven == self.params.seats  # every shuffle's proof held here
-        return audit_log(self.params, self.log, proofs_checked=proven)
+        return audit_log(self.params, self.log, proofs_checked=proven, own=self.seat)
 
     # ================================================================== read-only views
     def transcript(self) -> tuple[bytes, ...]:

@@ -25,11 +25,11 @@ output lists and the commitments (``deck.md`` §7.1 gives the byte layout).
 
 Cost for ``N`` ciphertexts: the prover makes ``5N`` generic and ``3N`` base-point
 multiplications (``4N`` generic on the public start), the verifier ``8N`` generic and ``N``
-base-point ones (libsodium has no multi-scalar multiplication; ``lincomb.py`` spreads them over
-two cores where there are two, as the deal waits for them). All the prover's randomness is
-derived from the seat's committed shuffle seed, so an honest proof is a deterministic function
-of the seed: a restarted peer re-sends identical bytes and the end-of-round audit recomputes the
-proof bit for bit.
+base-point ones (libsodium has no multi-scalar multiplication; ``lincomb.py`` sums them, and
+moves part of the prover's work to a second core, as the deal waits for it). All the prover's
+randomness is derived from the seat's committed shuffle seed, so an honest proof is a
+deterministic function of the seed: a restarted peer re-sends identical bytes and the
+end-of-round audit recomputes the proof bit for bit.
 """
 
 from __future__ import annotations
@@ -113,14 +113,6 @@ def _base(k: int) -> bytes:
 
 
 _add = rbcl.crypto_core_ristretto255_add
-
-
-def _lin(start: bytes, scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
-    """start + Σ k_i·P_i."""
-    acc = start
-    for k, p in zip(scalars, points, strict=True):
-        acc = _add(acc, _mul(k, p))
-    return acc
 
 
 @functools.lru_cache(maxsize=1)
@@ -247,14 +239,14 @@ def prove_shuffle(
     def sides() -> tuple[bytes, bytes, bytes]:
         """t_3, t_{4,1}, t_{4,2}: they need neither the commitments nor the challenges, so the
         helper thread (lincomb.py) makes them while this one makes those and the chain."""
-        t3 = _lin(_base(w3), omega_prime, gens)
-        t41 = _lin(_mul(-w4, joint_key), omega_prime, shuffled.c)
+        t3 = sum_products(_base(w3), omega_prime, gens)
+        t41 = sum_products(_mul(-w4, joint_key), omega_prime, shuffled.c)
         if all(a == group.BASE for a in source.a):
             # The public start (every A_i is B, deck.md §7): shuffled.a_i = (1 + r'_i)·B, so
             # Σ ω'_i·A'_i is one base multiplication instead of N generic ones (same point).
             weight = sum(w * (1 + _int(r)) for w, r in zip(omega_prime, rerandomizers, strict=True))
             return t3, t41, _base(weight - w4)
-        return t3, t41, _lin(_base(-w4), omega_prime, shuffled.a)
+        return t3, t41, sum_products(_base(-w4), omega_prime, shuffled.a)
 
     side = in_background(sides)
     # Algorithm 4.4: c_{ψ(i)} = g^{r_{ψ(i)}} · h_i, so r is indexed by input position.
@@ -375,16 +367,8 @@ def verify_shuffles(
         base += _move_onto_source(own, joint_key, terms)
     total = _base(base + terms.pop(group.BASE, 0))
     # Σ k·P, one multiplication and one addition per distinct point (libsodium has no
-    # multi-scalar multiplication), on two cores where there are two (lincomb.py): about 25·N
-    # terms per verifying seat, on the deal's critical path.
-    scalars: list[bytes] = []
-    points: list[bytes] = []
-    for point, k in terms.items():
-        k %= L
-        if k and point != IDENTITY:
-            scalars.append(k.to_bytes(32, "little"))
-            points.append(point)
-    total = _add(total, sum_products(scalars, points))
+    # multi-scalar multiplication): about 22·N terms per other seat's shuffle.
+    total = sum_products(total, list(terms.values()), list(terms))
     return bool(total == IDENTITY)
 
 
