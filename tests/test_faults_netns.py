@@ -29,7 +29,10 @@ import pytest
 from netns import Lan, TapLan, open_lan
 from test_lan_netns import Peer, _report
 
-pytestmark = [pytest.mark.netns, pytest.mark.slow]
+pytestmark = [pytest.mark.netns, pytest.mark.slow, pytest.mark.xdist_group("netns-faults")]
+"""One xdist worker runs the fault suite in order, from the start of a ``-n 2`` run: its cable
+cuts and lossy games mostly wait (little CPU), and two of them at once would only make each
+other's timing windows tighter while the other worker's CPU work is what the run waits for."""
 
 TABLE = "lan-faults"
 PLAYERS = 4
