@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import audit_record
 from netns import Lan, TapLan, open_lan
 from test_lan_netns import Peer, _report
 
@@ -44,7 +44,6 @@ LOSSY_TIMEOUT_S = 300.0
 EXIT_TIMEOUT_S = 15.0
 VICTIM = 2
 CUT_AFTER_MOVES = 4
-AUDIT_TIMEOUT_S = 60.0
 
 
 def figure(text: str) -> None:
@@ -104,20 +103,6 @@ def results_of(peers: list[Peer], timeout: float) -> list[dict[str, Any]]:
     return results
 
 
-def audit(record: str) -> tuple[int, dict[str, Any]]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "druids_p2p", "audit", record, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=AUDIT_TIMEOUT_S,
-    )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        report = {"stdout": proc.stdout, "stderr": proc.stderr[-2000:]}
-    return proc.returncode, report
-
-
 def check_finished(peers: list[Peer], results: list[dict[str, Any]]) -> None:
     """One finished game, seen the same by every peer, each record its own and auditing."""
     why = _report(peers)
@@ -131,7 +116,7 @@ def check_finished(peers: list[Peer], results: list[dict[str, Any]]) -> None:
     assert len({r["head"] for r in results}) == 1, [r["head"] for r in results]
     assert sorted(r["seat"] for r in results) == list(range(PLAYERS))
     for r in results:
-        code, report = audit(r["record"])
+        code, report = audit_record(r["record"])
         assert code == 0 and report["ok"] and report["complete"], (r["record"], report)
         assert report["totals"] == r["totals"] and report["winners"] == r["winners"], report
 
