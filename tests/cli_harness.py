@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from typing import Any
+
 import pytest
 
 from druids_p2p.cli.main import main
@@ -16,3 +21,25 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
         code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def audit_record(record: str) -> tuple[int, dict[str, Any]]:
+    """``druids audit RECORD --json`` in this process: its exit code and its JSON report.
+
+    The end-to-end tests audit every peer's record after a game; run in the test's own process
+    (the package already imported) each audit saves a fresh interpreter's start and imports, most
+    of an audit's CPU time. The audit command's own process behaviour (exit codes, one-line
+    errors) is tested through real processes in test_audit.py and test_audit_verdicts.py. Output
+    that is not JSON comes back as ``{"stdout": …, "stderr": …}`` for the failure message."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            main(["audit", record, "--json"])
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    try:
+        report: dict[str, Any] = json.loads(out.getvalue())
+    except json.JSONDecodeError:
+        report = {"stdout": out.getvalue(), "stderr": err.getvalue()[-2000:]}
+    return code, report

@@ -16,6 +16,7 @@ HAND_SIZE = {3: 15, 4: 14, 5: 13}
 ROUNDS = 5
 
 DOMAIN_CARDS = [f"{d}{v}" for d in DOMAINS for v in VALUES]
+_DOMAIN_CARD_SET = frozenset(DOMAIN_CARDS)  # the same cards, for membership tests in O(1)
 # The 65 physical cards, as tokens (the two Mistletoes and two Sickles share a token).
 DECK = [*DOMAIN_CARDS, "Gaia", "Mistletoe", "Mistletoe", "Sickle", "Sickle"]
 CARD_TOKENS = set(DECK)
@@ -39,7 +40,7 @@ class RefInputError(ValueError):
 
 def domain_of(card: str) -> str | None:
     """Domain letter of a domain card token, None for Gaia / Mistletoe / Sickle."""
-    if card in DOMAIN_CARDS:
+    if card in _DOMAIN_CARD_SET:
         return card[0]
     return None
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_harness import audit_record
 from lan_peers import table_report
 from netns import Lan
 from test_faults_netns import (
     CUT_AFTER_MOVES,
     GAME_TIMEOUT_S,
     VICTIM,
-    audit,
     homes_in,
     results_of,
     start_table,
@@ -43,7 +43,7 @@ def test_a_cable_cut_for_good_is_a_split_not_a_cheat(tap_lan: Lan, tmp_path: Pat
     seat = gone["seat"]
     assert not gone["finished"] and gone["blame"] is None, (gone, why)
     assert "lost contact with the table" in (gone["aborted"] or ""), (gone, why)
-    code, report = audit(gone["record"])
+    code, report = audit_record(gone["record"])
     assert code == 4 and report["verdict"] == "stopped", report
     assert report["reason"] == "lost contact with the table" and report["seat"] is None, report
     for i, r in enumerate(results):
@@ -54,7 +54,7 @@ def test_a_cable_cut_for_good_is_a_split_not_a_cheat(tap_lan: Lan, tmp_path: Pat
         assert "withheld" not in aborted and "lost contact" not in aborted, (r, why)
         claimed = (r.get("claim") or {}).get("seat")
         assert r["blame"] == seat or (r["blame"] is None and claimed == seat), (r, why)
-        code, report = audit(r["record"])
+        code, report = audit_record(r["record"])
         assert code == 4 and report["verdict"] == "stopped", report
         assert report["reason"].startswith(f"seat {seat} unreachable"), report
         assert report["seat"] == seat, report

@@ -8,12 +8,11 @@ real peer processes over loopback with one seat sending chat attacks (tests/evil
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import audit_record
 from table_harness import LocalTable
 
 from druids_p2p.games.druids2017 import GameOptions
@@ -228,11 +227,5 @@ def test_chat_attacks_reach_no_further_than_the_log(tmp_path: Path) -> None:
         assert [e["text"] for e in logged if e.get("event") == "chat"] == texts
         assert all(decode(raw).type is not MsgType.CHAT for raw in read_record(record).messages)
     for result in results:
-        audit = subprocess.run(
-            [sys.executable, "-m", "druids_p2p", "audit", result["record"], "--json"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert audit.returncode == 0 and json.loads(audit.stdout)["ok"], audit.stdout
+        code, report = audit_record(result["record"])
+        assert code == 0 and report["ok"], report

@@ -18,19 +18,21 @@ game short.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import audit_record
 from lan_peers import Peer, table_report
 from lan_peers import results_of as lan_results
 from netns import Lan, TapLan, open_lan
 
-pytestmark = [pytest.mark.netns, pytest.mark.slow]
+pytestmark = [pytest.mark.netns, pytest.mark.slow, pytest.mark.xdist_group("netns-faults")]
+"""One xdist worker runs the fault suite in order, from the start of a ``-n 2`` run: its cable
+cuts and lossy games mostly wait (little CPU), and two of them at once would only make each
+other's timing windows tighter while the other worker's CPU work is what the run waits for."""
 
 TABLE = "lan-faults"
 PLAYERS = 4
@@ -42,7 +44,6 @@ LOSSY_TIMEOUT_S = 300.0
 EXIT_TIMEOUT_S = 15.0
 VICTIM = 2
 CUT_AFTER_MOVES = 4
-AUDIT_TIMEOUT_S = 60.0
 
 
 def figure(text: str) -> None:
@@ -91,20 +92,6 @@ def results_of(peers: list[Peer], timeout: float) -> list[dict[str, Any]]:
     return lan_results(peers, timeout, (0, 1), EXIT_TIMEOUT_S)
 
 
-def audit(record: str) -> tuple[int, dict[str, Any]]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "druids_p2p", "audit", record, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=AUDIT_TIMEOUT_S,
-    )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        report = {"stdout": proc.stdout, "stderr": proc.stderr[-2000:]}
-    return proc.returncode, report
-
-
 def check_finished(peers: list[Peer], results: list[dict[str, Any]]) -> None:
     """One finished game, seen the same by every peer, each record its own and auditing."""
     why = table_report(peers)
@@ -118,7 +105,7 @@ def check_finished(peers: list[Peer], results: list[dict[str, Any]]) -> None:
     assert len({r["head"] for r in results}) == 1, [r["head"] for r in results]
     assert sorted(r["seat"] for r in results) == list(range(PLAYERS))
     for r in results:
-        code, report = audit(r["record"])
+        code, report = audit_record(r["record"])
         assert code == 0 and report["ok"] and report["complete"], (r["record"], report)
         assert report["totals"] == r["totals"] and report["winners"] == r["winners"], report
 

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_harness import audit_record
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.local_table import LocalTable
@@ -17,14 +18,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 def _audit(record: str) -> dict[str, object]:
-    out = subprocess.run(
-        [sys.executable, "-m", "druids_p2p", "audit", record, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    report: dict[str, object] = json.loads(out.stdout)
+    code, report = audit_record(record)
+    assert code == 0, report
     return report
 
 
@@ -138,10 +133,6 @@ def test_a_peer_gone_past_the_timeout_ends_the_game_with_a_recorded_reason(
         assert not result["finished"]
         assert "gone for" in result["aborted"]
     for result in results:
-        out = subprocess.run(
-            [sys.executable, "-m", "druids_p2p", "audit", result["record"], "--json"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        report = json.loads(out.stdout)
-        assert out.returncode == 4 and report["ok"] and report["verdict"] == "stopped"
+        code, report = audit_record(result["record"])
+        assert code == 4 and report["ok"] and report["verdict"] == "stopped", report
         assert "unreachable" in report["reason"] and "gone for" in report["recorded_reason"]

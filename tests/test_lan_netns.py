@@ -17,13 +17,13 @@ import json
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import audit_record
 from lan_peers import Peer, results_of, table_report
 from netns import Lan, open_lan
 
@@ -111,24 +111,9 @@ def _check_game(peers: list[Peer], results: list[dict[str, Any]]) -> None:
     assert sorted(r["name"] for r in results) == [f"ns{i}" for i in range(PLAYERS)]
     for peer, r in zip(peers, results, strict=True):
         assert Path(r["record"]).is_relative_to(peer.home)  # each its own record
-    audits = [
-        subprocess.Popen(
-            [sys.executable, "-m", "druids_p2p", "audit", r["record"], "--json"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for r in results
-    ]
-    for r, audit in zip(results, audits, strict=True):
-        try:
-            out, err = audit.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            audit.kill()
-            audit.communicate(timeout=10)
-            pytest.fail(f"audit of {r['record']} took over 60 s")
-        assert audit.returncode == 0, out + err
-        report = json.loads(out)
+    for r in results:
+        code, report = audit_record(r["record"])
+        assert code == 0, report
         assert report["ok"] and report["complete"], report
         assert report["totals"] == r["totals"] and report["winners"] == r["winners"], report
 

@@ -16,6 +16,7 @@ from typing import Any
 import lan_peers
 import pytest
 import test_lan_netns as lan
+from cli_harness import audit_record
 from lan_peers import Peer, table_report
 
 from druids_p2p.games.druids2017 import GameOptions
@@ -27,14 +28,8 @@ BOUND_S = 120.0
 
 
 def _audit(record: str) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, "-m", "druids_p2p", "audit", record, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    report: dict[str, Any] = json.loads(out.stdout)
-    report["_code"] = out.returncode
+    code, report = audit_record(record)
+    report["_code"] = code
     return report
 
 

@@ -111,7 +111,7 @@ def test_gauntlet_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixt
         (["--bots", "rule,rule"], "--players must be 3, 4 or 5, not 2"),
         (["--gauntlet", "rule", "--bots", "rule,random"], "also among the opponents"),
         (["--gauntlet", "rule,pimc", "--bots", "random"], "--gauntlet: give one bot"),
-        (["--gauntlet", "rule", "--bots", "random+pimc,random"], None),
+        (["--gauntlet", "rule", "--bots", "random+cautious,random"], None),
         (["--gauntlet", "rule", "--bots", "random+pimc", "--players", "4"], "3 bots each"),
         (["--gauntlet", "nosuch", "--bots", "random"], "unknown bot 'nosuch'"),
         (["--gauntlet", "rule", "--bots", "random+nosuch"], "unknown bot 'nosuch'"),

@@ -116,7 +116,7 @@ def test_a_line_typed_at_a_real_table_reaches_every_peer(
         table = app.table
         assert isinstance(table, TableScreen)
         said = False
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 240  # a bound on the wait, not a speed check
         while not isinstance(app.screen, GameOver):
             assert time.monotonic() < deadline, "\n".join(["no game over", *_log(table)[-9:]])
             await pilot.pause(0.05)
