@@ -28,6 +28,7 @@ HEADLESS = ["play", "--headless", "--game", "druids2004"]
         (["peer", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
         (["peer", "--game", "druids2004", "--players", "3", "--resume"], "cannot replay"),
         (["peer", "--game", "chess"], "--game 'chess': unknown game"),
+        (["bench", "table", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
     ],
 )
 def test_lan_druids2004_bad_input_is_one_line_exit_2(

@@ -3,6 +3,7 @@ druids2004`` and the local table it starts (``net/local_table.py``), bots in eve
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,29 @@ def test_play_headless_druids2004_prints_the_result_and_every_record(tmp_path: P
     records = [line.removeprefix("record: ") for line in lines[1:]]
     assert len(records) == 2 and all(Path(r).is_file() for r in records)
     assert Path(records[0]).read_bytes() == Path(records[1]).read_bytes()
+
+
+def test_bench_table_druids2004_reports_game_time_and_draw_and_move_latency() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "druids_p2p",
+            "bench",
+            "table",
+            "--game",
+            "druids2004",
+            "--players",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = json.loads(out.stdout)
+    assert (report["game"], report["players"]) == ("druids2004", 2)
+    assert report["game_s"] > 0 and report["moves_measured"] > report["draws_measured"] > 0
+    assert 0 < report["draw_latency_ms_p50"] <= report["draw_latency_ms_p99"]
+    assert 0 < report["move_latency_ms_p50"] <= report["move_latency_ms_p99"]

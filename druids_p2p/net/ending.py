@@ -111,6 +111,7 @@ class TableEnding(RunnerBase):
             "head": machine.head.hex(),
             "deal_ms": self.deal_ms,
             "move_latency_ms": self.latencies_ms,
+            "draw_latency_ms": self.draw_latencies_ms,
             "bad_messages": self.bad_messages,
             "faults": getattr(self.player, "faults", []),
         }

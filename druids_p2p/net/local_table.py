@@ -266,6 +266,7 @@ class LocalTable:
         finished = all(r.get("finished") for r in results)
         deal_ms = [ms for r in results for ms in r.get("deal_ms", [])]
         latency = [ms for r in results for ms in r.get("move_latency_ms", [])]
+        draws = [ms for r in results for ms in r.get("draw_latency_ms", [])]
         return {
             "finished": finished,
             "aborted": next((r["aborted"] for r in results if r.get("aborted")), None),
@@ -280,6 +281,7 @@ class LocalTable:
             "game_s": round(self._game_seconds(results), 3),
             "deal_ms": deal_ms,
             "move_latency_ms": latency,
+            "draw_latency_ms": draws,
         }
 
 

@@ -140,6 +140,11 @@ class RunnerBase:
         self.away: set[bytes] = set()
         self.bad_messages = 0
         self.move_sent_at: float | None = None
+        self.move_step: object = None
+        """The step our last move was sent in (a card table's latency ends in another one)."""
+        self.move_is_draw = False
+        self.draw_latencies_ms: list[float] = []
+        """Of ``latencies_ms``, those of draws (a card table's ``Draw:`` moves)."""
         self.latencies_ms: list[float] = []
         self.deal_started: float | None = None
         self.deal_ms: list[float] = []
