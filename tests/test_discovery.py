@@ -596,3 +596,17 @@ def test_join_by_name_refuses_bad_search_seconds(
     code, out, err = run_cli(["join", "Friday night", "--search-seconds", seconds], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "--search-seconds" in err
+
+
+def test_cli_text_names_each_tables_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """``druids tables`` shows the game a beacon names (the rule set bound into the table)."""
+    info = dataclasses.replace(
+        INFO, name="gems", players=2, variant=False, ruleset="druids2004", seats=INFO.seats[:1]
+    )
+    port = free_port()
+    with BeaconSender(HOST, info, None, port, **FAST):
+        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--port", str(port)], capsys)
+    assert code == 0
+    header, row = out.splitlines()[:2]
+    assert "GAME" in header.split()
+    assert row.split()[:2] == ["gems", "2"] and "druids2004" in row.split()

@@ -438,9 +438,9 @@ async def test_leaving_mid_game_asks_first_and_keeps_the_record(tmp_path: Path) 
     ("args", "words"),
     [
         (["play", "--game", "druids2004", "--lan"], "--lan: a table of peers does not play"),
-        (["host", "--game", "druids2004"], "host: a table of peers does not play"),
-        (["join", "x:1", "--game", "druids2004"], "join: a table of peers does not play"),
-        (["play", "--headless", "--game", "druids2004"], "--headless: a table of peers"),
+        (["host", "--game", "druids2004"], "host: a person cannot sit at a druids2004 table"),
+        (["join", "x:1", "--game", "druids2004"], "join: a person cannot sit at a druids2004"),
+        (["play", "--headless", "--game", "druids2004"], "--seats human: a person cannot sit"),
         (["play", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
         (["play", "--game", "chess"], "--game 'chess': unknown game"),
         (["play", "--game", "druids2004", "--bots", "rule,rule,rule,rule"], "2 to 4 seats"),

@@ -11,6 +11,14 @@ import typer
 
 from druids_p2p.cli.app import bench_app, fail
 from druids_p2p.games.druids2017 import GameOptions
+from druids_p2p.games.seam import TableOptions
+from druids_p2p.rulesets import (
+    CARD_TABLE_RULESETS,
+    DEFAULT_RULESET,
+    GAME_HELP,
+    RULESETS,
+    SeatOptions,
+)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -22,25 +30,29 @@ def _percentile(values: list[float], q: float) -> float:
 
 @bench_app.command("table")
 def bench_table_command(
-    players: int = typer.Option(4, "--players", help="3, 4 or 5 peer processes."),
+    players: int = typer.Option(4, "--players", help="Peer processes: 3-5 (druids2004: 2-4)."),
     rounds: int = typer.Option(5, "--rounds", help="Rounds to play (1-5)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
 ) -> None:
-    """Game time, deal time per round and move latency (send to acknowledged by all)."""
+    """Game time, deal time per round and move latency (send to acknowledged by all; at a
+    card table, send to the table ready for the next move)."""
+    from druids_p2p.cli.play2004 import check_game
     from druids_p2p.net.local_table import LocalTableError, play_table
 
-    if players not in (3, 4, 5):
-        fail(f"--players must be 3, 4 or 5, not {players}")
+    rules = RULESETS[check_game(game)]
+    if not rules.min_players <= players <= rules.max_players:
+        fail(f"--players must be {rules.min_players} to {rules.max_players}, not {players}")
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
+    card_table = game in CARD_TABLE_RULESETS
+    options: TableOptions = (
+        SeatOptions(players, False, rounds) if card_table else GameOptions(players, rounds=rounds)
+    )
     with tempfile.TemporaryDirectory(prefix="druids-bench-") as tmp:
         try:
             summary = play_table(
-                ["bot:random"] * players,
-                GameOptions(players=players, rounds=rounds),
-                None,
-                100.0,
-                Path(tmp),
+                ["bot:random"] * players, options, None, 100.0, Path(tmp), game=game
             )
         except LocalTableError as exc:
             fail(str(exc), 1)
@@ -49,8 +61,9 @@ def bench_table_command(
     deal = summary["deal_ms"]
     latency = summary["move_latency_ms"]
     result = {
+        "game": game,
         "players": players,
-        "rounds": rounds,
+        "rounds": 1 if card_table else rounds,
         "game_s": summary["game_s"],
         "wall_s": summary["wall_s"],
         "deal_ms": round(statistics.median(deal), 2) if deal else 0.0,
@@ -58,12 +71,25 @@ def bench_table_command(
         "move_latency_ms_p99": round(_percentile(latency, 0.99), 3),
         "moves_measured": len(latency),
     }
+    if card_table:  # no deal per round; draws (one round of shares each) apart
+        draws = summary["draw_latency_ms"]
+        del result["deal_ms"]
+        result["draw_latency_ms_p50"] = round(_percentile(draws, 0.5), 3)
+        result["draw_latency_ms_p99"] = round(_percentile(draws, 0.99), 3)
+        result["draws_measured"] = len(draws)
     if as_json:
         print(json.dumps(result))
         return
+    what = "one game" if card_table else f"{rounds} rounds"
+    deal = (
+        f"draw p50 {result['draw_latency_ms_p50']:.2f} ms, "
+        f"p99 {result['draw_latency_ms_p99']:.2f} ms"
+        if card_table
+        else f"deal {result['deal_ms']:.1f} ms/round"
+    )
     print(
-        f"{players} peers, {rounds} rounds: game {result['game_s']:.2f} s "
-        f"(wall {result['wall_s']:.2f} s with start-up), deal {result['deal_ms']:.1f} ms/round, "
+        f"{game}, {players} peers, {what}: game {result['game_s']:.2f} s "
+        f"(wall {result['wall_s']:.2f} s with start-up), {deal}, "
         f"move latency p50 {result['move_latency_ms_p50']:.2f} ms, "
         f"p99 {result['move_latency_ms_p99']:.2f} ms"
     )

@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import random
 
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.base import Bot, BotSpec
 from druids_p2p.bots.host import BotRunner
 from druids_p2p.net.errors import PeerError
 from druids_p2p.net.peer_config import PeerConfig
 from druids_p2p.net.players import Player, TableView
 from druids_p2p.plugins import load_bots
+from druids_p2p.rulesets import CARD_TABLE_RULESETS
 
 log = logging.getLogger("druids_p2p.net.runner")
 """The seated table's logger: a bot's faults read as the peer's warnings."""
@@ -25,8 +26,13 @@ log = logging.getLogger("druids_p2p.net.runner")
 class BotPlayer(Player):
     """Plays a bot under its move budget (:class:`BotRunner`); a fault plays a safe move."""
 
-    def __init__(self, bot: Bot, name: str, budget_ms: float, seed: bytes) -> None:
+    def __init__(
+        self, bot: Bot, name: str, budget_ms: float, seed: bytes, spec: BotSpec | None = None
+    ) -> None:
+        """``spec``: where the bot came from, so that once the table names its game the bot
+        for that game is made (a joiner learns the game only from the seat message)."""
         self.bot = bot
+        self.spec = spec
         self.name = name
         self.runner = BotRunner(bot, budget_ms)
         self.seed = seed
@@ -38,10 +44,18 @@ class BotPlayer(Player):
         if self.started or seat is None:
             return
         self.started = True
+        rules = table.ruleset
+        options = table.options
+        if rules.name in CARD_TABLE_RULESETS:  # the game's own options, not the seat message's
+            options = rules.make_options(options.players)
+        if self.spec is not None:
+            try:
+                self.bot = self.spec.factory_for(rules.name)()
+            except ValueError as exc:
+                raise PeerError(str(exc)) from None
+            self.runner = BotRunner(self.bot, self.runner.budget_ms, game=rules.name)
         rng = random.Random(self.seed)
-        fault = self.runner.hook(
-            self.bot.start_game, seat, table.options, rng, self.runner.budget_ms
-        )
+        fault = self.runner.hook(self.bot.start_game, seat, options, rng, self.runner.budget_ms)
         if fault:
             self.faults.append(f"start_game: {fault}")
 
@@ -63,4 +77,4 @@ def bot_player(name: str, config: PeerConfig, seed: bytes) -> Player:
         bot = registry.make(name)
     except KeyError:
         raise PeerError(f"no bot named {name!r} (known: {', '.join(registry.names())})") from None
-    return BotPlayer(bot, name, config.budget_ms, seed)
+    return BotPlayer(bot, name, config.budget_ms, seed, registry.get(name))

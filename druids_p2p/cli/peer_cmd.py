@@ -29,7 +29,7 @@ from druids_p2p.cli.peer_checks import (
     resume_or_new,
 )
 from druids_p2p.cli.peer_run import emitter, print_result, run_one_peer
-from druids_p2p.cli.play2004 import refuse_lan
+from druids_p2p.cli.play2004 import check_game, refuse_human
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
 
@@ -87,8 +87,10 @@ def peer_command(
     approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
     resume: bool = _RESUME,
     new: bool = _NEW,
+    game: str = _GAME,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
+    check_game(game)
     result = run_one_peer(
         player=player,
         name=name,
@@ -111,6 +113,7 @@ def peer_command(
         approve=approve,
         resume=resume,
         new=new,
+        game=game,
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -138,12 +141,13 @@ def _lan_seat(
     gone_after: float,
     step_deadline: float,
     plugins_dir: list[Path],
+    game: str | None = None,
 ) -> LanSeat:
     """Check the options ``host`` and ``join`` share, in the order both report them, and turn
     them into the seat's peer options: the bot (or the person) on this machine's LAN address."""
     check_port("--beacon-port", beacon_port)
     check_times(gone_after, step_deadline)
-    check_bot(bot, plugins_dir)
+    check_bot(bot, plugins_dir, game)
     return LanSeat(
         player=f"bot:{bot}" if bot else "human",
         name=None,
@@ -180,9 +184,12 @@ def host_command(
 
     With --approve each joiner is shown (name and key fingerprint) and seated only if you answer
     y; without it anyone who finds the table may sit down (right for a table of bots)."""
-    refuse_lan(game, "host")
+    check_game(game)
+    refuse_human(game, bot, "host")
     check_table_name(name)
-    seat = _lan_seat(bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir)
+    seat = _lan_seat(
+        bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir, game
+    )
     result = run_one_peer(
         **seat,
         host=True,
@@ -196,6 +203,7 @@ def host_command(
         approve=approve,
         resume=resume,
         new=new,
+        game=game,
     )
     print_result(result, as_json)
 
@@ -233,7 +241,8 @@ def join_command(
     """
     from druids_p2p.net.table_choice import BadPin, parse_pin
 
-    refuse_lan(game, "join")
+    check_game(game)  # the table's game is the host's word (its seat message)
+    refuse_human(game, bot, "join")
     resume_or_new(resume, new)
     check_lobby_target(target)
     seat = _lan_seat(bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir)

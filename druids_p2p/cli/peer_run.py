@@ -16,6 +16,8 @@ from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.cli.peer_checks import check_times, resume_or_new
 from druids_p2p.cli.streams import say
 from druids_p2p.games.druids2017 import GameOptions
+from druids_p2p.games.seam import TableOptions
+from druids_p2p.rulesets import CARD_TABLE_RULESETS, DEFAULT_RULESET, RULESETS, SeatOptions
 
 
 def emitter(as_json: bool, moves: bool = True) -> Any:
@@ -65,6 +67,7 @@ def run_one_peer(
     new: bool = False,
     table_typed: str | None = None,
     resume_folder: Path | None = None,
+    game: str = DEFAULT_RULESET,
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.net.admission import terminal_approver
@@ -73,8 +76,12 @@ def run_one_peer(
     from druids_p2p.net.session import run_peer
     from druids_p2p.wire import data_dir
 
-    if players not in (3, 4, 5):
-        fail(f"--players must be 3, 4 or 5, not {players}")
+    ruleset = RULESETS[game]
+    low, high = ruleset.min_players, ruleset.max_players
+    if not low <= players <= high:
+        fail(f"--players must be {low} to {high} for {game}, not {players}")
+    if resume and game in CARD_TABLE_RULESETS:
+        fail(f"--resume: a restarted peer cannot replay a {game} table yet")
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
     if budget_ms <= 0:
@@ -83,7 +90,12 @@ def run_one_peer(
     resume_or_new(resume, new)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
     identity = load_identity(name)
-    spec = HostSpec(table_name, GameOptions(players=players, variant=variant, rounds=rounds))
+    options: TableOptions = (
+        SeatOptions(players=players, variant=False, rounds=rounds)
+        if game in CARD_TABLE_RULESETS
+        else GameOptions(players=players, variant=variant, rounds=rounds)
+    )
+    spec = HostSpec(table_name, options, game)
 
     def ask(prompt: str) -> str:
         print(prompt, end="", file=sys.stderr, flush=True)

@@ -16,7 +16,8 @@ from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS
 from druids_p2p.rulesets import check_game as _known_game
 
 LAN_GAMES = (DEFAULT_RULESET,)
-"""The rule sets a LAN table (lobby, ``host``, ``join``, ``--headless``) plays today."""
+"""The rule sets the terminal UI's LAN lobby (``--lan``) plays today; peers with bots
+(``host``, ``join``, ``--headless``) play every rule set, a person only these."""
 
 
 def check_game(game: str) -> str:
@@ -34,6 +35,16 @@ def refuse_lan(game: str, where: str) -> None:
         fail(
             f"{where}: a table of peers does not play {game} yet; play it against bots on "
             f"this machine with 'druids play --game {game}'"
+        )
+
+
+def refuse_human(game: str, bot: str | None, where: str) -> None:
+    """Exit 2 when a person would sit at a LAN table of ``game``, whose seats only bots play
+    yet (the terminal UI does not show such a table)."""
+    if bot is None and game not in LAN_GAMES:
+        fail(
+            f"{where}: a person cannot sit at a {game} table of peers yet; give --bot NAME, or "
+            f"play it against bots on this machine with 'druids play --game {game}'"
         )
 
 

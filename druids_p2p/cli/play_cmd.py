@@ -15,11 +15,18 @@ from druids_p2p.cli.peer_checks import (
     check_bot,
     resume_or_new,
 )
-from druids_p2p.cli.play2004 import check_game, play_2004_ui, refuse_lan
+from druids_p2p.cli.play2004 import check_game, play_2004_ui, refuse_human, refuse_lan
 from druids_p2p.cli.ui_options import UiOptions
 from druids_p2p.games.druids2017 import GameOptions
+from druids_p2p.games.seam import TableOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
-from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
+from druids_p2p.rulesets import (
+    CARD_TABLE_RULESETS,
+    DEFAULT_RULESET,
+    GAME_HELP,
+    RULESETS,
+    SeatOptions,
+)
 
 
 def ui_entry(game: str) -> Callable[[UiOptions], None]:
@@ -98,20 +105,28 @@ def play_command(
             )
         )
         return
-    refuse_lan(game, "--headless")
     from druids_p2p.cli.play_ui import check_time_per_move
     from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table, saved_seats
 
+    rules = RULESETS[check_game(game)]
     try:
-        seat_list = parse_seats(seats or "human,bot:rule,bot:rule,bot:rule")
+        seat_list = parse_seats(
+            seats or "human,bot:rule,bot:rule,bot:rule", (rules.min_players, rules.max_players)
+        )
     except ValueError as exc:
-        fail(str(exc))
+        fail(f"--seats: {exc}")
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
     check_time_per_move(budget_ms)
     for seat in seat_list:
         if seat.startswith("bot:"):
-            check_bot(seat[4:], [])
+            check_bot(seat[4:], [], game)
+        else:
+            refuse_human(game, None, "--seats human")
+    if game in CARD_TABLE_RULESETS and (rounds != 5 or variant):
+        fail(f"--rounds and --variant are druids2017 options; {game} has neither")
+    if resume and game in CARD_TABLE_RULESETS:
+        fail(f"--resume: a restarted peer cannot replay a {game} table yet")
     if workdir is not None:
         make_folder("--workdir", workdir)
     resume_or_new(resume, new)
@@ -124,9 +139,15 @@ def play_command(
             "start a new table beside it (its records are kept)"
         )
     base = workdir or Path(tempfile.mkdtemp(prefix="druids-table-"))
-    options = GameOptions(players=len(seat_list), variant=variant, rounds=rounds)
+    options: TableOptions = (
+        SeatOptions(players=len(seat_list), variant=False, rounds=rounds)
+        if game in CARD_TABLE_RULESETS
+        else GameOptions(players=len(seat_list), variant=variant, rounds=rounds)
+    )
     try:
-        summary = play_table(seat_list, options, None, budget_ms, base, resume=resume, new=new)
+        summary = play_table(
+            seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game
+        )
     except LocalTableError as exc:
         fail(str(exc), 1)
     if as_json:

@@ -24,6 +24,7 @@ def _row(t: TableAnnouncement) -> list[str]:
         info.name,
         f"{info.players}" + (" +variant" if info.variant else ""),
         f"{info.seats_taken}/{info.players} ({info.seats_free} free)",
+        info.ruleset,
         f"{b.host_name} [{b.host_fingerprint}]",
         info.lobby_address or "-",
         seated,
@@ -75,7 +76,7 @@ def tables_command(
         if net.is_loopback and interface is None and address is None:
             print("(only this machine was searched; use --interface or --address for the LAN)")
         return
-    rows = [["TABLE", "PLAYERS", "SEATS", "HOST", "JOIN AT", "SEATED"], *map(_row, found)]
+    rows = [["TABLE", "PLAYERS", "SEATS", "GAME", "HOST", "JOIN AT", "SEATED"], *map(_row, found)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:
         print("  ".join([*(c.ljust(w) for c, w in zip(r, widths, strict=False)), r[-1]]).rstrip())

@@ -95,7 +95,8 @@ class TableEnding(RunnerBase):
     def _result(self) -> dict[str, Any]:
         """What ``run_peer`` returns (and the CLI prints); a finished game is marked so."""
         machine = self.machine
-        game = machine.game
+        totals, winners = machine.outcome()  # a card table's: this seat's copy of the game
+        rounds = [] if machine.card_play is not None else machine.game.round_scores
         result: dict[str, Any] = {
             "finished": machine.finished,
             "aborted": None if machine.aborted is None else machine.aborted.reason,
@@ -103,19 +104,20 @@ class TableEnding(RunnerBase):
             "claim": claim_of(machine),
             "seat": machine.my_seat,
             "name": machine.identity.name,
-            "totals": game.totals,
-            "round_scores": game.round_scores,
-            "winners": game.winners,
+            "totals": totals,
+            "round_scores": rounds,
+            "winners": winners,
             "record": str(self.state.record),
             "head": machine.head.hex(),
             "deal_ms": self.deal_ms,
             "move_latency_ms": self.latencies_ms,
+            "draw_latency_ms": self.draw_latencies_ms,
             "bad_messages": self.bad_messages,
             "faults": getattr(self.player, "faults", []),
         }
         if machine.finished:
             machine.flush()
-            self.state.mark_finished({"totals": game.totals, "winners": game.winners})
+            self.state.mark_finished({"totals": totals, "winners": winners})
         return result
 
     def _linger(self) -> None:

@@ -31,7 +31,7 @@ from druids_p2p.net.errors import PeerError
 from druids_p2p.net.mesh_port import LobbyMesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.seating import make_join, make_seat_message, quoted_join
-from druids_p2p.rulesets import seat_options
+from druids_p2p.rulesets import table_options
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, WireError, decode, encode
 
 log = logging.getLogger(__name__)
@@ -108,6 +108,7 @@ class Lobby:
             players=o.players,
             variant=o.variant,
             rounds=o.rounds,
+            ruleset=self.spec.ruleset,
             seats=tuple(Seat(name, key) for key, name, _, _ in self.seats),
             lobby_port=self.lobby_port,
         )
@@ -144,7 +145,9 @@ class Lobby:
             for inbound in self.mesh.poll(20):
                 self._on_join(inbound.routing_id, inbound.payload)
         joins = [self.joins[key] for key, _, _, _ in self.seats[1:]]
-        seat_raw = make_seat_message(self.identity, self.seats, self.spec.options, joins=joins)
+        seat_raw = make_seat_message(
+            self.identity, self.seats, self.spec.options, joins=joins, ruleset=self.spec.ruleset
+        )
         self.close()
         return seat_raw
 
@@ -243,7 +246,7 @@ def join_table(
                 raise PeerError(f"the host refused: {msg.body['reason']}")
             if msg.type is MsgType.SEAT and identity.public_key in msg.body["seats"]:
                 try:
-                    seat_options(msg.body["options"])
+                    table_options(msg.body["options"])
                 except ValueError as exc:
                     raise PeerError(f"the host's seat message is refused: {exc}") from None
                 for endpoint in msg.body.get("endpoints", ()):

@@ -24,11 +24,12 @@ class LocalTableError(Exception):
     """The local table could not be started or did not finish."""
 
 
-def parse_seats(spec: str) -> list[str]:
-    """``bot:random,bot:rule,human`` -> player specs; 3 to 5 seats."""
+def parse_seats(spec: str, seat_range: tuple[int, int] = (3, 5)) -> list[str]:
+    """``bot:random,bot:rule,human`` -> player specs; ``seat_range`` seats (the game's)."""
     seats = [s.strip() for s in spec.split(",") if s.strip()]
-    if not 3 <= len(seats) <= 5:
-        raise ValueError(f"a table has 3 to 5 seats, not {len(seats)}")
+    low, high = seat_range
+    if not low <= len(seats) <= high:
+        raise ValueError(f"a table has {low} to {high} seats, not {len(seats)}")
     for seat in seats:
         if seat != "human" and not (seat.startswith("bot:") and len(seat) > 4):
             raise ValueError(f"a seat is 'human' or 'bot:NAME', not {seat!r}")
@@ -169,8 +170,10 @@ class LocalTable:
         extra_args: tuple[str, ...] = (),
         move_events: bool = True,
         resume: bool = False,
+        game: str | None = None,
     ) -> None:
-        """``move_events``: whether the peers print a line per move (a pipe write and a parse in
+        """``game``: the rule set the host's table plays (None: the CLI's default).
+        ``move_events``: whether the peers print a line per move (a pipe write and a parse in
         this process per move and peer, which a game's summary does not need). ``resume``: every
         seat rejoins the table saved in its folder (``druids peer --resume``) instead."""
         self.seats = seats
@@ -183,6 +186,7 @@ class LocalTable:
         self.extra_args = extra_args
         self.move_events = move_events
         self.resume = resume
+        self.game = game
         self.peers: list[PeerProcess] = []
         self.started_at = 0.0
 
@@ -210,6 +214,7 @@ class LocalTable:
         if self.options is not None:
             host_role += ["--rounds", str(self.options.rounds)]
             host_role += ["--variant"] if self.options.variant else []
+        host_role += ["--game", self.game] if self.game is not None else []
         host = PeerProcess(0, self.workdir / "seat0", self._argv(0, host_role), self._human(0))
         self.peers = [host]
         host.start()
@@ -261,6 +266,7 @@ class LocalTable:
         finished = all(r.get("finished") for r in results)
         deal_ms = [ms for r in results for ms in r.get("deal_ms", [])]
         latency = [ms for r in results for ms in r.get("move_latency_ms", [])]
+        draws = [ms for r in results for ms in r.get("draw_latency_ms", [])]
         return {
             "finished": finished,
             "aborted": next((r["aborted"] for r in results if r.get("aborted")), None),
@@ -275,6 +281,7 @@ class LocalTable:
             "game_s": round(self._game_seconds(results), 3),
             "deal_ms": deal_ms,
             "move_latency_ms": latency,
+            "draw_latency_ms": draws,
         }
 
 
@@ -294,6 +301,7 @@ def play_table(
     timeout: float = 600.0,
     resume: bool = False,
     new: bool = False,
+    game: str | None = None,
 ) -> dict[str, Any]:
     """Play one whole game over the real protocol on loopback; the summary of all peers.
 
@@ -310,6 +318,7 @@ def play_table(
         extra_args=extra,
         move_events=False,
         resume=resume,
+        game=game,
     )
     try:
         table.start()

@@ -19,6 +19,7 @@ from druids_p2p.net.chat import ChatOutbox
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.net.errors import PeerError
 from druids_p2p.net.players import Player, PromptPlayer
+from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.wire import Identity
 
 
@@ -28,6 +29,8 @@ class HostSpec:
 
     name: str
     options: TableOptions
+    ruleset: str = DEFAULT_RULESET
+    """The game the table plays (bound into its seat message and named in its beacon)."""
 
 
 @dataclass

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from druids_p2p.games.seam import IllegalMove, Ruleset, TableOptions
+from druids_p2p.games.seam import CommonRuleset, IllegalMove, TableOptions
 from druids_p2p.net.errors import PeerError
 
 
@@ -34,7 +34,7 @@ class TableView(Protocol):
     def options(self) -> TableOptions: ...
 
     @property
-    def ruleset(self) -> Ruleset:
+    def ruleset(self) -> CommonRuleset:
         """The table's rule set: its card and move tokens, for showing them."""
 
     @property

@@ -108,8 +108,12 @@ class TableRunner(LivenessChecks, TableEnding):
             self.player.refused(move, str(exc))
             return
         self.move_sent_at = time.perf_counter()
+        self.move_step = self.machine.step
+        self.move_is_draw = self.table.ruleset.format_move(move).startswith("Draw:")
         self.broadcast(raws)
         self.last_progress = self.clock()
+        if self.machine.card_play is not None:
+            self._note_counted()  # a public move may leave the table ready at once
 
     def _keepalive(self) -> None:
         """A signed hello about once a second, so silence means a peer is gone, not thinking."""
@@ -210,11 +214,29 @@ class TableRunner(LivenessChecks, TableEnding):
         self._note_counted()
 
     def _note_counted(self) -> None:
-        """Move latency: from sending our move to the last peer's acknowledgement of it."""
-        move = self.machine.last_move
-        if self.move_sent_at is None or move is None or move.sender != self.machine.me:
+        """Move latency: from sending our move to the last peer's acknowledgement of it; at a
+        card table (no receipts), to the table being ready for the next move (a draw: the
+        others' shares of the drawn card are in)."""
+        machine = self.machine
+        if machine.card_play is not None:
+            step = machine.step
+            ready = machine.phase != "play" or (
+                step is not self.move_step
+                and step is not None
+                and step.name in ("card_move", "card_word")
+                and not machine.own_pending_in_step()
+            )
+            if self.move_sent_at is not None and ready:
+                took = (time.perf_counter() - self.move_sent_at) * 1000.0
+                self.latencies_ms.append(took)
+                if self.move_is_draw:
+                    self.draw_latencies_ms.append(took)
+                self.move_sent_at = None
             return
-        if not self.machine.awaiting_receipts():
+        move = machine.last_move
+        if self.move_sent_at is None or move is None or move.sender != machine.me:
+            return
+        if not machine.awaiting_receipts():
             self.latencies_ms.append((time.perf_counter() - self.move_sent_at) * 1000.0)
             self.move_sent_at = None
 

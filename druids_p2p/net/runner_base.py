@@ -23,7 +23,7 @@ import logging
 import time
 from typing import Any
 
-from druids_p2p.games.seam import Ruleset, TableOptions
+from druids_p2p.games.seam import CommonRuleset, GameProgress, TableOptions
 from druids_p2p.net.chat import TableChat
 from druids_p2p.net.deadlines import Deadlines
 from druids_p2p.net.errors import PeerError
@@ -65,8 +65,14 @@ class MachineView:
         return self._machine.options
 
     @property
-    def ruleset(self) -> Ruleset:
-        return self._machine.rules
+    def ruleset(self) -> CommonRuleset:
+        machine = self._machine
+        return machine.card_rules if machine.card_rules is not None else machine.rules
+
+    def _game(self) -> GameProgress:
+        """The game's progress: this seat's copy at a card table, else the table's game."""
+        play = self._machine.card_play
+        return play.copy if play is not None else self._machine.game
 
     @property
     def phase(self) -> str:
@@ -76,27 +82,34 @@ class MachineView:
         return self._machine.view()
 
     def check(self, move: int) -> str | None:
+        play = self._machine.card_play
+        if play is not None:  # a card table's copy knows only its legal moves
+            return None if move in play.copy.legal_moves() else "not a legal move now"
         return self._machine.game.check(move)
 
     @property
     def game_over(self) -> bool:
-        return self._machine.game.game_over
+        return self._game().game_over
 
     @property
     def round_scores(self) -> tuple[tuple[int, ...], ...]:
+        if self._machine.card_play is not None:
+            return ()  # a card-table game has no rounds
         return tuple(tuple(s) for s in self._machine.game.round_scores)
 
     @property
     def totals(self) -> tuple[int, ...]:
-        return tuple(self._machine.game.totals)
+        return tuple(self._game().totals)
 
     @property
     def winners(self) -> tuple[int, ...] | None:
-        winners = self._machine.game.winners
+        winners = self._game().winners
         return None if winners is None else tuple(winners)
 
     @property
     def ended_by(self) -> str | None:
+        if self._machine.card_play is not None:
+            return None
         return self._machine.game.round_ended_by
 
 
@@ -127,6 +140,11 @@ class RunnerBase:
         self.away: set[bytes] = set()
         self.bad_messages = 0
         self.move_sent_at: float | None = None
+        self.move_step: object = None
+        """The step our last move was sent in (a card table's latency ends in another one)."""
+        self.move_is_draw = False
+        self.draw_latencies_ms: list[float] = []
+        """Of ``latencies_ms``, those of draws (a card table's ``Draw:`` moves)."""
         self.latencies_ms: list[float] = []
         self.deal_started: float | None = None
         self.deal_ms: list[float] = []

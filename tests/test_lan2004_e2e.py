@@ -1,0 +1,96 @@
+"""Druids (2004) between real peer processes on loopback: ``druids play --headless --game
+druids2004`` and the local table it starts (``net/local_table.py``), bots in every seat."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from druids_p2p.net.local_table import LocalTable
+from druids_p2p.wire import MsgType, decode
+from druids_p2p.wire.record import read_record
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+def test_three_peer_processes_play_a_whole_druids2004_game(tmp_path: Path) -> None:
+    """Each seat is a ``druids peer --game druids2004`` process whose bot moves from its own
+    card-table copy; all three finish, agree on the result and hold the same record, which
+    holds every card-table step and ends with every seat's signed result."""
+    seats = ["bot:rule", "bot:random", "bot:rule"]
+    table = LocalTable(seats, tmp_path, None, game="druids2004", move_events=False)
+    try:
+        table.start()
+        results = table.wait(timeout=300)
+    finally:
+        table.close()
+    summary = table.summary(results)
+    assert summary["finished"] and summary["aborted"] is None, summary
+    assert summary["heads_agree"]
+    assert len({(tuple(r["totals"]), tuple(r["winners"])) for r in results}) == 1
+    totals, winners = results[0]["totals"], results[0]["winners"]
+    assert len(totals) == 3 and winners and {totals[w] for w in winners} == {max(totals)}
+    records = [Path(r["record"]).read_bytes() for r in results]
+    assert len(set(records)) == 1, "every seat wrote the same record"
+    messages = [decode(raw) for raw in read_record(Path(results[0]["record"])).messages]
+    kinds = {m.type for m in messages}
+    assert {MsgType.TABLE_KEY, MsgType.TABLE_SHUFFLE, MsgType.TABLE_SHARE} <= kinds
+    assert {MsgType.TABLE_PLAY, MsgType.TABLE_OPEN, MsgType.TABLE_REVEAL, MsgType.MOVE} <= kinds
+    assert [m.type for m in messages[-3:]] == [MsgType.RESULT] * 3
+
+
+def test_play_headless_druids2004_prints_the_result_and_every_record(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "druids_p2p",
+            "play",
+            "--headless",
+            "--game",
+            "druids2004",
+            "--seats",
+            "bot:random,bot:rule",
+            "--workdir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[0].startswith("game over: totals ")
+    records = [line.removeprefix("record: ") for line in lines[1:]]
+    assert len(records) == 2 and all(Path(r).is_file() for r in records)
+    assert Path(records[0]).read_bytes() == Path(records[1]).read_bytes()
+
+
+def test_bench_table_druids2004_reports_game_time_and_draw_and_move_latency() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "druids_p2p",
+            "bench",
+            "table",
+            "--game",
+            "druids2004",
+            "--players",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = json.loads(out.stdout)
+    assert (report["game"], report["players"]) == ("druids2004", 2)
+    assert report["game_s"] > 0 and report["moves_measured"] > report["draws_measured"] > 0
+    assert 0 < report["draw_latency_ms_p50"] <= report["draw_latency_ms_p99"]
+    assert 0 < report["move_latency_ms_p50"] <= report["move_latency_ms_p99"]
