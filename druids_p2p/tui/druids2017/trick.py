@@ -6,6 +6,8 @@ each player's card and who took it — instead of the next, empty one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
@@ -63,6 +65,19 @@ def held_trick_lines(snapshot: TableSnapshot) -> list[Text]:
     return lines
 
 
+def plays_text(snapshot: TableSnapshot, plays: Sequence[tuple[int, int]]) -> Text:
+    """``you R6 · rule-1 R9 · …``: a trick's cards in the order played, each after its player
+    (the last-trick line and the trick history write a trick the same way)."""
+    text = Text()
+    for i, (seat, move) in enumerate(plays):
+        if i:
+            text.append(" · ")
+        text.append_text(name_text(snapshot, seat))
+        text.append(" ")
+        text.append_text(move_text(move))
+    return text
+
+
 def last_trick_line(snapshot: TableSnapshot) -> Text | None:
     """``Last trick: rule-2 took it — you R6 · rule-1 R9 · …`` (with the Sickle's effect)."""
     view = snapshot.view
@@ -72,12 +87,7 @@ def last_trick_line(snapshot: TableSnapshot) -> Text | None:
     last = Text("Last trick: ", style="bold")
     last.append_text(name_text(snapshot, winner))
     last.append(" took it — ")
-    for i, (seat, move) in enumerate(plays):
-        if i:
-            last.append(" · ")
-        last.append_text(name_text(snapshot, seat))
-        last.append(" ")
-        last.append_text(move_text(move))
+    last.append_text(plays_text(snapshot, plays))
     if removed:
         gone = ", ".join(COLOUR_NAMES[d] for d in removed)
         last.append(f"; Sickle removed the {gone} pile")

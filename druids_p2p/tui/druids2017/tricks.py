@@ -14,9 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from druids_p2p.games.druids2017.cards import COLOUR_NAMES
-from druids_p2p.tui.druids2017.cards import domain_text, move_text
+from druids_p2p.tui.druids2017.cards import domain_text
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
-from druids_p2p.tui.druids2017.trick import led_domain
+from druids_p2p.tui.druids2017.trick import led_domain, plays_text
 from druids_p2p.tui.names import name_text
 
 
@@ -31,13 +31,7 @@ def trick_history(snapshot: TableSnapshot | None) -> Table | Text:
     table.add_column("cards, in the order played")
     table.add_column("taken by", no_wrap=True)
     for number, (_, plays, winner, removed) in enumerate(view.tricks, start=1):
-        cards = Text()
-        for i, (seat, move) in enumerate(plays):
-            if i:
-                cards.append(" · ")
-            cards.append_text(name_text(snapshot, seat))
-            cards.append(" ")
-            cards.append_text(move_text(move))
+        cards = plays_text(snapshot, plays)
         if removed:
             gone = ", ".join(COLOUR_NAMES[d] for d in removed)
             cards.append(f" (Sickle: the {gone} pile removed)", style="italic")
