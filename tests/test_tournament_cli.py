@@ -122,23 +122,26 @@ def _stand_in_play_table(
     time_per_move_ms: float,
     workdir: Path,
     timeout: float = 600.0,
+    *,
+    new: bool = False,
+    game: str | None = None,
 ) -> dict[str, Any]:
     """The engine in-process in place of the networked table; at module level, because the
     tournament hands its table player to the worker processes by reference (pickled)."""
     from druids_p2p.bots.local_game import play_local_game
 
-    assert workdir.is_dir()
+    assert workdir.is_dir() and game == "druids2017" and not new
     assert all(seat.startswith("bot:") for seat in seats)
     names = [seat.removeprefix("bot:") for seat in seats]
-    game = play_local_game(names, options, seed, time_per_move_ms, enforce_budget=False)
+    played = play_local_game(names, options, seed, time_per_move_ms, enforce_budget=False)
     return {
         "finished": True,
         "aborted": None,
         "blame": None,
-        "totals": game.totals,
-        "round_scores": game.round_scores,
-        "winners": game.winners,
-        "records": [game.record()],
+        "totals": played.totals,
+        "round_scores": played.round_scores,
+        "winners": played.winners,
+        "records": [played.record()],
     }
 
 

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from druids_p2p.games.druids2017.game import GameOptions
+from druids_p2p.games.seam import TableOptions
 from druids_p2p.plugins import BotRegistry, load_bots
-from druids_p2p.rulesets import RULESETS
+from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
 from druids_p2p.tournament.plan import GameSpec
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
@@ -51,16 +51,21 @@ class TablePlayer(Protocol):
 
     Injected by the caller (the CLI) through :class:`Batch`, so that tournaments stand beside the
     network layer and never import it (an import-linter contract); a module-level function, so
-    it travels to the worker processes by reference."""
+    it travels to the worker processes by reference. ``new``: the peers start a new table even
+    where an interrupted attempt at this game left one unfinished (it is kept, set aside);
+    ``game``: the rule set the host's table plays."""
 
     def __call__(
         self,
         seats: list[str],
-        options: GameOptions,
+        options: TableOptions,
         seed: int | None,
         time_per_move_ms: float,
         workdir: Path,
         timeout: float = ...,
+        *,
+        new: bool = ...,
+        game: str | None = ...,
     ) -> dict[str, Any]: ...
 
 
@@ -75,7 +80,7 @@ class Batch:
     p2p: bool = False
     workdir: str = ""
     game_timeout: float | None = None
-    game: str = "druids2017"
+    game: str = DEFAULT_RULESET
     table_player: TablePlayer | None = None
     """How ``p2p`` games are played (required with ``p2p``)."""
 
@@ -142,7 +147,12 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
     """Play every game of ``batch``; each line with ``index`` and ``deal`` first."""
     if _STATE.tainted:
         os._exit(TAINTED_EXIT)
-    options = RULESETS[batch.game].make_options(batch.players, batch.variant)
+    # A table's seat-message options over the network; the engine's own options in-process.
+    options: Any = (
+        new_table_options(batch.game, batch.players, batch.variant)
+        if batch.p2p
+        else RULESETS[batch.game].make_options(batch.players, batch.variant)
+    )
     trace = _trace()
     lines: list[dict[str, Any]] = []
     for spec in batch.games:
@@ -151,7 +161,7 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
             assert batch.table_player is not None, "a p2p batch without its table player"
             line = play_p2p_game(
                 batch.table_player, spec, options, batch.budget_ms, Path(batch.workdir), trace,
-                batch.game_timeout,
+                batch.game_timeout, batch.game,
             )  # fmt: skip
         else:
             line = play_game(
@@ -168,33 +178,41 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
 def play_p2p_game(
     play_table: TablePlayer,
     spec: GameSpec,
-    options: GameOptions,
+    options: TableOptions,
     budget_ms: float,
     workdir: Path,
     trace: Any,
     timeout: float | None = None,
+    game: str = DEFAULT_RULESET,
 ) -> dict[str, Any]:
     """One game over the real protocol (one peer process per seat on loopback), as a game line.
 
     ``play_table`` (the injected :class:`TablePlayer`) gets the seats as ``bot:NAME`` player
     specs and returns ``totals``, ``round_scores``, ``winners``, ``records``, and
     ``finished``/``aborted``/``blame`` (a seat) when the table stopped. It has no per-seat move
-    times, so those are null. The mental deal draws on every peer's own secret, so p2p games do
+    times, so those are null. The mental deck draws on every peer's own secret, so p2p games do
     not replay from the seed: they are not duplicate deals. ``timeout`` is passed on so that the
     table stops its peer processes itself before the pool would kill this worker (and orphan
-    them).
+    them). A game folder that already exists is an interrupted attempt (a resumed run plays
+    the game again): its peers start a new table beside the one left unfinished, which keeps
+    its record. A game not dealt by rounds reports no round scores: it is one round (as the
+    in-process line has it).
     """
     n = options.players
     start = time.perf_counter()
     if trace is not None:
         trace[spec.index] = TRACE_ENGINE
     folder = workdir / f"game-{spec.index:06d}"
+    again = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     registry = _STATE.registry
     versions = [
         registry.get(b).version if registry and b in registry else "?" for b in spec.seating
     ]
     kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+    kwargs["game"] = game
+    if again:
+        kwargs["new"] = True
     seats = [f"bot:{name}" for name in spec.seating]
     faults: list[dict[str, Any]] = []
     blame_seat: int | None = None
@@ -217,14 +235,17 @@ def play_p2p_game(
              "text": "the peers' transcript heads disagree"}
         )  # fmt: skip
     totals = [int(t) for t in result["totals"]] if finished and result.get("totals") else None
-    line = {
-        "seed": spec.seed,
-        "seating": list(spec.seating),
-        "versions": versions,
+    rounds = [[int(x) for x in r] for r in result.get("round_scores") or []]
+    if totals is not None and not rounds:
+        rounds = [totals]
+    line: dict[str, Any] = {"seed": spec.seed, "seating": list(spec.seating), "versions": versions}
+    if game != DEFAULT_RULESET:  # as play_game's line: druids2017 lines stay as they were
+        line["game"] = game
+    line |= {
         "status": STATUS_OK if totals is not None else STATUS_CRASHED,
         "blame": None if blame_seat is None else spec.seating[blame_seat],
         "blame_seat": blame_seat,
-        "round_scores": [[int(x) for x in r] for r in result.get("round_scores") or []],
+        "round_scores": rounds,
         "totals": totals,
         "winners": [int(w) for w in result.get("winners") or []],
         "ranks": None if totals is None else ranks_of(totals),
