@@ -13,9 +13,9 @@ import pytest
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import parse_card
 from druids_p2p.games.druids2004.hidden import public_token
+from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
 from druids_p2p.games.seam import CommonGameState, GameState
-from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.rulesets import RULESETS, SeatOptions, dealt_ruleset, new_table_options
 
 ROOT = Path(__file__).resolve().parent.parent / "druids_p2p"

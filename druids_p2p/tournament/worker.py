@@ -20,10 +20,13 @@ simply schedules them again on a fresh worker.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import signal
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -175,6 +178,34 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------ p2p
+class _Stopped(BaseException):
+    """The pool stops this worker (``SIGTERM``: Ctrl-C in the parent, or the game timeout)."""
+
+
+def _raise_stopped(signum: int, frame: Any) -> None:
+    raise _Stopped
+
+
+@contextlib.contextmanager
+def stopped_cleanly() -> Iterator[None]:
+    """While a table plays: a ``SIGTERM`` from the pool unwinds the table player, which stops
+    its peer processes on the way out, before this worker exits.
+
+    The pool's own handler exits at once, and the peers (children of this worker) would play
+    on, orphaned, into the game's folder, which a resumed run plays again. Only in the main
+    thread, where signal handlers live (pool workers run their tasks there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_stopped)
+    try:
+        yield
+    except _Stopped:
+        os._exit(128 + signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def play_p2p_game(
     play_table: TablePlayer,
     spec: GameSpec,
@@ -189,9 +220,12 @@ def play_p2p_game(
 
     ``play_table`` (the injected :class:`TablePlayer`) gets the seats as ``bot:NAME`` player
     specs and returns ``totals``, ``round_scores``, ``winners``, ``records``, and
-    ``finished``/``aborted``/``blame`` (a seat) when the table stopped. It has no per-seat move
-    times, so those are null. The mental deck draws on every peer's own secret, so p2p games do
-    not replay from the seed: they are not duplicate deals. ``timeout`` is passed on so that the
+    ``finished``/``aborted``/``blame`` (a seat) when the table stopped, all in the play order,
+    and ``play_seats``: the play seat each of our seats got. The protocol's coin flip fixes that
+    order, not the plan, so the line's ``seating`` is the bots in the order they played. It has
+    no per-seat move times, so those are null. The mental deck draws on every peer's own
+    secret, so p2p games do not replay from the seed: they are not duplicate deals, and their
+    rotations are the coin flip's. ``timeout`` is passed on so that the
     table stops its peer processes itself before the pool would kill this worker (and orphan
     them). A game folder that already exists is an interrupted attempt (a resumed run plays
     the game again): its peers start a new table beside the one left unfinished, which keeps
@@ -205,10 +239,6 @@ def play_p2p_game(
     folder = workdir / f"game-{spec.index:06d}"
     again = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    registry = _STATE.registry
-    versions = [
-        registry.get(b).version if registry and b in registry else "?" for b in spec.seating
-    ]
     kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     kwargs["game"] = game
     if again:
@@ -216,17 +246,23 @@ def play_p2p_game(
     seats = [f"bot:{name}" for name in spec.seating]
     faults: list[dict[str, Any]] = []
     blame_seat: int | None = None
-    try:
-        result: dict[str, Any] = play_table(seats, options, spec.seed, budget_ms, folder, **kwargs)
-    except Exception as exc:
-        result = {"finished": False, "aborted": f"{type(exc).__name__}: {exc}"}
+    with stopped_cleanly():
+        try:
+            result: dict[str, Any] = play_table(
+                seats, options, spec.seed, budget_ms, folder, **kwargs
+            )
+        except Exception as exc:
+            result = {"finished": False, "aborted": f"{type(exc).__name__}: {exc}"}
+    seating = seated(spec.seating, result.get("play_seats"))
+    registry = _STATE.registry
+    versions = [registry.get(b).version if registry and b in registry else "?" for b in seating]
     finished = bool(result.get("finished", True)) and not result.get("aborted")
     if not finished:
         blame = result.get("blame")
         blame_seat = blame if isinstance(blame, int) and 0 <= blame < n else None
         text = str(result.get("aborted") or "the table did not finish")
         faults.append(
-            {"seat": blame_seat, "bot": None if blame_seat is None else spec.seating[blame_seat],
+            {"seat": blame_seat, "bot": None if blame_seat is None else seating[blame_seat],
              "round": None, "move": None, "stage": "table", "text": text}
         )  # fmt: skip
     elif result.get("heads_agree") is False:
@@ -238,12 +274,12 @@ def play_p2p_game(
     rounds = [[int(x) for x in r] for r in result.get("round_scores") or []]
     if totals is not None and not rounds:
         rounds = [totals]
-    line: dict[str, Any] = {"seed": spec.seed, "seating": list(spec.seating), "versions": versions}
+    line: dict[str, Any] = {"seed": spec.seed, "seating": seating, "versions": versions}
     if game != DEFAULT_RULESET:  # as play_game's line: druids2017 lines stay as they were
         line["game"] = game
     line |= {
         "status": STATUS_OK if totals is not None else STATUS_CRASHED,
-        "blame": None if blame_seat is None else spec.seating[blame_seat],
+        "blame": None if blame_seat is None else seating[blame_seat],
         "blame_seat": blame_seat,
         "round_scores": rounds,
         "totals": totals,
@@ -258,3 +294,16 @@ def play_p2p_game(
     if trace is not None:
         trace[spec.index] = TRACE_DONE
     return line
+
+
+def seated(planned: tuple[str, ...], play_seats: Any) -> list[str]:
+    """The bots in play order: ``planned[i]`` sat at ``play_seats[i]`` (the table's coin flip);
+    the plan's order where the table did not get as far as seating everyone."""
+    n = len(planned)
+    seats = play_seats if isinstance(play_seats, list) else []
+    if len(seats) != n or sorted(s for s in seats if isinstance(s, int)) != list(range(n)):
+        return list(planned)
+    order = [""] * n
+    for bot, seat in zip(planned, seats, strict=True):
+        order[seat] = bot
+    return order
