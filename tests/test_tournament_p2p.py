@@ -12,19 +12,14 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cli_harness import run_cli
+from tournament_harness import REPO, interrupt_after, lines_of, resume_to_the_end
 
 from druids_p2p.tournament.worker import seated
 
-REPO = Path(__file__).resolve().parent.parent
 COIN_FLIP = re.compile(r"seat order fixed by coin flip — (.*)")
-
-
-def lines_of(folder: Path) -> list[dict[str, Any]]:
-    return [json.loads(t) for t in (folder / "games.jsonl").read_text().splitlines()]
 
 
 def test_seated_puts_the_bots_in_the_coin_flips_order() -> None:
@@ -113,36 +108,9 @@ def test_druids2004_tournament_over_real_peer_processes(
 @pytest.mark.e2e
 def test_an_interrupted_druids2004_p2p_run_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "druids_p2p", "tournament", "--game", "druids2004", "--p2p"]
-    cmd += ["--bots", "rule,random", "--players", "2", "--games", "4", "--workers", "1"]
-    cmd += ["--out", str(out)]
-    env = {**os.environ, "DRUIDS_PLUGINS": "none"}
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    games = out / "games.jsonl"
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline and proc.poll() is None:
-        if games.exists() and games.read_text().splitlines():
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 130, stderr
-    assert b"Traceback" not in stderr and b"--resume" in stderr
-    done = lines_of(out)
-    assert 1 <= len(done) < 4
-    resumed = subprocess.run(
-        [sys.executable, "-m", "druids_p2p", "tournament", "--resume", "--out", str(out)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        timeout=600,
-    )
-    assert resumed.returncode == 0, resumed.stderr
-    full = lines_of(out)
-    assert [line["index"] for line in full] == [0, 1, 2, 3]
+    args = ["--game", "druids2004", "--p2p", "--bots", "rule,random", "--players", "2"]
+    interrupt_after([*args, "--games", "4", "--workers", "1"], out, 1, 180)
+    assert 1 <= len(lines_of(out)) < 4
+    full = resume_to_the_end(out, 4, 600)
     assert all(line["status"] == "ok" for line in full), [line["faults"] for line in full]
-    before = {line["index"]: line for line in done}
-    for line in full:
-        if line["index"] in before:
-            assert line == before[line["index"]]
     assert json.loads((out / "summary.json").read_text())["complete"] is True
