@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from cli_harness import run_cli
-from tournament_harness import interrupt_after, lines_of, resume_to_the_end
+from tournament_harness import coin_flip_order, interrupt_after, lines_of, resume_to_the_end
 
 from druids_p2p.tournament import TIMING_KEYS
 
@@ -208,3 +208,4 @@ def test_p2p_over_real_peer_processes(tmp_path: Path, capsys: pytest.CaptureFixt
         assert len(line["round_scores"]) == 5
         assert [sum(seat) for seat in zip(*line["round_scores"], strict=True)] == line["totals"]
         assert line["move_ms_mean"] == [None, None, None]
+        assert line["seating"] == coin_flip_order(out / "p2p" / f"game-{line['index']:06d}")

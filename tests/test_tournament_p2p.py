@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -15,11 +14,9 @@ from pathlib import Path
 
 import pytest
 from cli_harness import run_cli
-from tournament_harness import REPO, interrupt_after, lines_of, resume_to_the_end
+from tournament_harness import REPO, coin_flip_order, interrupt_after, lines_of, resume_to_the_end
 
 from druids_p2p.tournament.worker import seated
-
-COIN_FLIP = re.compile(r"seat order fixed by coin flip — (.*)")
 
 
 def test_seated_puts_the_bots_in_the_coin_flips_order() -> None:
@@ -62,17 +59,6 @@ def test_a_stopped_worker_stops_its_table_first(tmp_path: Path) -> None:
         os.kill(child, 0)  # gone (and reaped by the worker), not orphaned
 
 
-def _coin_flip_order(game_folder: Path) -> list[str]:
-    """The bots in the order the seating's coin flip gave, from seat 0's table events."""
-    (events,) = game_folder.glob("seat0/tables/*/events.jsonl")
-    for text in events.read_text().splitlines():
-        found = COIN_FLIP.search(json.loads(text).get("text") or "")
-        if found:
-            seats = [part.split(": ", 1) for part in found.group(1).split(", ")]
-            return [name.split("-", 1)[1] for _, name in sorted(seats, key=lambda s: int(s[0]))]
-    raise AssertionError(f"no coin flip in {events}")
-
-
 @pytest.mark.slow
 @pytest.mark.e2e
 def test_druids2004_tournament_over_real_peer_processes(
@@ -91,8 +77,9 @@ def test_druids2004_tournament_over_real_peer_processes(
         assert line["status"] == "ok", line["faults"]
         assert line["game"] == "druids2004"
         assert sorted(line["seating"]) == ["random", "rule"]
-        assert line["seating"] == _coin_flip_order(out / "p2p" / f"game-{line['index']:06d}")
+        assert line["seating"] == coin_flip_order(out / "p2p" / f"game-{line['index']:06d}")
         assert line["round_scores"] == [line["totals"]]  # the whole game is one round
+        assert line["ended_by"] in ("column", "row", "nothing_left", "stall")
         best = max(line["totals"])
         assert line["winners"] == [s for s, t in enumerate(line["totals"]) if t == best]
         assert line["moves"] == [None, None]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "DRUIDS_PLUGINS": "none"}
+COIN_FLIP = re.compile(r"seat order fixed by coin flip — (.*)")
 
 
 def lines_of(folder: Path) -> list[dict[str, Any]]:
@@ -57,3 +59,14 @@ def resume_to_the_end(out: Path, planned: int, timeout: float) -> list[dict[str,
         if line["index"] in done:
             assert line == done[line["index"]]
     return full
+
+
+def coin_flip_order(game_folder: Path) -> list[str]:
+    """The bots in the order the seating's coin flip gave, from seat 0's table events."""
+    (events,) = game_folder.glob("seat0/tables/*/events.jsonl")
+    for text in events.read_text().splitlines():
+        found = COIN_FLIP.search(json.loads(text).get("text") or "")
+        if found:
+            seats = [part.split(": ", 1) for part in found.group(1).split(", ")]
+            return [name.split("-", 1)[1] for _, name in sorted(seats, key=lambda s: int(s[0]))]
+    raise AssertionError(f"no coin flip in {events}")

@@ -246,6 +246,12 @@ class CardTableSeat(GameProgress, Protocol):
     whose message says why: the table blames the mover with it."""
 
     @property
+    def ended_by(self) -> str | None:
+        """How the game ended, in the rule set's words (None while it is under way): what a
+        game record and a tournament line say of its end."""
+        ...
+
+    @property
     def seat(self) -> int: ...
 
     def ops(self) -> Sequence[CardOp]:

@@ -277,6 +277,7 @@ class LocalTable:
             "totals": first.get("totals"),
             "round_scores": first.get("round_scores"),
             "winners": first.get("winners"),
+            "ended_by": first.get("ended_by"),
             "seats": {r.get("seat"): r.get("name") for r in results},
             "play_seats": [r.get("seat") for r in results],
             "records": [r.get("record") for r in results],

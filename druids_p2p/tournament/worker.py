@@ -230,7 +230,7 @@ def play_p2p_game(
     them). A game folder that already exists is an interrupted attempt (a resumed run plays
     the game again): its peers start a new table beside the one left unfinished, which keeps
     its record. A game not dealt by rounds reports no round scores: it is one round (as the
-    in-process line has it).
+    in-process line has it, with the table's ``ended_by`` for a game other than druids2017).
     """
     n = options.players
     start = time.perf_counter()
@@ -285,6 +285,7 @@ def play_p2p_game(
         "totals": totals,
         "winners": [int(w) for w in result.get("winners") or []],
         "ranks": None if totals is None else ranks_of(totals),
+        **({} if game == DEFAULT_RULESET else {"ended_by": result.get("ended_by")}),
         "moves": [None] * n,
         "move_ms_mean": [None] * n,
         "move_ms_max": [None] * n,
