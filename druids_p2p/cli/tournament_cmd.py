@@ -124,7 +124,7 @@ def tournament_command(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
-    game: str | None = typer.Option(None, "--game", help=GAME_HELP + " [druids2017]"),
+    game: str | None = typer.Option(None, "--game", help=f"{GAME_HELP} [{DEFAULT_GAME}]"),
 ) -> None:
     """Play bots against each other on duplicate deals and rate them.
 
