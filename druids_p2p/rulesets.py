@@ -36,6 +36,9 @@ def dealt_ruleset(name: str) -> Ruleset:
         raise ValueError(f"{name!r} is not {known}") from None
 
 
+DEFAULT_ROUNDS = GameOptions().rounds
+"""The rounds a table dealt by rounds plays unless its host says otherwise."""
+
 DEFAULT_RULESET = DruidsRuleset.name
 """What a seat message that names no rule set plays (protocol version 1 had only Druids 2017)."""
 
@@ -84,6 +87,21 @@ def table_options(options: Mapping[str, Any]) -> tuple[str, TableOptions]:
     return name, SeatOptions(
         int(options["players"]), bool(options["variant"]), int(options["rounds"])
     )
+
+
+def new_table_options(
+    name: str, players: int, variant: bool = False, rounds: int = DEFAULT_ROUNDS
+) -> TableOptions:
+    """What a host of rule set ``name`` puts in its seat message: a game dealt by rounds gets
+    its own options; one at a card table the three fields the wire binds, which it ignores
+    (``variant`` is Druids 2017's light side, so it is False there, as :meth:`make_options`).
+
+    One function for everything that starts a table (``druids peer --host``, ``play
+    --headless``, ``bench table``, a ``--p2p`` tournament), so that they offer the same table."""
+    if name in CARD_TABLE_RULESETS:
+        return SeatOptions(players, False, rounds)
+    dealt_ruleset(name)  # ValueError for a name no table plays
+    return GameOptions(players=players, variant=variant, rounds=rounds)
 
 
 def seat_options(options: Mapping[str, Any]) -> tuple[str, GameOptions]:

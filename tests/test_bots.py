@@ -11,12 +11,8 @@ import pytest
 
 from druids_p2p.bots import RandomBot, RuleBot, rule_move
 from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.host import (
-    BotRunner,
-    MoveOutcome,
-    choose_move,
-    fallback_move,
-)
+from druids_p2p.bots.fallbacks import fallback_move
+from druids_p2p.bots.host import BotRunner, MoveOutcome, choose_move
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.druids2004.options import Options as Options2004
 from druids_p2p.games.druids2017 import Game, GameOptions, PlayerView, deal, parse_hand, parse_move

@@ -13,9 +13,10 @@ import pytest
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import parse_card
 from druids_p2p.games.druids2004.hidden import public_token
+from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
 from druids_p2p.games.seam import CommonGameState, GameState
-from druids_p2p.rulesets import RULESETS, dealt_ruleset
+from druids_p2p.rulesets import RULESETS, SeatOptions, dealt_ruleset, new_table_options
 
 ROOT = Path(__file__).resolve().parent.parent / "druids_p2p"
 
@@ -44,6 +45,15 @@ def test_the_table_still_gets_the_2017_deal_interface() -> None:
         dealt_ruleset("druids2004")
     with pytest.raises(ValueError, match="is not a known rule set"):
         dealt_ruleset("chess")
+
+
+def test_every_table_starter_gets_its_options_from_the_registry() -> None:
+    """A host's seat-message options: 2017's own; at a card table the three wire fields (no
+    light side of Gaia there); a name no table plays is refused."""
+    assert new_table_options("druids2017", 4, True, 2) == GameOptions(4, True, 2)
+    assert new_table_options("druids2004", 3, True) == SeatOptions(3, False, 5)
+    with pytest.raises(ValueError, match="'chess' is not a known rule set"):
+        new_table_options("chess", 3)
 
 
 def _imports(path: Path) -> set[str]:

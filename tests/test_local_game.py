@@ -14,12 +14,14 @@ from typing import Any
 import pytest
 
 from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import HOOK_TIMEOUT_MS, wait_limit_ms
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.cli.main import main
 from druids_p2p.games.seam import CommonGameState, Streams
 from druids_p2p.plugins import builtin_registry
 from druids_p2p.rulesets import RULESETS
+from druids_p2p.tournament.config import game_timeout_s
 from druids_p2p.tournament.play import play_game
 
 NAME = "countdown"
@@ -123,6 +125,9 @@ class CountdownRuleset:
     def make_options(self, players: int, variant: bool = False) -> CountdownOptions:
         return CountdownOptions(players)
 
+    def max_moves(self, players: int, rounds: int) -> int:
+        return rounds * 9  # a pile of at most 9 tokens, one taken at least each move
+
     def start(self, options: Any, streams: Streams) -> Countdown:
         return Countdown(options)
 
@@ -205,6 +210,16 @@ def test_a_tournament_worker_plays_the_third_game_as_the_host_does(
     assert line["game"] == NAME and line["status"] == "ok"
     assert line["round_scores"] == host.round_scores and line["totals"] == host.totals
     assert line["moves"] == [host.moves_of(0), host.moves_of(1)]
+
+
+def test_a_tournament_bounds_a_game_by_its_rule_set(countdown: CountdownRuleset) -> None:
+    """The game timeout comes from the seam (``max_moves``), for the third game as for ours."""
+    hooks = 2 * (2 * 3 + 1) * HOOK_TIMEOUT_MS
+    expected = (3 * 9 * wait_limit_ms(10.0) + hooks) / 1000.0
+    assert game_timeout_s(2, 10.0, rounds=3, game=NAME) == pytest.approx(expected)
+    by_hand_2017 = 5 * (4 * 14 + 12)  # 5 rounds of 4 hands of 14 cards, 12 pile choices each
+    assert RULESETS["druids2017"].max_moves(4, 5) == by_hand_2017
+    assert RULESETS["druids2004"].max_moves(4, 5) == RULESETS["druids2004"].max_moves(2, 1)
 
 
 @pytest.mark.parametrize(

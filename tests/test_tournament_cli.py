@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
-import time
 import types
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_harness import run_cli
+from tournament_harness import coin_flip_order, interrupt_after, lines_of, resume_to_the_end
 
 from druids_p2p.tournament import TIMING_KEYS
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def lines_of(folder: Path) -> list[dict[str, Any]]:
-    return [json.loads(t) for t in (folder / "games.jsonl").read_text().splitlines()]
 
 
 def test_json_summary_and_output_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,23 +113,26 @@ def _stand_in_play_table(
     time_per_move_ms: float,
     workdir: Path,
     timeout: float = 600.0,
+    *,
+    new: bool = False,
+    game: str | None = None,
 ) -> dict[str, Any]:
     """The engine in-process in place of the networked table; at module level, because the
     tournament hands its table player to the worker processes by reference (pickled)."""
     from druids_p2p.bots.local_game import play_local_game
 
-    assert workdir.is_dir()
+    assert workdir.is_dir() and game == "druids2017" and not new
     assert all(seat.startswith("bot:") for seat in seats)
     names = [seat.removeprefix("bot:") for seat in seats]
-    game = play_local_game(names, options, seed, time_per_move_ms, enforce_budget=False)
+    played = play_local_game(names, options, seed, time_per_move_ms, enforce_budget=False)
     return {
         "finished": True,
         "aborted": None,
         "blame": None,
-        "totals": game.totals,
-        "round_scores": game.round_scores,
-        "winners": game.winners,
-        "records": [game.record()],
+        "totals": played.totals,
+        "round_scores": played.round_scores,
+        "winners": played.winners,
+        "records": [played.record()],
     }
 
 
@@ -190,42 +184,15 @@ def test_plot_without_matplotlib_is_a_one_line_error(
 @pytest.mark.slow
 def test_ctrl_c_keeps_finished_games_and_resume_completes_them(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "druids_p2p", "tournament", "--bots", "rule,random,pimc"]
-    cmd += ["--games", "60", "--players", "3", "--workers", "2", "--time-per-move", "2"]
-    cmd += ["--out", str(out)]
-    env = {**os.environ, "DRUIDS_PLUGINS": "none"}
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    games = out / "games.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if games.exists() and len(games.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
-    assert b"interrupted" in stderr and b"--resume" in stderr
-    assert b"Traceback" not in stderr
+    args = ["--bots", "rule,random,pimc", "--games", "60", "--players", "3", "--workers", "2"]
+    stdout, _ = interrupt_after([*args, "--time-per-move", "2"], out, 3, 60)
     done = lines_of(out)
     assert 3 <= len(done) < 60
     assert [line["index"] for line in done] == sorted(line["index"] for line in done)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is False and summary["games"] == len(done)
     assert b"bot" in stdout  # the table of what finished
-    resumed = subprocess.run(
-        [sys.executable, "-m", "druids_p2p", "tournament", "--resume", "--out", str(out)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        timeout=300,
-    )
-    assert resumed.returncode == 0, resumed.stderr
-    full = lines_of(out)
-    assert [line["index"] for line in full] == list(range(60))
-    before = {line["index"]: line for line in done}
-    for line in full:
-        if line["index"] in before:
-            assert line == before[line["index"]]
+    resume_to_the_end(out, 60, 300)
 
 
 @pytest.mark.slow
@@ -241,3 +208,4 @@ def test_p2p_over_real_peer_processes(tmp_path: Path, capsys: pytest.CaptureFixt
         assert len(line["round_scores"]) == 5
         assert [sum(seat) for seat in zip(*line["round_scores"], strict=True)] == line["totals"]
         assert line["move_ms_mean"] == [None, None, None]
+        assert line["seating"] == coin_flip_order(out / "p2p" / f"game-{line['index']:06d}")

@@ -2,7 +2,7 @@
 
 A bot is someone else's code. It may raise, return nonsense, return an illegal move or hang. The
 host turns each of those into a *fault* (a line of text for the table and the tournament report)
-and plays a safe legal move for that seat instead — per game (:data:`FALLBACKS`): in Druids 2017
+and plays a safe legal move for that seat instead — per game (:mod:`.fallbacks`): in Druids 2017
 the rule bot's choice, which is deterministic and takes well under a millisecond, or the first
 legal move if even that fails — so the game always finishes and every peer can compute the same
 fallback.
@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from druids_p2p.bots.base import DEFAULT_GAME, Bot
-from druids_p2p.bots.druids2004 import fallback_2004
-from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.bots.fallbacks import FALLBACKS
 from druids_p2p.games.seam import CommonRuleset
 from druids_p2p.rulesets import RULESETS
 
@@ -68,26 +67,6 @@ class MoveView(Protocol):
 
     @property
     def legal(self) -> Sequence[int]: ...
-
-
-def fallback_move(view: PlayerView) -> int:
-    """A safe legal Druids (2017) move for a seat whose bot failed: the rule bot's choice, else
-    the first move."""
-    from druids_p2p.bots.rule_bot import rule_move
-
-    try:
-        move = rule_move(view)
-    except Exception:
-        return view.legal[0]
-    return move if move in view.legal else view.legal[0]
-
-
-FALLBACKS: dict[str, Callable[[Any], int]] = {
-    "druids2017": fallback_move,
-    "druids2004": fallback_2004,
-}
-"""The host's safe move per rule set (a bot strategy, so it may know its game); every peer
-computes the same one. A game not listed falls back to its first legal move."""
 
 
 def first_legal(view: MoveView) -> int:

@@ -10,14 +10,12 @@ from pathlib import Path
 import typer
 
 from druids_p2p.cli.app import bench_app, fail
-from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.games.seam import TableOptions
 from druids_p2p.rulesets import (
     CARD_TABLE_RULESETS,
     DEFAULT_RULESET,
     GAME_HELP,
     RULESETS,
-    SeatOptions,
+    new_table_options,
 )
 
 
@@ -46,9 +44,7 @@ def bench_table_command(
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
     card_table = game in CARD_TABLE_RULESETS
-    options: TableOptions = (
-        SeatOptions(players, False, rounds) if card_table else GameOptions(players, rounds=rounds)
-    )
+    options = new_table_options(game, players, rounds=rounds)
     with tempfile.TemporaryDirectory(prefix="druids-bench-") as tmp:
         try:
             summary = play_table(

@@ -15,9 +15,7 @@ from druids_p2p.cli.app import fail
 from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.cli.peer_checks import check_times, resume_or_new
 from druids_p2p.cli.streams import say
-from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.games.seam import TableOptions
-from druids_p2p.rulesets import CARD_TABLE_RULESETS, DEFAULT_RULESET, RULESETS, SeatOptions
+from druids_p2p.rulesets import CARD_TABLE_RULESETS, DEFAULT_RULESET, RULESETS, new_table_options
 
 
 def emitter(as_json: bool, moves: bool = True) -> Any:
@@ -90,11 +88,7 @@ def run_one_peer(
     resume_or_new(resume, new)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
     identity = load_identity(name)
-    options: TableOptions = (
-        SeatOptions(players=players, variant=False, rounds=rounds)
-        if game in CARD_TABLE_RULESETS
-        else GameOptions(players=players, variant=variant, rounds=rounds)
-    )
+    options = new_table_options(game, players, variant, rounds)
     spec = HostSpec(table_name, options, game)
 
     def ask(prompt: str) -> str:

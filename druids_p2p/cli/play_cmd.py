@@ -17,15 +17,13 @@ from druids_p2p.cli.peer_checks import (
 )
 from druids_p2p.cli.play2004 import check_game, play_2004_ui, refuse_human, refuse_lan
 from druids_p2p.cli.ui_options import UiOptions
-from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.games.seam import TableOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.rulesets import (
     CARD_TABLE_RULESETS,
     DEFAULT_RULESET,
     GAME_HELP,
     RULESETS,
-    SeatOptions,
+    new_table_options,
 )
 
 
@@ -139,11 +137,7 @@ def play_command(
             "start a new table beside it (its records are kept)"
         )
     base = workdir or Path(tempfile.mkdtemp(prefix="druids-table-"))
-    options: TableOptions = (
-        SeatOptions(players=len(seat_list), variant=False, rounds=rounds)
-        if game in CARD_TABLE_RULESETS
-        else GameOptions(players=len(seat_list), variant=variant, rounds=rounds)
-    )
+    options = new_table_options(game, len(seat_list), variant, rounds)
     try:
         summary = play_table(
             seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game

@@ -33,13 +33,15 @@ from druids_p2p.cli.tournament_options import (
 from druids_p2p.cli.tournament_progress import want_progress
 from druids_p2p.cli.tournament_run import report, run_or_fail, table_player
 from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
-from druids_p2p.rulesets import GAME_HELP
+from druids_p2p.rulesets import GAME_HELP, RULESETS, check_game
 
 if TYPE_CHECKING:
     from druids_p2p.tournament.config import TournamentConfig
 
 
 EXIT_INTERRUPTED = 130
+SEAT_RANGES = ", ".join(f"{n} {r.min_players}-{r.max_players}" for n, r in RULESETS.items())
+"""Each rule set's seats, for ``--players``'s help."""
 
 
 def _stored(out: Path | None) -> TournamentConfig | None:
@@ -72,7 +74,9 @@ def tournament_command(
         None, "--games", help=f"Games in all, rounded up to whole deals [{DEFAULT_GAMES}]."
     ),
     players: int | None = typer.Option(
-        None, "--players", help="Seats per game, 3-5 [the number of bots, within 3-5]."
+        None,
+        "--players",
+        help=f"Seats per game ({SEAT_RANGES}) [the number of bots, within the game's range].",
     ),
     seed: int | None = typer.Option(None, "--seed", help="Master seed of deals and lineups [0]."),
     workers: int | None = typer.Option(
@@ -120,7 +124,7 @@ def tournament_command(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
-    game: str | None = typer.Option(None, "--game", help=GAME_HELP + " [druids2017]"),
+    game: str | None = typer.Option(None, "--game", help=f"{GAME_HELP} [{DEFAULT_GAME}]"),
 ) -> None:
     """Play bots against each other on duplicate deals and rate them.
 
@@ -153,7 +157,11 @@ def tournament_command(
         who = parse_lineups(bots, gauntlet, players, registry)
     names = list(who.bots)
     the_game = pick(game, stored.game if stored else None, DEFAULT_GAME)
-    low, high = (2, 4) if the_game == "druids2004" else (3, 5)
+    try:
+        rules = RULESETS[check_game(the_game)]
+    except ValueError as exc:
+        fail(str(exc))
+    low, high = rules.min_players, rules.max_players
     n_players = pick(
         who.players if who.lineups else players,
         stored.players if stored else None,
@@ -165,8 +173,6 @@ def tournament_command(
     check_common(n_players, n_games, n_workers, budget, the_game)
     check_bots_play(names, registry, the_game)
     use_p2p = p2p or bool(stored.p2p if stored else None)
-    if use_p2p and the_game != DEFAULT_GAME:
-        fail(f"--p2p is not available for {the_game} yet (offline games only)")
     if use_p2p:
         table_player()  # a missing networked table is one line here, before any game
     config = TournamentConfig(

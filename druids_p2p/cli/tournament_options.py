@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from druids_p2p.cli.app import fail
 from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
-from druids_p2p.rulesets import check_game
+from druids_p2p.rulesets import check_game, check_players
 
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
@@ -117,14 +117,9 @@ def check_common(
     players: int, games: int, workers: int, budget_ms: float, game: str = DEFAULT_GAME
 ) -> None:
     try:
-        check_game(game)
+        check_players(check_game(game), players)
     except ValueError as exc:
         fail(str(exc))
-    if game == "druids2004":
-        if players not in (2, 3, 4):
-            fail(f"--players must be 2, 3 or 4 for druids2004, not {players}")
-    elif players not in (3, 4, 5):
-        fail(f"--players must be 3, 4 or 5, not {players}")
     if games < 1:
         fail(f"--games must be at least 1, not {games}")
     if workers < 1:

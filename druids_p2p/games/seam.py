@@ -141,6 +141,12 @@ class CommonRuleset(Protocol):
         Druids 2017's light side of Gaia; a game without that variant ignores it."""
         ...
 
+    def max_moves(self, players: int, rounds: int) -> int:
+        """The most moves a whole game of ``players`` can take (``rounds``: the rounds a game
+        dealt by rounds plays; a game of one round ignores it): what bounds the time a
+        tournament waits for a game whose every move uses the host's whole limit."""
+        ...
+
     def start(self, options: Any, streams: Streams) -> CommonGameState:
         """A new game with ``options``; a setup dealt at the start is drawn from ``streams``."""
         ...
@@ -238,6 +244,12 @@ class CardTableSeat(GameProgress, Protocol):
     Positions are numbered as cards leave decks (each ``deal`` and ``turn`` takes the next), as
     the table numbers them. A refused move raises ValueError (the game's own ``IllegalMove``)
     whose message says why: the table blames the mover with it."""
+
+    @property
+    def ended_by(self) -> str | None:
+        """How the game ended, in the rule set's words (None while it is under way): what a
+        game record and a tournament line say of its end."""
+        ...
 
     @property
     def seat(self) -> int: ...

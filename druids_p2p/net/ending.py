@@ -97,6 +97,8 @@ class TableEnding(RunnerBase):
         machine = self.machine
         totals, winners = machine.outcome()  # a card table's: this seat's copy of the game
         rounds = [] if machine.card_play is not None else machine.game.round_scores
+        card_game = machine.card_play.copy if machine.card_play is not None else None
+        ended_by = card_game.ended_by if card_game is not None else machine.game.round_ended_by
         result: dict[str, Any] = {
             "finished": machine.finished,
             "aborted": None if machine.aborted is None else machine.aborted.reason,
@@ -107,6 +109,7 @@ class TableEnding(RunnerBase):
             "totals": totals,
             "round_scores": rounds,
             "winners": winners,
+            "ended_by": ended_by,
             "record": str(self.state.record),
             "head": machine.head.hex(),
             "deal_ms": self.deal_ms,

@@ -261,6 +261,9 @@ class LocalTable:
         return float(max(ends) - max(seated))
 
     def summary(self, results: list[dict[str, Any]]) -> dict[str, Any]:
+        """All peers' results in one: the game's (totals, scores, winners, blame: play order,
+        which the seating's coin flip fixed), ``play_seats`` (the play seat of each of
+        :attr:`seats`, in that order), records, timings."""
         heads = {r.get("head") for r in results}
         first = results[0]
         finished = all(r.get("finished") for r in results)
@@ -274,7 +277,9 @@ class LocalTable:
             "totals": first.get("totals"),
             "round_scores": first.get("round_scores"),
             "winners": first.get("winners"),
+            "ended_by": first.get("ended_by"),
             "seats": {r.get("seat"): r.get("name") for r in results},
+            "play_seats": [r.get("seat") for r in results],
             "records": [r.get("record") for r in results],
             "heads_agree": len(heads) == 1,
             "wall_s": round(time.monotonic() - self.started_at, 3),

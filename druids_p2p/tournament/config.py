@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from druids_p2p.bots.host import HOOK_TIMEOUT_MS, wait_limit_ms
-from druids_p2p.games.druids2017.cards import HAND_SIZE
+from druids_p2p.rulesets import DEFAULT_ROUNDS, DEFAULT_RULESET, RULESETS
 from druids_p2p.tournament.plan import GameSpec, plan_challenge, plan_lineups, plan_tournament
 from druids_p2p.tournament.sprt import SprtTest
 
@@ -18,8 +18,6 @@ MODE_ROUND_ROBIN = "round-robin"
 MODE_CHALLENGE = "challenge"
 MODE_LINEUP = "lineup"
 MODE_GAUNTLET = "gauntlet"
-PILE_CHOICES_PER_ROUND = 12
-"""More than the Sickle pile choices a round can have (3 Sickles, a few ties each)."""
 
 
 class TournamentError(Exception):
@@ -50,8 +48,9 @@ class TournamentConfig:
     stop_ci: float | None = None
     """Stop when the 95% interval of the margin is narrower than this (points)."""
 
-    game: str = "druids2017"
-    """The rule set played (left out of run.json for druids2017, as before it existed)."""
+    game: str = DEFAULT_RULESET
+    """The rule set played (left out of run.json for the default, druids2017, as before other
+    games existed)."""
 
     def sprt_test(self) -> SprtTest | None:
         if self.sprt is None:
@@ -71,7 +70,7 @@ class TournamentConfig:
         d["versions"] = list(self.versions)
         d["lineups"] = [list(lineup) for lineup in self.lineups]
         d["sprt"] = None if self.sprt is None else list(self.sprt)
-        if self.game == "druids2017":
+        if self.game == DEFAULT_RULESET:
             del d["game"]
         return d
 
@@ -91,7 +90,7 @@ class TournamentConfig:
             sprt=_four(d.get("sprt")),
             sprt_stat=str(d.get("sprt_stat", "elo")),
             stop_ci=None if d.get("stop_ci") is None else float(d["stop_ci"]),
-            game=str(d.get("game", "druids2017")),
+            game=str(d.get("game", DEFAULT_RULESET)),
         )
 
     def differences(self, other: TournamentConfig) -> list[str]:
@@ -108,18 +107,15 @@ def _four(value: Any) -> tuple[float, float, float, float] | None:
 
 
 def game_timeout_s(
-    players: int, budget_ms: float, rounds: int = 5, game: str = "druids2017"
+    players: int, budget_ms: float, rounds: int = DEFAULT_ROUNDS, game: str = DEFAULT_RULESET
 ) -> float:
     """The longest a game may take when every bot uses its whole limit on every call.
 
-    Every move may take the host's wait limit; every lifecycle hook its hook limit. A worker
-    still busy past this is stuck in something the host cannot interrupt. A Druids (2004) game
-    is bounded by about 600 moves (54 gems, 24 servants, each played, drawn or discarded once a
-    pass, and the stall end).
+    Every move may take the host's wait limit (the rule set bounds the moves: ``max_moves``);
+    every lifecycle hook its hook limit, counted as two per round and seat and one more per
+    seat (a game of fewer rounds only has more room). A worker still busy past this is stuck
+    in something the host cannot interrupt.
     """
-    if game == "druids2004":
-        moves, hooks = 600, 2 * players
-    else:
-        moves = rounds * (players * HAND_SIZE[players] + PILE_CHOICES_PER_ROUND)
-        hooks = players * (2 * rounds + 1)
+    moves = RULESETS[game].max_moves(players, rounds)
+    hooks = players * (2 * rounds + 1)
     return (moves * wait_limit_ms(budget_ms) + hooks * max(HOOK_TIMEOUT_MS, budget_ms)) / 1000.0

@@ -20,17 +20,20 @@ simply schedules them again on a fresh worker.
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import signal
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from druids_p2p.games.druids2017.game import GameOptions
+from druids_p2p.games.seam import TableOptions
 from druids_p2p.plugins import BotRegistry, load_bots
-from druids_p2p.rulesets import RULESETS
+from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
 from druids_p2p.tournament.plan import GameSpec
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
@@ -51,16 +54,21 @@ class TablePlayer(Protocol):
 
     Injected by the caller (the CLI) through :class:`Batch`, so that tournaments stand beside the
     network layer and never import it (an import-linter contract); a module-level function, so
-    it travels to the worker processes by reference."""
+    it travels to the worker processes by reference. ``new``: the peers start a new table even
+    where an interrupted attempt at this game left one unfinished (it is kept, set aside);
+    ``game``: the rule set the host's table plays."""
 
     def __call__(
         self,
         seats: list[str],
-        options: GameOptions,
+        options: TableOptions,
         seed: int | None,
         time_per_move_ms: float,
         workdir: Path,
         timeout: float = ...,
+        *,
+        new: bool = ...,
+        game: str | None = ...,
     ) -> dict[str, Any]: ...
 
 
@@ -75,7 +83,7 @@ class Batch:
     p2p: bool = False
     workdir: str = ""
     game_timeout: float | None = None
-    game: str = "druids2017"
+    game: str = DEFAULT_RULESET
     table_player: TablePlayer | None = None
     """How ``p2p`` games are played (required with ``p2p``)."""
 
@@ -142,7 +150,12 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
     """Play every game of ``batch``; each line with ``index`` and ``deal`` first."""
     if _STATE.tainted:
         os._exit(TAINTED_EXIT)
-    options = RULESETS[batch.game].make_options(batch.players, batch.variant)
+    # A table's seat-message options over the network; the engine's own options in-process.
+    options: Any = (
+        new_table_options(batch.game, batch.players, batch.variant)
+        if batch.p2p
+        else RULESETS[batch.game].make_options(batch.players, batch.variant)
+    )
     trace = _trace()
     lines: list[dict[str, Any]] = []
     for spec in batch.games:
@@ -151,7 +164,7 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
             assert batch.table_player is not None, "a p2p batch without its table player"
             line = play_p2p_game(
                 batch.table_player, spec, options, batch.budget_ms, Path(batch.workdir), trace,
-                batch.game_timeout,
+                batch.game_timeout, batch.game,
             )  # fmt: skip
         else:
             line = play_game(
@@ -165,50 +178,91 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------ p2p
+class _Stopped(BaseException):
+    """The pool stops this worker (``SIGTERM``: Ctrl-C in the parent, or the game timeout)."""
+
+
+def _raise_stopped(signum: int, frame: Any) -> None:
+    raise _Stopped
+
+
+@contextlib.contextmanager
+def stopped_cleanly() -> Iterator[None]:
+    """While a table plays: a ``SIGTERM`` from the pool unwinds the table player, which stops
+    its peer processes on the way out, before this worker exits.
+
+    The pool's own handler exits at once, and the peers (children of this worker) would play
+    on, orphaned, into the game's folder, which a resumed run plays again. Only in the main
+    thread, where signal handlers live (pool workers run their tasks there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_stopped)
+    try:
+        yield
+    except _Stopped:
+        os._exit(128 + signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def play_p2p_game(
     play_table: TablePlayer,
     spec: GameSpec,
-    options: GameOptions,
+    options: TableOptions,
     budget_ms: float,
     workdir: Path,
     trace: Any,
     timeout: float | None = None,
+    game: str = DEFAULT_RULESET,
 ) -> dict[str, Any]:
     """One game over the real protocol (one peer process per seat on loopback), as a game line.
 
     ``play_table`` (the injected :class:`TablePlayer`) gets the seats as ``bot:NAME`` player
     specs and returns ``totals``, ``round_scores``, ``winners``, ``records``, and
-    ``finished``/``aborted``/``blame`` (a seat) when the table stopped. It has no per-seat move
-    times, so those are null. The mental deal draws on every peer's own secret, so p2p games do
-    not replay from the seed: they are not duplicate deals. ``timeout`` is passed on so that the
+    ``finished``/``aborted``/``blame`` (a seat) when the table stopped, all in the play order,
+    and ``play_seats``: the play seat each of our seats got. The protocol's coin flip fixes that
+    order, not the plan, so the line's ``seating`` is the bots in the order they played. It has
+    no per-seat move times, so those are null. The mental deck draws on every peer's own
+    secret, so p2p games do not replay from the seed: they are not duplicate deals, and their
+    rotations are the coin flip's. ``timeout`` is passed on so that the
     table stops its peer processes itself before the pool would kill this worker (and orphan
-    them).
+    them). A game folder that already exists is an interrupted attempt (a resumed run plays
+    the game again): its peers start a new table beside the one left unfinished, which keeps
+    its record. A game not dealt by rounds reports no round scores: it is one round (as the
+    in-process line has it, with the table's ``ended_by`` for a game other than druids2017).
     """
     n = options.players
     start = time.perf_counter()
     if trace is not None:
         trace[spec.index] = TRACE_ENGINE
     folder = workdir / f"game-{spec.index:06d}"
+    again = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    registry = _STATE.registry
-    versions = [
-        registry.get(b).version if registry and b in registry else "?" for b in spec.seating
-    ]
     kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+    kwargs["game"] = game
+    if again:
+        kwargs["new"] = True
     seats = [f"bot:{name}" for name in spec.seating]
     faults: list[dict[str, Any]] = []
     blame_seat: int | None = None
-    try:
-        result: dict[str, Any] = play_table(seats, options, spec.seed, budget_ms, folder, **kwargs)
-    except Exception as exc:
-        result = {"finished": False, "aborted": f"{type(exc).__name__}: {exc}"}
+    with stopped_cleanly():
+        try:
+            result: dict[str, Any] = play_table(
+                seats, options, spec.seed, budget_ms, folder, **kwargs
+            )
+        except Exception as exc:
+            result = {"finished": False, "aborted": f"{type(exc).__name__}: {exc}"}
+    seating = seated(spec.seating, result.get("play_seats"))
+    registry = _STATE.registry
+    versions = [registry.get(b).version if registry and b in registry else "?" for b in seating]
     finished = bool(result.get("finished", True)) and not result.get("aborted")
     if not finished:
         blame = result.get("blame")
         blame_seat = blame if isinstance(blame, int) and 0 <= blame < n else None
         text = str(result.get("aborted") or "the table did not finish")
         faults.append(
-            {"seat": blame_seat, "bot": None if blame_seat is None else spec.seating[blame_seat],
+            {"seat": blame_seat, "bot": None if blame_seat is None else seating[blame_seat],
              "round": None, "move": None, "stage": "table", "text": text}
         )  # fmt: skip
     elif result.get("heads_agree") is False:
@@ -217,17 +271,21 @@ def play_p2p_game(
              "text": "the peers' transcript heads disagree"}
         )  # fmt: skip
     totals = [int(t) for t in result["totals"]] if finished and result.get("totals") else None
-    line = {
-        "seed": spec.seed,
-        "seating": list(spec.seating),
-        "versions": versions,
+    rounds = [[int(x) for x in r] for r in result.get("round_scores") or []]
+    if totals is not None and not rounds:
+        rounds = [totals]
+    line: dict[str, Any] = {"seed": spec.seed, "seating": seating, "versions": versions}
+    if game != DEFAULT_RULESET:  # as play_game's line: druids2017 lines stay as they were
+        line["game"] = game
+    line |= {
         "status": STATUS_OK if totals is not None else STATUS_CRASHED,
-        "blame": None if blame_seat is None else spec.seating[blame_seat],
+        "blame": None if blame_seat is None else seating[blame_seat],
         "blame_seat": blame_seat,
-        "round_scores": [[int(x) for x in r] for r in result.get("round_scores") or []],
+        "round_scores": rounds,
         "totals": totals,
         "winners": [int(w) for w in result.get("winners") or []],
         "ranks": None if totals is None else ranks_of(totals),
+        **({} if game == DEFAULT_RULESET else {"ended_by": result.get("ended_by")}),
         "moves": [None] * n,
         "move_ms_mean": [None] * n,
         "move_ms_max": [None] * n,
@@ -237,3 +295,16 @@ def play_p2p_game(
     if trace is not None:
         trace[spec.index] = TRACE_DONE
     return line
+
+
+def seated(planned: tuple[str, ...], play_seats: Any) -> list[str]:
+    """The bots in play order: ``planned[i]`` sat at ``play_seats[i]`` (the table's coin flip);
+    the plan's order where the table did not get as far as seating everyone."""
+    n = len(planned)
+    seats = play_seats if isinstance(play_seats, list) else []
+    if len(seats) != n or sorted(s for s in seats if isinstance(s, int)) != list(range(n)):
+        return list(planned)
+    order = [""] * n
+    for bot, seat in zip(planned, seats, strict=True):
+        order[seat] = bot
+    return order

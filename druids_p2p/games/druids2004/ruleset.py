@@ -24,6 +24,9 @@ from druids_p2p.games.druids2004.table_seat import TableSeat2004
 Streams = Callable[[str, int], random.Random]
 """``druids_p2p.games.seam.Streams``, spelled out: the games never import each other."""
 
+MAX_MOVES = 600
+"""A bound on the moves of a whole game (what a tournament's game timeout is built from)."""
+
 
 class Druids2004Ruleset:
     """Druids (Colovini, Kidult Games, 2004), as settled by RULINGS-2004.md."""
@@ -62,6 +65,11 @@ class Druids2004Ruleset:
     # ------------------------------------------------------------ the in-process loop
     def make_options(self, players: int, variant: bool = False) -> Options:
         return Options(players=players)
+
+    def max_moves(self, players: int, rounds: int) -> int:
+        """About 600 whatever the seats: 54 gems and 24 servants, each played, drawn or
+        discarded about once a pass, and the stall end (one round: ``rounds`` is ignored)."""
+        return MAX_MOVES
 
     def start(self, options: Any, streams: Streams) -> Game2004:
         if not isinstance(options, Options):

@@ -126,6 +126,10 @@ class TableSeat2004:
     def winners(self) -> list[int] | None:
         return self.world.winners
 
+    @property
+    def ended_by(self) -> str | None:
+        return self.world.ended_by
+
     def view(self, seat: int) -> SeatView:
         return self.world.view(seat)
 

@@ -18,6 +18,9 @@ from druids_p2p.games.druids2017.game import Game, GameOptions
 from druids_p2p.games.druids2017.replay import replay as _replay
 from druids_p2p.games.seam import CommonGameState, Playing, Streams
 
+PILE_CHOICES_PER_ROUND = 12
+"""More than the Sickle pile choices a round can have (3 Sickles, a few ties each)."""
+
 
 class DruidsRuleset:
     """Druids (Amigo, 2017; Burkhardt & Lehmann), as settled by the project's rulings."""
@@ -61,6 +64,10 @@ class DruidsRuleset:
     # ------------------------------------------------------------ the in-process loop
     def make_options(self, players: int, variant: bool = False) -> GameOptions:
         return GameOptions(players=players, variant=variant)
+
+    def max_moves(self, players: int, rounds: int) -> int:
+        """Every card of every hand, and the Sickle pile choices of each round."""
+        return rounds * (players * _cards.HAND_SIZE[players] + PILE_CHOICES_PER_ROUND)
 
     def start(self, options: Any, streams: Streams) -> Game:
         if not isinstance(options, GameOptions):
