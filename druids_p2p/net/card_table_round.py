@@ -12,7 +12,8 @@ steps follows the deck's operations as data:
             card there (none: no step); return: no step; final: ``table_reveal`` from every seat
   a move    ``move`` (a ritual, a draw, a stop) or ``table_play`` (a card put down) from the
             seat to move
-  the end   the deck's final audit with every secret known, then the ``result`` step
+  the end   the deck's final audit with every secret known (and every owners' word judged
+            against the cards it spoke for), then the ``result`` step
 
 Every step is a step of the machine (``net/table.py``): its messages carry its head, are
 appended in seat order, and are owed by the seats it names, so the deadlines and blame of the
@@ -35,7 +36,7 @@ from druids_p2p.net.game_result import start_result
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES
 from druids_p2p.net.table_state import TableState
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.wire import Message, MsgType, next_head
+from druids_p2p.wire import Message, MsgType, decode, next_head
 
 GAME_NO = 0
 """The card table's game number (the bodies' ``round``): one game per table."""
@@ -111,6 +112,8 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
     for msg in batch:
         if msg.sender != t.me:
             _guard(t, msg, lambda m=msg: play.receive(m.raw))
+    if step.name == "card_word":
+        t.card_words.append({t.order.index(m.sender): m.raw for m in batch})
     if step.name in ("card_move", "card_word"):
         for msg in batch:
             seat = t.seat_of(msg.sender)
@@ -168,9 +171,19 @@ def _audit(t: TableState) -> None:
     """Every secret is out: the deck recomputes every position and deck (deck.md §15.6)."""
     assert t.card_play is not None
     try:
-        audit_state(t.card_play.peer.state)
+        audit = audit_state(t.card_play.peer.state)
     except DeckFault as exc:
         raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
+    cards = {p.index: p.card for p in audit.positions}
+    for word_round, seat in t.card_play.copy.false_words(cards):
+        raw = t.card_words[word_round][seat]
+        word = decode(raw).body["move"]
+        raise TableFault(
+            f"audit: {t._who(t.order[seat])}'s owners' word {word} is false (the final reveal "
+            "shows its face-down gems)",
+            seat,
+            (raw,),
+        )
     t._event("round_ended", "the game is over and audited", {"round": 0})
 
 
