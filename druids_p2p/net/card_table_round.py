@@ -165,6 +165,24 @@ def _next_step(t: TableState) -> None:
     mover = copy.to_move
     assert mover is not None, "the game waits for nobody"
     t._next("card_move", (t.order[mover],), MsgType.MOVE, MsgType.TABLE_PLAY)
+    if t.order[mover] == t.me:
+        _replay_own_move(t)
+
+
+def _replay_own_move(t: TableState) -> None:
+    """A restarted peer whose saved record holds its move for this step makes that move again,
+    now, as it made it then (its player is not asked twice): the same bytes at the same head."""
+    assert t.card_play is not None
+    seq = t.transcript.next_seq(t.me)
+    saved = t.pending[t.me].get(seq)
+    if saved is None or seq < t.chain.seq or saved.head != t.step_head:
+        return  # nothing saved for this step, or this step's move is already made
+    if saved.type not in (MsgType.MOVE, MsgType.TABLE_PLAY):
+        raise TableFault(f"the saved record holds {saved.type.label} where this seat's move was")
+    try:
+        t.card_play.replay_own(saved)
+    except ValueError as exc:  # the saved record is not this table's: it replays otherwise
+        raise TableFault(f"the saved record's own move is refused on replay: {exc}") from None
 
 
 def _audit(t: TableState) -> None:
