@@ -88,18 +88,14 @@ class CardTablePlay:
             raise ValueError("it is not this seat's turn")
         down = self.copy.table_move(move)
         if down is None:
-            return self._public_move(self._token(move))
+            token = self._token(move)
+            self.copy.move(self.seat, token)
+            return [self._seal_move(token), *self._run()]
         card, zone = down
-        return self._put_down(self.copy.position_of(card), zone)
-
-    def replay_own(self, msg: Message) -> list[bytes]:
-        """This seat's own move as its saved record has it (a restarted peer, at the step the
-        move was made in): made again as :meth:`play` made it, so the same bytes are sealed."""
-        if not self.my_turn:
-            raise ValueError("it is not this seat's turn")
-        if msg.type is MsgType.MOVE:
-            return self._public_move(str(msg.body["move"]))
-        return self._put_down(int(msg.body["pos"]), str(msg.body["zone"]))
+        position = self.copy.position_of(card)
+        op = self.copy.play(self.seat, position, zone)
+        self._pushed += 1
+        return self.peer.push(table_op(op), position) + self._run()
 
     def receive(self, raw: bytes) -> list[bytes]:
         """Another seat's message; raises :class:`MoveFault`, or the deck's ``DeckFault`` /
@@ -113,15 +109,6 @@ class CardTablePlay:
         return self.peer.receive(raw) + self._run()
 
     # ------------------------------------------------------------------ inside
-    def _public_move(self, token: str) -> list[bytes]:
-        self.copy.move(self.seat, token)
-        return [self._seal_move(token), *self._run()]
-
-    def _put_down(self, position: int, zone: str) -> list[bytes]:
-        op = self.copy.play(self.seat, position, zone)
-        self._pushed += 1
-        return self.peer.push(table_op(op), position) + self._run()
-
     def _settled(self) -> bool:
         return self.peer.state.done == self._pushed
 

@@ -177,12 +177,31 @@ def _replay_own_move(t: TableState) -> None:
     saved = t.pending[t.me].get(seq)
     if saved is None or seq < t.chain.seq or saved.head != t.step_head:
         return  # nothing saved for this step, or this step's move is already made
-    if saved.type not in (MsgType.MOVE, MsgType.TABLE_PLAY):
-        raise TableFault(f"the saved record holds {saved.type.label} where this seat's move was")
+    move = _saved_move(t, saved)
+    if move is None:
+        raise TableFault(f"the saved record's {saved.type.label} is no move this seat can make")
     try:
-        t.card_play.replay_own(saved)
+        own_card_move(t, move)
     except ValueError as exc:  # the saved record is not this table's: it replays otherwise
         raise TableFault(f"the saved record's own move is refused on replay: {exc}") from None
+
+
+def _saved_move(t: TableState, saved: Message) -> int | None:
+    """The move id of this seat's saved move message (a card put down: the legal move that puts
+    the card at that position of its hand into that zone), None if it is none."""
+    play, rules = t.card_play, t.card_rules
+    assert play is not None and rules is not None
+    try:
+        if saved.type is MsgType.MOVE:
+            return rules.parse_move(str(saved.body["move"]))
+        if saved.type is MsgType.TABLE_PLAY:
+            down = (play.peer.known().get(int(saved.body["pos"])), str(saved.body["zone"]))
+            return next(
+                (m for m in play.copy.legal_moves() if play.copy.table_move(m) == down), None
+            )
+    except (ValueError, KeyError):
+        return None
+    return None
 
 
 def _audit(t: TableState) -> None:
