@@ -4,16 +4,17 @@ druids2004`` and the local table it starts (``net/local_table.py``), bots in eve
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from lan_peers import power_cut
 
 from druids_p2p.net.local_table import LocalTable
-from druids_p2p.wire import MsgType, decode
+from druids_p2p.wire import Message, MsgType, decode
 from druids_p2p.wire.record import read_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -30,19 +31,26 @@ def test_three_peer_processes_play_a_whole_druids2004_game(tmp_path: Path) -> No
         results = table.wait(timeout=300)
     finally:
         table.close()
-    summary = table.summary(results)
-    assert summary["finished"] and summary["aborted"] is None, summary
-    assert summary["heads_agree"]
-    assert len({(tuple(r["totals"]), tuple(r["winners"])) for r in results}) == 1
+    messages = _one_end_everywhere(table, results)
     totals, winners = results[0]["totals"], results[0]["winners"]
     assert len(totals) == 3 and winners and {totals[w] for w in winners} == {max(totals)}
-    records = [Path(r["record"]).read_bytes() for r in results]
-    assert len(set(records)) == 1, "every seat wrote the same record"
-    messages = [decode(raw) for raw in read_record(Path(results[0]["record"])).messages]
     kinds = {m.type for m in messages}
     assert {MsgType.TABLE_KEY, MsgType.TABLE_SHUFFLE, MsgType.TABLE_SHARE} <= kinds
     assert {MsgType.TABLE_PLAY, MsgType.TABLE_OPEN, MsgType.TABLE_REVEAL, MsgType.MOVE} <= kinds
-    assert [m.type for m in messages[-3:]] == [MsgType.RESULT] * 3
+
+
+def _one_end_everywhere(table: LocalTable, results: list[dict[str, Any]]) -> list[Message]:
+    """Every seat finished with the same totals and winners and wrote the same record, which
+    ends with every seat's signed result: its messages."""
+    summary = table.summary(results)
+    assert summary["finished"] and summary["aborted"] is None, summary
+    assert summary["heads_agree"] and len(results) == len(table.seats), summary
+    assert len({(tuple(r["totals"]), tuple(r["winners"])) for r in results}) == 1, results
+    records = [Path(r["record"]).read_bytes() for r in results]
+    assert len(set(records)) == 1, "every seat wrote the same record"
+    messages = [decode(raw) for raw in read_record(Path(results[0]["record"])).messages]
+    assert [m.type for m in messages[-len(results) :]] == [MsgType.RESULT] * len(results)
+    return messages
 
 
 def test_a_killed_druids2004_peer_restarted_with_resume_plays_on_to_the_same_end(
@@ -71,15 +79,7 @@ def test_a_killed_druids2004_peer_restarted_with_resume_plays_on_to_the_same_end
         results = table.wait(timeout=300)
     finally:
         table.close()
-    summary = table.summary(results)
-    assert summary["finished"] and summary["aborted"] is None, summary
-    assert summary["heads_agree"]
-    assert len(results) == 3
-    assert len({(tuple(r["totals"]), tuple(r["winners"])) for r in results}) == 1, results
-    records = [Path(r["record"]).read_bytes() for r in results]
-    assert len(set(records)) == 1, "every seat wrote the same record"
-    messages = [decode(raw) for raw in read_record(Path(results[1]["record"])).messages]
-    assert [m.type for m in messages[-3:]] == [MsgType.RESULT] * 3
+    _one_end_everywhere(table, results)
 
 
 def test_play_headless_druids2004_killed_with_all_its_peers_resumes_with_resume(
@@ -90,34 +90,13 @@ def test_play_headless_druids2004_killed_with_all_its_peers_resumes_with_resume(
     argv = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004",
             "--seats", "bot:rule,bot:random,bot:rule", "--workdir", str(tmp_path),
             "--json"]  # fmt: skip
-    first = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    try:
-        deadline = time.monotonic() + 180
-        while _moves_logged(tmp_path) < 3 * 12 and time.monotonic() < deadline:
-            assert first.poll() is None, "the table ended before it could be killed"
-            time.sleep(0.05)
-    finally:
-        os.killpg(first.pid, 9)  # the command and its peers: a power cut
-        first.wait(10)
-    assert _moves_logged(tmp_path) >= 3 * 12
-    time.sleep(0.5)
+    power_cut(argv, tmp_path, 3 * 12, 180.0)
     resumed = subprocess.run([*argv, "--resume"], capture_output=True, text=True, timeout=400)
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     assert summary["finished"] and summary["aborted"] is None, summary
     records = [Path(r).read_bytes() for r in summary["records"]]
     assert len(records) == 3 and len(set(records)) == 1
-
-
-def _moves_logged(workdir: Path) -> int:
-    """Moves the seats of a headless table have logged so far (events.jsonl, beside records)."""
-    count = 0
-    for log in workdir.glob("seat*/tables/*/events.jsonl"):
-        with open(log, errors="replace") as f:
-            count += sum('"event": "move"' in line for line in f)
-    return count
 
 
 def test_play_headless_druids2004_prints_the_result_and_every_record(tmp_path: Path) -> None:
