@@ -141,3 +141,30 @@ def results_of(
             pytest.fail(f"peer {peer.index} did not exit after its result" + table_report(peers))
         assert code in exit_codes, f"peer {peer.index} exited {code}" + table_report(peers)
     return results
+
+
+def moves_logged(workdir: Path) -> int:
+    """Moves the seats of a headless table have logged so far (events.jsonl, beside records)."""
+    count = 0
+    for log in workdir.glob("seat*/tables/*/events.jsonl"):
+        with open(log, errors="replace") as f:
+            count += sum('"event": "move"' in line for line in f)
+    return count
+
+
+def power_cut(argv: list[str], workdir: Path, moves: int, bound_s: float) -> None:
+    """Run the ``play --headless`` command ``argv`` until its seats have logged ``moves`` moves
+    in ``workdir``, then kill it and every peer it started (kill -9 of the group)."""
+    first = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + bound_s
+        while moves_logged(workdir) < moves and time.monotonic() < deadline:
+            assert first.poll() is None, "the table ended before it could be killed"
+            time.sleep(0.05)
+    finally:
+        os.killpg(first.pid, 9)
+        first.wait(10)
+    assert moves_logged(workdir) >= moves
+    time.sleep(0.5)  # the killed group's sockets are gone before the ports are bound again

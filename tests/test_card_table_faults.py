@@ -12,13 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from message_surgery import resign, thaw
+from card_table_cheater import body_with, cheater_seat, forge
 from table_harness import LocalTable
 
 from druids_p2p.net.deadlines import Deadlines, debts
 from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.wire import MsgType, decode
+from druids_p2p.wire import Message, MsgType, decode
 
 
 def _stuck_table(players: int, seed: int, drop: MsgType, culprit: int) -> LocalTable:
@@ -76,50 +76,35 @@ def test_a_mover_at_a_card_table_keeps_the_long_move_limit() -> None:
 
 
 def _forge_play(table: LocalTable, pick: str) -> TableFault | None:
-    """Seat-list index 0 rewrites its first ``table_play``: ``pick`` says which position."""
-    forged: dict[bytes, bytes] = {}
+    """The cheater's first ``table_play`` it can forge: ``pick`` says which position."""
 
-    def tamper(frm: int, to: int, raw: bytes) -> bytes | None:
-        msg = decode(raw)
-        if frm != 0 or msg.type is not MsgType.TABLE_PLAY:
-            return raw
-        if raw not in forged and not forged:
-            honest = table.machines[to]
-            state = honest.card_play.peer.state
-            seat = honest.seat_of(msg.sender)
-            hand = state.zone(f"hand:{seat}")
-            if pick == "not held":
-                others = [p for p in range(len(state.positions)) if p not in hand]
-                pos = others[0]
-            else:  # a second servant: only when its first play this turn was one
-                world = honest.card_play.copy.world
-                if not world.servant_played or not str(msg.body["zone"]).startswith("slot:"):
-                    return raw
-                servants = [p for p in hand if state.positions[p].deck.startswith("reserve:")]
-                if not servants:
-                    return raw
-                pos = servants[0]
-            body = thaw(msg.body) | {"pos": pos}
-            forged[raw] = resign(table.ids[0], raw, body=body)
-        return forged.get(raw, raw)
+    def rewrite(msg: Message, honest: TableMachine) -> dict[str, Any] | None:
+        state = honest.card_play.peer.state
+        hand = state.zone(f"hand:{honest.seat_of(msg.sender)}")
+        if pick == "not held":
+            pos = next(p for p in range(len(state.positions)) if p not in hand)
+        else:  # a second servant: only when its first play this turn was one
+            world = honest.card_play.copy.world
+            if not world.servant_played or not str(msg.body["zone"]).startswith("slot:"):
+                return None
+            servants = [p for p in hand if state.positions[p].deck.startswith("reserve:")]
+            if not servants:
+                return None
+            pos = servants[0]
+        return body_with(msg, pos=pos)
 
-    table.tamper = tamper
-    try:
-        table.run()
-    except TableFault as fault:
-        return fault
-    return None
+    forgery, fault = forge(table, MsgType.TABLE_PLAY, rewrite)
+    assert fault is None or fault.evidence[0] == forgery.forged
+    return fault
 
 
 def test_a_card_not_held_is_refused_and_blamed_on_its_player() -> None:
     table = LocalTable(players=3, seed=6, ruleset="druids2004")
     fault = _forge_play(table, "not held")
     assert fault is not None
-    culprit = next(m for m in table.machines if m.me != table.ids[0].public_key)
-    assert fault.seat == culprit.seat_of(table.ids[0].public_key)
+    assert fault.seat == cheater_seat(table)
     assert "not in its hand" in str(fault)
-    (evidence,) = fault.evidence
-    assert decode(evidence).sender == table.ids[0].public_key
+    assert decode(fault.evidence[0]).sender == table.ids[0].public_key
 
 
 def test_two_servants_in_one_turn_are_refused_and_blamed() -> None:
@@ -129,7 +114,7 @@ def test_two_servants_in_one_turn_are_refused_and_blamed() -> None:
         if fault is None:
             continue  # seat 0 never played a servant first in a turn: another game
         assert "never two servants in one turn" in str(fault)
-        assert fault.seat == table.machines[1].seat_of(table.ids[0].public_key)
+        assert fault.seat == cheater_seat(table)
         return
     raise AssertionError("no game in 20 had a turn starting with a servant")
 
@@ -137,24 +122,16 @@ def test_two_servants_in_one_turn_are_refused_and_blamed() -> None:
 def _forge(
     table: LocalTable, kind: MsgType, change: Callable[[dict[str, Any]], None]
 ) -> TableFault:
-    """Seat-list index 0 rewrites its first message of ``kind`` (re-signed, the same bytes to
-    everyone); the run must stop on a fault."""
-    forged: dict[bytes, bytes] = {}
+    """The cheater rewrites its first message of ``kind``; the run must stop on a fault."""
 
-    def tamper(frm: int, to: int, raw: bytes) -> bytes | None:
-        msg = decode(raw)
-        if frm != 0 or msg.type is not kind or (forged and raw not in forged):
-            return raw
-        if raw not in forged:
-            body = thaw(msg.body)
-            change(body)
-            forged[raw] = resign(table.ids[0], raw, body=body)
-        return forged[raw]
+    def rewrite(msg: Message, honest: TableMachine) -> dict[str, Any]:
+        body = body_with(msg)
+        change(body)
+        return body
 
-    table.tamper = tamper
-    with pytest.raises(TableFault) as caught:
-        table.run()
-    return caught.value
+    forgery, fault = forge(table, kind, rewrite)
+    assert fault is not None and fault.evidence[0] == forgery.forged
+    return fault
 
 
 def test_a_wrong_card_claimed_at_a_ritual_opening_is_blamed_on_its_owner() -> None:

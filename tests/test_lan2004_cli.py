@@ -23,10 +23,8 @@ HEADLESS = ["play", "--headless", "--game", "druids2004"]
         ),
         ([*HEADLESS, "--seats", "bot:rule,bot:rule", "--rounds", "3"], "druids2017 options"),
         ([*HEADLESS, "--seats", "bot:rule,bot:rule", "--variant"], "druids2017 options"),
-        ([*HEADLESS, "--seats", "bot:rule,bot:rule", "--resume"], "cannot replay a druids2004"),
         (["host", "--game", "druids2004", "--bot", "cautious"], "does not play druids2004"),
         (["peer", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
-        (["peer", "--game", "druids2004", "--players", "3", "--resume"], "cannot replay"),
         (["peer", "--game", "chess"], "--game 'chess': unknown game"),
         (["bench", "table", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
     ],
@@ -43,23 +41,3 @@ def test_lan_druids2004_bad_input_is_one_line_exit_2(
 def test_druids2017_headless_seats_still_3_to_5(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(["play", "--headless", "--seats", "bot:rule,bot:rule"], capsys)
     assert code == 2 and "--seats: a table has 3 to 5 seats, not 2" in err
-
-
-def test_resuming_a_saved_druids2004_table_is_refused_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A peer restarted at a 2004 table cannot replay its record into a card-table copy yet:
-    ``druids peer --resume`` says so (exit 2) before any socket is opened, and the saved table
-    and its record are left as they are."""
-    from table_harness import LocalTable
-
-    from druids_p2p.net.homes import PLAYING, TableState
-
-    seat_raw = LocalTable(players=2, ruleset="druids2004").seat_raw
-    state = TableState(tmp_path / "tables" / "aaaa")
-    state.save(seat_raw, b"pub", b"sec", 4000, {"role": "host", "name": "gems"})
-    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path))
-    code, out, err = run_cli(["peer", "--resume", "--player", "bot:rule"], capsys)
-    assert code == 2, out + err
-    assert "cannot replay a druids2004 table" in err and len(err.strip().splitlines()) == 1, err
-    assert state.status == PLAYING

@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from lan_peers import power_cut
 
 from druids_p2p.net.local_table import LocalTable
-from druids_p2p.wire import MsgType, decode
+from druids_p2p.wire import Message, MsgType, decode
 from druids_p2p.wire.record import read_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -28,19 +31,72 @@ def test_three_peer_processes_play_a_whole_druids2004_game(tmp_path: Path) -> No
         results = table.wait(timeout=300)
     finally:
         table.close()
-    summary = table.summary(results)
-    assert summary["finished"] and summary["aborted"] is None, summary
-    assert summary["heads_agree"]
-    assert len({(tuple(r["totals"]), tuple(r["winners"])) for r in results}) == 1
+    messages = _one_end_everywhere(table, results)
     totals, winners = results[0]["totals"], results[0]["winners"]
     assert len(totals) == 3 and winners and {totals[w] for w in winners} == {max(totals)}
-    records = [Path(r["record"]).read_bytes() for r in results]
-    assert len(set(records)) == 1, "every seat wrote the same record"
-    messages = [decode(raw) for raw in read_record(Path(results[0]["record"])).messages]
     kinds = {m.type for m in messages}
     assert {MsgType.TABLE_KEY, MsgType.TABLE_SHUFFLE, MsgType.TABLE_SHARE} <= kinds
     assert {MsgType.TABLE_PLAY, MsgType.TABLE_OPEN, MsgType.TABLE_REVEAL, MsgType.MOVE} <= kinds
-    assert [m.type for m in messages[-3:]] == [MsgType.RESULT] * 3
+
+
+def _one_end_everywhere(table: LocalTable, results: list[dict[str, Any]]) -> list[Message]:
+    """Every seat finished with the same totals and winners and wrote the same record, which
+    ends with every seat's signed result: its messages."""
+    summary = table.summary(results)
+    assert summary["finished"] and summary["aborted"] is None, summary
+    assert summary["heads_agree"] and len(results) == len(table.seats), summary
+    assert len({(tuple(r["totals"]), tuple(r["winners"])) for r in results}) == 1, results
+    records = [Path(r["record"]).read_bytes() for r in results]
+    assert len(set(records)) == 1, "every seat wrote the same record"
+    messages = [decode(raw) for raw in read_record(Path(results[0]["record"])).messages]
+    assert [m.type for m in messages[-len(results) :]] == [MsgType.RESULT] * len(results)
+    return messages
+
+
+def test_a_killed_druids2004_peer_restarted_with_resume_plays_on_to_the_same_end(
+    tmp_path: Path,
+) -> None:
+    """A joiner's process is killed (-9) mid-game and started again with ``--resume``: it
+    replays its own record (its copy of the game and its deck seat rebuilt from the transcript
+    and its saved table secret), catches up from the others and the game ends with the same
+    totals, winners and record at every seat."""
+    seats = ["bot:rule", "bot:random", "bot:rule"]
+    table = LocalTable(seats, tmp_path, None, game="druids2004")
+    try:
+        table.start()
+        victim = table.peers[1]
+        victim.wait_for("seated", 120)
+        deadline = time.monotonic() + 180
+        while sum(e.get("event") == "move" for e in victim.events) < 12:
+            assert time.monotonic() < deadline, "the game did not get going: " + victim.tail_log()
+            assert victim.proc is not None and victim.proc.poll() is None, victim.tail_log()
+            time.sleep(0.02)
+        victim.kill()
+        time.sleep(0.5)  # its sockets are gone before its endpoint is bound again
+        victim.argv = [*victim.argv, "--resume"]
+        victim.restart()
+        victim.wait_for("rejoining", 60)
+        results = table.wait(timeout=300)
+    finally:
+        table.close()
+    _one_end_everywhere(table, results)
+
+
+def test_play_headless_druids2004_killed_with_all_its_peers_resumes_with_resume(
+    tmp_path: Path,
+) -> None:
+    """The command and every peer process go down mid-game (kill -9 of the group): with
+    ``--resume`` every seat rejoins from its record and the game ends, one record for all."""
+    argv = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004",
+            "--seats", "bot:rule,bot:random,bot:rule", "--workdir", str(tmp_path),
+            "--json"]  # fmt: skip
+    power_cut(argv, tmp_path, 3 * 12, 180.0)
+    resumed = subprocess.run([*argv, "--resume"], capture_output=True, text=True, timeout=400)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["finished"] and summary["aborted"] is None, summary
+    records = [Path(r).read_bytes() for r in summary["records"]]
+    assert len(records) == 3 and len(set(records)) == 1
 
 
 def test_play_headless_druids2004_prints_the_result_and_every_record(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ import lan_peers
 import pytest
 import test_lan_netns as lan
 from cli_harness import audit_record
-from lan_peers import Peer, table_report
+from lan_peers import Peer, power_cut, table_report
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.local_table import LocalTable, PeerProcess
@@ -188,15 +188,6 @@ def test_a_closed_stdout_does_not_stop_the_game(tmp_path: Path) -> None:
     assert report["_code"] == 0 and report["ok"] and report["complete"], report
 
 
-def _moves_logged(workdir: Path) -> int:
-    """Moves the seats of a headless table have logged so far (events.jsonl, beside records)."""
-    count = 0
-    for log in workdir.glob("seat*/tables/*/events.jsonl"):
-        with open(log, errors="replace") as f:
-            count += sum('"event": "move"' in line for line in f)
-    return count
-
-
 def test_play_headless_killed_with_all_its_peers_resumes_with_resume(tmp_path: Path) -> None:
     """The whole machine goes down mid-game (the command and every peer process, kill -9): the
     same command says in one line that the table is unfinished; with --resume every seat
@@ -204,19 +195,7 @@ def test_play_headless_killed_with_all_its_peers_resumes_with_resume(tmp_path: P
     argv = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--seats",
             "bot:random,bot:random,bot:random", "--rounds", "2", "--time-per-move", "20",
             "--workdir", str(tmp_path), "--json"]  # fmt: skip
-    first = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    try:
-        deadline = time.monotonic() + BOUND_S
-        while _moves_logged(tmp_path) < 3 * 6 and time.monotonic() < deadline:
-            assert first.poll() is None, "the table ended before it could be killed"
-            time.sleep(0.05)
-    finally:
-        os.killpg(first.pid, 9)  # the command and its peers: a power cut
-        first.wait(10)
-    assert _moves_logged(tmp_path) >= 3 * 6
-    time.sleep(0.5)  # the killed group's sockets are gone before the ports are bound again
+    power_cut(argv, tmp_path, 3 * 6, BOUND_S)  # the command and its peers
     again = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert again.returncode == 2, again.stderr
     line = again.stderr.strip()

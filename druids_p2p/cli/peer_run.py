@@ -78,8 +78,6 @@ def run_one_peer(
     low, high = ruleset.min_players, ruleset.max_players
     if not low <= players <= high:
         fail(f"--players must be {low} to {high} for {game}, not {players}")
-    if resume and game in CARD_TABLE_RULESETS:
-        fail(f"--resume: a restarted peer cannot replay a {game} table yet")
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
     if budget_ms <= 0:

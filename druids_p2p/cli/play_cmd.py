@@ -123,8 +123,6 @@ def play_command(
             refuse_human(game, None, "--seats human")
     if game in CARD_TABLE_RULESETS and (rounds != 5 or variant):
         fail(f"--rounds and --variant are druids2017 options; {game} has neither")
-    if resume and game in CARD_TABLE_RULESETS:
-        fail(f"--resume: a restarted peer cannot replay a {game} table yet")
     if workdir is not None:
         make_folder("--workdir", workdir)
     resume_or_new(resume, new)

@@ -12,7 +12,7 @@ This module imports no game: it is what every game and every runner agree on.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -291,6 +291,11 @@ class CardTableSeat(GameProgress, Protocol):
 
     def word(self, seat: int, token: str) -> None:
         """``seat``'s word; ValueError if it owes none or the token is none."""
+        ...
+
+    def false_words(self, cards: Mapping[int, int]) -> list[tuple[int, int]]:
+        """(word round, seat) of each word so far that ``cards`` (every position's card, as the
+        final reveal shows them) contradicts: a lie the table blames on its signer."""
         ...
 
     def table_move(self, move: int) -> tuple[int, str] | None:

@@ -12,7 +12,8 @@ steps follows the deck's operations as data:
             card there (none: no step); return: no step; final: ``table_reveal`` from every seat
   a move    ``move`` (a ritual, a draw, a stop) or ``table_play`` (a card put down) from the
             seat to move
-  the end   the deck's final audit with every secret known, then the ``result`` step
+  the end   the deck's final audit with every secret known (and every owners' word judged
+            against the cards it spoke for), then the ``result`` step
 
 Every step is a step of the machine (``net/table.py``): its messages carry its head, are
 appended in seat order, and are owed by the seats it names, so the deadlines and blame of the
@@ -35,7 +36,7 @@ from druids_p2p.net.game_result import start_result
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES
 from druids_p2p.net.table_state import TableState
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.wire import Message, MsgType, next_head
+from druids_p2p.wire import Message, MsgType, decode, next_head
 
 GAME_NO = 0
 """The card table's game number (the bodies' ``round``): one game per table."""
@@ -111,6 +112,8 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
     for msg in batch:
         if msg.sender != t.me:
             _guard(t, msg, lambda m=msg: play.receive(m.raw))
+    if step.name == "card_word":
+        t.card_words.append({t.order.index(m.sender): m.raw for m in batch})
     if step.name in ("card_move", "card_word"):
         for msg in batch:
             seat = t.seat_of(msg.sender)
@@ -162,15 +165,62 @@ def _next_step(t: TableState) -> None:
     mover = copy.to_move
     assert mover is not None, "the game waits for nobody"
     t._next("card_move", (t.order[mover],), MsgType.MOVE, MsgType.TABLE_PLAY)
+    if t.order[mover] == t.me:
+        _replay_own_move(t)
+
+
+def _replay_own_move(t: TableState) -> None:
+    """A restarted peer whose saved record holds its move for this step makes that move again,
+    now, as it made it then (its player is not asked twice): the same bytes at the same head."""
+    assert t.card_play is not None
+    seq = t.transcript.next_seq(t.me)
+    saved = t.pending[t.me].get(seq)
+    if saved is None or seq < t.chain.seq or saved.head != t.step_head:
+        return  # nothing saved for this step, or this step's move is already made
+    move = _saved_move(t, saved)
+    if move is None:
+        raise TableFault(f"the saved record's {saved.type.label} is no move this seat can make")
+    try:
+        own_card_move(t, move)
+    except ValueError as exc:  # the saved record is not this table's: it replays otherwise
+        raise TableFault(f"the saved record's own move is refused on replay: {exc}") from None
+
+
+def _saved_move(t: TableState, saved: Message) -> int | None:
+    """The move id of this seat's saved move message (a card put down: the legal move that puts
+    the card at that position of its hand into that zone), None if it is none."""
+    play, rules = t.card_play, t.card_rules
+    assert play is not None and rules is not None
+    try:
+        if saved.type is MsgType.MOVE:
+            return rules.parse_move(str(saved.body["move"]))
+        if saved.type is MsgType.TABLE_PLAY:
+            down = (play.peer.known().get(int(saved.body["pos"])), str(saved.body["zone"]))
+            return next(
+                (m for m in play.copy.legal_moves() if play.copy.table_move(m) == down), None
+            )
+    except (ValueError, KeyError):
+        return None
+    return None
 
 
 def _audit(t: TableState) -> None:
     """Every secret is out: the deck recomputes every position and deck (deck.md §15.6)."""
     assert t.card_play is not None
     try:
-        audit_state(t.card_play.peer.state)
+        audit = audit_state(t.card_play.peer.state)
     except DeckFault as exc:
         raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
+    cards = {p.index: p.card for p in audit.positions}
+    for word_round, seat in t.card_play.copy.false_words(cards):
+        raw = t.card_words[word_round][seat]
+        word = decode(raw).body["move"]
+        raise TableFault(
+            f"audit: {t._who(t.order[seat])}'s owners' word {word} is false (the final reveal "
+            "shows its face-down gems)",
+            seat,
+            (raw,),
+        )
     t._event("round_ended", "the game is over and audited", {"round": 0})
 
 

@@ -35,7 +35,6 @@ from druids_p2p.net.runner import TableRunner
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.rulesets import CARD_TABLE_RULESETS, DEFAULT_RULESET
 from druids_p2p.wire import Transcript, WireError, decode
 
 log = logging.getLogger(__name__)
@@ -93,15 +92,6 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
                 f"{resume.describe()} cannot be rejoined: its saved state is unreadable; it is "
                 "marked stopped (its record is kept), so the next command starts a new table"
             ) from None
-        try:
-            ruleset = decode(seat_raw).body["options"].get("ruleset", DEFAULT_RULESET)
-        except (WireError, KeyError, AttributeError):
-            ruleset = DEFAULT_RULESET  # the table's own checks refuse it below
-        if ruleset in CARD_TABLE_RULESETS:  # its record cannot be replayed into a copy yet
-            raise TableChoice(
-                f"{resume.describe()}: a restarted peer cannot replay a {ruleset} table yet; "
-                "its record is kept (start another table with --new)"
-            )
         bind = str(resume.info().get("bind") or config.bind)  # the endpoint the others know
         mesh = Mesh(bind, port, identity.public_key, (public, secret))
         events.open(resume)

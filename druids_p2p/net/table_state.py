@@ -82,6 +82,8 @@ class TableState:
         """This seat's card-table game (``CardTablePlay``), once seated at a card table."""
         self.card_cursor = (-1, 0)
         """(operation, pass) the transcript has reached at a card table."""
+        self.card_words: list[dict[int, bytes]] = []
+        """Each owners'-word step's signed words by play seat, for the final reveal to judge."""
         if self.options.players != len(self.list_keys):
             raise ValueError("the seat message seats a different number of players")
         self.secret = secret

@@ -18,13 +18,15 @@ each face-down play (zone ``slot:K``) or discard (zone ``discards``); each ritua
 
 The one verdict that hidden cards decide, the "nothing left" end, waits for the owners' word
 (:mod:`.owners_word`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
-the hidden gems fits raises :class:`NeedsOwnersWord`.
+the hidden gems fits raises :class:`NeedsOwnersWord`. Each word is kept with the positions it
+speaks for (:class:`WordClaim`), so that once the final reveal shows every card
+:meth:`false_words` names every seat whose word the truth contradicts.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from druids_p2p.games.druids2004 import moves as mv
@@ -35,8 +37,10 @@ from druids_p2p.games.druids2004.cards import (
     ROW_SLOTS,
     START_GEMS,
     START_SERVANTS,
+    gem_kind,
     is_gem,
     is_place,
+    place_kind,
     servant_owner,
     servants_of,
 )
@@ -78,6 +82,22 @@ class SeatOp:
     position: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class WordClaim:
+    """``seat``'s word in word round ``round`` (counted from 0, as the table asks them): it
+    ``said`` yes or no about its face-down gems then, at ``gems`` (position, kind of the place
+    it lay on). Positions never change their card, so the final reveal can judge the word."""
+
+    round: int
+    seat: int
+    said: bool
+    gems: tuple[tuple[int, int], ...]
+
+    def true_of(self, cards: Mapping[int, int]) -> bool:
+        """Whether the word agrees with ``cards`` (every position's card, all revealed)."""
+        return any(gem_kind(cards[p]) == kind for p, kind in self.gems) == self.said
+
+
 class NeedsOwnersWord(RuntimeError):
     """The seats' words fit no arrangement of the gems hidden from this seat: one is false."""
 
@@ -104,6 +124,10 @@ class TableSeat2004:
         self._trial: Game2004 | None = None
         self._askers: tuple[int, ...] = ()
         self._words: dict[int, bool] = {}
+        self._asked_gems: dict[int, tuple[tuple[int, int], ...]] = {}
+        self._word_round = -1
+        self.claims: list[WordClaim] = []
+        """Every word given so far, for :meth:`false_words`."""
         self._gone: set[int] = set()
         """Positions returned into a deck: their card is dealt again under a new position."""
         self._final = False
@@ -239,6 +263,8 @@ class TableSeat2004:
         if token not in (ow.YES, ow.NO):
             raise IllegalMove(f"{token!r} is no word (Word:yes or Word:no)")
         self._words[seat] = token == ow.YES
+        gems = self._asked_gems[seat]
+        self.claims.append(WordClaim(self._word_round, seat, token == ow.YES, gems))
         if self.words_due():
             return
         make, then = self._resume or (lambda: 0, lambda: None)
@@ -251,6 +277,11 @@ class TableSeat2004:
         self._relabel(lambda c: fit.get(c, c))
         self.world.play(make())
         then()
+
+    def false_words(self, cards: Mapping[int, int]) -> list[tuple[int, int]]:
+        """(word round, seat) of every word that ``cards`` (each position's card, as the final
+        reveal shows them) contradicts, by round, then seat (every seat names the same first)."""
+        return sorted((c.round, c.seat) for c in self.claims if not c.true_of(cards))
 
     # ------------------------------------------------------------------ inside
     def _setup_ops(self) -> list[SeatOp]:
@@ -305,9 +336,21 @@ class TableSeat2004:
         if ow.asks(trial) and (ritual or not ow.asks(self.world)):
             self._resume, self._trial = (make, then), trial
             self._askers, self._words = ow.owners(trial), {}
+            self._word_round += 1
+            self._asked_gems = {q: self._gems_of(trial, q) for q in self._askers}
             return
         self.world.play(move)
         then()
+
+    def _gems_of(self, game: Game2004, seat: int) -> tuple[tuple[int, int], ...]:
+        """``seat``'s face-down gems on the places of ``game``: (position, the place's kind)."""
+        return tuple(
+            (self._where(g), place_kind(p.place))
+            for p in game.row
+            if p is not None
+            for s, g in p.gems
+            if s == seat
+        )
 
     def _go_on_with_ritual(self) -> None:
         slot = self._ritual
