@@ -15,7 +15,7 @@ from druids_p2p.cli.app import fail
 from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.cli.peer_checks import check_times, resume_or_new
 from druids_p2p.cli.streams import say
-from druids_p2p.rulesets import CARD_TABLE_RULESETS, DEFAULT_RULESET, RULESETS, new_table_options
+from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
 
 
 def emitter(as_json: bool, moves: bool = True) -> Any:
