@@ -343,6 +343,7 @@ def verify_shuffles(
     joint_key: bytes,
     statements: Sequence[ShuffleStatement],
     own: OwnShuffle | None = None,
+    split: bool = False,
 ) -> bool:
     """True iff every statement's proof holds (CheckShuffleProof, Algorithm 4.7, for each).
 
@@ -355,6 +356,7 @@ def verify_shuffles(
     pays: seat 0's public input (every A_i is B) costs one base multiplication instead of N,
     the generators h_i are shared by every proof, and one shuffle's output is the next one's
     input. It accepts exactly when every equation holds but for that negligible chance.
+    ``split``: the sum is split with the helper thread (``lincomb.sum_products``).
     """
     terms: dict[bytes, int] = {}
     base = 0
@@ -368,7 +370,7 @@ def verify_shuffles(
     total = _base(base + terms.pop(group.BASE, 0))
     # Σ k·P, one multiplication and one addition per distinct point (libsodium has no
     # multi-scalar multiplication): about 22·N terms per other seat's shuffle.
-    total = sum_products(total, list(terms.values()), list(terms))
+    total = sum_products(total, list(terms.values()), list(terms), split=split)
     return bool(total == IDENTITY)
 
 
