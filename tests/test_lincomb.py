@@ -52,6 +52,33 @@ def test_zero_scalars_and_identities_are_skipped_not_raised() -> None:
     assert got == expected
 
 
+@pytest.mark.parametrize("count", [0, 1, 15, 16, 17, 101])
+@pytest.mark.parametrize("start", ["identity", "point"])
+def test_a_split_sum_is_the_same_point_as_one_thread(
+    count: int, start: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Half on the helper, half here: the same point (and a zero product or an identity point in
+    either half is still skipped)."""
+    monkeypatch.setattr(lincomb, "two_cores", lambda: True)
+    scalars, points = _pairs(count)
+    ints = [int.from_bytes(k, "little") for k in scalars]
+    if count > 2:
+        ints[0], points[-1] = group.ORDER, group.IDENTITY
+    first = group.IDENTITY if start == "identity" else group.base_mul(group.ONE)
+    expected = lincomb.sum_products(first, ints, points)
+    assert lincomb.sum_products(first, ints, points, split=True) == expected
+
+
+def test_a_split_sum_that_cancels_is_the_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two halves are each other's negatives: their sum is the identity encoding."""
+    monkeypatch.setattr(lincomb, "two_cores", lambda: True)
+    scalars, points = _pairs(20)
+    ints = [int.from_bytes(k, "little") for k in scalars]
+    negated = [group.ORDER - k for k in ints]
+    got = lincomb.sum_products(group.IDENTITY, ints + negated, points + points, split=True)
+    assert got == group.IDENTITY
+
+
 def test_work_handed_on_from_the_helper_thread_runs_there() -> None:
     """The helper is one thread: a sum started on it must not wait for itself."""
     scalars, points = _pairs(40)

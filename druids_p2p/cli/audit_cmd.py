@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from druids_p2p.cli.app import app, fail
-from druids_p2p.net.audit import audit_file
-from druids_p2p.wire.audit import AuditReport
+
+if TYPE_CHECKING:
+    from druids_p2p.wire.audit import AuditReport
 
 
 def _verdict_line(report: AuditReport) -> str:
@@ -57,6 +59,8 @@ def audit_command(
     """
     if not file.is_file() or not os.access(file, os.R_OK):
         fail(f"{file}: no such readable file")
+    from druids_p2p.net.audit import audit_file  # here: a peer process needs no auditor
+
     report = audit_file(file)
     if as_json:
         print(json.dumps(report.to_json()))

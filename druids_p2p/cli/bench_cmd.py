@@ -6,7 +6,6 @@ import json
 
 import typer
 
-from druids_p2p.bench.engine_bench import bench_engine
 from druids_p2p.cli.app import bench_app, fail
 from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
 from druids_p2p.rulesets import GAME_HELP, check_game, check_players
@@ -44,6 +43,8 @@ def bench_engine_command(
         fail(f"--players must be 3, 4 or 5, not {players}")
     if games < 1:
         fail(f"--games must be at least 1, not {games}")
+    from druids_p2p.bench.engine_bench import bench_engine
+
     result = bench_engine(players, games, seed, variant)
     if as_json:
         print(json.dumps(result.as_dict()))

@@ -16,7 +16,6 @@ import time
 
 import typer
 
-from druids_p2p.bench.deal_table import LocalBus, count_deal_ops, make_codecs, make_table
 from druids_p2p.cli.app import bench_app, fail
 from druids_p2p.deck import DeckParams
 from druids_p2p.games.druids2017 import GAIA, HAND_SIZE, N_CARDS
@@ -35,6 +34,8 @@ def _params(players: int, round_no: int) -> DeckParams:
 
 def _one_deal(players: int, round_no: int) -> tuple[list[int], int, int, int]:
     """(per-peer CPU ns, wall ns, messages, bytes) of one deal."""
+    from druids_p2p.bench.deal_table import LocalBus, make_codecs, make_table
+
     params = _params(players, round_no)
     codecs = make_codecs(params)
     wall = time.perf_counter_ns()
@@ -79,6 +80,8 @@ def bench_deal_command(
         "messages": runs[0][2],
         "bytes": runs[0][3],
     }
+    from druids_p2p.bench.deal_table import count_deal_ops
+
     ops_per_peer = count_deal_ops(_params(players, 0)) if ops else []
     if ops:
         result["ops_per_peer"] = ops_per_peer

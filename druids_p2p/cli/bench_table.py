@@ -55,6 +55,8 @@ def bench_table_command(
     if not summary["finished"]:
         fail(f"the table did not finish: {summary['aborted']}", 1)
     deal = summary["deal_ms"]
+    deal_cpu = summary["deal_cpu_ms"]
+    peer_cpu = summary["peer_cpu_s"]
     latency = summary["move_latency_ms"]
     result = {
         "game": game,
@@ -63,13 +65,15 @@ def bench_table_command(
         "game_s": summary["game_s"],
         "wall_s": summary["wall_s"],
         "deal_ms": round(statistics.median(deal), 2) if deal else 0.0,
+        "deal_cpu_ms": round(statistics.median(deal_cpu), 2) if deal_cpu else 0.0,
+        "peer_cpu_s": round(statistics.mean(peer_cpu), 3) if peer_cpu else 0.0,
         "move_latency_ms_p50": round(_percentile(latency, 0.5), 3),
         "move_latency_ms_p99": round(_percentile(latency, 0.99), 3),
         "moves_measured": len(latency),
     }
     if card_table:  # no deal per round; draws (one round of shares each) apart
         draws = summary["draw_latency_ms"]
-        del result["deal_ms"]
+        del result["deal_ms"], result["deal_cpu_ms"]
         result["draw_latency_ms_p50"] = round(_percentile(draws, 0.5), 3)
         result["draw_latency_ms_p99"] = round(_percentile(draws, 0.99), 3)
         result["draws_measured"] = len(draws)
@@ -81,11 +85,12 @@ def bench_table_command(
         f"draw p50 {result['draw_latency_ms_p50']:.2f} ms, "
         f"p99 {result['draw_latency_ms_p99']:.2f} ms"
         if card_table
-        else f"deal {result['deal_ms']:.1f} ms/round"
+        else f"deal {result['deal_ms']:.1f} ms/round ({result['deal_cpu_ms']:.1f} ms CPU a peer)"
     )
     print(
         f"{game}, {players} peers, {what}: game {result['game_s']:.2f} s "
         f"(wall {result['wall_s']:.2f} s with start-up), {deal}, "
         f"move latency p50 {result['move_latency_ms_p50']:.2f} ms, "
-        f"p99 {result['move_latency_ms_p99']:.2f} ms"
+        f"p99 {result['move_latency_ms_p99']:.2f} ms; {result['peer_cpu_s']:.2f} CPU-s a peer "
+        "process (start-up included)"
     )

@@ -6,7 +6,6 @@ import json
 
 import typer
 
-from druids_p2p.bench.wire_bench import bench_wire
 from druids_p2p.cli.app import bench_app, fail
 
 
@@ -18,6 +17,8 @@ def bench_wire_command(
     """Encode+sign and decode+verify of a move message, per second."""
     if n < 1:
         fail(f"--n must be at least 1, not {n}")
+    from druids_p2p.bench.wire_bench import bench_wire
+
     result = bench_wire(n)
     if as_json:
         print(json.dumps(result.as_dict()))

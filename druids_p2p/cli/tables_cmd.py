@@ -8,10 +8,8 @@ import math
 import typer
 
 from druids_p2p.cli.app import app, fail
-from druids_p2p.net.beacon_listener import discover
 from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
-from druids_p2p.net.table_choice import namesakes
 
 DEFAULT_SECONDS = 2.5
 MAX_SECONDS = 600.0
@@ -63,6 +61,9 @@ def tables_command(
         net = resolve(interface=interface, address=address)
     except (InterfaceError, UnsafeDestination) as exc:
         fail(str(exc))
+    from druids_p2p.net.beacon_listener import discover  # here: a peer process needs no listing
+    from druids_p2p.net.table_choice import namesakes
+
     try:
         found = discover(net, port, seconds)
     except OSError as exc:

@@ -86,10 +86,12 @@ def check_shuffles(
     batch: list[tuple[Signed[ShuffleMsg], Deck]],
     joint_key: bytes,
     own: OwnShuffle | None = None,
+    split: bool = False,
 ) -> None:
     """Several consecutive shuffles (each with its input) checked in one batch, which shares the
     generators and the ciphertexts passed from one to the next (deck.md §7.1). Only if the batch
-    fails are they checked one by one, in seat order, to blame the first bad one."""
+    fails are they checked one by one, in seat order, to blame the first bad one. ``split``:
+    the batch's sum uses the helper thread (``verify_shuffles``)."""
     statements = [
         ShuffleStatement(
             signed.seat,
@@ -100,7 +102,7 @@ def check_shuffles(
         )
         for signed, source in batch
     ]
-    if verify_shuffles(params, joint_key, statements, own):
+    if verify_shuffles(params, joint_key, statements, own, split):
         return
     for signed, source in batch:
         check_shuffle(params, log, signed, source, joint_key)

@@ -1,17 +1,20 @@
-"""Sums of products start + Σ k_i·P_i through libsodium, and a helper thread for the prover.
+"""Sums of products start + Σ k_i·P_i through libsodium, and a helper thread for the deal's
+critical path.
 
 Why one sum: libsodium has no multi-scalar multiplication, so a sum of N products costs N
 multiplications and N additions however it is arranged (deck.md §13); the proof of a shuffle's
-prover and its batch verifier both use :func:`sum_products`, on the caller's thread.
+prover and its batch verifier both use :func:`sum_products`.
 
-Why a helper thread for the prover only: rbcl reaches libsodium through ctypes, which releases
-the GIL for the length of each call, so two threads multiply at once on two cores. The deal's
-critical path is its shuffles, made one after another while the other seats wait (deck.md §6.3),
-so there the second core is otherwise idle: a shuffle re-encrypts its ``C`` side and its proof
-makes ``t_3``, ``t_{4,1}``, ``t_{4,2}`` on the helper (:func:`in_background`). The verification
-of all the shuffles runs at every seat at once, once the last one is in, so on a two-core machine
-a helper there would only take a core from another seat and spend CPU handing the interpreter
-lock back and forth; it stays on one thread.
+Why a helper thread, and where: rbcl reaches libsodium through ctypes, which releases the GIL
+for the length of each call, so two threads multiply at once on two cores. The deal's critical
+path is its shuffles, made one after another while the other seats wait (deck.md §6.3): a seat
+checks the shuffles before its own, then makes its own, and every other seat is idle meanwhile.
+So there the second core is free: a shuffle re-encrypts its ``C`` side and its proof makes
+``t_3``, ``t_{4,1}``, ``t_{4,2}`` on the helper (:func:`in_background`), and the check of the
+shuffles before it splits its sum (``sum_products(..., split=True)``). The last check, of the
+shuffles after a seat's own, runs at every seat at once, so on a two-core machine a helper there
+would only take a core from another seat and spend CPU handing the interpreter lock back and
+forth; it stays on one thread.
 
 Nothing about the result changes: point addition is commutative and associative, so the sum is
 the same point bit for bit, and so is every proof and verdict.
@@ -84,10 +87,38 @@ def _mark_helper() -> None:
     _helper.busy = True
 
 
-def sum_products(start: bytes, scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
+SPLIT_AT = 16
+"""A split sum of fewer products stays on one thread (handing work over costs tens of µs)."""
+
+
+def sum_products(
+    start: bytes, scalars: Sequence[int], points: Sequence[bytes], *, split: bool = False
+) -> bytes:
     """start + Σ k_i·P_i for any integers k_i and valid encodings P_i (a product with k_i ≡ 0
     mod l or P_i the identity is skipped: libsodium raises for both, and a verifier meets
-    either when an adversary arranges it). ``start`` may be the identity."""
+    either when an adversary arranges it). ``start`` may be the identity.
+
+    ``split``: half of the products go to the helper thread (where there is a second core), for
+    a caller whose sum the rest of the table waits for with that core idle (a seat checking the
+    shuffles before its own, deck.md §6.3); the same point either way."""
+    half = len(scalars) // 2
+    if split and half >= SPLIT_AT // 2 and two_cores() and not getattr(_helper, "busy", False):
+        other = in_background(_sum, IDENTITY, scalars[:half], points[:half])
+        mine = _sum(start, scalars[half:], points[half:])
+        return _plus(mine, other.result())
+    return _sum(start, scalars, points)
+
+
+def _plus(p: bytes, q: bytes) -> bytes:
+    if p == IDENTITY:
+        return q
+    if q == IDENTITY:
+        return p
+    out: bytes = rbcl.crypto_core_ristretto255_add(p, q)
+    return out
+
+
+def _sum(start: bytes, scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
     mul, add = rbcl.crypto_scalarmult_ristretto255, rbcl.crypto_core_ristretto255_add
     acc = start
     for k, p in zip(scalars, points, strict=True):

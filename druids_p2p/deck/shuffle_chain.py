@@ -65,7 +65,10 @@ class ShuffleChain:
                 for seat in range(self.proven, end)
             ]
             own = self._own_shuffle(joint_key) if self.proven == self.seat + 1 else None
-            check_shuffles(params, log, batch, joint_key, own)
+            # the batch before this seat's own shuffle is on the deal's critical path, every
+            # other seat waiting with its core idle: there half the sum goes to the helper
+            # thread; the last batch runs at every seat at once and stays on one thread
+            check_shuffles(params, log, batch, joint_key, own, split=end == self.seat)
             self.proven = end
 
     def _own_shuffle(self, joint_key: bytes) -> OwnShuffle:

@@ -26,7 +26,8 @@ output lists and the commitments (``deck.md`` §7.1 gives the byte layout).
 Cost for ``N`` ciphertexts: the prover makes ``5N`` generic and ``3N`` base-point
 multiplications (``4N`` generic on the public start), the verifier ``8N`` generic and ``N``
 base-point ones (libsodium has no multi-scalar multiplication; ``lincomb.py`` sums them, and
-moves part of the prover's work to a second core, as the deal waits for it). All the prover's
+moves part of the prover's work, and of the check before a seat's own shuffle, to a second core,
+as the deal waits for them). All the prover's
 randomness is derived from the seat's committed shuffle seed, so an honest proof is a
 deterministic function of the seed: a restarted peer re-sends identical bytes and the
 end-of-round audit recomputes the proof bit for bit.
@@ -343,6 +344,7 @@ def verify_shuffles(
     joint_key: bytes,
     statements: Sequence[ShuffleStatement],
     own: OwnShuffle | None = None,
+    split: bool = False,
 ) -> bool:
     """True iff every statement's proof holds (CheckShuffleProof, Algorithm 4.7, for each).
 
@@ -355,6 +357,7 @@ def verify_shuffles(
     pays: seat 0's public input (every A_i is B) costs one base multiplication instead of N,
     the generators h_i are shared by every proof, and one shuffle's output is the next one's
     input. It accepts exactly when every equation holds but for that negligible chance.
+    ``split``: the sum is split with the helper thread (``lincomb.sum_products``).
     """
     terms: dict[bytes, int] = {}
     base = 0
@@ -368,7 +371,7 @@ def verify_shuffles(
     total = _base(base + terms.pop(group.BASE, 0))
     # Σ k·P, one multiplication and one addition per distinct point (libsodium has no
     # multi-scalar multiplication): about 22·N terms per other seat's shuffle.
-    total = sum_products(total, list(terms.values()), list(terms))
+    total = sum_products(total, list(terms.values()), list(terms), split=split)
     return bool(total == IDENTITY)
 
 

@@ -113,6 +113,8 @@ class TableEnding(RunnerBase):
             "record": str(self.state.record),
             "head": machine.head.hex(),
             "deal_ms": self.deal_ms,
+            "deal_cpu_ms": self.deal_cpu_ms,
+            "cpu_s": round(time.process_time(), 3),
             "move_latency_ms": self.latencies_ms,
             "draw_latency_ms": self.draw_latencies_ms,
             "bad_messages": self.bad_messages,

@@ -268,6 +268,8 @@ class LocalTable:
         first = results[0]
         finished = all(r.get("finished") for r in results)
         deal_ms = [ms for r in results for ms in r.get("deal_ms", [])]
+        deal_cpu_ms = [ms for r in results for ms in r.get("deal_cpu_ms", [])]
+        cpu_s = [r["cpu_s"] for r in results if "cpu_s" in r]
         latency = [ms for r in results for ms in r.get("move_latency_ms", [])]
         draws = [ms for r in results for ms in r.get("draw_latency_ms", [])]
         return {
@@ -285,6 +287,8 @@ class LocalTable:
             "wall_s": round(time.monotonic() - self.started_at, 3),
             "game_s": round(self._game_seconds(results), 3),
             "deal_ms": deal_ms,
+            "deal_cpu_ms": deal_cpu_ms,
+            "peer_cpu_s": cpu_s,
             "move_latency_ms": latency,
             "draw_latency_ms": draws,
         }

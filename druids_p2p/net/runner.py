@@ -86,6 +86,7 @@ class TableRunner(LivenessChecks, TableEnding):
         self._emit_events()
         if machine.phase == "play" and self.deal_started is not None:
             self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
+            self.deal_cpu_ms.append((time.process_time() - self.deal_cpu_started) * 1000.0)
             self.deal_started = None
         if self._in_grace():
             self._check_deadlines(self.clock())  # its own deadlines still run out meanwhile

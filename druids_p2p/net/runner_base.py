@@ -147,7 +147,11 @@ class RunnerBase:
         """Of ``latencies_ms``, those of draws (a card table's ``Draw:`` moves)."""
         self.latencies_ms: list[float] = []
         self.deal_started: float | None = None
+        self.deal_cpu_started = 0.0
         self.deal_ms: list[float] = []
+        self.deal_cpu_ms: list[float] = []
+        """This process's CPU per deal (beside the wall ``deal_ms``): a shared machine's load
+        moves the wall figure, much less this one."""
         self.last_progress = self.clock()
         self.early: list[bytes] = []
         self.abort_claim: str | None = None
@@ -189,6 +193,7 @@ class RunnerBase:
         data = {"event": event.kind, "text": event.text, **event.data}
         if event.kind == "round_started":
             self.deal_started = time.perf_counter()
+            self.deal_cpu_started = time.process_time()
         self.held_events.append(data)
 
     def _emit_events(self) -> None:
