@@ -81,6 +81,15 @@ class MachineView:
     def player_view(self) -> Any:
         return self._machine.view()
 
+    @property
+    def settled(self) -> bool:
+        machine = self._machine
+        play = machine.card_play
+        if play is None or play.copy.game_over:
+            return True
+        step = machine.step  # waiting for a move: every operation before it is complete
+        return step is not None and step.name == "card_move" and not machine.own_pending_in_step()
+
     def check(self, move: int) -> str | None:
         play = self._machine.card_play
         if play is not None:  # a card table's copy knows only its legal moves
