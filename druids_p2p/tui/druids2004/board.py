@@ -152,9 +152,10 @@ class Board2004(Screen[None]):
         self.query_one("#message", Static).update(self.message)
         self.next_dialog()
 
-    def log_line(self, text: str, seat: int | None = None) -> None:
+    def log_line(self, text: Text | str, seat: int | None = None) -> None:
+        """One line of the table's log, in ``seat``'s colour if given."""
         style = "" if seat is None else seat_colour(seat)
-        self.query_one(TableLog).append_line(Text(text, style=style))
+        self.query_one(TableLog).append_line(text, style)
 
     def next_dialog(self) -> None:
         """The next unread ritual; once all are read, :meth:`rituals_read`."""
