@@ -437,9 +437,6 @@ async def test_leaving_mid_game_asks_first_and_keeps_the_record(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["play", "--game", "druids2004", "--lan"], "--lan: a table of peers does not play"),
-        (["host", "--game", "druids2004"], "host: a person cannot sit at a druids2004 table"),
-        (["join", "x:1", "--game", "druids2004"], "join: a person cannot sit at a druids2004"),
         (["play", "--headless", "--game", "druids2004"], "--seats human: a person cannot sit"),
         (["play", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
         (["play", "--game", "chess"], "--game 'chess': unknown game"),
