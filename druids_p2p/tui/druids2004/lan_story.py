@@ -26,11 +26,15 @@ def _back(slot: int, before: SeatView | None, after: SeatView | None) -> str:
     if before is None or after is None:
         return "a card"
     old, new = before.row[slot], after.row[slot]
-    if old is None or new is None:
+    if new is None:
         return "a card"
-    if len(new.gems) > len(old.gems):
+    if old is None or old.place != new.place:  # a ritual turned a new place there meanwhile
+        gems, servants = 0, 0
+    else:
+        gems, servants = len(old.gems), len(old.servants)
+    if len(new.gems) > gems:
         return "a gem"
-    return "a servant" if len(new.servants) > len(old.servants) else "a card"
+    return "a servant" if len(new.servants) > servants else "a card"
 
 
 def move_line(

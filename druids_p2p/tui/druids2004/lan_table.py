@@ -33,8 +33,8 @@ from druids_p2p.tui.widgets.chat import CHAT_EVENTS, chat_line
 
 log = logging.getLogger(__name__)
 
-QUIET_EVENTS = frozenset({"result", "round_ended"})
-"""Events whose text the screen tells in its own words (the end) or not at all."""
+QUIET_EVENTS = frozenset({"result", "round_ended", "game_over", "move", *CHAT_EVENTS})
+"""Events whose text the screen tells in its own words (moves, talk, the end) or not at all."""
 
 
 class LanTable2004Screen(Board2004, GameTableScreen):
@@ -199,6 +199,8 @@ class LanTable2004Screen(Board2004, GameTableScreen):
         event, kind = message.event, str(message.event.get("event"))
         before = self.shown
         snapshot = own(message.snapshot)
+        if kind not in QUIET_EVENTS and event.get("text"):
+            self.log_line(str(event["text"]))  # before what it brought (the hand, once dealt)
         self._take(snapshot)
         if kind in CHAT_EVENTS:
             mine = self.snapshot.my_seat if self.snapshot is not None else None
@@ -227,11 +229,18 @@ class LanTable2004Screen(Board2004, GameTableScreen):
             blame = event.get("blame")
             blamed = f" — blamed: {self.seat_name(blame)}" if isinstance(blame, int) else ""
             self.stopped = f"{event.get('reason')}{blamed}"
+            self.log_line(f"the table stopped: {self.stopped}")
         if kind == "result":
             self.result = {k: v for k, v in event.items() if k != "event"}
             self.finished = bool(event.get("finished"))
-        if kind not in QUIET_EVENTS and event.get("text"):
-            self.log_line(str(event["text"]))
+            if self.finished:
+                self.log_line(self._totals_line())
+
+    def _totals_line(self) -> str:
+        result = self.result or {}
+        totals = ", ".join(f"{self.seat_name(s)} {t}" for s, t in enumerate(result["totals"]))
+        won = " and ".join(self.seat_name(w) for w in result.get("winners") or ())
+        return f"game over — totals: {totals}; won by {won or 'nobody'}"
 
     def _ended(self, message: SessionEnded) -> None:
         self.ended = message
