@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from board_keys import press_keys
 from cli_harness import run_cli
 from rich.console import Console
 from textual.pilot import Pilot
@@ -95,22 +96,8 @@ async def settle(pilot: Pilot[Any], app: Druids2004App) -> None:
 
 
 async def press_move(pilot: Pilot[Any], app: Druids2004App, move: int) -> None:
-    """The keys a person presses for ``move``: the cursor onto the card, then its key."""
-    screen = app.table
-    m = mv.decode(move)
-    if m.kind in (mv.KIND_PLAY, mv.KIND_DISCARD):
-        hand = screen.view.hand
-        steps = (hand.index(m.card) - screen.cursor) % len(hand)
-        for _ in range(steps):
-            await pilot.press("right")
-        assert screen.view.hand[screen.cursor] == m.card
-        await pilot.press(str(m.slot + 1) if m.kind == mv.KIND_PLAY else "x")
-    elif m.kind == mv.KIND_RITUAL:
-        await pilot.press("r", str(m.slot + 1))
-    elif m.kind == mv.KIND_DRAW:
-        await pilot.press("g" if m.source == "gem" else "s")
-    else:
-        await pilot.press("enter")
+    """The keys a person presses for ``move``, then the bots' answer."""
+    await press_keys(pilot, app.table, move)
     await settle(pilot, app)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from board_keys import press_keys
 from textual.pilot import Pilot
 
 from druids_p2p.games.druids2004 import moves as mv
@@ -91,25 +92,6 @@ def _log(table: LanTable2004Screen) -> str:
     return "\n".join(str(line.text) for line in table.query_one(TableLog).lines)
 
 
-async def _press(pilot: Pilot[Any], table: LanTable2004Screen, move: int) -> None:
-    """The keys a person presses for ``move``: the cursor onto the card, then its key."""
-    m = mv.decode(move)
-    view = table.shown
-    assert view is not None
-    if m.kind in (mv.KIND_PLAY, mv.KIND_DISCARD):
-        steps = (view.hand.index(m.card) - table.cursor) % len(view.hand)
-        for _ in range(steps):
-            await pilot.press("right")
-        assert view.hand[table.cursor] == m.card
-        await pilot.press(str(m.slot + 1) if m.kind == mv.KIND_PLAY else "x")
-    elif m.kind == mv.KIND_RITUAL:
-        await pilot.press("r", str(m.slot + 1))
-    elif m.kind == mv.KIND_DRAW:
-        await pilot.press("g" if m.source == "gem" else "s")
-    else:
-        await pilot.press("enter")
-
-
 def _my_turn(table: LanTable2004Screen) -> bool:
     return table.my_turn and table.app.screen is table
 
@@ -137,7 +119,7 @@ def test_a_persons_play_and_draw_reach_the_table_of_peers(
         assert "your hand: " in _log(table)
         play = next(m for m in view.legal if mv.decode(m).kind == mv.KIND_PLAY)
         card, slot = mv.decode(play).card, mv.decode(play).slot
-        await _press(pilot, table, play)
+        await press_keys(pilot, table, play)
         await _until(pilot, lambda: _my_turn(table) or table.stopped is not None, "the play")
         after = table.shown
         assert after is not None and table.stopped is None
@@ -147,13 +129,13 @@ def test_a_persons_play_and_draw_reach_the_table_of_peers(
         assert f"you play {format_card(card)} onto place {slot + 1}" in _log(table)
         for _ in range(after.plays_left):  # the turn's other card, then the draw
             other = next(m for m in after.legal if mv.decode(m).kind == mv.KIND_PLAY)
-            await _press(pilot, table, other)
+            await press_keys(pilot, table, other)
             await _until(pilot, lambda: _my_turn(table), "the second play")
             after = table.shown
             assert after is not None
         draw = mv.DRAW_GEM if mv.DRAW_GEM in after.legal else mv.DRAW_SERVANT
         hand = after.hand
-        await _press(pilot, table, draw)
+        await press_keys(pilot, table, draw)
         await _until(pilot, lambda: _my_turn(table), "the drawn card (the turn goes on)")
         drawn = table.shown
         assert drawn is not None and len(drawn.hand) == len(hand) + 1
@@ -200,7 +182,7 @@ def test_a_whole_2004_game_by_keys_at_a_table_of_bot_peer_processes(
             elif _my_turn(table):
                 view = table.shown
                 assert isinstance(view, SeatView)
-                await _press(pilot, table, rule_move(view, Options(players=3), rng))
+                await press_keys(pilot, table, rule_move(view, Options(players=3), rng))
             await pilot.pause(0.02)
         assert table.stopped is None and table.finished
         result = table.result
