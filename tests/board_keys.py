@@ -1,8 +1,12 @@
-"""The keys a person presses for one Druids (2004) move on either table screen (the offline
-table's or the table of peers', both the board of ``tui/druids2004/board.py``)."""
+"""Pilot helpers of the Druids (2004) table tests: the keys a person presses for one move on
+either table screen (the offline table's or the table of peers', both the board of
+``tui/druids2004/board.py``), and async tests run to their end."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from textual.pilot import Pilot
@@ -28,3 +32,13 @@ async def press_keys(pilot: Pilot[Any], screen: Board2004, move: int) -> None:
         await pilot.press("g" if m.source == "gem" else "s")
     else:
         await pilot.press("enter")
+
+
+def synced(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async Pilot test to its end (as tests/test_tui_table.py does, with asyncio.run)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run

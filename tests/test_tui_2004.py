@@ -7,19 +7,17 @@ session. What the person sees is read back from the rendered widgets.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import functools
 import io
 import random
 import re
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from board_keys import press_keys
+from board_keys import press_keys, synced
 from cli_harness import run_cli
 from rich.console import Console
 from textual.pilot import Pilot
@@ -50,16 +48,6 @@ from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.widgets.log import TableLog
 
 SIZE = (112, 42)
-
-
-def synced(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async Pilot test to its end (as tests/test_tui_table.py does, with asyncio.run)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
 
 
 MAX_KEYS = 3000

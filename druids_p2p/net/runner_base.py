@@ -83,12 +83,14 @@ class MachineView:
 
     @property
     def settled(self) -> bool:
-        machine = self._machine
-        play = machine.card_play
-        if play is None or play.copy.game_over:
+        play = self._machine.card_play
+        if play is None:
             return True
-        step = machine.step  # waiting for a move: every operation before it is complete
-        return step is not None and step.name == "card_move" and not machine.own_pending_in_step()
+        deck = play.peer.state
+        if deck.done < len(deck.ops):  # a shuffle, deal, turn or reveal is under way
+            return False
+        # Between a ritual's steps, or while the owners' words are due, nobody is to move.
+        return bool(play.copy.game_over or play.copy.to_move is not None)
 
     def check(self, move: int) -> str | None:
         play = self._machine.card_play

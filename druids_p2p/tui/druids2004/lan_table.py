@@ -230,11 +230,16 @@ class LanTable2004Screen(Board2004, GameTableScreen):
             blamed = f" — blamed: {self.seat_name(blame)}" if isinstance(blame, int) else ""
             self.stopped = f"{event.get('reason')}{blamed}"
             self.log_line(f"the table stopped: {self.stopped}")
-        if kind == "result":
-            self.result = {k: v for k, v in event.items() if k != "event"}
-            self.finished = bool(event.get("finished"))
-            if self.finished:
-                self.log_line(self._totals_line())
+        if kind == "game_over":  # every seat signed the same result
+            self.result = {"finished": True, **{k: event[k] for k in ("totals", "winners")}}
+            self.finished = True
+            self.log_line(self._totals_line())
+        if kind == "result":  # the peer's own account (its record), once it stops
+            self.result = {
+                **(self.result or {}),
+                **{k: v for k, v in event.items() if k != "event"},
+            }
+            self.finished = self.finished or bool(event.get("finished"))
 
     def _totals_line(self) -> str:
         result = self.result or {}

@@ -54,7 +54,7 @@ def snapshot_from_table(table: TableView, turn: int | None = None) -> Snapshot20
     return Snapshot2004(
         names=table.names,
         my_seat=seat,
-        phase="done" if table.game_over else table.phase,
+        phase="done" if view is not None and view.game_over else table.phase,
         view=view,
         my_turn=my_turn,
         turn=0 if turn is None else turn,
