@@ -97,7 +97,15 @@ class LanTable2004Screen(Board2004, GameTableScreen):
         if self.stopped is not None or self.finished:
             self.refuse("the table is over: nothing more is played")
         elif request is None or not self.my_turn:
-            self.refuse("sent: wait for the table" if self.awaiting else "it is not your turn")
+            view = self.shown
+            dealing = view is not None and view.to_move == view.seat
+            self.refuse(
+                "sent: wait for the table"
+                if self.awaiting
+                else "one moment: the table is still dealing"
+                if dealing
+                else "it is not your turn"
+            )
         else:
             self.awaiting, self.sent, self.message = True, move, ""
             self.session.submit(move, request.turn)
