@@ -136,7 +136,8 @@ async def test_the_table_refuses_a_move_its_rules_forbid_and_the_screen_says_why
 @synced
 async def test_a_whole_game_by_keys_never_shows_a_card_not_opened_to_the_seat() -> None:
     """Every snapshot's hand holds only cards the seat's deck had opened to it then (a drawn
-    card's stand-in in the copy is never shown); the game ends with the table's result."""
+    card's stand-in in the copy is never shown), and on the places this seat's cards face up,
+    every other seat's as a back; the game ends with the table's result."""
     async with seated(players=3, seed=5) as (pilot, table, session):
         rng = random.Random(5)
         for _ in range(MAX_KEYS):
@@ -155,5 +156,15 @@ async def test_a_whole_game_by_keys_never_shows_a_card_not_opened_to_the_seat() 
         assert view is not None and list(view.scores) == list(table.result["totals"])
         shown = [(s.view, known) for s, known in session.snapshots if s.view is not None]
         assert shown and all(set(v.hand) <= known for v, known in shown)
+        on_row = [
+            (owner, card)
+            for v, _ in shown
+            for place in v.row
+            if place is not None
+            for owner, card in (*place.gems, *place.servants)
+        ]
+        me = session.me.my_seat
+        assert {owner == me for owner, _ in on_row} == {True, False}
+        assert all((card == HIDDEN) == (owner != me) for owner, card in on_row), "only backs"
         unsettled = [s for s, _ in session.snapshots[1:] if s.my_seat is not None and not s.view]
         assert unsettled, "some snapshot fell while the table was dealing (the case this checks)"
