@@ -4,6 +4,7 @@ naming the input, exit 2, before any process, socket or folder is made."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_harness import run_cli
@@ -26,6 +27,15 @@ HEADLESS = ["play", "--headless", "--game", "druids2004"]
         (["host", "--game", "druids2004", "--bot", "cautious"], "does not play druids2004"),
         (["peer", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
         (["peer", "--game", "chess"], "--game 'chess': unknown game"),
+        (
+            ["play", "--game", "druids2004", "--lan"],
+            "--lan: the LAN lobby does not open druids2004",
+        ),
+        (["host", "--game", "druids2004"], "host: a person cannot sit at a druids2004 table from"),
+        (["join", "x:1", "--game", "druids2004"], "join: a person cannot sit at a druids2004"),
+        (["play", "--offline"], "--offline is the druids2004 terminal UI's"),
+        ([*HEADLESS, "--seats", "bot:rule,bot:rule", "--offline"], "--offline is the druids2004"),
+        (["play", "--game", "druids2004", "--players", "3"], "the terminal UI needs a terminal"),
         (["bench", "table", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
     ],
 )
@@ -41,3 +51,36 @@ def test_lan_druids2004_bad_input_is_one_line_exit_2(
 def test_druids2017_headless_seats_still_3_to_5(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(["play", "--headless", "--seats", "bot:rule,bot:rule"], capsys)
     assert code == 2 and "--seats: a table has 3 to 5 seats, not 2" in err
+
+
+def test_play_druids2004_seats_the_person_at_a_table_of_bot_peers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``druids play --game druids2004`` opens the terminal UI's local table of peers (the bots
+    as peer processes on loopback, ``tui/launch.run_local``) for the 2004 game, as 2017's
+    default does; what the table screen does there is the Pilot tests' (test_tui_2004_lan.py).
+    Here the app, which needs a real terminal, is replaced by a recorder of what it was given."""
+    import sys
+
+    import druids_p2p.tui.launch as launch
+    from druids_p2p.tui.bots import BotSeat
+
+    asked: list[tuple[list[BotSeat], dict[str, Any]]] = []
+
+    def run_local(identity: object, bots: list[BotSeat], **kw: Any) -> dict[str, Any]:
+        asked.append((bots, kw))
+        return {"result": {"finished": False}, "stopped": "you left the table"}
+
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(launch, "run_local", run_local)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    workdir = tmp_path / "game"
+    args = ["play", "--game", "druids2004", "--bots", "rule,random", "--workdir", str(workdir)]
+    code, out, err = run_cli([*args, "--move-pause", "0.2"], capsys)
+    assert code == 0, out + err
+    ((bots, call),) = asked
+    assert call["game"] == "druids2004" and call["folder"] == workdir
+    assert [b.bot for b in bots] == ["rule", "random"]
+    assert call["pacing"].move_s == 0.2
+    assert "table stopped: you left the table" in out

@@ -433,6 +433,7 @@ def test_screenshots_are_made(tmp_path: Path) -> None:
         "round-summary.svg",
         "table-2004.svg",
         "ritual-2004.svg",
+        "table2004-lan.svg",
     }
     words = {
         "table.svg": ["Your&#160;hand", "must&#160;follow", "four&#160;domains"],
@@ -442,6 +443,7 @@ def test_screenshots_are_made(tmp_path: Path) -> None:
         "round-summary.svg": ["is&#160;over"],
         "table-2004.svg": ["Mystic&#160;places", "Score&#160;column", "♟"],
         "ritual-2004.svg": ["Ritual&#160;on&#160;place", "amulets"],
+        "table2004-lan.svg": ["local&#160;table", "your&#160;hand:", "draws&#160;from", "♟"],
     }
     for name, expected in words.items():
         for word in expected:

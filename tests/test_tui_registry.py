@@ -13,6 +13,8 @@ from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.local_game import make_bot
 from druids_p2p.rulesets import RULESETS
 from druids_p2p.tui.druids2004.app import Druids2004App
+from druids_p2p.tui.druids2004.lan_table import TABLE_UI as LAN_2004_UI
+from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.druids2017.replay import ReplayApp
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
@@ -83,8 +85,8 @@ def test_the_table_screen_of_peers_is_the_games_own() -> None:
     ui = table_ui("druids2017")
     assert ui is TABLE_UI and ui.screen is TableScreen
     assert game_ui("druids2017").replay is ReplayApp
-    with pytest.raises(ValueError, match="'druids2004' has no table of peers"):
-        table_ui("druids2004")  # no table of peers deals Druids (2004) yet
+    lan = table_ui("druids2004")
+    assert lan is LAN_2004_UI and lan.screen is LanTable2004Screen
 
 
 def test_the_registry_opens_the_2004_offline_table_with_the_bots_given(tmp_path: Path) -> None:

@@ -1,8 +1,12 @@
-"""``druids play --game druids2004``: check the command line, then open the 2004 table's UI.
+"""``druids play --game druids2004``: check the command line, then seat the person at a 2004 table.
 
-The 2004 game is played offline against in-process bots until the LAN table deals it; every way
-of asking for it at a LAN table (``--lan``, ``host``, ``join``, ``--headless``'s peer processes) is
-refused here, by the flag the user typed, before anything starts.
+By default the table is one of peers on this machine, as 2017's: the person's peer in this
+process (the terminal UI's table screen over its seat copy) and each bot a ``druids peer``
+process over loopback, at the mental card table. ``--offline`` plays the engine against
+in-process bots instead (no processes, no mental cards). What a person still cannot do at a 2004
+table is refused here, by the flag the user typed, before anything starts: the LAN lobby
+(``--lan``), and a seat at the plain terminal (``host``/``join`` without ``--bot``,
+``--headless --seats human``).
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS
 from druids_p2p.rulesets import check_game as _known_game
 
 LAN_GAMES = (DEFAULT_RULESET,)
-"""The rule sets the terminal UI's LAN lobby (``--lan``) plays today; peers with bots
-(``host``, ``join``, ``--headless``) play every rule set, a person only these."""
+"""The rule sets the terminal UI's LAN lobby (``--lan``) and the plain terminal's prompt seat
+play today; a person sits at a table of every other rule set in the terminal UI's local table
+(``druids play --game NAME``), bots at any table."""
 
 
 def check_game(game: str) -> str:
@@ -29,28 +34,29 @@ def check_game(game: str) -> str:
 
 
 def refuse_lan(game: str, where: str) -> None:
-    """Exit 2 when ``where`` (``--lan``, ``host``, ...) would need a LAN table for ``game``."""
+    """Exit 2 when ``where`` (``--lan``) would open the LAN lobby for ``game``."""
     check_game(game)
     if game not in LAN_GAMES:
         fail(
-            f"{where}: a table of peers does not play {game} yet; play it against bots on "
-            f"this machine with 'druids play --game {game}'"
+            f"{where}: the LAN lobby does not open {game} tables yet; sit at a table of bot "
+            f"peers on this machine with 'druids play --game {game}'"
         )
 
 
 def refuse_human(game: str, bot: str | None, where: str) -> None:
-    """Exit 2 when a person would sit at a LAN table of ``game``, whose seats only bots play
-    yet (the terminal UI does not show such a table)."""
+    """Exit 2 when a person would sit at a ``game`` table of peers from the plain terminal,
+    which does not show that game's table (the terminal UI does: ``druids play --game``)."""
     if bot is None and game not in LAN_GAMES:
         fail(
-            f"{where}: a person cannot sit at a {game} table of peers yet; give --bot NAME, or "
-            f"play it against bots on this machine with 'druids play --game {game}'"
+            f"{where}: a person cannot sit at a {game} table from the plain terminal yet; give "
+            f"--bot NAME, or sit at one in the terminal UI with 'druids play --game {game}'"
         )
 
 
 def play_2004_ui(opts: UiOptions) -> None:
-    """The offline 2004 table: the person and 1 to 3 bots (2 to 4 seats); ``--move-pause``:
-    how long each bot's finished turn stays in view."""
+    """You and 1 to 3 bots (2 to 4 seats): at a table of bot peer processes on loopback, or
+    with ``--offline`` against in-process bots; ``--move-pause``: how long each bot's move
+    stays in view."""
     from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.play_ui import (
         MAX_PAUSE_S,
@@ -78,16 +84,14 @@ def play_2004_ui(opts: UiOptions) -> None:
     bot_names = bots_from_options(
         opts.seats, opts.bots, opts.players, known, seat_range=(low, high)
     )
-    me = 0
+    me = 0  # at a table of peers the seat order is drawn by coin flip; offline it is --seats'
     if opts.seats is not None:
         me = seat_words(opts.seats).index("human")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the terminal UI needs a terminal")
 
-    from druids_p2p.bots.local_game import make_bot
     from druids_p2p.cli.id_cmd import load_identity
     from druids_p2p.tui.bots import bot_seats
-    from druids_p2p.tui.game_uis import offline_app
     from druids_p2p.tui.launch import game_folder
 
     identity = load_identity(opts.name)
@@ -96,6 +100,27 @@ def play_2004_ui(opts: UiOptions) -> None:
     except OSError as exc:
         fail(f"--workdir {opts.workdir}: {exc.strerror or exc}" if opts.workdir else f"{exc}", 1)
     others = bot_seats(bot_names)
+    if not opts.offline:
+        from druids_p2p.tui.launch import run_local
+        from druids_p2p.tui.pacing import Pacing
+
+        outcome = run_local(
+            identity,
+            others,
+            rounds=5,
+            variant=False,
+            budget_ms=opts.budget_ms,
+            folder=folder,
+            plugins_dirs=tuple(opts.plugins_dir),
+            pacing=Pacing(move_s=opts.move_pause, trick_s=0.0),
+            game=opts.game,
+        )
+        _print_outcome(outcome, folder, opts.as_json)
+        return
+
+    from druids_p2p.bots.local_game import make_bot
+    from druids_p2p.tui.game_uis import offline_app
+
     names = [s.name for s in others]
     names.insert(me, identity.name)
     others_seats = [s for s in range(len(names)) if s != me]

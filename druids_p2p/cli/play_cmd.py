@@ -74,11 +74,16 @@ def play_command(
         0.6, "--move-pause", help="UI: seconds each move stays shown before the next (0: off)."
     ),
     game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
+    offline: bool = typer.Option(
+        False, "--offline", help="UI, druids2004: in-process bots, no peer processes."
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
     if not headless and lan:
         refuse_lan(game, "--lan")
+    if offline and (headless or check_game(game) == DEFAULT_RULESET):
+        fail("--offline is the druids2004 terminal UI's table against in-process bots")
     if not headless:
         ui_entry(game)(
             UiOptions(
@@ -100,6 +105,7 @@ def play_command(
                 fingerprints=fingerprint,
                 trick_pause=trick_pause,
                 move_pause=move_pause,
+                offline=offline,
             )
         )
         return

@@ -33,6 +33,8 @@ class UiOptions:
     fingerprints: list[str] = field(default_factory=list)
     trick_pause: float = 3.0
     move_pause: float = 0.6
+    offline: bool = False
+    """Druids 2004: the engine and in-process bots in this process, no table of peers."""
 
     @property
     def lan_flags(self) -> bool:

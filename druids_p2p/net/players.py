@@ -45,6 +45,13 @@ class TableView(Protocol):
         """The round as this seat sees it, the rule set's own view (Druids 2017: a
         ``PlayerView``); None before the first deal or without a seat."""
 
+    @property
+    def settled(self) -> bool:
+        """False while a card table carries out card operations (a deal, a reveal, a shuffle,
+        the owners' words): its copy of the game then holds a stand-in where a card is on its
+        way to this seat (a drawn card before the others' shares are in), so a person is shown
+        :meth:`player_view` only once it is settled. A game dealt by rounds is always settled."""
+
     def check(self, move: int) -> str | None:
         """Why ``move`` is not legal for this seat now (the round's own rule), None if it is:
         for showing a person why a card cannot be played. Whatever a player answers, the table

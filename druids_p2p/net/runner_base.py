@@ -81,6 +81,17 @@ class MachineView:
     def player_view(self) -> Any:
         return self._machine.view()
 
+    @property
+    def settled(self) -> bool:
+        play = self._machine.card_play
+        if play is None:
+            return True
+        deck = play.peer.state
+        if deck.done < len(deck.ops):  # a shuffle, deal, turn or reveal is under way
+            return False
+        # Between a ritual's steps, or while the owners' words are due, nobody is to move.
+        return bool(play.copy.game_over or play.copy.to_move is not None)
+
     def check(self, move: int) -> str | None:
         play = self._machine.card_play
         if play is not None:  # a card table's copy knows only its legal moves

@@ -26,7 +26,7 @@ from druids_p2p.net.errors import PeerError
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.session import run_peer
-from druids_p2p.rulesets import DEFAULT_RULESET, seat_options
+from druids_p2p.rulesets import DEFAULT_RULESET, table_options
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
 from druids_p2p.tui.game_ui import Snapshots
@@ -141,8 +141,8 @@ def local_table(
     rule set ``game``'s, checked as a seat message's are (ValueError says what is wrong)."""
     players = len(bots) + 1
     fields = {"ruleset": game, "players": players, "variant": variant, "rounds": rounds}
-    _, options = seat_options(fields)
-    return TableSpec(bots=bots, host=HostSpec("local", options), budget_ms=budget_ms)
+    _, options = table_options(fields)
+    return TableSpec(bots=bots, host=HostSpec("local", options, game), budget_ms=budget_ms)
 
 
 class _LogToUI(logging.Handler):

@@ -169,5 +169,8 @@ class ScoreColumn(Static):
         self.names = tuple(names)
         self.column_spaces = column_spaces
 
-    def show(self, view: SeatView) -> None:
+    def show(self, view: SeatView, names: Sequence[str] | None = None) -> None:
+        """``names``: the seats' names, once known (a table of peers learns them at seating)."""
+        if names is not None:
+            self.names = tuple(names)
         self.update(score_column(view, self.names, self.column_spaces))

@@ -1,24 +1,37 @@
-"""The README's Druids (2004) screenshots: the table mid-game and a ritual told step by step.
+"""The README's Druids (2004) screenshots: the table mid-game, a ritual told step by step, and
+the table screen of peers (``table2004-lan.svg``).
 
 Made with the rest by ``python -m druids_p2p.tui.screenshots docs/screenshots``: an offline table
 on a fixed seed with rule bots (which play the same moves on every run), the person's moves chosen
-by the same rule policy and played through the table screen, as its keys play them.
+by the same rule policy and played through the table screen, as its keys play them. A mental-card
+table deals differently on every run, so the picture of the table screen of peers is that same
+fixed position handed to it as a peer hands it: the seat's view in snapshots, the moves as the
+peer's move events (:class:`_FixedTable`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from pathlib import Path
+
+from textual.message import Message
 
 from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.local_game import make_bot
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.policy import rule_move
+from druids_p2p.games.druids2004.records import Discarded, Drew, Played, Record, RitualDone, Stopped
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
+from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.app import Druids2004App
 from druids_p2p.tui.druids2004.dialogs import RitualSteps
+from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
 from druids_p2p.tui.druids2004.session import Offline2004
+from druids_p2p.tui.druids2004.snapshot import Snapshot2004
+from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.session import PeerEvent, Session, TurnRequest
 
 SIZE = (112, 36)
 NAMES = ("alice", "rule-1", "pimc-2")
@@ -85,5 +98,79 @@ async def _shots(out: Path) -> None:
         app.save_screenshot("ritual-2004.svg", str(out))
 
 
+def _token(record: Record) -> tuple[int, str] | None:
+    """A record as the peer's move event tells it (a card put down: its zone only)."""
+    if isinstance(record, Played):
+        return record.seat, f"play slot:{record.slot}"
+    if isinstance(record, Discarded):
+        return record.seat, "play discards"
+    if isinstance(record, Drew):
+        return record.seat, f"Draw:{record.source}"
+    if isinstance(record, RitualDone):
+        return record.seat, f"Ritual:{record.slot}"
+    if isinstance(record, Stopped):
+        return record.seat, "Stop"
+    return None
+
+
+class _FixedTable(Session):
+    """The fixed position's last moves and then the seat's move request, as a peer posts them."""
+
+    title = "local table 'local' (a fixed position, for this screenshot)"
+    record = "~/.local/share/druids-p2p/games/20250101-120000-4242/me/tables/7a1e…/record.druids"
+
+    def __init__(self, post: Callable[[Message], object], session: Offline2004) -> None:
+        self.post, self.session = post, session
+
+    def start(self) -> None:
+        view = self.session.view()
+        snap = Snapshot2004(self.session.names, view.seat, "play", view)
+        seated = "seat order fixed by coin flip — " + ", ".join(self.session.names)
+        self.post(PeerEvent({"event": "seated", "text": seated, "record": self.record}, snap))
+        for record in self.session.game.log[-12:]:
+            told = _token(record)
+            if told is not None:
+                seat, token = told
+                self.post(PeerEvent({"event": "move", "seat": seat, "move": token}, snap))
+        self.post(TurnRequest(Snapshot2004(snap.names, view.seat, "play", view, True, 1)))
+
+    def submit(self, move: int, turn: int) -> None:
+        """Nothing is played in a picture."""
+
+
+async def _lan_shot(out: Path) -> None:
+    session = _session()
+    rng = random.Random(SEED)
+    session.start()
+    for _ in range(MAX_MOVES):
+        view = session.view()
+        if _busy_row(view):
+            break
+        move = rule_move(view, session.game.options, rng)
+        if mv.RITUAL <= move < mv.DISCARD:
+            move = next(m for m in view.legal if not mv.RITUAL <= m < mv.DISCARD)
+        assert session.submit(move) is None
+    else:
+        raise LookupError("no such position on this seed")
+    app = DruidsApp(
+        table_ui=TABLE_UI,
+        make_session=lambda post: _FixedTable(post, session),
+        expected=session.names[1:],
+        pacing=NO_PACING,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(MAX_MOVES):  # the rituals so far, each read (they open as they come)
+            if not isinstance(app.screen, RitualSteps):
+                break
+            await pilot.press("escape", "escape")
+        table = app.table
+        assert isinstance(table, LanTable2004Screen) and table.my_turn
+        await pilot.press("right")
+        await pilot.pause()
+        app.save_screenshot("table2004-lan.svg", str(out))
+
+
 def make_2004_screenshots(out: Path) -> None:
     asyncio.run(_shots(out))
+    asyncio.run(_lan_shot(out))

@@ -6,7 +6,8 @@ from which source) plus the person's own cards, never another seat's hidden card
 for their move with their own seat's view, and a bot that raises or answers with a move that is not
 legal plays ``Stop`` (or its first legal move) instead, as at a hosted bot table.
 
-It is what ``druids play --game druids2004`` plays until the LAN table deals the 2004 game.
+It is what ``druids play --game druids2004 --offline`` plays; the table screen, its screenshots
+and its tests play it without peer processes.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, is_gem, p
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.notation import dumps
 from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.playout import MAX_STEPS, advance
 from druids_p2p.games.druids2004.records import (
     Discarded,
     Drew,
@@ -37,9 +39,6 @@ from druids_p2p.games.druids2004.records import (
 from druids_p2p.games.druids2004.setup import Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
-
-MAX_BOT_MOVES = 5000
-"""More bot decisions in a row than any game has (the stall end bounds every game)."""
 
 
 def place_name(place: int) -> str:
@@ -158,9 +157,8 @@ class Offline2004:
         person is to decide or the game is over. The bot thinks without the lock (on its own
         frozen view), so the screen can draw meanwhile."""
         with self.lock:
-            while self.game.pending_reshuffle is not None:
-                self.game.shuffle_reserve_random(self._rng)
-                self._log_new()
+            advance(self.game, self._rng)  # due reserves reshuffled, as the deck does
+            self._log_new()
             seat = self.game.to_move
             if seat is None or seat == self.seat:
                 return None
@@ -172,10 +170,10 @@ class Offline2004:
 
     def advance(self) -> None:
         """The bots move until the person decides or the game ends."""
-        for _ in range(MAX_BOT_MOVES):
+        for _ in range(MAX_STEPS):
             if self.bot_step() is None:
                 return
-        raise RuntimeError(f"the bots made {MAX_BOT_MOVES} moves without the game ending")
+        raise RuntimeError(f"the bots made {MAX_STEPS} moves without the game ending")
 
     def _bot_move(self, seat: int, view: SeatView) -> int:
         try:

@@ -1,6 +1,6 @@
-"""Druids (2004)'s entry in the TUI's registry of games (``tui/game_uis.py``): its table against
-in-process bots and its screenshots (no table of peers deals it yet, so no table screen for
-one, and its record is replayed as JSON by ``druids replay --game druids2004``)."""
+"""Druids (2004)'s entry in the TUI's registry of games (``tui/game_uis.py``): its table at a
+table of peers (``lan_table.py``), its table against in-process bots and its screenshots (its
+record is replayed as JSON by ``druids replay --game druids2004``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from druids_p2p.bots.base import Bot
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset
 from druids_p2p.tui.druids2004.app import Druids2004App
+from druids_p2p.tui.druids2004.lan_table import TABLE_UI
 from druids_p2p.tui.druids2004.screenshots import make_2004_screenshots
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.game_ui import GameUI
@@ -33,5 +34,6 @@ def offline_app(
 UI = GameUI(
     name=Druids2004Ruleset.name,
     screenshots=make_2004_screenshots,
+    table=TABLE_UI,
     offline=offline_app,
 )

@@ -1,0 +1,272 @@
+"""The Druids (2004) table screen at a table of peers: the shared board (``board.py``) over the
+snapshots a :class:`~druids_p2p.tui.session.Session` posts.
+
+The view is this seat's copy of the game at the mental card table, as last settled; a move the
+keys choose is handed to the session for the peer's move request it answers, and the table
+checks it on its one accept path (a refusal comes back as :class:`MoveRejected` with the rule's
+words). What the session reports is shown in order, each other seat's move held
+``pacing.move_s`` so that a person can follow the bots; rituals open step by step and the end
+waits behind them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from textual.message import Message
+from textual.timer import Timer
+
+from druids_p2p.games.druids2004.demo import ENDS
+from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.tui.druids2004.board import Board2004, help_screen, in_ui_words
+from druids_p2p.tui.druids2004.dialogs import GameOver2004
+from druids_p2p.tui.druids2004.lan_story import drawn_lines, move_line
+from druids_p2p.tui.druids2004.places import ScoreColumn
+from druids_p2p.tui.druids2004.snapshot import Snapshot2004, own, snapshot_from_table
+from druids_p2p.tui.game_ui import GameTableScreen, TableUI
+from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
+from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
+from druids_p2p.tui.widgets.chat import CHAT_EVENTS, chat_line
+
+log = logging.getLogger(__name__)
+
+QUIET_EVENTS = frozenset({"result", "round_ended", "game_over", "move", *CHAT_EVENTS})
+"""Events whose text the screen tells in its own words (moves, talk, the end) or not at all."""
+
+
+class LanTable2004Screen(Board2004, GameTableScreen):
+    def __init__(
+        self,
+        session: Session,
+        expected: tuple[str, ...] = (),
+        *,
+        pacing: Pacing = UI_PACING,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """``expected``: the bots awaited before seating (shown until the table is seated)."""
+        super().__init__(expected, column_spaces=0)  # the column's size once seated (_take)
+        self.session = session
+        self.expected = expected
+        self.pacing = pacing
+        self.pacer: Pacer[Message] = Pacer(clock)
+        self._pace_timer: Timer | None = None
+        self._draining = False
+        self.snapshot: Snapshot2004 | None = None
+        self.request: Snapshot2004 | None = None
+        """The peer's request for this seat's move, until it is answered (other snapshots that
+        arrive meanwhile update the view, never take the turn back)."""
+        self.shown: SeatView | None = None
+        """The last settled view (what is drawn)."""
+        self.awaiting = False
+        """A move was sent; waiting for the peer to take it (or refuse it)."""
+        self.sent: int | None = None
+        self.rituals_seen = 0
+        self.record = session.record
+        self.end_shown = False
+
+    def on_mount(self) -> None:
+        waiting = ", ".join(self.expected) or "the other players"
+        self.log_line(f"Druids (2004) — {self.session.title}: waiting for {waiting}")
+        self.draw()
+
+    # ------------------------------------------------------------ the board's part
+    def current_view(self) -> SeatView | None:
+        return self.shown
+
+    @property
+    def my_turn(self) -> bool:
+        """The peer waits for this seat's move and none is on its way."""
+        return self.request is not None and not self.awaiting and self.stopped is None
+
+    def status_line(self, view: SeatView | None) -> str:
+        if self.stopped is not None:
+            return f"The table stopped: {self.stopped}"
+        line = super().status_line(view)
+        if view is not None and view.to_move == view.seat and not view.game_over:
+            if self.awaiting:
+                return "Sent — waiting for the table…"
+            if not self.my_turn:
+                return "One moment: the table is dealing…"
+        return line
+
+    def submit_move(self, move: int) -> None:
+        request = self.request
+        if self.stopped is not None or self.finished:
+            self.refuse("the table is over: nothing more is played")
+        elif request is None or not self.my_turn:
+            view = self.shown
+            dealing = view is not None and view.to_move == view.seat
+            self.refuse(
+                "sent: wait for the table"
+                if self.awaiting
+                else "one moment: the table is still dealing"
+                if dealing
+                else "it is not your turn"
+            )
+        else:
+            self.awaiting, self.sent, self.message = True, move, ""
+            self.session.submit(move, request.turn)
+            self.draw()
+
+    def rituals_read(self) -> None:
+        """Once every ritual is read: the end, when the table has told it (its result, or why
+        it stopped)."""
+        if self.end_shown or (self.stopped is None and not self.finished):
+            return
+        self.end_shown = True
+        self.app.push_screen(GameOver2004(self.final_lines()), self._end_closed)
+
+    def final_lines(self) -> list[str]:
+        if self.stopped is not None:
+            lines = [f"The table stopped: {self.stopped}"]
+        else:
+            view = self.shown
+            ended = view.ended_by if view is not None else None
+            lines = [f"The game ended: {ENDS.get(ended or '', ended)}."]
+        totals = list((self.result or {}).get("totals") or [])
+        winners = set((self.result or {}).get("winners") or ())
+        for seat in sorted(range(len(totals)), key=lambda q: -totals[q]):
+            mark = "  ← won" if seat in winners else ""
+            lines.append(f"{self.seat_name(seat):>12}: {totals[seat]:3} points{mark}")
+        if self.record:
+            lines.append(f"record: {self.record}")
+        return lines
+
+    def _end_closed(self, _: None) -> None:
+        leave = getattr(self.app, "leave", None)
+        if callable(leave):
+            leave()
+
+    # ------------------------------------------------------------ the paced queue
+    async def receive(self, message: Message) -> None:
+        self.pacer.push(message)
+        self.drain()
+
+    def drain(self) -> None:
+        if self._draining or not self.is_attached or getattr(self.app, "leaving", False):
+            return
+        self._draining = True
+        try:
+            while (message := self.pacer.next_ready()) is not None:
+                self._show_safely(message)
+        finally:
+            self._draining = False
+        if self._pace_timer is not None:
+            self._pace_timer.stop()
+            self._pace_timer = None
+        wait = self.pacer.wait_s()
+        if wait is not None:
+            self._pace_timer = self.set_timer(max(0.02, wait), self.drain)
+
+    def _show_safely(self, message: Message) -> None:
+        """A bug in showing a message must not end the game (the peer plays on)."""
+        try:
+            if isinstance(message, PeerEvent):
+                self._event(message)
+            elif isinstance(message, TurnRequest):
+                self.request = own(message.snapshot)
+                self._take(self.request)
+                self.awaiting = False
+            elif isinstance(message, MoveRejected):
+                self.awaiting = False
+                seat = self.snapshot.my_seat if self.snapshot is not None else None
+                reason = in_ui_words(message.reason, -1 if seat is None else seat)
+                self.message = f"Not allowed: {reason}"
+                self.app.bell()
+            elif isinstance(message, SessionEnded):
+                self._ended(message)
+        except Exception as exc:
+            log.exception("the UI could not show %s", type(message).__name__)
+            self.log_line(f"display error ({type(exc).__name__}: {exc}); see druids.log")
+        self.draw()
+
+    # ------------------------------------------------------------ what the table said
+    def _take(self, snapshot: Snapshot2004 | None) -> None:
+        """A newer snapshot: the names, and its view if settled (the hand's new cards logged,
+        the new rituals queued)."""
+        if snapshot is None:
+            return
+        self.snapshot = snapshot
+        if snapshot.my_seat is not None:
+            self.names = snapshot.names
+        view = snapshot.view
+        if view is None:
+            return
+        if self.shown is None:
+            self.query_one(ScoreColumn).column_spaces = Options(view.players).column_spaces
+        for line in drawn_lines(self.shown, view):
+            self.log_line(line, view.seat)
+        self.shown = view
+        self.rituals_waiting.extend(view.rituals[self.rituals_seen :])
+        self.rituals_seen = len(view.rituals)
+
+    def _event(self, message: PeerEvent) -> None:
+        event, kind = message.event, str(message.event.get("event"))
+        before = self.shown
+        snapshot = own(message.snapshot)
+        if kind not in QUIET_EVENTS and event.get("text"):
+            self.log_line(str(event["text"]))  # before what it brought (the hand, once dealt)
+        self._take(snapshot)
+        if kind in CHAT_EVENTS:
+            mine = self.snapshot.my_seat if self.snapshot is not None else None
+            self.log_line(chat_line(event, mine))
+            return
+        if kind == "move" and isinstance(event.get("seat"), int):
+            seat = int(event["seat"])
+            mine = self.snapshot.my_seat if self.snapshot is not None else None
+            line = move_line(
+                seat,
+                str(event.get("move")),
+                self.seat_name,
+                me=mine,
+                before=before,
+                after=self.shown if snapshot is not None and snapshot.view else None,
+                sent=self.sent,
+            )
+            if line is not None:
+                self.log_line(line, seat)
+            if seat != mine:
+                self.pacer.hold(self.pacing.move_s)
+            return
+        if kind in ("seated", "result") and event.get("record"):
+            self.record = str(event["record"])
+        if kind == "aborted":
+            blame = event.get("blame")
+            blamed = f" — blamed: {self.seat_name(blame)}" if isinstance(blame, int) else ""
+            self.stopped = f"{event.get('reason')}{blamed}"
+            self.log_line(f"the table stopped: {self.stopped}")
+        if kind == "game_over":  # every seat signed the same result
+            self.result = {"finished": True, **{k: event[k] for k in ("totals", "winners")}}
+            self.finished = True
+            self.log_line(self._totals_line())
+        if kind == "result":  # the peer's own account (its record), once it stops
+            self.result = {
+                **(self.result or {}),
+                **{k: v for k, v in event.items() if k != "event"},
+            }
+            self.finished = self.finished or bool(event.get("finished"))
+
+    def _totals_line(self) -> str:
+        result = self.result or {}
+        totals = ", ".join(f"{self.seat_name(s)} {t}" for s, t in enumerate(result["totals"]))
+        won = " and ".join(self.seat_name(w) for w in result.get("winners") or ())
+        return f"game over — totals: {totals}; won by {won or 'nobody'}"
+
+    def _ended(self, message: SessionEnded) -> None:
+        self.ended = message
+        result = message.result or {}
+        if result:
+            self.result = self.result or dict(result)
+            self.finished = self.finished or bool(result.get("finished"))
+        if result.get("record"):
+            self.record = str(result["record"])
+        if message.error and self.stopped is None:
+            self.stopped = message.error
+            self.log_line(f"stopped: {message.error}")
+
+
+TABLE_UI = TableUI(screen=LanTable2004Screen, snapshots=snapshot_from_table, help=help_screen)
+"""Druids (2004) at a table of peers: this screen over the peer's snapshots."""

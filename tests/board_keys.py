@@ -1,0 +1,44 @@
+"""Pilot helpers of the Druids (2004) table tests: the keys a person presses for one move on
+either table screen (the offline table's or the table of peers', both the board of
+``tui/druids2004/board.py``), and async tests run to their end."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from textual.pilot import Pilot
+
+from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.tui.druids2004.board import Board2004
+
+
+async def press_keys(pilot: Pilot[Any], screen: Board2004, move: int) -> None:
+    """The cursor onto the move's card (a play or a discard), then the move's key."""
+    m = mv.decode(move)
+    view = screen.current_view()
+    assert view is not None
+    if m.kind in (mv.KIND_PLAY, mv.KIND_DISCARD):
+        steps = (view.hand.index(m.card) - screen.cursor) % len(view.hand)
+        for _ in range(steps):
+            await pilot.press("right")
+        assert view.hand[screen.cursor] == m.card
+        await pilot.press(str(m.slot + 1) if m.kind == mv.KIND_PLAY else "x")
+    elif m.kind == mv.KIND_RITUAL:
+        await pilot.press("r", str(m.slot + 1))
+    elif m.kind == mv.KIND_DRAW:
+        await pilot.press("g" if m.source == "gem" else "s")
+    else:
+        await pilot.press("enter")
+
+
+def synced(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async Pilot test to its end (as tests/test_tui_table.py does, with asyncio.run)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run

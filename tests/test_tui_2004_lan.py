@@ -1,0 +1,204 @@
+"""A person at a Druids (2004) table of peers in the terminal UI (issue 18), by key presses.
+
+This process is the person's peer (``run_peer`` on a thread, its seat a copy of the game at the
+mental card table) and each bot a ``druids peer`` process on loopback, as ``druids play --game
+druids2004`` seats them. The keys are the offline table's (``board.py``); what they choose goes
+to the table's one accept path, and what the screen shows comes from the seat copy's view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from board_keys import press_keys
+from textual.pilot import Pilot
+
+from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004.cards import format_card, is_gem
+from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.policy import rule_move
+from druids_p2p.games.druids2004.view import HIDDEN, SeatView
+from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.bots import bot_seats
+from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
+from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
+from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.player import NetSession, local_table
+from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.wire import MsgType, decode, load_or_create
+from druids_p2p.wire.record import read_record
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+SIZE = (112, 40)
+WAIT_S = 180.0
+"""A bound on a wait for real peer processes, not a speed check: loaded cores are slow."""
+
+
+def _app(tmp_path: Path, bots: list[str], sessions: list[NetSession]) -> DruidsApp:
+    identity = load_or_create().with_name("tester")
+    seats = bot_seats(bots)
+
+    def make(post: Callable[[Any], object]) -> NetSession:
+        spec = local_table(seats, budget_ms=20.0, game="druids2004")
+        session = NetSession(post, identity, tmp_path / "game", spec, TABLE_UI.snapshots)
+        sessions.append(session)
+        return session
+
+    return DruidsApp(
+        table_ui=TABLE_UI,
+        make_session=make,
+        expected=tuple(s.name for s in seats),
+        pacing=NO_PACING,
+    )
+
+
+def _run(
+    app: DruidsApp, sessions: list[NetSession], body: Callable[[Pilot[Any]], Awaitable[None]]
+) -> None:
+    async def main() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await body(pilot)
+
+    try:
+        asyncio.run(main())
+    finally:
+        for session in sessions:
+            session.close()
+            session.wait(5)
+
+
+async def _until(pilot: Pilot[Any], check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+def _table(app: DruidsApp) -> LanTable2004Screen:
+    table = app.table
+    assert isinstance(table, LanTable2004Screen)
+    return table
+
+
+def _log(table: LanTable2004Screen) -> str:
+    return "\n".join(str(line.text) for line in table.query_one(TableLog).lines)
+
+
+def _my_turn(table: LanTable2004Screen) -> bool:
+    return table.my_turn and table.app.screen is table
+
+
+def _own_messages(record: str, me: bytes) -> list[Any]:
+    return [m for m in map(decode, read_record(Path(record)).messages) if m.sender == me]
+
+
+def test_a_persons_play_and_draw_reach_the_table_of_peers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person's card, chosen by keys, lands face up (to them) on the place they chose; the
+    draw they choose brings a card into their hand, which only the bot peer's share can open;
+    both are this seat's signed messages in its record; the bot sees only backs."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    sessions: list[NetSession] = []
+    app = _app(tmp_path, ["rule"], sessions)
+
+    async def body(pilot: Pilot[Any]) -> None:
+        table = _table(app)
+        await _until(pilot, lambda: _my_turn(table), "the person's first turn")
+        view = table.shown
+        assert view is not None and view.seat == table.snapshot.my_seat  # type: ignore[union-attr]
+        assert len(view.hand) == 7 and HIDDEN not in view.hand
+        assert "your hand: " in _log(table)
+        play = next(m for m in view.legal if mv.decode(m).kind == mv.KIND_PLAY)
+        card, slot = mv.decode(play).card, mv.decode(play).slot
+        await press_keys(pilot, table, play)
+        await _until(pilot, lambda: _my_turn(table) or table.stopped is not None, "the play")
+        after = table.shown
+        assert after is not None and table.stopped is None
+        assert card not in after.hand
+        place = after.row[slot]
+        assert place is not None and card in [c for _, c in (*place.gems, *place.servants)]
+        assert f"you play {format_card(card)} onto place {slot + 1}" in _log(table)
+        for _ in range(after.plays_left):  # the turn's other card, then the draw
+            other = next(m for m in after.legal if mv.decode(m).kind == mv.KIND_PLAY)
+            await press_keys(pilot, table, other)
+            await _until(pilot, lambda: _my_turn(table), "the second play")
+            after = table.shown
+            assert after is not None
+        draw = mv.DRAW_GEM if mv.DRAW_GEM in after.legal else mv.DRAW_SERVANT
+        hand = after.hand
+        await press_keys(pilot, table, draw)
+        await _until(pilot, lambda: _my_turn(table), "the drawn card (the turn goes on)")
+        drawn = table.shown
+        assert drawn is not None and len(drawn.hand) == len(hand) + 1
+        new = next(c for c in drawn.hand if c not in hand)
+        assert is_gem(new) == (draw == mv.DRAW_GEM) and new != HIDDEN
+        where = "the gem pile" if draw == mv.DRAW_GEM else "your reserve"
+        assert f"you draw {format_card(new)} from {where}" in _log(table)
+        record = table.record
+        assert record is not None
+        me = sessions[0].identity.public_key
+        mine = _own_messages(record, me)
+        assert any(m.type is MsgType.TABLE_PLAY for m in mine)
+        draws = [m for m in mine if m.type is MsgType.MOVE and m.body["move"].startswith("Draw:")]
+        assert draws and draws[0].body["move"] == mv.format_move(draw)
+        await pilot.press("q")
+        await pilot.pause()
+
+    _run(app, sessions, body)
+
+
+def test_a_whole_2004_game_by_keys_at_a_table_of_bot_peer_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every turn of the person chosen by the rule policy and played by its keys; every ritual
+    read step by step; the game ends at every peer with the same result, shown at the end."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    sessions: list[NetSession] = []
+    app = _app(tmp_path, ["rule", "random"], sessions)
+    rng = random.Random(5)
+    rituals = 0
+
+    async def body(pilot: Pilot[Any]) -> None:
+        nonlocal rituals
+        table = _table(app)
+        deadline = time.monotonic() + WAIT_S * 2
+        while not isinstance(app.screen, GameOver2004):
+            assert time.monotonic() < deadline, f"no game over: {table.stopped}"
+            screen = app.screen
+            if isinstance(screen, RitualSteps):
+                rituals += 1
+                while not screen.complete:
+                    await pilot.press("space")
+                await pilot.press("enter")
+            elif _my_turn(table):
+                view = table.shown
+                assert isinstance(view, SeatView)
+                await press_keys(pilot, table, rule_move(view, Options(players=3), rng))
+            await pilot.pause(0.02)
+        assert table.stopped is None and table.finished
+        result = table.result
+        assert result is not None and result["finished"]
+        view = table.shown
+        assert view is not None and view.game_over
+        assert list(view.scores) == list(result["totals"])
+        await pilot.press("enter")  # leaves the table
+        await pilot.pause()
+
+    _run(app, sessions, body)
+    assert rituals > 0
+    bots = [peer.result() for peer in sessions[0].bots.peers]
+    outcome = app.return_value
+    assert outcome is not None and outcome["result"]["finished"]
+    for bot in bots:
+        assert bot is not None and bot["finished"]
+        assert bot["totals"] == outcome["result"]["totals"]
+        assert bot["winners"] == outcome["result"]["winners"]
