@@ -74,6 +74,7 @@ def start_card_table(t: TableState) -> None:
         t._queue_own(msg)
         return msg.raw
 
+    # its own move log (``card_play.moves``): the table's ``moves`` drive the dealt game's receipts
     t.card_play = CardTablePlay(copy, peer, codec, t.seat_of, seal_move, rules.format_move)
     t.card_cursor = (KEYS, 0)
     t.phase = "play"
@@ -108,7 +109,10 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
     assert step is not None
     t.steps.close()  # what this seat seals now builds on the head after the batch
     op, pass_no = t.card_cursor
-    for msg in batch:
+    first = len(t.transcript) - len(batch)  # the batch is appended: its moves' places
+    for i, msg in enumerate(batch):
+        if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
+            play.placed(msg.raw, first + i)
         if msg.sender != t.me:
             _guard(t, msg, lambda m=msg: play.receive(m.raw))
     if step.name in ("card_move", "card_word"):
