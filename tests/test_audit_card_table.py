@@ -1,0 +1,204 @@
+"""``druids audit`` of a Druids (2004) card table's record: an honest record audits complete with
+the outcome every seat signed, its moves accepted by the same function as at the table; each
+tampering (a changed move, a card lied about, a false secret, a dropped message, a false result)
+is refused naming the message index and the seat, a record cut short is a valid prefix."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_harness import audit_record, run_cli
+from message_surgery import rechain, resign, thaw
+from table_harness import LocalTable
+
+from druids_p2p.net.audit import audit_messages
+from druids_p2p.net.audit_card_table import CardTableReplay
+from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.rulesets import CARD_TABLE_RULESETS
+from druids_p2p.wire import Identity, MsgType, decode
+from druids_p2p.wire.audit import verify_chain
+
+RULES = CARD_TABLE_RULESETS["druids2004"]
+HEADLESS = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004"]
+
+
+def _played(players: int, seed: int, records: Path | None = None) -> LocalTable:
+    table = LocalTable(players=players, seed=seed, ruleset="druids2004", records=records)
+    table.run()
+    assert all(m.finished for m in table.machines)
+    return table
+
+
+@pytest.fixture(scope="module")
+def table() -> LocalTable:
+    return _played(3, 2)
+
+
+def _raws(table: LocalTable) -> list[bytes]:
+    return [m.raw for m in table.machines[0].transcript.messages]
+
+
+def _keys(table: LocalTable) -> dict[bytes, Identity]:
+    return {i.public_key: i for i in table.ids}
+
+
+def _seat(table: LocalTable, key: bytes) -> int:
+    return table.machines[0].order.index(key)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (2, 8), (3, 2), (4, 3)])
+def test_an_honest_record_audits_complete_with_the_signed_outcome(players: int, seed: int) -> None:
+    table = _played(players, seed)
+    report = audit_messages(_raws(table))
+    assert report.verdict == "complete" and report.exit_code == 0, report.problem
+    totals, winners = table.machines[0].outcome()
+    assert report.totals == totals and report.winners == winners
+    assert [p["public_key"] for p in report.players] == [k.hex() for k in table.machines[0].order]
+
+
+def test_the_audit_accepts_every_move_as_the_table_did(table: LocalTable) -> None:
+    """The audit's replay takes each move through ``accept_table_move``, as every seat did:
+    the same records, in the same log order, pointing at the same messages."""
+    transcript = verify_chain(_raws(table))
+    walk = ScheduleWalk(transcript, 1, seating_only=True)
+    walk.run()
+    replay = CardTableReplay(transcript.messages, walk, RULES, 3)
+    replay.run()
+    assert replay.complete
+    assert list(replay.moves) == list(table.machines[0].card_play.moves)
+    assert replay.copy.totals == table.machines[0].outcome()[0]
+
+
+def test_a_record_file_audits_through_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = _played(2, 5, records=tmp_path)
+    path = tmp_path / "p0.druids"
+    code, report = audit_record(str(path))
+    assert code == 0 and report["verdict"] == "complete", report
+    assert report["totals"] == table.machines[0].outcome()[0]
+    code, out, _ = run_cli(["audit", str(path)], capsys)
+    assert code == 0 and "valid and complete" in out and "won by" in out
+
+
+def _tamper(
+    table: LocalTable, pick: Callable[[int, Any], bool], change: Callable[[dict[str, Any]], None]
+) -> tuple[int, list[bytes]]:
+    """The first message ``pick(index, message)`` chooses, its body changed and the record
+    re-chained (every later message re-signed in place), so that only the change is wrong."""
+    raws = _raws(table)
+    index = next(i for i, raw in enumerate(raws) if pick(i, decode(raw)))
+    sender = decode(raws[index]).sender
+    body = thaw(decode(raws[index]).body)
+    change(body)
+    forged = resign(_keys(table)[sender], raws[index], body=body)
+    return index, rechain([*raws[:index], forged, *raws[index + 1 :]], _keys(table), raws)
+
+
+def _refused(raws: list[bytes], index: int, seat: int, words: str) -> None:
+    report = audit_messages(raws)
+    assert report.verdict == "invalid" and report.exit_code == 1, report.to_json()
+    problem = report.problem
+    assert problem is not None
+    assert (problem.message_index, problem.seat) == (index, seat), problem
+    assert words in problem.error, problem.error
+
+
+def test_a_changed_move_is_refused_at_its_message(table: LocalTable) -> None:
+    def draw(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.MOVE and str(msg.body["move"]).startswith("Draw:")
+
+    index, raws = _tamper(table, draw, lambda body: body.update(move="Draw:nothing"))
+    _refused(raws, index, _seat(table, decode(raws[index]).sender), "unknown move token")
+
+
+def test_a_card_put_down_from_another_position_is_refused(table: LocalTable) -> None:
+    def play(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.TABLE_PLAY
+
+    index, raws = _tamper(table, play, lambda body: body.update(pos=0))
+    seat = _seat(table, decode(raws[index]).sender)
+    _refused(raws, index, seat, "not in its hand")
+
+
+def test_a_card_lied_about_at_a_ritual_opening_is_blamed_on_its_owner(table: LocalTable) -> None:
+    def opening(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.TABLE_OPEN
+
+    def lie(body: dict[str, Any]) -> None:
+        first = body["opens"][0]
+        first["card"] = (first["card"] + 1) % RULES.deck_size
+
+    index, raws = _tamper(table, opening, lie)
+    _refused(raws, index, _seat(table, decode(raws[index]).sender), "claimed card")
+
+
+def test_a_false_secret_at_the_final_reveal_is_blamed_on_its_seat(table: LocalTable) -> None:
+    def reveal(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.TABLE_REVEAL
+
+    def lie(body: dict[str, Any]) -> None:
+        body["x"] = (1).to_bytes(32, "little")
+
+    index, raws = _tamper(table, reveal, lie)
+    seat = _seat(table, decode(raws[index]).sender)
+    _refused(raws, index, seat, "secret does not match its table_key")
+
+
+def test_a_false_result_is_refused(table: LocalTable) -> None:
+    def result(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.RESULT
+
+    def lie(body: dict[str, Any]) -> None:
+        body["totals"] = [t + 1 for t in body["totals"]]
+
+    index, raws = _tamper(table, result, lie)
+    _refused(raws, index, _seat(table, decode(raws[index]).sender), "")
+
+
+def test_a_dropped_message_breaks_the_schedule_where_it_was_due(table: LocalTable) -> None:
+    raws = _raws(table)
+    shares = [i for i, raw in enumerate(raws) if decode(raw).type is MsgType.TABLE_SHARE]
+    drop = shares[len(shares) // 2]
+    forged = rechain([*raws[:drop], *raws[drop + 1 :]], _keys(table), raws)
+    report = audit_messages(forged)
+    assert report.verdict == "invalid" and report.exit_code == 1
+    problem = report.problem
+    assert problem is not None and problem.message_index == drop
+    assert problem.seat == _seat(table, decode(forged[drop]).sender)
+
+
+def test_a_record_cut_before_the_game_ends_is_a_valid_prefix(table: LocalTable) -> None:
+    raws = _raws(table)
+    plays = [i for i, raw in enumerate(raws) if decode(raw).type is MsgType.TABLE_PLAY]
+    report = audit_messages(raws[: plays[len(plays) // 2]])
+    assert report.verdict == "incomplete" and report.exit_code == 3, report.to_json()
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+@pytest.mark.parametrize("seats", ["bot:rule,bot:random,bot:random", "bot:random,bot:rule"])
+def test_every_record_of_a_real_druids2004_table_audits_complete(
+    seats: str, tmp_path: Path
+) -> None:
+    """``druids play --headless --game druids2004``: peer processes on loopback; each seat's
+    record audits complete, with the totals and winners the table printed."""
+    out = subprocess.run(
+        [*HEADLESS, "--seats", seats, "--workdir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.strip().splitlines()
+    records = [line.removeprefix("record: ") for line in lines[1:]]
+    assert len(records) == len(seats.split(","))
+    for record in records:
+        code, report = audit_record(record)
+        assert code == 0 and report["verdict"] == "complete", report
+        assert lines[0] == f"game over: totals {report['totals']}, winners {report['winners']}"
