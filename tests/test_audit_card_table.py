@@ -202,3 +202,31 @@ def test_every_record_of_a_real_druids2004_table_audits_complete(
         code, report = audit_record(record)
         assert code == 0 and report["verdict"] == "complete", report
         assert lines[0] == f"game over: totals {report['totals']}, winners {report['winners']}"
+
+
+def test_a_false_word_about_face_down_gems_is_refused_once_every_card_is_known() -> None:
+    """The owners' word (``Word:yes`` / ``Word:no``) decides the "nothing left" end from gems
+    only their owners saw; the table takes it on trust, the audit knows every card and holds
+    each word against its owner's real face-down gems."""
+    for seed in range(100, 110):  # random bots at 4 seats soon ask for the owners' word
+        table = _played(4, seed)
+        raws = _raws(table)
+        words = [
+            i
+            for i, raw in enumerate(raws)
+            if str(decode(raw).body.get("move", "")).startswith("Word:")
+        ]
+        if not words:
+            continue
+        assert audit_messages(raws).verdict == "complete"
+
+        def flip(body: dict[str, Any]) -> None:
+            body["move"] = "Word:no" if body["move"] == "Word:yes" else "Word:yes"
+
+        def first_word(i: int, _: Any, at: int = words[0]) -> bool:
+            return i == at
+
+        index, forged = _tamper(table, first_word, flip)
+        _refused(forged, index, _seat(table, decode(forged[index]).sender), "is false")
+        return
+    raise AssertionError("no game in 10 asked for the owners' word")

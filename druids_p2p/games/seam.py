@@ -293,6 +293,11 @@ class CardTableSeat(GameProgress, Protocol):
         """This seat's word (a move token) when it owes one."""
         ...
 
+    def word_of(self, seat: int) -> str | None:
+        """The word ``seat`` owes now as this copy's world says: true for this seat's own
+        word, and for every seat's once the copy knows every card (an auditor's replay)."""
+        ...
+
     def word(self, seat: int, token: str) -> None:
         """``seat``'s word; ValueError if it owes none or the token is none."""
         ...

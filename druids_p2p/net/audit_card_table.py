@@ -13,7 +13,7 @@ proof of a shuffle, share and opening checked again); the moves and words throug
 
 Every seat's final ``table_reveal`` holds its secret: the joint secret opens every position the
 moment it is taken, so the replayed copy of the game knows every card (its own world is the
-truth), every word is held against the real face-down gems, and the deck's final audit
+truth), every owner's word is held against its real face-down gems, and the deck's final audit
 (``deck/table_audit.py``) accounts for every card. The outcome must be what every seat signed in
 the result step. A record without every secret is replayed with the cards the table opened
 publicly, as a live peer checks it, and is at best incomplete.
@@ -202,6 +202,13 @@ class CardTableReplay:
             )
         except (MoveRefused, ValueError) as refused:
             raise AuditProblem(f"seat {seat}'s move is refused: {refused}", index, seat) from None
+        truth = self.copy.word_of(seat) if self._x is not None else None
+        if truth is not None and token != truth:  # every card known: the word is checked
+            raise AuditProblem(
+                f"seat {seat}'s word {token} is false: its face-down gems say {truth}",
+                index,
+                seat,
+            )
         try:
             op = play_table_accepted(self.copy, accepted)
         except RuntimeError as exc:  # the words fit no arrangement of the real face-down gems

@@ -253,10 +253,15 @@ class TableSeat2004:
 
     def own_word(self) -> str | None:
         """This seat's word if it owes one (from its own face-down gems)."""
-        if self.seat not in self.words_due():
+        return self.word_of(self.seat)
+
+    def word_of(self, seat: int) -> str | None:
+        """The word ``seat`` owes, as this copy's world says (true for its own face-down gems,
+        and for anyone's once every card is known, as to an auditor)."""
+        if seat not in self.words_due():
             return None
         assert self._trial is not None
-        return ow.YES if ow.holds_match(self._trial, self.seat) else ow.NO
+        return ow.YES if ow.holds_match(self._trial, seat) else ow.NO
 
     def word(self, seat: int, token: str) -> None:
         """``seat``'s signed word; the move waiting for the words goes on once all are in."""
