@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from cli_harness import audit_record, run_cli
-from message_surgery import rechain, resign, thaw
+from message_surgery import abort_after, rechain, resign, thaw
 from table_harness import LocalTable
 
 from druids_p2p.net.audit import audit_messages
@@ -230,3 +230,30 @@ def test_a_false_word_about_face_down_gems_is_refused_once_every_card_is_known()
         _refused(forged, index, _seat(table, decode(forged[index]).sender), "is false")
         return
     raise AssertionError("no game in 10 asked for the owners' word")
+
+
+def test_a_table_stopped_mid_step_is_a_stopped_record_naming_who_owed(table: LocalTable) -> None:
+    """A 2004 record ends in aborts as a 2017 one does (protocol.md §9): the step it stops in
+    says who still owed its message; a seat that aborted instead of sending it withheld it."""
+    raws = _raws(table)
+    by_op: dict[int, list[int]] = {}
+    for i, raw in enumerate(raws):
+        if decode(raw).type is MsgType.TABLE_SHARE:
+            by_op.setdefault(int(decode(raw).body["op"]), []).append(i)
+    deals = [at for at in by_op.values() if len(at) == len(table.ids) - 1]  # all but the dealt
+    due = deals[3][0]
+    owed_by = decode(raws[due]).sender
+    missing = _seat(table, owed_by)
+    sharers = {decode(raws[i]).sender for i in deals[3]}
+    (recorder,) = [i for i in table.ids if i.public_key not in sharers]  # it owes nothing here
+    reason = f"p (seat {missing}) unreachable: gone for 40 s with no message while it owed x"
+    stop = abort_after(recorder, raws[:due], {"reason": reason, "seat": missing})
+    report = audit_messages([*raws[:due], stop])
+    assert report.verdict == "stopped" and report.exit_code == 4, report.to_json()
+    assert report.stop is not None and report.stop.seat == missing
+    assert report.stop.summary.endswith("(the record shows it owing table_share)")
+    left = abort_after(_keys(table)[owed_by], raws[:due], {"reason": "I leave"})
+    withheld = audit_messages([*raws[:due], left])
+    assert withheld.stop is not None and withheld.stop.summary == (
+        f"seat {missing} withheld table_share"
+    )
