@@ -32,17 +32,11 @@ from druids_p2p.deck.table_state import TableState
 from druids_p2p.games.seam import CardTableRuleset
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.audit_stop import Owing
-from druids_p2p.net.card_table_play import table_op
+from druids_p2p.net.card_table_play import accept_message, table_op
 from druids_p2p.net.card_table_round import GAME_NO
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.game_result import result_problem
-from druids_p2p.net.moves import (
-    MoveLog,
-    MoveRefused,
-    accept_table_move,
-    play_table_accepted,
-    play_token,
-)
+from druids_p2p.net.moves import MoveLog, MoveRefused, play_table_accepted
 from druids_p2p.wire import Message, MsgType
 from druids_p2p.wire.audit import AuditProblem
 
@@ -184,28 +178,14 @@ class CardTableReplay:
     def _move(self, index: int, msg: Message) -> None:
         seat = self.seat(msg.sender)
         assert seat is not None
-        if msg.body.get("round") not in (None, GAME_NO):
-            raise AuditProblem(f"{msg.type.label} for another game", index, seat)
         try:
-            if msg.type is MsgType.MOVE:
-                token, position = str(msg.body["move"]), None
-            else:
-                token, position = play_token(str(msg.body["zone"])), int(msg.body["pos"])
-            accepted = accept_table_move(
-                self.copy,
-                seat,
-                token,
-                index=len(self.moves),
-                position=position,
-                msg_hash=msg.hash,
-                at=index,
-            )
-        except (MoveRefused, ValueError) as refused:
+            accepted = accept_message(self.copy, seat, msg, index=len(self.moves), at=index)
+        except MoveRefused as refused:
             raise AuditProblem(f"seat {seat}'s move is refused: {refused}", index, seat) from None
         truth = self.copy.word_of(seat) if self._x is not None else None
-        if truth is not None and token != truth:  # every card known: the word is checked
+        if truth is not None and accepted.token != truth:  # every card known: the word is checked
             raise AuditProblem(
-                f"seat {seat}'s word {token} is false: its face-down gems say {truth}",
+                f"seat {seat}'s word {accepted.token} is false: its face-down gems say {truth}",
                 index,
                 seat,
             )

@@ -29,8 +29,10 @@ from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.seam import CardOp, CardTableSeat
 from druids_p2p.net.codec import WireCodec
 from druids_p2p.net.moves import (
+    TABLE_ROUND,
     AcceptedMove,
     MoveLog,
+    MoveRefused,
     accept_table_move,
     play_table_accepted,
     play_token,
@@ -44,6 +46,27 @@ MAX_HELD = 64
 def table_op(op: CardOp) -> TableOp:
     """The deck's operation for the rule set's (the same fields; the deck checks them)."""
     return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position)
+
+
+def accept_message(
+    copy: CardTableSeat, seat: int, msg: Message, *, index: int, at: int = -1
+) -> AcceptedMove:
+    """``seat``'s signed ``move`` or ``table_play`` checked once against ``copy``
+    (:func:`~druids_p2p.net.moves.accept_table_move`): what the table does with a received move
+    and ``druids audit`` with every recorded one. A body for another game, or one that names no
+    move, is refused too (:class:`~druids_p2p.net.moves.MoveRefused`)."""
+    if msg.body.get("round", TABLE_ROUND) != TABLE_ROUND:
+        raise MoveRefused(f"sent a {msg.type.label} for game {msg.body.get('round')}, not this one")
+    try:
+        if msg.type is MsgType.MOVE:
+            token, position = str(msg.body["move"]), None
+        else:
+            token, position = play_token(str(msg.body["zone"])), int(msg.body["pos"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise MoveRefused(f"sent a {msg.type.label} that names no move ({exc})") from None
+    return accept_table_move(
+        copy, seat, token, index=index, position=position, msg_hash=msg.hash, at=at
+    )
 
 
 class MoveFault(Exception):
@@ -199,21 +222,10 @@ class CardTablePlay:
         if seat is None:
             raise MalformedMessage("a move from a key with no seat at this table")
         try:
-            if msg.type is MsgType.MOVE:
-                token, position = str(msg.body["move"]), None
-            else:
-                token, position = play_token(str(msg.body["zone"])), int(msg.body["pos"])
-            accepted = accept_table_move(
-                self.copy,
-                seat,
-                token,
-                index=len(self.moves),
-                position=position,
-                msg_hash=msg.hash,
-                at=self._at.pop(msg.raw, -1),
-            )
+            at = self._at.pop(msg.raw, -1)
+            accepted = accept_message(self.copy, seat, msg, index=len(self.moves), at=at)
             op = play_table_accepted(self.copy, accepted)
-        except ValueError as exc:  # MoveRefused, or a malformed body
+        except ValueError as exc:  # MoveRefused, or the copy's IllegalMove
             raise MoveFault(str(exc), seat, msg.raw) from None
         self.moves.append(accepted)
         if op is None:

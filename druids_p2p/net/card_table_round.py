@@ -32,12 +32,13 @@ from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.net.card_table_play import CardTablePlay, MoveFault
 from druids_p2p.net.codec import WireCodec
 from druids_p2p.net.game_result import start_result
+from druids_p2p.net.moves import TABLE_ROUND
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES
 from druids_p2p.net.table_state import TableState
 from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Message, MsgType, next_head
 
-GAME_NO = 0
+GAME_NO = TABLE_ROUND
 """The card table's game number (the bodies' ``round``): one game per table."""
 KEYS = -1
 """The cursor before the first operation: the keys step."""
