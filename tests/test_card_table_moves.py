@@ -119,3 +119,16 @@ def test_a_seats_own_illegal_move_is_refused_before_anything_is_sealed() -> None
         mover.play(mv.parse_move("Draw:gem"))
     assert _state(copy) == before and len(table.sent) == sent and not list(mover.moves)
     assert decode(table.sent[-1].raw).type is not MsgType.MOVE
+
+
+def test_a_seat_asks_before_it_moves_the_very_check_its_move_gets() -> None:
+    """``refusal`` (what a player asks through the runner) is ``play``'s own check: None for
+    every legal move of the copy, the rules' reason otherwise, and nothing changes."""
+    table, mover = _ready(2, 4)
+    before = _state(mover.copy)
+    legal = mover.copy.legal_moves()
+    assert legal and all(mover.refusal(move) is None for move in legal)
+    assert "must first play" in (mover.refusal(mv.parse_move("Draw:gem")) or "")
+    assert _state(mover.copy) == before
+    other = next(s for s in table.seats if s is not mover)
+    assert other.refusal(legal[0]) == "it is not this seat's turn"

@@ -121,33 +121,48 @@ class CardTablePlay:
     def start(self) -> list[bytes]:
         return self.peer.start() + self._run()
 
+    def refusal(self, move: int) -> str | None:
+        """Why this seat's own ``move`` would be refused now, or None: the very check
+        :meth:`play` makes (pure), for a player to ask before it moves."""
+        if not self.my_turn:
+            return "it is not this seat's turn"
+        try:
+            self._accept_own(move)
+        except ValueError as exc:  # MoveRefused, or a move id that is no move of this game
+            return str(exc)
+        return None
+
     def play(self, move: int) -> list[bytes]:
         """This seat's own move (it must be its turn), checked once: raises ValueError
         (:class:`~druids_p2p.net.moves.MoveRefused`) with the rules' reason if they refuse."""
         if not self.my_turn:
             raise ValueError("it is not this seat's turn")
-        down = self.copy.table_move(move)
-        if down is None:
-            token = self._token(move)
-            accepted = accept_table_move(self.copy, self.seat, token, index=len(self.moves))
-            play_table_accepted(self.copy, accepted)
-            raw = self._seal_move(token)
+        accepted = self._accept_own(move)
+        op = play_table_accepted(self.copy, accepted)
+        if op is None:
+            raw = self._seal_move(accepted.token)
             self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
             return [raw, *self._run()]
-        card, zone = down
-        position = self.copy.position_of(card)
-        accepted = accept_table_move(
-            self.copy, self.seat, play_token(zone), index=len(self.moves), position=position
-        )
-        op = play_table_accepted(self.copy, accepted)
-        assert op is not None
         self._pushed += 1
-        out = self.peer.push(table_op(op), position)
+        out = self.peer.push(table_op(op), accepted.position)
         for raw in out:
             msg = decode(raw)
             if msg.type is MsgType.TABLE_PLAY:
                 self._own[raw] = dataclasses.replace(accepted, msg_hash=msg.hash)
         return out + self._run()
+
+    def _accept_own(self, move: int) -> AcceptedMove:
+        """This seat's ``move`` checked once (:func:`accept_table_move`): a card put down is
+        the position of its hand that holds the card, a public move its token."""
+        down = self.copy.table_move(move)
+        index = len(self.moves)
+        if down is None:
+            return accept_table_move(self.copy, self.seat, self._token(move), index=index)
+        card, zone = down
+        position = self.copy.position_of(card)
+        return accept_table_move(
+            self.copy, self.seat, play_token(zone), index=index, position=position
+        )
 
     def placed(self, raw: bytes, at: int) -> None:
         """The move message ``raw`` lies at ``at`` in the transcript: this seat's own move is
