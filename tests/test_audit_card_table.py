@@ -257,3 +257,23 @@ def test_a_table_stopped_mid_step_is_a_stopped_record_naming_who_owed(table: Loc
     assert withheld.stop is not None and withheld.stop.summary == (
         f"seat {missing} withheld table_share"
     )
+
+
+def test_a_table_stopped_on_a_cheat_is_stopped_with_the_evidence_checked(
+    table: LocalTable,
+) -> None:
+    """A live peer appends a step's message, then checks it: a refused move is in the record,
+    followed by the aborts. The audit finds the same fault and reads it as the stop's reason."""
+    raws = _raws(table)
+    at = next(i for i, raw in enumerate(raws) if decode(raw).type is MsgType.TABLE_PLAY)
+    cheat = decode(raws[at])
+    forged = resign(_keys(table)[cheat.sender], raws[at], body=thaw(cheat.body) | {"pos": 0})
+    cheater = _seat(table, cheat.sender)
+    recorder = next(i for i in table.ids if i.public_key != cheat.sender)
+    kept = [*raws[:at], forged]
+    reason = f"p (seat {cheater})'s move is refused: P{cheater} played position 0"
+    stop = abort_after(recorder, kept, {"reason": reason, "seat": cheater})
+    report = audit_messages([*kept, stop])
+    assert report.verdict == "stopped" and report.stop is not None, report.to_json()
+    assert report.stop.seat == cheater and report.stop.checked
+    assert report.stop.message_index == at and "not in its hand" in report.stop.summary

@@ -209,6 +209,12 @@ class _TableAudit:
         replay = CardTableReplay(self.messages, walk, rules, self.options.players)
         try:
             replay.run()
+        except AuditProblem:  # perhaps what the record's stop names: its aborts, for stopped_on
+            aborts = len(self.messages)
+            while aborts > 0 and self.messages[aborts - 1].type is MsgType.ABORT:
+                aborts -= 1
+            self.tail.start = aborts
+            raise
         finally:
             self.owing = replay.owing
             self.report.totals = replay.copy.totals
