@@ -94,6 +94,8 @@ class CardTableReplay:
             if deck.done < len(deck.ops):
                 op = deck.ops[deck.done]
                 owed = senders(deck, deck.done, op)
+                if not owed:  # (the deck completes those at once: a schedule gone wrong)
+                    raise AuditProblem(f"operation {deck.done} ({op.kind}) waits for nobody")
                 who = (owed[deck.progress],) if op.kind == "shuffle" else owed
                 types = {_OP_TYPES[op.kind]}
                 if not self._step("card_deck", who, types, self._deck_message):
