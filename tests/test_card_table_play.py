@@ -40,6 +40,9 @@ class Table:
         self.sent: list[Message] = []
         self._by_raw: dict[bytes, Message] = {}
         self.queue: list[tuple[int, bytes]] = []
+        self.unplaced: list[tuple[int, bytes, int]] = []
+        """Each seat's own move messages sealed and not yet told their place (its index in
+        ``sent``, this harness's transcript)."""
         self.head = head0(TABLE_ID)
         ids = [Identity.from_seed(bytes([seed, s]) * 16, f"p{s}") for s in range(players)]
         self.keys = [i.public_key for i in ids]
@@ -75,6 +78,22 @@ class Table:
         self.head = next_head(self.head, msg.hash)
         who = self.keys.index(msg.sender)
         self.queue.extend((j, msg.raw) for j in range(self.players) if j != who)
+        if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
+            self.unplaced.append((who, msg.raw, len(self.sent) - 1))
+
+    def place_own(self) -> None:
+        """Tell each mover where its own move messages lie (once its call has returned, as the
+        table does when it appends them); the others learn it on delivery."""
+        for who, raw, at in self.unplaced:
+            self.seats[who].placed(raw, at)
+        self.unplaced.clear()
+
+    def deliver(self, j: int, raw: bytes) -> None:
+        msg = self._by_raw[raw]
+        if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
+            self.seats[j].placed(raw, self.sent.index(msg))
+        self.seats[j].receive(raw)
+        self.place_own()
 
     def decoded(self, raw: bytes) -> Message | None:
         """A message some seat sealed here (decoded once, as a table's transcript holds it)."""
@@ -85,12 +104,13 @@ class Table:
             if not self.queue:
                 return
             j, raw = self.queue.pop(0)
-            self.seats[j].receive(raw)
+            self.deliver(j, raw)
         raise AssertionError("the messages did not settle")
 
     def run(self, rng: random.Random) -> None:
         for seat in self.seats:
             seat.start()
+        self.place_own()
         for _ in range(MAX_DELIVERIES):
             self.settle()
             movers = [s for s in self.seats if s.my_turn]
@@ -100,6 +120,7 @@ class Table:
             mover_copy = mover.copy
             assert isinstance(mover_copy, TableSeat2004)
             mover.play(greedy_move(mover_copy.world, rng))
+            self.place_own()
         raise AssertionError("the game did not end")
 
 

@@ -51,6 +51,7 @@ def test_the_lead_needs_the_lead_card_shown_and_no_opening() -> None:
     assert accepted == AcceptedMove(
         0, 0, seat, RULES.parse_move(token), token, RULES.lead_card, b"h"
     )
+    assert accepted.move is not None
     assert game.to_move == seat and game.check(accepted.move) is None  # pure: nothing played
     with pytest.raises(dataclasses.FrozenInstanceError):
         accepted.seat = 1  # type: ignore[misc]

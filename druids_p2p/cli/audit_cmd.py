@@ -36,7 +36,8 @@ def _summary(path: Path, report: AuditReport) -> str:
     lines.append("  totals:  " + "  ".join(str(t) for t in report.totals))
     if report.complete and report.winners is not None:
         names = ", ".join(report.players[w]["name"] for w in report.winners)
-        lines.append(f"  game over after {len(report.round_scores)} rounds; won by {names}")
+        rounds = f" after {len(report.round_scores)} rounds" if report.round_scores else ""
+        lines.append(f"  game over{rounds}; won by {names}")  # (a card table: one game)
     else:
         lines.append(f"  game not finished ({len(report.round_scores)} rounds scored)")
     if report.stop is not None:

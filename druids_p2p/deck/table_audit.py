@@ -56,6 +56,24 @@ def _decrypt(c: bytes, a: bytes, x: int, num_cards: int) -> int | None:
     return card_table(num_cards).get(out)
 
 
+def joint_secret(state: TableState, secrets: dict[int, bytes]) -> int | None:
+    """The joint secret from every seat's revealed ``secrets`` (its final ``table_reveal``), or
+    None unless each one matches its seat's ``table_key``: an auditor that has it reads every
+    position as soon as it is taken (:func:`position_card`)."""
+    if sorted(secrets) != list(range(state.seats)) or len(state.keys) != state.seats:
+        return None
+    for seat, secret in secrets.items():
+        if group.is_zero_scalar(secret) or group.base_mul(secret) != state.keys[seat].msg.key:
+            return None
+    return sum(int.from_bytes(x, "little") for x in secrets.values()) % group.ORDER
+
+
+def position_card(state: TableState, p: int, x: int) -> int | None:
+    """Position ``p``'s card under the joint secret ``x`` (None: a point that is no card)."""
+    pos = state.positions[p]
+    return _decrypt(pos.c, pos.a, x, state.num_cards)
+
+
 def audit_state(state: TableState) -> TableAudit:
     """Decrypt and check everything; the state must have completed its final reveal."""
     if not state.finished:

@@ -264,12 +264,28 @@ class CardTableSeat(GameProgress, Protocol):
         reveal); ValueError if that cannot be (a card already elsewhere, another back)."""
         ...
 
+    def check_play(self, seat: int, position: int, zone: str) -> str | None:
+        """Why ``seat`` may not put ``position`` of its hand face down into ``zone`` now, or
+        None: pure (the copy is unchanged), the one check :meth:`play` makes too."""
+        ...
+
+    def check_move(self, seat: int, token: str) -> str | None:
+        """Why ``seat``'s public move ``token`` is refused now, or None (pure)."""
+        ...
+
+    def check_word(self, seat: int, token: str) -> str | None:
+        """Why ``seat``'s word ``token`` is refused now (it owes none, or it is no word), or
+        None (pure)."""
+        ...
+
     def play(self, seat: int, position: int, zone: str) -> CardOp:
-        """``seat`` puts ``position`` of its hand face down into ``zone``; the table's op."""
+        """``seat`` puts ``position`` of its hand face down into ``zone``; the table's op
+        (ValueError with :meth:`check_play`'s reason if it refuses)."""
         ...
 
     def move(self, seat: int, token: str) -> None:
-        """``seat``'s public move (no card leaves its hand): the game's token."""
+        """``seat``'s public move (no card leaves its hand): the game's token (ValueError with
+        :meth:`check_move`'s reason if it refuses)."""
         ...
 
     def legal_moves(self) -> list[int]:
@@ -287,6 +303,11 @@ class CardTableSeat(GameProgress, Protocol):
 
     def own_word(self) -> str | None:
         """This seat's word (a move token) when it owes one."""
+        ...
+
+    def word_of(self, seat: int) -> str | None:
+        """The word ``seat`` owes now as this copy's world says: true for this seat's own
+        word, and for every seat's once the copy knows every card (an auditor's replay)."""
         ...
 
     def word(self, seat: int, token: str) -> None:

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from druids_p2p.deck import DeckError, DeckFault, Envelope, MalformedMessage
 from druids_p2p.deck import audit_transcript as deck_audit
-from druids_p2p.games.seam import GameState, InvalidDeal
+from druids_p2p.games.seam import CardTableRuleset, GameState, InvalidDeal
+from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_public import check_public
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.audit_stop import DECK_TYPES, Owing, StopTail
@@ -28,7 +29,7 @@ from druids_p2p.net.game_result import result_problem
 from druids_p2p.net.moves import MoveRefused, accept_move, play_accepted
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.net.table_round import deal_params
-from druids_p2p.rulesets import dealt_ruleset, seat_options
+from druids_p2p.rulesets import CARD_TABLE_RULESETS, dealt_ruleset, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, read_record
 from druids_p2p.wire.audit import AuditProblem, AuditReport, AuditStop, verify_chain
 from druids_p2p.wire.keys import fingerprint
@@ -61,7 +62,8 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
             raise AuditProblem(f"record {tail}", len(raws))
         messages = list(transcript.messages)
         audit = _TableAudit(messages, report)
-        walk = ScheduleWalk(transcript, audit.options.rounds)
+        card_table = audit.card_rules is not None  # its steps: net/audit_card_table.py
+        walk = ScheduleWalk(transcript, audit.options.rounds, seating_only=card_table)
         audit.tail.start = walk.run()
         audit.run(walk)
     except AuditProblem as problem:
@@ -71,6 +73,39 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
         else:
             report.stop = stop
     return report
+
+
+def check_seating(messages: Sequence[Message], keys: tuple[bytes, ...], until: int) -> None:
+    """The seating's content up to message ``until`` (protocol.md §6): the seat list is the
+    seats' own word, each confirmation agrees with its signer's join, each nonce opens its
+    commitment; for every game a table plays. Raises :class:`AuditProblem`."""
+    seat_msg = messages[0]
+    listed = seat_list_fault(seat_msg)
+    if listed is not None:  # the seat list is not the seats' own word: the host's fault
+        raise AuditProblem(listed, 0, keys.index(seat_msg.sender))
+    confirms: dict[bytes, Message] = {}
+    for index in range(1, until):
+        msg = messages[index]
+        if msg.type is MsgType.SEAT_CONFIRM:
+            wrong = confirm_contradiction(seat_msg, msg)
+            if wrong is not None:
+                raise AuditProblem(
+                    f"seat confirmation names {wrong}, which its signer's own word does not",
+                    index,
+                    keys.index(msg.sender),
+                )
+            confirms[msg.sender] = msg
+        elif msg.type is MsgType.SEAT_NONCE:
+            confirm = confirms.get(msg.sender)
+            if (
+                confirm is None
+                or hashlib.sha256(msg.body["nonce"]).digest() != (confirm.body["commit"])
+            ):
+                raise AuditProblem(
+                    "seat nonce does not match its commitment", index, keys.index(msg.sender)
+                )
+        elif msg.type is not MsgType.ABORT:
+            raise AuditProblem(f"{msg.type.label} before the seats were fixed", index)
 
 
 class RecordCodec:
@@ -106,11 +141,14 @@ class _TableAudit:
         self.keys: tuple[bytes, ...] = tuple(seat.body["seats"])
         self.names = dict(zip(self.keys, seat.body["names"], strict=True))
         try:
-            self.ruleset, self.options = seat_options(seat.body["options"])
+            self.ruleset, self.options = table_options(seat.body["options"])
         except ValueError as exc:
             sender = self.keys.index(seat.sender) if seat.sender in self.keys else None
             raise AuditProblem(f"table options are not playable: {exc}", 0, sender) from None
-        self.rules = dealt_ruleset(self.ruleset)
+        self.card_rules = CARD_TABLE_RULESETS.get(self.ruleset)
+        """A game at a mental card table (Druids 2004), replayed by ``audit_card_table``."""
+        if self.card_rules is None:
+            self.rules = dealt_ruleset(self.ruleset)
         self.table_id = seat.table_id
         self.order: tuple[bytes, ...] = ()
         self.by_raw = {m.raw: m for m in messages}
@@ -129,39 +167,8 @@ class _TableAudit:
     def run(self, walk: ScheduleWalk) -> None:
         """The content of what ``walk`` found in place: the seating, each round, the result."""
         end = len(self.messages)
-        index = 1
-        confirms: dict[bytes, Message] = {}
-        nonces: dict[bytes, bytes] = {}
-        seat_msg = self.messages[0]
         self.rounds_checked = True
-        listed = seat_list_fault(seat_msg)
-        if listed is not None:  # the seat list is not the seats' own word: the host's fault
-            raise AuditProblem(listed, 0, self.keys.index(seat_msg.sender))
-        for index in range(1, end if walk.seated_at is None else walk.seated_at):
-            msg = self.messages[index]
-            if msg.type is MsgType.SEAT_CONFIRM:
-                wrong = confirm_contradiction(seat_msg, msg)
-                if wrong is not None:
-                    raise AuditProblem(
-                        f"seat confirmation names {wrong}, which its signer's own word does not",
-                        index,
-                        self.keys.index(msg.sender),
-                    )
-                confirms[msg.sender] = msg
-            elif msg.type is MsgType.SEAT_NONCE:
-                confirm = confirms.get(msg.sender)
-                if (
-                    confirm is None
-                    or hashlib.sha256(msg.body["nonce"]).digest() != (confirm.body["commit"])
-                ):
-                    raise AuditProblem(
-                        "seat nonce does not match its commitment",
-                        index,
-                        self.keys.index(msg.sender),
-                    )
-                nonces[msg.sender] = msg.body["nonce"]
-            elif msg.type is not MsgType.ABORT:
-                raise AuditProblem(f"{msg.type.label} before the seats were fixed", index)
+        check_seating(self.messages, self.keys, end if walk.seated_at is None else walk.seated_at)
         if walk.seated_at is None:
             self._finish_unseated()
             return
@@ -170,6 +177,9 @@ class _TableAudit:
             {"seat": i, "name": self.names[k], "public_key": k.hex(), "fingerprint": fingerprint(k)}
             for i, k in enumerate(self.order)
         ]
+        if self.card_rules is not None:
+            self._card_table(walk, self.card_rules)
+            return
         o = self.options
         game = self.rules.new_game(o.players, variant=o.variant, rounds=o.rounds)
         codec = RecordCodec(self.by_raw, self.order)
@@ -190,6 +200,31 @@ class _TableAudit:
             index = max(index, min(self.tail.start, len(self.messages)))
         self.report.complete = game.game_over and self.owing is None
         for i in range(index, min(self.tail.start, len(self.messages))):
+            msg = self.messages[i]
+            raise AuditProblem(f"{msg.type.label} after the game ended", i, self.seat(msg.sender))
+        self._stopped()
+
+    def _card_table(self, walk: ScheduleWalk, rules: CardTableRuleset) -> None:
+        """A game at a mental card table: replayed with every card known, then the result."""
+        replay = CardTableReplay(self.messages, walk, rules, self.options.players)
+        try:
+            replay.run()
+        except AuditProblem:  # perhaps what the record's stop names: its aborts, for stopped_on
+            aborts = len(self.messages)
+            while aborts > 0 and self.messages[aborts - 1].type is MsgType.ABORT:
+                aborts -= 1
+            self.tail.start = aborts
+            raise
+        finally:
+            self.owing = replay.owing
+            self.report.totals = replay.copy.totals
+        self.report.complete = replay.complete
+        self.report.winners = replay.copy.winners if replay.complete else None
+        end = min(self.tail.start, len(self.messages))
+        if replay.i < len(self.messages) and walk.is_tail(replay.i):
+            walk.check_tail(replay.i)
+            self.tail.start = end = replay.i
+        for i in range(replay.i, end):
             msg = self.messages[i]
             raise AuditProblem(f"{msg.type.label} after the game ended", i, self.seat(msg.sender))
         self._stopped()

@@ -32,11 +32,14 @@ class ScheduleWalk:
     The one walk of the schedule: the content checks (``net/audit.py``) take from it the play
     order, where the seating ends, where each round and the result step begin."""
 
-    def __init__(self, transcript: Transcript, rounds: int) -> None:
+    def __init__(self, transcript: Transcript, rounds: int, seating_only: bool = False) -> None:
+        """``seating_only``: walk the seating alone (a game at a card table, whose steps its
+        own replay walks, ``net/audit_card_table.py``)."""
         messages: Sequence[Message] = transcript.messages
+        self.seating_only = seating_only
         self.msgs = messages
         self.rounds = rounds
-        self._head_before = transcript.head_before
+        self.head_before = transcript.head_before
         """The head before message ``i`` (the transcript's, not recomputed)."""
         seat = messages[0]
         self.list_keys: tuple[bytes, ...] = tuple(seat.body["seats"])
@@ -61,7 +64,8 @@ class ScheduleWalk:
     def run(self) -> int:
         """Raises at the first message out of schedule; returns the stop tail's start."""
         end = self._walk()  # (the seat message's own head is the seating's check, step 4)
-        self._check_tail(end)
+        if not self.seating_only or self.seated_at is None:
+            self.check_tail(end)  # (else the card table's replay finds its tail and checks it)
         return end
 
     def _walk(self) -> int:
@@ -73,6 +77,8 @@ class ScheduleWalk:
         nonces = {m.sender: m.body["nonce"] for m in self.msgs[nonce_at:i]}
         self.order = seat_order(self.msgs[0].table_id, self.list_keys, nonces)
         self.seated_at = i
+        if self.seating_only:
+            return self._stop_at()
         for _ in range(self.rounds):
             if i is not None and i < len(self.msgs):
                 self.round_starts.append(i)  # (at the stop tail: the recorder's own, if any)
@@ -110,7 +116,7 @@ class ScheduleWalk:
         """Past the last step there is only the stop tail."""
         if i is None:
             return self._stop_at()
-        if i < len(self.msgs) and not self._is_tail(i):
+        if i < len(self.msgs) and not self.is_tail(i):
             msg = self.msgs[i]
             raise AuditProblem(
                 f"{msg.type.label} after the table's last step", i, self.seat(msg.sender)
@@ -124,16 +130,16 @@ class ScheduleWalk:
         """One step at message ``i``: ``None`` once the record ends or its stop tail begins."""
         if i is None:
             return None
-        head = self._head_before(i) if i <= len(self.msgs) else b""
+        head = self.head_before(i) if i <= len(self.msgs) else b""
         for key in senders:
             if i >= len(self.msgs):
                 return None
             msg = self.msgs[i]
             if msg.sender != key or msg.type not in types or msg.head != head:
-                if self._is_tail(i):
+                if self.is_tail(i):
                     self._tail_start = i
                     return None
-                raise self._breach(i, name, key, types, head)
+                raise self.breach(i, name, key, types, head)
             i += 1
         return i
 
@@ -143,16 +149,16 @@ class ScheduleWalk:
             if i is None or i >= len(self.msgs) or self.msgs[i].type is not MsgType.MOVE:
                 return i
             msg = self.msgs[i]
-            head = self._head_before(i)
+            head = self.head_before(i)
             if msg.head != head:
-                if self._is_tail(i):
+                if self.is_tail(i):
                     self._tail_start = i
                     return None
-                raise self._breach(i, "move", msg.sender, {MsgType.MOVE}, head)
+                raise self.breach(i, "move", msg.sender, {MsgType.MOVE}, head)
             i += 1
         return i
 
-    def _breach(
+    def breach(
         self, i: int, name: str, key: bytes, types: set[MsgType], head: bytes
     ) -> AuditProblem:
         msg = self.msgs[i]
@@ -181,7 +187,7 @@ class ScheduleWalk:
         )
 
     # ---------------------------------------------------------------- the stop tail
-    def _is_tail(self, i: int) -> bool:
+    def is_tail(self, i: int) -> bool:
         """From ``i`` on: the recorder's own messages, then aborts, the recorder's last."""
         if self.recorder is None:
             return False
@@ -195,7 +201,7 @@ class ScheduleWalk:
                 return False
         return True
 
-    def _check_tail(self, start: int) -> None:
+    def check_tail(self, start: int) -> None:
         if self.recorder is None:
             return
         last = len(self.msgs) - 1
@@ -203,7 +209,7 @@ class ScheduleWalk:
             raise AuditProblem(
                 "the record's last abort has no place in it", last, self.seat(self.recorder)
             )
-        if self.msgs[last].head != self._head_before(last):
+        if self.msgs[last].head != self.head_before(last):
             raise AuditProblem(
                 "the recorder's abort must carry the head of its record before it",
                 last,

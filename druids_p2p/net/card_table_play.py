@@ -20,6 +20,7 @@ messages (deadlines, blame by step); this is what each step does with them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from druids_p2p.deck import MalformedMessage
@@ -27,6 +28,15 @@ from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.seam import CardOp, CardTableSeat
 from druids_p2p.net.codec import WireCodec
+from druids_p2p.net.moves import (
+    TABLE_ROUND,
+    AcceptedMove,
+    MoveLog,
+    MoveRefused,
+    accept_table_move,
+    play_table_accepted,
+    play_token,
+)
 from druids_p2p.wire import Message, MsgType, decode
 
 MAX_HELD = 64
@@ -36,6 +46,27 @@ MAX_HELD = 64
 def table_op(op: CardOp) -> TableOp:
     """The deck's operation for the rule set's (the same fields; the deck checks them)."""
     return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position)
+
+
+def accept_message(
+    copy: CardTableSeat, seat: int, msg: Message, *, index: int, at: int = -1
+) -> AcceptedMove:
+    """``seat``'s signed ``move`` or ``table_play`` checked once against ``copy``
+    (:func:`~druids_p2p.net.moves.accept_table_move`): what the table does with a received move
+    and ``druids audit`` with every recorded one. A body for another game, or one that names no
+    move, is refused too (:class:`~druids_p2p.net.moves.MoveRefused`)."""
+    if msg.body.get("round", TABLE_ROUND) != TABLE_ROUND:
+        raise MoveRefused(f"sent a {msg.type.label} for game {msg.body.get('round')}, not this one")
+    try:
+        if msg.type is MsgType.MOVE:
+            token, position = str(msg.body["move"]), None
+        else:
+            token, position = play_token(str(msg.body["zone"])), int(msg.body["pos"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise MoveRefused(f"sent a {msg.type.label} that names no move ({exc})") from None
+    return accept_table_move(
+        copy, seat, token, index=index, position=position, msg_hash=msg.hash, at=at
+    )
 
 
 class MoveFault(Exception):
@@ -57,11 +88,19 @@ class CardTablePlay:
         seat_of: Callable[[bytes], int | None],
         seal_move: Callable[[str], bytes],
         token: Callable[[int], str],
+        moves: MoveLog | None = None,
     ) -> None:
         """``seat_of(key)``: a signer's play seat; ``seal_move(token)``: this seat's signed
-        ``move`` message; ``token(move)``: the rule set's spelling of a move id."""
+        ``move`` message; ``token(move)``: the rule set's spelling of a move id; ``moves``: the
+        round's log the accepted moves go to (a new one if None)."""
         self.copy, self.peer, self._codec, self._seat_of = copy, peer, codec, seat_of
         self._seal_move, self._token = seal_move, token
+        self.moves = MoveLog() if moves is None else moves
+        self._own: dict[bytes, AcceptedMove] = {}
+        """This seat's own moves and words, checked once when made, until their place is known
+        (by the bytes of their signed message)."""
+        self._at: dict[bytes, int] = {}
+        """Where received moves lie in the transcript, until they are taken."""
         self._pushed = 0
         """Deck operations pushed so far (the deck's own count of completed ones is ``done``)."""
         self._learned = 0
@@ -82,20 +121,57 @@ class CardTablePlay:
     def start(self) -> list[bytes]:
         return self.peer.start() + self._run()
 
+    def refusal(self, move: int) -> str | None:
+        """Why this seat's own ``move`` would be refused now, or None: the very check
+        :meth:`play` makes (pure), for a player to ask before it moves."""
+        if not self.my_turn:
+            return "it is not this seat's turn"
+        try:
+            self._accept_own(move)
+        except ValueError as exc:  # MoveRefused, or a move id that is no move of this game
+            return str(exc)
+        return None
+
     def play(self, move: int) -> list[bytes]:
-        """This seat's own move (it must be its turn): raises ValueError if the rules refuse."""
+        """This seat's own move (it must be its turn), checked once: raises ValueError
+        (:class:`~druids_p2p.net.moves.MoveRefused`) with the rules' reason if they refuse."""
         if not self.my_turn:
             raise ValueError("it is not this seat's turn")
+        accepted = self._accept_own(move)
+        op = play_table_accepted(self.copy, accepted)
+        if op is None:
+            raw = self._seal_move(accepted.token)
+            self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
+            return [raw, *self._run()]
+        self._pushed += 1
+        out = self.peer.push(table_op(op), accepted.position)
+        for raw in out:
+            msg = decode(raw)
+            if msg.type is MsgType.TABLE_PLAY:
+                self._own[raw] = dataclasses.replace(accepted, msg_hash=msg.hash)
+        return out + self._run()
+
+    def _accept_own(self, move: int) -> AcceptedMove:
+        """This seat's ``move`` checked once (:func:`accept_table_move`): a card put down is
+        the position of its hand that holds the card, a public move its token."""
         down = self.copy.table_move(move)
+        index = len(self.moves)
         if down is None:
-            token = self._token(move)
-            self.copy.move(self.seat, token)
-            return [self._seal_move(token), *self._run()]
+            return accept_table_move(self.copy, self.seat, self._token(move), index=index)
         card, zone = down
         position = self.copy.position_of(card)
-        op = self.copy.play(self.seat, position, zone)
-        self._pushed += 1
-        return self.peer.push(table_op(op), position) + self._run()
+        return accept_table_move(
+            self.copy, self.seat, play_token(zone), index=index, position=position
+        )
+
+    def placed(self, raw: bytes, at: int) -> None:
+        """The move message ``raw`` lies at ``at`` in the transcript: this seat's own move is
+        recorded now; a received one is when it is taken."""
+        own = self._own.pop(raw, None)
+        if own is None:
+            self._at[raw] = at
+        else:
+            self.moves.append(dataclasses.replace(own, index=len(self.moves), at=at))
 
     def receive(self, raw: bytes) -> list[bytes]:
         """Another seat's message; raises :class:`MoveFault`, or the deck's ``DeckFault`` /
@@ -130,8 +206,11 @@ class CardTablePlay:
             self._asking = bool(asked)
             word = self.copy.own_word()
             if word is not None:  # this seat's word about its own face-down cards
-                self.copy.word(self.seat, word)
-                out.append(self._seal_move(word))
+                accepted = accept_table_move(self.copy, self.seat, word, index=len(self.moves))
+                play_table_accepted(self.copy, accepted)
+                raw = self._seal_move(word)
+                self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
+                out.append(raw)
                 continue
             if not self._held or (self.copy.to_move is None and not self.copy.words_due()):
                 break
@@ -157,22 +236,14 @@ class CardTablePlay:
         seat = self._seat_of(msg.sender)
         if seat is None:
             raise MalformedMessage("a move from a key with no seat at this table")
-        if self.copy.words_due():
-            if msg.type is not MsgType.MOVE:
-                raise MoveFault("played a card while the seats' words are due", seat, msg.raw)
-            try:
-                self.copy.word(seat, str(msg.body["move"]))
-            except ValueError as exc:
-                raise MoveFault(str(exc), seat, msg.raw) from None
-            return []
-        if seat != self.copy.to_move:
-            raise MoveFault(f"seat {seat} moved out of turn", seat, msg.raw)
         try:
-            if msg.type is MsgType.MOVE:
-                self.copy.move(seat, str(msg.body["move"]))
-                return []
-            op = self.copy.play(seat, int(msg.body["pos"]), str(msg.body["zone"]))
-        except ValueError as exc:
+            at = self._at.pop(msg.raw, -1)
+            accepted = accept_message(self.copy, seat, msg, index=len(self.moves), at=at)
+            op = play_table_accepted(self.copy, accepted)
+        except ValueError as exc:  # MoveRefused, or the copy's IllegalMove
             raise MoveFault(str(exc), seat, msg.raw) from None
+        self.moves.append(accepted)
+        if op is None:
+            return []
         self._pushed += 1
         return self.peer.push(table_op(op)) + self.peer.receive(msg.raw)

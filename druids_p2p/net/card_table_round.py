@@ -33,12 +33,13 @@ from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.net.card_table_play import CardTablePlay, MoveFault
 from druids_p2p.net.codec import WireCodec
 from druids_p2p.net.game_result import start_result
+from druids_p2p.net.moves import TABLE_ROUND
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES
 from druids_p2p.net.table_state import TableState
 from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Message, MsgType, decode, next_head
 
-GAME_NO = 0
+GAME_NO = TABLE_ROUND
 """The card table's game number (the bodies' ``round``): one game per table."""
 KEYS = -1
 """The cursor before the first operation: the keys step."""
@@ -75,6 +76,7 @@ def start_card_table(t: TableState) -> None:
         t._queue_own(msg)
         return msg.raw
 
+    # its own move log (``card_play.moves``): the table's ``moves`` drive the dealt game's receipts
     t.card_play = CardTablePlay(copy, peer, codec, t.seat_of, seal_move, rules.format_move)
     t.card_cursor = (KEYS, 0)
     t.phase = "play"
@@ -109,7 +111,10 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
     assert step is not None
     t.steps.close()  # what this seat seals now builds on the head after the batch
     op, pass_no = t.card_cursor
-    for msg in batch:
+    first = len(t.transcript) - len(batch)  # the batch is appended: its moves' places
+    for i, msg in enumerate(batch):
+        if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
+            play.placed(msg.raw, first + i)
         if msg.sender != t.me:
             _guard(t, msg, lambda m=msg: play.receive(m.raw))
     if step.name == "card_word":

@@ -10,6 +10,10 @@ returns an :class:`AcceptedMove` or raises :class:`MoveRefused`; the caller then
 (:func:`play_accepted`) and appends the record to its round's one log (:class:`MoveLog`). Every
 history of a round's moves (who moved, the last move, the moves to replay) is a view of that log.
 
+A game at a mental card table (Druids 2004) is checked the same way by :func:`accept_table_move`
+against a seat's copy of the game (the seam's ``CardTableSeat``, whose ``check_*`` are pure) and
+applied by :func:`play_table_accepted`; its records go to the same kind of log.
+
 The game is reached only through the Ruleset seam (``druids_p2p.rulesets``): this module knows no
 game and no network, only a rule set, a game state and what the signed move said.
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from druids_p2p.games.seam import GameState, Ruleset
+from druids_p2p.games.seam import CardOp, CardTableSeat, GameState, Ruleset
 
 
 class MoveRefused(ValueError):
@@ -42,16 +46,21 @@ class AcceptedMove:
     ``ready``), None for a move that puts no card down (a pile pick). ``index`` is the move's
     place in its round (0-based), ``msg_hash`` the hash of the signed message that carries it
     and ``at`` that message's position in the transcript (the record), so the message itself
-    is a view of the transcript, not a second copy (empty and -1 when the move is not signed)."""
+    is a view of the transcript, not a second copy (empty and -1 when the move is not signed).
+
+    At a card table (:func:`accept_table_move`) ``move`` is None (the token is the move, and a
+    card put face down is hidden from all but its owner: ``play ZONE`` with the ``position``
+    of the mover's hand it left); ``card`` is None too, as its cards open in later operations."""
 
     round: int
     index: int
     seat: int
-    move: int
+    move: int | None
     token: str
     card: int | None
     msg_hash: bytes = b""
     at: int = -1
+    position: int | None = None
 
 
 def accept_move(
@@ -112,7 +121,76 @@ def accept_move(
 
 def play_accepted(game: GameState, accepted: AcceptedMove) -> None:
     """Apply a move :func:`accept_move` accepted against this same state."""
+    assert accepted.move is not None, "a card table's move is played by play_table_accepted"
     game.play(accepted.move)
+
+
+PLAY = "play "
+"""The token a card put face down at a card table is logged with, before its zone."""
+TABLE_ROUND = 0
+"""A card table's one game is its one round (the bodies' ``round``)."""
+
+
+def play_token(zone: str) -> str:
+    """The logged token of a card put face down into ``zone`` (its card is hidden)."""
+    return PLAY + zone
+
+
+def accept_table_move(
+    copy: CardTableSeat,
+    seat: int,
+    token: str,
+    *,
+    index: int,
+    position: int | None = None,
+    msg_hash: bytes = b"",
+    at: int = -1,
+) -> AcceptedMove:
+    """Check ``seat``'s move at a card table once against a seat's ``copy`` of the game (pure).
+
+    ``token``: a public move's (a ritual, a draw, a stop) or a word's; for a card put face down,
+    :func:`play_token` of its zone with ``position``, the position it leaves. While the seats'
+    words are due only a word is taken, else only the move of the seat to move. The mover
+    itself, a receiving seat and ``druids audit`` call this alike, so all three refuse the
+    same moves with the same reasons. Raises :class:`MoveRefused`."""
+    if copy.words_due():
+        if position is not None:
+            raise MoveRefused("played a card while the seats' words are due")
+        reason = copy.check_word(seat, token)
+    elif seat != copy.to_move:
+        raise MoveRefused(f"seat {seat} moved out of turn")
+    elif position is None:
+        reason = copy.check_move(seat, token)
+    elif not token.startswith(PLAY):
+        raise MoveRefused(f"put position {position} down as {token!r}, not into a zone")
+    else:
+        reason = copy.check_play(seat, position, token.removeprefix(PLAY))
+    if reason is not None:
+        raise MoveRefused(reason, reason)
+    return AcceptedMove(
+        round=TABLE_ROUND,
+        index=index,
+        seat=seat,
+        move=None,
+        token=token,
+        card=None,
+        msg_hash=msg_hash,
+        at=at,
+        position=position,
+    )
+
+
+def play_table_accepted(copy: CardTableSeat, accepted: AcceptedMove) -> CardOp | None:
+    """Apply a move :func:`accept_table_move` accepted against this same copy: the table's
+    ``play`` operation for a card put face down, else None."""
+    if accepted.position is not None:
+        zone = accepted.token.removeprefix(PLAY)
+        return copy.play(accepted.seat, accepted.position, zone)
+    if copy.words_due():
+        copy.word(accepted.seat, accepted.token)
+    else:
+        copy.move(accepted.seat, accepted.token)
+    return None
 
 
 class MoveLog:

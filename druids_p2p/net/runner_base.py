@@ -94,8 +94,9 @@ class MachineView:
 
     def check(self, move: int) -> str | None:
         play = self._machine.card_play
-        if play is not None:  # a card table's copy knows only its legal moves
-            return None if move in play.copy.legal_moves() else "not a legal move now"
+        if play is not None:  # the check its move will get (net/moves.py accept_table_move)
+            reason: str | None = play.refusal(move)
+            return reason
         return self._machine.game.check(move)
 
     @property

@@ -62,6 +62,10 @@ def slot_zone(slot: int) -> str:
     return f"slot:{slot}"
 
 
+_SLOTS = {slot_zone(k): k for k in range(ROW_SLOTS)}
+"""The zones a card is played into face down: the row's places."""
+
+
 def _back(card: int) -> str:
     """What the table shows of a hidden card: its deck."""
     if is_gem(card):
@@ -197,16 +201,48 @@ class TableSeat2004:
             self._swap(label, card)
         self._known.add(card)
 
-    def play(self, seat: int, position: int, zone: str) -> SeatOp:
-        self._turn_of(seat)
+    def check_play(self, seat: int, position: int, zone: str) -> str | None:
+        """Why ``seat`` may not put ``position`` face down into ``zone`` now, or None (pure)."""
+        if self.to_move != seat:
+            return f"it is not P{seat}'s move"
         if not 0 <= position < len(self._labels):
-            raise IllegalMove(f"P{seat} played position {position}, which was never dealt")
+            return f"P{seat} played position {position}, which was never dealt"
         card = self._labels[position]
         if card not in self.world.hands[seat]:
-            raise IllegalMove(f"P{seat} played position {position}, which is not in its hand")
-        if zone == DISCARDS and not is_gem(card):
-            raise IllegalMove("only a gem is discarded")
-        slot = -1 if zone == DISCARDS else self._slot(zone)
+            return f"P{seat} played position {position}, which is not in its hand"
+        if zone == DISCARDS:
+            if not is_gem(card):
+                return "only a gem is discarded"
+            return self.world.check(mv.discard_move(card))
+        if zone not in _SLOTS:
+            return f"{zone!r} is no place of the row"
+        return self.world.check(mv.play_move(card, _SLOTS[zone]))
+
+    def check_move(self, seat: int, token: str) -> str | None:
+        """Why ``seat``'s public move ``token`` is refused now, or None (pure)."""
+        if self.to_move != seat:
+            return f"it is not P{seat}'s move"
+        try:
+            move = mv.parse_move(token)
+        except ValueError as exc:
+            return str(exc)
+        if mv.decode(move).kind in (mv.KIND_PLAY, mv.KIND_DISCARD):
+            return f"{token}: a card leaves a hand only by a table play of its position"
+        return self.world.check(move)
+
+    def check_word(self, seat: int, token: str) -> str | None:
+        """Why ``seat``'s word ``token`` is refused now, or None (pure)."""
+        if seat not in self.words_due():
+            return f"P{seat} owes no word now"
+        if token not in (ow.YES, ow.NO):
+            return f"{token!r} is no word (Word:yes or Word:no)"
+        return None
+
+    def play(self, seat: int, position: int, zone: str) -> SeatOp:
+        reason = self.check_play(seat, position, zone)
+        if reason is not None:
+            raise IllegalMove(reason)
+        slot = -1 if zone == DISCARDS else _SLOTS[zone]
 
         def make() -> int:  # from the position: the words may relabel its card meanwhile
             label = self._labels[position]
@@ -216,17 +252,11 @@ class TableSeat2004:
         return SeatOp("play", seat=seat, zone=zone)
 
     def move(self, seat: int, token: str) -> None:
-        self._turn_of(seat)
-        try:
-            move = mv.parse_move(token)
-        except ValueError as exc:
-            raise IllegalMove(str(exc)) from None
-        kind = mv.decode(move)
-        if kind.kind in (mv.KIND_PLAY, mv.KIND_DISCARD):
-            raise IllegalMove(f"{token}: a card leaves a hand only by a table play of its position")
-        reason = self.world.check(move)
+        reason = self.check_move(seat, token)
         if reason is not None:
             raise IllegalMove(reason)
+        move = mv.parse_move(token)
+        kind = mv.decode(move)
         if kind.kind == mv.KIND_RITUAL:
             self._ritual = kind.slot
             self._due.append(SeatOp("reveal", zone=slot_zone(kind.slot)))
@@ -251,17 +281,21 @@ class TableSeat2004:
 
     def own_word(self) -> str | None:
         """This seat's word if it owes one (from its own face-down gems)."""
-        if self.seat not in self.words_due():
+        return self.word_of(self.seat)
+
+    def word_of(self, seat: int) -> str | None:
+        """The word ``seat`` owes, as this copy's world says (true for its own face-down gems,
+        and for anyone's once every card is known, as to an auditor)."""
+        if seat not in self.words_due():
             return None
         assert self._trial is not None
-        return ow.YES if ow.holds_match(self._trial, self.seat) else ow.NO
+        return ow.YES if ow.holds_match(self._trial, seat) else ow.NO
 
     def word(self, seat: int, token: str) -> None:
         """``seat``'s signed word; the move waiting for the words goes on once all are in."""
-        if seat not in self.words_due():
-            raise IllegalMove(f"P{seat} owes no word now")
-        if token not in (ow.YES, ow.NO):
-            raise IllegalMove(f"{token!r} is no word (Word:yes or Word:no)")
+        reason = self.check_word(seat, token)
+        if reason is not None:
+            raise IllegalMove(reason)
         self._words[seat] = token == ow.YES
         gems = self._asked_gems[seat]
         self.claims.append(WordClaim(self._word_round, seat, token == ow.YES, gems))
@@ -312,16 +346,6 @@ class TableSeat2004:
     def _where(self, card: int) -> int:
         """The last position that took ``card`` (a returned servant is dealt again later)."""
         return len(self._labels) - 1 - self._labels[::-1].index(card)
-
-    def _turn_of(self, seat: int) -> None:
-        if self.to_move != seat:
-            raise IllegalMove(f"it is not P{seat}'s move")
-
-    def _slot(self, zone: str) -> int:
-        for k in range(ROW_SLOTS):
-            if zone == slot_zone(k):
-                return k
-        raise IllegalMove(f"{zone!r} is no place of the row")
 
     def _apply(self, make: Callable[[], int], then: Callable[[], None] = lambda: None) -> None:
         """Play ``make()`` on the world, then ``then``; first the owners' word, if the move

@@ -1,0 +1,254 @@
+"""``druids audit`` for a game at a mental card table (Druids 2004): the game replayed from its
+record with every card known, through the same checks the table made.
+
+After the chain and the seating (``net/audit.py``), the record is walked step by step as the
+table's round driver (``net/card_table_round.py``) schedules it: the keys, then each deck
+operation a copy of the game gives (shuffle passes, the shares of a deal or a turn, the owners'
+openings of a ritual, the final reveal), each owners' word step and each move of the seat to
+move. Every message must be of its step's type, from its step's seat in order and built on the
+head at its step's start. The deck messages go through the deck's :class:`TableState` (every
+proof of a shuffle, share and opening checked again); the moves and words through
+:func:`~druids_p2p.net.moves.accept_table_move`, the one check the table made, into one
+:class:`~druids_p2p.net.moves.MoveLog`.
+
+Every seat's final ``table_reveal`` holds its secret: the joint secret opens every position the
+moment it is taken, so the replayed copy of the game knows every card (its own world is the
+truth), every owner's word is held against its real face-down gems, and the deck's final audit
+(``deck/table_audit.py``) accounts for every card. The outcome must be what every seat signed in
+the result step. A record without every secret is replayed with the cards the table opened
+publicly, as a live peer checks it, and is at best incomplete.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from druids_p2p.deck import DeckError, DeckFault, MalformedMessage
+from druids_p2p.deck.table_audit import audit_state, joint_secret, position_card
+from druids_p2p.deck.table_messages import KIND_TABLE_REVEAL, TableRevealMsg, parse_table_body
+from druids_p2p.deck.table_ops import advance, senders
+from druids_p2p.deck.table_state import TableState
+from druids_p2p.games.seam import CardTableRuleset
+from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.net.audit_stop import Owing
+from druids_p2p.net.card_table_play import accept_message, table_op
+from druids_p2p.net.card_table_round import GAME_NO
+from druids_p2p.net.codec import deck_envelope
+from druids_p2p.net.game_result import result_problem
+from druids_p2p.net.moves import MoveLog, MoveRefused, play_table_accepted
+from druids_p2p.wire import Message, MsgType
+from druids_p2p.wire.audit import AuditProblem
+
+MAX_STEPS = 1 << 16
+"""A bound on the steps of one game (a whole 4-seat game takes a few hundred)."""
+_OP_TYPES = {
+    "shuffle": MsgType.TABLE_SHUFFLE,
+    "deal": MsgType.TABLE_SHARE,
+    "turn": MsgType.TABLE_SHARE,
+    "play": MsgType.TABLE_PLAY,
+    "reveal": MsgType.TABLE_OPEN,
+    "final": MsgType.TABLE_REVEAL,
+}
+_MOVES = {MsgType.MOVE, MsgType.TABLE_PLAY}
+
+
+class CardTableReplay:
+    """One card table's record after its seating, replayed step by step (:meth:`run`)."""
+
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        walk: ScheduleWalk,
+        rules: CardTableRuleset,
+        players: int,
+    ) -> None:
+        assert walk.seated_at is not None
+        self.messages, self.walk, self.order = messages, walk, walk.order
+        self.i = walk.seated_at
+        """The next message to replay; where the record ends or its stop tail begins, after."""
+        self.deck = TableState(messages[0].table_id, GAME_NO, players, rules.deck_size)
+        # seat 0's copy, told every card: the hidden places' guesses are swapped for the truth
+        self.copy = rules.table_seat(rules.make_options(players), 0, random.Random(0))
+        self.moves = MoveLog()
+        self.owing: Owing | None = None
+        """What the step the record stops in still waits for (None: it stops between steps)."""
+        self.complete = False
+        self._x: int | None = None
+        self._told: set[int] = set()
+
+    def seat(self, key: bytes) -> int | None:
+        return self.order.index(key) if key in self.order else None
+
+    # ------------------------------------------------------------------ the walk
+    def run(self) -> None:
+        """Replay to the end of the game (``complete``) or of the record; raises
+        :class:`AuditProblem` at the first message the table would have refused."""
+        everyone = tuple(range(len(self.order)))
+        if not self._step("card_deck", everyone, {MsgType.TABLE_KEY}, self._deck_message):
+            return
+        self._x = joint_secret(self.deck, self._secrets())
+        for _ in range(MAX_STEPS):
+            self._settle()
+            deck = self.deck
+            if deck.done < len(deck.ops):
+                op = deck.ops[deck.done]
+                owed = senders(deck, deck.done, op)
+                if not owed:  # (the deck completes those at once: a schedule gone wrong)
+                    raise AuditProblem(f"operation {deck.done} ({op.kind}) waits for nobody")
+                who = (owed[deck.progress],) if op.kind == "shuffle" else owed
+                types = {_OP_TYPES[op.kind]}
+                if not self._step("card_deck", who, types, self._deck_message):
+                    return
+                continue
+            if self.copy.words_due():
+                asked = self.copy.words_asked()
+                if not self._step("card_word", asked, {MsgType.MOVE}, self._move):
+                    return
+                continue
+            if self.copy.game_over:
+                break
+            mover = self.copy.to_move
+            if mover is None:
+                raise AuditProblem("the game waits for nobody", self.i)
+            if not self._step("card_move", (mover,), _MOVES, self._move):
+                return
+        else:
+            raise AuditProblem("the game does not end", self.i)
+        try:
+            audit_state(self.deck)
+        except DeckFault as exc:
+            raise self._fault(exc) from None
+        totals, winners = self.copy.totals, self.copy.winners
+        assert winners is not None
+
+        def result(index: int, msg: Message) -> None:
+            problem = result_problem(msg.body, totals, winners)
+            if problem is not None:
+                raise AuditProblem(
+                    f"seat {self.seat(msg.sender)} {problem}", index, self.seat(msg.sender)
+                )
+
+        self.complete = self._step("result", everyone, {MsgType.RESULT}, result)
+
+    def _step(
+        self,
+        name: str,
+        seats: Sequence[int],
+        types: set[MsgType],
+        take: Callable[[int, Message], None],
+    ) -> bool:
+        """One step: its messages in place, then each taken; False where the record ends or
+        its stop tail begins (``owing`` says what the step still waited for)."""
+        start = self.i
+        head = self._head(start)
+        for k, seat in enumerate(seats):
+            i = start + k
+            key = self.order[seat]
+            if i >= len(self.messages) or self._mismatch(i, key, types, head):
+                if i < len(self.messages) and not self.walk.is_tail(i):
+                    raise self.walk.breach(i, name, key, types, head)
+                what = "/".join(sorted(t.label for t in types))
+                self.owing = Owing(what, frozenset(seats[k:]), human=name == "card_move")
+                self.i = i
+                return False
+        self.i = start + len(seats)
+        for k in range(len(seats)):
+            take(start + k, self.messages[start + k])
+        return True
+
+    def _head(self, i: int) -> bytes:
+        return self.walk.head_before(i) if i < len(self.messages) else b""
+
+    def _mismatch(self, i: int, key: bytes, types: set[MsgType], head: bytes) -> bool:
+        msg = self.messages[i]
+        return msg.sender != key or msg.type not in types or msg.head != head
+
+    # ------------------------------------------------------------------ the content
+    def _deck_message(self, index: int, msg: Message) -> None:
+        seat = self.seat(msg.sender)
+        env = deck_envelope(msg, seat if seat is not None else -1)
+        assert env is not None and seat is not None  # the step checked type and sender
+        try:
+            self.deck.add(env.seat, env.kind, env.body, env.raw)
+            advance(self.deck)
+        except DeckFault as exc:
+            raise self._fault(exc) from None
+        except (MalformedMessage, DeckError) as exc:
+            raise AuditProblem(f"card table: {exc}", index, seat) from None
+
+    def _move(self, index: int, msg: Message) -> None:
+        seat = self.seat(msg.sender)
+        assert seat is not None
+        try:
+            accepted = accept_message(self.copy, seat, msg, index=len(self.moves), at=index)
+        except MoveRefused as refused:
+            raise AuditProblem(f"seat {seat}'s move is refused: {refused}", index, seat) from None
+        truth = self.copy.word_of(seat) if self._x is not None else None
+        if truth is not None and accepted.token != truth:  # every card known: the word is checked
+            raise AuditProblem(
+                f"seat {seat}'s word {accepted.token} is false: its face-down gems say {truth}",
+                index,
+                seat,
+            )
+        try:
+            op = play_table_accepted(self.copy, accepted)
+        except RuntimeError as exc:  # the words fit no arrangement of the real face-down gems
+            raise AuditProblem(f"the seats' words are false: {exc}", index, None) from None
+        self.moves.append(accepted)
+        if op is not None:
+            self.deck.push(table_op(op))
+            self._deck_message(index, msg)
+
+    def _settle(self) -> None:
+        """Tell the copy every card it may learn now, and push the operations it gives once the
+        deck has completed every one before (as a seat's copy at the table is asked)."""
+        for _ in range(MAX_STEPS):
+            try:
+                advance(self.deck)
+            except DeckFault as exc:
+                raise self._fault(exc) from None
+            self._learn()
+            if self.deck.done < len(self.deck.ops):
+                return
+            ops = self.copy.ops()
+            if not ops:
+                return
+            for op in ops:
+                self.deck.push(table_op(op))
+
+    def _learn(self) -> None:
+        state, x = self.deck, self._x
+        for p, pos in enumerate(state.positions):
+            if p in self._told:
+                continue
+            card = pos.card if x is None else position_card(state, p, x)
+            if card is None:
+                continue
+            try:
+                self.copy.learn(p, card)
+            except ValueError as exc:
+                raise AuditProblem(f"card table: position {p} holds card {card}: {exc}") from None
+            self._told.add(p)
+
+    def _secrets(self) -> dict[int, bytes]:
+        """Each seat's secret from its final ``table_reveal`` in the record (checked against
+        its key by :func:`joint_secret`; a false one is the deck's to blame at its turn)."""
+        out: dict[int, bytes] = {}
+        for msg in self.messages[self.i :]:
+            seat = self.seat(msg.sender)
+            if msg.type is not MsgType.TABLE_REVEAL or seat is None:
+                continue
+            try:
+                body = parse_table_body(KIND_TABLE_REVEAL, dict(msg.body))
+            except MalformedMessage:
+                continue
+            if isinstance(body, TableRevealMsg):
+                out[seat] = body.secret
+        return out
+
+    def _fault(self, exc: DeckFault) -> AuditProblem:
+        where = None
+        if exc.evidence:
+            where = next((i for i, m in enumerate(self.messages) if m.raw == exc.evidence[0]), None)
+        return AuditProblem(f"card table: {exc.reason}", where, exc.seat)

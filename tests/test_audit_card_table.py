@@ -1,0 +1,279 @@
+"""``druids audit`` of a Druids (2004) card table's record: an honest record audits complete with
+the outcome every seat signed, its moves accepted by the same function as at the table; each
+tampering (a changed move, a card lied about, a false secret, a dropped message, a false result)
+is refused naming the message index and the seat, a record cut short is a valid prefix."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_harness import audit_record, run_cli
+from message_surgery import abort_after, rechain, resign, thaw
+from table_harness import LocalTable
+
+from druids_p2p.net.audit import audit_messages
+from druids_p2p.net.audit_card_table import CardTableReplay
+from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.rulesets import CARD_TABLE_RULESETS
+from druids_p2p.wire import Identity, MsgType, decode
+from druids_p2p.wire.audit import verify_chain
+
+RULES = CARD_TABLE_RULESETS["druids2004"]
+HEADLESS = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004"]
+
+
+def _played(players: int, seed: int, records: Path | None = None) -> LocalTable:
+    table = LocalTable(players=players, seed=seed, ruleset="druids2004", records=records)
+    table.run()
+    assert all(m.finished for m in table.machines)
+    return table
+
+
+@pytest.fixture(scope="module")
+def table() -> LocalTable:
+    return _played(3, 2)
+
+
+def _raws(table: LocalTable) -> list[bytes]:
+    return [m.raw for m in table.machines[0].transcript.messages]
+
+
+def _keys(table: LocalTable) -> dict[bytes, Identity]:
+    return {i.public_key: i for i in table.ids}
+
+
+def _seat(table: LocalTable, key: bytes) -> int:
+    return table.machines[0].order.index(key)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (2, 8), (3, 2), (4, 3)])
+def test_an_honest_record_audits_complete_with_the_signed_outcome(players: int, seed: int) -> None:
+    table = _played(players, seed)
+    report = audit_messages(_raws(table))
+    assert report.verdict == "complete" and report.exit_code == 0, report.problem
+    totals, winners = table.machines[0].outcome()
+    assert report.totals == totals and report.winners == winners
+    assert [p["public_key"] for p in report.players] == [k.hex() for k in table.machines[0].order]
+
+
+def test_the_audit_accepts_every_move_as_the_table_did(table: LocalTable) -> None:
+    """The audit's replay takes each move through ``accept_table_move``, as every seat did:
+    the same records, in the same log order, pointing at the same messages."""
+    transcript = verify_chain(_raws(table))
+    walk = ScheduleWalk(transcript, 1, seating_only=True)
+    walk.run()
+    replay = CardTableReplay(transcript.messages, walk, RULES, 3)
+    replay.run()
+    assert replay.complete
+    assert list(replay.moves) == list(table.machines[0].card_play.moves)
+    assert replay.copy.totals == table.machines[0].outcome()[0]
+
+
+def test_a_record_file_audits_through_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = _played(2, 5, records=tmp_path)
+    path = tmp_path / "p0.druids"
+    code, report = audit_record(str(path))
+    assert code == 0 and report["verdict"] == "complete", report
+    assert report["totals"] == table.machines[0].outcome()[0]
+    code, out, _ = run_cli(["audit", str(path)], capsys)
+    assert code == 0 and "valid and complete" in out and "won by" in out
+
+
+def _tamper(
+    table: LocalTable, pick: Callable[[int, Any], bool], change: Callable[[dict[str, Any]], None]
+) -> tuple[int, list[bytes]]:
+    """The first message ``pick(index, message)`` chooses, its body changed and the record
+    re-chained (every later message re-signed in place), so that only the change is wrong."""
+    raws = _raws(table)
+    index = next(i for i, raw in enumerate(raws) if pick(i, decode(raw)))
+    sender = decode(raws[index]).sender
+    body = thaw(decode(raws[index]).body)
+    change(body)
+    forged = resign(_keys(table)[sender], raws[index], body=body)
+    return index, rechain([*raws[:index], forged, *raws[index + 1 :]], _keys(table), raws)
+
+
+def _refused(raws: list[bytes], index: int, seat: int, words: str) -> None:
+    report = audit_messages(raws)
+    assert report.verdict == "invalid" and report.exit_code == 1, report.to_json()
+    problem = report.problem
+    assert problem is not None
+    assert (problem.message_index, problem.seat) == (index, seat), problem
+    assert words in problem.error, problem.error
+
+
+def test_a_changed_move_is_refused_at_its_message(table: LocalTable) -> None:
+    def draw(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.MOVE and str(msg.body["move"]).startswith("Draw:")
+
+    index, raws = _tamper(table, draw, lambda body: body.update(move="Draw:nothing"))
+    _refused(raws, index, _seat(table, decode(raws[index]).sender), "unknown move token")
+
+
+def test_a_card_put_down_from_another_position_is_refused(table: LocalTable) -> None:
+    def play(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.TABLE_PLAY
+
+    index, raws = _tamper(table, play, lambda body: body.update(pos=0))
+    seat = _seat(table, decode(raws[index]).sender)
+    _refused(raws, index, seat, "not in its hand")
+
+
+def test_a_card_lied_about_at_a_ritual_opening_is_blamed_on_its_owner(table: LocalTable) -> None:
+    def opening(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.TABLE_OPEN
+
+    def lie(body: dict[str, Any]) -> None:
+        first = body["opens"][0]
+        first["card"] = (first["card"] + 1) % RULES.deck_size
+
+    index, raws = _tamper(table, opening, lie)
+    _refused(raws, index, _seat(table, decode(raws[index]).sender), "claimed card")
+
+
+def test_a_false_secret_at_the_final_reveal_is_blamed_on_its_seat(table: LocalTable) -> None:
+    def reveal(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.TABLE_REVEAL
+
+    def lie(body: dict[str, Any]) -> None:
+        body["x"] = (1).to_bytes(32, "little")
+
+    index, raws = _tamper(table, reveal, lie)
+    seat = _seat(table, decode(raws[index]).sender)
+    _refused(raws, index, seat, "secret does not match its table_key")
+
+
+def test_a_false_result_is_refused(table: LocalTable) -> None:
+    def result(_: int, msg: Any) -> bool:
+        return msg.type is MsgType.RESULT
+
+    def lie(body: dict[str, Any]) -> None:
+        body["totals"] = [t + 1 for t in body["totals"]]
+
+    index, raws = _tamper(table, result, lie)
+    _refused(raws, index, _seat(table, decode(raws[index]).sender), "")
+
+
+def test_a_dropped_message_breaks_the_schedule_where_it_was_due(table: LocalTable) -> None:
+    raws = _raws(table)
+    shares = [i for i, raw in enumerate(raws) if decode(raw).type is MsgType.TABLE_SHARE]
+    drop = shares[len(shares) // 2]
+    forged = rechain([*raws[:drop], *raws[drop + 1 :]], _keys(table), raws)
+    report = audit_messages(forged)
+    assert report.verdict == "invalid" and report.exit_code == 1
+    problem = report.problem
+    assert problem is not None and problem.message_index == drop
+    assert problem.seat == _seat(table, decode(forged[drop]).sender)
+
+
+def test_a_record_cut_before_the_game_ends_is_a_valid_prefix(table: LocalTable) -> None:
+    raws = _raws(table)
+    plays = [i for i, raw in enumerate(raws) if decode(raw).type is MsgType.TABLE_PLAY]
+    report = audit_messages(raws[: plays[len(plays) // 2]])
+    assert report.verdict == "incomplete" and report.exit_code == 3, report.to_json()
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+@pytest.mark.parametrize("seats", ["bot:rule,bot:random,bot:random", "bot:random,bot:rule"])
+def test_every_record_of_a_real_druids2004_table_audits_complete(
+    seats: str, tmp_path: Path
+) -> None:
+    """``druids play --headless --game druids2004``: peer processes on loopback; each seat's
+    record audits complete, with the totals and winners the table printed."""
+    out = subprocess.run(
+        [*HEADLESS, "--seats", seats, "--workdir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.strip().splitlines()
+    records = [line.removeprefix("record: ") for line in lines[1:]]
+    assert len(records) == len(seats.split(","))
+    for record in records:
+        code, report = audit_record(record)
+        assert code == 0 and report["verdict"] == "complete", report
+        assert lines[0] == f"game over: totals {report['totals']}, winners {report['winners']}"
+
+
+def test_a_false_word_about_face_down_gems_is_refused_once_every_card_is_known() -> None:
+    """The owners' word (``Word:yes`` / ``Word:no``) decides the "nothing left" end from gems
+    only their owners saw; the table takes it on trust, the audit knows every card and holds
+    each word against its owner's real face-down gems."""
+    for seed in range(100, 110):  # random bots at 4 seats soon ask for the owners' word
+        table = _played(4, seed)
+        raws = _raws(table)
+        words = [
+            i
+            for i, raw in enumerate(raws)
+            if str(decode(raw).body.get("move", "")).startswith("Word:")
+        ]
+        if not words:
+            continue
+        assert audit_messages(raws).verdict == "complete"
+
+        def flip(body: dict[str, Any]) -> None:
+            body["move"] = "Word:no" if body["move"] == "Word:yes" else "Word:yes"
+
+        def first_word(i: int, _: Any, at: int = words[0]) -> bool:
+            return i == at
+
+        index, forged = _tamper(table, first_word, flip)
+        _refused(forged, index, _seat(table, decode(forged[index]).sender), "is false")
+        return
+    raise AssertionError("no game in 10 asked for the owners' word")
+
+
+def test_a_table_stopped_mid_step_is_a_stopped_record_naming_who_owed(table: LocalTable) -> None:
+    """A 2004 record ends in aborts as a 2017 one does (protocol.md §9): the step it stops in
+    says who still owed its message; a seat that aborted instead of sending it withheld it."""
+    raws = _raws(table)
+    by_op: dict[int, list[int]] = {}
+    for i, raw in enumerate(raws):
+        if decode(raw).type is MsgType.TABLE_SHARE:
+            by_op.setdefault(int(decode(raw).body["op"]), []).append(i)
+    deals = [at for at in by_op.values() if len(at) == len(table.ids) - 1]  # all but the dealt
+    due = deals[3][0]
+    owed_by = decode(raws[due]).sender
+    missing = _seat(table, owed_by)
+    sharers = {decode(raws[i]).sender for i in deals[3]}
+    (recorder,) = [i for i in table.ids if i.public_key not in sharers]  # it owes nothing here
+    reason = f"p (seat {missing}) unreachable: gone for 40 s with no message while it owed x"
+    stop = abort_after(recorder, raws[:due], {"reason": reason, "seat": missing})
+    report = audit_messages([*raws[:due], stop])
+    assert report.verdict == "stopped" and report.exit_code == 4, report.to_json()
+    assert report.stop is not None and report.stop.seat == missing
+    assert report.stop.summary.endswith("(the record shows it owing table_share)")
+    left = abort_after(_keys(table)[owed_by], raws[:due], {"reason": "I leave"})
+    withheld = audit_messages([*raws[:due], left])
+    assert withheld.stop is not None and withheld.stop.summary == (
+        f"seat {missing} withheld table_share"
+    )
+
+
+def test_a_table_stopped_on_a_cheat_is_stopped_with_the_evidence_checked(
+    table: LocalTable,
+) -> None:
+    """A live peer appends a step's message, then checks it: a refused move is in the record,
+    followed by the aborts. The audit finds the same fault and reads it as the stop's reason."""
+    raws = _raws(table)
+    at = next(i for i, raw in enumerate(raws) if decode(raw).type is MsgType.TABLE_PLAY)
+    cheat = decode(raws[at])
+    forged = resign(_keys(table)[cheat.sender], raws[at], body=thaw(cheat.body) | {"pos": 0})
+    cheater = _seat(table, cheat.sender)
+    recorder = next(i for i in table.ids if i.public_key != cheat.sender)
+    kept = [*raws[:at], forged]
+    reason = f"p (seat {cheater})'s move is refused: P{cheater} played position 0"
+    stop = abort_after(recorder, kept, {"reason": reason, "seat": cheater})
+    report = audit_messages([*kept, stop])
+    assert report.verdict == "stopped" and report.stop is not None, report.to_json()
+    assert report.stop.seat == cheater and report.stop.checked
+    assert report.stop.message_index == at and "not in its hand" in report.stop.summary

@@ -1,0 +1,134 @@
+"""One accepted-move record at a card table (Druids 2004): every move checked once by
+``accept_table_move`` against a seat's copy, the same frozen record at every seat whether the move
+was its own or received, and a refused move leaving the copy as it was."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import pytest
+from table_harness import LocalTable
+from test_card_table_play import Table
+
+from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004.table_seat import TableSeat2004
+from druids_p2p.net.card_table_play import CardTablePlay
+from druids_p2p.net.moves import (
+    AcceptedMove,
+    MoveRefused,
+    accept_table_move,
+    play_table_accepted,
+    play_token,
+)
+from druids_p2p.wire import MsgType, decode
+
+
+def _records(seat: CardTablePlay) -> list[AcceptedMove]:
+    return list(seat.moves)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 11), (3, 12)])
+def test_every_seat_records_the_same_accepted_moves_own_or_received(
+    players: int, seed: int
+) -> None:
+    table = Table(players, seed)
+    table.run(random.Random(seed))
+    logs = [_records(s) for s in table.seats]
+    moves = [m for m in table.sent if m.type in (MsgType.MOVE, MsgType.TABLE_PLAY)]
+    assert len(logs[0]) == len(moves) > 0
+    for log in logs[1:]:
+        assert log == logs[0], "the mover's own record equals every receiver's"
+    for index, accepted in enumerate(logs[0]):
+        msg = table.sent[accepted.at]
+        assert accepted.index == index and accepted.msg_hash == msg.hash
+        assert accepted.seat == table.seat_of(msg.sender)
+        if msg.type is MsgType.TABLE_PLAY:
+            assert accepted.token == play_token(str(msg.body["zone"]))
+            assert accepted.position == msg.body["pos"] and accepted.move is None
+        else:
+            assert accepted.token == msg.body["move"] and accepted.position is None
+    own = {a.seat for a in logs[0]}
+    assert own == set(range(players)), "every seat's own moves are in every log"
+
+
+def test_table_machines_keep_one_log_whose_records_point_into_the_transcript() -> None:
+    table = LocalTable(players=3, seed=5, ruleset="druids2004")
+    table.run()
+    machines = table.machines
+    assert all(m.finished for m in machines)
+    logs = [list(m.card_play.moves) for m in machines]
+    assert all(log == logs[0] for log in logs) and logs[0]
+    record = machines[0].transcript.messages
+    moves = [i for i, m in enumerate(record) if m.type in (MsgType.MOVE, MsgType.TABLE_PLAY)]
+    assert [a.at for a in logs[0]] == moves, "every move, once, in transcript order"
+    assert all(record[a.at].hash == a.msg_hash for a in logs[0])
+
+
+def _ready(players: int, seed: int) -> tuple[Table, CardTablePlay]:
+    table = Table(players, seed)
+    for seat in table.seats:
+        seat.start()
+    table.place_own()
+    table.settle()
+    (mover,) = [s for s in table.seats if s.my_turn]
+    return table, mover
+
+
+def _state(copy: object) -> bytes:
+    return pickle.dumps(copy)
+
+
+def test_a_refused_move_leaves_the_copy_unchanged() -> None:
+    table, mover = _ready(2, 4)
+    other = next(s for s in table.seats if s is not mover)
+    copy = other.copy
+    assert isinstance(copy, TableSeat2004)
+    before = _state(copy)
+    hand = [
+        p
+        for p in range(len(mover.peer.state.positions))
+        if p in mover.peer.state.zone(f"hand:{mover.seat}")
+    ]
+    elsewhere = next(p for p in range(len(mover.peer.state.positions)) if p not in hand)
+    refusals = [
+        (other.seat, "Stop", None, "moved out of turn"),
+        (mover.seat, "Draw:gem", None, "must first play"),
+        (mover.seat, "Word:yes", None, "unknown move token"),
+        (mover.seat, play_token("slot:1"), elsewhere, "not in its hand"),
+        (mover.seat, play_token("slot:9"), hand[0], "no place of the row"),
+        (mover.seat, "slot:1", hand[0], "not into a zone"),
+    ]
+    for seat, token, position, why in refusals:
+        with pytest.raises(MoveRefused, match=why):
+            accept_table_move(copy, seat, token, index=0, position=position)
+        assert _state(copy) == before, f"{token} changed the copy"
+    legal = accept_table_move(copy, mover.seat, play_token("slot:0"), index=0, position=hand[0])
+    assert _state(copy) == before, "a pure check, even of a legal move"
+    op = play_table_accepted(copy, legal)
+    assert op is not None and op.kind == "play" and op.zone == "slot:0"
+    assert _state(copy) != before
+
+
+def test_a_seats_own_illegal_move_is_refused_before_anything_is_sealed() -> None:
+    table, mover = _ready(2, 4)
+    copy = mover.copy
+    assert isinstance(copy, TableSeat2004)
+    before, sent = _state(copy), len(table.sent)
+    with pytest.raises(ValueError, match="must first play"):
+        mover.play(mv.parse_move("Draw:gem"))
+    assert _state(copy) == before and len(table.sent) == sent and not list(mover.moves)
+    assert decode(table.sent[-1].raw).type is not MsgType.MOVE
+
+
+def test_a_seat_asks_before_it_moves_the_very_check_its_move_gets() -> None:
+    """``refusal`` (what a player asks through the runner) is ``play``'s own check: None for
+    every legal move of the copy, the rules' reason otherwise, and nothing changes."""
+    table, mover = _ready(2, 4)
+    before = _state(mover.copy)
+    legal = mover.copy.legal_moves()
+    assert legal and all(mover.refusal(move) is None for move in legal)
+    assert "must first play" in (mover.refusal(mv.parse_move("Draw:gem")) or "")
+    assert _state(mover.copy) == before
+    other = next(s for s in table.seats if s is not mover)
+    assert other.refusal(legal[0]) == "it is not this seat's turn"
