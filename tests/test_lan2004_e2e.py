@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_harness import audit_record
 from lan_peers import power_cut
 
 from druids_p2p.net.local_table import LocalTable
@@ -50,7 +51,15 @@ def _one_end_everywhere(table: LocalTable, results: list[dict[str, Any]]) -> lis
     assert len(set(records)) == 1, "every seat wrote the same record"
     messages = [decode(raw) for raw in read_record(Path(results[0]["record"])).messages]
     assert [m.type for m in messages[-len(results) :]] == [MsgType.RESULT] * len(results)
+    _audits_complete(results[0]["record"], results[0]["totals"])
     return messages
+
+
+def _audits_complete(record: str, totals: list[int]) -> None:
+    """``druids audit`` replays the record with every card known and reaches the same end."""
+    code, report = audit_record(record)
+    assert code == 0 and report["verdict"] == "complete", report
+    assert report["totals"] == totals, report
 
 
 def test_a_killed_druids2004_peer_restarted_with_resume_plays_on_to_the_same_end(
@@ -97,6 +106,7 @@ def test_play_headless_druids2004_killed_with_all_its_peers_resumes_with_resume(
     assert summary["finished"] and summary["aborted"] is None, summary
     records = [Path(r).read_bytes() for r in summary["records"]]
     assert len(records) == 3 and len(set(records)) == 1
+    _audits_complete(summary["records"][0], summary["totals"])
 
 
 def test_play_headless_druids2004_prints_the_result_and_every_record(tmp_path: Path) -> None:

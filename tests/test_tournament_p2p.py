@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_harness import run_cli
+from cli_harness import audit_record, run_cli
 from tournament_harness import REPO, coin_flip_order, interrupt_after, lines_of, resume_to_the_end
 
 from druids_p2p.tournament.worker import seated
@@ -83,6 +83,11 @@ def test_druids2004_tournament_over_real_peer_processes(
         best = max(line["totals"])
         assert line["winners"] == [s for s, t in enumerate(line["totals"]) if t == best]
         assert line["moves"] == [None, None]
+        game_folder = out / "p2p" / f"game-{line['index']:06d}"
+        (record,) = game_folder.glob("seat0/tables/*/record.druids")
+        code, report = audit_record(str(record))  # the line's totals are the audited game's
+        assert code == 0 and report["verdict"] == "complete", report
+        assert report["totals"] == line["totals"], (report, line)
     run = json.loads((out / "run.json").read_text())["config"]
     assert run["game"] == "druids2004" and run["p2p"] is True
     summary = json.loads((out / "summary.json").read_text())
