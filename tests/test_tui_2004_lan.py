@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from board_keys import press_keys
+from cli_harness import audit_record
 from textual.pilot import Pilot
 
 from druids_p2p.games.druids2004 import moves as mv
@@ -202,3 +203,8 @@ def test_a_whole_2004_game_by_keys_at_a_table_of_bot_peer_processes(
         assert bot is not None and bot["finished"]
         assert bot["totals"] == outcome["result"]["totals"]
         assert bot["winners"] == outcome["result"]["winners"]
+    first = bots[0]
+    assert first is not None
+    code, report = audit_record(str(first["record"]))  # the person's moves audit as any seat's
+    assert code == 0 and report["verdict"] == "complete", report
+    assert report["totals"] == outcome["result"]["totals"]
