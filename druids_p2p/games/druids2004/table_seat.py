@@ -118,7 +118,6 @@ class TableSeat2004:
         self._ritual: int | None = None
         self._turned: int | None = None
         self._returned: tuple[int, ...] = ()
-        self._rng = rng
         self._resume: tuple[Callable[[], int], Callable[[], None]] | None = None
         """The move waiting for the owners' word, and what follows it."""
         self._trial: Game2004 | None = None
@@ -271,7 +270,7 @@ class TableSeat2004:
         self._resume, self._trial = None, None
         trial = clone(self.world)
         trial.play(make())
-        fit = ow.fit_words(trial, self._known, self.seat, self._words, self._rng)
+        fit = ow.fit_words(trial, self._known, self.seat, self._words)
         if fit is None:
             raise NeedsOwnersWord("no arrangement of the hidden gems fits the seats' words")
         self._relabel(lambda c: fit.get(c, c))
