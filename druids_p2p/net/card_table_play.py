@@ -14,6 +14,11 @@ position lies in the mover's hand), a public move (a ritual, a draw, a stop) is 
 the game's token, after which its operations follow (the ritual's reveal, the draw's deal). A
 move that arrives before this seat has completed the operations before it is held until then.
 
+Once every owners' word of a round is in, this seat signs its check of them (:data:`WORDS_FIT`,
+or :data:`WORDS_UNFIT` when they fit no arrangement of the cards hidden from it) and goes
+no further until every seat's check is in (:meth:`CardTablePlay.settle_words`): a seat that
+cannot go on must not be left behind by those that can (protocol.md §11, "The words' check").
+
 No step schedule, receipts or clock here: the table machine's round driver orders and times the
 messages (deadlines, blame by step); this is what each step does with them.
 """
@@ -31,6 +36,10 @@ from druids_p2p.wire import Message, MsgType, decode
 
 MAX_HELD = 64
 """Moves held ahead of this seat's progress, per table (more is flooding)."""
+WORDS_FIT, WORDS_UNFIT = "Words:fit", "Words:unfit"
+"""A seat's signed check of a round of owners' words (the ``move`` of the words' check step)."""
+FINAL = TableOp("final", "", "", None, (), None)
+"""The deck's final reveal, pushed at once when a seat found the words contradicted."""
 
 
 def table_op(op: CardOp) -> TableOp:
@@ -70,6 +79,10 @@ class CardTablePlay:
         """Each time the game asked for the seats' words: (operations pushed then, the seats
         asked), for the table's schedule (this seat's own word may settle a round at once)."""
         self._asking = False
+        self.checking = False
+        """This seat's check of the last words is sent: nothing goes on until every seat's is."""
+        self.revealing = False
+        """A seat found the words contradicted: the game goes no further than the final reveal."""
 
     @property
     def seat(self) -> int:
@@ -97,6 +110,16 @@ class CardTablePlay:
         self._pushed += 1
         return self.peer.push(table_op(op), position) + self._run()
 
+    def settle_words(self, contradicted: bool) -> list[bytes]:
+        """Every seat's check of the last words is in: go on, or (``contradicted``: some seat
+        found them fit nothing) go straight to the final reveal, where the words are judged."""
+        self.checking = False
+        if not contradicted:
+            return self._run()
+        self.revealing = True
+        self._pushed += 1
+        return self.peer.push(FINAL)
+
     def receive(self, raw: bytes) -> list[bytes]:
         """Another seat's message; raises :class:`MoveFault`, or the deck's ``DeckFault`` /
         ``AuditRequired`` / ``MalformedMessage`` as :meth:`TablePeer.receive` does."""
@@ -116,7 +139,7 @@ class CardTablePlay:
         out: list[bytes] = []
         for _ in range(100_000):
             self._learn()
-            if not self._settled():
+            if not self._settled() or self.checking or self.revealing:
                 break
             ops = self.copy.ops()
             if ops:
@@ -132,11 +155,19 @@ class CardTablePlay:
             if word is not None:  # this seat's word about its own face-down cards
                 self.copy.word(self.seat, word)
                 out.append(self._seal_move(word))
+                out += self._check_words()
                 continue
             if not self._held or (self.copy.to_move is None and not self.copy.words_due()):
                 break
             out += self._take_move(self._held.pop(0))
         return out
+
+    def _check_words(self) -> list[bytes]:
+        """Once the last word of a round is in: this seat's signed check of the words."""
+        if self.copy.words_due():
+            return []
+        self.checking = True
+        return [self._seal_move(WORDS_UNFIT if self.copy.words_contradicted else WORDS_FIT)]
 
     def _learn(self) -> None:
         """Tell the copy every card the completed operations opened to this seat."""
@@ -164,7 +195,7 @@ class CardTablePlay:
                 self.copy.word(seat, str(msg.body["move"]))
             except ValueError as exc:
                 raise MoveFault(str(exc), seat, msg.raw) from None
-            return []
+            return self._check_words()
         if seat != self.copy.to_move:
             raise MoveFault(f"seat {seat} moved out of turn", seat, msg.raw)
         try:
