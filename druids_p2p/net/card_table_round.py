@@ -29,6 +29,7 @@ messages alone (a play, a reveal only it owes).
 from __future__ import annotations
 
 import random
+from typing import NoReturn
 
 from druids_p2p.deck import AuditRequired, DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.table_audit import audit_state
@@ -268,7 +269,7 @@ def _audit(t: TableState) -> None:
         )
 
 
-def _blame_the_call(t: TableState, call: Message) -> None:
+def _blame_the_call(t: TableState, call: Message) -> NoReturn:
     """The audit found every word true, so the seat that called them contradicted, whose
     cards the reveal shows, had an arrangement before it (the truth): its call is false."""
     raise TableFault(
