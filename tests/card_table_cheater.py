@@ -16,6 +16,7 @@ from typing import Any
 from message_surgery import resign, thaw
 from table_harness import LocalTable
 
+from druids_p2p.games.druids2004.owners_word import NO, YES
 from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Message, MsgType, decode
@@ -117,3 +118,30 @@ def body_with(msg: Message, **changes: Any) -> dict[str, Any]:
     """The message's body as plain data, with ``changes``."""
     body: dict[str, Any] = thaw(msg.body)
     return body | changes
+
+
+def lie_once(table: LocalTable) -> None:
+    """The cheater's machine, once seated, gives the opposite of its first true word (signed,
+    so its own transcript agrees with everyone's); its machine plays honestly otherwise."""
+    table.run(stop=lambda: table.machines[CHEATER].card_play is not None)
+    copy = table.machines[CHEATER].card_play.copy
+    true_word = copy.own_word
+    lied: list[str] = []
+
+    def own_word() -> str | None:
+        word: str | None = true_word()
+        if word is None or lied:
+            return word
+        lied.append(NO if word == YES else YES)
+        return lied[0]
+
+    copy.own_word = own_word
+
+
+def run_to_fault(table: LocalTable) -> TableFault | None:
+    """Run the table to its end; the fault it stopped on (None: it never did)."""
+    try:
+        table.run()
+    except TableFault as fault:
+        return fault
+    return None

@@ -19,6 +19,7 @@ from table_harness import LocalTable
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.net.card_table_play import WORDS_FIT, WORDS_UNFIT
 from druids_p2p.rulesets import CARD_TABLE_RULESETS
 from druids_p2p.wire import Identity, MsgType, decode
 from druids_p2p.wire.audit import verify_chain
@@ -204,32 +205,56 @@ def test_every_record_of_a_real_druids2004_table_audits_complete(
         assert lines[0] == f"game over: totals {report['totals']}, winners {report['winners']}"
 
 
-def test_a_false_word_about_face_down_gems_is_refused_once_every_card_is_known() -> None:
+@pytest.fixture(scope="module")
+def worded() -> tuple[LocalTable, list[int]]:
+    """A game that asked for the owners' word, and its messages that are words."""
+    for seed in range(100, 110):  # random bots at 4 seats soon ask for the owners' word
+        table = _played(4, seed)
+        moves = [str(decode(raw).body.get("move", "")) for raw in _raws(table)]
+        words = [i for i, move in enumerate(moves) if move.startswith("Word:")]
+        if words:
+            return table, words
+    raise AssertionError("no game in 10 asked for the owners' word")
+
+
+def test_a_false_word_about_face_down_gems_is_refused_once_every_card_is_known(
+    worded: tuple[LocalTable, list[int]],
+) -> None:
     """The owners' word (``Word:yes`` / ``Word:no``) decides the "nothing left" end from gems
     only their owners saw; the table takes it on trust, the audit knows every card and holds
     each word against its owner's real face-down gems."""
-    for seed in range(100, 110):  # random bots at 4 seats soon ask for the owners' word
-        table = _played(4, seed)
-        raws = _raws(table)
-        words = [
-            i
-            for i, raw in enumerate(raws)
-            if str(decode(raw).body.get("move", "")).startswith("Word:")
-        ]
-        if not words:
-            continue
-        assert audit_messages(raws).verdict == "complete"
+    table, words = worded
+    assert audit_messages(_raws(table)).verdict == "complete"
 
-        def flip(body: dict[str, Any]) -> None:
-            body["move"] = "Word:no" if body["move"] == "Word:yes" else "Word:yes"
+    def flip(body: dict[str, Any]) -> None:
+        body["move"] = "Word:no" if body["move"] == "Word:yes" else "Word:yes"
 
-        def first_word(i: int, _: Any, at: int = words[0]) -> bool:
-            return i == at
+    def first_word(i: int, _: Any, at: int = words[0]) -> bool:
+        return i == at
 
-        index, forged = _tamper(table, first_word, flip)
-        _refused(forged, index, _seat(table, decode(forged[index]).sender), "is false")
-        return
-    raise AssertionError("no game in 10 asked for the owners' word")
+    index, forged = _tamper(table, first_word, flip)
+    _refused(forged, index, _seat(table, decode(forged[index]).sender), "is false")
+
+
+def test_every_words_check_is_in_the_record_and_a_false_call_is_blamed_on_its_caller(
+    worded: tuple[LocalTable, list[int]],
+) -> None:
+    """After the words every seat signs its check of them (protocol.md §11, "The words'
+    check"): the audit walks that step; a seat that called true words contradicted is named
+    at its call, and a token that is no check at its message."""
+    table, _ = worded
+    raws = _raws(table)
+    checks = [i for i, raw in enumerate(raws) if decode(raw).body.get("move") == WORDS_FIT]
+    assert len(checks) % 4 == 0 and checks, "every seat checks every round of words"
+
+    def first_check(i: int, _: Any, at: int = checks[0]) -> bool:
+        return i == at
+
+    seat = _seat(table, decode(raws[checks[0]]).sender)
+    index, forged = _tamper(table, first_check, lambda body: body.update(move=WORDS_UNFIT))
+    _refused(forged, index, seat, "called the owners' words contradicted")
+    index, forged = _tamper(table, first_check, lambda body: body.update(move="Stop"))
+    _refused(forged, index, seat, "when the words' check was due")
 
 
 def test_a_table_stopped_mid_step_is_a_stopped_record_naming_who_owed(table: LocalTable) -> None:

@@ -21,6 +21,7 @@ from card_table_cheater import (
     cheater_seat,
     every_honest_machine_blames,
     forge,
+    lie_once,
 )
 from table_harness import LocalTable
 
@@ -150,24 +151,6 @@ def test_a_card_of_the_other_back_claimed_at_a_ritual_is_blamed_on_its_owner(cla
     _cheat_in_some_game(3, MsgType.TABLE_OPEN, make, "claimed card")
 
 
-def _liar(table: LocalTable) -> None:
-    """The cheater's machine, once seated, gives the opposite of its first true word (signed,
-    so its own transcript agrees with everyone's); its machine plays honestly otherwise."""
-    table.run(stop=lambda: table.machines[CHEATER].card_play is not None)
-    copy = table.machines[CHEATER].card_play.copy
-    true_word = copy.own_word
-    lied: list[str] = []
-
-    def own_word() -> str | None:
-        word: str | None = true_word()
-        if word is None or lied:
-            return word
-        lied.append(NO if word == YES else YES)
-        return lied[0]
-
-    copy.own_word = own_word
-
-
 def test_a_false_owners_word_is_blamed_on_its_seat_at_the_final_audit() -> None:
     """Nothing can tell the lie before the final reveal shows every card; then every honest
     seat names the liar, its signed word the evidence. The test keeps a game where another
@@ -176,7 +159,7 @@ def test_a_false_owners_word_is_blamed_on_its_seat_at_the_final_audit() -> None:
     is no the lie changes the course, and the liar's machine, not the table, goes astray)."""
     for seed in SEEDS:
         table = LocalTable(players=2, seed=seed, ruleset="druids2004")
-        _liar(table)
+        lie_once(table)
         try:
             table.run()
         except TableFault as caught:

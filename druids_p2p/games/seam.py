@@ -314,6 +314,12 @@ class CardTableSeat(GameProgress, Protocol):
         """``seat``'s word; ValueError if it owes none or the token is none."""
         ...
 
+    @property
+    def words_contradicted(self) -> bool:
+        """The words, all in, fit nothing this seat can see hidden: one is false (provably from
+        its own cards), and the copy goes on no further."""
+        ...
+
     def false_words(self, cards: Mapping[int, int]) -> list[tuple[int, int]]:
         """(word round, seat) of each word so far that ``cards`` (every position's card, as the
         final reveal shows them) contradicts: a lie the table blames on its signer."""

@@ -32,7 +32,13 @@ from druids_p2p.deck.table_state import TableState
 from druids_p2p.games.seam import CardTableRuleset
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.audit_stop import Owing
-from druids_p2p.net.card_table_play import accept_message, table_op
+from druids_p2p.net.card_table_play import (
+    FINAL,
+    WORDS_FIT,
+    WORDS_UNFIT,
+    accept_message,
+    table_op,
+)
 from druids_p2p.net.card_table_round import GAME_NO
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.game_result import result_problem
@@ -76,6 +82,8 @@ class CardTableReplay:
         self.complete = False
         self._x: int | None = None
         self._told: set[int] = set()
+        self._revealing = False
+        """A seat called the words contradicted: the deck goes straight to the final reveal."""
 
     def seat(self, key: bytes) -> int | None:
         return self.order.index(key) if key in self.order else None
@@ -104,6 +112,8 @@ class CardTableReplay:
             if self.copy.words_due():
                 asked = self.copy.words_asked()
                 if not self._step("card_word", asked, {MsgType.MOVE}, self._move):
+                    return
+                if not self._step("card_check", everyone, {MsgType.MOVE}, self._check):
                     return
                 continue
             if self.copy.game_over:
@@ -200,6 +210,29 @@ class CardTableReplay:
             self.deck.push(table_op(op))
             self._deck_message(index, msg)
 
+    def _check(self, index: int, msg: Message) -> None:
+        """A seat's check of the words just given (protocol.md §11, "The words' check"): with
+        every card known the words were each found true at their messages, so a call that they
+        fit nothing is false; without, the table went straight to the final reveal."""
+        seat = self.seat(msg.sender)
+        token = msg.body.get("move")
+        if token not in (WORDS_FIT, WORDS_UNFIT):
+            raise AuditProblem(
+                f"seat {seat} sent {token!r} when the words' check was due", index, seat
+            )
+        if token == WORDS_FIT:
+            return
+        if self._x is not None:
+            raise AuditProblem(
+                f"seat {seat} called the owners' words contradicted, but every word is true "
+                "(the final reveal shows every card)",
+                index,
+                seat,
+            )
+        if not self._revealing:  # the first call: nothing but the final reveal follows
+            self._revealing = True
+            self.deck.push(FINAL)
+
     def _settle(self) -> None:
         """Tell the copy every card it may learn now, and push the operations it gives once the
         deck has completed every one before (as a seat's copy at the table is asked)."""
@@ -211,7 +244,7 @@ class CardTableReplay:
             self._learn()
             if self.deck.done < len(self.deck.ops):
                 return
-            ops = self.copy.ops()
+            ops = [] if self._revealing else self.copy.ops()
             if not ops:
                 return
             for op in ops:

@@ -14,6 +14,11 @@ position lies in the mover's hand), a public move (a ritual, a draw, a stop) is 
 the game's token, after which its operations follow (the ritual's reveal, the draw's deal). A
 move that arrives before this seat has completed the operations before it is held until then.
 
+Once every owners' word of a round is in, this seat signs its check of them (:data:`WORDS_FIT`,
+or :data:`WORDS_UNFIT` when they fit no arrangement of the cards hidden from it) and goes
+no further until every seat's check is in (:meth:`CardTablePlay.settle_words`): a seat that
+cannot go on must not be left behind by those that can (protocol.md §11, "The words' check").
+
 No step schedule, receipts or clock here: the table machine's round driver orders and times the
 messages (deadlines, blame by step); this is what each step does with them.
 """
@@ -41,6 +46,10 @@ from druids_p2p.wire import Message, MsgType, decode
 
 MAX_HELD = 64
 """Moves held ahead of this seat's progress, per table (more is flooding)."""
+WORDS_FIT, WORDS_UNFIT = "Words:fit", "Words:unfit"
+"""A seat's signed check of a round of owners' words (the ``move`` of the words' check step)."""
+FINAL = TableOp("final", "", "", None, (), None)
+"""The deck's final reveal, pushed at once when a seat found the words contradicted."""
 
 
 def table_op(op: CardOp) -> TableOp:
@@ -109,6 +118,10 @@ class CardTablePlay:
         """Each time the game asked for the seats' words: (operations pushed then, the seats
         asked), for the table's schedule (this seat's own word may settle a round at once)."""
         self._asking = False
+        self.checking = False
+        """This seat's check of the last words is sent: nothing goes on until every seat's is."""
+        self.revealing = False
+        """A seat found the words contradicted: the game goes no further than the final reveal."""
 
     @property
     def seat(self) -> int:
@@ -173,6 +186,16 @@ class CardTablePlay:
         else:
             self.moves.append(dataclasses.replace(own, index=len(self.moves), at=at))
 
+    def settle_words(self, contradicted: bool) -> list[bytes]:
+        """Every seat's check of the last words is in: go on, or (``contradicted``: some seat
+        found them fit nothing) go straight to the final reveal, where the words are judged."""
+        self.checking = False
+        if not contradicted:
+            return self._run()
+        self.revealing = True
+        self._pushed += 1
+        return self.peer.push(FINAL)
+
     def receive(self, raw: bytes) -> list[bytes]:
         """Another seat's message; raises :class:`MoveFault`, or the deck's ``DeckFault`` /
         ``AuditRequired`` / ``MalformedMessage`` as :meth:`TablePeer.receive` does."""
@@ -192,7 +215,7 @@ class CardTablePlay:
         out: list[bytes] = []
         for _ in range(100_000):
             self._learn()
-            if not self._settled():
+            if not self._settled() or self.checking or self.revealing:
                 break
             ops = self.copy.ops()
             if ops:
@@ -211,11 +234,19 @@ class CardTablePlay:
                 raw = self._seal_move(word)
                 self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
                 out.append(raw)
+                out += self._check_words()
                 continue
             if not self._held or (self.copy.to_move is None and not self.copy.words_due()):
                 break
             out += self._take_move(self._held.pop(0))
         return out
+
+    def _check_words(self) -> list[bytes]:
+        """Once the last word of a round is in: this seat's signed check of the words."""
+        if self.copy.words_due():
+            return []
+        self.checking = True
+        return [self._seal_move(WORDS_UNFIT if self.copy.words_contradicted else WORDS_FIT)]
 
     def _learn(self) -> None:
         """Tell the copy every card the completed operations opened to this seat."""
@@ -236,6 +267,7 @@ class CardTablePlay:
         seat = self._seat_of(msg.sender)
         if seat is None:
             raise MalformedMessage("a move from a key with no seat at this table")
+        a_word = bool(self.copy.words_due())
         try:
             at = self._at.pop(msg.raw, -1)
             accepted = accept_message(self.copy, seat, msg, index=len(self.moves), at=at)
@@ -243,6 +275,8 @@ class CardTablePlay:
         except ValueError as exc:  # MoveRefused, or the copy's IllegalMove
             raise MoveFault(str(exc), seat, msg.raw) from None
         self.moves.append(accepted)
+        if a_word:  # the round's last word is this seat's cue to sign its check of them
+            return self._check_words()
         if op is None:
             return []
         self._pushed += 1

@@ -12,8 +12,12 @@ steps follows the deck's operations as data:
             card there (none: no step); return: no step; final: ``table_reveal`` from every seat
   a move    ``move`` (a ritual, a draw, a stop) or ``table_play`` (a card put down) from the
             seat to move
+  words     the owners' word (``move`` ``Word:yes``/``Word:no``) from each seat asked, then
+            the words' check (``move`` ``Words:fit``/``Words:unfit``) from every seat;
+            a check that says contradicted sends every seat to the final reveal at once
   the end   the deck's final audit with every secret known (and every owners' word judged
-            against the cards it spoke for), then the ``result`` step
+            against the cards it spoke for), then the ``result`` step (after a contradicted
+            check there is none: a false word is blamed, else the seat that called it)
 
 Every step is a step of the machine (``net/table.py``): its messages carry its head, are
 appended in seat order, and are owed by the seats it names, so the deadlines and blame of the
@@ -25,12 +29,18 @@ messages alone (a play, a reveal only it owes).
 from __future__ import annotations
 
 import random
+from typing import NoReturn
 
 from druids_p2p.deck import AuditRequired, DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.table_audit import audit_state
 from druids_p2p.deck.table_ops import senders
 from druids_p2p.deck.table_peer import TablePeer
-from druids_p2p.net.card_table_play import CardTablePlay, MoveFault
+from druids_p2p.net.card_table_play import (
+    WORDS_FIT,
+    WORDS_UNFIT,
+    CardTablePlay,
+    MoveFault,
+)
 from druids_p2p.net.codec import WireCodec
 from druids_p2p.net.game_result import start_result
 from druids_p2p.net.moves import TABLE_ROUND
@@ -111,6 +121,10 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
     assert step is not None
     t.steps.close()  # what this seat seals now builds on the head after the batch
     op, pass_no = t.card_cursor
+    if step.name == "card_check":
+        _on_check(t, batch)
+        _next_step(t)
+        return
     first = len(t.transcript) - len(batch)  # the batch is appended: its moves' places
     for i, msg in enumerate(batch):
         if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
@@ -119,6 +133,7 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
             _guard(t, msg, lambda m=msg: play.receive(m.raw))
     if step.name == "card_word":
         t.card_words.append({t.order.index(m.sender): m.raw for m in batch})
+        t.card_check_due = True
     if step.name in ("card_move", "card_word"):
         for msg in batch:
             seat = t.seat_of(msg.sender)
@@ -136,6 +151,29 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
     _next_step(t)
 
 
+def _on_check(t: TableState, batch: list[Message]) -> None:
+    """Every seat's check of the last words: a token that is neither is its sender's fault;
+    one ``Words:unfit`` (the first, in play order, is kept as the call) sends every seat
+    to the final reveal, where the audit judges the words."""
+    assert t.card_play is not None
+    for msg in batch:
+        token = msg.body["move"]
+        if token not in (WORDS_FIT, WORDS_UNFIT):
+            raise TableFault(
+                f"{t._who(msg.sender)} sent {token!r} when the words' check was due",
+                t.seat_of(msg.sender),
+                (msg.raw,),
+            )
+        seat = t.seat_of(msg.sender)
+        t._event("move", f"{t._who(msg.sender)} {token}", {"seat": seat, "move": token})
+    calls = [m for m in batch if m.body["move"] == WORDS_UNFIT]
+    if calls:
+        t.card_contradiction = calls[0]
+        why = f"{t._who(calls[0].sender)} finds the owners' words fit no arrangement"
+        t._event("audit", f"{why}: every card is revealed", {"why": why})
+    _guard(t, None, lambda: t.card_play.settle_words(bool(calls)))
+
+
 def _next_step(t: TableState) -> None:
     """Begin the step the cursor has reached (skipping operations nobody sends for)."""
     play = t.card_play
@@ -144,6 +182,10 @@ def _next_step(t: TableState) -> None:
     op, pass_no = t.card_cursor
     if op == KEYS:
         t._next("card_deck", t.order, MsgType.TABLE_KEY)
+        return
+    if t.card_check_due:  # right after the words: every seat's check of them
+        t.card_check_due = False
+        t._next("card_check", t.order, MsgType.MOVE)
         return
     while True:
         if play.word_rounds and play.word_rounds[0][0] <= op:
@@ -163,8 +205,12 @@ def _next_step(t: TableState) -> None:
         op, pass_no = op + 1, 0
     t.card_cursor = (op, 0)
     copy = play.copy
+    if t.card_contradiction is not None:
+        _audit(t)
+        _blame_the_call(t, t.card_contradiction)
     if copy.game_over:
         _audit(t)
+        t._event("round_ended", "the game is over and audited", {"round": 0})
         start_result(t)
         return
     mover = copy.to_move
@@ -226,7 +272,17 @@ def _audit(t: TableState) -> None:
             seat,
             (raw,),
         )
-    t._event("round_ended", "the game is over and audited", {"round": 0})
+
+
+def _blame_the_call(t: TableState, call: Message) -> NoReturn:
+    """The audit found every word true, so the seat that called them contradicted, whose
+    cards the reveal shows, had an arrangement before it (the truth): its call is false."""
+    raise TableFault(
+        f"audit: {t._who(call.sender)} called the owners' words contradicted, but every word "
+        "is true (the final reveal shows every card)",
+        t.seat_of(call.sender),
+        (call.raw,),
+    )
 
 
 def _guard(t: TableState, msg: Message | None, call: object) -> None:

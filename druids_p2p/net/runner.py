@@ -224,7 +224,7 @@ class TableRunner(LivenessChecks, TableEnding):
             ready = machine.phase != "play" or (
                 step is not self.move_step
                 and step is not None
-                and step.name in ("card_move", "card_word")
+                and step.name in ("card_move", "card_word", "card_check")
                 and not machine.own_pending_in_step()
             )
             if self.move_sent_at is not None and ready:

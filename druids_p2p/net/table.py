@@ -65,6 +65,7 @@ _HANDLERS: dict[str, Callable[[TableState, list[Message]], None]] = {
     "card_deck": on_card_step,  # a game at a mental card table: net/card_table_round.py
     "card_move": on_card_step,
     "card_word": on_card_step,
+    "card_check": on_card_step,
 }
 """Each step's handler, run once the step is complete (its state is :class:`TableState`'s)."""
 

@@ -84,6 +84,10 @@ class TableState:
         """(operation, pass) the transcript has reached at a card table."""
         self.card_words: list[dict[int, bytes]] = []
         """Each owners'-word step's signed words by play seat, for the final reveal to judge."""
+        self.card_check_due = False
+        """The words' check step comes next (every owners'-word step is followed by one)."""
+        self.card_contradiction: Message | None = None
+        """The first signed ``Words:unfit``: the table reveals all and judges the words."""
         if self.options.players != len(self.list_keys):
             raise ValueError("the seat message seats a different number of players")
         self.secret = secret

@@ -18,9 +18,10 @@ each face-down play (zone ``slot:K``) or discard (zone ``discards``); each ritua
 
 The one verdict that hidden cards decide, the "nothing left" end, waits for the owners' word
 (:mod:`.owners_word`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
-the hidden gems fits raises :class:`NeedsOwnersWord`. Each word is kept with the positions it
-speaks for (:class:`WordClaim`), so that once the final reveal shows every card
-:meth:`false_words` names every seat whose word the truth contradicts.
+the hidden gems fits stops the copy (:attr:`words_contradicted`: one word is false, provably from
+this seat's cards). Each word is kept with the positions it speaks for (:class:`WordClaim`), so
+that once the final reveal shows every card :meth:`false_words` names every seat whose word the
+truth contradicts.
 """
 
 from __future__ import annotations
@@ -102,10 +103,6 @@ class WordClaim:
         return any(gem_kind(cards[p]) == kind for p, kind in self.gems) == self.said
 
 
-class NeedsOwnersWord(RuntimeError):
-    """The seats' words fit no arrangement of the gems hidden from this seat: one is false."""
-
-
 class TableSeat2004:
     """``seat``'s copy of a game whose first turn is seat 0's (the table's seat order is already
     a fair draw, so the start needs no chance of its own)."""
@@ -122,7 +119,6 @@ class TableSeat2004:
         self._ritual: int | None = None
         self._turned: int | None = None
         self._returned: tuple[int, ...] = ()
-        self._rng = rng
         self._resume: tuple[Callable[[], int], Callable[[], None]] | None = None
         """The move waiting for the owners' word, and what follows it."""
         self._trial: Game2004 | None = None
@@ -135,11 +131,15 @@ class TableSeat2004:
         self._gone: set[int] = set()
         """Positions returned into a deck: their card is dealt again under a new position."""
         self._final = False
+        self.words_contradicted = False
+        """The last words fit no arrangement of the gems hidden from this seat: one is false,
+        and the copy goes on no further (the table reveals everything and judges the words)."""
 
     # ------------------------------------------------------------------ the seam
     @property
     def to_move(self) -> int | None:
         busy = self._due or self._ritual is not None or self._resume is not None
+        busy = busy or self.words_contradicted
         return None if busy else self.world.to_move
 
     @property
@@ -292,7 +292,8 @@ class TableSeat2004:
         return ow.YES if ow.holds_match(self._trial, seat) else ow.NO
 
     def word(self, seat: int, token: str) -> None:
-        """``seat``'s signed word; the move waiting for the words goes on once all are in."""
+        """``seat``'s signed word; the move waiting for the words goes on once all are in, or,
+        if they fit no arrangement of the gems hidden from this seat, the copy stops there."""
         reason = self.check_word(seat, token)
         if reason is not None:
             raise IllegalMove(reason)
@@ -305,9 +306,10 @@ class TableSeat2004:
         self._resume, self._trial = None, None
         trial = clone(self.world)
         trial.play(make())
-        fit = ow.fit_words(trial, self._known, self.seat, self._words, self._rng)
+        fit = ow.fit_words(trial, self._known, self.seat, self._words)
         if fit is None:
-            raise NeedsOwnersWord("no arrangement of the hidden gems fits the seats' words")
+            self.words_contradicted = True
+            return
         self._relabel(lambda c: fit.get(c, c))
         self.world.play(make())
         then()
