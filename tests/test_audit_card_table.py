@@ -236,6 +236,19 @@ def test_a_false_word_about_face_down_gems_is_refused_once_every_card_is_known(
     _refused(forged, index, _seat(table, decode(forged[index]).sender), "is false")
 
 
+def test_a_record_cut_after_the_words_without_the_secrets_is_incomplete_never_invalid(
+    worded: tuple[LocalTable, list[int]],
+) -> None:
+    """Without the final reveal's secrets the replay cannot know the gems the words speak of
+    (a guess could accuse an honest seat): it replays up to the words and reads the record as
+    a valid prefix."""
+    table, words = worded
+    raws = _raws(table)
+    for cut in (words[0] + 1, words[-1] + 8, len(raws) - 12):
+        report = audit_messages(raws[:cut])
+        assert report.verdict == "incomplete" and report.exit_code == 3, report.to_json()
+
+
 def test_every_words_check_is_in_the_record_and_a_false_call_is_blamed_on_its_caller(
     worded: tuple[LocalTable, list[int]],
 ) -> None:

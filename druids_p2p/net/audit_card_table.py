@@ -16,7 +16,9 @@ moment it is taken, so the replayed copy of the game knows every card (its own w
 truth), every owner's word is held against its real face-down gems, and the deck's final audit
 (``deck/table_audit.py``) accounts for every card. The outcome must be what every seat signed in
 the result step. A record without every secret is replayed with the cards the table opened
-publicly, as a live peer checks it, and is at best incomplete.
+publicly up to its first owners' word step, and is at best incomplete: the words steer the
+game's course by gems the record does not show (the table's copies fit them to cards each seat
+saw; a copy without them would guess and could accuse an honest seat).
 """
 
 from __future__ import annotations
@@ -83,6 +85,9 @@ class CardTableReplay:
         self._x: int | None = None
         self._told: set[int] = set()
         self._revealing = False
+        self.blind_at: int | None = None
+        """Where the replay stopped for want of the secrets (an owners' word step): the messages
+        from there on are signed and chained, but their content is not replayed."""
         """A seat called the words contradicted: the deck goes straight to the final reveal."""
 
     def seat(self, key: bytes) -> int | None:
@@ -110,6 +115,9 @@ class CardTableReplay:
                     return
                 continue
             if self.copy.words_due():
+                if self._x is None:  # the words decide the game's course from unseen gems
+                    self.blind_at = self.i
+                    return
                 asked = self.copy.words_asked()
                 if not self._step("card_word", asked, {MsgType.MOVE}, self._move):
                     return
