@@ -106,13 +106,14 @@ class TableRunner(LivenessChecks, TableEnding):
             return
         play = self.machine.card_play
         ops_before = 0 if play is None else len(play.peer.state.ops)
+        sent_in = self.machine.step  # a move that completes its step at once (ours alone)
         try:
             raws = self.machine.play(move)
         except IllegalMove as exc:
             self.player.refused(move, str(exc))
             return
         self.move_sent_at = time.perf_counter()
-        self.move_step = self.machine.step
+        self.move_step = sent_in  # leaves the table at the next one before play() returns
         self.move_ops_from = ops_before
         self.broadcast(raws)
         self.last_progress = self.clock()
