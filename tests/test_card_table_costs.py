@@ -46,6 +46,18 @@ def test_a_draw_costs_one_round_of_messages(players: int, seed: int) -> None:
         assert len({m.body["pos"] for m in following}) == 1, "every share opens one position"
 
 
+def test_the_shares_that_arrive_before_the_last_of_their_step_are_checked_as_they_arrive() -> None:
+    """At every seat some shares had their proof checked while the table still held them
+    for the rest of their step (``TablePeer.precheck``), and each of those is in the record."""
+    table = LocalTable(players=4, seed=5, ruleset="druids2004")
+    table.run()
+    for machine in table.machines:
+        assert machine.card_play is not None
+        proven = machine.card_play.peer.state.proven
+        shares = {m.raw for m in machine.transcript.messages if m.type is MsgType.TABLE_SHARE}
+        assert proven and proven <= shares
+
+
 def test_the_joint_key_is_the_sum_of_the_seat_keys_and_computed_once() -> None:
     table = LocalTable(players=3, seed=7, ruleset="druids2004")
     table.run()

@@ -76,7 +76,6 @@ def bench_table_command(
     if card_table:  # no deal per round; each class of move apart (net/move_kinds.py)
         del result["deal_ms"], result["deal_cpu_ms"]
         result.update(_by_kind(summary["move_latency_by_kind"], MOVE_KINDS))
-        result["draws_measured"] = result["draw_measured"]
     if as_json:
         print(json.dumps(result))
         return

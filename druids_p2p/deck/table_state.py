@@ -148,6 +148,9 @@ class TableState:
         """The last operation whose start (deck creation, position taken) has run."""
         self.checked: set[tuple[int, int]] = set()
         """(op, seat) slots whose message has passed every check."""
+        self.proven: set[bytes] = set()
+        """Raws of shares whose proof held when checked ahead of their step's end
+        (``table_ops.precheck_share``): not checked a second time when the step is complete."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
         self._joint: tuple[tuple[bytes, ...], bytes] | None = None
         """The joint key and the seat keys it is the sum of (asked for on every message)."""
