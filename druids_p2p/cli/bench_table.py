@@ -92,7 +92,8 @@ def bench_table_command(
     print(
         f"{game}, {players} peers, {what}: game {result['game_s']:.2f} s "
         f"(wall {result['wall_s']:.2f} s with start-up), {deal}, "
-        f"every move p50 {result['move_latency_ms_p50']:.2f} ms, "
+        f"{'every move' if card_table else 'move latency'} "
+        f"p50 {result['move_latency_ms_p50']:.2f} ms, "
         f"p99 {result['move_latency_ms_p99']:.2f} ms; {result['peer_cpu_s']:.2f} CPU-s a peer "
         "process (start-up included)"
     )
