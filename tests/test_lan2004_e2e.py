@@ -15,6 +15,7 @@ from cli_harness import audit_record
 from lan_peers import power_cut
 
 from druids_p2p.net.local_table import LocalTable
+from druids_p2p.net.move_kinds import MOVE_KINDS
 from druids_p2p.wire import Message, MsgType, decode
 from druids_p2p.wire.record import read_record
 
@@ -38,6 +39,24 @@ def test_three_peer_processes_play_a_whole_druids2004_game(tmp_path: Path) -> No
     kinds = {m.type for m in messages}
     assert {MsgType.TABLE_KEY, MsgType.TABLE_SHUFFLE, MsgType.TABLE_SHARE} <= kinds
     assert {MsgType.TABLE_PLAY, MsgType.TABLE_OPEN, MsgType.TABLE_REVEAL, MsgType.MOVE} <= kinds
+    _every_move_timed_once(table.summary(results), messages)
+
+
+def _every_move_timed_once(summary: dict[str, Any], messages: list[Message]) -> None:
+    """Each move a player made (the owners' words are the deck's, not a player's) has one
+    latency, in one class; a face-down play after which the same seat moves again too (it
+    leaves the table ready for that move before it returns)."""
+    made = [
+        m
+        for m in messages
+        if m.type is MsgType.TABLE_PLAY
+        or (m.type is MsgType.MOVE and not str(m.body["move"]).startswith("Word:"))
+    ]
+    by_kind = summary["move_latency_by_kind"]
+    assert len(summary["move_latency_ms"]) == len(made)
+    assert sum(len(v) for v in by_kind.values()) == len(made)
+    assert set(by_kind) <= set(MOVE_KINDS) and by_kind["draw"] and by_kind["play"]
+    assert by_kind["end"], "the last move, whose latency holds the final reveal and audit"
 
 
 def _one_end_everywhere(table: LocalTable, results: list[dict[str, Any]]) -> list[Message]:
@@ -157,6 +176,9 @@ def test_bench_table_druids2004_reports_game_time_and_draw_and_move_latency() ->
     assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads(out.stdout)
     assert (report["game"], report["players"]) == ("druids2004", 2)
-    assert report["game_s"] > 0 and report["moves_measured"] > report["draws_measured"] > 0
+    assert report["game_s"] > 0 and report["moves_measured"] > report["draw_measured"] > 0
     assert 0 < report["draw_latency_ms_p50"] <= report["draw_latency_ms_p99"]
     assert 0 < report["move_latency_ms_p50"] <= report["move_latency_ms_p99"]
+    measured = [report[f"{kind}_measured"] for kind in MOVE_KINDS]
+    assert sum(measured) == report["moves_measured"], "every move in exactly one class"
+    assert report["end_measured"] >= 1, "the last move's latency holds the final audit"

@@ -236,6 +236,27 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
     return True
 
 
+def precheck_share(state: TableState, seat: int, msg: TableShareMsg, raw: bytes) -> None:
+    """Check ``seat``'s share for the deal or turn in progress while the others' are still
+    on their way, so the last one to arrive is the only one left to check: a draw waits for
+    one proof, not one per seat. Stores nothing but the fact that the proof held
+    (``state.proven``); anything else about the message (its slot, its step, a bad proof) is
+    judged as before, when it is stored."""
+    index = state.done
+    op = state.current
+    if op is None or op.kind not in (DEAL, TURN) or msg.op != index or state.begun != index:
+        return
+    if raw in state.own or raw in state.proven or seat not in senders(state, index, op):
+        return
+    p = state.at_op[index]
+    key = state.keys.get(seat)
+    if msg.position != p or key is None:
+        return
+    params = state.context(b"share", op.deck, index)
+    if verify_open(params, seat, p, key.msg.key, state.positions[p].a, msg.share, (msg.e, msg.s)):
+        state.proven.add(raw)
+
+
 def _unchecked(
     state: TableState, index: int, seats: tuple[int, ...]
 ) -> tuple[bool, list[tuple[int, Sent[TableMessage]]]]:
@@ -260,9 +281,9 @@ def _check_dleq(
     """The sender's share of position ``p`` is x·A with the x of its key (8.2)."""
     key = state.keys[sent.seat]
     a = state.positions[p].a
-    if sent.raw not in state.own and not verify_open(
-        params, sent.seat, p, key.msg.key, a, share, proof
-    ):
+    if sent.raw in state.own or sent.raw in state.proven:
+        return
+    if not verify_open(params, sent.seat, p, key.msg.key, a, share, proof):
         raise DeckFault(
             sent.seat,
             f"{sent.msg.KIND}: invalid decryption share proof for position {p}",

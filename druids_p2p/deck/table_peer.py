@@ -22,10 +22,11 @@ from druids_p2p.deck.elgamal import Deck, decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
 from druids_p2p.deck.proofs import prove_key, prove_open
 from druids_p2p.deck.shuffle import shuffle_step
-from druids_p2p.deck.signing import Codec
+from druids_p2p.deck.signing import Codec, Envelope
 from druids_p2p.deck.table_messages import (
     DEAL,
     FINAL,
+    KIND_TABLE_SHARE,
     PLAY,
     REVEAL,
     SHUFFLE,
@@ -40,8 +41,9 @@ from druids_p2p.deck.table_messages import (
     TableShareMsg,
     TableShuffleMsg,
     hand_zone,
+    parse_table_body,
 )
-from druids_p2p.deck.table_ops import advance, due
+from druids_p2p.deck.table_ops import advance, due, precheck_share
 from druids_p2p.deck.table_state import TableState
 
 Entropy = Callable[[int], bytes]
@@ -115,6 +117,21 @@ class TablePeer:
             raise MalformedMessage("a message signed for this seat that it did not send")
         self.state.add(env.seat, env.kind, env.body, env.raw)
         return self._act() if self._started else []
+
+    def precheck(self, env: Envelope) -> None:
+        """Another seat's message that the table holds until the rest of its step is in: a
+        share for the deal or turn in progress has its proof checked now
+        (:func:`~druids_p2p.deck.table_ops.precheck_share`), so that once the last share
+        arrives only that one is left to check. Nothing is stored and nothing is judged: the
+        message is received, and blamed if need be, as any other (:meth:`receive`)."""
+        if env.seat == self.seat or env.kind != KIND_TABLE_SHARE:
+            return
+        try:
+            msg = parse_table_body(env.kind, env.body)
+        except MalformedMessage:
+            return
+        if isinstance(msg, TableShareMsg) and msg.round_no == self.state.round_no:
+            precheck_share(self.state, env.seat, msg, env.raw)
 
     # ------------------------------------------------------------------ what this seat knows
     def known(self) -> dict[int, int]:

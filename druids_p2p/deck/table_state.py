@@ -148,7 +148,12 @@ class TableState:
         """The last operation whose start (deck creation, position taken) has run."""
         self.checked: set[tuple[int, int]] = set()
         """(op, seat) slots whose message has passed every check."""
+        self.proven: set[bytes] = set()
+        """Raws of shares whose proof held when checked ahead of their step's end
+        (``table_ops.precheck_share``): not checked a second time when the step is complete."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
+        self._joint: tuple[tuple[bytes, ...], bytes] | None = None
+        """The joint key and the seat keys it is the sum of (asked for on every message)."""
 
     # ------------------------------------------------------------------ derived values
     def context(self, what: bytes, name: str, op: int) -> DeckParams:
@@ -161,9 +166,14 @@ class TableState:
 
     @property
     def joint_key(self) -> bytes | None:
+        """The sum of every seat's key, once all are in: computed once, not on each of the
+        thousands of times a game's operations ask (a point sum of every key each time)."""
         if len(self.keys) < self.seats:
             return None
-        return group.sum_points([self.keys[s].msg.key for s in range(self.seats)])
+        parts = tuple(self.keys[s].msg.key for s in range(self.seats))
+        if self._joint is None or self._joint[0] != parts:
+            self._joint = (parts, group.sum_points(list(parts)))
+        return self._joint[1]
 
     def key_raws(self) -> tuple[bytes, ...]:
         return tuple(self.keys[s].raw for s in sorted(self.keys))

@@ -32,7 +32,7 @@ from druids_p2p.deck import MalformedMessage
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.seam import CardOp, CardTableSeat
-from druids_p2p.net.codec import WireCodec
+from druids_p2p.net.codec import WireCodec, deck_envelope
 from druids_p2p.net.moves import (
     TABLE_ROUND,
     AcceptedMove,
@@ -206,6 +206,15 @@ class CardTablePlay:
             self._held.append(msg)
             return self._run()
         return self.peer.receive(raw) + self._run()
+
+    def precheck(self, msg: Message) -> None:
+        """Another seat's message, held by the table until its step is complete: the deck
+        checks a share's proof now, while the step's other shares are on their way
+        (:meth:`TablePeer.precheck`: nothing is stored or judged)."""
+        seat = self._seat_of(msg.sender)
+        env = None if seat is None else deck_envelope(msg, seat)
+        if env is not None:
+            self.peer.precheck(env)
 
     # ------------------------------------------------------------------ inside
     def _settled(self) -> bool:

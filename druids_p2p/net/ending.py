@@ -116,7 +116,7 @@ class TableEnding(RunnerBase):
             "deal_cpu_ms": self.deal_cpu_ms,
             "cpu_s": round(time.process_time(), 3),
             "move_latency_ms": self.latencies_ms,
-            "draw_latency_ms": self.draw_latencies_ms,
+            "move_kinds": self.move_kinds,
             "bad_messages": self.bad_messages,
             "faults": getattr(self.player, "faults", []),
         }

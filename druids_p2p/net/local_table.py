@@ -263,7 +263,8 @@ class LocalTable:
     def summary(self, results: list[dict[str, Any]]) -> dict[str, Any]:
         """All peers' results in one: the game's (totals, scores, winners, blame: play order,
         which the seating's coin flip fixed), ``play_seats`` (the play seat of each of
-        :attr:`seats`, in that order), records, timings."""
+        :attr:`seats`, in that order), records, timings (at a card table, each move's latency
+        also by its class, ``move_latency_by_kind``: ``net/move_kinds.py``)."""
         heads = {r.get("head") for r in results}
         first = results[0]
         finished = all(r.get("finished") for r in results)
@@ -271,7 +272,11 @@ class LocalTable:
         deal_cpu_ms = [ms for r in results for ms in r.get("deal_cpu_ms", [])]
         cpu_s = [r["cpu_s"] for r in results if "cpu_s" in r]
         latency = [ms for r in results for ms in r.get("move_latency_ms", [])]
-        draws = [ms for r in results for ms in r.get("draw_latency_ms", [])]
+        by_kind: dict[str, list[float]] = {}
+        for r in results:
+            kinds = r.get("move_kinds", [])  # none at a table of dealt rounds
+            for ms, kind in zip(r.get("move_latency_ms", []), kinds, strict=False):
+                by_kind.setdefault(kind, []).append(ms)
         return {
             "finished": finished,
             "aborted": next((r["aborted"] for r in results if r.get("aborted")), None),
@@ -290,7 +295,7 @@ class LocalTable:
             "deal_cpu_ms": deal_cpu_ms,
             "peer_cpu_s": cpu_s,
             "move_latency_ms": latency,
-            "draw_latency_ms": draws,
+            "move_latency_by_kind": by_kind,
         }
 
 

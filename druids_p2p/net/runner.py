@@ -17,6 +17,7 @@ from typing import Any
 from druids_p2p.games.seam import IllegalMove
 from druids_p2p.net.ending import TableEnding
 from druids_p2p.net.liveness import LivenessChecks
+from druids_p2p.net.move_kinds import move_kind
 from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import (
     MsgType,
@@ -103,14 +104,17 @@ class TableRunner(LivenessChecks, TableEnding):
         an illegal one (the player is told why and asked again on the next tick)."""
         if move is None:
             return
+        play = self.machine.card_play
+        ops_before = 0 if play is None else len(play.peer.state.ops)
+        sent_in = self.machine.step  # a move that completes its step at once (ours alone)
         try:
             raws = self.machine.play(move)
         except IllegalMove as exc:
             self.player.refused(move, str(exc))
             return
         self.move_sent_at = time.perf_counter()
-        self.move_step = self.machine.step
-        self.move_is_draw = self.table.ruleset.format_move(move).startswith("Draw:")
+        self.move_step = sent_in  # leaves the table at the next one before play() returns
+        self.move_ops_from = ops_before
         self.broadcast(raws)
         self.last_progress = self.clock()
         if self.machine.card_play is not None:
@@ -217,7 +221,8 @@ class TableRunner(LivenessChecks, TableEnding):
     def _note_counted(self) -> None:
         """Move latency: from sending our move to the last peer's acknowledgement of it; at a
         card table (no receipts), to the table being ready for the next move (a draw: the
-        others' shares of the drawn card are in)."""
+        others' shares of the drawn card are in), classed by the deck operations the move set
+        off meanwhile (``net/move_kinds.py``)."""
         machine = self.machine
         if machine.card_play is not None:
             step = machine.step
@@ -229,9 +234,10 @@ class TableRunner(LivenessChecks, TableEnding):
             )
             if self.move_sent_at is not None and ready:
                 took = (time.perf_counter() - self.move_sent_at) * 1000.0
+                deck = machine.card_play.peer.state
+                done = [deck.ops[i].kind for i in range(self.move_ops_from, deck.done)]
                 self.latencies_ms.append(took)
-                if self.move_is_draw:
-                    self.draw_latencies_ms.append(took)
+                self.move_kinds.append(move_kind(done, machine.phase != "play"))
                 self.move_sent_at = None
             return
         move = machine.last_move

@@ -154,10 +154,12 @@ class RunnerBase:
         self.move_sent_at: float | None = None
         self.move_step: object = None
         """The step our last move was sent in (a card table's latency ends in another one)."""
-        self.move_is_draw = False
-        self.draw_latencies_ms: list[float] = []
-        """Of ``latencies_ms``, those of draws (a card table's ``Draw:`` moves)."""
+        self.move_ops_from = 0
+        """At a card table, the deck's operation count before our last move: the operations
+        from there to the table's next move are what that move set off."""
         self.latencies_ms: list[float] = []
+        self.move_kinds: list[str] = []
+        """At a card table, the class of each of ``latencies_ms`` (``net/move_kinds.py``)."""
         self.deal_started: float | None = None
         self.deal_cpu_started = 0.0
         self.deal_ms: list[float] = []

@@ -214,6 +214,8 @@ class TableMachine(TableState):
             log.warning("%s is too far ahead; message dropped", self._who(msg.sender))
             return []
         held[msg.seq] = msg
+        if self.card_play is not None:  # a share's proof, while the step's others are on the way
+            self.card_play.precheck(msg)
         self._pump_then_fault()
         if self._verdict is None:
             self._check_receipts()
