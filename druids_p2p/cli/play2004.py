@@ -3,10 +3,9 @@
 By default the table is one of peers on this machine, as 2017's: the person's peer in this
 process (the terminal UI's table screen over its seat copy) and each bot a ``druids peer``
 process over loopback, at the mental card table. ``--offline`` plays the engine against
-in-process bots instead (no processes, no mental cards). What a person still cannot do at a 2004
-table is refused here, by the flag the user typed, before anything starts: the LAN lobby
-(``--lan``), and a seat at the plain terminal (``host``/``join`` without ``--bot``,
-``--headless --seats human``).
+in-process bots instead (no processes, no mental cards). A person at the plain terminal
+(``host``/``join`` without ``--bot``, ``--headless --seats human``) types the moves
+(``net/players.py`` ``PromptPlayer``).
 """
 
 from __future__ import annotations
@@ -40,16 +39,6 @@ def refuse_lan(game: str, where: str) -> None:
         fail(
             f"{where}: the LAN lobby does not open {game} tables yet; sit at a table of bot "
             f"peers on this machine with 'druids play --game {game}'"
-        )
-
-
-def refuse_human(game: str, bot: str | None, where: str) -> None:
-    """Exit 2 when a person would sit at a ``game`` table of peers from the plain terminal,
-    which does not show that game's table (the terminal UI does: ``druids play --game``)."""
-    if bot is None and game not in LAN_GAMES:
-        fail(
-            f"{where}: a person cannot sit at a {game} table from the plain terminal yet; give "
-            f"--bot NAME, or sit at one in the terminal UI with 'druids play --game {game}'"
         )
 
 
