@@ -78,37 +78,23 @@ def play_ui(opts: UiOptions) -> None:
     for flag, seconds in (("--trick-pause", opts.trick_pause), ("--move-pause", opts.move_pause)):
         if not 0 <= seconds <= MAX_PAUSE_S:
             fail(f"{flag} must be 0 to {MAX_PAUSE_S:g} seconds, not {seconds:g}")
-    if not 1 <= opts.beacon_port <= 65535:
-        fail(f"--beacon-port must be 1..65535, not {opts.beacon_port}")
-    from druids_p2p.net.table_choice import BadPin, parse_pin
-
-    if opts.fingerprints and not opts.lan:
-        fail("--fingerprint pins LAN hosts: it goes with --lan")
-    try:
-        pins = tuple(parse_pin(fp) for fp in opts.fingerprints or ())
-    except BadPin as exc:
-        fail(str(exc))
-    registry = load_registry(opts.plugins_dir, False)
-    known = registry.names()
-    bot_names = (
-        bots_from_options(opts.seats, opts.bots, opts.players, known) if not opts.lan else []
-    )
-    net = None
     if opts.lan:
-        from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
+        from druids_p2p.cli.play_lan import play_lan
 
-        try:
-            net = resolve(interface=opts.interface, address=opts.address)
-        except (InterfaceError, UnsafeDestination) as exc:
-            fail(str(exc))
-    elif opts.interface is not None or opts.address is not None:
+        play_lan(opts, opts.trick_pause)
+        return
+    if opts.fingerprints:
+        fail("--fingerprint pins LAN hosts: it goes with --lan")
+    if opts.interface is not None or opts.address is not None:
         fail("--interface/--address choose the LAN for --lan; a local table is loopback only")
+    registry = load_registry(opts.plugins_dir, False)
+    bot_names = bots_from_options(opts.seats, opts.bots, opts.players, registry.names())
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the terminal UI needs a terminal; use --headless to play without one")
     identity = load_identity(opts.name)
 
     from druids_p2p.tui.bots import bot_seats
-    from druids_p2p.tui.launch import game_folder, run_lan, run_local
+    from druids_p2p.tui.launch import game_folder, run_local
     from druids_p2p.tui.pacing import Pacing
 
     pacing = Pacing(move_s=opts.move_pause, trick_s=opts.trick_pause)
@@ -123,34 +109,17 @@ def play_ui(opts: UiOptions) -> None:
             fail(f"--workdir {opts.workdir}: {exc.strerror or exc}")
         fail(f"cannot make the game folder: {exc}", 1)
 
-    if net is not None:
-        from druids_p2p.tui.screens.lobby import LanSetup
-
-        preferred = [b for b in ("rule", "random", "pimc") if b in known]
-        setup = LanSetup(
-            net=net,
-            beacon_port=opts.beacon_port,
-            bots=tuple(preferred + [b for b in known if b not in preferred]),
-            budget_ms=opts.budget_ms,
-            table_name=f"{identity.name}'s table"[:32],
-            rounds=opts.rounds,
-            variant=opts.variant,
-            plugins_dirs=tuple(opts.plugins_dir),
-            pins=pins,
-        )
-        outcome = run_lan(identity, setup, folder, saved, pacing=pacing)
-    else:
-        outcome = run_local(
-            identity,
-            bot_seats(bot_names),
-            rounds=opts.rounds,
-            variant=opts.variant,
-            budget_ms=opts.budget_ms,
-            folder=folder,
-            plugins_dirs=tuple(opts.plugins_dir),
-            saved=saved,
-            pacing=pacing,
-        )
+    outcome = run_local(
+        identity,
+        bot_seats(bot_names),
+        rounds=opts.rounds,
+        variant=opts.variant,
+        budget_ms=opts.budget_ms,
+        folder=folder,
+        plugins_dirs=tuple(opts.plugins_dir),
+        saved=saved,
+        pacing=pacing,
+    )
     _print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
 
 
