@@ -27,7 +27,7 @@ def _identity(name: str) -> Identity:
     return Identity.from_seed(hashlib.sha256(name.encode()).digest(), name)
 
 
-LOBBY_TABLES = (
+LOBBY_TABLES: tuple[tuple[str, str, str, int, list[str], bool, str], ...] = (
     ("friday night", "bob", "192.168.1.23", 4, ["carol"], False, DEFAULT_RULESET),
     ("druids club", "dana", "192.168.1.41", 5, ["erin", "frank", "rule-1"], True, DEFAULT_RULESET),
     ("quick 3", "gus", "192.168.1.57", 3, [], False, DEFAULT_RULESET),
