@@ -16,6 +16,7 @@ import sys
 
 from druids_p2p.cli.app import fail
 from druids_p2p.cli.ui_options import UiOptions, seat_words
+from druids_p2p.cli.ui_outcome import print_outcome
 from druids_p2p.rulesets import RULESETS
 from druids_p2p.rulesets import check_game as _known_game
 
@@ -35,7 +36,6 @@ def play_2004_ui(opts: UiOptions) -> None:
     from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.play_ui import (
         MAX_PAUSE_S,
-        _print_outcome,
         bots_from_options,
         check_time_per_move,
     )
@@ -97,7 +97,7 @@ def play_2004_ui(opts: UiOptions) -> None:
             pacing=Pacing(move_s=opts.move_pause, trick_s=0.0),
             game=opts.game,
         )
-        _print_outcome(outcome, folder, opts.as_json)
+        print_outcome(outcome, folder, opts.as_json)
         return
 
     from druids_p2p.bots.local_game import make_bot
@@ -120,4 +120,4 @@ def play_2004_ui(opts: UiOptions) -> None:
         pause_s=opts.move_pause,
     )
     outcome = ui.run()
-    _print_outcome(outcome, folder, opts.as_json)
+    print_outcome(outcome, folder, opts.as_json)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from druids_p2p.cli.app import fail
 from druids_p2p.cli.ui_options import UiOptions
+from druids_p2p.cli.ui_outcome import print_outcome
 from druids_p2p.rulesets import DEFAULT_RULESET
 
 PREFERRED_BOTS = ("rule", "random", "pimc")
@@ -24,7 +25,6 @@ def play_lan(opts: UiOptions, trick_s: float) -> None:
     game without tricks passes 0)."""
     from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.id_cmd import load_identity
-    from druids_p2p.cli.play_ui import _print_outcome
     from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
     from druids_p2p.net.table_choice import BadPin, parse_pin
 
@@ -72,4 +72,4 @@ def play_lan(opts: UiOptions, trick_s: float) -> None:
     )
     pacing = Pacing(move_s=opts.move_pause, trick_s=trick_s)
     outcome = run_lan(identity, setup, folder, saved, pacing=pacing, game=opts.game)
-    _print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
+    print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
