@@ -11,26 +11,21 @@ import asyncio
 import random
 import socket
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from board_keys import press_keys
+from peer_table2004_keys import play_by_keys, table_screen, until
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, DataTable, Select
 
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.policy import rule_move
-from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.discovery import TableInfo, encode_beacon
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.rulesets import SeatOptions
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
 from druids_p2p.tui.game_uis import table_ui
 from druids_p2p.tui.pacing import NO_PACING
@@ -48,8 +43,6 @@ TABLE_2004 = TableInfo(
 )
 TABLE_2017 = TableInfo("tricks", "tcp://127.0.0.1:45124", bytes(range(1, 33)), players=4)
 SIZE = (150, 40)
-WAIT_S = 180.0
-"""A bound on a wait for real peer processes, not a speed check: loaded cores are slow."""
 
 
 class RecordingApp(DruidsApp):
@@ -195,40 +188,11 @@ def _lan_app(tmp_path: Path, port: int) -> DruidsApp:
     )
 
 
-async def _until(pilot: Pilot[Any], check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
-
-
-def _table(app: DruidsApp) -> LanTable2004Screen:
-    table = app.table
-    assert isinstance(table, LanTable2004Screen), table
-    return table
-
-
 async def _play_to_the_end(pilot: Pilot[Any], app: DruidsApp, players: int) -> dict[str, Any]:
-    """Every turn of the person by the rule policy, by keys; every ritual read: the result."""
-    await _until(pilot, lambda: isinstance(app.table, LanTable2004Screen), "the 2004 table")
-    table = _table(app)
-    rng = random.Random(3)
-    deadline = time.monotonic() + WAIT_S * 2
-    while not isinstance(app.screen, GameOver2004):
-        assert time.monotonic() < deadline, f"no game over: {table.stopped}"
-        screen = app.screen
-        if isinstance(screen, RitualSteps):
-            while not screen.complete:
-                await pilot.press("space")
-            await pilot.press("enter")
-        elif table.my_turn and app.screen is table:
-            view = table.shown
-            assert isinstance(view, SeatView)
-            await press_keys(pilot, table, rule_move(view, Options(players=players), rng))
-        await pilot.pause(0.02)
-    assert table.stopped is None and table.finished
-    result = table.result
+    """The person's whole game at the 2004 table screen the lobby opened: its result."""
+    await until(pilot, lambda: isinstance(app.table, LanTable2004Screen), "the 2004 table")
+    await play_by_keys(pilot, app, players, random.Random(3))
+    result = table_screen(app).result
     assert result is not None and result["finished"]
     await pilot.press("enter")
     await pilot.pause()
@@ -272,9 +236,9 @@ def test_the_lobby_joins_a_2004_table_hosted_by_a_bot_peer_and_plays_it(
             screen = app.screen
             return isinstance(screen, LobbyScreen) and any(t.name == "t2004" for t in screen.tables)
 
-        await _until(pilot, listed, "the table's beacon")
+        await until(pilot, listed, "the table's beacon")
         await pilot.press("j")
-        await _until(pilot, lambda: isinstance(app.screen, ConfirmJoin), "the fingerprint question")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmJoin), "the fingerprint question")
         await pilot.press("y")
         result.update(await _play_to_the_end(pilot, app, 2))
         await pilot.press("q")
@@ -300,7 +264,7 @@ def test_the_lobby_hosts_a_2004_table_with_a_bot_seat_and_plays_it(
     result: dict[str, Any] = {}
 
     async def body(pilot: Pilot[Any]) -> None:
-        await _until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         lobby = app.screen
         assert isinstance(lobby, LobbyScreen)
         lobby.query_one("#players", Select).value = 2

@@ -16,7 +16,7 @@ import sys
 
 from druids_p2p.cli.app import fail
 from druids_p2p.cli.ui_options import UiOptions, seat_words
-from druids_p2p.cli.ui_outcome import print_outcome
+from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
 from druids_p2p.rulesets import RULESETS
 from druids_p2p.rulesets import check_game as _known_game
 
@@ -74,13 +74,9 @@ def play_2004_ui(opts: UiOptions) -> None:
 
     from druids_p2p.cli.id_cmd import load_identity
     from druids_p2p.tui.bots import bot_seats
-    from druids_p2p.tui.launch import game_folder
 
     identity = load_identity(opts.name)
-    try:
-        folder = game_folder(opts.workdir)
-    except OSError as exc:
-        fail(f"--workdir {opts.workdir}: {exc.strerror or exc}" if opts.workdir else f"{exc}", 1)
+    folder = open_game_folder(opts.workdir)
     others = bot_seats(bot_names)
     if not opts.offline:
         from druids_p2p.tui.launch import run_local

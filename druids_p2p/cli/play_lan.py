@@ -13,7 +13,7 @@ from pathlib import Path
 
 from druids_p2p.cli.app import fail
 from druids_p2p.cli.ui_options import UiOptions
-from druids_p2p.cli.ui_outcome import print_outcome
+from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
 from druids_p2p.rulesets import DEFAULT_RULESET
 
 PREFERRED_BOTS = ("rule", "random", "pimc")
@@ -44,19 +44,14 @@ def play_lan(opts: UiOptions, trick_s: float) -> None:
         fail("the terminal UI needs a terminal; use --headless to play without one")
     identity = load_identity(opts.name)
 
-    from druids_p2p.tui.launch import game_folder, run_lan
+    from druids_p2p.tui.launch import run_lan
     from druids_p2p.tui.pacing import Pacing
     from druids_p2p.tui.resume import saved_game
     from druids_p2p.tui.screens.lobby import LanSetup
 
     # A table left unfinished: the UI asks to rejoin it first (the 2017 UI's resume dialog).
     saved = saved_game(opts.workdir) if opts.game == DEFAULT_RULESET else None
-    try:
-        folder = game_folder(opts.workdir)
-    except OSError as exc:
-        if opts.workdir is not None:
-            fail(f"--workdir {opts.workdir}: {exc.strerror or exc}")
-        fail(f"cannot make the game folder: {exc}", 1)
+    folder = open_game_folder(opts.workdir)
     preferred = [b for b in PREFERRED_BOTS if b in known]
     setup = LanSetup(
         net=net,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from druids_p2p.cli.app import fail
 from druids_p2p.cli.ui_options import UiOptions, seat_words
-from druids_p2p.cli.ui_outcome import print_outcome
+from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
 
 MAX_BOTS = 4
 MAX_PAUSE_S = 60.0
@@ -93,7 +93,7 @@ def play_ui(opts: UiOptions) -> None:
     identity = load_identity(opts.name)
 
     from druids_p2p.tui.bots import bot_seats
-    from druids_p2p.tui.launch import game_folder, run_local
+    from druids_p2p.tui.launch import run_local
     from druids_p2p.tui.pacing import Pacing
 
     pacing = Pacing(move_s=opts.move_pause, trick_s=opts.trick_pause)
@@ -101,12 +101,7 @@ def play_ui(opts: UiOptions) -> None:
 
     saved = saved_game(opts.workdir)  # a table left unfinished: the UI asks to rejoin it first
 
-    try:
-        folder = game_folder(opts.workdir)
-    except OSError as exc:
-        if opts.workdir is not None:
-            fail(f"--workdir {opts.workdir}: {exc.strerror or exc}")
-        fail(f"cannot make the game folder: {exc}", 1)
+    folder = open_game_folder(opts.workdir)
 
     outcome = run_local(
         identity,

@@ -1,6 +1,7 @@
-"""What ``druids play`` prints once the terminal UI closes: the result, the record, the folder.
+"""The game folder a terminal UI's table writes in, and what ``druids play`` prints of it once
+the UI closes (the result, the record, the folder).
 
-One printer for every game's UI entry and the LAN lobby (``cli/play_ui.py``, ``cli/play2004.py``,
+One of each for every game's UI entry and the LAN lobby (``cli/play_ui.py``, ``cli/play2004.py``,
 ``cli/play_lan.py``).
 """
 
@@ -9,6 +10,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+from druids_p2p.cli.app import fail
+
+
+def open_game_folder(workdir: Path | None) -> Path:
+    """``--workdir`` (made if need be) or a new folder under the data directory; exit 2 naming
+    ``--workdir`` if it cannot be made, 1 if the data directory cannot."""
+    from druids_p2p.tui.launch import game_folder
+
+    try:
+        return game_folder(workdir)
+    except OSError as exc:
+        if workdir is not None:
+            fail(f"--workdir {workdir}: {exc.strerror or exc}")
+        fail(f"cannot make the game folder: {exc}", 1)
 
 
 def print_outcome(outcome: dict[str, Any] | None, folder: Path, as_json: bool) -> None:
