@@ -1,13 +1,15 @@
 """Pilot helpers of the tests that seat a person at a Druids (2004) table of real peer
-processes in the terminal UI (the local table of bots, the LAN lobby's tables): wait for what
-the screen shows, and play the person's whole game by keys, the rule policy choosing each move.
+processes in the terminal UI (the local table of bots, the LAN lobby's tables): run the app
+and close its sessions, wait for what the screen shows, and play the person's whole game by
+keys, the rule policy choosing each move.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from board_keys import press_keys
@@ -19,6 +21,7 @@ from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
+from druids_p2p.tui.session import Session
 
 WAIT_S = 180.0
 """A bound on a wait for real peer processes, not a speed check: loaded cores are slow."""
@@ -64,3 +67,29 @@ async def play_by_keys(pilot: Pilot[Any], app: DruidsApp, players: int, rng: ran
         await pilot.pause(0.02)
     assert table.stopped is None and table.finished
     return rituals
+
+
+def run_app(
+    app: DruidsApp,
+    size: tuple[int, int],
+    body: Callable[[Pilot[Any]], Awaitable[None]],
+    sessions: Sequence[Session] = (),
+) -> None:
+    """Run ``body`` in the app under Pilot, then close every table session it opened (the
+    ``sessions`` made for it and the one the lobby opened), waiting for their peers to stop."""
+
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await body(pilot)
+
+    try:
+        asyncio.run(main())
+    finally:
+        opened = [*sessions, *([app.session] if app.session not in sessions else [])]
+        for session in opened:
+            if session is None:
+                continue
+            session.close()
+            wait = getattr(session, "wait", None)
+            if callable(wait):
+                wait(5)

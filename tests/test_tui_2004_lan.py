@@ -8,7 +8,6 @@ to the table's one accept path, and what the screen shows comes from the seat co
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 import pytest
 from board_keys import press_keys
-from peer_table2004_keys import my_turn, play_by_keys, table_screen, until
+from peer_table2004_keys import my_turn, play_by_keys, run_app, table_screen, until
 from textual.pilot import Pilot
 
 from druids_p2p.games.druids2004 import moves as mv
@@ -57,16 +56,7 @@ def _app(tmp_path: Path, bots: list[str], sessions: list[NetSession]) -> DruidsA
 def _run(
     app: DruidsApp, sessions: list[NetSession], body: Callable[[Pilot[Any]], Awaitable[None]]
 ) -> None:
-    async def main() -> None:
-        async with app.run_test(size=SIZE) as pilot:
-            await body(pilot)
-
-    try:
-        asyncio.run(main())
-    finally:
-        for session in sessions:
-            session.close()
-            session.wait(5)
+    run_app(app, SIZE, body, sessions)
 
 
 def _log(table: LanTable2004Screen) -> str:

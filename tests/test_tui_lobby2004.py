@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from peer_table2004_keys import play_by_keys, table_screen, until
+from lobby_pilot import shown_lobby
+from peer_table2004_keys import play_by_keys, run_app, table_screen, until
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, DataTable, Select
 
@@ -72,13 +73,7 @@ def _lobby_test(
 
     async def main() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            for _ in range(400):
-                if isinstance(app.screen, LobbyScreen):
-                    break
-                await pilot.pause(0.05)
-            lobby = app.screen
-            assert isinstance(lobby, LobbyScreen)
-            await body(app, lobby)
+            await body(app, await shown_lobby(app, pilot))
             await pilot.pause()
 
     asyncio.run(main())
@@ -200,18 +195,7 @@ async def _play_to_the_end(pilot: Pilot[Any], app: DruidsApp, players: int) -> d
 
 
 def _run(app: DruidsApp, body: Callable[[Pilot[Any]], Awaitable[None]]) -> None:
-    async def main() -> None:
-        async with app.run_test(size=SIZE) as pilot:
-            await body(pilot)
-
-    try:
-        asyncio.run(main())
-    finally:
-        if app.session is not None:
-            app.session.close()
-            wait = getattr(app.session, "wait", None)
-            if callable(wait):
-                wait(5)
+    run_app(app, SIZE, body)
 
 
 @pytest.mark.e2e
