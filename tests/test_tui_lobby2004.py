@@ -8,8 +8,11 @@ e2e tests at the end seat the person at real 2004 tables of peer processes on lo
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import random
 import socket
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -19,7 +22,7 @@ import pytest
 from lobby_pilot import shown_lobby
 from peer_table2004_keys import play_by_keys, run_app, table_screen, until
 from textual.pilot import Pilot
-from textual.widgets import Checkbox, DataTable, Select
+from textual.widgets import Checkbox, DataTable, Input, Select
 
 from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.discovery import TableInfo, encode_beacon
@@ -31,7 +34,7 @@ from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
 from druids_p2p.tui.game_uis import table_ui
 from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.dialogs import ConfirmJoin
+from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmJoin
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire import load_or_create
 from druids_p2p.wire.identity import Identity
@@ -260,3 +263,50 @@ def test_the_lobby_hosts_a_2004_table_with_a_bot_seat_and_plays_it(
 
     _run(app, body)
     assert result["finished"] and len(result["totals"]) == 2
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_the_lobby_hosts_a_2004_table_with_an_open_seat_and_seats_an_approved_joiner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Host (h) a 2-seat table whose other seat is open: ``druids join NAME --game druids2004
+    --bot rule`` finds it by its beacon on loopback, the lobby asks the person (the joiner's
+    name and fingerprint), ``y`` seats it, and the game is played to the end by both peers."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    port = random.randint(42000, 58000)
+    app = _lan_app(tmp_path, port)
+    argv = [sys.executable, "-m", "druids_p2p", "join", "open2004", "--game", GAME, "--json"]
+    argv += ["--bot", "rule", "--beacon-port", str(port), "--search-seconds", "60"]
+    env = {**os.environ, "DRUIDS_HOME": str(tmp_path / "joiner")}
+    joiner: list[subprocess.Popen[str]] = []
+    result: dict[str, Any] = {}
+
+    async def body(pilot: Pilot[Any]) -> None:
+        lobby = await shown_lobby(app, pilot)
+        lobby.query_one("#table-name", Input).value = "open2004"
+        lobby.query_one("#players", Select).value = 2
+        lobby.query_one("#seat-2", Select).value = "open"
+        await pilot.pause()
+        await pilot.press("h")
+        joiner.append(
+            subprocess.Popen(
+                argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+        )
+        await until(pilot, lambda: isinstance(app.screen, ApproveJoin), "the joiner's request")
+        await pilot.press("y")
+        result.update(await _play_to_the_end(pilot, app, 2))
+        await pilot.press("q")
+
+    try:
+        _run(app, body)
+        out, err = joiner[0].communicate(timeout=120)
+    finally:
+        for proc in joiner:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert joiner[0].returncode == 0, err[-2000:]
+    joined = json.loads(out.strip().splitlines()[-1])
+    assert joined["finished"] and joined["totals"] == result["totals"]
