@@ -22,6 +22,7 @@ import pytest
 from lobby_pilot import shown_lobby
 from peer_table2004_keys import play_by_keys, run_app, table_screen, until
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Input, Select
 
 from druids_p2p.net.beacon_listener import BeaconListener
@@ -197,6 +198,18 @@ async def _play_to_the_end(pilot: Pilot[Any], app: DruidsApp, players: int) -> d
     return result
 
 
+async def _yes_then_play(
+    pilot: Pilot[Any], app: DruidsApp, question: type[Screen[Any]], what: str
+) -> dict[str, Any]:
+    """Answer the lobby's ``question`` (joining a host, seating a joiner) yes, then play the
+    2-seat game to its end and leave: its result."""
+    await until(pilot, lambda: isinstance(app.screen, question), what)
+    await pilot.press("y")
+    result = await _play_to_the_end(pilot, app, 2)
+    await pilot.press("q")
+    return result
+
+
 def _run(app: DruidsApp, body: Callable[[Pilot[Any]], Awaitable[None]]) -> None:
     run_app(app, SIZE, body)
 
@@ -225,10 +238,7 @@ def test_the_lobby_joins_a_2004_table_hosted_by_a_bot_peer_and_plays_it(
 
         await until(pilot, listed, "the table's beacon")
         await pilot.press("j")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmJoin), "the fingerprint question")
-        await pilot.press("y")
-        result.update(await _play_to_the_end(pilot, app, 2))
-        await pilot.press("q")
+        result.update(await _yes_then_play(pilot, app, ConfirmJoin, "the fingerprint question"))
 
     try:
         _run(app, body)
@@ -294,10 +304,7 @@ def test_the_lobby_hosts_a_2004_table_with_an_open_seat_and_seats_an_approved_jo
                 argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
             )
         )
-        await until(pilot, lambda: isinstance(app.screen, ApproveJoin), "the joiner's request")
-        await pilot.press("y")
-        result.update(await _play_to_the_end(pilot, app, 2))
-        await pilot.press("q")
+        result.update(await _yes_then_play(pilot, app, ApproveJoin, "the joiner's request"))
 
     try:
         _run(app, body)
