@@ -8,9 +8,7 @@ to the table's one accept path, and what the screen shows comes from the seat co
 
 from __future__ import annotations
 
-import asyncio
 import random
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -18,16 +16,14 @@ from typing import Any
 import pytest
 from board_keys import press_keys
 from cli_harness import audit_record
+from peer_table2004_keys import my_turn, play_by_keys, run_app, table_screen, until
 from textual.pilot import Pilot
 
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.policy import rule_move
-from druids_p2p.games.druids2004.view import HIDDEN, SeatView
+from druids_p2p.games.druids2004.view import HIDDEN
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats
-from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
 from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession, local_table
@@ -38,8 +34,6 @@ from druids_p2p.wire.record import read_record
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SIZE = (112, 40)
-WAIT_S = 180.0
-"""A bound on a wait for real peer processes, not a speed check: loaded cores are slow."""
 
 
 def _app(tmp_path: Path, bots: list[str], sessions: list[NetSession]) -> DruidsApp:
@@ -63,38 +57,11 @@ def _app(tmp_path: Path, bots: list[str], sessions: list[NetSession]) -> DruidsA
 def _run(
     app: DruidsApp, sessions: list[NetSession], body: Callable[[Pilot[Any]], Awaitable[None]]
 ) -> None:
-    async def main() -> None:
-        async with app.run_test(size=SIZE) as pilot:
-            await body(pilot)
-
-    try:
-        asyncio.run(main())
-    finally:
-        for session in sessions:
-            session.close()
-            session.wait(5)
-
-
-async def _until(pilot: Pilot[Any], check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
-
-
-def _table(app: DruidsApp) -> LanTable2004Screen:
-    table = app.table
-    assert isinstance(table, LanTable2004Screen)
-    return table
+    run_app(app, SIZE, body, sessions)
 
 
 def _log(table: LanTable2004Screen) -> str:
     return "\n".join(str(line.text) for line in table.query_one(TableLog).lines)
-
-
-def _my_turn(table: LanTable2004Screen) -> bool:
-    return table.my_turn and table.app.screen is table
 
 
 def _own_messages(record: str, me: bytes) -> list[Any]:
@@ -112,8 +79,8 @@ def test_a_persons_play_and_draw_reach_the_table_of_peers(
     app = _app(tmp_path, ["rule"], sessions)
 
     async def body(pilot: Pilot[Any]) -> None:
-        table = _table(app)
-        await _until(pilot, lambda: _my_turn(table), "the person's first turn")
+        table = table_screen(app)
+        await until(pilot, lambda: my_turn(table), "the person's first turn")
         view = table.shown
         assert view is not None and view.seat == table.snapshot.my_seat  # type: ignore[union-attr]
         assert len(view.hand) == 7 and HIDDEN not in view.hand
@@ -121,7 +88,7 @@ def test_a_persons_play_and_draw_reach_the_table_of_peers(
         play = next(m for m in view.legal if mv.decode(m).kind == mv.KIND_PLAY)
         card, slot = mv.decode(play).card, mv.decode(play).slot
         await press_keys(pilot, table, play)
-        await _until(pilot, lambda: _my_turn(table) or table.stopped is not None, "the play")
+        await until(pilot, lambda: my_turn(table) or table.stopped is not None, "the play")
         after = table.shown
         assert after is not None and table.stopped is None
         assert card not in after.hand
@@ -131,13 +98,13 @@ def test_a_persons_play_and_draw_reach_the_table_of_peers(
         for _ in range(after.plays_left):  # the turn's other card, then the draw
             other = next(m for m in after.legal if mv.decode(m).kind == mv.KIND_PLAY)
             await press_keys(pilot, table, other)
-            await _until(pilot, lambda: _my_turn(table), "the second play")
+            await until(pilot, lambda: my_turn(table), "the second play")
             after = table.shown
             assert after is not None
         draw = mv.DRAW_GEM if mv.DRAW_GEM in after.legal else mv.DRAW_SERVANT
         hand = after.hand
         await press_keys(pilot, table, draw)
-        await _until(pilot, lambda: _my_turn(table), "the drawn card (the turn goes on)")
+        await until(pilot, lambda: my_turn(table), "the drawn card (the turn goes on)")
         drawn = table.shown
         assert drawn is not None and len(drawn.hand) == len(hand) + 1
         new = next(c for c in drawn.hand if c not in hand)
@@ -170,22 +137,8 @@ def test_a_whole_2004_game_by_keys_at_a_table_of_bot_peer_processes(
 
     async def body(pilot: Pilot[Any]) -> None:
         nonlocal rituals
-        table = _table(app)
-        deadline = time.monotonic() + WAIT_S * 2
-        while not isinstance(app.screen, GameOver2004):
-            assert time.monotonic() < deadline, f"no game over: {table.stopped}"
-            screen = app.screen
-            if isinstance(screen, RitualSteps):
-                rituals += 1
-                while not screen.complete:
-                    await pilot.press("space")
-                await pilot.press("enter")
-            elif _my_turn(table):
-                view = table.shown
-                assert isinstance(view, SeatView)
-                await press_keys(pilot, table, rule_move(view, Options(players=3), rng))
-            await pilot.pause(0.02)
-        assert table.stopped is None and table.finished
+        table = table_screen(app)
+        rituals = await play_by_keys(pilot, app, 3, rng)
         result = table.result
         assert result is not None and result["finished"]
         view = table.shown

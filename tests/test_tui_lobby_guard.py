@@ -50,6 +50,10 @@ class RecordingApp(DruidsApp):
         self.opened.append(spec)
 
 
+FINGERPRINT = 3
+"""The lobby's fingerprint column (after the table's name, its game and its host)."""
+
+
 def _listener() -> BeaconListener:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # a free port
         s.bind(("127.0.0.1", 0))
@@ -99,11 +103,11 @@ def test_lobby_shows_fingerprints_marks_namesakes_and_asks_before_joining() -> N
         await pilot.pause()
         rows = _rows(lobby)
         assert len(rows) == 2
-        assert {r[2] for r in rows} == {HOST.fingerprint, MALLORY.fingerprint}
+        assert {r[FINGERPRINT] for r in rows} == {HOST.fingerprint, MALLORY.fingerprint}
         assert all(r[0] == "Friday night (!2 hosts)" for r in rows)
         # join the row of the real host: a prompt shows its fingerprint and warns of the namesake
         table = lobby.query_one("#tables", DataTable)
-        row = next(i for i, r in enumerate(rows) if r[2] == HOST.fingerprint)
+        row = next(i for i, r in enumerate(rows) if r[FINGERPRINT] == HOST.fingerprint)
         table.move_cursor(row=row)
         await pilot.press("j")
         await _until(pilot, lambda: isinstance(app.screen, ConfirmJoin))
@@ -154,7 +158,7 @@ def test_a_pinned_host_is_joined_without_asking() -> None:
         listener.handle(real, ("127.0.0.1", 40000))
         lobby.poll()
         await pilot.pause()
-        assert _rows(lobby)[0][2] == f"✓ {HOST.fingerprint}"
+        assert _rows(lobby)[0][FINGERPRINT] == f"✓ {HOST.fingerprint}"
         await pilot.press("j")
         await _until(pilot, lambda: len(app.opened) == 1)
         assert app.opened[0].announcement == real

@@ -8,6 +8,7 @@ import dataclasses
 import socket
 from pathlib import Path
 
+from lobby_pilot import shown_lobby
 from textual.widgets import DataTable
 
 from druids_p2p.net.beacon_listener import BeaconListener
@@ -16,7 +17,7 @@ from druids_p2p.net.interfaces import resolve
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.table import TABLE_UI
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
+from druids_p2p.tui.screens.lobby import LanSetup
 from druids_p2p.wire.identity import Identity
 
 HOST = Identity.from_seed(bytes([1]) * 32, "alice")
@@ -46,12 +47,7 @@ def test_the_lobby_lists_the_address_to_join_by() -> None:
 
     async def main() -> None:
         async with app.run_test(size=(150, 40)) as pilot:
-            for _ in range(400):
-                if isinstance(app.screen, LobbyScreen):
-                    break
-                await pilot.pause(0.05)
-            lobby = app.screen
-            assert isinstance(lobby, LobbyScreen)
+            lobby = await shown_lobby(app, pilot)
             listener.handle(encode_beacon(HOST, with_lobby, bytes([1]) * 16, 1), ("127.0.0.1", 1))
             lobby.poll()
             await pilot.pause()

@@ -22,7 +22,7 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
-from druids_p2p.cli.play_ui import _print_outcome
+from druids_p2p.cli.ui_outcome import print_outcome
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
 from druids_p2p.games.druids2017.cards import (
     PLAY_SICKLE,
@@ -500,10 +500,10 @@ def test_the_next_round_waits_behind_the_round_summary() -> None:
 def test_the_last_line_printed_names_the_winner(capsys: pytest.CaptureFixture[str]) -> None:
     result = {"finished": True, "totals": [47, 30, 12, 9], "winners": [0]}
     outcome = {"result": result, "record": "/r", "names": list(NAMES), "my_seat": 0}
-    _print_outcome(outcome, Path("/g"), as_json=False)
+    print_outcome(outcome, Path("/g"), as_json=False)
     out = capsys.readouterr().out
     assert "game over: you (alice) won — totals: alice 47, rule-1 30, rule-2 12, rule-3 9" in out
     assert "[0]" not in out and "winners" not in out
     result = {"finished": True, "totals": [20, 30, 30, 9], "winners": [1, 2]}
-    _print_outcome({**outcome, "result": result}, Path("/g"), as_json=False)
+    print_outcome({**outcome, "result": result}, Path("/g"), as_json=False)
     assert "rule-1 and rule-2 share the win" in capsys.readouterr().out

@@ -29,7 +29,7 @@ from druids_p2p.cli.peer_checks import (
     resume_or_new,
 )
 from druids_p2p.cli.peer_run import emitter, print_result, run_one_peer
-from druids_p2p.cli.play2004 import check_game, refuse_human
+from druids_p2p.cli.play2004 import check_game
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
 
@@ -185,7 +185,6 @@ def host_command(
     With --approve each joiner is shown (name and key fingerprint) and seated only if you answer
     y; without it anyone who finds the table may sit down (right for a table of bots)."""
     check_game(game)
-    refuse_human(game, bot, "host")
     check_table_name(name)
     seat = _lan_seat(
         bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir, game
@@ -242,7 +241,6 @@ def join_command(
     from druids_p2p.net.table_choice import BadPin, parse_pin
 
     check_game(game)  # the table's game is the host's word (its seat message)
-    refuse_human(game, bot, "join")
     resume_or_new(resume, new)
     check_lobby_target(target)
     seat = _lan_seat(bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir)

@@ -3,10 +3,10 @@
 By default the table is one of peers on this machine, as 2017's: the person's peer in this
 process (the terminal UI's table screen over its seat copy) and each bot a ``druids peer``
 process over loopback, at the mental card table. ``--offline`` plays the engine against
-in-process bots instead (no processes, no mental cards). What a person still cannot do at a 2004
-table is refused here, by the flag the user typed, before anything starts: the LAN lobby
-(``--lan``), and a seat at the plain terminal (``host``/``join`` without ``--bot``,
-``--headless --seats human``).
+in-process bots instead (no processes, no mental cards); ``--lan`` opens the LAN lobby of 2004
+tables (``cli/play_lan.py``). A person at the plain terminal
+(``host``/``join`` without ``--bot``, ``--headless --seats human``) types the moves
+(``net/players.py`` ``PromptPlayer``).
 """
 
 from __future__ import annotations
@@ -16,13 +16,9 @@ import sys
 
 from druids_p2p.cli.app import fail
 from druids_p2p.cli.ui_options import UiOptions, seat_words
-from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS
+from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
+from druids_p2p.rulesets import RULESETS
 from druids_p2p.rulesets import check_game as _known_game
-
-LAN_GAMES = (DEFAULT_RULESET,)
-"""The rule sets the terminal UI's LAN lobby (``--lan``) and the plain terminal's prompt seat
-play today; a person sits at a table of every other rule set in the terminal UI's local table
-(``druids play --game NAME``), bots at any table."""
 
 
 def check_game(game: str) -> str:
@@ -33,41 +29,22 @@ def check_game(game: str) -> str:
         fail(str(exc))
 
 
-def refuse_lan(game: str, where: str) -> None:
-    """Exit 2 when ``where`` (``--lan``) would open the LAN lobby for ``game``."""
-    check_game(game)
-    if game not in LAN_GAMES:
-        fail(
-            f"{where}: the LAN lobby does not open {game} tables yet; sit at a table of bot "
-            f"peers on this machine with 'druids play --game {game}'"
-        )
-
-
-def refuse_human(game: str, bot: str | None, where: str) -> None:
-    """Exit 2 when a person would sit at a ``game`` table of peers from the plain terminal,
-    which does not show that game's table (the terminal UI does: ``druids play --game``)."""
-    if bot is None and game not in LAN_GAMES:
-        fail(
-            f"{where}: a person cannot sit at a {game} table from the plain terminal yet; give "
-            f"--bot NAME, or sit at one in the terminal UI with 'druids play --game {game}'"
-        )
-
-
 def play_2004_ui(opts: UiOptions) -> None:
     """You and 1 to 3 bots (2 to 4 seats): at a table of bot peer processes on loopback, or
-    with ``--offline`` against in-process bots; ``--move-pause``: how long each bot's move
-    stays in view."""
+    with ``--offline`` against in-process bots, or the LAN lobby (``--lan``) of 2004 tables;
+    ``--move-pause``: how long each bot's move stays in view."""
     from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.play_ui import (
         MAX_PAUSE_S,
-        _print_outcome,
         bots_from_options,
         check_time_per_move,
     )
 
     check_game(opts.game)
-    if opts.lan_flags:
+    if opts.lan_flags and not opts.lan:
         fail("--interface/--address/--fingerprint choose the LAN for --lan")
+    if opts.lan and opts.offline:
+        fail("--offline plays against in-process bots; --lan is the LAN lobby")
     if opts.rounds != 5:
         fail(f"--rounds is a druids2017 option: a {opts.game} game has no rounds")
     ruleset = RULESETS[opts.game]
@@ -79,6 +56,11 @@ def play_2004_ui(opts: UiOptions) -> None:
     check_time_per_move(opts.budget_ms)
     if not 0 <= opts.move_pause <= MAX_PAUSE_S:
         fail(f"--move-pause must be 0 to {MAX_PAUSE_S:g} seconds, not {opts.move_pause:g}")
+    if opts.lan:
+        from druids_p2p.cli.play_lan import play_lan
+
+        play_lan(opts, 0.0)  # a 2004 game has no tricks to hold in view
+        return
     registry = load_registry(opts.plugins_dir, False)
     known = [b for b in registry.names() if registry.get(b).plays(opts.game)]
     bot_names = bots_from_options(
@@ -92,13 +74,9 @@ def play_2004_ui(opts: UiOptions) -> None:
 
     from druids_p2p.cli.id_cmd import load_identity
     from druids_p2p.tui.bots import bot_seats
-    from druids_p2p.tui.launch import game_folder
 
     identity = load_identity(opts.name)
-    try:
-        folder = game_folder(opts.workdir)
-    except OSError as exc:
-        fail(f"--workdir {opts.workdir}: {exc.strerror or exc}" if opts.workdir else f"{exc}", 1)
+    folder = open_game_folder(opts.workdir)
     others = bot_seats(bot_names)
     if not opts.offline:
         from druids_p2p.tui.launch import run_local
@@ -115,7 +93,7 @@ def play_2004_ui(opts: UiOptions) -> None:
             pacing=Pacing(move_s=opts.move_pause, trick_s=0.0),
             game=opts.game,
         )
-        _print_outcome(outcome, folder, opts.as_json)
+        print_outcome(outcome, folder, opts.as_json)
         return
 
     from druids_p2p.bots.local_game import make_bot
@@ -138,4 +116,4 @@ def play_2004_ui(opts: UiOptions) -> None:
         pause_s=opts.move_pause,
     )
     outcome = ui.run()
-    _print_outcome(outcome, folder, opts.as_json)
+    print_outcome(outcome, folder, opts.as_json)

@@ -15,7 +15,7 @@ from druids_p2p.cli.peer_checks import (
     check_bot,
     resume_or_new,
 )
-from druids_p2p.cli.play2004 import check_game, play_2004_ui, refuse_human, refuse_lan
+from druids_p2p.cli.play2004 import check_game, play_2004_ui
 from druids_p2p.cli.ui_options import UiOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.rulesets import (
@@ -80,8 +80,6 @@ def play_command(
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
-    if not headless and lan:
-        refuse_lan(game, "--lan")
     if offline and (headless or check_game(game) == DEFAULT_RULESET):
         fail("--offline is the druids2004 terminal UI's table against in-process bots")
     if not headless:
@@ -125,8 +123,6 @@ def play_command(
     for seat in seat_list:
         if seat.startswith("bot:"):
             check_bot(seat[4:], [], game)
-        else:
-            refuse_human(game, None, "--seats human")
     if game in CARD_TABLE_RULESETS and (rounds != 5 or variant):
         fail(f"--rounds and --variant are druids2017 options; {game} has neither")
     if workdir is not None:

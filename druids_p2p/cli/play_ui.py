@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
 
 from druids_p2p.cli.app import fail
 from druids_p2p.cli.ui_options import UiOptions, seat_words
+from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
 
 MAX_BOTS = 4
 MAX_PAUSE_S = 60.0
@@ -78,37 +77,23 @@ def play_ui(opts: UiOptions) -> None:
     for flag, seconds in (("--trick-pause", opts.trick_pause), ("--move-pause", opts.move_pause)):
         if not 0 <= seconds <= MAX_PAUSE_S:
             fail(f"{flag} must be 0 to {MAX_PAUSE_S:g} seconds, not {seconds:g}")
-    if not 1 <= opts.beacon_port <= 65535:
-        fail(f"--beacon-port must be 1..65535, not {opts.beacon_port}")
-    from druids_p2p.net.table_choice import BadPin, parse_pin
-
-    if opts.fingerprints and not opts.lan:
-        fail("--fingerprint pins LAN hosts: it goes with --lan")
-    try:
-        pins = tuple(parse_pin(fp) for fp in opts.fingerprints or ())
-    except BadPin as exc:
-        fail(str(exc))
-    registry = load_registry(opts.plugins_dir, False)
-    known = registry.names()
-    bot_names = (
-        bots_from_options(opts.seats, opts.bots, opts.players, known) if not opts.lan else []
-    )
-    net = None
     if opts.lan:
-        from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
+        from druids_p2p.cli.play_lan import play_lan
 
-        try:
-            net = resolve(interface=opts.interface, address=opts.address)
-        except (InterfaceError, UnsafeDestination) as exc:
-            fail(str(exc))
-    elif opts.interface is not None or opts.address is not None:
+        play_lan(opts, opts.trick_pause)
+        return
+    if opts.fingerprints:
+        fail("--fingerprint pins LAN hosts: it goes with --lan")
+    if opts.interface is not None or opts.address is not None:
         fail("--interface/--address choose the LAN for --lan; a local table is loopback only")
+    registry = load_registry(opts.plugins_dir, False)
+    bot_names = bots_from_options(opts.seats, opts.bots, opts.players, registry.names())
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the terminal UI needs a terminal; use --headless to play without one")
     identity = load_identity(opts.name)
 
     from druids_p2p.tui.bots import bot_seats
-    from druids_p2p.tui.launch import game_folder, run_lan, run_local
+    from druids_p2p.tui.launch import run_local
     from druids_p2p.tui.pacing import Pacing
 
     pacing = Pacing(move_s=opts.move_pause, trick_s=opts.trick_pause)
@@ -116,70 +101,17 @@ def play_ui(opts: UiOptions) -> None:
 
     saved = saved_game(opts.workdir)  # a table left unfinished: the UI asks to rejoin it first
 
-    try:
-        folder = game_folder(opts.workdir)
-    except OSError as exc:
-        if opts.workdir is not None:
-            fail(f"--workdir {opts.workdir}: {exc.strerror or exc}")
-        fail(f"cannot make the game folder: {exc}", 1)
+    folder = open_game_folder(opts.workdir)
 
-    if net is not None:
-        from druids_p2p.tui.screens.lobby import LanSetup
-
-        preferred = [b for b in ("rule", "random", "pimc") if b in known]
-        setup = LanSetup(
-            net=net,
-            beacon_port=opts.beacon_port,
-            bots=tuple(preferred + [b for b in known if b not in preferred]),
-            budget_ms=opts.budget_ms,
-            table_name=f"{identity.name}'s table"[:32],
-            rounds=opts.rounds,
-            variant=opts.variant,
-            plugins_dirs=tuple(opts.plugins_dir),
-            pins=pins,
-        )
-        outcome = run_lan(identity, setup, folder, saved, pacing=pacing)
-    else:
-        outcome = run_local(
-            identity,
-            bot_seats(bot_names),
-            rounds=opts.rounds,
-            variant=opts.variant,
-            budget_ms=opts.budget_ms,
-            folder=folder,
-            plugins_dirs=tuple(opts.plugins_dir),
-            saved=saved,
-            pacing=pacing,
-        )
-    _print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
-
-
-def _print_outcome(outcome: dict[str, Any] | None, folder: Path, as_json: bool) -> None:
-    outcome = outcome or {}
-    result = outcome.get("result") or {}
-    if as_json:
-        print(json.dumps({**outcome, "folder": str(folder)}, default=str))
-        return
-    if result.get("finished"):
-        print(f"game over: {_result_words(result, outcome)}")
-    elif outcome.get("stopped"):
-        print(f"table stopped: {outcome['stopped']}")
-    if outcome.get("record"):
-        print(f"record: {outcome['record']}")
-    print(f"game folder: {folder}")
-
-
-def _result_words(result: dict[str, Any], outcome: dict[str, Any]) -> str:
-    """``you (alice) won — totals: alice 47, rule-1 30, …``: names, never seat numbers."""
-    names = list(outcome.get("names") or [])
-    me = outcome.get("my_seat")
-    totals = list(result.get("totals") or [])
-    winners = [w for w in result.get("winners") or [] if isinstance(w, int)]
-
-    def name(seat: int) -> str:
-        return str(names[seat]) if 0 <= seat < len(names) else f"seat {seat}"
-
-    won = [f"you ({name(w)})" if w == me else name(w) for w in winners]
-    verb = "won" if len(won) == 1 else "share the win"
-    scores = ", ".join(f"{name(seat)} {total}" for seat, total in enumerate(totals))
-    return f"{' and '.join(won) or 'nobody'} {verb} — totals: {scores}"
+    outcome = run_local(
+        identity,
+        bot_seats(bot_names),
+        rounds=opts.rounds,
+        variant=opts.variant,
+        budget_ms=opts.budget_ms,
+        folder=folder,
+        plugins_dirs=tuple(opts.plugins_dir),
+        saved=saved,
+        pacing=pacing,
+    )
+    print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)

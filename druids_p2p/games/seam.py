@@ -136,6 +136,11 @@ class CommonRuleset(Protocol):
 
     def parse_move(self, token: str) -> int: ...
 
+    def seat_lines(self, view: Any) -> list[str]:
+        """A seat's view (what its game's ``view(seat)`` returns) as a few lines of text: what
+        a person at a plain terminal is shown before typing a move (``net/players.py``)."""
+        ...
+
     def make_options(self, players: int, variant: bool = False) -> Any:
         """The game's options for ``players`` seats (ValueError out of range). ``variant`` is
         Druids 2017's light side of Gaia; a game without that variant ignores it."""

@@ -10,6 +10,7 @@ plays (``net/runner.py``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -104,24 +105,55 @@ class Player:
         return self.choose(table)
 
 
-class PromptPlayer(Player):
-    """A person at a plain terminal (the Textual UI is a player of its own, ``tui/player.py``)."""
+MAX_ASKS = 100
+"""How many answers a person at the plain terminal may give that are no move, or moves the
+table refuses, before the peer stops: a closed or scripted input must not loop for ever."""
 
-    def __init__(self, ask: Callable[[str], str]) -> None:
+
+def _to_stderr(line: str) -> None:
+    """Where the prompt goes (``cli/peer_run.py``): a peer's standard output carries its events."""
+    print(line, file=sys.stderr, flush=True)
+
+
+class PromptPlayer(Player):
+    """A person at a plain terminal (the Textual UI is a player of its own, ``tui/player.py``).
+
+    Game-neutral: the rule set tells the seat's view in a few lines (``seat_lines``) and names
+    each legal move (``format_move``, the tokens the person types back). It reads a token as a
+    move of the game and no more: whether that move is legal now is the table's one check, and
+    a refused move is asked again with the table's reason (:meth:`refused`)."""
+
+    def __init__(
+        self, ask: Callable[[str], str], tell: Callable[[str], None] | None = None
+    ) -> None:
         self.ask = ask
+        self.tell = tell or _to_stderr
+        self.wrong = 0
+        self.answer = ""
+        """The token last typed: what a refusal names."""
+
+    def _count(self, what: str) -> None:
+        self.tell(what)
+        self.wrong += 1
+        if self.wrong >= MAX_ASKS:
+            raise PeerError(f"no legal move entered in {MAX_ASKS} answers")
 
     def choose(self, table: TableView) -> int:
         view = table.player_view()
         assert view is not None
         rules = table.ruleset
-        legal = [rules.format_move(m) for m in view.legal]
-        hand = " ".join(rules.format_card(c) for c in view.hand)
-        for _ in range(100):
-            answer = self.ask(f"your hand: {hand}\nlegal: {' '.join(legal)}\nyour move> ").strip()
-            if answer in legal:
+        legal = " ".join(rules.format_move(m) for m in view.legal)
+        prompt = "\n".join([*rules.seat_lines(view), f"legal: {legal}", "your move> "])
+        while True:
+            self.answer = answer = self.ask(prompt).strip()
+            try:
                 return rules.parse_move(answer)
-            print(f"not a legal move here: {answer!r}")
-        raise PeerError("no legal move entered")
+            except ValueError as exc:
+                self._count(f"not a move: {exc}")
+
+    def refused(self, move: int, reason: str) -> None:
+        """Tell the person why the table refused ``move``; it asks again on its next tick."""
+        self._count(f"the table refuses {self.answer!r}: {reason}")
 
 
 __all__ = ["Player", "PromptPlayer", "TableView"]

@@ -27,23 +27,29 @@ def _identity(name: str) -> Identity:
     return Identity.from_seed(hashlib.sha256(name.encode()).digest(), name)
 
 
-async def _lobby(out: Path) -> None:
+LOBBY_TABLES: tuple[tuple[str, str, str, int, list[str], bool, str], ...] = (
+    ("friday night", "bob", "192.168.1.23", 4, ["carol"], False, DEFAULT_RULESET),
+    ("druids club", "dana", "192.168.1.41", 5, ["erin", "frank", "rule-1"], True, DEFAULT_RULESET),
+    ("quick 3", "gus", "192.168.1.57", 3, [], False, DEFAULT_RULESET),
+    ("gems at noon", "hana", "192.168.1.62", 3, ["ivo"], False, "druids2004"),
+)
+"""Made-up tables the lobby screenshots hear: (name, host, address, seats, seated, light side,
+game); the 2017 lobby's shows the 2017 ones, the 2004 lobby's every one (each with its game)."""
+
+
+async def _lobby(out: Path, game: str, file: str) -> None:
     net = NetChoice("192.168.1.10", "192.168.1.255", "eth0")
     listener = BeaconListener(net, 0)
-    setup = LanSetup(net=net, table_name="alice's table", listener=listener)
+    setup = LanSetup(net=net, table_name="alice's table", listener=listener, game=game)
     app = DruidsApp(
-        table_ui=table_ui(DEFAULT_RULESET), lan=setup, identity=_identity("alice"), folder=Path(".")
+        table_ui=table_ui(game), lan=setup, identity=_identity("alice"), folder=Path(".")
     )
-    tables = [
-        ("friday night", "bob", "192.168.1.23", 4, ["carol"], False),
-        ("druids club", "dana", "192.168.1.41", 5, ["erin", "frank", "rule-1"], True),
-        ("quick 3", "gus", "192.168.1.57", 3, [], False),
-    ]
+    tables = [t for t in LOBBY_TABLES if game != DEFAULT_RULESET or t[6] == DEFAULT_RULESET]
     async with app.run_test(size=(112, 34)) as pilot:
         await pilot.pause()
         lobby = app.screen
         assert isinstance(lobby, LobbyScreen)
-        for i, (name, host, ip, players, seated, variant) in enumerate(tables):
+        for i, (name, host, ip, players, seated, variant, ruleset) in enumerate(tables):
             ident = _identity(host)
             info = TableInfo(
                 name=name,
@@ -52,6 +58,7 @@ async def _lobby(out: Path) -> None:
                 players=players,
                 variant=variant,
                 rounds=5,
+                ruleset=ruleset,
                 seats=(
                     Seat(host, ident.public_key),
                     *(Seat(s, _identity(s).public_key) for s in seated),
@@ -61,7 +68,7 @@ async def _lobby(out: Path) -> None:
             listener.handle(raw, (ip, 47650))
         lobby.poll()
         await pilot.pause()
-        app.save_screenshot("lobby.svg", str(out))
+        app.save_screenshot(file, str(out))
     listener.close()
 
 
@@ -71,7 +78,8 @@ def make_screenshots(out: Path) -> list[Path]:
     try:
         for game in GAME_UIS.values():
             game.screenshots(out)
-        asyncio.run(_lobby(out))
+        asyncio.run(_lobby(out, DEFAULT_RULESET, "lobby.svg"))
+        asyncio.run(_lobby(out, "druids2004", "lobby-2004.svg"))
     finally:
         FIXED_TIME.clear()
     return sorted(out.glob("*.svg"))

@@ -17,9 +17,11 @@ from druids_p2p.games.druids2004.demo import game_lines
 from druids_p2p.games.druids2004.notation import to_json
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.replay import replay
+from druids_p2p.games.druids2004.seat_text import seat_lines
 from druids_p2p.games.druids2004.setup import Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
+from druids_p2p.games.druids2004.view import SeatView
 
 Streams = Callable[[str, int], random.Random]
 """``druids_p2p.games.seam.Streams``, spelled out: the games never import each other."""
@@ -61,6 +63,11 @@ class Druids2004Ruleset:
 
     def parse_move(self, token: str) -> int:
         return moves.parse_move(token)
+
+    def seat_lines(self, view: Any) -> list[str]:
+        if not isinstance(view, SeatView):
+            raise TypeError(f"{self.name} shows a SeatView, not {type(view).__name__}")
+        return seat_lines(view)
 
     # ------------------------------------------------------------ the in-process loop
     def make_options(self, players: int, variant: bool = False) -> Options:

@@ -16,6 +16,7 @@ from druids_p2p.games.druids2017.deal import deal as _deal
 from druids_p2p.games.druids2017.demo import game_lines as _game_lines
 from druids_p2p.games.druids2017.game import Game, GameOptions
 from druids_p2p.games.druids2017.replay import replay as _replay
+from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import CommonGameState, Playing, Streams
 
 PILE_CHOICES_PER_ROUND = 12
@@ -60,6 +61,16 @@ class DruidsRuleset:
 
     def parse_move_token(self, token: str) -> int:
         return _notation.parse_move_token(token)
+
+    def seat_lines(self, view: Any) -> list[str]:
+        """The hand, and the trick on the table (a :class:`PlayerView`'s)."""
+        if not isinstance(view, PlayerView):
+            raise TypeError(f"{self.name} shows a PlayerView, not {type(view).__name__}")
+        trick = " ".join(f"P{s}:{_notation.format_move(m)}" for s, m in view.trick)
+        return [
+            f"round {view.round_index + 1}, trick: {trick or '-'}",
+            f"your hand: {' '.join(_notation.format_card(c) for c in view.hand)}",
+        ]
 
     # ------------------------------------------------------------ the in-process loop
     def make_options(self, players: int, variant: bool = False) -> GameOptions:

@@ -1,5 +1,10 @@
-"""The LAN lobby (``druids play --lan``): tables announced on the chosen network; host a new one
-(choosing which seats are bots) or join one (optionally bringing bots).
+"""The LAN lobby (``druids play --lan [--game NAME]``): tables announced on the chosen network;
+host a new one (choosing which seats are bots) or join one (optionally bringing bots).
+
+The lobby is of one game, the one asked for: it lists every table it hears with its game (so a
+person sees the LAN as it is), hosts that game's tables (its seat range from the registry, and
+rounds and the light side only for a game dealt by rounds) and joins only that game's tables,
+since the table screen it opens after seating is that game's (``tui/game_uis.py``).
 
 Every table shows its host's key fingerprint, and a name announced by several hosts is marked: a
 name is not an identity. Joining a host that is neither pinned (``--fingerprint``) nor confirmed
@@ -23,7 +28,7 @@ from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.net.peer_config import HostSpec
 from druids_p2p.net.table_choice import namesakes, pin_matches
-from druids_p2p.rulesets import DEFAULT_RULESET, seat_options
+from druids_p2p.rulesets import DEALT_RULESETS, DEFAULT_RULESET, RULESETS, new_table_options
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.screens.dialogs import ConfirmJoin
@@ -56,6 +61,10 @@ class LanSetup:
         return host_key in self.trusted or any(pin_matches(p, host_key) for p in self.pins)
 
 
+DEFAULT_PLAYERS = 4
+"""The seats the host dialog proposes (within the game's range)."""
+
+
 class LobbyScreen(Screen[None]):
     DEFAULT_CSS = """
     LobbyScreen { layout: vertical; }
@@ -80,13 +89,19 @@ class LobbyScreen(Screen[None]):
         self.listener: BeaconListener | None = setup.listener
         self.tables: list[TableAnnouncement] = []
         self._shown: list[tuple[str, int, int]] = []
+        rules = RULESETS[setup.game]
+        self.seat_range = range(rules.min_players, rules.max_players + 1)
+        """The seats a table of this lobby's game has."""
+        self.by_rounds = setup.game in DEALT_RULESETS
+        """The game is dealt by rounds (Druids 2017): its tables have rounds and a variant."""
 
     def compose(self) -> ComposeResult:
         net = self.setup.net
         where = f"{net.name} ({net.address}, beacons on {net.broadcast}:{self.setup.beacon_port})"
-        yield Static(f"Druids — LAN lobby on {where}", id="lobby-title")
+        game = self.setup.game
+        yield Static(f"Druids — LAN lobby for {game} on {where}", id="lobby-title")
         table: DataTable[str | Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        table.border_title = "Tables announced (enter or j: join)"
+        table.border_title = f"Tables announced (enter or j: join a {game} table)"
         yield table
         bot_options = [(f"bot: {b}", b) for b in self.setup.bots]
         with Vertical(classes="form", id="host-form") as form:
@@ -95,19 +110,24 @@ class LobbyScreen(Screen[None]):
                 yield Label("name")
                 yield Input(self.setup.table_name, id="table-name", max_length=32)
                 yield Label("players")
+                seats = self.seat_range
                 yield Select(
-                    [(str(n), n) for n in (3, 4, 5)], value=4, id="players", allow_blank=False
-                )
-                yield Label("rounds")
-                yield Select(
-                    [(str(n), n) for n in range(1, 6)],
-                    value=self.setup.rounds,
-                    id="rounds",
+                    [(str(n), n) for n in seats],
+                    value=min(max(DEFAULT_PLAYERS, seats.start), seats.stop - 1),
+                    id="players",
                     allow_blank=False,
                 )
-                yield Checkbox("light side", self.setup.variant, id="variant")
+                if self.by_rounds:
+                    yield Label("rounds")
+                    yield Select(
+                        [(str(n), n) for n in range(1, 6)],
+                        value=self.setup.rounds,
+                        id="rounds",
+                        allow_blank=False,
+                    )
+                    yield Checkbox("light side", self.setup.variant, id="variant")
             with Horizontal(classes="row"):
-                for seat in range(2, 6):
+                for seat in range(2, self.seat_range.stop):
                     yield Label(f"player {seat}", id=f"seat-label-{seat}")
                     yield Select(
                         [("LAN player", OPEN_SEAT), *bot_options],
@@ -138,7 +158,15 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
         table.add_columns(
-            "table", "host", "fingerprint", "seats", "rounds", "variant", "join at", "seated"
+            "table",
+            "game",
+            "host",
+            "fingerprint",
+            "seats",
+            "rounds",
+            "variant",
+            "join at",
+            "seated",
         )
         if self.listener is None:
             try:
@@ -189,13 +217,18 @@ class LobbyScreen(Screen[None]):
             if info.name in several:
                 name = Text(f"{info.name} (!{several[info.name]} hosts)", style="bold red")
             pin = "✓ " if self.setup.pinned(t.beacon.host_key) else ""
+            dealt = info.ruleset in DEALT_RULESETS  # a card-table game has no rounds, no variant
+            game: str | Text = info.ruleset
+            if info.ruleset != self.setup.game:
+                game = Text(info.ruleset, style="dim")
             table.add_row(
                 name,
+                game,
                 t.beacon.host_name,
                 pin + t.beacon.host_fingerprint,
                 seats,
-                str(info.rounds),
-                "light side" if info.variant else "-",
+                str(info.rounds) if dealt else "-",
+                "light side" if dealt and info.variant else "-",
                 info.lobby_address or "-",  # what `druids join HOST:PORT` takes, not the mesh
                 seated,
                 key=t.lobby_id.hex(),
@@ -213,8 +246,8 @@ class LobbyScreen(Screen[None]):
     # ------------------------------------------------------------------ host / join
     def _show_seats(self) -> None:
         players = self.query_one("#players", Select).value
-        n = players if isinstance(players, int) else 4
-        for seat in range(2, 6):
+        n = players if isinstance(players, int) else DEFAULT_PLAYERS
+        for seat in range(2, self.seat_range.stop):
             visible = seat <= n
             self.query_one(f"#seat-{seat}", Select).display = visible
             self.query_one(f"#seat-label-{seat}", Label).display = visible
@@ -239,16 +272,17 @@ class LobbyScreen(Screen[None]):
             self.status("a table name is 1 to 32 printable characters", True)
             return
         players = int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
-        rounds = int(self.query_one("#rounds", Select).value)  # type: ignore[arg-type]
-        variant = self.query_one("#variant", Checkbox).value
+        rounds, variant = setup.rounds, False
+        if self.by_rounds:
+            rounds = int(self.query_one("#rounds", Select).value)  # type: ignore[arg-type]
+            variant = self.query_one("#variant", Checkbox).value
         choices = [str(self.query_one(f"#seat-{s}", Select).value) for s in range(2, players + 1)]
         bots = bot_seats([c for c in choices if c != OPEN_SEAT])
         open_seats = sum(1 for c in choices if c == OPEN_SEAT)
-        fields = {"ruleset": setup.game, "players": players, "variant": variant, "rounds": rounds}
-        _, options = seat_options(fields)
+        options = new_table_options(setup.game, players, variant, rounds)
         spec = TableSpec(
             bots=bots,
-            host=HostSpec(name, options),
+            host=HostSpec(name, options, setup.game),
             bind=setup.net.address,
             announce=True,
             beacon_port=setup.beacon_port,
@@ -262,6 +296,14 @@ class LobbyScreen(Screen[None]):
         t = self.selected()
         if t is None:
             self.status("no table selected: wait for one to be announced, or host one (h)", True)
+            return
+        if t.info.ruleset != self.setup.game:
+            game = t.info.ruleset
+            self.status(
+                f"'{t.name}' is a {game} table; this lobby joins {self.setup.game} tables "
+                f"(open 'druids play --lan --game {game}' to join it)",
+                True,
+            )
             return
         if t.info.full:
             self.status(f"'{t.name}' is full", True)

@@ -1,0 +1,70 @@
+"""``druids play --lan [--game NAME]``: check the LAN flags, then open the terminal UI's lobby.
+
+One path for every game: the lobby lists the tables heard on the chosen network, hosts one of
+``--game``'s tables (its seat range and options, ``tui/screens/lobby.py``) and joins only tables
+of that game; the table screen after seating is the game's (``tui/game_uis.py``). Each game's UI
+entry (``cli/play_ui.py``, ``cli/play2004.py``) checks its own options first and hands over here.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from druids_p2p.cli.app import fail
+from druids_p2p.cli.ui_options import UiOptions
+from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
+from druids_p2p.rulesets import DEFAULT_RULESET
+
+PREFERRED_BOTS = ("rule", "random", "pimc")
+"""The bots offered first for a seat, when they play the game."""
+
+
+def play_lan(opts: UiOptions, trick_s: float) -> None:
+    """The LAN lobby of ``opts.game``; ``trick_s``: how long a finished trick stays shown (a
+    game without tricks passes 0)."""
+    from druids_p2p.cli.bots_cmd import load_registry
+    from druids_p2p.cli.id_cmd import load_identity
+    from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
+    from druids_p2p.net.table_choice import BadPin, parse_pin
+
+    if not 1 <= opts.beacon_port <= 65535:
+        fail(f"--beacon-port must be 1..65535, not {opts.beacon_port}")
+    try:
+        pins = tuple(parse_pin(fp) for fp in opts.fingerprints or ())
+    except BadPin as exc:
+        fail(str(exc))
+    registry = load_registry(opts.plugins_dir, False)
+    known = [b for b in registry.names() if registry.get(b).plays(opts.game)]
+    try:
+        net = resolve(interface=opts.interface, address=opts.address)
+    except (InterfaceError, UnsafeDestination) as exc:
+        fail(str(exc))
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        fail("the terminal UI needs a terminal; use --headless to play without one")
+    identity = load_identity(opts.name)
+
+    from druids_p2p.tui.launch import run_lan
+    from druids_p2p.tui.pacing import Pacing
+    from druids_p2p.tui.resume import saved_game
+    from druids_p2p.tui.screens.lobby import LanSetup
+
+    # A table left unfinished: the UI asks to rejoin it first (the 2017 UI's resume dialog).
+    saved = saved_game(opts.workdir) if opts.game == DEFAULT_RULESET else None
+    folder = open_game_folder(opts.workdir)
+    preferred = [b for b in PREFERRED_BOTS if b in known]
+    setup = LanSetup(
+        net=net,
+        beacon_port=opts.beacon_port,
+        bots=tuple(preferred + [b for b in known if b not in preferred]),
+        budget_ms=opts.budget_ms,
+        table_name=f"{identity.name}'s table"[:32],
+        rounds=opts.rounds,
+        variant=opts.variant,
+        game=opts.game,
+        plugins_dirs=tuple(opts.plugins_dir),
+        pins=pins,
+    )
+    pacing = Pacing(move_s=opts.move_pause, trick_s=trick_s)
+    outcome = run_lan(identity, setup, folder, saved, pacing=pacing, game=opts.game)
+    print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
