@@ -213,6 +213,13 @@ def test_without_dask_cluster_says_how_to_install_it(
 def test_bench_tournament_on_a_cluster(
     cluster: LoopbackCluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import importlib
+
+    client_of: Any = importlib.import_module("distributed").Client  # untyped (as loopback.py)
+    # An earlier test of this module killed a worker process mid-batch; its nanny starts it
+    # again, which on a loaded machine may still be under way: the bench counts who is there.
+    with client_of(cluster.address, timeout=60) as client:
+        client.wait_for_workers(cluster.workers, timeout=120)
     args = ["bench", "tournament", "--games", "96", "--batch-games", "16", "--json"]
     code, stdout, err = run_cli([*args, "--cluster", cluster.address], capsys)
     assert code == 0, err
