@@ -13,11 +13,51 @@ from druids_p2p.games.seam import TableOptions
 from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
-from druids_p2p.rulesets import CARD_TABLE_RULESETS, SeatOptions
-from druids_p2p.wire import Identity, Message, Transcript, decode, decode_receipt, is_receipt
+from druids_p2p.rulesets import CARD_TABLE_RULESETS, SeatOptions, new_table_options
+from druids_p2p.wire import (
+    Identity,
+    Message,
+    MsgType,
+    Transcript,
+    decode,
+    decode_receipt,
+    derive_table_id,
+    encode,
+    head0,
+    is_receipt,
+)
 
 Tamper = Callable[[int, int, bytes], bytes | None]
 """(from seat-list index, to index, raw) -> raw to deliver instead, or None to drop."""
+
+
+def seat_message(ruleset: str, players: int = 3, legacy: bool = False) -> bytes:
+    """A host's signed seat message for a table of ``ruleset`` (what a peer's saved table keeps
+    in ``seat.msg``); ``legacy``: as protocol version 1 wrote it, its options naming no rule set
+    (every such table was Druids 2017's)."""
+    ids = [Identity.generate(f"p{k}") for k in range(players)]
+    seats = [
+        (i.public_key, i.name, f"tcp://127.0.0.1:{6000 + k}", bytes([k + 1]) * 32)
+        for k, i in enumerate(ids)
+    ]
+    options = new_table_options(ruleset, players)
+    if not legacy:
+        return make_seat_message(ids[0], seats, options, ruleset=ruleset)
+    keys, nonce = [s[0] for s in seats], os.urandom(32)
+    legacy_options = {"players": players, "rounds": options.rounds, "variant": options.variant}
+    body = {
+        "seats": keys,
+        "names": [s[1] for s in seats],
+        "options": legacy_options,
+        "nonce": nonce,
+        "endpoints": [s[2] for s in seats],
+        "curves": [s[3] for s in seats],
+    }
+    table_id = derive_table_id(keys, legacy_options, nonce)
+    head = head0(table_id)
+    return encode(
+        ids[0], MsgType.SEAT, table_id=table_id, seq=0, prev=bytes(32), head=head, body=body
+    )
 
 
 class LocalTable:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from table_harness import LocalTable
+from table_harness import LocalTable, seat_message
 
 from druids_p2p.net.homes import (
     FINISHED,
@@ -167,3 +167,37 @@ def test_new_sets_the_other_playing_tables_aside_and_keeps_them(tmp_path: Path) 
     assert old.info()["stopped"] == SET_ASIDE and old.folder.is_dir()
     assert playing_tables(tmp_path) == [new]  # the old one is offered no more
     assert choose_table(tmp_path, Request("host", "friday", resume=True)) == new
+
+
+@pytest.mark.parametrize("game", ["druids2017", "druids2004"])
+def test_a_saved_table_keeps_the_game_its_seat_message_names(tmp_path: Path, game: str) -> None:
+    """Kept in ``state.json`` (a UI offers to rejoin only a table of its own game)."""
+    state = TableState(tmp_path / "tables" / "aaaa")
+    state.save(seat_message(game), b"pub", b"sec", 4000, {"role": "host", "name": "friday"})
+    info = json.loads((state.folder / "state.json").read_text())
+    assert info["game"] == game and info["name"] == "friday"
+    assert state.game == game
+    state.mark_stopped("left")
+    assert state.game == game  # every later write keeps it
+
+
+@pytest.mark.parametrize(
+    ("written", "legacy", "game"),
+    [
+        ("druids2004", False, "druids2004"),
+        ("druids2017", False, "druids2017"),
+        ("druids2017", True, "druids2017"),  # its options name no rule set: version 1's
+        (None, False, None),  # no seat message to read: nothing to rejoin
+    ],
+)
+def test_a_table_saved_before_the_game_was_kept_reads_it_from_its_seat_message(
+    tmp_path: Path, written: str | None, legacy: bool, game: str | None
+) -> None:
+    seat = seat_message(written, legacy=legacy) if written else b"not a seat message"
+    state = TableState(tmp_path / "tables" / "aaaa")
+    state.folder.mkdir(parents=True)
+    (state.folder / "seat.msg").write_bytes(seat)
+    old = {"port": 4000, "status": "playing", "finished": False, "role": "host", "name": "x"}
+    (state.folder / "state.json").write_text(json.dumps(old))
+    assert state.game == game
+    assert state.status == PLAYING and state.info() == old  # read, not rewritten

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.net.secrets import write_private
+from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.wire import MsgType, WireError, decode
 from druids_p2p.wire.errors import RecordError
 from druids_p2p.wire.record import read_record
@@ -65,11 +66,14 @@ class TableState:
         about: dict[str, Any] | None = None,
     ) -> None:
         """``about``: how this peer came to the table (role, table name, lobby address, lobby
-        id), so that the same command finds it again after a crash."""
+        id), so that the same command finds it again after a crash. The game the seat message
+        names is kept beside it (``game``): a UI offers to rejoin only a table of its game."""
         self.folder.mkdir(parents=True, exist_ok=True)
         write_private(self.folder / "seat.msg", seat_raw)
         write_private(self.folder / "curve.key", curve_public + b"\n" + curve_secret)
-        self._write({"port": port, "status": PLAYING, "finished": False, **(about or {})})
+        game = seat_game(seat_raw)
+        kept = {"game": game} if game is not None else {}
+        self._write({"port": port, "status": PLAYING, "finished": False, **kept, **(about or {})})
 
     def info(self) -> dict[str, Any]:
         try:
@@ -77,6 +81,18 @@ class TableState:
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
+
+    @property
+    def game(self) -> str | None:
+        """The rule set this table plays: as ``state.json`` keeps it, else (a table saved before
+        it did) as its seat message names it; None if neither can be read (nothing to rejoin)."""
+        game = self.info().get("game")
+        if isinstance(game, str):
+            return game
+        try:
+            return seat_game((self.folder / "seat.msg").read_bytes())
+        except OSError:
+            return None
 
     def _write(self, info: dict[str, Any]) -> None:
         write_private(self.folder / "state.json", json.dumps(info).encode())
@@ -120,6 +136,18 @@ class TableState:
         what = f"table {name!r}" if name else "table"
         how = {"host": "hosted", "join": "joined"}.get(str(info.get("role")), "seated")
         return f"{what} (id {self.table_id[:8]}, {how} from here)"
+
+
+def seat_game(seat_raw: bytes) -> str | None:
+    """The rule set a seat message's options name (absent in protocol version 1, whose tables
+    were all the default game's); None if it does not decode."""
+    try:
+        options = decode(seat_raw).body["options"]
+    except (WireError, KeyError, TypeError):
+        return None
+    if not isinstance(options, dict):
+        return None
+    return str(options.get("ruleset", DEFAULT_RULESET))
 
 
 def _ending_abort(record: Path) -> str | None:
@@ -300,6 +328,7 @@ __all__ = [
     "matches",
     "playing_tables",
     "saved_tables",
+    "seat_game",
     "set_aside",
     "unfinished_table",
 ]
