@@ -1,15 +1,19 @@
 """The terminal UI and a table its seat left unfinished (Textual Pilot): asked first, it rejoins
 that table (in its own game folder), or starts a new one beside it, or quits. Stopped and finished
-tables are never offered."""
+tables are never offered, nor a table of another game than the one asked for."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+from cli_harness import run_cli
+from table_harness import seat_message
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -29,9 +33,14 @@ BOUND_S = 20.0
 ME = Identity.from_seed(bytes([3]) * 32, "me")
 
 
-def _table(game: Path, table_id: str, status: str | None = None) -> TableState:
+def _table(
+    game: Path, table_id: str, status: str | None = None, ruleset: str = "druids2017"
+) -> TableState:
+    """A table saved in game folder ``game`` as a peer saves it (its seat message names its
+    game, ``ruleset``)."""
     state = TableState(game / "me" / "tables" / table_id)
-    state.save(b"seat", b"pub", b"sec", 4000, {"role": "join", "name": "lan-lab"})
+    seat = seat_message(ruleset)
+    state.save(seat, b"pub", b"sec", 4000, {"role": "join", "name": "lan-lab"})
     if status == "stopped":
         state.mark_stopped("seat 2 was gone")
     elif status == "finished":
@@ -43,12 +52,80 @@ def test_saved_game_offers_only_a_table_still_playing(tmp_path: Path) -> None:
     games = tmp_path / "games"
     _table(games / "20260101-1", "aaaa", "stopped")
     _table(games / "20260101-2", "bbbb", "finished")
-    assert saved_game(None, tmp_path) is None
+    assert saved_game(None, tmp_path, game="druids2017") is None
     playing = _table(games / "20260101-3", "cccc")
-    found = saved_game(None, tmp_path)
+    found = saved_game(None, tmp_path, game="druids2017")
     assert found == SavedGame(games / "20260101-3", playing)
-    assert saved_game(games / "20260101-1") is None  # --workdir: only that folder
-    assert saved_game(games / "20260101-3") == found
+    assert saved_game(games / "20260101-1", game="druids2017") is None  # --workdir: that folder
+    assert saved_game(games / "20260101-3", game="druids2017") == found
+
+
+def test_saved_game_offers_only_a_table_of_the_game_asked_for(tmp_path: Path) -> None:
+    """``druids play --game druids2004`` is offered its 2004 table, never the 2017 one (whose
+    table screen it would not be), and the other way round; a table saved before the game was
+    kept is told by its seat message."""
+    games = tmp_path / "games"
+    t2004 = _table(games / "20260101-1", "aaaa", ruleset="druids2004")
+    t2017 = _table(games / "20260101-2", "bbbb")
+    assert saved_game(None, tmp_path, game="druids2004") == SavedGame(
+        t2004.folder.parents[2], t2004
+    )
+    assert saved_game(None, tmp_path, game="druids2017") == SavedGame(
+        t2017.folder.parents[2], t2017
+    )
+    assert saved_game(games / "20260101-1", game="druids2017") is None  # --workdir: that folder
+    assert saved_game(games / "20260101-2", game="druids2004") is None
+    old = json.loads((t2004.folder / "state.json").read_text())
+    del old["game"]  # as written before it was kept
+    (t2004.folder / "state.json").write_text(json.dumps(old))
+    assert saved_game(None, tmp_path, game="druids2004") == SavedGame(games / "20260101-1", t2004)
+    assert saved_game(None, tmp_path, game="druids2017") == SavedGame(games / "20260101-2", t2017)
+    t2004.mark_finished({"totals": [1, 2, 3]})
+    assert saved_game(None, tmp_path, game="druids2004") is None
+
+
+@pytest.mark.parametrize(
+    ("args", "runner"),
+    [
+        (["play", "--bots", "rule,rule"], "run_local"),
+        (["play", "--game", "druids2004", "--bots", "rule"], "run_local"),
+        (["play", "--game", "druids2004", "--lan"], "run_lan"),
+        (["play", "--lan"], "run_lan"),
+    ],
+)
+@pytest.mark.parametrize("saved_ruleset", ["druids2017", "druids2004"])
+def test_druids_play_offers_only_a_saved_table_of_its_game(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    runner: str,
+    saved_ruleset: str,
+) -> None:
+    """What ``druids play`` hands the UI to ask about, local or ``--lan``: the table of its
+    ``--game`` left unfinished in ``--workdir``, never another game's. The UI itself, which needs
+    a real terminal, is replaced by a recorder of what it was given (the Pilot tests here and
+    the e2e tests drive the real one)."""
+    import sys
+
+    import druids_p2p.tui.launch as launch
+
+    given: list[SavedGame | None] = []
+
+    def record(*positional: Any, **kw: Any) -> dict[str, Any]:
+        given.append(kw["saved"] if "saved" in kw else positional[3])
+        return {"result": {"finished": False}, "stopped": "you left the table"}
+
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(launch, runner, record)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    workdir = tmp_path / "game"
+    state = _table(workdir, "aaaa", ruleset=saved_ruleset)
+    code, out, err = run_cli([*args, "--workdir", str(workdir)], capsys)
+    assert code == 0, out + err
+    game = args[args.index("--game") + 1] if "--game" in args else "druids2017"
+    assert given == [SavedGame(workdir, state) if saved_ruleset == game else None]
 
 
 class RecordingApp(DruidsApp):
@@ -132,7 +209,7 @@ def test_new_table_goes_to_the_lobby_and_sets_the_old_one_aside(tmp_path: Path) 
     assert app.folder == tmp_path / "games" / "new"
     # set aside: not offered again, still on disk
     assert saved.state.status == "stopped" and saved.state.info()["stopped"] == SET_ASIDE
-    assert saved.state.folder.is_dir() and saved_game(None, tmp_path) is None
+    assert saved.state.folder.is_dir() and saved_game(None, tmp_path, game="druids2017") is None
 
 
 def test_quit_opens_nothing(tmp_path: Path) -> None:

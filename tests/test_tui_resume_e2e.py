@@ -17,10 +17,11 @@ from textual.pilot import Pilot
 
 from druids_p2p.net.local_table import PeerProcess, peer_argv
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
+from druids_p2p.tui.druids2017.table import TableScreen
+from druids_p2p.tui.game_uis import table_ui
 from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession
-from druids_p2p.tui.resume import saved_game
+from druids_p2p.tui.resume import SavedGame, saved_game
 from druids_p2p.tui.screens.resume_dialog import ResumeTable
 from druids_p2p.wire import load_or_create
 
@@ -50,23 +51,29 @@ def _crashed_game(game: Path) -> list[PeerProcess]:
     return peers
 
 
+def rejoining_app(saved: SavedGame, game: str, new: Path) -> DruidsApp:
+    """``druids play --game GAME``'s app as it opens with ``saved`` to ask about: its seat's
+    identity, rule set ``game``'s table screen from the registry (as ``tui/launch.py`` takes it),
+    no pacing; ``new``: the game folder a new table would have used."""
+    return DruidsApp(
+        table_ui=table_ui(game),
+        make_session=None,
+        identity=load_or_create(saved.folder / "me"),
+        folder=new,
+        saved=saved,
+        pacing=NO_PACING,
+    )
+
+
 def test_the_ui_rejoins_a_table_left_unfinished_and_plays_it_to_the_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
     game = tmp_path / "games" / "crashed"
     _crashed_game(game)
-    saved = saved_game(None, tmp_path)
+    saved = saved_game(None, tmp_path, game="druids2017")
     assert saved is not None and saved.folder == game
-    identity = load_or_create(game / "me")
-    app = DruidsApp(
-        table_ui=TABLE_UI,
-        make_session=None,
-        identity=identity,
-        folder=tmp_path / "new",
-        saved=saved,
-        pacing=NO_PACING,
-    )
+    app = rejoining_app(saved, "druids2017", tmp_path / "new")
 
     async def body(pilot: Pilot[Any]) -> None:
         await _until(lambda: isinstance(app.screen, ResumeTable), 20)

@@ -2,7 +2,8 @@
 
 By default the table is one of peers on this machine, as 2017's: the person's peer in this
 process (the terminal UI's table screen over its seat copy) and each bot a ``druids peer``
-process over loopback, at the mental card table. ``--offline`` plays the engine against
+process over loopback, at the mental card table; a 2004 table this seat left unfinished is
+offered first, to rejoin (``tui/resume.py``). ``--offline`` plays the engine against
 in-process bots instead (no processes, no mental cards); ``--lan`` opens the LAN lobby of 2004
 tables (``cli/play_lan.py``). A person at the plain terminal
 (``host``/``join`` without ``--bot``, ``--headless --seats human``) types the moves
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import random
 import sys
+from pathlib import Path
 
 from druids_p2p.cli.app import fail
 from druids_p2p.cli.ui_options import UiOptions, seat_words
@@ -81,6 +83,7 @@ def play_2004_ui(opts: UiOptions) -> None:
     if not opts.offline:
         from druids_p2p.tui.launch import run_local
         from druids_p2p.tui.pacing import Pacing
+        from druids_p2p.tui.resume import saved_game
 
         outcome = run_local(
             identity,
@@ -90,10 +93,11 @@ def play_2004_ui(opts: UiOptions) -> None:
             budget_ms=opts.budget_ms,
             folder=folder,
             plugins_dirs=tuple(opts.plugins_dir),
+            saved=saved_game(opts.workdir, game=opts.game),  # asked first: rejoin it?
             pacing=Pacing(move_s=opts.move_pause, trick_s=0.0),
             game=opts.game,
         )
-        print_outcome(outcome, folder, opts.as_json)
+        print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
         return
 
     from druids_p2p.bots.local_game import make_bot

@@ -14,7 +14,6 @@ from pathlib import Path
 from druids_p2p.cli.app import fail
 from druids_p2p.cli.ui_options import UiOptions
 from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
-from druids_p2p.rulesets import DEFAULT_RULESET
 
 PREFERRED_BOTS = ("rule", "random", "pimc")
 """The bots offered first for a seat, when they play the game."""
@@ -49,8 +48,8 @@ def play_lan(opts: UiOptions, trick_s: float) -> None:
     from druids_p2p.tui.resume import saved_game
     from druids_p2p.tui.screens.lobby import LanSetup
 
-    # A table left unfinished: the UI asks to rejoin it first (the 2017 UI's resume dialog).
-    saved = saved_game(opts.workdir) if opts.game == DEFAULT_RULESET else None
+    # A table of this game left unfinished: the UI asks to rejoin it first.
+    saved = saved_game(opts.workdir, game=opts.game)
     folder = open_game_folder(opts.workdir)
     preferred = [b for b in PREFERRED_BOTS if b in known]
     setup = LanSetup(

@@ -99,7 +99,8 @@ def play_ui(opts: UiOptions) -> None:
     pacing = Pacing(move_s=opts.move_pause, trick_s=opts.trick_pause)
     from druids_p2p.tui.resume import saved_game
 
-    saved = saved_game(opts.workdir)  # a table left unfinished: the UI asks to rejoin it first
+    # A table of this game left unfinished: the UI asks to rejoin it first.
+    saved = saved_game(opts.workdir, game=opts.game)
 
     folder = open_game_folder(opts.workdir)
 

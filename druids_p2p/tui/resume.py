@@ -1,10 +1,11 @@
 """The terminal UI's answer to a table left unfinished (the UI or its machine crashed).
 
-``druids play`` (with or without ``--lan``) looks for a table this person's seat was still playing
-in a game folder (``--workdir``, else every folder under ``<data>/games``) and asks first: rejoin
-it (the same folder, the UI's peer rejoining its saved table; its bots rejoin too if they are not
-still running), or start a new table (the old one is set aside: marked stopped, so it is not
-offered again, and kept with its record, never deleted), or quit.
+``druids play`` (with or without ``--lan``) looks for a table of the game asked for (``--game``)
+this person's seat was still playing in a game folder (``--workdir``, else every folder under
+``<data>/games``) and asks first: rejoin it (the same folder, the UI's peer rejoining its saved
+table at that game's table screen; its bots rejoin too if they are not still running), or start
+a new table (the old one is set aside: marked stopped, so it is not offered again, and kept with
+its record, never deleted), or quit.
 A stopped or finished table is never offered: homes.py decides what is still playing. The
 question itself is the ``ResumeTable`` dialog (:mod:`druids_p2p.tui.screens.resume_dialog`).
 """
@@ -39,9 +40,11 @@ class SavedGame:
         ]
 
 
-def saved_game(workdir: Path | None, data: Path | None = None) -> SavedGame | None:
+def saved_game(workdir: Path | None, data: Path | None = None, *, game: str) -> SavedGame | None:
     """The most recent game folder (``workdir``, or any under ``<data>/games``) whose UI seat's
-    table is still playing."""
+    table of rule set ``game`` is still playing: a table of another game is not offered, as
+    rejoining it would seat the person at the wrong game's table screen (homes.py keeps which
+    game each table plays)."""
     if workdir is not None:
         folders = [workdir]
     else:
@@ -53,7 +56,8 @@ def saved_game(workdir: Path | None, data: Path | None = None) -> SavedGame | No
         folders = sorted(games.iterdir()) if games.is_dir() else []
     found: list[SavedGame] = []
     for folder in folders:
-        found += [SavedGame(folder, state) for state in playing_tables(folder / ME)]
+        playing = playing_tables(folder / ME)
+        found += [SavedGame(folder, state) for state in playing if state.game == game]
     found.sort(key=lambda g: _mtime(g.state))
     return found[-1] if found else None
 
