@@ -59,10 +59,13 @@ class DruidsApp(App[dict[str, Any] | None]):
         saved: SavedGame | None = None,
         pacing: Pacing = UI_PACING,
         clock: Callable[[], float] = time.monotonic,
+        plugins_dirs: tuple[Path, ...] = (),
     ) -> None:
         """``saved``: a table this seat left unfinished; the person is asked first whether to
         rejoin it or start a new one (tui/resume.py). ``pacing``: how long the table holds a
-        move and a completed trick in view (tui/pacing.py; ``clock`` times it)."""
+        move and a completed trick in view (tui/pacing.py; ``clock`` times it).
+        ``plugins_dirs``: where the bots of a rejoined local table find plugin bots (the lobby's
+        ``lan`` has its own)."""
         super().__init__()
         self.table_ui = table_ui
         self.pacing = pacing
@@ -75,6 +78,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         self.lan = lan
         self.identity = identity
         self.folder = folder
+        self.plugins_dirs = lan.plugins_dirs if lan is not None else plugins_dirs
         self.session: Session | None = None
         self.table: GameTableScreen | None = None
 
@@ -108,7 +112,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         spec = TableSpec(
             resume_folder=saved.state.folder,
             bind=str(info.get("bind") or "127.0.0.1"),
-            plugins_dirs=self.lan.plugins_dirs if self.lan is not None else (),
+            plugins_dirs=self.plugins_dirs,
         )
         snapshots = self.table_ui.snapshots
         session = NetSession(self.post_message, self.identity, saved.folder, spec, snapshots)

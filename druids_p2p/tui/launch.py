@@ -79,6 +79,7 @@ def run_local(
         folder=folder,
         saved=saved,
         pacing=pacing,
+        plugins_dirs=plugins_dirs,  # the saved table's bots, rejoining, find plugin bots too
     )
     try:
         return app.run()
