@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -95,8 +95,10 @@ class Board2004(Screen[None]):
         Binding("question_mark", "help", "help"),
     ]
 
-    def __init__(self, names: Sequence[str], column_spaces: int) -> None:
-        super().__init__()
+    def __init__(self, names: Sequence[str], column_spaces: int, **screen: Any) -> None:
+        """``screen``: what the next class of a subclass takes (the table of peers' paced
+        screen: its session, pacing and clock)."""
+        super().__init__(**screen)
         self.names = tuple(names)
         self.column_spaces = column_spaces
         self.cursor = 0

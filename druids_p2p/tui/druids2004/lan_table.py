@@ -11,12 +11,9 @@ waits behind them.
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Callable
+from typing import Unpack
 
 from textual.message import Message
-from textual.timer import Timer
 
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.options import Options
@@ -26,34 +23,27 @@ from druids_p2p.tui.druids2004.dialogs import GameOver2004
 from druids_p2p.tui.druids2004.lan_story import drawn_lines, move_line
 from druids_p2p.tui.druids2004.places import ScoreColumn
 from druids_p2p.tui.druids2004.snapshot import Snapshot2004, own, snapshot_from_table
-from druids_p2p.tui.game_ui import GameTableScreen, TableUI
-from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
+from druids_p2p.tui.game_ui import TableUI
+from druids_p2p.tui.paced_table import Paced, PacedTableScreen
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.widgets.chat import CHAT_EVENTS, chat_line
-
-log = logging.getLogger(__name__)
 
 QUIET_EVENTS = frozenset({"result", "round_ended", "game_over", "move", *CHAT_EVENTS})
 """Events whose text the screen tells in its own words (moves, talk, the end) or not at all."""
 
 
-class LanTable2004Screen(Board2004, GameTableScreen):
+class LanTable2004Screen(Board2004, PacedTableScreen):
     def __init__(
-        self,
-        session: Session,
-        expected: tuple[str, ...] = (),
-        *,
-        pacing: Pacing = UI_PACING,
-        clock: Callable[[], float] = time.monotonic,
+        self, session: Session, expected: tuple[str, ...] = (), **paced: Unpack[Paced]
     ) -> None:
         """``expected``: the bots awaited before seating (shown until the table is seated)."""
-        super().__init__(expected, column_spaces=0)  # the column's size once seated (_take)
-        self.session = session
-        self.expected = expected
-        self.pacing = pacing
-        self.pacer: Pacer[Message] = Pacer(clock)
-        self._pace_timer: Timer | None = None
-        self._draining = False
+        super().__init__(
+            expected,
+            column_spaces=0,  # the column's size once seated (_take)
+            session=session,
+            expected=expected,
+            **paced,
+        )
         self.snapshot: Snapshot2004 | None = None
         self.request: Snapshot2004 | None = None
         """The peer's request for this seat's move, until it is answered (other snapshots that
@@ -64,7 +54,6 @@ class LanTable2004Screen(Board2004, GameTableScreen):
         """A move was sent; waiting for the peer to take it (or refuse it)."""
         self.sent: int | None = None
         self.rituals_seen = 0
-        self.record = session.record
         self.end_shown = False
 
     def on_mount(self) -> None:
@@ -141,47 +130,26 @@ class LanTable2004Screen(Board2004, GameTableScreen):
             leave()
 
     # ------------------------------------------------------------ the paced queue
-    async def receive(self, message: Message) -> None:
-        self.pacer.push(message)
-        self.drain()
-
-    def drain(self) -> None:
-        if self._draining or not self.is_attached or getattr(self.app, "leaving", False):
-            return
-        self._draining = True
-        try:
-            while (message := self.pacer.next_ready()) is not None:
-                self._show_safely(message)
-        finally:
-            self._draining = False
-        if self._pace_timer is not None:
-            self._pace_timer.stop()
-            self._pace_timer = None
-        wait = self.pacer.wait_s()
-        if wait is not None:
-            self._pace_timer = self.set_timer(max(0.02, wait), self.drain)
-
-    def _show_safely(self, message: Message) -> None:
-        """A bug in showing a message must not end the game (the peer plays on)."""
-        try:
-            if isinstance(message, PeerEvent):
-                self._event(message)
-            elif isinstance(message, TurnRequest):
-                self.request = own(message.snapshot)
-                self._take(self.request)
-                self.awaiting = False
-            elif isinstance(message, MoveRejected):
-                self.awaiting = False
-                seat = self.snapshot.my_seat if self.snapshot is not None else None
-                reason = in_ui_words(message.reason, -1 if seat is None else seat)
-                self.message = f"Not allowed: {reason}"
-                self.app.bell()
-            elif isinstance(message, SessionEnded):
-                self._ended(message)
-        except Exception as exc:
-            log.exception("the UI could not show %s", type(message).__name__)
-            self.log_line(f"display error ({type(exc).__name__}: {exc}); see druids.log")
+    async def show(self, message: Message) -> None:
+        if isinstance(message, PeerEvent):
+            self._event(message)
+        elif isinstance(message, TurnRequest):
+            self.request = own(message.snapshot)
+            self._take(self.request)
+            self.awaiting = False
+        elif isinstance(message, MoveRejected):
+            self.awaiting = False
+            seat = self.snapshot.my_seat if self.snapshot is not None else None
+            reason = in_ui_words(message.reason, -1 if seat is None else seat)
+            self.message = f"Not allowed: {reason}"
+            self.app.bell()
+        elif isinstance(message, SessionEnded):
+            self._ended(message)
         self.draw()
+
+    def display_error(self, line: str) -> None:
+        self.log_line(line)
+        self.draw()  # what was shown before the error, and the board as it stands
 
     # ------------------------------------------------------------ what the table said
     def _take(self, snapshot: Snapshot2004 | None) -> None:

@@ -1,18 +1,17 @@
 """The table: players and piles, the trick, scores, warnings, your hand, the log; prompts on
 your turn.
 
-What the session reports is shown in order through a :class:`~druids_p2p.tui.pacing.Pacer`:
-each move stays in view a moment, a completed trick longer (or until a key), and the next round
-waits behind the round's summary. So the log, the trick and the hand always agree, and the
-person's turn (its clock too) begins when it is shown.
+What the session reports is shown in order through a :class:`~druids_p2p.tui.pacing.Pacer`
+(the paced table screen, ``tui/paced_table.py``): each move stays in view a moment, a completed
+trick longer (or until a key), and the next round waits behind the round's summary. So the log,
+the trick and the hand always agree, and the person's turn (its clock too) begins when it is
+shown.
 """
 
 from __future__ import annotations
 
-import logging
 import time
-from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack
 
 from rich.text import Text
 from textual import events
@@ -20,7 +19,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
@@ -35,14 +33,12 @@ from druids_p2p.tui.druids2017.table_status import connecting_text, seat_states,
 from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.druids2017.tricks import TrickHistory
 from druids_p2p.tui.druids2017.warnings import warning_line, warnings
-from druids_p2p.tui.game_ui import GameTableScreen, TableUI
+from druids_p2p.tui.game_ui import TableUI
 from druids_p2p.tui.names import who
-from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
+from druids_p2p.tui.paced_table import Paced, PacedTableScreen
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.widgets.chat import ChatInput
 from druids_p2p.tui.widgets.log import TableLog
-
-log = logging.getLogger(__name__)
 
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q"})
 """Keys that keep their meaning while a trick is held (help, quit)."""
@@ -50,7 +46,7 @@ PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q"})
 __all__ = ["TABLE_UI", "TableScreen", "clock"]
 
 
-class TableScreen(GameTableScreen):
+class TableScreen(PacedTableScreen):
     DEFAULT_CSS = """
     TableScreen { layout: vertical; }
     TableScreen #title { height: 1; background: $primary; color: $text; padding: 0 1; }
@@ -73,21 +69,11 @@ class TableScreen(GameTableScreen):
     """The smallest terminal that shows the whole table (five players, a full hand)."""
 
     def __init__(
-        self,
-        session: Session,
-        expected: tuple[str, ...] = (),
-        *,
-        pacing: Pacing = UI_PACING,
-        clock: Callable[[], float] = time.monotonic,
+        self, session: Session, expected: tuple[str, ...] = (), **paced: Unpack[Paced]
     ) -> None:
-        super().__init__()
-        self.session = session
-        self.expected = expected
-        """Names of the players we wait for before seating (local bots): shown as connecting."""
-        self.pacing = pacing
-        self.pacer: Pacer[Message] = Pacer(clock)
-        self._pace_timer: Timer | None = None
-        self._draining = False
+        """``expected``: names of the players we wait for before seating (local bots): shown as
+        connecting."""
+        super().__init__(session, expected, **paced)
         self.trick_held = False
         """The trick just completed is on show (the trick panel shows it whole)."""
         self._tricks_seen: tuple[int, int] | None = None
@@ -98,7 +84,6 @@ class TableScreen(GameTableScreen):
         self.rejoined: dict[str, float] = {}
         self.turn_key: tuple[Any, ...] | None = None
         self.turn_since = time.monotonic()
-        self.record: str | None = session.record
         self.stopped: str | None = None
         self.blame: int | None = None
         self.finished = False
@@ -148,52 +133,25 @@ class TableScreen(GameTableScreen):
             )
 
     # ------------------------------------------------------------------ the paced queue
-    async def receive(self, message: Message) -> None:
-        """A message from the session: queued, shown in its turn."""
-        self.pacer.push(message)
-        await self.drain()
+    async def show(self, message: Message) -> None:
+        self.trick_held = False  # its time is over once the next thing shows
+        if isinstance(message, PeerEvent):
+            await self.handle_peer_event(message)
+        elif isinstance(message, TurnRequest):
+            await self.handle_turn(message)
+        elif isinstance(message, MoveRejected):
+            await self.handle_rejected(message)
+        elif isinstance(message, SessionEnded):
+            await self.handle_ended(message)
 
-    async def drain(self) -> None:
-        """Show everything whose time has come, then wake when the next may be shown."""
-        if self._draining or not self.is_attached or getattr(self.app, "leaving", False):
-            return  # (left: the app is closing, nothing more is shown)
-        self._draining = True
-        try:
-            while (message := self.pacer.next_ready()) is not None:
-                self.trick_held = False  # its time is over once the next thing shows
-                await self._show_safely(message)
-            if self.trick_held and not self.pacer.holding:
-                self.trick_held = False
-                self.refresh_all()
-        finally:
-            self._draining = False
-        self._schedule()
+    def display_error(self, line: str) -> None:
+        self.log_line(line, "red")
 
-    def _schedule(self) -> None:
-        if self._pace_timer is not None:
-            self._pace_timer.stop()
-            self._pace_timer = None
-        if self.pacer.blocked:
-            return
-        left = self.pacer.until - self.pacer.clock()
-        if left > 0 or self.pacer.wait_s() is not None:
-            self._pace_timer = self.set_timer(max(0.02, left), self.drain)
-
-    async def _show_safely(self, message: Message) -> None:
-        """A bug in showing a message must not end the game (the peer plays on in its
-        thread): it is logged and shown as one line."""
-        try:
-            if isinstance(message, PeerEvent):
-                await self.handle_peer_event(message)
-            elif isinstance(message, TurnRequest):
-                await self.handle_turn(message)
-            elif isinstance(message, MoveRejected):
-                await self.handle_rejected(message)
-            elif isinstance(message, SessionEnded):
-                await self.handle_ended(message)
-        except Exception as exc:
-            log.exception("the UI could not show %s", type(message).__name__)
-            self.log_line(f"display error ({type(exc).__name__}: {exc}); see druids.log", "red")
+    def drained(self) -> None:
+        """A completed trick held whole is taken down once its hold is over."""
+        if self.trick_held and not self.pacer.holding:
+            self.trick_held = False
+            self.refresh_all()
 
     def _trick_completed(self) -> bool:
         """True once per trick: the snapshot shows one trick more of the same round."""
