@@ -6,12 +6,14 @@ collected late (the TUI's e2e files sort last) starts when the other worker is a
 the run waits for it alone. So on xdist workers the long tiers (``slow``, ``e2e``, ``netns``) are
 collected first and the short tests fill the gaps at the end. The order within each tier is the
 file order, and a run without ``-n`` keeps the plain file order.
+
+Ctrl-C: every pytest process starts the processes of its tests with SIGINT at Python's default
+(however the suite was launched), and a test that leaves it changed fails.
 """
 
 from __future__ import annotations
 
 import signal
-import warnings
 from collections.abc import Iterator
 
 import pytest
@@ -30,17 +32,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: not _is_long(item))  # stable: file order within each tier
 
 
-@pytest.fixture(autouse=True)
-def _ctrl_c_is_not_ignored(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Every test starts with Ctrl-C handled as Python's default, and leaves it so.
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C handled as Python's default in this pytest process, for the processes it starts.
 
-    A disposition of SIGINT set to "ignore" in a worker's process (by a test, or a library it
-    runs in-process) is inherited by every process the later tests on that worker start: the
-    Ctrl-C tests of real ``druids`` processes then see their SIGINT ignored and the command play
-    on to its end. So it is put back, and the test that changed it is named in a warning."""
+    A shell without job control (a script, ``sh -c``, a CI step) starts a background job
+    (``cmd &``) with SIGINT ignored, as POSIX has it, and a Python started with SIGINT ignored
+    keeps it ignored. So a suite run that way passes the ignore on to its xdist workers and
+    from them to every ``druids`` process a test starts, and the Ctrl-C tests (a real process
+    sent SIGINT) see their command play on to its end. That is the launcher's disposition, not
+    the suite's, so each pytest process (the controller here, which starts the workers, and
+    each worker) puts Python's default back once at its start. (``timeout CMD`` hides it: it
+    handles SIGINT itself, so CMD starts with it at the default.)"""
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_left_as_found() -> Iterator[None]:
+    """A test that leaves SIGINT changed fails, by name: the processes the later tests on its
+    worker start would inherit the change (an ignored SIGINT makes the Ctrl-C tests' commands
+    play on). It is put back, so that only the test that changed it fails."""
     yield
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is not signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        warnings.warn(f"{request.node.nodeid} left SIGINT changed; restored", stacklevel=1)
+        pytest.fail(f"the test left SIGINT as {handler!r}, not Python's default", pytrace=False)

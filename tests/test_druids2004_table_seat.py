@@ -10,6 +10,7 @@ the true game shows that seat; other seats' moves it cannot check are refused wi
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -201,3 +202,17 @@ def test_the_nothing_left_end_over_hidden_gems_waits_for_the_owners_word() -> No
     table = play_whole_game(4, 114)
     assert table.words > 0
     assert all(seat.winners == table.truth.winners for seat in table.seats)
+
+
+def test_every_owners_word_is_judged_true_of_the_revealed_cards_by_every_copy() -> None:
+    """Seed 114's words, each an owner's own (``word_of``, from its copy's cards), are true of
+    the cards every position holds (``false_words``, the final reveal's judge): the two ways a
+    word is judged are one. Every copy keeps the same words; the opposite of each is false."""
+    table = play_whole_game(4, 114)
+    cards = {p: table.card(p) for p in range(table.taken)}
+    claims = [seat.claims for seat in table.seats]
+    assert claims[0] and all(c == claims[0] for c in claims)
+    for seat in table.seats:
+        assert seat.false_words(cards) == []
+    for claim in claims[0]:
+        assert not replace(claim, said=not claim.said).true_of(cards), claim

@@ -222,9 +222,10 @@ class _TableAudit:
         self.report.winners = replay.copy.winners if replay.complete else None
         end = min(self.tail.start, len(self.messages))
         if replay.blind_at is not None:  # the rest is not replayed: only its stop tail is read
-            stops = self.messages[-1].type is MsgType.ABORT
-            tail = (i for i in range(replay.i, end) if stops and walk.is_tail(i))
-            replay.i = next(tail, len(self.messages))
+            # (the first index from replay.i on where the tail begins; None: the record does
+            # not end in an abort, so it has no tail)
+            start = None if walk.tail_from is None else max(replay.i, walk.tail_from)
+            replay.i = start if start is not None and start < end else len(self.messages)
         if replay.i < len(self.messages) and walk.is_tail(replay.i):
             walk.check_tail(replay.i)
             self.tail.start = end = replay.i

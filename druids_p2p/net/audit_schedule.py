@@ -25,6 +25,25 @@ _DEAL = (MsgType.DECK_COMMIT, MsgType.DECK_KEY, None, MsgType.DECK_SALT, MsgType
 """The deal's steps of all seats; ``None`` stands for the shuffles, one step per seat."""
 
 
+def stop_tail_from(msgs: Sequence[Message], recorder: bytes | None) -> int | None:
+    """The first index ``i`` such that ``msgs[i:]`` is the recorder's own messages (no abort
+    among them), then aborts of distinct seats; ``None`` without a recorder.
+
+    The rest of a stop tail past its first message is a stop tail too, so the indices it may
+    begin at are exactly this one and every later one: one scan back from the end finds it,
+    where testing each index forward costs O(n²) on a long record."""
+    if recorder is None:
+        return None
+    i = len(msgs)
+    aborted: set[bytes] = set()
+    while i > 0 and msgs[i - 1].type is MsgType.ABORT and msgs[i - 1].sender not in aborted:
+        aborted.add(msgs[i - 1].sender)
+        i -= 1
+    while i > 0 and msgs[i - 1].type is not MsgType.ABORT and msgs[i - 1].sender == recorder:
+        i -= 1
+    return i
+
+
 class ScheduleWalk:
     """Walks a verified record through the schedule; :meth:`run` returns where its stop tail
     begins (its length if it has none) or raises :class:`AuditProblem` at the first breach.
@@ -47,6 +66,8 @@ class ScheduleWalk:
         last = messages[-1]
         self.recorder: bytes | None = last.sender if last.type is MsgType.ABORT else None
         """The signer of the record's last entry when it is an abort: whose record this is."""
+        self.tail_from = stop_tail_from(messages, self.recorder)
+        """The first index from which the rest of the record is a stop tail (None: no recorder)."""
         self._tail_start: int | None = None
         """Where the stop tail begins, once the walk has met it."""
         self.seated_at: int | None = None
@@ -188,18 +209,11 @@ class ScheduleWalk:
 
     # ---------------------------------------------------------------- the stop tail
     def is_tail(self, i: int) -> bool:
-        """From ``i`` on: the recorder's own messages, then aborts, the recorder's last."""
-        if self.recorder is None:
-            return False
-        aborted: set[bytes] = set()
-        for msg in self.msgs[i:]:
-            if msg.type is MsgType.ABORT:
-                if msg.sender in aborted:
-                    return False
-                aborted.add(msg.sender)
-            elif aborted or msg.sender != self.recorder:
-                return False
-        return True
+        """From ``i`` (``>= 0``) on: the recorder's own messages, then aborts, one per seat.
+
+        Answered from :attr:`tail_from`, found once: the walk and the replays ask this at
+        every step that does not match, and the blind stop-tail search of many indices."""
+        return self.tail_from is not None and i >= self.tail_from
 
     def check_tail(self, start: int) -> None:
         if self.recorder is None:

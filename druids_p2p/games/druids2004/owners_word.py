@@ -36,14 +36,23 @@ def owners(game: Game2004) -> tuple[int, ...]:
     return tuple(sorted({s for p in game.row if p is not None for s, _ in p.gems}))
 
 
+def word_true(said: bool, gems: Iterable[tuple[int, int]]) -> bool:
+    """Whether a word is true of the cards: ``said`` yes (one of the owner's face-down gems
+    lies on a place of its own kind) or no (none does), against ``gems``, each (the gem's
+    card, the kind of the place it lies on).
+
+    The one judge of a word, so that the two who judge words agree: the table's final audit
+    holds each word against the revealed cards, and ``druids audit`` holds it against its
+    replay's (every card known) at the word's message (``TableSeat2004.word_of``)."""
+    return any(gem_kind(g) == kind for g, kind in gems) == said
+
+
 def holds_match(game: Game2004, seat: int) -> bool:
     """``seat``'s word, from its own cards: one of its face-down gems is of its place's kind."""
-    return any(
-        s == seat and gem_kind(g) == place_kind(p.place)
-        for p in game.row
-        if p is not None
-        for s, g in p.gems
+    gems = (
+        (g, place_kind(p.place)) for p in game.row if p is not None for s, g in p.gems if s == seat
     )
+    return word_true(True, gems)
 
 
 def fit_words(

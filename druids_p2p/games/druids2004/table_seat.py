@@ -38,7 +38,6 @@ from druids_p2p.games.druids2004.cards import (
     ROW_SLOTS,
     START_GEMS,
     START_SERVANTS,
-    gem_kind,
     is_gem,
     is_place,
     place_kind,
@@ -99,8 +98,9 @@ class WordClaim:
     gems: tuple[tuple[int, int], ...]
 
     def true_of(self, cards: Mapping[int, int]) -> bool:
-        """Whether the word agrees with ``cards`` (every position's card, all revealed)."""
-        return any(gem_kind(cards[p]) == kind for p, kind in self.gems) == self.said
+        """Whether the word agrees with ``cards`` (each position's card: the final reveal's,
+        or a copy's own where it knows them), by the one judge of a word."""
+        return ow.word_true(self.said, ((cards[p], kind) for p, kind in self.gems))
 
 
 class TableSeat2004:
@@ -122,6 +122,7 @@ class TableSeat2004:
         self._resume: tuple[Callable[[], int], Callable[[], None]] | None = None
         """The move waiting for the owners' word, and what follows it."""
         self._trial: Game2004 | None = None
+        """The position the words are asked at (the move waiting for them played)."""
         self._askers: tuple[int, ...] = ()
         self._words: dict[int, bool] = {}
         self._asked_gems: dict[int, tuple[tuple[int, int], ...]] = {}
@@ -288,8 +289,12 @@ class TableSeat2004:
         and for anyone's once every card is known, as to an auditor)."""
         if seat not in self.words_due():
             return None
-        assert self._trial is not None
-        return ow.YES if ow.holds_match(self._trial, seat) else ow.NO
+        yes = self._claim(seat, True)  # judged as the final reveal will judge it
+        return ow.YES if yes.true_of(dict(enumerate(self._labels))) else ow.NO
+
+    def _claim(self, seat: int, said: bool) -> WordClaim:
+        """``seat``'s word ``said`` in this word round, about the gems it was asked for."""
+        return WordClaim(self._word_round, seat, said, self._asked_gems[seat])
 
     def word(self, seat: int, token: str) -> None:
         """``seat``'s signed word; the move waiting for the words goes on once all are in, or,
@@ -298,8 +303,7 @@ class TableSeat2004:
         if reason is not None:
             raise IllegalMove(reason)
         self._words[seat] = token == ow.YES
-        gems = self._asked_gems[seat]
-        self.claims.append(WordClaim(self._word_round, seat, token == ow.YES, gems))
+        self.claims.append(self._claim(seat, token == ow.YES))
         if self.words_due():
             return
         make, then = self._resume or (lambda: 0, lambda: None)
