@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 from collections.abc import Callable
@@ -60,6 +61,14 @@ def seat_message(ruleset: str, players: int = 3, legacy: bool = False) -> bytes:
     )
 
 
+def _fresh_bytes(seed: int | None) -> Callable[[str], bytes]:
+    """32 bytes per label: the OS's fresh randomness, or (``seed`` given) derived from the seed
+    and the label, the same every run."""
+    if seed is None:
+        return lambda _label: os.urandom(32)
+    return lambda label: hashlib.sha256(f"local table {seed}/{label}".encode()).digest()
+
+
 class LocalTable:
     def __init__(
         self,
@@ -69,9 +78,19 @@ class LocalTable:
         variant: bool = False,
         records: Path | None = None,
         ruleset: str = "druids2017",
+        keys_seed: int | None = None,
     ) -> None:
+        """``seed`` orders deliveries and picks moves; the keys, the offer and the table secrets
+        are fresh unless ``keys_seed`` is given, which makes the whole game (the deck's shuffles
+        and a card table's deal included) the same every run: a flaky game made reproducible."""
         self.rng = random.Random(seed)
-        self.ids = [Identity.generate(f"p{i}") for i in range(players)]
+        fresh = _fresh_bytes(keys_seed)
+        self.ids = [
+            Identity.generate(f"p{i}")
+            if keys_seed is None
+            else Identity.from_seed(fresh(f"key {i}"), f"p{i}")
+            for i in range(players)
+        ]
         self.seats = [
             (ident.public_key, ident.name, f"tcp://127.0.0.1:{6000 + k}", bytes([k + 1]) * 32)
             for k, ident in enumerate(self.ids)
@@ -81,17 +100,22 @@ class LocalTable:
             options = SeatOptions(players=players, variant=variant, rounds=rounds)
         else:
             options = GameOptions(players=players, rounds=rounds, variant=variant)
-        offer = os.urandom(32)
+        offer = fresh("offer")
         self.joins = [
             make_join(i, offer, endpoint, curve)
             for i, (_, _, endpoint, curve) in zip(self.ids, self.seats, strict=True)
         ]
         """Every seat's signed join (the host's, index 0, is not quoted)."""
         self.seat_raw = make_seat_message(
-            self.ids[0], self.seats, options, joins=self.joins[1:], ruleset=ruleset
+            self.ids[0],
+            self.seats,
+            options,
+            nonce=fresh("nonce"),
+            joins=self.joins[1:],
+            ruleset=ruleset,
         )
         self.seat_msg = decode(self.seat_raw)
-        self.secrets = [TableSecret(os.urandom(32)) for _ in range(players)]
+        self.secrets = [TableSecret(fresh(f"secret {k}")) for k in range(players)]
         self.records = records
         self.machines = [self._machine(k) for k in range(players)]
         self.queue: list[tuple[int, int, bytes]] = []

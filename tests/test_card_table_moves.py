@@ -13,7 +13,7 @@ from test_card_table_play import Table
 
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
-from druids_p2p.net.card_table_play import CardTablePlay
+from druids_p2p.net.card_table_play import WORDS_CHECKS, CardTablePlay, is_logged_move
 from druids_p2p.net.moves import (
     AcceptedMove,
     MoveRefused,
@@ -35,7 +35,7 @@ def test_every_seat_records_the_same_accepted_moves_own_or_received(
     table = Table(players, seed)
     table.run(random.Random(seed))
     logs = [_records(s) for s in table.seats]
-    moves = [m for m in table.sent if m.type in (MsgType.MOVE, MsgType.TABLE_PLAY)]
+    moves = [m for m in table.sent if is_logged_move(m)]
     assert len(logs[0]) == len(moves) > 0
     for log in logs[1:]:
         assert log == logs[0], "the mover's own record equals every receiver's"
@@ -52,17 +52,41 @@ def test_every_seat_records_the_same_accepted_moves_own_or_received(
     assert own == set(range(players)), "every seat's own moves are in every log"
 
 
-def test_table_machines_keep_one_log_whose_records_point_into_the_transcript() -> None:
-    table = LocalTable(players=3, seed=5, ruleset="druids2004")
+WORDS_KEYS_SEED = 12
+"""Keys whose 3-seat game (delivery seed 5) asks the owners' word five times: 15 words' checks
+in the record, the game that made this test fail when it counted every ``move`` message."""
+
+
+@pytest.mark.parametrize("keys_seed", [None, WORDS_KEYS_SEED])
+def test_table_machines_keep_one_log_whose_records_point_into_the_transcript(
+    keys_seed: int | None,
+) -> None:
+    """Every move and word is in the log once, in transcript order; the words' checks, ``move``
+    messages too, are not moves (:func:`is_logged_move`). ``None``: a fresh game each run."""
+    table = LocalTable(players=3, seed=5, ruleset="druids2004", keys_seed=keys_seed)
     table.run()
     machines = table.machines
     assert all(m.finished for m in machines)
     logs = [list(m.card_play.moves) for m in machines]
     assert all(log == logs[0] for log in logs) and logs[0]
     record = machines[0].transcript.messages
-    moves = [i for i, m in enumerate(record) if m.type in (MsgType.MOVE, MsgType.TABLE_PLAY)]
+    moves = [i for i, m in enumerate(record) if is_logged_move(m)]
     assert [a.at for a in logs[0]] == moves, "every move, once, in transcript order"
     assert all(record[a.at].hash == a.msg_hash for a in logs[0])
+    checks = [m for m in record if m.type is MsgType.MOVE and not is_logged_move(m)]
+    words = [a for a in logs[0] if a.token.startswith("Word:")]
+    assert all(m.body["move"] in WORDS_CHECKS for m in checks)
+    assert len(checks) == len(table.machines) * len(machines[0].card_words)
+    if keys_seed == WORDS_KEYS_SEED:
+        assert len(machines[0].card_words) == 5 and len(words) == 15 == len(checks)
+
+
+def test_a_words_check_is_refused_as_a_move() -> None:
+    """Why a words' check is no move: the one check of moves refuses its token in a move step."""
+    _, mover = _ready(2, 4)
+    for token in sorted(WORDS_CHECKS):
+        with pytest.raises(MoveRefused, match="unknown move token"):
+            accept_table_move(mover.copy, mover.seat, token, index=0)
 
 
 def _ready(players: int, seed: int) -> tuple[Table, CardTablePlay]:

@@ -36,8 +36,8 @@ from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.audit_stop import Owing
 from druids_p2p.net.card_table_play import (
     FINAL,
+    WORDS_CHECKS,
     WORDS_FIT,
-    WORDS_UNFIT,
     accept_message,
     table_op,
 )
@@ -224,7 +224,7 @@ class CardTableReplay:
         fit nothing is false; without, the table went straight to the final reveal."""
         seat = self.seat(msg.sender)
         token = msg.body.get("move")
-        if token not in (WORDS_FIT, WORDS_UNFIT):
+        if token not in WORDS_CHECKS:
             raise AuditProblem(
                 f"seat {seat} sent {token!r} when the words' check was due", index, seat
             )

@@ -48,6 +48,8 @@ MAX_HELD = 64
 """Moves held ahead of this seat's progress, per table (more is flooding)."""
 WORDS_FIT, WORDS_UNFIT = "Words:fit", "Words:unfit"
 """A seat's signed check of a round of owners' words (the ``move`` of the words' check step)."""
+WORDS_CHECKS = frozenset({WORDS_FIT, WORDS_UNFIT})
+"""The words' check tokens: a ``move`` message, but no move (see :func:`is_logged_move`)."""
 FINAL = TableOp("final", "", "", None, (), None)
 """The deck's final reveal, pushed at once when a seat found the words contradicted."""
 
@@ -76,6 +78,21 @@ def accept_message(
     return accept_table_move(
         copy, seat, token, index=index, position=position, msg_hash=msg.hash, at=at
     )
+
+
+def is_logged_move(msg: Message) -> bool:
+    """Whether ``msg`` is one of the moves and words the card table's :class:`MoveLog` records:
+    a ``table_play``, or a ``move`` other than a words' check.
+
+    A words' check (``Words:fit``/``Words:unfit``, protocol.md §11) travels as a ``move`` but is
+    a seat's verdict on the words just given, not a move of the game: no rule takes it
+    (:func:`~druids_p2p.net.moves.accept_table_move` refuses it, so a check sent in a move step
+    stops the table), its own step checks only its token, and neither a seat's log nor the
+    audit's holds it. So in a record the table accepted, the token alone tells them apart, and
+    whoever counts a card table's moves in a record counts them by this."""
+    if msg.type is MsgType.TABLE_PLAY:
+        return True
+    return msg.type is MsgType.MOVE and msg.body.get("move") not in WORDS_CHECKS
 
 
 class MoveFault(Exception):

@@ -36,10 +36,11 @@ from druids_p2p.deck.table_audit import audit_state
 from druids_p2p.deck.table_ops import senders
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.net.card_table_play import (
-    WORDS_FIT,
+    WORDS_CHECKS,
     WORDS_UNFIT,
     CardTablePlay,
     MoveFault,
+    is_logged_move,
 )
 from druids_p2p.net.codec import WireCodec
 from druids_p2p.net.game_result import start_result
@@ -127,7 +128,7 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
         return
     first = len(t.transcript) - len(batch)  # the batch is appended: its moves' places
     for i, msg in enumerate(batch):
-        if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
+        if is_logged_move(msg):
             play.placed(msg.raw, first + i)
         if msg.sender != t.me:
             _guard(t, msg, lambda m=msg: play.receive(m.raw))
@@ -158,7 +159,7 @@ def _on_check(t: TableState, batch: list[Message]) -> None:
     assert t.card_play is not None
     for msg in batch:
         token = msg.body["move"]
-        if token not in (WORDS_FIT, WORDS_UNFIT):
+        if token not in WORDS_CHECKS:
             raise TableFault(
                 f"{t._who(msg.sender)} sent {token!r} when the words' check was due",
                 t.seat_of(msg.sender),
