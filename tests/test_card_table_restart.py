@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable
 
-from druids_p2p.wire import read_record
+from druids_p2p.net.table import TableMachine
+from druids_p2p.wire import MsgType, Transcript, read_record
 
 
 @pytest.mark.parametrize(
@@ -41,3 +42,42 @@ def test_a_2004_peer_restarted_from_its_record_plays_on_to_the_same_end(
     for k in range(players):
         read = read_record(tmp_path / f"p{k}.druids")
         assert not read.tail and len(read.messages) == len(table.machines[k].transcript)
+
+
+def _own_shuffle_last(machine: TableMachine, after: int) -> bool:
+    messages = machine.transcript.messages
+    last = messages[-1]
+    return (
+        len(messages) > after and last.sender == machine.me and last.type is MsgType.TABLE_SHUFFLE
+    )
+
+
+@pytest.mark.parametrize("after", [0, 40])
+def test_a_record_cut_before_the_peers_own_shuffle_pass_is_rejoined_and_written_on(
+    tmp_path: Path, after: int
+) -> None:
+    """A kill -9 loses the record's last writes: here the victim's own shuffle pass (in the
+    setup; a reshuffle after a ritual). Its replay regenerates that pass byte for byte, one
+    message past the saved head: the restart takes it (it was refused as "does not replay to
+    the same table state", seen at the UI's rejoin after a ritual whose reshuffle pass was the
+    UI seat's own), writes it on to the record and plays on to the end."""
+    table = LocalTable(players=3, seed=7, records=tmp_path, ruleset="druids2004")
+    victim = table.machines[1]
+    table.run(stop=lambda: _own_shuffle_last(victim, after) or victim.finished)
+    assert not victim.finished
+    sent = list(victim.transcript.messages)
+    victim.transcript.close()
+    path = tmp_path / "p1.druids"
+    path.unlink()
+    with Transcript.start(sent[0], path) as kept:
+        for msg in sent[1:-1]:  # the pass's write lost
+            kept.append(msg)
+    table.restart(1)
+    fresh = table.machines[1]
+    assert fresh.transcript.messages[-1].raw == sent[-1].raw
+    assert list(read_record(path).messages) == [m.raw for m in sent]  # written on to the record
+    table.broadcast(1, fresh.resend_own())
+    table.run()
+    assert len({m.transcript.head for m in table.machines}) == 1
+    assert all(m.finished for m in table.machines)
+    assert len(read_record(path).messages) == len(fresh.transcript)

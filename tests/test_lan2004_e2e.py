@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ import pytest
 from cli_harness import audit_record
 from lan_peers import power_cut
 
+from druids_p2p.games.druids2004.owners_word import NO, YES
+from druids_p2p.net.card_table_play import WORDS_FIT, WORDS_UNFIT
 from druids_p2p.net.local_table import LocalTable
 from druids_p2p.net.move_kinds import MOVE_KINDS
 from druids_p2p.wire import Message, MsgType, decode
@@ -43,20 +46,38 @@ def test_three_peer_processes_play_a_whole_druids2004_game(tmp_path: Path) -> No
 
 
 def _every_move_timed_once(summary: dict[str, Any], messages: list[Message]) -> None:
-    """Each move a player made (the owners' words are the deck's, not a player's) has one
-    latency, in one class; a face-down play after which the same seat moves again too (it
-    leaves the table ready for that move before it returns)."""
+    """Each move a player made has one latency, in one class; a face-down play after which
+    the same seat moves again too (it leaves the table ready for that move before it returns).
+    The owners' words (``Word:yes``/``Word:no``) are the deck's and the words' check
+    (``Words:fit``/``Words:unfit``) every seat's copy signs by itself: neither is a player's
+    move, and a game whose end asks for words holds one check from every seat."""
+    not_played = {YES, NO, WORDS_FIT, WORDS_UNFIT}
     made = [
         m
         for m in messages
         if m.type is MsgType.TABLE_PLAY
-        or (m.type is MsgType.MOVE and not str(m.body["move"]).startswith("Word:"))
+        or (m.type is MsgType.MOVE and str(m.body["move"]) not in not_played)
     ]
     by_kind = summary["move_latency_by_kind"]
-    assert len(summary["move_latency_ms"]) == len(made)
+    timed = summary["move_latency_ms"]
+    assert len(timed) == len(made), _untimed(summary, made)
     assert sum(len(v) for v in by_kind.values()) == len(made)
     assert set(by_kind) <= set(MOVE_KINDS) and by_kind["draw"] and by_kind["play"]
     assert by_kind["end"], "the last move, whose latency holds the final reveal and audit"
+
+
+def _untimed(summary: dict[str, Any], made: list[Message]) -> str:
+    """Which moves went untimed: each seat's latencies by class beside each signer's moves."""
+    moves: dict[str, Counter[str]] = {}
+    for m in made:
+        token = "table_play" if m.type is MsgType.TABLE_PLAY else str(m.body["move"])
+        moves.setdefault(m.sender.hex()[:12], Counter())[token.split(":")[0]] += 1
+    made_by = {who: (sum(c.values()), dict(c)) for who, c in moves.items()}
+    return (
+        f"{len(summary['move_latency_ms'])} latencies for {len(made)} moves; timed by class "
+        f"{ {k: len(v) for k, v in summary['move_latency_by_kind'].items()} }; moves made by "
+        f"each signer (count, by kind): {made_by}"
+    )
 
 
 def _one_end_everywhere(table: LocalTable, results: list[dict[str, Any]]) -> list[Message]:

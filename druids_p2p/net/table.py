@@ -454,9 +454,18 @@ class TableMachine(TableState):
 
     def adopt_record(self, transcript: Transcript) -> None:
         """Record on into ``transcript`` from now on: a restarted peer's own saved record, once
-        this machine has replayed it to the same head (raises ValueError otherwise)."""
-        if transcript.head != self.transcript.head:
+        this machine has replayed it to the same head, or past it by this peer's own messages
+        alone (raises ValueError otherwise). A crash loses the record's last writes, and replay
+        regenerates, byte for byte, what this peer owed next (a shuffle pass, its shares): the
+        others may be waiting for exactly that, so it is written on to the record, not refused."""
+        at = self.transcript.index_of_head(transcript.head)
+        ahead = [] if at is None else self.transcript.messages[at + 1 :]
+        if at is None or any(msg.sender != self.me for msg in ahead):
             raise ValueError("the record does not replay to the same table state")
+        for msg in ahead:
+            transcript.append(msg)
+        if ahead:
+            transcript.flush(sync=True)
         self.transcript = transcript
 
 
