@@ -16,7 +16,7 @@ from cli_harness import audit_record
 from lan_peers import power_cut
 
 from druids_p2p.games.druids2004.owners_word import NO, YES
-from druids_p2p.net.card_table_play import WORDS_FIT, WORDS_UNFIT
+from druids_p2p.net.card_table_play import is_logged_move
 from druids_p2p.net.local_table import LocalTable
 from druids_p2p.net.move_kinds import MOVE_KINDS
 from druids_p2p.wire import Message, MsgType, decode
@@ -51,13 +51,7 @@ def _every_move_timed_once(summary: dict[str, Any], messages: list[Message]) -> 
     The owners' words (``Word:yes``/``Word:no``) are the deck's and the words' check
     (``Words:fit``/``Words:unfit``) every seat's copy signs by itself: neither is a player's
     move, and a game whose end asks for words holds one check from every seat."""
-    not_played = {YES, NO, WORDS_FIT, WORDS_UNFIT}
-    made = [
-        m
-        for m in messages
-        if m.type is MsgType.TABLE_PLAY
-        or (m.type is MsgType.MOVE and str(m.body["move"]) not in not_played)
-    ]
+    made = [m for m in messages if is_logged_move(m) and m.body.get("move") not in (YES, NO)]
     by_kind = summary["move_latency_by_kind"]
     timed = summary["move_latency_ms"]
     assert len(timed) == len(made), _untimed(summary, made)
