@@ -21,9 +21,12 @@ async def press_keys(pilot: Pilot[Any], screen: Board2004, move: int) -> None:
     view = screen.current_view()
     assert view is not None
     if m.kind in (mv.KIND_PLAY, mv.KIND_DISCARD):
+        # The shorter way round (the cursor wraps): each key is a redraw, and a whole game by
+        # keys is mostly cursor keys.
         steps = (view.hand.index(m.card) - screen.cursor) % len(view.hand)
-        for _ in range(steps):
-            await pilot.press("right")
+        back = len(view.hand) - steps
+        for _ in range(min(steps, back)):
+            await pilot.press("right" if steps <= back else "left")
         assert view.hand[screen.cursor] == m.card
         await pilot.press(str(m.slot + 1) if m.kind == mv.KIND_PLAY else "x")
     elif m.kind == mv.KIND_RITUAL:

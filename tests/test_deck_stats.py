@@ -136,6 +136,7 @@ def test_gaia_seat_hand_index_and_cards_are_uniform(players: int, honest: str) -
 
 
 # ------------------------------------------------------------------------ real encrypted deals
+@pytest.mark.slow
 def test_encrypted_deals_follow_the_plain_model() -> None:
     """The crypto path deals exactly what the plan says for the revealed seeds, Gaia included."""
     gaia_seats: Counter[int] = Counter()

@@ -143,7 +143,12 @@ def test_play_headless_druids2004_killed_with_all_its_peers_resumes_with_resume(
     _audits_complete(summary["records"][0], summary["totals"])
 
 
-def test_play_headless_druids2004_prints_the_result_and_every_record(tmp_path: Path) -> None:
+def test_play_headless_druids2004_prints_the_result_and_every_record_each_auditing_complete(
+    tmp_path: Path,
+) -> None:
+    """Two seats: the printed result and the records, one and the same, each auditing complete
+    with the totals and winners printed (the 2-seat case of test_audit_card_table.py's
+    real-table audit, checked on this game rather than on a second one)."""
     out = subprocess.run(
         [
             sys.executable,
@@ -168,6 +173,10 @@ def test_play_headless_druids2004_prints_the_result_and_every_record(tmp_path: P
     records = [line.removeprefix("record: ") for line in lines[1:]]
     assert len(records) == 2 and all(Path(r).is_file() for r in records)
     assert Path(records[0]).read_bytes() == Path(records[1]).read_bytes()
+    for record in records:
+        code, report = audit_record(record)
+        assert code == 0 and report["verdict"] == "complete", report
+        assert lines[0] == f"game over: totals {report['totals']}, winners {report['winners']}"
 
 
 def test_bench_table_druids2004_reports_game_time_and_draw_and_move_latency() -> None:

@@ -13,6 +13,7 @@ from druids_p2p.wire import decode, decode_receipt, is_receipt, read_record
 from druids_p2p.wire.receipt import Receipt
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_whole_game_every_peer_agrees(players: int) -> None:
     table = LocalTable(players=players, rounds=5, seed=players)

@@ -253,6 +253,7 @@ def test_sickle_choice_on_tied_piles() -> None:
     _run(app, body)
 
 
+@pytest.mark.slow
 def test_whole_round_by_keys_round_summary_and_game_over() -> None:
     app = _app(3)
 
@@ -421,6 +422,7 @@ def test_play_bad_input_is_one_line(
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_screenshots_are_made(tmp_path: Path) -> None:
     from druids_p2p.tui.screenshots import make_screenshots
 

@@ -102,6 +102,7 @@ async def read_rituals(pilot: Pilot[Any], app: Druids2004App) -> int:
     raise AssertionError("ritual dialogs did not end")
 
 
+@pytest.mark.slow
 @synced
 async def test_a_whole_game_by_keys_to_the_end_screen(tmp_path: Path) -> None:
     session = _session(players=3)

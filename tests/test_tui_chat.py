@@ -23,6 +23,7 @@ from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, 
 from druids_p2p.tui.druids2017.offline import OfflineSession
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
+from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.session import PeerEvent
 from druids_p2p.tui.widgets.chat import ChatInput
@@ -110,7 +111,14 @@ def test_a_line_typed_at_a_real_table_reaches_every_peer(
         sessions.append(session)
         return session
 
-    app = DruidsApp(table_ui=TABLE_UI, make_session=make, expected=tuple(b.name for b in bots))
+    # Unpaced: the pacing's holds (a second or more per move and per trick) are not what this
+    # test checks (test_tui_net.py does), and would be most of its time.
+    app = DruidsApp(
+        table_ui=TABLE_UI,
+        make_session=make,
+        expected=tuple(b.name for b in bots),
+        pacing=NO_PACING,
+    )
 
     async def body(pilot: Pilot[Any]) -> None:
         table = app.table

@@ -266,6 +266,7 @@ def test_trick_history_lists_every_trick_of_the_round_with_names() -> None:
 
 
 # ---------------------------------------------------------------------- item 4
+@pytest.mark.slow
 def test_the_log_always_shows_its_newest_line() -> None:
     seed, prefix = find_position(must_follow(0, min_tricks=1))
     app = _app(seed, prefix, record=LONG_RECORD)
@@ -370,6 +371,7 @@ def test_after_a_five_domain_end_the_players_panel_shows_minus_three() -> None:
 
 
 # ---------------------------------------------------------------------- item 8
+@pytest.mark.slow
 def test_game_over_says_you_keeps_the_record_path_whole_and_no_play_key() -> None:
     app = _app(3, record=LONG_RECORD)
 

@@ -11,6 +11,7 @@ import string
 from typing import Any
 
 import msgpack
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from message_surgery import fake_shuffle_body
@@ -136,6 +137,7 @@ def signed_fields(draw: st.DrawFn) -> bytes:
     return sign_fields(TABLE.identities[seat], good)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(signed_fields())
 def test_signed_arbitrary_fields(raw: bytes) -> None:
