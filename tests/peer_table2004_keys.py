@@ -42,6 +42,10 @@ def table_screen(app: DruidsApp) -> LanTable2004Screen:
     return table
 
 
+RITUAL_STEPS_MAX = 200
+"""More space presses than any ritual has steps."""
+
+
 def my_turn(table: LanTable2004Screen) -> bool:
     return table.my_turn and table.app.screen is table
 
@@ -57,8 +61,11 @@ async def play_by_keys(pilot: Pilot[Any], app: DruidsApp, players: int, rng: ran
         screen = app.screen
         if isinstance(screen, RitualSteps):
             rituals += 1
-            while not screen.complete:
+            for _ in range(RITUAL_STEPS_MAX):  # bounded: a dialog that never completes fails
+                if screen.complete:
+                    break
                 await pilot.press("space")
+            assert screen.complete, "a ritual's steps never completed"
             await pilot.press("enter")
         elif my_turn(table):
             view = table.shown
