@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.tui.druids2004.board import Board2004
+from druids_p2p.tui.druids2004.dialogs import RitualSteps
 
 
 async def press_keys(pilot: Pilot[Any], screen: Board2004, move: int) -> None:
@@ -45,3 +46,18 @@ def synced(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None
         asyncio.run(test(*args, **kwargs))
 
     return run
+
+
+RITUAL_STEPS_MAX = 200
+"""More space presses than any ritual has steps."""
+
+
+async def read_ritual_steps(pilot: Pilot[Any], screen: RitualSteps) -> None:
+    """Show a ritual dialog's every step (space) and close it (enter); a dialog that never
+    completes fails the test instead of hanging it."""
+    for _ in range(RITUAL_STEPS_MAX):
+        if screen.complete:
+            break
+        await pilot.press("space")
+    assert screen.complete, "a ritual's steps never completed"
+    await pilot.press("enter")

@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from board_keys import press_keys
+from board_keys import press_keys, read_ritual_steps
 from textual.pilot import Pilot
 
 from druids_p2p.games.druids2004.options import Options
@@ -42,10 +42,6 @@ def table_screen(app: DruidsApp) -> LanTable2004Screen:
     return table
 
 
-RITUAL_STEPS_MAX = 200
-"""More space presses than any ritual has steps."""
-
-
 def my_turn(table: LanTable2004Screen) -> bool:
     return table.my_turn and table.app.screen is table
 
@@ -61,12 +57,7 @@ async def play_by_keys(pilot: Pilot[Any], app: DruidsApp, players: int, rng: ran
         screen = app.screen
         if isinstance(screen, RitualSteps):
             rituals += 1
-            for _ in range(RITUAL_STEPS_MAX):  # bounded: a dialog that never completes fails
-                if screen.complete:
-                    break
-                await pilot.press("space")
-            assert screen.complete, "a ritual's steps never completed"
-            await pilot.press("enter")
+            await read_ritual_steps(pilot, screen)
         elif my_turn(table):
             view = table.shown
             assert isinstance(view, SeatView)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from board_keys import press_keys, synced
+from board_keys import press_keys, read_ritual_steps, synced
 from cli_harness import run_cli
 from rich.console import Console
 from textual.pilot import Pilot
@@ -95,9 +95,7 @@ async def read_rituals(pilot: Pilot[Any], app: Druids2004App) -> int:
         screen = app.screen
         if not isinstance(screen, RitualSteps):
             return read
-        while not screen.complete:
-            await pilot.press("space")
-        await pilot.press("enter")
+        await read_ritual_steps(pilot, screen)
         await settle(pilot, app)
     raise AssertionError("ritual dialogs did not end")
 

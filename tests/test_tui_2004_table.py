@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from board_keys import press_keys, synced
+from board_keys import press_keys, read_ritual_steps, synced
 from table2004_session import Table2004Session
 from textual.pilot import Pilot
 
@@ -57,9 +57,7 @@ async def read_rituals(pilot: Pilot[Any], table: LanTable2004Screen) -> int:
         screen = table.app.screen
         if not isinstance(screen, RitualSteps):
             return read
-        while not screen.complete:
-            await pilot.press("space")
-        await pilot.press("enter")
+        await read_ritual_steps(pilot, screen)
         await pilot.pause()
     raise AssertionError("ritual dialogs did not end")
 
