@@ -77,10 +77,16 @@ class SeatOptions:
     rounds: int
 
 
+def ruleset_of(options: Mapping[str, Any]) -> Any:
+    """The rule set a seat message's ``options`` name, unchecked: protocol version 1 named
+    none, and all its tables played the default game."""
+    return options.get("ruleset", DEFAULT_RULESET)
+
+
 def table_options(options: Mapping[str, Any]) -> tuple[str, TableOptions]:
     """:func:`seat_options` for every game a table can play: a game dealt by rounds, or one at
     a mental card table (its player count checked against the rule set's range)."""
-    name = options.get("ruleset", DEFAULT_RULESET)
+    name = ruleset_of(options)
     if name not in CARD_TABLE_RULESETS:
         return seat_options(options)
     check_players(name, int(options["players"]))
@@ -110,7 +116,7 @@ def seat_options(options: Mapping[str, Any]) -> tuple[str, GameOptions]:
 
     One function for the table, the live audit and ``druids audit``, so that all three agree on
     which tables are playable."""
-    name = options.get("ruleset", DEFAULT_RULESET)
+    name = ruleset_of(options)
     if name not in DEALT_RULESETS:
         known = ", ".join(sorted(DEALT_RULESETS))
         what = "which tables cannot play yet" if name in RULESETS else "which is not known here"

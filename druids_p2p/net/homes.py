@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.net.secrets import write_private
-from druids_p2p.rulesets import DEFAULT_RULESET
+from druids_p2p.rulesets import ruleset_of
 from druids_p2p.wire import MsgType, WireError, decode
 from druids_p2p.wire.errors import RecordError
 from druids_p2p.wire.record import read_record
@@ -147,7 +147,7 @@ def seat_game(seat_raw: bytes) -> str | None:
         return None
     if not isinstance(options, dict):
         return None
-    return str(options.get("ruleset", DEFAULT_RULESET))
+    return str(ruleset_of(options))
 
 
 def _ending_abort(record: Path) -> str | None:
