@@ -378,12 +378,14 @@ def load_bots(
     default_dirs: bool = True,
     entry_points: bool = True,
     env: Mapping[str, str] | None = None,
+    files: Sequence[Path] = (),
 ) -> BotRegistry:
     """Load the built-ins and every allowed plugin; report and skip the ones that fail.
 
     ``strict=True`` raises :class:`PluginLoadError` after loading if anything failed. ``env``
     replaces ``os.environ`` for reading ``DRUIDS_PLUGINS``; ``default_dirs``/``entry_points``
-    turn those sources off (tests).
+    turn those sources off (tests). ``files``: plugin files imported by path, after the
+    folders' (a cluster worker's shipped files: exactly those, never what else is beside them).
     """
     registry = builtin_registry()
     allowed = plugin_filter(env)
@@ -416,7 +418,7 @@ def load_bots(
     if default_dirs:
         dirs = default_plugin_dirs() + dirs
     if allowed != frozenset():
-        for path in _plugin_files(dirs):
+        for path in [*_plugin_files(dirs), *files]:
             if not wanted(path.stem):
                 continue
             source = f"file {path}"

@@ -24,6 +24,8 @@ from druids_p2p.cli.tournament_options import (
     check_bots_play,
     check_cluster,
     check_common,
+    check_tls_without_cluster,
+    cluster_tls,
     default_workers,
     parse_lineups,
     pick,
@@ -117,8 +119,18 @@ def tournament_command(
     cluster: str | None = typer.Option(
         None,
         "--cluster",
-        metavar="tcp://HOST:8786",
-        help="Play on this Dask scheduler's workers (pip install 'druids-p2p[cluster]').",
+        metavar="tls://HOST:8786",
+        help="Play on this Dask scheduler's workers (pip install 'druids-p2p[cluster]'); "
+        "tls:// with --tls-* across machines, plain tcp:// on loopback.",
+    ),
+    tls_ca: Path | None = typer.Option(
+        None, "--tls-ca", metavar="FILE", help="TLS: the CA of the scheduler's certificate (PEM)."
+    ),
+    tls_cert: Path | None = typer.Option(
+        None, "--tls-cert", metavar="FILE", help="TLS: this client's certificate (PEM)."
+    ),
+    tls_key: Path | None = typer.Option(
+        None, "--tls-key", metavar="FILE", help="TLS: this client's private key (PEM)."
     ),
     plugins_dir: list[Path] = typer.Option(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
@@ -188,8 +200,11 @@ def tournament_command(
         game=the_game,
     )
     config = with_stopping(config, stored, sprt, sprt_stat, stop_after_ci)
+    tls = cluster_tls(tls_ca, tls_cert, tls_key)
     if cluster is not None:
-        check_cluster(cluster, use_p2p)
+        check_cluster(cluster, use_p2p, tls)
+    else:
+        check_tls_without_cluster(tls)
     out_dir = out if out is not None else Path("out") / time.strftime("tournament-%Y%m%d-%H%M%S")
     make_folder("--out", out_dir)
     result = run_or_fail(
@@ -203,6 +218,7 @@ def tournament_command(
         progress=want_progress(progress, as_json),
         label="tournament",
         cluster=cluster,
+        cluster_tls=tls,
     )
     report(result, as_json)
     if plot is not None:

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from druids_p2p.cli.app import fail
+from druids_p2p.cli.app import echo_err, fail
 from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
 from druids_p2p.rulesets import check_game, check_players
 
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
+    from druids_p2p.tournament.cluster_link import ClusterTLS
     from druids_p2p.tournament.config import TournamentConfig
 
 
@@ -171,15 +172,36 @@ def with_stopping(
     return replace(config, sprt=four, sprt_stat=stat, stop_ci=width)
 
 
-def check_cluster(address: str, p2p: bool) -> None:
-    """One-line errors for --cluster: Dask missing, a bad address, --p2p."""
+def check_cluster(address: str, p2p: bool, tls: ClusterTLS | None = None) -> None:
+    """One-line errors for --cluster: Dask missing, a bad address, --p2p, TLS options that do
+    not fit; and the warning for plain TCP to another machine (the run goes on)."""
     from druids_p2p.tournament.cluster import cluster_unavailable
+    from druids_p2p.tournament.cluster_link import plain_tcp_warning, tls_problem
 
     if p2p:
         fail("--cluster cannot play --p2p games (each needs its peer processes on one machine)")
-    problem = cluster_unavailable(address)
+    problem = cluster_unavailable(address) or tls_problem(address, tls)
     if problem:
         fail(problem)
+    warning = plain_tcp_warning(address)
+    if warning is not None:
+        echo_err(f"warning: {warning}")
+
+
+def cluster_tls(ca: Path | None, cert: Path | None, key: Path | None) -> ClusterTLS | None:
+    """The TLS files of --tls-ca/--tls-cert/--tls-key (None if none is given)."""
+    from druids_p2p.tournament.cluster_link import ClusterTLS
+
+    tls = ClusterTLS(ca, cert, key)
+    return tls if tls.given() else None
+
+
+def check_tls_without_cluster(tls: ClusterTLS | None) -> None:
+    """--tls-* options need --cluster tls://…: one line otherwise."""
+    from druids_p2p.tournament.cluster_link import TLS_OPTIONS
+
+    if tls is not None:
+        fail(f"{TLS_OPTIONS} go with --cluster tls://HOST:PORT")
 
 
 def pick(given: T | None, stored: T | None, default: T) -> T:

@@ -12,6 +12,7 @@ from druids_p2p.cli.tournament_progress import progress_bar
 
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
+    from druids_p2p.tournament.cluster_link import ClusterTLS
     from druids_p2p.tournament.config import TournamentConfig
     from druids_p2p.tournament.run_folder import RunResult
     from druids_p2p.tournament.worker import TablePlayer
@@ -30,6 +31,7 @@ def run_or_fail(
     label: str = "games",
     cluster: str | None = None,
     batch_games: int | None = None,
+    cluster_tls: ClusterTLS | None = None,
 ) -> RunResult:
     """Run a tournament; its user-facing failures become one-line errors. A ``--p2p`` run is
     handed the networked table here, where the CLI joins the tournament and network layers."""
@@ -50,6 +52,7 @@ def run_or_fail(
                 on_progress=live.progress,
                 on_status=live.status,
                 cluster=cluster,
+                cluster_tls=cluster_tls,
                 batch_games=batch_games,
                 table_player=table_player() if config.p2p else None,
             )

@@ -8,9 +8,11 @@ seated peer who signed a line can be shown saying it.
 
 What a receiver checks (protocol.md §11), in order, dropping the line at the first failure:
 
-1. the envelope (``wire.decode``: size, shape, the ``text`` bound of 200 bytes of printable UTF-8,
-   the signature) and that it is for this table from a seated key (the session loop's checks);
-2. seq 0 and a zero prev (an out-of-chain message);
+1. the envelope (``wire.decode``: size, shape, the ``text`` bound of 200 bytes of printable UTF-8
+   without a bidi control (wire/text.py), the signature) and that it is for this table from a
+   seated key (the session loop's checks);
+2. seq 0 and a zero prev (an out-of-chain message), and the text printable again (a line that
+   reached this class by another path than the decoder is never shown unchecked);
 3. ``n`` above the last ``n`` heard from that sender (a replayed line is shown once);
 4. the sender's token bucket (``BURST`` lines at once, then one per ``REFILL_S``): a flood is
    cut down to that rate, its excess dropped silently.
@@ -31,6 +33,7 @@ from typing import Any
 
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode
 from druids_p2p.wire.bodies import MAX_CHAT_N, MAX_CHAT_TEXT
+from druids_p2p.wire.text import unprintable
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +54,9 @@ def check_text(text: str) -> str:
     line = text.strip()
     if not line:
         raise ChatRefused("an empty line is not sent")
-    if not line.isprintable():
-        raise ChatRefused("a chat line is one line of printable text")
+    bad = unprintable(line)
+    if bad is not None:
+        raise ChatRefused(f"a chat line is one line of printable text, without {bad}")
     if len(line.encode("utf-8")) > MAX_CHAT_TEXT:
         raise ChatRefused(f"a chat line is at most {MAX_CHAT_TEXT} bytes of text")
     return line
@@ -176,13 +180,17 @@ class TableChat:
         key = msg.sender
         if msg.seq != 0 or msg.prev != ZERO_HASH or key == self.machine.me:
             return self._drop("a chat line inside a chain", key)
+        text = str(msg.body["text"])
+        bad = unprintable(text)
+        if bad is not None:
+            return self._drop(f"a chat line with {bad}", key)
         n = int(msg.body["n"])
         if n <= self.last_n.get(key, 0):
             return self._drop("a chat line heard before (replayed)", key)
         if not self._bucket(key).take():
             return self._drop("a chat line over the rate limit", key)
         self.last_n[key] = n
-        self._show(key, str(msg.body["text"]))
+        self._show(key, text)
         return True
 
     def _drop(self, why: str, key: bytes) -> bool:

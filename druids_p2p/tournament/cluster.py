@@ -14,17 +14,23 @@ the first part.
   ``crashed`` (blaming nobody: a remote worker has no crash trace). A batch's lines are
   recorded once by game index, so a batch that happens to run twice is never counted twice.
 * **Bots.** Built-in bots are on every worker. A plugin bot loaded from a file is *shipped*: the
-  client sends the file's text with the tasks, the worker writes it into a folder of its own and
-  loads it (once per worker). Bots from installed packages must be installed on the workers too;
+  client sends the file's text and its SHA-256 with the tasks; the worker writes the files into a
+  private folder made fresh (``tempfile.mkdtemp``: mode 0700, a new random name, so no other
+  local user can have put anything there or change it), checks each file's bytes against its
+  hash and imports exactly those files, once per worker. (It used to write them to a predictable
+  folder of the shared temp dir and import every ``*.py`` found there: whatever another user
+  planted.) Bots from installed packages must be installed on the workers too;
   a worker that lacks a bot, or has another version of it or of druids-p2p, fails the task with a
   one-line reason, and the run stops with it.
 * **Limits.** No per-game timeout on the cluster (a hung game holds its worker thread; the host
-  still stops a plugin bot's move at its limit), and ``--p2p`` is local only.
+  still stops a plugin bot's move at its limit), and ``--p2p`` is local only. How the client
+  reaches the scheduler (TLS, the plain-TCP warning) is :mod:`.cluster_link`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import socket
 import tempfile
@@ -33,10 +39,11 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from druids_p2p import __version__
 from druids_p2p.rulesets import RULESETS
+from druids_p2p.tournament.cluster_link import ClusterTLS, connect, plain_tcp_warning
 from druids_p2p.tournament.play import STATUS_CRASHED, failed_line, play_game
 
 if TYPE_CHECKING:
@@ -54,6 +61,17 @@ WORKER_ERROR = "druids worker: "
 """Prefix of the one-line errors a worker raises (a missing bot, another version)."""
 FILE_PREFIX = "file "
 
+log = logging.getLogger(__name__)
+
+
+class ShippedFile(NamedTuple):
+    """One plugin file sent to the workers: its name, its text and the SHA-256 (hex) of the
+    text's UTF-8 bytes, computed where the file was read (the client)."""
+
+    name: str
+    text: str
+    sha256: str
+
 
 def cluster_unavailable(address: str) -> str | None:
     """None if ``--cluster ADDRESS`` can run here, else the one-line reason."""
@@ -70,15 +88,18 @@ def cluster_unavailable(address: str) -> str | None:
     return None
 
 
-def plugin_files(registry: BotRegistry, bots: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    """``(file name, text)`` of every plugin file that defines one of ``bots``, to ship."""
+def plugin_files(registry: BotRegistry, bots: Sequence[str]) -> tuple[ShippedFile, ...]:
+    """Every plugin file that defines one of ``bots``, to ship, each with its hash."""
     files: dict[str, str] = {}
     for name in bots:
         source = registry.get(name).source
         if source.startswith(FILE_PREFIX):
             path = Path(source[len(FILE_PREFIX) :])
             files[path.name] = path.read_text()
-    return tuple(sorted(files.items()))
+    return tuple(
+        ShippedFile(name, text, hashlib.sha256(text.encode()).hexdigest())
+        for name, text in sorted(files.items())
+    )
 
 
 # ------------------------------------------------------------------ on the worker
@@ -86,26 +107,58 @@ _REGISTRIES: dict[str, BotRegistry] = {}
 _LOCK = threading.Lock()
 
 
-def worker_registry(files: tuple[tuple[str, str], ...]) -> BotRegistry:
-    """The bots of this worker plus the shipped plugin files (loaded once per set of files)."""
+def _refused(file: ShippedFile, why: str) -> RuntimeError:
+    return RuntimeError(
+        f"{WORKER_ERROR}{socket.gethostname()} refuses shipped file {file.name!r}: {why}; "
+        f"nothing of it was imported"
+    )
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_shipped(files: Sequence[ShippedFile]) -> list[Path]:
+    """Write ``files`` into a private folder made fresh, each checked against its hash before
+    it is written and again as read back from disk: the paths, ready to import."""
+    for file in files:
+        name = file.name
+        if Path(name).name != name or not name.endswith(".py") or name.startswith((".", "_")):
+            raise _refused(file, "not a plugin file name (NAME.py, no folder)")
+        if _digest(file.text.encode()) != file.sha256:
+            raise _refused(file, f"it does not match its SHA-256 {file.sha256[:16]}…")
+    folder = Path(tempfile.mkdtemp(prefix="druids-shipped-"))  # mode 0700, a name never used
+    paths = []
+    for file in files:
+        path = folder / file.name
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(file.text.encode())
+        paths.append(path)
+    for file, path in zip(files, paths, strict=True):
+        if _digest(path.read_bytes()) != file.sha256:
+            raise _refused(file, f"written to {path}, it no longer matches its SHA-256")
+    return paths
+
+
+def worker_registry(files: tuple[ShippedFile, ...]) -> BotRegistry:
+    """The bots of this worker plus the shipped plugin files (loaded once per set of files):
+    those files only, by path, never a folder's other contents."""
     from druids_p2p.plugins import load_bots
 
-    key = hashlib.sha256(repr(files).encode()).hexdigest()
+    key = _digest(repr([(f.name, f.sha256) for f in files]).encode())
     with _LOCK:
         registry = _REGISTRIES.get(key)
         if registry is None:
-            folder = Path(tempfile.gettempdir()) / f"druids-shipped-{os.getpid()}-{key[:16]}"
-            folder.mkdir(parents=True, exist_ok=True)
-            for name, text in files:
-                (folder / name).write_text(text)
-            registry = load_bots([folder] if files else [], default_dirs=False)
+            paths = write_shipped(files) if files else []
+            registry = load_bots([], default_dirs=False, files=paths)
             _REGISTRIES[key] = registry
         return registry
 
 
 def play_cluster_batch(
     batch: Batch,
-    files: tuple[tuple[str, str], ...],
+    files: tuple[ShippedFile, ...],
     want: tuple[tuple[str, str], ...],
     client_version: str,
 ) -> list[dict[str, Any]]:
@@ -161,8 +214,10 @@ def play_on_cluster(
     registry: BotRegistry,
     plugins_dirs: Sequence[str | os.PathLike[str]],
     out: Any,
+    tls: ClusterTLS | None = None,
 ) -> None:
-    """The cluster backend: submit ``feed``'s games as keyed batches, record what comes back."""
+    """The cluster backend: submit ``feed``'s games as keyed batches, record what comes back.
+    ``tls``: the user's files for a ``tls://`` scheduler (None: Dask's configuration)."""
     import importlib
 
     from druids_p2p.tournament.config import TournamentError
@@ -172,10 +227,13 @@ def play_on_cluster(
     # Imported as untyped modules: Dask's annotations are partial, and it is an optional extra.
     dask: Any = importlib.import_module("distributed")
     killed_worker: Any = importlib.import_module("distributed.scheduler").KilledWorker
-    Client, as_completed = dask.Client, dask.as_completed
+    as_completed = dask.as_completed
+    warning = plain_tcp_warning(address)
+    if warning is not None:
+        log.warning("%s", warning)
     try:
-        client = Client(address, timeout=CONNECT_TIMEOUT_S)
-    except (OSError, TimeoutError) as exc:
+        client = connect(address, tls, CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError) as exc:
         raise TournamentError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     try:
         try:

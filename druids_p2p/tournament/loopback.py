@@ -6,7 +6,9 @@ For the tests and ``druids bench tournament --cluster loopback:K``. Every proces
 still leaves Dask's HTTP endpoints on all interfaces: ``--dashboard-address 127.0.0.1:0`` binds
 them to loopback too; the tests check with ``ss``), each in its own process
 group so that :meth:`LoopbackCluster.stop` takes down the worker's nanny and its child too.
-Start-up is bounded in time; :meth:`stop` always runs (it is a context manager).
+Start-up is bounded in time; :meth:`stop` always runs (it is a context manager). With ``tls``
+every link is TLS (``tls://``, the scheduler's and the workers' ``--tls-*`` options), as a
+cluster across machines should be run (:mod:`.cluster_link`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from druids_p2p.tournament.cluster_link import ClusterTLS, connect
+
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 90.0
 STOP_TIMEOUT_S = 10.0
@@ -38,12 +42,20 @@ def free_port() -> int:
 class LoopbackCluster:
     """``workers`` worker processes of ``threads`` threads each, on a scheduler at 127.0.0.1."""
 
-    def __init__(self, workers: int, threads: int = 1, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        workers: int,
+        threads: int = 1,
+        env: dict[str, str] | None = None,
+        tls: ClusterTLS | None = None,
+    ) -> None:
+        """``tls``: the CA, certificate and key every process (and the client) uses."""
         self.workers = workers
         self.threads = threads
         self.env = dict(os.environ if env is None else env)
         self.port = free_port()
-        self.address = f"tcp://{HOST}:{self.port}"
+        self.tls = tls
+        self.address = f"{'tls' if tls else 'tcp'}://{HOST}:{self.port}"
         self.procs: list[subprocess.Popen[bytes]] = []
         self._tmp = tempfile.TemporaryDirectory(prefix="druids-dask-")
         self.folder = Path(self._tmp.name)
@@ -63,14 +75,21 @@ class LoopbackCluster:
         )
         log.close()
 
+    def _tls_args(self) -> list[str]:
+        tls = self.tls
+        if tls is None:
+            return []
+        files = [("--tls-ca-file", tls.ca_file), ("--tls-cert", tls.cert), ("--tls-key", tls.key)]
+        return [arg for option, path in files if path is not None for arg in (option, str(path))]
+
     def start(self) -> LoopbackCluster:
         """Start the scheduler and the workers; return once every worker has joined."""
-        import importlib
-
+        protocol = ["--protocol", "tls"] if self.tls else []
         self._spawn(
             "scheduler",
             ["distributed.cli.dask_scheduler", "--host", HOST, "--port", str(self.port),
-             "--no-dashboard", "--dashboard-address", f"{HOST}:0", "--no-show"],
+             "--no-dashboard", "--dashboard-address", f"{HOST}:0", "--no-show", *protocol,
+             *self._tls_args()],
         )  # fmt: skip
         for i in range(self.workers):
             self._spawn(
@@ -78,12 +97,11 @@ class LoopbackCluster:
                 ["distributed.cli.dask_worker", self.address, "--host", HOST,
                  "--nthreads", str(self.threads), "--no-dashboard",
                  "--dashboard-address", f"{HOST}:0", "--name", f"w{i}",
-                 "--local-directory", str(self.folder / f"w{i}")],
+                 "--local-directory", str(self.folder / f"w{i}"), *protocol, *self._tls_args()],
             )  # fmt: skip
-        dask: Any = importlib.import_module("distributed")
         deadline = time.monotonic() + START_TIMEOUT_S
         try:
-            client = dask.Client(self.address, timeout=START_TIMEOUT_S)
+            client: Any = connect(self.address, self.tls, START_TIMEOUT_S)
             try:
                 client.wait_for_workers(self.workers, timeout=max(1.0, deadline - time.monotonic()))
             finally:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.plugins import BotRegistry
+from druids_p2p.tournament.cluster_link import ClusterTLS
 from druids_p2p.tournament.config import TournamentConfig, TournamentError, game_timeout_s
 from druids_p2p.tournament.feed import Feed, batch_size
 from druids_p2p.tournament.live import Monitor
@@ -54,6 +55,7 @@ def run_tournament(
     cluster: str | None = None,
     batch_games: int | None = None,
     table_player: TablePlayer | None = None,
+    cluster_tls: ClusterTLS | None = None,
 ) -> RunResult:
     """Play the tournament of ``config`` into ``out_dir``; Ctrl-C stops and keeps what finished.
 
@@ -61,7 +63,8 @@ def run_tournament(
     resuming. ``game_timeout`` overrides :func:`game_timeout_s`. Workers use ``registry`` where
     they are forked from this process, else they load ``plugins_dirs`` as the caller did.
     ``cluster`` (a Dask scheduler address) plays the batches on that cluster instead of local
-    worker processes (:mod:`.cluster`); the games and the folder are the same. ``on_status``
+    worker processes (:mod:`.cluster`; ``cluster_tls``: the user's TLS files for a ``tls://``
+    scheduler, :mod:`.cluster_link`); the games and the folder are the same. ``on_status``
     gets a short line (ratings, the LLR) now and then; ``batch_games`` fixes the batch size.
     ``table_player`` plays a ``p2p`` config's games over the real protocol: the caller passes
     ``net.local_table.play_table`` (tournaments do not import the network layer).
@@ -159,7 +162,7 @@ def run_tournament(
             elif cluster is not None:
                 from druids_p2p.tournament.cluster import play_on_cluster
 
-                play_on_cluster(cluster, feed, config, registry, plugins_dirs, out)
+                play_on_cluster(cluster, feed, config, registry, plugins_dirs, out, tls=cluster_tls)
             else:
                 play_local(feed, config, registry, workers, plugins_dirs, out_dir, out)
         except KeyboardInterrupt:

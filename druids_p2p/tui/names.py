@@ -11,6 +11,7 @@ import re
 
 from rich.text import Text
 
+from druids_p2p.tui.plain import plain
 from druids_p2p.tui.session import SeatSnapshot
 
 SEAT_COLOURS: tuple[str, ...] = ("#5fd7ff", "#ff87d7", "#ffaf5f", "#afafff", "#d7d787")
@@ -34,7 +35,7 @@ def name_text(snapshot: SeatSnapshot | None, seat: int | None, you: bool = True)
         return Text("?")
     label = who(snapshot, seat) if you else snapshot.name(seat)
     bold = " bold" if seat == snapshot.my_seat else ""
-    return Text(label, style=f"{seat_colour(seat)}{bold}")
+    return plain(label, f"{seat_colour(seat)}{bold}")
 
 
 def in_your_words(reason: str | None, seat: int) -> str | None:

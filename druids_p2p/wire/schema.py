@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from druids_p2p.wire.errors import BadShape
+from druids_p2p.wire.text import unprintable
 
-PRINTABLE_EXCLUDED = frozenset(chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)])
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789:_-+.")
 
 
@@ -36,7 +36,8 @@ class Str:
     min_len: int
     max_len: int
     printable: bool = False
-    """Refuse control characters: these strings end up on other players' terminals."""
+    """Refuse control, bidi and other unprintable characters (wire/text.py): these strings end
+    up on other players' terminals."""
     charset: frozenset[str] | None = None
 
 
@@ -135,8 +136,10 @@ def _check_str(schema: Str, value: Any, path: str) -> None:
     size = len(value.encode("utf-8"))
     if not schema.min_len <= size <= schema.max_len:
         raise BadShape(f"{path}: expected {_describe(schema)}, got {size} bytes")
-    if schema.printable and any(c in PRINTABLE_EXCLUDED for c in value):
-        raise BadShape(f"{path}: control characters not allowed")
+    if schema.printable:
+        bad = unprintable(value)
+        if bad is not None:
+            raise BadShape(f"{path}: control characters not allowed: {bad}")
     if schema.charset is not None:
         bad = next((c for c in value if c not in schema.charset), None)
         if bad is not None:

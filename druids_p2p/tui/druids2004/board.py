@@ -33,6 +33,7 @@ from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.dialogs import KEYS, RULES, RitualHistory, RitualSteps
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
 from druids_p2p.tui.names import seat_colour
+from druids_p2p.tui.plain import plain
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.widgets.log import TableLog
 
@@ -150,8 +151,9 @@ class Board2004(Screen[None]):
             self.query_one(PlaceRow).show(view)
             self.query_one(HandLine).show(view, self.cursor)
             self.query_one(ScoreColumn).show(view, self.names)
-        self.query_one("#status", Static).update(self.status_line(view))
-        self.query_one("#message", Static).update(self.message)
+        # Both may quote a player's name or a peer's reason: plain text, never markup.
+        self.query_one("#status", Static).update(plain(self.status_line(view)))
+        self.query_one("#message", Static).update(plain(self.message))
         self.next_dialog()
 
     def log_line(self, text: Text | str, seat: int | None = None) -> None:

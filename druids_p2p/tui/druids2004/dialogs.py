@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -27,6 +26,7 @@ from druids_p2p.games.druids2004.cards import (
 )
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.records import RitualDone
+from druids_p2p.tui.plain import plain
 
 _CSS = """
 {name} {{ align: center middle; }}
@@ -110,7 +110,7 @@ class RitualSteps(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.title_text, classes="title")
+            yield Static(plain(self.title_text), classes="title")  # names the announcer
             yield Static(id="ritual-steps")
             yield Static(id="ritual-hint", classes="hint")
 
@@ -122,7 +122,7 @@ class RitualSteps(ModalScreen[None]):
         return self.shown >= len(self.steps)
 
     def _refresh(self) -> None:
-        self.query_one("#ritual-steps", Static).update(Text("\n".join(self.steps[: self.shown])))
+        self.query_one("#ritual-steps", Static).update(plain("\n".join(self.steps[: self.shown])))
         hint = (
             "enter: close"
             if self.complete
@@ -165,7 +165,7 @@ class RitualHistory(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Rituals of this game", classes="title")
-            yield Static(Text("\n".join(self.lines)), id="ritual-history")
+            yield Static(plain("\n".join(self.lines)), id="ritual-history")
             yield Static("escape: close", classes="hint")
 
     def action_close(self) -> None:
@@ -208,7 +208,7 @@ class GameOver2004(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Game over", classes="title")
-            yield Static(Text("\n".join(self.lines)), id="game-over")
+            yield Static(plain("\n".join(self.lines)), id="game-over")
             yield Static("enter: leave the table", classes="hint")
 
     def action_close(self) -> None:

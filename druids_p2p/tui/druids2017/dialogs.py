@@ -27,6 +27,7 @@ from druids_p2p.tui.druids2017.piles import score_text
 from druids_p2p.tui.druids2017.scores import scores_table
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
 from druids_p2p.tui.names import name_text, who
+from druids_p2p.tui.plain import plain
 from druids_p2p.tui.screens.dialogs import APP_KEYS, BOTTOM_CSS, dialog_css
 
 
@@ -250,7 +251,7 @@ class GameOver(ModalScreen[bool]):
         with Vertical(id="game-over"):
             if self.stopped is not None:
                 yield Static("The table stopped", classes="title")
-                yield Static(self.stopped, classes="stopped")
+                yield Static(plain(self.stopped), classes="stopped")  # a peer's reason
             else:
                 names = [snap.name(s) for s in self.winners] if snap is not None else []
                 me = snap.my_seat if snap is not None else None
@@ -262,7 +263,7 @@ class GameOver(ModalScreen[bool]):
                         if len(names) == 1
                         else (f"Winners (tie): {', '.join(names)}")
                     )
-                yield Static(f"Game over — {head}", classes="title")
+                yield Static(plain(f"Game over — {head}"), classes="title")
             yield Static(scores_table(snap, self.winners))
             yield Static("\nGame record (check it any time with: druids audit RECORD):")
             yield Static(self.record or "(none)", id="record-path", markup=False)

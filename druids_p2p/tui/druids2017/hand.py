@@ -23,6 +23,7 @@ from druids_p2p.tui.druids2017.cards import (
     card_group,
 )
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
+from druids_p2p.tui.plain import plain
 
 
 def _chip_css() -> str:
@@ -163,7 +164,7 @@ class Hand(Vertical):
 
     def hint(self, text: str, error: bool = False) -> None:
         hint = self.query_one("#hint", Static)
-        hint.update(text)
+        hint.update(plain(text))  # a refusal's reason is text, never markup
         hint.set_class(error, "error")
 
     def _refresh_hint(self) -> None:

@@ -30,6 +30,7 @@ from druids_p2p.tui.druids2017.piles import PlayersPanel
 from druids_p2p.tui.druids2017.scores import ScoresPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_game
 from druids_p2p.tui.druids2017.trick import TrickPanel
+from druids_p2p.tui.plain import plain
 
 _ENDED = {"five_domains": "a fifth domain was won", "hands_empty": "the hands are played out"}
 
@@ -124,7 +125,7 @@ def hands_lines(names: Sequence[str], hands: Sequence[Sequence[int]]) -> Text:
     for seat, hand in enumerate(hands):
         if seat:
             out.append("\n")
-        out.append(f"{names[seat]:<14} ", style="bold")
+        out.append_text(plain(f"{names[seat]:<14} ", "bold"))
         for i, card in enumerate(sorted(hand)):
             if i:
                 out.append(" ")
@@ -164,14 +165,15 @@ class ReplayScreen(Screen[None]):
         who = game.names[game.owner] if game.owner is not None else game.names[0]
         seen = f"as {who} saw it" if game.owner is not None else f"from seat 0 ({who}; --seat N)"
         verdict = "audit ok" if game.audit.ok else f"audit: {game.audit.problem}"
-        yield Static(f"Druids — replay of {game.path.name}, {seen} · {verdict}", id="title")
+        # The names (and the audit's words about them) are the players' own: never markup.
+        yield Static(plain(f"Druids — replay of {game.path.name}, {seen} · {verdict}"), id="title")
         yield Static("", id="step")
         yield PlayersPanel()
         with Horizontal(id="middle"):
             yield TrickPanel()
             yield ScoresPanel()
         hand = Hand()
-        hand.border_title = f"{who}'s hand"
+        hand.border_title = plain(f"{who}'s hand")
         yield hand
         revealed = Static("", id="revealed")
         revealed.border_title = "Every hand, as dealt (revealed at the round's end)"
@@ -192,7 +194,7 @@ class ReplayScreen(Screen[None]):
     async def show_step(self) -> None:
         step = self.step
         where = f"[{self.index + 1}/{len(self.steps)}] "
-        self.query_one("#step", Static).update(where + step.caption)
+        self.query_one("#step", Static).update(plain(where + step.caption))
         snap = step.snapshot
         self.query_one(PlayersPanel).show(snap, {})
         self.query_one(TrickPanel).show(snap)
@@ -204,9 +206,9 @@ class ReplayScreen(Screen[None]):
             revealed.update(hands_lines(self.game.names, step.hands))
         log = self.query_one("#log", RichLog)
         log.clear()
-        log.write(Text(step.caption, style="bold"))
+        log.write(plain(step.caption, "bold"))
         for name, move in step.plays:
-            line = Text(f"  {name:<14} ")
+            line = plain(f"  {name:<14} ")
             line.append_text(move_text(move))
             log.write(line)
 

@@ -36,6 +36,7 @@ from druids_p2p.tui.druids2017.warnings import warning_line, warnings
 from druids_p2p.tui.game_ui import TableUI
 from druids_p2p.tui.names import who
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
+from druids_p2p.tui.plain import plain, plain_text
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.widgets.chat import ChatInput
 from druids_p2p.tui.widgets.log import TableLog
@@ -99,7 +100,7 @@ class TableScreen(PacedTableScreen):
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        yield Static(f"Druids — {self.session.title}", id="title")
+        yield Static(plain(f"Druids — {self.session.title}"), id="title")  # a table's name
         yield Static("", id="too-small")
         yield Static(self.phase_text, id="status")
         yield PlayersPanel()
@@ -289,7 +290,7 @@ class TableScreen(PacedTableScreen):
         if snap is not None and view is not None and snap.my_seat is not None:
             lines = [f"⚠ {warning_line(w, snap.names, snap.my_seat)}" for w in warnings(view)]
         box.display = bool(lines)
-        box.update("\n".join(lines))
+        box.update(plain("\n".join(lines)))  # they name players
 
     def _turn_key(self) -> tuple[Any, ...] | None:
         view = self.snapshot.view if self.snapshot is not None else None
@@ -308,7 +309,7 @@ class TableScreen(PacedTableScreen):
         status = self.query_one("#status", Static)
         status.set_class(False, "my-turn")
         status.set_class(self.stopped is not None, "stopped")
-        status.update(self.status_text())
+        status.update(plain_text(self.status_text()))  # it may quote a peer's reason
         snap = self.snapshot
         if snap is not None and snap.my_turn and not self.awaiting and self.stopped is None:
             status.set_class(True, "my-turn")

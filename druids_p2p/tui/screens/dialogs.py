@@ -12,6 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from druids_p2p.tui.plain import plain
+
 _DIALOG_CSS = """
 {name} {{ align: center middle; background: $background 40%; }}
 {name} > Vertical {{
@@ -85,7 +87,10 @@ class ConfirmQuit(ModalScreen[bool]):
 
 
 class _YesNo(ModalScreen[bool]):
-    """A question about a key: its lines, then y (yes) or n / escape (no, the default focus)."""
+    """A question about a key: its lines, then y (yes) or n / escape (no, the default focus).
+
+    The lines quote names another peer chose: shown as plain text, so none is a link or a style
+    (a name ``[@click=screen.answer(True)]B`` would otherwise answer yes when clicked)."""
 
     DEFAULT_CSS = dialog_css("_YesNo", "_YesNo .fingerprint { text-style: bold; color: $warning; }")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -105,11 +110,11 @@ class _YesNo(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self.heading, classes="title")
-            for line in self.lines:
-                yield Static(line)
+            for line in self.lines:  # names and table names from the wire: never markup
+                yield Static(plain(line))
             yield Static(f"fingerprint {self.fingerprint}", classes="fingerprint", id="fingerprint")
             if self.warning:
-                yield Static(self.warning, classes="fingerprint", id="warning")
+                yield Static(plain(self.warning), classes="fingerprint", id="warning")
             with Horizontal():
                 yield Button(self.yes_label, id="yes", variant="success")
                 yield Button(self.no_label, id="no", variant="primary")

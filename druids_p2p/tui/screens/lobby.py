@@ -30,6 +30,7 @@ from druids_p2p.net.peer_config import HostSpec
 from druids_p2p.net.table_choice import namesakes, pin_matches
 from druids_p2p.rulesets import DEALT_RULESETS, DEFAULT_RULESET, RULESETS, new_table_options
 from druids_p2p.tui.bots import bot_seats
+from druids_p2p.tui.plain import plain
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.screens.dialogs import ConfirmJoin
 
@@ -188,7 +189,7 @@ class LobbyScreen(Screen[None]):
 
     def status(self, text: str, error: bool = False) -> None:
         widget = self.query_one("#lobby-status", Static)
-        widget.update(text)
+        widget.update(plain(text))  # it may quote a table's name
         widget.set_class(error, "error")
 
     # ------------------------------------------------------------------ the list
@@ -211,11 +212,11 @@ class LobbyScreen(Screen[None]):
         several = namesakes(found)
         for t in found:
             info = t.info
-            seated = ", ".join(s.name for s in info.seats)
+            seated = plain(", ".join(s.name for s in info.seats))  # names: never markup
             seats = f"{info.seats_taken}/{info.players}" + (" full" if info.full else "")
-            name: str | Text = info.name
+            name = plain(info.name)
             if info.name in several:
-                name = Text(f"{info.name} (!{several[info.name]} hosts)", style="bold red")
+                name = plain(f"{info.name} (!{several[info.name]} hosts)", "bold red")
             pin = "✓ " if self.setup.pinned(t.beacon.host_key) else ""
             dealt = info.ruleset in DEALT_RULESETS  # a card-table game has no rounds, no variant
             game: str | Text = info.ruleset
@@ -224,12 +225,12 @@ class LobbyScreen(Screen[None]):
             table.add_row(
                 name,
                 game,
-                t.beacon.host_name,
+                plain(t.beacon.host_name),
                 pin + t.beacon.host_fingerprint,
                 seats,
                 str(info.rounds) if dealt else "-",
                 "light side" if dealt and info.variant else "-",
-                info.lobby_address or "-",  # what `druids join HOST:PORT` takes, not the mesh
+                plain(info.lobby_address or "-"),  # what `druids join HOST:PORT` takes
                 seated,
                 key=t.lobby_id.hex(),
             )

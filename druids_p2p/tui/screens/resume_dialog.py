@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from druids_p2p.tui.plain import plain
 from druids_p2p.tui.resume import SavedGame
 from druids_p2p.tui.screens.dialogs import dialog_css
 
@@ -35,8 +36,8 @@ class ResumeTable(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("An unfinished table is saved", classes="title")
-            for line in self.saved.lines():
-                yield Static(line)
+            for line in self.saved.lines():  # the table's name, as announced: never markup
+                yield Static(plain(line))
             with Horizontal():
                 yield Button("Rejoin it (r)", id="resume", variant="success")
                 yield Button("New table (n)", id="new", variant="primary")

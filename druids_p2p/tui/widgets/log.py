@@ -15,6 +15,8 @@ from rich.text import Text
 from textual import events
 from textual.widgets import RichLog
 
+from druids_p2p.tui.plain import plain, plain_text
+
 FIXED_TIME: list[float] = []
 """A UTC time every new log shows instead of the clock's (screenshots.py: the same picture on
 every run); empty in play."""
@@ -42,9 +44,13 @@ class TableLog(RichLog):
         """False while the person has scrolled up to read (with the mouse wheel)."""
 
     def append_line(self, text: Text | str, style: str = "") -> None:
-        """Add one line (a Rich ``Text`` keeps its colours; a ``str`` takes ``style``)."""
+        """Add one line (a Rich ``Text`` keeps its colours; a ``str`` takes ``style``).
+
+        Lines quote names, chat and reasons from other peers: never read as markup (the log is
+        a ``RichLog`` without markup, a ``str`` becomes a ``Text``), unprintables shown as
+        U+FFFD (tui/plain.py)."""
         line = Text(self.stamp(), style="dim")
-        line.append_text(text if isinstance(text, Text) else Text(text, style=style))
+        line.append_text(plain_text(text) if isinstance(text, Text) else plain(text, style))
         self.write(line, scroll_end=False)
         self._follow()
 
