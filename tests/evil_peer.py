@@ -20,6 +20,12 @@ Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is t
   ``ipc://`` (a socket file nobody listens on).
 * ``ipc-confirm`` (a joiner): it joins with its real ``tcp://`` endpoint, then confirms an
   ``ipc://`` one.
+* ``nonce-veto``: the last seat to reveal its seat nonce (issue 27 item 10): it holds its own
+  ``seat_nonce`` back until every other seat's is in, computes the play order as its machine
+  does, and reveals only if that order is the one it wants (``DRUIDS_EVIL_WISH``: ``first``, to
+  move first; ``never``, no order at all); else it withholds it for good, sending everything
+  else (keepalives, answers to resend requests with its nonce left out). It says on stderr
+  what it predicted.
 * ``chat``: besides its real traffic, every few messages it sends every peer a volley of chat:
   a flood of valid signed lines (far above the rate limit), one line oversized (hand-signed past
   the 200-byte bound), one signed by a key with no seat, one claiming an honest seat as sender,
@@ -46,7 +52,16 @@ from druids_p2p.net import lobby as lobby_module
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
-from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, decode, encode, is_receipt
+from druids_p2p.wire import (
+    ZERO_HASH,
+    Identity,
+    Message,
+    MsgType,
+    WireError,
+    decode,
+    encode,
+    is_receipt,
+)
 from druids_p2p.wire.equivocation import equivocation_body
 from druids_p2p.wire.msgtypes import MSG_DOMAIN
 from druids_p2p.wire.safe_msgpack import pack
@@ -240,6 +255,52 @@ def _remember_machine(self: TableMachine, identity: Identity, *args: Any, **kwar
     STATE["machine"] = self
 
 
+_original_mesh_send = Mesh.send
+_original_receive = TableMachine.receive
+
+
+def _own_nonce(self: Mesh, payload: bytes) -> bool:
+    """A seat_nonce of this peer's, not yet released (the mesh's routing id is its key)."""
+    if STATE.get("released") or is_receipt(payload):
+        return False
+    try:
+        msg = decode(payload)
+    except WireError:  # anything else (a beacon, junk) passes
+        return False
+    return msg.type is MsgType.SEAT_NONCE and msg.sender == self.routing_id
+
+
+def _veto_send(self: Mesh, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
+    STATE["mesh"] = self
+    if _own_nonce(self, payload):
+        STATE.setdefault("held", []).append((peer_id, payload))
+        return True
+    return _original_mesh_send(self, peer_id, payload, both_links)
+
+
+def _veto_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
+    skip = set(exclude)
+    for peer_id in list(self.peers):
+        if peer_id not in skip:
+            _veto_send(self, peer_id, payload)
+
+
+def _veto_receive(self: TableMachine, msg: Message) -> list[bytes]:
+    out: list[bytes] = _original_receive(self, msg)
+    if self.order and "decided" not in STATE:  # every nonce is in here: the order is known
+        STATE["decided"] = True
+        wish = os.environ.get("DRUIDS_EVIL_WISH", "never")
+        wanted = wish == "first" and self.order[0] == self.me
+        names = [str(self.names[k]) for k in self.order]
+        verdict = "revealing" if wanted else "withholding my nonce"
+        print(f"evil_peer: predicted order {names}; {verdict}", file=sys.stderr, flush=True)
+        if wanted:
+            STATE["released"] = True
+            for peer_id, payload in STATE.pop("held", []):
+                _original_mesh_send(STATE["mesh"], peer_id, payload)
+    return out
+
+
 def install(mode: str) -> None:
     MODE["mode"] = mode
     TableMachine.__init__ = _remember_identity  # type: ignore[method-assign, assignment]
@@ -258,6 +319,10 @@ def install(mode: str) -> None:
         ShuffleChain.shuffle = _forged_shuffle  # type: ignore[method-assign, assignment]
     elif mode == "junk":
         Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
+    elif mode == "nonce-veto":
+        Mesh.send = _veto_send  # type: ignore[method-assign]
+        Mesh.broadcast = _veto_broadcast  # type: ignore[method-assign]
+        TableMachine.receive = _veto_receive  # type: ignore[method-assign]
     elif mode == "chat":
         TableMachine.__init__ = _remember_machine  # type: ignore[method-assign, assignment]
         Mesh.broadcast = _chat_broadcast  # type: ignore[method-assign]

@@ -8,14 +8,18 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from card_table_cheater import assert_blamed, body_with, cheater_seat, forge
 from cli_harness import audit_record, run_cli
 from message_surgery import abort_after, rechain, resign, thaw
 from table_harness import LocalTable
 
+from druids_p2p.deck.table_audit import secret_fault
+from druids_p2p.deck.table_state import Sent
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
@@ -149,6 +153,37 @@ def test_a_false_secret_at_the_final_reveal_is_blamed_on_its_seat(table: LocalTa
     index, raws = _tamper(table, reveal, lie)
     seat = _seat(table, decode(raws[index]).sender)
     _refused(raws, index, seat, "secret does not match its table_key")
+
+
+def test_a_revealed_secret_is_held_against_its_key_and_every_share_its_seat_proved(
+    table: LocalTable,
+) -> None:
+    """``secret_fault``, which the audit asks of every final secret it cannot take through the
+    deck's final reveal: a true secret passes; a false one is named by its ``table_key``; a
+    share in the state that is not the secret times A (which a sound proof rules out) is named
+    too, the reveal first in the evidence."""
+    transcript = verify_chain(_raws(table))
+    walk = ScheduleWalk(transcript, 1, seating_only=True)
+    walk.run()
+    replay = CardTableReplay(transcript.messages, walk, RULES, 3)
+    replay.run()
+    deck = replay.deck
+    reveal = next(m for m in transcript.messages if m.type is MsgType.TABLE_REVEAL)
+    seat = _seat(table, reveal.sender)
+    secret = bytes(reveal.body["x"])
+    assert secret_fault(deck, seat, secret, reveal.raw) is None
+    false = secret_fault(deck, seat, (7).to_bytes(32, "little"), reveal.raw)
+    assert false is not None and false.seat == seat, false
+    assert "does not match its table_key" in false.reason
+    assert false.evidence == (reveal.raw, deck.keys[seat].raw)
+    p = next(p for p, pos in enumerate(deck.positions) if seat in pos.shares)
+    sent = deck.positions[p].shares[seat]
+    other = replace(sent.msg, share=deck.positions[p].a)  # 1·A, not x·A
+    deck.positions[p].shares[seat] = Sent(seat, other, sent.raw)
+    share = secret_fault(deck, seat, secret, reveal.raw)
+    assert share is not None and share.seat == seat, share
+    assert share.reason == f"audit: its share of position {p} is not its secret times A"
+    assert share.evidence == (reveal.raw, sent.raw)
 
 
 def test_a_false_result_is_refused(table: LocalTable) -> None:
@@ -317,3 +352,68 @@ def test_a_table_stopped_on_a_cheat_is_stopped_with_the_evidence_checked(
     assert report.verdict == "stopped" and report.stop is not None, report.to_json()
     assert report.stop.seat == cheater and report.stop.checked
     assert report.stop.message_index == at and "not in its hand" in report.stop.summary
+
+
+def _reveals(raws: list[bytes]) -> list[int]:
+    return [i for i, raw in enumerate(raws) if decode(raw).type is MsgType.TABLE_REVEAL]
+
+
+def test_a_forged_final_secret_after_the_owners_words_is_blamed_on_its_seat(
+    worded: tuple[LocalTable, list[int]],
+) -> None:
+    """A false final secret makes the record invalid, blaming its signer, whatever words came
+    before: without every true secret the replay cannot read the gems the words speak of, but
+    every secret the record reveals is still checked against its seat's table_key (issue 27,
+    item 7: this record audited as valid and unfinished, exit 3)."""
+    table, _ = worded
+    raws = _raws(table)
+    assert audit_messages(raws).verdict == "complete"
+    reveals = _reveals(raws)
+    assert len(reveals) == 4
+    for at in (reveals[0], reveals[-1]):  # the whole record, re-signed after the forgery
+
+        def reveal(i: int, _: Any, at: int = at) -> bool:
+            return i == at
+
+        def lie(body: dict[str, Any]) -> None:
+            body["x"] = (7).to_bytes(32, "little")
+
+        index, forged = _tamper(table, reveal, lie)
+        seat = _seat(table, decode(forged[index]).sender)
+        _refused(forged, index, seat, "revealed secret does not match its table_key")
+    # the forger's own last message, signed by it alone: the record cut after the final step
+    last = decode(raws[reveals[-1]])
+    body = thaw(last.body) | {"x": (7).to_bytes(32, "little")}
+    forged_last = resign(_keys(table)[last.sender], raws[reveals[-1]], body=body)
+    cut = [*raws[: reveals[-1]], forged_last]
+    seat = _seat(table, last.sender)
+    _refused(cut, reveals[-1], seat, "revealed secret does not match its table_key")
+    honest = audit_messages(raws[: reveals[-1] + 1])  # the same cut, honest: unfinished, valid
+    assert honest.verdict == "incomplete" and honest.exit_code == 3, honest.to_json()
+
+
+def test_a_table_stopped_on_a_forged_final_secret_audits_with_the_forger_blamed() -> None:
+    """A game with an owners' word step in which seat-list index 0 reveals a false secret,
+    signed by it, at the final reveal: every honest machine stops blaming it, and the record an
+    honest seat keeps (cut at the forgery, or with its abort) blames the forger at its reveal."""
+    for seed in range(100, 110):  # as ``worded``: random bots at 4 seats soon give words
+        table = LocalTable(players=4, seed=seed, ruleset="druids2004", keys_seed=seed)
+        forgery, fault = forge(table, MsgType.TABLE_REVEAL, _false_secret)
+        raws = [m.raw for m in table.machines[1].transcript.messages]
+        if any(str(decode(raw).body.get("move", "")).startswith("Word:") for raw in raws):
+            break
+    else:
+        raise AssertionError("no game in 10 asked for the owners' word")
+    assert_blamed(table, forgery, fault, "revealed secret does not match its table_key")
+    assert fault is not None and forgery.forged is not None
+    at, seat = raws.index(forgery.forged), cheater_seat(table)
+    _refused(raws, at, seat, "revealed secret does not match its table_key")
+    stop = abort_after(table.ids[1], raws, {"reason": str(fault), "seat": seat})
+    report = audit_messages([*raws, stop])
+    assert report.verdict == "stopped" and report.stop is not None, report.to_json()
+    assert (report.stop.seat, report.stop.message_index) == (seat, at), report.to_json()
+    assert report.stop.checked, report.to_json()
+
+
+def _false_secret(msg: Any, _: Any) -> dict[str, Any]:
+    return body_with(msg, x=(7).to_bytes(32, "little"))

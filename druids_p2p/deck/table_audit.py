@@ -10,7 +10,7 @@ was lost or duplicated. The first failure names a seat, with signed evidence (de
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from druids_p2p.deck import group
@@ -63,9 +63,47 @@ def joint_secret(state: TableState, secrets: dict[int, bytes]) -> int | None:
     if sorted(secrets) != list(range(state.seats)) or len(state.keys) != state.seats:
         return None
     for seat, secret in secrets.items():
-        if group.is_zero_scalar(secret) or group.base_mul(secret) != state.keys[seat].msg.key:
+        if not _fits_key(state, seat, secret):
             return None
     return sum(int.from_bytes(x, "little") for x in secrets.values()) % group.ORDER
+
+
+def _fits_key(state: TableState, seat: int, secret: bytes) -> bool:
+    return not group.is_zero_scalar(secret) and group.base_mul(secret) == state.keys[seat].msg.key
+
+
+def secret_fault(state: TableState, seat: int, secret: bytes, raw: bytes) -> DeckFault | None:
+    """What is false about ``seat``'s revealed ``secret`` (its signed ``table_reveal``, ``raw``)
+    against what ``state`` holds of that seat: its ``table_key`` and every share and opening it
+    proved. The offline audit asks this of every final secret in a record, also of a record it
+    cannot replay to its final reveal (protocol.md §11), so no false secret passes unblamed."""
+    key = state.keys.get(seat)
+    if key is not None and not _fits_key(state, seat, secret):
+        reason = "table_reveal: revealed secret does not match its table_key"
+        return DeckFault(seat, reason, (raw, key.raw))
+    x = {seat: int.from_bytes(secret, "little") % group.ORDER}
+    for p in range(len(state.positions)):
+        fault = next(_share_faults_at(state, p, x), None)
+        if fault is not None:
+            return DeckFault(seat, fault.reason, (raw, *fault.evidence))
+    return None
+
+
+def _share_faults_at(state: TableState, p: int, secrets: dict[int, int]) -> Iterator[DeckFault]:
+    """Each share and opening share of position ``p`` by a seat in ``secrets`` that is not that
+    seat's secret times the position's A (deck.md §15.6, checks 1 and 2)."""
+    pos = state.positions[p]
+    for seat, sent in sorted(pos.shares.items()):
+        if seat in secrets and _secret_mul(secrets[seat], pos.a) != sent.msg.share:
+            reason = f"audit: its share of position {p} is not its secret times A"
+            yield DeckFault(seat, reason, (sent.raw,))
+    opener = pos.opened
+    if opener is not None and opener.seat in secrets:
+        assert isinstance(opener.msg, TableOpenMsg)
+        (opening,) = (o for o in opener.msg.opens if o.position == p)
+        if _secret_mul(secrets[opener.seat], pos.a) != opening.share:
+            reason = f"audit: its opening share of position {p} is not its secret times A"
+            yield DeckFault(opener.seat, reason, (opener.raw,))
 
 
 def position_card(state: TableState, p: int, x: int) -> int | None:
@@ -91,21 +129,10 @@ def audit_state(state: TableState) -> TableAudit:
         return card
 
     for p, pos in enumerate(state.positions):
-        for seat, sent in sorted(pos.shares.items()):
-            if _secret_mul(state.secrets[seat], pos.a) != sent.msg.share:
-                raise DeckFault(
-                    seat, f"audit: its share of position {p} is not its secret times A", (sent.raw,)
-                )
+        fault = next(_share_faults_at(state, p, state.secrets), None)
+        if fault is not None:
+            raise fault
         opener = pos.opened
-        if opener is not None:
-            assert isinstance(opener.msg, TableOpenMsg)
-            (opening,) = (o for o in opener.msg.opens if o.position == p)
-            if _secret_mul(state.secrets[opener.seat], pos.a) != opening.share:
-                raise DeckFault(
-                    opener.seat,
-                    f"audit: its opening share of position {p} is not its secret times A",
-                    (opener.raw,),
-                )
         card = _decrypt(pos.c, pos.a, x, state.num_cards)
         if pos.card is not None and pos.card != card and opener is not None:
             raise DeckFault(

@@ -18,7 +18,9 @@ truth), every owner's word is held against its real face-down gems, and the deck
 the result step. A record without every secret is replayed with the cards the table opened
 publicly up to its first owners' word step, and is at best incomplete: the words steer the
 game's course by gems the record does not show (the table's copies fit them to cards each seat
-saw; a copy without them would guess and could accuse an honest seat).
+saw; a copy without them would guess and could accuse an honest seat). Every secret the record
+does reveal is checked all the same (``deck/table_audit.py`` ``secret_fault``): a false one is
+its signer's fault whatever words came before it, and makes the record invalid.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from druids_p2p.deck import DeckError, DeckFault, MalformedMessage
-from druids_p2p.deck.table_audit import audit_state, joint_secret, position_card
+from druids_p2p.deck.table_audit import audit_state, joint_secret, position_card, secret_fault
 from druids_p2p.deck.table_messages import KIND_TABLE_REVEAL, TableRevealMsg, parse_table_body
 from druids_p2p.deck.table_ops import advance, senders
 from druids_p2p.deck.table_state import TableState
@@ -96,7 +98,14 @@ class CardTableReplay:
     # ------------------------------------------------------------------ the walk
     def run(self) -> None:
         """Replay to the end of the game (``complete``) or of the record; raises
-        :class:`AuditProblem` at the first message the table would have refused."""
+        :class:`AuditProblem` at the first message the table would have refused, or, where the
+        replay stops before the deck's final reveal (the record ends, stops, or goes on past an
+        owners' word step without every true secret), at a false secret the record reveals."""
+        self._run()
+        if not self.deck.finished:  # (else the deck's final reveal checked every secret)
+            self._check_secrets()
+
+    def _run(self) -> None:
         everyone = tuple(range(len(self.order)))
         if not self._step("card_deck", everyone, {MsgType.TABLE_KEY}, self._deck_message):
             return
@@ -274,9 +283,15 @@ class CardTableReplay:
 
     def _secrets(self) -> dict[int, bytes]:
         """Each seat's secret from its final ``table_reveal`` in the record (checked against
-        its key by :func:`joint_secret`; a false one is the deck's to blame at its turn)."""
-        out: dict[int, bytes] = {}
-        for msg in self.messages[self.i :]:
+        its key by :func:`joint_secret`; a false one is blamed at the deck's final reveal, or
+        by :meth:`_check_secrets` where the replay stops before it)."""
+        return {seat: body.secret for _, seat, body in self._reveals()}
+
+    def _reveals(self) -> list[tuple[Message, int, TableRevealMsg]]:
+        """Every well-formed ``table_reveal`` of a seat after the seating, in record order."""
+        out: list[tuple[Message, int, TableRevealMsg]] = []
+        assert self.walk.seated_at is not None
+        for msg in self.messages[self.walk.seated_at :]:
             seat = self.seat(msg.sender)
             if msg.type is not MsgType.TABLE_REVEAL or seat is None:
                 continue
@@ -285,8 +300,17 @@ class CardTableReplay:
             except MalformedMessage:
                 continue
             if isinstance(body, TableRevealMsg):
-                out[seat] = body.secret
+                out.append((msg, seat, body))
         return out
+
+    def _check_secrets(self) -> None:
+        """Every final secret the record reveals, against its seat's ``table_key`` and every
+        share and opening it proved in what was replayed (``secret_fault``): a signed false
+        secret is its signer's fault whatever the record could not replay (protocol.md §11)."""
+        for msg, seat, body in self._reveals():
+            fault = secret_fault(self.deck, seat, body.secret, msg.raw)
+            if fault is not None:
+                raise self._fault(fault)
 
     def _fault(self, exc: DeckFault) -> AuditProblem:
         where = None

@@ -59,13 +59,20 @@ class LivenessChecks(RunnerBase):
                 if key in unacked and machine.last_move is not None:
                     # a duplicate: receipt again (over both links, should one be stalled)
                     self.mesh.send(key, machine.last_move.raw, both_links=True)
-            if any(key in self.away for key in waiting):
+            if any(key in self.away or self._half_owed(key, now) for key in waiting):
                 # A split: what a silent seat sent before its link went may have reached the
                 # others only. They answer with what follows our head, so a peer cut off from
                 # one seat is not left owing the next step (and blamed for it) over that seat.
+                # So too when a seat that keeps talking has owed its message for half the
+                # deadline: it may have shown it to the others alone (a seat nonce, say).
                 for key in machine.list_keys:
                     if key != machine.me and key not in waiting:
                         self._ask_resend(key)
+
+    def _half_owed(self, key: bytes, now: float) -> bool:
+        """``key`` has owed an automatic message for at least half its deadline."""
+        limit = self.deadlines.limit
+        return any(now >= due - limit(d) / 2 for d, due in self.deadlines.automatic(key))
 
     def _check_deadlines(self, now: float) -> None:
         """Blame the seat whose owed message is past its deadline (``net/deadlines.py``): only

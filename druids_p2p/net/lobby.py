@@ -75,7 +75,16 @@ def query_lobby(target: str, timeout_s: float = 5.0) -> bytes:
 class Lobby:
     """The host side before seating: beacon, lobby socket, joins."""
 
-    def __init__(self, config: PeerConfig, mesh: LobbyMesh, spec: HostSpec) -> None:
+    def __init__(
+        self,
+        config: PeerConfig,
+        mesh: LobbyMesh,
+        spec: HostSpec,
+        invite: tuple[bytes, ...] = (),
+    ) -> None:
+        """``invite``: seats already linked (a table going on without a seat, ``reseat.py``)
+        that are sent the announcement over the mesh, each second until they join."""
+        self.invite = invite
         self.config = config
         self.mesh = mesh
         self.spec = spec
@@ -131,9 +140,16 @@ class Lobby:
         poller = zmq.Poller()
         poller.register(self.socket, zmq.POLLIN)
         deadline = time.monotonic() + cfg.lobby_timeout_s
+        invited = 0.0
         while len(self.seats) < self.spec.options.players:
             if time.monotonic() > deadline:
                 raise PeerError("nobody filled the table in time")
+            if self.invite and time.monotonic() - invited >= 1.0:
+                invited = time.monotonic()
+                seated = {key for key, _, _, _ in self.seats}
+                for key in self.invite:
+                    if key not in seated:
+                        self.mesh.send(key, self.announcement())
             if dict(poller.poll(20)):
                 for _ in range(64):
                     try:

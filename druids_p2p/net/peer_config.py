@@ -83,6 +83,9 @@ class PeerConfig:
     """Rejoin exactly this saved table (``<home>/tables/<id>``)."""
     chat: ChatOutbox | None = None
     """Lines this seat's person types at the table (the terminal UI); None: it says nothing."""
+    go_on: bool = True
+    """Go on at a new table without a seat that kept the coin flip from finishing
+    (``reseat.py``, protocol.md §4). The terminal UI shows one table per session: it stops."""
 
 
 BotPlayers = Callable[[str, PeerConfig, bytes], Player]

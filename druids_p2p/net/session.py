@@ -16,7 +16,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from druids_p2p.net import lobby
+from druids_p2p.net import lobby, reseat
 from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.endpoints import EndpointError, TableNetwork
 from druids_p2p.net.errors import CannotRejoin, PeerError, TableChoice
@@ -68,6 +68,8 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
 
     Only the saved table the command asks for is rejoined (:func:`pick_table`); a table that
     stops (an abort, ours or another's) is marked stopped, so it never blocks the next one.
+    A table stopped at its coin flip by this peer's own verdict on a seat goes on without that
+    seat, at a new table of the others (``reseat.py``); the last table's result is returned.
     Every event also goes to ``events.jsonl`` in the table's folder."""
     identity = config.identity
     try:
@@ -112,25 +114,51 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
                     config.emit({"event": "set_aside", "text": f"set aside {old.describe()}"})
         else:
             state = resume
-        try:
-            result = _play(config, mesh, state, seat_raw, resume is not None, early)
-        except CannotRejoin as exc:
-            state.mark_stopped(str(exc))
-            raise CannotRejoin(
-                f"{state.describe()} cannot be rejoined: {exc}; it is marked stopped (its record "
-                "is kept), so the next command starts a new table"
-            ) from None
-        except PeerError as exc:
-            # Seated, this peer cannot go on (its player gave up: no move, input closed): a
-            # stop, not a crash to rejoin. Network errors (OSError) leave the table playing.
-            state.mark_stopped(str(exc))
-            raise
+        result, machine = _play_marked(config, mesh, state, seat_raw, resume is not None, early)
+        for _ in range(machine.options.players if config.go_on else 0):  # one fewer each
+            plan = reseat.reseat_after(machine, str(state.info().get("name") or "table"))
+            if plan is None:
+                break
+            try:
+                seat_raw, early = reseat.go_on(config, mesh, plan)
+            except PeerError as exc:  # the others did not all go on: this stop stands
+                config.emit({"event": "reseat_failed", "text": str(exc)})
+                break
+            state = _save_table(config, mesh, seat_raw, plan.table_name, None)
+            events.close()
+            events.open(state)
+            result, machine = _play_marked(config, mesh, state, seat_raw, False, early)
     finally:
         mesh.close()
         events.close()
+    return result
+
+
+def _play_marked(
+    config: PeerConfig,
+    mesh: Mesh,
+    state: TableState,
+    seat_raw: bytes,
+    resumed: bool,
+    early: list[bytes],
+) -> tuple[dict[str, Any], TableMachine]:
+    """:func:`_play`, the table marked stopped when this peer cannot go on or it stops."""
+    try:
+        result, machine = _play(config, mesh, state, seat_raw, resumed, early)
+    except CannotRejoin as exc:
+        state.mark_stopped(str(exc))
+        raise CannotRejoin(
+            f"{state.describe()} cannot be rejoined: {exc}; it is marked stopped (its record "
+            "is kept), so the next command starts a new table"
+        ) from None
+    except PeerError as exc:
+        # Seated, this peer cannot go on (its player gave up: no move, input closed): a
+        # stop, not a crash to rejoin. Network errors (OSError) leave the table playing.
+        state.mark_stopped(str(exc))
+        raise
     if result.get("aborted") and not result.get("finished"):
         state.mark_stopped(str(result["aborted"]))
-    return result
+    return result, machine
 
 
 def _take_seat(config: PeerConfig, mesh: Mesh) -> tuple[TableState, bytes, list[bytes]]:
@@ -155,12 +183,19 @@ def _take_seat(config: PeerConfig, mesh: Mesh) -> tuple[TableState, bytes, list[
         seat_raw, early = lobby.join_table(config, mesh, announcement)
     else:
         raise PeerError("nothing to do: host a table, join one, or rejoin")
+    return _save_table(config, mesh, seat_raw, name, lobby_id), seat_raw, early
+
+
+def _save_table(
+    config: PeerConfig, mesh: Mesh, seat_raw: bytes, name: str | None, lobby_id: str | None
+) -> TableState:
+    """A seated table's folder, saved (with how it was found, to find it again)."""
     state = TableState(config.home / "tables" / decode(seat_raw).table_id.hex()[:24])
     saved = about(_request(config), name, lobby_id) | {"bind": config.bind}
     if config.custom_player is None:
         saved["player"] = config.player  # what a launcher restarts the seat with
     state.save(seat_raw, mesh.curve_public, mesh.curve_secret, mesh.port, saved)
-    return state, seat_raw, early
+    return state
 
 
 def _play(
@@ -170,7 +205,7 @@ def _play(
     seat_raw: bytes,
     resumed: bool,
     early: list[bytes],
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], TableMachine]:
     identity = config.identity
     seat_msg = decode(seat_raw)
     secret = TableSecret.load_or_create(state.folder / "secret")
@@ -209,11 +244,12 @@ def _play(
     runner = TableRunner(config, mesh, machine, state, player)
     runner.early = early
     try:
-        return runner.run(resume=resumed)
+        return runner.run(resume=resumed), machine
     except KeyboardInterrupt:
         # Ctrl-C is leaving: recorded and told to the others like any stop, never a crash to
         # rejoin later (a second Ctrl-C while it is sent ends the process).
-        return runner._abort(TableFault(f"{identity.name} left the table (interrupted)", None))
+        left = TableFault(f"{identity.name} left the table (interrupted)", None)
+        return runner._abort(left), machine
 
 
 __all__ = ["pick_table", "run_peer"]

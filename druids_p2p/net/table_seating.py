@@ -2,7 +2,9 @@
 
 The confirmations fix where each seat is reached (its own word, ``seating.py``); the nonces,
 committed to in the confirmations, make the coin flip that fixes the play order, which nobody can
-steer unless all the others collude (``protocol.md`` §5, "Seating"). Each function acts on one
+steer unless all the others collude (``protocol.md`` §4). The last to reveal knows the order
+first; a seat that then withholds its nonce is blamed by its deadline, and the others go on
+without it at a new table (``reseat.py``). Each function acts on one
 :class:`~druids_p2p.net.table_state.TableState`, inside its schedule pump.
 """
 

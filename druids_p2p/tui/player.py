@@ -214,6 +214,7 @@ class NetSession(Session):
             resume_folder=spec.resume_folder,
             new=spec.resume_folder is None,
             chat=self.chat,
+            go_on=False,  # one table a session: a coin flip stopped by a seat stops it
         )
 
     def start(self) -> None:
