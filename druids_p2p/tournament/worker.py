@@ -283,8 +283,9 @@ def play_p2p_game(
         )  # fmt: skip
     faults += bot_faults(result.get("bot_faults"), seating)
     totals = [int(t) for t in result["totals"]] if finished and result.get("totals") else None
-    status, blamed = status_of(faults) if totals is not None else (STATUS_CRASHED, blame_seat)
-    blame_seat = blamed if totals is not None else blame_seat
+    status = STATUS_CRASHED  # a table that did not finish blames the seat it stopped on
+    if totals is not None:  # a finished table: the first bot fault, if any, is the blame
+        status, blame_seat = status_of(faults)
     rounds = [[int(x) for x in r] for r in result.get("round_scores") or []]
     if totals is not None and not rounds:
         rounds = [totals]
