@@ -122,14 +122,19 @@ def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert result["moves"] > 0
 
 
-def test_replay_default_is_still_druids2017(tmp_path: Path) -> None:
-    """A real process: the 2017 record needs no --game, and a 2004 record is refused by it."""
+def test_replay_reads_the_game_a_notation_names(tmp_path: Path) -> None:
+    """A real process: a 2004 record names its game (``"game": "druids2004"``), so it needs no
+    --game (issue 28: ``druids replay`` reads every record the program writes); named as
+    druids2017 it is read as one, and refused."""
     path = tmp_path / "g.json"
     path.write_text(json.dumps(record()))
-    proc = subprocess.run(
-        [sys.executable, "-m", "druids_p2p", "replay", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+
+    def replay(*more: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "druids_p2p", "replay", str(path), *more]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+
+    proc = replay()
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["ok"] is True
+    proc = replay("--game", "druids2017")
     assert proc.returncode == 2 and "unknown key(s) in the record" in proc.stderr

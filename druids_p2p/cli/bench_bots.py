@@ -26,7 +26,7 @@ from druids_p2p.cli.tournament_options import (
     plugin_dirs_for_workers,
 )
 from druids_p2p.cli.tournament_progress import want_progress
-from druids_p2p.cli.tournament_run import run_or_fail
+from druids_p2p.cli.tournament_run import EXIT_BOT_FAILED, run_or_fail, warn_faults
 from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
 from druids_p2p.rulesets import GAME_HELP
 
@@ -76,7 +76,9 @@ def bench_bots_command(
     game: str = typer.Option(DEFAULT_GAME, "--game", help=GAME_HELP),
 ) -> None:
     """Each bot against players-1 copies of the baseline (the last of --bots), duplicate deals:
-    mean score margin over its opponents with a 95% CI, and first-place rate."""
+    mean score margin over its opponents with a 95% CI, and first-place rate. A game a bot
+    faulted in (raised, timed out, illegal move) is its loss; exit 3 if one faulted in every
+    game."""
     from druids_p2p.tournament.config import MODE_CHALLENGE, TournamentConfig
 
     n_workers = workers if workers is not None else default_workers()
@@ -97,6 +99,7 @@ def bench_bots_command(
         "bots": {},
     }
     lines: list[str] = []
+    failures: list[str] = []
     for name in names[:-1]:
         config = TournamentConfig(
             bots=(name, baseline),
@@ -120,6 +123,9 @@ def bench_bots_command(
             )
         if result.interrupted:
             raise KeyboardInterrupt
+        failed = warn_faults(result.summary)
+        if failed is not None:
+            failures.append(failed)
         stats = result.summary.bots[name]
         mean_ms, max_ms = move_times(result.lines, name)
         report["games"] += result.summary.games
@@ -131,6 +137,9 @@ def bench_bots_command(
             "mean_score": stats["mean_score"],
             "score_ci95": stats["score_ci95"],
             "forfeits": stats["forfeits"],
+            "crashes": stats["crashes"],
+            "timeouts": stats["timeouts"],
+            "illegal": stats["illegal"],
             "move_ms_mean": mean_ms,
             "move_ms_max": max_ms,
             "seconds": round(result.seconds, 3),
@@ -140,11 +149,25 @@ def bench_bots_command(
             f"95% CI {_ci_text(stats['margin_ci95'])}, first {100 * stats['first_place_rate']:.0f}%"
             f", mean score {stats['mean_score']:.1f}, {stats['games']} games, "
             f"{mean_ms:.1f} ms a move (max {max_ms:.1f}, budget {time_per_move:g})"
+            + forfeit_text(stats)
         )
     if as_json:
         print(json.dumps(report))
     else:
         print("\n".join(lines))
+    if failures:
+        for failed in dict.fromkeys(failures):
+            echo_err(f"warning: {failed} (exit {EXIT_BOT_FAILED})")
+        raise typer.Exit(EXIT_BOT_FAILED)
+
+
+def forfeit_text(stats: dict[str, Any]) -> str:
+    """``, 3 forfeited (2 crashed, 1 illegal)`` for a bot that forfeited games, else nothing."""
+    if not stats["forfeits"]:
+        return ""
+    from druids_p2p.tournament.summary import fault_counts
+
+    return f", {stats['forfeits']} forfeited ({fault_counts(stats)})"
 
 
 @bench_app.command("tournament")

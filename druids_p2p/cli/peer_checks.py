@@ -56,14 +56,24 @@ def check_table_name(name: str) -> None:
 def check_bot(bot: str | None, plugins_dir: list[Path], game: str | None = None) -> None:
     """``--bot NAME`` is looked up before the lobby opens, not once the table is full; with
     ``game``, a bot that does not play it is refused too."""
+    check_bots([] if bot is None else [bot], plugins_dir, game)
+
+
+def check_bots(bots: list[str], plugins_dir: list[Path], game: str | None = None) -> None:
+    """Every bot name is looked up, with the plugins of ``plugins_dir`` loaded, before any peer
+    process starts (each process loads the same folders): an unknown name is one line naming
+    it; with ``game``, a bot that does not play it is refused too."""
     from druids_p2p.cli.bots_cmd import load_registry
 
+    if not bots and not plugins_dir:
+        return
     registry = load_registry(plugins_dir, False)
-    if bot is not None and bot not in registry:
-        fail(f"no bot named {bot!r} (known: {', '.join(registry.names())})")
-    if bot is not None and game is not None and not registry.get(bot).plays(game):
-        known = [b for b in registry.names() if registry.get(b).plays(game)]
-        fail(f"bot {bot!r} does not play {game} (bots that do: {', '.join(known)})")
+    for bot in bots:
+        if bot not in registry:
+            fail(f"no bot named {bot!r} (known: {', '.join(registry.names())})")
+        if game is not None and not registry.get(bot).plays(game):
+            known = [b for b in registry.names() if registry.get(b).plays(game)]
+            fail(f"bot {bot!r} does not play {game} (bots that do: {', '.join(known)})")
 
 
 def check_times(gone_after: float, step_deadline: float) -> None:

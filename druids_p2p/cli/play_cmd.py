@@ -11,10 +11,7 @@ from pathlib import Path
 import typer
 
 from druids_p2p.cli.app import app, fail, make_folder
-from druids_p2p.cli.peer_checks import (
-    check_bot,
-    resume_or_new,
-)
+from druids_p2p.cli.peer_checks import check_bots, resume_or_new
 from druids_p2p.cli.play2004 import check_game, play_2004_ui
 from druids_p2p.cli.ui_options import UiOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
@@ -59,7 +56,12 @@ def play_command(
     interface: str | None = typer.Option(None, "--interface", help="UI --lan: network interface."),
     address: str | None = typer.Option(None, "--address", help="UI --lan: local IPv4 address."),
     beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port", help="UI --lan: beacon port."),
-    plugins_dir: list[Path] = typer.Option([], "--plugins-dir", help="UI: more bot plugins."),
+    plugins_dir: list[Path] = typer.Option(
+        [],
+        "--plugins-dir",
+        metavar="DIR",
+        help="Also load the plugin bots of DIR (repeatable), in every bot process started.",
+    ),
     fingerprint: list[str] = typer.Option(
         [], "--fingerprint", help="UI --lan: join this host (fingerprint prefix) without asking."
     ),
@@ -120,9 +122,7 @@ def play_command(
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
     check_time_per_move(budget_ms)
-    for seat in seat_list:
-        if seat.startswith("bot:"):
-            check_bot(seat[4:], [], game)
+    check_bots([seat[4:] for seat in seat_list if seat.startswith("bot:")], plugins_dir, game)
     if game in CARD_TABLE_RULESETS and (rounds != 5 or variant):
         fail(f"--rounds and --variant are druids2017 options; {game} has neither")
     if workdir is not None:
@@ -140,8 +140,9 @@ def play_command(
     options = new_table_options(game, len(seat_list), variant, rounds)
     try:
         summary = play_table(
-            seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game
-        )
+            seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game,
+            plugins_dirs=tuple(plugins_dir),
+        )  # fmt: skip
     except LocalTableError as exc:
         fail(str(exc), 1)
     if as_json:

@@ -33,7 +33,13 @@ from druids_p2p.cli.tournament_options import (
     with_stopping,
 )
 from druids_p2p.cli.tournament_progress import want_progress
-from druids_p2p.cli.tournament_run import report, run_or_fail, table_player
+from druids_p2p.cli.tournament_run import (
+    EXIT_BOT_FAILED,
+    report,
+    run_or_fail,
+    table_player,
+    warn_faults,
+)
 from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
 from druids_p2p.rulesets import GAME_HELP, RULESETS, check_game
 
@@ -141,7 +147,10 @@ def tournament_command(
     """Play bots against each other on duplicate deals and rate them.
 
     Every deal is played once per rotation of its lineup through the seats. Writes games.jsonl,
-    summary.json and run.json into --out; Ctrl-C keeps what finished, --resume continues.
+    summary.json and run.json into --out; Ctrl-C keeps what finished, --resume continues. A bot
+    that raises, times out or answers an illegal move forfeits that game (its loss, counted in
+    the crashed/timeouts/illegal columns, warned about on stderr); exit 3 if one faulted in
+    every game it played.
     """
     from druids_p2p.tournament.config import TournamentConfig
     from druids_p2p.tournament.plot import matplotlib_missing
@@ -221,6 +230,7 @@ def tournament_command(
         cluster_tls=tls,
     )
     report(result, as_json)
+    failed = warn_faults(result.summary)
     if plot is not None:
         from druids_p2p.tournament.plot import plot_ratings
 
@@ -234,3 +244,6 @@ def tournament_command(
             f"continue with: druids tournament --resume --out {out_dir}"
         )
         raise typer.Exit(EXIT_INTERRUPTED)
+    if failed is not None:
+        echo_err(f"warning: {failed} (exit {EXIT_BOT_FAILED})")
+        raise typer.Exit(EXIT_BOT_FAILED)

@@ -1,5 +1,6 @@
 """Running a tournament from the command line: its failures as one-line errors, the networked table
-a ``--p2p`` run plays on (the CLI joins the tournament and network layers), the final report."""
+a ``--p2p`` run plays on (the CLI joins the tournament and network layers), the final report and
+the warnings about bots that faulted."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from druids_p2p.cli.tournament_progress import progress_bar
 
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
+    from druids_p2p.tournament import Summary
     from druids_p2p.tournament.cluster_link import ClusterTLS
     from druids_p2p.tournament.config import TournamentConfig
     from druids_p2p.tournament.run_folder import RunResult
@@ -58,6 +60,28 @@ def run_or_fail(
             )
         except TournamentError as exc:
             fail(str(exc))
+
+
+EXIT_BOT_FAILED = 3
+"""Exit status of ``druids tournament`` and ``druids bench bots`` when a bot faulted in every game
+it played (its factory, its moves or its process) or no game of the run finished: the run
+measured nothing of it. The summary is still printed and written."""
+
+
+def warn_faults(summary: Summary) -> str | None:
+    """Warn on stderr once per bot that forfeited a game (how many, the first reason); the
+    reason the run failed (:data:`EXIT_BOT_FAILED`), if it did, else None."""
+    from druids_p2p.tournament.summary import failed_everywhere, fault_warnings
+
+    for line in fault_warnings(summary):
+        echo_err(f"warning: {line}")
+    failed = failed_everywhere(summary)
+    if failed:
+        names = ", ".join(repr(n) for n in failed)
+        return f"{names} faulted in every game it played: nothing of it was measured"
+    if summary.games and not any(b["finished"] for b in summary.bots.values()):
+        return "no game of the run finished (see the faults in games.jsonl)"
+    return None
 
 
 def table_player() -> TablePlayer:

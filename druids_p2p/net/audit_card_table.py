@@ -72,9 +72,14 @@ class CardTableReplay:
         walk: ScheduleWalk,
         rules: CardTableRuleset,
         players: int,
+        settled: Callable[[CardTableReplay], None] | None = None,
     ) -> None:
+        """``settled``: called whenever the game waits for a seat's move or words, and at its
+        end, with every card opened so far known to the copy (``druids replay`` takes its
+        views there: ``net/record_steps.py``)."""
         assert walk.seated_at is not None
         self.messages, self.walk, self.order = messages, walk, walk.order
+        self.settled = settled
         self.i = walk.seated_at
         """The next message to replay; where the record ends or its stop tail begins, after."""
         self.deck = TableState(messages[0].table_id, GAME_NO, players, rules.deck_size)
@@ -94,6 +99,22 @@ class CardTableReplay:
 
     def seat(self, key: bytes) -> int | None:
         return self.order.index(key) if key in self.order else None
+
+    @property
+    def cards_known(self) -> bool:
+        """Every seat's secret is in the record (its final reveal): the copy is told every card
+        the moment its position is taken, so its world is the truth wherever a card is out."""
+        return self._x is not None
+
+    def card_at(self, position: int) -> int | None:
+        """The card at a taken ``position``, once every secret is known (None otherwise)."""
+        if self._x is None or not 0 <= position < len(self.deck.positions):
+            return None
+        return position_card(self.deck, position, self._x)
+
+    def _settled(self) -> None:
+        if self.settled is not None:
+            self.settled(self)
 
     # ------------------------------------------------------------------ the walk
     def run(self) -> None:
@@ -127,6 +148,7 @@ class CardTableReplay:
                 if self._x is None:  # the words decide the game's course from unseen gems
                     self.blind_at = self.i
                     return
+                self._settled()
                 asked = self.copy.words_asked()
                 if not self._step("card_word", asked, {MsgType.MOVE}, self._move):
                     return
@@ -138,10 +160,12 @@ class CardTableReplay:
             mover = self.copy.to_move
             if mover is None:
                 raise AuditProblem("the game waits for nobody", self.i)
+            self._settled()
             if not self._step("card_move", (mover,), _MOVES, self._move):
                 return
         else:
             raise AuditProblem("the game does not end", self.i)
+        self._settled()
         try:
             audit_state(self.deck)
         except DeckFault as exc:

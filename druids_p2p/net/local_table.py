@@ -263,8 +263,10 @@ class LocalTable:
     def summary(self, results: list[dict[str, Any]]) -> dict[str, Any]:
         """All peers' results in one: the game's (totals, scores, winners, blame: play order,
         which the seating's coin flip fixed), ``play_seats`` (the play seat of each of
-        :attr:`seats`, in that order), records, timings (at a card table, each move's latency
-        also by its class, ``move_latency_by_kind``: ``net/move_kinds.py``)."""
+        :attr:`seats`, in that order), records, ``bot_faults`` (by play seat: what each bot
+        did wrong, the host's words; empty for a person or a bot without fault), timings (at
+        a card table, each move's latency also by its class, ``move_latency_by_kind``:
+        ``net/move_kinds.py``)."""
         heads = {r.get("head") for r in results}
         first = results[0]
         finished = all(r.get("finished") for r in results)
@@ -277,6 +279,11 @@ class LocalTable:
             kinds = r.get("move_kinds", [])  # none at a table of dealt rounds
             for ms, kind in zip(r.get("move_latency_ms", []), kinds, strict=False):
                 by_kind.setdefault(kind, []).append(ms)
+        bot_faults: list[list[str]] = [[] for _ in results]
+        for r in results:  # each peer's bot's faults (host's texts), by its play seat
+            seat = r.get("seat")
+            if isinstance(seat, int) and 0 <= seat < len(bot_faults):
+                bot_faults[seat] = [str(f) for f in r.get("faults") or []]
         return {
             "finished": finished,
             "aborted": next((r["aborted"] for r in results if r.get("aborted")), None),
@@ -288,6 +295,7 @@ class LocalTable:
             "seats": {r.get("seat"): r.get("name") for r in results},
             "play_seats": [r.get("seat") for r in results],
             "records": [r.get("record") for r in results],
+            "bot_faults": bot_faults,
             "heads_agree": len(heads) == 1,
             "wall_s": round(time.monotonic() - self.started_at, 3),
             "game_s": round(self._game_seconds(results), 3),
@@ -316,11 +324,13 @@ def play_table(
     resume: bool = False,
     new: bool = False,
     game: str | None = None,
+    plugins_dirs: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
     """Play one whole game over the real protocol on loopback; the summary of all peers.
 
     ``seed`` is accepted for the tournament's interface; the mental deal draws its randomness
-    from every peer's own secret, so a p2p game is never replayable from a seed.
+    from every peer's own secret, so a p2p game is never replayable from a seed. Every peer
+    process loads the plugin bots of ``plugins_dirs`` (``--plugins-dir``).
     """
     del seed
     extra = ("--new",) if new else ()
@@ -329,6 +339,7 @@ def play_table(
         workdir,
         options,
         time_per_move_ms,
+        plugins_dirs=tuple(Path(d).resolve() for d in plugins_dirs),
         extra_args=extra,
         move_events=False,
         resume=resume,

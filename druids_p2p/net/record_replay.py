@@ -1,5 +1,7 @@
 """A LAN table's record file turned back into the game it holds: who sat where, each round's deal
-(once that round's reveal is in the record) and every move, for ``druids replay RECORD``.
+(once that round's reveal is in the record) and every move, for ``druids replay RECORD``. A game
+at a mental card table (Druids 2004) is read move by move by the audit's own replay of it
+(``net/record_steps.py``), with each seat's view after every move.
 
 The record is verified first by ``druids audit``'s own checks (:func:`druids_p2p.net.audit.
 audit_messages`); the verdict travels with the replayed game, so a viewer shows a record that
@@ -22,14 +24,21 @@ from typing import Any
 
 from druids_p2p.deck import DeckError
 from druids_p2p.deck import audit_transcript as deck_audit
-from druids_p2p.games.seam import Ruleset, TableOptions
+from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, TableOptions
 from druids_p2p.net.audit import RecordCodec, audit_messages
 from druids_p2p.net.audit_stop import DECK_TYPES
+from druids_p2p.net.record_steps import CardTableGame, replay_card_table
 from druids_p2p.net.seating import seat_order
 from druids_p2p.net.table_round import deal_params
-from druids_p2p.rulesets import DEFAULT_RULESET, dealt_ruleset, seat_options
+from druids_p2p.rulesets import (
+    CARD_TABLE_RULESETS,
+    DEFAULT_RULESET,
+    RULESETS,
+    dealt_ruleset,
+    table_options,
+)
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
-from druids_p2p.wire.audit import AuditReport
+from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain
 from druids_p2p.wire.record import MAGIC
 
 
@@ -62,13 +71,18 @@ class ReplayedGame:
     """The reason of the abort that ends the record, if it ends in one."""
     ruleset: str = DEFAULT_RULESET
     """The rule set the seat message binds (its cards and moves are read and written by it)."""
+    card_table: CardTableGame | None = None
+    """A game at a mental card table (Druids 2004): its moves and views (``rounds`` is empty)."""
 
     @property
-    def rules(self) -> Ruleset:
-        return dealt_ruleset(self.ruleset)
+    def rules(self) -> CommonRuleset:
+        return RULESETS[self.ruleset]
 
-    def notation(self) -> dict[str, Any]:
-        """The revealed rounds in the JSON notation ``druids replay`` takes (docs/rules.md)."""
+    def notation(self) -> dict[str, Any] | None:
+        """The revealed rounds in the JSON notation ``druids replay`` takes (docs/rules.md);
+        None for a game at a card table (its record holds no setup in the clear)."""
+        if self.card_table is not None:
+            return None
         card, move = self.rules.format_card, self.rules.format_move
         return {
             "players": self.options.players,
@@ -86,8 +100,9 @@ class ReplayedGame:
     def as_json(self) -> dict[str, Any]:
         """``druids replay RECORD --json``: the replayed game, headless."""
         card, move = self.rules.format_card, self.rules.format_move
-        return {
+        out: dict[str, Any] = {
             "kind": "record",
+            "game": self.ruleset,
             "record": str(self.path),
             "players": [{"seat": i, "name": n} for i, n in enumerate(self.names)],
             "owner": self.owner,
@@ -111,6 +126,25 @@ class ReplayedGame:
             ],
             "notation": self.notation(),
         }
+        played = self.card_table
+        if played is not None:
+            out |= {
+                "moves": [
+                    {
+                        "seat": p.seat,
+                        "move": p.token,
+                        "card": None if p.card is None else card(p.card),
+                    }
+                    for p in played.plays
+                ],
+                "outcome": {
+                    "complete": played.complete,
+                    "totals": played.totals,
+                    "winners": played.winners,
+                    "ended_by": played.ended_by,
+                },
+            }
+        return out
 
 
 def is_record_file(path: Path) -> bool:
@@ -157,13 +191,19 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
     keys = tuple(bytes(k) for k in seat_msg.body["seats"])
     names_by_key = dict(zip(keys, seat_msg.body["names"], strict=True))
     try:
-        ruleset, options = seat_options(seat_msg.body["options"])
+        ruleset, options = table_options(seat_msg.body["options"])
     except ValueError as exc:
         raise RecordReplayError(f"{path}: the table's options are not playable: {exc}") from None
     nonces = {m.sender: m.body["nonce"] for m in messages if m.type is MsgType.SEAT_NONCE}
     seated = set(nonces) == set(keys)
     order = seat_order(seat_msg.table_id, keys, nonces) if seated else keys
-    rounds = _rounds(messages, order, options, seat_msg.table_id, ruleset) if seated else ()
+    card_rules = CARD_TABLE_RULESETS.get(ruleset)
+    played = None
+    rounds: tuple[ReplayedRound, ...] = ()
+    if card_rules is not None:
+        played = _card_table(read.messages[: len(messages)], card_rules, options.players)
+    elif seated:
+        rounds = _rounds(messages, order, options, seat_msg.table_id, ruleset)
     mine = [owner] if owner is not None else owner_keys(path)
     owner_seat = next((order.index(k) for k in mine if k in order), None)
     if seat is not None:
@@ -182,7 +222,22 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
         audit=report,
         stopped=stopped,
         ruleset=ruleset,
+        card_table=played,
     )
+
+
+def _card_table(raws: Sequence[bytes], rules: CardTableRuleset, players: int) -> CardTableGame:
+    """The card table's moves and views (``net/record_steps.py``), from the longest prefix of
+    the record whose chain holds (the audit names where it breaks)."""
+    try:
+        transcript = verify_chain(raws)
+    except AuditProblem as problem:
+        index = problem.message_index
+        try:
+            transcript = verify_chain(raws[:index] if index else ())
+        except AuditProblem:
+            return CardTableGame((), (), None, None, None, False)
+    return replay_card_table(transcript, rules, players)
 
 
 def _decoded(raws: Sequence[bytes]) -> list[Message]:

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from druids_p2p.tournament.forfeits import score_line
 from druids_p2p.tournament.plan import GameSpec
-from druids_p2p.tournament.play import STATUS_OK
 from druids_p2p.tournament.sprt import SprtTest
-from druids_p2p.tournament.summary import game_ranks, margins_of, rate_game, t_quantile_975
+from druids_p2p.tournament.summary import margins_of, rate_game, t_quantile_975
 
 MAX_GRID = 720
 """Cap on the score grid's points (a plan whose deals differ wildly rounds to it)."""
@@ -145,14 +145,14 @@ class Monitor:
         points: list[float] = []
         for line in lines:
             self.games_done += 1
-            ranks = game_ranks(line) if self.rate else None
-            if ranks is not None:
-                rate_game(self._model, self.ratings, line["seating"], ranks)
-            if line["status"] == STATUS_OK:
-                for name, m in zip(line["seating"], margins_of(line["totals"]), strict=True):
+            scored = score_line(line)
+            if self.rate and scored.ranks is not None:
+                rate_game(self._model, self.ratings, line["seating"], scored.ranks)
+            if scored.totals is not None:
+                for name, m in zip(line["seating"], margins_of(scored.totals), strict=True):
                     per_bot.setdefault(name, []).append(m)
             if self.pair is not None:
-                points.extend(self._pair_points(line, self.pair))
+                points.extend(self._pair_points(line["seating"], scored.ranks, self.pair))
         for name, values in per_bot.items():
             self._margins.setdefault(name, _Running()).add_deal(values)
         if self.pair is not None:
@@ -168,21 +168,20 @@ class Monitor:
         return self.deals_done + 1 >= MIN_DEALS
 
     @staticmethod
-    def _pair_points(line: dict[str, Any], pair: tuple[str, str]) -> list[float]:
-        """1, ½ or 0 for every (tested seat, opponent seat) of a game; a forfeit loses them all."""
-        seating: list[str] = line["seating"]
+    def _pair_points(
+        seating: list[str], ranks: list[int] | None, pair: tuple[str, str]
+    ) -> list[float]:
+        """1, ½ or 0 for every (tested seat, opponent seat) of a game, by the ranks it is rated
+        with: a forfeit (last) loses them all, or wins them when the opponent forfeits."""
+        if ranks is None:
+            return []
         mine = [s for s, n in enumerate(seating) if n == pair[0]]
         theirs = [s for s, n in enumerate(seating) if n == pair[1]]
-        if line["status"] == STATUS_OK:
-            t = line["totals"]
-            return [
-                1.0 if t[a] > t[b] else 0.5 if t[a] == t[b] else 0.0 for a in mine for b in theirs
-            ]
-        blamed = line.get("blame_seat")
-        if blamed is None:
-            return []
-        won = 0.0 if seating[blamed] == pair[0] else 1.0
-        return [won] * (len(mine) * len(theirs))
+        return [
+            1.0 if ranks[a] < ranks[b] else 0.5 if ranks[a] == ranks[b] else 0.0
+            for a in mine
+            for b in theirs
+        ]
 
     def _check(self, deal: int) -> None:
         if self.sprt is not None:

@@ -11,8 +11,10 @@ tests compare the two — with three speed-ups that matter at tournament scale:
 * plugin bots are someone else's code: they run through the host's :class:`BotRunner` with the
   per-move budget enforced.
 
-A game in which a bot fails to answer in time is a *forfeit* (status ``timeout``) of that bot:
-the host still finished the game on fallback moves, and those totals are kept for reference.
+A game in which a bot faults — it raises, fails to answer in time or answers an illegal move — is
+a *forfeit* of that bot (status ``crashed``, ``timeout`` or ``illegal``, after the first fault):
+the host still finished the game on fallback moves, and those totals are kept, but the faulting
+seat is scored as the game's loser (:mod:`.forfeits`).
 
 ``trace`` (a writable byte buffer, one byte per game index) tells the parent which seat's code was
 running if the worker process dies or is killed mid-game; see :mod:`druids_p2p.tournament.worker`.
@@ -21,6 +23,7 @@ running if the worker process dies or is killed mid-game; see :mod:`druids_p2p.t
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from druids_p2p.bots.host import BotRunner, Fault, derive_rng
@@ -32,7 +35,8 @@ from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS
 STATUS_OK = "ok"
 STATUS_TIMEOUT = "timeout"
 STATUS_CRASHED = "crashed"
-STATUSES = (STATUS_OK, STATUS_TIMEOUT, STATUS_CRASHED)
+STATUS_ILLEGAL = "illegal"
+STATUSES = (STATUS_OK, STATUS_TIMEOUT, STATUS_CRASHED, STATUS_ILLEGAL)
 
 TRACE_IDLE = 0
 """Trace byte of a game not started (or whose worker never got to it)."""
@@ -49,8 +53,34 @@ TIMING_KEYS = ("move_ms_mean", "move_ms_max", "elapsed_ms")
 """Keys of a game line that depend on the machine, not on the seed."""
 
 
+ILLEGAL_FAULTS = ("returned",)
+"""How the host's fault texts start when a bot answered something that is not a legal move
+(``bots.host.check_answer``): an illegal move id, or not a move id at all."""
+
+
 def is_timeout_fault(text: str) -> bool:
     return text.startswith(TIMEOUT_FAULTS)
+
+
+def fault_kind(fault: Mapping[str, Any]) -> str:
+    """``timeout``, ``illegal`` or ``crashed`` for one fault of a line's ``faults``: a bot that
+    did not answer in time, answered no legal move, or raised (its factory, its process too)."""
+    text = str(fault.get("text") or "")
+    if is_timeout_fault(text):
+        return STATUS_TIMEOUT
+    if fault.get("stage") == "choose" and text.startswith(ILLEGAL_FAULTS):
+        return STATUS_ILLEGAL
+    return STATUS_CRASHED
+
+
+def status_of(faults: Sequence[Mapping[str, Any]]) -> tuple[str, int | None]:
+    """A finished game's status and blamed seat from its faults: ``ok`` without a bot's fault,
+    else the kind and the seat of the first (a fault naming no seat blames nobody). Every
+    faulting seat forfeits the game (``tournament.forfeits``); the status names the first."""
+    first = next((f for f in faults if isinstance(f.get("seat"), int)), None)
+    if first is None:
+        return STATUS_OK, None
+    return fault_kind(first), int(first["seat"])
 
 
 def fault_dict(fault: Fault) -> dict[str, Any]:
@@ -126,7 +156,8 @@ def play_game(
             if seat.runner is not None:
                 seat.runner.close()
     totals = result.totals
-    late = next((f for f in result.faults if is_timeout_fault(f.text)), None)
+    faults = [fault_dict(f) for f in result.faults]
+    status, blamed = status_of(faults)
     moves = [0] * n
     spent = [0.0] * n
     slowest = [0.0] * n
@@ -138,9 +169,9 @@ def play_game(
                 slowest[s] = ms
     line: dict[str, Any] = {
         **base,
-        "status": STATUS_OK if late is None else STATUS_TIMEOUT,
-        "blame": None if late is None else late.bot,
-        "blame_seat": None if late is None else late.seat,
+        "status": status,
+        "blame": None if blamed is None else seating[blamed],
+        "blame_seat": blamed,
         "round_scores": result.round_scores,
         "totals": totals,
         "winners": result.winners,
@@ -153,7 +184,7 @@ def play_game(
             "moves": moves,
             "move_ms_mean": [round(spent[s] / moves[s], 4) if moves[s] else 0.0 for s in range(n)],
             "move_ms_max": [round(v, 4) for v in slowest],
-            "faults": [fault_dict(f) for f in result.faults],
+            "faults": faults,
             "elapsed_ms": round((time.perf_counter() - start) * 1000.0, 3),
         }
     )

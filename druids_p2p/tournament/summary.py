@@ -1,7 +1,7 @@
 """From game lines to a summary: means with 95% confidence intervals, first places, ratings.
 
 **Confidence intervals.** The rotations of one deal share its cards, so their results are
-correlated; deals are independent. A bot's mean (score or margin) is over all its finished games,
+correlated; deals are independent. A bot's mean (score or margin) is over all its scored seats,
 and its standard error is the cluster-robust one with deals as clusters::
 
     se² = D / (D - 1) · Σ_d (S_d - n_d · mean)² / n²
@@ -10,10 +10,12 @@ and its standard error is the cluster-robust one with deals as clusters::
 games). With the same number of games in every deal, as in a full tournament, this is exactly
 ``stdev(deal means) / √D``. The interval is ``mean ± t(0.975, D - 1) · se``; null under two deals.
 
-**Forfeits.** A game with status ``timeout`` or ``crashed`` is a forfeit of the blamed bot: it
-counts in ``games`` and in the bot's ``forfeits``, not in the score statistics (its totals, if
-any, came from fallback moves), and the ratings record it as the blamed bot finishing last and
-the others sharing first. A failed game that blames nobody is not rated.
+**Forfeits.** A seat whose bot faulted in its game — it raised, timed out or answered an illegal
+move (status ``crashed``, ``timeout``, ``illegal``), or its process died — forfeits it
+(:mod:`.forfeits`): it is rated last, its score counts as the table's lowest total (so its margin is
+the game's worst) and it is never first; the other seats count the game by their own totals. A game
+without totals (it did not finish) counts only in the ratings, its blamed seat last and the others
+sharing first; one that blames nobody is not rated.
 
 **Ratings.** ``openskill.models.PlackettLuce`` with its defaults, one update per game in game-index
 order, ranks from the totals (ties share a rank), so the same games always give the same ratings.
@@ -31,7 +33,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.tournament.play import STATUS_CRASHED, STATUS_OK, STATUS_TIMEOUT
+from druids_p2p.tournament.forfeits import score_line
+from druids_p2p.tournament.play import (
+    STATUS_CRASHED,
+    STATUS_ILLEGAL,
+    STATUS_OK,
+    STATUS_TIMEOUT,
+    STATUSES,
+)
 
 _T975 = (
     12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004, 2.262157,
@@ -100,13 +109,15 @@ class BotStats:
     forfeits: int = 0
     timeouts: int = 0
     crashes: int = 0
+    illegal: int = 0
+    first_fault: dict[str, Any] | None = None
     firsts: int = 0
     scores: list[tuple[int, float]] = field(default_factory=list)
     margins: list[tuple[int, float]] = field(default_factory=list)
     history: list[RatingPoint] = field(default_factory=list)
 
 
-def margins_of(totals: Sequence[int]) -> list[float]:
+def margins_of(totals: Sequence[float]) -> list[float]:
     """Per seat: its total minus the mean of the other seats' totals."""
     n = len(totals)
     whole = sum(totals)
@@ -147,18 +158,6 @@ def rate_game(
     return list(per_bot)
 
 
-def game_ranks(line: dict[str, Any]) -> list[int] | None:
-    """The ranks a game line is rated with: from its totals, a forfeit's blamed seat last, or
-    None (a failed game that blames nobody is not rated)."""
-    if line["status"] == STATUS_OK:
-        totals: list[int] = line["totals"]
-        return list(line.get("ranks") or [1 + sum(o > t for o in totals) for t in totals])
-    blamed = line.get("blame_seat")
-    if blamed is None:
-        return None
-    return [2 if seat == blamed else 1 for seat in range(len(line["seating"]))]
-
-
 def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
     """Summarise game lines (any order; they are rated in index order)."""
     from openskill.models import PlackettLuce
@@ -167,7 +166,7 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in bots}
     stats = {name: BotStats() for name in bots}
-    statuses = dict.fromkeys((STATUS_OK, STATUS_TIMEOUT, STATUS_CRASHED), 0)
+    statuses = dict.fromkeys(STATUSES, 0)
     for line in ordered:
         seating: list[str] = line["seating"]
         for name in seating:
@@ -180,25 +179,31 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
         status = line["status"]
         statuses[status] = statuses.get(status, 0) + 1
         deal = int(line["deal"])
-        if status == STATUS_OK:
-            totals: list[int] = line["totals"]
-            best = max(totals)
-            for seat, (name, margin) in enumerate(zip(seating, margins_of(totals), strict=True)):
+        scored = score_line(line)
+        if scored.totals is not None:
+            margins = margins_of(scored.totals)
+            for seat, name in enumerate(seating):
                 st = stats[name]
-                st.ok += 1
-                st.scores.append((deal, float(totals[seat])))
-                st.margins.append((deal, margin))
-                st.firsts += totals[seat] == best
-        else:
-            blamed = line.get("blame_seat")
-            if blamed is not None:
-                st = stats[seating[blamed]]
-                st.forfeits += 1
-                st.timeouts += status == STATUS_TIMEOUT
-                st.crashes += status == STATUS_CRASHED
-        ranks = game_ranks(line)
-        if ranks is not None:
-            for name in rate_game(model, ratings, seating, ranks):
+                st.scores.append((deal, scored.totals[seat]))
+                st.margins.append((deal, margins[seat]))
+                st.ok += seat not in scored.forfeits
+                st.firsts += scored.firsts[seat]
+        for seat, kind in scored.forfeits.items():
+            st = stats[seating[seat]]
+            st.forfeits += 1
+            st.timeouts += kind == STATUS_TIMEOUT
+            st.crashes += kind == STATUS_CRASHED
+            st.illegal += kind == STATUS_ILLEGAL
+            if st.first_fault is None:
+                fault = scored.first_faults.get(seat, {})
+                st.first_fault = {
+                    "game": int(line["index"]),
+                    "kind": kind,
+                    "stage": fault.get("stage"),
+                    "text": str(fault.get("text") or f"the game's status: {status}"),
+                }
+        if scored.ranks is not None:
+            for name in rate_game(model, ratings, seating, scored.ranks):
                 rating = ratings[name]
                 stats[name].history.append(RatingPoint(int(line["index"]), rating.mu, rating.sigma))
     out: dict[str, dict[str, Any]] = {}
@@ -206,6 +211,7 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
         mean_score, score_ci = clustered_mean_ci(st.scores)
         mean_margin, margin_ci = clustered_mean_ci(st.margins)
         rating = ratings[name]
+        placed = st.ok + st.forfeits
         out[name] = {
             "games": st.games,
             "seats": st.seats,
@@ -213,11 +219,13 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
             "forfeits": st.forfeits,
             "timeouts": st.timeouts,
             "crashes": st.crashes,
+            "illegal": st.illegal,
+            "first_fault": st.first_fault,
             "mean_score": mean_score,
             "score_ci95": score_ci,
             "mean_margin": mean_margin,
             "margin_ci95": margin_ci,
-            "first_place_rate": st.firsts / st.ok if st.ok else 0.0,
+            "first_place_rate": st.firsts / placed if placed else 0.0,
             "mu": rating.mu,
             "sigma": rating.sigma,
             "ordinal": rating.ordinal(),
@@ -230,9 +238,38 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
     )
 
 
+def failed_everywhere(summary: Summary) -> list[str]:
+    """The bots that forfeited every seat they held (at least one): a run with one of them
+    has measured nothing of that bot, and its command exits non-zero."""
+    return [n for n, b in summary.bots.items() if b["seats"] and b["forfeits"] == b["seats"]]
+
+
+def fault_counts(bot: dict[str, Any]) -> str:
+    """A bot's forfeits by kind, in words: ``2 crashed, 1 illegal``."""
+    kinds = (("crashes", "crashed"), ("timeouts", "timed out"), ("illegal", "illegal"))
+    return ", ".join(f"{bot[key]} {word}" for key, word in kinds if bot[key])
+
+
+def fault_warnings(summary: Summary) -> list[str]:
+    """One line per bot that forfeited any game: how many, of which kind, and its first fault."""
+    lines = []
+    for name, b in summary.bots.items():
+        if not b["forfeits"]:
+            continue
+        first = b["first_fault"] or {}
+        lines.append(
+            f"bot {name!r} forfeited {b['forfeits']} of {b['seats']} seat(s) ({fault_counts(b)}), "
+            f"each counted as its loss; first, in game {first.get('game')}: {first.get('text')}"
+        )
+    return lines
+
+
 def format_table(summary: Summary) -> str:
     """The summary as a plain-text table, best rating first."""
-    head = ("bot", "games", "score", "margin", "95% CI", "first", "mu", "sigma", "ordinal", "lost")
+    head = (
+        "bot", "games", "score", "margin", "95% CI", "first", "mu", "sigma", "ordinal",
+        "crashed", "timeouts", "illegal",
+    )  # fmt: skip
     rows = [head]
     order = sorted(summary.bots.items(), key=lambda kv: -kv[1]["ordinal"])
     for name, b in order:
@@ -249,7 +286,9 @@ def format_table(summary: Summary) -> str:
                 f"{b['mu']:.2f}",
                 f"{b['sigma']:.2f}",
                 f"{b['ordinal']:.2f}",
-                str(b["forfeits"]),
+                str(b["crashes"]),
+                str(b["timeouts"]),
+                str(b["illegal"]),
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
@@ -260,5 +299,8 @@ def format_table(summary: Summary) -> str:
         ]
         text.append("  ".join(cells).rstrip())
     counts = ", ".join(f"{k} {v}" for k, v in summary.statuses.items() if v or k == STATUS_OK)
-    text.append(f"{summary.games} games ({counts}); lost = forfeits (timeouts and crashes)")
+    text.append(
+        f"{summary.games} games ({counts}); crashed, timeouts, illegal: the seats a bot forfeited "
+        "by that fault, each its loss (last place, the table's lowest score)"
+    )
     return "\n".join(text)

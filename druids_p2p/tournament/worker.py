@@ -37,12 +37,12 @@ from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
 from druids_p2p.tournament.plan import GameSpec
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
-    STATUS_OK,
-    STATUS_TIMEOUT,
     TRACE_DONE,
     TRACE_ENGINE,
+    is_timeout_fault,
     play_game,
     ranks_of,
+    status_of,
 )
 
 TAINTED_EXIT = 75
@@ -56,7 +56,8 @@ class TablePlayer(Protocol):
     network layer and never import it (an import-linter contract); a module-level function, so
     it travels to the worker processes by reference. ``new``: the peers start a new table even
     where an interrupted attempt at this game left one unfinished (it is kept, set aside);
-    ``game``: the rule set the host's table plays."""
+    ``game``: the rule set the host's table plays; ``plugins_dirs``: where every peer process
+    finds the plugin bots (the run's ``--plugins-dir``)."""
 
     def __call__(
         self,
@@ -69,6 +70,7 @@ class TablePlayer(Protocol):
         *,
         new: bool = ...,
         game: str | None = ...,
+        plugins_dirs: tuple[Path, ...] = ...,
     ) -> dict[str, Any]: ...
 
 
@@ -86,6 +88,8 @@ class Batch:
     game: str = DEFAULT_RULESET
     table_player: TablePlayer | None = None
     """How ``p2p`` games are played (required with ``p2p``)."""
+    plugins_dirs: tuple[str, ...] = ()
+    """The run's plugin folders, handed to every peer process of a ``p2p`` game."""
 
 
 @dataclass
@@ -164,7 +168,7 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
             assert batch.table_player is not None, "a p2p batch without its table player"
             line = play_p2p_game(
                 batch.table_player, spec, options, batch.budget_ms, Path(batch.workdir), trace,
-                batch.game_timeout, batch.game,
+                batch.game_timeout, batch.game, tuple(Path(d) for d in batch.plugins_dirs),
             )  # fmt: skip
         else:
             line = play_game(
@@ -172,7 +176,8 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
                 trace=trace, index=spec.index,
             )  # fmt: skip
         lines.append({**head, **line})
-        if line["status"] == STATUS_TIMEOUT:
+        overran = any(is_timeout_fault(str(f.get("text"))) for f in line["faults"])
+        if not batch.p2p and overran:  # a bot thread of this process may still be running
             _STATE.tainted = True
     return lines
 
@@ -215,6 +220,7 @@ def play_p2p_game(
     trace: Any,
     timeout: float | None = None,
     game: str = DEFAULT_RULESET,
+    plugins_dirs: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
     """One game over the real protocol (one peer process per seat on loopback), as a game line.
 
@@ -231,6 +237,9 @@ def play_p2p_game(
     the game again): its peers start a new table beside the one left unfinished, which keeps
     its record. A game not dealt by rounds reports no round scores: it is one round (as the
     in-process line has it, with the table's ``ended_by`` for a game other than druids2017).
+    Every peer process loads the plugin bots of ``plugins_dirs``. A bot's faults, which each
+    peer reports with its result (``bot_faults``, by play seat), forfeit the game as
+    in-process (:func:`~druids_p2p.tournament.play.status_of`).
     """
     n = options.players
     start = time.perf_counter()
@@ -241,6 +250,8 @@ def play_p2p_game(
     folder.mkdir(parents=True, exist_ok=True)
     kwargs: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     kwargs["game"] = game
+    if plugins_dirs:
+        kwargs["plugins_dirs"] = plugins_dirs
     if again:
         kwargs["new"] = True
     seats = [f"bot:{name}" for name in spec.seating]
@@ -270,7 +281,11 @@ def play_p2p_game(
             {"seat": None, "bot": None, "round": None, "move": None, "stage": "table",
              "text": "the peers' transcript heads disagree"}
         )  # fmt: skip
+    faults += bot_faults(result.get("bot_faults"), seating)
     totals = [int(t) for t in result["totals"]] if finished and result.get("totals") else None
+    status = STATUS_CRASHED  # a table that did not finish blames the seat it stopped on
+    if totals is not None:  # a finished table: the first bot fault, if any, is the blame
+        status, blame_seat = status_of(faults)
     rounds = [[int(x) for x in r] for r in result.get("round_scores") or []]
     if totals is not None and not rounds:
         rounds = [totals]
@@ -278,7 +293,7 @@ def play_p2p_game(
     if game != DEFAULT_RULESET:  # as play_game's line: druids2017 lines stay as they were
         line["game"] = game
     line |= {
-        "status": STATUS_OK if totals is not None else STATUS_CRASHED,
+        "status": status,
         "blame": None if blame_seat is None else seating[blame_seat],
         "blame_seat": blame_seat,
         "round_scores": rounds,
@@ -295,6 +310,27 @@ def play_p2p_game(
     if trace is not None:
         trace[spec.index] = TRACE_DONE
     return line
+
+
+MAX_FAULTS_PER_SEAT = 20
+"""A peer's bot faults kept in a game line (a bot that raises on every move reports each)."""
+
+
+def bot_faults(reported: Any, seating: list[str]) -> list[dict[str, Any]]:
+    """The faults the peers reported of their bots (by play seat: the host's texts, a lifecycle
+    hook's prefixed with its name), as a game line's fault entries."""
+    out: list[dict[str, Any]] = []
+    if not isinstance(reported, list):
+        return out
+    for seat, texts in enumerate(reported[: len(seating)]):
+        for text in (texts if isinstance(texts, list) else [])[:MAX_FAULTS_PER_SEAT]:
+            stage, sep, rest = str(text).partition(": ")
+            hook = sep and stage in ("start_game", "end_round", "end_game")
+            out.append(
+                {"seat": seat, "bot": seating[seat], "round": None, "move": None,
+                 "stage": stage if hook else "choose", "text": rest if hook else str(text)}
+            )  # fmt: skip
+    return out
 
 
 def seated(planned: tuple[str, ...], play_seats: Any) -> list[str]:

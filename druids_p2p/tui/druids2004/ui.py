@@ -1,6 +1,7 @@
 """Druids (2004)'s entry in the TUI's registry of games (``tui/game_uis.py``): its table at a
-table of peers (``lan_table.py``), its table against in-process bots and its screenshots (its
-record is replayed as JSON by ``druids replay --game druids2004``)."""
+table of peers (``lan_table.py``), its table against in-process bots, the viewer of a table's
+record (``replay.py``) and its screenshots (the offline table's record, in the notation, is
+replayed as JSON by ``druids replay``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from druids_p2p.bots.base import Bot
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset
 from druids_p2p.tui.druids2004.app import Druids2004App
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI
+from druids_p2p.tui.druids2004.replay import Replay2004App
 from druids_p2p.tui.druids2004.screenshots import make_2004_screenshots
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.game_ui import GameUI
@@ -36,4 +38,5 @@ UI = GameUI(
     screenshots=make_2004_screenshots,
     table=TABLE_UI,
     offline=offline_app,
+    replay=Replay2004App,
 )

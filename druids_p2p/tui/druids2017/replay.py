@@ -166,7 +166,9 @@ class ReplayScreen(Screen[None]):
         seen = f"as {who} saw it" if game.owner is not None else f"from seat 0 ({who}; --seat N)"
         verdict = "audit ok" if game.audit.ok else f"audit: {game.audit.problem}"
         # The names (and the audit's words about them) are the players' own: never markup.
-        yield Static(plain(f"Druids — replay of {game.path.name}, {seen} · {verdict}"), id="title")
+        yield Static(
+            plain(f"Druids (2017) — replay of {game.path.name}, {seen} · {verdict}"), id="title"
+        )
         yield Static("", id="step")
         yield PlayersPanel()
         with Horizontal(id="middle"):

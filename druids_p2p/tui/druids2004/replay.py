@@ -1,0 +1,196 @@
+"""``druids replay RECORD`` of a Druids (2004) table: the game stepped through move by move.
+
+The record is read by the audit's own replay (``net/record_steps.py``), which gives each seat's
+view after every move; each step here is that view from the record's owner (``--seat N`` picks
+another), shown with the very widgets of the live table (the places, the owner's hand, the score
+column) and the move that led to it. A face-down card is named only where its owner saw it (the
+owner's own plays); the others' show as the table showed them. A record without every seat's
+secret (one that stopped before its final reveal) has no true views: its moves are listed alone.
+Keys: → / n next move, ← / p previous, PgDn / PgUp next or previous turn, Home / End first or
+last, q quits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, RichLog, Static
+
+from druids_p2p.games.druids2004.demo import ENDS
+from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.net.record_replay import ReplayedGame
+from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
+from druids_p2p.tui.plain import plain
+
+LOG_MOVES = 40
+"""The moves up to the step shown in the log (the latest last)."""
+
+
+@dataclass(frozen=True)
+class Step2004:
+    """One position of the replay: before the first move, or after one."""
+
+    caption: str
+    view: SeatView | None
+    seat: int | None
+    """Who made the move that led here (None: the start)."""
+    moves: int
+    """How many moves the record holds up to here."""
+
+
+def move_text(game: ReplayedGame, index: int, viewer: int) -> str:
+    """Move ``index`` as the viewer saw it: ``name: token``, the card of its own face-down plays."""
+    played = game.card_table
+    assert played is not None
+    p = played.plays[index]
+    card = ""
+    if p.card is not None and p.seat == viewer:
+        card = f" ({game.rules.format_card(p.card)})"
+    return f"{game.names[p.seat]}: {p.token}{card}"
+
+
+def build_steps(game: ReplayedGame) -> list[Step2004]:
+    """Every step of the record, in order: the start, then one after each move."""
+    played = game.card_table
+    if played is None:
+        raise TypeError(f"a {game.ruleset} record is not read move by move at a card table")
+    viewer = game.owner if game.owner is not None else 0
+    views = played.views
+
+    def view(k: int) -> SeatView | None:
+        seen: Any = views[k][viewer] if k < len(views) else None
+        return seen if isinstance(seen, SeatView) else None
+
+    if not played.plays and not views:
+        return [Step2004("no move in the record: the table never played", None, None, 0)]
+    start = "The table is set: before the first move"
+    if not views:
+        start += " — the record holds no final reveal, so no card can be shown"
+    steps = [Step2004(start, view(0), None, 0)]
+    last = len(played.plays)
+    for k in range(1, last + 1):
+        caption = f"Move {k}: {move_text(game, k - 1, viewer)}"
+        if k == last and played.complete:
+            how = ENDS.get(played.ended_by or "", played.ended_by or "")
+            won = ", ".join(game.names[w] for w in played.winners or ())
+            caption += f" — game over: {how}; totals {played.totals}, won by {won}"
+        elif k == last and game.stopped is not None:
+            caption += f" — the table stopped: {game.stopped}"
+        steps.append(Step2004(caption, view(k), played.plays[k - 1].seat, k))
+    return steps
+
+
+class Replay2004Screen(Screen[None]):
+    DEFAULT_CSS = """
+    Replay2004Screen { layout: vertical; }
+    Replay2004Screen #title { height: 1; background: $primary; color: $text; padding: 0 1; }
+    Replay2004Screen #step { height: auto; padding: 0 1; text-style: bold; }
+    Replay2004Screen #log { height: 1fr; min-height: 3; border: round $primary-darken-2; }
+    """
+    AUTO_FOCUS = None  # the keys step the replay; nothing here is played
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right,n", "step(1)", "next move", priority=True),
+        Binding("left,p", "step(-1)", "previous move", priority=True),
+        Binding("pagedown", "turn(1)", "next turn"),
+        Binding("pageup", "turn(-1)", "previous turn"),
+        Binding("home", "go(0)", "first", show=False),
+        Binding("end", "go(-1)", "last", show=False),
+        Binding("q,escape", "leave", "quit"),
+    ]
+
+    def __init__(self, game: ReplayedGame) -> None:
+        super().__init__()
+        self.game = game
+        self.steps = build_steps(game)
+        self.viewer = game.owner if game.owner is not None else 0
+        self.index = 0
+
+    def compose(self) -> ComposeResult:
+        game = self.game
+        who = game.names[self.viewer] if game.names else "?"
+        seen = f"as {who} saw it" if game.owner is not None else f"from seat 0 ({who}; --seat N)"
+        verdict = "audit ok" if game.audit.ok else f"audit: {game.audit.problem}"
+        # The names (and the audit's words about them) are the players' own: never markup.
+        title = f"Druids (2004) — replay of {game.path.name}, {seen} · {verdict}"
+        yield Static(plain(title), id="title")
+        yield Static("", id="step")
+        yield PlaceRow()
+        hand = HandLine()
+        hand.border_title = plain(f"{who}'s hand")
+        yield hand
+        options = game.rules.make_options(game.options.players)
+        yield ScoreColumn(game.names, int(getattr(options, "column_spaces", 0)))
+        log = RichLog(id="log", wrap=True, markup=False, max_lines=500)
+        log.border_title = "Moves"
+        log.can_focus = False
+        yield log
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_step()
+
+    @property
+    def step(self) -> Step2004:
+        return self.steps[self.index]
+
+    def show_step(self) -> None:
+        step = self.step
+        where = f"[{self.index}/{len(self.steps) - 1}] "
+        self.query_one("#step", Static).update(plain(where + step.caption))
+        view = step.view
+        for widget in (PlaceRow, HandLine, ScoreColumn):
+            self.query_one(widget).display = view is not None
+        if view is not None:
+            self.query_one(PlaceRow).show(view)
+            self.query_one(HandLine).show(view, -1)
+            self.query_one(ScoreColumn).show(view, self.game.names)
+        log = self.query_one("#log", RichLog)
+        log.clear()
+        first = max(0, step.moves - LOG_MOVES)
+        for k in range(first, step.moves):
+            log.write(plain(f"{k + 1:4d}. {move_text(self.game, k, self.viewer)}"))
+
+    def action_step(self, delta: int) -> None:
+        self.action_go(max(0, min(len(self.steps) - 1, self.index + delta)))
+
+    def action_turn(self, delta: int) -> None:
+        """To the first move of the next turn (another seat's), or of this / the previous one."""
+        steps, i = self.steps, self.index
+        if delta > 0:
+            later = [j for j in range(i + 1, len(steps)) if steps[j].seat != steps[i].seat]
+            self.action_go(later[0] if later else len(steps) - 1)
+            return
+        start = self._turn_start(i)
+        if start == i:
+            start = self._turn_start(i - 1) if i > 1 else 0
+        self.action_go(start)
+
+    def _turn_start(self, i: int) -> int:
+        """The first step of the turn step ``i`` is in (the start stands alone)."""
+        seat = self.steps[i].seat
+        while i > 1 and self.steps[i - 1].seat == seat:
+            i -= 1
+        return i
+
+    def action_go(self, index: int) -> None:
+        self.index = index % len(self.steps)
+        self.show_step()
+
+    def action_leave(self) -> None:
+        self.app.exit()
+
+
+class Replay2004App(App[None]):
+    TITLE = "Druids (2004) replay"
+
+    def __init__(self, game: ReplayedGame) -> None:
+        super().__init__()
+        self.game = game
+
+    def on_mount(self) -> None:
+        self.push_screen(Replay2004Screen(self.game))
