@@ -260,8 +260,8 @@ def test_the_ui_lobby_says_beacons_are_dropped_and_keeps_a_confirmed_host() -> N
     from druids_p2p.net.interfaces import resolve
     from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 
-    listener = _listener()
-    listener.clock = FakeClock()
+    listener, clock = _listener(), FakeClock()
+    listener.clock = clock
     setup = LanSetup(net=resolve(), beacon_port=listener.port, listener=listener)
     app = RecordingApp(setup)
 
@@ -282,6 +282,13 @@ def test_the_ui_lobby_says_beacons_are_dropped_and_keeps_a_confirmed_host() -> N
             lobby.poll()
             await pilot.pause()
             assert any(HOST.fingerprint in row[3] for row in _rows(lobby))
+            # the flood stops: once no beacon was dropped for an expiry, the notice goes
+            clock.now += listener.expiry + 1.0
+            assert listener.handle(encode_beacon(HOST, INFO, LOBBY, 3), HOST_SOURCE) is not None
+            lobby.poll()
+            await pilot.pause()
+            status = str(lobby.query_one("#lobby-status", Static).render())
+            assert status == "1 table(s) heard", status
 
     import asyncio
 

@@ -73,7 +73,7 @@ _GAME = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP)
 # ... and those a host takes: who it seats (net/admission.py).
 _APPROVE = typer.Option(False, "--approve", help=_APPROVE_HELP)
 _OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
-_ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP)
+_ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")
 
 
 @app.command("peer", hidden=True)

@@ -89,6 +89,8 @@ class LobbyScreen(Screen[None]):
         self.listener: BeaconListener | None = setup.listener
         self.tables: list[TableAnnouncement] = []
         self._shown: list[tuple[str, int, int]] = []
+        self._quiet = True
+        """No beacon dropped for room lately (else the status line says so)."""
         rules = RULESETS[setup.game]
         self.seat_range = range(rules.min_players, rules.max_players + 1)
         """The seats a table of this lobby's game has."""
@@ -206,8 +208,9 @@ class LobbyScreen(Screen[None]):
         if dropping is not None:
             self.status(dropping, True)
         shown = [(t.lobby_id.hex(), t.info.seats_taken, t.info.players) for t in found]
-        if shown == self._shown:
+        if shown == self._shown and (dropping is None) == self._quiet:
             return
+        self._quiet = dropping is None
         self._shown = shown
         self.tables = found
         table = self.query_one("#tables", DataTable)
