@@ -19,10 +19,27 @@ import pytest
 from netns import Lan
 
 from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.identity_store import identity_path, save_identity
+from druids_p2p.wire.identity_store import identity_path, load_or_create, save_identity
 
 EXIT_TIMEOUT_S = 10.0
 """How long a process that printed its result may take to exit and finish its output."""
+
+
+def made_identity(home: Path, index: int) -> Identity:
+    """Peer ``index``'s identity in ``home``, made there if need be (a restarted peer keeps it)."""
+    home.mkdir(parents=True, exist_ok=True)
+    if not identity_path(home).exists():
+        save_identity(Identity.generate(f"ns{index}"), identity_path(home), replace=False)
+    return load_or_create(home)
+
+
+def allowed(homes: list[Path]) -> list[str]:
+    """``--allow FP`` for each joiner's home (``homes[i]`` is peer ``i + 1``'s): a host seats
+    only the keys it is given (its door is closed by default), here its own table's joiners."""
+    args = []
+    for index, home in enumerate(homes, start=1):
+        args += ["--allow", made_identity(home, index).fingerprint]
+    return args
 
 
 class Peer:
@@ -32,9 +49,7 @@ class Peer:
     def __init__(self, lan: Lan | None, index: int, args: list[str], home: Path) -> None:
         self.index = index
         self.home = home
-        home.mkdir(parents=True, exist_ok=True)
-        if not identity_path(home).exists():  # a restarted peer keeps its identity
-            save_identity(Identity.generate(f"ns{index}"), identity_path(home), replace=False)
+        made_identity(home, index)
         self.log = home / "peer.log"
         self.lines: list[dict[str, Any]] = []
         self.arrived: list[float] = []

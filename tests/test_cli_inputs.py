@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from druids_p2p.wire import load_or_create
+
 CLI_TIMEOUT_S = 60.0
 
 
@@ -122,10 +124,12 @@ def test_tables_prints_a_join_line_that_joins(tmp_path: Path) -> None:
     each joiner and the game is played to the end."""
     beacon_port = free_udp_port()
     env = dict(os.environ, DRUIDS_HOME=str(tmp_path / "host"))
+    friends = [load_or_create(tmp_path / f"joiner{i}").fingerprint for i in range(2)]
     host = subprocess.Popen(
         [
             sys.executable, "-m", "druids_p2p", "host", "--players", "3", "--rounds", "1",
             "--bot", "rule", "--beacon-port", str(beacon_port), "--json", "--name", "copy me",
+            "--allow", friends[0], "--allow", friends[1],
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from cli_harness import audit_record
-from lan_peers import Peer, table_report
+from lan_peers import Peer, allowed, table_report
 from lan_peers import results_of as lan_results
 from netns import Lan, TapLan, open_lan
 
@@ -62,9 +62,10 @@ def _common(*extra: str) -> list[str]:
     return ["--bot", "random", "--json", *extra]
 
 
-def host_args(lan: Lan, *extra: str) -> list[str]:
+def host_args(lan: Lan, homes: list[Path], *extra: str) -> list[str]:
+    """The host's command, seating the joiners of ``homes`` (``homes[0]`` is the host's own)."""
     args = ["host", "--name", TABLE, "--players", str(PLAYERS), "--rounds", str(ROUNDS)]
-    return [*args, "--address", lan.address(0), *_common(*extra)]
+    return [*args, *allowed(homes[1:]), "--address", lan.address(0), *_common(*extra)]
 
 
 def join_args(lan: Lan, i: int, *extra: str) -> list[str]:
@@ -74,7 +75,7 @@ def join_args(lan: Lan, i: int, *extra: str) -> list[str]:
 
 def start_table(lan: Lan, homes: list[Path], *extra: str) -> list[Peer]:
     """The host, then (once its lobby is open) the three joiners, each in its own home."""
-    host = Peer(lan, 0, host_args(lan, *extra), homes[0])
+    host = Peer(lan, 0, host_args(lan, homes, *extra), homes[0])
     peers = [host]
     assert host.wait_for("lobby", LOBBY_TIMEOUT_S), "no lobby" + table_report(peers)
     for i in range(1, PLAYERS):
@@ -186,7 +187,7 @@ def test_the_host_killed_mid_game_comes_back_with_its_command_and_the_game_compl
     peers[0].proc.kill()  # kill -9: no abort sent, nothing flushed but what was written
     peers[0].proc.wait(timeout=EXIT_TIMEOUT_S)
     time.sleep(2.0)
-    again = Peer(tap_lan, 0, host_args(tap_lan), homes[0])
+    again = Peer(tap_lan, 0, host_args(tap_lan, homes), homes[0])
     peers[0] = again
     rejoined = again.wait_for("rejoining", LOBBY_TIMEOUT_S)
     assert rejoined, "the host did not rejoin" + table_report(peers)

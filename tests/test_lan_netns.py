@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from cli_harness import audit_record
-from lan_peers import Peer, results_of, table_report
+from lan_peers import Peer, allowed, results_of, table_report
 from netns import Lan, open_lan
 
 TABLE = "lan-test"
@@ -77,6 +77,7 @@ def _start_table(
     peers = [] if peers is None else peers
     common = ["--bot", "random", "--json", *extra]
     host_args = ["host", "--name", TABLE, "--players", str(PLAYERS), "--rounds", str(ROUNDS)]
+    host_args += allowed([tmp_path / f"ns{i}" for i in range(1, PLAYERS)])
     host = Peer(lan, 0, [*host_args, "--address", address(0), *common], tmp_path / "ns0")
     peers.append(host)
     lobby = host.wait_for("lobby", LOBBY_TIMEOUT_S)

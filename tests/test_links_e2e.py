@@ -26,7 +26,7 @@ from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.lobby import query_lobby
 from druids_p2p.net.local_table import LocalTable, PeerProcess
 from druids_p2p.net.mesh import raw_to_z85
-from druids_p2p.wire import ZERO_HASH, encode_receipt
+from druids_p2p.wire import ZERO_HASH, encode_receipt, rename_identity
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -87,6 +87,9 @@ def test_a_join_with_an_ipc_endpoint_is_refused_and_the_table_fills_without_it(
 ) -> None:
     table = _evil(tmp_path, evil=1, mode="ipc-join")
     extra: PeerProcess | None = None
+    # the seat that replaces the refused joiner: the host allows its key beside the table's own
+    stand_in = rename_identity("seat3-random", tmp_path / "seat3").fingerprint
+    table.extra_args = (*table.extra_args, "--allow", stand_in)
     try:
         table.start()
         assert _exit_code(table.peers[1]) == 1
@@ -144,8 +147,7 @@ def test_a_stranger_connected_before_seating_delivers_nothing_after(tmp_path: Pa
     monitor = dealer.get_monitor_socket()
     events: list[int] = []
     try:
-        role = ["--host", "--players", "3", "--rounds", "1"]
-        host = PeerProcess(0, tmp_path / "seat0", table._argv(0, role), False)
+        host = PeerProcess(0, tmp_path / "seat0", table._argv(0, table.host_role()), False)
         table.peers = [host]
         host.start()
         lobby = host.wait_for("lobby", 30)["lobby"]

@@ -16,10 +16,13 @@ import pytest
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.admission import (
+    CLOSED_NOTE,
     MAX_REFUSED,
     REFUSED_REASON,
     Admission,
+    Door,
     JoinRequest,
+    closed_reason,
     terminal_approver,
     unique_name,
 )
@@ -28,6 +31,7 @@ from druids_p2p.net.errors import PeerError
 from druids_p2p.net.lobby import Lobby, join_table, seat_entries
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
+from druids_p2p.net.table_choice import parse_pin
 from druids_p2p.wire import decode
 from druids_p2p.wire.identity import Identity
 
@@ -47,6 +51,10 @@ class Host:
     identity: Identity
     players: int
     approve: Callable[[JoinRequest], bool] | None = None
+    allow: tuple[str, ...] = ()
+    open: bool = True
+    """Most tests here are about names and approval, not the door: their table is open."""
+    lobby_timeout_s: float = BOUND_S
     events: list[dict[str, Any]] = field(default_factory=list)
     seat_raw: bytes | None = None
     error: BaseException | None = None
@@ -70,9 +78,11 @@ class Host:
             home=self.tmp / "host",
             identity=self.identity,
             announce=False,
-            lobby_timeout_s=BOUND_S,
+            lobby_timeout_s=self.lobby_timeout_s,
             emit=self.emit,
             approve_join=self.approve,
+            allow_joins=self.allow,
+            open_table=self.open and self.approve is None and not self.allow,
         )
         spec = HostSpec("t", GameOptions(players=self.players, rounds=1))
         self.lobby = Lobby(config, self.mesh, spec)
@@ -145,7 +155,7 @@ def test_the_host_approves_or_refuses_each_joiner(tmp_path: Path) -> None:
         asked.append(request)
         return request.key != mallory.public_key
 
-    host = Host(tmp_path, _identity(1, "alice"), players=3, approve=approve)
+    host = Host(tmp_path, _identity(1, "alice"), players=3, approve=approve, open=False)
     announcement = host.start()
     joiners = [Joiner(who, tmp_path) for who in (mallory, bob, carol)]
     seat_all(host, announcement, joiners)
@@ -161,15 +171,66 @@ def test_the_host_approves_or_refuses_each_joiner(tmp_path: Path) -> None:
     assert list(seat.body["names"]) == ["alice", "bob", "carol"]
     assert [j.seat_raw for j in joiners[1:]] == [host.seat_raw] * 2
     refused = [e for e in host.events if e["event"] == "refused"]
-    assert refused == [{"event": "refused", "name": "bob", "fingerprint": mallory.fingerprint}]
+    assert refused == [
+        {
+            "event": "refused",
+            "name": "bob",
+            "fingerprint": mallory.fingerprint,
+            "reason": "not approved",
+        }
+    ]
 
 
-def test_without_an_approver_the_table_is_open(tmp_path: Path) -> None:
-    host = Host(tmp_path, _identity(1, "alice"), players=3)
+def test_without_open_allow_or_an_approver_the_door_is_closed(tmp_path: Path) -> None:
+    """Each joiner is refused, told why and which fingerprint to ask the host to allow; the
+    host sees who it refused. (Before, the door was open: every joiner was seated.)"""
+    host = Host(tmp_path, _identity(1, "alice"), players=3, open=False, lobby_timeout_s=5.0)
+    announcement = host.start()
+    who = [_identity(i, name) for i, name in ((2, "bob"), (3, "carol"))]
+    joiners = [Joiner(w, tmp_path) for w in who]
+    seat_all(host, announcement, joiners)  # the table never fills: its lobby times out
+    assert str(host.error) == "nobody filled the table in time"
+    assert [j.seat_raw for j in joiners] == [None, None]
+    for joiner, w in zip(joiners, who, strict=True):
+        assert joiner.error == f"the host refused: {closed_reason(w.fingerprint)}"
+        assert f"ask the host to --allow {w.fingerprint}" in (joiner.error or "")
+    refused = [
+        (e["name"], e["fingerprint"], e["reason"]) for e in host.events if e["event"] == "refused"
+    ]
+    assert refused == [(w.name, w.fingerprint, CLOSED_NOTE) for w in who]
+
+
+def test_open_seats_anyone(tmp_path: Path) -> None:
+    host = Host(tmp_path, _identity(1, "alice"), players=3, open=True)
     announcement = host.start()
     joiners = [Joiner(_identity(i, f"bot-{i}"), tmp_path) for i in (2, 3)]
     seat_all(host, announcement, joiners)
     assert host.error is None and all(j.seat_raw == host.seat_raw for j in joiners)
+
+
+def test_allow_seats_only_the_pinned_keys_without_asking(tmp_path: Path) -> None:
+    """Pinned keys (full fingerprints or 8+ digit prefixes) are seated; an approver is asked
+    only about the others, here refusing them."""
+    bob, carol, mallory = _identity(2, "bob"), _identity(3, "carol"), _identity(9, "bob")
+    asked: list[bytes] = []
+
+    def approve(request: JoinRequest) -> bool:
+        asked.append(request.key)
+        return False
+
+    pins = (parse_pin(bob.fingerprint), parse_pin(carol.fingerprint[:9]))
+    host = Host(tmp_path, _identity(1, "alice"), players=3, approve=approve, allow=pins)
+    announcement = host.start()
+    joiners = [Joiner(w, tmp_path / w.fingerprint) for w in (mallory, bob, carol)]
+    seat_all(host, announcement, joiners)
+    assert host.error is None
+    assert joiners[0].error == f"the host refused: {REFUSED_REASON}"
+    assert [j.seat_raw for j in joiners[1:]] == [host.seat_raw] * 2
+    assert asked == [mallory.public_key]
+    assert list(decode(host.seat_raw or b"").body["seats"])[1:] == [
+        bob.public_key,
+        carol.public_key,
+    ]
 
 
 def test_colliding_names_are_suffixed_in_the_seat_message_and_the_beacon(tmp_path: Path) -> None:
@@ -214,15 +275,18 @@ def test_admission_asks_once_per_key_and_a_failing_prompt_refuses() -> None:
             raise OSError("terminal gone")
         return False
 
-    door = Admission(approve)
-    assert not door.admit(_request(b"a" * 32))
-    assert not door.admit(_request(b"a" * 32))  # asked again: refused without asking
-    assert not door.admit(_request(b"b" * 32, "boom"))
+    door = Admission(Door(approve=approve))
+    no = (REFUSED_REASON, "not approved")
+    assert door.refusal(_request(b"a" * 32)) == no
+    assert door.refusal(_request(b"a" * 32)) == no  # asked again: refused without asking
+    assert door.refusal(_request(b"b" * 32, "boom")) == no
     assert asked == [b"a" * 32, b"b" * 32]
     for i in range(MAX_REFUSED + 5):
-        door.admit(_request(i.to_bytes(32, "big")))
+        door.refusal(_request(i.to_bytes(32, "big")))
     assert len(door.refused) == MAX_REFUSED
-    assert Admission().admit(_request(b"c" * 32))
+    assert Admission(Door(open=True)).refusal(_request(b"c" * 32)) is None
+    closed = Admission().refusal(_request(b"c" * 32))
+    assert closed is not None and closed[1] == CLOSED_NOTE
 
 
 @pytest.mark.parametrize(
@@ -277,7 +341,6 @@ def test_join_host_port_with_a_fingerprint_checks_the_lobby_socket_host(tmp_path
     be signed by the pinned host, else nothing is joined (exit 2)."""
     from druids_p2p.cli.app import CliError
     from druids_p2p.cli.join_lookup import lobby_announcement
-    from druids_p2p.net.table_choice import parse_pin
 
     alice, mallory = _identity(1, "alice"), _identity(9, "alice")
     host = Host(tmp_path, alice, players=3)

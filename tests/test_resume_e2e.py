@@ -45,8 +45,8 @@ def _moves(peer: PeerProcess, count: int) -> None:
 
 def _host(table: LocalTable, tmp_path: Path, rounds: int) -> PeerProcess:
     """Seat 0's ``druids peer --host`` process, exactly as LocalTable.start makes it."""
-    role = ["--host", "--players", str(len(table.seats)), "--rounds", str(rounds)]
-    return PeerProcess(0, tmp_path / "seat0", table._argv(0, role), False)
+    assert table.options is not None and table.options.rounds == rounds
+    return PeerProcess(0, tmp_path / "seat0", table._argv(0, table.host_role()), False)
 
 
 def test_a_stopped_table_does_not_block_the_next_one_from_the_same_homes(tmp_path: Path) -> None:

@@ -225,7 +225,7 @@ def test_the_lobby_joins_a_2004_table_hosted_by_a_bot_peer_and_plays_it(
     monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
     port = random.randint(42000, 58000)
     argv = [sys.executable, "-m", "druids_p2p", "peer", "--game", GAME, "--player", "bot:rule"]
-    argv += ["--name", "hostbot", "--host", "--players", "2", "--table-name", "t2004"]
+    argv += ["--name", "hostbot", "--host", "--open", "--players", "2", "--table-name", "t2004"]
     host = PeerProcess(0, tmp_path / "host", [*argv, "--beacon-port", str(port)], human=False)
     host.start()
     app = _lan_app(tmp_path, port)

@@ -275,6 +275,7 @@ def test_lan_lobby_lists_a_table_and_joins_it_with_a_bot(
             "--name",
             "hostbot",
             "--host",
+            "--open",
             "--players",
             "3",
             "--rounds",

@@ -28,6 +28,7 @@ from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
 from druids_p2p.tui.player import NetSession
 from druids_p2p.tui.resume import saved_game
 from druids_p2p.tui.screens.resume_dialog import ResumeTable
+from druids_p2p.wire import rename_identity
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(420)]
 
@@ -43,6 +44,7 @@ def _crashed_game(game: Path) -> None:
     """A 2-seat Druids (2004) table of this game folder's seats (me, bots/rule-1) as peer
     processes, killed -9 together a few moves into the game."""
     me = ["--host", "--game", "druids2004", "--players", "2", "--no-announce"]
+    me += ["--allow", rename_identity("rule-1", game / "bots" / "rule-1").fingerprint]
     host = PeerProcess(0, game / "me", peer_argv("bot:random", "tester", 20.0, me), False)
     host.start()
     peers = [host]

@@ -23,7 +23,7 @@ from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession
 from druids_p2p.tui.resume import SavedGame, saved_game
 from druids_p2p.tui.screens.resume_dialog import ResumeTable
-from druids_p2p.wire import load_or_create
+from druids_p2p.wire import load_or_create, rename_identity
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -34,6 +34,8 @@ def _crashed_game(game: Path) -> list[PeerProcess]:
     """A 3-seat, 1-round table of this game folder's seats (me, bots/rule-1, bots/rule-2) as
     peer processes, killed -9 together a few moves into the round."""
     me = ["--host", "--players", "3", "--rounds", "1", "--no-announce"]
+    for i in (1, 2):  # the UI's own bots: pinned, as the UI's host seats them
+        me += ["--allow", rename_identity(f"rule-{i}", game / "bots" / f"rule-{i}").fingerprint]
     host = PeerProcess(0, game / "me", peer_argv("bot:random", "tester", 20.0, me), False)
     host.start()
     lobby = str(host.wait_for("lobby", BOUND_S)["lobby"])

@@ -46,20 +46,24 @@ def find_table(
     Once a match is heard it listens one beacon interval more, so that a second table of the same
     name is noticed instead of joined at random. A name heard from two host keys is ambiguous: the
     candidates are listed (one line each, with fingerprints) and nothing is joined unless ``pin``
-    chooses one (table_choice.py)."""
+    chooses one (table_choice.py). So is a name heard while the listener had to drop beacons for
+    room (a flood of keys filled the list): the table meant may be among those dropped. The
+    pinned host's beacons are never dropped for room (the listener keeps them)."""
     from druids_p2p.net.beacon_listener import BeaconListener
     from druids_p2p.net.beacon_sender import DEFAULT_INTERVAL, DEFAULT_JITTER
     from druids_p2p.net.discovery import TableAnnouncement
-    from druids_p2p.net.table_choice import candidate_lines, choose
+    from druids_p2p.net.table_choice import candidate_lines, choose, matches_target, pin_matches
 
+    keep = None if pin is None else (lambda key: pin_matches(pin, key))
     try:
-        listener = BeaconListener(bind, beacon_port)
+        listener = BeaconListener(bind, beacon_port, keep=keep)
     except OSError as exc:
         fail(f"cannot listen for tables on port {beacon_port}: {exc.strerror or exc}", 1)
     # Per host key, its matching tables as last listed: a namesake heard once and then silent
     # still makes the name ambiguous. Bounded: the listener lists a few tables per key, and at
-    # most MAX_CANDIDATE_HOSTS keys are remembered.
+    # most MAX_CANDIDATE_HOSTS keys are remembered; as many tables dropped for room.
     heard: dict[bytes, list[TableAnnouncement]] = {}
+    hidden: dict[tuple[bytes, bytes], TableAnnouncement] = {}
     with listener:
         end = time.monotonic() + seconds
         grace_set = False
@@ -70,10 +74,25 @@ def find_table(
             for key, tables in now_listed.items():
                 if key in heard or len(heard) < MAX_CANDIDATE_HOSTS:
                     heard[key] = tables
+            for t in listener.dropped_tables():
+                if matches_target(t, name) and len(hidden) < MAX_CANDIDATE_HOSTS:
+                    hidden[(t.beacon.host_key, t.lobby_id)] = t
             if choose(_flat(heard), name, pin).pinned and not grace_set:
                 end = min(end, time.monotonic() + DEFAULT_INTERVAL + 2 * DEFAULT_JITTER)
                 grace_set = True  # listen a little longer, for a namesake
+        dropped = listener.dropped_for_room
     choice = choose(sorted(_flat(heard), key=lambda t: t.first_seen), name, pin)
+    if dropped and pin is None:
+        for line in candidate_lines(choice.named):
+            print(line, file=sys.stderr)
+        for t in hidden.values():
+            if t.beacon.host_key not in heard:
+                print(f"{candidate_lines([t])[0]} [dropped: the list was full]", file=sys.stderr)
+        fail(
+            f"{dropped} beacon{'s' if dropped != 1 else ''} dropped while looking for {name!r} "
+            "(the list of tables was full: a flood?), so the table meant may be hidden: join "
+            "with --fingerprint FP of its host, or by HOST:PORT"
+        )
     if choice.ambiguous or len({t.beacon.host_key for t in choice.pinned}) > 1:
         for line in candidate_lines(choice.named if choice.ambiguous else choice.pinned):
             print(line, file=sys.stderr)

@@ -22,6 +22,7 @@ from druids_p2p.cli.join_lookup import (
 from druids_p2p.cli.peer_checks import (
     bind_address,
     check_bot,
+    check_door,
     check_lobby_target,
     check_port,
     check_table_name,
@@ -39,7 +40,13 @@ _GONE_HELP = "Seconds a player may take over a move before the game ends blaming
 _STEP_HELP = "Seconds a peer may owe an automatic message (deck, receipt) before it is blamed."
 
 
-_APPROVE_HELP = "Ask on the terminal (y/n) before seating each joiner; default: seat anyone."
+_APPROVE_HELP = "Ask on the terminal (y/n) before seating each joiner not --allow'ed."
+
+
+_OPEN_HELP = "Seat anyone who asks while seats are free (default: only --allow'ed or approved)."
+
+
+_ALLOW_HELP = "Seat the joiner whose key has this fingerprint (prefix) without asking; repeatable."
 
 
 _RESUME_HELP = "Rejoin the unfinished table saved here (after a crash)."
@@ -63,6 +70,10 @@ _INTERFACE = typer.Option(None, "--interface", help="Network interface.")
 _ADDRESS = typer.Option(None, "--address", help="Local IPv4 address.")
 _JSON = typer.Option(False, "--json", help="Progress as JSON lines.")
 _GAME = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP)
+# ... and those a host takes: who it seats (net/admission.py).
+_APPROVE = typer.Option(False, "--approve", help=_APPROVE_HELP)
+_OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
+_ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")
 
 
 @app.command("peer", hidden=True)
@@ -84,13 +95,16 @@ def peer_command(
     step_deadline: float = _STEP_DEADLINE,
     plugins_dir: list[Path] = _PLUGINS_DIR,
     moves: bool = typer.Option(True, "--moves/--no-moves", help="An event line per move."),
-    approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
+    approve: bool = _APPROVE,
+    open_door: bool = _OPEN,
+    allow: list[str] = _ALLOW,
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     check_game(game)
+    pins = check_door(open_door, allow, approve)
     result = run_one_peer(
         player=player,
         name=name,
@@ -111,6 +125,8 @@ def peer_command(
         events=True,
         move_events=moves,
         approve=approve,
+        open_door=open_door,
+        allow=pins,
         resume=resume,
         new=new,
         game=game,
@@ -175,17 +191,22 @@ def host_command(
     step_deadline: float = _STEP_DEADLINE,
     plugins_dir: list[Path] = _PLUGINS_DIR,
     as_json: bool = _JSON,
-    approve: bool = typer.Option(False, "--approve", help=_APPROVE_HELP),
+    approve: bool = _APPROVE,
+    open_door: bool = _OPEN,
+    allow: list[str] = _ALLOW,
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
-    With --approve each joiner is shown (name and key fingerprint) and seated only if you answer
-    y; without it anyone who finds the table may sit down (right for a table of bots)."""
+    Only the joiners you let in are seated: --allow FP seats the key with that fingerprint (ask
+    your friends for theirs: 'druids id'), --approve shows each other joiner (name and key
+    fingerprint) and seats it only if you answer y, --open seats anyone who finds the table.
+    With none of them every joiner is refused, and told which fingerprint to ask you to allow."""
     check_game(game)
     check_table_name(name)
+    pins = check_door(open_door, allow, approve)
     seat = _lan_seat(
         bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir, game
     )
@@ -200,6 +221,8 @@ def host_command(
         announce=True,
         events=as_json,
         approve=approve,
+        open_door=open_door,
+        allow=pins,
         resume=resume,
         new=new,
         game=game,

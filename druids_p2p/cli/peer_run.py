@@ -60,6 +60,8 @@ def run_one_peer(
     announcement: bytes | None = None,
     move_events: bool = True,
     approve: bool = False,
+    open_door: bool = False,
+    allow: tuple[str, ...] = (),
     step_deadline: float = 30.0,
     resume: bool = False,
     new: bool = False,
@@ -115,11 +117,19 @@ def run_one_peer(
         human_input=ask,
         bot_players=bot_player,
         approve_join=terminal_approver(ask) if approve and host else None,
+        allow_joins=allow,
+        open_table=open_door,
         table_name=table_typed,
         resume=resume,
         new=new,
         resume_folder=resume_folder,
     )
+    if host and not (open_door or allow or approve):
+        say(
+            "druids: no --open, --allow FP or --approve: every joiner will be refused "
+            "(each refusal shows its fingerprint, to --allow)",
+            err=True,
+        )
     try:
         return run_peer(config)
     except TableChoice as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import typer
 
@@ -61,15 +62,18 @@ def tables_command(
         net = resolve(interface=interface, address=address)
     except (InterfaceError, UnsafeDestination) as exc:
         fail(str(exc))
-    from druids_p2p.net.beacon_listener import discover  # here: a peer process needs no listing
+    from druids_p2p.net.beacon_listener import dropped_note, hear  # a peer needs no listing
     from druids_p2p.net.table_choice import namesakes
 
     try:
-        found = discover(net, port, seconds)
+        found, dropped = hear(net, port, seconds)
     except OSError as exc:
         fail(f"cannot listen on {net.broadcast}:{port}: {exc.strerror or exc}", 1)
+    note = f"note: {dropped_note(dropped)}" if dropped else None
     if as_json:
         print(json.dumps([t.as_json() for t in found]))
+        if note is not None:
+            print(note, file=sys.stderr)
         return
     if not found:
         where = f"{net.name} ({net.broadcast}:{port})"
@@ -87,3 +91,5 @@ def tables_command(
         print(join_line(t))
     for name, hosts in namesakes(found).items():
         print(f"note: {hosts} hosts announce {name!r}: join it with --fingerprint FP")
+    if note is not None:
+        print(note)

@@ -1,10 +1,12 @@
 """Who the host seats: its approval of each joiner, and unique names at the table.
 
 Anyone who hears a beacon can send a signed ``join``; a signature proves only that the joiner
-holds some key, not that it is one of the friends the host expects. So the host's lobby asks an
-*approver* about every joiner before seating it (``druids host --approve`` asks on the terminal,
-the terminal UI shows a prompt). Without one the table is open: every join is seated while seats
-are free, which is what a headless table of bots wants.
+holds some key, not that it is one of the friends the host expects. So the host's door is closed
+unless the host says otherwise: a joiner is seated only if the table is *open* (``druids host
+--open``), its key is *pinned* (``--allow FP``, a fingerprint prefix as ``druids id`` prints it;
+local tables of bots pin their bots' keys), or an *approver* seats it (``--approve`` asks on the
+terminal, the terminal UI shows a prompt). With none of them every joiner is refused, told which
+fingerprint to ask the host to allow.
 
 Display names are chosen by each joiner and two may collide ("root" and "root"); the host then
 seats the later one under a suffixed name ("root-2"), so that every name at the table (in the
@@ -17,6 +19,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from druids_p2p.net.table_choice import pin_matches
 from druids_p2p.wire.keys import fingerprint
 
 log = logging.getLogger(__name__)
@@ -26,6 +29,16 @@ MAX_NAME_BYTES = 32
 MAX_REFUSED = 256
 """Keys the lobby remembers as refused, so a refused joiner that asks again is not asked about."""
 REFUSED_REASON = "the host did not approve your join"
+CLOSED_NOTE = "not pinned (--allow) and no approver (--approve)"
+"""The host's side of :func:`closed_reason` (its ``refused`` event)."""
+
+
+def closed_reason(fingerprint: str) -> str:
+    """What a joiner refused by a closed door is told: why, and what to ask the host for."""
+    return (
+        "the host admits only pinned keys or approved joiners; "
+        f"ask the host to --allow {fingerprint}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +72,6 @@ Approver = Callable[[JoinRequest], bool]
 """True to seat the joiner. May block (a person answering); an exception counts as a refusal."""
 
 
-def open_table(request: JoinRequest) -> bool:
-    """The default approver: every joiner is seated while seats are free."""
-    return True
-
-
 def unique_name(name: str, taken: Iterable[str]) -> str:
     """``name``, or ``name-2``, ``name-3``… (the first not taken), within MAX_NAME_BYTES.
 
@@ -83,27 +91,49 @@ def unique_name(name: str, taken: Iterable[str]) -> str:
     raise AssertionError("unreachable: more suffixes tried than names taken")
 
 
+@dataclass(frozen=True, slots=True)
+class Door:
+    """Who the host seats without asking, and who it asks (``PeerConfig.door``)."""
+
+    open: bool = False
+    """Seat anyone while seats are free (``--open``): a table for whoever hears it."""
+    allow: tuple[str, ...] = ()
+    """Fingerprint prefixes (``table_choice.parse_pin``) of keys seated without asking."""
+    approve: Approver | None = None
+    """Asked about everyone else; None: everyone else is refused (a closed door)."""
+
+
 class Admission:
-    """The lobby's door: asks the approver once per joiner key and remembers refusals."""
+    """The lobby's door: seats the open table's, the pinned and the approved joiners, asks the
+    approver once per joiner key and remembers refusals."""
 
-    def __init__(self, approve: Approver | None = None) -> None:
-        self.approve: Approver = approve or open_table
-        self.refused: dict[bytes, None] = {}
-        """Insertion-ordered, bounded by MAX_REFUSED (the oldest refusal is forgotten first)."""
+    def __init__(self, door: Door | None = None) -> None:
+        self.door = door or Door()
+        self.refused: dict[bytes, tuple[str, str]] = {}
+        """Key -> (the joiner's reason, the host's note); insertion-ordered, bounded by
+        MAX_REFUSED (the oldest refusal is forgotten first)."""
 
-    def admit(self, request: JoinRequest) -> bool:
+    def refusal(self, request: JoinRequest) -> tuple[str, str] | None:
+        """None to seat the joiner; else (the reason it is told, the host's note)."""
+        door = self.door
+        if door.open or any(pin_matches(pin, request.key) for pin in door.allow):
+            return None
         if request.key in self.refused:
-            return False
-        try:
-            ok = self.approve(request) is True
-        except Exception as exc:  # a broken prompt must not seat anyone, nor stop the lobby
-            log.warning("approving %s failed (%s): refused", request.name, exc)
-            ok = False
-        if not ok:
+            return self.refused[request.key]
+        if door.approve is None:
+            verdict: tuple[str, str] | None = (closed_reason(request.fingerprint), CLOSED_NOTE)
+        else:
+            try:
+                ok = door.approve(request) is True
+            except Exception as exc:  # a broken prompt must not seat anyone, nor stop the lobby
+                log.warning("approving %s failed (%s): refused", request.name, exc)
+                ok = False
+            verdict = None if ok else (REFUSED_REASON, "not approved")
+        if verdict is not None:
             if len(self.refused) >= MAX_REFUSED:
                 self.refused.pop(next(iter(self.refused)))
-            self.refused[request.key] = None
-        return ok
+            self.refused[request.key] = verdict
+        return verdict
 
 
 def terminal_approver(ask: Callable[[str], str]) -> Approver:

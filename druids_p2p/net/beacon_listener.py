@@ -4,7 +4,11 @@ Everything a listener receives is untrusted. Every datagram passes the same boun
 wire message (:func:`.discovery.decode_beacon`: size first, strict canonical msgpack, exact
 shape, signature last) and a bad one is counted and dropped; nothing raises out of
 :meth:`BeaconListener.poll`. The list itself is bounded per host key, per source address and in
-all, so a flood of beacons can only churn its sender's own entries.
+all, so a flood of beacons can only churn its sender's own entries. Many keys sent from many
+(possibly forged) addresses can still fill the whole list; then new tables are dropped, and the
+listener says so (:meth:`BeaconListener.dropping`) and keeps what it dropped in view, so that
+``druids join NAME`` refuses instead of joining whichever namesake got in. Hosts the user pinned or
+confirmed (``keep``) always get in, taking a stranger's slot.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ MAX_TABLES_PER_SOURCE = 32
 only these slots; further new tables from there are dropped, never anyone else's. Room for every
 table a LAN party runs on one machine (all of loopback counts as one source per address)."""
 MAX_TOMBSTONES = 1024
+MAX_DROPPED = 64
+"""Tables dropped for want of room that the listener still shows (the most recently heard)."""
 MAX_DATAGRAMS_PER_POLL = 4096
 
 
@@ -75,7 +81,9 @@ class BeaconListener:
     newest) and a source address at most ``MAX_TABLES_PER_SOURCE`` (further new ones are dropped),
     so one flooder fills its own slots, never the whole list. A beacon whose counter is not above
     the last one seen for its table is dropped as stale, so reordered or replayed datagrams cannot
-    roll a table back or reopen a closed one.
+    roll a table back or reopen a closed one. A new table of a host ``keep`` says is the user's
+    (pinned, confirmed) is never dropped for room: the least recently heard table of a host it
+    does not keep makes way (counted as ``evicted``).
     ``clock`` exists so that tests can expire tables without sleeping.
     """
 
@@ -86,8 +94,11 @@ class BeaconListener:
         *,
         expiry: float = DEFAULT_EXPIRY,
         clock: Callable[[], float] = time.monotonic,
+        keep: Callable[[bytes], bool] | None = None,
     ) -> None:
         self.net = net_choice(net)
+        self.keep = keep
+        """True for a host key the user pinned or confirmed; may change while listening."""
         self.port = port
         self.expiry = expiry
         self.clock = clock
@@ -96,6 +107,9 @@ class BeaconListener:
         self._tombstones: dict[tuple[bytes, bytes], _Tombstone] = {}
         self._per_key: Counter[bytes] = Counter()
         self._per_source: Counter[str] = Counter()
+        self._dropped: dict[tuple[bytes, bytes], TableAnnouncement] = {}
+        """Tables dropped for room, most recently heard last (bounded by MAX_DROPPED)."""
+        self._last_drop: float | None = None
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -162,6 +176,8 @@ class BeaconListener:
             victim, refusal = self._make_room(beacon.host_key, address, now)
             if refusal is not None:
                 self._drop(refusal, source)
+                heard = TableAnnouncement(beacon, (address, int(source[1])), now, now)
+                self._remember_dropped(key, heard)
                 return None
         self._tombstones.pop(key, None)
         entry = TableAnnouncement(
@@ -181,7 +197,8 @@ class BeaconListener:
         self, host: bytes, address: str, now: float
     ) -> tuple[tuple[bytes, bytes] | None, str | None]:
         """For a new table of ``host`` heard from ``address``: which entry of the same key it
-        replaces (if the key has its fill), or why it is dropped (``source_full``, ``table_full``).
+        replaces (if the key has its fill), or, for a kept host in a full list, which stranger's;
+        else why it is dropped (``source_full``, ``table_full``).
 
         Nothing is removed here, so a dropped beacon costs the list nothing."""
         if (
@@ -197,11 +214,54 @@ class BeaconListener:
             victim = min(own)[1]
             freed = 1
             same_source = int(self._tables[victim].source[0] == address)
-        if self._per_source[address] - same_source >= MAX_TABLES_PER_SOURCE:
+        source_full = self._per_source[address] - same_source >= MAX_TABLES_PER_SOURCE
+        table_full = len(self._tables) - freed >= MAX_TABLES
+        if (source_full or table_full) and self.keep is not None and self.keep(host):
+            if not table_full:
+                return victim, None  # a kept host is not bound by its (maybe forged) address
+            stranger = self._least_recent_stranger() if victim is None else None
+            if stranger is not None:
+                return stranger, None
+        if source_full:
             return None, "source_full"
-        if len(self._tables) - freed >= MAX_TABLES:
+        if table_full:
             return None, "table_full"
         return victim, None
+
+    def _least_recent_stranger(self) -> tuple[bytes, bytes] | None:
+        """The least recently heard table of a host not kept: what a kept host's table replaces
+        when the list is full (None if every listed table is kept)."""
+        keep = self.keep or (lambda key: False)
+        strangers = [(t.last_seen, k) for k, t in self._tables.items() if not keep(k[0])]
+        return min(strangers)[1] if strangers else None
+
+    def _remember_dropped(self, key: tuple[bytes, bytes], entry: TableAnnouncement) -> None:
+        self._last_drop = entry.last_seen
+        self._dropped.pop(key, None)
+        if len(self._dropped) >= MAX_DROPPED:
+            self._dropped.pop(next(iter(self._dropped)))
+        self._dropped[key] = entry
+
+    def dropped_tables(self) -> list[TableAnnouncement]:
+        """Tables heard but not listed for want of room (a flood?), within ``expiry`` seconds:
+        the most recent MAX_DROPPED, oldest first. A table listed since is not among them."""
+        now = self.clock()
+        for key in [k for k, t in self._dropped.items() if now - t.last_seen > self.expiry]:
+            del self._dropped[key]
+        return [t for k, t in self._dropped.items() if k not in self._tables]
+
+    @property
+    def dropped_for_room(self) -> int:
+        """Beacons of new tables dropped so far because the list (or their address's share of
+        it) was full: ``table_full`` and ``source_full``."""
+        return self.stats["table_full"] + self.stats["source_full"]
+
+    def dropping(self) -> str | None:
+        """One line for the user while beacons are being dropped for room (one in the last
+        ``expiry`` seconds): some table may be missing from the list. None otherwise."""
+        if self._last_drop is None or self.clock() - self._last_drop > self.expiry:
+            return None
+        return dropped_note(self.dropped_for_room)
 
     def _put(self, key: tuple[bytes, bytes], entry: TableAnnouncement) -> None:
         old = self._tables.get(key)
@@ -277,12 +337,29 @@ class BeaconListener:
         self.close()
 
 
-def discover(
+def dropped_note(count: int) -> str:
+    """What to tell the user when ``count`` beacons were dropped for room."""
+    return (
+        f"{count} beacon{'s' if count != 1 else ''} dropped: the list of tables is full "
+        "(a flood?) and a table may be missing; join only a host whose fingerprint you know "
+        "(--fingerprint FP)"
+    )
+
+
+def hear(
     net: NetChoice | str | None = None, port: int = DEFAULT_PORT, seconds: float = 2.5
-) -> list[TableAnnouncement]:
-    """Listen for ``seconds`` and return the open tables heard (the ``druids tables`` command)."""
+) -> tuple[list[TableAnnouncement], int]:
+    """Listen for ``seconds``: the open tables heard, and how many beacons were dropped for room
+    meanwhile (the ``druids tables`` command)."""
     with BeaconListener(net, port) as listener:
         end = time.monotonic() + seconds
         while (left := end - time.monotonic()) > 0:
             listener.poll(left)
-        return listener.tables()
+        return listener.tables(), listener.dropped_for_room
+
+
+def discover(
+    net: NetChoice | str | None = None, port: int = DEFAULT_PORT, seconds: float = 2.5
+) -> list[TableAnnouncement]:
+    """Listen for ``seconds`` and return the open tables heard."""
+    return hear(net, port, seconds)[0]

@@ -18,7 +18,7 @@ import time
 
 import zmq
 
-from druids_p2p.net.admission import REFUSED_REASON, Admission, JoinRequest, unique_name
+from druids_p2p.net.admission import Admission, Door, JoinRequest, unique_name
 from druids_p2p.net.beacon_sender import BeaconSender
 from druids_p2p.net.discovery import (
     LOBBY_ID_SIZE,
@@ -99,7 +99,9 @@ class Lobby:
         self.socket.setsockopt(zmq.MAXMSGSIZE, 256)
         self.lobby_port = self.socket.bind_to_random_port(f"tcp://{config.bind}")
         self.counter = 0
-        self.admission = Admission(config.approve_join)
+        self.admission = Admission(
+            Door(config.open_table, tuple(config.allow_joins), config.approve_join)
+        )
         self.joins: dict[bytes, bytes] = {}
         """Each seated joiner's raw signed join."""
         self.beacon: BeaconSender | None = None
@@ -137,9 +139,19 @@ class Lobby:
                 "players": self.spec.options.players,
             }
         )
+        try:
+            self._gather(cfg.lobby_timeout_s)
+            joins = [self.joins[key] for key, _, _, _ in self.seats[1:]]
+            return make_seat_message(
+                self.identity, self.seats, self.spec.options, joins=joins, ruleset=self.spec.ruleset
+            )
+        finally:  # also when nobody filled the table: an open socket would hang the context
+            self.close()
+
+    def _gather(self, timeout_s: float) -> None:
         poller = zmq.Poller()
         poller.register(self.socket, zmq.POLLIN)
-        deadline = time.monotonic() + cfg.lobby_timeout_s
+        deadline = time.monotonic() + timeout_s
         invited = 0.0
         while len(self.seats) < self.spec.options.players:
             if time.monotonic() > deadline:
@@ -160,12 +172,6 @@ class Lobby:
                         self.socket.send_multipart([frames[0], self.announcement()])
             for inbound in self.mesh.poll(20):
                 self._on_join(inbound.routing_id, inbound.payload)
-        joins = [self.joins[key] for key, _, _, _ in self.seats[1:]]
-        seat_raw = make_seat_message(
-            self.identity, self.seats, self.spec.options, joins=joins, ruleset=self.spec.ruleset
-        )
-        self.close()
-        return seat_raw
 
     def _on_join(self, routing_id: bytes, raw: bytes) -> None:
         try:
@@ -192,10 +198,17 @@ class Lobby:
         request = JoinRequest(
             msg.sender, msg.body["name"], name, msg.body["endpoint"], len(self.seats), players
         )
-        if not self.admission.admit(request):
-            self._reply(routing_id, REFUSED_REASON)
+        refusal = self.admission.refusal(request)
+        if refusal is not None:
+            reason, note = refusal
+            self._reply(routing_id, reason)
             self.config.emit(
-                {"event": "refused", "name": request.name, "fingerprint": request.fingerprint}
+                {
+                    "event": "refused",
+                    "name": request.name,
+                    "fingerprint": request.fingerprint,
+                    "reason": note,
+                }
             )
             return
         entry = (msg.sender, name, msg.body["endpoint"], msg.body["curve"])

@@ -198,8 +198,32 @@ class LocalTable:
             *role,
             *self.extra_args,
         ]
-        name = f"seat{index}-{seat.replace('bot:', '')}"[:32]
-        return peer_argv(seat, name, self.budget_ms, options, self.plugins_dirs)
+        return peer_argv(seat, self.seat_name(index), self.budget_ms, options, self.plugins_dirs)
+
+    def seat_name(self, index: int) -> str:
+        return f"seat{index}-{self.seats[index].replace('bot:', '')}"[:32]
+
+    def host_role(self) -> list[str]:
+        """Seat 0's ``druids peer`` role: host this table, seating exactly its other seats.
+
+        Each joiner's identity is made now in its folder (its process then loads it), and the
+        host is given its fingerprint with ``--allow``: a host's door is closed by default
+        (net/admission.py), and a table of local peers is pinned, never opened to the LAN."""
+        role = ["--host", "--players", str(len(self.seats))]
+        if self.options is not None:
+            role += ["--rounds", str(self.options.rounds)]
+            role += ["--variant"] if self.options.variant else []
+        role += ["--game", self.game] if self.game is not None else []
+        for index in range(1, len(self.seats)):
+            role += ["--allow", self.fingerprint(index)]
+        return role
+
+    def fingerprint(self, index: int, home: Path | None = None) -> str:
+        """Seat ``index``'s identity fingerprint (in ``home``, default its folder), made now."""
+        from druids_p2p.wire import rename_identity
+
+        folder = home if home is not None else self.workdir / f"seat{index}"
+        return rename_identity(self.seat_name(index), folder).fingerprint
 
     def start(self, timeout: float = 30.0) -> None:
         self.started_at = time.monotonic()
@@ -210,12 +234,9 @@ class LocalTable:
                 self.peers.append(PeerProcess(index, home, argv, self._human(index)))
                 self.peers[-1].start()
             return
-        host_role = ["--host", "--players", str(len(self.seats))]
-        if self.options is not None:
-            host_role += ["--rounds", str(self.options.rounds)]
-            host_role += ["--variant"] if self.options.variant else []
-        host_role += ["--game", self.game] if self.game is not None else []
-        host = PeerProcess(0, self.workdir / "seat0", self._argv(0, host_role), self._human(0))
+        host = PeerProcess(
+            0, self.workdir / "seat0", self._argv(0, self.host_role()), self._human(0)
+        )
         self.peers = [host]
         host.start()
         lobby = host.wait_for("lobby", timeout)["lobby"]

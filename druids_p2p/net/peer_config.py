@@ -70,7 +70,12 @@ class PeerConfig:
     Injected so that the network layer meets players only as :class:`Player` and never imports
     the bots or the plugin loader; None: only ``human`` and ``custom_player`` seats can play."""
     approve_join: Approver | None = None
-    """Asked about every joiner before the host seats it (admission.py); None seats everyone."""
+    """Asked about every joiner the host does not seat without asking (admission.py)."""
+    allow_joins: tuple[str, ...] = ()
+    """Fingerprint prefixes of joiners the host seats without asking (``--allow FP``)."""
+    open_table: bool = False
+    """Seat anyone (``--open``). Without it, ``allow_joins`` or ``approve_join`` a host seats
+    nobody: every joiner is refused, told which fingerprint to ask the host to allow."""
     clock: Callable[[], float] = field(default=time.monotonic)
     """The seated table's clock (liveness, deadlines, grace periods): tests pass a fake one."""
     table_name: str | None = None

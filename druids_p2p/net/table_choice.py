@@ -28,17 +28,18 @@ class BadPin(ValueError):
     """The ``--fingerprint`` text is not a fingerprint prefix (one line for the user)."""
 
 
-def parse_pin(text: str) -> str:
-    """The hex digits of a fingerprint prefix, lower case, or :class:`BadPin`."""
+def parse_pin(text: str, option: str = "--fingerprint") -> str:
+    """The hex digits of a fingerprint prefix, lower case, or :class:`BadPin` naming ``option``
+    (``--fingerprint`` pins a host, ``--allow`` a joiner)."""
     digits = text.strip().lower().replace("-", "").replace(":", "")
     if not _PIN.fullmatch(digits) or len(digits) > FINGERPRINT_DIGITS:
         raise BadPin(
-            f"--fingerprint {text!r}: expected hex digits of a fingerprint such as "
-            "5282-e6a3-d155-8f01-6430 (as 'druids tables' shows it)"
+            f"{option} {text!r}: expected hex digits of a fingerprint such as "
+            "5282-e6a3-d155-8f01-6430 (as 'druids id' and 'druids tables' show it)"
         )
     if len(digits) < MIN_PIN_DIGITS:
         raise BadPin(
-            f"--fingerprint {text!r}: give at least {MIN_PIN_DIGITS} hex digits "
+            f"{option} {text!r}: give at least {MIN_PIN_DIGITS} hex digits "
             "(two groups), a shorter prefix is too easy to forge"
         )
     return digits

@@ -90,6 +90,8 @@ class LobbyScreen(Screen[None]):
         self.listener: BeaconListener | None = setup.listener
         self.tables: list[TableAnnouncement] = []
         self._shown: list[tuple[str, int, int]] = []
+        self._quiet = True
+        """No beacon dropped for room lately (else the status line says so)."""
         rules = RULESETS[setup.game]
         self.seat_range = range(rules.min_players, rules.max_players + 1)
         """The seats a table of this lobby's game has."""
@@ -175,6 +177,8 @@ class LobbyScreen(Screen[None]):
             except OSError as exc:
                 port = self.setup.beacon_port
                 self.status(f"cannot listen for tables on port {port}: {exc}", True)
+        if self.listener is not None:  # pinned and confirmed hosts are never dropped for room
+            self.listener.keep = self.setup.pinned
         self._show_seats()
         self.set_interval(0.5, self.poll)
         table.focus()
@@ -201,9 +205,13 @@ class LobbyScreen(Screen[None]):
         except (OSError, ValueError) as exc:
             self.status(f"listening failed: {exc}", True)
             return
+        dropping = self.listener.dropping()
+        if dropping is not None:
+            self.status(dropping, True)
         shown = [(t.lobby_id.hex(), t.info.seats_taken, t.info.players) for t in found]
-        if shown == self._shown:
+        if shown == self._shown and (dropping is None) == self._quiet:
             return
+        self._quiet = dropping is None
         self._shown = shown
         self.tables = found
         table = self.query_one("#tables", DataTable)
@@ -236,7 +244,8 @@ class LobbyScreen(Screen[None]):
             )
         if found:
             table.move_cursor(row=min(max(row, 0), len(found) - 1))
-        self.status(f"{len(found)} table(s) heard" if found else "no tables heard yet")
+        if dropping is None:
+            self.status(f"{len(found)} table(s) heard" if found else "no tables heard yet")
 
     def selected(self) -> TableAnnouncement | None:
         table = self.query_one("#tables", DataTable)
