@@ -63,3 +63,84 @@ def test_every_mesh_socket_bounds_how_long_a_dead_link_goes_unnoticed() -> None:
     finally:
         a.close()
         b.close()
+
+
+# ==================================================================== issue 27 item 1
+B, C = b"B" * 32, b"C" * 32
+"""Seat keys (the mesh names a peer by whatever id its owner gives it)."""
+
+
+def _bytes_opt(sock: zmq.Socket[bytes], option: int) -> bytes:
+    value = sock.getsockopt(option)
+    assert isinstance(value, bytes), (option, value)
+    return value
+
+
+def _impostor(
+    ctx: zmq.Context[zmq.Socket[bytes]], a: Mesh, rid: bytes, c: Mesh
+) -> zmq.Socket[bytes]:
+    """A seated peer's extra DEALER to C's inbox: its own (admitted) CURVE key, B's routing id."""
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.ROUTING_ID, rid)
+    sock.curve_publickey, sock.curve_secretkey = a.curve_public, a.curve_secret
+    sock.curve_serverkey = c.curve_public
+    sock.connect(c.endpoint)
+    return sock
+
+
+def test_another_key_cannot_take_over_a_links_routing_id() -> None:
+    """Issue 27 item 1 at the mesh: seat A (its CURVE key admitted by C's gate) keeps opening
+    connections to C's inbox with B's routing id. B's link keeps delivering every frame, every
+    frame is attributed to the key that sent it, and what C sends B over its inbox (a
+    ``both_links`` copy, a ``reply``) reaches B, never A's connections."""
+    c = Mesh("127.0.0.1", routing_id=C)
+    b = Mesh("127.0.0.1", routing_id=B)
+    a = Mesh("127.0.0.1", routing_id=b"A" * 32)
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    impostors: list[zmq.Socket[bytes]] = []
+    stolen: list[bytes] = []
+    try:
+        b.connect(C, c.endpoint, c.curve_public_raw)
+        c.connect(B, b.endpoint, b.curve_public_raw)
+        c.close_gate([b.curve_public_raw, a.curve_public_raw])  # both seated
+        b.send(C, b"b up")
+        _receive(c, b"b up")
+        rid = _bytes_opt(b.peers[C], zmq.ROUTING_ID)
+        got_b: set[bytes] = set()
+        back_to_b: list[bytes] = []
+        rounds = 120
+        for i in range(rounds):
+            if i % 10 == 0:  # a fresh takeover every ~0.1 s, the two latest kept open
+                impostors.append(_impostor(ctx, a, rid, c))
+                for payload in (b"impostor %d" % i, b"impostor again %d" % i):
+                    impostors[-1].send(payload, zmq.NOBLOCK)
+                while len(impostors) > 2:
+                    impostors.pop(0).close(linger=0)
+            b.send(C, b"b %d" % i)
+            c.send(B, b"for B %d" % i, both_links=True)
+            c.reply(rid, b"reply for B %d" % i)
+            for inbound in c.poll(5):
+                if inbound.payload.startswith(b"b "):
+                    assert inbound.curve == b.curve_public_raw
+                    got_b.add(inbound.payload)
+                elif inbound.payload.startswith(b"impostor"):
+                    assert inbound.curve == a.curve_public_raw, inbound  # never B's
+            back_to_b += [i.payload for i in b.poll(0) if i.routing_id == b""]  # over C's inbox
+            for sock in impostors:
+                while sock.poll(0):
+                    stolen.append(sock.recv())
+        deadline = time.monotonic() + 5
+        while len(got_b) < rounds and time.monotonic() < deadline:
+            got_b |= {i.payload for i in c.poll(50) if i.payload.startswith(b"b ")}
+        print(f"B's frames reaching C with the impostor: {len(got_b)} of {rounds}")
+        assert not stolen, f"{len(stolen)} frames for B went to A's connections: {stolen[:3]}"
+        assert len(got_b) == rounds, f"only {len(got_b)} of B's {rounds} frames reached C"
+        assert any(p.startswith(b"for B") for p in back_to_b), back_to_b[:5]
+        assert any(p.startswith(b"reply for B") for p in back_to_b), back_to_b[:5]
+    finally:
+        for sock in impostors:
+            sock.close(linger=0)
+        ctx.term()
+        for mesh in (a, b, c):
+            mesh.close()
