@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 import zmq
 from table_harness import LocalTable
-from zmq.utils.monitor import recv_monitor_message
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net import liveness
@@ -167,7 +166,7 @@ def test_endpoint_rules() -> None:
 # ==================================================================== a join to a real lobby
 def _lobby(tmp_path: Path) -> tuple[Lobby, Mesh]:
     host = Identity.generate("host")
-    mesh = Mesh("127.0.0.1", routing_id=host.public_key)
+    mesh = Mesh("127.0.0.1")
     config = PeerConfig(home=tmp_path, identity=host, announce=False)
     return Lobby(config, mesh, HostSpec("t", GameOptions(players=3))), mesh
 
@@ -180,7 +179,7 @@ def test_a_join_naming_an_endpoint_off_the_table_network_is_refused(
     not seat it (nothing ever connects to the endpoint: the host connects only once seated)."""
     lobby, host_mesh = _lobby(tmp_path)
     joiner = Identity.generate("joiner")
-    mesh = Mesh("127.0.0.1", routing_id=joiner.public_key)
+    mesh = Mesh("127.0.0.1")
     try:
         mesh.connect(b"host", host_mesh.endpoint, host_mesh.curve_public_raw)
         mesh.watch_dealer(b"host")
@@ -219,18 +218,16 @@ def test_a_connection_made_before_the_gate_closed_delivers_nothing_after() -> No
     """A stranger connects while the gate is open (before seating) and sends; the gate closes to
     the seated key: nothing the stranger sends from then on is delivered, its connection is
     dropped and its reconnection refused, while the seated peer's link comes back."""
-    inbox = Mesh("127.0.0.1", routing_id=b"inbox")
-    seated = Mesh("127.0.0.1", routing_id=b"seated")
-    stranger = Mesh("127.0.0.1", routing_id=b"stranger")
+    inbox = Mesh("127.0.0.1")
+    seated = Mesh("127.0.0.1")
+    stranger = Mesh("127.0.0.1")
     try:
         for peer in (seated, stranger):
             peer.connect(b"inbox", inbox.endpoint, inbox.curve_public_raw)
-        monitor = stranger.peers[b"inbox"].get_monitor_socket()
-        events: list[int] = []
+        events = stranger.link_events.setdefault(b"inbox", [])
 
         def refused() -> bool:
-            while monitor.poll(0):
-                events.append(recv_monitor_message(monitor)["event"])
+            stranger.poll(0)  # reads its DEALER's monitor (and replaces a dropped DEALER)
             return zmq.EVENT_HANDSHAKE_FAILED_AUTH in events
 
         stranger.send(b"inbox", b"before")
@@ -253,8 +250,6 @@ def test_a_connection_made_before_the_gate_closed_delivers_nothing_after() -> No
         stranger.send(b"inbox", b"late")
         seated.send(b"inbox", b"marker")
         assert b"late" not in _frames_until(inbox, b"marker")
-        stranger.peers[b"inbox"].disable_monitor()
-        monitor.close(linger=0)
     finally:
         for mesh in (inbox, seated, stranger):
             mesh.close()
@@ -278,8 +273,8 @@ def test_a_resend_flood_is_answered_bounded_and_rate_limited(tmp_path: Path) -> 
     machine = table.machines[0]
     assert len(machine.transcript.messages) > RESEND_MAX_MESSAGES + 1
     asker = table.ids[1]
-    runner_mesh = Mesh("127.0.0.1", routing_id=table.ids[0].public_key)
-    receiver = Mesh("127.0.0.1", routing_id=asker.public_key)
+    runner_mesh = Mesh("127.0.0.1")
+    receiver = Mesh("127.0.0.1")
     clock = FakeClock()
     try:
         runner_mesh.connect(asker.public_key, receiver.endpoint, receiver.curve_public_raw)
@@ -371,8 +366,8 @@ def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None
     seats' own joins) but nothing is booked to anybody; once every confirmation is in, each
     peer's receipt map is exactly the confirmed CURVE keys and the gate refuses a stranger."""
     ids = [Identity.generate(f"p{k}") for k in range(3)]
-    meshes = [Mesh("127.0.0.1", routing_id=i.public_key) for i in ids]
-    stranger = Mesh("127.0.0.1", routing_id=b"stranger")
+    meshes = [Mesh("127.0.0.1") for _ in ids]
+    stranger = Mesh("127.0.0.1")
     try:
         offer = os.urandom(32)
         seats = [
@@ -409,16 +404,13 @@ def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None
             assert not mesh.gate.open
             assert mesh.rebinds == 0  # nobody else had connected: no link was dropped
         stranger.connect(b"p0", meshes[0].endpoint, meshes[0].curve_public_raw)
-        monitor = stranger.peers[b"p0"].get_monitor_socket()
-        events: list[int] = []
+        events = stranger.link_events.setdefault(b"p0", [])
         for _ in range(200):
-            if monitor.poll(50):
-                events.append(recv_monitor_message(monitor)["event"])
+            stranger.poll(50)  # reads its DEALER's monitor
             if zmq.EVENT_HANDSHAKE_FAILED_AUTH in events:
                 break
         assert zmq.EVENT_HANDSHAKE_FAILED_AUTH in events, events
-        stranger.peers[b"p0"].disable_monitor()
-        monitor.close(linger=0)
+        assert zmq.EVENT_HANDSHAKE_SUCCEEDED not in events
     finally:
         for mesh in (*meshes, stranger):
             mesh.close()
@@ -446,8 +438,8 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
     table.run()
     ahead = table.machines[0]
     assert ahead.finished and len(ahead.transcript.messages) > 20 + RESEND_MAX_MESSAGES
-    mesh_a = Mesh("127.0.0.1", routing_id=table.ids[0].public_key)
-    mesh_b = Mesh("127.0.0.1", routing_id=table.ids[1].public_key)
+    mesh_a = Mesh("127.0.0.1")
+    mesh_b = Mesh("127.0.0.1")
     try:
         mesh_a.connect(table.ids[1].public_key, mesh_b.endpoint, mesh_b.curve_public_raw)
         mesh_b.connect(table.ids[0].public_key, mesh_a.endpoint, mesh_a.curve_public_raw)
@@ -499,7 +491,7 @@ def test_a_beacon_naming_an_endpoint_off_the_table_network_is_refused(tmp_path: 
     )
     beacon = encode_beacon(host, info, bytes(LOBBY_ID_SIZE), 1)
     joiner = Identity.generate("joiner")
-    mesh = Mesh("127.0.0.1", routing_id=joiner.public_key)
+    mesh = Mesh("127.0.0.1")
     mesh.network = TableNetwork(ipaddress.IPv4Network("127.0.0.0/24"))
     try:
         config = PeerConfig(home=tmp_path, identity=joiner)

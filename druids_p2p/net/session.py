@@ -69,7 +69,6 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
     Only the saved table the command asks for is rejoined (:func:`pick_table`); a table that
     stops (an abort, ours or another's) is marked stopped, so it never blocks the next one.
     Every event also goes to ``events.jsonl`` in the table's folder."""
-    identity = config.identity
     try:
         TableNetwork.of_address(config.bind)
     except EndpointError as exc:
@@ -93,7 +92,7 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
                 "marked stopped (its record is kept), so the next command starts a new table"
             ) from None
         bind = str(resume.info().get("bind") or config.bind)  # the endpoint the others know
-        mesh = Mesh(bind, port, identity.public_key, (public, secret))
+        mesh = Mesh(bind, port, (public, secret))
         events.open(resume)
         text = f"rejoining the unfinished {resume.describe()}: Ctrl-C leaves it for good"
         name = resume.info().get("name")
@@ -101,7 +100,7 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
             {"event": "rejoining", "folder": str(resume.folder), "table": name, "text": text}
         )
     else:
-        mesh = Mesh(config.bind, config.port, identity.public_key)
+        mesh = Mesh(config.bind, config.port)
     try:
         early: list[bytes] = []
         if resume is None:
