@@ -103,6 +103,28 @@ def test_a_host_listing_its_own_key_for_a_joiner_is_blamed_by_every_peer(
         assert "seat message is refused" in fault.reason
 
 
+def test_a_seat_list_naming_one_curve_key_for_two_seats_is_blamed_on_the_host() -> None:
+    """Joiner 2 joins claiming joiner 1's CURVE key (its own signed word, quoted). A link is
+    known by its CURVE key alone, so one key for two seats would book joiner 1's frames, and
+    its liveness, to joiner 2: the host must refuse such a join, and every peer blames a host
+    that seats it, from the seat message alone."""
+    table = LocalTable(players=3)
+    seats = list(table.seats)
+    key, name, endpoint, _ = seats[2]
+    seats[2] = (key, name, endpoint, seats[1][3])
+    joins = list(table.joins[1:])
+    joins[1] = make_join(table.ids[2], decode(joins[1]).table_id, endpoint, seats[1][3])
+    _reseat(table, seats, joins)
+    faults = _start_all(table)
+    assert sorted(faults) == [0, 1, 2]
+    for fault in faults.values():
+        assert fault.seat == 0, fault.reason
+        assert "one CURVE key for two seats" in fault.reason
+    report = audit_messages([table.seat_raw])
+    assert report.problem is not None and report.problem.seat == 0, report.problem
+    assert "one CURVE key for two seats" in report.problem.error
+
+
 def test_a_joiner_contradicting_its_own_join_is_blamed_not_the_host() -> None:
     """Joiner 2 joins with one inbox and confirms another: the seat message quotes its join, so
     its confirmation convicts it (it cannot get the host blamed by changing its word)."""
@@ -196,6 +218,35 @@ def test_a_join_naming_an_endpoint_off_the_table_network_is_refused(
         reply = decode(answer.payload)
         assert reply.type is MsgType.ABORT and reply.table_id == lobby.table_id
         assert "join refused" in reply.body["reason"] and repr(endpoint) in reply.body["reason"]
+        assert [s[0] for s in lobby.seats] == [lobby.identity.public_key]
+    finally:
+        lobby.close()
+        mesh.close()
+        host_mesh.close()
+
+
+def test_a_join_claiming_a_seated_curve_key_is_refused(tmp_path: Path) -> None:
+    """Over real sockets: a join naming the CURVE key of a seat already taken (here the host's)
+    is answered with an abort and not seated."""
+    lobby, host_mesh = _lobby(tmp_path)
+    joiner = Identity.generate("joiner")
+    mesh = Mesh("127.0.0.1")
+    try:
+        mesh.connect(b"host", host_mesh.endpoint, host_mesh.curve_public_raw)
+        mesh.watch_dealer(b"host")
+        join = make_join(joiner, lobby.table_id, mesh.endpoint, host_mesh.curve_public_raw)
+        mesh.send(b"host", join)
+        answer: Inbound | None = None
+        for _ in range(200):  # bounded: the host answers within a few polls
+            for inbound in host_mesh.poll(20):
+                lobby._on_join(inbound.routing_id, inbound.payload)
+            replies = mesh.poll(20)
+            if replies:
+                answer = replies[0]
+                break
+        assert answer is not None, "the host never answered"
+        reason = decode(answer.payload).body["reason"]
+        assert reason == "join refused: another seat has that CURVE key", reason
         assert [s[0] for s in lobby.seats] == [lobby.identity.public_key]
     finally:
         lobby.close()
