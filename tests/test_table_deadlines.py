@@ -192,6 +192,47 @@ def test_a_silent_seat_is_unreachable_not_a_cheat(tmp_path: Path) -> None:
     assert "no message" in arena.machines[0].aborted.reason  # type: ignore[union-attr]
 
 
+def relayed(arena: Arena, k: int, via: int, hellos: list[bytes]) -> Callable[[], None]:
+    """Each second, one of k's own signed hellos (in turn) to every other honest seat, over
+    seat ``via``'s link: what a seat that kept k's hellos relays once k has crashed."""
+    turn = [0]
+
+    def send() -> None:
+        raw = hellos[turn[0] % len(hellos)]
+        turn[0] += 1
+        for j in arena.honest:
+            if j != via:
+                arena.queue.append((via, j, raw))
+
+    return send
+
+
+def test_relayed_hellos_are_not_hearing_from_their_signer(tmp_path: Path) -> None:
+    """Issue 27 item 2: seat 1 has crashed owing its salt; its old signed hellos keep coming,
+    relayed over seat 0's link. Seat 2 records seat 1 unreachable, as seat 0 does: only a frame
+    on its own link is hearing from a seat (before, seat 2 recorded it as withholding)."""
+    arena = clocked_arena(tmp_path, seed=51)
+    arena.tamper = withholding(arena, 1, MsgType.DECK_SALT)
+    arena.run()
+    hellos = [hello_from(arena, 1)]
+    pass_time(arena, 1)
+    hellos.append(hello_from(arena, 1))
+    pass_time(arena, STEP_S + 5, keepalive=relayed(arena, 1, 0, hellos))
+    blamed_everywhere(arena, 1, "unreachable: gone for")
+    assert arena.runners[2].bad_messages >= STEP_S  # each relayed hello dropped and counted
+
+
+def test_a_hello_replayed_on_its_own_link_counts_once(tmp_path: Path) -> None:
+    """The same signed hello again and again, even over its signer's own link, is no news of
+    it: only a hello fresher than the last one heard (its ``n`` higher) counts."""
+    arena = clocked_arena(tmp_path, seed=51)
+    arena.tamper = withholding(arena, 1, MsgType.DECK_SALT)
+    arena.run()
+    hello = hello_from(arena, 1)
+    pass_time(arena, STEP_S + 5, keepalive=relayed(arena, 1, 1, [hello]))
+    blamed_everywhere(arena, 1, "unreachable: gone for")
+
+
 def test_a_withheld_receipt_is_blamed_by_the_next_mover(tmp_path: Path) -> None:
     """A seat that acknowledges no move stalls the next mover: blamed after the step deadline."""
     arena = clocked_arena(tmp_path, seed=52)
