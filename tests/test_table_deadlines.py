@@ -62,7 +62,9 @@ def drain(arena: Arena, limit: int = 100_000) -> None:
 
 
 def hello_from(arena: Arena, k: int) -> bytes:
+    """A fresh signed hello of seat-list index k (its ``n``: the fake clock in ms)."""
     m = arena.machines[k]
+    n = int(arena.clock.now * 1000)  # type: ignore[attr-defined]
     return encode(
         arena.ids[k],
         MsgType.HELLO,
@@ -70,7 +72,7 @@ def hello_from(arena: Arena, k: int) -> bytes:
         seq=0,
         prev=ZERO_HASH,
         head=m.transcript.head,
-        body={"name": arena.ids[k].name, "client": "evil/1"},
+        body={"name": arena.ids[k].name, "client": "evil/1", "n": n},
     )
 
 
@@ -342,3 +344,21 @@ def test_a_debt_clock_restarts_only_with_a_new_step() -> None:
     assert late is not None and late.debt == again and late.unreachable
     assert "unreachable: gone for 10 s with no message" in late.reason("p1 (seat 2)")
     assert Deadlines(step_s=30.0, move_s=3.0, away_s=3.0).step_s == 1.5  # half the move limit
+
+
+def test_a_seat_back_from_a_crash_keeps_the_deadline_counted_from_its_last_word() -> None:
+    """A seat that fell silent owing a message is given the deadline again from its last word
+    (time to restart and rejoin); back and saying hello, it keeps that time to pay instead of
+    being blamed at once for a debt past the deadline counted from its start. Once per debt."""
+    tracker = Deadlines(step_s=10.0, move_s=100.0, away_s=3.0)
+    salt = Debt(b"k" * 32, "deck_salt", False, b"step-1")
+    tracker.update([salt], 0.0)
+    gone = {salt.key: 4.0}  # its last word before it crashed
+    for now in (5.0, 8.0, 10.5, 13.5):
+        assert tracker.check(now, gone) is None, now
+    back = {salt.key: 13.8}  # restarted: its hellos again, its salt not yet sent
+    assert tracker.check(13.9, back) is None  # before: "withheld" at once (owed 13.9 > 10)
+    assert [due for _, due in tracker.owed(salt.key)] == [14.0]
+    late = tracker.check(14.1, back)
+    assert late is not None and late.debt == salt and not late.unreachable
+    assert "withheld deck_salt past the deadline" in late.reason("p1 (seat 2)")
