@@ -260,14 +260,19 @@ _original_receive = TableMachine.receive
 
 
 def _own_nonce(self: Mesh, payload: bytes) -> bool:
-    """A seat_nonce of this peer's, not yet released (the mesh's routing id is its key)."""
+    """A seat_nonce of this peer's, not yet released."""
     if STATE.get("released") or is_receipt(payload):
         return False
     try:
         msg = decode(payload)
     except WireError:  # anything else (a beacon, junk) passes
         return False
-    return msg.type is MsgType.SEAT_NONCE and msg.sender == self.routing_id
+    identity = STATE["identity"]
+    return (
+        msg.type is MsgType.SEAT_NONCE
+        and identity is not None
+        and msg.sender == identity.public_key
+    )
 
 
 def _veto_send(self: Mesh, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:

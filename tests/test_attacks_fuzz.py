@@ -109,7 +109,7 @@ class Fuzzer:
                 {"sender": self.rng.choice(ids).public_key, "seq": self.rng.randrange(0, 99)},
             ],
             MsgType.ABORT: [{"reason": "fuzz", "seat": self.rng.randrange(8)}],
-            MsgType.HELLO: [{"name": "fuzz", "client": "fuzz/1"}],
+            MsgType.HELLO: [{"name": "fuzz", "client": "fuzz/1", "n": 1}],
             MsgType.JOIN: [{"name": "fuzz"}],
             MsgType.ROUND_REVEAL: [{"round": 0, "hand": ["G1", "Gaia"]}],
         }

@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 import zmq
 from table_harness import LocalTable
-from zmq.utils.monitor import recv_monitor_message
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net import liveness
@@ -104,6 +103,28 @@ def test_a_host_listing_its_own_key_for_a_joiner_is_blamed_by_every_peer(
         assert "seat message is refused" in fault.reason
 
 
+def test_a_seat_list_naming_one_curve_key_for_two_seats_is_blamed_on_the_host() -> None:
+    """Joiner 2 joins claiming joiner 1's CURVE key (its own signed word, quoted). A link is
+    known by its CURVE key alone, so one key for two seats would book joiner 1's frames, and
+    its liveness, to joiner 2: the host must refuse such a join, and every peer blames a host
+    that seats it, from the seat message alone."""
+    table = LocalTable(players=3)
+    seats = list(table.seats)
+    key, name, endpoint, _ = seats[2]
+    seats[2] = (key, name, endpoint, seats[1][3])
+    joins = list(table.joins[1:])
+    joins[1] = make_join(table.ids[2], decode(joins[1]).table_id, endpoint, seats[1][3])
+    _reseat(table, seats, joins)
+    faults = _start_all(table)
+    assert sorted(faults) == [0, 1, 2]
+    for fault in faults.values():
+        assert fault.seat == 0, fault.reason
+        assert "one CURVE key for two seats" in fault.reason
+    report = audit_messages([table.seat_raw])
+    assert report.problem is not None and report.problem.seat == 0, report.problem
+    assert "one CURVE key for two seats" in report.problem.error
+
+
 def test_a_joiner_contradicting_its_own_join_is_blamed_not_the_host() -> None:
     """Joiner 2 joins with one inbox and confirms another: the seat message quotes its join, so
     its confirmation convicts it (it cannot get the host blamed by changing its word)."""
@@ -167,7 +188,7 @@ def test_endpoint_rules() -> None:
 # ==================================================================== a join to a real lobby
 def _lobby(tmp_path: Path) -> tuple[Lobby, Mesh]:
     host = Identity.generate("host")
-    mesh = Mesh("127.0.0.1", routing_id=host.public_key)
+    mesh = Mesh("127.0.0.1")
     config = PeerConfig(home=tmp_path, identity=host, announce=False)
     return Lobby(config, mesh, HostSpec("t", GameOptions(players=3))), mesh
 
@@ -180,7 +201,7 @@ def test_a_join_naming_an_endpoint_off_the_table_network_is_refused(
     not seat it (nothing ever connects to the endpoint: the host connects only once seated)."""
     lobby, host_mesh = _lobby(tmp_path)
     joiner = Identity.generate("joiner")
-    mesh = Mesh("127.0.0.1", routing_id=joiner.public_key)
+    mesh = Mesh("127.0.0.1")
     try:
         mesh.connect(b"host", host_mesh.endpoint, host_mesh.curve_public_raw)
         mesh.watch_dealer(b"host")
@@ -204,6 +225,35 @@ def test_a_join_naming_an_endpoint_off_the_table_network_is_refused(
         host_mesh.close()
 
 
+def test_a_join_claiming_a_seated_curve_key_is_refused(tmp_path: Path) -> None:
+    """Over real sockets: a join naming the CURVE key of a seat already taken (here the host's)
+    is answered with an abort and not seated."""
+    lobby, host_mesh = _lobby(tmp_path)
+    joiner = Identity.generate("joiner")
+    mesh = Mesh("127.0.0.1")
+    try:
+        mesh.connect(b"host", host_mesh.endpoint, host_mesh.curve_public_raw)
+        mesh.watch_dealer(b"host")
+        join = make_join(joiner, lobby.table_id, mesh.endpoint, host_mesh.curve_public_raw)
+        mesh.send(b"host", join)
+        answer: Inbound | None = None
+        for _ in range(200):  # bounded: the host answers within a few polls
+            for inbound in host_mesh.poll(20):
+                lobby._on_join(inbound.routing_id, inbound.payload)
+            replies = mesh.poll(20)
+            if replies:
+                answer = replies[0]
+                break
+        assert answer is not None, "the host never answered"
+        reason = decode(answer.payload).body["reason"]
+        assert reason == "join refused: another seat has that CURVE key", reason
+        assert [s[0] for s in lobby.seats] == [lobby.identity.public_key]
+    finally:
+        lobby.close()
+        mesh.close()
+        host_mesh.close()
+
+
 # ==================================================================== the inbox gate
 def _frames_until(inbox: Mesh, marker: bytes, also: Any = None) -> list[bytes]:
     """Everything the inbox delivers until ``marker`` arrives and ``also()`` holds (bounded)."""
@@ -219,18 +269,16 @@ def test_a_connection_made_before_the_gate_closed_delivers_nothing_after() -> No
     """A stranger connects while the gate is open (before seating) and sends; the gate closes to
     the seated key: nothing the stranger sends from then on is delivered, its connection is
     dropped and its reconnection refused, while the seated peer's link comes back."""
-    inbox = Mesh("127.0.0.1", routing_id=b"inbox")
-    seated = Mesh("127.0.0.1", routing_id=b"seated")
-    stranger = Mesh("127.0.0.1", routing_id=b"stranger")
+    inbox = Mesh("127.0.0.1")
+    seated = Mesh("127.0.0.1")
+    stranger = Mesh("127.0.0.1")
     try:
         for peer in (seated, stranger):
             peer.connect(b"inbox", inbox.endpoint, inbox.curve_public_raw)
-        monitor = stranger.peers[b"inbox"].get_monitor_socket()
-        events: list[int] = []
+        events = stranger.link_events.setdefault(b"inbox", [])
 
         def refused() -> bool:
-            while monitor.poll(0):
-                events.append(recv_monitor_message(monitor)["event"])
+            stranger.poll(0)  # reads its DEALER's monitor (and replaces a dropped DEALER)
             return zmq.EVENT_HANDSHAKE_FAILED_AUTH in events
 
         stranger.send(b"inbox", b"before")
@@ -253,8 +301,6 @@ def test_a_connection_made_before_the_gate_closed_delivers_nothing_after() -> No
         stranger.send(b"inbox", b"late")
         seated.send(b"inbox", b"marker")
         assert b"late" not in _frames_until(inbox, b"marker")
-        stranger.peers[b"inbox"].disable_monitor()
-        monitor.close(linger=0)
     finally:
         for mesh in (inbox, seated, stranger):
             mesh.close()
@@ -278,8 +324,8 @@ def test_a_resend_flood_is_answered_bounded_and_rate_limited(tmp_path: Path) -> 
     machine = table.machines[0]
     assert len(machine.transcript.messages) > RESEND_MAX_MESSAGES + 1
     asker = table.ids[1]
-    runner_mesh = Mesh("127.0.0.1", routing_id=table.ids[0].public_key)
-    receiver = Mesh("127.0.0.1", routing_id=asker.public_key)
+    runner_mesh = Mesh("127.0.0.1")
+    receiver = Mesh("127.0.0.1")
     clock = FakeClock()
     try:
         runner_mesh.connect(asker.public_key, receiver.endpoint, receiver.curve_public_raw)
@@ -371,8 +417,8 @@ def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None
     seats' own joins) but nothing is booked to anybody; once every confirmation is in, each
     peer's receipt map is exactly the confirmed CURVE keys and the gate refuses a stranger."""
     ids = [Identity.generate(f"p{k}") for k in range(3)]
-    meshes = [Mesh("127.0.0.1", routing_id=i.public_key) for i in ids]
-    stranger = Mesh("127.0.0.1", routing_id=b"stranger")
+    meshes = [Mesh("127.0.0.1") for _ in ids]
+    stranger = Mesh("127.0.0.1")
     try:
         offer = os.urandom(32)
         seats = [
@@ -409,16 +455,13 @@ def test_links_come_from_the_confirmations_and_then_shut_strangers_out() -> None
             assert not mesh.gate.open
             assert mesh.rebinds == 0  # nobody else had connected: no link was dropped
         stranger.connect(b"p0", meshes[0].endpoint, meshes[0].curve_public_raw)
-        monitor = stranger.peers[b"p0"].get_monitor_socket()
-        events: list[int] = []
+        events = stranger.link_events.setdefault(b"p0", [])
         for _ in range(200):
-            if monitor.poll(50):
-                events.append(recv_monitor_message(monitor)["event"])
+            stranger.poll(50)  # reads its DEALER's monitor
             if zmq.EVENT_HANDSHAKE_FAILED_AUTH in events:
                 break
         assert zmq.EVENT_HANDSHAKE_FAILED_AUTH in events, events
-        stranger.peers[b"p0"].disable_monitor()
-        monitor.close(linger=0)
+        assert zmq.EVENT_HANDSHAKE_SUCCEEDED not in events
     finally:
         for mesh in (*meshes, stranger):
             mesh.close()
@@ -446,8 +489,8 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
     table.run()
     ahead = table.machines[0]
     assert ahead.finished and len(ahead.transcript.messages) > 20 + RESEND_MAX_MESSAGES
-    mesh_a = Mesh("127.0.0.1", routing_id=table.ids[0].public_key)
-    mesh_b = Mesh("127.0.0.1", routing_id=table.ids[1].public_key)
+    mesh_a = Mesh("127.0.0.1")
+    mesh_b = Mesh("127.0.0.1")
     try:
         mesh_a.connect(table.ids[1].public_key, mesh_b.endpoint, mesh_b.curve_public_raw)
         mesh_b.connect(table.ids[0].public_key, mesh_a.endpoint, mesh_a.curve_public_raw)
@@ -499,7 +542,7 @@ def test_a_beacon_naming_an_endpoint_off_the_table_network_is_refused(tmp_path: 
     )
     beacon = encode_beacon(host, info, bytes(LOBBY_ID_SIZE), 1)
     joiner = Identity.generate("joiner")
-    mesh = Mesh("127.0.0.1", routing_id=joiner.public_key)
+    mesh = Mesh("127.0.0.1")
     mesh.network = TableNetwork(ipaddress.IPv4Network("127.0.0.0/24"))
     try:
         config = PeerConfig(home=tmp_path, identity=joiner)

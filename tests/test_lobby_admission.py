@@ -73,7 +73,7 @@ class Host:
         assert ok, self.events
 
     def start(self) -> bytes:
-        self.mesh = Mesh("127.0.0.1", 0, self.identity.public_key)
+        self.mesh = Mesh("127.0.0.1")
         config = PeerConfig(
             home=self.tmp / "host",
             identity=self.identity,
@@ -118,7 +118,7 @@ class Joiner:
         self.thread.start()
 
     def _run(self, announcement: bytes) -> None:
-        mesh = Mesh("127.0.0.1", 0, self.identity.public_key)
+        mesh = Mesh("127.0.0.1")
         config = PeerConfig(
             home=self.tmp / self.identity.name, identity=self.identity, lobby_timeout_s=BOUND_S
         )

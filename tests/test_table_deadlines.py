@@ -62,7 +62,9 @@ def drain(arena: Arena, limit: int = 100_000) -> None:
 
 
 def hello_from(arena: Arena, k: int) -> bytes:
+    """A fresh signed hello of seat-list index k (its ``n``: the fake clock in ms)."""
     m = arena.machines[k]
+    n = int(arena.clock.now * 1000)  # type: ignore[attr-defined]
     return encode(
         arena.ids[k],
         MsgType.HELLO,
@@ -70,7 +72,7 @@ def hello_from(arena: Arena, k: int) -> bytes:
         seq=0,
         prev=ZERO_HASH,
         head=m.transcript.head,
-        body={"name": arena.ids[k].name, "client": "evil/1"},
+        body={"name": arena.ids[k].name, "client": "evil/1", "n": n},
     )
 
 
@@ -192,6 +194,47 @@ def test_a_silent_seat_is_unreachable_not_a_cheat(tmp_path: Path) -> None:
     assert "no message" in arena.machines[0].aborted.reason  # type: ignore[union-attr]
 
 
+def relayed(arena: Arena, k: int, via: int, hellos: list[bytes]) -> Callable[[], None]:
+    """Each second, one of k's own signed hellos (in turn) to every other honest seat, over
+    seat ``via``'s link: what a seat that kept k's hellos relays once k has crashed."""
+    turn = [0]
+
+    def send() -> None:
+        raw = hellos[turn[0] % len(hellos)]
+        turn[0] += 1
+        for j in arena.honest:
+            if j != via:
+                arena.queue.append((via, j, raw))
+
+    return send
+
+
+def test_relayed_hellos_are_not_hearing_from_their_signer(tmp_path: Path) -> None:
+    """Issue 27 item 2: seat 1 has crashed owing its salt; its old signed hellos keep coming,
+    relayed over seat 0's link. Seat 2 records seat 1 unreachable, as seat 0 does: only a frame
+    on its own link is hearing from a seat (before, seat 2 recorded it as withholding)."""
+    arena = clocked_arena(tmp_path, seed=51)
+    arena.tamper = withholding(arena, 1, MsgType.DECK_SALT)
+    arena.run()
+    hellos = [hello_from(arena, 1)]
+    pass_time(arena, 1)
+    hellos.append(hello_from(arena, 1))
+    pass_time(arena, STEP_S + 5, keepalive=relayed(arena, 1, 0, hellos))
+    blamed_everywhere(arena, 1, "unreachable: gone for")
+    assert arena.runners[2].bad_messages >= STEP_S  # each relayed hello dropped and counted
+
+
+def test_a_hello_replayed_on_its_own_link_counts_once(tmp_path: Path) -> None:
+    """The same signed hello again and again, even over its signer's own link, is no news of
+    it: only a hello fresher than the last one heard (its ``n`` higher) counts."""
+    arena = clocked_arena(tmp_path, seed=51)
+    arena.tamper = withholding(arena, 1, MsgType.DECK_SALT)
+    arena.run()
+    hello = hello_from(arena, 1)
+    pass_time(arena, STEP_S + 5, keepalive=relayed(arena, 1, 1, [hello]))
+    blamed_everywhere(arena, 1, "unreachable: gone for")
+
+
 def test_a_withheld_receipt_is_blamed_by_the_next_mover(tmp_path: Path) -> None:
     """A seat that acknowledges no move stalls the next mover: blamed after the step deadline."""
     arena = clocked_arena(tmp_path, seed=52)
@@ -301,3 +344,21 @@ def test_a_debt_clock_restarts_only_with_a_new_step() -> None:
     assert late is not None and late.debt == again and late.unreachable
     assert "unreachable: gone for 10 s with no message" in late.reason("p1 (seat 2)")
     assert Deadlines(step_s=30.0, move_s=3.0, away_s=3.0).step_s == 1.5  # half the move limit
+
+
+def test_a_seat_back_from_a_crash_keeps_the_deadline_counted_from_its_last_word() -> None:
+    """A seat that fell silent owing a message is given the deadline again from its last word
+    (time to restart and rejoin); back and saying hello, it keeps that time to pay instead of
+    being blamed at once for a debt past the deadline counted from its start. Once per debt."""
+    tracker = Deadlines(step_s=10.0, move_s=100.0, away_s=3.0)
+    salt = Debt(b"k" * 32, "deck_salt", False, b"step-1")
+    tracker.update([salt], 0.0)
+    gone = {salt.key: 4.0}  # its last word before it crashed
+    for now in (5.0, 8.0, 10.5, 13.5):
+        assert tracker.check(now, gone) is None, now
+    back = {salt.key: 13.8}  # restarted: its hellos again, its salt not yet sent
+    assert tracker.check(13.9, back) is None  # before: "withheld" at once (owed 13.9 > 10)
+    assert [due for _, due in tracker.owed(salt.key)] == [14.0]
+    late = tracker.check(14.1, back)
+    assert late is not None and late.debt == salt and not late.unreachable
+    assert "withheld deck_salt past the deadline" in late.reason("p1 (seat 2)")

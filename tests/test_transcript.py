@@ -135,7 +135,7 @@ def test_equivocation_keeps_a_verifiable_pair() -> None:
 def test_lobby_types_have_no_place_in_a_table() -> None:
     table = SampleTable(3, seed=10)
     with pytest.raises(OutOfPlace, match="hello"):
-        table.send(1, "hello", {"name": "bob", "client": "x"})
+        table.send(1, "hello", {"name": "bob", "client": "x", "n": 1})
     other_seat = table.make(1, "seat", dict(decode(table.raws[0]).body))
     with pytest.raises(OutOfPlace):
         table.transcript.append(other_seat)

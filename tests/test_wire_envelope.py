@@ -80,7 +80,7 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
     a = _enc(table, 2, "move", {"round": 0, "move": "G1"}, seq=4)
     b = _enc(table, 2, "move", {"round": 0, "move": "G2"}, seq=4)
     return [
-        (MsgType.HELLO, {"name": "alice", "client": "druids-p2p/0.1.0"}),
+        (MsgType.HELLO, {"name": "alice", "client": "druids-p2p/0.1.0", "n": 1_700_000_000_000}),
         (MsgType.JOIN, {"name": "Zoë"}),
         (MsgType.JOIN, {"name": "Zoë", "endpoint": "tcp://127.0.0.1:4567", "curve": H2}),
         (MsgType.SEAT_CONFIRM, {"commit": H1, "curve": H2, "endpoint": "tcp://10.0.0.2:5000"}),

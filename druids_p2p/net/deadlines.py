@@ -113,6 +113,10 @@ class Deadlines:
         self.move_s = move_s
         self.away_s = away_s
         self._since: dict[tuple[bytes, bytes], tuple[Debt, float]] = {}
+        self._gone: dict[tuple[bytes, bytes], float] = {}
+        """Per debt, the last word heard from its seat before it first fell silent while owing
+        it (once per debt): the debt is then due a deadline after that word, even once the seat
+        is back, so a crashed seat keeps its time to restart, rejoin and pay (issue 27 item 2)."""
 
     def limit(self, debt: Debt) -> float:
         return self.move_s if debt.human else self.step_s
@@ -125,10 +129,16 @@ class Deadlines:
             known = self._since.get(ident)
             fresh[ident] = (debt, now) if known is None else known
         self._since = fresh
+        self._gone = {ident: t for ident, t in self._gone.items() if ident in fresh}
+
+    def _due(self, debt: Debt, since: float) -> float:
+        """When ``debt`` (owed since ``since``) falls due: its deadline after ``since``, or
+        after its seat's last word before it fell silent, if that is later."""
+        return max(since, self._gone.get((debt.key, debt.token), since)) + self.limit(debt)
 
     def owed(self, key: bytes) -> list[tuple[Debt, float]]:
         """``key``'s open debts with the time each one falls due."""
-        return [(d, since + self.limit(d)) for d, since in self._since.values() if d.key == key]
+        return [(d, self._due(d, since)) for d, since in self._since.values() if d.key == key]
 
     def automatic(self, key: bytes) -> list[tuple[Debt, float]]:
         """``key``'s open debts of automatic messages."""
@@ -150,16 +160,18 @@ class Deadlines:
             if debt.key in skip:
                 continue
             limit = self.limit(debt)
-            owed = now - since
-            if owed <= limit:
-                continue
-            silent = now - last_heard.get(debt.key, since)
+            heard = last_heard.get(debt.key, since)
+            silent = now - heard
             # Keepalives come about once a second: an alive peer is never silent for long. (The
             # half limit matters only for limits shorter than twice the away threshold.) One that
-            # fell silent is given the whole deadline from its last word, to restart and rejoin.
+            # fell silent is given the whole deadline from its last word, to restart and rejoin,
+            # and keeps it once back (only once per debt: going silent again buys no more).
             alive = silent <= min(self.away_s, limit / 2)
-            if not alive and silent <= limit:
+            if not alive:
+                self._gone.setdefault((debt.key, debt.token), heard)
+            if now <= self._due(debt, since):
                 continue
+            owed = now - since
             late = Overdue(debt, owed, silent, limit, unreachable=not alive)
             if worst is None or owed - limit > worst.owed_s - worst.limit_s:
                 worst = late

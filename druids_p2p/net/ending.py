@@ -162,8 +162,12 @@ class TableEnding(RunnerBase):
                     continue
                 if msg.type is MsgType.RESEND:
                     self._answer_resend(msg)
-                elif msg.type is MsgType.HELLO and msg.sender in self.machine.list_keys:
+                elif msg.type is MsgType.HELLO and self._own_link(inbound.curve, msg.sender):
                     last_hello = time.monotonic()  # someone is still playing: stay a little
+
+    def _own_link(self, curve: bytes, sender: bytes) -> bool:
+        """A frame signed by ``sender`` came over ``sender``'s own link (protocol.md §8)."""
+        return self.key_of_link.get(curve) == sender
 
     def _lacking_the_end(self) -> list[bytes]:
         """After a finished game: the other peers not yet known to hold its last move."""

@@ -39,6 +39,9 @@ class Links:
         it. Empty until every confirmation is in (no receipt is due before)."""
         self.settled = False
         """True once the links come from every seat's confirmation and the gate is closed."""
+        self.listed: dict[bytes, bytes] = {}
+        """Until then, raw CURVE key -> seat key as the seat list has them, once it is every
+        seat's own word (one key per seat): whose link a frame came over, for liveness only."""
 
     def start(self) -> None:
         """Open the DEALERs at the listed addresses and close the gate to the listed keys (when
@@ -54,7 +57,14 @@ class Links:
                 self.mesh.connect(key, endpoint, curve)
         if machine.seat_fault is None:
             self.mesh.close_gate(body["curves"])
+            self.listed = dict(zip(body["curves"], machine.list_keys, strict=True))
         self.update()
+
+    def seat_of(self, curve: bytes) -> bytes | None:
+        """The seat whose link authenticated ``curve``: from the confirmations once settled,
+        before that from the seat list (each seat's own word). Receipts are booked only by
+        :attr:`key_of_link` (none is due before every confirmation is in)."""
+        return self.key_of_link.get(curve) if self.settled else self.listed.get(curve)
 
     def update(self) -> bool:
         """Once every seat's confirmation is in: the links from them. True when this call set

@@ -190,6 +190,9 @@ class Lobby:
             return
         if any(key == msg.sender for key, _, _, _ in self.seats):
             return  # a repeated join
+        if any(curve == msg.body["curve"] for _, _, _, curve in self.seats):
+            self._reply(routing_id, "join refused: another seat has that CURVE key")
+            return
         if len(self.seats) >= self.spec.options.players:
             self._reply(routing_id, "the table is full")
             return

@@ -1,10 +1,16 @@
 """The ZeroMQ full mesh between the peers of one table (the ROUTER/DEALER layout Zyre uses).
 
 Each peer binds one ROUTER inbox and keeps one DEALER per other peer, connected to that peer's
-inbox with the peer's routing id set to our Ed25519 public key. All links are CURVE-encrypted and
-authenticated; a ZAP handler admits anyone in the lobby, and once the table is seated only the
-seats' own CURVE keys (``Mesh.close_gate``, which also drops any connection a stranger made
-before), so once a table is seated a stranger cannot even connect.
+inbox. All links are CURVE-encrypted and authenticated; a ZAP handler admits anyone in the lobby,
+and once the table is seated only the seats' own CURVE keys (``Mesh.close_gate``, which also drops
+any connection a stranger made before), so once a table is seated a stranger cannot even connect.
+
+A routing id names a connection, never a peer (issue 27 item 1). Each DEALER connects with a fresh
+random one, which travels inside the CURVE-encrypted handshake, so no other peer learns it; the
+inbox has routing-id handover off, so no later connection can take a routing id over; the inbox
+binds each routing id to the CURVE key its first frame authenticated, drops a frame whose routing
+id is bound to another key, and sends a frame meant for a key only to a routing id bound to that
+key. Who sent a frame is always the key its link authenticated (``Inbound.curve``).
 Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum message
 size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or accept any size.
 """
@@ -13,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,8 +27,10 @@ from typing import cast
 
 import zmq
 from zmq.auth.thread import ThreadAuthenticator
+from zmq.utils.monitor import recv_monitor_message
 
 from druids_p2p.net.endpoints import TableNetwork
+from druids_p2p.net.mesh_auth import CurveGate, Routes
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +38,14 @@ MAX_FRAME = 64 * 1024 + 1024
 """Largest frame accepted (a wire message is at most 64 KiB); bigger ones drop the connection."""
 HWM = 20_000
 LINGER_MS = 200
-MAX_REMEMBERED_KEYS = 1024
-"""Keys the gate remembers admitting while open; past that it assumes a stranger got in."""
+ROUTING_ID_SIZE = 16
+"""Random bytes of a DEALER's routing id (fresh for each DEALER): 128 bits nobody can guess, and
+never the 5 bytes of the ids libzmq assigns itself (0x00 and a counter)."""
+LINK_EVENTS = (
+    zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_DISCONNECTED
+)
+"""What a DEALER's monitor reports: whether its connection is up, refused or dropped."""
+KEPT_LINK_EVENTS = 64
 REBIND_TRIES = 400
 REBIND_WAIT_S = 0.005
 """Rebinding the inbox's port right after unbinding it can fail until ZeroMQ's I/O thread has
@@ -42,6 +56,11 @@ def curve_keypair() -> tuple[bytes, bytes]:
     """A fresh CURVE key pair (public, secret), Z85-encoded as ZeroMQ wants them."""
     public, secret = zmq.curve_keypair()
     return public, secret
+
+
+def fresh_routing_id() -> bytes:
+    """A new DEALER's routing id: ``ROUTING_ID_SIZE`` random bytes (see the module docstring)."""
+    return os.urandom(ROUTING_ID_SIZE)
 
 
 def z85_to_raw(key: bytes) -> bytes:
@@ -97,60 +116,13 @@ def configure_socket(sock: zmq.Socket[bytes]) -> None:
     sock.setsockopt(zmq.TCP_KEEPALIVE_CNT, TCP_KEEPALIVE_CNT)
 
 
-class _CurveGate:
-    """ZAP credentials provider: which CURVE public keys may connect to our inbox.
-
-    ZAP is asked once per connection, at its handshake: closing the gate refuses new connections
-    only. So the gate also remembers which keys it let in while it was open (to know whether a
-    stranger may still hold a connection when it closes), and the mesh drops those connections
-    (``Mesh.close_gate``)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._allowed: set[bytes] = set()
-        self.allowed_raw: frozenset[bytes] = frozenset()
-        """The admitted keys, raw (the mesh filters frames by them once the gate is closed)."""
-        self._admitted: set[bytes] = set()
-        self._admitted_overflow = False
-        self.open = True
-
-    def allow(self, raw_keys: Iterable[bytes]) -> None:
-        with self._lock:
-            self._allowed.update(raw_to_z85(k) for k in raw_keys)
-
-    def close_to_strangers(self, raw_keys: Iterable[bytes]) -> bool:
-        """From now on admit only these keys (the seated peers' CURVE keys). True if a key that
-        is not one of them was let in while the gate was open (its connection may be up)."""
-        raw = frozenset(raw_keys)
-        with self._lock:
-            self._allowed = {raw_to_z85(k) for k in raw}
-            self.allowed_raw = raw
-            self.open = False
-            strangers = self._admitted_overflow or bool(self._admitted - self._allowed)
-            # Told once: the caller drops those connections, and a closed gate admits no more.
-            self._admitted &= self._allowed
-            self._admitted_overflow = False
-            return strangers
-
-    def callback(self, domain: str, key: bytes) -> bool:
-        """pyzmq's ZAP hook; ``key`` is the client's Z85-encoded CURVE public key."""
-        with self._lock:
-            ok = self.open or key in self._allowed
-            if ok and self.open:
-                if len(self._admitted) < MAX_REMEMBERED_KEYS:
-                    self._admitted.add(bytes(key))
-                else:
-                    self._admitted_overflow = True
-        if not ok:
-            log.info("refused a CURVE connection from an unknown key")
-        return ok
-
-
 @dataclass(frozen=True)
 class Inbound:
-    """One message received: the sender's claimed routing id, the payload, and the CURVE public
-    key (raw) that the link authenticated: on the inbox as the ZAP handler reported it, on a
-    DEALER the server key its handshake checked (b"" if none)."""
+    """One message received: the routing id of the inbox connection it came over (b"" on a
+    DEALER), the payload, and the CURVE public key (raw) that the link authenticated: on the
+    inbox as the ZAP handler reported it, on a DEALER the server key its handshake checked. The
+    key says who sent it; the routing id only where to answer (:meth:`Mesh.reply`), and the mesh
+    binds it to that key."""
 
     routing_id: bytes
     payload: bytes
@@ -164,7 +136,6 @@ class Mesh:
         self,
         bind_host: str,
         port: int = 0,
-        routing_id: bytes = b"",
         curve_keys: tuple[bytes, bytes] | None = None,
     ) -> None:
         """Bind the inbox; ``curve_keys`` (public, secret, Z85) and ``port`` are given when a
@@ -172,15 +143,14 @@ class Mesh:
         self.network = TableNetwork.of_address(bind_host)
         """Where the endpoints of this mesh's table must be (``endpoints.py``)."""
         self.ctx = zmq.Context()
-        self.gate = _CurveGate()
+        self.gate = CurveGate()
         self.auth = ThreadAuthenticator(self.ctx, log=logging.getLogger(__name__ + ".zap"))
         self.auth.start()
         self.auth.configure_curve_callback(domain="*", credentials_provider=self.gate)
         self.curve_public, self.curve_secret = curve_keys or curve_keypair()
-        self.routing_id = routing_id
         self.inbox = self.ctx.socket(zmq.ROUTER)
         configure_socket(self.inbox)
-        self.inbox.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        self.inbox.setsockopt(zmq.ROUTER_HANDOVER, 0)  # no connection takes another's routing id
         self.inbox.curve_server = True
         self.inbox.curve_publickey = self.curve_public
         self.inbox.curve_secretkey = self.curve_secret
@@ -201,6 +171,19 @@ class Mesh:
         """Times :meth:`close_gate` rebound the inbox to drop a stranger's connection."""
         self._dealer_curve: dict[zmq.Socket[bytes], bytes] = {}
         """DEALER -> the raw CURVE key its handshake authenticated (the server it connects to)."""
+        self._routes = Routes()
+        self._monitors: dict[zmq.Socket[bytes], bytes] = {}
+        """A DEALER's monitor socket (``LINK_EVENTS``) -> the peer it links to."""
+        self._monitor_of: dict[zmq.Socket[bytes], zmq.Socket[bytes]] = {}
+        self._attached: set[zmq.Socket[bytes]] = set()
+        """Monitors whose DEALER completed a handshake since it last dropped: an inbox holds its
+        routing id (a refused or never completed connection holds none)."""
+        self._monitor_count = 0
+        self.link_events: dict[bytes, list[int]] = {}
+        """Per peer, the last ``KEPT_LINK_EVENTS`` monitor events of its DEALERs (read in
+        :meth:`poll`): what the link did, for logs and tests."""
+        self.renewals = 0
+        """Times a DEALER was replaced after its connection dropped (:meth:`_renew`)."""
 
     @property
     def curve_public_raw(self) -> bytes:
@@ -216,11 +199,18 @@ class Mesh:
         self._targets[peer_id] = (endpoint, curve_public_raw)
         sock = self.ctx.socket(zmq.DEALER)
         configure_socket(sock)
-        sock.setsockopt(zmq.ROUTING_ID, self.routing_id)
+        sock.setsockopt(zmq.ROUTING_ID, fresh_routing_id())
         sock.setsockopt(zmq.IMMEDIATE, 0)  # queue until the link is up: we may start first
         sock.curve_serverkey = raw_to_z85(curve_public_raw)
         sock.curve_publickey = self.curve_public
         sock.curve_secretkey = self.curve_secret
+        self._monitor_count += 1
+        monitor = sock.get_monitor_socket(
+            LINK_EVENTS, f"inproc://druids-mesh-{id(self):x}-{self._monitor_count}"
+        )
+        self._monitors[monitor] = peer_id
+        self._monitor_of[sock] = monitor
+        self.poller.register(monitor, zmq.POLLIN)
         sock.connect(endpoint)
         self.peers[peer_id] = sock
         self._dealer_curve[sock] = curve_public_raw
@@ -231,19 +221,49 @@ class Mesh:
         sock = self.peers.pop(peer_id, None)
         if sock is not None:
             self._dealer_curve.pop(sock, None)
-            if sock in dict(self.poller.sockets):
+            registered = dict(self.poller.sockets)
+            monitor = self._monitor_of.pop(sock, None)
+            if monitor is not None:
+                self._monitors.pop(monitor, None)
+                self._attached.discard(monitor)
+                if monitor in registered:
+                    self.poller.unregister(monitor)
+                sock.disable_monitor()
+                monitor.close(linger=0)
+            if sock in registered:
                 self.poller.unregister(sock)
             sock.close(linger=0)
+
+    def _renew(self, peer_id: bytes) -> None:
+        """A new DEALER, with a fresh routing id, for a link whose connection dropped.
+
+        libzmq would reconnect the old one with its old routing id, and an inbox with handover
+        off that still holds the old connection (it has not noticed it died: a cut cable) never
+        reads a connection whose routing id is held, not even once the old one is gone (4.3.5,
+        ``router_t::identify_peer``): that link would stay dead. What the old DEALER still
+        queued is lost, as on any lost link; the table resends it (protocol.md §8)."""
+        target = self._targets.get(peer_id)
+        if target is None or peer_id not in self.peers:
+            return
+        self.renewals += 1
+        log.info("a link's connection dropped: reconnecting with a fresh routing id")
+        self.disconnect(peer_id)
+        self.connect(peer_id, *target)
 
     def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
         """Queue a message to one peer; False if there is no link or its queue is full.
 
         ``both_links`` also sends it back over the peer's own connection to our inbox: two TCP
         connections rarely stall at once, so a resend that matters (a nudge, a resend answer)
-        is not stuck behind one connection's retransmission back-off on a lossy link."""
-        if both_links:
-            with contextlib.suppress(zmq.ZMQError):
-                self.inbox.send_multipart([peer_id, payload], zmq.NOBLOCK)
+        is not stuck behind one connection's retransmission back-off on a lossy link. That copy
+        goes only to a routing id whose frames authenticated as the peer's CURVE key (the one
+        its DEALER here checks), and not at all before one came."""
+        target = self._targets.get(peer_id)
+        if both_links and target is not None:
+            route = self._routes.route_of(target[1])
+            if route is not None:
+                with contextlib.suppress(zmq.ZMQError):
+                    self.inbox.send_multipart([route, payload], zmq.NOBLOCK)
         sock = self.peers.get(peer_id)
         if sock is None:
             return False
@@ -261,7 +281,12 @@ class Mesh:
                 self.send(peer_id, payload)
 
     def reply(self, routing_id: bytes, payload: bytes) -> None:
-        """Answer on the inbox to whoever sent ``routing_id`` (lobby replies before a DEALER)."""
+        """Answer on the inbox the connection ``routing_id`` names (lobby replies before a
+        DEALER): sent only while that routing id is bound, so only to the key whose frame came
+        by it (``Inbound.curve``), since no other connection can take it over."""
+        if not self._routes.bound(routing_id):
+            log.info("no reply: the routing id is not one a frame came by")
+            return
         try:
             self.inbox.send_multipart([routing_id, payload], zmq.NOBLOCK)
         except zmq.ZMQError as exc:
@@ -285,13 +310,22 @@ class Mesh:
                 break
             if len(frames) == 2:
                 link = self._link_key(frames[1])
-                if not gate.open and link not in gate.allowed_raw:
+                if not link or (not gate.open and link not in gate.allowed_raw):
                     continue  # queued by a connection from before the gate closed: a stranger's
-                out.append(Inbound(frames[0].bytes, frames[1].bytes, link))
+                route = frames[0].bytes
+                if not self._routes.bind(route, link):
+                    log.info("dropped a frame whose routing id another CURVE key holds")
+                    continue
+                out.append(Inbound(route, frames[1].bytes, link))
             else:
                 log.info("dropped a message with %d frames", len(frames))
+        dropped: set[bytes] = set()
         for sock in events:
             if sock is self.inbox:
+                continue
+            if sock in self._monitors:
+                if self._dropped(sock):
+                    dropped.add(self._monitors[sock])
                 continue
             for _ in range(limit):
                 try:
@@ -300,7 +334,28 @@ class Mesh:
                     break
                 if len(frames) == 1:
                     out.append(Inbound(b"", frames[0], self._dealer_curve.get(sock, b"")))
+        for peer_id in dropped:
+            self._renew(peer_id)
         return out
+
+    def _dropped(self, monitor: zmq.Socket[bytes]) -> bool:
+        """Read a DEALER's monitor events (bounded): True if a connection that had completed
+        its handshake dropped (the only kind an inbox may still hold the routing id of)."""
+        kept = self.link_events.setdefault(self._monitors[monitor], [])
+        dropped = False
+        for _ in range(64):
+            try:
+                event = int(recv_monitor_message(monitor, zmq.NOBLOCK)["event"])
+            except zmq.Again:
+                break
+            kept.append(event)
+            if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                self._attached.add(monitor)
+            elif event == zmq.EVENT_DISCONNECTED and monitor in self._attached:
+                self._attached.discard(monitor)
+                dropped = True
+        del kept[:-KEPT_LINK_EVENTS]
+        return dropped
 
     def _link_key(self, frame: zmq.Frame) -> bytes:
         """The raw CURVE key this frame's link authenticated: pyzmq's ZAP handler names the peer
@@ -329,7 +384,9 @@ class Mesh:
         unbound and bound again, which closes every connection it accepted: the seated peers'
         DEALERs reconnect through the closed gate (what they sent meanwhile is resent, as after
         any lost link), a stranger's cannot."""
-        if not self.gate.close_to_strangers(raw_keys):
+        keep = frozenset(raw_keys)
+        self._routes.keep_only(keep)
+        if not self.gate.close_to_strangers(keep):
             return
         log.info("dropping the inbox's connections: a key not at the table had connected")
         self.rebinds += 1

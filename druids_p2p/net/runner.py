@@ -74,8 +74,11 @@ class TableRunner(LivenessChecks, TableEnding):
         if self.player.wants_to_leave() and not machine.finished:
             raise TableFault(f"{machine.identity.name} left the table", None)
         for inbound in self.mesh.poll(10):
-            link = self.key_of_link.get(inbound.curve)
-            self._on_message(inbound.payload, link)
+            raw = inbound.payload
+            # Receipts are booked by the confirmed links only; liveness, from the start.
+            of = self.key_of_link.get if is_receipt(raw) else self.links.seat_of
+            link = of(inbound.curve)
+            self._on_message(raw, link)
             if machine.aborted is not None or machine.finished:
                 return
             if self.catch_up.heard(link) and link is not None:
@@ -121,12 +124,19 @@ class TableRunner(LivenessChecks, TableEnding):
             self._note_counted()  # a public move may leave the table ready at once
 
     def _keepalive(self) -> None:
-        """A signed hello about once a second, so silence means a peer is gone, not thinking."""
+        """A signed hello about once a second, so silence means a peer is gone, not thinking.
+        Its ``n`` (this clock in ms, always above the last) makes each one news: a copy of an
+        older one, relayed or replayed, is not (``_on_hello``)."""
         now = self.clock()
         if now - self.last_keepalive < KEEPALIVE_S:
             return
         self.last_keepalive = now
-        body: dict[str, object] = {"name": self.machine.identity.name, "client": CLIENT}
+        self.hello_n = max(self.hello_n + 1, int(time.time() * 1000))
+        body: dict[str, object] = {
+            "name": self.machine.identity.name,
+            "client": CLIENT,
+            "n": self.hello_n,
+        }
         self.broadcast([self._control(MsgType.HELLO, body, chain=False)])
 
     def _on_message(self, raw: bytes, link: bytes | None = None) -> None:
@@ -144,9 +154,13 @@ class TableRunner(LivenessChecks, TableEnding):
             self._drop("dropped a message from outside this table")
             return
         now = self.clock()
-        self._heard(msg.sender, now)
+        # Liveness (issue 27 item 2): only its own link speaks for a seat, and a hello only
+        # when it is news (``_on_hello``); anything else still goes on to be checked below.
         if msg.type is MsgType.HELLO:
+            self._on_hello(msg, link, now)
             return  # a keepalive: hearing it is all it is for
+        if link == msg.sender:
+            self._heard(msg.sender, now)
         if msg.type is MsgType.CHAT:
             self.chat.receive(msg)  # table talk: shown or dropped, never part of the game
             return

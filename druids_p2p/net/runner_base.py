@@ -149,6 +149,11 @@ class RunnerBase:
         """Each peer's first abort, in arrival order: their debts are judged by that abort (one
         that owes an automatic message when the grace period ends withheld it), not the clock."""
         self.last_heard: dict[bytes, float] = {}
+        """When each seat was last heard from: a frame over its own link (``_heard``)."""
+        self.heard_n: dict[bytes, int] = {}
+        """Each seat's highest hello ``n`` counted: an older or equal one is no news."""
+        self.hello_n = 0
+        """The ``n`` of this peer's last hello (``TableRunner._keepalive``)."""
         self.away: set[bytes] = set()
         self.bad_messages = 0
         self.move_sent_at: float | None = None
@@ -221,7 +226,22 @@ class RunnerBase:
         self.bad_messages += 1
         log.warning("%s", why)
 
+    def _on_hello(self, msg: Message, link: bytes | None, now: float) -> None:
+        """A keepalive is hearing from its signer only over the signer's own link and when it
+        is fresher than the last one counted (protocol.md §8): a hello another seat relays, or
+        one replayed, says nothing of its signer now, and must not keep a crashed seat
+        "withholding" instead of unreachable (issue 27 item 2)."""
+        if link != msg.sender:
+            self._drop("dropped a hello that came over another seat's link")
+            return
+        if msg.body["n"] <= self.heard_n.get(msg.sender, 0):
+            self._drop("dropped a hello no fresher than the last one heard")
+            return
+        self.heard_n[msg.sender] = msg.body["n"]
+        self._heard(msg.sender, now)
+
     def _heard(self, key: bytes, now: float) -> None:
+        """``key`` is alive now: a valid frame came over its own authenticated link."""
         self.last_heard[key] = now
         if key in self.away:
             self.away.discard(key)

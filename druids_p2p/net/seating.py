@@ -104,6 +104,10 @@ def seat_list_fault(seat_message: Message) -> str | None:
     endpoints, curves = body.get("endpoints", ()), body.get("curves", ())
     if len(endpoints) != len(seats) or len(curves) != len(seats):
         return "the seat message does not list one endpoint and one CURVE key per seat"
+    if len(set(curves)) != len(curves):
+        # A link is known by its CURVE key alone (protocol.md §1): one key for two seats would
+        # book one seat's frames, and its liveness, to the other. The host refuses such a join.
+        return "the seat message lists one CURVE key for two seats"
     joiners = [k for k in seats if k != seat_message.sender]
     joins = body.get("joins", ())
     if len(joins) != len(joiners):

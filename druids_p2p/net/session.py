@@ -71,7 +71,6 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
     A table stopped at its coin flip by this peer's own verdict on a seat goes on without that
     seat, at a new table of the others (``reseat.py``); the last table's result is returned.
     Every event also goes to ``events.jsonl`` in the table's folder."""
-    identity = config.identity
     try:
         TableNetwork.of_address(config.bind)
     except EndpointError as exc:
@@ -95,7 +94,7 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
                 "marked stopped (its record is kept), so the next command starts a new table"
             ) from None
         bind = str(resume.info().get("bind") or config.bind)  # the endpoint the others know
-        mesh = Mesh(bind, port, identity.public_key, (public, secret))
+        mesh = Mesh(bind, port, (public, secret))
         events.open(resume)
         text = f"rejoining the unfinished {resume.describe()}: Ctrl-C leaves it for good"
         name = resume.info().get("name")
@@ -103,7 +102,7 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
             {"event": "rejoining", "folder": str(resume.folder), "table": name, "text": text}
         )
     else:
-        mesh = Mesh(config.bind, config.port, identity.public_key)
+        mesh = Mesh(config.bind, config.port)
     try:
         early: list[bytes] = []
         if resume is None:

@@ -30,6 +30,8 @@ MAX_JOIN = 1024
 MAX_CHAT_TEXT = 200
 """Bytes of UTF-8 in one chat line (as an abort's reason): a line, never a stall."""
 MAX_CHAT_N = 2**53
+MAX_HELLO_N = 2**53
+"""A hello's ``n``: its sender's clock in milliseconds, strictly rising (protocol.md §8)."""
 
 HASH = Bin(HASH_SIZE, HASH_SIZE)
 KEY = Bin(KEY_SIZE, KEY_SIZE)
@@ -136,7 +138,12 @@ TABLE_BODIES: dict[MsgType, Schema] = {
 length against the table's state (deck.md §15.4)."""
 
 BODIES: dict[MsgType, Schema] = {
-    MsgType.HELLO: Struct({"name": NAME, "client": Str(1, 64, printable=True)}),
+    # A keepalive: ``n`` rises with every hello its sender signs at this table (its clock in
+    # ms, so a restarted peer goes on above its last), and a receiver counts only a hello
+    # fresher than the last it counted from that sender, over that sender's own link.
+    MsgType.HELLO: Struct(
+        {"name": NAME, "client": Str(1, 64, printable=True), "n": Int(1, MAX_HELLO_N)}
+    ),
     MsgType.JOIN: Struct({"name": NAME}, optional={"endpoint": ENDPOINT, "curve": KEY}),
     MsgType.SEAT: Struct(
         {
