@@ -25,6 +25,21 @@ class TableFault(Exception):
         self.evidence = tuple(evidence)
 
 
+class RecordLost(TableFault):
+    """Another peer holds a message of ours that our record neither holds nor re-made (our
+    storage lost synced writes, or the record is an older copy): we stop at once and sign
+    nothing more, not even an abort, since any slot of our chain may already be taken
+    (protocol.md §8, "Write-ahead"). Nobody is blamed."""
+
+    def __init__(self, seq: int, evidence: Sequence[bytes]) -> None:
+        super().__init__(
+            f"this peer's record lacks its own message {seq}, which another peer holds: it "
+            "stops rather than sign a message for a slot it may have signed before",
+            None,
+            evidence,
+        )
+
+
 class Divergence(TableFault):
     """``acker``'s transcript differs from ours after head ``prev`` (its receipt names another
     message there, or it built on another head): somebody signed two versions of a message.
