@@ -37,14 +37,14 @@ from pathlib import Path
 
 from druids_p2p.deck import DeckFault
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.net.card_table_round import on_card_step, own_card_move
+from druids_p2p.net.card_table_round import on_card_step, own_card_move, take_back_own_move
 from druids_p2p.net.game_result import check_result, on_results
 from druids_p2p.net.moves import MoveRefused
 from druids_p2p.net.round_audit import on_audit, on_ready
 from druids_p2p.net.table_round import on_deck, on_play, on_reveals, own_move, receipt_of_last_move
 from druids_p2p.net.table_seating import check_confirm, on_confirms, on_nonces
 from druids_p2p.net.table_state import TableState
-from druids_p2p.net.table_types import Divergence, RecordLost, Step, TableEvent, TableFault
+from druids_p2p.net.table_types import Divergence, Step, TableEvent, TableFault
 from druids_p2p.wire import Equivocation, Message, MsgType, Receipt, Transcript, WireError
 from druids_p2p.wire.receipt import is_receipt
 
@@ -177,7 +177,7 @@ class TableMachine(TableState):
         if msg.type in (MsgType.RESEND, MsgType.EQUIVOCATION, MsgType.ABORT, MsgType.CHAT):
             raise ValueError("control messages are handled by the peer, not the machine")
         if msg.sender == self.me:
-            self._check_own(msg)
+            self._check_own(msg)  # ours from a peer: the same, or taken back
         chain_next = self.transcript.next_seq(msg.sender)
         if msg.seq < chain_next:
             try:
@@ -219,18 +219,12 @@ class TableMachine(TableState):
         held[msg.seq] = msg
         if self.card_play is not None:  # a share's proof, while the step's others are on the way
             self.card_play.precheck(msg)
+            if msg.sender == self.me:
+                take_back_own_move(self)
         self._pump_then_fault()
         if self._verdict is None:
             self._check_receipts()
         return self._drain()
-
-    def _check_own(self, msg: Message) -> None:
-        """A message of ours from another peer (a resend answer) is one our record holds or our
-        replay made again; anything else: our record lost what we sent (:class:`RecordLost`)."""
-        recorded = self.transcript.since(self.me, msg.seq)[:1]
-        ours = recorded[0] if recorded else self.pending[self.me].get(msg.seq)
-        if ours is None or ours.raw != msg.raw:
-            raise RecordLost(msg.seq, (msg.raw,) if ours is None else (ours.raw, msg.raw))
 
     def receive_receipt(self, sender: bytes, receipt: Receipt) -> None:
         """Take an acknowledgement from ``sender`` (authenticated by its link, not a signature).

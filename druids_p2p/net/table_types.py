@@ -26,15 +26,15 @@ class TableFault(Exception):
 
 
 class RecordLost(TableFault):
-    """Another peer holds a message of ours that our record neither holds nor re-made (our
+    """We hold, or just made, another message of ours for a slot than one we signed before (our
     storage lost synced writes, or the record is an older copy): we stop at once and sign
     nothing more, not even an abort, since any slot of our chain may already be taken
-    (protocol.md §8, "Write-ahead"). Nobody is blamed."""
+    (protocol.md §8, "A lost record"). Nobody is blamed."""
 
     def __init__(self, seq: int, evidence: Sequence[bytes]) -> None:
         super().__init__(
-            f"this peer's record lacks its own message {seq}, which another peer holds: it "
-            "stops rather than sign a message for a slot it may have signed before",
+            f"this peer's record does not hold the message {seq} it signed before (its storage "
+            "lost writes, or the record is an older copy): it stops and signs nothing more",
             None,
             evidence,
         )
