@@ -3,10 +3,13 @@ tests and the cheating peer process (``evil_peer.py``)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from druids_p2p.deck.peer import DeckPeer
+from druids_p2p.deck import group
+from druids_p2p.deck.peer import DeckPeer, random_scalar
+from druids_p2p.deck.proofs import open_statement
 from druids_p2p.wire import Identity, Message, MsgType, decode, encode
 from druids_p2p.wire.table import head0, next_head
 
@@ -36,10 +39,16 @@ def resign(identity: Identity, raw: bytes, **changes: Any) -> bytes:
 
 
 def reproved_opening(deck: DeckPeer, opening: Mapping[str, Any]) -> dict[str, Any]:
-    """The same card opening with a fresh proof (the deck draws a new nonce): a second valid
-    spelling only its seat can make, which is what an equivocating mover signs."""
-    _, e, s = deck._prepare_opening(opening["pos"])
-    return {**opening, "e": e, "s": s}
+    """The same card opening with another valid proof: a second valid spelling only its seat can
+    make, which is what an equivocating mover signs. Its nonce is random: an honest prover's is
+    the statement's own (deck.md §8), so proving again would give the same bytes."""
+    assert deck._final is not None
+    j = opening["pos"]
+    a, x = deck._final.a[j], deck._secret
+    statement = open_statement(deck.params, deck.seat, j, deck._key, a, group.mul(x, a))
+    w = random_scalar(os.urandom)
+    e = statement.challenge(group.base_mul(w), group.mul(w, a))
+    return {**opening, "e": e, "s": group.scalar_add(w, group.scalar_mul(e, x))}
 
 
 def fake_shuffle_body(size: int) -> dict[str, object]:

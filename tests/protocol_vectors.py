@@ -19,6 +19,7 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from deck_local import Ed25519Codec, LocalBus
+from nonce_vector import nonce_lines
 
 from druids_p2p.deck.assign import assignment_permutation, assignment_seed
 from druids_p2p.deck.cards import card_points
@@ -403,6 +404,7 @@ BLOCKS = {
     "table-secret-vector": table_secret_lines,
     "coin-flip-vector": coin_flip_lines,
     "deal-vector": deal_lines,
+    "nonce-vector": nonce_lines,
     "table-vector": table_lines,
     "table-wire-vector": table_wire_lines,
     "card-table": card_table_lines,

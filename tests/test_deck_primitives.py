@@ -98,7 +98,7 @@ def test_card_points_are_distinct_and_decrypt_by_lookup() -> None:
 def test_key_proof_is_bound_to_its_context() -> None:
     x = scalar()
     key = group.base_mul(x)
-    proof = prove_key(PARAMS, 1, x, key, os.urandom)
+    proof = prove_key(PARAMS, 1, x, key)
     assert verify_key(PARAMS, 1, key, proof)
     assert not verify_key(PARAMS, 2, key, proof)
     other = DeckParams(b"P" * 32, 3, 65, 3, 15, frozenset({60}))
@@ -112,7 +112,7 @@ def test_open_proof_rejects_a_wrong_share() -> None:
     x = scalar()
     key, a = group.base_mul(x), point()
     d = group.mul(x, a)
-    proof = prove_open(PARAMS, 0, 5, x, key, a, d, os.urandom)
+    proof = prove_open(PARAMS, 0, 5, x, key, a, d)
     assert verify_open(PARAMS, 0, 5, key, a, d, proof)
     assert not verify_open(PARAMS, 0, 6, key, a, d, proof)
     assert not verify_open(PARAMS, 0, 5, key, a, group.add(d, point()), proof)
@@ -123,7 +123,7 @@ def test_batch_proof_catches_any_wrong_share_even_cancelling_ones() -> None:
     key = group.base_mul(x)
     a_list = [point() for _ in range(15)]
     d_list = [group.mul(x, a) for a in a_list]
-    proof = prove_batch(PARAMS, 0, 2, x, key, a_list, d_list, os.urandom)
+    proof = prove_batch(PARAMS, 0, 2, x, key, a_list, d_list)
     assert verify_batch(PARAMS, 0, 2, key, a_list, d_list, proof)
     assert not verify_batch(PARAMS, 0, 1, key, a_list, d_list, proof)
     delta = point()
@@ -133,7 +133,7 @@ def test_batch_proof_catches_any_wrong_share_even_cancelling_ones() -> None:
     # errors that cancel in a plain sum must still fail (random coefficients)
     bad[9] = group.sub(bad[9], delta)
     assert group.sum_points(bad) == group.sum_points(d_list)
-    forged = prove_batch(PARAMS, 0, 2, x, key, a_list, bad, os.urandom)
+    forged = prove_batch(PARAMS, 0, 2, x, key, a_list, bad)
     assert not verify_batch(PARAMS, 0, 2, key, a_list, bad, forged)
     assert not verify_batch(PARAMS, 0, 2, key, a_list, d_list[:-1], proof)
 

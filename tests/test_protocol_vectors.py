@@ -9,7 +9,7 @@ from protocol_vectors import BLOCKS, DOCUMENTS, blocks_in
 
 EXPECTED = {
     "protocol.md": {"coin-flip-vector", "table-secret-vector", "card-table", "move-table"},
-    "deck.md": {"deal-vector", "table-vector"},
+    "deck.md": {"deal-vector", "table-vector", "nonce-vector"},
     "wire.md": {"table-wire-vector"},
 }
 

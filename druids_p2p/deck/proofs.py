@@ -9,14 +9,18 @@
   D_t != x*A_t, the combination holds only with probability about 1/l over the hash.
 
 Challenges are Fiat-Shamir hashes bound to the table, round and seat(s), so a proof cannot be
-replayed in another context. Nonces are hedged: hash of the secret, the statement and fresh
-entropy, so a broken RNG alone does not leak the secret. Verifiers reject e = 0 and s = 0 because
-libsodium refuses to multiply by zero and honest proofs never produce them.
+replayed in another context. Nonces are deterministic, as RFC 6979 §3.2 and RFC 8032 §5.1.6 make
+a signature's: w hashes the secret with the proof's whole :class:`Statement` (exactly what its
+challenge hashes before the commitments), so the same statement gives the same proof (a restarted
+peer re-sends identical bytes) and two statements never share a nonce (two challenges answered
+with one nonce would give the secret away). Verifiers reject e = 0 and s = 0 because libsodium
+refuses to multiply by zero and honest proofs never produce them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from druids_p2p.deck import group
 from druids_p2p.deck.encoding import (
@@ -26,6 +30,7 @@ from druids_p2p.deck.encoding import (
     TAG_SHARES_BATCH,
     TAG_SHARES_COEF,
     TAG_SHARES_DLEQ,
+    Item,
     hash_to_scalar,
     sha512,
     xof,
@@ -33,16 +38,43 @@ from druids_p2p.deck.encoding import (
 from druids_p2p.deck.errors import GroupError
 from druids_p2p.deck.params import DeckParams
 
-Entropy = Callable[[int], bytes]
 Proof = tuple[bytes, bytes]
 """(e, s): the challenge and the response, two canonical scalars."""
+MAX_ATTEMPTS = 64
+"""Attempts before giving up; each fails with probability about 2^-250 (a zero scalar)."""
 
 
-def _nonce(secret: bytes, statement: bytes, entropy: Entropy) -> bytes:
-    while True:
-        w = hash_to_scalar(TAG_NONCE, secret, statement, entropy(32))
-        if not group.is_zero_scalar(w):
-            return w
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """What a proof's challenge hashes before the prover's commitments: its tag and every public
+    input, context included. The nonce hashes the same, so it covers the whole statement."""
+
+    tag: bytes
+    items: tuple[Item, ...]
+
+    def challenge(self, *commitments: bytes) -> bytes:
+        """e = H2S(tag, items…, commitments…)."""
+        return hash_to_scalar(self.tag, *self.items, *commitments)
+
+
+def nonce(secret: bytes, statement: Statement, attempt: int = 0) -> bytes:
+    """w = H2S("druids-p2p/v1 deck nonce", x, tag, items…, attempt) (deck.md §8)."""
+    return hash_to_scalar(TAG_NONCE, secret, statement.tag, *statement.items, attempt)
+
+
+def _prove(
+    secret: bytes, statement: Statement, commit: Callable[[bytes], tuple[bytes, ...]]
+) -> Proof:
+    """The first attempt whose nonce, challenge and response are all non-zero."""
+    for attempt in range(MAX_ATTEMPTS):
+        w = nonce(secret, statement, attempt)
+        if group.is_zero_scalar(w):
+            continue
+        e = statement.challenge(*commit(w))
+        s = _respond(w, e, secret)
+        if _usable(e, s):
+            return e, s
+    raise GroupError(f"no usable proof in {MAX_ATTEMPTS} attempts")
 
 
 def _respond(w: bytes, e: bytes, secret: bytes) -> bytes:
@@ -66,17 +98,12 @@ def _commit_base(s: bytes, e: bytes, public: bytes) -> bytes:
 
 
 # --------------------------------------------------------------------------- Schnorr (key share)
-def _key_challenge(params: DeckParams, seat: int, key: bytes, r: bytes) -> bytes:
-    return hash_to_scalar(TAG_KEY_POK, params.table_id, params.round_no, seat, key, r)
+def key_statement(params: DeckParams, seat: int, key: bytes) -> Statement:
+    return Statement(TAG_KEY_POK, (params.table_id, params.round_no, seat, key))
 
 
-def prove_key(params: DeckParams, seat: int, secret: bytes, key: bytes, entropy: Entropy) -> Proof:
-    while True:
-        w = _nonce(secret, key, entropy)
-        e = _key_challenge(params, seat, key, group.base_mul(w))
-        s = _respond(w, e, secret)
-        if _usable(e, s):
-            return e, s
+def prove_key(params: DeckParams, seat: int, secret: bytes, key: bytes) -> Proof:
+    return _prove(secret, key_statement(params, seat, key), lambda w: (group.base_mul(w),))
 
 
 def verify_key(params: DeckParams, seat: int, key: bytes, proof: Proof) -> bool:
@@ -87,23 +114,14 @@ def verify_key(params: DeckParams, seat: int, key: bytes, proof: Proof) -> bool:
         r = _commit_base(s, e, key)
     except GroupError:
         return False
-    return _key_challenge(params, seat, key, r) == e
+    return key_statement(params, seat, key).challenge(r) == e
 
 
 # --------------------------------------------------------------------------- single DLEQ (open)
-def _open_challenge(
-    params: DeckParams,
-    seat: int,
-    position: int,
-    key: bytes,
-    a: bytes,
-    d: bytes,
-    t1: bytes,
-    t2: bytes,
-) -> bytes:
-    return hash_to_scalar(
-        TAG_OPEN_DLEQ, params.table_id, params.round_no, seat, position, key, a, d, t1, t2
-    )
+def open_statement(
+    params: DeckParams, seat: int, position: int, key: bytes, a: bytes, d: bytes
+) -> Statement:
+    return Statement(TAG_OPEN_DLEQ, (params.table_id, params.round_no, seat, position, key, a, d))
 
 
 def prove_open(
@@ -114,15 +132,9 @@ def prove_open(
     key: bytes,
     a: bytes,
     d: bytes,
-    entropy: Entropy,
 ) -> Proof:
-    while True:
-        w = _nonce(secret, a + d, entropy)
-        t1, t2 = group.base_mul(w), group.mul(w, a)
-        e = _open_challenge(params, seat, position, key, a, d, t1, t2)
-        s = _respond(w, e, secret)
-        if _usable(e, s):
-            return e, s
+    statement = open_statement(params, seat, position, key, a, d)
+    return _prove(secret, statement, lambda w: (group.base_mul(w), group.mul(w, a)))
 
 
 def verify_open(
@@ -136,7 +148,7 @@ def verify_open(
         t2 = _commit_point(s, e, a, d)
     except GroupError:
         return False
-    return _open_challenge(params, seat, position, key, a, d, t1, t2) == e
+    return open_statement(params, seat, position, key, a, d).challenge(t1, t2) == e
 
 
 # --------------------------------------------------------------------------- batched DLEQ (shares)
@@ -161,15 +173,27 @@ def batch_digest(
     )
 
 
+def batch_statement(
+    params: DeckParams,
+    sender: int,
+    recipient: int,
+    key: bytes,
+    a_list: list[bytes],
+    d_list: list[bytes],
+) -> Statement:
+    """The challenge's statement is the digest of the whole batch (one item)."""
+    return _digest_statement(batch_digest(params, sender, recipient, key, a_list, d_list))
+
+
+def _digest_statement(digest: bytes) -> Statement:
+    return Statement(TAG_SHARES_DLEQ, (digest,))
+
+
 def batch_coefficients(digest: bytes, count: int) -> list[bytes]:
     """c_t: 64-byte chunks of SHAKE-256(digest) reduced mod l (zero has probability ~2^-252)."""
     stream = xof(TAG_SHARES_COEF, 64 * count, digest)
     reduce = group.scalar_from_wide
     return [reduce(stream[64 * t : 64 * t + 64]) for t in range(count)]
-
-
-def _batch_challenge(digest: bytes, t1: bytes, t2: bytes) -> bytes:
-    return hash_to_scalar(TAG_SHARES_DLEQ, digest, t1, t2)
 
 
 def prove_batch(
@@ -180,20 +204,17 @@ def prove_batch(
     key: bytes,
     a_list: list[bytes],
     d_list: list[bytes],
-    entropy: Entropy,
 ) -> Proof:
     """Costs one base and len(a_list) generic multiplications: T2 = sum (w*c_t)*A_t."""
     digest = batch_digest(params, sender, recipient, key, a_list, d_list)
     coefs = batch_coefficients(digest, len(a_list))
     smul, mul = group.scalar_mul, group.mul
-    while True:
-        w = _nonce(secret, digest, entropy)
-        t1 = group.base_mul(w)
-        t2 = group.sum_points([mul(smul(w, c), a) for c, a in zip(coefs, a_list, strict=True)])
-        e = _batch_challenge(digest, t1, t2)
-        s = _respond(w, e, secret)
-        if _usable(e, s):
-            return e, s
+
+    def commit(w: bytes) -> tuple[bytes, bytes]:
+        terms = [mul(smul(w, c), a) for c, a in zip(coefs, a_list, strict=True)]
+        return group.base_mul(w), group.sum_points(terms)
+
+    return _prove(secret, _digest_statement(digest), commit)
 
 
 def verify_batch(
@@ -222,4 +243,4 @@ def verify_batch(
         t2 = group.sum_points(terms)
     except GroupError:
         return False
-    return _batch_challenge(digest, t1, t2) == e
+    return _digest_statement(digest).challenge(t1, t2) == e

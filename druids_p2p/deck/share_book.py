@@ -11,8 +11,6 @@ assignment is fixed and hands it its key share.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from druids_p2p.deck import group
 from druids_p2p.deck.assign import Assignment
 from druids_p2p.deck.cards import card_table
@@ -39,7 +37,6 @@ class ShareBook:
         seat: int,
         secret: bytes,
         key: bytes,
-        entropy: Callable[[int], bytes],
         final: Deck,
         assignment: Assignment,
     ) -> None:
@@ -48,7 +45,6 @@ class ShareBook:
         self.seat = seat
         self._secret = secret
         self._key = key
-        self._entropy = entropy
         self.final = final
         self.assignment = assignment
         self._my_shares: dict[int, bytes] = {}
@@ -67,7 +63,7 @@ class ShareBook:
             a_list = [final.a[j] for j in positions]
             d_list = [mul(x, a) for a in a_list]
             self._my_shares.update(zip(positions, d_list, strict=True))
-            e, s = prove_batch(params, self.seat, seat, x, self._key, a_list, d_list, self._entropy)
+            e, s = prove_batch(params, self.seat, seat, x, self._key, a_list, d_list)
             batches.append(ShareBatch(to=seat, shares=tuple(d_list), e=e, s=s))
         return SharesMsg(params.round_no, tuple(batches))
 

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from druids_p2p.deck import group
 from druids_p2p.deck.elgamal import Deck
-from druids_p2p.deck.encoding import TAG_SHUFFLE_PERM, TAG_SHUFFLE_RAND, ByteStream
+from druids_p2p.deck.encoding import (
+    TAG_SHUFFLE_PERM,
+    TAG_SHUFFLE_RAND,
+    TAG_TABLE_SHUFFLE_SEED,
+    ByteStream,
+    sha256,
+)
 from druids_p2p.deck.lincomb import in_background
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle_proof import ShuffleProof, prove_shuffle
@@ -23,6 +29,7 @@ __all__ = [
     "fisher_yates",
     "shuffle_output",
     "shuffle_step",
+    "statement_seed",
     "uniform_below",
 ]
 
@@ -82,6 +89,18 @@ def derive_rerandomizers(
         if not group.is_zero_scalar(r):
             out.append(r)
     return out
+
+
+def statement_seed(
+    secret: bytes, params: DeckParams, seat: int, pass_no: int, deck: Deck, joint_key: bytes
+) -> bytes:
+    """The seed of a shuffle nobody committed to in advance (the card table's, deck.md §15.2):
+    SHA-256 of the seat's secret and the shuffle's whole statement. The same input deck gives the
+    same pass, proof included; any other input another permutation, re-randomisers and proof
+    randomness, so no randomness ever serves two statements (RFC 6979's rule for nonces)."""
+    a, c = b"".join(deck.a), b"".join(deck.c)
+    items = (params.table_id, params.round_no, seat, pass_no, joint_key, a, c)
+    return sha256(TAG_TABLE_SHUFFLE_SEED, secret, *items)
 
 
 def shuffle_output(

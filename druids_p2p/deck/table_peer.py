@@ -21,7 +21,7 @@ from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.elgamal import Deck, decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
 from druids_p2p.deck.proofs import prove_key, prove_open
-from druids_p2p.deck.shuffle import shuffle_step
+from druids_p2p.deck.shuffle import shuffle_step, statement_seed
 from druids_p2p.deck.signing import Codec, Envelope
 from druids_p2p.deck.table_messages import (
     DEAL,
@@ -66,7 +66,6 @@ class TablePeer:
     ) -> None:
         self.state = TableState(table_id, round_no, seats, num_cards)
         self._codec = codec
-        self._entropy = entropy
         while True:
             secret = group.scalar_from_wide(entropy(64))
             if not group.is_zero_scalar(secret):
@@ -91,7 +90,7 @@ class TablePeer:
             return []
         self._started = True
         params = self.state.context(b"key", "", 0)
-        e, s = prove_key(params, self.seat, self._secret, self._key, self._entropy)
+        e, s = prove_key(params, self.seat, self._secret, self._key)
         out = [self._emit(TableKeyMsg(self.state.round_no, self._key, e, s))]
         return out + self._act()
 
@@ -199,14 +198,9 @@ class TablePeer:
             joint = state.joint_key
             assert joint is not None
             params = state.context(b"shuffle", op.deck, index)
-            out, proof = shuffle_step(
-                params,
-                seat,
-                deck.shuffles + 1,
-                self._entropy(32),
-                Deck(tuple(deck.a), tuple(deck.c)),
-                joint,
-            )
+            source, pass_no = Deck(tuple(deck.a), tuple(deck.c)), deck.shuffles + 1
+            seed = statement_seed(self._secret, params, seat, pass_no, source, joint)
+            out, proof = shuffle_step(params, seat, pass_no, seed, source, joint)
             return TableShuffleMsg(round_no, index, op.deck, out.a, out.c, proof)
         if op.kind in (DEAL, TURN):
             p = state.at_op[index]
@@ -230,5 +224,5 @@ class TablePeer:
         a = self.state.positions[p].a
         d = group.mul(self._secret, a)
         params = self.state.context(what, name, index)
-        e, s = prove_open(params, self.seat, p, self._secret, self._key, a, d, self._entropy)
+        e, s = prove_open(params, self.seat, p, self._secret, self._key, a, d)
         return d, e, s

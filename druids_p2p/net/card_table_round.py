@@ -221,6 +221,14 @@ def _next_step(t: TableState) -> None:
         _replay_own_move(t)
 
 
+def take_back_own_move(t: TableState) -> None:
+    """Our own move for the move step under way, sent back by a peer (our record lost it after
+    it left): made again as if our record held it, never chosen anew (protocol.md §8)."""
+    step = t.step
+    if step is not None and step.name == "card_move" and step.senders == (t.me,):
+        _replay_own_move(t)
+
+
 def _replay_own_move(t: TableState) -> None:
     """A restarted peer whose saved record holds its move for this step makes that move again,
     now, as it made it then (its player is not asked twice): the same bytes at the same head."""

@@ -17,7 +17,7 @@ from typing import Any
 from druids_p2p.net.deadlines import claim_of
 from druids_p2p.net.liveness import NUDGE_AFTER_S
 from druids_p2p.net.runner_base import RunnerBase
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.net.table_types import RecordLost, TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,
@@ -44,6 +44,11 @@ class TableEnding(RunnerBase):
         self._emit_events()
         machine = self.machine
         machine.abort(fault)
+        if isinstance(fault, RecordLost):  # any slot of our chain may be taken: sign nothing
+            result = self._result()
+            self.config.emit({"event": "aborted", "reason": fault.reason, "blame": None})
+            self.config.emit({"event": "result", **result})
+            return result
         body: dict[str, object] = {"reason": fault.reason[:200]}
         if fault.seat is not None:
             body["seat"] = fault.seat

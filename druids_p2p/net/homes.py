@@ -24,7 +24,7 @@ from druids_p2p.net.secrets import write_private
 from druids_p2p.rulesets import ruleset_of
 from druids_p2p.wire import MsgType, WireError, decode
 from druids_p2p.wire.errors import RecordError
-from druids_p2p.wire.record import read_record
+from druids_p2p.wire.record import read_record, sync_dir
 
 PLAYING = "playing"
 FINISHED = "finished"
@@ -69,6 +69,7 @@ class TableState:
         id), so that the same command finds it again after a crash. The game the seat message
         names is kept beside it (``game``): a UI offers to rejoin only a table of its game."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        sync_dir(self.folder.parent)  # the table's folder survives a power cut
         write_private(self.folder / "seat.msg", seat_raw)
         write_private(self.folder / "curve.key", curve_public + b"\n" + curve_secret)
         game = seat_game(seat_raw)

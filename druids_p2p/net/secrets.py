@@ -16,6 +16,8 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
+from druids_p2p.wire.record import sync_dir
+
 Entropy = Callable[[int], bytes]
 
 SECRET_SIZE = 32
@@ -23,7 +25,8 @@ SECRET_SIZE = 32
 
 def write_private(path: Path, data: bytes) -> None:
     """Write a file only its owner can read (mode 0600), durably and atomically: a crash leaves
-    either the old file or the new one, never a torn secret."""
+    either the old file or the new one, never a torn secret (the rename is synced too: a table
+    secret lost in a power cut would make a restarted peer sign other messages for its slots)."""
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
@@ -32,6 +35,7 @@ def write_private(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
+    sync_dir(path.parent)
 
 
 class TableSecret:

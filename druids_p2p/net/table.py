@@ -37,7 +37,7 @@ from pathlib import Path
 
 from druids_p2p.deck import DeckFault
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.net.card_table_round import on_card_step, own_card_move
+from druids_p2p.net.card_table_round import on_card_step, own_card_move, take_back_own_move
 from druids_p2p.net.game_result import check_result, on_results
 from druids_p2p.net.moves import MoveRefused
 from druids_p2p.net.round_audit import on_audit, on_ready
@@ -46,6 +46,7 @@ from druids_p2p.net.table_seating import check_confirm, on_confirms, on_nonces
 from druids_p2p.net.table_state import TableState
 from druids_p2p.net.table_types import Divergence, Step, TableEvent, TableFault
 from druids_p2p.wire import Equivocation, Message, MsgType, Receipt, Transcript, WireError
+from druids_p2p.wire.receipt import is_receipt
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +176,8 @@ class TableMachine(TableState):
             raise TableFault("a message from a key that has no seat at this table")
         if msg.type in (MsgType.RESEND, MsgType.EQUIVOCATION, MsgType.ABORT, MsgType.CHAT):
             raise ValueError("control messages are handled by the peer, not the machine")
+        if msg.sender == self.me:
+            self._check_own(msg)  # ours from a peer: the same, or taken back
         chain_next = self.transcript.next_seq(msg.sender)
         if msg.seq < chain_next:
             try:
@@ -216,6 +219,8 @@ class TableMachine(TableState):
         held[msg.seq] = msg
         if self.card_play is not None:  # a share's proof, while the step's others are on the way
             self.card_play.precheck(msg)
+            if msg.sender == self.me:
+                take_back_own_move(self)
         self._pump_then_fault()
         if self._verdict is None:
             self._check_receipts()
@@ -324,7 +329,13 @@ class TableMachine(TableState):
         return [m.raw for m in self.transcript.messages[index + 1 :]]
 
     def _drain(self) -> list[bytes]:
+        """What to send now. Write-ahead (protocol.md §8): the record is synced (once for the
+        batch) before any signed message of ours leaves, so it holds all that message builds
+        on and every move we chose: a restart makes every slot we signed again, byte for byte.
+        Receipts alone (unsigned, no slot) need no sync."""
         out, self._outbox = self._outbox, []
+        if any(not is_receipt(raw) for raw in out):
+            self.transcript.flush(sync=True)
         return out
 
     # ================================================================ internals: the schedule
@@ -455,17 +466,15 @@ class TableMachine(TableState):
     def adopt_record(self, transcript: Transcript) -> None:
         """Record on into ``transcript`` from now on: a restarted peer's own saved record, once
         this machine has replayed it to the same head, or past it by this peer's own messages
-        alone (raises ValueError otherwise). A crash loses the record's last writes, and replay
-        regenerates, byte for byte, what this peer owed next (a shuffle pass, its shares): the
-        others may be waiting for exactly that, so it is written on to the record, not refused."""
+        alone (raises ValueError otherwise): replay made again, byte for byte, what this peer
+        owed next (a pass, its shares), which the others may wait for, so it is written on."""
         at = self.transcript.index_of_head(transcript.head)
         ahead = [] if at is None else self.transcript.messages[at + 1 :]
         if at is None or any(msg.sender != self.me for msg in ahead):
             raise ValueError("the record does not replay to the same table state")
         for msg in ahead:
             transcript.append(msg)
-        if ahead:
-            transcript.flush(sync=True)
+        transcript.flush(sync=True)  # what was read may be the page cache's: durable before sends
         self.transcript = transcript
 
 

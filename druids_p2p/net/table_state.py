@@ -31,7 +31,7 @@ from druids_p2p.net.endpoints import TableNetwork
 from druids_p2p.net.moves import AcceptedMove, MoveLog
 from druids_p2p.net.seating import seat_list_fault
 from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table_types import Step, StepLog, TableEvent, TableFault
+from druids_p2p.net.table_types import RecordLost, Step, StepLog, TableEvent, TableFault
 from druids_p2p.rulesets import CARD_TABLE_RULESETS, dealt_ruleset, table_options
 from druids_p2p.wire import Identity, Message, MsgType, Receipt, Transcript, next_head
 
@@ -275,16 +275,22 @@ class TableState:
                 return next_head(self.transcript.head, mine.hash)
         return self.step_head
 
+    def _check_own(self, msg: Message) -> None:
+        """A message of ours from another peer (a resend answer) that we hold or made otherwise:
+        :class:`RecordLost`. One we lack is taken back like our record's (protocol.md §8)."""
+        recorded = self.transcript.since(self.me, msg.seq)[:1]
+        ours = recorded[0] if recorded else self.pending[self.me].get(msg.seq)
+        if ours is not None and ours.raw != msg.raw:
+            raise RecordLost(msg.seq, (ours.raw, msg.raw))
+
     def _queue_own(self, msg: Message) -> None:
-        """Hold our own message for its step and the outbox (the caller pumps); never changes."""
+        """Hold our own message for its step and the outbox (the caller pumps); never changes.
+        Another one held for its slot (from our record or a peer) stops us: :class:`RecordLost`,
+        raised before this one can leave."""
         raw = msg.raw
         held = self.pending[self.me].get(msg.seq)
         if held is not None and held.raw != raw:
-            raise TableFault(
-                f"this peer produced two different messages with sequence number {msg.seq} "
-                "(its record or table secret does not match)",
-                None,
-            )
+            raise RecordLost(msg.seq, (held.raw, raw))
         self.pending[self.me][msg.seq] = msg
         self._outbox.append(raw)
 

@@ -25,6 +25,21 @@ class TableFault(Exception):
         self.evidence = tuple(evidence)
 
 
+class RecordLost(TableFault):
+    """We hold, or just made, another message of ours for a slot than one we signed before (our
+    storage lost synced writes, or the record is an older copy): we stop at once and sign
+    nothing more, not even an abort, since any slot of our chain may already be taken
+    (protocol.md §8, "A lost record"). Nobody is blamed."""
+
+    def __init__(self, seq: int, evidence: Sequence[bytes]) -> None:
+        super().__init__(
+            f"this peer's record does not hold the message {seq} it signed before (its storage "
+            "lost writes, or the record is an older copy): it stops and signs nothing more",
+            None,
+            evidence,
+        )
+
+
 class Divergence(TableFault):
     """``acker``'s transcript differs from ours after head ``prev`` (its receipt names another
     message there, or it built on another head): somebody signed two versions of a message.

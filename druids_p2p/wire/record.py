@@ -101,8 +101,9 @@ def _describe_tail(path: Path, end: int, size: int, count: int) -> tuple[str | N
     return f"truncated: {where} has {have} of {length} bytes", False
 
 
-def _sync_dir(directory: Path) -> None:
-    """Make a new file's directory entry durable too; best effort where the OS has no such call."""
+def sync_dir(directory: Path) -> None:
+    """Make a new (or renamed) file's directory entry durable too; best effort where the OS
+    has no such call (a file synced but not its entry can vanish in a power cut)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -117,11 +118,14 @@ def _sync_dir(directory: Path) -> None:
 
 class RecordWriter:
     """Appends messages to a record file. Writes are buffered; :meth:`flush` with ``sync`` makes
-    them durable, which the table does at the end of every trick and on close."""
+    them durable, which the table does before any message of its own leaves (protocol.md §8,
+    write-ahead), at the end of every trick and on close."""
 
     def __init__(self, f: BinaryIO, path: Path) -> None:
         self._f = f
         self.path = path
+        self._unsynced = True
+        """Written since the last fsync (a sync with nothing new costs nothing)."""
 
     @classmethod
     def create(cls, path: Path) -> RecordWriter:
@@ -134,7 +138,7 @@ class RecordWriter:
         try:
             f.write(MAGIC)
             writer.flush(sync=True)
-            _sync_dir(path.parent)
+            sync_dir(path.parent)
         except (OSError, RecordError):
             f.close()
             raise
@@ -156,14 +160,16 @@ class RecordWriter:
             raise RecordError(f"cannot record a message of {len(raw)} bytes")
         try:
             self._f.write(len(raw).to_bytes(LENGTH_SIZE, "big") + raw)
+            self._unsynced = True
         except OSError as exc:
             raise RecordError(f"cannot write record {self.path}: {exc.strerror or exc}") from None
 
     def flush(self, sync: bool = True) -> None:
         try:
             self._f.flush()
-            if sync:
+            if sync and self._unsynced:
                 os.fsync(self._f.fileno())
+                self._unsynced = False
         except OSError as exc:
             raise RecordError(f"cannot flush record {self.path}: {exc.strerror or exc}") from None
 

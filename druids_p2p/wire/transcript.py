@@ -231,7 +231,8 @@ class Transcript:
     # --- durability --------------------------------------------------------------------------
 
     def flush(self, sync: bool = True) -> None:
-        """Push buffered messages to the file; with ``sync`` (end of trick) make them durable."""
+        """Push buffered messages to the file; with ``sync`` (before an own message leaves, end of
+        trick) make them durable."""
         if self._writer is not None:
             self._writer.flush(sync)
 
