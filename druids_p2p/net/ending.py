@@ -127,7 +127,8 @@ class TableEnding(RunnerBase):
         }
         if machine.finished:
             machine.flush()
-            self.state.mark_finished({"totals": totals, "winners": winners})
+            names = [machine.name_of_seat(s) for s in range(len(totals))]  # play order
+            self.state.mark_finished({"totals": totals, "winners": winners, "names": names})
         return result
 
     def _linger(self) -> None:
