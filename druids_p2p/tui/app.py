@@ -17,6 +17,7 @@ from textual.message import Message
 
 from druids_p2p.net.homes import SET_ASIDE
 from druids_p2p.tui.approval import JoinApproval
+from druids_p2p.tui.evening import Evening
 from druids_p2p.tui.game_ui import GameTableScreen, TableUI
 from druids_p2p.tui.pacing import UI_PACING, Pacing
 from druids_p2p.tui.player import NetSession, TableSpec
@@ -81,6 +82,12 @@ class DruidsApp(App[dict[str, Any] | None]):
         self.plugins_dirs = lan.plugins_dirs if lan is not None else plugins_dirs
         self.session: Session | None = None
         self.table: GameTableScreen | None = None
+        self.evening = Evening()
+        """The games of this session and the running scores over them (tui/evening.py)."""
+        self.generation = 0
+        """Which session's messages are shown: a table left for a rematch posts on unheard."""
+        self.rematchable = False
+        """The table on show was made by ``make_session``, which makes its rematch too."""
 
     def on_mount(self) -> None:
         if self.saved is not None:
@@ -92,7 +99,8 @@ class DruidsApp(App[dict[str, Any] | None]):
         if self.lan is not None:
             self.push_screen(LobbyScreen(self.lan))
         elif self.make_session is not None:
-            self.open_session(self.make_session(self.post_message), self.expected)
+            self.open_session(self.make_session(self._poster()), self.expected)
+            self.rematchable = True
 
     def _resume_answered(self, choice: str | None) -> None:
         if choice == "resume" and self.saved is not None:
@@ -108,6 +116,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         """Rejoin the saved table in its own game folder (its bots rejoin with it)."""
         assert self.identity is not None
         self.folder = saved.folder
+        self.rematchable = False  # the command's table, not the saved one, is what it makes
         info = saved.state.info()
         spec = TableSpec(
             resume_folder=saved.state.folder,
@@ -115,7 +124,7 @@ class DruidsApp(App[dict[str, Any] | None]):
             plugins_dirs=self.plugins_dirs,
         )
         snapshots = self.table_ui.snapshots
-        session = NetSession(self.post_message, self.identity, saved.folder, spec, snapshots)
+        session = NetSession(self._poster(), self.identity, saved.folder, spec, snapshots)
         session.title = f"rejoining table '{info.get('name') or '?'}'"
         self.open_session(session)
 
@@ -126,7 +135,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         """From the lobby: seat this peer at ``spec``'s table."""
         assert self.identity is not None and self.folder is not None
         snapshots = self.table_ui.snapshots
-        session = NetSession(self.post_message, self.identity, self.folder, spec, snapshots)
+        session = NetSession(self._poster(), self.identity, self.folder, spec, snapshots)
         if title:
             session.title = title
         self.open_session(session, expected)
@@ -138,6 +147,49 @@ class DruidsApp(App[dict[str, Any] | None]):
             self.switch_screen(self.table)
         else:
             self.push_screen(self.table)
+        session.start()
+
+    def _poster(self) -> Callable[[Message], object]:
+        """How a new session posts to the app: its messages are shown only while it is the
+        session on show (a table left for a rematch may still report its lingering end)."""
+        self.generation += 1
+        generation = self.generation
+
+        def post(message: Message) -> object:
+            if generation != self.generation:
+                return False
+            return self.post_message(message)
+
+        return post
+
+    # ------------------------------------------------------------------ the evening
+    @property
+    def can_rematch(self) -> bool:
+        """A rematch is offered: the table on show is one ``make_session`` made (you and your
+        bots on this machine), which seats the same players with the same options again."""
+        return self.make_session is not None and self.rematchable
+
+    def action_rematch(self) -> None:
+        """The end screen's ``r``: the same people, the same options, a new table (a bot
+        process for every bot seat, started afresh: one that died is replaced); the evening's
+        running scores go on. Only once the table on show has ended."""
+        table = self.table
+        if not self.can_rematch or table is None or self.make_session is None:
+            self.bell()
+            return
+        if table.ended is None and not table.finished and table.stopped is None:
+            self.bell()  # the game is on: leaving it is the quit key's question
+            return
+        while len(self.screen_stack) > 1 and self.screen is not table:
+            self.pop_screen()
+        old = self.session
+        retire = getattr(old, "retire", None)
+        if callable(retire):
+            retire()  # its bots finish their lingering first, then it is closed
+        session = self.make_session(self._poster())
+        self.session = session
+        self.table = self.table_ui.open(session, self.expected, self.pacing, self.clock)
+        self.switch_screen(self.table)
         session.start()
 
     async def on_peer_event(self, message: PeerEvent) -> None:
@@ -210,6 +262,7 @@ class DruidsApp(App[dict[str, Any] | None]):
             "folder": str(self.folder) if self.folder is not None else None,
             "names": list(snap.names) if snap is not None else None,
             "my_seat": snap.my_seat if snap is not None else None,
+            "evening": self.evening.to_json(),
         }
 
     def leave(self) -> None:

@@ -9,8 +9,10 @@ waits on.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +39,10 @@ from druids_p2p.wire import Identity
 log = logging.getLogger(__name__)
 
 Post = Callable[[Message], object]
+
+RETIRE_S = 15.0
+"""How long a table left for a rematch may linger before its bots are stopped (the net layer's
+longest linger after a game is 10 s)."""
 
 
 class LeftTable(PeerError):
@@ -287,6 +293,22 @@ class NetSession(Session):
         self._stop.set()  # before the bots are killed: leaving is not a bot failure
         self.bots.close()
         logging.getLogger("druids_p2p").removeHandler(self._log_handler)
+
+    def retire(self, timeout: float = RETIRE_S) -> None:
+        """Left for a rematch, its table over: let the peer and its bots finish lingering (a
+        slower bot still needs the others' last messages), then close it; on a thread of its
+        own, so that the next table starts at once."""
+
+        def finish() -> None:
+            deadline = time.monotonic() + timeout
+            self.wait(timeout)
+            for peer in self.bots.peers:
+                if peer.proc is not None:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        peer.proc.wait(max(0.1, deadline - time.monotonic()))
+            self.close()
+
+        threading.Thread(target=finish, name="druids-retire", daemon=True).start()
 
     def wait(self, timeout: float = 5.0) -> None:
         """Let the peer's thread finish (it lingers a moment to help slower peers)."""

@@ -1,0 +1,178 @@
+"""A rematch from the end screen, with one key, and the evening's running scores (issue 28 item
+6 and 12): the same people, the same options, a new table; every game of the session adds up,
+per name, on the next end screen. Druids 2017 over a real table of bot peer processes on
+loopback; Druids 2004 over the in-process table of peers (``tests/table2004_session.py``)."""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from board_keys import press_keys, synced
+from table2004_session import Table2004Session
+from test_tui import plain
+from test_tui_net import _audit, _play_by_keys, _run, _until
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.policy import rule_move
+from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.bots import bot_seats
+from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
+from druids_p2p.tui.druids2004.lan_table import TABLE_UI as TABLE_UI_2004
+from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
+from druids_p2p.tui.druids2017.dialogs import GameOver
+from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
+from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
+from druids_p2p.tui.evening import Evening, PlayedGame
+from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.player import NetSession, local_table
+from druids_p2p.wire import load_or_create
+
+
+def _by_name(table: Any) -> dict[str, tuple[int, bool]]:
+    """The table's result per name: (total, won)."""
+    snap, result = table.snapshot, table.result
+    winners = set(result["winners"])
+    return {
+        name: (int(total), seat in winners)
+        for seat, (name, total) in enumerate(zip(snap.names, result["totals"], strict=True))
+    }
+
+
+def _replaced(app: DruidsApp, table: object) -> bool:
+    return app.table is not table
+
+
+def _running(games: list[dict[str, tuple[int, bool]]]) -> dict[str, tuple[int, int]]:
+    """Per name: (wins, points) over ``games``."""
+    out: dict[str, tuple[int, int]] = {}
+    for game in games:
+        for name, (total, won) in game.items():
+            wins, points = out.get(name, (0, 0))
+            out[name] = (wins + won, points + total)
+    return out
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_rematch_seats_the_same_players_again_and_keeps_running_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    identity = load_or_create().with_name("tester")
+    bots = bot_seats(["rule", "random"])
+    sessions: list[NetSession] = []
+
+    def make(post: Callable[[Any], object]) -> NetSession:
+        spec = local_table(bots, rounds=1)
+        session = NetSession(post, identity, tmp_path / "game", spec, snapshot_from_table)
+        sessions.append(session)
+        return session
+
+    app = DruidsApp(
+        table_ui=TABLE_UI, make_session=make, expected=tuple(b.name for b in bots), pacing=NO_PACING
+    )
+    results: list[dict[str, tuple[int, bool]]] = []
+    records: list[str] = []
+
+    async def body(pilot: Pilot[Any]) -> None:
+        for game in range(2):
+            table = app.table
+            assert isinstance(table, TableScreen)
+            await _play_by_keys(pilot, app)
+            over = app.screen
+            assert isinstance(over, GameOver) and over.rematch
+            assert over.query_one("#rematch")  # the button, beside quit
+            assert table.result is not None and table.result["finished"]
+            assert table.snapshot is not None and table.snapshot.rounds == 1  # same options
+            assert sorted(table.snapshot.names) == sorted(["tester", *(b.name for b in bots)])
+            results.append(_by_name(table))
+            assert table.record is not None
+            records.append(table.record)
+            standings = {s.name: (s.wins, s.points) for s in app.evening.standings()}
+            assert standings == _running(results)
+            if game == 1:
+                shown = plain(over.query_one("#evening", Static))
+                assert "This evening: 2 games" in shown
+                for name, (wins, points) in _running(results).items():
+                    line = next(x for x in shown.splitlines() if x.strip().startswith(name))
+                    assert f"{points} points over 2 games" in line.replace("−", "-"), line
+                    assert f"{wins} win" in line
+                break
+            await pilot.press("r")
+            await _until(functools.partial(_replaced, app, table), 10)
+            assert not isinstance(app.screen, GameOver)
+        await pilot.press("q")
+        await pilot.pause()
+
+    try:
+        _run(app, body)
+    finally:
+        for session in sessions:
+            session.close()
+            session.wait(5)
+    assert len(sessions) == 2 and len(set(records)) == 2
+    for record in records:
+        _audit(record)
+    outcome = app.return_value
+    assert outcome is not None and len(outcome["evening"]) == 3
+
+
+@synced
+async def test_a_2004_rematch_with_one_key_and_the_running_scores() -> None:
+    sessions: list[Table2004Session] = []
+
+    def make(post: Callable[[Any], object]) -> Table2004Session:
+        sessions.append(Table2004Session(post, 2, seed=len(sessions) + 11))
+        return sessions[-1]
+
+    app = DruidsApp(table_ui=TABLE_UI_2004, make_session=make, pacing=NO_PACING)
+    rng = random.Random(4)
+    results: list[dict[str, tuple[int, bool]]] = []
+    async with app.run_test(size=(112, 40)) as pilot:
+        for game in range(2):
+            table = app.table
+            assert isinstance(table, LanTable2004Screen)
+            for _ in range(3000):
+                screen = app.screen
+                if isinstance(screen, GameOver2004):
+                    break
+                if isinstance(screen, RitualSteps):
+                    await pilot.press("escape", "enter")
+                elif table.my_turn and table.shown is not None:
+                    await press_keys(pilot, table, rule_move(table.shown, Options(2), rng))
+                await pilot.pause()
+            over = app.screen
+            assert isinstance(over, GameOver2004) and over.rematch
+            assert table.finished and table.result is not None
+            results.append(_by_name(table))
+            standings = {s.name: (s.wins, s.points) for s in app.evening.standings()}
+            assert standings == _running(results)
+            if game == 0:
+                await pilot.press("r")
+                await pilot.pause()
+                assert app.table is not table and len(sessions) == 2
+        shown = plain(over.query_one("#evening", Static))
+        assert "This evening: 2 games" in shown
+        await pilot.press("enter")
+
+
+def test_a_stopped_game_counts_as_played_without_points() -> None:
+    evening = Evening()
+    evening.note("a", PlayedGame(("ann", "bob"), (10, 4), (0,), me="ann"))
+    evening.note("b", PlayedGame(("bob", "ann"), None, me="ann", stopped="bob left"))
+    evening.note("c", PlayedGame(("bob", "ann"), (7, 7), (0, 1), me="ann"))
+    evening.note("c", PlayedGame(("bob", "ann"), (7, 7), (0, 1), me="ann"))  # noted again
+    rows = {s.name: s for s in evening.standings()}
+    assert (rows["ann"].games, rows["ann"].wins, rows["ann"].points) == (3, 2, 17)
+    assert (rows["bob"].games, rows["bob"].wins, rows["bob"].points) == (3, 1, 11)
+    assert rows["ann"].me and not rows["bob"].me
+    lines = evening.lines()
+    assert lines[0] == "This evening: 3 games (1 stopped, counted without points)"
+    assert lines[1] == "  ann (you): 2 wins, 17 points over 3 games"
