@@ -55,6 +55,12 @@ _RESUME_HELP = "Rejoin the unfinished table saved here (after a crash)."
 _NEW_HELP = "Start a new table even if an unfinished one is saved here (it is kept)."
 
 
+_GO_ON_HELP = (
+    "Druids 2017: when a seat is gone for good, go on without it at a new table with a bot in "
+    "its seat, from the first round not complete, the scores so far carried."
+)
+
+
 _PLAYER = typer.Option("human", "--player", help="'human' or 'bot:NAME'.")
 
 # The options that peer, host and join all take, declared once (typer reads them per command).
@@ -64,6 +70,7 @@ _STEP_DEADLINE = typer.Option(30.0, "--step-deadline", help=_STEP_HELP)
 _PLUGINS_DIR = typer.Option([], "--plugins-dir")
 _RESUME = typer.Option(False, "--resume", help=_RESUME_HELP)
 _NEW = typer.Option(False, "--new", help=_NEW_HELP)
+_GO_ON = typer.Option(False, "--go-on", help=_GO_ON_HELP)
 # ... and those host and join take.
 _BOT = typer.Option(None, "--bot", help="Let this bot play your seat.")
 _INTERFACE = typer.Option(None, "--interface", help="Network interface.")
@@ -101,6 +108,7 @@ def peer_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    go_on: bool = _GO_ON,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     check_game(game)
@@ -130,6 +138,7 @@ def peer_command(
         resume=resume,
         new=new,
         game=game,
+        go_on=go_on,
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -197,6 +206,7 @@ def host_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    go_on: bool = _GO_ON,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
@@ -226,6 +236,7 @@ def host_command(
         resume=resume,
         new=new,
         game=game,
+        go_on=go_on,
     )
     print_result(result, as_json)
 
@@ -250,6 +261,7 @@ def join_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    go_on: bool = _GO_ON,
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
@@ -298,5 +310,6 @@ def join_command(
         table_typed=None if ":" in target else target,
         resume_folder=saved,
         new=new,
+        go_on=go_on,
     )
     print_result(result, as_json)

@@ -68,6 +68,7 @@ def run_one_peer(
     table_typed: str | None = None,
     resume_folder: Path | None = None,
     game: str = DEFAULT_RULESET,
+    go_on: bool = False,
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.net.admission import terminal_approver
@@ -123,6 +124,7 @@ def run_one_peer(
         resume=resume,
         new=new,
         resume_folder=resume_folder,
+        go_on_ask=_always_yes if go_on else None,
     )
     if host and not (open_door or allow or approve):
         say(
@@ -138,6 +140,11 @@ def run_one_peer(
         fail(str(exc), 1)
     except OSError as exc:
         fail(f"network: {exc}", 1)
+
+
+def _always_yes(offer: dict[str, Any]) -> bool:
+    """``--go-on``: every offer to go on without a departed seat is taken."""
+    return True
 
 
 def print_result(result: dict[str, Any], as_json: bool) -> None:

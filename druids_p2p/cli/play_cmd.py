@@ -79,11 +79,19 @@ def play_command(
     offline: bool = typer.Option(
         False, "--offline", help="UI, druids2004: in-process bots, no peer processes."
     ),
+    go_on: bool = typer.Option(
+        False,
+        "--go-on",
+        help="Headless, druids2017: when a seat is gone for good, the others go on without it "
+        "at a new table with a bot in its seat, the scores carried (the UI asks you).",
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
     if offline and (headless or check_game(game) == DEFAULT_RULESET):
         fail("--offline is the druids2004 terminal UI's table against in-process bots")
+    if go_on and not headless:
+        fail("--go-on is for --headless: the terminal UI asks you whether to go on")
     if not headless:
         ui_entry(game)(
             UiOptions(
@@ -141,20 +149,22 @@ def play_command(
     try:
         summary = play_table(
             seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game,
-            plugins_dirs=tuple(plugins_dir),
+            plugins_dirs=tuple(plugins_dir), go_on=go_on,
         )  # fmt: skip
     except LocalTableError as exc:
         fail(str(exc), 1)
     if as_json:
         print(
             json.dumps(
-                {k: summary[k] for k in ("totals", "winners", "records")}
+                {k: summary[k] for k in ("totals", "winners", "records", "went_on", "lost")}
                 | {"finished": summary["finished"], "aborted": summary["aborted"]}
             )
         )
     elif summary["aborted"]:
         print(f"table stopped: {summary['aborted']}")
     else:
+        for line in summary["went_on"]:
+            print(line)
         print(f"game over: totals {summary['totals']}, winners {summary['winners']}")
         for record in summary["records"]:
             print(f"record: {record}")

@@ -101,7 +101,7 @@ class TableEnding(RunnerBase):
         """What ``run_peer`` returns (and the CLI prints); a finished game is marked so."""
         machine = self.machine
         totals, winners = machine.outcome()  # a card table's: this seat's copy of the game
-        rounds = [] if machine.card_play is not None else machine.game.round_scores
+        rounds = [] if machine.card_play is not None else machine.all_round_scores()
         card_game = machine.card_play.copy if machine.card_play is not None else None
         ended_by = card_game.ended_by if card_game is not None else machine.game.round_ended_by
         result: dict[str, Any] = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from druids_p2p.net.deadlines import debts, lost_contact, who
 from druids_p2p.net.runner_base import RunnerBase
-from druids_p2p.net.table_types import Divergence, TableFault
+from druids_p2p.net.table_types import Departure, Divergence, TableFault
 from druids_p2p.wire import Message
 
 NUDGE_AFTER_S = 1.0
@@ -90,7 +90,7 @@ class LivenessChecks(RunnerBase):
                     f"{who(machine, key)})",
                     None,
                 )
-            raise TableFault(late.reason(who(machine, key)), machine.seat_of(key))
+            raise Departure(late.reason(who(machine, key)), machine.seat_of(key))
 
     def _progress_mark(self) -> tuple[int, int]:
         """Changes when a message was new to this peer: appended, or held for a later step.
@@ -160,7 +160,7 @@ class LivenessChecks(RunnerBase):
                 # checks did not confirm its claim: it is blamed as withholding.
                 owed = self.deadlines.unexcused(sender)
                 if owed:
-                    raise TableFault(
+                    raise Departure(
                         f"{who(self.machine, sender)} withheld {owed[0].what} after its "
                         f"abort ({abort.body['reason'][:80]})",
                         self.machine.seat_of(sender),

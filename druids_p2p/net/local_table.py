@@ -7,6 +7,7 @@ talk only over 127.0.0.1. They report progress as JSON lines on stdout, which th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -171,8 +172,11 @@ class LocalTable:
         move_events: bool = True,
         resume: bool = False,
         game: str | None = None,
+        go_on: bool = False,
     ) -> None:
         """``game``: the rule set the host's table plays (None: the CLI's default).
+        ``go_on``: every seat goes on without a seat gone for good (``--go-on``, go_on.py);
+        a seat that dies then has no result, and the others' last tables' are the game's.
         ``move_events``: whether the peers print a line per move (a pipe write and a parse in
         this process per move and peer, which a game's summary does not need). ``resume``: every
         seat rejoins the table saved in its folder (``druids peer --resume``) instead."""
@@ -187,7 +191,12 @@ class LocalTable:
         self.move_events = move_events
         self.resume = resume
         self.game = game
+        self.go_on = go_on
+        if go_on and "--go-on" not in extra_args:
+            self.extra_args = (*extra_args, "--go-on")
         self.peers: list[PeerProcess] = []
+        self.lost: list[int] = []
+        """Seats whose process ended without a result (killed): the others went on without."""
         self.started_at = 0.0
 
     def _argv(self, index: int, role: list[str]) -> list[str]:
@@ -254,12 +263,27 @@ class LocalTable:
         return self.seats[index] == "human"
 
     def wait(self, timeout: float) -> list[dict[str, Any]]:
-        """Every seat's result (raises if one has none within ``timeout``)."""
+        """Every seat's result (raises if one has none within ``timeout``). With ``go_on``, a
+        seat that stopped waits on (it may go on to a next table) until its process ends, and
+        its last table's result is taken; a seat whose process died is left out (``lost``)."""
         deadline = time.monotonic() + timeout
         results = []
         for peer in self.peers:
             left = max(0.1, deadline - time.monotonic())
-            results.append(peer.wait_for("result", left))
+            if not self.go_on:
+                results.append(peer.wait_for("result", left))
+                continue
+            try:
+                first = peer.wait_for("result", left)
+            except LocalTableError:
+                if peer.proc is None or peer.proc.poll() is None:
+                    raise
+                self.lost.append(peer.index)
+                continue
+            if not first.get("finished") and peer.proc is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    peer.proc.wait(max(0.1, deadline - time.monotonic()))
+            results.append(peer.result() or first)
         for peer in self.peers:
             if peer.proc is not None:
                 try:
@@ -300,12 +324,15 @@ class LocalTable:
             kinds = r.get("move_kinds", [])  # none at a table of dealt rounds
             for ms, kind in zip(r.get("move_latency_ms", []), kinds, strict=False):
                 by_kind.setdefault(kind, []).append(ms)
-        bot_faults: list[list[str]] = [[] for _ in results]
+        bot_faults: list[list[str]] = [[] for _ in (first.get("totals") or results)]
         for r in results:  # each peer's bot's faults (host's texts), by its play seat
             seat = r.get("seat")
             if isinstance(seat, int) and 0 <= seat < len(bot_faults):
                 bot_faults[seat] = [str(f) for f in r.get("faults") or []]
+        went_on = [e for p in self.peers for e in p.events if e.get("event") == "going_on"]
         return {
+            "went_on": sorted({str(e.get("text")) for e in went_on}),
+            "lost": [self.seat_name(i) for i in self.lost],
             "finished": finished,
             "aborted": next((r["aborted"] for r in results if r.get("aborted")), None),
             "blame": next((r["blame"] for r in results if r.get("aborted")), None),
@@ -346,8 +373,10 @@ def play_table(
     new: bool = False,
     game: str | None = None,
     plugins_dirs: tuple[Path, ...] = (),
+    go_on: bool = False,
 ) -> dict[str, Any]:
-    """Play one whole game over the real protocol on loopback; the summary of all peers.
+    """Play one whole game over the real protocol on loopback; the summary of all peers
+    (``go_on``: the seats go on without one gone for good, a bot in its seat).
 
     ``seed`` is accepted for the tournament's interface; the mental deal draws its randomness
     from every peer's own secret, so a p2p game is never replayable from a seed. Every peer
@@ -365,6 +394,7 @@ def play_table(
         move_events=False,
         resume=resume,
         game=game,
+        go_on=go_on,
     )
     try:
         table.start()
