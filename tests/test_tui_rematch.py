@@ -1,7 +1,8 @@
-"""A rematch from the end screen, with one key, and the evening's running scores (issue 28 item
-6 and 12): the same people, the same options, a new table; every game of the session adds up,
-per name, on the next end screen. Druids 2017 over a real table of bot peer processes on
-loopback; Druids 2004 over the in-process table of peers (``tests/table2004_session.py``)."""
+"""The evening in the terminal UI (issue 28 items 6 and 12): a rematch from the end screen with
+one key — the same people, the same options, a new table — and the running scores that add up,
+per name, over the session's games; and a table that goes on, when a bot is killed, after the
+person says yes. Druids 2017 over real tables of bot peer processes on loopback; Druids 2004
+over the in-process table of peers (``tests/table2004_session.py``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from board_keys import press_keys, synced
+from cli_harness import audit_record
 from table2004_session import Table2004Session
 from test_tui import plain
 from test_tui_net import _audit, _play_by_keys, _run, _until
@@ -26,12 +28,13 @@ from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI as TABLE_UI_2004
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
-from druids_p2p.tui.druids2017.dialogs import GameOver
+from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.evening import Evening, PlayedGame
 from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession, local_table
+from druids_p2p.tui.screens.dialogs import GoOnPrompt
 from druids_p2p.wire import load_or_create
 
 
@@ -176,3 +179,82 @@ def test_a_stopped_game_counts_as_played_without_points() -> None:
     lines = evening.lines()
     assert lines[0] == "This evening: 3 games (1 stopped, counted without points)"
     assert lines[1] == "  ann (you): 2 wins, 17 points over 3 games"
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_the_ui_asks_and_goes_on_with_a_bot_when_a_bot_is_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """You and three bot processes, two rounds; one bot is killed (-9) after round 1. Once the
+    table has stopped on it, the UI asks whether to go on; ``y`` seats you at the next table
+    (the two other bots and a stand-in bot the UI's peer starts, its identity fresh), which
+    plays round 2 with round 1's scores carried; the end screen shows both rounds, and the
+    evening counts one game. Both tables' records audit (stopped; complete)."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    identity = load_or_create().with_name("tester")
+    bots = bot_seats(["rule", "rule", "rule"])
+    sessions: list[NetSession] = []
+
+    def make(post: Callable[[Any], object]) -> NetSession:
+        spec = local_table(bots, rounds=2)
+        session = NetSession(post, identity, tmp_path / "game", spec, snapshot_from_table)
+        sessions.append(session)
+        return session
+
+    app = DruidsApp(
+        table_ui=TABLE_UI, make_session=make, expected=tuple(b.name for b in bots), pacing=NO_PACING
+    )
+    records: list[str] = []
+
+    async def body(pilot: Pilot[Any]) -> None:
+        first = app.table
+        assert isinstance(first, TableScreen)
+        gone = bots[1].name
+        for _ in range(20_000):  # round 1 by keys, then the bot is killed at its summary
+            await pilot.pause(0.05)
+            screen = app.screen
+            if isinstance(screen, RoundSummary):
+                sessions[0].bots.peers[1].kill()  # bots[1]'s process
+                await pilot.press("enter")
+                break
+            if isinstance(screen, GaiaPrompt | PilePrompt):
+                await pilot.press("1")
+            elif isinstance(screen, TableScreen):
+                snap = screen.snapshot
+                if snap is not None and snap.my_turn and not screen.awaiting:
+                    await pilot.press("enter")
+        await _until(lambda: isinstance(app.screen, GoOnPrompt), 150)
+        prompt = app.screen
+        assert isinstance(prompt, GoOnPrompt) and gone in prompt.question
+        assert "round 2 of 2" in prompt.question
+        assert first.stopped is not None and "unreachable" in first.stopped
+        assert first.record is not None
+        records.append(first.record)
+        await pilot.press("y")
+        await _until(functools.partial(_replaced, app, first), 60)
+        await _play_by_keys(pilot, app)
+        table = app.table
+        assert isinstance(table, TableScreen) and table is not first
+        snap = table.snapshot
+        assert snap is not None and table.result is not None and table.result["finished"]
+        assert gone not in snap.names and f"bot for {gone}" in snap.names
+        assert snap.rounds == 2 and len(snap.round_scores) == 2
+        totals = [sum(r[s] for r in snap.round_scores) for s in range(4)]
+        assert list(table.result["totals"]) == totals
+        assert [g.totals for g in app.evening.games] == [tuple(totals)]  # one game, carried
+        assert table.record is not None and table.record != first.record
+        records.append(table.record)
+        await pilot.press("q")
+        await pilot.pause()
+
+    try:
+        _run(app, body)
+    finally:
+        for session in sessions:
+            session.close()
+            session.wait(5)
+    stopped, complete = (audit_record(r)[1] for r in records)
+    assert stopped["verdict"] == "stopped" and "unreachable" in stopped["reason"], stopped
+    assert complete["verdict"] == "complete", complete

@@ -19,10 +19,11 @@ from druids_p2p.net.homes import SET_ASIDE
 from druids_p2p.tui.approval import JoinApproval
 from druids_p2p.tui.evening import Evening
 from druids_p2p.tui.game_ui import GameTableScreen, TableUI
+from druids_p2p.tui.going_on import GoOnQuestion
 from druids_p2p.tui.pacing import UI_PACING, Pacing
 from druids_p2p.tui.player import NetSession, TableSpec
 from druids_p2p.tui.resume import SavedGame
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit
+from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit, GoOnPrompt
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.resume_dialog import ResumeTable
@@ -193,7 +194,28 @@ class DruidsApp(App[dict[str, Any] | None]):
         session.start()
 
     async def on_peer_event(self, message: PeerEvent) -> None:
+        if message.event.get("event") == "going_on":
+            await self._next_table()  # what follows is the next table's
         await self._forward(message)
+
+    def on_go_on_question(self, message: GoOnQuestion) -> None:
+        """A seat is gone for good: the person says whether to go on with a bot in its seat."""
+        if self.leaving:
+            message.answer(False)
+            return
+        self.push_screen(GoOnPrompt(str(message.offer.get("text"))), message.answer)
+
+    async def _next_table(self) -> None:
+        """The session goes on at a next table (net/go_on.py): a fresh table screen over it,
+        the stopped one's prompts taken down; the evening counts the game once, as it ends."""
+        old, session = self.table, self.session
+        if old is None or session is None or self.leaving:
+            return
+        while len(self.screen_stack) > 1 and self.screen is not old:
+            self.pop_screen()
+        self.evening.forget(old)
+        self.table = self.table_ui.open(session, (), self.pacing, self.clock)
+        await self.switch_screen(self.table)  # composed before it is handed anything
 
     async def on_turn_request(self, message: TurnRequest) -> None:
         await self._forward(message)

@@ -56,7 +56,9 @@ class LocalBots:
         atexit.register(self.close)
 
     def _common(self) -> list[str]:
-        argv = ["--gone-after", str(BOT_GONE_AFTER_S)]
+        # The person's bots go on with the person when a seat is gone for good (net/go_on.py):
+        # the person's own answer decides whether there is a next table for them to join.
+        argv = ["--gone-after", str(BOT_GONE_AFTER_S), "--go-on"]
         for folder in self.plugins_dirs:
             argv += ["--plugins-dir", str(folder)]
         return argv

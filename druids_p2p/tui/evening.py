@@ -49,6 +49,10 @@ class Evening:
     def note(self, key: object, game: PlayedGame) -> None:
         self._games[key] = game
 
+    def forget(self, key: object) -> None:
+        """A stopped table whose game went on at a next one: counted once, as that one ends."""
+        self._games.pop(key, None)
+
     @property
     def games(self) -> list[PlayedGame]:
         return list(self._games.values())

@@ -32,6 +32,7 @@ from druids_p2p.rulesets import DEFAULT_RULESET, table_options
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
 from druids_p2p.tui.game_ui import Snapshots
+from druids_p2p.tui.going_on import GoOnBridge
 from druids_p2p.tui.names import in_your_words
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.wire import Identity
@@ -198,6 +199,10 @@ class NetSession(Session):
         """Asks the person before seating a joiner at a table this UI hosts (not its own bots)."""
         self.chat = ChatOutbox()
         """Lines the person types, sent by the peer's thread once seated (net/chat.py)."""
+        self.go_on = GoOnBridge(post)
+        """Asks the person whether to go on without a seat gone for good (net/go_on.py)."""
+        self._bots_joined = False
+        """The bots were sent to the first table's lobby (a next table's has its stand-in)."""
 
     def config(self) -> PeerConfig:
         spec = self.spec
@@ -220,7 +225,8 @@ class NetSession(Session):
             resume_folder=spec.resume_folder,
             new=spec.resume_folder is None,
             chat=self.chat,
-            go_on=False,  # one table a session: a coin flip stopped by a seat stops it
+            go_on=False,  # a coin flip stopped by a seat stops the session's table
+            go_on_ask=self.go_on,  # a seat gone for good: the person is asked
         )
 
     def start(self) -> None:
@@ -259,13 +265,17 @@ class NetSession(Session):
         if kind in ("chat", "chat_refused"):  # talk changes nothing at the table: no snapshot,
             self.post(PeerEvent(dict(event), None))  # which would take back a turn being asked
             return
-        if kind == "lobby" and self.spec.host is not None:
+        if kind == "lobby" and self.spec.host is not None and not self._bots_joined:
+            self._bots_joined = True  # only the first table's lobby: a next table's is invited
             self.bots.join_lobby(str(event["lobby"]))
-        elif kind == "joining" and self.spec.lobby_id and self.spec.bots:
+        elif kind == "joining" and self.spec.lobby_id and self.spec.bots and not self._bots_joined:
+            self._bots_joined = True
             fp = self.spec.host_fingerprint
             self.bots.join_announced(self.spec.lobby_id, self.spec.beacon_port, fp)
         if kind in ("seated", "result") and event.get("record"):
             self.record = str(event["record"])
+        if kind == "going_on":
+            self.player.table = None  # the stopped table's view: no snapshot until the next one
         table = self.player.table
         snapshot = None
         if table is not None:
@@ -288,6 +298,7 @@ class NetSession(Session):
     def close(self) -> None:
         """Leave: stop the peer's thread (at its next tick) and kill the bots."""
         self.player.leaving.set()  # the runner stops at its next tick, recording why
+        self.go_on.close()  # a question waiting is answered no
         if self.approval is not None:
             self.approval.close()  # a joiner waiting for the person's answer is refused
         self._stop.set()  # before the bots are killed: leaving is not a bot failure

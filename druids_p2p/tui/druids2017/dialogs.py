@@ -202,7 +202,7 @@ class RoundSummary(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         view = self.snapshot.view
-        r = (view.round_index + 1) if view is not None else len(self.snapshot.round_scores)
+        r = self.snapshot.round_number if view is not None else len(self.snapshot.round_scores)
         with Vertical(id="round-summary"):
             yield Static(f"Round {r} of {self.snapshot.rounds} is over", classes="title")
             yield Static(round_summary(self.snapshot, self.scores, self.ended_by))
