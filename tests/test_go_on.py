@@ -246,7 +246,7 @@ def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(tmp_path: Pa
     (a fresh identity) and play round 2. The first table's records audit as stopped by seat 2
     being unreachable; the second's as complete, carrying round 1's audited scores; the
     result's totals are both rounds'."""
-    work = tmp_path / "work"
+    work = tmp_path / "data" / "games" / "evening"
     env = {**os.environ, "DRUIDS_HOME": str(tmp_path / "data")}
     play = subprocess.Popen(
         [sys.executable, "-m", "druids_p2p", "play", "--headless", "--go-on", "--json",
@@ -297,3 +297,12 @@ def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(tmp_path: Pa
             assert seat.raw == last_seat.raw  # one next table for the three
         last_seat = seat
     assert summary["totals"] == report["totals"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "history", "--json"],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    went_on, stopped = json.loads(listed.stdout)  # newest first; each table once
+    assert went_on["status"] == "finished" and stopped["status"] == "stopped"
+    assert went_on["went_on_from"].startswith(Path(stopped["folder"]).name)
+    assert "bot for seat2-random" in went_on["went_on_from"]
+    assert [p["total"] for p in went_on["players"]] == report["totals"]

@@ -40,6 +40,8 @@ def history_command(
         players = ", ".join(p.name for p in game.players) or "?"
         seen = f" (kept by {game.seen_from} seats here)" if game.seen_from > 1 else ""
         print(f"{when}  {game.game or '?'}  {players}{seen}")
+        if game.went_on_from:
+            print(f"    went on from table {game.went_on_from}, the scores carried")
         print(f"    {game.result()}")
         if game.record.exists():
             print(f"    record: {game.record}")

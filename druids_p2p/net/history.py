@@ -59,6 +59,9 @@ class PastGame:
     """Why it stopped, or what is wrong with the folder."""
     seen_from: int = 1
     """How many seats of this table this machine kept."""
+    went_on_from: str | None = None
+    """A table that went on without a departed seat: the previous table's id (24 hex digits,
+    its folder's name) and who stood in for whom (protocol.md §4, "Going on")."""
 
     @property
     def record(self) -> Path:
@@ -88,6 +91,7 @@ class PastGame:
             "folder": str(self.folder),
             "seen_from": self.seen_from,
             "problem": self.reason if self.status == MALFORMED else None,
+            "went_on_from": self.went_on_from,
         }
 
 
@@ -133,6 +137,9 @@ def read_game(folder: Path) -> PastGame:
         return game
     names = [str(n) for n in seat.body["names"]]
     game.players = [Seat(n) for n in names]
+    account, stand_in = seat.body.get("continues"), seat.body.get("stand_in")
+    if account is not None and isinstance(stand_in, int) and 0 <= stand_in < len(names):
+        game.went_on_from = f"{bytes(account['table']).hex()[:24]} ({names[stand_in]})"
     try:
         game.game = str(ruleset_of(seat.body["options"]))
     except (ValueError, KeyError, TypeError) as exc:
