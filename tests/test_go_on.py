@@ -30,6 +30,7 @@ from druids_p2p.net.continuation import make_account
 from druids_p2p.net.errors import PeerError
 from druids_p2p.net.go_on import departed_key, go_on_after
 from druids_p2p.net.lobby import Lobby, join_table
+from druids_p2p.net.local_table import LocalTable as PeerTable
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.seating import make_join, make_seat_message, seat_list_fault
@@ -306,3 +307,47 @@ def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(tmp_path: Pa
     assert went_on["went_on_from"].startswith(Path(stopped["folder"]).name)
     assert "bot for seat2-random" in went_on["went_on_from"]
     assert [p["total"] for p in went_on["players"]] == report["totals"]
+
+
+class _RematchTable(PeerTable):
+    """Seats 0 and 1 say yes to one rematch (``--rematch 1``); seat 2 does not come back."""
+
+    def _argv(self, index: int, role: list[str]) -> list[str]:
+        return super()._argv(index, role) + (["--rematch", "1"] if index < 2 else [])
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_a_rematch_seats_the_same_players_and_a_bot_for_the_one_who_left(
+    tmp_path: Path,
+) -> None:
+    """Three ``druids peer`` processes play a game; two want a rematch, the third leaves. The
+    first seat hosts the rematch over the links the game left open, and seats a bot (a fresh
+    identity, ``bot for NAME``) where the third does not come back; both play it to the end,
+    the same options, and every record audits complete."""
+    table = _RematchTable(["bot:random"] * 3, tmp_path, GameOptions(players=3, rounds=1))
+    try:
+        table.start()
+        for peer in table.peers:
+            assert peer.proc is not None
+            peer.proc.wait(300)
+    finally:
+        table.close()
+    names = [table.seat_name(i) for i in range(3)]
+    seats: list[Any] = []
+    for k in (0, 1):
+        results = [e for e in table.peers[k].events if e.get("event") == "result"]
+        assert [r["finished"] for r in results] == [True, True], results
+        first, second = results
+        assert first["record"] != second["record"]
+        for result in results:
+            code, report = audit_record(result["record"])
+            assert code == 0 and report["verdict"] == "complete", report
+        seat = decode((Path(second["record"]).parent / "seat.msg").read_bytes())
+        assert seat.body["options"]["rounds"] == 1
+        assert sorted(seat.body["names"]) == sorted([names[0], names[1], f"bot for {names[2]}"])
+        seats.append(seat.raw)
+    assert seats[0] == seats[1]
+    lone = [e for e in table.peers[2].events if e.get("event") == "result"]
+    assert len(lone) == 1 and lone[0]["finished"]

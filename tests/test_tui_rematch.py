@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import random
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,12 @@ from table2004_session import Table2004Session
 from test_tui import plain
 from test_tui_net import _audit, _play_by_keys, _run, _until
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Select, Static
 
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move
+from druids_p2p.net.interfaces import resolve
+from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
@@ -34,7 +37,8 @@ from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.evening import Evening, PlayedGame
 from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession, local_table
-from druids_p2p.tui.screens.dialogs import GoOnPrompt
+from druids_p2p.tui.screens.dialogs import ConfirmJoin, GoOnPrompt
+from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire import load_or_create
 
 
@@ -258,3 +262,77 @@ def test_the_ui_asks_and_goes_on_with_a_bot_when_a_bot_is_killed(
     stopped, complete = (audit_record(r)[1] for r in records)
     assert stopped["verdict"] == "stopped" and "unreachable" in stopped["reason"], stopped
     assert complete["verdict"] == "complete", complete
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_a_lan_table_rematch_with_one_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The UI joins a LAN table hosted by a bot peer (``--rematch 1``) with a bot of its own;
+    after the game ``r`` asks for the rematch, which the host opens over the table's links:
+    the same three players, the same options, a new table, played to its end; the evening
+    counts both games."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    port = random.randint(42000, 58000)
+    host = PeerProcess(
+        0,
+        tmp_path / "host",
+        [sys.executable, "-m", "druids_p2p", "peer", "--player", "bot:rule", "--name",
+         "hostbot", "--host", "--open", "--players", "3", "--rounds", "1", "--table-name",
+         "rematch", "--beacon-port", str(port), "--rematch", "1"],
+        human=False,
+    )  # fmt: skip
+    host.start()
+    setup = LanSetup(net=resolve(), beacon_port=port, rounds=1)
+    app = DruidsApp(
+        table_ui=TABLE_UI, lan=setup, identity=load_or_create(), folder=tmp_path / "game",
+        pacing=NO_PACING,
+    )  # fmt: skip
+    tables: list[TableScreen] = []
+
+    async def body(pilot: Pilot[Any]) -> None:
+        def listed() -> bool:
+            screen = app.screen
+            return isinstance(screen, LobbyScreen) and any(
+                t.name == "rematch" for t in screen.tables
+            )
+
+        await _until(listed, 15)
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        lobby.query_one("#join-bots", Select).value = 1
+        await pilot.press("j")
+        await _until(lambda: isinstance(app.screen, ConfirmJoin), 10)
+        await pilot.press("y")
+        for game in range(2):
+            await _until(lambda: isinstance(app.screen, TableScreen | GaiaPrompt), 120)
+            await _play_by_keys(pilot, app)
+            table = app.table
+            assert isinstance(table, TableScreen) and table.result is not None
+            assert table.result["finished"] and table not in tables
+            tables.append(table)
+            over = app.screen
+            assert isinstance(over, GameOver) and over.rematch
+            if game == 0:
+                await pilot.press("r")
+                await _until(functools.partial(_replaced, app, table), 120)
+        assert len(app.evening.games) == 2
+        names = [sorted(t.snapshot.names) for t in tables if t.snapshot is not None]
+        assert names[0] == names[1] and "hostbot" in names[0]
+        assert tables[0].record != tables[1].record
+        await pilot.press("q")
+
+    try:
+        _run(app, body)
+    finally:
+        host.kill()
+        if app.session is not None:
+            app.session.close()
+            wait = getattr(app.session, "wait", None)
+            if callable(wait):
+                wait(5)
+    results = [e for e in host.events if e.get("event") == "result"]
+    assert [r["finished"] for r in results] == [True, True]
+    for table in tables:
+        assert table.record is not None
+        _audit(table.record)

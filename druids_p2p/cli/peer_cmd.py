@@ -25,6 +25,7 @@ from druids_p2p.cli.peer_checks import (
     check_door,
     check_lobby_target,
     check_port,
+    check_rematches,
     check_table_name,
     check_times,
     resume_or_new,
@@ -71,6 +72,13 @@ _PLUGINS_DIR = typer.Option([], "--plugins-dir")
 _RESUME = typer.Option(False, "--resume", help=_RESUME_HELP)
 _NEW = typer.Option(False, "--new", help=_NEW_HELP)
 _GO_ON = typer.Option(False, "--go-on", help=_GO_ON_HELP)
+_REMATCH = typer.Option(
+    0,
+    "--rematch",
+    help="Play N rematches after the game: the same players and options at a new table "
+    "(the first seat hosts it; a bot sits for any seat that does not come within 30 s).",
+    metavar="N",
+)
 # ... and those host and join take.
 _BOT = typer.Option(None, "--bot", help="Let this bot play your seat.")
 _INTERFACE = typer.Option(None, "--interface", help="Network interface.")
@@ -109,6 +117,7 @@ def peer_command(
     new: bool = _NEW,
     game: str = _GAME,
     go_on: bool = _GO_ON,
+    rematches: int = _REMATCH,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     check_game(game)
@@ -139,6 +148,7 @@ def peer_command(
         new=new,
         game=game,
         go_on=go_on,
+        rematches=check_rematches(rematches),
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -207,6 +217,7 @@ def host_command(
     new: bool = _NEW,
     game: str = _GAME,
     go_on: bool = _GO_ON,
+    rematches: int = _REMATCH,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
@@ -237,6 +248,7 @@ def host_command(
         new=new,
         game=game,
         go_on=go_on,
+        rematches=check_rematches(rematches),
     )
     print_result(result, as_json)
 
@@ -262,6 +274,7 @@ def join_command(
     new: bool = _NEW,
     game: str = _GAME,
     go_on: bool = _GO_ON,
+    rematches: int = _REMATCH,
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
@@ -311,5 +324,6 @@ def join_command(
         resume_folder=saved,
         new=new,
         go_on=go_on,
+        rematches=check_rematches(rematches),
     )
     print_result(result, as_json)

@@ -69,6 +69,7 @@ def run_one_peer(
     resume_folder: Path | None = None,
     game: str = DEFAULT_RULESET,
     go_on: bool = False,
+    rematches: int = 0,
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.net.admission import terminal_approver
@@ -125,6 +126,7 @@ def run_one_peer(
         new=new,
         resume_folder=resume_folder,
         go_on_ask=_always_yes if go_on else None,
+        rematch_ask=_yes_times(rematches) if rematches else None,
     )
     if host and not (open_door or allow or approve):
         say(
@@ -145,6 +147,19 @@ def run_one_peer(
 def _always_yes(offer: dict[str, Any]) -> bool:
     """``--go-on``: every offer to go on without a departed seat is taken."""
     return True
+
+
+def _yes_times(times: int) -> Any:
+    """``--rematch N``: yes to the first N rematches offered."""
+    left = [times]
+
+    def ask(offer: dict[str, Any]) -> bool:
+        if left[0] <= 0:
+            return False
+        left[0] -= 1
+        return True
+
+    return ask
 
 
 def print_result(result: dict[str, Any], as_json: bool) -> None:

@@ -169,12 +169,14 @@ def stand_in_name(departed: str) -> str:
     return f"bot for {name}"
 
 
-def start_stand_in(config: PeerConfig, plan: GoOn, lobby: str) -> tuple[PeerProcess, bytes]:
-    """The stand-in: a new ``druids peer`` bot process on this machine, with a fresh identity
-    in a home of its own under this peer's (made here, so that its key is admitted), joining
-    the lobby at ``lobby``; the process and its key."""
-    name = stand_in_name(plan.name)
-    home = config.home / "bots" / f"stand-in-{plan.account['table'].hex()[:12]}"
+def start_stand_in(
+    config: PeerConfig, departed: str, tag: str, lobby: str
+) -> tuple[PeerProcess, bytes]:
+    """A stand-in for ``departed``: a new ``druids peer`` bot process on this machine, with a
+    fresh identity in a home of its own under this peer's (``bots/stand-in-TAG``, made here, so
+    that its key is admitted), joining the lobby at ``lobby``; the process and its key."""
+    name = stand_in_name(departed)
+    home = config.home / "bots" / f"stand-in-{tag}"
     key = rename_identity(name, home).public_key
     options = ["--bind", config.bind, "--no-announce", "--join", lobby, "--new", "--go-on"]
     options += ["--step-deadline", str(config.step_deadline_s)]
@@ -205,7 +207,8 @@ def host_go_on(config: PeerConfig, mesh: Mesh, plan: GoOn) -> tuple[bytes, PeerP
     lobby = Lobby(cfg, mesh, spec, invite=plan.keys[1:], continues=plan.account)
     process: PeerProcess | None = None
     try:
-        process, key = start_stand_in(config, plan, f"{config.bind}:{lobby.lobby_port}")
+        tag = plan.account["table"].hex()[:12]
+        process, key = start_stand_in(config, plan.name, tag, f"{config.bind}:{lobby.lobby_port}")
         stand_in.append(key)
         lobby.stand_in = key
         seat_raw = lobby.run()

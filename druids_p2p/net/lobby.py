@@ -15,6 +15,7 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Callable
 
 import zmq
 
@@ -93,6 +94,10 @@ class Lobby:
         self.invite = invite
         self.continues = continues
         self.stand_in = stand_in
+        self.fill: tuple[float, Callable[[list[bytes]], list[bytes]]] | None = None
+        """A rematch (``rematch.py``): after this many seconds, the seats of ``invite`` that
+        have not joined are handed to the function, which starts a bot for each and returns
+        their keys, admitted from then on (the deadline runs on from there)."""
         self.config = config
         self.mesh = mesh
         self.spec = spec
@@ -167,9 +172,16 @@ class Lobby:
     def _gather(self, timeout_s: float) -> None:
         poller = zmq.Poller()
         poller.register(self.socket, zmq.POLLIN)
-        deadline = time.monotonic() + timeout_s
+        start = time.monotonic()
+        deadline = start + timeout_s
         invited = 0.0
         while len(self.seats) < self.spec.options.players:
+            if self.fill is not None and time.monotonic() > start + self.fill[0]:
+                seated = {key for key, _, _, _ in self.seats}
+                missing = [key for key in self.invite if key not in seated]
+                filler, self.fill = self.fill[1], None
+                self.invite = (*self.invite, *filler(missing))
+                deadline = time.monotonic() + timeout_s
             if time.monotonic() > deadline:
                 raise PeerError("nobody filled the table in time")
             if self.invite and time.monotonic() - invited >= 1.0:

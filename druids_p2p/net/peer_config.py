@@ -98,6 +98,10 @@ class PeerConfig:
     the terminal UI asks its person)."""
     stand_in_bot: str = "rule"
     """The bot that stands in for a departed seat, if this peer is the one to start it."""
+    rematch_ask: Callable[[dict[str, Any]], bool] | None = None
+    """Asked once a table has ended whether to play a rematch (``rematch.py``): the same
+    players and options at a new table, a bot for any that does not come; it answers within
+    ``rematch.ASK_S``. None: never (``--rematch N``: yes N times; the terminal UI: key r)."""
 
 
 BotPlayers = Callable[[str, PeerConfig, bytes], Player]

@@ -16,7 +16,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from druids_p2p.net import go_on, lobby, reseat
+from druids_p2p.net import go_on, lobby, rematch, reseat
 from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.endpoints import EndpointError, TableNetwork
 from druids_p2p.net.errors import CannotRejoin, PeerError, TableChoice
@@ -39,6 +39,10 @@ from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Transcript, WireError, decode
 
 log = logging.getLogger(__name__)
+
+MAX_NEXT_TABLES = 100
+"""Tables one run goes on to at most (reseats, tables going on, rematches): a bound, not a
+limit anybody meets."""
 
 
 def _request(config: PeerConfig) -> Request:
@@ -117,7 +121,7 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
         else:
             state = resume
         result, machine = _play_marked(config, mesh, state, seat_raw, resume is not None, early)
-        for _ in range(2 * machine.options.players):  # a reseat one fewer; a departure each
+        for _ in range(MAX_NEXT_TABLES):
             name = str(state.info().get("name") or "table")
             next_table = _next_table(config, mesh, machine, name, stand_ins)
             if next_table is None:
@@ -142,9 +146,10 @@ def _next_table(
     name: str,
     stand_ins: list[PeerProcess],
 ) -> tuple[bytes, list[bytes]] | None:
-    """The table this peer goes on to after ``machine``'s stopped, if any: without a seat that
-    withheld its coin flip (``reseat.py``), or, its person saying yes, without a seat gone for
-    good and with a bot in its seat (``go_on.py``); its seat message and early messages."""
+    """The table this peer goes on to after ``machine``'s ended, if any: without a seat that
+    withheld its coin flip (``reseat.py``); or, its player saying yes, without a seat gone for
+    good and with a bot in its seat (``go_on.py``); or, its player saying yes, a rematch
+    (``rematch.py``). Its seat message and early messages."""
     plan = reseat.reseat_after(machine, name) if config.go_on else None
     if plan is not None:
         try:
@@ -152,22 +157,31 @@ def _next_table(
         except PeerError as exc:  # the others did not all go on: this stop stands
             config.emit({"event": "reseat_failed", "text": str(exc)})
             return None
+    me = config.identity.public_key
     offer = go_on.go_on_after(machine, name)
-    if offer is None:
-        return None
-    ask = config.go_on_ask
-    if ask is None or not ask(offer.offer(config.identity.public_key)):
+    if offer is not None:
+        ask = config.go_on_ask
+        if ask is not None and ask(offer.offer(me)):
+            try:
+                seat_raw, early, process = go_on.go_on(config, mesh, offer)
+            except PeerError as exc:  # the others did not all go on: this stop stands
+                config.emit({"event": "go_on_failed", "text": str(exc)})
+                return None
+            if process is not None:
+                stand_ins.append(process)
+            return seat_raw, early
         config.emit(
             {"event": "go_on_declined", "text": f"not going on without {offer.name}: declined"}
         )
+    again = rematch.rematch_after(machine, name) if config.rematch_ask is not None else None
+    if again is None or config.rematch_ask is None or not config.rematch_ask(again.offer(me)):
         return None
     try:
-        seat_raw, early, process = go_on.go_on(config, mesh, offer)
-    except PeerError as exc:  # the others did not all go on: this stop stands
-        config.emit({"event": "go_on_failed", "text": str(exc)})
+        seat_raw, early, bots = rematch.rematch(config, mesh, again)
+    except PeerError as exc:
+        config.emit({"event": "rematch_failed", "text": str(exc)})
         return None
-    if process is not None:
-        stand_ins.append(process)
+    stand_ins.extend(bots)
     return seat_raw, early
 
 

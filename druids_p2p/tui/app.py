@@ -167,19 +167,33 @@ class DruidsApp(App[dict[str, Any] | None]):
     @property
     def can_rematch(self) -> bool:
         """A rematch is offered: the table on show is one ``make_session`` made (you and your
-        bots on this machine), which seats the same players with the same options again."""
-        return self.make_session is not None and self.rematchable
+        bots on this machine), which seats the same players with the same options again; or a
+        LAN table, whose peers play the rematch among themselves (net/rematch.py)."""
+        local = self.make_session is not None and self.rematchable
+        return local or getattr(self.session, "rematch", None) is not None
 
     def action_rematch(self) -> None:
         """The end screen's ``r``: the same people, the same options, a new table (a bot
         process for every bot seat, started afresh: one that died is replaced); the evening's
         running scores go on. Only once the table on show has ended."""
         table = self.table
-        if not self.can_rematch or table is None or self.make_session is None:
+        if not self.can_rematch or table is None:
             self.bell()
             return
         if table.ended is None and not table.finished and table.stopped is None:
             self.bell()  # the game is on: leaving it is the quit key's question
+            return
+        bridge = getattr(self.session, "rematch", None)
+        if bridge is not None:  # a LAN table: the peer asks the others (net/rematch.py)
+            bridge.want()
+            self.notify(
+                "Rematch: waiting for the others (a bot sits for anyone who does not come "
+                "within 30 s)",
+                timeout=10,
+            )
+            return
+        if self.make_session is None:
+            self.bell()
             return
         while len(self.screen_stack) > 1 and self.screen is not table:
             self.pop_screen()
@@ -194,8 +208,9 @@ class DruidsApp(App[dict[str, Any] | None]):
         session.start()
 
     async def on_peer_event(self, message: PeerEvent) -> None:
-        if message.event.get("event") == "going_on":
-            await self._next_table()  # what follows is the next table's
+        kind = message.event.get("event")
+        if kind in ("going_on", "rematching"):  # what follows is the next table's
+            await self._next_table(forget=kind == "going_on")
         await self._forward(message)
 
     def on_go_on_question(self, message: GoOnQuestion) -> None:
@@ -205,15 +220,17 @@ class DruidsApp(App[dict[str, Any] | None]):
             return
         self.push_screen(GoOnPrompt(str(message.offer.get("text"))), message.answer)
 
-    async def _next_table(self) -> None:
-        """The session goes on at a next table (net/go_on.py): a fresh table screen over it,
-        the stopped one's prompts taken down; the evening counts the game once, as it ends."""
+    async def _next_table(self, forget: bool) -> None:
+        """The session goes on at a next table (net/go_on.py, ``forget``: the stopped table's
+        game goes on there, counted once as it ends; net/rematch.py: a new game): a fresh table
+        screen over it, the ended one's prompts taken down."""
         old, session = self.table, self.session
         if old is None or session is None or self.leaving:
             return
         while len(self.screen_stack) > 1 and self.screen is not old:
             self.pop_screen()
-        self.evening.forget(old)
+        if forget:
+            self.evening.forget(old)
         self.table = self.table_ui.open(session, (), self.pacing, self.clock)
         await self.switch_screen(self.table)  # composed before it is handed anything
 

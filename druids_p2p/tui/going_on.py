@@ -14,6 +14,7 @@ from typing import Any
 from textual.message import Message
 
 from druids_p2p.net.go_on import ASK_S
+from druids_p2p.net.rematch import ASK_S as REMATCH_ASK_S
 
 ANSWER_S = ASK_S - 5.0
 """The person's time to answer: within the peer's, so a late yes never finds the others gone."""
@@ -59,4 +60,32 @@ class GoOnBridge:
         self._closed.set()
 
 
-__all__ = ["ANSWER_S", "GoOnBridge", "GoOnQuestion"]
+class RematchBridge:
+    """``PeerConfig.rematch_ask`` for the UI's seat at a LAN table: yes once the person pressed
+    ``r`` on the end screen (before or while the peer asks), no when the session closes or
+    nobody pressed it within ``rematch.ASK_S``."""
+
+    def __init__(self, timeout_s: float = REMATCH_ASK_S) -> None:
+        self.timeout_s = timeout_s
+        self._wanted = threading.Event()
+        self._closed = threading.Event()
+
+    def want(self) -> None:
+        """The person pressed ``r``."""
+        self._wanted.set()
+
+    def __call__(self, offer: dict[str, Any]) -> bool:
+        step = 0.2
+        for _ in range(int(self.timeout_s / step) + 1):  # bounded; wakes up to notice close()
+            if self._closed.is_set():
+                return False
+            if self._wanted.wait(step):
+                self._wanted.clear()  # one key press, one rematch
+                return not self._closed.is_set()
+        return False
+
+    def close(self) -> None:
+        self._closed.set()
+
+
+__all__ = ["ANSWER_S", "GoOnBridge", "GoOnQuestion", "RematchBridge"]

@@ -32,7 +32,7 @@ from druids_p2p.rulesets import DEFAULT_RULESET, table_options
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
 from druids_p2p.tui.game_ui import Snapshots
-from druids_p2p.tui.going_on import GoOnBridge
+from druids_p2p.tui.going_on import GoOnBridge, RematchBridge
 from druids_p2p.tui.names import in_your_words
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.wire import Identity
@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 
 Post = Callable[[Message], object]
 
+REMATCH_BOTS = 99
+"""At a LAN table the person's bots say yes to every rematch (the person's own yes decides
+whether they are seated: a bot sits in for a seat that does not come)."""
 RETIRE_S = 15.0
 """How long a table left for a rematch may linger before its bots are stopped (the net layer's
 longest linger after a game is 10 s)."""
@@ -130,6 +133,12 @@ class TableSpec:
     """Rejoin this saved table (``<game>/me/tables/<id>``) instead; the bots rejoin theirs."""
 
     @property
+    def lan(self) -> bool:
+        """A table on the LAN (hosted with beacons, or joined from one), not you and your bots
+        alone: its rematch is the peers' own (net/rematch.py)."""
+        return self.announce or self.announcement is not None
+
+    @property
     def title(self) -> str:
         if self.host is not None:
             where = "local table" if not self.announce else f"LAN table on {self.bind}"
@@ -187,6 +196,7 @@ class NetSession(Session):
             bind=spec.bind,
             budget_ms=spec.budget_ms,
             plugins_dirs=spec.plugins_dirs,
+            rematches=REMATCH_BOTS if spec.lan else 0,
         )
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
@@ -201,6 +211,8 @@ class NetSession(Session):
         """Lines the person types, sent by the peer's thread once seated (net/chat.py)."""
         self.go_on = GoOnBridge(post)
         """Asks the person whether to go on without a seat gone for good (net/go_on.py)."""
+        self.rematch = RematchBridge() if spec.lan else None
+        """At a LAN table: the end screen's ``r`` answers the peer's rematch question."""
         self._bots_joined = False
         """The bots were sent to the first table's lobby (a next table's has its stand-in)."""
 
@@ -227,6 +239,7 @@ class NetSession(Session):
             chat=self.chat,
             go_on=False,  # a coin flip stopped by a seat stops the session's table
             go_on_ask=self.go_on,  # a seat gone for good: the person is asked
+            rematch_ask=self.rematch,  # a LAN table's rematch: the end screen's r
         )
 
     def start(self) -> None:
@@ -274,8 +287,8 @@ class NetSession(Session):
             self.bots.join_announced(self.spec.lobby_id, self.spec.beacon_port, fp)
         if kind in ("seated", "result") and event.get("record"):
             self.record = str(event["record"])
-        if kind == "going_on":
-            self.player.table = None  # the stopped table's view: no snapshot until the next one
+        if kind in ("going_on", "rematching"):
+            self.player.table = None  # the ended table's view: no snapshot until the next one
         table = self.player.table
         snapshot = None
         if table is not None:
@@ -299,6 +312,8 @@ class NetSession(Session):
         """Leave: stop the peer's thread (at its next tick) and kill the bots."""
         self.player.leaving.set()  # the runner stops at its next tick, recording why
         self.go_on.close()  # a question waiting is answered no
+        if self.rematch is not None:
+            self.rematch.close()
         if self.approval is not None:
             self.approval.close()  # a joiner waiting for the person's answer is refused
         self._stop.set()  # before the bots are killed: leaving is not a bot failure
