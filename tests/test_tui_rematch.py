@@ -18,16 +18,20 @@ from board_keys import press_keys, synced
 from cli_harness import audit_record
 from table2004_session import Table2004Session
 from test_tui import plain
+from test_tui_2004 import _session as offline_session
+from test_tui_2004 import press_move, read_rituals, settle
 from test_tui_net import _audit, _play_by_keys, _run, _until
 from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move
+from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.net.interfaces import resolve
 from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats
+from druids_p2p.tui.druids2004.app import RECORD_NAME, Druids2004App
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI as TABLE_UI_2004
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
@@ -336,3 +340,52 @@ def test_a_lan_table_rematch_with_one_key(tmp_path: Path, monkeypatch: pytest.Mo
     for table in tables:
         assert table.record is not None
         _audit(table.record)
+
+
+@synced
+async def test_an_offline_2004_rematch_keeps_both_records_and_the_running_scores(
+    tmp_path: Path,
+) -> None:
+    """``druids play --game druids2004 --offline``: ``r`` on the end screen plays a new game of
+    the same players (a fresh deal), the first game's record kept; the second end screen shows
+    the running scores over both, and the outcome has them."""
+    app = Druids2004App(
+        offline_session(players=2, seed=3), tmp_path,
+        rematch=lambda seed: offline_session(players=2, seed=seed),
+    )  # fmt: skip
+    rng = random.Random(2)
+    scores: list[dict[str, tuple[int, bool]]] = []
+    async with app.run_test(size=(112, 42)) as pilot:
+        await settle(pilot, app)
+        for game in range(2):
+            for _ in range(3000):
+                await read_rituals(pilot, app)
+                if isinstance(app.screen, GameOver2004):
+                    break
+                view = app.table.view
+                await press_move(pilot, app, rule_move(view, Options(2), rng))
+            over = app.screen
+            assert isinstance(over, GameOver2004) and over.rematch
+            session = app.session
+            scores.append(
+                {
+                    session.names[s]: (t, s in (session.game.winners or ()))
+                    for s, t in enumerate(session.game.scores)
+                }
+            )
+            if game == 0:
+                first = app.table
+                await pilot.press("r")
+                await pilot.pause()
+                assert app.table is not first and app.session is not session
+                await settle(pilot, app)
+        assert "This evening: 2 games" in plain(over.query_one("#evening", Static))
+        await pilot.press("enter")
+        await pilot.pause()
+    outcome = app.return_value
+    assert outcome is not None
+    running = _running(scores)
+    assert {s["name"]: (s["wins"], s["points"]) for s in outcome["evening"]} == running
+    for name in (RECORD_NAME, "record-2004-2.json"):
+        code, _ = replay((tmp_path / name).read_text())
+        assert code == 0
