@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -241,12 +242,23 @@ def _round_ended(home: Path) -> bool:
 @pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.timeout(400)
-def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(tmp_path: Path) -> None:
-    """``druids play --headless --go-on``: seat 2's bot process is killed (-9) once round 1 is
-    over; after the step deadline the three others go on at a new table with a stand-in bot
-    (a fresh identity) and play round 2. The first table's records audit as stopped by seat 2
-    being unreachable; the second's as complete, carrying round 1's audited scores; the
-    result's totals are both rounds'."""
+@pytest.mark.parametrize(
+    ("how", "why"),
+    [
+        (signal.SIGKILL, ("unreachable",)),
+        # it left, telling the others; owing an automatic message it withheld it (protocol §9)
+        (signal.SIGINT, ("left the table", "withheld")),
+    ],
+)
+def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(
+    tmp_path: Path, how: signal.Signals, why: tuple[str, ...]
+) -> None:
+    """``druids play --headless --go-on``: seat 2's bot process is killed (-9: gone for good;
+    or Ctrl-C: it leaves, telling the others) once round 1 is over; the three others (after
+    the step deadline, or at once on its word) go on at a new table with a stand-in bot (a
+    fresh identity) and play round 2. The first table's records audit as stopped by seat 2;
+    the second's as complete, carrying round 1's audited scores; the result's totals are both
+    rounds'."""
     work = tmp_path / "data" / "games" / "evening"
     env = {**os.environ, "DRUIDS_HOME": str(tmp_path / "data")}
     play = subprocess.Popen(
@@ -261,7 +273,7 @@ def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(tmp_path: Pa
         while not _round_ended(work / "seat2") and time.monotonic() < deadline:
             time.sleep(0.1)
         assert _round_ended(work / "seat2"), "round 1 never ended"
-        victim.kill()  # SIGKILL: gone for good, mid-game
+        victim.send_signal(how)  # mid-game
         out, err = play.communicate(timeout=330)
     finally:
         if play.poll() is None:
@@ -277,7 +289,8 @@ def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(tmp_path: Pa
         assert len(tables) == 2, tables
         first, second = (t / "record.druids" for t in tables)
         code, report = audit_record(str(first))
-        assert report["verdict"] == "stopped" and "unreachable" in report["reason"], report
+        assert report["verdict"] == "stopped", report
+        assert any(w in report["reason"] for w in why), report
         first_rounds = report["round_scores"]
         first_order = [bytes.fromhex(p["public_key"]) for p in report["players"]]
         code, report = audit_record(str(second))

@@ -284,6 +284,12 @@ class LocalTable:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     peer.proc.wait(max(0.1, deadline - time.monotonic()))
             results.append(peer.result() or first)
+        if self.go_on and any(r.get("finished") for r in results):
+            # The others went on and finished: a seat that stopped (it left) is lost too.
+            seated = [p for p in self.peers if p.index not in self.lost]
+            gone = zip(seated, results, strict=True)
+            self.lost += [p.index for p, r in gone if not r["finished"]]
+            results = [r for r in results if r.get("finished")]
         for peer in self.peers:
             if peer.proc is not None:
                 try:
