@@ -22,7 +22,7 @@ from typing import Any
 
 import psutil
 import pytest
-from cli_harness import audit_record
+from cli_harness import audit_record, run_cli
 from table_harness import LocalTable
 
 from druids_p2p.games.druids2017 import GameOptions
@@ -364,3 +364,12 @@ def test_a_rematch_seats_the_same_players_and_a_bot_for_the_one_who_left(
     assert seats[0] == seats[1]
     lone = [e for e in table.peers[2].events if e.get("event") == "result"]
     assert len(lone) == 1 and lone[0]["finished"]
+
+
+def test_go_on_and_rematch_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["play", "--go-on"], capsys)
+    assert code == 2 and "--go-on is for --headless" in err
+    code, _, err = run_cli(["peer", "--rematch", "-1"], capsys)
+    assert code == 2 and "--rematch must be 0 to 99" in err
+    code, _, err = run_cli(["join", "127.0.0.1:1", "--rematch", "100"], capsys)
+    assert code == 2 and "--rematch" in err and "Traceback" not in err
