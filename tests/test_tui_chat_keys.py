@@ -160,9 +160,10 @@ def test_chat_during_a_held_trick_opens_the_box_and_plays_nothing() -> None:
     _run(app, body)
 
 
-def test_chat_during_another_seats_turn_is_sent_when_a_held_trick_comes_meanwhile() -> None:
+def test_chat_during_another_seats_turn_keeps_every_key_while_a_trick_and_the_turn_come() -> None:
     """The box opened while the bots' moves are shown; a trick completes (and is held) while the
-    line is typed: Enter sends the line, it does not end the hold, and nothing is played."""
+    line is typed, then this seat's turn comes: the keys typed meanwhile (space and enter play
+    a card at the table, any key ends a held trick) are the line's, and nothing is played."""
     seed, prefix = find_position(_bot_trick_then_my_lead)
     clock = FakeClock()
     app = _app(seed, prefix, Pacing(move_s=1.0, trick_s=5.0), clock)
@@ -177,11 +178,27 @@ def test_chat_during_another_seats_turn_is_sent_when_a_held_trick_comes_meanwhil
         assert isinstance(app.screen, ChatBox)
         await pilot.press(*TYPED)
         await _until_trick_held(pilot, table, clock)  # meanwhile, under the open box
-        await pilot.press("enter")
+        await pilot.press("enter")  # the line's, not the held trick's "any key"
         await pilot.pause()
         assert _session(app).said == [TYPED] and f"you: {TYPED}" in _log(app)
+        assert table.pacer.holding and table.pacer.key_ends_hold
+        await _say(pilot, app, "gg ")  # over the held trick: its space is the line's too
+        assert table.pacer.holding and table.pacer.key_ends_hold
+        await pilot.press("c", *"so")
+        for _ in range(MAX_STEPS):  # then this seat's turn comes, the box still open
+            snap = table.snapshot
+            if snap is not None and snap.my_turn and not table.pacer.queue:
+                break
+            clock.now += 1.0
+            await table.drain()
+            await pilot.pause()
+        assert isinstance(app.screen, ChatBox)
+        await pilot.press("space", *"far", "enter")
+        await pilot.pause()
+        assert _session(app).said == [TYPED, "gg", "so far"]
         assert not isinstance(app.screen, ChatBox)
-        assert table.pacer.holding and _my_plays(app) == before
+        assert _my_plays(app) == before and table.snapshot is not None
+        assert table.snapshot.my_turn  # the turn is still the person's to play
 
     _run(app, body)
 
