@@ -144,6 +144,11 @@ def test_a_line_typed_at_a_real_table_reaches_every_peer(
                     await pilot.press("enter")
         assert "you: hello bots" in _log(table), "\n".join(_log(table))
         assert table.result is not None and table.result["finished"]
+        # At the end screen the person is still at the table: "gg" is signed and sent (before,
+        # the peer stopped hearing and sending chat with the last move: the line waited unsent).
+        await pilot.press("c", *"gg", "enter")
+        await _until(pilot, lambda: "you: gg" in _log(table))
+        assert isinstance(app.screen, GameOver)
 
     try:
         _run(app, body)
@@ -155,5 +160,20 @@ def test_a_line_typed_at_a_real_table_reaches_every_peer(
     assert len(logs) == len(bots)
     for path in logs:
         events = [json.loads(line) for line in path.read_text().splitlines()]
-        said = [e for e in events if e.get("event") == "chat"]
-        assert [(e["name"], e["text"]) for e in said] == [("tester", "hello bots")], path
+        said = [(e["name"], e["text"]) for e in events if e.get("event") == "chat"]
+        # (the "gg" too if the bot's peer was still lingering at the end when it came)
+        assert said in ([("tester", "hello bots")], [("tester", "hello bots"), ("tester", "gg")])
+
+
+def test_a_line_typed_once_the_peer_has_stopped_is_refused_not_queued(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the table's peer has stopped nobody can hear a line: the person is told so (before,
+    it was queued for a peer that would never send it, and nothing was said)."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    identity = load_or_create().with_name("tester")
+    spec = local_table(bot_seats(["rule", "rule"]), rounds=1)
+    session = NetSession(lambda _: None, identity, tmp_path / "game", spec, snapshot_from_table)
+    assert session.send_chat("hello") is None  # not seated yet: sent once it is
+    session.close()
+    assert session.send_chat("gg") == "the table is closed: nobody hears chat any more"

@@ -63,6 +63,9 @@ _INTERFACE = typer.Option(None, "--interface", help="Network interface.")
 _ADDRESS = typer.Option(None, "--address", help="Local IPv4 address.")
 _JSON = typer.Option(False, "--json", help="Progress as JSON lines.")
 _GAME = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP)
+_SAY = typer.Option(
+    [], "--say", help="Say this line to the table once seated (table chat; repeatable)."
+)
 
 
 @app.command("peer", hidden=True)
@@ -88,6 +91,7 @@ def peer_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    say: list[str] = _SAY,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     check_game(game)
@@ -114,6 +118,7 @@ def peer_command(
         resume=resume,
         new=new,
         game=game,
+        chat_lines=tuple(say),
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -179,6 +184,7 @@ def host_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    say: list[str] = _SAY,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
@@ -203,6 +209,7 @@ def host_command(
         resume=resume,
         new=new,
         game=game,
+        chat_lines=tuple(say),
     )
     print_result(result, as_json)
 
@@ -227,6 +234,7 @@ def join_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    say: list[str] = _SAY,
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
@@ -275,5 +283,6 @@ def join_command(
         table_typed=None if ":" in target else target,
         resume_folder=saved,
         new=new,
+        chat_lines=tuple(say),
     )
     print_result(result, as_json)
