@@ -74,6 +74,9 @@ _GAME = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP)
 _APPROVE = typer.Option(False, "--approve", help=_APPROVE_HELP)
 _OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
 _ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")
+_SAY = typer.Option(
+    [], "--say", help="Say this line to the table once seated (table chat; repeatable)."
+)
 
 
 @app.command("peer", hidden=True)
@@ -101,6 +104,7 @@ def peer_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    say: list[str] = _SAY,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     check_game(game)
@@ -130,6 +134,7 @@ def peer_command(
         resume=resume,
         new=new,
         game=game,
+        chat_lines=tuple(say),
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -197,6 +202,7 @@ def host_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    say: list[str] = _SAY,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
@@ -226,6 +232,7 @@ def host_command(
         resume=resume,
         new=new,
         game=game,
+        chat_lines=tuple(say),
     )
     print_result(result, as_json)
 
@@ -250,6 +257,7 @@ def join_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    say: list[str] = _SAY,
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
@@ -298,5 +306,6 @@ def join_command(
         table_typed=None if ":" in target else target,
         resume_folder=saved,
         new=new,
+        chat_lines=tuple(say),
     )
     print_result(result, as_json)

@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -16,6 +16,9 @@ from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.cli.peer_checks import check_times, resume_or_new
 from druids_p2p.cli.streams import say
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
+
+if TYPE_CHECKING:
+    from druids_p2p.net.chat import ChatOutbox
 
 
 def emitter(as_json: bool, moves: bool = True) -> Any:
@@ -68,6 +71,7 @@ def run_one_peer(
     table_typed: str | None = None,
     resume_folder: Path | None = None,
     game: str = DEFAULT_RULESET,
+    chat_lines: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.net.admission import terminal_approver
@@ -86,6 +90,7 @@ def run_one_peer(
         fail("--budget-ms must be positive")
     check_times(gone_after, step_deadline)
     resume_or_new(resume, new)
+    chat = outbox_of(chat_lines)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
     identity = load_identity(name)
     options = new_table_options(game, players, variant, rounds)
@@ -123,6 +128,7 @@ def run_one_peer(
         resume=resume,
         new=new,
         resume_folder=resume_folder,
+        chat=chat,
     )
     if host and not (open_door or allow or approve):
         say(
@@ -138,6 +144,20 @@ def run_one_peer(
         fail(str(exc), 1)
     except OSError as exc:
         fail(f"network: {exc}", 1)
+
+
+def outbox_of(lines: tuple[str, ...]) -> ChatOutbox:
+    """``--say``: the lines said to the table once seated (net/chat.py), checked before any
+    socket is opened (a line that cannot be sent stops the command, naming it)."""
+    from druids_p2p.net.chat import ChatOutbox, ChatRefused
+
+    outbox = ChatOutbox()
+    for line in lines:
+        try:
+            outbox.say(line)
+        except ChatRefused as exc:
+            fail(f"--say {line!r}: {exc}")
+    return outbox
 
 
 def print_result(result: dict[str, Any], as_json: bool) -> None:

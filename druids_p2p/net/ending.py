@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 LINGER_AFTER_GAME_S = 1.5
 LINGER_FOR_THE_END_S = 10.0
 LINGER_QUIET_S = 2.5
+TALK_AFTER_GAME_S = 600.0
+"""The longest a peer whose person is still at the ended table keeps carrying chat."""
 
 
 class TableEnding(RunnerBase):
@@ -138,7 +140,12 @@ class TableEnding(RunnerBase):
         keepalive hello for ``LINGER_QUIET_S`` (a finished peer sends none): a peer that left at
         once, its last messages lost on a lossy link, left the others waiting for them until
         ``gone_after`` (seen at 30% loss). Meanwhile the last move and this peer's receipt of it
-        are resent every ``NUDGE_AFTER_S`` to those not known to hold it."""
+        are resent every ``NUDGE_AFTER_S`` to those not known to hold it.
+
+        Chat goes on meanwhile, both ways (a "gg" said as the game ends is heard), and for as
+        long as the person is still at the table (:meth:`Player.stays_for_talk`, the terminal
+        UI's end screen), at most ``TALK_AFTER_GAME_S``: their last words reach the others who
+        are still there too."""
         start = time.monotonic()
         until = start + LINGER_AFTER_GAME_S
         last_nudge = last_hello = start
@@ -146,7 +153,13 @@ class TableEnding(RunnerBase):
             now = time.monotonic()
             lacking = self._lacking_the_end()
             playing = self.machine.finished and now - last_hello < LINGER_QUIET_S
-            if now >= until and (not (lacking or playing) or now >= start + LINGER_FOR_THE_END_S):
+            talking = (
+                self.player.stays_for_talk()
+                and not self.player.wants_to_leave()
+                and now < start + TALK_AFTER_GAME_S
+            )
+            done = not (lacking or playing) or now >= start + LINGER_FOR_THE_END_S
+            if now >= until and done and not talking:
                 return
             if lacking and now - last_nudge > NUDGE_AFTER_S:
                 last_nudge = now
@@ -169,6 +182,9 @@ class TableEnding(RunnerBase):
                     self._answer_resend(msg)
                 elif msg.type is MsgType.HELLO and self._own_link(inbound.curve, msg.sender):
                     last_hello = time.monotonic()  # someone is still playing: stay a little
+                elif msg.type is MsgType.CHAT and msg.sender in self.machine.list_keys:
+                    self.chat.receive(msg)
+            self.broadcast(self.chat.outgoing())
 
     def _own_link(self, curve: bytes, sender: bytes) -> bool:
         """A frame signed by ``sender`` came over ``sender``'s own link (protocol.md §8)."""

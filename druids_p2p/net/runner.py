@@ -88,6 +88,7 @@ class TableRunner(LivenessChecks, TableEnding):
         # What happened is told before this seat is asked for a move: a user interface that
         # takes its picture of the table from each event must not see one older than the ask.
         self._emit_events()
+        self.broadcast(self.chat.outgoing())  # talk waits for nothing, a grace period neither
         if machine.phase == "play" and self.deal_started is not None:
             self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
             self.deal_cpu_ms.append((time.process_time() - self.deal_cpu_started) * 1000.0)
@@ -98,7 +99,6 @@ class TableRunner(LivenessChecks, TableEnding):
         if machine.my_turn:
             self._play(self.player.poll(self.table))
         self._emit_events()
-        self.broadcast(self.chat.outgoing())
         self._keepalive()
         self._check_liveness()
 

@@ -176,6 +176,11 @@ class DruidsApp(App[dict[str, Any] | None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(self.table_ui.help())
 
+    def action_chat(self) -> None:
+        """``c`` at a table (``CHAT_KEY``: its screen and every prompt over it): the chat box."""
+        if self.table is not None and not self.leaving:
+            self.table.open_chat()
+
     def action_request_quit(self) -> None:
         if isinstance(self.screen, ConfirmQuit):
             return

@@ -45,6 +45,10 @@ class GameTableScreen(Screen[None]):
         """A message from the session, shown in its turn."""
         raise NotImplementedError
 
+    def open_chat(self) -> None:
+        """Open the chat box (key ``c``, over the table or any prompt on it)."""
+        raise NotImplementedError
+
 
 TableScreenFactory = Callable[..., GameTableScreen]
 """``(session, expected, *, pacing, clock)``: the game's table screen over ``session``."""

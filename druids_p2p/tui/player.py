@@ -76,6 +76,10 @@ class UIPlayer(Player):
     def wants_to_leave(self) -> bool:
         return self.leaving.is_set()
 
+    def stays_for_talk(self) -> bool:
+        """The person is at the table until they leave it (its end screen open): chat goes on."""
+        return not self.leaving.is_set()
+
     def poll(self, table: TableView) -> int | None:
         """Non-blocking: the table keeps serving the network while the person thinks."""
         if self.asking != self.turn or self.turn == 0:
@@ -273,6 +277,8 @@ class NetSession(Session):
         self.player.submit(move, turn)
 
     def send_chat(self, text: str) -> str | None:
+        if self._stop.is_set():  # queued now, it would wait for ever: nobody would hear it
+            return "the table is closed: nobody hears chat any more"
         try:
             self.chat.say(text)
         except ChatRefused as exc:

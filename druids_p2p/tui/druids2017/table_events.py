@@ -13,7 +13,6 @@ from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.druids2017.cards import move_text
 from druids_p2p.tui.druids2017.table_screen_state import TableScreenState
 from druids_p2p.tui.names import name_text, who
-from druids_p2p.tui.widgets.chat import CHAT_EVENTS, chat_line
 
 EVENT_STYLE = {
     "aborted": "bold red",
@@ -46,8 +45,6 @@ def _move_line(table: TableScreenState, event: dict[str, Any]) -> Text:
 def describe(table: TableScreenState, kind: str, event: dict[str, Any]) -> Text | str | None:
     """The log line of one event (None: nothing to log), updating the screen's state."""
     snap = table.snapshot
-    if kind in CHAT_EVENTS:
-        return chat_line(event, snap.my_seat if snap is not None else None)
     if kind == "lobby":
         table.players = int(event.get("players", table.players))
         table.joined = []
