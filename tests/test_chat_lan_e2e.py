@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from lan_peers import Peer, results_of, table_report
+from lan_peers import Peer, allowed, results_of, table_report
 
 from druids_p2p.cli.bot_player import bot_player
 from druids_p2p.net.chat import ChatOutbox
@@ -52,7 +52,8 @@ def test_a_line_from_the_host_and_from_each_joiner_reaches_every_peer(tmp_path: 
         None,
         0,
         ["host", "--name", "chat", "--players", "3", "--rounds", "1", "--bot", "rule",
-         *beacon, "--say", lines[0]],
+         *beacon, "--say", lines[0],
+         *allowed([tmp_path / "joiner1", tmp_path / "joiner2"])],
         tmp_path / "host",
     )  # fmt: skip
     peers = [host]
@@ -99,6 +100,7 @@ class _Seat:
             emit=self.events.append,
             bot_players=self._player,
             chat=self.chat,
+            open_table="host" in where,  # the friends' keys are made here, fresh: let them in
             **where,  # type: ignore[arg-type]
         )
         self.result: dict[str, object] | None = None
