@@ -18,7 +18,8 @@ from attack_arena import Arena, no_linger
 from table_harness import game_of
 
 from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.deadlines import Deadlines, Debt
+from druids_p2p.net.deadlines import RECEIPT, Deadlines, Debt
+from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import ZERO_HASH, MsgType, decode, encode, is_receipt
 
@@ -26,6 +27,7 @@ __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 
 STEP_S = 30.0
 MOVE_S = 300.0
+REJOIN_S = 30.0
 
 
 class FakeClock:
@@ -47,6 +49,7 @@ def clocked_arena(
         runner.clock = clock
         runner.last_progress = clock.now
         runner.deadlines.step_s, runner.deadlines.move_s = STEP_S, MOVE_S
+        runner.deadlines.rejoin_s = REJOIN_S
         for key in runner.machine.list_keys:
             runner.last_heard[key] = clock.now
     return arena
@@ -183,11 +186,14 @@ def test_a_salt_withheld_in_a_later_round_is_named_by_the_audit(tmp_path: Path) 
 
 
 def test_a_silent_seat_is_unreachable_not_a_cheat(tmp_path: Path) -> None:
-    """An honest crash (nothing at all heard) is told apart from withholding in the record."""
+    """An honest crash (nothing at all heard) is told apart from withholding in the record,
+    once its rejoin time (time to restart) is spent on top of the step deadline."""
     arena = clocked_arena(tmp_path, seed=51)
     arena.tamper = withholding(arena, 1, MsgType.DECK_SALT)
     arena.run()
-    pass_time(arena, STEP_S + 5)
+    pass_time(arena, STEP_S + REJOIN_S - 2)
+    assert not any(arena.stopped(k) for k in arena.honest), "blamed within its rejoin time"
+    pass_time(arena, 5)
     blamed_everywhere(arena, 1, "unreachable: gone for")
     assert "no message" in arena.machines[0].aborted.reason  # type: ignore[union-attr]
 
@@ -279,10 +285,24 @@ def test_a_bad_step_deadline_is_one_clear_line(tmp_path: Path, value: str) -> No
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("value", ["-1", "nan", "inf"])
+def test_a_bad_rejoin_time_is_one_clear_line(tmp_path: Path, value: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "peer", "--host", "--rejoin-time", value],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DRUIDS_HOME": str(tmp_path)},
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().count("\n") == 0 and "--rejoin-time" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
 def test_a_debt_clock_restarts_only_with_a_new_step() -> None:
     """The tracker itself: the same debt keeps its start however often it is seen; a paid one
     is forgotten; the same seat owing the same type in a new step starts afresh."""
-    tracker = Deadlines(step_s=10.0, move_s=100.0, away_s=3.0)
+    tracker = Deadlines(step_s=10.0, move_s=100.0, away_s=3.0, rejoin_s=0.0)
     salt = Debt(b"k" * 32, "deck_salt", False, b"step-1")
     move = Debt(b"m" * 32, "move", True, b"step-1")
     for now in (0.0, 5.0, 9.0):
@@ -301,3 +321,181 @@ def test_a_debt_clock_restarts_only_with_a_new_step() -> None:
     assert late is not None and late.debt == again and late.unreachable
     assert "unreachable: gone for 10 s with no message" in late.reason("p1 (seat 2)")
     assert Deadlines(step_s=30.0, move_s=3.0, away_s=3.0).step_s == 1.5  # half the move limit
+
+
+# ==================================================================== (c) stalling within deadlines
+class Idle(Player):
+    """An honest runner's player in these tests: the arena makes its moves, never its ticks."""
+
+    def poll(self, table: TableView) -> int | None:
+        return None
+
+
+def is_automatic(raw: bytes) -> bool:
+    """Every message but a move (a person's choice) and the keepalives: what a stalling seat
+    sends as late as it dares."""
+    return is_receipt(raw) or decode(raw).type not in (MsgType.MOVE, MsgType.HELLO)
+
+
+class Delay:
+    """A tamper hook: seat-list index ``k``'s frames that ``which`` picks are held ``delay_s``
+    of fake time before they go out; or, given ``silences`` (windows of fake time), every frame
+    it sends within a window is held to the window's end (it is silent meanwhile)."""
+
+    def __init__(
+        self,
+        arena: Arena,
+        k: int,
+        delay_s: float = 0.0,
+        which: Callable[[bytes], bool] = is_automatic,
+        silences: tuple[tuple[float, float], ...] = (),
+    ) -> None:
+        self.arena, self.k, self.delay_s, self.which = arena, k, delay_s, which
+        self.silences = silences
+        self.held: list[tuple[float, int, int, bytes]] = []
+        self.passing: list[tuple[int, int, bytes]] = []
+
+    def _until(self, now: float) -> float | None:
+        if self.silences:
+            return next((end for start, end in self.silences if start <= now < end), None)
+        return now + self.delay_s
+
+    def __call__(self, frm: int, to: int, raw: bytes) -> bytes | None:
+        if to == self.k and not is_receipt(raw) and decode(raw).type is MsgType.HELLO:
+            return None  # the cheater is a bare machine: keepalives are its runner's business
+        if frm != self.k:
+            return raw
+        if (frm, to, raw) in self.passing:
+            self.passing.remove((frm, to, raw))
+            return raw
+        clock: FakeClock = self.arena.clock  # type: ignore[attr-defined]
+        until = self._until(clock.now)
+        if until is None or not self.which(raw):
+            return raw
+        self.held.append((until, frm, to, raw))
+        return None
+
+    def release(self) -> None:
+        clock: FakeClock = self.arena.clock  # type: ignore[attr-defined]
+        due = [h for h in self.held if h[0] <= clock.now]
+        self.held = [h for h in self.held if h[0] > clock.now]
+        for _, frm, to, raw in due:
+            self.passing.append((frm, to, raw))
+            self.arena.queue.append((frm, to, raw))
+
+
+def default_arena(tmp_path: Path, seed: int) -> Arena:
+    """A clocked arena whose runners keep the deadlines a peer gets by default."""
+    arena = Arena(tmp_path, players=3, rounds=1, seed=seed, cheater=1)
+    clock = FakeClock()
+    arena.clock = clock  # type: ignore[attr-defined]
+    for runner in arena.runners.values():
+        runner.clock = clock
+        runner.last_progress = clock.now
+        runner.player = Idle()
+        for key in runner.machine.list_keys:
+            runner.last_heard[key] = clock.now
+    return arena
+
+
+def play_on(
+    arena: Arena, delay: Delay, seconds: float, step: float = 0.5, hellos: bool = True
+) -> float:
+    """The game goes on for ``seconds`` of fake time: moves at once, held frames let out when
+    due, the cheater's keepalive every ``step`` (unless ``hellos`` is off, or it is holding
+    everything). Returns the fake seconds that passed before every honest peer stopped."""
+    clock: FakeClock = arena.clock  # type: ignore[attr-defined]
+    arena.tamper = delay
+    arena.start_all()
+    began, end = clock.now, clock.now + seconds
+    for _ in range(100_000):
+        drain(arena)
+        if all(arena.stopped(k) for k in arena.honest):
+            break
+        movers = [k for k, m in enumerate(arena.machines) if not arena.stopped(k) and m.my_turn]
+        if movers:
+            arena.move(movers[0])
+            continue
+        if clock.now >= end:
+            break
+        clock.now += step
+        delay.release()
+        if hellos:
+            say_hello(arena, delay.k)()
+        for k in arena.honest:
+            tick(arena, k)
+    return clock.now - began
+
+
+def test_a_seat_answering_just_before_the_old_deadline_is_blamed_after_the_short_one(
+    tmp_path: Path,
+) -> None:
+    """The stall of issue 27 item 5: every automatic message (seating, deck, ready, receipts,
+    result) sent 28 s late, 2 s before the old 30 s deadline, keepalives running. It used to
+    stretch the game by minutes unblamed; the step deadline (a few seconds by default) now
+    blames the first one."""
+    arena = default_arena(tmp_path, seed=56)
+    took = play_on(arena, Delay(arena, 1, delay_s=28.0), seconds=600.0)
+    assert all(arena.stopped(k) for k in arena.honest), "stalled 600 s unblamed"
+    assert not any(arena.machines[k].finished for k in arena.honest), "the stall went unblamed"
+    assert took < 28.0, f"blamed only after {took} s"
+    for k in arena.honest:  # its first automatic message: before the seat order is fixed
+        fault = arena.faults[k]
+        assert fault.seat == 1 and "withheld seat_confirm past the deadline (5 s)" in fault.reason
+
+
+def test_a_seat_that_stays_slow_is_shown_slow(tmp_path: Path) -> None:
+    """Every automatic message 3 s late, within the short deadline: the game completes, nobody
+    is blamed, and the others show that seat as slow."""
+    arena = default_arena(tmp_path, seed=57)
+    play_on(arena, Delay(arena, 1, delay_s=3.0), seconds=3600.0)
+    assert all(arena.machines[k].finished for k in arena.honest), [
+        arena.machines[k].aborted for k in arena.honest
+    ]
+    name = arena.ids[1].name
+    for k in arena.honest:
+        slow = [e for e in arena.events[k] if e["event"] == "slow"]
+        assert slow and all(e["name"] == name for e in slow), arena.events[k][-5:]
+        assert name in slow[0]["text"] and "slow" in slow[0]["text"]
+
+
+def test_a_silent_seat_spends_its_rejoin_time_once(tmp_path: Path) -> None:
+    """A seat that falls silent whenever it owes an automatic message is given its rejoin time
+    once (a crash: time to restart), not again for every message. Silent for the first 30 s
+    (owing its seating messages), it is waited for: 5 s deadline and 30 s rejoin time. Silent
+    again at once for 25 s (owing its deck commitment), it is blamed as unreachable once the
+    5 s left of its rejoin time are spent."""
+    arena = default_arena(tmp_path, seed=58)
+    t0 = arena.clock.now  # type: ignore[attr-defined]
+    silences = ((t0, t0 + 30.0), (t0 + 30.0, t0 + 55.0))
+    silent = Delay(arena, 1, which=lambda raw: True, silences=silences)
+    took = play_on(arena, silent, seconds=120.0)
+    assert all(arena.stopped(k) for k in arena.honest), "silent again, never blamed"
+    assert 30.0 < took < 55.0, f"blamed after {took} s"
+    for k in arena.honest:
+        fault = arena.faults[k]
+        assert fault.seat == arena.seat(1), fault.reason
+        assert "unreachable: gone for" in fault.reason and "deck_commit" in fault.reason
+
+
+def test_the_rejoin_time_is_one_allowance_per_seat() -> None:
+    """The tracker itself: a silent seat's automatic debt is waited for the step deadline and
+    then its rejoin time, which is used up (once however many debts overlap) and not given
+    again; an alive seat's is not. The two together stay within half the move limit."""
+    tracker = Deadlines(step_s=5.0, move_s=300.0, away_s=3.0, rejoin_s=30.0)
+    key = b"k" * 32
+    salt, receipt = Debt(key, "deck_salt", False, b"s1"), Debt(key, RECEIPT, False, b"m1")
+    heard = {key: 0.0}  # silent from the start
+    for now in (0.0, 10.0, 20.0, 34.0):
+        tracker.update([salt, receipt], now)
+        assert tracker.check(now, heard) is None, now
+    tracker.update([salt, receipt], 35.5)
+    late = tracker.check(35.5, heard)
+    assert late is not None and late.unreachable and tracker.spent[key] == 30.5
+    assert "rejoin time 30 s spent" in late.reason("p1 (seat 2)")
+    again = Debt(key, "deck_shares", False, b"s2")  # back, then silent again at once
+    tracker.update([again], 40.0)
+    tracker.update([again], 45.5)
+    late = tracker.check(45.5, {key: 40.0})
+    assert late is not None and late.debt == again and late.unreachable
+    assert Deadlines(step_s=5.0, move_s=20.0, away_s=3.0, rejoin_s=30.0).rejoin_s == 5.0

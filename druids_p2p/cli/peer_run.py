@@ -60,7 +60,8 @@ def run_one_peer(
     announcement: bytes | None = None,
     move_events: bool = True,
     approve: bool = False,
-    step_deadline: float = 30.0,
+    step_deadline: float = 5.0,
+    rejoin_time: float = 30.0,
     resume: bool = False,
     new: bool = False,
     table_typed: str | None = None,
@@ -82,7 +83,7 @@ def run_one_peer(
         fail(f"--rounds must be 1 to 5, not {rounds}")
     if budget_ms <= 0:
         fail("--budget-ms must be positive")
-    check_times(gone_after, step_deadline)
+    check_times(gone_after, step_deadline, rejoin_time)
     resume_or_new(resume, new)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
     identity = load_identity(name)
@@ -110,6 +111,7 @@ def run_one_peer(
         budget_ms=budget_ms,
         gone_after_s=gone_after,
         step_deadline_s=step_deadline,
+        rejoin_time_s=rejoin_time,
         plugins_dirs=tuple(plugins_dir),
         emit=emitter(events, move_events),
         human_input=ask,

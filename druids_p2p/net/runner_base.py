@@ -145,7 +145,9 @@ class RunnerBase:
         self.table: TableView = MachineView(machine)
         """What the player is shown of the table (read-only; never the machine)."""
         self.clock = config.clock
-        self.deadlines = Deadlines(config.step_deadline_s, config.gone_after_s, config.away_after_s)
+        self.deadlines = Deadlines(
+            config.step_deadline_s, config.gone_after_s, config.away_after_s, config.rejoin_time_s
+        )
         self.aborts: dict[bytes, Message] = {}
         """Each peer's first abort, in arrival order: their debts are judged by that abort (one
         that owes an automatic message when the grace period ends withheld it), not the clock."""
