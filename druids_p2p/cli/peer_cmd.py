@@ -56,7 +56,7 @@ _PLAYER = typer.Option("human", "--player", help="'human' or 'bot:NAME'.")
 # The options that peer, host and join all take, declared once (typer reads them per command).
 _BEACON_PORT = typer.Option(DEFAULT_PORT, "--beacon-port")
 _GONE_AFTER = typer.Option(300.0, "--gone-after", help=_GONE_HELP)
-_STEP_DEADLINE = typer.Option(5.0, "--step-deadline", help=_STEP_HELP)
+_STEP_DEADLINE = typer.Option(10.0, "--step-deadline", help=_STEP_HELP)
 _REJOIN_TIME = typer.Option(30.0, "--rejoin-time", help=_REJOIN_HELP)
 _PLUGINS_DIR = typer.Option([], "--plugins-dir")
 _RESUME = typer.Option(False, "--resume", help=_RESUME_HELP)

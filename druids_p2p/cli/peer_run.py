@@ -60,7 +60,7 @@ def run_one_peer(
     announcement: bytes | None = None,
     move_events: bool = True,
     approve: bool = False,
-    step_deadline: float = 5.0,
+    step_deadline: float = 10.0,
     rejoin_time: float = 30.0,
     resume: bool = False,
     new: bool = False,

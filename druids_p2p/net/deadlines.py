@@ -8,7 +8,7 @@ this peer first saw it owed and reset only by that very message (or the end of t
 
 * an automatic message (every deck message, the seating messages, ``ready``, a receipt of the
   last move, the result) is due within the short *step deadline* (``PeerConfig.step_deadline_s``,
-  default 5 s): a seat that sent each one just before a long deadline could stretch a game by
+  default 10 s): a seat that sent each one just before a long deadline could stretch a game by
   minutes unblamed (issue 27 item 5);
 * a move (a person may be thinking) within the long *move limit* (``gone_after_s``, default
   300 s); the step deadline is never longer than half of it.

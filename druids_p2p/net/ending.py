@@ -119,6 +119,10 @@ class TableEnding(RunnerBase):
             "move_kinds": self.move_kinds,
             "bad_messages": self.bad_messages,
             "links": self.frames.stats(),
+            "automatic_max_s": round(self.deadlines.pace.longest_s, 3),
+            "rejoin_spent_s": {
+                str(machine.names.get(k, "?")): round(t, 3) for k, t in self.deadlines.spent.items()
+            },
             "faults": getattr(self.player, "faults", []),
         }
         if machine.finished:

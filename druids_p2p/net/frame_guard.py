@@ -31,7 +31,7 @@ from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Message, WireError, decode
 
-LINK_BURST = 4096
+LINK_BURST = 8192
 """Frames one link may bring back to back (an honest peer's busiest burst, a whole resend
 answer over both links included, is measured at well under a tenth of this: protocol.md §9)."""
 LINK_PER_S = 1024.0

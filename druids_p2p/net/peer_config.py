@@ -56,7 +56,7 @@ class PeerConfig:
     gone_after_s: float = 300.0
     """The move limit: how long a seat may take over a move (a person thinking) before it is
     blamed as gone; also the longest any owed message is waited for."""
-    step_deadline_s: float = 5.0
+    step_deadline_s: float = 10.0
     """How long an automatic message (deck, seating, ready, a receipt, the result) may be owed
     before its seat is blamed for withholding it (``net/deadlines.py``): short, since a seat
     can send every one of them just before it."""
