@@ -7,6 +7,7 @@ sending keepalives must still be blamed once the step deadline passes, and the r
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -21,7 +22,15 @@ from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.deadlines import RECEIPT, Deadlines, Debt
 from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.wire import ZERO_HASH, MsgType, decode, encode, is_receipt
+from druids_p2p.wire import (
+    ZERO_HASH,
+    Message,
+    MsgType,
+    decode,
+    decode_receipt,
+    encode,
+    is_receipt,
+)
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 
@@ -499,3 +508,67 @@ def test_the_rejoin_time_is_one_allowance_per_seat() -> None:
     late = tracker.check(45.5, {key: 40.0})
     assert late is not None and late.debt == again and late.unreachable
     assert Deadlines(step_s=5.0, move_s=20.0, away_s=3.0, rejoin_s=30.0).rejoin_s == 5.0
+
+
+def owed_by(messages: list[Message], key: bytes) -> tuple[int, int]:
+    """What seat ``key`` makes the table wait for in a record, besides its moves: its signed
+    automatic messages (seating, deck, ready, reveal, result), and its receipts that the next
+    mover waits for: of every move in a round but its own that another seat, or the same mover
+    again (a pile after its Sickle), moves after, since the next mover moves only once every
+    receipt of the last move is in. Receipts are in no record: the moves say whose are owed."""
+    signed = sum(
+        1
+        for m in messages
+        if m.sender == key and m.type not in (MsgType.SEAT, MsgType.MOVE, MsgType.ABORT)
+    )
+    moves = [m for m in messages if m.type is MsgType.MOVE]
+    waited = sum(
+        1
+        for a, b in itertools.pairwise(moves)
+        if a.body["round"] == b.body["round"] and key not in (a.sender, b.sender)
+    )
+    return signed, waited
+
+
+class Stall(Delay):
+    """The longest stall: seat-list index ``k`` holds each automatic frame for peer ``j`` until
+    ``j`` has waited ``delay_s`` for that very message (its debt there: a receipt's names the
+    move, any other's the step head the message is built on)."""
+
+    def release(self) -> None:
+        clock: FakeClock = self.arena.clock  # type: ignore[attr-defined]
+        key = self.arena.ids[self.k].public_key
+        due = []
+        for held in self.held:
+            _, frm, to, raw = held
+            token = decode_receipt(raw).msg if is_receipt(raw) else decode(raw).head
+            waited = [
+                since
+                for (owner, debt_token), (_, since) in self.arena.runners[
+                    to
+                ].deadlines._since.items()
+                if owner == key and debt_token[: len(token)] == token
+            ]
+            if any(clock.now - since >= self.delay_s for since in waited):
+                due.append(held)
+        self.held = [h for h in self.held if h not in due]
+        for _, frm, to, raw in due:
+            self.passing.append((frm, to, raw))
+            self.arena.queue.append((frm, to, raw))
+
+
+@pytest.mark.parametrize("seed", [59, 60, 61])
+def test_the_longest_stretch_is_what_a_seat_owes_times_the_deadline(
+    tmp_path: Path, seed: int
+) -> None:
+    """The README's figure, checked: a seat that sends every automatic message just before
+    the step deadline (1 s before: the fake clock steps by 0.5 s) stretches a one-round 3-seat
+    game by what it owes (from the record: ``owed_by``) times that, unblamed; it is shown slow."""
+    arena = default_arena(tmp_path, seed=seed)
+    just_before = arena.runners[0].deadlines.step_s - 1.0
+    took = play_on(arena, Stall(arena, 1, delay_s=just_before), seconds=3600.0, step=0.5)
+    assert all(arena.machines[k].finished for k in arena.honest)
+    signed, waited = owed_by(list(arena.machines[0].transcript.messages), arena.ids[1].public_key)
+    count = signed + waited
+    assert count * just_before <= took <= count * (just_before + 0.5), (took, signed, waited)
+    assert any(e["event"] == "slow" for e in arena.events[0])
