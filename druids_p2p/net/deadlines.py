@@ -117,7 +117,9 @@ def debts(machine: TableMachine, has_next: Callable[[bytes], bool]) -> list[Debt
 class Deadlines:
     """The clocks of the current debts; :meth:`check` says which one is overdue first."""
 
-    def __init__(self, step_s: float, move_s: float, away_s: float, rejoin_s: float = REJOIN_S):
+    def __init__(
+        self, step_s: float, move_s: float, away_s: float, rejoin_s: float = REJOIN_S
+    ) -> None:
         # At most half the move limit: the next mover cannot move before every receipt of the
         # last move is in, so it must be able to blame a missing receipt before the others,
         # who see no receipts, blame it for not moving. A silent seat's receipt is waited for

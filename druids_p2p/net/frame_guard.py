@@ -32,8 +32,8 @@ from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Message, WireError, decode
 
 LINK_BURST = 8192
-"""Frames one link may bring back to back (an honest peer's busiest burst, a whole resend
-answer over both links included, is measured at well under a tenth of this: protocol.md §9)."""
+"""Frames one link may bring back to back: an honest link's busiest second measured 847 frames
+(a resend catch-up at 30% loss), the largest catch-up burst allowed is 2048 (protocol.md §9)."""
 LINK_PER_S = 1024.0
 """Frames a second one link may bring after the burst: what a seat just under the limit costs
 each peer at most (~0.17 s of signature checks a second)."""
