@@ -40,6 +40,9 @@ _GONE_HELP = "Seconds a player may take over a move before the game ends blaming
 _STEP_HELP = "Seconds a peer may owe an automatic message (deck, receipt) before it is blamed."
 
 
+_REJOIN_HELP = "Seconds, once a game, a silent peer that owes a message gets to rejoin."
+
+
 _APPROVE_HELP = "Ask on the terminal (y/n) before seating each joiner not --allow'ed."
 
 
@@ -60,7 +63,8 @@ _PLAYER = typer.Option("human", "--player", help="'human' or 'bot:NAME'.")
 # The options that peer, host and join all take, declared once (typer reads them per command).
 _BEACON_PORT = typer.Option(DEFAULT_PORT, "--beacon-port")
 _GONE_AFTER = typer.Option(300.0, "--gone-after", help=_GONE_HELP)
-_STEP_DEADLINE = typer.Option(30.0, "--step-deadline", help=_STEP_HELP)
+_STEP_DEADLINE = typer.Option(10.0, "--step-deadline", help=_STEP_HELP)
+_REJOIN_TIME = typer.Option(30.0, "--rejoin-time", help=_REJOIN_HELP)
 _PLUGINS_DIR = typer.Option([], "--plugins-dir")
 _RESUME = typer.Option(False, "--resume", help=_RESUME_HELP)
 _NEW = typer.Option(False, "--new", help=_NEW_HELP)
@@ -96,6 +100,7 @@ def peer_command(
     budget_ms: float = typer.Option(100.0, "--budget-ms"),
     gone_after: float = _GONE_AFTER,
     step_deadline: float = _STEP_DEADLINE,
+    rejoin_time: float = _REJOIN_TIME,
     plugins_dir: list[Path] = _PLUGINS_DIR,
     moves: bool = typer.Option(True, "--moves/--no-moves", help="An event line per move."),
     approve: bool = _APPROVE,
@@ -125,6 +130,7 @@ def peer_command(
         budget_ms=budget_ms,
         gone_after=gone_after,
         step_deadline=step_deadline,
+        rejoin_time=rejoin_time,
         plugins_dir=plugins_dir,
         events=True,
         move_events=moves,
@@ -151,6 +157,7 @@ class LanSeat(TypedDict):
     budget_ms: float
     gone_after: float
     step_deadline: float
+    rejoin_time: float
     plugins_dir: list[Path]
 
 
@@ -161,13 +168,14 @@ def _lan_seat(
     beacon_port: int,
     gone_after: float,
     step_deadline: float,
+    rejoin_time: float,
     plugins_dir: list[Path],
     game: str | None = None,
 ) -> LanSeat:
     """Check the options ``host`` and ``join`` share, in the order both report them, and turn
     them into the seat's peer options: the bot (or the person) on this machine's LAN address."""
     check_port("--beacon-port", beacon_port)
-    check_times(gone_after, step_deadline)
+    check_times(gone_after, step_deadline, rejoin_time)
     check_bot(bot, plugins_dir, game)
     return LanSeat(
         player=f"bot:{bot}" if bot else "human",
@@ -178,6 +186,7 @@ def _lan_seat(
         budget_ms=100.0,
         gone_after=gone_after,
         step_deadline=step_deadline,
+        rejoin_time=rejoin_time,
         plugins_dir=plugins_dir,
     )
 
@@ -194,6 +203,7 @@ def host_command(
     beacon_port: int = _BEACON_PORT,
     gone_after: float = _GONE_AFTER,
     step_deadline: float = _STEP_DEADLINE,
+    rejoin_time: float = _REJOIN_TIME,
     plugins_dir: list[Path] = _PLUGINS_DIR,
     as_json: bool = _JSON,
     approve: bool = _APPROVE,
@@ -213,9 +223,8 @@ def host_command(
     check_game(game)
     check_table_name(name)
     pins = check_door(open_door, allow, approve)
-    seat = _lan_seat(
-        bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir, game
-    )
+    times = (gone_after, step_deadline, rejoin_time)
+    seat = _lan_seat(bot, interface, address, beacon_port, *times, plugins_dir, game)
     result = run_one_peer(
         **seat,
         host=True,
@@ -252,6 +261,7 @@ def join_command(
     ),
     gone_after: float = _GONE_AFTER,
     step_deadline: float = _STEP_DEADLINE,
+    rejoin_time: float = _REJOIN_TIME,
     plugins_dir: list[Path] = _PLUGINS_DIR,
     as_json: bool = _JSON,
     resume: bool = _RESUME,
@@ -274,7 +284,8 @@ def join_command(
     check_game(game)  # the table's game is the host's word (its seat message)
     resume_or_new(resume, new)
     check_lobby_target(target)
-    seat = _lan_seat(bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir)
+    times = (gone_after, step_deadline, rejoin_time)
+    seat = _lan_seat(bot, interface, address, beacon_port, *times, plugins_dir)
     pin = None
     if fingerprint is not None:
         try:

@@ -65,7 +65,8 @@ def run_one_peer(
     approve: bool = False,
     open_door: bool = False,
     allow: tuple[str, ...] = (),
-    step_deadline: float = 30.0,
+    step_deadline: float = 10.0,
+    rejoin_time: float = 30.0,
     resume: bool = False,
     new: bool = False,
     table_typed: str | None = None,
@@ -88,7 +89,7 @@ def run_one_peer(
         fail(f"--rounds must be 1 to 5, not {rounds}")
     if budget_ms <= 0:
         fail("--budget-ms must be positive")
-    check_times(gone_after, step_deadline)
+    check_times(gone_after, step_deadline, rejoin_time)
     resume_or_new(resume, new)
     chat = outbox_of(chat_lines)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
@@ -117,6 +118,7 @@ def run_one_peer(
         budget_ms=budget_ms,
         gone_after_s=gone_after,
         step_deadline_s=step_deadline,
+        rejoin_time_s=rejoin_time,
         plugins_dirs=tuple(plugins_dir),
         emit=emitter(events, move_events),
         human_input=ask,

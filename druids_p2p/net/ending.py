@@ -125,6 +125,11 @@ class TableEnding(RunnerBase):
             "move_latency_ms": self.latencies_ms,
             "move_kinds": self.move_kinds,
             "bad_messages": self.bad_messages,
+            "links": self.frames.stats(),
+            "automatic_max_s": round(self.deadlines.pace.longest_s, 3),
+            "rejoin_spent_s": {
+                str(machine.names.get(k, "?")): round(t, 3) for k, t in self.deadlines.spent.items()
+            },
             "faults": getattr(self.player, "faults", []),
         }
         if machine.finished:
@@ -169,11 +174,14 @@ class TableEnding(RunnerBase):
                     for key in lacking:
                         self.mesh.send(key, raw, both_links=True)
             for inbound in self.mesh.poll(20):
+                link = self.key_of_link.get(inbound.curve)
+                if not self.frames.admit(link, blame=False):
+                    continue  # a flood goes on being dropped unread after the table stopped
                 if is_receipt(inbound.payload):
-                    self._linger_receipt(inbound.payload, self.key_of_link.get(inbound.curve))
+                    self._linger_receipt(inbound.payload, link)
                     continue
                 try:
-                    msg = decode(inbound.payload)
+                    msg = self.frames.decode(inbound.payload)
                 except WireError:
                     continue
                 if msg.table_id != self.machine.table_id:

@@ -22,7 +22,6 @@ from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,
-    decode,
     decode_receipt,
     is_receipt,
     verify_equivocation,
@@ -142,11 +141,13 @@ class TableRunner(LivenessChecks, TableEnding):
     def _on_message(self, raw: bytes, link: bytes | None = None) -> None:
         """One frame from the mesh; ``link`` is the seat key its CURVE link authenticated."""
         machine = self.machine
+        if not self.frames.admit(link):
+            return  # over a link cut off for flooding: dropped unread (net/frame_guard.py)
         if is_receipt(raw):
             self._on_receipt(raw, link)
             return
         try:
-            msg = decode(raw)
+            msg = self.frames.decode(raw)  # bytes decoded before are not verified again
         except WireError as exc:
             self._drop(f"dropped a bad message: {exc}")
             return

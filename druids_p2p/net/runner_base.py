@@ -27,6 +27,7 @@ from druids_p2p.games.seam import CommonRuleset, GameProgress, TableOptions
 from druids_p2p.net.chat import TableChat
 from druids_p2p.net.deadlines import Deadlines
 from druids_p2p.net.errors import PeerError
+from druids_p2p.net.frame_guard import FrameGuard
 from druids_p2p.net.homes import TableState
 from druids_p2p.net.links import LinkError, Links
 from druids_p2p.net.mesh_port import MeshPort
@@ -144,7 +145,9 @@ class RunnerBase:
         self.table: TableView = MachineView(machine)
         """What the player is shown of the table (read-only; never the machine)."""
         self.clock = config.clock
-        self.deadlines = Deadlines(config.step_deadline_s, config.gone_after_s, config.away_after_s)
+        self.deadlines = Deadlines(
+            config.step_deadline_s, config.gone_after_s, config.away_after_s, config.rejoin_time_s
+        )
         self.aborts: dict[bytes, Message] = {}
         """Each peer's first abort, in arrival order: their debts are judged by that abort (one
         that owes an automatic message when the grace period ends withheld it), not the clock."""
@@ -183,6 +186,8 @@ class RunnerBase:
         self.key_of_link = self.links.key_of_link
         """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
         self.resend_limiter = ResendLimiter()
+        self.frames = FrameGuard(machine, lambda: self.clock())
+        """Each link's rate limit and the cache of frames decoded (``frame_guard.py``)."""
         self.catch_up = CatchUp()
         self.chat = TableChat(machine, config.emit, self.clock, config.chat)
         machine.listen(self._on_event)

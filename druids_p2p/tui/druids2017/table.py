@@ -84,6 +84,7 @@ class TableScreen(PacedTableScreen):
         self.players = len(expected) + 1 if expected else 0
         self.away: dict[str, float] = {}
         self.rejoined: dict[str, float] = {}
+        self.slow: set[str] = set()
         self.turn_key: tuple[Any, ...] | None = None
         self.turn_since = time.monotonic()
         self.stopped: str | None = None

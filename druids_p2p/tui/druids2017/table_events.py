@@ -20,6 +20,7 @@ EVENT_STYLE = {
     "warning": "yellow",
     "away": "yellow",
     "rejoined": "cyan",
+    "slow": "magenta",
     "round_ended": "bold",
     "game_over": "bold green",
 }
@@ -91,6 +92,13 @@ def describe(table: TableScreenState, kind: str, event: dict[str, Any]) -> Text 
         table.rejoined[name] = time.monotonic()
         gone = f" after {clock(time.monotonic() - since)}" if since is not None else ""
         return f"{name} is back{gone}"
+    if kind in ("slow", "not_slow"):
+        name = str(event.get("name"))
+        if kind == "slow":
+            table.slow.add(name)
+        else:
+            table.slow.discard(name)
+        return str(event.get("text"))
     if kind == "aborted":
         reason = str(event.get("reason"))
         blame = event.get("blame")
