@@ -59,9 +59,9 @@ def seated_arena(tmp_path: Path, seed: int) -> Arena:
     return arena
 
 
-def hello(arena: Arena, k: int, client: str = "druids-p2p/0.1.0") -> bytes:
+def hello(arena: Arena, k: int, client: str = "druids-p2p/0.1.0", n: int = 1) -> bytes:
     m = arena.machines[k]
-    body: dict[str, object] = {"name": arena.ids[k].name, "client": client}
+    body: dict[str, object] = {"name": arena.ids[k].name, "client": client, "n": n}
     return encode(
         arena.ids[k],
         MsgType.HELLO,
@@ -107,7 +107,7 @@ def test_a_flood_past_the_link_limit_is_cut_off_and_its_seat_blamed(
     honest peer: past the limit the victim stops blaming it, with the count and the window, and
     its later frames cost no signature check."""
     arena = seated_arena(tmp_path, seed=71)
-    frames = [hello(arena, FLOODER, f"flood/{i}") for i in range(LINK_BURST + 100)]
+    frames = [hello(arena, FLOODER, "flood", i + 1) for i in range(LINK_BURST + 100)]
     verifies.clear()
     fault = flood(arena, frames)
     assert fault is not None, "never blamed"
@@ -134,7 +134,7 @@ def test_the_other_peers_stop_on_the_victims_word(tmp_path: Path) -> None:
     """Only the victim counted the flood: the third seat is told by its abort, does not adopt
     the blame (CURVE authentication is no evidence it can check) and stops on its word."""
     arena = seated_arena(tmp_path, seed=72)
-    fault = flood(arena, [hello(arena, FLOODER, f"flood/{i}") for i in range(LINK_BURST + 1)])
+    fault = flood(arena, [hello(arena, FLOODER, "flood", i + 1) for i in range(LINK_BURST + 1)])
     assert fault is not None
     while arena.queue:
         arena.deliver_next()
