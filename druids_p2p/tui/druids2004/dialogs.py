@@ -182,7 +182,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("space / enter", "in a ritual: the next step; escape shows every step"),
     ("l", "every ritual of the game, step by step"),
     ("?", "this help"),
-    ("q", "quit (asks first while the game is on)"),
+    ("q / ctrl+c", "quit (asks first while the game is on)"),
 )
 
 RULES: tuple[str, ...] = (
