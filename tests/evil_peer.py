@@ -31,6 +31,8 @@ Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is t
   the 200-byte bound), one signed by a key with no seat, one claiming an honest seat as sender,
   one with an in-chain sequence number, an exact replay of an earlier line of its own, and an
   "equivocation proof" quoting two of its own chat lines.
+* ``flood``: once the deal is under way it replays one of its earlier signed messages to every
+  peer :data:`FLOOD_COPIES` times, back to back (one signature check each, before issue 27).
 """
 
 from __future__ import annotations
@@ -67,6 +69,10 @@ from druids_p2p.wire.msgtypes import MSG_DOMAIN
 from druids_p2p.wire.safe_msgpack import pack
 
 JUNK_EVERY = 7
+FLOOD_AFTER = 12
+"""Its broadcasts before the flood (seated, the deal under way)."""
+FLOOD_COPIES = 12_000
+"""Copies of one signed message sent to each peer: past a link's limit (8192 at once)."""
 TWINS: dict[bytes, bytes] = {}
 STATE: dict[str, Any] = {"identity": None, "count": 0, "history": []}
 MODE: dict[str, str] = {"mode": ""}
@@ -170,6 +176,19 @@ def _junk_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) -
         for peer_id in list(self.peers):
             for raw in extra:
                 self.send(peer_id, raw)
+
+
+def _flood_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
+    _original_broadcast(self, payload, exclude)
+    history: list[bytes] = STATE["history"]
+    history.append(payload)
+    if len(history) != FLOOD_AFTER:
+        return
+    replayed = next(raw for raw in history if not is_receipt(raw))
+    for peer_id in list(self.peers):
+        for _ in range(FLOOD_COPIES):
+            self.send(peer_id, replayed)
+    print(f"evil flood: {FLOOD_COPIES} copies to each peer", file=sys.stderr, flush=True)
 
 
 def _forged_shuffle(self: ShuffleChain, deck: Deck, joint: bytes) -> ShuffleMsg:
@@ -328,6 +347,8 @@ def install(mode: str) -> None:
         Mesh.send = _veto_send  # type: ignore[method-assign]
         Mesh.broadcast = _veto_broadcast  # type: ignore[method-assign]
         TableMachine.receive = _veto_receive  # type: ignore[method-assign]
+    elif mode == "flood":
+        Mesh.broadcast = _flood_broadcast  # type: ignore[method-assign]
     elif mode == "chat":
         TableMachine.__init__ = _remember_machine  # type: ignore[method-assign, assignment]
         Mesh.broadcast = _chat_broadcast  # type: ignore[method-assign]

@@ -268,11 +268,11 @@ def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
     try:
-        victim = _seat_process(play, work / "seat2", 60)
+        victim = _seat_process(play, work / "random-3", 60)  # seat 2's player (cli: names)
         deadline = time.monotonic() + 120
-        while not _round_ended(work / "seat2") and time.monotonic() < deadline:
+        while not _round_ended(work / "random-3") and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert _round_ended(work / "seat2"), "round 1 never ended"
+        assert _round_ended(work / "random-3"), "round 1 never ended"
         victim.send_signal(how)  # mid-game
         out, err = play.communicate(timeout=330)
     finally:
@@ -281,10 +281,11 @@ def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(
     assert play.returncode == 0, err[-3000:]
     summary = json.loads(out.splitlines()[-1])
     assert summary["finished"] and not summary["aborted"], summary
-    assert summary["lost"] == ["seat2-random"] and summary["went_on"], summary
+    assert summary["lost"] == ["random-3"] and summary["went_on"], summary
+    assert "bot for random-3" in [p["name"] for p in summary["players"]], summary
     last_seat: Any = None
-    for k in (0, 1, 3):
-        home = work / f"seat{k}"
+    for player in ("rule-1", "rule-2", "rule-4"):
+        home = work / player
         tables = sorted(home.glob("tables/*"), key=lambda t: (t / "seat.msg").stat().st_mtime)
         assert len(tables) == 2, tables
         first, second = (t / "record.druids" for t in tables)
@@ -318,7 +319,7 @@ def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(
     went_on, stopped = json.loads(listed.stdout)  # newest first; each table once
     assert went_on["status"] == "finished" and stopped["status"] == "stopped"
     assert went_on["went_on_from"].startswith(Path(stopped["folder"]).name)
-    assert "bot for seat2-random" in went_on["went_on_from"]
+    assert "bot for random-3" in went_on["went_on_from"]
     assert [p["total"] for p in went_on["players"]] == report["totals"]
 
 

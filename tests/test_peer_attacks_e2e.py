@@ -1,5 +1,5 @@
 """Attacks on real peer processes over loopback: a stranger's connection, a seated peer sending
-junk, and a seated peer equivocating. Nobody crashes; the cheat is dropped or blamed."""
+junk, flooding, and equivocating. Nobody crashes; the cheat is dropped or blamed."""
 
 from __future__ import annotations
 
@@ -141,6 +141,31 @@ def test_junk_from_a_seated_peer_is_dropped_and_the_game_completes(tmp_path: Pat
         if index != 1:
             assert result["bad_messages"] >= 5, result  # counted and dropped, game unaffected
             assert "dropped a bad message" in _log(peer)
+
+
+def test_a_replay_flood_from_a_seated_peer_is_cut_off_and_blamed(tmp_path: Path) -> None:
+    """A seated peer replays one of its signed messages 12,000 times to each peer (issue 27 item
+    5): each peer checks its signature once, cuts the link off past its limit, and the table
+    stops blaming the flooder (on a peer's own count, or on the word of one that counted)."""
+    table = EvilTable(["bot:random"] * 3, tmp_path, GameOptions(players=3), evil=1, mode="flood")
+    results = _play(table)
+    assert "evil flood" in _log(table.peers[1])
+    evil = results[1]["seat"]
+    counted = []
+    for index, (peer, result) in enumerate(zip(table.peers, results, strict=True)):
+        _no_crash(peer)
+        if index == 1:
+            continue
+        assert not result["finished"] and result["aborted"], result
+        links = result["links"]
+        if result["blame"] is not None:
+            assert result["blame"] == evil and "flooded this peer" in result["aborted"], result
+            assert links["cut_off"] == [results[1]["name"]], links
+            counted.append(index)
+        else:
+            assert "flooded this peer" in result["aborted"], result  # on the other's word
+        assert links["repeats"] >= 8000, links  # not one signature check per copy
+    assert counted, "no peer counted the flood itself"
 
 
 def test_equivocating_peer_is_blamed_by_every_honest_peer(tmp_path: Path) -> None:

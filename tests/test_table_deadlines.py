@@ -7,6 +7,7 @@ sending keepalives must still be blamed once the step deadline passes, and the r
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -18,14 +19,24 @@ from attack_arena import Arena, no_linger
 from table_harness import game_of
 
 from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.deadlines import Deadlines, Debt
+from druids_p2p.net.deadlines import RECEIPT, Deadlines, Debt, Overdue
+from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.wire import ZERO_HASH, MsgType, decode, encode, is_receipt
+from druids_p2p.wire import (
+    ZERO_HASH,
+    Message,
+    MsgType,
+    decode,
+    decode_receipt,
+    encode,
+    is_receipt,
+)
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 
 STEP_S = 30.0
 MOVE_S = 300.0
+REJOIN_S = 30.0
 
 
 class FakeClock:
@@ -47,6 +58,7 @@ def clocked_arena(
         runner.clock = clock
         runner.last_progress = clock.now
         runner.deadlines.step_s, runner.deadlines.move_s = STEP_S, MOVE_S
+        runner.deadlines.rejoin_s = REJOIN_S
         for key in runner.machine.list_keys:
             runner.last_heard[key] = clock.now
     return arena
@@ -185,11 +197,14 @@ def test_a_salt_withheld_in_a_later_round_is_named_by_the_audit(tmp_path: Path) 
 
 
 def test_a_silent_seat_is_unreachable_not_a_cheat(tmp_path: Path) -> None:
-    """An honest crash (nothing at all heard) is told apart from withholding in the record."""
+    """An honest crash (nothing at all heard) is told apart from withholding in the record,
+    once its rejoin time (time to restart) is spent on top of the step deadline."""
     arena = clocked_arena(tmp_path, seed=51)
     arena.tamper = withholding(arena, 1, MsgType.DECK_SALT)
     arena.run()
-    pass_time(arena, STEP_S + 5)
+    pass_time(arena, STEP_S + REJOIN_S - 2)
+    assert not any(arena.stopped(k) for k in arena.honest), "blamed within its rejoin time"
+    pass_time(arena, 5)
     blamed_everywhere(arena, 1, "unreachable: gone for")
     assert "no message" in arena.machines[0].aborted.reason  # type: ignore[union-attr]
 
@@ -219,7 +234,7 @@ def test_relayed_hellos_are_not_hearing_from_their_signer(tmp_path: Path) -> Non
     hellos = [hello_from(arena, 1)]
     pass_time(arena, 1)
     hellos.append(hello_from(arena, 1))
-    pass_time(arena, STEP_S + 5, keepalive=relayed(arena, 1, 0, hellos))
+    pass_time(arena, STEP_S + REJOIN_S + 5, keepalive=relayed(arena, 1, 0, hellos))
     blamed_everywhere(arena, 1, "unreachable: gone for")
     assert arena.runners[2].bad_messages >= STEP_S  # each relayed hello dropped and counted
 
@@ -231,7 +246,7 @@ def test_a_hello_replayed_on_its_own_link_counts_once(tmp_path: Path) -> None:
     arena.tamper = withholding(arena, 1, MsgType.DECK_SALT)
     arena.run()
     hello = hello_from(arena, 1)
-    pass_time(arena, STEP_S + 5, keepalive=relayed(arena, 1, 1, [hello]))
+    pass_time(arena, STEP_S + REJOIN_S + 5, keepalive=relayed(arena, 1, 1, [hello]))
     blamed_everywhere(arena, 1, "unreachable: gone for")
 
 
@@ -322,10 +337,24 @@ def test_a_bad_step_deadline_is_one_clear_line(tmp_path: Path, value: str) -> No
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("value", ["-1", "nan", "inf"])
+def test_a_bad_rejoin_time_is_one_clear_line(tmp_path: Path, value: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "peer", "--host", "--rejoin-time", value],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DRUIDS_HOME": str(tmp_path)},
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip().count("\n") == 0 and "--rejoin-time" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
 def test_a_debt_clock_restarts_only_with_a_new_step() -> None:
     """The tracker itself: the same debt keeps its start however often it is seen; a paid one
     is forgotten; the same seat owing the same type in a new step starts afresh."""
-    tracker = Deadlines(step_s=10.0, move_s=100.0, away_s=3.0)
+    tracker = Deadlines(step_s=10.0, move_s=100.0, away_s=3.0, rejoin_s=0.0)
     salt = Debt(b"k" * 32, "deck_salt", False, b"step-1")
     move = Debt(b"m" * 32, "move", True, b"step-1")
     for now in (0.0, 5.0, 9.0):
@@ -346,19 +375,265 @@ def test_a_debt_clock_restarts_only_with_a_new_step() -> None:
     assert Deadlines(step_s=30.0, move_s=3.0, away_s=3.0).step_s == 1.5  # half the move limit
 
 
-def test_a_seat_back_from_a_crash_keeps_the_deadline_counted_from_its_last_word() -> None:
-    """A seat that fell silent owing a message is given the deadline again from its last word
-    (time to restart and rejoin); back and saying hello, it keeps that time to pay instead of
-    being blamed at once for a debt past the deadline counted from its start. Once per debt."""
-    tracker = Deadlines(step_s=10.0, move_s=100.0, away_s=3.0)
+def test_a_seat_back_from_a_crash_keeps_what_is_left_of_its_rejoin_time() -> None:
+    """A seat that fell silent owing an automatic message is given its rejoin time (once a
+    game) to restart and rejoin; back and saying hello, it keeps what is left of it to pay
+    instead of being blamed at once for a debt past its step deadline (issue 27 item 2)."""
+    tracker = Deadlines(step_s=10.0, move_s=100.0, away_s=3.0, rejoin_s=30.0)
     salt = Debt(b"k" * 32, "deck_salt", False, b"step-1")
-    tracker.update([salt], 0.0)
-    gone = {salt.key: 4.0}  # its last word before it crashed
+
+    def check(now: float, heard: float) -> Overdue | None:
+        tracker.update([salt], now)
+        return tracker.check(now, {salt.key: heard})
+
+    assert check(0.0, 0.0) is None
     for now in (5.0, 8.0, 10.5, 13.5):
-        assert tracker.check(now, gone) is None, now
-    back = {salt.key: 13.8}  # restarted: its hellos again, its salt not yet sent
-    assert tracker.check(13.9, back) is None  # before: "withheld" at once (owed 13.9 > 10)
-    assert [due for _, due in tracker.owed(salt.key)] == [14.0]
-    late = tracker.check(14.1, back)
+        assert check(now, 4.0) is None, now  # its last word before it crashed: 4.0
+    assert check(13.9, 13.8) is None  # back: before, "withheld" at once (owed 13.9 > 10)
+    assert [due for _, due in tracker.owed(salt.key)] == [10.0]
+    assert check(39.9, 39.8) is None  # 29.9 s of its 30 s rejoin time spent
+    late = check(40.1, 40.0)
     assert late is not None and late.debt == salt and not late.unreachable
-    assert "withheld deck_salt past the deadline" in late.reason("p1 (seat 2)")
+    assert "withheld deck_salt" in late.reason("p1 (seat 2)")
+
+
+# ==================================================================== (c) stalling within deadlines
+class Idle(Player):
+    """An honest runner's player in these tests: the arena makes its moves, never its ticks."""
+
+    def poll(self, table: TableView) -> int | None:
+        return None
+
+
+def is_automatic(raw: bytes) -> bool:
+    """Every message but a move (a person's choice) and the keepalives: what a stalling seat
+    sends as late as it dares."""
+    return is_receipt(raw) or decode(raw).type not in (MsgType.MOVE, MsgType.HELLO)
+
+
+class Delay:
+    """A tamper hook: seat-list index ``k``'s frames that ``which`` picks are held ``delay_s``
+    of fake time before they go out; or, given ``silences`` (windows of fake time), every frame
+    it sends within a window is held to the window's end (it is silent meanwhile)."""
+
+    def __init__(
+        self,
+        arena: Arena,
+        k: int,
+        delay_s: float = 0.0,
+        which: Callable[[bytes], bool] = is_automatic,
+        silences: tuple[tuple[float, float], ...] = (),
+    ) -> None:
+        self.arena, self.k, self.delay_s, self.which = arena, k, delay_s, which
+        self.silences = silences
+        self.held: list[tuple[float, int, int, bytes]] = []
+        self.passing: list[tuple[int, int, bytes]] = []
+
+    def _until(self, now: float) -> float | None:
+        if self.silences:
+            return next((end for start, end in self.silences if start <= now < end), None)
+        return now + self.delay_s
+
+    def __call__(self, frm: int, to: int, raw: bytes) -> bytes | None:
+        if to == self.k and not is_receipt(raw) and decode(raw).type is MsgType.HELLO:
+            return None  # the cheater is a bare machine: keepalives are its runner's business
+        if frm != self.k:
+            return raw
+        if (frm, to, raw) in self.passing:
+            self.passing.remove((frm, to, raw))
+            return raw
+        clock: FakeClock = self.arena.clock  # type: ignore[attr-defined]
+        until = self._until(clock.now)
+        if until is None or not self.which(raw):
+            return raw
+        self.held.append((until, frm, to, raw))
+        return None
+
+    def release(self) -> None:
+        clock: FakeClock = self.arena.clock  # type: ignore[attr-defined]
+        due = [h for h in self.held if h[0] <= clock.now]
+        self.held = [h for h in self.held if h[0] > clock.now]
+        for _, frm, to, raw in due:
+            self.passing.append((frm, to, raw))
+            self.arena.queue.append((frm, to, raw))
+
+
+def default_arena(tmp_path: Path, seed: int) -> Arena:
+    """A clocked arena whose runners keep the deadlines a peer gets by default."""
+    arena = Arena(tmp_path, players=3, rounds=1, seed=seed, cheater=1)
+    clock = FakeClock()
+    arena.clock = clock  # type: ignore[attr-defined]
+    for runner in arena.runners.values():
+        runner.clock = clock
+        runner.last_progress = clock.now
+        runner.player = Idle()
+        for key in runner.machine.list_keys:
+            runner.last_heard[key] = clock.now
+    return arena
+
+
+def play_on(
+    arena: Arena, delay: Delay, seconds: float, step: float = 0.5, hellos: bool = True
+) -> float:
+    """The game goes on for ``seconds`` of fake time: moves at once, held frames let out when
+    due, the cheater's keepalive every ``step`` (unless ``hellos`` is off, or it is holding
+    everything). Returns the fake seconds that passed before every honest peer stopped."""
+    clock: FakeClock = arena.clock  # type: ignore[attr-defined]
+    arena.tamper = delay
+    arena.start_all()
+    began, end = clock.now, clock.now + seconds
+    for _ in range(100_000):
+        drain(arena)
+        if all(arena.stopped(k) for k in arena.honest):
+            break
+        movers = [k for k, m in enumerate(arena.machines) if not arena.stopped(k) and m.my_turn]
+        if movers:
+            arena.move(movers[0])
+            continue
+        if clock.now >= end:
+            break
+        clock.now += step
+        delay.release()
+        if hellos:
+            say_hello(arena, delay.k)()
+        for k in arena.honest:
+            tick(arena, k)
+    return clock.now - began
+
+
+def test_a_seat_answering_just_before_the_old_deadline_is_blamed_after_the_short_one(
+    tmp_path: Path,
+) -> None:
+    """The stall of issue 27 item 5: every automatic message (seating, deck, ready, receipts,
+    result) sent 28 s late, 2 s before the old 30 s deadline, keepalives running. It used to
+    stretch the game by minutes unblamed; the step deadline (10 s by default) now blames the
+    first one."""
+    arena = default_arena(tmp_path, seed=56)
+    took = play_on(arena, Delay(arena, 1, delay_s=28.0), seconds=600.0)
+    assert all(arena.stopped(k) for k in arena.honest), "stalled 600 s unblamed"
+    assert not any(arena.machines[k].finished for k in arena.honest), "the stall went unblamed"
+    assert took < 28.0, f"blamed only after {took} s"
+    for k in arena.honest:  # its first automatic message: before the seat order is fixed
+        fault = arena.faults[k]
+        assert fault.seat == 1 and "withheld seat_confirm past the deadline (10 s)" in fault.reason
+
+
+def test_a_seat_that_stays_slow_is_shown_slow(tmp_path: Path) -> None:
+    """Every automatic message 7 s late, within the 10 s deadline: the game completes, nobody
+    is blamed, and the others show that seat as slow."""
+    arena = default_arena(tmp_path, seed=57)
+    play_on(arena, Delay(arena, 1, delay_s=7.0), seconds=3600.0)
+    assert all(arena.machines[k].finished for k in arena.honest), [
+        arena.machines[k].aborted for k in arena.honest
+    ]
+    name = arena.ids[1].name
+    for k in arena.honest:
+        slow = [e for e in arena.events[k] if e["event"] == "slow"]
+        assert slow and all(e["name"] == name for e in slow), arena.events[k][-5:]
+        assert name in slow[0]["text"] and "slow" in slow[0]["text"]
+
+
+def test_a_silent_seat_spends_its_rejoin_time_once(tmp_path: Path) -> None:
+    """A seat that falls silent whenever it owes an automatic message is given its rejoin time
+    once (a crash: time to restart), not again for every message. Silent for the first 30 s
+    (owing its seating messages), it is waited for: 10 s deadline and 30 s rejoin time, 20 s
+    of which it spends. Silent again at once for 25 s (owing its deck commitment), it is blamed
+    as unreachable once the 10 s left are spent, after the deadline."""
+    arena = default_arena(tmp_path, seed=58)
+    t0 = arena.clock.now  # type: ignore[attr-defined]
+    silences = ((t0, t0 + 30.0), (t0 + 30.0, t0 + 55.0))
+    silent = Delay(arena, 1, which=lambda raw: True, silences=silences)
+    took = play_on(arena, silent, seconds=120.0)
+    assert all(arena.stopped(k) for k in arena.honest), "silent again, never blamed"
+    assert 30.0 < took < 55.0, f"blamed after {took} s"
+    for k in arena.honest:
+        fault = arena.faults[k]
+        assert fault.seat == arena.seat(1), fault.reason
+        assert "unreachable: gone for" in fault.reason and "deck_commit" in fault.reason
+
+
+def test_the_rejoin_time_is_one_allowance_per_seat() -> None:
+    """The tracker itself: a silent seat's automatic debt is waited for the step deadline and
+    then its rejoin time, which is used up (once however many debts overlap) and not given
+    again; an alive seat's is not. The two together stay within half the move limit."""
+    tracker = Deadlines(step_s=5.0, move_s=300.0, away_s=3.0, rejoin_s=30.0)
+    key = b"k" * 32
+    salt, receipt = Debt(key, "deck_salt", False, b"s1"), Debt(key, RECEIPT, False, b"m1")
+    heard = {key: 0.0}  # silent from the start
+    for now in (0.0, 10.0, 20.0, 34.0):
+        tracker.update([salt, receipt], now)
+        assert tracker.check(now, heard) is None, now
+    tracker.update([salt, receipt], 35.5)
+    late = tracker.check(35.5, heard)
+    assert late is not None and late.unreachable and tracker.spent[key] == 30.5
+    assert "rejoin time 30 s spent" in late.reason("p1 (seat 2)")
+    again = Debt(key, "deck_shares", False, b"s2")  # back, then silent again at once
+    tracker.update([again], 40.0)
+    tracker.update([again], 45.5)
+    late = tracker.check(45.5, {key: 40.0})
+    assert late is not None and late.debt == again and late.unreachable
+    assert Deadlines(step_s=5.0, move_s=20.0, away_s=3.0, rejoin_s=30.0).rejoin_s == 5.0
+
+
+def owed_by(messages: list[Message], key: bytes) -> tuple[int, int]:
+    """What seat ``key`` makes the table wait for in a record, besides its moves: its signed
+    automatic messages (seating, deck, ready, reveal, result), and its receipts that the next
+    mover waits for: of every move in a round but its own that another seat, or the same mover
+    again (a pile after its Sickle), moves after, since the next mover moves only once every
+    receipt of the last move is in. Receipts are in no record: the moves say whose are owed."""
+    signed = sum(
+        1
+        for m in messages
+        if m.sender == key and m.type not in (MsgType.SEAT, MsgType.MOVE, MsgType.ABORT)
+    )
+    moves = [m for m in messages if m.type is MsgType.MOVE]
+    waited = sum(
+        1
+        for a, b in itertools.pairwise(moves)
+        if a.body["round"] == b.body["round"] and key not in (a.sender, b.sender)
+    )
+    return signed, waited
+
+
+class Stall(Delay):
+    """The longest stall: seat-list index ``k`` holds each automatic frame for peer ``j`` until
+    ``j`` has waited ``delay_s`` for that very message (its debt there: a receipt's names the
+    move, any other's the step head the message is built on)."""
+
+    def release(self) -> None:
+        clock: FakeClock = self.arena.clock  # type: ignore[attr-defined]
+        key = self.arena.ids[self.k].public_key
+        due = []
+        for held in self.held:
+            _, frm, to, raw = held
+            token = decode_receipt(raw).msg if is_receipt(raw) else decode(raw).head
+            waited = [
+                since
+                for (owner, debt_token), (_, since) in self.arena.runners[
+                    to
+                ].deadlines._since.items()
+                if owner == key and debt_token[: len(token)] == token
+            ]
+            if any(clock.now - since >= self.delay_s for since in waited):
+                due.append(held)
+        self.held = [h for h in self.held if h not in due]
+        for _, frm, to, raw in due:
+            self.passing.append((frm, to, raw))
+            self.arena.queue.append((frm, to, raw))
+
+
+@pytest.mark.parametrize("seed", [59, 60, 61])
+def test_the_longest_stretch_is_what_a_seat_owes_times_the_deadline(
+    tmp_path: Path, seed: int
+) -> None:
+    """The README's figure, checked: a seat that sends every automatic message just before
+    the step deadline (1 s before: the fake clock steps by 0.5 s) stretches a one-round 3-seat
+    game by what it owes (from the record: ``owed_by``) times that, unblamed; it is shown slow."""
+    arena = default_arena(tmp_path, seed=seed)
+    just_before = arena.runners[0].deadlines.step_s - 1.0
+    took = play_on(arena, Stall(arena, 1, delay_s=just_before), seconds=3600.0, step=0.5)
+    assert all(arena.machines[k].finished for k in arena.honest)
+    signed, waited = owed_by(list(arena.machines[0].transcript.messages), arena.ids[1].public_key)
+    count = signed + waited
+    assert count * just_before <= took <= count * (just_before + 0.5), (took, signed, waited)
+    assert any(e["event"] == "slow" for e in arena.events[0])

@@ -35,6 +35,7 @@ from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.screens.dialogs import ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.session import PeerEvent
+from druids_p2p.tui.widgets.log import TableLog
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 SIZE = (110, 40)
@@ -318,6 +319,23 @@ def test_help_and_quit_with_confirmation() -> None:
     _run(app, body)
 
 
+def test_ctrl_c_asks_the_same_question_as_q() -> None:
+    """Ctrl-C in the terminal UI is quitting, asked first while a game is on (as ``q``)."""
+    app = _app(_gaia_seed())
+
+    async def body(pilot: Pilot[Any]) -> None:
+        assert isinstance(app.screen, GaiaPrompt)
+        await pilot.press("ctrl+c")
+        assert isinstance(app.screen, ConfirmQuit)
+        await pilot.press("n")
+        assert isinstance(app.screen, GaiaPrompt)
+        await pilot.press("ctrl+c", "y")
+        await pilot.pause()
+        assert app.return_value is not None and app.return_value["record"] == "/tmp/x.druids"
+
+    _run(app, body)
+
+
 def test_mouse_click_plays_a_card() -> None:
     seed, prefix = _must_follow_position()
     app = _app(seed, prefix)
@@ -359,6 +377,30 @@ def test_peer_states_away_rejoined_and_a_blamed_cheater() -> None:
         await pilot.pause()
         assert isinstance(app.screen, GameOver)
         assert "blamed: seat 1" in plain(app.screen.query_one(".stopped", Static))
+
+    _run(app, body)
+
+
+def test_a_slow_peer_is_shown_slow_until_it_answers_promptly() -> None:
+    """The peer's ``slow`` event (a seat that keeps sending its automatic messages late, within
+    the step deadline): the players panel shows it, and the log says why."""
+    app = _app(_gaia_seed())
+
+    async def body(pilot: Pilot[Any]) -> None:
+        await pilot.press("escape")
+        table = _table(app)
+        text = "rule-2 is slow: 3 of its last 6 automatic messages came after more than 2.5 s"
+        app.post_message(PeerEvent({"event": "slow", "name": "rule-2", "text": text}, None))
+        await pilot.pause()
+        states = {table.snapshot.name(s): str(t) for s, t in table.states().items()}  # type: ignore[union-attr]
+        assert states["rule-2"] == "slow"
+        logged = " ".join(str(line.text) for line in table.query_one(TableLog).lines)
+        assert "rule-2 is slow: 3 of its last 6" in logged  # (wrapped)
+        back = {"event": "not_slow", "name": "rule-2", "text": "rule-2 answers promptly again"}
+        app.post_message(PeerEvent(back, None))
+        await pilot.pause()
+        states = {table.snapshot.name(s): str(t) for s, t in table.states().items()}  # type: ignore[union-attr]
+        assert states["rule-2"] != "slow"
 
     _run(app, body)
 

@@ -1,4 +1,4 @@
-"""Chat in the terminal UI (Textual Pilot): ``c`` opens a one-line input, Enter sends, Escape
+"""Chat in the terminal UI (Textual Pilot): ``c`` opens the chat box, Enter sends, Escape
 closes; lines read ``NAME: TEXT`` in the table log. First at an offline table (the input itself),
 then at a real table of bot peer processes, where the line must reach every peer's event log."""
 
@@ -26,7 +26,7 @@ from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.session import PeerEvent
-from druids_p2p.tui.widgets.chat import ChatInput
+from druids_p2p.tui.widgets.chat import ChatBox
 from druids_p2p.wire import load_or_create
 
 SIZE = (120, 44)
@@ -65,14 +65,13 @@ def test_the_chat_input_sends_a_line_and_the_log_shows_every_line() -> None:
     async def body(pilot: Pilot[Any]) -> None:
         table = app.table
         assert isinstance(table, TableScreen)
-        chat = table.query_one(ChatInput)
-        assert not chat.display
-        # Typed fast, in one batch, letters that are keys elsewhere (q quits, p prompts, g y r
-        # b v s jump in the hand): inside the input they are text.
+        assert isinstance(app.screen, TableScreen)
+        # Letters that are keys elsewhere (q quits, p prompts, g y r b v s jump in the hand):
+        # inside the box they are text.
         await pilot.press("c", *"good game q", "enter")
         await pilot.pause()
         assert "you: good game q" in _log(table)
-        assert not chat.display and isinstance(app.screen, TableScreen)  # closed, not quit
+        assert isinstance(app.screen, TableScreen)  # closed, not quit
         snap = table.snapshot  # talking in one's turn takes nothing away from it
         assert snap is not None and snap.my_turn and snap.turn == 1
         await pilot.press("c", *"never mind", "escape")
@@ -138,14 +137,18 @@ def test_a_line_typed_at_a_real_table_reaches_every_peer(
                 if not said and snap is not None and snap.view is not None:
                     await pilot.press("c")  # once the cards are dealt
                     await pilot.pause()
-                    # (a Gaia prompt may have come first: then the keys were its, try again)
-                    if app.screen is screen and screen.query_one(ChatInput).has_class("open"):
+                    if isinstance(app.screen, ChatBox):
                         await pilot.press(*"hello bots", "enter")
                         said = True
                 elif snap is not None and snap.my_turn and not screen.awaiting:
                     await pilot.press("enter")
         assert "you: hello bots" in _log(table), "\n".join(_log(table))
         assert table.result is not None and table.result["finished"]
+        # At the end screen the person is still at the table: "gg" is signed and sent (before,
+        # the peer stopped hearing and sending chat with the last move: the line waited unsent).
+        await pilot.press("c", *"gg", "enter")
+        await _until(pilot, lambda: "you: gg" in _log(table))
+        assert isinstance(app.screen, GameOver)
 
     try:
         _run(app, body)
@@ -157,5 +160,20 @@ def test_a_line_typed_at_a_real_table_reaches_every_peer(
     assert len(logs) == len(bots)
     for path in logs:
         events = [json.loads(line) for line in path.read_text().splitlines()]
-        said = [e for e in events if e.get("event") == "chat"]
-        assert [(e["name"], e["text"]) for e in said] == [("tester", "hello bots")], path
+        said = [(e["name"], e["text"]) for e in events if e.get("event") == "chat"]
+        # (the "gg" too if the bot's peer was still lingering at the end when it came)
+        assert said in ([("tester", "hello bots")], [("tester", "hello bots"), ("tester", "gg")])
+
+
+def test_a_line_typed_once_the_peer_has_stopped_is_refused_not_queued(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the table's peer has stopped nobody can hear a line: the person is told so (before,
+    it was queued for a peer that would never send it, and nothing was said)."""
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    identity = load_or_create().with_name("tester")
+    spec = local_table(bot_seats(["rule", "rule"]), rounds=1)
+    session = NetSession(lambda _: None, identity, tmp_path / "game", spec, snapshot_from_table)
+    assert session.send_chat("hello") is None  # not seated yet: sent once it is
+    session.close()
+    assert session.send_chat("gg") == "the table is closed: nobody hears chat any more"

@@ -76,11 +76,13 @@ def check_bots(bots: list[str], plugins_dir: list[Path], game: str | None = None
             fail(f"bot {bot!r} does not play {game} (bots that do: {', '.join(known)})")
 
 
-def check_times(gone_after: float, step_deadline: float) -> None:
+def check_times(gone_after: float, step_deadline: float, rejoin_time: float) -> None:
     if not (math.isfinite(gone_after) and gone_after > 0):
         fail("--gone-after must be a positive number of seconds")
     if not (math.isfinite(step_deadline) and step_deadline > 0):
         fail("--step-deadline must be a positive number of seconds")
+    if not (math.isfinite(rejoin_time) and rejoin_time >= 0):
+        fail("--rejoin-time must be a number of seconds, 0 or more")
 
 
 def bind_address(interface: str | None, address: str | None) -> str:

@@ -41,6 +41,9 @@ _GONE_HELP = "Seconds a player may take over a move before the game ends blaming
 _STEP_HELP = "Seconds a peer may owe an automatic message (deck, receipt) before it is blamed."
 
 
+_REJOIN_HELP = "Seconds, once a game, a silent peer that owes a message gets to rejoin."
+
+
 _APPROVE_HELP = "Ask on the terminal (y/n) before seating each joiner not --allow'ed."
 
 
@@ -67,7 +70,8 @@ _PLAYER = typer.Option("human", "--player", help="'human' or 'bot:NAME'.")
 # The options that peer, host and join all take, declared once (typer reads them per command).
 _BEACON_PORT = typer.Option(DEFAULT_PORT, "--beacon-port")
 _GONE_AFTER = typer.Option(300.0, "--gone-after", help=_GONE_HELP)
-_STEP_DEADLINE = typer.Option(30.0, "--step-deadline", help=_STEP_HELP)
+_STEP_DEADLINE = typer.Option(10.0, "--step-deadline", help=_STEP_HELP)
+_REJOIN_TIME = typer.Option(30.0, "--rejoin-time", help=_REJOIN_HELP)
 _PLUGINS_DIR = typer.Option([], "--plugins-dir")
 _RESUME = typer.Option(False, "--resume", help=_RESUME_HELP)
 _NEW = typer.Option(False, "--new", help=_NEW_HELP)
@@ -89,6 +93,9 @@ _GAME = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP)
 _APPROVE = typer.Option(False, "--approve", help=_APPROVE_HELP)
 _OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
 _ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")
+_SAY = typer.Option(
+    [], "--say", help="Say this line to the table once seated (table chat; repeatable)."
+)
 
 
 @app.command("peer", hidden=True)
@@ -108,6 +115,7 @@ def peer_command(
     budget_ms: float = typer.Option(100.0, "--budget-ms"),
     gone_after: float = _GONE_AFTER,
     step_deadline: float = _STEP_DEADLINE,
+    rejoin_time: float = _REJOIN_TIME,
     plugins_dir: list[Path] = _PLUGINS_DIR,
     moves: bool = typer.Option(True, "--moves/--no-moves", help="An event line per move."),
     approve: bool = _APPROVE,
@@ -118,6 +126,7 @@ def peer_command(
     game: str = _GAME,
     go_on: bool = _GO_ON,
     rematches: int = _REMATCH,
+    say: list[str] = _SAY,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     check_game(game)
@@ -138,6 +147,7 @@ def peer_command(
         budget_ms=budget_ms,
         gone_after=gone_after,
         step_deadline=step_deadline,
+        rejoin_time=rejoin_time,
         plugins_dir=plugins_dir,
         events=True,
         move_events=moves,
@@ -149,6 +159,7 @@ def peer_command(
         game=game,
         go_on=go_on,
         rematches=check_rematches(rematches),
+        chat_lines=tuple(say),
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -165,6 +176,7 @@ class LanSeat(TypedDict):
     budget_ms: float
     gone_after: float
     step_deadline: float
+    rejoin_time: float
     plugins_dir: list[Path]
 
 
@@ -175,13 +187,14 @@ def _lan_seat(
     beacon_port: int,
     gone_after: float,
     step_deadline: float,
+    rejoin_time: float,
     plugins_dir: list[Path],
     game: str | None = None,
 ) -> LanSeat:
     """Check the options ``host`` and ``join`` share, in the order both report them, and turn
     them into the seat's peer options: the bot (or the person) on this machine's LAN address."""
     check_port("--beacon-port", beacon_port)
-    check_times(gone_after, step_deadline)
+    check_times(gone_after, step_deadline, rejoin_time)
     check_bot(bot, plugins_dir, game)
     return LanSeat(
         player=f"bot:{bot}" if bot else "human",
@@ -192,6 +205,7 @@ def _lan_seat(
         budget_ms=100.0,
         gone_after=gone_after,
         step_deadline=step_deadline,
+        rejoin_time=rejoin_time,
         plugins_dir=plugins_dir,
     )
 
@@ -208,6 +222,7 @@ def host_command(
     beacon_port: int = _BEACON_PORT,
     gone_after: float = _GONE_AFTER,
     step_deadline: float = _STEP_DEADLINE,
+    rejoin_time: float = _REJOIN_TIME,
     plugins_dir: list[Path] = _PLUGINS_DIR,
     as_json: bool = _JSON,
     approve: bool = _APPROVE,
@@ -218,6 +233,7 @@ def host_command(
     game: str = _GAME,
     go_on: bool = _GO_ON,
     rematches: int = _REMATCH,
+    say: list[str] = _SAY,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
@@ -228,9 +244,8 @@ def host_command(
     check_game(game)
     check_table_name(name)
     pins = check_door(open_door, allow, approve)
-    seat = _lan_seat(
-        bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir, game
-    )
+    times = (gone_after, step_deadline, rejoin_time)
+    seat = _lan_seat(bot, interface, address, beacon_port, *times, plugins_dir, game)
     result = run_one_peer(
         **seat,
         host=True,
@@ -249,6 +264,7 @@ def host_command(
         game=game,
         go_on=go_on,
         rematches=check_rematches(rematches),
+        chat_lines=tuple(say),
     )
     print_result(result, as_json)
 
@@ -260,14 +276,17 @@ def join_command(
     interface: str | None = _INTERFACE,
     address: str | None = _ADDRESS,
     beacon_port: int = _BEACON_PORT,
-    search_seconds: float = typer.Option(
-        DEFAULT_SEARCH_S, "--search-seconds", help="How long to listen for the table's beacon."
+    search_seconds: float | None = typer.Option(
+        None,
+        "--search-seconds",
+        help=f"How long to listen for the table's beacon [default: {DEFAULT_SEARCH_S:g}].",
     ),
     fingerprint: str | None = typer.Option(
         None, "--fingerprint", help="Join only a table whose host key has this fingerprint prefix."
     ),
     gone_after: float = _GONE_AFTER,
     step_deadline: float = _STEP_DEADLINE,
+    rejoin_time: float = _REJOIN_TIME,
     plugins_dir: list[Path] = _PLUGINS_DIR,
     as_json: bool = _JSON,
     resume: bool = _RESUME,
@@ -275,6 +294,7 @@ def join_command(
     game: str = _GAME,
     go_on: bool = _GO_ON,
     rematches: int = _REMATCH,
+    say: list[str] = _SAY,
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
@@ -291,22 +311,26 @@ def join_command(
     check_game(game)  # the table's game is the host's word (its seat message)
     resume_or_new(resume, new)
     check_lobby_target(target)
-    seat = _lan_seat(bot, interface, address, beacon_port, gone_after, step_deadline, plugins_dir)
+    times = (gone_after, step_deadline, rejoin_time)
+    seat = _lan_seat(bot, interface, address, beacon_port, *times, plugins_dir)
     pin = None
     if fingerprint is not None:
         try:
             pin = parse_pin(fingerprint)
         except BadPin as exc:
             fail(str(exc))
+    if search_seconds is not None and ":" in target:
+        fail(f"--search-seconds listens for a table's beacon: {target} is joined at its lobby")
     announcement = None
     saved = saved_table(target, resume, new)
     if saved is not None:
         pass  # rejoin it: no beacon, no lobby
     elif ":" not in target:
-        if not (math.isfinite(search_seconds) and 0 < search_seconds <= MAX_SEARCH_S):
+        seconds = DEFAULT_SEARCH_S if search_seconds is None else search_seconds
+        if not (math.isfinite(seconds) and 0 < seconds <= MAX_SEARCH_S):
             fail(f"--search-seconds must be more than 0 and at most {MAX_SEARCH_S:g}")
         emit = emitter(as_json)
-        announcement = find_table(target, seat["bind"], beacon_port, search_seconds, emit, pin)
+        announcement = find_table(target, seat["bind"], beacon_port, seconds, emit, pin)
     elif pin is not None:
         announcement = lobby_announcement(target, pin)
     result = run_one_peer(
@@ -325,5 +349,6 @@ def join_command(
         new=new,
         go_on=go_on,
         rematches=check_rematches(rematches),
+        chat_lines=tuple(say),
     )
     print_result(result, as_json)

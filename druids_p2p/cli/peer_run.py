@@ -7,34 +7,52 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from druids_p2p.cli.app import fail
+from druids_p2p.cli.app import fail, when_interrupted
 from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.cli.peer_checks import check_times, resume_or_new
+from druids_p2p.cli.result_block import ORDER, block, peer_players, scores_text
 from druids_p2p.cli.streams import say
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
+
+ENDING_EVENTS = frozenset({"result", "game_over", "aborted"})
+"""Events the text mode does not show: the result block that ends the command says it all."""
+
+if TYPE_CHECKING:
+    from druids_p2p.net.chat import ChatOutbox
 
 
 def emitter(as_json: bool, moves: bool = True) -> Any:
     """Events as JSON lines on stdout (``--json``) or one line each on stderr. A stream whose
     reader went away (a closed pipe) is let go: the game goes on, its events still reach
-    ``events.jsonl`` in the table's folder (run_peer)."""
+    ``events.jsonl`` in the table's folder (run_peer). In text, a round's scores name the
+    players (the coin flip's order, from the ``seated`` event)."""
+    order: list[str] = []
 
     def emit(event: dict[str, Any]) -> None:
-        if not moves and event.get("event") == "move":
+        kind = event.get("event")
+        if not moves and kind == "move":
             return
         if as_json:
             say(json.dumps(event, default=str))
-        else:
-            text = event.get("text") or ", ".join(
-                f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
-            )
-            if event.get("event") == "chat":  # table talk reads "name: text" (net/chat.py)
-                text = f"{event.get('name')}: {event.get('text')}"
-            say(f"[{event.get('event')}] {text}", err=True)
+            return
+        if kind in ENDING_EVENTS:
+            return
+        if kind == "seated" and isinstance(event.get("order"), list):
+            order[:] = [str(name) for name in event["order"]]
+        text = event.get("text") or ", ".join(
+            f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
+        )
+        if kind == "chat":  # table talk reads "name: text" (net/chat.py)
+            text = f"{event.get('name')}: {event.get('text')}"
+        scores = event.get("scores")
+        if kind == "round_ended" and order and isinstance(scores, list):
+            n = int(event.get("round", 0)) + 1
+            text = f"round {n} over ({event.get('ended_by')}): {scores_text(order, scores)}"
+        say(f"[{kind}] {text}", err=True)
 
     return emit
 
@@ -62,7 +80,8 @@ def run_one_peer(
     approve: bool = False,
     open_door: bool = False,
     allow: tuple[str, ...] = (),
-    step_deadline: float = 30.0,
+    step_deadline: float = 10.0,
+    rejoin_time: float = 30.0,
     resume: bool = False,
     new: bool = False,
     table_typed: str | None = None,
@@ -70,6 +89,7 @@ def run_one_peer(
     game: str = DEFAULT_RULESET,
     go_on: bool = False,
     rematches: int = 0,
+    chat_lines: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.net.admission import terminal_approver
@@ -86,8 +106,9 @@ def run_one_peer(
         fail(f"--rounds must be 1 to 5, not {rounds}")
     if budget_ms <= 0:
         fail("--budget-ms must be positive")
-    check_times(gone_after, step_deadline)
+    check_times(gone_after, step_deadline, rejoin_time)
     resume_or_new(resume, new)
+    chat = outbox_of(chat_lines)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
     identity = load_identity(name)
     options = new_table_options(game, players, variant, rounds)
@@ -100,6 +121,20 @@ def run_one_peer(
             raise PeerError("standard input closed")
         return line
 
+    seated: dict[str, str] = {}
+    shown = emitter(events, move_events)
+
+    def emit(event: dict[str, Any]) -> None:
+        if event.get("event") == "seated" and event.get("record"):
+            seated["record"] = str(event["record"])
+        shown(event)
+
+    def kept() -> str:
+        if "record" in seated:
+            return f"this seat's record is kept: {seated['record']}"
+        return "not seated at a table yet: nothing of one was kept"
+
+    when_interrupted(kept)
     config = PeerConfig(
         home=data_dir(),
         identity=identity,
@@ -114,8 +149,9 @@ def run_one_peer(
         budget_ms=budget_ms,
         gone_after_s=gone_after,
         step_deadline_s=step_deadline,
+        rejoin_time_s=rejoin_time,
         plugins_dirs=tuple(plugins_dir),
-        emit=emitter(events, move_events),
+        emit=emit,
         human_input=ask,
         bot_players=bot_player,
         approve_join=terminal_approver(ask) if approve and host else None,
@@ -127,6 +163,7 @@ def run_one_peer(
         resume_folder=resume_folder,
         go_on_ask=_always_yes if go_on else None,
         rematch_ask=_yes_times(rematches) if rematches else None,
+        chat=chat,
     )
     if host and not (open_door or allow or approve):
         say(
@@ -162,13 +199,28 @@ def _yes_times(times: int) -> Any:
     return ask
 
 
+def outbox_of(lines: tuple[str, ...]) -> ChatOutbox:
+    """``--say``: the lines said to the table once seated (net/chat.py), checked before any
+    socket is opened (a line that cannot be sent stops the command, naming it)."""
+    from druids_p2p.net.chat import ChatOutbox, ChatRefused
+
+    outbox = ChatOutbox()
+    for line in lines:
+        try:
+            outbox.say(line)
+        except ChatRefused as exc:
+            fail(f"--say {line!r}: {exc}")
+    return outbox
+
+
 def print_result(result: dict[str, Any], as_json: bool) -> None:
+    """The peer's result: with ``--json`` all of it, ``players`` added (every seat's name, total
+    and place, in play order); else the result block every command ends with."""
+    table = peer_players(result)
     if as_json:
-        say(json.dumps(result, default=str))
-    elif result.get("aborted"):
-        say(f"table stopped: {result['aborted']}")
+        say(json.dumps({**result, "order": ORDER, "players": table}, default=str))
     else:
-        say(f"game over: totals {result['totals']}, winners {result['winners']}")
-        say(f"record: {result['record']}")
+        for line in block(result, table, [str(result["record"])] if result.get("record") else []):
+            say(line)
     if result.get("aborted"):
         raise typer.Exit(1)

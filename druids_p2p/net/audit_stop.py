@@ -161,6 +161,7 @@ def stop_summary(reason: str, seat: int | None, signer: int | None) -> str:
         for marker, kind in (
             (" unreachable: ", "unreachable"),
             (" did not make its move within", "did not move within the move limit"),
+            (" flooded this peer: ", "flooded a link (its receiver's own count, §9)"),
         ):
             if marker in reason:
                 return f"seat {seat} {kind}"

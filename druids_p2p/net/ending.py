@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from druids_p2p.net.deadlines import claim_of
+from druids_p2p.net.go_on import go_on_after
 from druids_p2p.net.liveness import NUDGE_AFTER_S
 from druids_p2p.net.runner_base import RunnerBase
 from druids_p2p.net.table_types import RecordLost, TableFault
@@ -33,6 +34,8 @@ log = logging.getLogger(__name__)
 LINGER_AFTER_GAME_S = 1.5
 LINGER_FOR_THE_END_S = 10.0
 LINGER_QUIET_S = 2.5
+TALK_AFTER_GAME_S = 600.0
+"""The longest a peer whose person is still at the ended table keeps carrying chat."""
 
 
 class TableEnding(RunnerBase):
@@ -111,6 +114,7 @@ class TableEnding(RunnerBase):
             "claim": claim_of(machine),
             "seat": machine.my_seat,
             "name": machine.identity.name,
+            "names": [machine.names.get(key, "?") for key in machine.order or machine.list_keys],
             "totals": totals,
             "round_scores": rounds,
             "winners": winners,
@@ -123,6 +127,11 @@ class TableEnding(RunnerBase):
             "move_latency_ms": self.latencies_ms,
             "move_kinds": self.move_kinds,
             "bad_messages": self.bad_messages,
+            "links": self.frames.stats(),
+            "automatic_max_s": round(self.deadlines.pace.longest_s, 3),
+            "rejoin_spent_s": {
+                str(machine.names.get(k, "?")): round(t, 3) for k, t in self.deadlines.spent.items()
+            },
             "faults": getattr(self.player, "faults", []),
         }
         if machine.finished:
@@ -139,15 +148,28 @@ class TableEnding(RunnerBase):
         keepalive hello for ``LINGER_QUIET_S`` (a finished peer sends none): a peer that left at
         once, its last messages lost on a lossy link, left the others waiting for them until
         ``gone_after`` (seen at 30% loss). Meanwhile the last move and this peer's receipt of it
-        are resent every ``NUDGE_AFTER_S`` to those not known to hold it."""
+        are resent every ``NUDGE_AFTER_S`` to those not known to hold it.
+
+        Chat goes on meanwhile, both ways (a "gg" said as the game ends is heard), and for as
+        long as the person is still at the table (:meth:`Player.stays_for_talk`, the terminal
+        UI's end screen), at most ``TALK_AFTER_GAME_S``: their last words reach the others who
+        are still there too."""
         start = time.monotonic()
         until = start + LINGER_AFTER_GAME_S
         last_nudge = last_hello = start
+        going_on = self.config.go_on_ask is not None and go_on_after(self.machine) is not None
         while True:
             now = time.monotonic()
             lacking = self._lacking_the_end()
             playing = self.machine.finished and now - last_hello < LINGER_QUIET_S
-            if now >= until and (not (lacking or playing) or now >= start + LINGER_FOR_THE_END_S):
+            talking = (
+                self.player.stays_for_talk()
+                and not self.player.wants_to_leave()
+                and now < start + TALK_AFTER_GAME_S
+                and not going_on  # the question whether to go on comes first; talk goes on there
+            )
+            done = not (lacking or playing) or now >= start + LINGER_FOR_THE_END_S
+            if now >= until and done and not talking:
                 return
             if lacking and now - last_nudge > NUDGE_AFTER_S:
                 last_nudge = now
@@ -157,11 +179,14 @@ class TableEnding(RunnerBase):
                     for key in lacking:
                         self.mesh.send(key, raw, both_links=True)
             for inbound in self.mesh.poll(20):
+                link = self.key_of_link.get(inbound.curve)
+                if not self.frames.admit(link, blame=False):
+                    continue  # a flood goes on being dropped unread after the table stopped
                 if is_receipt(inbound.payload):
-                    self._linger_receipt(inbound.payload, self.key_of_link.get(inbound.curve))
+                    self._linger_receipt(inbound.payload, link)
                     continue
                 try:
-                    msg = decode(inbound.payload)
+                    msg = self.frames.decode(inbound.payload)
                 except WireError:
                     continue
                 if msg.table_id != self.machine.table_id:
@@ -170,6 +195,9 @@ class TableEnding(RunnerBase):
                     self._answer_resend(msg)
                 elif msg.type is MsgType.HELLO and self._own_link(inbound.curve, msg.sender):
                     last_hello = time.monotonic()  # someone is still playing: stay a little
+                elif msg.type is MsgType.CHAT and msg.sender in self.machine.list_keys:
+                    self.chat.receive(msg)
+            self.broadcast(self.chat.outgoing())
 
     def _own_link(self, curve: bytes, sender: bytes) -> bool:
         """A frame signed by ``sender`` came over ``sender``'s own link (protocol.md §8)."""

@@ -11,6 +11,7 @@ to blame (protocol.md §9).
 from __future__ import annotations
 
 from druids_p2p.net.deadlines import debts, lost_contact, who
+from druids_p2p.net.pace import WINDOW
 from druids_p2p.net.runner_base import RunnerBase
 from druids_p2p.net.table_types import Departure, Divergence, TableFault
 from druids_p2p.wire import Message
@@ -79,10 +80,14 @@ class LivenessChecks(RunnerBase):
         that message pays the debt; a keepalive or any other message does not."""
         machine = self.machine
         self.deadlines.update(debts(machine, machine.has_next), now)
+        self._tell_pace()
         late = self.deadlines.check(now, self.last_heard, self.aborts)
         if late is not None:
             key = late.debt.key
-            alone = lost_contact(now, self.last_heard, machine.me, late.limit_s / 2)
+            # Half the time the seat was waited for, or half its silence if that is shorter
+            # (its rejoin time already spent): that long a silence from all is our own link.
+            waited = min(late.limit_s + late.rejoin_s, late.silent_s)
+            alone = lost_contact(now, self.last_heard, machine.me, waited / 2)
             if late.unreachable and alone is not None:
                 raise TableFault(
                     f"{who(machine, machine.me)} lost contact with the table: no message from "
@@ -91,6 +96,22 @@ class LivenessChecks(RunnerBase):
                     None,
                 )
             raise Departure(late.reason(who(machine, key)), machine.seat_of(key))
+
+    def _tell_pace(self) -> None:
+        """A seat that keeps sending its automatic messages late (``pace.py``) is shown slow to
+        this peer's person (an event), and no longer once it answers promptly again."""
+        for news in self.deadlines.pace.news():
+            name = self.machine.names.get(news.key, "?")
+            if news.slow:
+                text = (
+                    f"{name} is slow: {news.late} of its last {WINDOW} automatic messages came "
+                    f"after more than {self.deadlines.pace.late_after_s:.1f} s (deadline "
+                    f"{self.deadlines.step_s:.0f} s)"
+                )
+                self.config.emit({"event": "slow", "name": name, "late": news.late, "text": text})
+            else:
+                text = f"{name} answers promptly again"
+                self.config.emit({"event": "not_slow", "name": name, "text": text})
 
     def _progress_mark(self) -> tuple[int, int]:
         """Changes when a message was new to this peer: appended, or held for a later step.
@@ -107,6 +128,8 @@ class LivenessChecks(RunnerBase):
         # A claimed blame is never adopted: an abort proves only that its sender stopped. This
         # peer keeps checking what it has for a short while, so that if the claim is true its
         # own checks (on the same canonical messages) find the fault and blame with evidence.
+        if msg.sender in self.aborts:
+            return  # a copy (a relay, a replay): it must not stretch the grace period again
         self.abort_claim = f"stopped on {who(machine, msg.sender)}'s word: {reason}{with_blame}"
         now = self.clock()
         self.aborts.setdefault(msg.sender, msg)
@@ -120,7 +143,8 @@ class LivenessChecks(RunnerBase):
             # milliseconds apart): check on until that seat's own debts here fall due.
             due = [t for _, t in self.deadlines.automatic(keys[blamed])]
             if due:
-                self.abort_claim_deadline = max(self.abort_claim_deadline, max(due) + 0.5)
+                latest = max(due) + self.deadlines.rejoin_left(keys[blamed])
+                self.abort_claim_deadline = max(self.abort_claim_deadline, latest + 0.5)
 
     def _seek_proof(self, fault: TableFault) -> bool:
         """A peer's receipt names another message than ours after a head we share: somebody

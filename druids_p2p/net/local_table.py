@@ -10,10 +10,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -23,6 +25,26 @@ from druids_p2p.games.seam import TableOptions
 
 class LocalTableError(Exception):
     """The local table could not be started or did not finish."""
+
+
+class TableLeft(KeyboardInterrupt):
+    """Ctrl-C stopped the table: every seat left it (:meth:`LocalTable.leave`). Still a
+    ``KeyboardInterrupt``; ``finished`` says whether the game had ended before they could."""
+
+    def __init__(self, finished: bool) -> None:
+        super().__init__()
+        self.finished = finished
+
+
+Listener = Callable[[dict[str, Any]], None]
+"""Told each event a peer reports, as it arrives (on that peer's reader thread)."""
+
+STOP_WAIT_S = 10.0
+"""How long a peer told to stop (SIGTERM, SIGINT) is given to exit before it is killed."""
+
+LEAVE_GRACE_S = 1.0
+"""Ctrl-C: how long the peers are given to report that they left (a terminal's Ctrl-C reaches
+them too) before each is told to leave (SIGINT) by the table."""
 
 
 def parse_seats(spec: str, seat_range: tuple[int, int] = (3, 5)) -> list[str]:
@@ -77,6 +99,7 @@ class PeerProcess:
     proc: subprocess.Popen[str] | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     stderr_path: Path | None = None
+    listener: Listener | None = None
     _reader: threading.Thread | None = None
     _changed: threading.Condition = field(default_factory=threading.Condition)
 
@@ -110,6 +133,8 @@ class PeerProcess:
                 with self._changed:
                     self.events.append(event)
                     self._changed.notify_all()
+                if self.listener is not None:
+                    self.listener(event)
 
     def wait_for(self, kind: str, timeout: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -148,6 +173,21 @@ class PeerProcess:
             self.proc.kill()
             self.proc.wait(10)
 
+    def send(self, signum: int) -> None:
+        """Send ``signum`` to the peer if it still runs."""
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.send_signal(signum)
+
+    def stop(self, signum: int = signal.SIGTERM, wait_s: float = STOP_WAIT_S) -> None:
+        """Tell the peer to stop (``signum``), then kill it if it has not exited in ``wait_s``."""
+        self.send(signum)
+        if self.proc is not None:
+            try:
+                self.proc.wait(wait_s)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
     def restart(self) -> None:
         """Start the same command again: the peer finds its unfinished table and rejoins (a
         ``--new`` that started it beside an older table becomes ``--resume``: this one)."""
@@ -173,8 +213,13 @@ class LocalTable:
         resume: bool = False,
         game: str | None = None,
         go_on: bool = False,
+        names: list[str] | None = None,
+        listener: Listener | None = None,
     ) -> None:
-        """``game``: the rule set the host's table plays (None: the CLI's default).
+        """``names``: each seat's player name, which also names its folder in ``workdir``
+        (default ``seat<i>-<bot>`` in ``seat<i>``). ``listener``: told each event the first seat
+        reports (its rounds are every seat's), as it arrives.
+        ``game``: the rule set the host's table plays (None: the CLI's default).
         ``go_on``: every seat goes on without a seat gone for good (``--go-on``, go_on.py);
         a seat that dies then has no result, and the others' last tables' are the game's.
         ``move_events``: whether the peers print a line per move (a pipe write and a parse in
@@ -194,6 +239,8 @@ class LocalTable:
         self.go_on = go_on
         if go_on and "--go-on" not in extra_args:
             self.extra_args = (*extra_args, "--go-on")
+        self.names = names
+        self.listener = listener
         self.peers: list[PeerProcess] = []
         self.lost: list[int] = []
         """Seats whose process ended without a result (killed): the others went on without."""
@@ -210,7 +257,13 @@ class LocalTable:
         return peer_argv(seat, self.seat_name(index), self.budget_ms, options, self.plugins_dirs)
 
     def seat_name(self, index: int) -> str:
+        if self.names is not None:
+            return self.names[index]
         return f"seat{index}-{self.seats[index].replace('bot:', '')}"[:32]
+
+    def home(self, index: int) -> Path:
+        """Seat ``index``'s data folder: named by its player (``names``), else ``seat<i>``."""
+        return self.workdir / (self.names[index] if self.names is not None else f"seat{index}")
 
     def host_role(self) -> list[str]:
         """Seat 0's ``druids peer`` role: host this table, seating exactly its other seats.
@@ -231,28 +284,28 @@ class LocalTable:
         """Seat ``index``'s identity fingerprint (in ``home``, default its folder), made now."""
         from druids_p2p.wire import rename_identity
 
-        folder = home if home is not None else self.workdir / f"seat{index}"
+        folder = home if home is not None else self.home(index)
         return rename_identity(self.seat_name(index), folder).fingerprint
 
     def start(self, timeout: float = 30.0) -> None:
         self.started_at = time.monotonic()
         if self.resume:
             for index in range(len(self.seats)):
-                home = self.workdir / f"seat{index}"
                 argv = self._argv(index, ["--resume"])
-                self.peers.append(PeerProcess(index, home, argv, self._human(index)))
-                self.peers[-1].start()
+                peer = PeerProcess(index, self.home(index), argv, self._human(index))
+                peer.listener = self.listener if index == 0 else None
+                self.peers.append(peer)
+                peer.start()
             return
-        host = PeerProcess(
-            0, self.workdir / "seat0", self._argv(0, self.host_role()), self._human(0)
-        )
+        host = PeerProcess(0, self.home(0), self._argv(0, self.host_role()), self._human(0))
+        host.listener = self.listener
         self.peers = [host]
         host.start()
         lobby = host.wait_for("lobby", timeout)["lobby"]
         for index in range(1, len(self.seats)):
             peer = PeerProcess(
                 index,
-                self.workdir / f"seat{index}",
+                self.home(index),
                 self._argv(index, ["--join", str(lobby)]),
                 self._human(index),
             )
@@ -265,7 +318,13 @@ class LocalTable:
     def wait(self, timeout: float) -> list[dict[str, Any]]:
         """Every seat's result (raises if one has none within ``timeout``). With ``go_on``, a
         seat that stopped waits on (it may go on to a next table) until its process ends, and
-        its last table's result is taken; a seat whose process died is left out (``lost``)."""
+        its last table's result is taken; a seat whose process died is left out (``lost``).
+
+        Once every seat reported the same finished game, each holds every message of it (its
+        result comes after it checked every seat's signed result, and after its record and
+        state were written): no peer needs a resend from another any more, so each is stopped
+        then (``SIGTERM``) rather than left to linger for the others (``net/ending.py``).
+        A table that stopped is waited for as the peers end it."""
         deadline = time.monotonic() + timeout
         results = []
         for peer in self.peers:
@@ -290,6 +349,10 @@ class LocalTable:
             gone = zip(seated, results, strict=True)
             self.lost += [p.index for p, r in gone if not r["finished"]]
             results = [r for r in results if r.get("finished")]
+        if all(r.get("finished") for r in results) and len({r.get("head") for r in results}) == 1:
+            for peer in self.peers:
+                if peer.index not in self.lost:
+                    peer.send(signal.SIGTERM)
         for peer in self.peers:
             if peer.proc is not None:
                 try:
@@ -301,6 +364,26 @@ class LocalTable:
     def close(self) -> None:
         for peer in self.peers:
             peer.kill()
+
+    def leave(self) -> bool:
+        """Ctrl-C: every seat leaves the table, each recording it (``druids peer`` takes SIGINT
+        as leaving). A terminal's Ctrl-C reached the peers too: they are given a moment to say
+        so before the table tells the others, so that none is told twice. True if every seat
+        had finished the game first."""
+        deadline = time.monotonic() + LEAVE_GRACE_S
+        for peer in self.peers:
+            with contextlib.suppress(LocalTableError):
+                peer.wait_for("result", max(0.1, deadline - time.monotonic()))
+        for peer in self.peers:
+            if peer.result() is None:
+                peer.send(signal.SIGINT)
+        for peer in self.peers:
+            with contextlib.suppress(LocalTableError):
+                peer.wait_for("result", STOP_WAIT_S)
+        for peer in self.peers:  # each recorded its end before reporting it
+            peer.stop(signal.SIGTERM, STOP_WAIT_S)
+        results = [peer.result() for peer in self.peers]
+        return bool(results) and all(r is not None and r.get("finished") for r in results)
 
     def _game_seconds(self, results: list[dict[str, Any]]) -> float:
         """From the moment every peer was seated to the last result (process start-up and the
@@ -336,6 +419,17 @@ class LocalTable:
             if isinstance(seat, int) and 0 <= seat < len(bot_faults):
                 bot_faults[seat] = [str(f) for f in r.get("faults") or []]
         went_on = [e for p in self.peers for e in p.events if e.get("event") == "going_on"]
+        seats = {r.get("seat"): r.get("name") for r in results}
+        play_seats = [r.get("seat") for r in results]
+        records = [r.get("record") for r in results]
+        names = first.get("names")
+        if self.lost and isinstance(names, list):
+            # Some seats are gone, a stand-in in one: the final table's seats, by play seat
+            # (the stand-in's record is its own, kept by the peer that started it).
+            by_seat = {r.get("seat"): r.get("record") for r in results}
+            seats = dict(enumerate(names))
+            play_seats = list(range(len(names)))
+            records = [by_seat.get(s) for s in play_seats]
         return {
             "went_on": sorted({str(e.get("text")) for e in went_on}),
             "lost": [self.seat_name(i) for i in self.lost],
@@ -346,9 +440,9 @@ class LocalTable:
             "round_scores": first.get("round_scores"),
             "winners": first.get("winners"),
             "ended_by": first.get("ended_by"),
-            "seats": {r.get("seat"): r.get("name") for r in results},
-            "play_seats": [r.get("seat") for r in results],
-            "records": [r.get("record") for r in results],
+            "seats": seats,
+            "play_seats": play_seats,
+            "records": records,
             "bot_faults": bot_faults,
             "heads_agree": len(heads) == 1,
             "wall_s": round(time.monotonic() - self.started_at, 3),
@@ -361,11 +455,13 @@ class LocalTable:
         }
 
 
-def saved_seats(workdir: Path, seats: int) -> list[int]:
-    """The seats whose folder under ``workdir`` holds a table still playing (a crash left it)."""
+def saved_seats(workdir: Path, seats: int | list[str]) -> list[int]:
+    """The seats whose folder under ``workdir`` holds a table still playing (a crash left it):
+    folders ``seat<i>`` for a count, else named by the players (``LocalTable(names=…)``)."""
     from druids_p2p.net.homes import playing_tables
 
-    return [i for i in range(seats) if playing_tables(workdir / f"seat{i}")]
+    homes = [f"seat{i}" for i in range(seats)] if isinstance(seats, int) else seats
+    return [i for i, home in enumerate(homes) if playing_tables(workdir / home)]
 
 
 def play_table(
@@ -380,13 +476,17 @@ def play_table(
     game: str | None = None,
     plugins_dirs: tuple[Path, ...] = (),
     go_on: bool = False,
+    names: list[str] | None = None,
+    listener: Listener | None = None,
 ) -> dict[str, Any]:
     """Play one whole game over the real protocol on loopback; the summary of all peers
     (``go_on``: the seats go on without one gone for good, a bot in its seat).
 
     ``seed`` is accepted for the tournament's interface; the mental deal draws its randomness
     from every peer's own secret, so a p2p game is never replayable from a seed. Every peer
-    process loads the plugin bots of ``plugins_dirs`` (``--plugins-dir``).
+    process loads the plugin bots of ``plugins_dirs`` (``--plugins-dir``). ``names``,
+    ``listener``: as :class:`LocalTable` takes them. Ctrl-C makes every seat leave the table
+    (:meth:`LocalTable.leave`), then goes on up as :class:`TableLeft`.
     """
     del seed
     extra = ("--new",) if new else ()
@@ -401,9 +501,13 @@ def play_table(
         resume=resume,
         game=game,
         go_on=go_on,
+        names=names,
+        listener=listener,
     )
     try:
         table.start()
         return table.summary(table.wait(timeout))
+    except KeyboardInterrupt:
+        raise TableLeft(table.leave()) from None
     finally:
         table.close()

@@ -97,6 +97,12 @@ class Player:
         with that reason, recorded and told to the others. Checked on every tick."""
         return False
 
+    def stays_for_talk(self) -> bool:
+        """True while the person is still at the table after its end (the end screen open):
+        the peer keeps carrying chat until they leave (at most ``TALK_AFTER_GAME_S``,
+        net/ending.py). A bot or a terminal player is done at the end."""
+        return False
+
     def poll(self, table: TableView) -> int | None:
         """This seat's move if it has one now, else None (asked again on the next tick).
 

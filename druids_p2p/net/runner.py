@@ -22,7 +22,6 @@ from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,
-    decode,
     decode_receipt,
     is_receipt,
     verify_equivocation,
@@ -88,6 +87,7 @@ class TableRunner(LivenessChecks, TableEnding):
         # What happened is told before this seat is asked for a move: a user interface that
         # takes its picture of the table from each event must not see one older than the ask.
         self._emit_events()
+        self.broadcast(self.chat.outgoing())  # talk waits for nothing, a grace period neither
         if machine.phase == "play" and self.deal_started is not None:
             self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
             self.deal_cpu_ms.append((time.process_time() - self.deal_cpu_started) * 1000.0)
@@ -98,7 +98,6 @@ class TableRunner(LivenessChecks, TableEnding):
         if machine.my_turn:
             self._play(self.player.poll(self.table))
         self._emit_events()
-        self.broadcast(self.chat.outgoing())
         self._keepalive()
         self._check_liveness()
 
@@ -142,11 +141,13 @@ class TableRunner(LivenessChecks, TableEnding):
     def _on_message(self, raw: bytes, link: bytes | None = None) -> None:
         """One frame from the mesh; ``link`` is the seat key its CURVE link authenticated."""
         machine = self.machine
+        if not self.frames.admit(link):
+            return  # over a link cut off for flooding: dropped unread (net/frame_guard.py)
         if is_receipt(raw):
             self._on_receipt(raw, link)
             return
         try:
-            msg = decode(raw)
+            msg = self.frames.decode(raw)  # bytes decoded before are not verified again
         except WireError as exc:
             self._drop(f"dropped a bad message: {exc}")
             return

@@ -47,6 +47,8 @@ class DruidsApp(App[dict[str, Any] | None]):
         Binding("question_mark", "help", "help"),
         Binding("q", "request_quit", "quit"),
         Binding("ctrl+q", "request_quit", "quit", show=False, priority=True),
+        # Ctrl-C is quitting too, asked first as q is (Textual's own ctrl+c only hints ctrl+q).
+        Binding("ctrl+c", "request_quit", "quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -183,9 +185,9 @@ class DruidsApp(App[dict[str, Any] | None]):
         if table.ended is None and not table.finished and table.stopped is None:
             self.bell()  # the game is on: leaving it is the quit key's question
             return
-        bridge = getattr(self.session, "rematch", None)
-        if bridge is not None:  # a LAN table: the peer asks the others (net/rematch.py)
-            bridge.want()
+        want = getattr(self.session, "want_rematch", None)
+        if getattr(self.session, "rematch", None) is not None and callable(want):
+            want()  # a LAN table: the peer asks the others (net/rematch.py)
             self.notify(
                 "Rematch: waiting for the others (a bot sits for anyone who does not come "
                 "within 30 s)",
@@ -266,6 +268,11 @@ class DruidsApp(App[dict[str, Any] | None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(self.table_ui.help())
+
+    def action_chat(self) -> None:
+        """``c`` at a table (``CHAT_KEY``: its screen and every prompt over it): the chat box."""
+        if self.table is not None and not self.leaving:
+            self.table.open_chat()
 
     def action_request_quit(self) -> None:
         if isinstance(self.screen, ConfirmQuit):

@@ -60,6 +60,10 @@ class GameTableScreen(Screen[None]):
         """The app can seat the same people again with the same options (``r``)."""
         return bool(getattr(self.app, "can_rematch", False))
 
+    def open_chat(self) -> None:
+        """Open the chat box (key ``c``, over the table or any prompt on it)."""
+        raise NotImplementedError
+
 
 TableScreenFactory = Callable[..., GameTableScreen]
 """``(session, expected, *, pacing, clock)``: the game's table screen over ``session``."""

@@ -20,7 +20,9 @@ from textual.timer import Timer
 
 from druids_p2p.tui.game_ui import GameTableScreen
 from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
-from druids_p2p.tui.session import Session
+from druids_p2p.tui.session import PeerEvent, Session
+from druids_p2p.tui.widgets.chat import CHAT_EVENTS, ChatBox, chat_line
+from druids_p2p.tui.widgets.log import TableLog
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +75,36 @@ class PacedTableScreen(GameTableScreen):
         """Everything due is shown: the moment to end what a hold kept on show once it is
         over (the 2017 table's completed trick)."""
 
+    # ------------------------------------------------------------ table talk
+    def open_chat(self) -> None:
+        """The chat box over whatever is on top (this table, a prompt, a summary): it takes
+        every key until it is closed, and what is under it stays as it was."""
+        if not isinstance(self.app.screen, ChatBox):
+            self.app.push_screen(ChatBox(), self._said)
+
+    def _said(self, text: str | None) -> None:
+        """A line typed in the box: handed to the session (it shows in the log once signed),
+        or the reason it cannot be sent."""
+        if text is None:
+            return
+        refused = self.session.send_chat(text)
+        if refused is not None:
+            self.show_chat({"event": "chat_refused", "text": f"chat: {refused}"})
+
+    def show_chat(self, event: dict[str, object]) -> None:
+        """A chat line (or why ours was not sent) in the log, at once."""
+        snapshot = self.snapshot
+        mine = snapshot.my_seat if snapshot is not None else None
+        for panel in self.query(TableLog):  # (one; none only on a screen not composed yet)
+            panel.append_line(chat_line(event, mine))
+
     # ------------------------------------------------------------ the paced queue
     async def receive(self, message: Message) -> None:
-        """A message from the session: queued, shown in its turn."""
+        """A message from the session: queued, shown in its turn. Talk is shown at once: it
+        changes nothing at the table, so it waits behind no hold and no summary."""
+        if isinstance(message, PeerEvent) and message.event.get("event") in CHAT_EVENTS:
+            self.show_chat(message.event)
+            return
         self.pacer.push(message)
         await self.drain()
 

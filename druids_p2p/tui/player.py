@@ -66,6 +66,8 @@ class UIPlayer(Player):
         self.turn = 0
         self.asking = 0
         self.leaving = threading.Event()
+        self.moving_on = threading.Event()
+        """The person asked for a rematch: the ended table holds the peer no longer."""
 
     def attach(self, table: TableView) -> None:
         self.table = table
@@ -85,6 +87,11 @@ class UIPlayer(Player):
 
     def wants_to_leave(self) -> bool:
         return self.leaving.is_set()
+
+    def stays_for_talk(self) -> bool:
+        """The person is at the table until they leave it (its end screen open): chat goes on;
+        not once they asked for a rematch (the next table is where talk goes on)."""
+        return not self.leaving.is_set() and not self.moving_on.is_set()
 
     def poll(self, table: TableView) -> int | None:
         """Non-blocking: the table keeps serving the network while the person thinks."""
@@ -289,6 +296,7 @@ class NetSession(Session):
             self.record = str(event["record"])
         if kind in ("going_on", "rematching"):
             self.player.table = None  # the ended table's view: no snapshot until the next one
+            self.player.moving_on.clear()  # at the next table's end, talk holds the peer again
         table = self.player.table
         snapshot = None
         if table is not None:
@@ -302,6 +310,8 @@ class NetSession(Session):
         self.player.submit(move, turn)
 
     def send_chat(self, text: str) -> str | None:
+        if self._stop.is_set():  # queued now, it would wait for ever: nobody would hear it
+            return "the table is closed: nobody hears chat any more"
         try:
             self.chat.say(text)
         except ChatRefused as exc:
@@ -319,6 +329,13 @@ class NetSession(Session):
         self._stop.set()  # before the bots are killed: leaving is not a bot failure
         self.bots.close()
         logging.getLogger("druids_p2p").removeHandler(self._log_handler)
+
+    def want_rematch(self) -> None:
+        """The end screen's ``r`` at a LAN table: the peer stops lingering for talk and answers
+        yes to its rematch question (net/rematch.py)."""
+        if self.rematch is not None:
+            self.player.moving_on.set()
+            self.rematch.want()
 
     def retire(self, timeout: float = RETIRE_S) -> None:
         """Left for a rematch, its table over: let the peer and its bots finish lingering (a

@@ -96,6 +96,10 @@ class Board2004(Screen[None]):
         Binding("question_mark", "help", "help"),
     ]
 
+    ritual_dialog: ClassVar[type[RitualSteps]] = RitualSteps
+    """The dialog a ritual is told in (the table of peers': with the chat key)."""
+    history_dialog: ClassVar[type[RitualHistory]] = RitualHistory
+
     def __init__(self, names: Sequence[str], column_spaces: int, **screen: Any) -> None:
         """``screen``: what the next class of a subclass takes (the table of peers' paced
         screen: its session, pacing and clock)."""
@@ -168,7 +172,7 @@ class Board2004(Screen[None]):
         if self.rituals_waiting:
             self.showing_ritual = True
             ritual = self.rituals_waiting.pop(0)
-            self.app.push_screen(RitualSteps(ritual, self.seat_name), self._ritual_read)
+            self.app.push_screen(self.ritual_dialog(ritual, self.seat_name), self._ritual_read)
             return
         self.rituals_read()
 
@@ -237,7 +241,8 @@ class Board2004(Screen[None]):
 
     def action_rituals(self) -> None:
         view = self.current_view()
-        self.app.push_screen(RitualHistory(view.rituals if view else (), self.seat_name))
+        rituals = view.rituals if view else ()
+        self.app.push_screen(self.history_dialog(rituals, self.seat_name))
 
     def action_help(self) -> None:
         self.app.push_screen(help_screen())

@@ -27,6 +27,7 @@ from druids_p2p.games.druids2004.cards import (
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.tui.plain import plain
+from druids_p2p.tui.widgets.chat import CHAT_KEY
 
 _CSS = """
 {name} {{ align: center middle; }}
@@ -181,8 +182,9 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("enter", "end your turn (stop drawing)"),
     ("space / enter", "in a ritual: the next step; escape shows every step"),
     ("l", "every ritual of the game, step by step"),
+    ("c", "at a table of peers, also over a ritual: chat (enter says the line, escape closes)"),
     ("?", "this help"),
-    ("q", "quit (asks first while the game is on)"),
+    ("q / ctrl+c", "quit (asks first while the game is on)"),
     ("end screen: r", "rematch: the same players at a new table (the evening's running scores)"),
 )
 
@@ -249,3 +251,17 @@ class ConfirmLeave(ModalScreen[bool]):
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)
+
+
+class TalkRitualSteps(RitualSteps):
+    """A ritual told at a table of peers: ``c`` opens the chat box over it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [CHAT_KEY]
+
+
+class TalkRitualHistory(RitualHistory):
+    BINDINGS: ClassVar[list[BindingType]] = [CHAT_KEY]
+
+
+class TalkGameOver2004(GameOver2004):
+    BINDINGS: ClassVar[list[BindingType]] = [CHAT_KEY]

@@ -11,15 +11,20 @@ waits behind them.
 
 from __future__ import annotations
 
-from typing import Unpack
+from typing import ClassVar, Unpack
 
+from textual.binding import BindingType
 from textual.message import Message
 
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, help_screen, in_ui_words
-from druids_p2p.tui.druids2004.dialogs import GameOver2004
+from druids_p2p.tui.druids2004.dialogs import (
+    TalkGameOver2004,
+    TalkRitualHistory,
+    TalkRitualSteps,
+)
 from druids_p2p.tui.druids2004.lan_story import drawn_lines, move_line
 from druids_p2p.tui.druids2004.places import ScoreColumn
 from druids_p2p.tui.druids2004.snapshot import Snapshot2004, own, snapshot_from_table
@@ -27,13 +32,18 @@ from druids_p2p.tui.evening import PlayedGame
 from druids_p2p.tui.game_ui import TableUI
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
-from druids_p2p.tui.widgets.chat import CHAT_EVENTS, chat_line
+from druids_p2p.tui.widgets.chat import CHAT_KEY
 
-QUIET_EVENTS = frozenset({"result", "round_ended", "game_over", "move", *CHAT_EVENTS})
-"""Events whose text the screen tells in its own words (moves, talk, the end) or not at all."""
+QUIET_EVENTS = frozenset({"result", "round_ended", "game_over", "move"})
+"""Events whose text the screen tells in its own words (moves, the end) or not at all (talk is
+shown as it comes: ``PacedTableScreen.receive``)."""
 
 
 class LanTable2004Screen(Board2004, PacedTableScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [CHAT_KEY]
+    ritual_dialog = TalkRitualSteps
+    history_dialog = TalkRitualHistory
+
     def __init__(
         self, session: Session, expected: tuple[str, ...] = (), **paced: Unpack[Paced]
     ) -> None:
@@ -115,7 +125,9 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
         else:
             totals = tuple(int(t) for t in result["totals"])
             game = PlayedGame(self.names, totals, tuple(result.get("winners") or ()), me)
-        screen = GameOver2004(self.final_lines(), self.evening_lines(game), self.rematch_offered)
+        screen = TalkGameOver2004(
+            self.final_lines(), self.evening_lines(game), self.rematch_offered
+        )
         self.app.push_screen(screen, self._end_closed)
 
     def final_lines(self) -> list[str]:
@@ -188,10 +200,6 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
         if kind not in QUIET_EVENTS and event.get("text"):
             self.log_line(str(event["text"]))  # before what it brought (the hand, once dealt)
         self._take(snapshot)
-        if kind in CHAT_EVENTS:
-            mine = self.snapshot.my_seat if self.snapshot is not None else None
-            self.log_line(chat_line(event, mine))
-            return
         if kind == "move" and isinstance(event.get("seat"), int):
             seat = int(event["seat"])
             mine = self.snapshot.my_seat if self.snapshot is not None else None

@@ -30,6 +30,7 @@ from druids_p2p.tui.druids2017.snapshot import TableSnapshot
 from druids_p2p.tui.names import name_text, who
 from druids_p2p.tui.plain import plain
 from druids_p2p.tui.screens.dialogs import APP_KEYS, BOTTOM_CSS, dialog_css
+from druids_p2p.tui.widgets.chat import CHAT_KEY
 
 
 class GaiaPrompt(ModalScreen[int | None]):
@@ -48,6 +49,7 @@ class GaiaPrompt(ModalScreen[int | None]):
         Binding("l", "side(True)", "light side", show=False),
         Binding("d", "side(False)", "dark side", show=False),
         Binding("escape", "cancel", "back to the table"),
+        CHAT_KEY,
         *APP_KEYS,
     ]
 
@@ -109,6 +111,7 @@ class PilePrompt(ModalScreen[int | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(i + 1), f"pick({i})", show=False) for i in range(5)),
         Binding("escape", "cancel", "back to the table"),
+        CHAT_KEY,
         *APP_KEYS,
     ]
 
@@ -191,6 +194,7 @@ class RoundSummary(ModalScreen[None]):
     DEFAULT_CSS = dialog_css("RoundSummary", "RoundSummary > Vertical { width: 96; }")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,space", "close", "continue"),
+        CHAT_KEY,
         *APP_KEYS,
     ]
 
@@ -232,6 +236,7 @@ class GameOver(ModalScreen[bool]):
         Binding("q", "leave", "quit"),
         Binding("r", "rematch", "rematch"),
         Binding("escape", "stay", "look at the table"),
+        CHAT_KEY,
         Binding("question_mark", "app.help", "help"),
     ]
 

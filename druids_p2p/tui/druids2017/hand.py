@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from druids_p2p.games.druids2017.cards import DOMAINS
 from druids_p2p.games.druids2017.notation import format_card
@@ -149,12 +149,7 @@ class Hand(Vertical):
         target = self._chip(keep) if keep is not None else None
         if snapshot is not None and snapshot.my_turn and (target is None or not target.playable):
             target = next((c for c in self.chips() if c.playable), target)
-        typing = isinstance(focused, Input)  # a chat line being typed keeps the keys
-        if (
-            not typing
-            and target is not None
-            and (keep is not None or (snapshot and snapshot.my_turn))
-        ):
+        if target is not None and (keep is not None or (snapshot and snapshot.my_turn)):
             self._focus(target)
         self.refresh_bindings()  # "play" is offered only on this seat's turn
         self._refresh_hint()

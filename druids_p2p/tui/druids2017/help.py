@@ -17,11 +17,18 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("1-5", "in the Sickle prompt: the tied pile to remove"),
     ("p", "open the Gaia or Sickle prompt again"),
     ("t", "every trick of this round: who played what, who took it"),
-    ("c", "chat: type a line for the table (enter says it, escape closes it)"),
-    ("any key", "while a finished trick is held on the table: go on at once"),
+    (
+        "c",
+        "chat, also over a prompt or summary: every key is the line's until enter says it "
+        "or escape closes the box",
+    ),
+    (
+        "any key",
+        "while a finished trick is held on the table: go on at once (that key does nothing else)",
+    ),
     ("escape", "close a prompt, this help or a summary"),
     ("?", "this help"),
-    ("q / ctrl+q", "quit (asks first while a game is on; the record is kept)"),
+    ("q / ctrl+q / ctrl+c", "quit (asks first while a game is on; the record is kept)"),
     ("end screen: r", "rematch: the same players and options at a new table (running scores)"),
     ("lobby: enter / j", "join the selected table (bringing the bots chosen below it)"),
     ("lobby: h", "host a new table with the settings below the list"),

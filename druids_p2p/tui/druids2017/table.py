@@ -39,11 +39,12 @@ from druids_p2p.tui.names import who
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
 from druids_p2p.tui.plain import plain, plain_text
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
-from druids_p2p.tui.widgets.chat import ChatInput
+from druids_p2p.tui.widgets.chat import CHAT_KEY
 from druids_p2p.tui.widgets.log import TableLog
 
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q"})
-"""Keys that keep their meaning while a trick is held (help, quit)."""
+"""Keys that keep their meaning while a trick is held (help, quit; and chat, whose binding is
+taken before any key handler: the box then takes every key, the trick stays held meanwhile)."""
 
 __all__ = ["TABLE_UI", "TableScreen", "clock"]
 
@@ -64,7 +65,7 @@ class TableScreen(PacedTableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "prompt", "Gaia/Sickle prompt", show=False),
         Binding("t", "tricks", "tricks"),
-        Binding("c", "chat", "chat"),
+        CHAT_KEY,
     ]
     MIN_WIDTH = 100
     MIN_HEIGHT = 38
@@ -84,6 +85,7 @@ class TableScreen(PacedTableScreen):
         self.players = len(expected) + 1 if expected else 0
         self.away: dict[str, float] = {}
         self.rejoined: dict[str, float] = {}
+        self.slow: set[str] = set()
         self.turn_key: tuple[Any, ...] | None = None
         self.turn_since = time.monotonic()
         self.stopped: str | None = None
@@ -111,7 +113,6 @@ class TableScreen(PacedTableScreen):
         yield Static("", id="warnings")
         yield Hand()
         yield TableLog()
-        yield ChatInput()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -341,8 +342,8 @@ class TableScreen(PacedTableScreen):
         snap = self.snapshot
         if snap is None or not snap.my_turn or self.awaiting or snap.view is None:
             return
-        if self.app.screen is not self or self.query_one(ChatInput).has_class("open"):
-            self.prompt_wanted = True  # not over a chat line being typed: once it is closed
+        if self.app.screen is not self:
+            self.prompt_wanted = True  # not over the chat box (or help): once it is closed
             return
         view = snap.view
         if view.pending_pile_choice:
@@ -360,19 +361,6 @@ class TableScreen(PacedTableScreen):
             self.query_one(Hand).focus_hand()
         if self.prompt_wanted:
             self.call_after_refresh(self.maybe_prompt)
-
-    def action_chat(self) -> None:
-        self.query_one(ChatInput).open()
-
-    def on_chat_input_said(self, message: ChatInput.Said) -> None:
-        """A line typed at the table: sent (it shows in the log once signed), or why not."""
-        if message.text is not None:
-            refused = self.session.send_chat(message.text)
-            if refused is not None:
-                self.log_line(f"chat: {refused}", style="yellow")
-        self.query_one(Hand).focus_hand()
-        if self.prompt_wanted:
-            self.maybe_prompt()
 
     def action_prompt(self) -> None:
         self.prompt_wanted = True

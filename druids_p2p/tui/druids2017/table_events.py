@@ -13,7 +13,6 @@ from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.druids2017.cards import move_text
 from druids_p2p.tui.druids2017.table_screen_state import TableScreenState
 from druids_p2p.tui.names import name_text, who
-from druids_p2p.tui.widgets.chat import CHAT_EVENTS, chat_line
 
 EVENT_STYLE = {
     "aborted": "bold red",
@@ -21,6 +20,7 @@ EVENT_STYLE = {
     "warning": "yellow",
     "away": "yellow",
     "rejoined": "cyan",
+    "slow": "magenta",
     "round_ended": "bold",
     "game_over": "bold green",
 }
@@ -46,8 +46,6 @@ def _move_line(table: TableScreenState, event: dict[str, Any]) -> Text:
 def describe(table: TableScreenState, kind: str, event: dict[str, Any]) -> Text | str | None:
     """The log line of one event (None: nothing to log), updating the screen's state."""
     snap = table.snapshot
-    if kind in CHAT_EVENTS:
-        return chat_line(event, snap.my_seat if snap is not None else None)
     if kind == "lobby":
         table.players = int(event.get("players", table.players))
         table.joined = []
@@ -94,6 +92,13 @@ def describe(table: TableScreenState, kind: str, event: dict[str, Any]) -> Text 
         table.rejoined[name] = time.monotonic()
         gone = f" after {clock(time.monotonic() - since)}" if since is not None else ""
         return f"{name} is back{gone}"
+    if kind in ("slow", "not_slow"):
+        name = str(event.get("name"))
+        if kind == "slow":
+            table.slow.add(name)
+        else:
+            table.slow.discard(name)
+        return str(event.get("text"))
     if kind == "aborted":
         reason = str(event.get("reason"))
         blame = event.get("blame")

@@ -23,6 +23,8 @@ class TableScreenState(Protocol):
     away: dict[str, float]
     """Who is away, and since when (``time.monotonic``)."""
     rejoined: dict[str, float]
+    slow: set[str]
+    """Who keeps sending its automatic messages late (the peer's ``slow`` event)."""
     turn_since: float
     record: str | None
     result: dict[str, Any] | None

@@ -31,6 +31,8 @@ def seat_states(table: TableScreenState) -> dict[int, Text]:
             out[seat] = Text(f"away {clock(now - table.away[name])}", style="bold yellow")
         elif name in table.rejoined and now - table.rejoined[name] < REJOINED_SHOWN_S:
             out[seat] = Text("rejoined", style="bold cyan")
+        elif name in table.slow:
+            out[seat] = Text("slow", style="bold magenta")
         elif view is not None and view.to_move == seat and not view.round_over:
             out[seat] = Text(f"to move {clock(now - table.turn_since)}", style="green")
         else:

@@ -1,19 +1,36 @@
-"""Table talk in the UI: a one-line input (``c`` opens it, Enter sends, Escape closes) and how a
-chat event reads in the table log (``NAME: TEXT``). The lines travel as signed ``chat`` messages
-(net/chat.py); here they are only typed and shown."""
+"""Table talk in the UI: the chat box (``c`` opens it over the table or a prompt, Enter sends,
+Escape closes) and how a chat event reads in the table log (``NAME: TEXT``). The lines travel as
+signed ``chat`` messages (net/chat.py); here they are only typed and shown.
+
+The box is a modal screen of its own, not an input among the table's widgets: while it is open
+every key goes to it and none reaches the hand, the table, a prompt under it or the hold of a
+completed trick (an input on the table screen let a held trick's "any key" eat the ``c``, and the
+table's Enter and space then played a card the person never chose).
+"""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
-from textual.widgets import Input
+from textual.css.query import NoMatches
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input
 
 from druids_p2p.wire.bodies import MAX_CHAT_TEXT
 
 CHAT_EVENTS = ("chat", "chat_refused")
+
+CHAT_KEY = Binding("c", "app.chat", "chat", priority=True)
+"""``c`` opens the chat box: on a table screen and on every prompt, summary and end screen over
+it (a modal screen hides the table's own bindings). The app (``DruidsApp.action_chat``) opens it
+over whatever is on top. A priority binding is run as the app takes the key, before it hands on
+the next: the keys typed behind ``c`` in one burst go to the box, not to the hand (a plain one
+ran only once ``c`` had bubbled up from the focused card, after the keys behind it had been
+handed to that card). None of these screens has an input that ``c`` could be text for."""
 
 
 def chat_line(event: dict[str, Any], my_seat: int | None = None) -> Text:
@@ -28,20 +45,11 @@ def chat_line(event: dict[str, Any], my_seat: int | None = None) -> Text:
 
 
 class ChatInput(Input):
-    """Hidden until opened; a line said (or the input closed) is posted as :class:`Said`."""
+    """The line being typed (at most a chat line's bytes' worth of characters)."""
 
     DEFAULT_CSS = """
-    ChatInput { display: none; height: 3; border: round $accent; }
-    ChatInput.open { display: block; }
+    ChatInput { height: 3; border: round $accent; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "close chat", show=False)]
-
-    class Said(Message):
-        """``text`` is the line to send, or None when the input was closed without one."""
-
-        def __init__(self, text: str | None) -> None:
-            super().__init__()
-            self.text = text
 
     def __init__(self) -> None:
         super().__init__(
@@ -49,25 +57,49 @@ class ChatInput(Input):
             id="chat",
             max_length=MAX_CHAT_TEXT,
         )
-        self.can_focus = False  # closed, it never takes the keys (nor the screen's first focus)
 
-    def open(self) -> None:
-        self.value = ""
-        self.can_focus = True
-        self.add_class("open")
-        self.focus()
 
-    def _close(self, text: str | None) -> None:
-        self.remove_class("open")
-        self.value = ""
-        self.can_focus = False
-        self.blur()
-        self.post_message(self.Said(text))
+class ChatBox(ModalScreen[str | None]):
+    """The chat's own input at the bottom, the table still in view above: dismissed with the
+    line to send, or None when closed without one (Escape, an empty line)."""
 
-    def action_close(self) -> None:
-        self._close(None)
+    DEFAULT_CSS = """
+    ChatBox { align: center bottom; background: $background 0%; }
+    ChatBox > ChatInput { width: 100%; margin-bottom: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "close chat")]
+
+    def compose(self) -> ComposeResult:
+        yield ChatInput()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_focus(self.query_one(ChatInput))  # now, not on the next refresh
+
+    def on_key(self, event: events.Key) -> None:
+        """A key handed to the box before its input had the focus (``c`` and the line typed in
+        one burst, or over a laggy link) is the input's all the same: a character (the input
+        takes those it is given itself, so one here was not), or Enter."""
+        try:
+            chat = self.query_one(ChatInput)
+        except NoMatches:
+            return
+        if event.is_printable and event.character is not None:
+            event.stop()
+            event.prevent_default()
+            chat.insert_text_at_cursor(event.character)
+            self.set_focus(chat)
+        elif event.key == "enter" and self.focused is not chat:
+            event.stop()
+            event.prevent_default()
+            self._say(chat.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        text = event.value.strip()
-        self._close(text or None)
+        self._say(event.value)
+
+    def _say(self, text: str) -> None:
+        self.dismiss(text.strip() or None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
