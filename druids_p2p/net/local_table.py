@@ -236,6 +236,8 @@ class LocalTable:
         self.names = names
         self.listener = listener
         self.peers: list[PeerProcess] = []
+        self.stopped_agreed = False
+        """True once :meth:`wait` stopped the peers on their agreed finished result."""
         self.started_at = 0.0
 
     def _argv(self, index: int, role: list[str]) -> list[str]:
@@ -321,8 +323,9 @@ class LocalTable:
             left = max(0.1, deadline - time.monotonic())
             results.append(peer.wait_for("result", left))
         if all(r.get("finished") for r in results) and len({r.get("head") for r in results}) == 1:
+            self.stopped_agreed = True
             for peer in self.peers:
-                peer.send(signal.SIGTERM)
+                peer.send(signal.SIGTERM)  # a finished peer takes it as a clean exit (0)
         for peer in self.peers:
             if peer.proc is not None:
                 try:
