@@ -18,13 +18,14 @@ from typing import Any, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.net.record_replay import ReplayedGame
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
 from druids_p2p.tui.plain import plain
+from druids_p2p.tui.widgets.log import WrapLog
 
 LOG_MOVES = 40
 """The moves up to the step shown in the log (the latest last)."""
@@ -125,7 +126,7 @@ class Replay2004Screen(Screen[None]):
         yield hand
         options = game.rules.make_options(game.options.players)
         yield ScoreColumn(game.names, int(getattr(options, "column_spaces", 0)))
-        log = RichLog(id="log", wrap=True, markup=False, max_lines=500)
+        log = WrapLog()
         log.border_title = "Moves"
         log.can_focus = False
         yield log
@@ -149,11 +150,11 @@ class Replay2004Screen(Screen[None]):
             self.query_one(PlaceRow).show(view)
             self.query_one(HandLine).show(view, -1)
             self.query_one(ScoreColumn).show(view, self.game.names)
-        log = self.query_one("#log", RichLog)
-        log.clear()
+        log = self.query_one(WrapLog)
+        log.forget()
         first = max(0, step.moves - LOG_MOVES)
         for k in range(first, step.moves):
-            log.write(plain(f"{k + 1:4d}. {move_text(self.game, k, self.viewer)}"))
+            log.add(plain(f"{k + 1:4d}. {move_text(self.game, k, self.viewer)}"))
 
     def action_step(self, delta: int) -> None:
         self.action_go(max(0, min(len(self.steps) - 1, self.index + delta)))
