@@ -154,15 +154,16 @@ class Game2004:
         return not (self.ritual_done or self.plays_made or self.drawn)
 
     def ritual_reason(self, slot: int) -> str | None:
-        """Why the place in ``slot`` cannot take a ritual now (None: it can)."""
+        """Why the place in ``slot`` cannot take a ritual now (None: it can). Reasons number the
+        places 1–6, as every screen and the typed moves do (the notation's slots are 0–5)."""
         if self.ritual_done:
             return "only one ritual a turn"
         if self.plays_made or self.drawn:
             return "a ritual is announced before playing a card"
         place = self.row[slot]
         if place is None:
-            return f"slot {slot} has no place"
-        name = f"the place in slot {slot} ({format_card(place.place)})"
+            return f"place {slot + 1} is empty"
+        name = f"place {slot + 1} ({format_card(place.place)})"
         if place.size < 3:
             return f"{name} holds {place.size} card(s); a ritual needs at least 3"
         if not place.servants:
@@ -289,7 +290,7 @@ class Game2004:
             if is_servant(m.card) and self.servant_played:
                 return "never two servants in one turn"
             if self.row[m.slot] is None:
-                return f"slot {m.slot} has no place"
+                return f"place {m.slot + 1} is empty"
             return None
         if self.plays_left:
             return f"{who} must first play {self.plays_left} more card(s)"
