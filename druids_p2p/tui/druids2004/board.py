@@ -31,9 +31,11 @@ from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.dialogs import KEYS, RULES, RitualHistory, RitualSteps
+from druids_p2p.tui.druids2004.explain import signs
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
 from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.plain import plain
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.widgets.log import TableLog
 
@@ -99,11 +101,21 @@ class Board2004(Screen[None]):
     ritual_dialog: ClassVar[type[RitualSteps]] = RitualSteps
     """The dialog a ritual is told in (the table of peers': with the chat key)."""
     history_dialog: ClassVar[type[RitualHistory]] = RitualHistory
+    prefs: TablePrefs = NO_PREFS
 
-    def __init__(self, names: Sequence[str], column_spaces: int, **screen: Any) -> None:
+    def __init__(
+        self,
+        names: Sequence[str],
+        column_spaces: int,
+        prefs: TablePrefs | None = None,
+        **screen: Any,
+    ) -> None:
         """``screen``: what the next class of a subclass takes (the table of peers' paced
-        screen: its session, pacing and clock)."""
+        screen: its session, pacing and clock); ``prefs``: the person's (the legend the first
+        time, ``--confirm-plays``)."""
         super().__init__(**screen)
+        if prefs is not None:
+            self.prefs = prefs  # (after the paced screen's own, which does not get them)
         self.names = tuple(names)
         self.column_spaces = column_spaces
         self.cursor = 0
@@ -137,6 +149,13 @@ class Board2004(Screen[None]):
         """Every ritual shown so far has been read (the offline table then shows the end)."""
 
     # ------------------------------------------------------------------ layout
+    def on_mount(self) -> None:
+        """The first time at this game: the legend, before anything else."""
+        if self.prefs.legend:
+            view = self.current_view()
+            seat = view.seat if view is not None else None
+            self.app.push_screen(help_screen(seat, first_time=True))
+
     def compose(self) -> ComposeResult:
         yield Static(id="status")
         yield PlaceRow()
@@ -245,9 +264,12 @@ class Board2004(Screen[None]):
         self.app.push_screen(self.history_dialog(rituals, self.seat_name))
 
     def action_help(self) -> None:
-        self.app.push_screen(help_screen())
+        view = self.current_view()
+        self.app.push_screen(help_screen(view.seat if view is not None else None))
 
 
-def help_screen() -> HelpScreen:
-    """The 2004 table's keys and rules (key ``?``)."""
-    return HelpScreen(KEYS, RULES, "Druids (2004)", "docs/rules-2004.md")
+def help_screen(seat: int | None = None, first_time: bool = False) -> HelpScreen:
+    """The 2004 table's legend, keys and rules (key ``?``; ``seat``: this seat, if known)."""
+    return HelpScreen(
+        KEYS, RULES, "Druids (2004)", "docs/rules-2004.md", signs(seat), first_time=first_time
+    )

@@ -22,10 +22,10 @@ from druids_p2p.games.druids2004.cards import (
     format_card,
     place_kind,
     servant_owner,
-    servant_value,
 )
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.records import RitualDone
+from druids_p2p.tui.druids2004.explain import share_line
 from druids_p2p.tui.plain import plain
 from druids_p2p.tui.widgets.chat import CHAT_KEY
 
@@ -55,23 +55,7 @@ def ritual_steps(ritual: RitualDone, name: Callable[[int], str]) -> list[str]:
         f"the other gems leave the game: {_cards(ritual.discarded)}",
     ]
     for i, share in enumerate(ritual.shares):
-        who = name(share.owner)
-        head = (
-            f"{i + 1}. {format_card(share.servant)} ({who}, value {servant_value(share.servant)})"
-        )
-        last = i == len(ritual.servants) - 1
-        if not share.amulets:
-            steps.append(f"{head} finds no amulet left: takes none")
-        else:
-            rest = (
-                " — the last servant takes all that remain"
-                if last and len(ritual.servants) > 1
-                else ""
-            )
-            steps.append(
-                f"{head} takes {len(share.amulets)} amulet(s) {_cards(share.amulets)}: "
-                f"{who} +{share.points}{rest}"
-            )
+        steps.append(share_line(i, share, ritual, name, ritual.shares[:i]))
     if ritual.ended is not None:
         steps.append(f"The game ends: {ENDS.get(ritual.ended, ritual.ended)}")
         return steps

@@ -121,7 +121,7 @@ class Replay2004Screen(Screen[None]):
         yield Static(plain(title), id="title")
         yield Static("", id="step")
         yield PlaceRow()
-        hand = HandLine()
+        hand = HandLine(own=False)
         hand.border_title = plain(f"{who}'s hand")
         yield hand
         options = game.rules.make_options(game.options.players)
