@@ -175,7 +175,7 @@ class ReplayScreen(Screen[None]):
         with Horizontal(id="middle"):
             yield TrickPanel()
             yield ScoresPanel()
-        hand = Hand()
+        hand = Hand(replay=True)
         hand.border_title = plain(f"{who}'s hand")
         yield hand
         revealed = Static("", id="revealed")
@@ -200,7 +200,7 @@ class ReplayScreen(Screen[None]):
         self.query_one("#step", Static).update(plain(where + step.caption))
         snap = step.snapshot
         self.query_one(PlayersPanel).show(snap, {})
-        self.query_one(TrickPanel).show(snap)
+        self.query_one(TrickPanel).show(snap, replay=True)
         self.query_one(ScoresPanel).show(snap)
         await self.query_one(Hand).show(snap)
         revealed = self.query_one("#revealed", Static)
