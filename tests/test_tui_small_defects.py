@@ -19,7 +19,8 @@ from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.pacing import Pacing
+from druids_p2p.tui.pacing import NO_PACING, Pacing
+from druids_p2p.tui.screens.dialogs import ConfirmQuit
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 
@@ -86,3 +87,38 @@ def test_the_status_stops_saying_sending_once_the_move_is_taken() -> None:
         assert any("Waiting for" in line for line in seen), seen
 
     _run(app, body, (120, 40))
+
+
+LONG_RECORD = (
+    "/home/alice/.local/share/druids-p2p/games/20250101-120000-4242/me/tables/"
+    "3f9c0a1b2c3d4e5f60718293/transcript.druids"
+)
+
+
+def test_the_quit_dialog_shows_the_whole_record_path_at_100_and_80_columns() -> None:
+    """The path was kept on one line, wider than the terminal: cut at 100 and 80 columns. Where
+    it does not fit it folds, every character on screen; where it fits it stays one line."""
+    seed, prefix = find_position(must_follow(0))
+    for size, rows in (((80, 24), 2), ((100, 30), 2), ((120, 40), 1)):
+
+        def make(post: Callable[[Any], object]) -> OfflineSession:
+            options = GameOptions(players=4, rounds=1)
+            return OfflineSession(
+                post, NAMES, options=options, seed=seed, prefix=prefix, record=LONG_RECORD
+            )
+
+        app = DruidsApp(table_ui=TABLE_UI, make_session=make, pacing=NO_PACING)
+
+        async def body(pilot: Pilot[Any], size: tuple[int, int] = size, rows: int = rows) -> None:
+            await pilot.press("q")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmQuit)
+            path = app.screen.query_one("#quit-record", Static)
+            region = path.region
+            assert region.x >= 0 and region.right <= size[0], (size, region)
+            shown = [path.render_line(y).text.strip() for y in range(path.size.height)]
+            assert "".join(shown) == LONG_RECORD, (size, shown)
+            assert len([line for line in shown if line]) == rows
+            await pilot.press("n")
+
+        _run(app, body, size)
