@@ -112,8 +112,9 @@ def test_the_quit_dialog_shows_the_whole_record_path_at_100_and_80_columns() -> 
         async def body(pilot: Pilot[Any], size: tuple[int, int] = size, rows: int = rows) -> None:
             await pilot.press("q")
             await pilot.pause()
-            assert isinstance(app.screen, ConfirmQuit)
-            path = app.screen.query_one("#quit-record", Static)
+            dialog = pilot.app.screen
+            assert isinstance(dialog, ConfirmQuit)
+            path = dialog.query_one("#quit-record", Static)
             region = path.region
             assert region.x >= 0 and region.right <= size[0], (size, region)
             shown = [path.render_line(y).text.strip() for y in range(path.size.height)]
@@ -122,3 +123,22 @@ def test_the_quit_dialog_shows_the_whole_record_path_at_100_and_80_columns() -> 
             await pilot.press("n")
 
         _run(app, body, size)
+
+
+def test_the_tournament_bar_gives_seconds_per_game_for_slow_games() -> None:
+    """Under one game a second the bar said "0 games/s": it says seconds a game instead."""
+    from rich.progress import Progress
+
+    from druids_p2p.cli.tournament_progress import _Rate
+
+    now = [0.0]
+    console = Console(file=io.StringIO())
+    with Progress(_Rate.make(), get_time=lambda: now[0], console=console) as bar:
+        slow = bar.add_task("slow", total=10)
+        fast = bar.add_task("fast", total=1000)
+        for _ in range(3):
+            now[0] += 5.0
+            bar.advance(slow, 1)
+            bar.advance(fast, 40)
+        texts = [str(column.render(task)) for column in bar.columns for task in bar.tasks]
+    assert texts == ["5.0 s/game", "8 games/s"], texts
