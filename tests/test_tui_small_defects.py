@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -15,12 +16,16 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from druids_p2p.games.druids2017 import GameOptions
+from druids_p2p.bots.rule_bot import rule_move
+from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
+from druids_p2p.games.druids2017.cards import GAIA_DARK, GAIA_LIGHT
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
+from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.screens.dialogs import ConfirmQuit
+from druids_p2p.tui.widgets.log import TableLog
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 
@@ -142,3 +147,39 @@ def test_the_tournament_bar_gives_seconds_per_game_for_slow_games() -> None:
             bar.advance(fast, 40)
         texts = [str(column.render(task)) for column in bar.columns for task in bar.tasks]
     assert texts == ["5.0 s/game", "8 games/s"], texts
+
+
+def _dark_gaia_lead_by_a_bot() -> int:
+    """A deal (by seed) of a variant table whose Gaia holder, a bot, leads Gaia's dark side."""
+    for seed in range(500):
+        game = Game(GameOptions(players=4, rounds=1, variant=True))
+        game.start_round(deal_from_seed(seed, 4))
+        seat = game.to_move
+        if seat in (None, 0):
+            continue
+        move = rule_move(game.view(seat))
+        if GAIA_DARK <= move < GAIA_LIGHT:
+            return seed
+    raise LookupError("no such deal")
+
+
+def test_a_variant_tables_gaia_lead_names_its_side_the_dark_one_too() -> None:
+    """On a ``--variant`` table "Gaia → violet" did not say which side (only the light one was
+    named): the log and the trick panel now say "(dark side)" too."""
+    seed = _dark_gaia_lead_by_a_bot()
+    options = GameOptions(players=4, rounds=1, variant=True)
+
+    def make(post: Callable[[Any], object]) -> OfflineSession:
+        return OfflineSession(post, NAMES, options=options, seed=seed)
+
+    app = DruidsApp(table_ui=TABLE_UI, make_session=make, pacing=NO_PACING)
+
+    async def body(pilot: Pilot[Any]) -> None:
+        table = app.table
+        assert isinstance(table, TableScreen)
+        log = " ".join(line.text for line in table.query_one(TableLog).lines)
+        assert re.search(r"plays Gaia → \w+ \(dark side\)", log), log
+        trick = _text(table.query_one(TrickPanel).content)
+        assert re.search(r"Gaia → \w+ \(dark side\)", trick), trick
+
+    _run(app, body, (120, 40))

@@ -212,7 +212,7 @@ class ReplayScreen(Screen[None]):
         log.add(plain(step.caption, "bold"))
         for name, move in step.plays:
             line = plain(f"  {name:<14} ")
-            line.append_text(move_text(move))
+            line.append_text(move_text(move, self.game.options.variant))
             log.add(line)
 
     async def action_step(self, delta: int) -> None:

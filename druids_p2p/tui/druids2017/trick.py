@@ -36,7 +36,7 @@ def _play_line(snapshot: TableSnapshot, seat: int, move: int, mark: str = "") ->
     name.pad_right(max(0, NAME_WIDTH - len(name.plain)))
     line.append_text(name)
     line.append(" ")
-    line.append_text(move_text(move))
+    line.append_text(move_text(move, snapshot.variant))
     if mark:
         line.append(mark, style="bold")
     return line
@@ -76,7 +76,7 @@ def plays_text(snapshot: TableSnapshot, plays: Sequence[tuple[int, int]]) -> Tex
             text.append(" · ")
         text.append_text(name_text(snapshot, seat))
         text.append(" ")
-        text.append_text(move_text(move))
+        text.append_text(move_text(move, snapshot.variant))
     return text
 
 
