@@ -138,14 +138,15 @@ def test_the_tournament_bar_gives_seconds_per_game_for_slow_games() -> None:
 
     now = [0.0]
     console = Console(file=io.StringIO())
-    with Progress(_Rate.make(), get_time=lambda: now[0], console=console) as bar:
+    rate = _Rate.make()
+    with Progress(rate, get_time=lambda: now[0], console=console) as bar:
         slow = bar.add_task("slow", total=10)
         fast = bar.add_task("fast", total=1000)
         for _ in range(3):
             now[0] += 5.0
             bar.advance(slow, 1)
             bar.advance(fast, 40)
-        texts = [str(column.render(task)) for column in bar.columns for task in bar.tasks]
+        texts = [str(rate.render(task)) for task in bar.tasks]
     assert texts == ["5.0 s/game", "8 games/s"], texts
 
 
