@@ -10,8 +10,11 @@ import asyncio
 import io
 import re
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
+from lobby_pilot import shown_lobby
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -19,13 +22,19 @@ from textual.widgets import Static
 from druids_p2p.bots.rule_bot import rule_move
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
 from druids_p2p.games.druids2017.cards import GAIA_DARK, GAIA_LIGHT
+from druids_p2p.net.beacon_listener import BeaconListener
+from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.trick import TrickPanel
+from druids_p2p.tui.game_uis import table_ui
 from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.screens.dialogs import ConfirmQuit
+from druids_p2p.tui.screens.lobby import LanSetup
 from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.widgets.size_warning import SizeWarning
+from druids_p2p.wire import Identity
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 
@@ -184,3 +193,53 @@ def test_a_variant_tables_gaia_lead_names_its_side_the_dark_one_too() -> None:
         assert re.search(r"Gaia → \w+ \(dark side\)", trick), trick
 
     _run(app, body, (120, 40))
+
+
+def _lobby_app(game: str) -> tuple[DruidsApp, BeaconListener]:
+    net = NetChoice("192.168.1.10", "192.168.1.255", "eth0")
+    listener = BeaconListener(net, 0)  # fed nothing: no table is heard, none is sent
+    setup = LanSetup(net=net, table_name="alice's table", listener=listener, game=game)
+    identity = Identity.from_seed(bytes(32), "alice")
+    app = DruidsApp(table_ui=table_ui(game), lan=setup, identity=identity, folder=Path("."))
+    return app, listener
+
+
+def _cut(screen: Any, size: tuple[int, int]) -> list[str]:
+    """The widgets that reach past the terminal's edge (cut off)."""
+    return [
+        f"{type(w).__name__}#{w.id}"
+        for w in screen.query("*")
+        if w.display and w.region.area and (w.region.right > size[0] or w.region.bottom > size[1])
+    ]
+
+
+@pytest.mark.parametrize("game", ["druids2017", "druids2004"])
+def test_a_lobby_too_small_for_its_widgets_says_so_and_fits_at_the_size_it_asks(
+    game: str,
+) -> None:
+    """At 80×24 the lobby cut its host form off (the seats, rounds, the light side) without a
+    word, where the table screens say how large the terminal must be."""
+    app, listener = _lobby_app(game)
+
+    async def body(pilot: Pilot[Any]) -> None:
+        lobby = await shown_lobby(app, pilot)
+        await pilot.pause()
+        assert _cut(lobby, (80, 24)), "nothing is cut at 80×24: the test shows nothing"
+        banner = lobby.query_one(SizeWarning)
+        assert banner.display
+        text = _text(banner.content)
+        wanted = (banner.min_width, banner.min_height)
+        assert "80×24" in text and f"needs at least {wanted[0]}×{wanted[1]}" in text
+        await pilot.resize_terminal(*wanted)
+        await pilot.pause()
+        await pilot.pause()
+        assert not banner.display
+        assert _cut(lobby, wanted) == []  # the size it asks for shows every widget
+        await pilot.resize_terminal(wanted[0] - 1, wanted[1])
+        await pilot.pause()
+        assert banner.display
+
+    try:
+        _run(app, body, (80, 24))
+    finally:
+        listener.close()

@@ -40,6 +40,7 @@ from druids_p2p.tui.plain import plain, plain_text
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.widgets.chat import CHAT_KEY
 from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.widgets.size_warning import SizeWarning
 
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q"})
 """Keys that keep their meaning while a trick is held (help, quit; and chat, whose binding is
@@ -55,8 +56,6 @@ class TableScreen(PacedTableScreen):
     TableScreen #status { height: 1; padding: 0 1; text-style: bold; }
     TableScreen #status.my-turn { background: $success 30%; }
     TableScreen #status.stopped { background: $error 40%; }
-    TableScreen #too-small { dock: top; height: auto; background: $error; color: $text;
-        text-style: bold; padding: 0 1; }
     TableScreen #middle { height: auto; }
     TableScreen #warnings { height: auto; padding: 0 1; color: $warning; text-style: bold; }
     """
@@ -103,7 +102,7 @@ class TableScreen(PacedTableScreen):
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Static(plain(f"Druids — {self.session.title}"), id="title")  # a table's name
-        yield Static("", id="too-small")
+        yield SizeWarning("the table", self.MIN_WIDTH, self.MIN_HEIGHT)
         yield Static(self.phase_text, id="status")
         yield PlayersPanel()
         with Horizontal(id="middle"):
@@ -124,15 +123,7 @@ class TableScreen(PacedTableScreen):
 
     def _check_size(self, width: int, height: int) -> None:
         """A terminal too small for the table says so, and how large it must be."""
-        banner = self.query_one("#too-small", Static)
-        small = width < self.MIN_WIDTH or height < self.MIN_HEIGHT
-        banner.display = small
-        if small:
-            banner.update(
-                f"This terminal is {width}×{height}: the table needs at least "
-                f"{self.MIN_WIDTH}×{self.MIN_HEIGHT}. Make the window larger (or the font "
-                "smaller) to see all of it."
-            )
+        self.query_one(SizeWarning).check(width, height)
 
     # ------------------------------------------------------------------ the paced queue
     async def show(self, message: Message) -> None:
