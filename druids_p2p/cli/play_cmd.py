@@ -79,11 +79,18 @@ def play_command(
     offline: bool = typer.Option(
         False, "--offline", help="UI, druids2004: in-process bots, no peer processes."
     ),
+    confirm_plays: bool = typer.Option(
+        False,
+        "--confirm-plays",
+        help="UI: a card is played by a second key (the first marks it; another key cancels).",
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
     if offline and (headless or check_game(game) == DEFAULT_RULESET):
         fail("--offline is the druids2004 terminal UI's table against in-process bots")
+    if confirm_plays and headless:
+        fail("--confirm-plays guards the terminal UI's keys; --headless has none")
     if not headless:
         ui_entry(game)(
             UiOptions(
@@ -106,6 +113,7 @@ def play_command(
                 trick_pause=trick_pause,
                 move_pause=move_pause,
                 offline=offline,
+                confirm_plays=confirm_plays,
             )
         )
         return

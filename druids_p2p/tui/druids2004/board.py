@@ -10,6 +10,8 @@ gem; ``g`` / ``s`` draws one card from the gem pile / your reserve, so each draw
 seeing the card the last one brought; enter ends the turn. A key the rules refuse is answered
 with the reason on the message line, and nothing is played. Rituals — anyone's — open step by
 step in a dialog that stays until read, in the order they happened; the game's end follows them.
+With ``--confirm-plays`` a card put down (a play, a discard) is marked by its key and played by
+the same key again (or enter); any other key cancels the mark and does nothing else.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -38,6 +41,11 @@ from druids_p2p.tui.plain import plain
 from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.widgets.log import TableLog
+
+MARKED_KINDS = frozenset({mv.KIND_PLAY, mv.KIND_DISCARD})
+"""Moves that put a card down: with ``--confirm-plays`` a second key plays them."""
+PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q", "ctrl+c", "c"})
+"""Keys that keep their meaning while a move is marked (help, quit, chat)."""
 
 
 def in_ui_words(reason: str, seat: int) -> str:
@@ -123,6 +131,10 @@ class Board2004(Screen[None]):
         self.message = ""
         self.rituals_waiting: list[RitualDone] = []
         self.showing_ritual = False
+        self.marked: int | None = None
+        """With ``--confirm-plays``: the move the first key marked (a play or a discard)."""
+        self.confirm_keys: frozenset[str] = frozenset()
+        """The keys that play it: its own key again, or enter."""
 
     # ------------------------------------------------------------ the subclass's part
     def current_view(self) -> SeatView | None:
@@ -212,7 +224,38 @@ class Board2004(Screen[None]):
 
     def _choose(self, move: int) -> None:
         self.ritual_mode = False
+        kind = mv.decode(move).kind
+        view = self.current_view()
+        legal = view is not None and move in view.legal  # (a refused move: its reason at once)
+        if self.prefs.confirm_plays and kind in MARKED_KINDS and legal and self.marked != move:
+            self._mark(move)
+            return
+        self.marked = None
         self.submit_move(move)
+
+    def _mark(self, move: int) -> None:
+        """``--confirm-plays``: the move waits for its key again (or enter)."""
+        m = mv.decode(move)
+        key = str(m.slot + 1) if m.kind == mv.KIND_PLAY else "x"
+        what = (
+            f"{format_card(m.card)} onto place {m.slot + 1}"
+            if m.kind == mv.KIND_PLAY
+            else f"discard {format_card(m.card)}"
+        )
+        self.marked, self.confirm_keys = move, frozenset({key, "enter"})
+        self.message = f"{what}: press {key} again (or enter) to play it — any other key cancels"
+        self.draw()
+
+    def on_key(self, event: events.Key) -> None:
+        """With a move marked, a key other than its own (or enter) cancels it, and does nothing
+        else (help, quit and chat keep their meaning)."""
+        if self.marked is None or event.key in self.confirm_keys | PASS_KEYS:
+            return
+        event.stop()
+        event.prevent_default()
+        self.marked = None
+        self.message = "cancelled: nothing played"
+        self.draw()
 
     def action_cursor(self, step: int) -> None:
         view = self.current_view()
@@ -256,7 +299,7 @@ class Board2004(Screen[None]):
         self._choose(mv.DRAW_GEM if source == "gem" else mv.DRAW_SERVANT)
 
     def action_stop(self) -> None:
-        self._choose(mv.STOP)
+        self._choose(mv.STOP if self.marked is None else self.marked)
 
     def action_rituals(self) -> None:
         view = self.current_view()

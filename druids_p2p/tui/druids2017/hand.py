@@ -45,6 +45,7 @@ class CardChip(Static, can_focus=True):
     CardChip.dimmed { background: $surface; text-style: none; }
     CardChip.gaia, CardChip.mistletoe, CardChip.sickle { text-style: bold italic; }
     CardChip:focus { text-style: bold reverse; }
+    CardChip.marked { text-style: bold reverse underline; }
     CardChip.dimmed:focus { text-style: reverse; }
     """ + _chip_css()
 

@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
+from druids_p2p.games.druids2017.notation import format_card
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.help import help_screen
@@ -42,9 +43,11 @@ from druids_p2p.tui.widgets.chat import CHAT_KEY
 from druids_p2p.tui.widgets.log import TableLog
 from druids_p2p.tui.widgets.size_warning import SizeWarning
 
-PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q"})
-"""Keys that keep their meaning while a trick is held (help, quit; and chat, whose binding is
-taken before any key handler: the box then takes every key, the trick stays held meanwhile)."""
+PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q", "ctrl+c"})
+"""Keys that keep their meaning while a trick is held or a card is marked (help, quit; and chat,
+whose binding is taken before any key handler: the box then takes every key meanwhile)."""
+CONFIRM_KEYS = frozenset({"enter", "space"})
+"""With ``--confirm-plays``: the keys that play the marked card (any other cancels)."""
 
 __all__ = ["TABLE_UI", "TableScreen", "clock"]
 
@@ -98,6 +101,8 @@ class TableScreen(PacedTableScreen):
         self.pending_end: GameOver | None = None
         self.result: dict[str, Any] | None = None
         self.end_shown = False
+        self.marked: int | None = None
+        """With ``--confirm-plays``: the card the first key marked, played by a second."""
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -162,6 +167,10 @@ class TableScreen(PacedTableScreen):
             event.prevent_default()
             self.pacer.release()
             await self.drain()
+        elif self.marked is not None and event.key not in CONFIRM_KEYS | PASS_KEYS:
+            event.stop()  # --confirm-plays: another key cancels the mark, and does nothing else
+            event.prevent_default()
+            self._unmark("cancelled: nothing played")
 
     # ------------------------------------------------------------------ messages from the table
     async def handle_peer_event(self, message: PeerEvent) -> None:
@@ -359,7 +368,16 @@ class TableScreen(PacedTableScreen):
         if move is not None:
             self.submit(move)
 
+    def _unmark(self, why: str = "") -> None:
+        """Forget the card marked for ``--confirm-plays`` (saying ``why``, if given)."""
+        for chip in self.query(CardChip):
+            chip.set_class(False, "marked")
+        self.marked = None
+        if why:
+            self.query_one(Hand).hint(why)
+
     def submit(self, move: int) -> None:
+        self._unmark()
         snap = self.snapshot
         if snap is None or not snap.my_turn or self.awaiting:
             return
@@ -382,6 +400,14 @@ class TableScreen(PacedTableScreen):
             self.app.push_screen(GaiaPrompt(snap.variant), self._chosen)
             return
         if self.awaiting:
+            return
+        if self.prefs.confirm_plays and self.marked != message.card:
+            self._unmark()
+            self.marked = message.card
+            for chip in self.query(CardChip):
+                chip.set_class(chip.card == message.card, "marked")
+            token = format_card(message.card)
+            hand.hint(f"{token} marked: enter again to play it — any other key cancels")
             return
         self.submit(move_for_card(message.card))
 
