@@ -159,15 +159,23 @@ class RitualHistory(ModalScreen[None]):
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("← →", "choose a card in your hand"),
-    ("1-6", "play the chosen card face down onto place 1-6"),
+    (
+        "1-6",
+        "play the chosen card face down onto place 1-6 (--confirm-plays: the first press "
+        "marks it, the same key or enter plays it, any other key cancels)",
+    ),
     ("r, then 1-6", "announce a ritual on that place (before your first card; ★ marks them)"),
-    ("x", "discard the chosen gem face down (after your plays, before drawing)"),
+    (
+        "x",
+        "discard the chosen gem face down (after your plays, before drawing; marked first "
+        "with --confirm-plays)",
+    ),
     ("g / s", "draw one card: from the gem pile / from your servant reserve"),
-    ("enter", "end your turn (stop drawing)"),
+    ("enter", "end your turn (stop drawing); with a card marked, play it"),
     ("space / enter", "in a ritual: the next step; escape shows every step"),
     ("l", "every ritual of the game, step by step"),
     ("c", "at a table of peers, also over a ritual: chat (enter says the line, escape closes)"),
-    ("?", "this help"),
+    ("?", "this help: the signs on the board, the keys, the rules"),
     ("q", "quit (asks first while the game is on)"),
 )
 
@@ -177,7 +185,12 @@ RULES: tuple[str, ...] = (
     "A ritual needs a place with 3 cards or more, one a servant. Its kind's gems become amulets.",
     "Servants take in value order, lowest first, each as many as its value; the last takes all "
     "that remain. Each amulet is 1 point to the servant's owner.",
-    "The game ends when only one place is left without a ritual (or the score column cannot move).",
+    "Equal servants take in turn order, starting with the player who announced the ritual; a "
+    "servant that finds no amulet left takes none (+0).",
+    "The game ends when only one place is left without a ritual; the highest score wins and a tie "
+    "shares the win.",
+    "The score column shows 12 scores and moves up as pawns pass its top, but not while another "
+    "pawn stands on its bottom card: then the game ends and the moving player alone wins.",
 )
 
 
