@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
@@ -43,3 +44,26 @@ def audit_record(record: str) -> tuple[int, dict[str, Any]]:
     except json.JSONDecodeError:
         report = {"stdout": out.getvalue(), "stderr": err.getvalue()[-2000:]}
     return code, report
+
+
+RESULT_ROW = re.compile(r"^\s+(\d+)\s+(\S+)\s+(-?\d+|-)\s+(\d+|-)$")
+
+
+def result_block(stdout: str) -> tuple[str, list[tuple[int, str, int, int]], list[str]]:
+    """The result block a command printed (``cli/result_block.py``): its first line, a row per
+    seat in play order (seat, name, total, place) and the records."""
+    lines = stdout.strip().splitlines()
+    rows = [m.groups() for m in map(RESULT_ROW.match, lines) if m]
+    records = [line.removeprefix("record: ") for line in lines if line.startswith("record: ")]
+    table = [(int(s), n, int(t), int(p)) for s, n, t, p in rows if t != "-" and p != "-"]
+    return lines[0], table, records
+
+
+def check_result_block(stdout: str, report: dict[str, Any]) -> None:
+    """The printed result is the audited one: each seat's name and total, the winners named."""
+    first, rows, _ = result_block(stdout)
+    names = [p["name"] for p in report["players"]]
+    assert [(seat, name, total) for seat, name, total, _ in rows] == [
+        (seat, names[seat], total) for seat, total in enumerate(report["totals"])
+    ], stdout
+    assert first.startswith(f"game over: {' and '.join(names[w] for w in report['winners'])} ")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from card_table_cheater import assert_blamed, body_with, cheater_seat, forge
-from cli_harness import audit_record, run_cli
+from cli_harness import audit_record, check_result_block, result_block, run_cli
 from message_surgery import abort_after, rechain, resign, thaw
 from table_harness import LocalTable
 
@@ -233,13 +233,12 @@ def test_every_record_of_a_real_druids2004_table_audits_complete(
         timeout=300,
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    lines = out.stdout.strip().splitlines()
-    records = [line.removeprefix("record: ") for line in lines[1:]]
+    _, _, records = result_block(out.stdout)
     assert len(records) == len(seats.split(","))
     for record in records:
         code, report = audit_record(record)
         assert code == 0 and report["verdict"] == "complete", report
-        assert lines[0] == f"game over: totals {report['totals']}, winners {report['winners']}"
+        check_result_block(out.stdout, report)
 
 
 @pytest.fixture(scope="module")

@@ -76,6 +76,21 @@ LONG_NAME = "x" * 60
         (["host", "--bot", "nosuchbot"], "no bot named 'nosuchbot'"),
         (["host", "--plugins-dir", "/nonexistent-dir"], "--plugins-dir /nonexistent-dir"),
         (["tournament", "--bots", "rule,random", "--out", "/dev/null"], "--out /dev/null"),
+        # A flag the chosen mode has no use for is refused by name, never silently ignored.
+        (["play", "--headless", "--bots", "rule,nosuchbot"], "--seats bot:rule,bot:nosuchbot"),
+        (["play", "--headless", "--players", "4"], "--players"),
+        (["play", "--headless", "--lan"], "--lan"),
+        (["play", "--headless", "--trick-pause", "1"], "--trick-pause"),
+        (["play", "--headless", "--move-pause", "0"], "--move-pause"),
+        (["play", "--headless", "--beacon-port", "45000"], "--beacon-port"),
+        (["play", "--headless", "--fingerprint", "abcd1234"], "--fingerprint"),
+        (["play", "--headless", "--interface", "lo"], "--interface"),
+        (["play", "--headless", "--seats", "bot:rule,bot:rule,bot:rule", "--name", "bo"], "--name"),
+        (["play", "--resume"], "--resume"),
+        (["play", "--new"], "--new"),
+        (["play", "--beacon-port", "45000"], "--beacon-port"),
+        (["tables", "--port", "45000", "--beacon-port", "45001"], "give only --beacon-port"),
+        (["join", "127.0.0.1:4000", "--search-seconds", "3"], "--search-seconds"),
         (
             ["tournament", "--bots", "rule,random", "--time-per-move", "inf"],
             "--time-per-move must be",
@@ -110,7 +125,7 @@ def _wait_for_table(home: Path, beacon_port: int, deadline_s: float) -> list[str
     """``druids tables`` until it lists one table (bounded): its output lines."""
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
-        proc = druids(home, "tables", "--port", str(beacon_port), "--seconds", "1.5")
+        proc = druids(home, "tables", "--beacon-port", str(beacon_port), "--seconds", "1.5")
         assert proc.returncode == 0, proc.stderr
         if "druids join " in proc.stdout:
             return proc.stdout.splitlines()

@@ -477,7 +477,7 @@ def test_cli_json_in_a_subprocess() -> None:
 def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
     port = free_port()
     with BeaconSender(HOST, INFO, None, port, **FAST):
-        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--port", str(port)], capsys)
+        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--beacon-port", str(port)], capsys)
     assert code == 0
     header, row, blank, to_join, line = out.splitlines()
     assert header.split()[:3] == ["TABLE", "PLAYERS", "SEATS"] and "JOIN AT" in header
@@ -487,7 +487,9 @@ def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
     # No lobby port announced (INFO has none): the line to copy joins by lobby id instead.
     assert (blank, to_join) == ("", "to join 'Friday night':")
     assert line.strip().startswith("druids join ") and len(line.split()) == 3
-    code, out, _ = run_cli(["tables", "--seconds", "0.2", "--port", str(free_port())], capsys)
+    code, out, _ = run_cli(
+        ["tables", "--seconds", "0.2", "--beacon-port", str(free_port())], capsys
+    )
     assert code == 0 and out.startswith("no open tables heard on lo (127.255.255.255:")
 
 
@@ -503,7 +505,7 @@ def test_the_lobby_port_is_announced_and_printed_to_join_by(
     assert decode_beacon(encode_beacon(HOST, INFO, LOBBY, 1)).info.lobby_address is None
     port = free_port()
     with BeaconSender(HOST, info, None, port, lobby_id=LOBBY, **FAST):
-        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--port", str(port)], capsys)
+        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--beacon-port", str(port)], capsys)
     assert code == 0
     _, row, _, _, line = out.splitlines()
     assert "127.0.0.1:40123" in row
@@ -518,8 +520,9 @@ def test_the_lobby_port_is_announced_and_printed_to_join_by(
         ["--seconds", "nan"],
         ["--seconds", "1e9"],
         ["--seconds", "soon"],
-        ["--port", "0"],
-        ["--port", "70000"],
+        ["--beacon-port", "0"],
+        ["--beacon-port", "70000"],
+        ["--port", "0"],  # the old name, still checked alike
         ["--address", "banana"],
         ["--address", "203.0.113.77"],
         ["--interface", "no-such-if0"],
@@ -605,7 +608,7 @@ def test_cli_text_names_each_tables_game(capsys: pytest.CaptureFixture[str]) -> 
     )
     port = free_port()
     with BeaconSender(HOST, info, None, port, **FAST):
-        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--port", str(port)], capsys)
+        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--beacon-port", str(port)], capsys)
     assert code == 0
     header, row = out.splitlines()[:2]
     assert "GAME" in header.split()

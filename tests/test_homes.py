@@ -116,7 +116,7 @@ def test_play_headless_in_a_folder_with_an_unfinished_table_says_so_in_one_line(
 ) -> None:
     from druids_p2p.cli.main import main
 
-    _saved(tmp_path / "seat1", "aaaa", role="join", lobby="127.0.0.1:4000")
+    _saved(tmp_path / "random-2", "aaaa", role="join", lobby="127.0.0.1:4000")  # a seat's folder
     argv = ["play", "--headless", "--seats", "bot:random,bot:random,bot:random"]
     with pytest.raises(SystemExit) as exit_info:
         main([*argv, "--workdir", str(tmp_path), *flags])
@@ -130,7 +130,7 @@ def test_play_headless_resume_needs_a_table_for_every_seat(
 ) -> None:
     from druids_p2p.cli.main import main
 
-    _saved(tmp_path / "seat0", "aaaa", role="host", name="druids")
+    _saved(tmp_path / "random-1", "aaaa", role="host", name="druids")
     argv = ["play", "--headless", "--seats", "bot:random,bot:random,bot:random", "--resume"]
     with pytest.raises(SystemExit) as exit_info:
         main([*argv, "--workdir", str(tmp_path)])

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_harness import audit_record
+from cli_harness import audit_record, check_result_block, result_block
 from lan_peers import power_cut
 
 from druids_p2p.games.druids2004.owners_word import NO, YES
@@ -168,15 +168,13 @@ def test_play_headless_druids2004_prints_the_result_and_every_record_each_auditi
         timeout=300,
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    lines = out.stdout.strip().splitlines()
-    assert lines[0].startswith("game over: totals ")
-    records = [line.removeprefix("record: ") for line in lines[1:]]
+    _, _, records = result_block(out.stdout)
     assert len(records) == 2 and all(Path(r).is_file() for r in records)
     assert Path(records[0]).read_bytes() == Path(records[1]).read_bytes()
     for record in records:
         code, report = audit_record(record)
         assert code == 0 and report["verdict"] == "complete", report
-        assert lines[0] == f"game over: totals {report['totals']}, winners {report['winners']}"
+        check_result_block(out.stdout, report)
 
 
 def test_bench_table_druids2004_reports_game_time_and_draw_and_move_latency() -> None:

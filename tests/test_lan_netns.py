@@ -95,7 +95,9 @@ def _finish(peers: list[Peer]) -> list[dict[str, Any]]:
     for peer in peers:
         final = peer.final()
         assert final is not None, f"peer {peer.index} printed no final JSON" + table_report(peers)
-        assert final == {k: v for k, v in results[peer.index].items() if k != "event"}
+        result = {k: v for k, v in results[peer.index].items() if k != "event"}
+        assert final == {**result, "order": "play", "players": final["players"]}  # + the names
+        assert [p["name"] for p in final["players"]] == result["names"]
     return results
 
 

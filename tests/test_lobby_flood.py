@@ -173,7 +173,7 @@ def test_tables_says_beacons_were_dropped(capsys: pytest.CaptureFixture[str]) ->
     port = free_port()
     with flood_then_host(port, wait_for_listener=False) as hosting:
         assert hosting.wait(10.0)
-        code, out, _ = run_cli(["tables", "--seconds", "1.5", "--port", str(port)], capsys)
+        code, out, _ = run_cli(["tables", "--seconds", "1.5", "--beacon-port", str(port)], capsys)
     assert code == 0
     notes = [line for line in out.splitlines() if line.startswith("note:") and "dropped" in line]
     assert len(notes) == 1, out

@@ -211,7 +211,7 @@ def test_tables_shows_fingerprints_and_notes_a_name_announced_by_two_hosts(
         BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST),
         BeaconSender(MALLORY, theirs, None, port, **FAST),
     ):
-        code, out, _ = run_cli(["tables", "--seconds", "1", "--port", str(port)], capsys)
+        code, out, _ = run_cli(["tables", "--seconds", "1", "--beacon-port", str(port)], capsys)
     assert code == 0
     listing, joins = out.strip().split("\n\n")
     _, *rows = listing.splitlines()

@@ -61,7 +61,7 @@ def test_play_headless_seats_a_plugin_bot_in_its_own_peer_process(
     result = json.loads(proc.stdout)
     assert result["finished"] and not result["aborted"]
     assert len(result["totals"]) == 3
-    log = (tmp_path / "table" / "seat0" / "peer.log").read_text()
+    log = (tmp_path / "table" / "shedder-1" / "peer.log").read_text()  # named by its player
     assert "no bot named" not in log
 
 

@@ -319,6 +319,23 @@ def test_help_and_quit_with_confirmation() -> None:
     _run(app, body)
 
 
+def test_ctrl_c_asks_the_same_question_as_q() -> None:
+    """Ctrl-C in the terminal UI is quitting, asked first while a game is on (as ``q``)."""
+    app = _app(_gaia_seed())
+
+    async def body(pilot: Pilot[Any]) -> None:
+        assert isinstance(app.screen, GaiaPrompt)
+        await pilot.press("ctrl+c")
+        assert isinstance(app.screen, ConfirmQuit)
+        await pilot.press("n")
+        assert isinstance(app.screen, GaiaPrompt)
+        await pilot.press("ctrl+c", "y")
+        await pilot.pause()
+        assert app.return_value is not None and app.return_value["record"] == "/tmp/x.druids"
+
+    _run(app, body)
+
+
 def test_mouse_click_plays_a_card() -> None:
     seed, prefix = _must_follow_position()
     app = _app(seed, prefix)

@@ -391,6 +391,20 @@ async def test_the_screen_stays_live_while_a_bot_thinks() -> None:
 
 
 @synced
+async def test_ctrl_c_mid_game_asks_the_question_q_asks(tmp_path: Path) -> None:
+    session = _session()
+    app = Druids2004App(session, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+c")
+        assert isinstance(app.screen, ConfirmLeave)
+        await pilot.press("y")
+        await pilot.pause()
+    outcome = app.return_value
+    assert outcome is not None and outcome["stopped"] == "you left the table"
+
+
+@synced
 async def test_leaving_mid_game_asks_first_and_keeps_the_record(tmp_path: Path) -> None:
     session = _session()
     app = Druids2004App(session, tmp_path)

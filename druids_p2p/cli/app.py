@@ -7,6 +7,7 @@ importing each other.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -27,6 +28,31 @@ bench_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(bench_app, name="bench")
+
+
+class Interrupted(Exception):
+    """Ctrl-C that reached a command's top: main prints what was kept and exits 130.
+
+    Typer turns a bare ``KeyboardInterrupt`` into a silent exit 130; each command's callback is
+    wrapped (``main._guard``) to raise this instead, so that the line is never lost."""
+
+
+_kept: list[Callable[[], str]] = []
+
+
+def when_interrupted(kept: Callable[[], str]) -> None:
+    """What this command has kept so far, said after "interrupted" if Ctrl-C stops it (the
+    latest call wins; asked at that moment, so it can name a folder made since)."""
+    _kept[:] = [kept]
+
+
+def kept_line() -> str | None:
+    """What the running command said it keeps (:func:`when_interrupted`), or None."""
+    return _kept[-1]() if _kept else None
+
+
+def forget_kept() -> None:
+    _kept.clear()
 
 
 class CliError(Exception):

@@ -1,23 +1,30 @@
 """Entry point of the ``druids`` command: runs the Typer app and turns every failure into one line.
 
 Typer would print usage errors as a framed box and unexpected errors as a traceback; the project
-promises a clear one-line error and a non-zero exit for any bad input instead.
+promises a clear one-line error and a non-zero exit for any bad input instead. Ctrl-C is one line
+too, saying what the command kept (Typer alone would exit 130 without a word).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import typer
 
 from druids_p2p.cli import commands  # noqa: F401  (registers every command on the app)
-from druids_p2p.cli.app import CliError, app
+from druids_p2p.cli.app import CliError, Interrupted, app, forget_kept, kept_line
 
 try:  # Typer >= 0.29 vendors its own Click
     from typer._click import exceptions as _click_exc
 except ImportError:  # pragma: no cover - older Typer on top of Click
     from click import exceptions as _click_exc  # type: ignore[no-redef]
+
+EXIT_INTERRUPTED = 130
+"""What a shell reports for a process stopped by Ctrl-C (128 + SIGINT)."""
 
 
 def _usage_hint(exc: Any) -> str:
@@ -26,10 +33,73 @@ def _usage_hint(exc: Any) -> str:
     return f" (see '{path} --help')" if path else ""
 
 
+def version() -> str:
+    """The installed package's version (what ``pip`` installed), else the source tree's."""
+    try:
+        return importlib.metadata.version("druids-p2p")
+    except importlib.metadata.PackageNotFoundError:
+        from druids_p2p import __version__
+
+        return __version__
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        print(f"druids {version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(
+        False,
+        "--version",
+        is_eager=True,
+        callback=_show_version,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Druids (Amigo, 2017) peer to peer on a LAN: play, replay, audit, bench."""
+
+
+def _guard(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """``callback`` with a Ctrl-C that escapes it raised as :class:`Interrupted`, which Typer
+    passes through (its own handling would exit 130 without a word)."""
+
+    @functools.wraps(callback)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise Interrupted() from None
+
+    run.__druids_guarded__ = True  # type: ignore[attr-defined]
+    return run
+
+
+def _guard_commands(typer_app: typer.Typer) -> None:
+    """Wrap every command of ``typer_app`` and its sub-apps once (:func:`_guard`)."""
+    for info in typer_app.registered_commands:
+        if info.callback is not None and not hasattr(info.callback, "__druids_guarded__"):
+            info.callback = _guard(info.callback)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _guard_commands(group.typer_instance)
+
+
+def _interrupted() -> None:
+    kept = kept_line()
+    print(f"druids: interrupted: {kept}" if kept else "druids: interrupted", file=sys.stderr)
+    sys.exit(EXIT_INTERRUPTED)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI. Exit codes: 0 ok, 1 a checked failure (illegal move, an invalid record), 2 bad
-    input; ``druids audit`` adds 3 (a valid but incomplete record) and 4 (valid, stopped)."""
+    input, 130 Ctrl-C; ``druids audit`` adds 3 (a valid but incomplete record) and 4 (valid,
+    stopped)."""
     args = sys.argv[1:] if argv is None else argv
+    forget_kept()
+    _guard_commands(app)
     try:
         rv = app(args=args, prog_name="druids", standalone_mode=False)
     except CliError as exc:
@@ -47,9 +117,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
-        print("druids: interrupted", file=sys.stderr)
-        sys.exit(130)
+    except (Interrupted, typer.Abort, KeyboardInterrupt):
+        _interrupted()
     except BrokenPipeError:
         sys.exit(0)
     if isinstance(rv, int) and rv != 0:

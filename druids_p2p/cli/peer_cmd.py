@@ -253,8 +253,10 @@ def join_command(
     interface: str | None = _INTERFACE,
     address: str | None = _ADDRESS,
     beacon_port: int = _BEACON_PORT,
-    search_seconds: float = typer.Option(
-        DEFAULT_SEARCH_S, "--search-seconds", help="How long to listen for the table's beacon."
+    search_seconds: float | None = typer.Option(
+        None,
+        "--search-seconds",
+        help=f"How long to listen for the table's beacon [default: {DEFAULT_SEARCH_S:g}].",
     ),
     fingerprint: str | None = typer.Option(
         None, "--fingerprint", help="Join only a table whose host key has this fingerprint prefix."
@@ -292,15 +294,18 @@ def join_command(
             pin = parse_pin(fingerprint)
         except BadPin as exc:
             fail(str(exc))
+    if search_seconds is not None and ":" in target:
+        fail(f"--search-seconds listens for a table's beacon: {target} is joined at its lobby")
     announcement = None
     saved = saved_table(target, resume, new)
     if saved is not None:
         pass  # rejoin it: no beacon, no lobby
     elif ":" not in target:
-        if not (math.isfinite(search_seconds) and 0 < search_seconds <= MAX_SEARCH_S):
+        seconds = DEFAULT_SEARCH_S if search_seconds is None else search_seconds
+        if not (math.isfinite(seconds) and 0 < seconds <= MAX_SEARCH_S):
             fail(f"--search-seconds must be more than 0 and at most {MAX_SEARCH_S:g}")
         emit = emitter(as_json)
-        announcement = find_table(target, seat["bind"], beacon_port, search_seconds, emit, pin)
+        announcement = find_table(target, seat["bind"], beacon_port, seconds, emit, pin)
     elif pin is not None:
         announcement = lobby_announcement(target, pin)
     result = run_one_peer(

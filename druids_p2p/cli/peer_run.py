@@ -11,11 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from druids_p2p.cli.app import fail
+from druids_p2p.cli.app import fail, when_interrupted
 from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.cli.peer_checks import check_times, resume_or_new
+from druids_p2p.cli.result_block import ORDER, block, peer_players, scores_text
 from druids_p2p.cli.streams import say
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
+
+ENDING_EVENTS = frozenset({"result", "game_over", "aborted"})
+"""Events the text mode does not show: the result block that ends the command says it all."""
 
 if TYPE_CHECKING:
     from druids_p2p.net.chat import ChatOutbox
@@ -24,20 +28,31 @@ if TYPE_CHECKING:
 def emitter(as_json: bool, moves: bool = True) -> Any:
     """Events as JSON lines on stdout (``--json``) or one line each on stderr. A stream whose
     reader went away (a closed pipe) is let go: the game goes on, its events still reach
-    ``events.jsonl`` in the table's folder (run_peer)."""
+    ``events.jsonl`` in the table's folder (run_peer). In text, a round's scores name the
+    players (the coin flip's order, from the ``seated`` event)."""
+    order: list[str] = []
 
     def emit(event: dict[str, Any]) -> None:
-        if not moves and event.get("event") == "move":
+        kind = event.get("event")
+        if not moves and kind == "move":
             return
         if as_json:
             say(json.dumps(event, default=str))
-        else:
-            text = event.get("text") or ", ".join(
-                f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
-            )
-            if event.get("event") == "chat":  # table talk reads "name: text" (net/chat.py)
-                text = f"{event.get('name')}: {event.get('text')}"
-            say(f"[{event.get('event')}] {text}", err=True)
+            return
+        if kind in ENDING_EVENTS:
+            return
+        if kind == "seated" and isinstance(event.get("order"), list):
+            order[:] = [str(name) for name in event["order"]]
+        text = event.get("text") or ", ".join(
+            f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
+        )
+        if kind == "chat":  # table talk reads "name: text" (net/chat.py)
+            text = f"{event.get('name')}: {event.get('text')}"
+        scores = event.get("scores")
+        if kind == "round_ended" and order and isinstance(scores, list):
+            n = int(event.get("round", 0)) + 1
+            text = f"round {n} over ({event.get('ended_by')}): {scores_text(order, scores)}"
+        say(f"[{kind}] {text}", err=True)
 
     return emit
 
@@ -104,6 +119,20 @@ def run_one_peer(
             raise PeerError("standard input closed")
         return line
 
+    seated: dict[str, str] = {}
+    shown = emitter(events, move_events)
+
+    def emit(event: dict[str, Any]) -> None:
+        if event.get("event") == "seated" and event.get("record"):
+            seated["record"] = str(event["record"])
+        shown(event)
+
+    def kept() -> str:
+        if "record" in seated:
+            return f"this seat's record is kept: {seated['record']}"
+        return "not seated at a table yet: nothing of one was kept"
+
+    when_interrupted(kept)
     config = PeerConfig(
         home=data_dir(),
         identity=identity,
@@ -120,7 +149,7 @@ def run_one_peer(
         step_deadline_s=step_deadline,
         rejoin_time_s=rejoin_time,
         plugins_dirs=tuple(plugins_dir),
-        emit=emitter(events, move_events),
+        emit=emit,
         human_input=ask,
         bot_players=bot_player,
         approve_join=terminal_approver(ask) if approve and host else None,
@@ -163,12 +192,13 @@ def outbox_of(lines: tuple[str, ...]) -> ChatOutbox:
 
 
 def print_result(result: dict[str, Any], as_json: bool) -> None:
+    """The peer's result: with ``--json`` all of it, ``players`` added (every seat's name, total
+    and place, in play order); else the result block every command ends with."""
+    table = peer_players(result)
     if as_json:
-        say(json.dumps(result, default=str))
-    elif result.get("aborted"):
-        say(f"table stopped: {result['aborted']}")
+        say(json.dumps({**result, "order": ORDER, "players": table}, default=str))
     else:
-        say(f"game over: totals {result['totals']}, winners {result['winners']}")
-        say(f"record: {result['record']}")
+        for line in block(result, table, [str(result["record"])] if result.get("record") else []):
+            say(line)
     if result.get("aborted"):
         raise typer.Exit(1)

@@ -1,27 +1,19 @@
 """``druids play``: the terminal UI with you and bots (``cli/play_ui.py``), or with ``--headless`` a
-whole table of peer processes on loopback (``net/local_table.py``)."""
+whole table of peer processes on loopback (``cli/play_headless.py``). A flag the chosen mode has
+no use for is refused by name, never silently ignored."""
 
 from __future__ import annotations
 
-import json
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import typer
 
-from druids_p2p.cli.app import app, fail, make_folder
-from druids_p2p.cli.peer_checks import check_bots, resume_or_new
+from druids_p2p.cli.app import app, fail
 from druids_p2p.cli.play2004 import check_game, play_2004_ui
-from druids_p2p.cli.ui_options import UiOptions
+from druids_p2p.cli.ui_options import MOVE_PAUSE_S, TRICK_PAUSE_S, UiOptions
 from druids_p2p.net.discovery import DEFAULT_PORT
-from druids_p2p.rulesets import (
-    CARD_TABLE_RULESETS,
-    DEFAULT_RULESET,
-    GAME_HELP,
-    RULESETS,
-    new_table_options,
-)
+from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
 
 
 def ui_entry(game: str) -> Callable[[UiOptions], None]:
@@ -52,10 +44,12 @@ def play_command(
     players: int | None = typer.Option(
         None, "--players", help="UI: seats, you + rule bots (3-5; 2-4 for 2004)."
     ),
-    name: str | None = typer.Option(None, "--name", help="UI: your display name."),
+    name: str | None = typer.Option(None, "--name", help="Your display name (your seat's)."),
     interface: str | None = typer.Option(None, "--interface", help="UI --lan: network interface."),
     address: str | None = typer.Option(None, "--address", help="UI --lan: local IPv4 address."),
-    beacon_port: int = typer.Option(DEFAULT_PORT, "--beacon-port", help="UI --lan: beacon port."),
+    beacon_port: int | None = typer.Option(
+        None, "--beacon-port", help=f"UI --lan: beacon port [default: {DEFAULT_PORT}]."
+    ),
     plugins_dir: list[Path] = typer.Option(
         [],
         "--plugins-dir",
@@ -67,13 +61,17 @@ def play_command(
     ),
     resume: bool = typer.Option(False, "--resume", help="Headless: rejoin the table in --workdir."),
     new: bool = typer.Option(False, "--new", help="Headless: a new table beside a saved one."),
-    trick_pause: float = typer.Option(
-        3.0,
+    trick_pause: float | None = typer.Option(
+        None,
         "--trick-pause",
-        help="UI: seconds a finished trick stays shown (0: off; a key ends it).",
+        help=f"UI: seconds a finished trick stays shown (0: off; a key ends it) [default: "
+        f"{TRICK_PAUSE_S:g}].",
     ),
-    move_pause: float = typer.Option(
-        0.6, "--move-pause", help="UI: seconds each move stays shown before the next (0: off)."
+    move_pause: float | None = typer.Option(
+        None,
+        "--move-pause",
+        help=f"UI: seconds each move stays shown before the next (0: off) [default: "
+        f"{MOVE_PAUSE_S:g}].",
     ),
     game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
     offline: bool = typer.Option(
@@ -89,82 +87,74 @@ def play_command(
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
     if offline and (headless or check_game(game) == DEFAULT_RULESET):
         fail("--offline is the druids2004 terminal UI's table against in-process bots")
-    if confirm_plays and headless:
-        fail("--confirm-plays guards the terminal UI's keys; --headless has none")
-    if not headless:
-        ui_entry(game)(
-            UiOptions(
-                game=game,
-                lan=lan,
-                seats=seats,
-                bots=bots,
-                players=players,
-                rounds=rounds,
-                variant=variant,
-                budget_ms=budget_ms,
-                workdir=workdir,
-                name=name,
-                interface=interface,
-                address=address,
-                beacon_port=beacon_port,
-                plugins_dir=plugins_dir,
-                as_json=as_json,
-                fingerprints=fingerprint,
-                trick_pause=trick_pause,
-                move_pause=move_pause,
-                offline=offline,
-                confirm_plays=confirm_plays,
-            )
+    if headless:
+        refuse_ui_flags(
+            {
+                "--lan": lan,
+                "--bots": bots is not None,
+                "--players": players is not None,
+                "--interface": interface is not None,
+                "--address": address is not None,
+                "--beacon-port": beacon_port is not None,
+                "--fingerprint": bool(fingerprint),
+                "--trick-pause": trick_pause is not None,
+                "--move-pause": move_pause is not None,
+                "--confirm-plays": confirm_plays,
+            },
+            bots,
         )
-        return
-    from druids_p2p.cli.play_ui import check_time_per_move
-    from druids_p2p.net.local_table import LocalTableError, parse_seats, play_table, saved_seats
+        from druids_p2p.cli.play_headless import play_headless
 
-    rules = RULESETS[check_game(game)]
-    try:
-        seat_list = parse_seats(
-            seats or "human,bot:rule,bot:rule,bot:rule", (rules.min_players, rules.max_players)
-        )
-    except ValueError as exc:
-        fail(f"--seats: {exc}")
-    if not 1 <= rounds <= 5:
-        fail(f"--rounds must be 1 to 5, not {rounds}")
-    check_time_per_move(budget_ms)
-    check_bots([seat[4:] for seat in seat_list if seat.startswith("bot:")], plugins_dir, game)
-    if game in CARD_TABLE_RULESETS and (rounds != 5 or variant):
-        fail(f"--rounds and --variant are druids2017 options; {game} has neither")
-    if workdir is not None:
-        make_folder("--workdir", workdir)
-    resume_or_new(resume, new)
-    saved = saved_seats(workdir, len(seat_list)) if workdir is not None else []
-    if resume and len(saved) != len(seat_list):
-        fail(f"--resume: {workdir or 'a new folder'} holds no unfinished table for every seat")
-    if saved and not (resume or new):
-        fail(
-            f"{workdir} holds an unfinished table: add --resume to play it on, or --new to "
-            "start a new table beside it (its records are kept)"
-        )
-    base = workdir or Path(tempfile.mkdtemp(prefix="druids-table-"))
-    options = new_table_options(game, len(seat_list), variant, rounds)
-    try:
-        summary = play_table(
-            seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game,
-            plugins_dirs=tuple(plugins_dir),
+        play_headless(
+            game=game, seats=seats, rounds=rounds, variant=variant, budget_ms=budget_ms,
+            workdir=workdir, as_json=as_json, plugins_dir=plugins_dir, resume=resume, new=new,
+            name=name,
         )  # fmt: skip
-    except LocalTableError as exc:
-        fail(str(exc), 1)
-    if as_json:
-        print(
-            json.dumps(
-                {k: summary[k] for k in ("totals", "winners", "records")}
-                | {"finished": summary["finished"], "aborted": summary["aborted"]}
+        return
+    for flag, given in (("--resume", resume), ("--new", new)):
+        if given:
+            fail(
+                f"{flag} is for --headless tables: the terminal UI asks by itself what to do "
+                "with a table left unfinished"
             )
+    if beacon_port is not None and not lan:
+        fail("--beacon-port is the LAN lobby's (--lan): a table on this machine sends no beacon")
+    ui_entry(game)(
+        UiOptions(
+            game=game,
+            lan=lan,
+            seats=seats,
+            bots=bots,
+            players=players,
+            rounds=rounds,
+            variant=variant,
+            budget_ms=budget_ms,
+            workdir=workdir,
+            name=name,
+            interface=interface,
+            address=address,
+            beacon_port=DEFAULT_PORT if beacon_port is None else beacon_port,
+            plugins_dir=plugins_dir,
+            as_json=as_json,
+            fingerprints=fingerprint,
+            trick_pause=TRICK_PAUSE_S if trick_pause is None else trick_pause,
+            move_pause=MOVE_PAUSE_S if move_pause is None else move_pause,
+            offline=offline,
+            confirm_plays=confirm_plays,
         )
-    elif summary["aborted"]:
-        print(f"table stopped: {summary['aborted']}")
-    else:
-        print(f"game over: totals {summary['totals']}, winners {summary['winners']}")
-        for record in summary["records"]:
-            print(f"record: {record}")
-    if summary["aborted"] or not summary["finished"]:
-        raise typer.Exit(1)
+    )
+
+
+def refuse_ui_flags(given: dict[str, bool], bots: str | None) -> None:
+    """With ``--headless``, a flag of the terminal UI's is refused by name (it would be
+    ignored); ``--bots`` is told the ``--seats`` that says the same."""
+    if bots is not None:
+        names = [b.strip().removeprefix("bot:") for b in bots.split(",") if b.strip()]
+        fail(
+            "--bots is the terminal UI's option (you and those bots); with --headless name "
+            f"every seat: --seats {','.join('bot:' + b for b in names)} (add 'human' to play "
+            "a seat yourself)"
+        )
+    for flag, on in given.items():
+        if on:
+            fail(f"{flag} is an option of the terminal UI; --headless has no use for it")

@@ -8,7 +8,8 @@ import sys
 
 import typer
 
-from druids_p2p.cli.app import app, fail
+from druids_p2p.cli.app import app, echo_err, fail
+from druids_p2p.cli.peer_checks import check_port
 from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.net.interfaces import InterfaceError, UnsafeDestination, resolve
 
@@ -37,6 +38,20 @@ def join_line(t: TableAnnouncement) -> str:
     return f"  druids join {target}"
 
 
+def _beacon_port(beacon_port: int | None, old_port: int | None) -> int:
+    """``--beacon-port``, as every command calls it; ``--port`` is its old name here, still
+    taken (with a note) so that a script written for it keeps working."""
+    if old_port is None:
+        port = DEFAULT_PORT if beacon_port is None else beacon_port
+        check_port("--beacon-port", port)
+        return port
+    if beacon_port is not None:
+        fail("--port is the old name of --beacon-port: give only --beacon-port")
+    check_port("--port", old_port)
+    echo_err("druids: note: --port is now called --beacon-port")
+    return old_port
+
+
 @app.command("tables")
 def tables_command(
     interface: str | None = typer.Option(
@@ -45,7 +60,10 @@ def tables_command(
     address: str | None = typer.Option(
         None, "--address", help="Listen on the network of this local IPv4 address."
     ),
-    port: int = typer.Option(DEFAULT_PORT, "--port", help="UDP beacon port."),
+    beacon_port: int | None = typer.Option(
+        None, "--beacon-port", help=f"UDP beacon port [default: {DEFAULT_PORT}]."
+    ),
+    old_port: int | None = typer.Option(None, "--port", hidden=True),
     seconds: float = typer.Option(DEFAULT_SECONDS, "--seconds", help="How long to listen."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list."),
 ) -> None:
@@ -54,8 +72,7 @@ def tables_command(
     Without --interface or --address only this machine (loopback) is searched; name the LAN's
     interface or your address on it to find tables hosted on other machines.
     """
-    if not 1 <= port <= 65535:
-        fail(f"--port must be 1..65535, not {port}")
+    port = _beacon_port(beacon_port, old_port)
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
         fail(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, not {seconds}")
     try:

@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 LEGEND_GAMES = frozenset({"druids2004"})
 """Games whose table shows its legend by itself the first time (its board has signs of its own)."""
 
+TRICK_PAUSE_S = 3.0
+"""``--trick-pause``'s default: seconds a finished trick stays shown."""
+
+MOVE_PAUSE_S = 0.6
+"""``--move-pause``'s default: seconds each move stays shown before the next."""
+
 
 @dataclass(frozen=True, slots=True)
 class UiOptions:
@@ -38,8 +44,8 @@ class UiOptions:
     plugins_dir: list[Path] = field(default_factory=list)
     as_json: bool = False
     fingerprints: list[str] = field(default_factory=list)
-    trick_pause: float = 3.0
-    move_pause: float = 0.6
+    trick_pause: float = TRICK_PAUSE_S
+    move_pause: float = MOVE_PAUSE_S
     offline: bool = False
     """Druids 2004: the engine and in-process bots in this process, no table of peers."""
     confirm_plays: bool = False

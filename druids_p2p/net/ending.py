@@ -113,6 +113,7 @@ class TableEnding(RunnerBase):
             "claim": claim_of(machine),
             "seat": machine.my_seat,
             "name": machine.identity.name,
+            "names": [machine.names.get(key, "?") for key in machine.order or machine.list_keys],
             "totals": totals,
             "round_scores": rounds,
             "winners": winners,

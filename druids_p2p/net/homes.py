@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,23 @@ STOPPED = "stopped"
 EVENTS_LOG = "events.jsonl"
 """Every event the peer reported, one JSON line each, beside the record (a closed stdout loses
 nothing)."""
+
+
+GAMES = "games"
+"""The data folder's folder of games: one folder per game played on this machine, holding the
+homes of the seats started here (the terminal UI's, its bots', a headless table's)."""
+
+
+def game_folder(data: Path, workdir: Path | None = None) -> Path:
+    """``workdir``, or a new folder ``<data>/games/<date-time>-<pid>`` (made): where a game's
+    peers keep their homes, beside every other game, so that a reboot loses none."""
+    if workdir is not None:
+        folder = workdir
+    else:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        folder = data / GAMES / f"{stamp}-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 class TableChoiceNeeded(Exception):
@@ -318,6 +337,7 @@ class EventLog:
 __all__ = [
     "EVENTS_LOG",
     "FINISHED",
+    "GAMES",
     "PLAYING",
     "STOPPED",
     "EventLog",
@@ -326,6 +346,7 @@ __all__ = [
     "TableState",
     "about",
     "choose_table",
+    "game_folder",
     "matches",
     "playing_tables",
     "saved_tables",

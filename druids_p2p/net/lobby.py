@@ -22,12 +22,14 @@ from druids_p2p.net.admission import Admission, Door, JoinRequest, unique_name
 from druids_p2p.net.beacon_sender import BeaconSender
 from druids_p2p.net.discovery import (
     LOBBY_ID_SIZE,
+    Beacon,
     Seat,
     TableInfo,
     decode_beacon,
     encode_beacon,
 )
 from druids_p2p.net.errors import PeerError
+from druids_p2p.net.lobby_watch import HostWatch
 from druids_p2p.net.mesh_port import LobbyMesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.seating import make_join, make_seat_message, quoted_join
@@ -262,9 +264,23 @@ def join_table(
     join = make_join(identity, offer_id, mesh.endpoint, mesh.curve_public_raw)
     mesh.send(host_key, join)
     config.emit({"event": "joining", "table": beacon.info.name, "host": beacon.host_name})
+    watch = HostWatch(mesh.ctx, beacon, config.emit)  # says how the wait goes, never silent
+    try:
+        return _wait_for_seat(config, mesh, beacon, join, watch)
+    finally:
+        watch.close()
+
+
+def _wait_for_seat(
+    config: PeerConfig, mesh: LobbyMesh, beacon: Beacon, join: bytes, watch: HostWatch
+) -> tuple[bytes, list[bytes]]:
+    """The seat message that seats this joiner, and the table messages that came first."""
+    host_key = beacon.host_key
+    identity = config.identity
     deadline = time.monotonic() + config.lobby_timeout_s
     early: list[bytes] = []
     while time.monotonic() < deadline:
+        watch.tick()
         for inbound in mesh.poll(50):
             try:
                 msg = decode(inbound.payload)

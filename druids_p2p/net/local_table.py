@@ -7,12 +7,15 @@ talk only over 127.0.0.1. They report progress as JSON lines on stdout, which th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -22,6 +25,26 @@ from druids_p2p.games.seam import TableOptions
 
 class LocalTableError(Exception):
     """The local table could not be started or did not finish."""
+
+
+class TableLeft(KeyboardInterrupt):
+    """Ctrl-C stopped the table: every seat left it (:meth:`LocalTable.leave`). Still a
+    ``KeyboardInterrupt``; ``finished`` says whether the game had ended before they could."""
+
+    def __init__(self, finished: bool) -> None:
+        super().__init__()
+        self.finished = finished
+
+
+Listener = Callable[[dict[str, Any]], None]
+"""Told each event a peer reports, as it arrives (on that peer's reader thread)."""
+
+STOP_WAIT_S = 10.0
+"""How long a peer told to stop (SIGTERM, SIGINT) is given to exit before it is killed."""
+
+LEAVE_GRACE_S = 1.0
+"""Ctrl-C: how long the peers are given to report that they left (a terminal's Ctrl-C reaches
+them too) before each is told to leave (SIGINT) by the table."""
 
 
 def parse_seats(spec: str, seat_range: tuple[int, int] = (3, 5)) -> list[str]:
@@ -76,6 +99,7 @@ class PeerProcess:
     proc: subprocess.Popen[str] | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     stderr_path: Path | None = None
+    listener: Listener | None = None
     _reader: threading.Thread | None = None
     _changed: threading.Condition = field(default_factory=threading.Condition)
 
@@ -109,6 +133,8 @@ class PeerProcess:
                 with self._changed:
                     self.events.append(event)
                     self._changed.notify_all()
+                if self.listener is not None:
+                    self.listener(event)
 
     def wait_for(self, kind: str, timeout: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -147,6 +173,21 @@ class PeerProcess:
             self.proc.kill()
             self.proc.wait(10)
 
+    def send(self, signum: int) -> None:
+        """Send ``signum`` to the peer if it still runs."""
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.send_signal(signum)
+
+    def stop(self, signum: int = signal.SIGTERM, wait_s: float = STOP_WAIT_S) -> None:
+        """Tell the peer to stop (``signum``), then kill it if it has not exited in ``wait_s``."""
+        self.send(signum)
+        if self.proc is not None:
+            try:
+                self.proc.wait(wait_s)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
     def restart(self) -> None:
         """Start the same command again: the peer finds its unfinished table and rejoins (a
         ``--new`` that started it beside an older table becomes ``--resume``: this one)."""
@@ -171,8 +212,13 @@ class LocalTable:
         move_events: bool = True,
         resume: bool = False,
         game: str | None = None,
+        names: list[str] | None = None,
+        listener: Listener | None = None,
     ) -> None:
-        """``game``: the rule set the host's table plays (None: the CLI's default).
+        """``names``: each seat's player name, which also names its folder in ``workdir``
+        (default ``seat<i>-<bot>`` in ``seat<i>``). ``listener``: told each event the first seat
+        reports (its rounds are every seat's), as it arrives.
+        ``game``: the rule set the host's table plays (None: the CLI's default).
         ``move_events``: whether the peers print a line per move (a pipe write and a parse in
         this process per move and peer, which a game's summary does not need). ``resume``: every
         seat rejoins the table saved in its folder (``druids peer --resume``) instead."""
@@ -187,6 +233,8 @@ class LocalTable:
         self.move_events = move_events
         self.resume = resume
         self.game = game
+        self.names = names
+        self.listener = listener
         self.peers: list[PeerProcess] = []
         self.started_at = 0.0
 
@@ -201,7 +249,13 @@ class LocalTable:
         return peer_argv(seat, self.seat_name(index), self.budget_ms, options, self.plugins_dirs)
 
     def seat_name(self, index: int) -> str:
+        if self.names is not None:
+            return self.names[index]
         return f"seat{index}-{self.seats[index].replace('bot:', '')}"[:32]
+
+    def home(self, index: int) -> Path:
+        """Seat ``index``'s data folder: named by its player (``names``), else ``seat<i>``."""
+        return self.workdir / (self.names[index] if self.names is not None else f"seat{index}")
 
     def host_role(self) -> list[str]:
         """Seat 0's ``druids peer`` role: host this table, seating exactly its other seats.
@@ -222,28 +276,28 @@ class LocalTable:
         """Seat ``index``'s identity fingerprint (in ``home``, default its folder), made now."""
         from druids_p2p.wire import rename_identity
 
-        folder = home if home is not None else self.workdir / f"seat{index}"
+        folder = home if home is not None else self.home(index)
         return rename_identity(self.seat_name(index), folder).fingerprint
 
     def start(self, timeout: float = 30.0) -> None:
         self.started_at = time.monotonic()
         if self.resume:
             for index in range(len(self.seats)):
-                home = self.workdir / f"seat{index}"
                 argv = self._argv(index, ["--resume"])
-                self.peers.append(PeerProcess(index, home, argv, self._human(index)))
-                self.peers[-1].start()
+                peer = PeerProcess(index, self.home(index), argv, self._human(index))
+                peer.listener = self.listener if index == 0 else None
+                self.peers.append(peer)
+                peer.start()
             return
-        host = PeerProcess(
-            0, self.workdir / "seat0", self._argv(0, self.host_role()), self._human(0)
-        )
+        host = PeerProcess(0, self.home(0), self._argv(0, self.host_role()), self._human(0))
+        host.listener = self.listener
         self.peers = [host]
         host.start()
         lobby = host.wait_for("lobby", timeout)["lobby"]
         for index in range(1, len(self.seats)):
             peer = PeerProcess(
                 index,
-                self.workdir / f"seat{index}",
+                self.home(index),
                 self._argv(index, ["--join", str(lobby)]),
                 self._human(index),
             )
@@ -254,12 +308,21 @@ class LocalTable:
         return self.seats[index] == "human"
 
     def wait(self, timeout: float) -> list[dict[str, Any]]:
-        """Every seat's result (raises if one has none within ``timeout``)."""
+        """Every seat's result (raises if one has none within ``timeout``).
+
+        Once every seat reported the same finished game, each holds every message of it (its
+        result comes after it checked every seat's signed result, and after its record and
+        state were written): no peer needs a resend from another any more, so each is stopped
+        then (``SIGTERM``) rather than left to linger for the others (``net/ending.py``).
+        A table that stopped is waited for as the peers end it."""
         deadline = time.monotonic() + timeout
         results = []
         for peer in self.peers:
             left = max(0.1, deadline - time.monotonic())
             results.append(peer.wait_for("result", left))
+        if all(r.get("finished") for r in results) and len({r.get("head") for r in results}) == 1:
+            for peer in self.peers:
+                peer.send(signal.SIGTERM)
         for peer in self.peers:
             if peer.proc is not None:
                 try:
@@ -271,6 +334,26 @@ class LocalTable:
     def close(self) -> None:
         for peer in self.peers:
             peer.kill()
+
+    def leave(self) -> bool:
+        """Ctrl-C: every seat leaves the table, each recording it (``druids peer`` takes SIGINT
+        as leaving). A terminal's Ctrl-C reached the peers too: they are given a moment to say
+        so before the table tells the others, so that none is told twice. True if every seat
+        had finished the game first."""
+        deadline = time.monotonic() + LEAVE_GRACE_S
+        for peer in self.peers:
+            with contextlib.suppress(LocalTableError):
+                peer.wait_for("result", max(0.1, deadline - time.monotonic()))
+        for peer in self.peers:
+            if peer.result() is None:
+                peer.send(signal.SIGINT)
+        for peer in self.peers:
+            with contextlib.suppress(LocalTableError):
+                peer.wait_for("result", STOP_WAIT_S)
+        for peer in self.peers:  # each recorded its end before reporting it
+            peer.stop(signal.SIGTERM, STOP_WAIT_S)
+        results = [peer.result() for peer in self.peers]
+        return bool(results) and all(r is not None and r.get("finished") for r in results)
 
     def _game_seconds(self, results: list[dict[str, Any]]) -> float:
         """From the moment every peer was seated to the last result (process start-up and the
@@ -328,11 +411,13 @@ class LocalTable:
         }
 
 
-def saved_seats(workdir: Path, seats: int) -> list[int]:
-    """The seats whose folder under ``workdir`` holds a table still playing (a crash left it)."""
+def saved_seats(workdir: Path, seats: int | list[str]) -> list[int]:
+    """The seats whose folder under ``workdir`` holds a table still playing (a crash left it):
+    folders ``seat<i>`` for a count, else named by the players (``LocalTable(names=…)``)."""
     from druids_p2p.net.homes import playing_tables
 
-    return [i for i in range(seats) if playing_tables(workdir / f"seat{i}")]
+    homes = [f"seat{i}" for i in range(seats)] if isinstance(seats, int) else seats
+    return [i for i, home in enumerate(homes) if playing_tables(workdir / home)]
 
 
 def play_table(
@@ -346,12 +431,16 @@ def play_table(
     new: bool = False,
     game: str | None = None,
     plugins_dirs: tuple[Path, ...] = (),
+    names: list[str] | None = None,
+    listener: Listener | None = None,
 ) -> dict[str, Any]:
     """Play one whole game over the real protocol on loopback; the summary of all peers.
 
     ``seed`` is accepted for the tournament's interface; the mental deal draws its randomness
     from every peer's own secret, so a p2p game is never replayable from a seed. Every peer
-    process loads the plugin bots of ``plugins_dirs`` (``--plugins-dir``).
+    process loads the plugin bots of ``plugins_dirs`` (``--plugins-dir``). ``names``,
+    ``listener``: as :class:`LocalTable` takes them. Ctrl-C makes every seat leave the table
+    (:meth:`LocalTable.leave`), then goes on up as :class:`TableLeft`.
     """
     del seed
     extra = ("--new",) if new else ()
@@ -365,9 +454,13 @@ def play_table(
         move_events=False,
         resume=resume,
         game=game,
+        names=names,
+        listener=listener,
     )
     try:
         table.start()
         return table.summary(table.wait(timeout))
+    except KeyboardInterrupt:
+        raise TableLeft(table.leave()) from None
     finally:
         table.close()

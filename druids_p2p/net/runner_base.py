@@ -236,6 +236,8 @@ class RunnerBase:
         is fresher than the last one counted (protocol.md §8): a hello another seat relays, or
         one replayed, says nothing of its signer now, and must not keep a crashed seat
         "withholding" instead of unreachable (issue 27 item 2)."""
+        if link is None:
+            return  # over no known link yet (taken in the lobby, before seating): no news
         if link != msg.sender:
             self._drop("dropped a hello that came over another seat's link")
             return

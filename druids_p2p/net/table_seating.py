@@ -65,7 +65,8 @@ def on_nonces(t: TableState, batch: list[Message]) -> None:
         t.seating.nonces[msg.sender] = nonce
     t.order = seat_order(t.table_id, t.list_keys, t.seating.nonces)
     names = ", ".join(f"{i}: {t.names[k]}" for i, k in enumerate(t.order))
-    t._event("seated", f"seat order fixed by coin flip — {names}")
+    order = [t.names[k] for k in t.order]  # the players by play seat, for who prints results
+    t._event("seated", f"seat order fixed by coin flip — {names}", {"order": order})
     if t.card_rules is not None:
         start_card_table(t)  # a game at a mental card table (net/card_table_round.py)
     else:

@@ -46,6 +46,8 @@ class DruidsApp(App[dict[str, Any] | None]):
         Binding("question_mark", "help", "help"),
         Binding("q", "request_quit", "quit"),
         Binding("ctrl+q", "request_quit", "quit", show=False, priority=True),
+        # Ctrl-C is quitting too, asked first as q is (Textual's own ctrl+c only hints ctrl+q).
+        Binding("ctrl+c", "request_quit", "quit", show=False, priority=True),
     ]
 
     def __init__(

@@ -9,8 +9,6 @@ bots' data and a log) is kept after the UI closes, and its record path printed.
 from __future__ import annotations
 
 import logging
-import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +22,10 @@ log = logging.getLogger(__name__)
 
 def game_folder(workdir: Path | None) -> Path:
     """``--workdir`` or a new folder under the data directory: ``games/<date-time>-<pid>``."""
-    if workdir is not None:
-        folder = workdir
-    else:
-        from druids_p2p.wire import data_dir
+    from druids_p2p.net.homes import game_folder as new_game_folder
+    from druids_p2p.wire import data_dir
 
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        folder = data_dir() / "games" / f"{stamp}-{os.getpid()}"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return new_game_folder(data_dir(), workdir)
 
 
 def _log_to_file(folder: Path) -> None:

@@ -176,7 +176,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("l", "every ritual of the game, step by step"),
     ("c", "at a table of peers, also over a ritual: chat (enter says the line, escape closes)"),
     ("?", "this help: the signs on the board, the keys, the rules"),
-    ("q", "quit (asks first while the game is on)"),
+    ("q / ctrl+c", "quit (asks first while the game is on)"),
 )
 
 RULES: tuple[str, ...] = (

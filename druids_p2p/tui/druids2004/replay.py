@@ -122,7 +122,7 @@ class Replay2004Screen(Screen[None]):
         Binding("pageup", "turn(-1)", "previous turn"),
         Binding("home", "go(0)", "first", show=False),
         Binding("end", "go(-1)", "last", show=False),
-        Binding("q,escape", "leave", "quit"),
+        Binding("q,escape,ctrl+c", "leave", "quit"),
     ]
 
     def __init__(self, game: ReplayedGame) -> None:

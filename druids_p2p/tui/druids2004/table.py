@@ -26,7 +26,10 @@ __all__ = ["Table2004Screen", "in_ui_words", "what_now"]
 
 
 class Table2004Screen(Board2004):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "leave", "quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "leave", "quit"),
+        Binding("ctrl+c", "leave", "quit", show=False, priority=True),  # asked first, as q
+    ]
 
     def __init__(
         self,

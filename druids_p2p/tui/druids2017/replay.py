@@ -152,7 +152,7 @@ class ReplayScreen(Screen[None]):
         Binding("pageup", "round(-1)", "previous round"),
         Binding("home", "go(0)", "first", show=False),
         Binding("end", "go(-1)", "last", show=False),
-        Binding("q,escape", "leave", "quit"),
+        Binding("q,escape,ctrl+c", "leave", "quit"),
     ]
 
     def __init__(self, game: ReplayedGame) -> None:
