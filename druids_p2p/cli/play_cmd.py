@@ -77,6 +77,11 @@ def play_command(
     offline: bool = typer.Option(
         False, "--offline", help="UI, druids2004: in-process bots, no peer processes."
     ),
+    confirm_plays: bool = typer.Option(
+        False,
+        "--confirm-plays",
+        help="UI: a card is played by a second key (the first marks it; another key cancels).",
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
@@ -94,6 +99,7 @@ def play_command(
                 "--fingerprint": bool(fingerprint),
                 "--trick-pause": trick_pause is not None,
                 "--move-pause": move_pause is not None,
+                "--confirm-plays": confirm_plays,
             },
             bots,
         )
@@ -134,6 +140,7 @@ def play_command(
             trick_pause=TRICK_PAUSE_S if trick_pause is None else trick_pause,
             move_pause=MOVE_PAUSE_S if move_pause is None else move_pause,
             offline=offline,
+            confirm_plays=confirm_plays,
         )
     )
 

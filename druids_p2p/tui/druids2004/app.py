@@ -15,6 +15,7 @@ from textual.app import App
 
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.druids2004.table import Table2004Screen
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 
 RECORD_NAME = "record-2004.json"
 
@@ -23,13 +24,18 @@ class Druids2004App(App[dict[str, Any] | None]):
     TITLE = "Druids (2004)"
 
     def __init__(
-        self, session: Offline2004, folder: Path | None = None, pause_s: float = 0.0
+        self,
+        session: Offline2004,
+        folder: Path | None = None,
+        pause_s: float = 0.0,
+        prefs: TablePrefs = NO_PREFS,
     ) -> None:
-        """``pause_s``: each bot's finished turn stays in view this long (``--move-pause``)."""
+        """``pause_s``: each bot's finished turn stays in view this long (``--move-pause``);
+        ``prefs``: the person's (the legend the first time, ``--confirm-plays``)."""
         super().__init__()
         self.session = session
         self.folder = folder
-        self.table = Table2004Screen(session, self.finish, pause_s)
+        self.table = Table2004Screen(session, self.finish, pause_s, prefs)
 
     def on_mount(self) -> None:
         self.push_screen(self.table)
