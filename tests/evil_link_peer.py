@@ -81,7 +81,7 @@ def _split(links: Links) -> None:
                     sock.connect(endpoint)
                     socks.append(sock)
                     opened += 1
-            if opened % 8 < len(socks):
+            if opened == len(socks) or opened % 8 < len(socks):  # the first, then now and then
                 _say(f"split: {opened} connections opened with another seat's routing id")
             time.sleep(SPLIT_EVERY_S)
     finally:

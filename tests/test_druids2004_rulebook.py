@@ -158,12 +158,10 @@ def test_ritual_only_before_the_first_card_and_once_a_turn() -> None:
 def test_ritual_needs_three_cards_and_a_servant() -> None:
     game = Game2004(arranged_setup(3, 0, **TIES_SETUP), Options(players=3))
     play(game, "K1>0 K2>0 Stop K4>0 K5>0 Stop")
-    assert game.check(mv.ritual_move(0)) == (
-        "the place in slot 0 (@K1) holds no servant; a ritual needs one"
-    )
+    assert game.check(mv.ritual_move(0)) == ("place 1 (@K1) holds no servant; a ritual needs one")
     play(game, "K7>1 S2:1>1 Stop")
     assert game.check(mv.ritual_move(1)) == (
-        "the place in slot 1 (@W1) holds 2 card(s); a ritual needs at least 3"
+        "place 2 (@W1) holds 2 card(s); a ritual needs at least 3"
     )
     assert mv.ritual_move(1) not in game.legal_moves()
     play(game, "S0:2>1 K3>2 Stop")  # slot 1 now has 3 cards, one a servant of another seat

@@ -54,8 +54,8 @@ def _bodies(text: str) -> list[tuple[MsgType, dict[str, Any], bool, str]]:
     """Every wire body carrying text another peer shows: (type, body, in a chain, field)."""
     short = text[:8]
     return [
-        (MsgType.HELLO, {"client": "druids-p2p/1", "name": short}, False, "body.name"),
-        (MsgType.HELLO, {"client": f"x{short}", "name": "bob"}, False, "body.client"),
+        (MsgType.HELLO, {"client": "druids-p2p/1", "n": 1, "name": short}, False, "body.name"),
+        (MsgType.HELLO, {"client": f"x{short}", "n": 1, "name": "bob"}, False, "body.client"),
         (MsgType.JOIN, {"name": short}, True, "body.name"),
         (MsgType.ABORT, {"reason": f"because {text}"}, True, "body.reason"),
         (MsgType.CHAT, {"n": 1, "text": f"hi {text}"}, False, "body.text"),

@@ -31,7 +31,7 @@ def _not_held(prompt: str) -> str:
     hand = next(line for line in prompt.splitlines() if line.startswith("your hand: "))
     held = set(hand.split()[2:])
     gem = next(format_card(g) for g in range(N_GEMS) if format_card(g) not in held)
-    return f"{gem}>0"
+    return f"{gem}>1"
 
 
 def test_a_person_types_a_whole_druids2004_game_at_a_table_of_peers(tmp_path: Path) -> None:
@@ -84,5 +84,5 @@ def test_a_person_types_a_whole_druids2004_game_at_a_table_of_peers(tmp_path: Pa
     assert "the table refuses '" in told
     assert len(prompts) > 3
     first = prompts[0].splitlines()
-    assert first[0].startswith("you are P") and sum(x.startswith("  slot ") for x in first) >= 1
+    assert first[0].startswith("you are P") and sum(x.startswith("  place ") for x in first) >= 1
     assert any(x.startswith("scores: P0:") for x in first)

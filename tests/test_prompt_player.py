@@ -33,7 +33,7 @@ def typed(token: str) -> Answer:
 def not_held_2004(prompt: str) -> str:
     """A well-formed 2004 move of a gem this seat does not hold: the table refuses it."""
     hand = next(x for x in prompt.splitlines() if x.startswith("your hand: ")).split()[2:]
-    return next(f"{format_card(g)}>0" for g in range(N_GEMS) if format_card(g) not in hand)
+    return next(f"{format_card(g)}>1" for g in range(N_GEMS) if format_card(g) not in hand)
 
 
 class PersonAtSeat0(LocalTable):
@@ -80,13 +80,35 @@ def test_a_person_plays_a_whole_2004_game_by_tokens_and_is_told_each_refusal() -
     _play(table)
     assert table.told[0] == "not a move: unknown move token 'xyzzy'"
     refusal = table.told[1]
-    assert refusal.startswith("the table refuses '") and ">0': " in refusal, refusal
+    assert refusal.startswith("the table refuses '") and ">1': " in refusal, refusal
     first = table.prompts[0].splitlines()
     assert first[0].startswith("you are P") and first[-1] == "your move> "
-    assert sum(line.startswith("  slot ") for line in first) == 6
+    assert [line.split(":")[0] for line in first if line.startswith("  place ")] == [
+        f"  place {n}" for n in range(1, 7)
+    ]
     assert "scores: P0:0 P1:0" in first
     assert table.prompts[1] == table.prompts[0] == table.prompts[2]  # asked again, same view
     assert len(table.told) == 2 and len(table.prompts) > 10
+
+
+def test_places_are_numbered_1_to_6_in_the_lines_the_tokens_and_the_refusals() -> None:
+    """The terminal UI numbers the places 1-6 (its keys): so do the plain terminal's lines, the
+    move tokens it offers and reads (``K7>6`` is place 6, the notation's slot 5) and the
+    table's reasons; ``>0`` is no place."""
+    gem_to_0 = lambda prompt: not_held_2004(prompt).replace(">1", ">0")  # noqa: E731
+    table = PersonAtSeat0(
+        [gem_to_0, typed("Ritual:1"), typed("Ritual:7")], players=2, ruleset="druids2004"
+    )
+    _play(table)
+    assert table.told[0].endswith(">0' (places are 1..6)"), table.told[0]
+    assert table.told[1].startswith("the table refuses 'Ritual:1': place 1 ("), table.told[1]
+    assert "slot" not in table.told[1]
+    assert table.told[2] == "not a move: unknown move token 'Ritual:7' (places are 1..6)"
+    offered = {t for p in table.prompts for t in p.splitlines()[-2].split()[1:]}
+    places = {int(t[-1]) for t in offered if ">" in t or t.startswith("Ritual:")}
+    assert places <= set(range(1, 7)) and 6 in places and 0 not in places
+    machine = table.machines[1]
+    assert machine.finished  # the other peer agreed on every typed move
 
 
 def test_a_person_plays_a_whole_2017_game_by_tokens() -> None:

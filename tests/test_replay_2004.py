@@ -9,6 +9,7 @@ import asyncio
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -197,22 +198,47 @@ def test_the_viewer_steps_move_by_move_as_the_owner_saw_it(
         await pilot.press("right")
         await pilot.pause()
         first = moves[0]
-        assert f"Move 1: {name(first.seat)}: {first.token}" in _caption(app)
-        assert first.token in _log(app)
+        who = "you" if first.seat == seat else name(first.seat)
+        assert f"Move 1: {who} " in _caption(app) and "slot" not in _caption(app)
+        assert f"1. {who} " in _log(app)
         await pilot.press("pagedown")  # the next turn: another seat's first move
         await pilot.pause()
         turn = next(k for k, m in enumerate(moves) if m.seat != first.seat)
-        assert f"Move {turn + 1}: {name(moves[turn].seat)}" in _caption(app)
+        them = "you" if moves[turn].seat == seat else name(moves[turn].seat)
+        assert f"Move {turn + 1}: {them} " in _caption(app)
         await pilot.press("pageup")  # back to the start of the first turn
         await pilot.pause()
         assert "Move 1:" in _caption(app)
-        # The owner's own face-down plays name their card; the others' do not.
+        # The owner's own face-down plays name their card; the others' do not. Places are
+        # numbered 1-6, as on every screen (the record's slots are 0-5).
         mine = next(k for k, m in enumerate(moves) if m.seat == seat and m.token.startswith("play"))
         await pilot.press("home")
         for _ in range(mine + 1):
             await pilot.press("right")
         await pilot.pause()
-        assert f"Move {mine + 1}: {name(seat)}: {moves[mine].token} (" in _caption(app)
+        assert game.card_table is not None
+        card = game.card_table.plays[mine].card  # the record's final reveal names it
+        assert card is not None
+        token = moves[mine].token
+        if token.startswith("play slot:"):
+            place = int(token.rpartition(":")[2]) + 1
+            played = f"you play {format_card(card)} onto place {place}"
+        else:
+            played = f"you discard {format_card(card)} face down"
+        assert f"Move {mine + 1}: {played}" in _caption(app), _caption(app)
+        theirs = next(
+            k for k, m in enumerate(moves) if m.seat != seat and m.token.startswith("play slot:")
+        )
+        await pilot.press("home")
+        for _ in range(theirs + 1):
+            await pilot.press("right")
+        await pilot.pause()
+        place = int(moves[theirs].token.rpartition(":")[2]) + 1
+        assert re.search(
+            rf"Move {theirs + 1}: {re.escape(name(moves[theirs].seat))} plays a (gem|servant) "
+            rf"onto place {place}\b",
+            _caption(app),
+        ), _caption(app)
         await pilot.press("end")
         await pilot.pause()
         totals, _ = owner.outcome()

@@ -6,6 +6,7 @@ with every hand shown after each round's reveal. The records are written by real
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from table_harness import LocalTable
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
@@ -24,6 +26,7 @@ from druids_p2p.games.druids2017.replay import replay
 from druids_p2p.net.record_replay import read_game
 from druids_p2p.tui.druids2017.hand import CardChip
 from druids_p2p.tui.druids2017.replay import ReplayApp, ReplayScreen
+from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.wire import MsgType, decode, read_record
 from druids_p2p.wire.record import RecordWriter
 
@@ -186,6 +189,46 @@ def test_the_viewer_steps_trick_by_trick_as_the_owner_saw_it(
         await pilot.press("q")
 
     _run(app, body)
+
+
+def test_the_viewer_offers_no_play_and_shows_the_trick_its_step_is_after(
+    table: tuple[LocalTable, Path],
+) -> None:
+    """Issue 28 item 10: the footer offered "⏎ play" (which did nothing), the hand said "not
+    your turn: waiting for …", and the step "Round 1, trick 2" showed "Trick 3" (the next,
+    empty trick) in the trick panel."""
+    t, folder = table
+    app = ReplayApp(read_game(folder / "p0.druids", owner=t.ids[0].public_key))
+
+    async def body(pilot: Pilot[Any]) -> None:
+        for _ in range(200):
+            if isinstance(app.screen, ReplayScreen):
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        for step in (1, 2):
+            await pilot.press("right")
+            await pilot.pause()
+            assert f"Round 1, trick {step}" in _caption(app)
+            trick = _screen(app).query_one(TrickPanel)
+            text = plain_text(trick)
+            assert text.startswith(f"Trick {step}") and "taken by" in text, text
+            assert f"Trick {step + 1}" not in text and "any key" not in text
+        footer = {b.binding.description for b in app.screen.active_bindings.values()
+                  if b.binding.show}  # fmt: skip
+        assert "play" not in footer and "next trick" in footer
+        hint = str(_screen(app).query_one("#hint", Static).render())
+        assert "waiting" not in hint and "your turn" not in hint
+        assert not any(chip.can_focus for chip in _screen(app).query(CardChip))
+        await pilot.press("q")
+
+    _run(app, body)
+
+
+def plain_text(widget: Static) -> str:
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text().strip()
 
 
 def test_a_record_cut_short_shows_what_it_holds(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -127,7 +128,16 @@ def run_one_peer(
     def emit(event: dict[str, Any]) -> None:
         if event.get("event") == "seated" and event.get("record"):
             seated["record"] = str(event["record"])
+        if event.get("event") == "result" and event.get("finished"):
+            seated["finished"] = "yes"
         shown(event)
+
+    def terminated(signum: int, frame: object) -> None:
+        # A local table stops its peers once every seat reported the same finished game
+        # (net/local_table.py): then the game is done and written, and this is a clean exit.
+        raise SystemExit(0 if "finished" in seated else 128 + signum)
+
+    signal.signal(signal.SIGTERM, terminated)
 
     def kept() -> str:
         if "record" in seated:

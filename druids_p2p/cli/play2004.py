@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from druids_p2p.cli.app import fail
-from druids_p2p.cli.ui_options import UiOptions, seat_words
+from druids_p2p.cli.ui_options import UiOptions, seat_words, table_prefs
 from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
 from druids_p2p.rulesets import RULESETS
 from druids_p2p.rulesets import check_game as _known_game
@@ -96,6 +96,7 @@ def play_2004_ui(opts: UiOptions) -> None:
             saved=saved_game(opts.workdir, game=opts.game),  # asked first: rejoin it?
             pacing=Pacing(move_s=opts.move_pause, trick_s=0.0),
             game=opts.game,
+            prefs=table_prefs(opts),
         )
         print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
         return
@@ -118,6 +119,7 @@ def play_2004_ui(opts: UiOptions) -> None:
         budget_ms=opts.budget_ms,
         folder=folder,
         pause_s=opts.move_pause,
+        prefs=table_prefs(opts),
     )
     outcome = ui.run()
     print_outcome(outcome, folder, opts.as_json)

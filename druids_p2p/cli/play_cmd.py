@@ -83,6 +83,11 @@ def play_command(
         help="Headless, druids2017: when a seat is gone for good, the others go on without it "
         "at a new table with a bot in its seat, the scores carried (the UI asks you).",
     ),
+    confirm_plays: bool = typer.Option(
+        False,
+        "--confirm-plays",
+        help="UI: a card is played by a second key (the first marks it; another key cancels).",
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
@@ -102,6 +107,7 @@ def play_command(
                 "--fingerprint": bool(fingerprint),
                 "--trick-pause": trick_pause is not None,
                 "--move-pause": move_pause is not None,
+                "--confirm-plays": confirm_plays,
             },
             bots,
         )
@@ -142,6 +148,7 @@ def play_command(
             trick_pause=TRICK_PAUSE_S if trick_pause is None else trick_pause,
             move_pause=MOVE_PAUSE_S if move_pause is None else move_pause,
             offline=offline,
+            confirm_plays=confirm_plays,
         )
     )
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from druids_p2p.cli.app import fail
-from druids_p2p.cli.ui_options import UiOptions
+from druids_p2p.cli.ui_options import UiOptions, table_prefs
 from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
 
 PREFERRED_BOTS = ("rule", "random", "pimc")
@@ -65,5 +65,6 @@ def play_lan(opts: UiOptions, trick_s: float) -> None:
         pins=pins,
     )
     pacing = Pacing(move_s=opts.move_pause, trick_s=trick_s)
-    outcome = run_lan(identity, setup, folder, saved, pacing=pacing, game=opts.game)
+    prefs = table_prefs(opts)
+    outcome = run_lan(identity, setup, folder, saved, pacing=pacing, game=opts.game, prefs=prefs)
     print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)

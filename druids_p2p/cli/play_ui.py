@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from druids_p2p.cli.app import fail
-from druids_p2p.cli.ui_options import UiOptions, seat_words
+from druids_p2p.cli.ui_options import UiOptions, seat_words, table_prefs
 from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
 
 MAX_BOTS = 4
@@ -114,5 +114,6 @@ def play_ui(opts: UiOptions) -> None:
         plugins_dirs=tuple(opts.plugins_dir),
         saved=saved,
         pacing=pacing,
+        prefs=table_prefs(opts),
     )
     print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)

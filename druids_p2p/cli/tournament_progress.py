@@ -16,8 +16,16 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
+def rate_text(speed: float | None) -> str:
+    """Games per second, or seconds per game under one a second (slow bots: "0 games/s" said
+    nothing); empty before the first game."""
+    if not speed:
+        return ""
+    return f"{speed:,.0f} games/s" if speed >= 1 else f"{1 / speed:,.1f} s/game"
+
+
 class _Rate:
-    """A rich progress column: games per second."""
+    """A rich progress column: games per second (seconds per game when slower)."""
 
     @staticmethod
     def make() -> Any:
@@ -26,8 +34,7 @@ class _Rate:
 
         class RateColumn(ProgressColumn):
             def render(self, task: Any) -> Text:
-                speed = task.finished_speed or task.speed
-                return Text("" if speed is None else f"{speed:,.0f} games/s")
+                return Text(rate_text(task.finished_speed or task.speed))
 
         return RateColumn()
 

@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from druids_p2p.tui.prefs import TablePrefs
+
+LEGEND_GAMES = frozenset({"druids2004"})
+"""Games whose table shows its legend by itself the first time (its board has signs of its own)."""
 
 TRICK_PAUSE_S = 3.0
 """``--trick-pause``'s default: seconds a finished trick stays shown."""
@@ -41,11 +48,23 @@ class UiOptions:
     move_pause: float = MOVE_PAUSE_S
     offline: bool = False
     """Druids 2004: the engine and in-process bots in this process, no table of peers."""
+    confirm_plays: bool = False
+    """A card is played by a second key (the first marks it): a guard against misplays."""
 
     @property
     def lan_flags(self) -> bool:
         """Whether a flag that chooses the LAN (--interface, --address, --fingerprint) was given."""
         return bool(self.interface or self.address or self.fingerprints)
+
+
+def table_prefs(opts: UiOptions) -> TablePrefs:
+    """The person's preferences at the tables this command opens: ``--confirm-plays``, and the
+    game's legend the first time this data folder sits at that game (remembered there)."""
+    from druids_p2p.tui.prefs import TablePrefs, first_time
+    from druids_p2p.wire import data_dir
+
+    legend = opts.game in LEGEND_GAMES and first_time(data_dir(), f"legend-{opts.game}")
+    return TablePrefs(confirm_plays=opts.confirm_plays, legend=legend)
 
 
 def seat_words(seats: str) -> list[str]:

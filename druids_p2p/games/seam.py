@@ -141,6 +141,15 @@ class CommonRuleset(Protocol):
         a person at a plain terminal is shown before typing a move (``net/players.py``)."""
         ...
 
+    def typed_move(self, move: int) -> str:
+        """The move as that person types it: numbered as :meth:`seat_lines` and the terminal
+        UI number things (Druids 2004's places 1–6, where the notation has slots 0–5)."""
+        ...
+
+    def parse_typed_move(self, token: str) -> int:
+        """The move a person typed in :meth:`typed_move`'s spelling; ValueError naming it."""
+        ...
+
     def make_options(self, players: int, variant: bool = False) -> Any:
         """The game's options for ``players`` seats (ValueError out of range). ``variant`` is
         Druids 2017's light side of Gaia; a game without that variant ignores it."""

@@ -244,6 +244,8 @@ class LocalTable:
         self.peers: list[PeerProcess] = []
         self.lost: list[int] = []
         """Seats whose process ended without a result (killed): the others went on without."""
+        self.stopped_agreed = False
+        """True once :meth:`wait` stopped the peers on their agreed finished result."""
         self.started_at = 0.0
 
     def _argv(self, index: int, role: list[str]) -> list[str]:
@@ -350,9 +352,10 @@ class LocalTable:
             self.lost += [p.index for p, r in gone if not r["finished"]]
             results = [r for r in results if r.get("finished")]
         if all(r.get("finished") for r in results) and len({r.get("head") for r in results}) == 1:
+            self.stopped_agreed = True
             for peer in self.peers:
                 if peer.index not in self.lost:
-                    peer.send(signal.SIGTERM)
+                    peer.send(signal.SIGTERM)  # a finished peer takes it as a clean exit (0)
         for peer in self.peers:
             if peer.proc is not None:
                 try:

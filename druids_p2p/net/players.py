@@ -125,7 +125,8 @@ class PromptPlayer(Player):
     """A person at a plain terminal (the Textual UI is a player of its own, ``tui/player.py``).
 
     Game-neutral: the rule set tells the seat's view in a few lines (``seat_lines``) and names
-    each legal move (``format_move``, the tokens the person types back). It reads a token as a
+    each legal move (``typed_move``: the tokens the person types back, numbered as the lines
+    number things). It reads a token as a
     move of the game and no more: whether that move is legal now is the table's one check, and
     a refused move is asked again with the table's reason (:meth:`refused`)."""
 
@@ -148,12 +149,12 @@ class PromptPlayer(Player):
         view = table.player_view()
         assert view is not None
         rules = table.ruleset
-        legal = " ".join(rules.format_move(m) for m in view.legal)
+        legal = " ".join(rules.typed_move(m) for m in view.legal)
         prompt = "\n".join([*rules.seat_lines(view), f"legal: {legal}", "your move> "])
         while True:
             self.answer = answer = self.ask(prompt).strip()
             try:
-                return rules.parse_move(answer)
+                return rules.parse_typed_move(answer)
             except ValueError as exc:
                 self._count(f"not a move: {exc}")
 

@@ -22,6 +22,7 @@ from druids_p2p.tui.game_ui import GameTableScreen, TableUI
 from druids_p2p.tui.going_on import GoOnQuestion
 from druids_p2p.tui.pacing import UI_PACING, Pacing
 from druids_p2p.tui.player import NetSession, TableSpec
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.resume import SavedGame
 from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit, GoOnPrompt
 from druids_p2p.tui.screens.help import HelpScreen
@@ -64,14 +65,16 @@ class DruidsApp(App[dict[str, Any] | None]):
         pacing: Pacing = UI_PACING,
         clock: Callable[[], float] = time.monotonic,
         plugins_dirs: tuple[Path, ...] = (),
+        prefs: TablePrefs = NO_PREFS,
     ) -> None:
         """``saved``: a table this seat left unfinished; the person is asked first whether to
         rejoin it or start a new one (tui/resume.py). ``pacing``: how long the table holds a
         move and a completed trick in view (tui/pacing.py; ``clock`` times it).
         ``plugins_dirs``: where the bots of a rejoined local table find plugin bots (the lobby's
-        ``lan`` has its own)."""
+        ``lan`` has its own). ``prefs``: the person's at every table opened here."""
         super().__init__()
         self.table_ui = table_ui
+        self.prefs = prefs
         self.pacing = pacing
         self.clock = clock
         self.leaving = False
@@ -145,7 +148,7 @@ class DruidsApp(App[dict[str, Any] | None]):
 
     def open_session(self, session: Session, expected: tuple[str, ...] = ()) -> None:
         self.session = session
-        self.table = self.table_ui.open(session, expected, self.pacing, self.clock)
+        self.table = self.table_ui.open(session, expected, self.pacing, self.clock, self.prefs)
         if self.lan is not None and len(self.screen_stack) > 1:
             self.switch_screen(self.table)
         else:

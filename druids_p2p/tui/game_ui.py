@@ -21,6 +21,7 @@ from textual.screen import Screen
 
 from druids_p2p.tui.evening import Evening, PlayedGame
 from druids_p2p.tui.pacing import Pacing
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.session import SeatSnapshot, Session, SessionEnded
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class GameTableScreen(Screen[None]):
 
 
 TableScreenFactory = Callable[..., GameTableScreen]
-"""``(session, expected, *, pacing, clock)``: the game's table screen over ``session``."""
+"""``(session, expected, *, pacing, clock, prefs)``: the game's table screen over ``session``."""
 
 Snapshots = Callable[["TableView", int | None], SeatSnapshot]
 """``(table view, turn)``: the game's picture of a peer's table, taken on the peer's thread;
@@ -88,14 +89,16 @@ class TableUI:
         expected: tuple[str, ...],
         pacing: Pacing,
         clock: Callable[[], float],
+        prefs: TablePrefs = NO_PREFS,
     ) -> GameTableScreen:
-        """The table screen over ``session`` (``expected``: the bots awaited before seating)."""
-        return self.screen(session, expected, pacing=pacing, clock=clock)
+        """The table screen over ``session`` (``expected``: the bots awaited before seating;
+        ``prefs``: the person's, tui/prefs.py)."""
+        return self.screen(session, expected, pacing=pacing, clock=clock, prefs=prefs)
 
 
 OfflineApp = Callable[..., App[dict[str, Any] | None]]
-"""``(names, bots_by_seat, *, seat, seed, budget_ms, folder, pause_s)``: the app of a game played
-against in-process bots on this machine, its record kept in ``folder``."""
+"""``(names, bots_by_seat, *, seat, seed, budget_ms, folder, pause_s, prefs)``: the app of a game
+played against in-process bots on this machine, its record kept in ``folder``."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any
 from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.tui.bots import BotSeat
 from druids_p2p.tui.pacing import UI_PACING, Pacing
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ def run_local(
     saved: Any = None,
     pacing: Pacing = UI_PACING,
     game: str = DEFAULT_RULESET,
+    prefs: TablePrefs = NO_PREFS,
 ) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
     from druids_p2p.tui.game_uis import table_ui
@@ -73,6 +75,7 @@ def run_local(
         saved=saved,
         pacing=pacing,
         plugins_dirs=plugins_dirs,  # the saved table's bots, rejoining, find plugin bots too
+        prefs=prefs,
     )
     try:
         return app.run()
@@ -91,6 +94,7 @@ def run_lan(
     saved: Any = None,
     pacing: Pacing = UI_PACING,
     game: str = DEFAULT_RULESET,
+    prefs: TablePrefs = NO_PREFS,
 ) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
     from druids_p2p.tui.game_uis import table_ui
@@ -98,7 +102,13 @@ def run_lan(
     table = table_ui(game)
     _log_to_file(folder)
     app = DruidsApp(
-        table_ui=table, lan=setup, identity=identity, folder=folder, saved=saved, pacing=pacing
+        table_ui=table,
+        lan=setup,
+        identity=identity,
+        folder=folder,
+        saved=saved,
+        pacing=pacing,
+        prefs=prefs,
     )
     try:
         return app.run()

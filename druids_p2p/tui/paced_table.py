@@ -20,6 +20,7 @@ from textual.timer import Timer
 
 from druids_p2p.tui.game_ui import GameTableScreen
 from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.session import PeerEvent, Session
 from druids_p2p.tui.widgets.chat import CHAT_EVENTS, ChatBox, chat_line
 from druids_p2p.tui.widgets.log import TableLog
@@ -37,6 +38,7 @@ class Paced(TypedDict, total=False):
 
     pacing: Pacing
     clock: Callable[[], float]
+    prefs: TablePrefs
 
 
 class PacedTableScreen(GameTableScreen):
@@ -50,12 +52,14 @@ class PacedTableScreen(GameTableScreen):
         *,
         pacing: Pacing = UI_PACING,
         clock: Callable[[], float] = time.monotonic,
+        prefs: TablePrefs = NO_PREFS,
     ) -> None:
         """``expected``: the bots awaited before seating (shown until the table is seated);
-        ``clock``: the pacer's (tests drive it by hand)."""
+        ``clock``: the pacer's (tests drive it by hand); ``prefs``: the person's."""
         super().__init__()
         self.session = session
         self.expected = expected
+        self.prefs = prefs
         self.pacing = pacing
         self.pacer: Pacer[Message] = Pacer(clock)
         self._pace_timer: Timer | None = None

@@ -21,6 +21,8 @@ class PawnMove:
     ended: bool
     scored: int
     """Points actually moved (fewer than asked when the column ends the game)."""
+    blocked_by: tuple[int, ...] = ()
+    """When the column ended it: the other seats whose pawns stood on its bottom card."""
 
 
 def move_pawn(
@@ -31,10 +33,10 @@ def move_pawn(
     target = start + points
     top = base + 6 * spaces_per_card  # first score the column does not show
     while target >= top:
-        blocked = any(s < base + spaces_per_card for q, s in enumerate(scores) if q != seat)
+        blocked = tuple(q for q, s in enumerate(scores) if q != seat and s < base + spaces_per_card)
         if blocked:
             last = top - 1
-            return PawnMove(last, base, True, last - start)
+            return PawnMove(last, base, True, last - start, blocked)
         base += spaces_per_card
         top += spaces_per_card
     return PawnMove(target, base, False, points)

@@ -1,4 +1,5 @@
-"""A whole game between random players, told turn by turn (``druids demo --game druids2004``)."""
+"""A whole game between random players, told turn by turn (``druids demo --game druids2004``),
+its places numbered 1-6 as every screen numbers them (the notation's slots are 0-5)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ ENDS = {
 def ritual_lines(r: RitualDone) -> list[str]:
     kind = KIND_NAMES[place_kind(r.place)]
     lines = [
-        f"    ritual on slot {r.slot} ({format_card(r.place)}, {kind}): "
+        f"    ritual on place {r.slot + 1} ({format_card(r.place)}, {kind}): "
         f"{len(r.amulets)} amulet(s), {len(r.discarded)} other gem(s) out, "
         f"servants {' '.join(format_card(s) for s in r.servants) or '-'}"
     ]
@@ -46,7 +47,7 @@ def ritual_lines(r: RitualDone) -> list[str]:
             f"      {format_card(s.servant)} takes {len(s.amulets)}: P{s.owner} +{s.points}"
         )
     if r.turned is not None:
-        lines.append(f"      {format_card(r.turned)} is turned into slot {r.slot}")
+        lines.append(f"      {format_card(r.turned)} is turned into place {r.slot + 1}")
     return lines
 
 
@@ -54,7 +55,7 @@ def _record_lines(record: Record) -> list[str]:
     if isinstance(record, RitualDone):
         return ritual_lines(record)
     if isinstance(record, Played):
-        return [f"    plays {format_card(record.card)} onto slot {record.slot}"]
+        return [f"    plays {format_card(record.card)} onto place {record.slot + 1}"]
     if isinstance(record, Discarded):
         return [f"    discards {format_card(record.card)}"]
     if isinstance(record, Drew):

@@ -16,6 +16,18 @@ ENDED_NOTHING_LEFT = "nothing_left"
 ENDED_STALL = "stall"
 END_REASONS = (ENDED_COLUMN, ENDED_ROW, ENDED_NOTHING_LEFT, ENDED_STALL)
 
+TAKE_VALUE = "value"
+"""The servant took as many amulets as its value."""
+TAKE_SHORT = "short"
+"""Fewer than its value: only that many were left."""
+TAKE_NONE_LEFT = "none_left"
+"""None: the servants before it had taken every amulet (+0)."""
+TAKE_NO_AMULETS = "no_amulets"
+"""None: no gem on the place was of its kind, so the ritual made no amulet (+0)."""
+TAKE_LAST = "last"
+"""The last servant: every amulet that remained, more or fewer than its value."""
+TAKE_REASONS = (TAKE_VALUE, TAKE_SHORT, TAKE_NONE_LEFT, TAKE_NO_AMULETS, TAKE_LAST)
+
 
 @dataclass(frozen=True, slots=True)
 class Played:
@@ -28,12 +40,22 @@ class Played:
 
 @dataclass(frozen=True, slots=True)
 class Share:
-    """One servant's part of a ritual: the amulets it took and the points its owner moved."""
+    """One servant's part of a ritual: the amulets it took and the points its owner moved, and
+    why (so that a screen can explain every +0 and every tie without redoing the rules)."""
 
     servant: int
     owner: int
     amulets: tuple[int, ...]
     points: int
+    why: str = TAKE_VALUE
+    """How many it took, by the distribution rule: one of ``TAKE_REASONS``."""
+    tied: tuple[int, ...] = ()
+    """The other servants of its value in this ritual, in taking order: equal values take in
+    turn order from the ritual's ``tie_first`` seat."""
+    blocked_by: tuple[int, ...] = ()
+    """Set when the score column ended the game on this share: the seats whose pawns stood on
+    the column's bottom card, so it could not move on (``points`` then fall short of the
+    amulets, and this owner alone wins)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +81,10 @@ class RitualDone:
     """Servants back into their reserves (empty when they leave the game or the column ended)."""
     turned: int | None
     ended: str | None
+    tie_order: str = "announcer"
+    """The tie-order option (``options.TIE_ORDERS``) that ordered equal servants."""
+    tie_first: int | None = None
+    """The seat from which equal servants take in turn order (by ``tie_order``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,13 @@ from druids_p2p.games.druids2004.options import (
     TIE_ANNOUNCER,
     TIE_STARTING_PLAYER,
 )
+from druids_p2p.games.druids2004.records import (
+    TAKE_LAST,
+    TAKE_NO_AMULETS,
+    TAKE_NONE_LEFT,
+    TAKE_SHORT,
+    TAKE_VALUE,
+)
 
 
 def tie_first(tie_order: str, announcer: int, start: int, players: int) -> int:
@@ -31,6 +38,31 @@ def tie_first(tie_order: str, announcer: int, start: int, players: int) -> int:
 def taking_order(servants: Sequence[int], first: int, players: int) -> list[int]:
     """Servants sorted by value, equal values in seat order starting at ``first``."""
     return sorted(servants, key=lambda c: (servant_value(c), (servant_owner(c) - first) % players))
+
+
+def take_reasons(values: Sequence[int], takes: Sequence[int], amulets: int) -> list[str]:
+    """Why each servant (in taking order, values ``values``) took its ``takes``: one of the
+    records' ``TAKE_REASONS`` a share carries."""
+    out: list[str] = []
+    left = amulets
+    for i, (value, take) in enumerate(zip(values, takes, strict=True)):
+        if amulets == 0:
+            out.append(TAKE_NO_AMULETS)
+        elif left == 0:
+            out.append(TAKE_NONE_LEFT)
+        elif i == len(values) - 1:
+            out.append(TAKE_LAST)
+        else:
+            out.append(TAKE_VALUE if take == value else TAKE_SHORT)
+        left -= take
+    return out
+
+
+def tied_with(order: Sequence[int]) -> list[tuple[int, ...]]:
+    """For each servant in taking order, the others of its value (in taking order)."""
+    return [
+        tuple(o for o in order if o != c and servant_value(o) == servant_value(c)) for c in order
+    ]
 
 
 def shares(values: Sequence[int], amulets: int) -> list[int]:

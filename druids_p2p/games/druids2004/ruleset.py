@@ -17,7 +17,7 @@ from druids_p2p.games.druids2004.demo import game_lines
 from druids_p2p.games.druids2004.notation import to_json
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.replay import replay
-from druids_p2p.games.druids2004.seat_text import seat_lines
+from druids_p2p.games.druids2004.seat_text import parse_typed_move, seat_lines, typed_move
 from druids_p2p.games.druids2004.setup import Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
@@ -63,6 +63,12 @@ class Druids2004Ruleset:
 
     def parse_move(self, token: str) -> int:
         return moves.parse_move(token)
+
+    def typed_move(self, move: int) -> str:
+        return typed_move(move)
+
+    def parse_typed_move(self, token: str) -> int:
+        return parse_typed_move(token)
 
     def seat_lines(self, view: Any) -> list[str]:
         if not isinstance(view, SeatView):

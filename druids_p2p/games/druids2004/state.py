@@ -50,7 +50,13 @@ from druids_p2p.games.druids2004.records import (
     Stopped,
     TurnEnded,
 )
-from druids_p2p.games.druids2004.ritual import shares, taking_order, tie_first
+from druids_p2p.games.druids2004.ritual import (
+    shares,
+    take_reasons,
+    taking_order,
+    tie_first,
+    tied_with,
+)
 from druids_p2p.games.druids2004.row import PlaceSlot
 from druids_p2p.games.druids2004.setup import Setup, starting_hands, validate_setup
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
@@ -148,15 +154,16 @@ class Game2004:
         return not (self.ritual_done or self.plays_made or self.drawn)
 
     def ritual_reason(self, slot: int) -> str | None:
-        """Why the place in ``slot`` cannot take a ritual now (None: it can)."""
+        """Why the place in ``slot`` cannot take a ritual now (None: it can). Reasons number the
+        places 1–6, as every screen and the typed moves do (the notation's slots are 0–5)."""
         if self.ritual_done:
             return "only one ritual a turn"
         if self.plays_made or self.drawn:
             return "a ritual is announced before playing a card"
         place = self.row[slot]
         if place is None:
-            return f"slot {slot} has no place"
-        name = f"the place in slot {slot} ({format_card(place.place)})"
+            return f"place {slot + 1} is empty"
+        name = f"place {slot + 1} ({format_card(place.place)})"
         if place.size < 3:
             return f"{name} holds {place.size} card(s); a ritual needs at least 3"
         if not place.servants:
@@ -283,7 +290,7 @@ class Game2004:
             if is_servant(m.card) and self.servant_played:
                 return "never two servants in one turn"
             if self.row[m.slot] is None:
-                return f"slot {m.slot} has no place"
+                return f"place {m.slot + 1} is empty"
             return None
         if self.plays_left:
             return f"{who} must first play {self.plays_left} more card(s)"
@@ -358,20 +365,23 @@ class Game2004:
         others = [g for _, g in place.gems if gem_kind(g) != kind]
         first = tie_first(opts.tie_order, self.seat, self.setup.start, n)
         order = taking_order(place.servants, first, n)
-        takes = shares([servant_value(c) for c in order], len(amulets))
+        values = [servant_value(c) for c in order]
+        takes = shares(values, len(amulets))
+        whys = take_reasons(values, takes, len(amulets))
+        ties = tied_with(order)
         self.out.extend(others)
         self.ritual_done = True
         self.active = True
         given, ended = 0, None
         done: list[Share] = []
-        for servant, take in zip(order, takes, strict=True):
+        for servant, take, why, tied in zip(order, takes, whys, ties, strict=True):
             got = tuple(amulets[given : given + take])
             given += take
             owner = servant_owner(servant)
             pawn = move_pawn(self.scores, self.base, owner, take, opts.spaces_per_card)
             self.scores[owner], self.base = pawn.score, pawn.base
             self.won[owner].extend(got)
-            done.append(Share(servant, owner, got, pawn.scored))
+            done.append(Share(servant, owner, got, pawn.scored, why, tied, pawn.blocked_by))
             if pawn.ended:
                 ended = ENDED_COLUMN
                 break
@@ -389,6 +399,8 @@ class Game2004:
                 returned,
                 turned,
                 ended,
+                opts.tie_order,
+                first,
             )
 
         if ended is not None:  # nothing further happens: the rest stays on the place

@@ -62,6 +62,13 @@ class DruidsRuleset:
     def parse_move_token(self, token: str) -> int:
         return _notation.parse_move_token(token)
 
+    def typed_move(self, move: int) -> str:
+        """A person types the notation's token (nothing in it is numbered differently)."""
+        return _notation.format_move(move)
+
+    def parse_typed_move(self, token: str) -> int:
+        return _notation.parse_move(token)
+
     def seat_lines(self, view: Any) -> list[str]:
         """The hand, and the trick on the table (a :class:`PlayerView`'s)."""
         if not isinstance(view, PlayerView):

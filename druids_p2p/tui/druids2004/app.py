@@ -20,6 +20,7 @@ from textual.app import App
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.druids2004.table import Table2004Screen
 from druids_p2p.tui.evening import Evening
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 
 RECORD_NAME = "record-2004.json"
 
@@ -33,17 +34,20 @@ class Druids2004App(App[dict[str, Any] | None]):
         folder: Path | None = None,
         pause_s: float = 0.0,
         rematch: Callable[[int], Offline2004] | None = None,
+        prefs: TablePrefs = NO_PREFS,
     ) -> None:
         """``pause_s``: each bot's finished turn stays in view this long (``--move-pause``);
-        ``rematch``: a new game of the same players from a seed (None: no rematch offered)."""
+        ``rematch``: a new game of the same players from a seed (None: no rematch offered);
+        ``prefs``: the person's (the legend the first time, ``--confirm-plays``)."""
         super().__init__()
         self.session = session
         self.folder = folder
         self.pause_s = pause_s
+        self.prefs = prefs
         self.rematch = rematch
         self.evening = Evening()
         self.games = 1
-        self.table = Table2004Screen(session, self.finish, pause_s)
+        self.table = Table2004Screen(session, self.finish, pause_s, prefs)
 
     @property
     def can_rematch(self) -> bool:
@@ -71,7 +75,7 @@ class Druids2004App(App[dict[str, Any] | None]):
             self.pop_screen()
         self.games += 1
         self.session = self.rematch(random.SystemRandom().randrange(2**32))
-        self.table = Table2004Screen(self.session, self.finish, self.pause_s)
+        self.table = Table2004Screen(self.session, self.finish, self.pause_s, self.prefs)
         self.switch_screen(self.table)
 
     def finish(self, outcome: dict[str, Any]) -> None:

@@ -10,6 +10,8 @@ gem; ``g`` / ``s`` draws one card from the gem pile / your reserve, so each draw
 seeing the card the last one brought; enter ends the turn. A key the rules refuse is answered
 with the reason on the message line, and nothing is played. Rituals — anyone's — open step by
 step in a dialog that stays until read, in the order they happened; the game's end follows them.
+With ``--confirm-plays`` a card put down (a play, a discard) is marked by its key and played by
+the same key again (or enter); any other key cancels the mark and does nothing else.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -31,11 +34,18 @@ from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.dialogs import KEYS, RULES, RitualHistory, RitualSteps
+from druids_p2p.tui.druids2004.explain import signs
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
 from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.plain import plain
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.widgets.log import TableLog
+
+MARKED_KINDS = frozenset({mv.KIND_PLAY, mv.KIND_DISCARD})
+"""Moves that put a card down: with ``--confirm-plays`` a second key plays them."""
+PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q", "ctrl+c", "c"})
+"""Keys that keep their meaning while a move is marked (help, quit, chat)."""
 
 
 def in_ui_words(reason: str, seat: int) -> str:
@@ -99,11 +109,21 @@ class Board2004(Screen[None]):
     ritual_dialog: ClassVar[type[RitualSteps]] = RitualSteps
     """The dialog a ritual is told in (the table of peers': with the chat key)."""
     history_dialog: ClassVar[type[RitualHistory]] = RitualHistory
+    prefs: TablePrefs = NO_PREFS
 
-    def __init__(self, names: Sequence[str], column_spaces: int, **screen: Any) -> None:
+    def __init__(
+        self,
+        names: Sequence[str],
+        column_spaces: int,
+        prefs: TablePrefs | None = None,
+        **screen: Any,
+    ) -> None:
         """``screen``: what the next class of a subclass takes (the table of peers' paced
-        screen: its session, pacing and clock)."""
+        screen: its session, pacing and clock); ``prefs``: the person's (the legend the first
+        time, ``--confirm-plays``)."""
         super().__init__(**screen)
+        if prefs is not None:
+            self.prefs = prefs  # (after the paced screen's own, which does not get them)
         self.names = tuple(names)
         self.column_spaces = column_spaces
         self.cursor = 0
@@ -111,6 +131,10 @@ class Board2004(Screen[None]):
         self.message = ""
         self.rituals_waiting: list[RitualDone] = []
         self.showing_ritual = False
+        self.marked: int | None = None
+        """With ``--confirm-plays``: the move the first key marked (a play or a discard)."""
+        self.confirm_keys: frozenset[str] = frozenset()
+        """The keys that play it: its own key again, or enter."""
 
     # ------------------------------------------------------------ the subclass's part
     def current_view(self) -> SeatView | None:
@@ -137,6 +161,13 @@ class Board2004(Screen[None]):
         """Every ritual shown so far has been read (the offline table then shows the end)."""
 
     # ------------------------------------------------------------------ layout
+    def on_mount(self) -> None:
+        """The first time at this game: the legend, before anything else."""
+        if self.prefs.legend:
+            view = self.current_view()
+            seat = view.seat if view is not None else None
+            self.app.push_screen(help_screen(seat, first_time=True))
+
     def compose(self) -> ComposeResult:
         yield Static(id="status")
         yield PlaceRow()
@@ -193,7 +224,38 @@ class Board2004(Screen[None]):
 
     def _choose(self, move: int) -> None:
         self.ritual_mode = False
+        kind = mv.decode(move).kind
+        view = self.current_view()
+        legal = view is not None and move in view.legal  # (a refused move: its reason at once)
+        if self.prefs.confirm_plays and kind in MARKED_KINDS and legal and self.marked != move:
+            self._mark(move)
+            return
+        self.marked = None
         self.submit_move(move)
+
+    def _mark(self, move: int) -> None:
+        """``--confirm-plays``: the move waits for its key again (or enter)."""
+        m = mv.decode(move)
+        key = str(m.slot + 1) if m.kind == mv.KIND_PLAY else "x"
+        what = (
+            f"{format_card(m.card)} onto place {m.slot + 1}"
+            if m.kind == mv.KIND_PLAY
+            else f"discard {format_card(m.card)}"
+        )
+        self.marked, self.confirm_keys = move, frozenset({key, "enter"})
+        self.message = f"{what}: press {key} again (or enter) to play it — any other key cancels"
+        self.draw()
+
+    def on_key(self, event: events.Key) -> None:
+        """With a move marked, a key other than its own (or enter) cancels it, and does nothing
+        else (help, quit and chat keep their meaning)."""
+        if self.marked is None or event.key in self.confirm_keys | PASS_KEYS:
+            return
+        event.stop()
+        event.prevent_default()
+        self.marked = None
+        self.message = "cancelled: nothing played"
+        self.draw()
 
     def action_cursor(self, step: int) -> None:
         view = self.current_view()
@@ -237,7 +299,7 @@ class Board2004(Screen[None]):
         self._choose(mv.DRAW_GEM if source == "gem" else mv.DRAW_SERVANT)
 
     def action_stop(self) -> None:
-        self._choose(mv.STOP)
+        self._choose(mv.STOP if self.marked is None else self.marked)
 
     def action_rituals(self) -> None:
         view = self.current_view()
@@ -245,9 +307,12 @@ class Board2004(Screen[None]):
         self.app.push_screen(self.history_dialog(rituals, self.seat_name))
 
     def action_help(self) -> None:
-        self.app.push_screen(help_screen())
+        view = self.current_view()
+        self.app.push_screen(help_screen(view.seat if view is not None else None))
 
 
-def help_screen() -> HelpScreen:
-    """The 2004 table's keys and rules (key ``?``)."""
-    return HelpScreen(KEYS, RULES, "Druids (2004)", "docs/rules-2004.md")
+def help_screen(seat: int | None = None, first_time: bool = False) -> HelpScreen:
+    """The 2004 table's legend, keys and rules (key ``?``; ``seat``: this seat, if known)."""
+    return HelpScreen(
+        KEYS, RULES, "Druids (2004)", "docs/rules-2004.md", signs(seat), first_time=first_time
+    )

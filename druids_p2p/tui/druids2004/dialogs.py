@@ -22,10 +22,10 @@ from druids_p2p.games.druids2004.cards import (
     format_card,
     place_kind,
     servant_owner,
-    servant_value,
 )
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.records import RitualDone
+from druids_p2p.tui.druids2004.explain import share_line
 from druids_p2p.tui.plain import plain
 from druids_p2p.tui.widgets.chat import CHAT_KEY
 
@@ -55,23 +55,7 @@ def ritual_steps(ritual: RitualDone, name: Callable[[int], str]) -> list[str]:
         f"the other gems leave the game: {_cards(ritual.discarded)}",
     ]
     for i, share in enumerate(ritual.shares):
-        who = name(share.owner)
-        head = (
-            f"{i + 1}. {format_card(share.servant)} ({who}, value {servant_value(share.servant)})"
-        )
-        last = i == len(ritual.servants) - 1
-        if not share.amulets:
-            steps.append(f"{head} finds no amulet left: takes none")
-        else:
-            rest = (
-                " — the last servant takes all that remain"
-                if last and len(ritual.servants) > 1
-                else ""
-            )
-            steps.append(
-                f"{head} takes {len(share.amulets)} amulet(s) {_cards(share.amulets)}: "
-                f"{who} +{share.points}{rest}"
-            )
+        steps.append(share_line(i, share, ritual, name, ritual.shares[:i]))
     if ritual.ended is not None:
         steps.append(f"The game ends: {ENDS.get(ritual.ended, ritual.ended)}")
         return steps
@@ -175,15 +159,23 @@ class RitualHistory(ModalScreen[None]):
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("← →", "choose a card in your hand"),
-    ("1-6", "play the chosen card face down onto place 1-6"),
+    (
+        "1-6",
+        "play the chosen card face down onto place 1-6 (--confirm-plays: the first press "
+        "marks it, the same key or enter plays it, any other key cancels)",
+    ),
     ("r, then 1-6", "announce a ritual on that place (before your first card; ★ marks them)"),
-    ("x", "discard the chosen gem face down (after your plays, before drawing)"),
+    (
+        "x",
+        "discard the chosen gem face down (after your plays, before drawing; marked first "
+        "with --confirm-plays)",
+    ),
     ("g / s", "draw one card: from the gem pile / from your servant reserve"),
-    ("enter", "end your turn (stop drawing)"),
+    ("enter", "end your turn (stop drawing); with a card marked, play it"),
     ("space / enter", "in a ritual: the next step; escape shows every step"),
     ("l", "every ritual of the game, step by step"),
     ("c", "at a table of peers, also over a ritual: chat (enter says the line, escape closes)"),
-    ("?", "this help"),
+    ("?", "this help: the signs on the board, the keys, the rules"),
     ("q / ctrl+c", "quit (asks first while the game is on)"),
     ("end screen: r", "rematch: the same players at a new table (the evening's running scores)"),
 )
@@ -194,7 +186,12 @@ RULES: tuple[str, ...] = (
     "A ritual needs a place with 3 cards or more, one a servant. Its kind's gems become amulets.",
     "Servants take in value order, lowest first, each as many as its value; the last takes all "
     "that remain. Each amulet is 1 point to the servant's owner.",
-    "The game ends when only one place is left without a ritual (or the score column cannot move).",
+    "Equal servants take in turn order, starting with the player who announced the ritual; a "
+    "servant that finds no amulet left takes none (+0).",
+    "The game ends when only one place is left without a ritual; the highest score wins and a tie "
+    "shares the win.",
+    "The score column shows 12 scores and moves up as pawns pass its top, but not while another "
+    "pawn stands on its bottom card: then the game ends and the moving player alone wins.",
 )
 
 

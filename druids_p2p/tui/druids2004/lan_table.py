@@ -7,12 +7,18 @@ checks it on its one accept path (a refusal comes back as :class:`MoveRejected` 
 words). What the session reports is shown in order, each other seat's move held
 ``pacing.move_s`` so that a person can follow the bots; rituals open step by step and the end
 waits behind them.
+
+A card this seat draws is known only once every share of it is in, which may be after the next
+player has begun its turn: the log then holds the other seats' lines until the drawn card is
+told, so that each player's turn reads together (no "you draw", "rule-1 announces a ritual",
+"you draw" any more).
 """
 
 from __future__ import annotations
 
 from typing import ClassVar, Unpack
 
+from rich.text import Text
 from textual.binding import BindingType
 from textual.message import Message
 
@@ -25,6 +31,7 @@ from druids_p2p.tui.druids2004.dialogs import (
     TalkRitualHistory,
     TalkRitualSteps,
 )
+from druids_p2p.tui.druids2004.explain import end_lines
 from druids_p2p.tui.druids2004.lan_story import drawn_lines, move_line
 from druids_p2p.tui.druids2004.places import ScoreColumn
 from druids_p2p.tui.druids2004.snapshot import Snapshot2004, own, snapshot_from_table
@@ -66,6 +73,10 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
         self.sent: int | None = None
         self.rituals_seen = 0
         self.end_shown = False
+        self.draws_owed = 0
+        """This seat's draws taken by the table whose card is not shown yet."""
+        self.held: list[tuple[Text | str, int | None]] = []
+        """Other seats' log lines held meanwhile (shown once the drawn cards are)."""
 
     def on_mount(self) -> None:
         waiting = ", ".join(self.expected) or "the other players"
@@ -142,6 +153,8 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
         for seat in sorted(range(len(totals)), key=lambda q: -totals[q]):
             mark = "  ← won" if seat in winners else ""
             lines.append(f"{self.seat_name(seat):>12}: {totals[seat]:3} points{mark}")
+        if self.stopped is None and self.shown is not None:
+            lines += end_lines(self.shown, self.seat_name)
         if self.record:
             lines.append(f"record: {self.record}")
         return lines
@@ -169,6 +182,22 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
             self._ended(message)
         self.draw()
 
+    def log_line(self, text: Text | str, seat: int | None = None) -> None:
+        """A line of the log; another seat's (or the table's) waits while this seat's drawn
+        card is still to be told."""
+        mine = self.snapshot.my_seat if self.snapshot is not None else None
+        if self.draws_owed > 0 and (seat is None or seat != mine):
+            self.held.append((text, seat))
+            return
+        super().log_line(text, seat)
+
+    def _release_held(self) -> None:
+        """Show the lines held behind this seat's draws (all told, or the table over)."""
+        self.draws_owed = 0
+        held, self.held = self.held, []
+        for text, seat in held:
+            super().log_line(text, seat)
+
     def display_error(self, line: str) -> None:
         self.log_line(line)
         self.draw()  # what was shown before the error, and the board as it stands
@@ -189,6 +218,8 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
             self.query_one(ScoreColumn).column_spaces = Options(view.players).column_spaces
         for line in drawn_lines(self.shown, view):
             self.log_line(line, view.seat)
+        if self.draws_owed:  # a settled view holds every card drawn so far: all are told
+            self._release_held()
         self.shown = view
         self.rituals_waiting.extend(view.rituals[self.rituals_seen :])
         self.rituals_seen = len(view.rituals)
@@ -203,6 +234,9 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
         if kind == "move" and isinstance(event.get("seat"), int):
             seat = int(event["seat"])
             mine = self.snapshot.my_seat if self.snapshot is not None else None
+            token = str(event.get("move"))
+            if seat == mine and token.startswith("Draw:") and self.shown is before:
+                self.draws_owed += 1  # its card is told once a settled view brings it
             line = move_line(
                 seat,
                 str(event.get("move")),
@@ -220,6 +254,7 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
         if kind in ("seated", "result") and event.get("record"):
             self.record = str(event["record"])
         if kind == "aborted":
+            self._release_held()
             blame = event.get("blame")
             blamed = f" — blamed: {self.seat_name(blame)}" if isinstance(blame, int) else ""
             self.stopped = f"{event.get('reason')}{blamed}"
@@ -242,6 +277,7 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
         return f"game over — totals: {totals}; won by {won or 'nobody'}"
 
     def _ended(self, message: SessionEnded) -> None:
+        self._release_held()
         self.ended = message
         result = message.result or {}
         if result:

@@ -35,6 +35,7 @@ KIND_STYLES = ("bold grey62", "bold bright_white", "bold red", "bold dodger_blue
 GEM_BACK = "▆"
 SERVANT_BACK = "♟"
 RITUAL_MARK = "★"
+TURN_MARK = "▶"
 
 
 def card_text(card: int) -> Text:
@@ -114,16 +115,19 @@ def hand_text(view: SeatView, cursor: int) -> Text:
 def score_column(view: SeatView, names: Sequence[str], column_spaces: int) -> Table:
     """Score, hand (gems / servants), reserve and discards of every seat; the column's window."""
     table = Table(box=None, padding=(0, 1), show_edge=False)
-    for label in ("", "player", "score", "hand", "reserve", "out"):
+    for label in ("", "seat", "player", "score", "hand", "reserve", "out"):
         table.add_column(label, no_wrap=True)
     for seat in range(view.players):
         name = "you" if seat == view.seat else names[seat]
-        turn = "▶" if seat == view.turn_seat and not view.game_over else ""
+        turn = TURN_MARK if seat == view.turn_seat and not view.game_over else ""
         gems = view.hand_gems[seat]
         hand = f"{view.hand_sizes[seat]} ({gems}g {view.hand_sizes[seat] - gems}s)"
         table.add_row(
             turn,
-            Text(name, style=f"bold {seat_colour(seat)}"),
+            Text(f"S{seat}", style=seat_colour(seat)),
+            Text(
+                name, style=f"bold {seat_colour(seat)}" + (" reverse" if seat == view.seat else "")
+            ),
             str(view.scores[seat]),
             hand,
             str(view.reserve_sizes[seat]),
@@ -150,17 +154,22 @@ class PlaceRow(Static):
 class HandLine(Static):
     DEFAULT_CSS = "HandLine { height: auto; min-height: 3; border: round $accent; }"
 
-    def __init__(self) -> None:
+    def __init__(self, own: bool = True) -> None:
+        """``own``: the person's hand (its title says which seat is theirs); a replay names the
+        hand's owner itself."""
         super().__init__(id="hand")
+        self.own = own
         self.border_title = "Your hand"
 
     def show(self, view: SeatView, cursor: int) -> None:
+        if self.own:
+            self.border_title = f"Your hand — you are S{view.seat}, your servants S{view.seat}:1–6"
         self.update(hand_text(view, cursor))
 
 
 class ScoreColumn(Static):
     DEFAULT_CSS = """
-    ScoreColumn { height: auto; width: auto; min-width: 44; border: round $primary-darken-2; }
+    ScoreColumn { height: auto; width: auto; min-width: 48; border: round $primary-darken-2; }
     """
 
     def __init__(self, names: Sequence[str], column_spaces: int) -> None:

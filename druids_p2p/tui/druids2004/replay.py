@@ -18,13 +18,16 @@ from typing import Any, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, Static
 
+from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.net.record_replay import ReplayedGame
+from druids_p2p.tui.druids2004.lan_story import move_line
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
 from druids_p2p.tui.plain import plain
+from druids_p2p.tui.widgets.log import WrapLog
 
 LOG_MOVES = 40
 """The moves up to the step shown in the log (the latest last)."""
@@ -42,15 +45,34 @@ class Step2004:
     """How many moves the record holds up to here."""
 
 
-def move_text(game: ReplayedGame, index: int, viewer: int) -> str:
-    """Move ``index`` as the viewer saw it: ``name: token``, the card of its own face-down plays."""
+def move_text(
+    game: ReplayedGame,
+    index: int,
+    viewer: int,
+    before: SeatView | None = None,
+    after: SeatView | None = None,
+) -> str:
+    """Move ``index`` as the viewer ("you") saw it, in the live table's words (places 1-6, as
+    every screen numbers them): the card of its own face-down plays, the back of the others'
+    (``before`` / ``after``: the viewer's views around the move, when known)."""
     played = game.card_table
     assert played is not None
     p = played.plays[index]
-    card = ""
-    if p.card is not None and p.seat == viewer:
-        card = f" ({game.rules.format_card(p.card)})"
-    return f"{game.names[p.seat]}: {p.token}{card}"
+
+    def name(seat: int) -> str:
+        return "you" if seat == viewer else game.names[seat]
+
+    own = p.card if p.seat == viewer else None
+    sent = None
+    if own is not None and p.token.startswith("play slot:"):
+        sent = mv.play_move(own, int(p.token.rpartition(":")[2]))
+    elif own is not None and p.token == "play discards":
+        sent = mv.discard_move(own)
+    line = move_line(p.seat, p.token, name, me=viewer, before=before, after=after, sent=sent)
+    if line is None:  # the viewer's draw (the live table tells its card once it is in)
+        source = "the gem pile" if p.token == "Draw:gem" else "your reserve"
+        line = f"you draw from {source}"
+    return line
 
 
 def build_steps(game: ReplayedGame) -> list[Step2004]:
@@ -73,7 +95,7 @@ def build_steps(game: ReplayedGame) -> list[Step2004]:
     steps = [Step2004(start, view(0), None, 0)]
     last = len(played.plays)
     for k in range(1, last + 1):
-        caption = f"Move {k}: {move_text(game, k - 1, viewer)}"
+        caption = f"Move {k}: {move_text(game, k - 1, viewer, view(k - 1), view(k))}"
         if k == last and played.complete:
             how = ENDS.get(played.ended_by or "", played.ended_by or "")
             won = ", ".join(game.names[w] for w in played.winners or ())
@@ -120,12 +142,12 @@ class Replay2004Screen(Screen[None]):
         yield Static(plain(title), id="title")
         yield Static("", id="step")
         yield PlaceRow()
-        hand = HandLine()
+        hand = HandLine(own=False)
         hand.border_title = plain(f"{who}'s hand")
         yield hand
         options = game.rules.make_options(game.options.players)
         yield ScoreColumn(game.names, int(getattr(options, "column_spaces", 0)))
-        log = RichLog(id="log", wrap=True, markup=False, max_lines=500)
+        log = WrapLog()
         log.border_title = "Moves"
         log.can_focus = False
         yield log
@@ -149,11 +171,12 @@ class Replay2004Screen(Screen[None]):
             self.query_one(PlaceRow).show(view)
             self.query_one(HandLine).show(view, -1)
             self.query_one(ScoreColumn).show(view, self.game.names)
-        log = self.query_one("#log", RichLog)
-        log.clear()
+        log = self.query_one(WrapLog)
+        log.forget()
         first = max(0, step.moves - LOG_MOVES)
         for k in range(first, step.moves):
-            log.write(plain(f"{k + 1:4d}. {move_text(self.game, k, self.viewer)}"))
+            around = self.steps[k].view, self.steps[k + 1].view  # before and after move k+1
+            log.add(plain(f"{k + 1:4d}. {move_text(self.game, k, self.viewer, *around)}"))
 
     def action_step(self, delta: int) -> None:
         self.action_go(max(0, min(len(self.steps) - 1, self.index + delta)))

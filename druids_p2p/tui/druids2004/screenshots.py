@@ -1,5 +1,5 @@
-"""The README's Druids (2004) screenshots: the table mid-game, a ritual told step by step, and
-the table screen of peers (``table2004-lan.svg``).
+"""The README's Druids (2004) screenshots: the table mid-game, its legend (key ``?``), a ritual
+told step by step, and the table screen of peers (``table2004-lan.svg``).
 
 Made with the rest by ``python -m druids_p2p.tui.screenshots docs/screenshots``: an offline table
 on a fixed seed with rule bots (which play the same moves on every run), the person's moves chosen
@@ -87,6 +87,11 @@ async def _shots(out: Path) -> None:
         await pilot.press("right")
         await pilot.pause()
         app.save_screenshot("table-2004.svg", str(out))
+        await pilot.press("question_mark")
+        await pilot.pause()
+        app.save_screenshot("legend-2004.svg", str(out))
+        await pilot.press("escape")
+        await pilot.pause()
         slot = next(m - mv.RITUAL for m in app.table.view.legal if mv.RITUAL <= m < mv.DISCARD)
         await pilot.press("r", str(slot + 1))
         await pilot.pause()

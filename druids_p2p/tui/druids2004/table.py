@@ -18,8 +18,10 @@ from druids_p2p.games.druids2004.playout import MAX_STEPS
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, in_ui_words, what_now
 from druids_p2p.tui.druids2004.dialogs import ConfirmLeave, GameOver2004
+from druids_p2p.tui.druids2004.explain import end_lines
 from druids_p2p.tui.druids2004.session import Offline2004, TableEvent
 from druids_p2p.tui.evening import Evening, PlayedGame
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 
 __all__ = ["Table2004Screen", "in_ui_words", "what_now"]
 
@@ -35,11 +37,12 @@ class Table2004Screen(Board2004):
         session: Offline2004,
         on_end: Callable[[dict[str, Any]], None],
         pause_s: float = 0.0,
+        prefs: TablePrefs = NO_PREFS,
     ) -> None:
         """``pause_s``: how long each bot's finished turn stays in view before the next bot
-        moves (``--move-pause``; 0 in tests)."""
+        moves (``--move-pause``; 0 in tests); ``prefs``: the person's (tui/prefs.py)."""
         assert session.options is not None
-        super().__init__(session.names, session.options.column_spaces)
+        super().__init__(session.names, session.options.column_spaces, prefs)
         self.session = session
         self.on_end = on_end
         self.pause_s = pause_s
@@ -104,7 +107,7 @@ class Table2004Screen(Board2004):
         for seat in sorted(range(view.players), key=lambda q: -view.scores[q]):
             mark = "  ← won" if seat in winners else ""
             lines.append(f"{s.name(seat):>12}: {view.scores[seat]:3} points{mark}")
-        return lines
+        return lines + end_lines(view, s.name)
 
     def outcome(self) -> dict[str, Any]:
         view = self.view

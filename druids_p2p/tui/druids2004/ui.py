@@ -16,6 +16,7 @@ from druids_p2p.tui.druids2004.replay import Replay2004App
 from druids_p2p.tui.druids2004.screenshots import make_2004_screenshots
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.game_ui import GameUI
+from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 
 
 def offline_app(
@@ -27,13 +28,14 @@ def offline_app(
     budget_ms: float,
     folder: Path | None,
     pause_s: float,
+    prefs: TablePrefs = NO_PREFS,
 ) -> Druids2004App:
     """You at ``seat`` and ``bots`` (by seat) on this machine; the record kept in ``folder``."""
 
     def new_game(game_seed: int) -> Offline2004:
         return Offline2004(tuple(names), dict(bots), seat=seat, seed=game_seed, budget_ms=budget_ms)
 
-    return Druids2004App(new_game(seed), folder, pause_s=pause_s, rematch=new_game)
+    return Druids2004App(new_game(seed), folder, pause_s=pause_s, rematch=new_game, prefs=prefs)
 
 
 UI = GameUI(

@@ -60,8 +60,9 @@ def card_text(card: int | None, size: int | None = None) -> Text:
     return text
 
 
-def move_text(move: int) -> Text:
-    """A move in colour: ``R7``, ``Gaia → red``, ``Mistletoe``, ``Pile:B``."""
+def move_text(move: int, variant: bool = False) -> Text:
+    """A move in colour: ``R7``, ``Gaia → red``, ``Mistletoe``, ``Pile:B``; at a ``variant``
+    table Gaia's lead names its side, the dark one too (``Gaia → violet (dark side)``)."""
     token = format_move(move)
     if move < N_DOMAIN_CARDS:
         return card_text(move)
@@ -73,6 +74,8 @@ def move_text(move: int) -> Text:
         text.append(COLOUR_NAMES[domain], style=f"bold {DOMAIN_COLOURS[domain]}")
         if len(parts) > 2:
             text.append(" (light side)", style="italic")
+        elif variant:
+            text.append(" (dark side)", style="italic")
         return text
     if token.startswith("Pile:"):
         domain = DOMAINS.index(token[5])

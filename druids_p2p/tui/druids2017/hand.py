@@ -45,6 +45,7 @@ class CardChip(Static, can_focus=True):
     CardChip.dimmed { background: $surface; text-style: none; }
     CardChip.gaia, CardChip.mistletoe, CardChip.sickle { text-style: bold italic; }
     CardChip:focus { text-style: bold reverse; }
+    CardChip.marked { text-style: bold reverse underline; }
     CardChip.dimmed:focus { text-style: reverse; }
     """ + _chip_css()
 
@@ -101,12 +102,15 @@ class Hand(Vertical):
         *(Binding(k, f"jump({i})", show=False) for i, k in enumerate("gyrbvs")),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, replay: bool = False) -> None:
+        """``replay``: a hand shown by the replay viewer: its cards are looked at, never
+        played (no card takes the focus, no "play" key, no word about whose turn it is)."""
         super().__init__(id="hand")
         self.border_title = "Your hand"
         self.snapshot: TableSnapshot | None = None
         self._shown: tuple[tuple[int, bool], ...] | None = None
-        self.closed = False
+        self.replay = replay
+        self.closed = replay
         """The table stopped or the person left: nothing more to play."""
 
     def compose(self) -> ComposeResult:
@@ -135,7 +139,9 @@ class Hand(Vertical):
         await rows.remove_children()
         groups: list[list[CardChip]] = [[] for _ in GROUP_LABELS]
         for card, playable in shown:
-            groups[card_group(card)].append(CardChip(card, playable))
+            chip = CardChip(card, playable or self.replay)
+            chip.can_focus = not self.replay
+            groups[card_group(card)].append(chip)
         new_rows = []
         for index, label in enumerate(GROUP_LABELS):
             colour = DOMAIN_COLOURS[index] if index < SPECIALS else "white"
@@ -163,6 +169,9 @@ class Hand(Vertical):
         hint.set_class(error, "error")
 
     def _refresh_hint(self) -> None:
+        if self.replay:
+            self.hint("")
+            return
         focused = self.screen.focused if self.is_attached else None
         if isinstance(focused, CardChip):
             self.describe(focused.card)

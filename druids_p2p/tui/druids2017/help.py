@@ -10,7 +10,11 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("↑ ↓", "card in the domain row above / below"),
     ("tab / shift+tab", "move the focus (cards, buttons, fields)"),
     ("g y r b v s", "jump to your green, yellow, red, blue, violet or special cards"),
-    ("enter / space", "play the focused card (Gaia: name a domain first)"),
+    (
+        "enter / space",
+        "play the focused card (Gaia: name a domain first); with --confirm-plays "
+        "the first press marks it, a second plays it, any other key cancels",
+    ),
     ("mouse click", "play a card, press a button"),
     ("1-5", "in the Gaia prompt: name green, yellow, red, blue or violet"),
     ("l / d", "in the Gaia prompt (variant tables): light or dark side"),

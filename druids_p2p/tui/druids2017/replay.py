@@ -19,7 +19,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.games.druids2017.notation import format_move
@@ -31,6 +31,7 @@ from druids_p2p.tui.druids2017.scores import ScoresPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_game
 from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.plain import plain
+from druids_p2p.tui.widgets.log import WrapLog
 
 _ENDED = {"five_domains": "a fifth domain was won", "hands_empty": "the hands are played out"}
 
@@ -174,13 +175,13 @@ class ReplayScreen(Screen[None]):
         with Horizontal(id="middle"):
             yield TrickPanel()
             yield ScoresPanel()
-        hand = Hand()
+        hand = Hand(replay=True)
         hand.border_title = plain(f"{who}'s hand")
         yield hand
         revealed = Static("", id="revealed")
         revealed.border_title = "Every hand, as dealt (revealed at the round's end)"
         yield revealed
-        log = RichLog(id="log", wrap=True, markup=False, max_lines=500)
+        log = WrapLog()
         log.border_title = "Plays"
         log.can_focus = False
         yield log
@@ -199,20 +200,20 @@ class ReplayScreen(Screen[None]):
         self.query_one("#step", Static).update(plain(where + step.caption))
         snap = step.snapshot
         self.query_one(PlayersPanel).show(snap, {})
-        self.query_one(TrickPanel).show(snap)
+        self.query_one(TrickPanel).show(snap, replay=True)
         self.query_one(ScoresPanel).show(snap)
         await self.query_one(Hand).show(snap)
         revealed = self.query_one("#revealed", Static)
         revealed.display = step.hands is not None
         if step.hands is not None:
             revealed.update(hands_lines(self.game.names, step.hands))
-        log = self.query_one("#log", RichLog)
-        log.clear()
-        log.write(plain(step.caption, "bold"))
+        log = self.query_one(WrapLog)
+        log.forget()
+        log.add(plain(step.caption, "bold"))
         for name, move in step.plays:
             line = plain(f"  {name:<14} ")
-            line.append_text(move_text(move))
-            log.write(line)
+            line.append_text(move_text(move, self.game.options.variant))
+            log.add(line)
 
     async def action_step(self, delta: int) -> None:
         await self.action_go(max(0, min(len(self.steps) - 1, self.index + delta)))

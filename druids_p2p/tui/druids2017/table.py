@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
+from druids_p2p.games.druids2017.notation import format_card
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.help import help_screen
@@ -41,10 +42,13 @@ from druids_p2p.tui.plain import plain, plain_text
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.widgets.chat import CHAT_KEY
 from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.widgets.size_warning import SizeWarning
 
-PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q"})
-"""Keys that keep their meaning while a trick is held (help, quit; and chat, whose binding is
-taken before any key handler: the box then takes every key, the trick stays held meanwhile)."""
+PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q", "ctrl+c"})
+"""Keys that keep their meaning while a trick is held or a card is marked (help, quit; and chat,
+whose binding is taken before any key handler: the box then takes every key meanwhile)."""
+CONFIRM_KEYS = frozenset({"enter", "space"})
+"""With ``--confirm-plays``: the keys that play the marked card (any other cancels)."""
 
 __all__ = ["TABLE_UI", "TableScreen", "clock"]
 
@@ -56,8 +60,6 @@ class TableScreen(PacedTableScreen):
     TableScreen #status { height: 1; padding: 0 1; text-style: bold; }
     TableScreen #status.my-turn { background: $success 30%; }
     TableScreen #status.stopped { background: $error 40%; }
-    TableScreen #too-small { dock: top; height: auto; background: $error; color: $text;
-        text-style: bold; padding: 0 1; }
     TableScreen #middle { height: auto; }
     TableScreen #warnings { height: auto; padding: 0 1; color: $warning; text-style: bold; }
     """
@@ -100,11 +102,13 @@ class TableScreen(PacedTableScreen):
         self.pending_end: GameOver | None = None
         self.result: dict[str, Any] | None = None
         self.end_shown = False
+        self.marked: int | None = None
+        """With ``--confirm-plays``: the card the first key marked, played by a second."""
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Static(plain(f"Druids — {self.session.title}"), id="title")  # a table's name
-        yield Static("", id="too-small")
+        yield SizeWarning("the table", self.MIN_WIDTH, self.MIN_HEIGHT)
         yield Static(self.phase_text, id="status")
         yield PlayersPanel()
         with Horizontal(id="middle"):
@@ -125,15 +129,7 @@ class TableScreen(PacedTableScreen):
 
     def _check_size(self, width: int, height: int) -> None:
         """A terminal too small for the table says so, and how large it must be."""
-        banner = self.query_one("#too-small", Static)
-        small = width < self.MIN_WIDTH or height < self.MIN_HEIGHT
-        banner.display = small
-        if small:
-            banner.update(
-                f"This terminal is {width}×{height}: the table needs at least "
-                f"{self.MIN_WIDTH}×{self.MIN_HEIGHT}. Make the window larger (or the font "
-                "smaller) to see all of it."
-            )
+        self.query_one(SizeWarning).check(width, height)
 
     # ------------------------------------------------------------------ the paced queue
     async def show(self, message: Message) -> None:
@@ -172,6 +168,10 @@ class TableScreen(PacedTableScreen):
             event.prevent_default()
             self.pacer.release()
             await self.drain()
+        elif self.marked is not None and event.key not in CONFIRM_KEYS | PASS_KEYS:
+            event.stop()  # --confirm-plays: another key cancels the mark, and does nothing else
+            event.prevent_default()
+            self._unmark("cancelled: nothing played")
 
     # ------------------------------------------------------------------ messages from the table
     async def handle_peer_event(self, message: PeerEvent) -> None:
@@ -184,6 +184,9 @@ class TableScreen(PacedTableScreen):
         if text is not None:
             self.log_line(text, style=EVENT_STYLE.get(kind, ""))
         completed = self._trick_completed() if snapshot is not None else False
+        mine = self.snapshot.my_seat if self.snapshot is not None else None
+        if kind == "move" and event.get("seat") == mine and mine is not None:
+            self.awaiting = False  # taken: "sending your move…" is over
         if kind == "move":
             if completed:
                 took = took_line(self)
@@ -373,7 +376,16 @@ class TableScreen(PacedTableScreen):
         if move is not None:
             self.submit(move)
 
+    def _unmark(self, why: str = "") -> None:
+        """Forget the card marked for ``--confirm-plays`` (saying ``why``, if given)."""
+        for chip in self.query(CardChip):
+            chip.set_class(False, "marked")
+        self.marked = None
+        if why:
+            self.query_one(Hand).hint(why)
+
     def submit(self, move: int) -> None:
+        self._unmark()
         snap = self.snapshot
         if snap is None or not snap.my_turn or self.awaiting:
             return
@@ -396,6 +408,14 @@ class TableScreen(PacedTableScreen):
             self.app.push_screen(GaiaPrompt(snap.variant), self._chosen)
             return
         if self.awaiting:
+            return
+        if self.prefs.confirm_plays and self.marked != message.card:
+            self._unmark()
+            self.marked = message.card
+            for chip in self.query(CardChip):
+                chip.set_class(chip.card == message.card, "marked")
+            token = format_card(message.card)
+            hand.hint(f"{token} marked: enter again to play it — any other key cancels")
             return
         self.submit(move_for_card(message.card))
 

@@ -37,7 +37,8 @@ def _move_line(table: TableScreenState, event: dict[str, Any]) -> Text:
     line = name_text(snap, int(seat)) if snap is not None and seat is not None else Text("?")
     line.append(" play " if snap is not None and seat == snap.my_seat else " plays ")
     try:
-        line.append_text(move_text(parse_move(str(event.get("move")))))
+        variant = snap is not None and snap.variant
+        line.append_text(move_text(parse_move(str(event.get("move"))), variant))
     except ValueError:
         line.append(str(event.get("move")))
     return line

@@ -36,14 +36,15 @@ def _play_line(snapshot: TableSnapshot, seat: int, move: int, mark: str = "") ->
     name.pad_right(max(0, NAME_WIDTH - len(name.plain)))
     line.append_text(name)
     line.append(" ")
-    line.append_text(move_text(move))
+    line.append_text(move_text(move, snapshot.variant))
     if mark:
         line.append(mark, style="bold")
     return line
 
 
-def held_trick_lines(snapshot: TableSnapshot) -> list[Text]:
-    """The trick just completed, whole: every card with its player, and who took it."""
+def held_trick_lines(snapshot: TableSnapshot, go_on: bool = True) -> list[Text]:
+    """The trick just completed, whole: every card with its player, and who took it
+    (``go_on``: and that a key goes on, as at the table; a replay steps by its own keys)."""
     view = snapshot.view
     assert view is not None and view.tricks
     _, plays, winner, removed = view.tricks[-1]
@@ -61,7 +62,8 @@ def held_trick_lines(snapshot: TableSnapshot) -> list[Text]:
         gone = ", ".join(COLOUR_NAMES[d] for d in removed)
         verb = "lose" if winner == snapshot.my_seat else "loses"
         lines.append(Text(f"  Sickle: {who(snapshot, winner)} {verb} the {gone} pile"))
-    lines.append(Text("  (any key: go on)", style="italic dim"))
+    if go_on:
+        lines.append(Text("  (any key: go on)", style="italic dim"))
     return lines
 
 
@@ -74,7 +76,7 @@ def plays_text(snapshot: TableSnapshot, plays: Sequence[tuple[int, int]]) -> Tex
             text.append(" · ")
         text.append_text(name_text(snapshot, seat))
         text.append(" ")
-        text.append_text(move_text(move))
+        text.append_text(move_text(move, snapshot.variant))
     return text
 
 
@@ -94,12 +96,14 @@ def last_trick_line(snapshot: TableSnapshot) -> Text | None:
     return last
 
 
-def trick_lines(snapshot: TableSnapshot | None, held: bool = False) -> Group:
+def trick_lines(snapshot: TableSnapshot | None, held: bool = False, go_on: bool = True) -> Group:
+    """The trick on the table; ``held``: the one just completed instead, whole (``go_on``: with
+    the table's "any key" hint)."""
     view = snapshot.view if snapshot is not None else None
     if snapshot is None or view is None:
         return Group(Text("no cards on the table yet", style="dim"))
     if held and view.tricks and not view.trick:
-        return Group(*held_trick_lines(snapshot))
+        return Group(*held_trick_lines(snapshot, go_on))
     lines: list[Text] = []
     number = len(view.tricks) + (1 if view.trick or not view.round_over else 0)
     head = Text(f"Trick {number}" if not view.round_over else "Round over", style="bold")
@@ -133,6 +137,10 @@ class TrickPanel(Static):
         super().__init__(id="trick")
         self.border_title = "Trick"
 
-    def show(self, snapshot: TableSnapshot | None, held: bool = False) -> None:
-        self.set_class(held, "held")
-        self.update(trick_lines(snapshot, held))
+    def show(
+        self, snapshot: TableSnapshot | None, held: bool = False, replay: bool = False
+    ) -> None:
+        """``replay``: a step of a replay, which shows the trick it is after whole (the step
+        "trick 2" is the table after trick 2, whose next trick has no card yet)."""
+        self.set_class(held and not replay, "held")
+        self.update(trick_lines(snapshot, held or replay, go_on=not replay))

@@ -50,7 +50,8 @@ class ConfirmQuit(ModalScreen[bool]):
     DEFAULT_CSS = dialog_css(
         "ConfirmQuit",
         "ConfirmQuit > Vertical { max-width: 100%; padding: 1 1; }\n"
-        "ConfirmQuit #quit-record { width: auto; text-wrap: nowrap; text-style: bold; }",
+        "ConfirmQuit #quit-record { width: 100%; text-wrap: wrap; text-overflow: fold;"
+        " text-style: bold; }",
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "yes, leave"),
@@ -74,7 +75,9 @@ class ConfirmQuit(ModalScreen[bool]):
                 yield Button("No, stay (n)", id="no", variant="primary")
 
     def on_mount(self) -> None:
-        for box in self.query("#confirm-quit"):  # the path on one line: it is copied from here
+        """The path on one line where the terminal is wide enough (it is copied from here),
+        else folded: every character shown, never cut at the terminal's edge."""
+        for box in self.query("#confirm-quit"):
             box.styles.width = max(76, len(self.record or "") + 4)
         for button in self.query("#no"):
             button.focus()

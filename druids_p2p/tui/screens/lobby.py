@@ -8,7 +8,10 @@ since the table screen it opens after seating is that game's (``tui/game_uis.py`
 
 Every table shows its host's key fingerprint, and a name announced by several hosts is marked: a
 name is not an identity. Joining a host that is neither pinned (``--fingerprint``) nor confirmed
-before in this session asks first, showing the fingerprint to check (table_choice.py)."""
+before in this session asks first, showing the fingerprint to check (table_choice.py).
+
+A terminal too small for the lobby's forms says so, with the size it needs (measured from the
+forms as laid out), as the table screens do (``widgets/size_warning.py``)."""
 
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.plain import plain
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.screens.dialogs import ConfirmJoin
+from druids_p2p.tui.widgets.size_warning import SizeWarning
 
 OPEN_SEAT = "open"
 """A seat left for a player on the LAN."""
@@ -102,6 +106,7 @@ class LobbyScreen(Screen[None]):
         net = self.setup.net
         where = f"{net.name} ({net.address}, beacons on {net.broadcast}:{self.setup.beacon_port})"
         game = self.setup.game
+        yield SizeWarning("the lobby", 0, 0)  # its size once the forms are laid out
         yield Static(f"Druids — LAN lobby for {game} on {where}", id="lobby-title")
         table: DataTable[str | Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         table.border_title = f"Tables announced (enter or j: join a {game} table)"
@@ -182,6 +187,29 @@ class LobbyScreen(Screen[None]):
         self._show_seats()
         self.set_interval(0.5, self.poll)
         table.focus()
+        self.call_after_refresh(self._check_size)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._check_size)
+
+    def _check_size(self) -> None:
+        """Say so when the terminal cannot show the whole lobby: the widest row of a form, and
+        every part's height with the list of tables at its smallest."""
+        banner = self.query_one(SizeWarning)
+        forms = list(self.query(".form"))
+        banner.min_width = max(
+            sum(child.outer_size.width for child in row.children if child.display)
+            + form.styles.gutter.width
+            for form in forms
+            for row in form.query(".row")
+        )
+        tables = self.query_one("#tables", DataTable)
+        parts = [c for c in self.children if c is not banner and c is not tables and c.display]
+        table_min = int(tables.styles.min_height.value) if tables.styles.min_height else 3
+        banner.min_height = (
+            sum(c.outer_size.height for c in parts) + table_min + tables.styles.gutter.height
+        )
+        banner.check(self.app.size.width, self.app.size.height)
 
     def on_unmount(self) -> None:
         self.close_listener()
