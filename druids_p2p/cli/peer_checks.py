@@ -105,3 +105,13 @@ def check_door(open_door: bool, allow: list[str], approve: bool) -> tuple[str, .
         return tuple(parse_pin(text, "--allow") for text in allow)
     except BadPin as exc:
         fail(str(exc))
+
+
+MAX_REMATCHES = 99
+
+
+def check_rematches(rematches: int) -> int:
+    """``--rematch N``: 0 to 99 games more."""
+    if not 0 <= rematches <= MAX_REMATCHES:
+        fail(f"--rematch must be 0 to {MAX_REMATCHES} rematches, not {rematches}")
+    return rematches

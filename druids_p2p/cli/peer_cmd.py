@@ -25,6 +25,7 @@ from druids_p2p.cli.peer_checks import (
     check_door,
     check_lobby_target,
     check_port,
+    check_rematches,
     check_table_name,
     check_times,
     resume_or_new,
@@ -58,6 +59,12 @@ _RESUME_HELP = "Rejoin the unfinished table saved here (after a crash)."
 _NEW_HELP = "Start a new table even if an unfinished one is saved here (it is kept)."
 
 
+_GO_ON_HELP = (
+    "Druids 2017: when a seat is gone for good, go on without it at a new table with a bot in "
+    "its seat, from the first round not complete, the scores so far carried."
+)
+
+
 _PLAYER = typer.Option("human", "--player", help="'human' or 'bot:NAME'.")
 
 # The options that peer, host and join all take, declared once (typer reads them per command).
@@ -68,6 +75,14 @@ _REJOIN_TIME = typer.Option(30.0, "--rejoin-time", help=_REJOIN_HELP)
 _PLUGINS_DIR = typer.Option([], "--plugins-dir")
 _RESUME = typer.Option(False, "--resume", help=_RESUME_HELP)
 _NEW = typer.Option(False, "--new", help=_NEW_HELP)
+_GO_ON = typer.Option(False, "--go-on", help=_GO_ON_HELP)
+_REMATCH = typer.Option(
+    0,
+    "--rematch",
+    help="Play N rematches after the game: the same players and options at a new table "
+    "(the first seat hosts it; a bot sits for any seat that does not come within 30 s).",
+    metavar="N",
+)
 # ... and those host and join take.
 _BOT = typer.Option(None, "--bot", help="Let this bot play your seat.")
 _INTERFACE = typer.Option(None, "--interface", help="Network interface.")
@@ -109,6 +124,8 @@ def peer_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    go_on: bool = _GO_ON,
+    rematches: int = _REMATCH,
     say: list[str] = _SAY,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
@@ -140,6 +157,8 @@ def peer_command(
         resume=resume,
         new=new,
         game=game,
+        go_on=go_on,
+        rematches=check_rematches(rematches),
         chat_lines=tuple(say),
     )
     if result.get("aborted"):
@@ -212,6 +231,8 @@ def host_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    go_on: bool = _GO_ON,
+    rematches: int = _REMATCH,
     say: list[str] = _SAY,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
@@ -241,6 +262,8 @@ def host_command(
         resume=resume,
         new=new,
         game=game,
+        go_on=go_on,
+        rematches=check_rematches(rematches),
         chat_lines=tuple(say),
     )
     print_result(result, as_json)
@@ -269,6 +292,8 @@ def join_command(
     resume: bool = _RESUME,
     new: bool = _NEW,
     game: str = _GAME,
+    go_on: bool = _GO_ON,
+    rematches: int = _REMATCH,
     say: list[str] = _SAY,
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
@@ -322,6 +347,8 @@ def join_command(
         table_typed=None if ":" in target else target,
         resume_folder=saved,
         new=new,
+        go_on=go_on,
+        rematches=check_rematches(rematches),
         chat_lines=tuple(say),
     )
     print_result(result, as_json)

@@ -88,6 +88,8 @@ def run_one_peer(
     table_typed: str | None = None,
     resume_folder: Path | None = None,
     game: str = DEFAULT_RULESET,
+    go_on: bool = False,
+    rematches: int = 0,
     chat_lines: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
@@ -169,6 +171,8 @@ def run_one_peer(
         resume=resume,
         new=new,
         resume_folder=resume_folder,
+        go_on_ask=_always_yes if go_on else None,
+        rematch_ask=_yes_times(rematches) if rematches else None,
         chat=chat,
     )
     if host and not (open_door or allow or approve):
@@ -185,6 +189,24 @@ def run_one_peer(
         fail(str(exc), 1)
     except OSError as exc:
         fail(f"network: {exc}", 1)
+
+
+def _always_yes(offer: dict[str, Any]) -> bool:
+    """``--go-on``: every offer to go on without a departed seat is taken."""
+    return True
+
+
+def _yes_times(times: int) -> Any:
+    """``--rematch N``: yes to the first N rematches offered."""
+    left = [times]
+
+    def ask(offer: dict[str, Any]) -> bool:
+        if left[0] <= 0:
+            return False
+        left[0] -= 1
+        return True
+
+    return ask
 
 
 def outbox_of(lines: tuple[str, ...]) -> ChatOutbox:

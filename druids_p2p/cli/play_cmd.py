@@ -77,6 +77,12 @@ def play_command(
     offline: bool = typer.Option(
         False, "--offline", help="UI, druids2004: in-process bots, no peer processes."
     ),
+    go_on: bool = typer.Option(
+        False,
+        "--go-on",
+        help="Headless, druids2017: when a seat is gone for good, the others go on without it "
+        "at a new table with a bot in its seat, the scores carried (the UI asks you).",
+    ),
     confirm_plays: bool = typer.Option(
         False,
         "--confirm-plays",
@@ -87,6 +93,8 @@ def play_command(
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
     if offline and (headless or check_game(game) == DEFAULT_RULESET):
         fail("--offline is the druids2004 terminal UI's table against in-process bots")
+    if go_on and not headless:
+        fail("--go-on is for --headless: the terminal UI asks you whether to go on")
     if headless:
         refuse_ui_flags(
             {
@@ -108,7 +116,7 @@ def play_command(
         play_headless(
             game=game, seats=seats, rounds=rounds, variant=variant, budget_ms=budget_ms,
             workdir=workdir, as_json=as_json, plugins_dir=plugins_dir, resume=resume, new=new,
-            name=name,
+            name=name, go_on=go_on,
         )  # fmt: skip
         return
     for flag, given in (("--resume", resume), ("--new", new)):

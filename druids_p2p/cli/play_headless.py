@@ -101,6 +101,7 @@ def play_headless(
     resume: bool,
     new: bool,
     name: str | None,
+    go_on: bool = False,
 ) -> None:
     from druids_p2p.cli.play_ui import check_time_per_move
     from druids_p2p.net.homes import game_folder
@@ -149,7 +150,7 @@ def play_headless(
     try:
         summary = play_table(
             seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game,
-            plugins_dirs=tuple(plugins_dir), names=names,
+            plugins_dirs=tuple(plugins_dir), names=names, go_on=go_on,
             listener=None if as_json else Progress(rounds, game in CARD_TABLE_RULESETS),
         )  # fmt: skip
     except LocalTableError as exc:
@@ -185,8 +186,12 @@ def _print(summary: dict[str, Any], base: Path, as_json: bool, game: str) -> Non
             "winners": summary["winners"],
             "records": records,
             "folder": str(base),
+            "went_on": summary.get("went_on", []),
+            "lost": summary.get("lost", []),
         }
         print(json.dumps(out))
         return
+    for line in summary.get("went_on", []):
+        print(line)  # a seat gone for good, a stand-in in its place (--go-on)
     for line in block(summary, table, [r for r in records if r]):
         print(line)

@@ -38,6 +38,15 @@ def print_outcome(outcome: dict[str, Any] | None, folder: Path, as_json: bool) -
         print(f"game over: {_result_words(result, outcome)}")
     elif outcome.get("stopped"):
         print(f"table stopped: {outcome['stopped']}")
+    evening = [s for s in outcome.get("evening") or [] if isinstance(s, dict)]
+    if any(int(s.get("games", 0)) > 1 for s in evening):  # rematches: the running scores
+        print(
+            "this evening: "
+            + "; ".join(
+                f"{s['name']} {s['wins']} wins, {s['points']} points over {s['games']} games"
+                for s in evening
+            )
+        )
     if outcome.get("record"):
         print(f"record: {outcome['record']}")
     print(f"game folder: {folder}")

@@ -25,6 +25,12 @@ from druids_p2p.net.audit_public import check_public
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.audit_stop import DECK_TYPES, Owing, StopTail
 from druids_p2p.net.codec import deck_envelope
+from druids_p2p.net.continuation import (
+    carried_in_play_order,
+    carried_rounds,
+    winners_of,
+    with_carried,
+)
 from druids_p2p.net.game_result import result_problem
 from druids_p2p.net.moves import MoveRefused, accept_move, play_accepted
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
@@ -192,11 +198,15 @@ class _TableAudit:
                 index < end and self.messages[index].type is MsgType.ABORT
             ):
                 break  # the table stopped in this round
-        self.report.round_scores = game.round_scores
-        self.report.totals = game.totals
-        self.report.winners = game.winners
+        carried = carried_rounds(self.messages[0])  # a continued table's (continuation.py)
+        totals = with_carried(game.totals, self.order, carried)
+        winners = None if game.winners is None else winners_of(totals)
+        self.report.round_scores = carried_in_play_order(self.order, carried) + game.round_scores
+        self.report.totals = totals
+        self.report.winners = winners
         if game.game_over and self.owing is None:
-            index = self._results(index, game)
+            assert winners is not None
+            index = self._results(index, totals, winners)
             index = max(index, min(self.tail.start, len(self.messages)))
         self.report.complete = game.game_over and self.owing is None
         for i in range(index, min(self.tail.start, len(self.messages))):
@@ -234,9 +244,9 @@ class _TableAudit:
             raise AuditProblem(f"{msg.type.label} after the game ended", i, self.seat(msg.sender))
         self._stopped()
 
-    def _results(self, index: int, game: GameState) -> int:
-        """The result step (protocol.md §7): each seat in play order signs what the game gives."""
-        assert game.winners is not None
+    def _results(self, index: int, totals: list[int], winners: list[int]) -> int:
+        """The result step (protocol.md §7): each seat in play order signs what the game gives
+        (a continued table's carried rounds included)."""
         signed: set[int] = set()
         for seat in range(self.options.players):
             if index >= min(len(self.messages), self.tail.start):
@@ -248,7 +258,7 @@ class _TableAudit:
                     index,
                     self.seat(msg.sender),
                 )
-            problem = result_problem(msg.body, game.totals, game.winners)
+            problem = result_problem(msg.body, totals, winners)
             if problem is not None:
                 raise AuditProblem(f"{self.names[msg.sender]} {problem}", index, seat)
             signed.add(seat)

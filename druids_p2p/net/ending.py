@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from druids_p2p.net.deadlines import claim_of
+from druids_p2p.net.go_on import go_on_after
 from druids_p2p.net.liveness import NUDGE_AFTER_S
 from druids_p2p.net.runner_base import RunnerBase
 from druids_p2p.net.table_types import RecordLost, TableFault
@@ -103,7 +104,7 @@ class TableEnding(RunnerBase):
         """What ``run_peer`` returns (and the CLI prints); a finished game is marked so."""
         machine = self.machine
         totals, winners = machine.outcome()  # a card table's: this seat's copy of the game
-        rounds = [] if machine.card_play is not None else machine.game.round_scores
+        rounds = [] if machine.card_play is not None else machine.all_round_scores()
         card_game = machine.card_play.copy if machine.card_play is not None else None
         ended_by = card_game.ended_by if card_game is not None else machine.game.round_ended_by
         result: dict[str, Any] = {
@@ -135,7 +136,8 @@ class TableEnding(RunnerBase):
         }
         if machine.finished:
             machine.flush()
-            self.state.mark_finished({"totals": totals, "winners": winners})
+            names = [machine.name_of_seat(s) for s in range(len(totals))]  # play order
+            self.state.mark_finished({"totals": totals, "winners": winners, "names": names})
         return result
 
     def _linger(self) -> None:
@@ -155,6 +157,7 @@ class TableEnding(RunnerBase):
         start = time.monotonic()
         until = start + LINGER_AFTER_GAME_S
         last_nudge = last_hello = start
+        going_on = self.config.go_on_ask is not None and go_on_after(self.machine) is not None
         while True:
             now = time.monotonic()
             lacking = self._lacking_the_end()
@@ -163,6 +166,7 @@ class TableEnding(RunnerBase):
                 self.player.stays_for_talk()
                 and not self.player.wants_to_leave()
                 and now < start + TALK_AFTER_GAME_S
+                and not going_on  # the question whether to go on comes first; talk goes on there
             )
             done = not (lacking or playing) or now >= start + LINGER_FOR_THE_END_S
             if now >= until and done and not talking:

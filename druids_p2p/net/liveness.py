@@ -13,7 +13,7 @@ from __future__ import annotations
 from druids_p2p.net.deadlines import debts, lost_contact, who
 from druids_p2p.net.pace import WINDOW
 from druids_p2p.net.runner_base import RunnerBase
-from druids_p2p.net.table_types import Divergence, TableFault
+from druids_p2p.net.table_types import Departure, Divergence, TableFault
 from druids_p2p.wire import Message
 
 NUDGE_AFTER_S = 1.0
@@ -95,7 +95,7 @@ class LivenessChecks(RunnerBase):
                     f"{who(machine, key)})",
                     None,
                 )
-            raise TableFault(late.reason(who(machine, key)), machine.seat_of(key))
+            raise Departure(late.reason(who(machine, key)), machine.seat_of(key))
 
     def _tell_pace(self) -> None:
         """A seat that keeps sending its automatic messages late (``pace.py``) is shown slow to
@@ -184,7 +184,7 @@ class LivenessChecks(RunnerBase):
                 # checks did not confirm its claim: it is blamed as withholding.
                 owed = self.deadlines.unexcused(sender)
                 if owed:
-                    raise TableFault(
+                    raise Departure(
                         f"{who(self.machine, sender)} withheld {owed[0].what} after its "
                         f"abort ({abort.body['reason'][:80]})",
                         self.machine.seat_of(sender),

@@ -15,11 +15,13 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Callable
 
 import zmq
 
 from druids_p2p.net.admission import Admission, Door, JoinRequest, unique_name
 from druids_p2p.net.beacon_sender import BeaconSender
+from druids_p2p.net.continuation import Account, same_account
 from druids_p2p.net.discovery import (
     LOBBY_ID_SIZE,
     Beacon,
@@ -83,10 +85,21 @@ class Lobby:
         mesh: LobbyMesh,
         spec: HostSpec,
         invite: tuple[bytes, ...] = (),
+        continues: Account | None = None,
+        stand_in: bytes | None = None,
     ) -> None:
-        """``invite``: seats already linked (a table going on without a seat, ``reseat.py``)
-        that are sent the announcement over the mesh, each second until they join."""
+        """``invite``: seats already linked (a table going on without a seat, ``reseat.py``,
+        ``go_on.py``) that are sent the announcement over the mesh, each second until they
+        join. ``continues``: the previous table's account this table carries, which every
+        joiner but the ``stand_in`` (a bot in the departed seat) must carry the same in its
+        join (``continuation.py``)."""
         self.invite = invite
+        self.continues = continues
+        self.stand_in = stand_in
+        self.fill: tuple[float, Callable[[list[bytes]], list[bytes]]] | None = None
+        """A rematch (``rematch.py``): after this many seconds, the seats of ``invite`` that
+        have not joined are handed to the function, which starts a bot for each and returns
+        their keys, admitted from then on (the deadline runs on from there)."""
         self.config = config
         self.mesh = mesh
         self.spec = spec
@@ -144,8 +157,16 @@ class Lobby:
         try:
             self._gather(cfg.lobby_timeout_s)
             joins = [self.joins[key] for key, _, _, _ in self.seats[1:]]
+            keys = [key for key, _, _, _ in self.seats]
+            stand_in = keys.index(self.stand_in) if self.stand_in in keys else None
             return make_seat_message(
-                self.identity, self.seats, self.spec.options, joins=joins, ruleset=self.spec.ruleset
+                self.identity,
+                self.seats,
+                self.spec.options,
+                joins=joins,
+                ruleset=self.spec.ruleset,
+                continues=self.continues,
+                stand_in=stand_in,
             )
         finally:  # also when nobody filled the table: an open socket would hang the context
             self.close()
@@ -153,9 +174,16 @@ class Lobby:
     def _gather(self, timeout_s: float) -> None:
         poller = zmq.Poller()
         poller.register(self.socket, zmq.POLLIN)
-        deadline = time.monotonic() + timeout_s
+        start = time.monotonic()
+        deadline = start + timeout_s
         invited = 0.0
         while len(self.seats) < self.spec.options.players:
+            if self.fill is not None and time.monotonic() > start + self.fill[0]:
+                seated = {key for key, _, _, _ in self.seats}
+                missing = [key for key in self.invite if key not in seated]
+                filler, self.fill = self.fill[1], None
+                self.invite = (*self.invite, *filler(missing))
+                deadline = time.monotonic() + timeout_s
             if time.monotonic() > deadline:
                 raise PeerError("nobody filled the table in time")
             if self.invite and time.monotonic() - invited >= 1.0:
@@ -198,6 +226,10 @@ class Lobby:
         if len(self.seats) >= self.spec.options.players:
             self._reply(routing_id, "the table is full")
             return
+        account = self._account_refusal(msg)
+        if account is not None:
+            self._reply(routing_id, account)
+            return
         name = unique_name(msg.body["name"], [seat[1] for seat in self.seats])
         players = self.spec.options.players
         request = JoinRequest(
@@ -223,6 +255,18 @@ class Lobby:
         if self.beacon is not None:
             self.beacon.update(self.info())
 
+    def _account_refusal(self, msg: Message) -> str | None:
+        """At a table going on from a previous one: a joiner that sat there carries the same
+        account of it as this host; the stand-in carries none."""
+        if self.continues is None:
+            return None
+        carried = msg.body.get("continues")
+        if msg.sender == self.stand_in:
+            return None if carried is None else "join refused: the stand-in sat at no table"
+        if not same_account(carried, self.continues):
+            return "join refused: its account of the previous table is not the host's"
+        return None
+
     def _reply(self, routing_id: bytes, reason: str) -> None:
         raw = encode(
             self.identity,
@@ -243,9 +287,10 @@ class Lobby:
 
 
 def join_table(
-    config: PeerConfig, mesh: LobbyMesh, announcement: bytes
+    config: PeerConfig, mesh: LobbyMesh, announcement: bytes, continues: Account | None = None
 ) -> tuple[bytes, list[bytes]]:
-    """Ask for a seat at an announced table and wait for the signed seat message.
+    """Ask for a seat at an announced table and wait for the signed seat message (with
+    ``continues``: the account of the previous table this seat carries into the new one).
 
     Returns it with any table messages that arrived first (peers seated earlier may already
     have sent their confirmations), to be handled once the table machine exists."""
@@ -261,7 +306,7 @@ def join_table(
     mesh.watch_dealer(host_key)
     identity = config.identity
     offer_id = lobby_table_id(beacon.lobby_id)
-    join = make_join(identity, offer_id, mesh.endpoint, mesh.curve_public_raw)
+    join = make_join(identity, offer_id, mesh.endpoint, mesh.curve_public_raw, continues)
     mesh.send(host_key, join)
     config.emit({"event": "joining", "table": beacon.info.name, "host": beacon.host_name})
     watch = HostWatch(mesh.ctx, beacon, config.emit)  # says how the wait goes, never silent

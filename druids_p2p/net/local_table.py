@@ -212,6 +212,7 @@ class LocalTable:
         move_events: bool = True,
         resume: bool = False,
         game: str | None = None,
+        go_on: bool = False,
         names: list[str] | None = None,
         listener: Listener | None = None,
     ) -> None:
@@ -219,6 +220,8 @@ class LocalTable:
         (default ``seat<i>-<bot>`` in ``seat<i>``). ``listener``: told each event the first seat
         reports (its rounds are every seat's), as it arrives.
         ``game``: the rule set the host's table plays (None: the CLI's default).
+        ``go_on``: every seat goes on without a seat gone for good (``--go-on``, go_on.py);
+        a seat that dies then has no result, and the others' last tables' are the game's.
         ``move_events``: whether the peers print a line per move (a pipe write and a parse in
         this process per move and peer, which a game's summary does not need). ``resume``: every
         seat rejoins the table saved in its folder (``druids peer --resume``) instead."""
@@ -233,9 +236,14 @@ class LocalTable:
         self.move_events = move_events
         self.resume = resume
         self.game = game
+        self.go_on = go_on
+        if go_on and "--go-on" not in extra_args:
+            self.extra_args = (*extra_args, "--go-on")
         self.names = names
         self.listener = listener
         self.peers: list[PeerProcess] = []
+        self.lost: list[int] = []
+        """Seats whose process ended without a result (killed): the others went on without."""
         self.stopped_agreed = False
         """True once :meth:`wait` stopped the peers on their agreed finished result."""
         self.started_at = 0.0
@@ -310,7 +318,9 @@ class LocalTable:
         return self.seats[index] == "human"
 
     def wait(self, timeout: float) -> list[dict[str, Any]]:
-        """Every seat's result (raises if one has none within ``timeout``).
+        """Every seat's result (raises if one has none within ``timeout``). With ``go_on``, a
+        seat that stopped waits on (it may go on to a next table) until its process ends, and
+        its last table's result is taken; a seat whose process died is left out (``lost``).
 
         Once every seat reported the same finished game, each holds every message of it (its
         result comes after it checked every seat's signed result, and after its record and
@@ -321,11 +331,31 @@ class LocalTable:
         results = []
         for peer in self.peers:
             left = max(0.1, deadline - time.monotonic())
-            results.append(peer.wait_for("result", left))
+            if not self.go_on:
+                results.append(peer.wait_for("result", left))
+                continue
+            try:
+                first = peer.wait_for("result", left)
+            except LocalTableError:
+                if peer.proc is None or peer.proc.poll() is None:
+                    raise
+                self.lost.append(peer.index)
+                continue
+            if not first.get("finished") and peer.proc is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    peer.proc.wait(max(0.1, deadline - time.monotonic()))
+            results.append(peer.result() or first)
+        if self.go_on and any(r.get("finished") for r in results):
+            # The others went on and finished: a seat that stopped (it left) is lost too.
+            seated = [p for p in self.peers if p.index not in self.lost]
+            gone = zip(seated, results, strict=True)
+            self.lost += [p.index for p, r in gone if not r["finished"]]
+            results = [r for r in results if r.get("finished")]
         if all(r.get("finished") for r in results) and len({r.get("head") for r in results}) == 1:
             self.stopped_agreed = True
             for peer in self.peers:
-                peer.send(signal.SIGTERM)  # a finished peer takes it as a clean exit (0)
+                if peer.index not in self.lost:
+                    peer.send(signal.SIGTERM)  # a finished peer takes it as a clean exit (0)
         for peer in self.peers:
             if peer.proc is not None:
                 try:
@@ -386,12 +416,26 @@ class LocalTable:
             kinds = r.get("move_kinds", [])  # none at a table of dealt rounds
             for ms, kind in zip(r.get("move_latency_ms", []), kinds, strict=False):
                 by_kind.setdefault(kind, []).append(ms)
-        bot_faults: list[list[str]] = [[] for _ in results]
+        bot_faults: list[list[str]] = [[] for _ in (first.get("totals") or results)]
         for r in results:  # each peer's bot's faults (host's texts), by its play seat
             seat = r.get("seat")
             if isinstance(seat, int) and 0 <= seat < len(bot_faults):
                 bot_faults[seat] = [str(f) for f in r.get("faults") or []]
+        went_on = [e for p in self.peers for e in p.events if e.get("event") == "going_on"]
+        seats = {r.get("seat"): r.get("name") for r in results}
+        play_seats = [r.get("seat") for r in results]
+        records = [r.get("record") for r in results]
+        names = first.get("names")
+        if self.lost and isinstance(names, list):
+            # Some seats are gone, a stand-in in one: the final table's seats, by play seat
+            # (the stand-in's record is its own, kept by the peer that started it).
+            by_seat = {r.get("seat"): r.get("record") for r in results}
+            seats = dict(enumerate(names))
+            play_seats = list(range(len(names)))
+            records = [by_seat.get(s) for s in play_seats]
         return {
+            "went_on": sorted({str(e.get("text")) for e in went_on}),
+            "lost": [self.seat_name(i) for i in self.lost],
             "finished": finished,
             "aborted": next((r["aborted"] for r in results if r.get("aborted")), None),
             "blame": next((r["blame"] for r in results if r.get("aborted")), None),
@@ -399,9 +443,9 @@ class LocalTable:
             "round_scores": first.get("round_scores"),
             "winners": first.get("winners"),
             "ended_by": first.get("ended_by"),
-            "seats": {r.get("seat"): r.get("name") for r in results},
-            "play_seats": [r.get("seat") for r in results],
-            "records": [r.get("record") for r in results],
+            "seats": seats,
+            "play_seats": play_seats,
+            "records": records,
             "bot_faults": bot_faults,
             "heads_agree": len(heads) == 1,
             "wall_s": round(time.monotonic() - self.started_at, 3),
@@ -434,10 +478,12 @@ def play_table(
     new: bool = False,
     game: str | None = None,
     plugins_dirs: tuple[Path, ...] = (),
+    go_on: bool = False,
     names: list[str] | None = None,
     listener: Listener | None = None,
 ) -> dict[str, Any]:
-    """Play one whole game over the real protocol on loopback; the summary of all peers.
+    """Play one whole game over the real protocol on loopback; the summary of all peers
+    (``go_on``: the seats go on without one gone for good, a bot in its seat).
 
     ``seed`` is accepted for the tournament's interface; the mental deal draws its randomness
     from every peer's own secret, so a p2p game is never replayable from a seed. Every peer
@@ -457,6 +503,7 @@ def play_table(
         move_events=False,
         resume=resume,
         game=game,
+        go_on=go_on,
         names=names,
         listener=listener,
     )

@@ -400,6 +400,10 @@ class Mesh:
                     raise
                 time.sleep(REBIND_WAIT_S)
 
+    def open_gate(self) -> None:
+        """Admit any CURVE key again until :meth:`close_gate` (a lobby for the next table)."""
+        self.gate.reopen()
+
     def watch_dealer(self, peer_id: bytes) -> None:
         """Also poll a DEALER for replies (used in the lobby, where the host answers there)."""
         sock = self.peers.get(peer_id)

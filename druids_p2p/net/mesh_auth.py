@@ -57,6 +57,12 @@ class CurveGate:
             self._admitted_overflow = False
             return strangers
 
+    def reopen(self) -> None:
+        """Admit any key again, as in a lobby (a host opening the next table, whose stand-in
+        bot's key nobody knows before its join); closed again once that table is seated."""
+        with self._lock:
+            self.open = True
+
     def callback(self, domain: str, key: bytes) -> bool:
         """pyzmq's ZAP hook; ``key`` is the client's Z85-encoded CURVE public key."""
         with self._lock:

@@ -106,17 +106,33 @@ class MachineView:
 
     @property
     def round_scores(self) -> tuple[tuple[int, ...], ...]:
+        """Every round's scores, a continued table's carried rounds first."""
         if self._machine.card_play is not None:
             return ()  # a card-table game has no rounds
-        return tuple(tuple(s) for s in self._machine.game.round_scores)
+        return tuple(tuple(s) for s in self._machine.all_round_scores())
+
+    @property
+    def carried_rounds(self) -> int:
+        """Rounds carried from the previous tables of a game going on (``continuation.py``)."""
+        carried = self._machine.carried
+        return len(next(iter(carried.values()))) if carried else 0
+
+    @property
+    def stand_in(self) -> int | None:
+        """The play seat of the bot standing in for a departed seat at a continued table."""
+        machine = self._machine
+        index = machine.seat_message.body.get("stand_in")
+        if index is None or not machine.order:
+            return None
+        return machine.order.index(machine.list_keys[index])
 
     @property
     def totals(self) -> tuple[int, ...]:
-        return tuple(self._game().totals)
+        return tuple(self._machine.outcome()[0])
 
     @property
     def winners(self) -> tuple[int, ...] | None:
-        winners = self._game().winners
+        winners = self._machine.outcome()[1]
         return None if winners is None else tuple(winners)
 
     @property

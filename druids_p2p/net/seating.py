@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Sequence
 
 from druids_p2p.games.seam import TableOptions
+from druids_p2p.net.continuation import Account, account_fault, joins_fault
 from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.wire import (
     ZERO_HASH,
@@ -39,10 +40,20 @@ def options_body(options: TableOptions, ruleset: str = DEFAULT_RULESET) -> dict[
     }
 
 
-def make_join(identity: Identity, offer_id: bytes, endpoint: str, curve: bytes) -> bytes:
+def make_join(
+    identity: Identity,
+    offer_id: bytes,
+    endpoint: str,
+    curve: bytes,
+    continues: Account | None = None,
+) -> bytes:
     """A joiner's signed request for a seat at table offer ``offer_id``, saying where its inbox
-    listens and with which CURVE key: its own word, which the seat message will quote."""
-    body = {"name": identity.name, "endpoint": endpoint, "curve": curve}
+    listens and with which CURVE key: its own word, which the seat message will quote.
+    ``continues``: the account of the previous table this seat sat at, as its own record gives
+    it, when the new table goes on from there (``continuation.py``)."""
+    body: dict[str, object] = {"name": identity.name, "endpoint": endpoint, "curve": curve}
+    if continues is not None:
+        body["continues"] = continues
     return encode(
         identity, MsgType.JOIN, table_id=offer_id, seq=0, prev=ZERO_HASH, head=ZERO_HASH, body=body
     )
@@ -55,10 +66,13 @@ def make_seat_message(
     nonce: bytes | None = None,
     joins: Sequence[bytes] | None = None,
     ruleset: str = DEFAULT_RULESET,
+    continues: Account | None = None,
+    stand_in: int | None = None,
 ) -> bytes:
     """The host's seat message: (key, name, endpoint, curve) per seat in join order, and the
     raw signed ``join`` of every seat but the host's, in seat order (``joins``), for the game
-    ``ruleset``.
+    ``ruleset``; with ``continues`` and ``stand_in``, a table going on from a previous one's
+    account, the seat at index ``stand_in`` a bot standing in for the departed seat.
 
     The table id is the hash of the seated keys, the options and a nonce, so every later
     signature at the table also signs who sits there and what is played.
@@ -75,6 +89,9 @@ def make_seat_message(
     }
     if joins:
         body["joins"] = list(joins)
+    if continues is not None and stand_in is not None:
+        body["continues"] = continues
+        body["stand_in"] = stand_in
     table_id = derive_table_id(keys, body["options"], nonce)  # type: ignore[arg-type]
     return encode(
         host,
@@ -97,6 +114,9 @@ def seat_list_fault(seat_message: Message) -> str | None:
     the host signs it before anything else exists at the table."""
     if seat_message.head != head0(seat_message.table_id):
         return "the seat message is not built on head_0 (the head of the empty transcript)"
+    account = account_fault(seat_message)
+    if account is not None:
+        return account
     body = seat_message.body
     if "endpoints" not in body and "curves" not in body:
         return None  # no addresses at all: a table that is not on a network (no links)
@@ -116,6 +136,7 @@ def seat_list_fault(seat_message: Message) -> str | None:
             "the addresses it lists are not the joiners' own word"
         )
     offer: bytes | None = None
+    decoded: dict[bytes, Message] = {}
     for key, raw in zip(joiners, joins, strict=True):
         index = seats.index(key)
         name = body["names"][index]
@@ -134,7 +155,8 @@ def seat_list_fault(seat_message: Message) -> str | None:
                 f"the seat message lists for {name} an endpoint or CURVE key that {name}'s own "
                 "signed join does not say"
             )
-    return None
+        decoded[key] = join
+    return joins_fault(seat_message, decoded)
 
 
 def quoted_join(seat_message: Message, key: bytes) -> bytes | None:

@@ -16,7 +16,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from druids_p2p.net import lobby, reseat
+from druids_p2p.net import go_on, lobby, rematch, reseat
 from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.endpoints import EndpointError, TableNetwork
 from druids_p2p.net.errors import CannotRejoin, PeerError, TableChoice
@@ -29,6 +29,7 @@ from druids_p2p.net.homes import (
     choose_table,
     set_aside,
 )
+from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.net.mesh import Mesh, z85_to_raw
 from druids_p2p.net.peer_config import PeerConfig, make_player
 from druids_p2p.net.runner import TableRunner
@@ -38,6 +39,10 @@ from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Transcript, WireError, decode
 
 log = logging.getLogger(__name__)
+
+MAX_NEXT_TABLES = 100
+"""Tables one run goes on to at most (reseats, tables going on, rematches): a bound, not a
+limit anybody meets."""
 
 
 def _request(config: PeerConfig) -> Request:
@@ -84,6 +89,8 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
         shown(event)
 
     config = dataclasses.replace(config, emit=emit)
+    stand_ins: list[PeerProcess] = []
+    """Bots this peer started to stand in for departed seats (``go_on.py``)."""
     if resume is not None:
         try:
             seat_raw, public, secret, port = resume.load()
@@ -114,23 +121,68 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
         else:
             state = resume
         result, machine = _play_marked(config, mesh, state, seat_raw, resume is not None, early)
-        for _ in range(machine.options.players if config.go_on else 0):  # one fewer each
-            plan = reseat.reseat_after(machine, str(state.info().get("name") or "table"))
-            if plan is None:
+        for _ in range(MAX_NEXT_TABLES):
+            name = str(state.info().get("name") or "table")
+            next_table = _next_table(config, mesh, machine, name, stand_ins)
+            if next_table is None:
                 break
-            try:
-                seat_raw, early = reseat.go_on(config, mesh, plan)
-            except PeerError as exc:  # the others did not all go on: this stop stands
-                config.emit({"event": "reseat_failed", "text": str(exc)})
-                break
-            state = _save_table(config, mesh, seat_raw, plan.table_name, None)
+            seat_raw, early = next_table
+            state = _save_table(config, mesh, seat_raw, name, None)
             events.close()
             events.open(state)
             result, machine = _play_marked(config, mesh, state, seat_raw, False, early)
     finally:
         mesh.close()
         events.close()
+        for process in stand_ins:
+            go_on.let_finish(process)
     return result
+
+
+def _next_table(
+    config: PeerConfig,
+    mesh: Mesh,
+    machine: TableMachine,
+    name: str,
+    stand_ins: list[PeerProcess],
+) -> tuple[bytes, list[bytes]] | None:
+    """The table this peer goes on to after ``machine``'s ended, if any: without a seat that
+    withheld its coin flip (``reseat.py``); or, its player saying yes, without a seat gone for
+    good and with a bot in its seat (``go_on.py``); or, its player saying yes, a rematch
+    (``rematch.py``). Its seat message and early messages."""
+    plan = reseat.reseat_after(machine, name) if config.go_on else None
+    if plan is not None:
+        try:
+            return reseat.go_on(config, mesh, plan)
+        except PeerError as exc:  # the others did not all go on: this stop stands
+            config.emit({"event": "reseat_failed", "text": str(exc)})
+            return None
+    me = config.identity.public_key
+    offer = go_on.go_on_after(machine, name)
+    if offer is not None:
+        ask = config.go_on_ask
+        if ask is not None and ask(offer.offer(me)):
+            try:
+                seat_raw, early, process = go_on.go_on(config, mesh, offer)
+            except PeerError as exc:  # the others did not all go on: this stop stands
+                config.emit({"event": "go_on_failed", "text": str(exc)})
+                return None
+            if process is not None:
+                stand_ins.append(process)
+            return seat_raw, early
+        config.emit(
+            {"event": "go_on_declined", "text": f"not going on without {offer.name}: declined"}
+        )
+    again = rematch.rematch_after(machine, name) if config.rematch_ask is not None else None
+    if again is None or config.rematch_ask is None or not config.rematch_ask(again.offer(me)):
+        return None
+    try:
+        seat_raw, early, bots = rematch.rematch(config, mesh, again)
+    except PeerError as exc:
+        config.emit({"event": "rematch_failed", "text": str(exc)})
+        return None
+    stand_ins.extend(bots)
+    return seat_raw, early
 
 
 def _play_marked(

@@ -286,6 +286,7 @@ def on_reveals(t: TableState, batch: list[Message]) -> None:
     for msg in batch:
         t._deck_receive(msg)
     _audit_round(t)
+    t.rounds_audited += 1
     r = t.game.round_index
     scores = t.game.round_scores[-1]
     ended_by = t.game.round_ended_by

@@ -27,6 +27,12 @@ from typing import Any
 from druids_p2p.deck import AuditRequired, AuditResult, DeckError, DeckFault, DeckPeer
 from druids_p2p.games.seam import CardTableRuleset, GameState, Ruleset, TableOptions
 from druids_p2p.net.codec import Chain, WireCodec
+from druids_p2p.net.continuation import (
+    carried_in_play_order,
+    carried_rounds,
+    winners_of,
+    with_carried,
+)
 from druids_p2p.net.endpoints import TableNetwork
 from druids_p2p.net.moves import AcceptedMove, MoveLog
 from druids_p2p.net.seating import seat_list_fault
@@ -96,6 +102,13 @@ class TableState:
         self.network = network or TableNetwork.of_endpoint(endpoint)
         self.seat_fault = seat_list_fault(seat_message)
         """Why the seat message's addresses are not every seat's own word (the host's fault)."""
+        self.carried: dict[bytes, list[int]] = {}
+        """Each seat's rounds carried from the previous tables of a game going on without a
+        departed seat (``continuation.py``); empty at a first table."""
+        if self.seat_fault is None:
+            self.carried = carried_rounds(seat_message)
+        self.rounds_audited = 0
+        """Rounds of this table complete and audited (what an account of it carries)."""
         self.transcript = transcript or Transcript.start(seat_message)
         self.chain = Chain(identity, self.table_id, self._own_recorded)
         """Our next message's place: read from the record (whichever transcript it is now) and
@@ -210,9 +223,18 @@ class TableState:
         return str(self.names[keys[seat]])
 
     def outcome(self) -> tuple[list[int], list[int] | None]:
-        """The game's totals (play order) and winners (None while it is not over)."""
+        """The game's totals (play order) and winners (None while it is not over); at a table
+        going on from a previous one's account, its carried rounds count too."""
         game = self.card_play.copy if self.card_play is not None else self.game
-        return list(game.totals), game.winners
+        if not self.carried or not self.order:
+            return list(game.totals), game.winners
+        totals = with_carried(game.totals, self.order, self.carried)
+        return totals, None if game.winners is None else winners_of(totals)
+
+    def all_round_scores(self) -> list[list[int]]:
+        """Every round's scores in play order: the carried ones first, then this table's."""
+        own = [] if self.card_play is not None else [list(s) for s in self.game.round_scores]
+        return carried_in_play_order(self.order, self.carried) + own
 
     def view(self) -> Any:
         """This seat's view of the round (the rule set's own type), None before a deal."""

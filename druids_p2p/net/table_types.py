@@ -25,6 +25,12 @@ class TableFault(Exception):
         self.evidence = tuple(evidence)
 
 
+class Departure(TableFault):
+    """The blamed seat is gone from the table for good, by this peer's own clock: unreachable,
+    past the move limit, withholding what it owes, or it stopped instead of sending it. The
+    others may go on without it (``go_on.py``), unlike after a fault with evidence."""
+
+
 class RecordLost(TableFault):
     """We hold, or just made, another message of ours for a slot than one we signed before (our
     storage lost synced writes, or the record is an older copy): we stop at once and sign

@@ -17,12 +17,14 @@ from textual.message import Message
 
 from druids_p2p.net.homes import SET_ASIDE
 from druids_p2p.tui.approval import JoinApproval
+from druids_p2p.tui.evening import Evening
 from druids_p2p.tui.game_ui import GameTableScreen, TableUI
+from druids_p2p.tui.going_on import GoOnQuestion
 from druids_p2p.tui.pacing import UI_PACING, Pacing
 from druids_p2p.tui.player import NetSession, TableSpec
 from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.resume import SavedGame
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit
+from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit, GoOnPrompt
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.screens.resume_dialog import ResumeTable
@@ -86,6 +88,12 @@ class DruidsApp(App[dict[str, Any] | None]):
         self.plugins_dirs = lan.plugins_dirs if lan is not None else plugins_dirs
         self.session: Session | None = None
         self.table: GameTableScreen | None = None
+        self.evening = Evening()
+        """The games of this session and the running scores over them (tui/evening.py)."""
+        self.generation = 0
+        """Which session's messages are shown: a table left for a rematch posts on unheard."""
+        self.rematchable = False
+        """The table on show was made by ``make_session``, which makes its rematch too."""
 
     def on_mount(self) -> None:
         if self.saved is not None:
@@ -97,7 +105,8 @@ class DruidsApp(App[dict[str, Any] | None]):
         if self.lan is not None:
             self.push_screen(LobbyScreen(self.lan))
         elif self.make_session is not None:
-            self.open_session(self.make_session(self.post_message), self.expected)
+            self.open_session(self.make_session(self._poster()), self.expected)
+            self.rematchable = True
 
     def _resume_answered(self, choice: str | None) -> None:
         if choice == "resume" and self.saved is not None:
@@ -113,6 +122,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         """Rejoin the saved table in its own game folder (its bots rejoin with it)."""
         assert self.identity is not None
         self.folder = saved.folder
+        self.rematchable = False  # the command's table, not the saved one, is what it makes
         info = saved.state.info()
         spec = TableSpec(
             resume_folder=saved.state.folder,
@@ -120,7 +130,7 @@ class DruidsApp(App[dict[str, Any] | None]):
             plugins_dirs=self.plugins_dirs,
         )
         snapshots = self.table_ui.snapshots
-        session = NetSession(self.post_message, self.identity, saved.folder, spec, snapshots)
+        session = NetSession(self._poster(), self.identity, saved.folder, spec, snapshots)
         session.title = f"rejoining table '{info.get('name') or '?'}'"
         self.open_session(session)
 
@@ -131,7 +141,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         """From the lobby: seat this peer at ``spec``'s table."""
         assert self.identity is not None and self.folder is not None
         snapshots = self.table_ui.snapshots
-        session = NetSession(self.post_message, self.identity, self.folder, spec, snapshots)
+        session = NetSession(self._poster(), self.identity, self.folder, spec, snapshots)
         if title:
             session.title = title
         self.open_session(session, expected)
@@ -145,8 +155,89 @@ class DruidsApp(App[dict[str, Any] | None]):
             self.push_screen(self.table)
         session.start()
 
+    def _poster(self) -> Callable[[Message], object]:
+        """How a new session posts to the app: its messages are shown only while it is the
+        session on show (a table left for a rematch may still report its lingering end)."""
+        self.generation += 1
+        generation = self.generation
+
+        def post(message: Message) -> object:
+            if generation != self.generation:
+                return False
+            return self.post_message(message)
+
+        return post
+
+    # ------------------------------------------------------------------ the evening
+    @property
+    def can_rematch(self) -> bool:
+        """A rematch is offered: the table on show is one ``make_session`` made (you and your
+        bots on this machine), which seats the same players with the same options again; or a
+        LAN table, whose peers play the rematch among themselves (net/rematch.py)."""
+        local = self.make_session is not None and self.rematchable
+        return local or getattr(self.session, "rematch", None) is not None
+
+    def action_rematch(self) -> None:
+        """The end screen's ``r``: the same people, the same options, a new table (a bot
+        process for every bot seat, started afresh: one that died is replaced); the evening's
+        running scores go on. Only once the table on show has ended."""
+        table = self.table
+        if not self.can_rematch or table is None:
+            self.bell()
+            return
+        if table.ended is None and not table.finished and table.stopped is None:
+            self.bell()  # the game is on: leaving it is the quit key's question
+            return
+        want = getattr(self.session, "want_rematch", None)
+        if getattr(self.session, "rematch", None) is not None and callable(want):
+            want()  # a LAN table: the peer asks the others (net/rematch.py)
+            self.notify(
+                "Rematch: waiting for the others (a bot sits for anyone who does not come "
+                "within 30 s)",
+                timeout=10,
+            )
+            return
+        if self.make_session is None:
+            self.bell()
+            return
+        while len(self.screen_stack) > 1 and self.screen is not table:
+            self.pop_screen()
+        old = self.session
+        retire = getattr(old, "retire", None)
+        if callable(retire):
+            retire()  # its bots finish their lingering first, then it is closed
+        session = self.make_session(self._poster())
+        self.session = session
+        self.table = self.table_ui.open(session, self.expected, self.pacing, self.clock)
+        self.switch_screen(self.table)
+        session.start()
+
     async def on_peer_event(self, message: PeerEvent) -> None:
+        kind = message.event.get("event")
+        if kind in ("going_on", "rematching"):  # what follows is the next table's
+            await self._next_table(forget=kind == "going_on")
         await self._forward(message)
+
+    def on_go_on_question(self, message: GoOnQuestion) -> None:
+        """A seat is gone for good: the person says whether to go on with a bot in its seat."""
+        if self.leaving:
+            message.answer(False)
+            return
+        self.push_screen(GoOnPrompt(str(message.offer.get("text"))), message.answer)
+
+    async def _next_table(self, forget: bool) -> None:
+        """The session goes on at a next table (net/go_on.py, ``forget``: the stopped table's
+        game goes on there, counted once as it ends; net/rematch.py: a new game): a fresh table
+        screen over it, the ended one's prompts taken down."""
+        old, session = self.table, self.session
+        if old is None or session is None or self.leaving:
+            return
+        while len(self.screen_stack) > 1 and self.screen is not old:
+            self.pop_screen()
+        if forget:
+            self.evening.forget(old)
+        self.table = self.table_ui.open(session, (), self.pacing, self.clock)
+        await self.switch_screen(self.table)  # composed before it is handed anything
 
     async def on_turn_request(self, message: TurnRequest) -> None:
         await self._forward(message)
@@ -220,6 +311,7 @@ class DruidsApp(App[dict[str, Any] | None]):
             "folder": str(self.folder) if self.folder is not None else None,
             "names": list(snap.names) if snap is not None else None,
             "my_seat": snap.my_seat if snap is not None else None,
+            "evening": self.evening.to_json(),
         }
 
     def leave(self) -> None:

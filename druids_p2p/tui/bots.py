@@ -44,7 +44,11 @@ class LocalBots:
         budget_ms: float = 100.0,
         beacon_port: int | None = None,
         plugins_dirs: tuple[Path, ...] = (),
+        rematches: int = 0,
     ) -> None:
+        """``rematches``: how many rematches the bots say yes to (``--rematch``, a LAN
+        table's: net/rematch.py)."""
+        self.rematches = rematches
         self.folder = folder
         self.seats = seats
         self.bind = bind
@@ -56,7 +60,11 @@ class LocalBots:
         atexit.register(self.close)
 
     def _common(self) -> list[str]:
-        argv = ["--gone-after", str(BOT_GONE_AFTER_S)]
+        # The person's bots go on with the person when a seat is gone for good (net/go_on.py):
+        # the person's own answer decides whether there is a next table for them to join.
+        argv = ["--gone-after", str(BOT_GONE_AFTER_S), "--go-on"]
+        if self.rematches:
+            argv += ["--rematch", str(self.rematches)]
         for folder in self.plugins_dirs:
             argv += ["--plugins-dir", str(folder)]
         return argv

@@ -19,6 +19,7 @@ from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
 
+from druids_p2p.tui.evening import Evening, PlayedGame
 from druids_p2p.tui.pacing import Pacing
 from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.session import SeatSnapshot, Session, SessionEnded
@@ -45,6 +46,20 @@ class GameTableScreen(Screen[None]):
     async def receive(self, message: Message) -> None:
         """A message from the session, shown in its turn."""
         raise NotImplementedError
+
+    def evening_lines(self, game: PlayedGame) -> list[str]:
+        """This table's end, noted in the app's evening (once per table: noted again, it is
+        replaced); the running scores to show on the end screen."""
+        evening = getattr(self.app, "evening", None)
+        if not isinstance(evening, Evening):
+            return []
+        evening.note(self, game)
+        return evening.lines()
+
+    @property
+    def rematch_offered(self) -> bool:
+        """The app can seat the same people again with the same options (``r``)."""
+        return bool(getattr(self.app, "can_rematch", False))
 
     def open_chat(self) -> None:
         """Open the chat box (key ``c``, over the table or any prompt on it)."""

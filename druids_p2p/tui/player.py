@@ -9,8 +9,10 @@ waits on.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +32,7 @@ from druids_p2p.rulesets import DEFAULT_RULESET, table_options
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
 from druids_p2p.tui.game_ui import Snapshots
+from druids_p2p.tui.going_on import GoOnBridge, RematchBridge
 from druids_p2p.tui.names import in_your_words
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.wire import Identity
@@ -37,6 +40,13 @@ from druids_p2p.wire import Identity
 log = logging.getLogger(__name__)
 
 Post = Callable[[Message], object]
+
+REMATCH_BOTS = 99
+"""At a LAN table the person's bots say yes to every rematch (the person's own yes decides
+whether they are seated: a bot sits in for a seat that does not come)."""
+RETIRE_S = 15.0
+"""How long a table left for a rematch may linger before its bots are stopped (the net layer's
+longest linger after a game is 10 s)."""
 
 
 class LeftTable(PeerError):
@@ -56,6 +66,8 @@ class UIPlayer(Player):
         self.turn = 0
         self.asking = 0
         self.leaving = threading.Event()
+        self.moving_on = threading.Event()
+        """The person asked for a rematch: the ended table holds the peer no longer."""
 
     def attach(self, table: TableView) -> None:
         self.table = table
@@ -77,8 +89,9 @@ class UIPlayer(Player):
         return self.leaving.is_set()
 
     def stays_for_talk(self) -> bool:
-        """The person is at the table until they leave it (its end screen open): chat goes on."""
-        return not self.leaving.is_set()
+        """The person is at the table until they leave it (its end screen open): chat goes on;
+        not once they asked for a rematch (the next table is where talk goes on)."""
+        return not self.leaving.is_set() and not self.moving_on.is_set()
 
     def poll(self, table: TableView) -> int | None:
         """Non-blocking: the table keeps serving the network while the person thinks."""
@@ -125,6 +138,12 @@ class TableSpec:
     plugins_dirs: tuple[Path, ...] = ()
     resume_folder: Path | None = None
     """Rejoin this saved table (``<game>/me/tables/<id>``) instead; the bots rejoin theirs."""
+
+    @property
+    def lan(self) -> bool:
+        """A table on the LAN (hosted with beacons, or joined from one), not you and your bots
+        alone: its rematch is the peers' own (net/rematch.py)."""
+        return self.announce or self.announcement is not None
 
     @property
     def title(self) -> str:
@@ -184,6 +203,7 @@ class NetSession(Session):
             bind=spec.bind,
             budget_ms=spec.budget_ms,
             plugins_dirs=spec.plugins_dirs,
+            rematches=REMATCH_BOTS if spec.lan else 0,
         )
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
@@ -196,6 +216,12 @@ class NetSession(Session):
         """Asks the person before seating a joiner at a table this UI hosts (not its own bots)."""
         self.chat = ChatOutbox()
         """Lines the person types, sent by the peer's thread once seated (net/chat.py)."""
+        self.go_on = GoOnBridge(post)
+        """Asks the person whether to go on without a seat gone for good (net/go_on.py)."""
+        self.rematch = RematchBridge() if spec.lan else None
+        """At a LAN table: the end screen's ``r`` answers the peer's rematch question."""
+        self._bots_joined = False
+        """The bots were sent to the first table's lobby (a next table's has its stand-in)."""
 
     def config(self) -> PeerConfig:
         spec = self.spec
@@ -218,7 +244,9 @@ class NetSession(Session):
             resume_folder=spec.resume_folder,
             new=spec.resume_folder is None,
             chat=self.chat,
-            go_on=False,  # one table a session: a coin flip stopped by a seat stops it
+            go_on=False,  # a coin flip stopped by a seat stops the session's table
+            go_on_ask=self.go_on,  # a seat gone for good: the person is asked
+            rematch_ask=self.rematch,  # a LAN table's rematch: the end screen's r
         )
 
     def start(self) -> None:
@@ -257,13 +285,18 @@ class NetSession(Session):
         if kind in ("chat", "chat_refused"):  # talk changes nothing at the table: no snapshot,
             self.post(PeerEvent(dict(event), None))  # which would take back a turn being asked
             return
-        if kind == "lobby" and self.spec.host is not None:
+        if kind == "lobby" and self.spec.host is not None and not self._bots_joined:
+            self._bots_joined = True  # only the first table's lobby: a next table's is invited
             self.bots.join_lobby(str(event["lobby"]))
-        elif kind == "joining" and self.spec.lobby_id and self.spec.bots:
+        elif kind == "joining" and self.spec.lobby_id and self.spec.bots and not self._bots_joined:
+            self._bots_joined = True
             fp = self.spec.host_fingerprint
             self.bots.join_announced(self.spec.lobby_id, self.spec.beacon_port, fp)
         if kind in ("seated", "result") and event.get("record"):
             self.record = str(event["record"])
+        if kind in ("going_on", "rematching"):
+            self.player.table = None  # the ended table's view: no snapshot until the next one
+            self.player.moving_on.clear()  # at the next table's end, talk holds the peer again
         table = self.player.table
         snapshot = None
         if table is not None:
@@ -288,11 +321,37 @@ class NetSession(Session):
     def close(self) -> None:
         """Leave: stop the peer's thread (at its next tick) and kill the bots."""
         self.player.leaving.set()  # the runner stops at its next tick, recording why
+        self.go_on.close()  # a question waiting is answered no
+        if self.rematch is not None:
+            self.rematch.close()
         if self.approval is not None:
             self.approval.close()  # a joiner waiting for the person's answer is refused
         self._stop.set()  # before the bots are killed: leaving is not a bot failure
         self.bots.close()
         logging.getLogger("druids_p2p").removeHandler(self._log_handler)
+
+    def want_rematch(self) -> None:
+        """The end screen's ``r`` at a LAN table: the peer stops lingering for talk and answers
+        yes to its rematch question (net/rematch.py)."""
+        if self.rematch is not None:
+            self.player.moving_on.set()
+            self.rematch.want()
+
+    def retire(self, timeout: float = RETIRE_S) -> None:
+        """Left for a rematch, its table over: let the peer and its bots finish lingering (a
+        slower bot still needs the others' last messages), then close it; on a thread of its
+        own, so that the next table starts at once."""
+
+        def finish() -> None:
+            deadline = time.monotonic() + timeout
+            self.wait(timeout)
+            for peer in self.bots.peers:
+                if peer.proc is not None:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        peer.proc.wait(max(0.1, deadline - time.monotonic()))
+            self.close()
+
+        threading.Thread(target=finish, name="druids-retire", daemon=True).start()
 
     def wait(self, timeout: float = 5.0) -> None:
         """Let the peer's thread finish (it lingers a moment to help slower peers)."""

@@ -137,6 +137,26 @@ TABLE_BODIES: dict[MsgType, Schema] = {
 """The card table's six bodies, types 60–65; the deck layer re-checks every point, scalar and
 length against the table's state (deck.md §15.4)."""
 
+MAX_CARRIED_ROUNDS = 8
+"""Rounds a continued table's account may carry (a game of Druids 2017 has at most 5)."""
+ROUND_SCORE = Int(-(2**15), 2**15 - 1)
+CONTINUES = Struct(
+    {
+        "for": KEY,
+        "scores": List(
+            Struct({"key": KEY, "rounds": List(ROUND_SCORE, 0, MAX_CARRIED_ROUNDS)}),
+            2,
+            MAX_SEATS,
+        ),
+        "table": HASH,
+    }
+)
+"""A table going on without a departed seat (protocol.md §4, "Going on"): the previous table's
+id, the departed seat's key there (``for``) and every seat's score in each round it completed
+(``scores``: one entry per key of the previous table, in increasing key order). Carried in the
+``join`` of every seat that sat there and in the new ``seat`` message, which names the seat that
+stands in for the departed one (``stand_in``)."""
+
 BODIES: dict[MsgType, Schema] = {
     # A keepalive: ``n`` rises with every hello its sender signs at this table (its clock in
     # ms, so a restarted peer goes on above its last), and a receiver counts only a hello
@@ -144,7 +164,9 @@ BODIES: dict[MsgType, Schema] = {
     MsgType.HELLO: Struct(
         {"name": NAME, "client": Str(1, 64, printable=True), "n": Int(1, MAX_HELLO_N)}
     ),
-    MsgType.JOIN: Struct({"name": NAME}, optional={"endpoint": ENDPOINT, "curve": KEY}),
+    MsgType.JOIN: Struct(
+        {"name": NAME}, optional={"endpoint": ENDPOINT, "curve": KEY, "continues": CONTINUES}
+    ),
     MsgType.SEAT: Struct(
         {
             "seats": List(KEY, 2, MAX_SEATS, unique=True),
@@ -156,6 +178,8 @@ BODIES: dict[MsgType, Schema] = {
             "endpoints": List(ENDPOINT, 2, MAX_SEATS),
             "curves": List(KEY, 2, MAX_SEATS),
             "joins": List(Bin(1, MAX_JOIN), 1, MAX_SEATS - 1),
+            "continues": CONTINUES,
+            "stand_in": SEAT_INDEX,
         },
     ),
     MsgType.SEAT_CONFIRM: Struct({"commit": HASH, "curve": KEY, "endpoint": ENDPOINT}),

@@ -177,6 +177,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("c", "at a table of peers, also over a ritual: chat (enter says the line, escape closes)"),
     ("?", "this help: the signs on the board, the keys, the rules"),
     ("q / ctrl+c", "quit (asks first while the game is on)"),
+    ("end screen: r", "rematch: the same players at a new table (the evening's running scores)"),
 )
 
 RULES: tuple[str, ...] = (
@@ -195,23 +196,43 @@ RULES: tuple[str, ...] = (
 
 
 class GameOver2004(ModalScreen[None]):
-    """The final scores and who won; enter leaves the table."""
+    """The final scores and who won, the evening's running scores; enter leaves the table,
+    ``r`` (when the app can) seats the same players again."""
 
     DEFAULT_CSS = _CSS.format(name="GameOver2004")
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape,q", "close", "leave")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,escape,q", "close", "leave"),
+        Binding("r", "rematch", "rematch"),
+    ]
 
-    def __init__(self, lines: Sequence[str]) -> None:
+    def __init__(
+        self, lines: Sequence[str], evening: Sequence[str] = (), rematch: bool = False
+    ) -> None:
         super().__init__()
         self.lines = tuple(lines)
+        self.evening = tuple(evening)
+        self.rematch = rematch
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Game over", classes="title")
             yield Static(plain("\n".join(self.lines)), id="game-over")
-            yield Static("enter: leave the table", classes="hint")
+            if len(self.evening) > 1:
+                yield Static(plain("\n" + "\n".join(self.evening)), id="evening")  # names
+            hint = "enter: leave the table"
+            if self.rematch:
+                hint += " · r: rematch (the same players, a new table)"
+            yield Static(hint, classes="hint")
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_rematch(self) -> None:
+        rematch = getattr(self.app, "action_rematch", None)
+        if self.rematch and callable(rematch):
+            rematch()
+        else:
+            self.app.bell()
 
 
 class ConfirmLeave(ModalScreen[bool]):

@@ -35,6 +35,7 @@ from druids_p2p.tui.druids2004.explain import end_lines
 from druids_p2p.tui.druids2004.lan_story import drawn_lines, move_line
 from druids_p2p.tui.druids2004.places import ScoreColumn
 from druids_p2p.tui.druids2004.snapshot import Snapshot2004, own, snapshot_from_table
+from druids_p2p.tui.evening import PlayedGame
 from druids_p2p.tui.game_ui import TableUI
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
@@ -127,7 +128,18 @@ class LanTable2004Screen(Board2004, PacedTableScreen):
         if self.end_shown or (self.stopped is None and not self.finished):
             return
         self.end_shown = True
-        self.app.push_screen(TalkGameOver2004(self.final_lines()), self._end_closed)
+        result = self.result or {}
+        snap = self.snapshot
+        me = snap.name(snap.my_seat) if snap is not None and snap.my_seat is not None else None
+        if self.stopped is not None or not result.get("totals"):
+            game = PlayedGame(self.names, None, me=me, stopped=self.stopped)
+        else:
+            totals = tuple(int(t) for t in result["totals"])
+            game = PlayedGame(self.names, totals, tuple(result.get("winners") or ()), me)
+        screen = TalkGameOver2004(
+            self.final_lines(), self.evening_lines(game), self.rematch_offered
+        )
+        self.app.push_screen(screen, self._end_closed)
 
     def final_lines(self) -> list[str]:
         if self.stopped is not None:

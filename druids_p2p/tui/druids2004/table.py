@@ -20,6 +20,7 @@ from druids_p2p.tui.druids2004.board import Board2004, in_ui_words, what_now
 from druids_p2p.tui.druids2004.dialogs import ConfirmLeave, GameOver2004
 from druids_p2p.tui.druids2004.explain import end_lines
 from druids_p2p.tui.druids2004.session import Offline2004, TableEvent
+from druids_p2p.tui.evening import Evening, PlayedGame
 from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 
 __all__ = ["Table2004Screen", "in_ui_words", "what_now"]
@@ -84,7 +85,20 @@ class Table2004Screen(Board2004):
         """Once every ritual is read: the end of the game, if it has come."""
         if self.view.game_over and not self.ended:
             self.ended = True
-            self.app.push_screen(GameOver2004(self.final_lines()), self._game_over_read)
+            view, names = self.view, tuple(self.session.names)
+            game = PlayedGame(names, tuple(view.scores), tuple(view.winners or ()), self.me)
+            evening = getattr(self.app, "evening", None)
+            lines: list[str] = []
+            if isinstance(evening, Evening):
+                evening.note(self, game)
+                lines = evening.lines()
+            rematch = bool(getattr(self.app, "can_rematch", False))
+            screen = GameOver2004(self.final_lines(), lines, rematch)
+            self.app.push_screen(screen, self._game_over_read)
+
+    @property
+    def me(self) -> str:
+        return str(self.session.names[self.session.seat])
 
     def final_lines(self) -> list[str]:
         view, s = self.view, self.session

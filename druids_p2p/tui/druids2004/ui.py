@@ -31,8 +31,11 @@ def offline_app(
     prefs: TablePrefs = NO_PREFS,
 ) -> Druids2004App:
     """You at ``seat`` and ``bots`` (by seat) on this machine; the record kept in ``folder``."""
-    session = Offline2004(tuple(names), dict(bots), seat=seat, seed=seed, budget_ms=budget_ms)
-    return Druids2004App(session, folder, pause_s=pause_s, prefs=prefs)
+
+    def new_game(game_seed: int) -> Offline2004:
+        return Offline2004(tuple(names), dict(bots), seat=seat, seed=game_seed, budget_ms=budget_ms)
+
+    return Druids2004App(new_game(seed), folder, pause_s=pause_s, rematch=new_game, prefs=prefs)
 
 
 UI = GameUI(

@@ -3,6 +3,7 @@ of a round, the end of the game or a stopped table."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.console import Group
@@ -205,7 +206,7 @@ class RoundSummary(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         view = self.snapshot.view
-        r = (view.round_index + 1) if view is not None else len(self.snapshot.round_scores)
+        r = self.snapshot.round_number if view is not None else len(self.snapshot.round_scores)
         with Vertical(id="round-summary"):
             yield Static(f"Round {r} of {self.snapshot.rounds} is over", classes="title")
             yield Static(round_summary(self.snapshot, self.scores, self.ended_by))
@@ -233,6 +234,7 @@ class GameOver(ModalScreen[bool]):
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "leave", "quit"),
+        Binding("r", "rematch", "rematch"),
         Binding("escape", "stay", "look at the table"),
         CHAT_KEY,
         Binding("question_mark", "app.help", "help"),
@@ -244,12 +246,18 @@ class GameOver(ModalScreen[bool]):
         record: str | None,
         stopped: str | None = None,
         winners: tuple[int, ...] = (),
+        evening: Sequence[str] = (),
+        rematch: bool = False,
     ) -> None:
+        """``evening``: the running scores over this session's games (tui/evening.py);
+        ``rematch``: the app can seat the same players again (key ``r``)."""
         super().__init__()
         self.snapshot = snapshot
         self.record = record
         self.stopped = stopped
         self.winners = winners
+        self.evening = tuple(evening)
+        self.rematch = rematch
 
     def compose(self) -> ComposeResult:
         snap = self.snapshot
@@ -270,9 +278,13 @@ class GameOver(ModalScreen[bool]):
                     )
                 yield Static(plain(f"Game over — {head}"), classes="title")
             yield Static(scores_table(snap, self.winners))
+            if len(self.evening) > 1:
+                yield Static(plain("\n" + "\n".join(self.evening)), id="evening")  # names
             yield Static("\nGame record (check it any time with: druids audit RECORD):")
             yield Static(self.record or "(none)", id="record-path", markup=False)
             with Horizontal():
+                if self.rematch:
+                    yield Button("Rematch (r)", id="rematch", variant="success")
                 yield Button("Quit (q)", id="leave", variant="primary")
                 yield Button("Look at the table (escape)", id="stay")
 
@@ -287,8 +299,19 @@ class GameOver(ModalScreen[bool]):
     def action_leave(self) -> None:
         self.dismiss(True)
 
+    def action_rematch(self) -> None:
+        """The same players, the same options, a new table (the app's rematch)."""
+        rematch = getattr(self.app, "action_rematch", None)
+        if self.rematch and callable(rematch):
+            rematch()
+        else:
+            self.app.bell()
+
     def action_stay(self) -> None:
         self.dismiss(False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "rematch":
+            self.action_rematch()
+            return
         self.dismiss(event.button.id == "leave")

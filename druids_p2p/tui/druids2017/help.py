@@ -33,6 +33,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("escape", "close a prompt, this help or a summary"),
     ("?", "this help"),
     ("q / ctrl+q / ctrl+c", "quit (asks first while a game is on; the record is kept)"),
+    ("end screen: r", "rematch: the same players and options at a new table (running scores)"),
     ("lobby: enter / j", "join the selected table (bringing the bots chosen below it)"),
     ("lobby: h", "host a new table with the settings below the list"),
 )

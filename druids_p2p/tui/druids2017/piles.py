@@ -24,8 +24,9 @@ def round_points(snapshot: TableSnapshot, seat: int) -> int:
     score (a five-domain end scores −3 for its taker, whatever the piles)."""
     view = snapshot.view
     assert view is not None
-    if view.round_over and view.round_index < len(snapshot.round_scores):
-        return snapshot.round_scores[view.round_index][seat]
+    index = snapshot.round_number - 1  # carried rounds first (a table that went on)
+    if view.round_over and index < len(snapshot.round_scores):
+        return snapshot.round_scores[index][seat]
     return sum(t % N_VALUES + 1 for t in view.pile_tops[seat] if t is not None)
 
 

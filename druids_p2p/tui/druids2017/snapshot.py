@@ -58,6 +58,15 @@ class TableSnapshot:
     winners: tuple[int, ...] | None = None
     ended_by: str | None = None
     """How the current (or last) round ended, None while it runs."""
+    carried_rounds: int = 0
+    """Rounds this game played at the tables before this one (a table that went on without a
+    departed seat, net/go_on.py): ``round_scores`` begins with them, ``rounds`` counts them."""
+
+    @property
+    def round_number(self) -> int:
+        """The round being played (1-based, counted in the whole game), 0 before a deal."""
+        view = self.view
+        return 0 if view is None else self.carried_rounds + view.round_index + 1
 
     def name(self, seat: int | None) -> str:
         if seat is None or not 0 <= seat < len(self.names):
@@ -159,11 +168,13 @@ def snapshot_from_table(table: TableView, turn: int | None = None) -> TableSnaps
     seat = table.seat
     options = table.options
     view = table.player_view() if seat is not None else None
+    carried = int(getattr(table, "carried_rounds", 0))  # a table going on (net/go_on.py)
     snap = TableSnapshot(
         names=table.names,
         my_seat=seat,
         players=options.players,
-        rounds=options.rounds,
+        rounds=options.rounds + carried,
+        carried_rounds=carried,
         variant=options.variant,
         phase=table.phase,
         view=None,

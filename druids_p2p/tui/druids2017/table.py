@@ -34,6 +34,7 @@ from druids_p2p.tui.druids2017.table_status import connecting_text, seat_states,
 from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.druids2017.tricks import TrickHistory
 from druids_p2p.tui.druids2017.warnings import warning_line, warnings
+from druids_p2p.tui.evening import PlayedGame
 from druids_p2p.tui.game_ui import TableUI
 from druids_p2p.tui.names import who
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
@@ -245,11 +246,18 @@ class TableScreen(PacedTableScreen):
         if getattr(self.app, "leaving", False):
             return  # the person left: the app is closing, nothing more is shown
         winners = tuple(result.get("winners") or ())
+        snap = self.snapshot
+        names = tuple(snap.names) if snap is not None else ()
+        me = snap.name(snap.my_seat) if snap is not None and snap.my_seat is not None else None
+        rematch = self.rematch_offered
         if self.stopped is not None or result.get("aborted"):
             stopped = self.stopped or str(result.get("aborted"))
-            screen = GameOver(self.snapshot, self.record, stopped=stopped)
+            evening = self.evening_lines(PlayedGame(names, None, me=me, stopped=stopped))
+            screen = GameOver(snap, self.record, stopped=stopped, evening=evening, rematch=rematch)
         elif result.get("finished"):
-            screen = GameOver(self.snapshot, self.record, winners=winners)
+            totals = tuple(int(t) for t in result.get("totals") or ())
+            evening = self.evening_lines(PlayedGame(names, totals, winners, me))
+            screen = GameOver(snap, self.record, winners=winners, evening=evening, rematch=rematch)
         else:
             return
         self.end_shown = True

@@ -70,7 +70,7 @@ def status_text(table: TableScreenState) -> Text:
     if snap is None or view is None or view.round_over or snap.phase != "play":
         return Text(table.phase_text)
     elapsed = clock(time.monotonic() - table.turn_since)
-    rnd = f"Round {view.round_index + 1}/{snap.rounds} · "
+    rnd = f"Round {snap.round_number}/{snap.rounds} · "
     if table.trick_held and view.tricks:
         taker = who(snap, view.tricks[-1][2])
         return Text(f"{rnd}Trick {len(view.tricks)} taken by {taker} — any key to go on")

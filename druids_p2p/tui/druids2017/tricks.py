@@ -66,7 +66,8 @@ class TrickHistory(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         view = self.snapshot.view if self.snapshot is not None else None
-        rnd = f"round {view.round_index + 1}" if view is not None else "this round"
+        snap = self.snapshot
+        rnd = f"round {snap.round_number}" if view is not None and snap else "this round"
         with VerticalScroll():
             yield Static(f"Tricks of {rnd}", classes="title")
             yield Static(trick_history(self.snapshot), id="trick-list")

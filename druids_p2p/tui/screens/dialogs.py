@@ -149,11 +149,43 @@ class ApproveJoin(_YesNo):
     no_label = "Refuse (n)"
 
 
+class GoOnPrompt(ModalScreen[bool]):
+    """A seat is gone for good: go on without it, a bot in its seat, the scores carried?"""
+
+    DEFAULT_CSS = dialog_css("GoOnPrompt")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "go on"),
+        Binding("n,escape", "answer(False)", "stop here"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Go on with a bot?", classes="title")
+            yield Static(plain(self.question), id="go-on-question")  # it names a player
+            with Horizontal():
+                yield Button("Yes, go on (y)", id="yes", variant="success")
+                yield Button("No, stop here (n)", id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
 __all__ = [
     "APP_KEYS",
     "BOTTOM_CSS",
     "ApproveJoin",
     "ConfirmJoin",
     "ConfirmQuit",
+    "GoOnPrompt",
     "dialog_css",
 ]
