@@ -479,6 +479,7 @@ def test_screenshots_are_made(tmp_path: Path) -> None:
         "table-2004.svg",
         "ritual-2004.svg",
         "table2004-lan.svg",
+        "legend-2004.svg",
     }
     words = {
         "table.svg": ["Your&#160;hand", "must&#160;follow", "four&#160;domains"],
@@ -494,6 +495,7 @@ def test_screenshots_are_made(tmp_path: Path) -> None:
         "table-2004.svg": ["Mystic&#160;places", "Score&#160;column", "♟"],
         "ritual-2004.svg": ["Ritual&#160;on&#160;place", "amulets"],
         "table2004-lan.svg": ["local&#160;table", "your&#160;hand:", "draws&#160;from", "♟"],
+        "legend-2004.svg": ["♟"],
     }
     for name, expected in words.items():
         for word in expected:
