@@ -140,3 +140,28 @@ def test_bad_door_options_are_one_line_and_exit_2(
         code, out, err = run_cli([*command, *door], capsys)
         assert code == 2 and out == ""
         assert len(err.strip().splitlines()) == 1 and error in err, err
+
+
+def test_join_game_is_checked_against_the_tables_game_not_ignored(tmp_path: Path) -> None:
+    """``druids join HOST:PORT --game druids2004`` at a Druids 2017 table is refused in one line
+    (exit 2) instead of the flag being ignored (issue 28 item 8); with the table's own game the
+    join goes ahead (the host, open, seats it)."""
+    host, lobby = _host(tmp_path, ["--open"])
+    peers = [host]
+    try:
+        rename_identity("bob", tmp_path / "bob")
+        argv = _druids("join", lobby, "--game", "druids2004", "--json")
+        wrong = PeerProcess(1, tmp_path / "bob", argv, human=False)
+        peers.append(wrong)
+        wrong.start()
+        assert wrong.proc is not None and wrong.proc.wait(BOUND_S) == 2
+        line = wrong.tail_log()
+        assert "--game druids2004" in line and "plays druids2017" in line, line
+        rename_identity("carol", tmp_path / "carol")
+        argv = _druids("join", lobby, "--game", "druids2017", "--bot", "random", "--json")
+        right = PeerProcess(2, tmp_path / "carol", argv, human=False)
+        peers.append(right)
+        right.start()
+        assert host.wait_for("joined", BOUND_S)["name"] == "carol"
+    finally:
+        _stop(*peers)

@@ -128,8 +128,9 @@ def _flat(heard: dict[bytes, list[Any]]) -> list[Any]:
     return [t for tables in heard.values() for t in tables]
 
 
-def lobby_announcement(target: str, pin: str) -> bytes:
-    """``join HOST:PORT --fingerprint FP``: the lobby socket's beacon, if its host matches."""
+def lobby_announcement(target: str, pin: str | None) -> bytes:
+    """``join HOST:PORT --fingerprint FP`` (or ``--game G``): the lobby socket's beacon, if its
+    host matches ``pin`` (any host without one)."""
     from druids_p2p.net.discovery import decode_beacon
     from druids_p2p.net.errors import PeerError
     from druids_p2p.net.lobby import query_lobby
@@ -143,9 +144,19 @@ def lobby_announcement(target: str, pin: str) -> bytes:
         fail(str(exc), 1)
     except WireError as exc:
         fail(f"{target}: the host's announcement is invalid: {exc}", 1)
-    if not pin_matches(pin, beacon.host_key):
+    if pin is not None and not pin_matches(pin, beacon.host_key):
         fail(
             f"{target}: the host there is {beacon.host_name} with fingerprint "
             f"{beacon.host_fingerprint}, not --fingerprint {pin}: not joined"
         )
     return raw
+
+
+def check_table_game(announcement: bytes, game: str, target: str) -> None:
+    """``join --game G``: the table found plays G, else the join is refused (exit 2) instead of
+    the flag being ignored (a table's game is its host's word)."""
+    from druids_p2p.net.discovery import decode_beacon
+
+    plays = decode_beacon(announcement).info.ruleset
+    if plays != game:
+        fail(f"--game {game}: the table {target} plays {plays}; not joined")

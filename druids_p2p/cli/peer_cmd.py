@@ -15,6 +15,7 @@ from druids_p2p.cli.app import app, fail
 from druids_p2p.cli.join_lookup import (
     DEFAULT_SEARCH_S,
     MAX_SEARCH_S,
+    check_table_game,
     find_table,
     lobby_announcement,
     saved_table,
@@ -291,7 +292,9 @@ def join_command(
     as_json: bool = _JSON,
     resume: bool = _RESUME,
     new: bool = _NEW,
-    game: str = _GAME,
+    game: str | None = typer.Option(
+        None, "--game", help="Join only a table of this game (its host's word; default: any)."
+    ),
     go_on: bool = _GO_ON,
     rematches: int = _REMATCH,
     say: list[str] = _SAY,
@@ -308,7 +311,8 @@ def join_command(
     """
     from druids_p2p.net.table_choice import BadPin, parse_pin
 
-    check_game(game)  # the table's game is the host's word (its seat message)
+    if game is not None:
+        check_game(game)  # the table's game is the host's word: --game only checks it
     resume_or_new(resume, new)
     check_lobby_target(target)
     times = (gone_after, step_deadline, rejoin_time)
@@ -331,8 +335,10 @@ def join_command(
             fail(f"--search-seconds must be more than 0 and at most {MAX_SEARCH_S:g}")
         emit = emitter(as_json)
         announcement = find_table(target, seat["bind"], beacon_port, seconds, emit, pin)
-    elif pin is not None:
+    elif pin is not None or game is not None:
         announcement = lobby_announcement(target, pin)
+    if announcement is not None and game is not None:
+        check_table_game(announcement, game, target)
     result = run_one_peer(
         **seat,
         host=False,
