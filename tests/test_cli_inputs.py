@@ -90,7 +90,7 @@ LONG_NAME = "x" * 60
         (["play", "--new"], "--new"),
         (["play", "--beacon-port", "45000"], "--beacon-port"),
         (["tables", "--port", "45000", "--beacon-port", "45001"], "give only --beacon-port"),
-        (["join", "127.0.0.1:4000", "--search-seconds", "3"], "--search-seconds"),
+        (["join", "127.0.0.1:4000", "--seconds", "3"], "--seconds"),
         (
             ["tournament", "--bots", "rule,random", "--time-per-move", "inf"],
             "--time-per-move must be",

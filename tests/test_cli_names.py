@@ -49,3 +49,20 @@ def test_tables_old_port_name_still_works_and_says_the_new_one(
     assert code == 0, err
     assert f":{port})" in out
     assert err.strip() == "druids: note: --port is now called --beacon-port"
+
+
+def test_join_listens_for_seconds_as_tables_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """One name for one option: how long to listen for beacons is ``--seconds`` in ``tables``
+    and ``join``; join's old ``--search-seconds`` still works, hidden, and says the new name."""
+    code, out, _ = run_cli(["join", "--help"], capsys)
+    assert code == 0 and "--seconds" in out and "--search-seconds" not in out
+    port = str(_free_udp_port())
+    code, _, err = run_cli(
+        ["join", "nobody-here", "--beacon-port", port, "--seconds", "0.2"], capsys
+    )
+    assert code == 1 and "no open table named 'nobody-here'" in err, err
+    old = ["join", "nobody-here", "--beacon-port", port, "--search-seconds", "0.2"]
+    code, _, err = run_cli(old, capsys)
+    assert code == 1 and "--search-seconds is now called --seconds" in err, err
+    code, _, err = run_cli([*old, "--seconds", "0.2"], capsys)
+    assert code == 2 and "give only --seconds" in err, err

@@ -573,7 +573,7 @@ def test_join_by_name_fails_in_one_line_when_no_table_or_several_match(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     port = free_port()
-    args = ("--beacon-port", str(port), "--search-seconds", "0.5")
+    args = ("--beacon-port", str(port), "--seconds", "0.5")
     started = time.monotonic()
     code, out, err = run_cli(["join", "Friday night", *args], capsys)
     assert time.monotonic() - started < DEADLINE
@@ -596,9 +596,9 @@ def test_join_by_name_fails_in_one_line_when_no_table_or_several_match(
 def test_join_by_name_refuses_bad_search_seconds(
     capsys: pytest.CaptureFixture[str], seconds: str
 ) -> None:
-    code, out, err = run_cli(["join", "Friday night", "--search-seconds", seconds], capsys)
+    code, out, err = run_cli(["join", "Friday night", "--seconds", seconds], capsys)
     assert code == 2 and out == ""
-    assert len(err.strip().splitlines()) == 1 and "--search-seconds" in err
+    assert len(err.strip().splitlines()) == 1 and "--seconds" in err
 
 
 def test_cli_text_names_each_tables_game(capsys: pytest.CaptureFixture[str]) -> None:

@@ -69,7 +69,7 @@ def host_args(lan: Lan, homes: list[Path], *extra: str) -> list[str]:
 
 
 def join_args(lan: Lan, i: int, *extra: str) -> list[str]:
-    args = ["join", TABLE, "--address", lan.address(i), "--search-seconds", "15"]
+    args = ["join", TABLE, "--address", lan.address(i), "--seconds", "15"]
     return [*args, *_common(*extra)]
 
 

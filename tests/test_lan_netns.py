@@ -84,7 +84,7 @@ def _start_table(
     assert lobby, "the host did not open its lobby" + table_report(peers)
     assert lobby[0]["endpoint"].startswith(f"tcp://{address(0)}:")
     for i in range(1, PLAYERS):
-        args = ["join", TABLE, "--address", address(i), "--search-seconds", "10", *common]
+        args = ["join", TABLE, "--address", address(i), "--seconds", "10", *common]
         peers.append(Peer(lan, i, args, tmp_path / f"ns{i}"))
     return peers
 

@@ -145,7 +145,7 @@ def test_join_by_name_refuses_a_name_heard_from_two_keys_and_lists_them(
 ) -> None:
     port = free_port()
     with flooding(port), BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
-        args = ["join", INFO.name, "--beacon-port", str(port), "--search-seconds", "3"]
+        args = ["join", INFO.name, "--beacon-port", str(port), "--seconds", "3"]
         code, out, err = run_cli(args, capsys)
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
@@ -176,7 +176,7 @@ def test_join_by_name_refuses_an_only_table_whose_host_is_not_the_pinned_one(
 ) -> None:
     port = free_port()
     with BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
-        argv = ["join", INFO.name, "--beacon-port", str(port), "--search-seconds", "1"]
+        argv = ["join", INFO.name, "--beacon-port", str(port), "--seconds", "1"]
         code, out, err = run_cli([*argv, "--fingerprint", MALLORY.fingerprint], capsys)
     assert code == 2 and out == ""
     *listed, last = err.strip().splitlines()

@@ -287,7 +287,7 @@ def test_the_lobby_hosts_a_2004_table_with_an_open_seat_and_seats_an_approved_jo
     port = random.randint(42000, 58000)
     app = _lan_app(tmp_path, port)
     argv = [sys.executable, "-m", "druids_p2p", "join", "open2004", "--game", GAME, "--json"]
-    argv += ["--bot", "rule", "--beacon-port", str(port), "--search-seconds", "60"]
+    argv += ["--bot", "rule", "--beacon-port", str(port), "--seconds", "60"]
     env = {**os.environ, "DRUIDS_HOME": str(tmp_path / "joiner")}
     joiner: list[subprocess.Popen[str]] = []
     result: dict[str, Any] = {}

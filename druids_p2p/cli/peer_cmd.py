@@ -11,7 +11,7 @@ from typing import TypedDict
 
 import typer
 
-from druids_p2p.cli.app import app, fail
+from druids_p2p.cli.app import app, echo_err, fail
 from druids_p2p.cli.join_lookup import (
     DEFAULT_SEARCH_S,
     MAX_SEARCH_S,
@@ -277,11 +277,12 @@ def join_command(
     interface: str | None = _INTERFACE,
     address: str | None = _ADDRESS,
     beacon_port: int = _BEACON_PORT,
-    search_seconds: float | None = typer.Option(
+    seconds: float | None = typer.Option(
         None,
-        "--search-seconds",
+        "--seconds",
         help=f"How long to listen for the table's beacon [default: {DEFAULT_SEARCH_S:g}].",
     ),
+    search_seconds: float | None = typer.Option(None, "--search-seconds", hidden=True),
     fingerprint: str | None = typer.Option(
         None, "--fingerprint", help="Join only a table whose host key has this fingerprint prefix."
     ),
@@ -323,16 +324,21 @@ def join_command(
             pin = parse_pin(fingerprint)
         except BadPin as exc:
             fail(str(exc))
-    if search_seconds is not None and ":" in target:
-        fail(f"--search-seconds listens for a table's beacon: {target} is joined at its lobby")
+    if search_seconds is not None:  # the old name (druids tables has always said --seconds)
+        if seconds is not None:
+            fail("--search-seconds is the old name of --seconds: give only --seconds")
+        echo_err("druids: note: --search-seconds is now called --seconds, as in druids tables")
+        seconds = search_seconds
+    if seconds is not None and ":" in target:
+        fail(f"--seconds listens for a table's beacon: {target} is joined at its lobby")
     announcement = None
     saved = saved_table(target, resume, new)
     if saved is not None:
         pass  # rejoin it: no beacon, no lobby
     elif ":" not in target:
-        seconds = DEFAULT_SEARCH_S if search_seconds is None else search_seconds
+        seconds = DEFAULT_SEARCH_S if seconds is None else seconds
         if not (math.isfinite(seconds) and 0 < seconds <= MAX_SEARCH_S):
-            fail(f"--search-seconds must be more than 0 and at most {MAX_SEARCH_S:g}")
+            fail(f"--seconds must be more than 0 and at most {MAX_SEARCH_S:g}")
         emit = emitter(as_json)
         announcement = find_table(target, seat["bind"], beacon_port, seconds, emit, pin)
     elif pin is not None or game is not None:
