@@ -29,12 +29,12 @@ from dataclasses import dataclass
 
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.net.continuation import Account, make_account, same_account
-from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.errors import PeerError
 from druids_p2p.net.lobby import Lobby, join_table, seat_entries
 from druids_p2p.net.local_table import PeerProcess, peer_argv
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
+from druids_p2p.net.reseat import invitation
 from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import Departure
 from druids_p2p.rulesets import table_options
@@ -232,30 +232,19 @@ def join_go_on(config: PeerConfig, mesh: Mesh, plan: GoOn) -> tuple[bytes, list[
 
     Raises :class:`PeerError` when no such invitation comes in time."""
     deadline = time.monotonic() + wait_s(config)
-    while time.monotonic() < deadline:
-        for inbound in mesh.poll(50):
-            try:
-                beacon = decode_beacon(inbound.payload)
-            except WireError:
-                continue
-            if beacon.host_key != plan.host:
-                continue
-            info, o = beacon.info, plan.options
-            if (info.ruleset, info.players, info.variant, info.rounds) != (
-                plan.ruleset, o.players, o.variant, o.rounds
-            ):  # fmt: skip
-                raise PeerError("the new table's host offers another game than the rest of ours")
-            cfg = dataclasses.replace(config, lobby_timeout_s=max(1.0, deadline - time.monotonic()))
-            seat_raw, early = join_table(cfg, mesh, inbound.payload, plan.account)
-            body = decode(seat_raw).body
-            seats = [bytes(k) for k in body["seats"]]
-            index = body.get("stand_in")
-            if not isinstance(index, int) or not same_account(body.get("continues"), plan.account):
-                raise PeerError("the new table's seat message does not carry our account")
-            if sorted(k for i, k in enumerate(seats) if i != index) != sorted(plan.keys):
-                raise PeerError("the new table seats others than the old table's and a stand-in")
-            return seat_raw, early
-    raise PeerError("no invitation to the next table came in time")
+    invited = invitation(mesh, plan.host, plan.ruleset, plan.options, deadline, "the next table")
+    if invited is None:
+        raise PeerError("no invitation to the next table came in time")
+    cfg = dataclasses.replace(config, lobby_timeout_s=max(1.0, deadline - time.monotonic()))
+    seat_raw, early = join_table(cfg, mesh, invited, plan.account)
+    body = decode(seat_raw).body
+    seats = [bytes(k) for k in body["seats"]]
+    index = body.get("stand_in")
+    if not isinstance(index, int) or not same_account(body.get("continues"), plan.account):
+        raise PeerError("the new table's seat message does not carry our account")
+    if sorted(k for i, k in enumerate(seats) if i != index) != sorted(plan.keys):
+        raise PeerError("the new table seats others than the old table's and a stand-in")
+    return seat_raw, early
 
 
 def go_on(

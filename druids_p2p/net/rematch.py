@@ -21,16 +21,16 @@ import time
 from dataclasses import dataclass
 
 from druids_p2p.games.seam import TableOptions
-from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.errors import PeerError
 from druids_p2p.net.go_on import departed_key, start_stand_in
 from druids_p2p.net.lobby import Lobby, join_table, seat_entries
 from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
+from druids_p2p.net.reseat import invitation
 from druids_p2p.net.table import TableMachine
 from druids_p2p.rulesets import table_options
-from druids_p2p.wire import WireError, decode
+from druids_p2p.wire import decode
 
 ASK_S = 120.0
 """How long a peer waits for its player's answer (the end screen stays up meanwhile)."""
@@ -132,22 +132,11 @@ def join_rematch(config: PeerConfig, mesh: Mesh, plan: Rematch) -> tuple[bytes, 
     """Wait for the rematch host's invitation (only its signed announcement, for the same game)
     and join; the seat message and what came with it. Raises :class:`PeerError` if none comes."""
     deadline = time.monotonic() + ASK_S + FILL_AFTER_S + config.step_deadline_s
-    while time.monotonic() < deadline:
-        for inbound in mesh.poll(50):
-            try:
-                beacon = decode_beacon(inbound.payload)
-            except WireError:
-                continue
-            if beacon.host_key != plan.host:
-                continue
-            info, o = beacon.info, plan.options
-            if (info.ruleset, info.players, info.variant, info.rounds) != (
-                plan.ruleset, o.players, o.variant, o.rounds
-            ):  # fmt: skip
-                raise PeerError("the rematch's host offers another game than ours")
-            cfg = dataclasses.replace(config, lobby_timeout_s=max(1.0, deadline - time.monotonic()))
-            return join_table(cfg, mesh, inbound.payload)
-    raise PeerError("no invitation to the rematch came in time")
+    invited = invitation(mesh, plan.host, plan.ruleset, plan.options, deadline, "the rematch")
+    if invited is None:
+        raise PeerError("no invitation to the rematch came in time")
+    cfg = dataclasses.replace(config, lobby_timeout_s=max(1.0, deadline - time.monotonic()))
+    return join_table(cfg, mesh, invited)
 
 
 def rematch(

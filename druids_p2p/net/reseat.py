@@ -111,32 +111,44 @@ def host_reseat(config: PeerConfig, mesh: Mesh, plan: Reseat) -> bytes:
     return seat_raw
 
 
-def join_reseat(config: PeerConfig, mesh: Mesh, plan: Reseat) -> tuple[bytes, list[bytes]]:
-    """Wait for the new host's invitation, join, and check that the seat message seats exactly
-    the remaining seats for the same game; the seat message and what came with it.
-
-    Raises :class:`PeerError` when no such invitation comes in time."""
-    deadline = time.monotonic() + wait_s(config)
+def invitation(
+    mesh: Mesh, host: bytes, ruleset: str, options: TableOptions, deadline: float, what: str
+) -> bytes | None:
+    """The signed announcement ``host`` invites us with to ``what`` (a new table of the same
+    game: its game and options must be ``ruleset`` and ``options``, else :class:`PeerError`),
+    polled until ``deadline``; None if none came. Anything else arriving meanwhile is dropped:
+    the old table is over."""
     while time.monotonic() < deadline:
         for inbound in mesh.poll(50):
             try:
                 beacon = decode_beacon(inbound.payload)
             except WireError:
                 continue
-            if beacon.host_key != plan.host:
+            if beacon.host_key != host:
                 continue
             info = beacon.info
             offered = (info.ruleset, info.players, info.variant, info.rounds)
-            o = plan.options
-            if offered != (plan.ruleset, o.players, o.variant, o.rounds):
-                raise PeerError("the new table's host offers another game than the old one's")
-            cfg = dataclasses.replace(config, lobby_timeout_s=max(1.0, deadline - time.monotonic()))
-            seat_raw, early = join_table(cfg, mesh, inbound.payload)
-            seats = tuple(decode(seat_raw).body["seats"])
-            if sorted(seats) != sorted(plan.keys):
-                raise PeerError("the new table's seat message seats others than the old table's")
-            return seat_raw, early
-    raise PeerError("no invitation to the new table came in time")
+            if offered != (ruleset, options.players, options.variant, options.rounds):
+                raise PeerError(f"{what}'s host offers another game than ours")
+            return inbound.payload
+    return None
+
+
+def join_reseat(config: PeerConfig, mesh: Mesh, plan: Reseat) -> tuple[bytes, list[bytes]]:
+    """Wait for the new host's invitation, join, and check that the seat message seats exactly
+    the remaining seats for the same game; the seat message and what came with it.
+
+    Raises :class:`PeerError` when no such invitation comes in time."""
+    deadline = time.monotonic() + wait_s(config)
+    invited = invitation(mesh, plan.host, plan.ruleset, plan.options, deadline, "the new table")
+    if invited is None:
+        raise PeerError("no invitation to the new table came in time")
+    cfg = dataclasses.replace(config, lobby_timeout_s=max(1.0, deadline - time.monotonic()))
+    seat_raw, early = join_table(cfg, mesh, invited)
+    seats = tuple(decode(seat_raw).body["seats"])
+    if sorted(seats) != sorted(plan.keys):
+        raise PeerError("the new table's seat message seats others than the old table's")
+    return seat_raw, early
 
 
 def go_on(config: PeerConfig, mesh: Mesh, plan: Reseat) -> tuple[bytes, list[bytes]]:
