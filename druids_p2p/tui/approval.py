@@ -30,7 +30,40 @@ class JoinApproval(Message):
         self.answer = answer
 
 
-class ApprovalBridge:
+class AskBridge:
+    """A question a peer's thread asks the UI thread and blocks on: the message ``make(answer)``
+    is posted, the first answer counts (True only for a yes), and no answer within
+    ``timeout_s``, or the session closing, is no."""
+
+    def __init__(self, post: Callable[[Message], object], timeout_s: float) -> None:
+        self.post = post
+        self.timeout_s = timeout_s
+        self._closed = threading.Event()
+
+    def ask(self, make: Callable[[Callable[[bool | None], None]], Message]) -> bool:
+        if self._closed.is_set():
+            return False
+        answered = threading.Event()
+        answers: list[bool] = []
+
+        def answer(yes: bool | None) -> None:
+            if not answered.is_set():
+                answers.append(yes is True)
+                answered.set()
+
+        self.post(make(answer))
+        step = 0.2
+        for _ in range(int(self.timeout_s / step) + 1):  # bounded; wakes up to notice close()
+            if answered.wait(step) or self._closed.is_set():
+                break
+        return bool(answers) and answers[0]
+
+    def close(self) -> None:
+        """No to the question waiting and every later one (the person left)."""
+        self._closed.set()
+
+
+class ApprovalBridge(AskBridge):
     """The lobby's approver (``PeerConfig.approve_join``) for a UI host."""
 
     def __init__(
@@ -39,31 +72,10 @@ class ApprovalBridge:
         own_keys: Iterable[bytes] = (),
         timeout_s: float = APPROVAL_TIMEOUT_S,
     ) -> None:
-        self.post = post
+        super().__init__(post, timeout_s)
         self.own_keys = frozenset(own_keys)
-        self.timeout_s = timeout_s
-        self._closed = threading.Event()
 
     def __call__(self, request: JoinRequest) -> bool:
         if request.key in self.own_keys:
             return True
-        if self._closed.is_set():
-            return False
-        answered = threading.Event()
-        answers: list[bool] = []
-
-        def answer(seat: bool | None) -> None:
-            if not answered.is_set():
-                answers.append(seat is True)
-                answered.set()
-
-        self.post(JoinApproval(request, answer))
-        step = 0.2
-        for _ in range(int(self.timeout_s / step) + 1):  # bounded; wakes up to notice close()
-            if answered.wait(step) or self._closed.is_set():
-                break
-        return bool(answers) and answers[0]
-
-    def close(self) -> None:
-        """Refuse whoever is waiting and every later joiner (the person left)."""
-        self._closed.set()
+        return self.ask(lambda answer: JoinApproval(request, answer))

@@ -15,6 +15,7 @@ from textual.message import Message
 
 from druids_p2p.net.go_on import ASK_S
 from druids_p2p.net.rematch import ASK_S as REMATCH_ASK_S
+from druids_p2p.tui.approval import AskBridge
 
 ANSWER_S = ASK_S - 5.0
 """The person's time to answer: within the peer's, so a late yes never finds the others gone."""
@@ -29,35 +30,14 @@ class GoOnQuestion(Message):
         self.answer = answer
 
 
-class GoOnBridge:
+class GoOnBridge(AskBridge):
     """``PeerConfig.go_on_ask`` for the UI's seat."""
 
     def __init__(self, post: Callable[[Message], object], timeout_s: float = ANSWER_S) -> None:
-        self.post = post
-        self.timeout_s = timeout_s
-        self._closed = threading.Event()
+        super().__init__(post, timeout_s)
 
     def __call__(self, offer: dict[str, Any]) -> bool:
-        if self._closed.is_set():
-            return False
-        answered = threading.Event()
-        answers: list[bool] = []
-
-        def answer(yes: bool | None) -> None:
-            if not answered.is_set():
-                answers.append(yes is True)
-                answered.set()
-
-        self.post(GoOnQuestion(dict(offer), answer))
-        step = 0.2
-        for _ in range(int(self.timeout_s / step) + 1):  # bounded; wakes up to notice close()
-            if answered.wait(step) or self._closed.is_set():
-                break
-        return bool(answers) and answers[0]
-
-    def close(self) -> None:
-        """No to the question waiting and every later one (the person left)."""
-        self._closed.set()
+        return self.ask(lambda answer: GoOnQuestion(dict(offer), answer))
 
 
 class RematchBridge:
