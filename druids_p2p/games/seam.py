@@ -150,9 +150,14 @@ class CommonRuleset(Protocol):
         """The move a person typed in :meth:`typed_move`'s spelling; ValueError naming it."""
         ...
 
-    def make_options(self, players: int, variant: bool = False) -> Any:
+    table_flags: frozenset[str]
+    """Which of a seat message's ``variant`` and ``rounds`` the game uses (a host offers only
+    these; the others are bound at their defaults)."""
+
+    def make_options(self, players: int, variant: bool = False, rounds: int | None = None) -> Any:
         """The game's options for ``players`` seats (ValueError out of range). ``variant`` is
-        Druids 2017's light side of Gaia; a game without that variant ignores it."""
+        Druids 2017's light side of Gaia, ``rounds`` the rounds of a game played by rounds
+        (None: the default); a game without them ignores them."""
         ...
 
     def max_moves(self, players: int, rounds: int) -> int:

@@ -32,9 +32,8 @@ from druids_p2p.deck import MalformedMessage
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.seam import CardOp, CardTableSeat
-from druids_p2p.net.codec import WireCodec, deck_envelope
+from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.moves import (
-    TABLE_ROUND,
     AcceptedMove,
     MoveLog,
     MoveRefused,
@@ -54,35 +53,54 @@ FINAL = TableOp("final", "", "", None, (), None)
 """The deck's final reveal, pushed at once when a seat found the words contradicted."""
 
 
+CARD_PLAYS = frozenset({MsgType.TABLE_PLAY, MsgType.TABLE_SHOW})
+"""A card put down: face down (``table_play``) or shown face up (``table_show``)."""
+MOVE_TYPES = frozenset({MsgType.MOVE, *CARD_PLAYS})
+"""Every message a move step takes."""
+
+
 def table_op(op: CardOp) -> TableOp:
     """The deck's operation for the rule set's (the same fields; the deck checks them)."""
-    return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position)
+    return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position, op.source)
 
 
 def accept_message(
-    copy: CardTableSeat, seat: int, msg: Message, *, index: int, at: int = -1
+    copy: CardTableSeat, seat: int, msg: Message, *, round_no: int, index: int, at: int = -1
 ) -> AcceptedMove:
-    """``seat``'s signed ``move`` or ``table_play`` checked once against ``copy``
+    """``seat``'s signed ``move``, ``table_play`` or ``table_show`` checked once against ``copy``
     (:func:`~druids_p2p.net.moves.accept_table_move`): what the table does with a received move
-    and ``druids audit`` with every recorded one. A body for another game, or one that names no
+    and ``druids audit`` with every recorded one. A body for another round, or one that names no
     move, is refused too (:class:`~druids_p2p.net.moves.MoveRefused`)."""
-    if msg.body.get("round", TABLE_ROUND) != TABLE_ROUND:
-        raise MoveRefused(f"sent a {msg.type.label} for game {msg.body.get('round')}, not this one")
+    if msg.body.get("round") != round_no:
+        raise MoveRefused(
+            f"sent a {msg.type.label} for round {msg.body.get('round')}, not this one"
+        )
     try:
+        card: int | None = None
         if msg.type is MsgType.MOVE:
             token, position = str(msg.body["move"]), None
         else:
             token, position = play_token(str(msg.body["zone"])), int(msg.body["pos"])
+            if msg.type is MsgType.TABLE_SHOW:
+                card = int(msg.body["card"])
     except (KeyError, TypeError, ValueError) as exc:
         raise MoveRefused(f"sent a {msg.type.label} that names no move ({exc})") from None
     return accept_table_move(
-        copy, seat, token, index=index, position=position, msg_hash=msg.hash, at=at
+        copy,
+        seat,
+        token,
+        round_no=round_no,
+        index=index,
+        position=position,
+        card=card,
+        msg_hash=msg.hash,
+        at=at,
     )
 
 
 def is_logged_move(msg: Message) -> bool:
     """Whether ``msg`` is one of the moves and words the card table's :class:`MoveLog` records:
-    a ``table_play``, or a ``move`` other than a words' check.
+    a card put down, or a ``move`` other than a words' check.
 
     A words' check (``Words:fit``/``Words:unfit``, protocol.md §11) travels as a ``move`` but is
     a seat's verdict on the words just given, not a move of the game: no rule takes it
@@ -90,7 +108,7 @@ def is_logged_move(msg: Message) -> bool:
     stops the table), its own step checks only its token, and neither a seat's log nor the
     audit's holds it. So in a record the table accepted, the token alone tells them apart, and
     whoever counts a card table's moves in a record counts them by this."""
-    if msg.type is MsgType.TABLE_PLAY:
+    if msg.type in CARD_PLAYS:
         return True
     return msg.type is MsgType.MOVE and msg.body.get("move") not in WORDS_CHECKS
 
@@ -110,7 +128,6 @@ class CardTablePlay:
         self,
         copy: CardTableSeat,
         peer: TablePeer,
-        codec: WireCodec,
         seat_of: Callable[[bytes], int | None],
         seal_move: Callable[[str], bytes],
         token: Callable[[int], str],
@@ -119,7 +136,7 @@ class CardTablePlay:
         """``seat_of(key)``: a signer's play seat; ``seal_move(token)``: this seat's signed
         ``move`` message; ``token(move)``: the rule set's spelling of a move id; ``moves``: the
         round's log the accepted moves go to (a new one if None)."""
-        self.copy, self.peer, self._codec, self._seat_of = copy, peer, codec, seat_of
+        self.copy, self.peer, self._seat_of = copy, peer, seat_of
         self._seal_move, self._token = seal_move, token
         self.moves = MoveLog() if moves is None else moves
         self._own: dict[bytes, AcceptedMove] = {}
@@ -143,6 +160,24 @@ class CardTablePlay:
     @property
     def seat(self) -> int:
         return self.copy.seat
+
+    @property
+    def round_no(self) -> int:
+        """The round this card table plays (its bodies' ``round``)."""
+        return self.peer.state.round_no
+
+    @property
+    def closed(self) -> bool:
+        """This round's table has had its final reveal: its next ops go to a new one."""
+        return self.peer.state.finished
+
+    def next_round(self, peer: TablePeer) -> list[bytes]:
+        """The last round's table is revealed and judged: the copy's next round goes to
+        ``peer``, a fresh card table (new keys, positions from 0)."""
+        self.peer, self._pushed, self._learned = peer, 0, 0
+        self.word_rounds.clear()
+        self._asking = False
+        return self.peer.start() + self._run()
 
     @property
     def my_turn(self) -> bool:
@@ -173,11 +208,13 @@ class CardTablePlay:
             raw = self._seal_move(accepted.token)
             self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
             return [raw, *self._run()]
+        if op.kind == "show" and accepted.position is not None:  # face up: its card is public
+            accepted = dataclasses.replace(accepted, card=self.peer.known()[accepted.position])
         self._pushed += 1
         out = self.peer.push(table_op(op), accepted.position)
         for raw in out:
             msg = decode(raw)
-            if msg.type is MsgType.TABLE_PLAY:
+            if msg.type in CARD_PLAYS:
                 self._own[raw] = dataclasses.replace(accepted, msg_hash=msg.hash)
         return out + self._run()
 
@@ -185,14 +222,19 @@ class CardTablePlay:
         """This seat's ``move`` checked once (:func:`accept_table_move`): a card put down is
         the position of its hand that holds the card, a public move its token."""
         down = self.copy.table_move(move)
-        index = len(self.moves)
+        r, index = self.round_no, self._index()
         if down is None:
-            return accept_table_move(self.copy, self.seat, self._token(move), index=index)
+            token = self._token(move)
+            return accept_table_move(self.copy, self.seat, token, round_no=r, index=index)
         card, zone = down
         position = self.copy.position_of(card)
         return accept_table_move(
-            self.copy, self.seat, play_token(zone), index=index, position=position
+            self.copy, self.seat, play_token(zone), round_no=r, index=index, position=position
         )
+
+    def _index(self) -> int:
+        """The next move's place in this round."""
+        return len(self.moves.of_round(self.round_no))
 
     def placed(self, raw: bytes, at: int) -> None:
         """The move message ``raw`` lies at ``at`` in the transcript: this seat's own move is
@@ -217,7 +259,7 @@ class CardTablePlay:
         """Another seat's message; raises :class:`MoveFault`, or the deck's ``DeckFault`` /
         ``AuditRequired`` / ``MalformedMessage`` as :meth:`TablePeer.receive` does."""
         msg = decode(raw)
-        if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
+        if msg.type in MOVE_TYPES:
             if len(self._held) >= MAX_HELD:
                 raise MalformedMessage("more than 64 moves ahead of this seat")
             self._held.append(msg)
@@ -241,7 +283,7 @@ class CardTablePlay:
         out: list[bytes] = []
         for _ in range(100_000):
             self._learn()
-            if not self._settled() or self.checking or self.revealing:
+            if not self._settled() or self.checking or self.revealing or self.closed:
                 break
             ops = self.copy.ops()
             if ops:
@@ -255,7 +297,9 @@ class CardTablePlay:
             self._asking = bool(asked)
             word = self.copy.own_word()
             if word is not None:  # this seat's word about its own face-down cards
-                accepted = accept_table_move(self.copy, self.seat, word, index=len(self.moves))
+                accepted = accept_table_move(
+                    self.copy, self.seat, word, round_no=self.round_no, index=self._index()
+                )
                 play_table_accepted(self.copy, accepted)
                 raw = self._seal_move(word)
                 self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
@@ -296,7 +340,9 @@ class CardTablePlay:
         a_word = bool(self.copy.words_due())
         try:
             at = self._at.pop(msg.raw, -1)
-            accepted = accept_message(self.copy, seat, msg, index=len(self.moves), at=at)
+            accepted = accept_message(
+                self.copy, seat, msg, round_no=self.round_no, index=self._index(), at=at
+            )
             op = play_table_accepted(self.copy, accepted)
         except ValueError as exc:  # MoveRefused, or the copy's IllegalMove
             raise MoveFault(str(exc), seat, msg.raw) from None

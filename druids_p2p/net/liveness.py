@@ -34,11 +34,6 @@ class LivenessChecks(RunnerBase):
         if step is None:
             return
         waiting = [k for k in step.senders if k != machine.me and not machine.has_next(k)]
-        # The last move counts only once everyone holds it: a peer whose receipt is missing
-        # holds the table up (the next mover waits), so the two who collect receipts (the
-        # mover and the next mover) show it as away and nudge it.
-        unacked = machine.awaiting_receipts()
-        waiting += [k for k in unacked if k not in waiting]
         for key in waiting:
             silent = now - self.last_heard.get(key, now)
             if silent > self.config.away_after_s and key not in self.away:
@@ -57,9 +52,6 @@ class LivenessChecks(RunnerBase):
             self.catch_up.forget()
             for key in waiting:
                 self._ask_resend(key)
-                if key in unacked and machine.last_move is not None:
-                    # a duplicate: receipt again (over both links, should one be stalled)
-                    self.mesh.send(key, machine.last_move.raw, both_links=True)
             if any(key in self.away or self._half_owed(key, now) for key in waiting):
                 # A split: what a silent seat sent before its link went may have reached the
                 # others only. They answer with what follows our head, so a peer cut off from

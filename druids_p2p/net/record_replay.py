@@ -22,21 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from druids_p2p.deck import DeckError
-from druids_p2p.deck import audit_transcript as deck_audit
 from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, TableOptions
-from druids_p2p.net.audit import RecordCodec, audit_messages
-from druids_p2p.net.audit_stop import DECK_TYPES
+from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.record_steps import CardTableGame, replay_card_table
 from druids_p2p.net.seating import seat_order
-from druids_p2p.net.table_round import deal_params
-from druids_p2p.rulesets import (
-    CARD_TABLE_RULESETS,
-    DEFAULT_RULESET,
-    RULESETS,
-    dealt_ruleset,
-    table_options,
-)
+from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
 from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain
 from druids_p2p.wire.record import MAGIC
@@ -197,13 +187,8 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
     nonces = {m.sender: m.body["nonce"] for m in messages if m.type is MsgType.SEAT_NONCE}
     seated = set(nonces) == set(keys)
     order = seat_order(seat_msg.table_id, keys, nonces) if seated else keys
-    card_rules = CARD_TABLE_RULESETS.get(ruleset)
-    played = None
     rounds: tuple[ReplayedRound, ...] = ()
-    if card_rules is not None:
-        played = _card_table(read.messages[: len(messages)], card_rules, options.players)
-    elif seated:
-        rounds = _rounds(messages, order, options, seat_msg.table_id, ruleset)
+    played = _card_table(read.messages[: len(messages)], RULESETS[ruleset], options.players)
     mine = [owner] if owner is not None else owner_keys(path)
     owner_seat = next((order.index(k) for k in mine if k in order), None)
     if seat is not None:
@@ -249,46 +234,3 @@ def _decoded(raws: Sequence[bytes]) -> list[Message]:
         except WireError:
             break
     return out
-
-
-def _rounds(
-    messages: list[Message],
-    order: tuple[bytes, ...],
-    options: TableOptions,
-    table_id: bytes,
-    ruleset: str,
-) -> tuple[ReplayedRound, ...]:
-    n = options.players
-    rules = dealt_ruleset(ruleset)
-    deck: list[list[bytes]] = [[] for _ in range(options.rounds)]
-    moves: list[list[tuple[int, int]]] = [[] for _ in range(options.rounds)]
-    reveals = [0] * options.rounds
-    for msg in messages:
-        if msg.sender not in order or msg.type not in (*DECK_TYPES, MsgType.READY, MsgType.MOVE):
-            continue
-        r = msg.body.get("round")
-        if not isinstance(r, int) or not 0 <= r < options.rounds:
-            continue
-        if msg.type in DECK_TYPES or "open" in msg.body:
-            deck[r].append(msg.raw)  # an opening riding on a ready (Gaia) or a move counts too
-        if msg.type is MsgType.DECK_REVEAL:
-            reveals[r] += 1
-        if msg.type is MsgType.MOVE:
-            try:
-                moves[r].append((order.index(msg.sender), rules.parse_move(msg.body["move"])))
-            except ValueError:
-                break  # the audit names it; the replay stops there
-    codec = RecordCodec({m.raw: m for m in messages}, order)
-    out: list[ReplayedRound] = []
-    for r in range(options.rounds):
-        if not deck[r] and not moves[r]:
-            break
-        hands = None
-        if reveals[r] >= n:
-            try:
-                result = deck_audit(deal_params(table_id, r, n, ruleset), deck[r], codec)
-                hands = tuple(tuple(h) for h in result.hands)
-            except DeckError:
-                hands = None  # the audit's verdict says why
-        out.append(ReplayedRound(r, hands, tuple(moves[r])))
-    return tuple(out)

@@ -20,6 +20,7 @@ from typing import Any
 from druids_p2p.games.seam import CardTableRuleset
 from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.rulesets import table_options
 from druids_p2p.wire import Transcript
 from druids_p2p.wire.audit import AuditProblem
 
@@ -62,12 +63,13 @@ def replay_card_table(
         if replay.cards_known:  # the view of the last settling at a move count is kept
             seen[len(replay.moves)] = tuple(replay.copy.view(s) for s in range(players))
 
-    walk = ScheduleWalk(transcript, 1, seating_only=True)
+    walk = ScheduleWalk(transcript)
     with contextlib.suppress(AuditProblem):  # the audit names it; what is in place is read
         walk.run()
     if walk.seated_at is None:
         return CardTableGame((), (), None, None, None, False)
-    replay = CardTableReplay(transcript.messages, walk, rules, players, settled)
+    _, options = table_options(transcript.messages[0].body["options"])
+    replay = CardTableReplay(transcript.messages, walk, rules, options, settled)
     with contextlib.suppress(AuditProblem):
         replay.run()
     plays = tuple(

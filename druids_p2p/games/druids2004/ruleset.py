@@ -76,7 +76,11 @@ class Druids2004Ruleset:
         return seat_lines(view)
 
     # ------------------------------------------------------------ the in-process loop
-    def make_options(self, players: int, variant: bool = False) -> Options:
+    table_flags: frozenset[str] = frozenset()
+
+    def make_options(
+        self, players: int, variant: bool = False, rounds: int | None = None
+    ) -> Options:
         return Options(players=players)
 
     def max_moves(self, players: int, rounds: int) -> int:

@@ -80,8 +80,14 @@ class DruidsRuleset:
         ]
 
     # ------------------------------------------------------------ the in-process loop
-    def make_options(self, players: int, variant: bool = False) -> GameOptions:
-        return GameOptions(players=players, variant=variant)
+    table_flags = frozenset({"variant", "rounds"})
+
+    def make_options(
+        self, players: int, variant: bool = False, rounds: int | None = None
+    ) -> GameOptions:
+        if rounds is None:
+            return GameOptions(players=players, variant=variant)
+        return GameOptions(players=players, variant=variant, rounds=rounds)
 
     def max_moves(self, players: int, rounds: int) -> int:
         """Every card of every hand, and the Sickle pile choices of each round."""
