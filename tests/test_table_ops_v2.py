@@ -20,6 +20,8 @@ from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.table_audit import audit_record, audit_state, secret_fault
 from druids_p2p.deck.table_messages import TableOp, TableShowMsg, parse_table_body
 from druids_p2p.deck.table_state import Sent, TableOpError
+from druids_p2p.games.druids2004.table_seat import SeatOp
+from druids_p2p.net.card_table_play import table_op
 
 NUM_CARDS = 16
 CARDS = tuple(range(8))
@@ -387,3 +389,11 @@ def test_after_any_transfers_and_shuffles_every_deal_is_a_distinct_created_card(
     assert sorted(dealt) == list(range(7)), "distinct cards, the created set, every one"
     for peer in bus.peers:
         assert len(set(peer._cards.values())) == len(peer.hand())
+
+
+def test_the_seams_operation_reaches_the_deck_with_its_source() -> None:
+    """A game's schedule names a transfer's source deck through the seam (``CardOp.source``);
+    the net layer's ``table_op`` hands it on to the deck unchanged."""
+    op = SeatOp("transfer", deck="lead", source="deck")
+    assert table_op(op) == TableOp("transfer", deck="lead", source="deck")
+    assert table_op(SeatOp("show", seat=2, zone="trick")) == TableOp("show", seat=2, zone="trick")

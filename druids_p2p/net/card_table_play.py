@@ -56,7 +56,7 @@ FINAL = TableOp("final", "", "", None, (), None)
 
 def table_op(op: CardOp) -> TableOp:
     """The deck's operation for the rule set's (the same fields; the deck checks them)."""
-    return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position)
+    return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position, op.source)
 
 
 def accept_message(
