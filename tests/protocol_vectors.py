@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -298,7 +298,8 @@ CAROL = Identity.from_seed(bytes(range(64, 96)), "carol")
 
 @dataclass
 class WireTableGame:
-    """deck.md §15.7's game played over signed wire messages (types 60–65) by wire.md's keys."""
+    """deck.md §15.7's game (or another schedule) played over signed wire messages (types
+    60–66) by wire.md's keys."""
 
     table_id: bytes
     num_cards: int
@@ -309,9 +310,10 @@ class WireTableGame:
     head: bytes = b""
 
 
-def wire_table_game() -> WireTableGame:
+def wire_table_game(ops: Sequence[TableOp] = TABLE_VECTOR_OPS) -> WireTableGame:
     """Every seat's codec is the LAN table's (``net.codec.WireCodec``): each message is sealed in
-    its sender's chain on the current transcript head and opened (verified) by every receiver."""
+    its sender's chain on the current transcript head and opened (verified) by every receiver.
+    A seat plays or shows the first position of its hand."""
     idents = (ALICE, BOB, CAROL)
     keys = [i.public_key for i in idents]
     game = WireTableGame(TABLE_VECTOR_ID, 8, idents, [], [], head=head0(TABLE_VECTOR_ID))
@@ -340,9 +342,9 @@ def wire_table_game() -> WireTableGame:
 
     for peer in game.peers:
         deliver(peer.start())
-    for op in TABLE_VECTOR_OPS:
+    for op in ops:
         for peer in game.peers:
-            mine = op.kind == "play" and op.seat == peer.seat
+            mine = op.kind in ("play", "show") and op.seat == peer.seat
             deliver(peer.push(op, peer.hand()[0] if mine else None))
     return game
 

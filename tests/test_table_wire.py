@@ -1,4 +1,4 @@
-"""The card table's six messages as wire types 60–65 (wire.md §5, deck.md §15.3).
+"""The card table's seven messages as wire types 60–66 (wire.md §5, deck.md §15.3).
 
 A whole small card-table game (deck.md §15.7's operations) runs over real signed wire messages
 through the table's codec (``net.codec.WireCodec``), and every body a hostile peer could sign
@@ -28,6 +28,7 @@ from druids_p2p.deck.table_messages import (
     MAX_TABLE_CARDS,
     NAME,
     TABLE_KINDS,
+    TableOp,
 )
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES, TABLE_TYPES
 from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode
@@ -36,9 +37,9 @@ from druids_p2p.wire.errors import BadShape
 from druids_p2p.wire.schema import TOKEN_CHARS
 
 
-def test_the_six_table_kinds_are_wire_types_60_to_65_in_deck_md_order() -> None:
+def test_the_seven_table_kinds_are_wire_types_60_to_66_in_deck_md_order() -> None:
     assert tuple(TABLE_KIND_TYPES) == TABLE_KINDS
-    assert [int(t) for t in TABLE_KIND_TYPES.values()] == list(range(60, 66))
+    assert [int(t) for t in TABLE_KIND_TYPES.values()] == list(range(60, 67))
     assert {t.label for t in TABLE_TYPES} == set(TABLE_KINDS)
 
 
@@ -56,7 +57,8 @@ def test_the_wire_bounds_are_the_card_tables_own() -> None:
 def test_a_card_table_game_runs_over_signed_wire_messages_and_audits() -> None:
     game = wire_table_game()
     kinds = [m.type for m in game.sent]
-    assert set(kinds) == TABLE_TYPES, "every one of the six messages travelled"
+    shown = {MsgType.TABLE_SHOW}  # deck.md §15.7's game has no show (see the next test)
+    assert set(kinds) == TABLE_TYPES - shown, "every other one of the seven messages travelled"
     for msg in game.sent:
         again = decode(msg.raw)  # what a receiver does: verify, then check the body's schema
         assert again.type is msg.type and again.body == msg.body
@@ -74,6 +76,45 @@ def test_a_card_table_game_runs_over_signed_wire_messages_and_audits() -> None:
     in_zones = [p.card for p in audit.positions if p.zone]  # a returned one is in its deck again
     in_decks = [c for deck in audit.decks.values() for c in deck]
     assert sorted(in_zones + in_decks) == list(range(6)), "every card is still there, once"
+
+
+V2_OPS = (
+    TableOp("shuffle", deck="deck", cards=(0, 1, 2, 3, 4)),
+    TableOp("shuffle", deck="lead", cards=(7,)),
+    TableOp("transfer", deck="lead", source="deck"),
+    TableOp("transfer", deck="lead", source="deck"),
+    TableOp("shuffle", deck="lead"),
+    *(TableOp("deal", deck="lead", seat=s) for s in range(3)),
+    *(TableOp("deal", deck="deck", seat=s) for s in range(3)),
+    TableOp("show", seat=1, zone="trick"),
+    TableOp("clear"),
+    TableOp("shuffle", deck="deck", cards=(0, 1, 2, 3)),
+    TableOp("deal", deck="deck", seat=0),
+    TableOp("show", seat=0, zone="gaia:R"),
+    TableOp("final"),
+)
+"""A schedule with protocol version 2's operations: transfer, show and clear."""
+
+
+def test_a_v2_schedule_with_shows_runs_over_signed_wire_messages_and_audits() -> None:
+    game = wire_table_game(V2_OPS)
+    shows = [m for m in game.sent if m.type is MsgType.TABLE_SHOW]
+    assert len(shows) == 2 and {m.type for m in game.sent} <= TABLE_TYPES
+    for msg in shows:
+        assert tuple(decode(msg.raw).body) == ("card", "d", "e", "op", "pos", "round", "s", "zone")
+    assert len({peer.state.digest() for peer in game.peers}) == 1
+    audit = audit_record(
+        game.table_id,
+        TABLE_VECTOR_GAME,
+        3,
+        game.num_cards,
+        game.codecs[0],
+        V2_OPS,
+        [m.raw for m in game.sent],
+    )
+    assert {audit.positions[p].zone for p in range(6)} == {None}, "cleared"
+    assert audit.positions[6].zone == "gaia:R"
+    assert audit.positions[6].card not in audit.decks["deck"]
 
 
 def test_a_table_message_signed_by_a_key_not_at_the_table_is_no_deck_message() -> None:
@@ -103,6 +144,11 @@ def _share(**changes: Any) -> dict[str, Any]:
 
 def _opening(**changes: Any) -> dict[str, Any]:
     return {"card": 2, "d": P, "e": S, "pos": 0, "s": S} | changes
+
+
+def _show(**changes: Any) -> dict[str, Any]:
+    body = {"op": 9, "round": 1, "zone": "trick"} | _opening() | changes
+    return dict(sorted(body.items()))
 
 
 def _proof(size: int) -> dict[str, Any]:
@@ -137,6 +183,11 @@ BAD_BODIES = [
     ("table_open", {"op": 6, "opens": [_opening(pos=4096)], "round": 1}, r"pos: .*\[0, 4095\]"),
     ("table_open", {"op": 6, "opens": [_opening(x=1)], "round": 1}, "unknown key 'x'"),
     ("table_reveal", {"op": 10, "round": 1, "x": S[:5]}, "x: expected bin of 32 bytes"),
+    ("table_show", _show(card=256), r"card: expected int in \[0, 255\]"),
+    ("table_show", _show(pos=4096), r"pos: expected int in \[0, 4095\]"),
+    ("table_show", _show(zone="a b"), "character ' '"),
+    ("table_show", {k: v for k, v in _show().items() if k != "zone"}, "missing key 'zone'"),
+    ("table_show", _show(d=P[:31]), "d: expected bin of 32"),
     ("table_shuffle", _shuffle(a=[P] * 129), "a: expected 1..128 items, got 129"),
     ("table_shuffle", _shuffle(1, deck="reserve:0/1"), "character '/'"),
     ("table_shuffle", _shuffle(129), "expected 1..128 items"),
@@ -167,5 +218,6 @@ def test_a_well_shaped_body_of_each_kind_decodes(kind: str) -> None:
         "table_play": {"op": 4, "pos": 0, "round": 1, "zone": "place:3"},
         "table_open": {"op": 6, "opens": [_opening(card=255)] * 2, "round": 1},
         "table_reveal": {"op": 10, "round": 1, "x": S},
+        "table_show": _show(card=255, pos=4095, op=2**32 - 1),
     }[kind]
     assert decode(_raw(kind, body)).type is TABLE_KIND_TYPES[kind]

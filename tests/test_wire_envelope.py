@@ -132,6 +132,19 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
             {"op": 12, "opens": [{"card": 89, "d": H1, "e": H2, "pos": 3, "s": H1}], "round": 1},
         ),
         (MsgType.TABLE_REVEAL, {"op": 225, "round": 1, "x": H2}),
+        (
+            MsgType.TABLE_SHOW,
+            {
+                "card": 60,
+                "d": H1,
+                "e": H2,
+                "op": 40,
+                "pos": 17,
+                "round": 1,
+                "s": H1,
+                "zone": "gaia:G:light",
+            },
+        ),
     ]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from druids_p2p.bench.deal_table import Ed25519Codec, make_codecs
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
-from druids_p2p.deck.table_messages import PLAY, TableOp
+from druids_p2p.deck.table_messages import PLAY, SHOW, TableOp
 from druids_p2p.deck.table_peer import Entropy, TablePeer
 
 Intercept = Callable[[int, bytes], bytes | None]
@@ -30,7 +30,8 @@ MAX_DELIVERIES = 1 << 20
 class TableStep:
     op: TableOp
     position: int | None = None
-    """For a play: the position the player plays (its own choice, in its message)."""
+    """For a play or a show: the position the player puts down (its own choice, in its
+    message)."""
 
 
 class TableBus:
@@ -58,9 +59,10 @@ class TableBus:
         self.run()
 
     def push(self, op: TableOp, position: int | None = None) -> None:
-        """Give every seat the operation (the player also its choice), then deliver."""
+        """Give every seat the operation (the player of a play or show also its choice), then
+        deliver."""
         for peer in self.peers:
-            mine = position if op.kind == PLAY and op.seat == peer.seat else None
+            mine = position if op.kind in (PLAY, SHOW) and op.seat == peer.seat else None
             self._call(peer.seat, lambda p=peer, m=mine: p.push(op, m))  # type: ignore[misc]
         self.run()
 

@@ -17,6 +17,7 @@ from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.shuffle_proof import verify_shuffle
 from druids_p2p.deck.table_messages import (
+    CLEAR,
     DEAL,
     EXPECTED_KIND,
     FINAL,
@@ -24,18 +25,29 @@ from druids_p2p.deck.table_messages import (
     PLAY,
     RETURN,
     REVEAL,
+    SHOW,
     SHUFFLE,
+    TRANSFER,
     TURN,
+    Opened,
     TableMessage,
     TableOp,
     TableOpenMsg,
     TablePlayMsg,
     TableRevealMsg,
     TableShareMsg,
+    TableShowMsg,
     TableShuffleMsg,
     hand_zone,
 )
-from druids_p2p.deck.table_state import DeckState, Position, Sent, TableOpError, TableState
+from druids_p2p.deck.table_state import (
+    Cleared,
+    DeckState,
+    Position,
+    Sent,
+    TableOpError,
+    TableState,
+)
 
 MAX_STEPS = 1 << 20
 """A bound on the loop of :func:`advance` (every step completes one operation)."""
@@ -50,7 +62,7 @@ def senders(state: TableState, index: int, op: TableOp) -> tuple[int, ...]:
         return tuple(s for s in everyone if s != op.seat)
     if op.kind in (TURN, FINAL):
         return everyone
-    if op.kind == PLAY:
+    if op.kind in (PLAY, SHOW):
         assert op.seat is not None
         return (op.seat,)
     if op.kind == REVEAL:
@@ -122,7 +134,9 @@ def _begin(state: TableState, index: int, op: TableOp) -> None:
         if not deck.a:
             raise TableOpError(f"deck {op.deck} is empty")
         if deck.unshuffled_returns:
-            raise TableOpError(f"deck {op.deck} holds returned cards: shuffle it first")
+            raise TableOpError(
+                f"deck {op.deck} holds returned or transferred cards: shuffle it first"
+            )
         if len(state.positions) >= MAX_POSITIONS:
             raise TableOpError(f"a game takes at most {MAX_POSITIONS} positions")
         a, c = deck.a.pop(0), deck.c.pop(0)
@@ -134,7 +148,7 @@ def _begin(state: TableState, index: int, op: TableOp) -> None:
             Position(a, c, op.deck, index, op.seat, zone, from_raws=deck.source_raws)
         )
         state.zones.setdefault(zone, []).append(state.at_op[index])
-    elif op.kind == PLAY and not (op.seat is not None and 0 <= op.seat < state.seats):
+    elif op.kind in (PLAY, SHOW) and not (op.seat is not None and 0 <= op.seat < state.seats):
         raise TableOpError(f"seat {op.seat} is not at this table")
     elif op.kind == REVEAL:
         state.plans[index] = state.hidden_owners(op.zone)
@@ -308,25 +322,29 @@ def _raws(pos: Position) -> list[bytes]:
     return [pos.shares[s].raw for s in sorted(pos.shares)]
 
 
-def _play(state: TableState, index: int, op: TableOp) -> bool:
+def _put_down(state: TableState, index: int, op: TableOp) -> bool:
+    """A play (face down) or a show (face up: opened as a reveal opens a position): the seat's
+    message names the operation's zone and a position of its own hand, else it convicts it."""
     assert op.seat is not None
     sent = state.slots.get((index, op.seat))
     if sent is None:
         return False
     msg = sent.msg
-    assert isinstance(msg, TablePlayMsg)
-    hand = hand_zone(op.seat)
+    assert isinstance(msg, TablePlayMsg | TableShowMsg)
+    now, past = ("shows", "showed") if isinstance(msg, TableShowMsg) else ("plays", "played")
+    p, hand = msg.position, hand_zone(op.seat)
     if msg.zone != op.zone:
         raise DeckFault(
             op.seat,
-            f"table_play: plays onto {msg.zone}, but operation {index} plays onto {op.zone}",
+            f"{msg.KIND}: {now} onto {msg.zone}, but operation {index} {now} onto {op.zone}",
             (sent.raw,),
         )
-    p = msg.position
     if p >= len(state.positions) or state.positions[p].zone != hand:
         raise DeckFault(
-            op.seat, f"table_play: played position {p}, which is not in its hand", (sent.raw,)
+            op.seat, f"{msg.KIND}: {past} position {p}, which is not in its hand", (sent.raw,)
         )
+    if isinstance(msg, TableShowMsg):
+        _open(state, state.context(b"open", op.zone, index), Sent(sent.seat, msg, sent.raw))
     state.zones[hand].remove(p)
     state.zones.setdefault(op.zone, []).append(p)
     state.positions[p].zone = op.zone
@@ -349,22 +367,28 @@ def _reveal(state: TableState, index: int, op: TableOp) -> bool:
                 "hidden there",
                 (sent.raw,),
             )
-        for opening in msg.opens:
-            p = opening.position
-            pos = state.positions[p]
-            _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
-            shares = [opening.share, *state.shares_of(p)]
-            card = _decrypt(state, p, shares)
-            if card != opening.card:
-                raise DeckFault(
-                    owner,
-                    f"table_open: claimed card {opening.card} at position {p}, which holds card "
-                    f"{card}",
-                    (sent.raw, *_raws(pos)),
-                )
-            pos.card, pos.opened = card, sent
+        _open(state, params, Sent(owner, msg, sent.raw))
         state.checked.add((index, owner))
     return complete
+
+
+def _open(state: TableState, params: DeckParams, sent: Sent[Opened]) -> None:
+    """Each position the owner opens (a reveal's openings, a show's one): its share is proven
+    (8.2) and, with the shares published when the position left its deck, decrypts to the card
+    it claims, which is then public."""
+    for opening in sent.msg.opens:
+        p = opening.position
+        pos = state.positions[p]
+        _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
+        card = _decrypt(state, p, [opening.share, *state.shares_of(p)])
+        if card != opening.card:
+            raise DeckFault(
+                sent.seat,
+                f"{sent.msg.KIND}: claimed card {opening.card} at position {p}, which holds "
+                f"card {card}",
+                (sent.raw, *_raws(pos)),
+            )
+        pos.card, pos.opened = card, sent
 
 
 def _return(state: TableState, index: int, op: TableOp) -> bool:
@@ -385,6 +409,35 @@ def _return(state: TableState, index: int, op: TableOp) -> bool:
     deck.unshuffled_returns = True
     state.zones[pos.zone].remove(p)
     pos.zone = None
+    return True
+
+
+def _transfer(state: TableState, index: int, op: TableOp) -> bool:
+    """The top of ``source`` to the bottom of ``deck``, unchanged: the destination must be
+    shuffled before it is drawn from, and its next shuffle's evidence includes the pass that
+    made the transferred ciphertext."""
+    deck, source = _deck(state, op.deck), _deck(state, op.source)
+    if not source.a:
+        raise TableOpError(f"deck {op.source} is empty")
+    if len(deck.a) >= MAX_CARDS:
+        raise TableOpError(f"deck {op.deck} is full")
+    deck.a.append(source.a.pop(0))
+    deck.c.append(source.c.pop(0))
+    deck.unshuffled_returns = True
+    deck.source_raws = tuple(dict.fromkeys((*deck.source_raws, *source.source_raws)))
+    return True
+
+
+def _clear(state: TableState, index: int, op: TableOp) -> bool:
+    """The round is over: every deck and zone goes (kept in :class:`Cleared` for the final
+    audit), and the card ids may be created again."""
+    live = tuple(p for p, pos in enumerate(state.positions) if pos.zone is not None)
+    state.cleared.append(Cleared(frozenset(state.created), dict(state.decks), live))
+    for p in live:
+        state.positions[p].zone = None
+    state.decks.clear()
+    state.zones.clear()
+    state.created.clear()
     return True
 
 
@@ -411,8 +464,11 @@ _STEP = {
     SHUFFLE: _shuffle,
     DEAL: _shares,
     TURN: _shares,
-    PLAY: _play,
+    PLAY: _put_down,
     REVEAL: _reveal,
     RETURN: _return,
     FINAL: _final,
+    TRANSFER: _transfer,
+    SHOW: _put_down,
+    CLEAR: _clear,
 }

@@ -1,7 +1,7 @@
 """One seat at the card table, driven by plain method calls (no I/O), like DeckPeer for the deal.
 
 The caller pushes the rule set's operations (:meth:`TablePeer.push`, the same list at every
-seat; for its own face-down plays it also names the position it plays), broadcasts every byte
+seat; for its own plays and shows it also names the position it puts down), broadcasts every byte
 string returned, and feeds every byte string received to :meth:`TablePeer.receive`. Each call
 returns this seat's messages for whatever the table has reached; messages that arrive early are
 kept until their operation comes.
@@ -29,6 +29,7 @@ from druids_p2p.deck.table_messages import (
     KIND_TABLE_SHARE,
     PLAY,
     REVEAL,
+    SHOW,
     SHUFFLE,
     TURN,
     Opening,
@@ -39,6 +40,7 @@ from druids_p2p.deck.table_messages import (
     TablePlayMsg,
     TableRevealMsg,
     TableShareMsg,
+    TableShowMsg,
     TableShuffleMsg,
     hand_zone,
     parse_table_body,
@@ -95,10 +97,15 @@ class TablePeer:
         return out + self._act()
 
     def push(self, op: TableOp, position: int | None = None) -> list[bytes]:
-        """The schedule's next operation; ``position`` is this seat's choice for its own play."""
-        mine = op.kind == PLAY and op.seat == self.seat
+        """The schedule's next operation; ``position`` is this seat's choice for its own play
+        or show (a show claims the position's card, so it must be one dealt to this seat)."""
+        mine = op.kind in (PLAY, SHOW) and op.seat == self.seat
         if mine != (position is not None):
-            raise ValueError("a position is given exactly for this seat's own plays")
+            raise ValueError("a position is given exactly for this seat's own plays and shows")
+        if op.kind == SHOW and mine and position not in self._cards:
+            raise ValueError(
+                f"seat {self.seat} was not dealt position {position}: it cannot show it"
+            )
         index = self.state.push(op)
         if position is not None:
             self._choices[index] = position
@@ -208,6 +215,10 @@ class TablePeer:
             return TableShareMsg(round_no, index, p, d, e, s)
         if op.kind == PLAY:
             return TablePlayMsg(round_no, index, self._choices[index], op.zone)
+        if op.kind == SHOW:
+            p = self._choices[index]
+            d, e, s = self._share(b"open", op.zone, index, p)
+            return TableShowMsg(round_no, index, p, self._cards[p], d, e, s, op.zone)
         if op.kind == REVEAL:
             opens = []
             for p in state.plans[index][seat]:

@@ -10,7 +10,8 @@ A *deck* is an ordered list of ciphertexts, top first. A *position* is a ciphert
 deck (dealt or turned), numbered 0, 1, … in the order they left; it stays bound to that
 ciphertext for the rest of the game wherever it moves, so a card played face down is provably
 the card that was dealt. A *zone* (a hand, a place, the discards) is an ordered list of
-positions.
+positions. A ``clear`` ends a round of a game: what it took off the table is kept
+(:class:`Cleared`) for the final audit, which checks each round's cards apart.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from druids_p2p.deck.table_messages import (
     FINAL,
     MAX_POSITIONS,
     MAX_TABLE_CARDS,
+    Opened,
     TableKeyMsg,
     TableMessage,
     TableOp,
@@ -42,7 +44,7 @@ TAG_TABLE_STATE = b"druids-p2p/v1 table state"
 MAX_AHEAD = 64
 """Messages a seat may have stored for operations not yet pushed (a bound on memory)."""
 
-M = TypeVar("M")
+M = TypeVar("M", covariant=True)
 
 
 class TableOpError(DeckError, ValueError):
@@ -62,14 +64,16 @@ class Sent(Generic[M]):
 @dataclass(slots=True)
 class DeckState:
     """One deck: its ciphertexts (top first), how often it was shuffled, and whether it holds
-    returned cards that nobody has shuffled yet (it may then not be drawn from)."""
+    returned or transferred cards that nobody has shuffled yet (it may then not be drawn from:
+    where those cards lie is known)."""
 
     a: list[bytes]
     c: list[bytes]
     shuffles: int = 0
     unshuffled_returns: bool = False
     source_raws: tuple[bytes, ...] = ()
-    """The signed message that produced the current order (evidence for the next proof)."""
+    """The signed messages that produced the current ciphertexts (evidence for the next proof):
+    its last shuffle, and the source deck's for a card transferred onto it since."""
 
 
 @dataclass(slots=True)
@@ -88,9 +92,21 @@ class Position:
     """The card, once public (turned, revealed, or after the final reveal)."""
     shares: dict[int, Sent[TableShareMsg]] = field(default_factory=dict)
     """Decryption shares published when it left its deck (deal: all but the owner; turn: all)."""
-    opened: Sent[TableMessage] | None = None
+    opened: Sent[Opened] | None = None
+    """The owner's ``table_open`` or ``table_show`` that made its card public."""
     from_raws: tuple[bytes, ...] = ()
     """The signed shuffle that put this ciphertext on top of its deck (empty: a public start)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cleared:
+    """What one ``clear`` took off the table: that round's created cards, its decks and the
+    positions that lay in a zone. The final audit finds each of those cards exactly once among
+    them, as it does the last round's among the live decks and zones."""
+
+    created: frozenset[int]
+    decks: dict[str, DeckState]
+    positions: tuple[int, ...]
 
 
 def context_params(
@@ -134,6 +150,9 @@ class TableState:
         self.positions: list[Position] = []
         self.zones: dict[str, list[int]] = {}
         self.created: set[int] = set()
+        """The cards created since the last ``clear`` (a card id is created once per round)."""
+        self.cleared: list[Cleared] = []
+        """What each ``clear`` took off the table, in order, for the final audit."""
         self.progress = 0
         """Within the current operation: shuffle passes accepted so far."""
         self.secrets: dict[int, int] = {}

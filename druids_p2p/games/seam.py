@@ -240,7 +240,9 @@ class CardOp(Protocol):
     The fields of the deck's ``TableOp`` (which a game may not import): ``shuffle`` a ``deck``
     (``cards`` listed when it is new), ``deal`` its top to ``seat``'s hand, ``turn`` its top face
     up into ``zone``, ``play`` (``seat`` puts a position of its hand face down into ``zone``),
-    ``reveal`` a ``zone``, ``return`` a public ``position`` into ``deck``, ``final``."""
+    ``show`` (the same, face up), ``reveal`` a ``zone``, ``return`` a public ``position`` into
+    ``deck``, ``transfer`` the top of deck ``source`` to the bottom of ``deck``, ``clear`` every
+    deck and zone for the next round, ``final``."""
 
     @property
     def kind(self) -> str: ...
@@ -254,6 +256,8 @@ class CardOp(Protocol):
     def cards(self) -> tuple[int, ...]: ...
     @property
     def position(self) -> int | None: ...
+    @property
+    def source(self) -> str: ...
 
 
 class CardTableSeat(GameProgress, Protocol):

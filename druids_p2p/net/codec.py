@@ -28,7 +28,7 @@ _KIND_TYPES = {
     "deck_salt": MsgType.DECK_SALT,
     "deck_shares": MsgType.DECK_SHARES,
     "deck_reveal": MsgType.DECK_REVEAL,
-    **TABLE_KIND_TYPES,  # the card table's (deck.md §15), types 60–65
+    **TABLE_KIND_TYPES,  # the card table's (deck.md §15), types 60–66
 }
 _TYPE_KINDS = {v: k for k, v in _KIND_TYPES.items()}
 OPEN_KIND = "deck_open"

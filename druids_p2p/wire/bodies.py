@@ -133,8 +133,20 @@ TABLE_BODIES: dict[MsgType, Schema] = {
         }
     ),
     MsgType.TABLE_REVEAL: Struct({"op": TABLE_OP, "round": DECK_ROUND, "x": SCALAR}),
+    MsgType.TABLE_SHOW: Struct(
+        {
+            "card": Int(0, MAX_TABLE_CARDS - 1),
+            "d": POINT,
+            "e": SCALAR,
+            "op": TABLE_OP,
+            "pos": TABLE_POS,
+            "round": DECK_ROUND,
+            "s": SCALAR,
+            "zone": TABLE_NAME,
+        }
+    ),
 }
-"""The card table's six bodies, types 60–65; the deck layer re-checks every point, scalar and
+"""The card table's seven bodies, types 60–66; the deck layer re-checks every point, scalar and
 length against the table's state (deck.md §15.4)."""
 
 MAX_CARRIED_ROUNDS = 8

@@ -69,6 +69,7 @@ class MsgType(IntEnum):
     TABLE_PLAY = 63
     TABLE_OPEN = 64
     TABLE_REVEAL = 65
+    TABLE_SHOW = 66
 
     @property
     def label(self) -> str:

@@ -84,6 +84,7 @@ class SeatOp:
     seat: int | None = None
     cards: tuple[int, ...] = ()
     position: int | None = None
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
