@@ -1,4 +1,4 @@
-"""The card table's three operations of protocol version 2 (transfer, show, clear) with real
+"""The card table's three operations of protocol version 2 (transfer and show) with real
 TablePeer objects in process (tests/table_local.py): a schedule that uses all three runs and
 audits, and every cheat at a show is refused by the honest seats and blamed on its author with
 its signed message as evidence."""
@@ -158,9 +158,6 @@ def test_a_transfer_from_or_to_a_missing_or_empty_deck_is_the_schedules_error() 
         lambda: TableOp("show", zone="trick"),
         lambda: TableOp("show", seat=0, zone="hand:1"),
         lambda: TableOp("show", seat=0),
-        lambda: TableOp("clear", deck="d"),
-        lambda: TableOp("clear", seat=0),
-        lambda: TableOp("clear", source="d"),
     ],
 )
 def test_a_v2_operation_the_table_cannot_express_is_refused(make: Callable[[], TableOp]) -> None:
@@ -281,55 +278,10 @@ def test_a_seat_can_show_only_a_position_it_was_dealt() -> None:
         bus.peers[0].push(TableOp("show", seat=0, zone="trick"), bus.peers[1].hand()[0])
 
 
-# --------------------------------------------------------------------------- clear
-def test_a_clear_then_a_new_deck_reusing_the_card_ids_plays_and_audits() -> None:
-    seats = 3
-    bus = dealt_table(seats)
-    bus.push(TableOp("show", seat=0, zone="trick"), bus.peers[0].hand()[0])
-    bus.push(TableOp("clear"))
-    for peer in bus.peers:
-        state = peer.state
-        assert state.decks == {} and state.created == set()
-        assert all(not zone for zone in state.zones.values())
-        assert all(pos.zone is None for pos in state.positions)
-    second = [TableOp("shuffle", deck="d", cards=CARDS)]
-    second += [TableOp("deal", deck="d", seat=s) for _ in range(2) for s in range(seats)]
-    for op in second:
-        bus.push(op)
-    bus.push(TableOp("show", seat=2, zone="trick"), bus.peers[2].hand()[1])
-    for peer in bus.peers:
-        assert len(peer.hand()) == 2 - (peer.seat == 2)
-        assert len(set(peer.card_at(p) for p in peer.hand())) == len(peer.hand())
-    ops = list(bus.peers[0].state.ops)
-    final_audit(bus, ops)
-    audit = audit_state(bus.peers[0].state)
-    assert [pos.zone for pos in audit.positions[:6]] == [None] * 6
-    for rnd in (audit.positions[:6], audit.positions[6:]):
-        cards = {pos.card for pos in rnd}
-        assert len(cards) == 6 and cards <= set(CARDS), "each round's deals: distinct, its own"
-    assert set(audit.decks["d"]) == set(CARDS) - {pos.card for pos in audit.positions[6:]}
-
-
-def test_a_card_id_reused_without_a_clear_is_refused() -> None:
+def test_a_card_id_already_at_the_table_is_refused() -> None:
     bus = dealt_table()
     with pytest.raises(TableOpError, match="already at the table"):
         bus.push(TableOp("shuffle", deck="e", cards=(7, 8)))
-
-
-def test_the_audit_names_the_shuffler_of_a_cleared_position_that_holds_no_card() -> None:
-    """A cleared position keeps its ciphertext for the audit: one that decrypts to no card
-    (a forged shuffle, which a sound proof rules out) is named, as a live one is."""
-    bus = dealt_table()
-    bus.push(TableOp("clear"))
-    bus.push(TableOp("shuffle", deck="d", cards=CARDS))
-    bus.push(TableOp("final"))
-    state = bus.peers[0].state
-    pos = state.positions[2]
-    pos.c = group.add(pos.c, group.BASE)
-    with pytest.raises(DeckFault) as info:
-        audit_state(state)
-    assert "position 2 holds no card" in info.value.reason
-    assert info.value.evidence == pos.from_raws
 
 
 def test_the_audit_re_checks_a_show_opening_against_the_revealed_secret() -> None:

@@ -5,8 +5,8 @@
 checked again, by somebody who made none of them) and then :func:`audit_state` decrypts every
 position and every deck with the joint secret, re-checks every published share and every
 opening (a reveal's or a show's) against its sender's revealed secret and every public card
-against its ciphertext, and checks that no card was lost or duplicated, round by round where a
-``clear`` started a new one. The first failure names a seat, with signed evidence (deck.md §15.5).
+against its ciphertext, and checks that no card was lost or duplicated. The first failure names
+a seat, with signed evidence (deck.md §15.5).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class TableAudit:
 
     positions: tuple[AuditedPosition, ...]
     decks: dict[str, tuple[int, ...]]
-    """Each deck's cards at the end, top first (a deck a ``clear`` dropped is not here)."""
+    """Each deck's cards at the end, top first."""
     dealt: tuple[tuple[int, ...], ...]
     """Per seat, the cards dealt to it, in the order of the deals."""
 
@@ -124,8 +124,6 @@ def audit_state(state: TableState) -> TableAudit:
                 opener.seat, f"audit: position {p} was opened as card {pos.card}", (opener.raw,)
             )
         cards.append(card)
-    for past in state.cleared:
-        _round_cards(state, x, cards, past.created, past.positions, past.decks)
     live = tuple(p for p, pos in enumerate(state.positions) if pos.zone is not None)
     decks = _round_cards(state, x, cards, frozenset(state.created), live, state.decks)
     positions: list[AuditedPosition] = []
@@ -149,7 +147,7 @@ def _round_cards(
     held: tuple[int, ...],
     decks: dict[str, DeckState],
 ) -> dict[str, tuple[int, ...]]:
-    """One round's cards (up to a ``clear``, or the last): the positions ``held`` in its zones
+    """The table's cards: the positions ``held`` in its zones
     (``cards`` gives each position's) and its ``decks`` hold every ``created`` card exactly
     once. Returns each deck's cards, top first."""
     seen: dict[int, str] = {}

@@ -3,7 +3,7 @@
 A rule set says *what* happens at the table as a list of :class:`TableOp` (shuffle a deck, deal
 its top card to a seat, turn its top card face up, a seat plays a position face down or shows it
 face up, the owners open a zone, a revealed card goes back into a deck, a deck's top card moves
-onto another deck, the table is cleared for the next round, the final reveal). The deck never
+onto another deck, the final reveal). The deck never
 learns what a card means. Each seat's part of an operation is one signed message whose body
 names the operation's index ``op``, so a message can never be taken for another operation's.
 
@@ -41,8 +41,7 @@ RETURN = "return"
 FINAL = "final"
 TRANSFER = "transfer"
 SHOW = "show"
-CLEAR = "clear"
-OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW, CLEAR)
+OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW)
 
 
 def hand_zone(seat: int) -> str:
@@ -66,8 +65,6 @@ class TableOp:
       ``deck`` (which must then be shuffled before anything is taken from it).
     * ``show``: ``seat`` lays a position of its hand (its own choice, in its message) face up
       into ``zone``, opening it.
-    * ``clear``: every deck is dropped and every zone emptied, so the next round may create its
-      decks with the same card ids (positions stay, with no zone, for the final audit).
     """
 
     kind: str
@@ -281,8 +278,7 @@ EXPECTED_KIND = {
     FINAL: KIND_TABLE_REVEAL,
     SHOW: KIND_TABLE_SHOW,
 }
-"""The message each seat's part of an operation is (a return, a transfer and a clear need
-none)."""
+"""The message each seat's part of an operation is (a return and a transfer need none)."""
 
 
 def parse_table_body(kind: str, body: object) -> TableMessage:

@@ -17,7 +17,6 @@ from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.shuffle_proof import verify_shuffle
 from druids_p2p.deck.table_messages import (
-    CLEAR,
     DEAL,
     EXPECTED_KIND,
     FINAL,
@@ -41,7 +40,6 @@ from druids_p2p.deck.table_messages import (
     hand_zone,
 )
 from druids_p2p.deck.table_state import (
-    Cleared,
     DeckState,
     Position,
     Sent,
@@ -428,19 +426,6 @@ def _transfer(state: TableState, index: int, op: TableOp) -> bool:
     return True
 
 
-def _clear(state: TableState, index: int, op: TableOp) -> bool:
-    """The round is over: every deck and zone goes (kept in :class:`Cleared` for the final
-    audit), and the card ids may be created again."""
-    live = tuple(p for p, pos in enumerate(state.positions) if pos.zone is not None)
-    state.cleared.append(Cleared(frozenset(state.created), dict(state.decks), live))
-    for p in live:
-        state.positions[p].zone = None
-    state.decks.clear()
-    state.zones.clear()
-    state.created.clear()
-    return True
-
-
 def _final(state: TableState, index: int, op: TableOp) -> bool:
     if any((index, s) not in state.slots for s in range(state.seats)):
         return False
@@ -470,5 +455,4 @@ _STEP = {
     FINAL: _final,
     TRANSFER: _transfer,
     SHOW: _put_down,
-    CLEAR: _clear,
 }

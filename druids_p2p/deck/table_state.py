@@ -10,8 +10,7 @@ A *deck* is an ordered list of ciphertexts, top first. A *position* is a ciphert
 deck (dealt or turned), numbered 0, 1, … in the order they left; it stays bound to that
 ciphertext for the rest of the game wherever it moves, so a card played face down is provably
 the card that was dealt. A *zone* (a hand, a place, the discards) is an ordered list of
-positions. A ``clear`` ends a round of a game: what it took off the table is kept
-(:class:`Cleared`) for the final audit, which checks each round's cards apart.
+positions.
 """
 
 from __future__ import annotations
@@ -98,17 +97,6 @@ class Position:
     """The signed shuffle that put this ciphertext on top of its deck (empty: a public start)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Cleared:
-    """What one ``clear`` took off the table: that round's created cards, its decks and the
-    positions that lay in a zone. The final audit finds each of those cards exactly once among
-    them, as it does the last round's among the live decks and zones."""
-
-    created: frozenset[int]
-    decks: dict[str, DeckState]
-    positions: tuple[int, ...]
-
-
 def context_params(
     table_id: bytes, round_no: int, seats: int, what: bytes, name: str, op: int
 ) -> DeckParams:
@@ -150,9 +138,7 @@ class TableState:
         self.positions: list[Position] = []
         self.zones: dict[str, list[int]] = {}
         self.created: set[int] = set()
-        """The cards created since the last ``clear`` (a card id is created once per round)."""
-        self.cleared: list[Cleared] = []
-        """What each ``clear`` took off the table, in order, for the final audit."""
+        """The cards created at this table (a card id is created once)."""
         self.progress = 0
         """Within the current operation: shuffle passes accepted so far."""
         self.secrets: dict[int, int] = {}
