@@ -287,9 +287,13 @@ class CardTableSeat(GameProgress, Protocol):
         reveal); ValueError if that cannot be (a card already elsewhere, another back)."""
         ...
 
-    def check_play(self, seat: int, position: int, zone: str) -> str | None:
-        """Why ``seat`` may not put ``position`` of its hand face down into ``zone`` now, or
-        None: pure (the copy is unchanged), the one check :meth:`play` makes too."""
+    def check_play(
+        self, seat: int, position: int, zone: str, card: int | None = None
+    ) -> str | None:
+        """Why ``seat`` may not put ``position`` of its hand into ``zone`` now, or None: pure
+        (the copy is unchanged), the one check :meth:`play` makes too. ``card`` is the card a
+        face-up ``show`` claims (None for a face-down play, and for this copy's own seat,
+        whose cards it knows)."""
         ...
 
     def check_move(self, seat: int, token: str) -> str | None:
@@ -301,9 +305,10 @@ class CardTableSeat(GameProgress, Protocol):
         None (pure)."""
         ...
 
-    def play(self, seat: int, position: int, zone: str) -> CardOp:
-        """``seat`` puts ``position`` of its hand face down into ``zone``; the table's op
-        (ValueError with :meth:`check_play`'s reason if it refuses)."""
+    def play(self, seat: int, position: int, zone: str, card: int | None = None) -> CardOp:
+        """``seat`` puts ``position`` of its hand into ``zone`` (face up as ``card`` for a show);
+        the table's op, kind ``play`` (face down) or ``show`` (face up) (ValueError with
+        :meth:`check_play`'s reason if it refuses)."""
         ...
 
     def move(self, seat: int, token: str) -> None:
@@ -345,7 +350,14 @@ class CardTableSeat(GameProgress, Protocol):
 
     def false_words(self, cards: Mapping[int, int]) -> list[tuple[int, int]]:
         """(word round, seat) of each word so far that ``cards`` (every position's card, as the
-        final reveal shows them) contradicts: a lie the table blames on its signer."""
+        final reveal shows them) contradicts: a lie the table blames on its signer. Kept until
+        the table asks :meth:`breaches` instead."""
+        ...
+
+    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, str]]:
+        """(seat, reason) of every rule broken so far that only ``cards`` (every position's
+        card, as the final reveal shows them) can show: a false word, a card that should have
+        followed. First breach first, in the same order on every seat's copy."""
         ...
 
     def table_move(self, move: int) -> tuple[int, str] | None:
@@ -362,7 +374,8 @@ class CardTableSeat(GameProgress, Protocol):
 
 @runtime_checkable
 class CardTableRuleset(CommonRuleset, Protocol):
-    """A game played at a mental card table (Druids 2004): draws, face-down plays, reveals."""
+    """A game played at a mental card table (Druids 2004, and Druids 2017 by protocol version
+    2): deals, draws, plays face down or shown face up, reveals."""
 
     def table_seat(self, options: Any, seat: int, rng: random.Random) -> CardTableSeat:
         """``seat``'s copy of a new game with ``options``; ``rng`` only fills hidden places

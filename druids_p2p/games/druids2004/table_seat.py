@@ -203,8 +203,13 @@ class TableSeat2004:
             self._swap(label, card)
         self._known.add(card)
 
-    def check_play(self, seat: int, position: int, zone: str) -> str | None:
-        """Why ``seat`` may not put ``position`` face down into ``zone`` now, or None (pure)."""
+    def check_play(
+        self, seat: int, position: int, zone: str, card: int | None = None
+    ) -> str | None:
+        """Why ``seat`` may not put ``position`` face down into ``zone`` now, or None (pure).
+        Every card of this game goes down face down: a shown ``card`` is refused."""
+        if card is not None:
+            return f"P{seat}'s card goes down face down: no card is shown"
         if self.to_move != seat:
             return f"it is not P{seat}'s move"
         if not 0 <= position < len(self._labels):
@@ -240,8 +245,8 @@ class TableSeat2004:
             return f"{token!r} is no word (Word:yes or Word:no)"
         return None
 
-    def play(self, seat: int, position: int, zone: str) -> SeatOp:
-        reason = self.check_play(seat, position, zone)
+    def play(self, seat: int, position: int, zone: str, card: int | None = None) -> SeatOp:
+        reason = self.check_play(seat, position, zone, card)
         if reason is not None:
             raise IllegalMove(reason)
         slot = -1 if zone == DISCARDS else _SLOTS[zone]
@@ -323,6 +328,19 @@ class TableSeat2004:
         """(word round, seat) of every word that ``cards`` (each position's card, as the final
         reveal shows them) contradicts, by round, then seat (every seat names the same first)."""
         return sorted((c.round, c.seat) for c in self.claims if not c.true_of(cards))
+
+    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, str]]:
+        """(seat, reason) of every word that ``cards`` contradict, in :meth:`false_words`'
+        order: the seam's one judge of what only the final reveal shows (a false word is this
+        game's only such breach)."""
+        return [
+            (
+                seat,
+                f"P{seat}'s owners' word in word round {word_round + 1} is false "
+                "(the final reveal shows its face-down gems)",
+            )
+            for word_round, seat in self.false_words(cards)
+        ]
 
     # ------------------------------------------------------------------ inside
     def _setup_ops(self) -> list[SeatOp]:

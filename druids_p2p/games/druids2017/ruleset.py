@@ -16,6 +16,7 @@ from druids_p2p.games.druids2017.deal import deal as _deal
 from druids_p2p.games.druids2017.demo import game_lines as _game_lines
 from druids_p2p.games.druids2017.game import Game, GameOptions
 from druids_p2p.games.druids2017.replay import replay as _replay
+from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import CommonGameState, Playing, Streams
 
@@ -140,6 +141,14 @@ class DruidsRuleset:
 
     def describe(self, state: CommonGameState) -> Iterator[str]:
         return _game_lines(_game(state))
+
+    # ------------------------------------------------------------ the mental card table
+    def table_seat(self, options: Any, seat: int, rng: random.Random) -> TableSeat2017:
+        """``seat``'s copy of a game at the mental card table (:mod:`.table_seat`): what makes
+        this rule set a ``CardTableRuleset`` too."""
+        if not isinstance(options, GameOptions):
+            raise TypeError(f"{self.name} plays with GameOptions, not {type(options).__name__}")
+        return TableSeat2017(options, seat, rng)
 
 
 def _game(state: CommonGameState) -> Game:
