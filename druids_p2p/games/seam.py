@@ -348,16 +348,22 @@ class CardTableSeat(GameProgress, Protocol):
         its own cards), and the copy goes on no further."""
         ...
 
-    def false_words(self, cards: Mapping[int, int]) -> list[tuple[int, int]]:
-        """(word round, seat) of each word so far that ``cards`` (every position's card, as the
-        final reveal shows them) contradicts: a lie the table blames on its signer. Kept until
-        the table asks :meth:`breaches` instead."""
+    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, int, str]]:
+        """(seat, taken, reason) of every rule broken at this round's table that only ``cards``
+        (every position's card, as its final reveal shows them) can show: a false word, a card
+        that should have followed. ``taken`` is where the breaking move or word lies among those
+        this copy took at this table (each play, move and word counting one, from 0), so the
+        table finds its signed message. First breach first, the same on every seat's copy."""
         ...
 
-    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, str]]:
-        """(seat, reason) of every rule broken so far that only ``cards`` (every position's
-        card, as the final reveal shows them) can show: a false word, a card that should have
-        followed. First breach first, in the same order on every seat's copy."""
+    @property
+    def round_scores(self) -> list[list[int]]:
+        """Every ended round's scores (a game of one round: empty)."""
+        ...
+
+    def shown_move(self, card: int, zone: str) -> int:
+        """The move that shows ``card`` face up into ``zone`` (a ``table_show``): how the table
+        names it; ValueError if none does."""
         ...
 
     def table_move(self, move: int) -> tuple[int, str] | None:

@@ -94,6 +94,9 @@ class CardTableReplay:
         game_options = rules.make_options(options.players, options.variant, options.rounds)
         self.copy = rules.table_seat(game_options, 0, random.Random(0))
         self.moves = MoveLog()
+        self.taken: list[int] = []
+        """Where this round's moves and words lie in the record, in the order the copy took
+        them (what its ``breaches`` count by)."""
         self.owing: Owing | None = None
         """What the step the record stops in still waits for (None: it stops between steps)."""
         self.complete = False
@@ -154,6 +157,7 @@ class CardTableReplay:
         for round_no in range(MAX_ROUNDS):
             if round_no:
                 self.deck, self._x, self._told = self._table(round_no), None, set()
+                self.taken = []
             if not self._round():
                 return
             if self.copy.game_over:
@@ -222,12 +226,10 @@ class CardTableReplay:
         except DeckFault as exc:
             raise self._fault(exc) from None
         cards = {p.index: p.card for p in audit.positions}
-        for seat, index, reason in self.copy.breaches(cards)[:1]:
-            move = self.moves.of_round(self.deck.round_no)[index]
+        for seat, taken, reason in self.copy.breaches(cards)[:1]:
             raise AuditProblem(
-                f"seat {seat} broke a rule at move {index + 1} of round "
-                f"{self.deck.round_no + 1} ({move.token}): {reason}",
-                move.at,
+                f"seat {seat} broke a rule in round {self.deck.round_no + 1}: {reason}",
+                self.taken[taken],
                 seat,
             )
         return True
@@ -301,6 +303,7 @@ class CardTableReplay:
         except RuntimeError as exc:  # the words fit no arrangement of the real face-down gems
             raise AuditProblem(f"the seats' words are false: {exc}", index, None) from None
         self.moves.append(accepted)
+        self.taken.append(index)
         if op is not None:
             self.deck.push(table_op(op))
             self._deck_message(index, msg)

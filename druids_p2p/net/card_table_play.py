@@ -151,6 +151,9 @@ class CardTablePlay:
         self.word_rounds: list[tuple[int, tuple[int, ...]]] = []
         """Each time the game asked for the seats' words: (operations pushed then, the seats
         asked), for the table's schedule (this seat's own word may settle a round at once)."""
+        self.taken: list[bytes] = []
+        """The signed moves and words of this round, in the order the copy took them (what its
+        ``breaches`` count by: the evidence of a breach)."""
         self._asking = False
         self.checking = False
         """This seat's check of the last words is sent: nothing goes on until every seat's is."""
@@ -176,6 +179,7 @@ class CardTablePlay:
         ``peer``, a fresh card table (new keys, positions from 0)."""
         self.peer, self._pushed, self._learned = peer, 0, 0
         self.word_rounds.clear()
+        self.taken.clear()
         self._asking = False
         return self.peer.start() + self._run()
 
@@ -207,6 +211,7 @@ class CardTablePlay:
         if op is None:
             raw = self._seal_move(accepted.token)
             self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
+            self.taken.append(raw)
             return [raw, *self._run()]
         if op.kind == "show" and accepted.position is not None:  # face up: its card is public
             accepted = dataclasses.replace(accepted, card=self.peer.known()[accepted.position])
@@ -216,6 +221,7 @@ class CardTablePlay:
             msg = decode(raw)
             if msg.type in CARD_PLAYS:
                 self._own[raw] = dataclasses.replace(accepted, msg_hash=msg.hash)
+                self.taken.append(raw)
         return out + self._run()
 
     def _accept_own(self, move: int) -> AcceptedMove:
@@ -303,6 +309,7 @@ class CardTablePlay:
                 play_table_accepted(self.copy, accepted)
                 raw = self._seal_move(word)
                 self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
+                self.taken.append(raw)
                 out.append(raw)
                 out += self._check_words()
                 continue
@@ -347,6 +354,7 @@ class CardTablePlay:
         except ValueError as exc:  # MoveRefused, or the copy's IllegalMove
             raise MoveFault(str(exc), seat, msg.raw) from None
         self.moves.append(accepted)
+        self.taken.append(msg.raw)
         if a_word:  # the round's last word is this seat's cue to sign its check of them
             return self._check_words()
         if op is None:

@@ -318,12 +318,11 @@ def _audit(t: TableState) -> None:
         raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
     play = t.card_play
     cards = {p.index: p.card for p in audit.positions}
-    for seat, index, reason in play.copy.breaches(cards)[:1]:
-        move = play.moves.of_round(play.round_no)[index]
-        raw = t.transcript.message_at(move.at).raw
+    for seat, taken, reason in play.copy.breaches(cards)[:1]:
+        raw = play.taken[taken]
         raise TableFault(
-            f"audit: {t._who(t.order[seat])} broke a rule at move {index + 1} of round "
-            f"{play.round_no + 1} ({move.token}): {reason} (the final reveal shows every card)",
+            f"audit: {t._who(t.order[seat])} broke a rule in round {play.round_no + 1}: "
+            f"{reason} (the final reveal shows every card)",
             seat,
             (raw,),
         )

@@ -2,7 +2,7 @@
 
 :class:`TableState` is the base of :class:`~druids_p2p.net.table.TableMachine`: the machine adds
 the driving (messages in, messages out, the schedule pump); the step handlers (``table_seating``,
-``table_round``, ``round_audit``, ``game_result``) act on a ``TableState``, so none of them imports
+``card_table_round``, ``game_result``) act on a ``TableState``, so none of them imports
 the machine. Each piece of state has one owner; everything else is a view of it:
 
 - the **transcript** (:class:`~druids_p2p.wire.Transcript`): every appended message in order and

@@ -1,7 +1,7 @@
 """The table machine's small values: its faults, its schedule's steps and the one log of them.
 
 Kept apart from the machine (``net/table.py``) and its step handlers (``table_seating``,
-``table_round``, ``round_audit``, ``game_result``) so that the handlers raise the machine's faults
+``card_table_round``, ``game_result``) so that the handlers raise the machine's faults
 and walk its steps without importing the machine: the arrows point one way.
 """
 

@@ -20,12 +20,13 @@ The one verdict that hidden cards decide, the "nothing left" end, waits for the 
 (:mod:`.owners_word`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
 the hidden gems fits stops the copy (:attr:`words_contradicted`: one word is false, provably from
 this seat's cards). Each word is kept with the positions it speaks for (:class:`WordClaim`), so
-that once the final reveal shows every card :meth:`false_words` names every seat whose word the
+that once the final reveal shows every card :meth:`breaches` names every seat whose word the
 truth contradicts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -66,6 +67,10 @@ _SLOTS = {slot_zone(k): k for k in range(ROW_SLOTS)}
 """The zones a card is played into face down: the row's places."""
 
 
+def _word_order(claim: WordClaim) -> tuple[int, int]:
+    return claim.round, claim.seat
+
+
 def _back(card: int) -> str:
     """What the table shows of a hidden card: its deck."""
     if is_gem(card):
@@ -97,6 +102,8 @@ class WordClaim:
     seat: int
     said: bool
     gems: tuple[tuple[int, int], ...]
+    taken: int = -1
+    """Where the word lies among the moves and words the copy took (``TableSeat2004.taken``)."""
 
     def true_of(self, cards: Mapping[int, int]) -> bool:
         """Whether the word agrees with ``cards`` (each position's card: the final reveal's,
@@ -129,7 +136,9 @@ class TableSeat2004:
         self._asked_gems: dict[int, tuple[tuple[int, int], ...]] = {}
         self._word_round = -1
         self.claims: list[WordClaim] = []
-        """Every word given so far, for :meth:`false_words`."""
+        """Every word given so far, for :meth:`breaches`."""
+        self.taken = 0
+        """The moves and words this copy has taken (each play, move and word counts one)."""
         self._gone: set[int] = set()
         """Positions returned into a deck: their card is dealt again under a new position."""
         self._final = False
@@ -162,6 +171,15 @@ class TableSeat2004:
 
     def view(self, seat: int) -> SeatView:
         return self.world.view(seat)
+
+    @property
+    def round_scores(self) -> list[list[int]]:
+        """A game of one round: its scores are the totals."""
+        return []
+
+    def shown_move(self, card: int, zone: str) -> int:
+        """No card of this game is shown face up: its cards open by reveals."""
+        raise ValueError(f"{self.world.options.players}-seat Druids 2004 shows no card into {zone}")
 
     def legal_moves(self) -> list[int]:
         return self.world.legal_moves() if self.to_move == self.seat else []
@@ -256,6 +274,7 @@ class TableSeat2004:
             return mv.discard_move(label) if slot < 0 else mv.play_move(label, slot)
 
         self._apply(make)
+        self.taken += 1
         return SeatOp("play", seat=seat, zone=zone)
 
     def move(self, seat: int, token: str) -> None:
@@ -264,6 +283,7 @@ class TableSeat2004:
             raise IllegalMove(reason)
         move = mv.parse_move(token)
         kind = mv.decode(move)
+        self.taken += 1
         if kind.kind == mv.KIND_RITUAL:
             self._ritual = kind.slot
             self._due.append(SeatOp("reveal", zone=slot_zone(kind.slot)))
@@ -309,7 +329,9 @@ class TableSeat2004:
         if reason is not None:
             raise IllegalMove(reason)
         self._words[seat] = token == ow.YES
-        self.claims.append(self._claim(seat, token == ow.YES))
+        claim = self._claim(seat, token == ow.YES)
+        self.claims.append(dataclasses.replace(claim, taken=self.taken))
+        self.taken += 1
         if self.words_due():
             return
         make, then = self._resume or (lambda: 0, lambda: None)
@@ -324,22 +346,19 @@ class TableSeat2004:
         self.world.play(make())
         then()
 
-    def false_words(self, cards: Mapping[int, int]) -> list[tuple[int, int]]:
-        """(word round, seat) of every word that ``cards`` (each position's card, as the final
-        reveal shows them) contradicts, by round, then seat (every seat names the same first)."""
-        return sorted((c.round, c.seat) for c in self.claims if not c.true_of(cards))
-
-    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, str]]:
-        """(seat, reason) of every word that ``cards`` contradict, in :meth:`false_words`'
-        order: the seam's one judge of what only the final reveal shows (a false word is this
-        game's only such breach)."""
+    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, int, str]]:
+        """(seat, where the word lies among the moves and words taken, reason) of every word
+        that ``cards`` (each position's card, as the final reveal shows them) contradict, by
+        word round, then seat: every seat's copy names the same first."""
+        false = sorted((c for c in self.claims if not c.true_of(cards)), key=_word_order)
         return [
             (
-                seat,
-                f"P{seat}'s owners' word in word round {word_round + 1} is false "
+                c.seat,
+                c.taken,
+                f"P{c.seat}'s owners' word in word round {c.round + 1} is false "
                 "(the final reveal shows its face-down gems)",
             )
-            for word_round, seat in self.false_words(cards)
+            for c in false
         ]
 
     # ------------------------------------------------------------------ inside

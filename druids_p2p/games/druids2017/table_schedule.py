@@ -41,7 +41,7 @@ OTHERS = tuple(c for c in range(N_CARDS) if c != GAIA)
 class SeatOp:
     """One card-table operation (the seam's ``CardOp``; the games import no deck): the fields of
     the deck's ``TableOp``. Kinds used: shuffle, transfer (``source`` to the bottom of ``deck``),
-    deal, show (``seat`` lays a position of its hand face up into ``zone``), clear, final."""
+    deal, show (``seat`` lays a position of its hand face up into ``zone``), final."""
 
     kind: str
     deck: str = ""
@@ -52,13 +52,13 @@ class SeatOp:
     source: str = ""
 
 
-def round_ops(round_index: int, players: int) -> list[SeatOp]:
-    """Round ``round_index``'s deal: Gaia and ``players - 1`` other cards, shuffled in the
-    ``lead`` deck, go one to each seat; the rest of each hand is dealt round-robin from ``deck``.
-    So each seat's hand is uniform and Gaia lies at a uniform seat, and nobody learns where."""
+def round_ops(players: int) -> list[SeatOp]:
+    """A round's deal, at its own card table: Gaia and ``players - 1`` other cards, shuffled in
+    the ``lead`` deck, go one to each seat; the rest of each hand is dealt round-robin from
+    ``deck``. So each seat's hand is uniform and Gaia lies at a uniform seat, and nobody learns
+    where."""
     h = HAND_SIZE[players]
-    ops = [SeatOp("clear")] if round_index > 0 else []
-    ops += [SeatOp("shuffle", deck=DECK, cards=OTHERS), SeatOp("shuffle", deck=LEAD, cards=(GAIA,))]
+    ops = [SeatOp("shuffle", deck=DECK, cards=OTHERS), SeatOp("shuffle", deck=LEAD, cards=(GAIA,))]
     ops += [SeatOp("transfer", deck=LEAD, source=DECK) for _ in range(players - 1)]
     ops.append(SeatOp("shuffle", deck=LEAD))
     ops += [SeatOp("deal", deck=LEAD, seat=s) for s in range(players)]
@@ -103,6 +103,8 @@ class GaiaWord:
     seat: int
     said: bool
     position: int
+    taken: int
+    """Where the word lies among the moves and words the copy took this round."""
 
     def reason(self, cards: Mapping[int, int]) -> str | None:
         """Why ``cards`` (each position's card) show the word false, or None if it is true
@@ -128,6 +130,8 @@ class Revoke:
     card: int
     led: int
     held: tuple[int, ...]
+    taken: int
+    """Where the play lies among the moves and words the copy took this round."""
 
     def reason(self, cards: Mapping[int, int]) -> str | None:
         """Why ``cards`` show the play broke follow-suit, or None if it did not."""

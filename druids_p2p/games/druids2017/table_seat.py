@@ -13,9 +13,10 @@ copy. Two facts only the hidden cards decide are judged later, from the final re
 * follow-suit. A play off the led domain is accepted, and the positions its seat held then are
   kept, so that :meth:`breaches` can judge it once every card is known.
 
-Positions are numbered as cards leave decks: round ``r`` deals ``r * n * h`` onwards, the
-``lead`` cards first (seat ``s`` gets ``base + s``), then ``deck`` round-robin, so position ``p``
-belongs to seat ``p % n`` (:func:`.table_schedule.round_ops`).
+Each round is its own card table, closed by its final reveal, at which :meth:`breaches` judges
+the round. Its positions are numbered from 0 as cards leave decks: the ``lead`` cards first (seat
+``s`` gets ``s``), then ``deck`` round-robin, so position ``p`` belongs to seat ``p % n``
+(:func:`.table_schedule.round_ops`).
 """
 
 from __future__ import annotations
@@ -68,19 +69,24 @@ class TableSeat2017:
         self._h = options.hand_size
         self._rounds_dealt = 0
         """Rounds whose deal has been scheduled (the last is the one asked for or played)."""
+        self._finals = 0
+        """Rounds whose final reveal has been scheduled."""
         self._due: list[SeatOp] = []
         self._cards: dict[int, int] = {}
-        """Each position's card as this copy knows it: its own deals, every show."""
-        self._where: dict[tuple[int, int], int] = {}
-        """(round, card) -> the position known to hold it."""
+        """Each position of this round's table with its card as this copy knows it: its own
+        deals, every show."""
+        self._where: dict[int, int] = {}
+        """card -> the position of this round known to hold it."""
         self._played: set[int] = set()
         self._words: dict[int, bool] = {}
+        self._word_taken: dict[int, int] = {}
         self._asking = False
         self._gaia_at: int | None = None
         """The position holding Gaia this round, by the words (not yet shown)."""
         self.claims: list[Claim] = []
-        """The Gaia words and off-domain plays, in play order, for :meth:`breaches`."""
-        self._final = False
+        """This round's Gaia words and off-domain plays, in play order, for :meth:`breaches`."""
+        self.taken = 0
+        """The moves and words this copy took this round (each play, move and word counts one)."""
         self.words_contradicted = False
         """The Gaia words fit no deal this copy can see: one is false, and it goes no further."""
         self._schedule_round()
@@ -117,22 +123,28 @@ class TableSeat2017:
 
     # ------------------------------------------------------------------ the schedule
     def ops(self) -> list[SeatOp]:
-        """The next round's deal once the last is over, the final reveal after the game."""
+        """A round over: its table's final reveal; asked again once that is done (the next
+        round's table is a new one), the next round's deal."""
         idle = not (self._due or self._asking or self.words_contradicted)
-        over = self.game.game_over
-        if idle and over and not self._final:
-            self._final = True
-            self._due.append(SeatOp("final"))
-        elif idle and not over and self.game.round_over and self._next_round_due:
-            self._schedule_round()
+        if idle and self.game.round_over and self._rounds_dealt == len(self.game.rounds):
+            if self._finals < self._rounds_dealt:
+                self._finals += 1
+                self._due.append(SeatOp("final"))
+            elif not self.game.game_over:
+                self._schedule_round()
         due, self._due = self._due, []
         return due
+
+    @property
+    def round_scores(self) -> list[list[int]]:
+        """Every ended round's scores."""
+        return self.game.round_scores
 
     def learn(self, position: int, card: int) -> None:
         """The table opened ``position`` to this seat as ``card`` (its own deal, or any card to
         an auditor's copy); ValueError if that cannot be."""
         per_round = self._n * self._h
-        if not 0 <= position < self._rounds_dealt * per_round:
+        if not 0 <= position < per_round or not self._rounds_dealt:
             raise ValueError(f"no position {position} has been dealt")
         if not 0 <= card < N_CARDS:
             raise ValueError(f"no card has id {card}")
@@ -143,9 +155,9 @@ class TableSeat2017:
                     f"position {position} holds {format_card(known)}, not {format_card(card)}"
                 )
             return
-        if card == GAIA and position % per_round >= self._n:
+        if card == GAIA and position >= self._n:
             raise ValueError(f"position {position} was dealt from deck, which holds no Gaia")
-        where = self._where.get((position // per_round, card))
+        where = self._where.get(card)
         if where is not None:
             raise ValueError(f"{format_card(card)} is known to lie elsewhere ({where}), not here")
         self._know(position, card)
@@ -167,7 +179,7 @@ class TableSeat2017:
         """The word ``seat`` owes, from its ``lead`` card if this copy knows it (its own)."""
         if seat not in self.words_due():
             return None
-        card = self._cards.get(self._base + seat)
+        card = self._cards.get(seat)
         return None if card is None else YES if card == GAIA else NO
 
     def check_word(self, seat: int, token: str) -> str | None:
@@ -182,21 +194,17 @@ class TableSeat2017:
         if reason is not None:
             raise IllegalMove(reason)
         self._words[seat] = token == YES
+        self._word_taken[seat] = self.taken
+        self.taken += 1
         self._settle()
 
-    def false_words(self, cards: Mapping[int, int]) -> list[tuple[int, int]]:
-        """(round, seat) of every Gaia word ``cards`` contradict (until the net asks breaches)."""
-        return [
-            (c.round, c.seat)
-            for c in self.claims
-            if isinstance(c, GaiaWord) and c.reason(cards) is not None
-        ]
-
-    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, str]]:
-        """(seat, reason) of every false Gaia word and every revoke that ``cards`` (each
-        position's card, from the final reveal) show, in play order: the same on every copy."""
-        found = ((c.seat, c.reason(cards)) for c in self.claims)
-        return [(seat, reason) for seat, reason in found if reason is not None]
+    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, int, str]]:
+        """(seat, where it lies among the moves and words taken, reason) of every false Gaia
+        word and every revoke of this round that ``cards`` (each position's card, from its
+        final reveal) show: the words in seat order, then the plays in play order, the same on
+        every copy."""
+        found = ((c.seat, c.taken, c.reason(cards)) for c in self.claims)
+        return [(seat, taken, reason) for seat, taken, reason in found if reason is not None]
 
     # ------------------------------------------------------------------ moves
     def table_move(self, move: int) -> tuple[int, str] | None:
@@ -216,6 +224,10 @@ class TableSeat2017:
                 f"this seat holds no {'Mistletoe' if move == PLAY_MISTLETOE else 'Sickle'}"
             )
         raise ValueError(f"move {move} puts no card on the table")
+
+    def shown_move(self, card: int, zone: str) -> int:
+        """The move that shows ``card`` into ``zone`` (ValueError, its reason, if none)."""
+        return zone_move(card, zone)
 
     def position_of(self, card: int) -> int:
         for p in self._hand(self.seat):
@@ -243,7 +255,8 @@ class TableSeat2017:
         if led >= 0 and card_domain(shown) not in (-1, led):  # judged at the final reveal
             held = tuple(p for p in self._hand(seat) if p != position)
             trick = len(rnd.tricks)
-            self.claims.append(Revoke(len(self.game.rounds) - 1, trick, seat, shown, led, held))
+            r = len(self.game.rounds) - 1
+            self.claims.append(Revoke(r, trick, seat, shown, led, held, self.taken))
         if seat != self.seat and shown != GAIA:
             rnd.reveal(seat, shown)
         for copies in (rnd.mistletoes[seat], rnd.sickles[seat]):
@@ -252,6 +265,7 @@ class TableSeat2017:
                 copies.append(shown)
         rnd.play(move)
         self._played.add(position)
+        self.taken += 1
         if position not in self._cards:
             self._know(position, shown)
         return SeatOp("show", seat=seat, zone=zone)
@@ -273,26 +287,20 @@ class TableSeat2017:
         if reason is not None:
             raise IllegalMove(reason)
         self._round().play(parse_move_token(token))
+        self.taken += 1
 
     # ------------------------------------------------------------------ inside
-    @property
-    def _base(self) -> int:
-        """The first position of the last round scheduled."""
-        return (self._rounds_dealt - 1) * self._n * self._h
-
-    @property
-    def _next_round_due(self) -> bool:
-        """The round just played is over and the next one's deal is not scheduled yet."""
-        return self._rounds_dealt == len(self.game.rounds)
-
     def _schedule_round(self) -> None:
-        self._due += round_ops(self._rounds_dealt, self._n)
+        """The next round, at a new card table: positions from 0, nothing known yet."""
+        self._due += round_ops(self._n)
         self._rounds_dealt += 1
         self._asking, self._words, self._gaia_at = True, {}, None
+        self._cards, self._where, self._played = {}, {}, set()
+        self._word_taken, self.claims, self.taken = {}, [], 0
 
     def _know(self, position: int, card: int) -> None:
         self._cards[position] = card
-        self._where[(position // (self._n * self._h), card)] = position
+        self._where[card] = position
 
     def _round(self) -> Round:
         rnd = self.game.round
@@ -302,24 +310,24 @@ class TableSeat2017:
 
     def _hand(self, seat: int) -> list[int]:
         """``seat``'s positions of this round not yet shown."""
-        ps = (self._base + seat + k * self._n for k in range(self._h))
+        ps = (seat + k * self._n for k in range(self._h))
         return [p for p in ps if p not in self._played]
 
     def _settle(self) -> None:
         """Once every word is in and this seat's hand is known: who holds Gaia, or stop."""
-        base, n = self._base, self._n
-        own = [base + self.seat + k * n for k in range(self._h)]
+        n = self._n
+        own = [self.seat + k * n for k in range(self._h)]
         if not self._asking or len(self._words) < n or any(p not in self._cards for p in own):
             return
         self._asking = False
         r = self._rounds_dealt - 1
-        self.claims += [GaiaWord(r, s, self._words[s], base + s) for s in range(n)]
+        self.claims += [GaiaWord(r, s, self._words[s], s, self._word_taken[s]) for s in range(n)]
         yes = [s for s in range(n) if self._words[s]]
-        known = {s: self._cards[base + s] for s in range(n) if base + s in self._cards}
+        known = {s: self._cards[s] for s in range(n) if s in self._cards}
         if len(yes) != 1 or any((c == GAIA) != (s == yes[0]) for s, c in known.items()):
             self.words_contradicted = True
             return
-        self._gaia_at = base + yes[0]
+        self._gaia_at = yes[0]
         self.game.start_hidden_round(self.seat, [self._cards[p] for p in own])
         if yes[0] != self.seat:
             self.game.reveal(yes[0], GAIA)
@@ -356,7 +364,7 @@ class TableSeat2017:
             raise IllegalMove(f"P{seat} shows card {claimed}, which does not exist")
         if claimed == GAIA:
             raise IllegalMove(f"Gaia lies at position {self._gaia_at} by the words, not {position}")
-        where = self._where.get((len(self.game.rounds) - 1, claimed))
+        where = self._where.get(claimed)
         if where is not None:
             raise IllegalMove(
                 f"P{seat} shows {format_card(claimed)} at position {position}, "
