@@ -567,3 +567,5 @@ def test_the_claimed_version_is_read_without_any_other_check(table: SampleTable)
         assert claimed_version(raw) is None
     assert claimed_version(msgpack.packb([msgpack.packb([True]), b""])) is None
     assert claimed_version(msgpack.packb([msgpack.packb(["2"]), b""])) is None
+    for out_of_range in (-1, 2**32 + 1):
+        assert claimed_version(msgpack.packb([msgpack.packb([out_of_range]), b""])) is None

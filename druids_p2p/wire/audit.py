@@ -144,8 +144,8 @@ def version_refusal(raws: Sequence[bytes], verb: str = "audits") -> str | None:
     from the version its first message claims: such a record is not judged by this version's
     rules, which would call each of its messages malformed, but named, with who ``verb`` it."""
     version = claimed_version(raws[0]) if raws else None
-    if version is None or version == PROTOCOL_VERSION:
-        return None
+    if version is None or version == PROTOCOL_VERSION or version == 0:
+        return None  # ours, or none there ever was: the checks say what is wrong with it
     other = "an older" if version < PROTOCOL_VERSION else "a newer"
     return (
         f"a protocol version {version} record (this druids-p2p reads version "

@@ -202,7 +202,9 @@ def claimed_version(raw: bytes) -> int | None:
     if not isinstance(fields, tuple) or not fields:
         return None
     version = fields[0]
-    return version if isinstance(version, int) and not isinstance(version, bool) else None
+    if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version <= 2**32:
+        return None  # not a version the header allows
+    return version
 
 
 def parse_unverified(raw: bytes) -> Message:
