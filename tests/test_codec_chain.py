@@ -152,7 +152,7 @@ def test_the_codec_finds_decoded_messages_through_the_lookup_it_is_given(
     table.run(stop=lambda: all(m.phase == "play" for m in table.machines))
     m = table.machines[0]
     assert m.codec is not None
-    held = next(msg for msg in m.transcript.messages if msg.type is MsgType.DECK_KEY)
+    held = next(msg for msg in m.transcript.messages if msg.type is MsgType.TABLE_KEY)
     calls = _counting_decode(monkeypatch)
     assert m.codec.open(held.raw).raw is held.raw
     assert calls == []

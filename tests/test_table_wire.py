@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from message_surgery import reproved_show
 from protocol_vectors import (
     ALICE,
     TABLE_VECTOR_GAME,
@@ -21,6 +22,7 @@ from sample_table import sign_fields
 
 from druids_p2p.deck import MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS
+from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.table_audit import audit_record
 from druids_p2p.deck.table_messages import (
     MAX_OPS,
@@ -31,7 +33,7 @@ from druids_p2p.deck.table_messages import (
     TableOp,
 )
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES, TABLE_TYPES
-from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode
+from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, Identity, MsgType, decode, encode
 from druids_p2p.wire import bodies as wire_bodies
 from druids_p2p.wire.errors import BadShape
 from druids_p2p.wire.schema import TOKEN_CHARS
@@ -113,6 +115,26 @@ def test_a_v2_schedule_with_shows_runs_over_signed_wire_messages_and_audits() ->
     assert len(shown) == 2 and not set(shown.values()) & set(audit.decks["deck"])
 
 
+def test_a_reproved_show_is_a_second_valid_spelling_of_the_same_show() -> None:
+    """What an equivocating mover signs (``message_surgery.reproved_show``): the same card
+    shown, another proof that holds in the show's own context, so other bytes."""
+    game = wire_table_game(V2_OPS)
+    show = next(m for m in game.sent if m.type is MsgType.TABLE_SHOW)
+    seat = [i.public_key for i in game.identities].index(show.sender)
+    peer, body = game.peers[seat], dict(show.body)
+    again = reproved_show(peer, body)
+    assert {k: v for k, v in again.items() if k not in "es"} == {
+        k: v for k, v in body.items() if k not in "es"
+    }
+    assert (again["e"], again["s"]) != (body["e"], body["s"])
+    params = peer.state.context(b"open", body["zone"], body["op"])
+    a, key = peer.state.positions[body["pos"]].a, peer.state.keys[seat].msg.key
+    for proof in ((body["e"], body["s"]), (again["e"], again["s"])):
+        assert verify_open(params, seat, body["pos"], key, a, body["d"], proof)
+    wrong = peer.state.context(b"open", "trick", body["op"] + 1)
+    assert not verify_open(wrong, seat, body["pos"], key, a, body["d"], (again["e"], again["s"]))
+
+
 def test_a_table_message_signed_by_a_key_not_at_the_table_is_no_deck_message() -> None:
     game = wire_table_game()
     key = next(m for m in game.sent if m.type is MsgType.TABLE_KEY)
@@ -192,7 +214,7 @@ BAD_BODIES = [
 
 
 def _raw(kind: str, body: dict[str, Any]) -> bytes:
-    fields = [1, int(MsgType.parse(kind)), TABLE_VECTOR_ID, ALICE.public_key, 0]
+    fields = [PROTOCOL_VERSION, int(MsgType.parse(kind)), TABLE_VECTOR_ID, ALICE.public_key, 0]
     fields += [bytes(32), b"\x33" * 32, body]
     return sign_fields(ALICE, fields)
 

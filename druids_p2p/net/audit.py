@@ -23,7 +23,13 @@ from druids_p2p.net.continuation import carried_rounds, winners_of
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.rulesets import RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, read_record
-from druids_p2p.wire.audit import AuditProblem, AuditReport, AuditStop, verify_chain
+from druids_p2p.wire.audit import (
+    AuditProblem,
+    AuditReport,
+    AuditStop,
+    verify_chain,
+    version_refusal,
+)
 from druids_p2p.wire.keys import fingerprint
 
 
@@ -44,7 +50,11 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
     chain, the schedule and the stop tail, the seating, then each round (deal, then moves with
     every hand known). A problem the record's own stop names (its recorder's abort blames the same
     seat, in the round the record stops in) is the reason it stopped: a *stopped* verdict with
-    the evidence checked, not an invalid record."""
+    the evidence checked, not an invalid record. A record of another protocol version is
+    refused before anything else, by name (unreadable: this version's rules do not read it)."""
+    refusal = version_refusal(raws)
+    if refusal is not None:
+        return AuditReport(messages=len(raws), problem=AuditProblem(refusal, unreadable=True))
     report = AuditReport(messages=len(raws))
     audit: _TableAudit | None = None
     try:

@@ -28,7 +28,7 @@ from druids_p2p.net.record_steps import CardTableGame, replay_card_table
 from druids_p2p.net.seating import seat_order
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
-from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain
+from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain, version_refusal
 from druids_p2p.wire.record import MAGIC
 
 
@@ -173,6 +173,9 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
         read = read_record(path)
     except RecordError as exc:
         raise RecordReplayError(str(exc)) from None
+    refusal = version_refusal(read.messages, "replays")
+    if refusal is not None:
+        raise RecordReplayError(f"{path}: {refusal}")
     report = audit_messages(read.messages, read.tail)
     messages = _decoded(read.messages)
     if not messages or messages[0].type is not MsgType.SEAT:
