@@ -249,7 +249,7 @@ class CardTablePlay:
         if own is None:
             self._at[raw] = at
         else:
-            self.moves.append(dataclasses.replace(own, index=len(self.moves), at=at))
+            self.moves.append(dataclasses.replace(own, index=len(self.moves.of_round(own.round)), at=at))
 
     def settle_words(self, contradicted: bool) -> list[bytes]:
         """Every seat's check of the last words is in: go on, or (``contradicted``: some seat

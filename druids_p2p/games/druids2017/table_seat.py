@@ -112,8 +112,8 @@ class TableSeat2017:
 
     @property
     def ended_by(self) -> str | None:
-        """How the last round ended, once the game is over."""
-        return self.game.round_ended_by if self.game.game_over else None
+        """How the last round ended (its scores' reason), once it has."""
+        return self.game.round_ended_by
 
     def view(self, seat: int) -> PlayerView:
         return self.game.view(seat)
