@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from druids_p2p.deck.peer import DeckPeer, random_scalar
 from message_surgery import reproved_opening, resign, thaw
 from table_harness import LocalTable, game_of
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
-from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.net import ending
 from druids_p2p.net.homes import TableState

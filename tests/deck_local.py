@@ -8,8 +8,9 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from druids_p2p.bench.deal_table import Ed25519Codec, LocalBus, make_codecs, make_table
 from druids_p2p.deck.peer import DeckPeer, Entropy
+
+from druids_p2p.bench.deal_table import Ed25519Codec, LocalBus, make_codecs, make_table
 
 __all__ = [
     "Ed25519Codec",

@@ -26,10 +26,10 @@ import time
 from typing import Any
 
 import zmq
-
-from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.shuffle_chain import ShuffleChain
+
+from druids_p2p.deck.elgamal import Deck
 from druids_p2p.net.links import Links
 from druids_p2p.net.mesh import raw_to_z85
 from druids_p2p.net.runner import TableRunner

@@ -42,14 +42,14 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from druids_p2p.deck.messages import ShuffleMsg
+from druids_p2p.deck.peer import random_scalar
+from druids_p2p.deck.shuffle_chain import ShuffleChain
 from message_surgery import reproved_opening, resign
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck
-from druids_p2p.deck.messages import ShuffleMsg
-from druids_p2p.deck.peer import random_scalar
-from druids_p2p.deck.shuffle_chain import ShuffleChain
 from druids_p2p.net import lobby as lobby_module
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.secrets import TableSecret

@@ -22,13 +22,13 @@ from attack_arena import (
     rewrite,
     send_move,
 )
+from druids_p2p.deck.messages import OpenMsg
+from druids_p2p.deck.peer import random_scalar
 from table_harness import game_of
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import decrypt_with
-from druids_p2p.deck.messages import OpenMsg
-from druids_p2p.deck.peer import random_scalar
 from druids_p2p.games.druids2017 import format_move
 from druids_p2p.net.table import TableMachine
 from druids_p2p.wire import MsgType, decode, decode_receipt, is_receipt

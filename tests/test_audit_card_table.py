@@ -24,11 +24,11 @@ from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.card_table_play import WORDS_FIT, WORDS_UNFIT
-from druids_p2p.rulesets import CARD_TABLE_RULESETS
+from druids_p2p.rulesets import RULESETS
 from druids_p2p.wire import Identity, MsgType, decode
 from druids_p2p.wire.audit import verify_chain
 
-RULES = CARD_TABLE_RULESETS["druids2004"]
+RULES = RULESETS["druids2004"]
 HEADLESS = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004"]
 
 

@@ -21,11 +21,11 @@ from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.net.card_table_play import CardTablePlay, MoveFault, table_op
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.secrets import TableSecret
-from druids_p2p.rulesets import CARD_TABLE_RULESETS
+from druids_p2p.rulesets import RULESETS
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, decode
 from druids_p2p.wire.table import head0, next_head
 
-RULES = CARD_TABLE_RULESETS["druids2004"]
+RULES = RULESETS["druids2004"]
 TABLE_ID = bytes(range(32))
 GAME = 0
 MAX_DELIVERIES = 200_000

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 from deck_local import deal
+from druids_p2p.deck.audit import audit_log
 
 from druids_p2p.bench.deal_table import count_deal_ops, make_table
 from druids_p2p.bench.group_ops import counting
 from druids_p2p.deck import DeckParams, group
-from druids_p2p.deck.audit import audit_log
 
 ROOT = Path(__file__).resolve().parent.parent
 DECK_MD = ROOT / "docs" / "protocol" / "deck.md"

@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 from deck_local import Ed25519Codec, LocalBus, deal, kind_of, make_codecs, make_table, rewrite
+from druids_p2p.deck.messages import ShuffleMsg
+from druids_p2p.deck.peer import random_scalar
+from druids_p2p.deck.share_book import batch_index
 
 from druids_p2p.deck import (
     DeckFault,
@@ -19,10 +22,7 @@ from druids_p2p.deck import (
 )
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck, rerandomize
-from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.params import SHUFFLE_PASS
-from druids_p2p.deck.peer import random_scalar
-from druids_p2p.deck.share_book import batch_index
 from druids_p2p.deck.shuffle import shuffle_step
 
 HAND = {3: 15, 4: 14, 5: 13}

@@ -7,6 +7,7 @@ import itertools
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from deck_local import Ed25519Codec, LocalBus, deal, make_codecs, make_table, seeded_entropy
+from druids_p2p.deck.peer import DeckPeer
 
 from druids_p2p.deck import (
     DeckParams,
@@ -16,7 +17,6 @@ from druids_p2p.deck import (
     group,
 )
 from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.peer import DeckPeer
 
 N_CARDS = 65
 GAIA = 60

@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from deck_local import deal, make_codecs, make_table, thaw
+from druids_p2p.deck.peer import random_scalar
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,6 @@ from druids_p2p.deck import (
     group,
     parse_body,
 )
-from druids_p2p.deck.peer import random_scalar
 
 PARAMS = DeckParams(b"F" * 32, 0, 65, 3, 15, frozenset({60}))
 CODECS = make_codecs(PARAMS)

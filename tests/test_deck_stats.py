@@ -13,10 +13,10 @@ from collections import Counter
 
 import pytest
 from deck_local import LocalBus, deal, make_table, seeded_entropy
-
-from druids_p2p.deck import Assignment, DeckParams
 from druids_p2p.deck.assign import assignment_permutation
 from druids_p2p.deck.peer import Entropy
+
+from druids_p2p.deck import Assignment, DeckParams
 from druids_p2p.deck.shuffle import ByteStream, derive_permutation, fisher_yates, uniform_below
 
 HAND = {3: 15, 4: 14, 5: 13}

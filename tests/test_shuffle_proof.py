@@ -12,15 +12,15 @@ from typing import Any
 
 import msgpack
 import pytest
+from druids_p2p.deck.messages import ShuffleMsg, parse_body
+from druids_p2p.deck.peer import random_scalar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck, public_encryptions, rerandomize
-from druids_p2p.deck.messages import ShuffleMsg, parse_body
 from druids_p2p.deck.params import DeckParams
-from druids_p2p.deck.peer import random_scalar
 from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
 from druids_p2p.deck.shuffle_proof import (
     OwnShuffle,

@@ -11,17 +11,17 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import druids_p2p.net.table_round as table_round
 import pytest
 from attack_arena import Arena, no_linger, random_point
+from druids_p2p.deck.messages import ShuffleMsg
+from druids_p2p.deck.peer import DeckPeer
+from druids_p2p.deck.shuffle_chain import ShuffleChain
 from message_surgery import resign
 from test_table_deadlines import MOVE_S, STEP_S, blamed_everywhere, clocked_arena, pass_time
 from test_table_deadlines import say_hello as hellos
 
-import druids_p2p.net.table_round as table_round
 from druids_p2p.deck import AuditRequired, shuffle_chain
-from druids_p2p.deck.messages import ShuffleMsg
-from druids_p2p.deck.peer import DeckPeer
-from druids_p2p.deck.shuffle_chain import ShuffleChain
 from druids_p2p.games.druids2017 import GAIA
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.table_state import TableState

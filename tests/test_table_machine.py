@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from druids_p2p.wire.receipt import Receipt
 from table_harness import LocalTable, game_of
 
 from druids_p2p.net.table import MAX_BUFFERED
 from druids_p2p.net.table_types import Divergence
 from druids_p2p.wire import decode, decode_receipt, is_receipt, read_record
-from druids_p2p.wire.receipt import Receipt
 
 
 @pytest.mark.slow

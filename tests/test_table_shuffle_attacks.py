@@ -16,11 +16,11 @@ from attack_arena import (
     rewrite,
     split_first_shuffle,
 )
+from druids_p2p.deck.messages import ShuffleMsg
 from message_surgery import resign, thaw
 
 from druids_p2p.deck.body_schema import proof_to_body
 from druids_p2p.deck.elgamal import Deck
-from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.wire import MsgType, decode, is_receipt
 
