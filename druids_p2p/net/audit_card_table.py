@@ -227,10 +227,10 @@ class CardTableReplay:
             raise self._fault(exc) from None
         cards = {p.index: p.card for p in audit.positions}
         for seat, taken, reason in self.copy.breaches(cards)[:1]:
+            by_rounds = "rounds" in self.rules.table_flags
+            where = f" in round {self.deck.round_no + 1}" if by_rounds else ""
             raise AuditProblem(
-                f"seat {seat} broke a rule in round {self.deck.round_no + 1}: {reason}",
-                self.taken[taken],
-                seat,
+                f"seat {seat} broke a rule{where}: {reason}", self.taken[taken], seat
             )
         return True
 
@@ -287,7 +287,9 @@ class CardTableReplay:
         said = msg.body.get("move")
         if truth is not None and said != truth:  # every card known: the word is checked
             raise AuditProblem(
-                f"seat {seat}'s word {said} is false: its hidden cards say {truth}", index, seat
+                f"seat {seat}'s word {said} is false: the cards it spoke for say {truth}",
+                index,
+                seat,
             )
         try:
             r = self.deck.round_no

@@ -322,11 +322,9 @@ def _audit(t: TableState) -> None:
     cards = {p.index: p.card for p in audit.positions}
     for seat, taken, reason in play.copy.breaches(cards)[:1]:
         raw = play.taken[taken]
+        where = f" in round {play.round_no + 1}" if "rounds" in t.card_rules.table_flags else ""
         raise TableFault(
-            f"audit: {t._who(t.order[seat])} broke a rule in round {play.round_no + 1}: "
-            f"{reason} (the final reveal shows every card)",
-            seat,
-            (raw,),
+            f"audit: {t._who(t.order[seat])} broke a rule{where}: {reason}", seat, (raw,)
         )
 
 
