@@ -1,5 +1,5 @@
 """A Druids (2017) round's deal at the card table, its group operations per seat: counted
-faithfully (``druids bench deal --ops``).
+faithfully (``druids bench deal --ops``), and the command itself.
 
 The counts are what the deal's speed comes down to (a machine's speed varies, they do not), so the
 counter is checked against an independent count made with every libsodium entry point wrapped
@@ -15,7 +15,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-from druids_p2p.bench.group_ops import counting
+import pytest
+from cli_harness import run_cli
+
+from druids_p2p.bench.group_ops import OPS, counting
 from druids_p2p.bench.round_deal import count_deal_ops
 from druids_p2p.deck import group
 
@@ -91,3 +94,36 @@ def test_counting_restores_libsodium() -> None:
         assert group._mul is not before[0]
     assert (group._mul, group.add, group._is_valid) == before
     assert ops.of(None)["mul"] == 1
+
+
+def test_druids_bench_deal_times_one_round_at_the_card_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The command's JSON keeps its shape; a 3-seat round's deal is 3 keys, 9 passes and 90
+    shares; ``--ops`` counts every seat; a bad count is a one-line error, exit 2."""
+    code, out, _ = run_cli(
+        ["bench", "deal", "--players", "3", "--deals", "1", "--json", "--ops"], capsys
+    )
+    assert code == 0
+    result = json.loads(out)
+    assert list(result) == [
+        "players",
+        "deals",
+        "deal_ms",
+        "deal_ms_min",
+        "deal_ms_max",
+        "cpu_ms_per_peer",
+        "wall_ms",
+        "messages",
+        "bytes",
+        "ops_per_peer",
+    ]
+    assert result["messages"] == 3 + 3 * 3 + 45 * 2
+    assert len(result["cpu_ms_per_peer"]) == 3 and all(v > 0 for v in result["cpu_ms_per_peer"])
+    assert [list(seat) for seat in result["ops_per_peer"]] == [list(OPS)] * 3
+    for args, error in (
+        (["--players", "6"], "--players must be 3, 4 or 5, not 6"),
+        (["--deals", "0"], "--deals must be in 1..10000, not 0"),
+    ):
+        code, out, err = run_cli(["bench", "deal", *args], capsys)
+        assert code == 2 and out == "" and error in err and len(err.strip().splitlines()) == 1
