@@ -99,9 +99,16 @@ class Arena(LocalTable):
     """
 
     def __init__(
-        self, tmp_path: Path, players: int = 3, rounds: int = 1, seed: int = 0, cheater: int = 1
+        self,
+        tmp_path: Path,
+        players: int = 3,
+        rounds: int = 1,
+        seed: int = 0,
+        cheater: int = 1,
+        keys_seed: int | None = None,
     ) -> None:
-        super().__init__(players=players, rounds=rounds, seed=seed)
+        """``keys_seed``: the same keys, deal and game every run (``LocalTable``)."""
+        super().__init__(players=players, rounds=rounds, seed=seed, keys_seed=keys_seed)
         self.cheater: int | None = cheater
         self.faults: dict[int, TableFault] = {}
         """What each peer found itself (not what it was told by an ABORT)."""
@@ -420,7 +427,7 @@ def plant_encryptions(cheater: TableMachine) -> Callable[[dict[str, Any]], None]
     return forge
 
 
-def revoke(m: TableMachine, move: int) -> list[bytes] | None:
+def renege(m: TableMachine, move: int) -> list[bytes] | None:
     """A :class:`Cheat` attempt: once a domain is led and this seat holds it and another,
     show the other (its own check relaxed by :class:`LaxRound`): a revoke, which no seat can
     see while the hands are hidden."""

@@ -102,6 +102,48 @@ def test_split_equivocation_is_proven_and_blamed(tmp_path: Path) -> None:
     assert verify_equivocation(*sorted(found[0].evidence)).sender == arena.ids[1].public_key
 
 
+def _split_show(arena: Arena) -> set[int]:
+    """Run ``arena`` with the cheater (index 1) showing peer 0 a second valid version of its
+    first card shown and the others the real one; the seat-list indices peer 0 asked to
+    resend."""
+    is_move = first_of(arena, 1, MsgType.TABLE_SHOW)
+    twins: dict[bytes, bytes] = {}
+    asked: set[int] = set()
+
+    def tamper(frm: int, to: int, raw: bytes) -> bytes:
+        if frm == 0 and decode(raw).type is MsgType.RESEND:
+            asked.add(to)
+        if frm == 1 and to == 0 and is_move(raw):
+            return twins.setdefault(raw, twin_of(arena.ids[1], raw, peer_of(arena.machines[1])))
+        return raw
+
+    arena.tamper = tamper
+    arena.run()
+    assert twins
+    return asked
+
+
+def test_a_split_seen_first_in_the_equivocators_own_next_message_is_proven(
+    tmp_path: Path,
+) -> None:
+    """Peer 0 gets one version of the cheater's card shown, peer 2 the other, and the next
+    message built on either is the cheater's own (it moves next): peer 0 finds the transcripts
+    diverge on the cheater's message, whose signer will not send the other version. It asks
+    the other seats too, and peer 2's copy convicts the cheater (before, peer 0 asked the
+    cheater alone and stopped after 2 s blaming nobody)."""
+    for keys in range(60):
+        arena = Arena(tmp_path / f"k{keys}", players=3, seed=17, cheater=1, keys_seed=keys)
+        asked = _split_show(arena)
+        for k in arena.honest:
+            aborted = arena.machines[k].aborted
+            assert aborted is not None and aborted.seat == arena.seat(1), (keys, aborted)
+        if asked == {1, 2}:  # the divergence was the cheater's own message: it asked everyone
+            proof = sorted(arena.faults[0].evidence)
+            assert verify_equivocation(*proof).sender == arena.ids[1].public_key
+            return
+    raise AssertionError("in no game of 60 did the cheater send the next message itself")
+
+
 def test_split_shuffle_is_proven_by_the_next_step_and_blamed(tmp_path: Path) -> None:
     """The cheater shows peer 0 a shuffle pass with two ciphertexts swapped and peer 2 the real one:
     peer 0 refuses the swapped one (its proof no longer holds) and blames the shuffler, and the
