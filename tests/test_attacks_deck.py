@@ -25,7 +25,6 @@ from attack_arena import (
     send_move,
     send_show,
 )
-from table_harness import game_of
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points

@@ -112,7 +112,9 @@ class Fuzzer:
             MsgType.TABLE_OPEN: [
                 {
                     "op": self.rng.randrange(80),
-                    "opens": [{"card": 7, "d": b"d" * 32, "e": b"e" * 32, "pos": 3, "s": b"s" * 32}],
+                    "opens": [
+                        {"card": 7, "d": b"d" * 32, "e": b"e" * 32, "pos": 3, "s": b"s" * 32}
+                    ],
                     "round": 0,
                 }
             ],

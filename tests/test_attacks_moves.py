@@ -18,7 +18,7 @@ from attack_arena import (
     no_linger,
     not_leading,
     position_of,
-    revoke,
+    renege,
     rewrite,
     send_move,
     send_show,
@@ -35,7 +35,9 @@ __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 
 def _holder(arena: Arena) -> int:
     """The seat-list index of the peer whose hand holds Gaia (the test looks)."""
-    return next(k for k in range(len(arena.machines)) if GAIA in hand_cards(arena.machines[k]).values())
+    return next(
+        k for k in range(len(arena.machines)) if GAIA in hand_cards(arena.machines[k]).values()
+    )
 
 
 def test_move_out_of_turn_during_play(tmp_path: Path) -> None:
@@ -49,7 +51,9 @@ def test_move_out_of_turn_during_play(tmp_path: Path) -> None:
         if done or k == 1 or not not_leading(c) or c.own_pending_in_step():
             return
         card = domain_cards(c)[0]
-        raw = c.chain.seal(MsgType.TABLE_SHOW, show_body(c, position_of(c, card), card), c.step_head)
+        raw = c.chain.seal(
+            MsgType.TABLE_SHOW, show_body(c, position_of(c, card), card), c.step_head
+        )
         done.append(raw)
         arena.broadcast(1, [raw])
 
@@ -135,7 +139,7 @@ def test_a_revoke_is_taken_in_play_and_blamed_at_the_rounds_final_reveal(tmp_pat
     shown: list[bytes] = []
 
     def attempt(m: Any, move: int) -> list[bytes] | None:
-        out = revoke(m, move)
+        out = renege(m, move)
         if out is not None:
             shown.extend(raw for raw in out if decode(raw).type is MsgType.TABLE_SHOW)
         return out

@@ -16,15 +16,15 @@ from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.games.druids2017.notation import format_move
 from druids_p2p.games.druids2017.table_schedule import NO, TRICK, YES
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
-from druids_p2p.net import card_table_play
+from druids_p2p.net import card_table_play, moves
 from druids_p2p.net.card_table_play import is_logged_move
 from druids_p2p.net.moves import (
     AcceptedMove,
     MoveLog,
     MoveRefused,
     accept_table_move,
-    play_table_accepted,
     play_token,
+    take_table_move,
 )
 
 Copies = list[TableSeat2017]
@@ -52,7 +52,7 @@ def _dealt(seed: int = 3, players: int = 4) -> tuple[Copies, dict[int, int]]:
     for s in range(players):
         word = YES if cards[s] == GAIA else NO
         for copy in copies:
-            play_table_accepted(copy, accept_table_move(copy, s, word, round_no=0, index=s))
+            take_table_move(copy, s, word, round_no=0, index=s)
     return copies, cards
 
 
@@ -61,9 +61,8 @@ def _take(copies: Copies, cards: dict[int, int], seat: int, position: int, zone:
     told the card it claims."""
     for copy in copies:
         card = None if copy.seat == seat else cards[position]
-        accepted = accept_table_move(copy, seat, play_token(zone), round_no=0, index=0,
-                                     position=position, card=card)  # fmt: skip
-        play_table_accepted(copy, accepted)
+        take_table_move(copy, seat, play_token(zone), round_no=0, index=0, position=position,
+                        card=card)  # fmt: skip
 
 
 def _lead(copies: Copies, cards: dict[int, int]) -> None:
@@ -119,7 +118,9 @@ def test_a_card_leaves_a_hand_only_shown_as_the_card_its_position_holds() -> Non
     assert seat is not None
     mine, other = copies[seat], copies[(seat + 1) % 4]
     move = mine.legal_moves()[0]
-    card, zone = mine.table_move(move)
+    down = mine.table_move(move)
+    assert down is not None
+    card, zone = down
     position = mine.position_of(card)
     wrong = next(cards[p] for p in range(seat, len(cards), 4) if p != position)
     with pytest.raises(MoveRefused, match="a card leaves a hand only by a show"):
@@ -182,9 +183,8 @@ def test_a_revoke_the_hidden_hands_hid_is_named_by_breaches_once_every_card_is_k
             continue
         others = [c for c in copies if c.seat != seat]
         for copy in others:
-            accepted = accept_table_move(copy, seat, play_token(TRICK), round_no=0, index=1,
-                                         position=off[0], card=cards[off[0]])  # fmt: skip
-            play_table_accepted(copy, accepted)
+            take_table_move(copy, seat, play_token(TRICK), round_no=0, index=1,
+                            position=off[0], card=cards[off[0]])  # fmt: skip
         found = [copy.breaches(cards) for copy in others]
         assert all(f == found[0] for f in found), "every copy names the same breach"
         ((blamed, taken, reason),) = found[0]
@@ -211,30 +211,39 @@ def test_the_log_takes_moves_in_order_only() -> None:
     assert log.of_round(0) == (accepted,) and log.of_round(1) == ()
 
 
-def test_the_table_keeps_one_log_and_each_move_is_checked_once(
+def test_the_table_keeps_one_log_and_each_move_is_taken_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A whole 2017 game of table machines: each peer's one log holds every move and word, in
-    the record's order, pointing at their messages; each peer's copy of the rules was asked
-    about each of them once (its own move too, when made), over every round's card table."""
+    the record's order, pointing at their messages; each peer's copy of the rules took each of
+    them once (its own move too, when made: taking checks it) and was never asked beside,
+    over every round's card table."""
     table = LocalTable(players=3, rounds=2, seed=5)
-    checks: dict[int, int] = {}
-    original = card_table_play.accept_table_move
+    taken: dict[int, int] = {}
+    asked: list[object] = []
+    take, ask = moves.take_table_move, moves.accept_table_move
 
-    def counted(copy: TableSeat2017, *args: Any, **kwargs: Any) -> AcceptedMove:
-        checks[copy.seat] = checks.get(copy.seat, 0) + 1
-        return original(copy, *args, **kwargs)
+    def counted(copy: TableSeat2017, *args: Any, **kwargs: Any) -> Any:
+        taken[copy.seat] = taken.get(copy.seat, 0) + 1
+        return take(copy, *args, **kwargs)
 
-    monkeypatch.setattr(card_table_play, "accept_table_move", counted)
+    def asking(*args: Any, **kwargs: Any) -> AcceptedMove:
+        asked.append(args)
+        return ask(*args, **kwargs)
+
+    monkeypatch.setattr(card_table_play, "take_table_move", counted)  # the names it calls
+    monkeypatch.setattr(card_table_play, "accept_table_move", asking)
     table.run()
     first = table.machines[0]
     assert first.finished and first.rounds_audited == 2
     record = first.transcript.messages
-    moves = [msg for msg in record if is_logged_move(msg)]
-    assert {msg.body["round"] for msg in moves} == {0, 1}
+    logged = [msg for msg in record if is_logged_move(msg)]
+    assert {msg.body["round"] for msg in logged} == {0, 1}
     for m in table.machines:
         log = list(m.card_play.moves)
-        assert [a.msg_hash for a in log] == [msg.hash for msg in moves]
+        assert [a.msg_hash for a in log] == [msg.hash for msg in logged]
         assert [a.at for a in log] == [i for i, msg in enumerate(record) if is_logged_move(msg)]
-        assert [a.round for a in log] == [msg.body["round"] for msg in moves]
-        assert checks[m.my_seat] == len(moves)  # every move and word checked once by this peer
+        assert [a.round for a in log] == [msg.body["round"] for msg in logged]
+        assert m.my_seat is not None
+        assert taken[m.my_seat] == len(logged)  # every move and word taken once by this peer
+    assert not asked, "no player asked about its move here: no check besides the take"

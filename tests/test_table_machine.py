@@ -33,7 +33,9 @@ def test_each_peer_learns_only_its_own_hand() -> None:
     """Dealt and the owners' words given, each copy of the round knows its own hand and, of the
     others', only Gaia (the words name its holder); the hands are the deal's."""
     table = LocalTable(players=4, rounds=1, seed=9)
-    table.run(stop=lambda: all(m.step is not None and m.step.name == "card_move" for m in table.machines))
+    table.run(
+        stop=lambda: all(m.step is not None and m.step.name == "card_move" for m in table.machines)
+    )
     hands = []
     for m in table.machines:
         peer = m.card_play.peer
