@@ -252,7 +252,11 @@ class CardTableReplay:
                 if i < len(self.messages) and not self.walk.is_tail(i):
                     raise self.walk.breach(i, name, key, types, head)
                 what = "/".join(sorted(t.label for t in types))
-                self.owing = Owing(what, frozenset(seats[k:]), human=name == "card_move")
+                # A recorder's own message for the step is in its stop tail (recorded before
+                # its abort, not in its place): that seat owed nothing.
+                paid = {m.sender for m in self.messages[i:] if m.type in types and m.head == head}
+                owed = frozenset(s for s in seats[k:] if self.order[s] not in paid)
+                self.owing = Owing(what, owed, human=name == "card_move")
                 self.i = i
                 return False
         self.i = start + len(seats)

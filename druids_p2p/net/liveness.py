@@ -139,13 +139,19 @@ class LivenessChecks(RunnerBase):
                 self.abort_claim_deadline = max(self.abort_claim_deadline, latest + 0.5)
 
     def _seek_proof(self, fault: TableFault) -> bool:
-        """A peer's receipt names another message than ours after a head we share: somebody
-        signed two versions, but this peer holds only one. Ask that peer for what it appended
-        after the head: with both signed versions the machine raises an equivocation that blames
-        their signer with proof. True if asked."""
+        """A peer's message is built on another head than ours after a head we share: somebody
+        signed two versions, but this peer holds only one. Ask that peer, and every other seat,
+        for what it appended after the head: with both signed versions the machine raises an
+        equivocation that blames their signer with proof. The others too: when the message is
+        the two-faced signer's own, it will not send the other version, but an honest seat
+        shown it will. True if asked."""
         if not isinstance(fault, Divergence):
             return False
+        self.machine.take_over(fault)
         self._ask_resend(fault.acker, fault.prev)
+        for key in self.machine.list_keys:
+            if key not in (fault.acker, self.machine.me):
+                self._ask_resend(key, fault.prev)
         self.divergence = fault
         self.divergence_deadline = self.clock() + ABORT_GRACE_S
         return True

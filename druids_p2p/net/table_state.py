@@ -219,6 +219,12 @@ class TableState:
         if self._verdict is not None:
             raise self._verdict
 
+    def take_over(self, fault: TableFault) -> None:
+        """The runner handles ``fault`` from now on (a divergence whose proof it seeks): it is
+        not raised again, so the other signed copy can still come in and convict its signer."""
+        if self._verdict is fault:
+            self._verdict = None
+
     # ================================================================ helpers for the steps
     def _who(self, key: bytes) -> str:
         seat = self.seat_of(key)
