@@ -388,6 +388,14 @@ class CardTableRuleset(CommonRuleset, Protocol):
         with guesses that nothing public depends on (never a secret)."""
         ...
 
+    def onlooker(self, options: Any) -> CardTableSeat | None:
+        """A copy of a new game with ``options`` that holds no hand and follows the game by
+        what is public alone (told any card, it knows it): what ``druids audit`` replays a
+        record with, so that every seat is judged alike, also where the record lacks the
+        secrets. None if the game cannot be followed so: its owners' words steer it by hidden
+        cards (Druids 2004), and only a seat's copy told every card may follow it."""
+        ...
+
 
 __all__ = [
     "CardOp",
