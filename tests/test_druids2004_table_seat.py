@@ -206,22 +206,23 @@ def test_the_nothing_left_end_over_hidden_gems_waits_for_the_owners_word() -> No
 
 def test_every_owners_word_is_judged_true_of_the_revealed_cards_by_every_copy() -> None:
     """Seed 114's words, each an owner's own (``word_of``, from its copy's cards), are true of
-    the cards every position holds (``false_words``, the final reveal's judge): the two ways a
+    the cards every position holds (``breaches``, the final reveal's judge): the two ways a
     word is judged are one. Every copy keeps the same words; the opposite of each is false."""
     table = play_whole_game(4, 114)
     cards = {p: table.card(p) for p in range(table.taken)}
     claims = [seat.claims for seat in table.seats]
     assert claims[0] and all(c == claims[0] for c in claims)
     for seat in table.seats:
-        assert seat.false_words(cards) == []
+        assert seat.breaches(cards) == []
     for claim in claims[0]:
         assert not replace(claim, said=not claim.said).true_of(cards), claim
 
 
-def test_breaches_name_the_false_words_in_false_words_order() -> None:
-    """``breaches`` (the seam's one end-of-game judge) names the seat of every false word, in
-    the order ``false_words`` gives them: none in an honest game; a word turned into its
-    opposite is named with its round, on every copy alike."""
+def test_breaches_name_the_false_words_by_word_round_then_seat() -> None:
+    """``breaches`` (the seam's one end-of-game judge) names the seat of every false word, by
+    word round then seat, with where the word lies among the moves and words the copy took:
+    none in an honest game; a word turned into its opposite is named with its round, on every
+    copy alike."""
     table = play_whole_game(4, 114)
     cards = {p: table.card(p) for p in range(table.taken)}
     for seat in table.seats:
@@ -232,12 +233,13 @@ def test_breaches_name_the_false_words_in_false_words_order() -> None:
         seat.claims = [
             replace(c, said=not c.said) if i in flipped else c for i, c in enumerate(claims)
         ]
-    found = [seat.breaches(cards) for seat in table.seats]
+    found = [[(s, reason) for s, _, reason in seat.breaches(cards)] for seat in table.seats]
     assert all(f == found[0] for f in found)
-    named = table.seats[0].false_words(cards)
-    assert len(named) == len(flipped) and [s for s, _ in found[0]] == [s for _, s in named]
-    for (liar, reason), (word_round, _) in zip(found[0], named, strict=True):
+    named = sorted((claims[i].round, claims[i].seat, claims[i].taken) for i in flipped)
+    assert [s for s, _ in found[0]] == [s for _, s, _ in named]
+    for (liar, reason), (word_round, _, _) in zip(found[0], named, strict=True):
         assert reason.startswith(f"P{liar}'s owners' word in word round {word_round + 1} ")
+    assert [t for _, t, _ in table.seats[0].breaches(cards)] == [t for _, _, t in named]
 
 
 def test_a_face_down_play_shows_no_card() -> None:

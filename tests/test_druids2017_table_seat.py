@@ -1,12 +1,13 @@
 """Each seat's copy of a Druids 2017 game at the card table knows only its own hand, yet all agree.
 
 An in-process oracle plays the card table's part: it follows the copies' operations as data
-(decks are lists of card ids; shuffle, transfer, deal and clear with a seeded random stream),
+(decks are lists of card ids; shuffle, transfer and deal with a seeded random stream; each
+round's final reveal closes its table, positions counting from 0 again after it),
 opens each seat's deals to that seat's copy alone, asks the seats' words about Gaia and delivers
 every move to every copy (a show with its card to the others, a public move by its token). The
 copies must agree at every step, and end where the plain engine ends on the same deals and
 moves. Cheats the copies cannot see at play time (a revoke, a false word about Gaia) are named by
-``breaches`` once every card is known, by every copy alike.
+``breaches`` at the round's final reveal, by every copy alike.
 """
 
 from __future__ import annotations
@@ -42,11 +43,10 @@ Lie = Callable[["Table", int, str], str]
 """(table, seat, its true word) -> the word it gives."""
 
 
-def spec_round_ops(r: int, n: int) -> list[SeatOp]:
-    """Round ``r``'s operations as V2_SPEC.md §"Druids 2017 at the card table" lists them."""
+def spec_round_ops(n: int) -> list[SeatOp]:
+    """A round's operations as V2_SPEC.md §"Druids 2017 at the card table" lists them."""
     h = HAND_SIZE[n]
-    ops = [SeatOp("clear")] if r > 0 else []
-    ops.append(SeatOp("shuffle", deck="deck", cards=tuple(c for c in range(N_CARDS) if c != GAIA)))
+    ops = [SeatOp("shuffle", deck="deck", cards=tuple(c for c in range(N_CARDS) if c != GAIA))]
     ops.append(SeatOp("shuffle", deck="lead", cards=(GAIA,)))
     ops += [SeatOp("transfer", deck="lead", source="deck") for _ in range(n - 1)]
     ops.append(SeatOp("shuffle", deck="lead"))
@@ -95,6 +95,8 @@ class Table:
         self.moves: list[list[int]] = []
         self.revokes: list[tuple[int, int]] = []
         """(seat, card) of every play off the led domain by a seat that held the led domain."""
+        self.judged: list[dict[int, list[tuple[int, int, str]]]] = []
+        """Each round's breaches as every copy judged them at its final reveal."""
 
     def one(self, ask: Callable[[TableSeat2017], Any]) -> Any:
         """What every copy says alike (the test fails if two copies differ)."""
@@ -138,10 +140,10 @@ class Table:
 
     def execute(self, op: SeatOp) -> None:
         self.ops.append(op)
-        if op.kind == "clear":
-            self.decks = {}
+        if op.kind == "final":  # the round's table is revealed and judged, then closed
+            self.judged.append({s: c.breaches(self.cards) for s, c in self.copies.items()})
+            self.decks, self.cards, self.leads = {}, {}, {}
             self.hands = [[] for _ in range(self.n)]
-            self.leads = {}
         elif op.kind == "shuffle":
             if op.cards:
                 assert op.deck not in self.decks
@@ -160,7 +162,11 @@ class Table:
             if op.seat in self.copies:
                 self.copies[op.seat].learn(position, card)
         else:
-            assert op.kind == "final", op
+            raise AssertionError(f"no such operation {op}")
+
+    def breaches(self, seat: int) -> list[tuple[int, int, str]]:
+        """Every breach ``seat``'s copy named at the final reveals, round after round."""
+        return [b for judged in self.judged for b in judged[seat]]
 
     def give_words(self) -> None:
         due = self.one(lambda c: c.words_due())
@@ -260,9 +266,9 @@ def play_whole_game(players: int, seed: int, variant: bool) -> Table:
     for copy in table.copies.values():
         assert copy.game_over and copy.totals == truth.totals and copy.winners == truth.winners
         assert copy.to_move is None and copy.ops() == []
-    # The schedule, round by round, is the spec's; then the final reveal.
-    expected = [op for r in range(ROUNDS_PER_GAME) for op in spec_round_ops(r, players)]
-    assert [op for op in table.ops if op.kind != "show"] == [*expected, SeatOp("final")]
+    # The schedule, round by round, is the spec's, each round closed by its final reveal.
+    expected = [*spec_round_ops(players), SeatOp("final")] * ROUNDS_PER_GAME
+    assert [op for op in table.ops if op.kind != "show"] == expected
     # The plain engine, replaying the same deals and moves, ends with the same totals.
     plain = Game(GameOptions(players=players, variant=variant))
     for hands, moves in zip(table.deals, table.moves, strict=True):
@@ -270,9 +276,10 @@ def play_whole_game(players: int, seed: int, variant: bool) -> Table:
         for move in moves:
             plain.play(move)
     assert plain.game_over and plain.totals == table.one(lambda c: c.totals)
-    # An honest game breaks no rule that only the final reveal shows.
-    for copy in table.copies.values():
-        assert copy.breaches(table.cards) == [] and copy.false_words(table.cards) == []
+    # An honest game breaks no rule that only a final reveal shows.
+    assert len(table.judged) == ROUNDS_PER_GAME
+    for seat in table.copies:
+        assert table.breaches(seat) == []
     return table
 
 
@@ -315,14 +322,13 @@ def test_a_revoke_is_accepted_at_play_time_and_named_at_the_final_reveal() -> No
     table = Table(4, 11, cheaters=(1, 3))
     table.play_out()
     assert len({s for s, _ in table.revokes}) == 2, "both cheaters revoked"
-    for copy in table.copies.values():
-        found = copy.breaches(table.cards)
-        assert [s for s, _ in found] == [s for s, _ in table.revokes]
-        for (seat, reason), (_, card) in zip(found, table.revokes, strict=True):
-            assert f"P{seat} played {format_card(card)} " in reason
-        assert copy.false_words(table.cards) == []
-    firsts = {copy.breaches(table.cards)[0] for copy in table.copies.values()}
-    assert len(firsts) == 1
+    for seat in table.copies:
+        found = table.breaches(seat)
+        assert [s for s, _, _ in found] == [s for s, _ in table.revokes]
+        for (who, _, reason), (_, card) in zip(found, table.revokes, strict=True):
+            assert f"P{who} played {format_card(card)} " in reason
+    for judged in table.judged:  # every copy names the same first breach of each round
+        assert len({tuple(found[:1]) for found in judged.values()}) == 1
 
 
 def test_a_revoke_is_refused_by_the_revokers_own_copy_only() -> None:
@@ -363,9 +369,9 @@ def test_a_holder_saying_no_is_a_contradiction_at_every_copy_and_is_named() -> N
     g = table.holder()
     for copy in table.copies.values():
         assert copy.words_contradicted and copy.to_move is None and copy.ops() == []
-        assert copy.false_words(table.cards) == [(0, g)]
         (found,) = copy.breaches(table.cards)
-        assert found[0] == g and "Gaia" in found[1]
+        assert found[0] == g and "Gaia" in found[2]
+        assert 0 <= found[1] < table.n  # the place of its word among the words this copy took
 
 
 def test_a_non_holder_saying_yes_is_a_contradiction_at_the_holders_copy() -> None:
@@ -379,8 +385,7 @@ def test_a_non_holder_saying_yes_is_a_contradiction_at_the_holders_copy() -> Non
     liar = (table.holder() + 1) % 4
     for copy in table.copies.values():
         assert copy.words_contradicted and copy.to_move is None
-        assert copy.breaches(table.cards) == [(liar, copy.breaches(table.cards)[0][1])]
-        assert copy.false_words(table.cards) == [(0, liar)]
+        assert [s for s, _, _ in copy.breaches(table.cards)] == [liar]
 
 
 def test_a_swapped_gaia_is_seen_by_the_holders_copy_alone_and_both_liars_named() -> None:
@@ -399,8 +404,7 @@ def test_a_swapped_gaia_is_seen_by_the_holders_copy_alone_and_both_liars_named()
         assert copy.words_contradicted == (s in (g, liar))
         assert copy.to_move == (None if s in (g, liar) else liar)
         found = copy.breaches(table.cards)
-        assert [q for q, _ in found] == sorted((g, liar))
-        assert copy.false_words(table.cards) == [(0, q) for q in sorted((g, liar))]
+        assert [q for q, _, _ in found] == sorted((g, liar))
 
 
 # ---------------------------------------------------------------------------- refusals
@@ -544,7 +548,7 @@ def test_the_rule_set_offers_table_seats_through_the_seam() -> None:
     assert isinstance(rules, CardTableRuleset)
     seat: CardTableSeat = rules.table_seat(rules.make_options(4), 2, random.Random(0))
     assert isinstance(seat, TableSeat2017)
-    assert seat.seat == 2 and seat.to_move is None and seat.ops() == spec_round_ops(0, 4)
+    assert seat.seat == 2 and seat.to_move is None and seat.ops() == spec_round_ops(4)
     with pytest.raises(TypeError, match="GameOptions"):
         rules.table_seat({"players": 4}, 0, random.Random(0))
     with pytest.raises(ValueError, match="no seat 4"):

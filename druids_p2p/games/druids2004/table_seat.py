@@ -80,8 +80,8 @@ def _back(card: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SeatOp:
-    """One card-table operation (``druids_p2p.games.seam.CardOp``; this package imports nothing
-    outside itself): the fields of the deck's ``TableOp``."""
+    """One card-table operation (``druids_p2p.games.seam.CardOp``; a game imports no deck): the
+    fields of the deck's ``TableOp``."""
 
     kind: str
     deck: str = ""
