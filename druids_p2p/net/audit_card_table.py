@@ -290,7 +290,10 @@ class CardTableReplay:
                 if i < len(self.messages) and not self.walk.is_tail(i):
                     raise self.walk.breach(i, name, key, types, head)
                 what = "/".join(sorted(t.label for t in types))
-                self.owing = Owing(what, frozenset(seats[k:]), human=name == "card_move")
+                # the recorder's own message of this step, in its stop tail, is no debt
+                own = {m.sender for m in self.messages[i:] if m.type in types and m.head == head}
+                owed = frozenset(s for s in seats[k:] if self.order[s] not in own)
+                self.owing = Owing(what, owed, human=name == "card_move")
                 self.i = i
                 return False
         self.i = start + len(seats)
