@@ -226,3 +226,29 @@ def test_one_walk_finds_the_seating_and_the_replay_each_round_and_the_result(
     results = [i for i, m in enumerate(msgs) if m.type is MsgType.RESULT]
     assert results == list(range(len(msgs) - 4, len(msgs)))
     assert msgs[results[0] - 1].type is MsgType.TABLE_REVEAL
+
+
+def test_a_round_without_its_secrets_is_still_replayed_move_by_move(table: LocalTable) -> None:
+    """Round 2 cut short of its final reveal: without its secrets no hand is known, yet the
+    audit follows it to where it stops (its words only say who leads, every card is shown as
+    played), so a show lied about there is found by the deck's public check of the show, at
+    that show, blaming the shower; the same record untampered is a valid prefix."""
+    raws = _raws(table)
+    shows = [
+        i
+        for i, raw in enumerate(raws)
+        if decode(raw).type is MsgType.TABLE_SHOW and decode(raw).body["round"] == 1
+    ]
+    move = shows[5]
+    cut = raws[: move + 1]
+    report = audit_messages(cut)
+    assert report.verdict == "incomplete" and len(report.round_scores) == 1, report.problem
+    msg = decode(raws[move])
+    seen = {decode(raws[i]).body["card"] for i in shows[:5]}
+    claimed = next(c for c in range(60) if c not in seen and c != msg.body["card"])
+    forged = resign(_keys(table)[msg.sender], raws[move], body={**thaw(msg.body), "card": claimed})
+    report = audit_messages([*cut[:-1], forged])
+    assert report.verdict == "invalid" and report.problem is not None, report.to_json()
+    assert report.problem.message_index == move
+    assert report.problem.seat == table.machines[0].order.index(msg.sender)
+    assert f"claimed card {claimed} at position {msg.body['pos']}" in report.problem.error
