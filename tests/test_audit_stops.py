@@ -24,6 +24,7 @@ from druids_p2p.games.druids2017.cards import N_DOMAIN_CARDS, card_domain
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.table_schedule import NO, YES
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
+from druids_p2p.games.seam import CardTableSeat
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import TableFault
@@ -215,12 +216,20 @@ def _lying_table(said: str) -> StopTable:
     (bounded: Gaia lies at the cheater's seat one time in three)."""
     for keys_seed in range(40):
         table = StopTable(seed=keys_seed, keys_seed=keys_seed)
-        table.run(stop=lambda t=table: _own_word(t) is not None)
+
+        def asked(t: StopTable = table) -> bool:
+            return _own_word(t) is not None
+
+        table.run(stop=asked)
         if _own_word(table) not in (None, said):
             play = table.machines[CHEATER].card_play
             assert play is not None
             copy = play.copy
-            copy.own_word = lambda: said if copy.seat in copy.words_due() else None  # type: ignore[method-assign]
+
+            def lie(copy: CardTableSeat = copy) -> str | None:
+                return said if copy.seat in copy.words_due() else None
+
+            copy.own_word = lie
             table.run()
             return table
     raise AssertionError(f"the cheater's true word was never the opposite of {said}")
