@@ -275,7 +275,10 @@ class CardTableSeat(GameProgress, Protocol):
         ...
 
     @property
-    def seat(self) -> int: ...
+    def seat(self) -> int:
+        """This copy's play seat (an onlooker's, ``CardTableRuleset.onlooker``, is none of the
+        table's: it holds no hand)."""
+        ...
 
     def ops(self) -> Sequence[CardOp]:
         """The operations due now, each given once; after running them (and :meth:`learn`-ing
