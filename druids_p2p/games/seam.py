@@ -275,7 +275,10 @@ class CardTableSeat(GameProgress, Protocol):
         ...
 
     @property
-    def seat(self) -> int: ...
+    def seat(self) -> int:
+        """This copy's play seat (an onlooker's, ``CardTableRuleset.onlooker``, is none of the
+        table's: it holds no hand)."""
+        ...
 
     def ops(self) -> Sequence[CardOp]:
         """The operations due now, each given once; after running them (and :meth:`learn`-ing
@@ -386,6 +389,14 @@ class CardTableRuleset(CommonRuleset, Protocol):
     def table_seat(self, options: Any, seat: int, rng: random.Random) -> CardTableSeat:
         """``seat``'s copy of a new game with ``options``; ``rng`` only fills hidden places
         with guesses that nothing public depends on (never a secret)."""
+        ...
+
+    def onlooker(self, options: Any) -> CardTableSeat | None:
+        """A copy of a new game with ``options`` that holds no hand and follows the game by
+        what is public alone (told any card, it knows it): what ``druids audit`` replays a
+        record with, so that every seat is judged alike, also where the record lacks the
+        secrets. None if the game cannot be followed so: its owners' words steer it by hidden
+        cards (Druids 2004), and only a seat's copy told every card may follow it."""
         ...
 
 

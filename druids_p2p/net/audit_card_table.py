@@ -12,16 +12,21 @@ in order and built on the head at its step's start. The deck messages go through
 through :func:`~druids_p2p.net.moves.accept_table_move`, the one check the table made, into one
 :class:`~druids_p2p.net.moves.MoveLog`.
 
-Every seat's final ``table_reveal`` of a round holds its secret: the joint secret opens every
-position of that round the moment it is taken, so the replayed copy of the game knows every card
-(its own world is the truth), every owner's word is held against its real face-down gems, and the
-deck's final audit (``deck/table_audit.py``) accounts for every card. The outcome must be what every
-seat signed in the result step. A record without every secret is replayed with the cards the table
-opened publicly up to its first owners' word step, and is at best incomplete: the words steer the
-game's course by gems the record does not show (the table's copies fit them to cards each seat saw;
-a copy without them would guess and could accuse an honest seat). Every secret the record does
-reveal is checked all the same (``deck/table_audit.py`` ``secret_fault``): a false one is its
-signer's fault whatever words came before it, and makes the record invalid.
+The copy replayed is the game's *onlooker* (``CardTableRuleset.onlooker``: it holds no hand, so
+every seat is judged alike, as every other seat judged it at the table) where the game has one,
+else seat 0's. Every seat's final ``table_reveal`` of a round holds its secret: the joint secret
+opens every position of that round the moment it is taken, so the copy knows every card (its own
+world is the truth), every owner's word is held against its real cards, and the deck's final
+audit (``deck/table_audit.py``) accounts for every card. The outcome must be what every seat
+signed in the result step. A round without every secret is replayed with the cards the table
+opened publicly, and is at best incomplete. An onlooker follows it to its end (Druids 2017: the
+words only say who leads, every card is shown as played; what only the final reveal can judge,
+``breaches``, stays unjudged); a seat's copy only up to its first owners' word step: those words
+steer the game's course by cards the record does not show (Druids 2004: the table's copies fit
+them to cards each seat saw; a copy without them would guess and could accuse an honest seat).
+Every secret the record does reveal is checked all the same (``deck/table_audit.py``
+``secret_fault``): a false one is its signer's fault whatever words came before it, and makes the
+record invalid.
 """
 
 from __future__ import annotations
@@ -90,9 +95,20 @@ class CardTableReplay:
         self.rules, self.players = rules, options.players
         self.carried = dict(carried or {})
         self.deck = self._table(0)
-        # seat 0's copy, told every card: the hidden places' guesses are swapped for the truth
+        # the onlooker (else seat 0's copy), told every card: hidden guesses are the truth
         game_options = rules.make_options(options.players, options.variant, options.rounds)
-        self.copy = rules.table_seat(game_options, 0, random.Random(0))
+        onlooker = rules.onlooker(game_options)
+        self.public = onlooker is not None
+        """The copy follows the game by what is public alone (past a word without secrets)."""
+        self.copy = onlooker or rules.table_seat(game_options, 0, random.Random(0))
+        self.tables: list[tuple[TableState, int | None]] = []
+        """Every round's card table replayed so far with its joint secret (None: not in the
+        record), the current one last."""
+        self.dealt: dict[int, tuple[tuple[int, ...], ...]] = {}
+        """Each round's hands as dealt (the cards of the positions dealt to each seat when the
+        game first waited for a seat), where the round's secrets are in the record."""
+        self.words: set[int] = set()
+        """Where the owners' words lie in the record (the rest of the moves are the game's)."""
         self.moves = MoveLog()
         self.taken: list[int] = []
         """Where this round's moves and words lie in the record, in the order the copy took
@@ -117,11 +133,18 @@ class CardTableReplay:
         the moment its position is taken, so its world is the truth wherever a card is out."""
         return self._x is not None
 
-    def card_at(self, position: int) -> int | None:
-        """The card at a taken ``position``, once every secret is known (None otherwise)."""
-        if self._x is None or not 0 <= position < len(self.deck.positions):
+    def card_at(self, position: int, round_no: int | None = None) -> int | None:
+        """The card at a taken ``position`` of round ``round_no``'s table (None: the current
+        one), once every secret of that round is known (None otherwise)."""
+        if round_no is None or round_no == self.deck.round_no:
+            state, x = self.deck, self._x
+        elif 0 <= round_no < len(self.tables):
+            state, x = self.tables[round_no]
+        else:
             return None
-        return position_card(self.deck, position, self._x)
+        if x is None or not 0 <= position < len(state.positions):
+            return None
+        return position_card(state, position, x)
 
     def _settled(self) -> None:
         if self.settled is not None:
@@ -158,6 +181,7 @@ class CardTableReplay:
             if round_no:
                 self.deck, self._x, self._told = self._table(round_no), None, set()
                 self.taken = []
+            self.tables.append((self.deck, None))
             if not self._round():
                 return
             if self.copy.game_over:
@@ -186,6 +210,7 @@ class CardTableReplay:
         if not self._step("card_deck", everyone, {MsgType.TABLE_KEY}, self._deck_message):
             return False
         self._x = joint_secret(self.deck, self._secrets())
+        self.tables[-1] = (self.deck, self._x)
         for _ in range(MAX_STEPS):
             self._settle()
             deck = self.deck
@@ -201,8 +226,9 @@ class CardTableReplay:
                 continue
             if deck.finished:
                 break
+            self._deal_seen()
             if self.copy.words_due():
-                if self._x is None:  # the words decide the game's course from unseen cards
+                if self._x is None and not self.public:  # the words steer it by unseen cards
                     self.blind_at = self.i
                     return False
                 self._settled()
@@ -233,6 +259,18 @@ class CardTableReplay:
                 f"seat {seat} broke a rule{where}: {reason}", self.taken[taken], seat
             )
         return True
+
+    def _deal_seen(self) -> None:
+        """The game waits for a seat: the round's hands as dealt, the first time, if known."""
+        r, x, state = self.deck.round_no, self._x, self.deck
+        if r in self.dealt or x is None:
+            return
+        hands: list[list[int]] = [[] for _ in range(self.players)]
+        for p, pos in enumerate(state.positions):
+            card = position_card(state, p, x)
+            if pos.owner is not None and card is not None:
+                hands[pos.owner].append(card)
+        self.dealt[r] = tuple(tuple(h) for h in hands)
 
     def _step(
         self,
@@ -298,6 +336,7 @@ class CardTableReplay:
         try:
             r = self.deck.round_no
             index_in_round = len(self.moves.of_round(r))
+            word = bool(self.copy.words_due())
             accepted, op = take_message(
                 self.copy, seat, msg, round_no=r, index=index_in_round, at=index
             )
@@ -307,6 +346,8 @@ class CardTableReplay:
             raise AuditProblem(f"the seats' words are false: {exc}", index, None) from None
         self.moves.append(accepted)
         self.taken.append(index)
+        if word:
+            self.words.add(index)
         if op is not None:
             self.deck.push(table_op(op))
             self._deck_message(index, msg)

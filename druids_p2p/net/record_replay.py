@@ -1,13 +1,15 @@
 """A LAN table's record file turned back into the game it holds: who sat where, each round's deal
-(once that round's reveal is in the record) and every move, for ``druids replay RECORD``. A game
-at a mental card table (Druids 2004) is read move by move by the audit's own replay of it
-(``net/record_steps.py``), with each seat's view after every move.
+(once that round's reveal is in the record) and every move, for ``druids replay RECORD``. Every
+game is read by the audit's own replay of its card tables (``net/record_steps.py``): a game dealt
+round by round (its rule set offers ``rounds``: Druids 2017) as its rounds, each round's hands
+as dealt and its moves (and so in the game's JSON notation), a game of one round (Druids 2004)
+move by move, with each seat's view after every move.
 
 The record is verified first by ``druids audit``'s own checks (:func:`druids_p2p.net.audit.
 audit_messages`); the verdict travels with the replayed game, so a viewer shows a record that
-fails its audit as far as it goes, with the problem named. The deal of a round is recomputed from
-the secrets its reveal step published (the deck's audit), exactly as the auditor does: a record
-holds no hand in the clear, and a round cut short before its reveal has moves but no known deal.
+fails its audit as far as it goes, with the problem named. The deal of a round is read with the
+secrets its final reveal published, exactly as the auditor reads it: a record holds no hand in
+the clear, and a round cut short before its final reveal has moves but no known deal.
 
 Whose record it is (its *owner*, whose hand the viewer shows during a round) is not in the record
 itself: it is the identity of the peer home the record sits in (``<home>/tables/<id>/record.druids``
@@ -24,7 +26,7 @@ from typing import Any
 
 from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, TableOptions
 from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.record_steps import CardTableGame, replay_card_table
+from druids_p2p.net.record_steps import CardTableGame, ReplayedRound, replay_card_table
 from druids_p2p.net.seating import seat_order
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
@@ -34,16 +36,6 @@ from druids_p2p.wire.record import MAGIC
 
 class RecordReplayError(Exception):
     """The file is a record but not one of a LAN table that can be replayed: one line."""
-
-
-@dataclass(frozen=True)
-class ReplayedRound:
-    number: int
-    """0-based."""
-    hands: tuple[tuple[int, ...], ...] | None
-    """Each play seat's hand as dealt (card ids), known once the round's reveal is recorded."""
-    moves: tuple[tuple[int, int], ...]
-    """(play seat, move) in the order the record holds them."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +54,7 @@ class ReplayedGame:
     ruleset: str = DEFAULT_RULESET
     """The rule set the seat message binds (its cards and moves are read and written by it)."""
     card_table: CardTableGame | None = None
-    """A game at a mental card table (Druids 2004): its moves and views (``rounds`` is empty)."""
+    """A game of one round (Druids 2004): its moves and views (``rounds`` is empty)."""
 
     @property
     def rules(self) -> CommonRuleset:
@@ -70,7 +62,7 @@ class ReplayedGame:
 
     def notation(self) -> dict[str, Any] | None:
         """The revealed rounds in the JSON notation ``druids replay`` takes (docs/rules.md);
-        None for a game at a card table (its record holds no setup in the clear)."""
+        None for a game of one round (its record holds no setup in the notation's terms)."""
         if self.card_table is not None:
             return None
         card, move = self.rules.format_card, self.rules.format_move
@@ -190,8 +182,9 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
     nonces = {m.sender: m.body["nonce"] for m in messages if m.type is MsgType.SEAT_NONCE}
     seated = set(nonces) == set(keys)
     order = seat_order(seat_msg.table_id, keys, nonces) if seated else keys
-    rounds: tuple[ReplayedRound, ...] = ()
-    played = _card_table(read.messages[: len(messages)], RULESETS[ruleset], options.players)
+    rules = RULESETS[ruleset]
+    by_rounds = "rounds" in rules.table_flags  # a game dealt round by round: read as its rounds
+    played = _card_table(read.messages[: len(messages)], rules, options.players, by_rounds)
     mine = [owner] if owner is not None else owner_keys(path)
     owner_seat = next((order.index(k) for k in mine if k in order), None)
     if seat is not None:
@@ -206,17 +199,19 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
         names=tuple(str(names_by_key[k]) for k in order),
         keys=tuple(order),
         owner=owner_seat,
-        rounds=rounds,
+        rounds=played.rounds,
         audit=report,
         stopped=stopped,
         ruleset=ruleset,
-        card_table=played,
+        card_table=None if by_rounds else played,
     )
 
 
-def _card_table(raws: Sequence[bytes], rules: CardTableRuleset, players: int) -> CardTableGame:
-    """The card table's moves and views (``net/record_steps.py``), from the longest prefix of
-    the record whose chain holds (the audit names where it breaks)."""
+def _card_table(
+    raws: Sequence[bytes], rules: CardTableRuleset, players: int, by_rounds: bool
+) -> CardTableGame:
+    """The card tables' rounds, or moves and views (``net/record_steps.py``), from the longest
+    prefix of the record whose chain holds (the audit names where it breaks)."""
     try:
         transcript = verify_chain(raws)
     except AuditProblem as problem:
@@ -225,7 +220,7 @@ def _card_table(raws: Sequence[bytes], rules: CardTableRuleset, players: int) ->
             transcript = verify_chain(raws[:index] if index else ())
         except AuditProblem:
             return CardTableGame((), (), None, None, None, False)
-    return replay_card_table(transcript, rules, players)
+    return replay_card_table(transcript, rules, players, by_rounds)
 
 
 def _decoded(raws: Sequence[bytes]) -> list[Message]:

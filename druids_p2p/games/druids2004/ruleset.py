@@ -128,6 +128,11 @@ class Druids2004Ruleset:
             raise TypeError(f"{self.name} plays with its Options, not {type(options).__name__}")
         return TableSeat2004(options, seat, rng)
 
+    def onlooker(self, options: Any) -> None:
+        """None: the owners' words steer the game by face-down gems nobody else has seen, so
+        what is public alone cannot follow it."""
+        return None
+
 
 def _game(state: object) -> Game2004:
     if not isinstance(state, Game2004):

@@ -126,8 +126,11 @@ class Round:
         self.hidden_seats: frozenset[int] = frozenset()
 
     @classmethod
-    def hidden(cls, players: int, seat: int, hand: list[int], variant: bool = False) -> Round:
-        """A round as one seat at a table sees it: its own hand known, the others' hidden.
+    def hidden(
+        cls, players: int, seat: int | None, hand: list[int], variant: bool = False
+    ) -> Round:
+        """A round as one seat at a table sees it: its own hand known, the others' hidden
+        (``seat`` None: as an onlooker sees it, every hand hidden and ``hand`` empty).
 
         Other seats' cards become known one by one through :meth:`reveal` as they are opened for
         play, so this round enforces every rule that public information can decide (turn order,
@@ -136,10 +139,13 @@ class Round:
         """
         if players not in HAND_SIZE:
             raise InvalidDeal(f"Druids is for 3 to 5 players, not {players}")
-        if not 0 <= seat < players:
-            raise InvalidDeal(f"no seat {seat} at a {players}-player table")
         size = HAND_SIZE[players]
-        if len(hand) != size or len(set(hand)) != size:
+        if seat is None:
+            if hand:
+                raise InvalidDeal("an onlooker holds no hand")
+        elif not 0 <= seat < players:
+            raise InvalidDeal(f"no seat {seat} at a {players}-player table")
+        elif len(hand) != size or len(set(hand)) != size:
             raise InvalidDeal(f"seat {seat} must hold {size} distinct cards")
         if any(not isinstance(c, int) or not 0 <= c <= max(SICKLES) for c in hand):
             raise InvalidDeal(f"seat {seat} holds an unknown card")

@@ -16,7 +16,7 @@ from druids_p2p.games.druids2017.deal import deal as _deal
 from druids_p2p.games.druids2017.demo import game_lines as _game_lines
 from druids_p2p.games.druids2017.game import Game, GameOptions
 from druids_p2p.games.druids2017.replay import replay as _replay
-from druids_p2p.games.druids2017.table_seat import TableSeat2017
+from druids_p2p.games.druids2017.table_seat import ONLOOKER, TableSeat2017
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import CommonGameState, Playing, Streams
 
@@ -149,6 +149,15 @@ class DruidsRuleset:
         if not isinstance(options, GameOptions):
             raise TypeError(f"{self.name} plays with GameOptions, not {type(options).__name__}")
         return TableSeat2017(options, seat, rng)
+
+    def onlooker(self, options: Any) -> TableSeat2017:
+        """A copy that holds no hand (:data:`.table_seat.ONLOOKER`): the owners' words only
+        say who leads, and every card is shown as it is played, so what is public alone
+        follows every round (a revoke and a false word wait for the final reveal, as at the
+        table)."""
+        if not isinstance(options, GameOptions):
+            raise TypeError(f"{self.name} plays with GameOptions, not {type(options).__name__}")
+        return TableSeat2017(options, ONLOOKER)
 
 
 def _game(state: CommonGameState) -> Game:

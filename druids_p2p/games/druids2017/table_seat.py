@@ -13,6 +13,11 @@ copy. Two facts only the hidden cards decide are judged later, from the final re
 * follow-suit. A play off the led domain is accepted, and the positions its seat held then are
   kept, so that :meth:`breaches` can judge it once every card is known.
 
+An *onlooker* (seat :data:`ONLOOKER`) holds no hand: it follows the game by what is public alone,
+and since the words' one consequence is public (who leads) and every card is shown as it is
+played, it follows every round to its end without a secret; ``druids audit`` replays a record
+with one, told every card the record's secrets reveal, so that every seat is judged alike.
+
 Each round is its own card table, closed by its final reveal, at which :meth:`breaches` judges
 the round. Its positions are numbered from 0 as cards leave decks: the ``lead`` cards first (seat
 ``s`` gets ``s``), then ``deck`` round-robin, so position ``p`` belongs to seat ``p % n``
@@ -55,13 +60,17 @@ from druids_p2p.games.druids2017.table_schedule import (
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import IllegalMove
 
+ONLOOKER = -1
+"""The seat of a copy that holds no hand (an auditor's)."""
+
 
 class TableSeat2017:
     """``seat``'s copy of a game with ``options`` (the seam's ``CardTableSeat``)."""
 
     def __init__(self, options: GameOptions, seat: int, rng: random.Random | None = None) -> None:
-        """``rng`` is the seam's, unused: this copy never guesses a hidden card."""
-        if not 0 <= seat < options.players:
+        """``rng`` is the seam's, unused: this copy never guesses a hidden card. ``seat`` may be
+        :data:`ONLOOKER`: a copy that holds no hand."""
+        if seat != ONLOOKER and not 0 <= seat < options.players:
             raise ValueError(f"no seat {seat} at a {options.players}-player table")
         self.seat = seat
         self.game = Game(options)
@@ -231,6 +240,8 @@ class TableSeat2017:
         return zone_move(card, zone)
 
     def position_of(self, card: int) -> int:
+        if self.seat == ONLOOKER:
+            raise ValueError("an onlooker holds no hand")
         for p in self._hand(self.seat):
             if self._cards.get(p) == card:
                 return p
@@ -328,7 +339,7 @@ class TableSeat2017:
     def _settle(self) -> None:
         """Once every word is in and this seat's hand is known: who holds Gaia, or stop."""
         n = self._n
-        own = [self.seat + k * n for k in range(self._h)]
+        own = [] if self.seat == ONLOOKER else [self.seat + k * n for k in range(self._h)]
         if not self._asking or len(self._words) < n or any(p not in self._cards for p in own):
             return
         self._asking = False
@@ -340,7 +351,8 @@ class TableSeat2017:
             self.words_contradicted = True
             return
         self._gaia_at = yes[0]
-        self.game.start_hidden_round(self.seat, [self._cards[p] for p in own])
+        seat = None if self.seat == ONLOOKER else self.seat
+        self.game.start_hidden_round(seat, [self._cards[p] for p in own])
         if yes[0] != self.seat:
             self.game.reveal(yes[0], GAIA)
 
@@ -416,4 +428,4 @@ def _name(card: int) -> str:
     return format_card(card) if 0 <= card < N_CARDS else f"card {card}"
 
 
-__all__ = ["SeatOp", "TableSeat2017"]
+__all__ = ["ONLOOKER", "SeatOp", "TableSeat2017"]
