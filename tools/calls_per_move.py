@@ -28,7 +28,7 @@ from table_harness import LocalTable
 from druids_p2p.net.table import TableMachine
 
 MOVE_TYPES = ("MOVE", "TABLE_SHOW")
-"""The messages that carry a 2017 move (version 1: ``move``; version 2: ``table_show``, ``move``)."""
+"""What carries a 2017 move (version 1: ``move``; version 2: ``table_show`` or ``move``)."""
 
 
 def _is_move(msg: Any) -> bool:
