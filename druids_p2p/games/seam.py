@@ -1,7 +1,7 @@
 """The seam between a rule set and everything that runs it (network, deck, bots, tournaments, TUI).
 
-Those layers talk to a :class:`CommonRuleset` (or, for a game dealt once per round, a
-:class:`Ruleset`) and the game state it creates, never to a game's internals: each game is one
+Those layers talk to a :class:`CardTableRuleset` (its :class:`CommonRuleset` part in process, its
+seat copies at the mental card table), never to a game's internals: each game is one
 package under ``druids_p2p.games`` registered in ``druids_p2p.rulesets``, and the games never import
 each other (import-linter contracts check both). Moves and cards cross the seam as integers and as
 text tokens; a refused move is an :class:`IllegalMove` whose ``reason`` the mover is told.
@@ -67,38 +67,6 @@ class CommonGameState(GameProgress, Protocol):
     def check(self, move: int) -> str | None: ...
     def play(self, move: int) -> None: ...
     def view(self, seat: int) -> Any: ...
-
-
-@runtime_checkable
-class GameState(CommonGameState, Protocol):
-    """A game dealt round by round (Druids 2017): what a table, a bot host or a replay needs."""
-
-    @property
-    def round_over(self) -> bool: ...
-    @property
-    def needs_deal(self) -> bool: ...
-    @property
-    def round_scores(self) -> list[list[int]]: ...
-
-    @property
-    def round_index(self) -> int:
-        """The round being played (or the last one), 0-based; -1 before the first deal."""
-        ...
-
-    @property
-    def round_ended_by(self) -> str | None:
-        """How the last round ended (None while it is under way or before the first deal)."""
-        ...
-
-    def start_round(self, hands: list[list[int]]) -> Any: ...
-    def start_hidden_round(self, seat: int, hand: list[int]) -> Any:
-        """The next round as ``seat`` sees it at a table: only its own hand is known
-        (:class:`InvalidDeal` for an impossible one); the others' cards enter by :meth:`reveal`."""
-        ...
-
-    def reveal(self, seat: int, card: int) -> None:
-        """A card of ``seat``'s hidden hand, shown by the deal (ValueError if it cannot be)."""
-        ...
 
 
 class Playing(Protocol):
@@ -203,34 +171,6 @@ class CommonRuleset(Protocol):
 
     def describe(self, state: CommonGameState) -> Iterator[str]:
         """The game as text, line by line (what ``druids demo`` prints)."""
-        ...
-
-
-class Ruleset(CommonRuleset, Protocol):
-    """A card game dealt once per round (Druids 2017): what the mental deck's deal needs."""
-
-    def hand_size(self, players: int) -> int: ...
-    def required_cards(self, players: int) -> frozenset[int]:
-        """Cards that every deal must include (the deck deals them to a uniform random seat)."""
-        ...
-
-    lead_card: int
-    """The card its holder shows at the deal's ``ready`` step and leads with (Gaia): a move
-    that puts it on the table carries no opening (``protocol.md`` §5)."""
-
-    def new_game(self, players: int, **options: Any) -> GameState: ...
-    def deal(self, rng: random.Random, players: int) -> list[list[int]]: ...
-    def cards_for_move(self, move: int) -> Sequence[int]:
-        """Physical cards a move may put on the table (the deck opens one of them)."""
-        ...
-
-    def format_card(self, card: int) -> str: ...
-    def parse_card(self, token: str) -> int: ...
-    def format_move(self, move: int) -> str: ...
-    def parse_move(self, token: str) -> int: ...
-    def parse_move_token(self, token: str) -> int:
-        """A signed move's token, which must be the canonical spelling (ValueError otherwise):
-        equal moves are equal bytes, so records compare byte for byte."""
         ...
 
 
@@ -407,11 +347,9 @@ __all__ = [
     "CommonGameState",
     "CommonRuleset",
     "GameProgress",
-    "GameState",
     "IllegalMove",
     "InvalidDeal",
     "Playing",
-    "Ruleset",
     "Streams",
     "TableOptions",
 ]

@@ -31,22 +31,9 @@ class DruidsRuleset:
     min_players = _cards.MIN_PLAYERS
     max_players = _cards.MAX_PLAYERS
     deck_size = _cards.N_CARDS
-    lead_card = _cards.GAIA
-
-    def hand_size(self, players: int) -> int:
-        return _cards.HAND_SIZE[players]
-
-    def required_cards(self, players: int) -> frozenset[int]:
-        return frozenset({_cards.GAIA})
 
     def new_game(self, players: int, **options: Any) -> Game:
         return Game(GameOptions(players=players, **options))
-
-    def deal(self, rng: random.Random, players: int) -> list[list[int]]:
-        return _deal(rng, players)
-
-    def cards_for_move(self, move: int) -> Sequence[int]:
-        return _cards.cards_for_move(move)
 
     def format_card(self, card: int) -> str:
         return _notation.format_card(card)
@@ -59,9 +46,6 @@ class DruidsRuleset:
 
     def parse_move(self, token: str) -> int:
         return _notation.parse_move(token)
-
-    def parse_move_token(self, token: str) -> int:
-        return _notation.parse_move_token(token)
 
     def typed_move(self, move: int) -> str:
         """A person types the notation's token (nothing in it is numbered differently)."""
