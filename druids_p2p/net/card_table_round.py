@@ -324,7 +324,10 @@ def _audit(t: TableState) -> None:
         raw = play.taken[taken]
         where = f" in round {play.round_no + 1}" if "rounds" in t.card_rules.table_flags else ""
         raise TableFault(
-            f"audit: {t._who(t.order[seat])} broke a rule{where}: {reason}", seat, (raw,)
+            f"audit: {t._who(t.order[seat])} broke a rule{where}: {reason} (the final reveal "
+            "shows every card)",
+            seat,
+            (raw,),
         )
 
 

@@ -149,7 +149,9 @@ class TableMachine(TableState):
                 self.seat_of(msg.sender),
                 (earlier.raw, msg.raw),
             )
-        if len(held) >= MAX_BUFFERED and msg.seq not in held:
+        if len(held) >= MAX_BUFFERED and msg.seq not in held and msg.seq != chain_next:
+            # (the sender's very next message is always taken: what it sent ahead, a flood
+            # perhaps, cannot crowd out what the table is waiting for)
             log.warning("%s is too far ahead; message dropped", self._who(msg.sender))
             return []
         held[msg.seq] = msg
