@@ -1,10 +1,11 @@
 """The protocol documents' test vectors and generated tables, recomputed from the implementation.
 
-One small game at the card table (3 seats, 8 cards: deck.md §15.7's operations), with every
-seat's randomness drawn from a fixed table secret (protocol.md §8), played over signed wire
-messages (protocol version 2, wire.md §11), so that every intermediate value a second
-implementation needs to compare is a line here. The tests check that the documents hold exactly
-these lines; `python3 -m tests.protocol_vectors` writes them into the documents.
+One small game at the card table (3 seats, 8 cards: deck.md §14.1's operations) and one Druids
+2017 round at the card table (deck.md §14.2), with every seat's randomness drawn from a fixed
+table secret (protocol.md §8), played over signed wire messages (protocol version 2, wire.md
+§11), so that every intermediate value a second implementation needs to compare is a line here.
+The tests check that the documents hold exactly these lines; `python3 -m tests.protocol_vectors`
+writes them into the documents.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nonce_vector import nonce_lines
+from round_vector import round_2017_lines
+from vector_keys import ALICE as ALICE
+from vector_keys import BOB, CAROL, identity, seat_root
 
 from druids_p2p.deck.table_audit import audit_state
 from druids_p2p.deck.table_messages import TableOp
@@ -52,17 +55,6 @@ TABLE_ID = hashlib.sha256(b"druids-p2p deal vector table").digest()
 """The coin flip's table id (protocol.md §4)."""
 
 
-def seat_root(seat: int) -> bytes:
-    """Seat ``seat``'s 32-byte table secret in the vectors."""
-    return hashlib.sha256(b"druids-p2p vector table secret %d" % seat).digest()
-
-
-def identity(seat: int) -> Ed25519PrivateKey:
-    return Ed25519PrivateKey.from_private_bytes(
-        hashlib.sha256(b"druids-p2p vector identity %d" % seat).digest()
-    )
-
-
 def _hex(value: Any) -> str:
     if isinstance(value, bytes):
         return value.hex()
@@ -79,16 +71,17 @@ def _body_lines(prefix: str, body: dict[str, Any]) -> Iterable[str]:
 
 
 def table_secret_lines() -> list[str]:
-    """protocol.md §8: the derivation of labels and streams from a table secret."""
-    secret = TableSecret(seat_root(0))
-    stream = secret.entropy("deck/3")
+    """protocol.md §8: the derivation of labels and streams from a table secret (the stream of
+    Druids 2017's round-3 card table)."""
+    secret, label = TableSecret(seat_root(0)), "table/druids2017/3"
+    stream = secret.entropy(label)
     first, second = stream(64), stream(32)
     return [
         f"root = {seat_root(0).hex()}",
         f"derive('seat-nonce') = {secret.derive('seat-nonce').hex()}",
-        f"derive('deck/3') = {secret.derive('deck/3').hex()}",
-        f"entropy('deck/3')(64) = {first.hex()}",
-        f"entropy('deck/3')(32) = {second.hex()}",
+        f"derive('{label}') = {secret.derive(label).hex()}",
+        f"entropy('{label}')(64) = {first.hex()}",
+        f"entropy('{label}')(32) = {second.hex()}",
     ]
 
 
@@ -131,15 +124,9 @@ TABLE_VECTOR_OPS = (
 )
 
 
-ALICE = Identity.from_seed(bytes(range(32)), "alice")
-BOB = Identity.from_seed(bytes(range(32, 64)), "bob")
-CAROL = Identity.from_seed(bytes(range(64, 96)), "carol")
-"""wire.md §11's three identities."""
-
-
 @dataclass
 class WireTableGame:
-    """deck.md §15.7's game (or another schedule) played over signed wire messages (types
+    """deck.md §14.1's game (or another schedule) played over signed wire messages (types
     60–66) by wire.md's keys."""
 
     table_id: bytes
@@ -191,7 +178,7 @@ def wire_table_game(ops: Sequence[TableOp] = TABLE_VECTOR_OPS) -> WireTableGame:
 
 
 def table_lines() -> list[str]:
-    """deck.md §15.7: a small game at the card table, message by message, and its audit (each
+    """deck.md §14.1: a small game at the card table, message by message, and its audit (each
     message's body; its envelope is wire.md §11's vector, :func:`table_wire_lines`)."""
     game = wire_table_game()
     seats, cards = len(game.peers), game.num_cards
@@ -301,6 +288,7 @@ BLOCKS = {
     "nonce-vector": nonce_lines,
     "table-vector": table_lines,
     "table-wire-vector": table_wire_lines,
+    "round-2017-vector": round_2017_lines,
     "card-table": card_table_lines,
     "move-table": move_table_lines,
 }

@@ -6,7 +6,7 @@ import os
 
 import pytest
 import rbcl
-from druids_p2p.deck.peer import random_scalar
+from deck_local import random_scalar
 
 from druids_p2p.deck import DeckParams, group
 from druids_p2p.deck.cards import card_points, card_table

@@ -10,7 +10,7 @@ from protocol_vectors import BLOCKS, DOCUMENTS, blocks_in
 
 EXPECTED = {
     "protocol.md": {"coin-flip-vector", "table-secret-vector", "card-table", "move-table"},
-    "deck.md": {"table-vector", "nonce-vector"},
+    "deck.md": {"table-vector", "nonce-vector", "round-2017-vector"},
     "wire.md": {"table-wire-vector"},
 }
 CHECKED_ELSEWHERE = {"shuffle-vector"}
@@ -37,3 +37,28 @@ def test_every_vector_a_document_marks_is_one_the_code_computes(path: Path) -> N
 def test_a_stale_line_is_noticed() -> None:
     text = DOCUMENTS[0].read_text(encoding="utf-8").replace("| 0 | `G1` |", "| 0 | `G2` |", 1)
     assert blocks_in(text)["card-table"] != BLOCKS["card-table"]()
+
+
+def test_deck_md_2017_round_is_the_schedule_protocol_md_gives() -> None:
+    """deck.md §14.2 shows what protocol.md §11.2 says a round is: keys, three shuffles of one
+    pass per seat, the 45 deals (each seat's shares for the others'), one Word:yes from the seat
+    dealt Gaia at its lead position, every seat's check, then that seat leads Gaia into gaia:D."""
+    lines = blocks_in(DOCUMENTS[1].read_text(encoding="utf-8"))["round-2017-vector"]
+    sent = [re.match(r"(\w+) seq \d+ type (\d+) (\w+)(.*?): \d+ bytes", line) for line in lines]
+    kinds = [(m[1], m[3], m[4]) for m in sent if m is not None]
+    count = {k: sum(1 for _, kind, _ in kinds if kind == k) for k in {k for _, k, _ in kinds}}
+    assert count == {
+        "table_key": 3,
+        "table_shuffle": 9,
+        "table_share": 90,
+        "move": 6,
+        "table_show": 3,
+        "table_reveal": 3,
+    }
+    yes = [who for who, kind, what in kinds if what == " Word:yes"]
+    shows = [(who, what) for who, kind, what in kinds if kind == "table_show"]
+    assert len(yes) == 1 and shows[0][0] == yes[0]
+    seat = ["alice", "bob", "carol"].index(yes[0])
+    assert re.fullmatch(rf" op 50 pos {seat} card 60 zone gaia:[GYRBV]", shows[0][1])
+    hands = [line for line in lines if line.startswith("seat ") and "hand" in line]
+    assert f" {seat}:60 " in hands[seat] + " " and all(line.count(":") == 16 for line in hands)

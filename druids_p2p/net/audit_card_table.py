@@ -42,13 +42,13 @@ from druids_p2p.net.card_table_play import (
     MOVE_TYPES,
     WORDS_CHECKS,
     WORDS_FIT,
-    accept_message,
     table_op,
+    take_message,
 )
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.continuation import carried_in_play_order, winners_of, with_carried
 from druids_p2p.net.game_result import result_problem
-from druids_p2p.net.moves import MoveLog, MoveRefused, play_table_accepted
+from druids_p2p.net.moves import MoveLog, MoveRefused
 from druids_p2p.wire import Message, MsgType
 from druids_p2p.wire.audit import AuditProblem
 
@@ -227,10 +227,10 @@ class CardTableReplay:
             raise self._fault(exc) from None
         cards = {p.index: p.card for p in audit.positions}
         for seat, taken, reason in self.copy.breaches(cards)[:1]:
+            by_rounds = "rounds" in self.rules.table_flags
+            where = f" in round {self.deck.round_no + 1}" if by_rounds else ""
             raise AuditProblem(
-                f"seat {seat} broke a rule in round {self.deck.round_no + 1}: {reason}",
-                self.taken[taken],
-                seat,
+                f"seat {seat} broke a rule{where}: {reason}", self.taken[taken], seat
             )
         return True
 
@@ -283,24 +283,23 @@ class CardTableReplay:
     def _move(self, index: int, msg: Message) -> None:
         seat = self.seat(msg.sender)
         assert seat is not None
-        try:
-            r = self.deck.round_no
-            index_in_round = len(self.moves.of_round(r))
-            accepted = accept_message(
-                self.copy, seat, msg, round_no=r, index=index_in_round, at=index
-            )
-        except MoveRefused as refused:
-            raise AuditProblem(f"seat {seat}'s move is refused: {refused}", index, seat) from None
         truth = self.copy.word_of(seat) if self._x is not None else None
-        if truth is not None and accepted.token != truth:  # every card known: the word is checked
+        said = msg.body.get("move")
+        if truth is not None and said != truth:  # every card known: the word is checked
             raise AuditProblem(
-                f"seat {seat}'s word {accepted.token} is false: its face-down gems say {truth}",
+                f"seat {seat}'s word {said} is false: the cards it spoke for say {truth}",
                 index,
                 seat,
             )
         try:
-            op = play_table_accepted(self.copy, accepted)
-        except RuntimeError as exc:  # the words fit no arrangement of the real face-down gems
+            r = self.deck.round_no
+            index_in_round = len(self.moves.of_round(r))
+            accepted, op = take_message(
+                self.copy, seat, msg, round_no=r, index=index_in_round, at=index
+            )
+        except MoveRefused as refused:
+            raise AuditProblem(f"seat {seat}'s move is refused: {refused}", index, seat) from None
+        except RuntimeError as exc:  # the words fit no arrangement of the real hidden cards
             raise AuditProblem(f"the seats' words are false: {exc}", index, None) from None
         self.moves.append(accepted)
         self.taken.append(index)

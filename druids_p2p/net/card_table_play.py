@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import TypeVar
 
 from druids_p2p.deck import MalformedMessage
 from druids_p2p.deck.table_messages import TableOp
@@ -38,10 +39,10 @@ from druids_p2p.net.moves import (
     MoveLog,
     MoveRefused,
     accept_table_move,
-    play_table_accepted,
     play_token,
+    take_table_move,
 )
-from druids_p2p.wire import Message, MsgType, decode
+from druids_p2p.wire import Message, MsgType
 
 MAX_HELD = 64
 """Moves held ahead of this seat's progress, per table (more is flooding)."""
@@ -52,6 +53,8 @@ WORDS_CHECKS = frozenset({WORDS_FIT, WORDS_UNFIT})
 FINAL = TableOp("final", "", "", None, (), None)
 """The deck's final reveal, pushed at once when a seat found the words contradicted."""
 
+
+T = TypeVar("T")
 
 CARD_PLAYS = frozenset({MsgType.TABLE_PLAY, MsgType.TABLE_SHOW})
 """A card put down: face down (``table_play``) or shown face up (``table_show``)."""
@@ -64,13 +67,13 @@ def table_op(op: CardOp) -> TableOp:
     return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position, op.source)
 
 
-def accept_message(
+def take_message(
     copy: CardTableSeat, seat: int, msg: Message, *, round_no: int, index: int, at: int = -1
-) -> AcceptedMove:
-    """``seat``'s signed ``move``, ``table_play`` or ``table_show`` checked once against ``copy``
-    (:func:`~druids_p2p.net.moves.accept_table_move`): what the table does with a received move
-    and ``druids audit`` with every recorded one. A body for another round, or one that names no
-    move, is refused too (:class:`~druids_p2p.net.moves.MoveRefused`)."""
+) -> tuple[AcceptedMove, CardOp | None]:
+    """``seat``'s signed ``move``, ``table_play`` or ``table_show`` taken by ``copy``, which
+    checks it once (:func:`~druids_p2p.net.moves.take_table_move`): what the table does with a
+    received move and ``druids audit`` with every recorded one. A body for another round, or
+    one that names no move, is refused too (:class:`~druids_p2p.net.moves.MoveRefused`)."""
     if msg.body.get("round") != round_no:
         raise MoveRefused(
             f"sent a {msg.type.label} for round {msg.body.get('round')}, not this one"
@@ -85,7 +88,7 @@ def accept_message(
                 card = int(msg.body["card"])
     except (KeyError, TypeError, ValueError) as exc:
         raise MoveRefused(f"sent a {msg.type.label} that names no move ({exc})") from None
-    return accept_table_move(
+    return take_table_move(
         copy,
         seat,
         token,
@@ -129,15 +132,18 @@ class CardTablePlay:
         copy: CardTableSeat,
         peer: TablePeer,
         seat_of: Callable[[bytes], int | None],
-        seal_move: Callable[[str], bytes],
+        seal_move: Callable[[str], Message],
+        message_of: Callable[[bytes], Message | None],
         token: Callable[[int], str],
         moves: MoveLog | None = None,
     ) -> None:
         """``seat_of(key)``: a signer's play seat; ``seal_move(token)``: this seat's signed
-        ``move`` message; ``token(move)``: the rule set's spelling of a move id; ``moves``: the
-        round's log the accepted moves go to (a new one if None)."""
+        ``move`` message; ``message_of(raw)``: the table's decoded copy of a message it holds
+        (this seat's own included: nothing is decoded, nor its signature checked, twice);
+        ``token(move)``: the rule set's spelling of a move id; ``moves``: the log the accepted
+        moves go to (a new one if None)."""
         self.copy, self.peer, self._seat_of = copy, peer, seat_of
-        self._seal_move, self._token = seal_move, token
+        self._seal_move, self._message_of, self._token = seal_move, message_of, token
         self.moves = MoveLog() if moves is None else moves
         self._own: dict[bytes, AcceptedMove] = {}
         """This seat's own moves and words, checked once when made, until their place is known
@@ -196,7 +202,7 @@ class CardTablePlay:
         if not self.my_turn:
             return "it is not this seat's turn"
         try:
-            self._accept_own(move)
+            self._own_move(move, accept_table_move)
         except ValueError as exc:  # MoveRefused, or a move id that is no move of this game
             return str(exc)
         return None
@@ -206,35 +212,34 @@ class CardTablePlay:
         (:class:`~druids_p2p.net.moves.MoveRefused`) with the rules' reason if they refuse."""
         if not self.my_turn:
             raise ValueError("it is not this seat's turn")
-        accepted = self._accept_own(move)
-        op = play_table_accepted(self.copy, accepted)
+        accepted, op = self._own_move(move, take_table_move)
         if op is None:
-            raw = self._seal_move(accepted.token)
-            self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
-            self.taken.append(raw)
-            return [raw, *self._run()]
+            sealed = self._seal_move(accepted.token)
+            self._own[sealed.raw] = dataclasses.replace(accepted, msg_hash=sealed.hash)
+            self.taken.append(sealed.raw)
+            return [sealed.raw, *self._run()]
         if op.kind == "show" and accepted.position is not None:  # face up: its card is public
             accepted = dataclasses.replace(accepted, card=self.peer.known()[accepted.position])
         self._pushed += 1
         out = self.peer.push(table_op(op), accepted.position)
         for raw in out:
-            msg = decode(raw)
-            if msg.type in CARD_PLAYS:
+            msg = self._message_of(raw)
+            if msg is not None and msg.type in CARD_PLAYS:
                 self._own[raw] = dataclasses.replace(accepted, msg_hash=msg.hash)
                 self.taken.append(raw)
         return out + self._run()
 
-    def _accept_own(self, move: int) -> AcceptedMove:
-        """This seat's ``move`` checked once (:func:`accept_table_move`): a card put down is
-        the position of its hand that holds the card, a public move its token."""
+    def _own_move(self, move: int, how: Callable[..., T]) -> T:
+        """This seat's ``move`` as :func:`take_table_move` (or, to ask only,
+        :func:`accept_table_move`) takes it: a card put down is the position of its hand that
+        holds the card, a public move its token."""
         down = self.copy.table_move(move)
         r, index = self.round_no, self._index()
         if down is None:
-            token = self._token(move)
-            return accept_table_move(self.copy, self.seat, token, round_no=r, index=index)
+            return how(self.copy, self.seat, self._token(move), round_no=r, index=index)
         card, zone = down
         position = self.copy.position_of(card)
-        return accept_table_move(
+        return how(
             self.copy, self.seat, play_token(zone), round_no=r, index=index, position=position
         )
 
@@ -249,7 +254,9 @@ class CardTablePlay:
         if own is None:
             self._at[raw] = at
         else:
-            self.moves.append(dataclasses.replace(own, index=len(self.moves.of_round(own.round)), at=at))
+            self.moves.append(
+                dataclasses.replace(own, index=len(self.moves.of_round(own.round)), at=at)
+            )
 
     def settle_words(self, contradicted: bool) -> list[bytes]:
         """Every seat's check of the last words is in: go on, or (``contradicted``: some seat
@@ -261,16 +268,16 @@ class CardTablePlay:
         self._pushed += 1
         return self.peer.push(FINAL)
 
-    def receive(self, raw: bytes) -> list[bytes]:
-        """Another seat's message; raises :class:`MoveFault`, or the deck's ``DeckFault`` /
-        ``AuditRequired`` / ``MalformedMessage`` as :meth:`TablePeer.receive` does."""
-        msg = decode(raw)
+    def receive(self, msg: Message) -> list[bytes]:
+        """Another seat's message (the table's decoded copy); raises :class:`MoveFault`, or the
+        deck's ``DeckFault`` / ``AuditRequired`` / ``MalformedMessage`` as
+        :meth:`TablePeer.receive` does."""
         if msg.type in MOVE_TYPES:
             if len(self._held) >= MAX_HELD:
                 raise MalformedMessage("more than 64 moves ahead of this seat")
             self._held.append(msg)
             return self._run()
-        return self.peer.receive(raw) + self._run()
+        return self.peer.receive(msg.raw) + self._run()
 
     def precheck(self, msg: Message) -> None:
         """Another seat's message, held by the table until its step is complete: the deck
@@ -303,14 +310,13 @@ class CardTablePlay:
             self._asking = bool(asked)
             word = self.copy.own_word()
             if word is not None:  # this seat's word about its own face-down cards
-                accepted = accept_table_move(
+                accepted, _ = take_table_move(
                     self.copy, self.seat, word, round_no=self.round_no, index=self._index()
                 )
-                play_table_accepted(self.copy, accepted)
-                raw = self._seal_move(word)
-                self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
-                self.taken.append(raw)
-                out.append(raw)
+                sealed = self._seal_move(word)
+                self._own[sealed.raw] = dataclasses.replace(accepted, msg_hash=sealed.hash)
+                self.taken.append(sealed.raw)
+                out.append(sealed.raw)
                 out += self._check_words()
                 continue
             if not self._held or (self.copy.to_move is None and not self.copy.words_due()):
@@ -323,7 +329,8 @@ class CardTablePlay:
         if self.copy.words_due():
             return []
         self.checking = True
-        return [self._seal_move(WORDS_UNFIT if self.copy.words_contradicted else WORDS_FIT)]
+        check = WORDS_UNFIT if self.copy.words_contradicted else WORDS_FIT
+        return [self._seal_move(check).raw]
 
     def _learn(self) -> None:
         """Tell the copy every card the completed operations opened to this seat."""
@@ -347,10 +354,9 @@ class CardTablePlay:
         a_word = bool(self.copy.words_due())
         try:
             at = self._at.pop(msg.raw, -1)
-            accepted = accept_message(
+            accepted, op = take_message(
                 self.copy, seat, msg, round_no=self.round_no, index=self._index(), at=at
             )
-            op = play_table_accepted(self.copy, accepted)
         except ValueError as exc:  # MoveRefused, or the copy's IllegalMove
             raise MoveFault(str(exc), seat, msg.raw) from None
         self.moves.append(accepted)

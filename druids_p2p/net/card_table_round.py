@@ -75,14 +75,16 @@ def start_card_table(t: TableState) -> None:
     world = random.Random(t.secret.derive("table-world"))  # guesses only, never a secret
     copy = rules.table_seat(rules.make_options(o.players, o.variant, o.rounds), seat, world)
 
-    def seal_move(token: str) -> bytes:
+    def seal_move(token: str) -> Message:
         assert t.card_play is not None
         body = {"move": token, "round": t.card_play.round_no}
         msg = t.chain.seal_message(MsgType.MOVE, body, _head(t))
         t._queue_own(msg)
-        return msg.raw
+        return msg
 
-    t.card_play = CardTablePlay(copy, _new_table(t, 0), t.seat_of, seal_move, rules.format_move)
+    t.card_play = CardTablePlay(
+        copy, _new_table(t, 0), t.seat_of, seal_move, t.recorded, rules.format_move
+    )
     t.card_cursor = (KEYS, 0)
     t.phase = "play"
     t._event("round_started", "round 1: keys, shuffles, the deal", {"round": 0})
@@ -143,7 +145,7 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
         if is_logged_move(msg):
             play.placed(msg.raw, first + i)
         if msg.sender != t.me:
-            _guard(t, msg, lambda m=msg: play.receive(m.raw))
+            _guard(t, msg, lambda m=msg: play.receive(m))
     if step.name == "card_word":
         t.card_check_due = True
     if step.name in ("card_move", "card_word"):
@@ -320,11 +322,9 @@ def _audit(t: TableState) -> None:
     cards = {p.index: p.card for p in audit.positions}
     for seat, taken, reason in play.copy.breaches(cards)[:1]:
         raw = play.taken[taken]
+        where = f" in round {play.round_no + 1}" if "rounds" in t.card_rules.table_flags else ""
         raise TableFault(
-            f"audit: {t._who(t.order[seat])} broke a rule in round {play.round_no + 1}: "
-            f"{reason} (the final reveal shows every card)",
-            seat,
-            (raw,),
+            f"audit: {t._who(t.order[seat])} broke a rule{where}: {reason}", seat, (raw,)
         )
 
 

@@ -4,10 +4,10 @@ makes it.
 A move reaches a game three ways — the table receiving a peer's signed move, the mover making its
 own, and ``druids audit`` re-checking a record — and all must accept exactly the same moves with
 exactly the same reasons. So a move is checked once, here, against a seat's copy of the game at
-the card table (the seam's ``CardTableSeat``, whose ``check_*`` are pure; pokerkit's ``verify_x``
-then ``x``): :func:`accept_table_move` returns an :class:`AcceptedMove` or raises
-:class:`MoveRefused`, :func:`play_table_accepted` applies it, and the record goes to the game's
-one log (:class:`MoveLog`).
+the card table (the seam's ``CardTableSeat``, whose ``play``/``move``/``word`` check themselves;
+pokerkit's ``fold`` calls ``verify_fold``): :func:`take_table_move` takes it or raises
+:class:`MoveRefused`, and the record goes to the game's one log (:class:`MoveLog`);
+:func:`accept_table_move` asks the same question without taking the move.
 """
 
 from __future__ import annotations
@@ -61,6 +61,18 @@ def play_token(zone: str) -> str:
     return PLAY + zone
 
 
+def _refusal(copy: CardTableSeat, seat: int, token: str, position: int | None) -> str | None:
+    """What the table refuses before the game is asked: a card put down while the seats'
+    words are due, a move out of turn, a card put down under another token."""
+    if copy.words_due():
+        return "played a card while the seats' words are due" if position is not None else None
+    if seat != copy.to_move:
+        return f"seat {seat} moved out of turn"
+    if position is not None and not token.startswith(PLAY):
+        return f"put position {position} down as {token!r}, not into a zone"
+    return None
+
+
 def accept_table_move(
     copy: CardTableSeat,
     seat: int,
@@ -73,42 +85,56 @@ def accept_table_move(
     msg_hash: bytes = b"",
     at: int = -1,
 ) -> AcceptedMove:
-    """Check ``seat``'s move at a card table once against a seat's ``copy`` of the game (pure).
-
-    ``token``: a public move's (a ritual, a draw, a pile) or a word's; for a card put down,
-    :func:`play_token` of its zone with ``position``, the position it leaves, and ``card``, the
-    card a face-up play shows (the deck then proves it). While the seats' words are due only a
-    word is taken, else only the move of the seat to move. The mover itself, a receiving seat
-    and ``druids audit`` call this alike, so all three refuse the same moves with the same
-    reasons. Raises :class:`MoveRefused`."""
-    if copy.words_due():
-        if position is not None:
-            raise MoveRefused("played a card while the seats' words are due")
-        reason = copy.check_word(seat, token)
-    elif seat != copy.to_move:
-        raise MoveRefused(f"seat {seat} moved out of turn")
-    elif position is None:
-        reason = copy.check_move(seat, token)
-    elif not token.startswith(PLAY):
-        raise MoveRefused(f"put position {position} down as {token!r}, not into a zone")
-    else:
-        reason = copy.check_play(seat, position, token.removeprefix(PLAY), card)
+    """Whether ``seat``'s move would be taken now, asked without taking it (pure): what a
+    player asks before it moves. ``token``: a public move's (a ritual, a draw, a pile) or a
+    word's; for a card put down, :func:`play_token` of its zone with ``position``, the position
+    it leaves, and ``card``, the card a face-up play shows. Raises :class:`MoveRefused` with the
+    reason :func:`take_table_move` would give."""
+    reason = _refusal(copy, seat, token, position)
     if reason is not None:
-        raise MoveRefused(reason, reason)
+        raise MoveRefused(reason)
+    if copy.words_due():
+        rule = copy.check_word(seat, token)
+    elif position is None:
+        rule = copy.check_move(seat, token)
+    else:
+        rule = copy.check_play(seat, position, token.removeprefix(PLAY), card)
+    if rule is not None:
+        raise MoveRefused(rule, rule)
     return AcceptedMove(round_no, index, seat, token, card, msg_hash, at, position)
 
 
-def play_table_accepted(copy: CardTableSeat, accepted: AcceptedMove) -> CardOp | None:
-    """Apply a move :func:`accept_table_move` accepted against this same copy: the table's
-    ``play`` or ``show`` operation for a card put down, else None."""
-    if accepted.position is not None:
-        zone = accepted.token.removeprefix(PLAY)
-        return copy.play(accepted.seat, accepted.position, zone, accepted.card)
-    if copy.words_due():
-        copy.word(accepted.seat, accepted.token)
-    else:
-        copy.move(accepted.seat, accepted.token)
-    return None
+def take_table_move(
+    copy: CardTableSeat,
+    seat: int,
+    token: str,
+    *,
+    round_no: int,
+    index: int,
+    position: int | None = None,
+    card: int | None = None,
+    msg_hash: bytes = b"",
+    at: int = -1,
+) -> tuple[AcceptedMove, CardOp | None]:
+    """Take ``seat``'s move: the copy's ``play``, ``move`` or ``word`` checks it, once, and
+    applies it (pokerkit's ``fold`` calls ``verify_fold``): the accepted move and the table's
+    ``play`` or ``show`` operation for a card put down. The mover itself, a receiving seat and
+    ``druids audit`` take moves alike, so all three refuse the same moves with the same reasons
+    (:class:`MoveRefused`; the copy unchanged)."""
+    reason = _refusal(copy, seat, token, position)
+    if reason is not None:
+        raise MoveRefused(reason)
+    op: CardOp | None = None
+    try:
+        if copy.words_due():
+            copy.word(seat, token)
+        elif position is None:
+            copy.move(seat, token)
+        else:
+            op = copy.play(seat, position, token.removeprefix(PLAY), card)
+    except ValueError as exc:  # the game's IllegalMove: its reason is the rule's
+        raise MoveRefused(str(exc), str(exc)) from None
+    return AcceptedMove(round_no, index, seat, token, card, msg_hash, at, position), op
 
 
 class MoveLog:

@@ -155,9 +155,12 @@ class TableState:
         return self.transcript.next_seq(self.me), self.transcript.last_hash(self.me)
 
     def recorded(self, raw: bytes) -> Message | None:
-        """The decoded message with these bytes if the record holds it (the deck codec's lookup:
-        the transcript is the one store of decoded messages)."""
-        return self.transcript.find(raw)
+        """The decoded message with these bytes if the record holds it, or it is one of ours
+        waiting for its step (the deck codec's lookup: nothing is decoded twice)."""
+        msg = self.transcript.find(raw)
+        if msg is None:
+            msg = next((m for m in self.pending[self.me].values() if m.raw == raw), None)
+        return msg
 
     def confirmed_addresses(self) -> list[tuple[bytes, str, bytes]] | None:
         """Every listed seat's (key, endpoint, CURVE key), in seat-list order, from its own

@@ -155,7 +155,7 @@ class Round:
         """Put a hidden seat's card into its hand because the deal just proved it holds it."""
         if seat not in self.hidden_seats:
             raise ValueError(f"seat {seat}'s hand is not hidden")
-        if any(card in self.hand(s) for s in range(self.players)):
+        if self._held(card):
             raise ValueError(f"card {format_card(card)} is already known to be held")
         if card < N_DOMAIN_CARDS:
             self.hands[seat * N_DOMAINS + card // N_VALUES] |= 1 << (card % N_VALUES)
@@ -205,6 +205,16 @@ class Round:
     @property
     def over(self) -> bool:
         return self.ended_by is not None
+
+    def _held(self, card: int) -> bool:
+        """Whether some hand already holds ``card`` (read from the masks: a hand's list is not
+        built for it)."""
+        if card < N_DOMAIN_CARDS:
+            d, bit = card // N_VALUES, 1 << (card % N_VALUES)
+            return any(self.hands[s * N_DOMAINS + d] & bit for s in range(self.players))
+        if card == GAIA:
+            return self.gaia_holder >= 0 and not self.plays
+        return any(card in held for held in (*self.mistletoes, *self.sickles))
 
     def hand(self, seat: int) -> list[int]:
         """Card ids in ``seat``'s hand, sorted."""

@@ -77,7 +77,8 @@ class TableSeat2017:
         deals, every show."""
         self._where: dict[int, int] = {}
         """card -> the position of this round known to hold it."""
-        self._played: set[int] = set()
+        self._hands: list[list[int]] = [[] for _ in range(options.players)]
+        """Each seat's positions of this round not yet shown, in position order."""
         self._words: dict[int, bool] = {}
         self._word_taken: dict[int, int] = {}
         self._asking = False
@@ -248,23 +249,33 @@ class TableSeat2017:
         return None
 
     def play(self, seat: int, position: int, zone: str, card: int | None = None) -> SeatOp:
-        """``seat`` shows ``position`` into ``zone``; the table's ``show`` operation."""
-        shown, move = self._judge(seat, position, zone, card)
+        """``seat`` shows ``position`` into ``zone``; the table's ``show`` operation. It checks
+        itself, once: the engine's ``play`` refuses what the rules refuse (IllegalMove, the copy
+        unchanged), as :meth:`check_play` would."""
+        shown, move = self._shown(seat, position, zone, card)
         rnd = self._round()
-        led = rnd.lead_domain
-        if led >= 0 and card_domain(shown) not in (-1, led):  # judged at the final reveal
-            held = tuple(p for p in self._hand(seat) if p != position)
-            trick = len(rnd.tricks)
-            r = len(self.game.rounds) - 1
-            self.claims.append(Revoke(r, trick, seat, shown, led, held, self.taken))
-        if seat != self.seat and shown != GAIA:
-            rnd.reveal(seat, shown)
+        hidden = seat != self.seat and shown != GAIA  # its card enters the engine as it is shown
+        if hidden:
+            try:
+                rnd.reveal(seat, shown)
+            except ValueError as exc:
+                raise IllegalMove(str(exc)) from None
+        led, trick = rnd.lead_domain, len(rnd.tricks)
         for copies in (rnd.mistletoes[seat], rnd.sickles[seat]):
             if shown in copies:  # the engine plays the last copy: make it this one
                 copies.remove(shown)
                 copies.append(shown)
-        rnd.play(move)
-        self._played.add(position)
+        try:
+            rnd.play(move)
+        except IllegalMove:
+            if hidden:
+                _unreveal(rnd, seat, shown)
+            raise
+        if led >= 0 and card_domain(shown) not in (-1, led):  # judged at the final reveal
+            held = tuple(p for p in self._hand(seat) if p != position)
+            r = len(self.game.rounds) - 1
+            self.claims.append(Revoke(r, trick, seat, shown, led, held, self.taken))
+        self._hands[seat].remove(position)
         self.taken += 1
         if position not in self._cards:
             self._know(position, shown)
@@ -295,7 +306,9 @@ class TableSeat2017:
         self._due += round_ops(self._n)
         self._rounds_dealt += 1
         self._asking, self._words, self._gaia_at = True, {}, None
-        self._cards, self._where, self._played = {}, {}, set()
+        self._cards, self._where = {}, {}
+        n, h = self._n, self._h
+        self._hands = [[s + k * n for k in range(h)] for s in range(n)]
         self._word_taken, self.claims, self.taken = {}, [], 0
 
     def _know(self, position: int, card: int) -> None:
@@ -309,9 +322,8 @@ class TableSeat2017:
         return rnd
 
     def _hand(self, seat: int) -> list[int]:
-        """``seat``'s positions of this round not yet shown."""
-        ps = (seat + k * self._n for k in range(self._h))
-        return [p for p in ps if p not in self._played]
+        """``seat``'s positions of this round not yet shown (the list itself: read only)."""
+        return self._hands[seat]
 
     def _settle(self) -> None:
         """Once every word is in and this seat's hand is known: who holds Gaia, or stop."""
@@ -334,16 +346,21 @@ class TableSeat2017:
 
     def _judge(self, seat: int, position: int, zone: str, claimed: int | None) -> tuple[int, int]:
         """(card, move) of ``seat``'s show of ``position`` into ``zone``; IllegalMove if not."""
+        card, move = self._shown(seat, position, zone, claimed)
+        reason = self._engine_check(seat, card, move)
+        if reason is not None:
+            raise IllegalMove(reason)
+        return card, move
+
+    def _shown(self, seat: int, position: int, zone: str, claimed: int | None) -> tuple[int, int]:
+        """(card, move) of ``seat``'s show of ``position`` into ``zone``, before the engine's
+        verdict (IllegalMove if the show itself is wrong: out of turn, not its card...)."""
         if self.to_move != seat:
             raise IllegalMove(f"it is not P{seat}'s move")
         if position not in self._hand(seat):
             raise IllegalMove(f"P{seat} played position {position}, which is not in its hand")
         card = self._card_at(seat, position, claimed)
-        move = zone_move(card, zone)
-        reason = self._engine_check(seat, card, move)
-        if reason is not None:
-            raise IllegalMove(reason)
-        return card, move
+        return card, zone_move(card, zone)
 
     def _card_at(self, seat: int, position: int, claimed: int | None) -> int:
         """The card ``seat`` shows at ``position``: the one this copy knows there (its own, or
