@@ -3,7 +3,8 @@
 Every tick the runner asks who the table waits for: a seat silent for ``away_after_s`` is shown
 as away; what may have been lost is asked for again every ``NUDGE_AFTER_S``; a seat whose owed
 message is past its deadline is blamed (``net/deadlines.py``). After another peer's abort claim,
-or a receipt that shows a divergence, this peer only checks for a grace period
+or a peer's message built on another head than ours (a divergence), this peer only checks for
+a grace period
 (``ABORT_GRACE_S``) before it stops: its own checks, on the same signed messages, decide whom
 to blame (protocol.md §9).
 """
@@ -139,13 +140,13 @@ class LivenessChecks(RunnerBase):
                 self.abort_claim_deadline = max(self.abort_claim_deadline, latest + 0.5)
 
     def _seek_proof(self, fault: TableFault) -> bool:
-        """A peer's receipt names another message than ours after a head we share: somebody
-        signed two versions, but this peer holds only one. Ask that peer for what it appended
-        after the head: with both signed versions the machine raises an equivocation that blames
-        their signer with proof. True if asked."""
+        """A peer's message for this step is built on another head than ours, after a head we
+        share: somebody signed two versions, but this peer holds only one. Ask that peer for
+        what it appended after the head: with both signed versions the machine raises an
+        equivocation that blames their signer with proof. True if asked."""
         if not isinstance(fault, Divergence):
             return False
-        self._ask_resend(fault.acker, fault.prev)
+        self._ask_resend(fault.peer, fault.prev)
         self.divergence = fault
         self.divergence_deadline = self.clock() + ABORT_GRACE_S
         return True
