@@ -44,7 +44,7 @@ from typing import Any
 
 from message_surgery import reproved_show, resign, thaw
 
-from druids_p2p.deck import group, table_peer
+from druids_p2p.deck import group, shuffle, table_peer
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.params import DeckParams
@@ -78,7 +78,7 @@ MODE: dict[str, str] = {"mode": ""}
 _original_init = TableMachine.__init__
 _original_play = TableMachine.play
 _original_broadcast = Mesh.broadcast
-_original_shuffle_step = table_peer.shuffle_step
+_original_shuffle_step = shuffle.shuffle_step
 _original_make_seat_message = lobby_module.make_seat_message  # type: ignore[attr-defined]
 _original_mesh_init = Mesh.__init__
 _original_seat_entries = lobby_module.seat_entries
@@ -188,16 +188,16 @@ def _flood_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) 
 
 
 def _forged_shuffle(
-    params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint: bytes
+    params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint_key: bytes
 ) -> tuple[Deck, ShuffleProof]:
     """Its pass (``table_peer.shuffle_step``): the honest pass's proof, with an output of fresh
     encryptions of cards 0..N-1 whose randomness it knows."""
-    _, proof = _original_shuffle_step(params, seat, pass_no, seed, deck, joint)
+    _, proof = _original_shuffle_step(params, seat, pass_no, seed, deck, joint_key)
     points = card_points(len(deck.a))
     pairs = []
     for point in points:
         r = group.scalar_from_wide(os.urandom(64))
-        pairs.append((group.base_mul(r), group.add(point, group.mul(r, joint))))
+        pairs.append((group.base_mul(r), group.add(point, group.mul(r, joint_key))))
     forged = Deck(tuple(a for a, _ in pairs), tuple(c for _, c in pairs))
     return forged, proof
 
@@ -339,7 +339,7 @@ def install(mode: str) -> None:
         TableMachine.play = _equivocating_play  # type: ignore[method-assign]
         Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
     elif mode == "forge-shuffle":
-        table_peer.shuffle_step = _forged_shuffle
+        vars(table_peer)["shuffle_step"] = _forged_shuffle  # the name the card table calls
     elif mode == "junk":
         Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
     elif mode == "nonce-veto":
