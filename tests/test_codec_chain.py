@@ -149,6 +149,7 @@ def test_the_codec_finds_decoded_messages_through_the_lookup_it_is_given(
     decoded message, not verified again); anything else is decoded and verified, and a message
     whose signature does not verify is refused."""
     table = LocalTable(players=3, rounds=1, seed=2)
+
     def keys_in() -> bool:
         return any(msg.type is MsgType.TABLE_KEY for msg in table.machines[0].transcript.messages)
 
