@@ -19,7 +19,7 @@ or :data:`WORDS_UNFIT` when they fit no arrangement of the cards hidden from it)
 no further until every seat's check is in (:meth:`CardTablePlay.settle_words`): a seat that
 cannot go on must not be left behind by those that can (protocol.md §11, "The words' check").
 
-No step schedule, receipts or clock here: the table machine's round driver orders and times the
+No step schedule or clock here: the table machine's round driver orders and times the
 messages (deadlines, blame by step); this is what each step does with them.
 """
 

@@ -95,9 +95,9 @@ def debts(machine: TableMachine, has_next: Callable[[bytes], bool]) -> list[Debt
     out: list[Debt] = []
     step = machine.step
     if step is not None and machine.aborted is None and not machine.finished:
-        # A step of one type names it; the ready step (ready, or an audit call) by its name.
+        # A step of one type names it; a move step (move, table_play or table_show) its name.
         what = next(iter(step.types)).label if len(step.types) == 1 else step.name
-        human = step.name in ("move", "lead", "card_move")  # a person's choice
+        human = step.name == "card_move"  # a person's choice
         token = machine.step_head + step.name.encode()
         for key in step.senders:
             if key != machine.me and not has_next(key):

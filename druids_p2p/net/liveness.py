@@ -3,7 +3,8 @@
 Every tick the runner asks who the table waits for: a seat silent for ``away_after_s`` is shown
 as away; what may have been lost is asked for again every ``NUDGE_AFTER_S``; a seat whose owed
 message is past its deadline is blamed (``net/deadlines.py``). After another peer's abort claim,
-or a receipt that shows a divergence, this peer only checks for a grace period
+or a peer's message built on another head than ours (a divergence), this peer only checks for
+a grace period
 (``ABORT_GRACE_S``) before it stops: its own checks, on the same signed messages, decide whom
 to blame (protocol.md §9).
 """
@@ -148,9 +149,9 @@ class LivenessChecks(RunnerBase):
         if not isinstance(fault, Divergence):
             return False
         self.machine.take_over(fault)
-        self._ask_resend(fault.acker, fault.prev)
+        self._ask_resend(fault.peer, fault.prev)
         for key in self.machine.list_keys:
-            if key not in (fault.acker, self.machine.me):
+            if key not in (fault.peer, self.machine.me):
                 self._ask_resend(key, fault.prev)
         self.divergence = fault
         self.divergence_deadline = self.clock() + ABORT_GRACE_S

@@ -66,11 +66,15 @@ class TableRunner(LivenessChecks, TableEnding):
         for inbound in self.mesh.poll(10):
             raw = inbound.payload
             link = self.links.seat_of(inbound.curve)
+            repeats = self.frames.repeats
             self._on_message(raw, link)
             if machine.aborted is not None or machine.finished:
                 return
-            if self.catch_up.heard(link) and link is not None:
-                self._ask_resend(link)  # a full answer may have been cut short: the rest
+            # A full answer may have been cut short: ask for the rest. Only frames new here
+            # count: an answer comes over both links, and its second copy is no news.
+            fresh = self.frames.repeats == repeats
+            if fresh and self.catch_up.heard(link) and link is not None:
+                self._ask_resend(link)
         if not self.links.settled:
             self.links.update()
         # What happened is told before this seat is asked for a move: a user interface that

@@ -7,14 +7,13 @@ never writing into it. This base holds its state and how it sends: to everyone o
 control messages, and resend requests and answers. Its liveness checks are in
 ``net/liveness.py``, how it ends in ``net/ending.py``.
 
-Which messages are whose. The machine's: seat, seat_confirm, seat_nonce, the deck's (deck_*),
-move, ready and result, and the unsigned receipts; it makes, checks and records them and says
-which to send. Join is the lobby's (``net/lobby.py``). The runner's, never handed to the
-machine: hello (the keepalive), resend (a request), chat (``net/chat.py``), equivocation (a
-proof) and abort (this peer stops: its own finding, another's claim after the grace period, or
-its player leaving). Only the abort is in this peer's chain and record: sealed by
-``TableMachine.seal_control``, recorded by ``TableMachine.record_control``; the others carry
-seq 0 and take no slot.
+Which messages are whose. The machine's: seat, seat_confirm, seat_nonce, the card table's
+(table_*), move and result; it makes, checks and records them and says which to send. Join is the
+lobby's (``net/lobby.py``). The runner's, never handed to the machine: hello (the keepalive),
+resend (a request), chat (``net/chat.py``), equivocation (a proof) and abort (this peer stops: its
+own finding, another's claim after the grace period, or its player leaving). Only the abort is in
+this peer's chain and record: sealed by ``TableMachine.seal_control``, recorded by
+``TableMachine.record_control``; the others carry seq 0 and take no slot.
 """
 
 from __future__ import annotations
@@ -223,7 +222,7 @@ class RunnerBase:
     # ---------------------------------------------------------------- events
     def _on_event(self, event: TableEvent) -> None:
         """Held until what caused it has been sent: printing (a pipe write that wakes whoever
-        reads it) must not delay the messages and receipts the other peers are waiting for."""
+        reads it) must not delay the messages the other peers are waiting for."""
         data = {"event": event.kind, "text": event.text, **event.data}
         if event.kind == "round_started":
             self.deal_started = time.perf_counter()

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from druids_p2p.games.seam import CardTableRuleset, TableOptions
-from druids_p2p.net.codec import Chain, WireCodec
+from druids_p2p.net.codec import Chain
 from druids_p2p.net.continuation import (
     carried_in_play_order,
     carried_rounds,
@@ -111,7 +111,6 @@ class TableState:
         self.events: list[TableEvent] = []
         self.seating = Seating()
         self.order: tuple[bytes, ...] = ()
-        self.codec: WireCodec | None = None
         self.phase = "seating"
         self.steps = StepLog(
             Step("confirm", self.list_keys, frozenset({MsgType.SEAT_CONFIRM}), self.transcript.head)

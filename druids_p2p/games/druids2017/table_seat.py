@@ -218,22 +218,30 @@ class TableSeat2017:
 
     # ------------------------------------------------------------------ moves
     def table_move(self, move: int) -> tuple[int, str] | None:
-        """(card, zone) a card move of this seat shows; None for a Sickle pile choice."""
+        """(card, zone) a card move of this seat shows; None for a Sickle pile choice. A card
+        this seat does not hold is refused here (IllegalMove) with the rules' own reason when
+        they have one (a player is told what the rules say: "… must lead Gaia first")."""
         if is_pile_move(move):
             return None
         if move < N_DOMAIN_CARDS:
-            return move, TRICK
+            return self._held(move, move, TRICK)
         if is_gaia_move(move):
-            return GAIA, gaia_zone(move)
+            return self._held(move, GAIA, gaia_zone(move))
         if move in (PLAY_MISTLETOE, PLAY_SICKLE):
             rnd = self._round()
             copies = rnd.mistletoes if move == PLAY_MISTLETOE else rnd.sickles
             if copies[self.seat]:
                 return copies[self.seat][-1], TRICK  # the copy the engine plays
-            raise ValueError(
-                f"this seat holds no {'Mistletoe' if move == PLAY_MISTLETOE else 'Sickle'}"
-            )
+            name = "Mistletoe" if move == PLAY_MISTLETOE else "Sickle"
+            raise IllegalMove(rnd.check(move) or f"this seat holds no {name}")
         raise ValueError(f"move {move} puts no card on the table")
+
+    def _held(self, move: int, card: int, zone: str) -> tuple[int, str]:
+        """(card, zone) if this seat holds ``card``; else IllegalMove with the reason the rules
+        give for ``move`` (asked only then: a legal move is checked once, by its show)."""
+        if any(self._cards.get(p) == card for p in self._hand(self.seat)):
+            return card, zone
+        raise IllegalMove(self._round().check(move) or f"card {card} is not in this seat's hand")
 
     def shown_move(self, card: int, zone: str) -> int:
         """The move that shows ``card`` into ``zone`` (ValueError, its reason, if none)."""
