@@ -48,9 +48,10 @@ from druids_p2p.games.druids2004.cards import (
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.games.druids2004.setup import random_setup
-from druids_p2p.games.druids2004.state import Game2004, IllegalMove
+from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.druids2004.worlds import clone
+from druids_p2p.games.seam import IllegalMove
 
 SUPPLY, GEMS_DECK, DISCARDS = "supply", "gems", "discards"
 
