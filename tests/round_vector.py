@@ -11,7 +11,7 @@ implementation can compare the round message by message.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from vector_keys import ALICE, BOB, CAROL, seat_root
@@ -65,7 +65,8 @@ def round_2017_game() -> RoundGame:
     """Sealed, not yet appended: a step's messages until all are in."""
     chains = [Chain(i, ROUND_VECTOR_ID, lambda: (0, ZERO_HASH)) for i in idents]
     n = ROUND_VECTOR_SEATS
-    per_step = {MsgType.TABLE_SHUFFLE: 1, MsgType.TABLE_SHARE: n - 1, MsgType.TABLE_SHOW: 1}
+    per_step = {MsgType.TABLE_SHUFFLE: 1, MsgType.TABLE_SHOW: 1}
+    """Messages a step holds, by type (a ``table_shares`` step, every seat's: n)."""
 
     def seat_of(key: bytes) -> int | None:
         return keys.index(key) if key in keys else None
@@ -163,6 +164,15 @@ def round_2017_game() -> RoundGame:
     return game
 
 
+def _positions(body: Mapping[str, object]) -> str:
+    """The positions a ``table_shares`` carries a share of: ``1,2`` or ``4,5,...,44 (28)``."""
+    shares = body.get("shares")
+    if not isinstance(shares, tuple | list):
+        return ""
+    pos = [str(part["pos"]) for part in shares]
+    return ",".join(pos) if len(pos) <= 3 else f"{pos[0]},{pos[1]},...,{pos[-1]} ({len(pos)})"
+
+
 def round_2017_lines() -> list[str]:
     """deck.md §14.2: one Druids 2017 round at the card table, message by message."""
     game = round_2017_game()
@@ -180,7 +190,7 @@ def round_2017_lines() -> list[str]:
         what = {
             MsgType.TABLE_KEY: "",
             MsgType.TABLE_SHUFFLE: f" op {body.get('op')} deck {body.get('deck')}",
-            MsgType.TABLE_SHARE: f" op {body.get('op')} pos {body.get('pos')}",
+            MsgType.TABLE_SHARES: f" op {body.get('op')} pos {_positions(body)}",
             MsgType.MOVE: f" {body.get('move')}",
             MsgType.TABLE_SHOW: (
                 f" op {body.get('op')} pos {body.get('pos')} card {body.get('card')}"

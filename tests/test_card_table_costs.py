@@ -65,9 +65,12 @@ def test_a_druids2017_card_play_is_one_message_and_its_deal_is_counted(
     players: int, seed: int
 ) -> None:
     """Each round: every seat's key, three passes a seat (``deck``, ``lead``, ``lead`` after
-    the transfers), a share from every seat but the receiver for each card dealt, every seat's
-    word on Gaia and its words' check, then the plays: one signed ``table_show`` each from its
-    player, followed directly by the next move, and the round's final reveal."""
+    the transfers), one ``table_shares`` a seat for each of the two ``deals`` (``lead`` one card
+    a seat, then ``deck`` round-robin) with its shares of every card dealt to another seat,
+    every seat's word on Gaia and its words' check, then the plays: one signed ``table_show``
+    each from its player, followed directly by the next move, and the round's final reveal.
+    A 3-seat round's deal is 18 messages (it was 102 with one ``deal`` per card), a 5-seat
+    round's 30 (it was 285)."""
     table = LocalTable(players=players, seed=seed, rounds=2)
     table.run()
     assert all(m.finished for m in table.machines)
@@ -79,9 +82,15 @@ def test_a_druids2017_card_play_is_one_message_and_its_deal_is_counted(
         deal = (
             [MsgType.TABLE_KEY] * players
             + [MsgType.TABLE_SHUFFLE] * 3 * players
-            + [MsgType.TABLE_SHARE] * dealt * (players - 1)
+            + [MsgType.TABLE_SHARES] * 2 * players
         )
         assert types[: len(deal)] == deal
+        assert len(deal) == {3: 18, 5: 30}[players]
+        shares = [m.body["shares"] for m in messages[len(deal) - 2 * players : len(deal)]]
+        assert [len(s) for s in shares] == [players - 1] * players + [
+            (dealt - players) * (players - 1) // players
+        ] * players
+        assert sum(len(s) for s in shares) == dealt * (players - 1), "a share of every card"
         words = messages[len(deal) : len(deal) + 2 * players]
         assert [str(m.body["move"]).split(":")[0] for m in words] == ["Word"] * players + [
             "Words"
@@ -108,7 +117,8 @@ def test_the_shares_that_arrive_before_the_last_of_their_step_are_checked_as_the
     for machine in table.machines:
         assert machine.card_play is not None
         proven = machine.card_play.peer.state.proven
-        shares = {m.raw for m in machine.transcript.messages if m.type is MsgType.TABLE_SHARE}
+        kinds = (MsgType.TABLE_SHARE, MsgType.TABLE_SHARES)
+        shares = {m.raw for m in machine.transcript.messages if m.type in kinds}
         assert proven and proven <= shares
 
 

@@ -80,7 +80,7 @@ def fresh(bus: TableBus, card: int) -> tuple[bytes, bytes]:
 
 
 def assert_nothing_dealt(bus: TableBus) -> None:
-    assert not any(bus.kind(raw) == "table_share" for _, raw in bus.sent)
+    assert not any(bus.kind(raw) in ("table_share", "table_shares") for _, raw in bus.sent)
     assert all(not peer.known() for peer in bus.peers)
 
 

@@ -94,14 +94,16 @@ def test_no_peer_can_decrypt_another_seats_cards_before_the_reveal(players: int)
 
 def test_no_share_is_sent_before_every_pass_of_every_shuffle() -> None:
     """Nothing is dealt from a deck before every seat's pass over it is in: the keys, then the
-    3n passes (``deck``, ``lead``, ``lead`` again after the transfers), then the shares."""
+    3n passes (``deck``, ``lead``, ``lead`` again after the transfers), then the shares: one
+    ``table_shares`` a seat for each of the two ``deals`` (``lead``, then ``deck``)."""
     players = 4
     bus = dealt_round(players, b"order")
     kinds = [bus.kind(raw) for _, raw in bus.sent]
     shuffles = [i for i, k in enumerate(kinds) if k == "table_shuffle"]
-    shares = [i for i, k in enumerate(kinds) if k == "table_share"]
+    shares = [i for i, k in enumerate(kinds) if k == "table_shares"]
     keys = [i for i, k in enumerate(kinds) if k == "table_key"]
-    assert len(keys) == players and len(shuffles) == 3 * players
+    assert len(keys) == players and len(shuffles) == 3 * players and len(shares) == 2 * players
+    assert len(kinds) == len(keys) + len(shuffles) + len(shares)
     assert max(keys) < min(shuffles) and max(shuffles) < min(shares)
 
 
@@ -145,7 +147,7 @@ def test_showing_every_card_then_the_audit_agrees(players: int) -> None:
     kinds = [observer.open(raw).kind for raw in raws]
     shows = [r for r, k in zip(raws, kinds, strict=True) if k == "table_show"]
     rest = [r for r, k in zip(raws, kinds, strict=True) if k != "table_show"]
-    first_share = kinds.index("table_share")
+    first_share = kinds.index("table_shares")
     early = rest[:first_share] + shows + rest[first_share:]
     assert audit_record(TABLE_ID, GAME, players, N_CARDS_2017, observer, ops, early) == results[0]
 
@@ -173,18 +175,18 @@ def test_out_of_order_delivery_still_deals() -> None:
 
 
 def test_redelivery_is_harmless_and_a_card_waits_for_its_deal() -> None:
-    """The last deal's position is in its seat's hand at once, but its card is read only when
-    the last share is in; then every message delivered again, or echoed back to its sender,
-    changes nothing."""
+    """The last deals' positions are in their seats' hands at once, but their cards are read
+    only when the last seat's shares are in; then every message delivered again, or echoed
+    back to its sender, changes nothing."""
     players = 3
     bus = make_table(TABLE_ID, GAME, players, N_CARDS_2017)
     ops = deal_ops(players)
     for op in ops[:-1]:
         bus.push(op)
     last = ops[-1]
-    assert last.seat is not None
-    receiver = bus.peers[last.seat]
-    late = (last.seat + 1) % players
+    assert last.kind == "deals" and last.seats[-1] == players - 1
+    receiver = bus.peers[last.seats[-1]]
+    late = (receiver.seat + 1) % players
     held: list[bytes] = []
 
     def hold(sender: int, raw: bytes) -> bytes | None:

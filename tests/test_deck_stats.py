@@ -71,9 +71,9 @@ def plain_round(players: int, perm: Perm) -> list[list[int]]:
                 cards[:] = [cards[order[t]] for t in range(len(cards))]
         elif op.kind == "transfer":
             decks[op.deck].append(decks[op.source].pop(0))
-        elif op.kind == "deal":
-            assert op.seat is not None
-            hands[op.seat].append(decks[op.deck].pop(0))
+        elif op.kind == "deals":  # the top cards in order, the i-th to seats[i]
+            for seat in op.seats:
+                hands[seat].append(decks[op.deck].pop(0))
         else:  # pragma: no cover - a round's deal is shuffles, transfers and deals
             raise AssertionError(op.kind)
     return hands
@@ -242,8 +242,9 @@ def test_encrypted_deals_follow_the_plain_model(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_round_deal_counts_every_message() -> None:
-    """Each seat's key, every seat's pass of the three shuffles, and a share from every seat but
-    the receiver for each of the n*h cards dealt: nothing else."""
+    """Each seat's key, every seat's pass of the three shuffles, and for each of the two
+    ``deals`` (``lead``, then ``deck``) one ``table_shares`` from every seat, carrying its share
+    of every card dealt to another seat: nothing else."""
     players = 3
     bus = dealt_round(players)
     kinds = Counter(bus.kind(raw) for _, raw in bus.sent)
@@ -251,5 +252,8 @@ def test_a_round_deal_counts_every_message() -> None:
     assert kinds == {
         "table_key": players,
         "table_shuffle": 3 * players,
-        "table_share": dealt * (players - 1),
+        "table_shares": 2 * players,
     }
+    state = bus.peers[0].state
+    carried = sum(len(pos.shares) for pos in state.positions)
+    assert carried == dealt * (players - 1), "a share of each card from every seat but its own"

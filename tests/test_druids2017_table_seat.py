@@ -1,7 +1,7 @@
 """Each seat's copy of a Druids 2017 game at the card table knows only its own hand, yet all agree.
 
 An in-process oracle plays the card table's part: it follows the copies' operations as data
-(decks are lists of card ids; shuffle, transfer and deal with a seeded random stream; each
+(decks are lists of card ids; shuffle, transfer and deals with a seeded random stream; each
 round's final reveal closes its table, positions counting from 0 again after it),
 opens each seat's deals to that seat's copy alone, asks the seats' words about Gaia and delivers
 every move to every copy (a show with its card to the others, a public move by its token). The
@@ -50,8 +50,8 @@ def spec_round_ops(n: int) -> list[SeatOp]:
     ops.append(SeatOp("shuffle", deck="lead", cards=(GAIA,)))
     ops += [SeatOp("transfer", deck="lead", source="deck") for _ in range(n - 1)]
     ops.append(SeatOp("shuffle", deck="lead"))
-    ops += [SeatOp("deal", deck="lead", seat=s) for s in range(n)]
-    ops += [SeatOp("deal", deck="deck", seat=s) for _ in range(h - 1) for s in range(n)]
+    ops.append(SeatOp("deals", deck="lead", seats=tuple(range(n))))
+    ops.append(SeatOp("deals", deck="deck", seats=tuple(range(n)) * (h - 1)))
     return ops
 
 
@@ -152,15 +152,15 @@ class Table:
         elif op.kind == "transfer":
             assert op.source != op.deck and self.decks[op.source]
             self.decks[op.deck].append(self.decks[op.source].pop(0))
-        elif op.kind == "deal":
-            assert op.seat is not None
-            position, card = len(self.cards), self.decks[op.deck].pop(0)
-            self.cards[position] = card
-            self.hands[op.seat].append(position)
-            if op.deck == "lead":
-                self.leads[op.seat] = position
-            if op.seat in self.copies:
-                self.copies[op.seat].learn(position, card)
+        elif op.kind == "deals":  # as many deals, one to each seat listed, in order
+            for seat in op.seats:
+                position, card = len(self.cards), self.decks[op.deck].pop(0)
+                self.cards[position] = card
+                self.hands[seat].append(position)
+                if op.deck == "lead":
+                    self.leads[seat] = position
+                if seat in self.copies:
+                    self.copies[seat].learn(position, card)
         else:
             raise AssertionError(f"no such operation {op}")
 

@@ -41,8 +41,9 @@ def test_a_stale_line_is_noticed() -> None:
 
 def test_deck_md_2017_round_is_the_schedule_protocol_md_gives() -> None:
     """deck.md §14.2 shows what protocol.md §11.2 says a round is: keys, three shuffles of one
-    pass per seat, the 45 deals (each seat's shares for the others'), one Word:yes from the seat
-    dealt Gaia at its lead position, every seat's check, then that seat leads Gaia into gaia:D."""
+    pass per seat, the two deals of the 45 cards (each seat's one ``table_shares`` for the
+    others' cards of each), one Word:yes from the seat dealt Gaia at its lead position, every
+    seat's check, then that seat leads Gaia into gaia:D."""
     lines = blocks_in(DOCUMENTS[1].read_text(encoding="utf-8"))["round-2017-vector"]
     sent = [re.match(r"(\w+) seq \d+ type (\d+) (\w+)(.*?): \d+ bytes", line) for line in lines]
     kinds = [(m[1], m[3], m[4]) for m in sent if m is not None]
@@ -50,7 +51,7 @@ def test_deck_md_2017_round_is_the_schedule_protocol_md_gives() -> None:
     assert count == {
         "table_key": 3,
         "table_shuffle": 9,
-        "table_share": 90,
+        "table_shares": 6,
         "move": 6,
         "table_show": 3,
         "table_reveal": 3,
@@ -59,6 +60,9 @@ def test_deck_md_2017_round_is_the_schedule_protocol_md_gives() -> None:
     shows = [(who, what) for who, kind, what in kinds if kind == "table_show"]
     assert len(yes) == 1 and shows[0][0] == yes[0]
     seat = ["alice", "bob", "carol"].index(yes[0])
-    assert re.fullmatch(rf" op 50 pos {seat} card 60 zone gaia:[GYRBV]", shows[0][1])
+    assert re.fullmatch(rf" op 7 pos {seat} card 60 zone gaia:[GYRBV]", shows[0][1])
+    shares = [what for _, kind, what in kinds if kind == "table_shares"]
+    assert shares[:3] == [" op 5 pos 1,2", " op 5 pos 0,2", " op 5 pos 0,1"]
+    assert [w.split(" (")[-1] for w in shares[3:]] == ["28)"] * 3, "42 cards, 28 of them others'"
     hands = [line for line in lines if line.startswith("seat ") and "hand" in line]
     assert f" {seat}:60 " in hands[seat] + " " and all(line.count(":") == 16 for line in hands)

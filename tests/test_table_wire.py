@@ -1,4 +1,4 @@
-"""The card table's seven messages as wire types 60–66 (wire.md §5, deck.md §15.3).
+"""The card table's eight messages as wire types 60–67 (wire.md §5, deck.md §15.3).
 
 A whole small card-table game (deck.md §15.7's operations) runs over real signed wire messages
 through the table's codec (``net.codec.WireCodec``), and every body a hostile peer could sign
@@ -39,9 +39,9 @@ from druids_p2p.wire.errors import BadShape
 from druids_p2p.wire.schema import TOKEN_CHARS
 
 
-def test_the_seven_table_kinds_are_wire_types_60_to_66_in_deck_md_order() -> None:
+def test_the_eight_table_kinds_are_wire_types_60_to_67_in_deck_md_order() -> None:
     assert tuple(TABLE_KIND_TYPES) == TABLE_KINDS
-    assert [int(t) for t in TABLE_KIND_TYPES.values()] == list(range(60, 67))
+    assert [int(t) for t in TABLE_KIND_TYPES.values()] == list(range(60, 68))
     assert {t.label for t in TABLE_TYPES} == set(TABLE_KINDS)
 
 
@@ -59,8 +59,8 @@ def test_the_wire_bounds_are_the_card_tables_own() -> None:
 def test_a_card_table_game_runs_over_signed_wire_messages_and_audits() -> None:
     game = wire_table_game()
     kinds = [m.type for m in game.sent]
-    shown = {MsgType.TABLE_SHOW}  # deck.md §15.7's game has no show (see the next test)
-    assert set(kinds) == TABLE_TYPES - shown, "every other one of the seven messages travelled"
+    v2 = {MsgType.TABLE_SHOW, MsgType.TABLE_SHARES}  # §15.7's game has neither (see the next)
+    assert set(kinds) == TABLE_TYPES - v2, "every other one of the eight messages travelled"
     for msg in game.sent:
         again = decode(msg.raw)  # what a receiver does: verify, then check the body's schema
         assert again.type is msg.type and again.body == msg.body
@@ -86,13 +86,13 @@ V2_OPS = (
     TableOp("transfer", deck="lead", source="deck"),
     TableOp("transfer", deck="lead", source="deck"),
     TableOp("shuffle", deck="lead"),
-    *(TableOp("deal", deck="lead", seat=s) for s in range(3)),
-    *(TableOp("deal", deck="deck", seat=s) for s in range(3)),
+    TableOp("deals", deck="lead", seats=(0, 1, 2)),
+    TableOp("deals", deck="deck", seats=(0, 1, 2)),
     TableOp("show", seat=1, zone="trick"),
     TableOp("show", seat=0, zone="gaia:R"),
     TableOp("final"),
 )
-"""A schedule with protocol version 2's operations: transfer and show."""
+"""A schedule with protocol version 2's operations: transfer, deals and show."""
 
 
 def test_a_v2_schedule_with_shows_runs_over_signed_wire_messages_and_audits() -> None:
@@ -101,6 +101,12 @@ def test_a_v2_schedule_with_shows_runs_over_signed_wire_messages_and_audits() ->
     assert len(shows) == 2 and {m.type for m in game.sent} <= TABLE_TYPES
     for msg in shows:
         assert tuple(decode(msg.raw).body) == ("card", "d", "e", "op", "pos", "round", "s", "zone")
+    shares = [decode(m.raw) for m in game.sent if m.type is MsgType.TABLE_SHARES]
+    assert len(shares) == 2 * 3, "one table_shares a seat for each deals"
+    for msg in shares:
+        assert tuple(msg.body) == ("op", "round", "shares")
+        assert all(tuple(part) == ("d", "e", "pos", "s") for part in msg.body["shares"])
+        assert len(msg.body["shares"]) == 2, "its shares of the two others' positions"
     assert len({peer.state.digest() for peer in game.peers}) == 1
     audit = audit_record(
         game.table_id,
@@ -164,6 +170,15 @@ def _opening(**changes: Any) -> dict[str, Any]:
     return {"card": 2, "d": P, "e": S, "pos": 0, "s": S} | changes
 
 
+def _shares(*parts: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    body = {"op": 8, "round": 1, "shares": list(parts) or [_part()]} | changes
+    return dict(sorted(body.items()))
+
+
+def _part(**changes: Any) -> dict[str, Any]:
+    return {"d": P, "e": S, "pos": 0, "s": S} | changes
+
+
 def _show(**changes: Any) -> dict[str, Any]:
     body = {"op": 9, "round": 1, "zone": "trick"} | _opening() | changes
     return dict(sorted(body.items()))
@@ -206,6 +221,12 @@ BAD_BODIES = [
     ("table_show", _show(zone="a b"), "character ' '"),
     ("table_show", {k: v for k, v in _show().items() if k != "zone"}, "missing key 'zone'"),
     ("table_show", _show(d=P[:31]), "d: expected bin of 32"),
+    ("table_shares", _shares(shares=[]), "shares: expected 1..128 items, got 0"),
+    ("table_shares", _shares(*[_part()] * 129), "shares: expected 1..128 items, got 129"),
+    ("table_shares", _shares(_part(pos=4096)), r"pos: expected int in \[0, 4095\]"),
+    ("table_shares", _shares(_part(d=P[:31])), "d: expected bin of 32"),
+    ("table_shares", _shares(_part(x=2)), "unknown key 'x'"),
+    ("table_shares", {"op": 8, "round": 1}, "missing key 'shares'"),
     ("table_shuffle", _shuffle(a=[P] * 129), "a: expected 1..128 items, got 129"),
     ("table_shuffle", _shuffle(1, deck="reserve:0/1"), "character '/'"),
     ("table_shuffle", _shuffle(129), "expected 1..128 items"),
@@ -237,5 +258,6 @@ def test_a_well_shaped_body_of_each_kind_decodes(kind: str) -> None:
         "table_open": {"op": 6, "opens": [_opening(card=255)] * 2, "round": 1},
         "table_reveal": {"op": 10, "round": 1, "x": S},
         "table_show": _show(card=255, pos=4095, op=2**32 - 1),
+        "table_shares": _shares(*[_part(pos=4095)] * 128, op=2**32 - 1),
     }[kind]
     assert decode(_raw(kind, body)).type is TABLE_KIND_TYPES[kind]

@@ -115,6 +115,14 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
                 "zone": "gaia:G:light",
             },
         ),
+        (
+            MsgType.TABLE_SHARES,
+            {
+                "op": 6,
+                "round": 1,
+                "shares": [{"d": H1, "e": H2, "pos": p, "s": H1} for p in (3, 5, 4000)],
+            },
+        ),
     ]
 
 

@@ -18,7 +18,7 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.signing import Codec
-from druids_p2p.deck.table_messages import DEAL, EXPECTED_KIND, TableOp
+from druids_p2p.deck.table_messages import DEAL, DEALS, EXPECTED_KIND, TableOp
 from druids_p2p.deck.table_ops import advance, waiting
 from druids_p2p.deck.table_state import DeckState, TableState
 
@@ -132,10 +132,12 @@ def audit_state(state: TableState) -> TableAudit:
         assert card is not None  # a returned card was public: checked against its ciphertext
         positions.append(AuditedPosition(p, card, pos.deck, pos.op, pos.owner, pos.zone))
     dealt: list[list[int]] = [[] for _ in range(state.seats)]
-    for index, p in sorted(state.at_op.items()):
-        op = state.ops[index]
-        if op.kind == DEAL and op.seat is not None:
-            dealt[op.seat].append(positions[p].card)
+    for index in sorted(state.at_op):
+        if state.ops[index].kind in (DEAL, DEALS):
+            for p in state.taken(index):
+                owner = positions[p].owner
+                assert owner is not None  # a deal's and a deals' positions have their seat
+                dealt[owner].append(positions[p].card)
     return TableAudit(tuple(positions), decks, tuple(tuple(d) for d in dealt))
 
 

@@ -1,9 +1,9 @@
-"""The card table's operations (as data) and its seven message bodies (deck.md §15).
+"""The card table's operations (as data) and its eight message bodies (deck.md §15).
 
 A rule set says *what* happens at the table as a list of :class:`TableOp` (shuffle a deck, deal
-its top card to a seat, turn its top card face up, a seat plays a position face down or shows it
-face up, the owners open a zone, a revealed card goes back into a deck, a deck's top card moves
-onto another deck, the final reveal). The deck never
+its top card to a seat or its top cards to several seats, turn its top card face up, a seat
+plays a position face down or shows it face up, the owners open a zone, a revealed card goes
+back into a deck, a deck's top card moves onto another deck, the final reveal). The deck never
 learns what a card means. Each seat's part of an operation is one signed message whose body
 names the operation's index ``op``, so a message can never be taken for another operation's.
 
@@ -41,7 +41,8 @@ RETURN = "return"
 FINAL = "final"
 TRANSFER = "transfer"
 SHOW = "show"
-OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW)
+DEALS = "deals"
+OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW, DEALS)
 
 
 def hand_zone(seat: int) -> str:
@@ -65,6 +66,9 @@ class TableOp:
       ``deck`` (which must then be shuffled before anything is taken from it).
     * ``show``: ``seat`` lays a position of its hand (its own choice, in its message) face up
       into ``zone``, opening it.
+    * ``deals``: the top ``len(seats)`` cards of ``deck``, in order, the i-th to ``seats[i]``'s
+      hand: what as many ``deal`` operations would do (the same positions), in one step of one
+      message per seat (its shares of every position but its own), not one step per card.
     """
 
     kind: str
@@ -74,12 +78,13 @@ class TableOp:
     cards: tuple[int, ...] = ()
     position: int | None = None
     source: str = ""
+    seats: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in OP_KINDS:
             raise ValueError(f"unknown table operation {self.kind!r}")
         for field, used in (
-            ("deck", (SHUFFLE, DEAL, TURN, RETURN, TRANSFER)),
+            ("deck", (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS)),
             ("zone", (TURN, PLAY, REVEAL, SHOW)),
             ("source", (TRANSFER,)),
         ):
@@ -96,6 +101,14 @@ class TableOp:
             raise ValueError(f"transfer: deck {self.deck} onto itself")
         if self.cards and self.kind != SHUFFLE:
             raise ValueError(f"{self.kind}: only a shuffle of a new deck lists cards")
+        if (self.kind == DEALS) != bool(self.seats):
+            raise ValueError(f"{self.kind}: seats are listed exactly for deals")
+        if (
+            not isinstance(self.seats, tuple)
+            or len(self.seats) > MAX_CARDS
+            or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in self.seats)
+        ):
+            raise ValueError(f"deals: 1..{MAX_CARDS} seat numbers, not {self.seats!r}")
 
 
 def _name(value: object, where: str) -> str:
@@ -115,6 +128,7 @@ KIND_TABLE_PLAY = "table_play"
 KIND_TABLE_OPEN = "table_open"
 KIND_TABLE_REVEAL = "table_reveal"
 KIND_TABLE_SHOW = "table_show"
+KIND_TABLE_SHARES = "table_shares"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +175,34 @@ class TableShareMsg(bs.Whole):
     share: bytes
     e: bytes
     s: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SharePart(bs.Part):
+    """One position's share in a ``table_shares``: exactly a ``table_share``'s fields and proof
+    for that position (the same statement and context), so it is checked and audited alike."""
+
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(POSITION, bs.Field("d", "share", bs.point), *bs.DLEQ)
+    position: int
+    share: bytes
+    e: bytes
+    s: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class TableSharesMsg(bs.Whole):
+    """A seat's part of a ``deals``: its share of every position dealt to another seat, in
+    position order (none of its own)."""
+
+    KIND: ClassVar[str] = KIND_TABLE_SHARES
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        bs.ROUND,
+        OP,
+        bs.Field("shares", "shares", bs.parts_of(SharePart.from_body, 1, MAX_CARDS), bs.as_bodies),
+    )
+    round_no: int
+    op: int
+    shares: tuple[SharePart, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +294,7 @@ TableMessage: TypeAlias = (
     | TableOpenMsg
     | TableRevealMsg
     | TableShowMsg
+    | TableSharesMsg
 )
 Opened: TypeAlias = TableOpenMsg | TableShowMsg
 """A message that opens positions of its sender's (their cards become public)."""
@@ -266,6 +309,7 @@ _PARSERS: dict[str, Any] = {
         TableOpenMsg,
         TableRevealMsg,
         TableShowMsg,
+        TableSharesMsg,
     )
 }
 TABLE_KINDS = tuple(_PARSERS)
@@ -277,6 +321,7 @@ EXPECTED_KIND = {
     REVEAL: KIND_TABLE_OPEN,
     FINAL: KIND_TABLE_REVEAL,
     SHOW: KIND_TABLE_SHOW,
+    DEALS: KIND_TABLE_SHARES,
 }
 """The message each seat's part of an operation is (a return and a transfer need none)."""
 

@@ -178,11 +178,12 @@ class CardOp(Protocol):
     """One operation of the mental card table, as a game's schedule gives it (deck.md §15.1).
 
     The fields of the deck's ``TableOp`` (which a game may not import): ``shuffle`` a ``deck``
-    (``cards`` listed when it is new), ``deal`` its top to ``seat``'s hand, ``turn`` its top face
-    up into ``zone``, ``play`` (``seat`` puts a position of its hand face down into ``zone``),
-    ``show`` (the same, face up), ``reveal`` a ``zone``, ``return`` a public ``position`` into
-    ``deck``, ``transfer`` the top of deck ``source`` to the bottom of ``deck``, ``clear`` every
-    deck and zone for the next round, ``final``."""
+    (``cards`` listed when it is new), ``deal`` its top to ``seat``'s hand, ``deals`` its top
+    ``len(seats)`` cards, the i-th to ``seats[i]``'s hand (as many deals would, in one step),
+    ``turn`` its top face up into ``zone``, ``play`` (``seat`` puts a position of its hand face
+    down into ``zone``), ``show`` (the same, face up), ``reveal`` a ``zone``, ``return`` a public
+    ``position`` into ``deck``, ``transfer`` the top of deck ``source`` to the bottom of
+    ``deck``, ``final``."""
 
     @property
     def kind(self) -> str: ...
@@ -198,6 +199,8 @@ class CardOp(Protocol):
     def position(self) -> int | None: ...
     @property
     def source(self) -> str: ...
+    @property
+    def seats(self) -> tuple[int, ...]: ...
 
 
 class CardTableSeat(GameProgress, Protocol):

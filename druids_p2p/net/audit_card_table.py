@@ -65,6 +65,7 @@ _OP_TYPES = {
     "shuffle": MsgType.TABLE_SHUFFLE,
     "deal": MsgType.TABLE_SHARE,
     "turn": MsgType.TABLE_SHARE,
+    "deals": MsgType.TABLE_SHARES,
     "reveal": MsgType.TABLE_OPEN,
     "final": MsgType.TABLE_REVEAL,
 }

@@ -19,7 +19,7 @@ from druids_p2p.wire import Message, MsgType
 from druids_p2p.wire.audit import AuditProblem, AuditStop
 
 DECK_TYPES = TABLE_TYPES
-"""Deck messages: the card table's seven (types 60–66), each of which travels on its own."""
+"""Deck messages: the card table's eight (types 60–67), each of which travels on its own."""
 
 ROUND_TYPES = frozenset({*DECK_TYPES, MsgType.MOVE})
 """Messages that carry the 0-based round they belong to (a card table's ``round`` is the round

@@ -50,7 +50,7 @@ WORDS_FIT, WORDS_UNFIT = "Words:fit", "Words:unfit"
 """A seat's signed check of a round of owners' words (the ``move`` of the words' check step)."""
 WORDS_CHECKS = frozenset({WORDS_FIT, WORDS_UNFIT})
 """The words' check tokens: a ``move`` message, but no move (see :func:`is_logged_move`)."""
-FINAL = TableOp("final", "", "", None, (), None)
+FINAL = TableOp("final")
 """The deck's final reveal, pushed at once when a seat found the words contradicted."""
 
 
@@ -64,7 +64,9 @@ MOVE_TYPES = frozenset({MsgType.MOVE, *CARD_PLAYS})
 
 def table_op(op: CardOp) -> TableOp:
     """The deck's operation for the rule set's (the same fields; the deck checks them)."""
-    return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position, op.source)
+    return TableOp(
+        op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position, op.source, tuple(op.seats)
+    )
 
 
 def take_message(
@@ -338,10 +340,10 @@ class CardTablePlay:
         known = self.peer.known()
         for index in range(self._learned, state.done):
             op = state.ops[index]
-            if op.kind in ("deal", "turn"):
-                p = state.at_op[index]
-                if p in known:
-                    self.copy.learn(p, known[p])
+            if op.kind in ("deal", "turn", "deals"):
+                for p in state.taken(index):
+                    if p in known:
+                        self.copy.learn(p, known[p])
             elif op.kind == "reveal":
                 for p in state.zone(op.zone):
                     self.copy.learn(p, known[p])

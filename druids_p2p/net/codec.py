@@ -7,7 +7,7 @@ link to its previous message, the table head it builds on), and opening means a 
 already decoded and checked, looked up by its bytes in the table's transcript (the one message
 store: the codec keeps none) so no signature is verified twice.
 
-Each of the card table's seven kinds is one wire type (``net/table_codec.py``, types 60–66) and
+Each of the card table's eight kinds is one wire type (``net/table_codec.py``, types 60–67) and
 travels on its own: nothing of the deck rides inside a ``move`` (a card shown face up is a
 ``table_show``), so a deck message and its wire message are one and the same, both ways.
 """

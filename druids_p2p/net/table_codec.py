@@ -1,4 +1,4 @@
-"""The mental card table's seven messages (deck.md §15.3) as wire types 60–66.
+"""The mental card table's eight messages (deck.md §15.3) as wire types 60–67.
 
 The card table seals and opens its bodies through :class:`~druids_p2p.net.codec.WireCodec` (its
 messages sit in the sender's chain on the table's head like every other), so this module is
@@ -16,6 +16,7 @@ from druids_p2p.deck.table_messages import (
     KIND_TABLE_PLAY,
     KIND_TABLE_REVEAL,
     KIND_TABLE_SHARE,
+    KIND_TABLE_SHARES,
     KIND_TABLE_SHOW,
     KIND_TABLE_SHUFFLE,
 )
@@ -29,6 +30,7 @@ TABLE_KIND_TYPES: dict[str, MsgType] = {
     KIND_TABLE_OPEN: MsgType.TABLE_OPEN,
     KIND_TABLE_REVEAL: MsgType.TABLE_REVEAL,
     KIND_TABLE_SHOW: MsgType.TABLE_SHOW,
+    KIND_TABLE_SHARES: MsgType.TABLE_SHARES,
 }
 """Each card-table kind's wire type; the wire label is the kind (``table_key`` is type 60)."""
 TABLE_TYPES = frozenset(TABLE_KIND_TYPES.values())

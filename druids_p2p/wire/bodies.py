@@ -79,6 +79,8 @@ TABLE_NAME = Str(1, 32, charset=TOKEN_CHARS)
 TABLE_OPENING = Struct(
     {"card": Int(0, MAX_TABLE_CARDS - 1), "d": POINT, "e": SCALAR, "pos": TABLE_POS, "s": SCALAR}
 )
+TABLE_SHARE_PART = Struct({"d": POINT, "e": SCALAR, "pos": TABLE_POS, "s": SCALAR})
+"""One position's share in a ``table_shares``: a ``table_share``'s fields but op and round."""
 TABLE_BODIES: dict[MsgType, Schema] = {
     MsgType.TABLE_KEY: Struct({"e": SCALAR, "key": POINT, "round": DECK_ROUND, "s": SCALAR}),
     MsgType.TABLE_SHUFFLE: Struct(
@@ -124,8 +126,15 @@ TABLE_BODIES: dict[MsgType, Schema] = {
             "zone": TABLE_NAME,
         }
     ),
+    MsgType.TABLE_SHARES: Struct(
+        {
+            "op": TABLE_OP,
+            "round": DECK_ROUND,
+            "shares": List(TABLE_SHARE_PART, 1, MAX_TABLE_DECK),
+        }
+    ),
 }
-"""The card table's seven bodies, types 60–66; the deck layer re-checks every point, scalar and
+"""The card table's eight bodies, types 60–67; the deck layer re-checks every point, scalar and
 length against the table's state (deck.md §15.4)."""
 
 MAX_CARRIED_ROUNDS = 8

@@ -8,7 +8,7 @@ from enum import IntEnum
 
 PROTOCOL_VERSION = 2
 """Bumped on any change that an older peer would decode differently. Version 2 plays every game
-at the mental card table (types 60–66): version 1's dealt-deck types (10–16), its ``round_reveal``
+at the mental card table (types 60–67): version 1's dealt-deck types (10–16), its ``round_reveal``
 (21), ``ready`` (22) and unsigned receipts (``ack``, 30) are gone, their numbers never reused."""
 
 MAX_MESSAGE_SIZE = 64 * 1024
@@ -62,6 +62,7 @@ class MsgType(IntEnum):
     TABLE_OPEN = 64
     TABLE_REVEAL = 65
     TABLE_SHOW = 66
+    TABLE_SHARES = 67
 
     @property
     def label(self) -> str:

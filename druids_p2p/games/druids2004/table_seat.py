@@ -91,6 +91,7 @@ class SeatOp:
     cards: tuple[int, ...] = ()
     position: int | None = None
     source: str = ""
+    seats: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

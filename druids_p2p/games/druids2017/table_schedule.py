@@ -41,7 +41,8 @@ OTHERS = tuple(c for c in range(N_CARDS) if c != GAIA)
 class SeatOp:
     """One card-table operation (the seam's ``CardOp``; the games import no deck): the fields of
     the deck's ``TableOp``. Kinds used: shuffle, transfer (``source`` to the bottom of ``deck``),
-    deal, show (``seat`` lays a position of its hand face up into ``zone``), final."""
+    deals (the top ``len(seats)`` cards of ``deck``, the i-th to ``seats[i]``), show (``seat``
+    lays a position of its hand face up into ``zone``), final."""
 
     kind: str
     deck: str = ""
@@ -50,19 +51,22 @@ class SeatOp:
     cards: tuple[int, ...] = ()
     position: int | None = None
     source: str = ""
+    seats: tuple[int, ...] = ()
 
 
 def round_ops(players: int) -> list[SeatOp]:
     """A round's deal, at its own card table: Gaia and ``players - 1`` other cards, shuffled in
     the ``lead`` deck, go one to each seat; the rest of each hand is dealt round-robin from
     ``deck``. So each seat's hand is uniform and Gaia lies at a uniform seat, and nobody learns
-    where."""
+    where. Each of the two is one ``deals`` (every seat's shares of the cards in one message),
+    so position ``p`` goes to seat ``p % players`` as ``h * players`` single deals would."""
     h = HAND_SIZE[players]
     ops = [SeatOp("shuffle", deck=DECK, cards=OTHERS), SeatOp("shuffle", deck=LEAD, cards=(GAIA,))]
     ops += [SeatOp("transfer", deck=LEAD, source=DECK) for _ in range(players - 1)]
     ops.append(SeatOp("shuffle", deck=LEAD))
-    ops += [SeatOp("deal", deck=LEAD, seat=s) for s in range(players)]
-    ops += [SeatOp("deal", deck=DECK, seat=s) for _ in range(h - 1) for s in range(players)]
+    seats = tuple(range(players))
+    ops.append(SeatOp("deals", deck=LEAD, seats=seats))
+    ops.append(SeatOp("deals", deck=DECK, seats=seats * (h - 1)))
     return ops
 
 
