@@ -62,11 +62,12 @@ def test_tampered_decryption_share_is_blamed_on_its_sender(tmp_path: Path) -> No
     arena = Arena(tmp_path, players=3, seed=23, cheater=1)
     position: list[int] = []
 
-    def mutate(body: dict[str, Any]) -> None:
-        position.append(body["pos"])
-        body["d"] = random_point()
+    def mutate(body: dict[str, Any]) -> None:  # its first share of a round's deals
+        share = body["shares"][0]
+        position.append(share["pos"])
+        share["d"] = random_point()
 
-    arena.tamper = rewrite(arena, 1, MsgType.TABLE_SHARE, mutate)
+    arena.tamper = rewrite(arena, 1, MsgType.TABLE_SHARES, mutate)
     arena.run()
     (p,) = position
     arena.assert_blamed(1, f"invalid decryption share proof for position {p}")

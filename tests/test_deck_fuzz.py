@@ -23,11 +23,13 @@ CODECS = make_codecs(DeckParams(TABLE_ID, GAME, MAX_CARDS, 3, 1))
 
 def _valid_bodies() -> dict[str, list[dict[str, Any]]]:
     """One real body of every kind, taken from an honest game at the card table: keys, a
-    shuffle, deals, a face-down play and its reveal, a face-up show, the final reveal."""
+    shuffle, deals (single and batched), a face-down play and its reveal, a face-up show, the
+    final reveal."""
     bus = make_table(TABLE_ID, GAME, 3, NUM_CARDS, codecs=CODECS)
     bus.push(TableOp("shuffle", deck="d", cards=tuple(range(8))))
     for seat in (0, 1, 2, 0):
         bus.push(TableOp("deal", deck="d", seat=seat))
+    bus.push(TableOp("deals", deck="d", seats=(1, 2)))
     bus.push(TableOp("play", seat=1, zone="slot"), bus.peers[1].hand()[0])
     bus.push(TableOp("reveal", zone="slot"))
     bus.push(TableOp("show", seat=0, zone="trick"), bus.peers[0].hand()[0])

@@ -150,7 +150,7 @@ def blamed_everywhere(arena: Arena, culprit: int, words: str) -> None:
     [
         MsgType.TABLE_KEY,
         MsgType.TABLE_SHUFFLE,
-        MsgType.TABLE_SHARE,
+        MsgType.TABLE_SHARES,
         MsgType.MOVE,  # its owners' word on its lead card: automatic, not a person's move
         MsgType.TABLE_REVEAL,
     ],
@@ -174,15 +174,15 @@ def test_hellos_do_not_pay_an_owed_deck_message(tmp_path: Path, msg_type: MsgTyp
 
 def test_a_share_withheld_in_a_later_round_is_named_by_the_audit(tmp_path: Path) -> None:
     arena = clocked_arena(tmp_path, seed=55, rounds=3)
-    arena.tamper = withholding(arena, 1, MsgType.TABLE_SHARE, round_no=1)
+    arena.tamper = withholding(arena, 1, MsgType.TABLE_SHARES, round_no=1)
     arena.run()
     assert all(len(game_of(arena.machines[k]).round_scores) == 1 for k in arena.honest)
     pass_time(arena, STEP_S + 5, keepalive=say_hello(arena, 1))
-    blamed_everywhere(arena, 1, "withheld table_share past the deadline")
+    blamed_everywhere(arena, 1, "withheld table_shares past the deadline")
     for k in arena.honest:
         report = audit_messages([m.raw for m in arena.machines[k].transcript.messages])
         assert report.stop is not None and report.stop.seat == arena.seat(1), report.problem
-        assert "owing table_share" in report.stop.summary and report.verdict == "stopped"
+        assert "owing table_shares" in report.stop.summary and report.verdict == "stopped"
         assert len(report.round_scores) == 1  # the first round checks out
 
 
@@ -190,7 +190,7 @@ def test_a_silent_seat_is_unreachable_not_a_cheat(tmp_path: Path) -> None:
     """An honest crash (nothing at all heard) is told apart from withholding in the record,
     once its rejoin time (time to restart) is spent on top of the step deadline."""
     arena = clocked_arena(tmp_path, seed=51)
-    arena.tamper = withholding(arena, 1, MsgType.TABLE_SHARE)
+    arena.tamper = withholding(arena, 1, MsgType.TABLE_SHARES)
     arena.run()
     pass_time(arena, STEP_S + REJOIN_S - 2)
     assert not any(arena.stopped(k) for k in arena.honest), "blamed within its rejoin time"
@@ -219,7 +219,7 @@ def test_relayed_hellos_are_not_hearing_from_their_signer(tmp_path: Path) -> Non
     relayed over seat 0's link. Seat 2 records seat 1 unreachable, as seat 0 does: only a frame
     on its own link is hearing from a seat (before, seat 2 recorded it as withholding)."""
     arena = clocked_arena(tmp_path, seed=51)
-    arena.tamper = withholding(arena, 1, MsgType.TABLE_SHARE)
+    arena.tamper = withholding(arena, 1, MsgType.TABLE_SHARES)
     arena.run()
     hellos = [hello_from(arena, 1)]
     pass_time(arena, 1)
@@ -233,7 +233,7 @@ def test_a_hello_replayed_on_its_own_link_counts_once(tmp_path: Path) -> None:
     """The same signed hello again and again, even over its signer's own link, is no news of
     it: only a hello fresher than the last one heard (its ``n`` higher) counts."""
     arena = clocked_arena(tmp_path, seed=51)
-    arena.tamper = withholding(arena, 1, MsgType.TABLE_SHARE)
+    arena.tamper = withholding(arena, 1, MsgType.TABLE_SHARES)
     arena.run()
     hello = hello_from(arena, 1)
     pass_time(arena, STEP_S + REJOIN_S + 5, keepalive=relayed(arena, 1, 1, [hello]))
@@ -263,7 +263,7 @@ def test_a_slow_human_keeps_the_long_move_limit(tmp_path: Path) -> None:
 
 
 # ==================================================================== (b) an abort pays no debt
-@pytest.mark.parametrize("msg_type", [MsgType.TABLE_SHARE, MsgType.TABLE_REVEAL])
+@pytest.mark.parametrize("msg_type", [MsgType.TABLE_SHARES, MsgType.TABLE_REVEAL])
 def test_an_abort_instead_of_an_owed_message_is_blamed_as_withholding(
     tmp_path: Path, msg_type: MsgType
 ) -> None:

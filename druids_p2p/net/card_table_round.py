@@ -248,8 +248,7 @@ def _round_over(t: TableState) -> None:
         f"round {r + 1} over ({copy.ended_by}): scores {scores}",
         {"round": r, "scores": list(scores), "ended_by": copy.ended_by},
     )
-    t.transcript.flush(sync=True)
-    if copy.game_over:
+    if copy.game_over:  # (the record is synced as our result or next keys leave: write-ahead)
         start_result(t)
         return
     t.card_cursor = (KEYS, 0)
