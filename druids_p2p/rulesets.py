@@ -2,8 +2,8 @@
 
 It stands beside the games, not inside one: Druids (2017) (``druids_p2p.games.druids2017``) and
 Druids (2004) (``druids_p2p.games.druids2004``) never import each other, and everything that runs a
-game (network, audit) finds it here by the name its seat message binds. Another game is added by
-writing its package and registering it below.
+game (network, audit) finds it here by the name its seat message binds. Every game is played at the
+one mental card table (protocol version 2).
 """
 
 from __future__ import annotations
@@ -15,32 +15,19 @@ from typing import Any
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset as _Druids2004Ruleset
 from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
-from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, Ruleset, TableOptions
+from druids_p2p.games.seam import CardTableRuleset
 
-DEALT_RULESETS: dict[str, Ruleset] = {DruidsRuleset.name: DruidsRuleset()}
-"""The rule sets dealt once per round, which today's table and deck can run."""
-
-CARD_TABLE_RULESETS: dict[str, CardTableRuleset] = {_Druids2004Ruleset.name: _Druids2004Ruleset()}
-"""The rule sets played at a mental card table (draws, face-down plays, reveals: deck.md §15)."""
-
-RULESETS: dict[str, CommonRuleset] = {**DEALT_RULESETS, **CARD_TABLE_RULESETS}
+RULESETS: dict[str, CardTableRuleset] = {
+    DruidsRuleset.name: DruidsRuleset(),
+    _Druids2004Ruleset.name: _Druids2004Ruleset(),
+}
 """Every rule set by name; the one a table plays is bound into its table id."""
 
-
-def dealt_ruleset(name: str) -> Ruleset:
-    """The deal-per-round rule set ``name``; ValueError for a game the table cannot deal yet."""
-    try:
-        return DEALT_RULESETS[name]
-    except KeyError:
-        known = "a game dealt once per round" if name in RULESETS else "a known rule set"
-        raise ValueError(f"{name!r} is not {known}") from None
-
-
 DEFAULT_ROUNDS = GameOptions().rounds
-"""The rounds a table dealt by rounds plays unless its host says otherwise."""
+"""The rounds a game played by rounds has unless its host says otherwise."""
 
 DEFAULT_RULESET = DruidsRuleset.name
-"""What a seat message that names no rule set plays (protocol version 1 had only Druids 2017)."""
+"""What a seat message that names no rule set plays."""
 
 GAME_HELP = (
     "Rule set: "
@@ -69,8 +56,9 @@ def check_players(name: str, players: int) -> None:
 
 @dataclass(frozen=True)
 class SeatOptions:
-    """What a seat message's options fix for a game at a card table (players; ``rounds`` and
-    ``variant`` are bound into the table id as the wire requires, and the game ignores them)."""
+    """What a seat message's options fix (wire.md §6), bound into the table id: the players,
+    and ``variant`` and ``rounds``, which a game without them ignores (they are then False and
+    the default)."""
 
     players: int
     variant: bool
@@ -78,52 +66,43 @@ class SeatOptions:
 
 
 def ruleset_of(options: Mapping[str, Any]) -> Any:
-    """The rule set a seat message's ``options`` name, unchecked: protocol version 1 named
-    none, and all its tables played the default game."""
+    """The rule set a seat message's ``options`` name, unchecked (none names the default)."""
     return options.get("ruleset", DEFAULT_RULESET)
 
 
-def table_options(options: Mapping[str, Any]) -> tuple[str, TableOptions]:
-    """:func:`seat_options` for every game a table can play: a game dealt by rounds, or one at
-    a mental card table (its player count checked against the rule set's range)."""
+def table_options(options: Mapping[str, Any]) -> tuple[str, SeatOptions]:
+    """The rule set a seat message's ``options`` name and what they set, checked against that
+    rule set (the wire only bounds them): ValueError says what is wrong. One function for the
+    table, the live audit and ``druids audit``, so that all three agree on which tables play."""
     name = ruleset_of(options)
-    if name not in CARD_TABLE_RULESETS:
-        return seat_options(options)
-    check_players(name, int(options["players"]))
-    return name, SeatOptions(
-        int(options["players"]), bool(options["variant"]), int(options["rounds"])
-    )
+    if name not in RULESETS:
+        known = ", ".join(sorted(RULESETS))
+        raise ValueError(
+            f"the table names the rule set {name!r}, which is not known here ({known})"
+        )
+    seat = SeatOptions(int(options["players"]), bool(options["variant"]), int(options["rounds"]))
+    check_players(name, seat.players)
+    game_options(name, seat)  # the game's own checks (rounds, variant)
+    return name, seat
+
+
+def game_options(name: str, options: SeatOptions) -> Any:
+    """The game's own options for a table's seat options (ValueError out of its ranges)."""
+    return RULESETS[name].make_options(options.players, options.variant, options.rounds)
 
 
 def new_table_options(
     name: str, players: int, variant: bool = False, rounds: int = DEFAULT_ROUNDS
-) -> TableOptions:
-    """What a host of rule set ``name`` puts in its seat message: a game dealt by rounds gets
-    its own options; one at a card table the three fields the wire binds, which it ignores
-    (``variant`` is Druids 2017's light side, so it is False there, as :meth:`make_options`).
+) -> SeatOptions:
+    """What a host of rule set ``name`` puts in its seat message; a game played without rounds
+    or variant gets the defaults for them (the wire binds all three).
 
     One function for everything that starts a table (``druids peer --host``, ``play
     --headless``, ``bench table``, a ``--p2p`` tournament), so that they offer the same table."""
-    if name in CARD_TABLE_RULESETS:
-        return SeatOptions(players, False, rounds)
-    dealt_ruleset(name)  # ValueError for a name no table plays
-    return GameOptions(players=players, variant=variant, rounds=rounds)
-
-
-def seat_options(options: Mapping[str, Any]) -> tuple[str, GameOptions]:
-    """The rule set a seat message's ``options`` name and the game options they set, checked
-    against that rule set's ranges (the wire only bounds them): ValueError says what is wrong.
-
-    One function for the table, the live audit and ``druids audit``, so that all three agree on
-    which tables are playable."""
-    name = ruleset_of(options)
-    if name not in DEALT_RULESETS:
-        known = ", ".join(sorted(DEALT_RULESETS))
-        what = "which tables cannot play yet" if name in RULESETS else "which is not known here"
-        raise ValueError(f"the table names the rule set {name!r}, {what} (tables play {known})")
-    game_options = GameOptions(
-        players=int(options["players"]),
-        variant=bool(options["variant"]),
-        rounds=int(options["rounds"]),
+    check_game(name)
+    flags = RULESETS[name].table_flags
+    return SeatOptions(
+        players,
+        variant if "variant" in flags else False,
+        rounds if "rounds" in flags else DEFAULT_ROUNDS,
     )
-    return name, game_options

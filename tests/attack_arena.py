@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from message_surgery import reproved_opening, resign, thaw
+from message_surgery import reproved_show, resign, thaw
 from table_harness import LocalTable, game_of
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
-from druids_p2p.deck.peer import DeckPeer, random_scalar
+from druids_p2p.deck.table_messages import TableShowMsg
+from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2017.rules import Round
+from druids_p2p.games.druids2017.table_schedule import TRICK
 from druids_p2p.net import ending
 from druids_p2p.net.homes import TableState
 from druids_p2p.net.mesh import Inbound
@@ -32,7 +34,7 @@ from druids_p2p.net.players import Player
 from druids_p2p.net.runner import TableRunner
 from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.wire import Identity, MsgType, WireError, decode, decode_receipt, is_receipt
+from druids_p2p.wire import Identity, MsgType, WireError, decode
 
 CheatPlay = Callable[[TableMachine, int], list[bytes]]
 
@@ -43,20 +45,23 @@ def no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ending, "LINGER_AFTER_GAME_S", 0.0)
 
 
-def twin_of(identity: Identity, raw: bytes, deck: DeckPeer | None = None) -> bytes:
+def twin_of(identity: Identity, raw: bytes, peer: TablePeer | None = None) -> bytes:
     """A second, different message for the same slot: exactly what an equivocating sender signs.
-    A move that opens a card gets a fresh proof of the same opening (``deck`` is the sender's), so
-    the twin is as valid as the original; anything else gets another head."""
+    A card shown face up (``table_show``) gets a fresh proof of the same opening (``peer`` is
+    the sender's deck seat), so the twin is as valid as the original; anything else gets
+    another head."""
     msg = decode(raw)
-    if msg.type is MsgType.MOVE and "open" in msg.body and deck is not None:
-        body = thaw(msg.body)
-        body["open"] = reproved_opening(deck, body["open"])
-        return resign(identity, raw, body=body)
+    if msg.type is MsgType.TABLE_SHOW and peer is not None:
+        return resign(identity, raw, body=reproved_show(peer, thaw(msg.body)))
     return resign(identity, raw, head=bytes(31) + b"\x01")
 
 
+def random_scalar() -> bytes:
+    return group.scalar_from_wide(os.urandom(64))
+
+
 def random_point() -> bytes:
-    return group.base_mul(random_scalar(os.urandom))
+    return group.base_mul(random_scalar())
 
 
 # ==================================================================== the arena
@@ -94,9 +99,16 @@ class Arena(LocalTable):
     """
 
     def __init__(
-        self, tmp_path: Path, players: int = 3, rounds: int = 1, seed: int = 0, cheater: int = 1
+        self,
+        tmp_path: Path,
+        players: int = 3,
+        rounds: int = 1,
+        seed: int = 0,
+        cheater: int = 1,
+        keys_seed: int | None = None,
     ) -> None:
-        super().__init__(players=players, rounds=rounds, seed=seed)
+        """``keys_seed``: the same keys, deal and game every run (``LocalTable``)."""
+        super().__init__(players=players, rounds=rounds, seed=seed, keys_seed=keys_seed)
         self.cheater: int | None = cheater
         self.faults: dict[int, TableFault] = {}
         """What each peer found itself (not what it was told by an ABORT)."""
@@ -149,11 +161,7 @@ class Arena(LocalTable):
         try:
             if j == self.cheater:
                 with contextlib.suppress(ValueError, WireError):  # control messages, junk
-                    if is_receipt(raw):
-                        if link is not None:
-                            self.machines[j].receive_receipt(link, decode_receipt(raw))
-                    else:
-                        self.broadcast(j, self.machines[j].receive(decode(raw)))
+                    self.broadcast(j, self.machines[j].receive(decode(raw)))
             else:
                 self.runners[j]._on_message(raw, link)
         except TableFault as fault:
@@ -215,9 +223,14 @@ class Arena(LocalTable):
         self.run()
         assert cheat.done
 
+    def at_move(self) -> bool:
+        """Every machine waits for a move of the game (the round is dealt, its words given)."""
+        return all(m.step is not None and m.step.name == "card_move" for m in self.machines)
+
     def run_to_play(self) -> None:
-        self.run(stop=lambda: all(m.phase == "play" for m in self.machines))
-        assert all(m.phase == "play" for m in self.machines)
+        """Run until the round's first move is due (its deal and the owners' words done)."""
+        self.run(stop=self.at_move)
+        assert self.at_move()
 
     # ---------------------------------------------------------------- verdicts
     def assert_blamed(self, culprit: int, reason: str, seat: int | None = None) -> None:
@@ -240,17 +253,14 @@ class Arena(LocalTable):
 
 
 def first_of(arena: Arena, k: int, msg_type: MsgType) -> Callable[[bytes], bool]:
-    """A predicate for the first message of ``msg_type`` that seat-list index ``k`` sends (for
-    a move: the first that opens a card; the Gaia lead carries none, Gaia is shown at ready)."""
+    """A predicate for the first message of ``msg_type`` that seat-list index ``k`` sends."""
     chosen: list[bytes] = []
 
     def pred(raw: bytes) -> bool:
         if chosen:
             return raw == chosen[0]
-        if is_receipt(raw):
-            return False
         msg = decode(raw)
-        if msg.type is msg_type and (msg_type is not MsgType.MOVE or "open" in msg.body):
+        if msg.type is msg_type and msg.sender == arena.ids[k].public_key:
             chosen.append(raw)
             return True
         return False
@@ -259,9 +269,9 @@ def first_of(arena: Arena, k: int, msg_type: MsgType) -> Callable[[bytes], bool]
 
 
 def split_first_shuffle(arena: Arena, twin: Callable[[bytes], bytes]) -> None:
-    """The cheater (index 1) shows peer 0 ``twin`` of its first deck shuffle and the others the
+    """The cheater (index 1) shows peer 0 ``twin`` of its first shuffle pass and the others the
     real one; run the table: every honest peer must stop, blaming the shuffler."""
-    is_shuffle = first_of(arena, 1, MsgType.DECK_SHUFFLE)
+    is_shuffle = first_of(arena, 1, MsgType.TABLE_SHUFFLE)
     twins: dict[bytes, bytes] = {}
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes:
@@ -297,9 +307,40 @@ def rewrite(
     return tamper
 
 
+# ==================================================================== the cheater's hand
+def peer_of(m: TableMachine) -> TablePeer:
+    """The machine's deck seat at its round's card table."""
+    assert m.card_play is not None
+    peer: TablePeer = m.card_play.peer
+    return peer
+
+
+def hand_cards(m: TableMachine) -> dict[int, int]:
+    """position -> card of every card still in this seat's hand (what only it knows)."""
+    peer = peer_of(m)
+    known = peer.known()
+    return {p: known[p] for p in peer.hand()}
+
+
+def domain_cards(m: TableMachine) -> list[int]:
+    """The domain cards (not Gaia, Mistletoe or Sickle) still in this seat's hand."""
+    return sorted(c for c in hand_cards(m).values() if c < 60)
+
+
+def position_of(m: TableMachine, card: int) -> int:
+    """Where ``card`` lies in this seat's hand."""
+    return next(p for p, c in hand_cards(m).items() if c == card)
+
+
 def not_leading(m: TableMachine) -> bool:
+    """A trick is under way (a card is led) and no Sickle pile choice is pending."""
     rnd = game_of(m).round
     return rnd is not None and bool(rnd.plays) and not rnd.pending_sickles
+
+
+def move_body(m: TableMachine, token: str) -> dict[str, object]:
+    assert m.card_play is not None
+    return {"round": m.card_play.round_no, "move": token}
 
 
 def send_move(m: TableMachine, token: str) -> list[bytes]:
@@ -309,15 +350,29 @@ def send_move(m: TableMachine, token: str) -> list[bytes]:
     return m._drain()
 
 
-def move_body(m: TableMachine, token: str) -> dict[str, object]:
-    return {"round": m.game.round_index, "move": token}
+def show_body(
+    m: TableMachine, position: int, card: int, zone: str = TRICK, *, share: bytes | None = None
+) -> dict[str, object]:
+    """The body of this seat's ``table_show`` of ``position`` into ``zone`` claiming ``card``,
+    for the operation the show takes at every seat (the next one pushed), with this seat's
+    real decryption share of that position and a valid proof of it, unless ``share`` is given
+    (then the proof is made up: it cannot hold)."""
+    peer = peer_of(m)
+    state = peer.state
+    index = len(state.ops)
+    d, e, s = peer._share(b"open", zone, index, position)
+    if share is not None:
+        one = (1).to_bytes(32, "little")
+        d, e, s = share, one, one
+    return TableShowMsg(state.round_no, index, position, card, d, e, s, zone).to_body()
 
 
-def open_into_move(m: TableMachine, token: str, card: int) -> list[bytes]:
-    """Open ``card`` (honestly) inside a move whose token says ``token``, unchecked."""
-    assert m.codec is not None and m.deck is not None
-    m.codec.carry(move_body(m, token))
-    m.deck.open_card(card)
+def send_show(
+    m: TableMachine, position: int, card: int, zone: str = TRICK, *, share: bytes | None = None
+) -> list[bytes]:
+    """Seal :func:`show_body` as this seat's next message, unchecked and unpumped (its own
+    machine would refuse it): what a modified client sends."""
+    m._send_own(MsgType.TABLE_SHOW, show_body(m, position, card, zone, share=share))
     return m._drain()
 
 
@@ -337,14 +392,8 @@ class Cheat:
         return m.play(move)
 
 
-def domain_cards(m: TableMachine) -> list[int]:
-    assert m.deck is not None
-    opened = {o.card for o in m.deck.opened}
-    return [c for c in m.deck.hand() if c < 60 and c not in opened]
-
-
 class LaxRound(Round):
-    """The cheater's own rules check, which lets it renege (not follow while it could)."""
+    """The cheater's own rules check, which lets it revoke (not follow while it could)."""
 
     __slots__ = ()
 
@@ -356,13 +405,13 @@ class LaxRound(Round):
 def planted_encryptions(cheater: TableMachine, count: int) -> list[tuple[bytes, bytes]]:
     """Fresh encryptions ``(r·B, M_i + r·H)`` of cards 0..count-1 of the cheater's choosing: what
     a shuffler that wants to read every hand publishes instead of a re-encrypted permutation."""
-    deck = cheater.deck
-    assert deck is not None and deck.joint_key is not None
-    joint = deck.joint_key
-    points = card_points(deck.params.num_cards)
+    state = peer_of(cheater).state
+    joint = state.joint_key
+    assert joint is not None
+    points = card_points(state.num_cards)
     out = []
     for card in range(count):
-        r = random_scalar(os.urandom)
+        r = random_scalar()
         out.append((group.base_mul(r), group.add(points[card], group.mul(r, joint))))
     return out
 
@@ -380,7 +429,8 @@ def plant_encryptions(cheater: TableMachine) -> Callable[[dict[str, Any]], None]
 
 def renege(m: TableMachine, move: int) -> list[bytes] | None:
     """A :class:`Cheat` attempt: once a domain is led and this seat holds it and another,
-    play the other (its own check relaxed by :class:`LaxRound`)."""
+    show the other (its own check relaxed by :class:`LaxRound`): a revoke, which no seat can
+    see while the hands are hidden."""
     rnd = game_of(m).round
     if not not_leading(m) or rnd is None or rnd.lead_domain < 0:
         return None

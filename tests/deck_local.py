@@ -1,35 +1,27 @@
-"""In-process deck tables for the deck's tests: the bench's table and codec
-(``druids_p2p.bench.deal_table``) plus what only tests need (an honest deal to completion,
-reproducible entropy, a cheating seat's rewrite of its own message)."""
+"""What the deck's tests need beside the benches' in-process tables (``druids_p2p.bench``):
+the Ed25519 codec, reproducible entropy, a random scalar, and a cheating seat's rewrite of its own
+message."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable
 from typing import Any
 
-from druids_p2p.bench.deal_table import Ed25519Codec, LocalBus, make_codecs, make_table
-from druids_p2p.deck.peer import DeckPeer, Entropy
+from druids_p2p.bench.deal_table import Ed25519Codec, make_codecs
+from druids_p2p.deck import group
+from druids_p2p.deck.table_peer import Entropy
 
 __all__ = [
     "Ed25519Codec",
-    "LocalBus",
-    "deal",
     "kind_of",
     "make_codecs",
-    "make_table",
+    "random_scalar",
     "rewrite",
     "seeded_entropy",
     "thaw",
 ]
-
-
-def deal(peers: Sequence[DeckPeer]) -> LocalBus:
-    """Run commit, keys, shuffles and shares to completion for an honest table."""
-    bus = LocalBus(peers)
-    bus.start()
-    bus.run()
-    return bus
 
 
 def seeded_entropy(seed: bytes) -> Entropy:
@@ -42,6 +34,15 @@ def seeded_entropy(seed: bytes) -> Entropy:
         return hashlib.shake_256(seed + counter.to_bytes(8, "big")).digest(size)
 
     return draw
+
+
+def random_scalar(entropy: Entropy = os.urandom) -> bytes:
+    """A uniform non-zero scalar from 64 bytes of entropy (as a seat's secret is made)."""
+    for _ in range(64):
+        x = group.scalar_from_wide(entropy(64))
+        if not group.is_zero_scalar(x):
+            return x
+    raise AssertionError("64 zero scalars in a row: the entropy is broken")
 
 
 def thaw(value: Any) -> Any:

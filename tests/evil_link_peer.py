@@ -11,9 +11,9 @@ Usage: ``python tests/evil_link_peer.py MODE peer [the usual peer options]``. It
   sends each other seat the others' hellos it holds, cycling through them: a seat that has
   crashed still seems to say hello.
 * ``slow-crash``: an honest seat on a slow inbound link that then crashes before its shuffle: the
-  other seats' ``deck_key`` and ``deck_shuffle`` messages reach its table machine
-  ``SLOW_LINK_S`` late (its hellos go on meanwhile), and when its own shuffle is due it kills
-  itself (SIGKILL: nothing more is sent or flushed).
+  other seats' ``table_key`` and ``table_shuffle`` messages reach its table machine
+  ``SLOW_LINK_S`` late (its hellos go on meanwhile), and when its own shuffle pass is due it
+  kills itself (SIGKILL: nothing more is sent or flushed).
 """
 
 from __future__ import annotations
@@ -27,13 +27,14 @@ from typing import Any
 
 import zmq
 
+from druids_p2p.deck import table_peer as table_peer_module
 from druids_p2p.deck.elgamal import Deck
-from druids_p2p.deck.messages import ShuffleMsg
-from druids_p2p.deck.shuffle_chain import ShuffleChain
+from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.shuffle_proof import ShuffleProof
 from druids_p2p.net.links import Links
 from druids_p2p.net.mesh import raw_to_z85
 from druids_p2p.net.runner import TableRunner
-from druids_p2p.wire import MsgType, WireError, decode, is_receipt
+from druids_p2p.wire import Message, MsgType, WireError, decode
 
 SPLIT_EVERY_S = 0.25
 SPLIT_FOR_S = 150.0
@@ -101,16 +102,15 @@ RELAYED = {"count": 0, "turn": 0}
 
 
 def _keeping_on_message(self: TableRunner, raw: bytes, link: bytes | None = None) -> None:
-    if not is_receipt(raw):
-        try:
-            msg = decode(raw)
-        except WireError:
-            msg = None
-        if msg is not None and msg.type is MsgType.HELLO and msg.sender != self.machine.me:
-            kept = HELLOS.setdefault(msg.sender, [])
-            if raw not in kept:
-                kept.append(raw)
-                del kept[:-RELAY_KEEP]
+    try:
+        msg: Message | None = decode(raw)
+    except WireError:
+        msg = None
+    if msg is not None and msg.type is MsgType.HELLO and msg.sender != self.machine.me:
+        kept = HELLOS.setdefault(msg.sender, [])
+        if raw not in kept:
+            kept.append(raw)
+            del kept[:-RELAY_KEEP]
     _original_on_message(self, raw, link)
 
 
@@ -138,14 +138,14 @@ SEEN: set[bytes] = set()
 def _slow_on_message(self: TableRunner, raw: bytes, link: bytes | None = None) -> None:
     if any(raw == held for _, held, _ in HELD):
         return  # a copy (a resend answer) of a message still on its slow way
-    if not is_receipt(raw) and raw not in SEEN:
+    if raw not in SEEN:
         try:
-            msg = decode(raw)
+            msg: Message | None = decode(raw)
         except WireError:
             msg = None
         if (
             msg is not None
-            and msg.type in (MsgType.DECK_KEY, MsgType.DECK_SHUFFLE)
+            and msg.type in (MsgType.TABLE_KEY, MsgType.TABLE_SHUFFLE)
             and msg.sender != self.machine.me
         ):
             SEEN.add(raw)
@@ -162,7 +162,9 @@ def _slow_tick(self: TableRunner) -> None:
     _original_tick(self)
 
 
-def _crashing_shuffle(self: ShuffleChain, deck: Deck, joint: bytes) -> ShuffleMsg:
+def _crashing_shuffle_step(
+    params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint_key: bytes
+) -> tuple[Deck, ShuffleProof]:
     _say("slow-crash: killed before its shuffle")
     os.kill(os.getpid(), signal.SIGKILL)
     raise AssertionError("unreachable")
@@ -179,7 +181,7 @@ def install(mode: str) -> None:
         "slow-crash": [
             (TableRunner, "_on_message", _slow_on_message),
             (TableRunner, "_tick", _slow_tick),
-            (ShuffleChain, "shuffle", _crashing_shuffle),
+            (table_peer_module, "shuffle_step", _crashing_shuffle_step),
         ],
     }
     if mode not in patches:

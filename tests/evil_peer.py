@@ -3,12 +3,12 @@
 Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is the real peer
 (same CLI, same runner, same bot) with a few functions patched before it starts:
 
-* ``equivocate``: after its first move it signs a second, different MOVE with the same sequence
-  number (the same card opening with a fresh proof) and sends it, after the real one, to one
-  other peer only (which can then prove it).
-* ``forge-shuffle``: its shuffle is fresh encryptions of cards and randomness of its own choosing
-  (issue 12's attack: a last shuffler doing this would know every hand), sent with the proof
-  of its honest shuffle.
+* ``equivocate``: after its first card shown it signs a second, different ``table_show`` with
+  the same sequence number (the same card, opened with a fresh proof) and sends it, after the
+  real one, to one other peer only (which can then prove it).
+* ``forge-shuffle``: each shuffle pass of its is fresh encryptions of cards and randomness of
+  its own choosing (issue 12's attack: a last shuffler doing this would know every hand), sent
+  with the proof of its honest pass.
 * ``junk``: besides its real traffic, every few messages it sends every peer garbage bytes,
   truncated and bit-flipped messages, a message signed by a key with no seat, one of its own
   messages re-signed for another table, and an exact replay of an earlier message.
@@ -42,14 +42,14 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from message_surgery import reproved_opening, resign
+from message_surgery import reproved_show, resign, thaw
 
 from druids_p2p.deck import group
+from druids_p2p.deck import table_peer as table_peer_module
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck
-from druids_p2p.deck.messages import ShuffleMsg
-from druids_p2p.deck.peer import random_scalar
-from druids_p2p.deck.shuffle_chain import ShuffleChain
+from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.shuffle_proof import ShuffleProof
 from druids_p2p.net import lobby as lobby_module
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.secrets import TableSecret
@@ -62,7 +62,6 @@ from druids_p2p.wire import (
     WireError,
     decode,
     encode,
-    is_receipt,
 )
 from druids_p2p.wire.equivocation import equivocation_body
 from druids_p2p.wire.msgtypes import MSG_DOMAIN
@@ -80,7 +79,7 @@ MODE: dict[str, str] = {"mode": ""}
 _original_init = TableMachine.__init__
 _original_play = TableMachine.play
 _original_broadcast = Mesh.broadcast
-_original_shuffle = ShuffleChain.shuffle
+_original_shuffle_step = getattr(table_peer_module, "shuffle_step")  # noqa: B009 (not exported)
 _original_make_seat_message = lobby_module.make_seat_message  # type: ignore[attr-defined]
 _original_mesh_init = Mesh.__init__
 _original_seat_entries = lobby_module.seat_entries
@@ -132,11 +131,11 @@ def _remember_identity(self: TableMachine, identity: Identity, *args: Any, **kwa
 
 def _equivocating_play(self: TableMachine, move: int) -> list[bytes]:
     out = _original_play(self, move)
-    if not TWINS:
+    if not TWINS and self.card_play is not None:
         for raw in out:
             msg = decode(raw)
-            if msg.type is MsgType.MOVE and "open" in msg.body and self.deck is not None:
-                body = {**msg.body, "open": reproved_opening(self.deck, msg.body["open"])}
+            if msg.type is MsgType.TABLE_SHOW:
+                body = reproved_show(self.card_play.peer, thaw(msg.body))
                 TWINS[raw] = resign(self.identity, raw, body=body)
     return out
 
@@ -149,8 +148,6 @@ def _equivocating_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes]
 
 
 def _junk(raw: bytes) -> list[bytes]:
-    if is_receipt(raw):  # a receipt: cut short, and too long
-        return [raw[:-1], raw + b"\x00"]
     identity = STATE["identity"]
     flipped = bytearray(raw)
     flipped[-5] ^= 0x10  # inside the signature
@@ -184,23 +181,26 @@ def _flood_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) 
     history.append(payload)
     if len(history) != FLOOD_AFTER:
         return
-    replayed = next(raw for raw in history if not is_receipt(raw))
+    replayed = history[0]
     for peer_id in list(self.peers):
         for _ in range(FLOOD_COPIES):
             self.send(peer_id, replayed)
     print(f"evil flood: {FLOOD_COPIES} copies to each peer", file=sys.stderr, flush=True)
 
 
-def _forged_shuffle(self: ShuffleChain, deck: Deck, joint: bytes) -> ShuffleMsg:
-    honest = _original_shuffle(self, deck, joint)
-    points = card_points(self.params.num_cards)
+def _forged_shuffle_step(
+    params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint_key: bytes
+) -> tuple[Deck, ShuffleProof]:
+    """Its pass at the card table (``TablePeer``'s ``shuffle_step``): fresh encryptions of the
+    cards 0, 1, ... of its own choosing, with the proof of its honest pass."""
+    joint = joint_key
+    _, proof = _original_shuffle_step(params, seat, pass_no, seed, deck, joint)
+    points = card_points(len(deck.a))
     pairs = []
-    for card in self.params.shuffled_cards():
-        r = random_scalar(os.urandom)
+    for card in range(len(deck.a)):
+        r = group.scalar_from_wide(os.urandom(64))
         pairs.append((group.base_mul(r), group.add(points[card], group.mul(r, joint))))
-    a = tuple(a for a, _ in pairs)
-    c = tuple(c for _, c in pairs)
-    return ShuffleMsg(honest.round_no, honest.pass_no, a, c, honest.proof)
+    return Deck(tuple(a for a, _ in pairs), tuple(c for _, c in pairs)), proof
 
 
 CHAT_EVERY = 10
@@ -280,7 +280,7 @@ _original_receive = TableMachine.receive
 
 def _own_nonce(self: Mesh, payload: bytes) -> bool:
     """A seat_nonce of this peer's, not yet released."""
-    if STATE.get("released") or is_receipt(payload):
+    if STATE.get("released"):
         return False
     try:
         msg = decode(payload)
@@ -340,7 +340,7 @@ def install(mode: str) -> None:
         TableMachine.play = _equivocating_play  # type: ignore[method-assign]
         Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
     elif mode == "forge-shuffle":
-        ShuffleChain.shuffle = _forged_shuffle  # type: ignore[method-assign, assignment]
+        setattr(table_peer_module, "shuffle_step", _forged_shuffle_step)  # noqa: B010 (its pass)
     elif mode == "junk":
         Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
     elif mode == "nonce-veto":

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from druids_p2p.deck import group
-from druids_p2p.deck.peer import DeckPeer, random_scalar
 from druids_p2p.deck.proofs import open_statement
+from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.wire import Identity, Message, MsgType, decode, encode
 from druids_p2p.wire.table import head0, next_head
 
@@ -38,28 +38,30 @@ def resign(identity: Identity, raw: bytes, **changes: Any) -> bytes:
     return encode(identity, msg_type, **fields)
 
 
-def reproved_opening(deck: DeckPeer, opening: Mapping[str, Any]) -> dict[str, Any]:
-    """The same card opening with another valid proof: a second valid spelling only its seat can
-    make, which is what an equivocating mover signs. Its nonce is random: an honest prover's is
-    the statement's own (deck.md §8), so proving again would give the same bytes."""
-    assert deck._final is not None
-    j = opening["pos"]
-    a, x = deck._final.a[j], deck._secret
-    statement = open_statement(deck.params, deck.seat, j, deck._key, a, group.mul(x, a))
-    w = random_scalar(os.urandom)
+def reproved_show(peer: TablePeer, show: Mapping[str, Any]) -> dict[str, Any]:
+    """The same ``table_show`` (a card played face up) with another valid proof: a second valid
+    spelling only its seat can make, which is what an equivocating mover signs. Its nonce is
+    random: an honest prover's is the statement's own (deck.md §8), so proving again would give
+    the same bytes. The proof's context is the show's own (deck.md §15: ``open``, its zone, its
+    operation)."""
+    p, x = show["pos"], peer._secret
+    params = peer.state.context(b"open", show["zone"], show["op"])
+    a = peer.state.positions[p].a
+    statement = open_statement(params, peer.seat, p, peer._key, a, group.mul(x, a))
+    w = group.scalar_from_wide(os.urandom(64))
     e = statement.challenge(group.base_mul(w), group.mul(w, a))
-    return {**opening, "e": e, "s": group.scalar_add(w, group.scalar_mul(e, x))}
+    return {**show, "e": e, "s": group.scalar_add(w, group.scalar_mul(e, x))}
 
 
-def fake_shuffle_body(size: int) -> dict[str, object]:
-    """A deck_shuffle of the wire's shape (the deck layer, not the wire, checks the points)."""
+def fake_shuffle_body(size: int, deck: str = "deck", op: int = 0) -> dict[str, object]:
+    """A ``table_shuffle`` of the wire's shape (the deck layer, not the wire, checks the points)."""
     points, scalars = [b"x" * 32] * size, [b"s" * 32] * size
     proof: dict[str, bytes | list[bytes]] = {"c": points, "ch": points, "sh": scalars}
     proof |= {"sp": scalars, "th": points}
     proof |= {k: b"s" * 32 for k in ("s1", "s2", "s3", "s4")}
     proof |= {k: b"y" * 32 for k in ("t1", "t2", "t3", "t41", "t42")}
-    body = {"a": points, "c": [b"y" * 32] * size, "pass": 1, "proof": dict(sorted(proof.items()))}
-    return body | {"round": 1}
+    body = {"a": points, "c": [b"y" * 32] * size, "deck": deck, "op": op}
+    return body | {"proof": dict(sorted(proof.items())), "round": 1}
 
 
 def rechain(

@@ -30,6 +30,7 @@ from druids_p2p.deck.table_messages import (
     TableKeyMsg,
     TableOpenMsg,
     TableShareMsg,
+    TableSharesMsg,
     TableShuffleMsg,
     parse_table_body,
 )
@@ -138,6 +139,8 @@ def _proofs(
             proofs.append((msg.sender, body.e, body.s, raw))
         elif isinstance(body, TableShareMsg):
             proofs.append((msg.sender, body.e, body.s, raw))
+        elif isinstance(body, TableSharesMsg):
+            proofs += [(msg.sender, part.e, part.s, raw) for part in body.shares]
         elif isinstance(body, TableOpenMsg):
             proofs += [(msg.sender, o.e, o.s, raw) for o in body.opens]
     return keys, proofs

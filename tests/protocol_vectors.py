@@ -1,31 +1,28 @@
 """The protocol documents' test vectors and generated tables, recomputed from the implementation.
 
-One small deal (3 seats, 8 cards, 2 cards each, card 7 required) run to the first opening, with
-every seat's randomness drawn from a fixed table secret (protocol.md §8), so that every
-intermediate value a second implementation needs to compare is a line here. The tests check
-that the documents hold exactly these lines; `python3 -m tests.protocol_vectors` writes them
-into the documents.
+One small game at the card table (3 seats, 8 cards: deck.md §14.1's operations) and one Druids
+2017 round at the card table (deck.md §14.2), with every seat's randomness drawn from a fixed
+table secret (protocol.md §8), played over signed wire messages (protocol version 2, wire.md
+§11), so that every intermediate value a second implementation needs to compare is a line here.
+The tests check that the documents hold exactly these lines; `python3 -m tests.protocol_vectors`
+writes them into the documents.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgpack
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from deck_local import Ed25519Codec, LocalBus
 from nonce_vector import nonce_lines
+from round_vector import round_2017_lines
+from vector_keys import ALICE as ALICE
+from vector_keys import BOB, CAROL, identity, seat_root
 
-from druids_p2p.deck.assign import assignment_permutation, assignment_seed
-from druids_p2p.deck.cards import card_points
-from druids_p2p.deck.encoding import TAG_CARD, encode
-from druids_p2p.deck.params import MAX_CARDS, DeckParams
-from druids_p2p.deck.peer import DeckPeer
 from druids_p2p.deck.table_audit import audit_state
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
@@ -55,19 +52,7 @@ from druids_p2p.wire.table import head0, next_head
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_ID = hashlib.sha256(b"druids-p2p deal vector table").digest()
-ROUND = 3
-PARAMS = DeckParams(TABLE_ID, ROUND, 8, 3, 2, frozenset({7}))
-
-
-def seat_root(seat: int) -> bytes:
-    """Seat ``seat``'s 32-byte table secret in the vectors."""
-    return hashlib.sha256(b"druids-p2p vector table secret %d" % seat).digest()
-
-
-def identity(seat: int) -> Ed25519PrivateKey:
-    return Ed25519PrivateKey.from_private_bytes(
-        hashlib.sha256(b"druids-p2p vector identity %d" % seat).digest()
-    )
+"""The coin flip's table id (protocol.md §4)."""
 
 
 def _hex(value: Any) -> str:
@@ -82,25 +67,21 @@ def _hex(value: Any) -> str:
 
 def _body_lines(prefix: str, body: dict[str, Any]) -> Iterable[str]:
     for key in sorted(body):
-        value = body[key]
-        if key == "batches":
-            for i, batch in enumerate(value):
-                yield from _body_lines(f"{prefix}.batches[{i}]", batch)
-        else:
-            yield f"{prefix}.{key} = {_hex(value)}"
+        yield f"{prefix}.{key} = {_hex(body[key])}"
 
 
 def table_secret_lines() -> list[str]:
-    """protocol.md §8: the derivation of labels and streams from a table secret."""
-    secret = TableSecret(seat_root(0))
-    stream = secret.entropy("deck/3")
+    """protocol.md §8: the derivation of labels and streams from a table secret (the stream of
+    Druids 2017's round-3 card table)."""
+    secret, label = TableSecret(seat_root(0)), "table/druids2017/3"
+    stream = secret.entropy(label)
     first, second = stream(64), stream(32)
     return [
         f"root = {seat_root(0).hex()}",
         f"derive('seat-nonce') = {secret.derive('seat-nonce').hex()}",
-        f"derive('deck/3') = {secret.derive('deck/3').hex()}",
-        f"entropy('deck/3')(64) = {first.hex()}",
-        f"entropy('deck/3')(32) = {second.hex()}",
+        f"derive('{label}') = {secret.derive(label).hex()}",
+        f"entropy('{label}')(64) = {first.hex()}",
+        f"entropy('{label}')(32) = {second.hex()}",
     ]
 
 
@@ -126,67 +107,6 @@ def coin_flip_lines() -> list[str]:
     return lines
 
 
-def deal_lines() -> list[str]:
-    """deck.md §14: a whole small deal, message by message, and the first opening."""
-    privates = [identity(s) for s in range(PARAMS.seats)]
-    publics = [k.public_key() for k in privates]
-    codecs = [Ed25519Codec(PARAMS, s, k, publics) for s, k in enumerate(privates)]
-    entropies = [TableSecret(seat_root(s)).entropy(f"deck/{ROUND}") for s in range(PARAMS.seats)]
-    peers = [DeckPeer(PARAMS, codecs[s], entropy=entropies[s]) for s in range(PARAMS.seats)]
-    bus = LocalBus(peers)
-    sent: list[bytes] = []
-    original_post = bus.post
-
-    def post(sender: int, raws: Any) -> None:
-        sent.extend(raws)
-        original_post(sender, raws)
-
-    bus.post = post  # type: ignore[method-assign]
-    bus.start()
-    bus.run()
-    lines = [
-        f"table_id = {TABLE_ID.hex()}",
-        f"round = {ROUND}",
-        "N = 8, n = 3, h = 2, R = {7}, k = 6, m = 7, kept = 5",
-        f"enc('druids-p2p/v1 card', 0) = {encode(TAG_CARD, 0).hex()}",
-    ]
-    lines += [f"M_{i} = {p.hex()}" for i, p in enumerate(card_points(PARAMS.num_cards))]
-    for s, peer in enumerate(peers):
-        lines += [
-            f"seat {s} x = {peer._secret.hex()}",
-            f"seat {s} seed = {peer._seed.hex()}",
-            f"seat {s} salt = {peer._salt.hex()}",
-        ]
-    for raw in sent:
-        env = codecs[0].open(raw)
-        body = dict(env.body)
-        prefix = f"seat {env.seat} {env.kind}"
-        packed = msgpack.packb(body, use_bin_type=True)
-        if env.kind == "deck_shuffle":
-            lines.append(f"{prefix} output a = {_hex(body['a'])}")
-            lines.append(f"{prefix} output c = {_hex(body['c'])}")
-        else:
-            lines.extend(_body_lines(prefix, body))
-        lines.append(f"{prefix} body_sha256 = {hashlib.sha256(packed).hexdigest()}")
-    joint = peers[0].joint_key
-    final = peers[0].final_deck
-    assert joint is not None and final is not None
-    salts = [p._salt for p in peers]
-    lines.append(f"H = {joint.hex()}")
-    lines += [f"final A_{j} = {a.hex()}" for j, a in enumerate(final.a)]
-    lines += [f"final C_{j} = {c.hex()}" for j, c in enumerate(final.c)]
-    lines.append(f"assignment seed = {assignment_seed(PARAMS, salts).hex()}")
-    lines.append("perm = " + " ".join(str(p) for p in assignment_permutation(PARAMS, salts)))
-    for s, peer in enumerate(peers):
-        lines.append(f"seat {s} positions = {_hex(peer.positions(s))} hand = {_hex(peer.hand())}")
-    card = peers[0].hand()[0]
-    opening = codecs[1].open(peers[0].open_card(card))
-    lines.extend(_body_lines("seat 0 deck_open", dict(opening.body)))
-    packed = msgpack.packb(dict(opening.body), use_bin_type=True)
-    lines.append(f"seat 0 deck_open body_sha256 = {hashlib.sha256(packed).hexdigest()}")
-    return lines
-
-
 TABLE_VECTOR_ID = hashlib.sha256(b"druids-p2p card table vector").digest()
 TABLE_VECTOR_GAME = 1
 TABLE_VECTOR_OPS = (
@@ -204,101 +124,10 @@ TABLE_VECTOR_OPS = (
 )
 
 
-def table_lines() -> list[str]:
-    """deck.md §15.7: a small game at the card table, message by message, and its audit."""
-    seats, cards = 3, 8
-    privates = [identity(s) for s in range(seats)]
-    publics = [k.public_key() for k in privates]
-    codec_params = DeckParams(TABLE_VECTOR_ID, TABLE_VECTOR_GAME, MAX_CARDS, seats, 1)
-    codecs = [Ed25519Codec(codec_params, s, k, publics) for s, k in enumerate(privates)]
-    label = f"table/{TABLE_VECTOR_GAME}"
-    peers = [
-        TablePeer(
-            TABLE_VECTOR_ID,
-            TABLE_VECTOR_GAME,
-            seats,
-            cards,
-            codecs[s],
-            entropy=TableSecret(seat_root(s)).entropy(label),
-        )
-        for s in range(seats)
-    ]
-    sent: list[bytes] = []
-    queue: list[tuple[int, bytes]] = []
-
-    def deliver(sender: int, raws: list[bytes]) -> None:
-        queue.extend((sender, r) for r in raws)
-        while queue:
-            who, raw = queue.pop(0)
-            sent.append(raw)
-            for peer in peers:
-                if peer.seat != who:
-                    queue.extend((peer.seat, r) for r in peer.receive(raw))
-
-    for peer in peers:
-        deliver(peer.seat, peer.start())
-    for op in TABLE_VECTOR_OPS:
-        for peer in peers:
-            position = None
-            if op.kind == "play" and op.seat == peer.seat:
-                position = peer.hand()[0]
-            deliver(peer.seat, peer.push(op, position))
-    state = peers[0].state
-    lines = [
-        f"table_id = {TABLE_VECTOR_ID.hex()}",
-        f"game = {TABLE_VECTOR_GAME}, n = {seats}, N = {cards}",
-        "context(shuffle, d, 0) = "
-        + context_params(
-            TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"shuffle", "d", 0
-        ).table_id.hex(),
-        "context(share, d, 1) = "
-        + context_params(
-            TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"share", "d", 1
-        ).table_id.hex(),
-    ]
-    lines += [f"seat {s} x = {peer._secret.hex()}" for s, peer in enumerate(peers)]
-    joint = state.joint_key
-    assert joint is not None
-    lines.append(f"H = {joint.hex()}")
-    for raw in sent:
-        env = codecs[0].open(raw)
-        body = dict(env.body)
-        op_text = "" if env.kind == "table_key" else f" op {body['op']}"
-        prefix = f"seat {env.seat}{op_text} {env.kind}"
-        if env.kind == "table_shuffle":
-            lines.append(f"{prefix} output a = {_hex(body['a'])}")
-            lines.append(f"{prefix} output c = {_hex(body['c'])}")
-        elif env.kind == "table_open":
-            for i, opening in enumerate(body["opens"]):
-                lines.extend(_body_lines(f"{prefix}.opens[{i}]", dict(opening)))
-            lines.append(f"{prefix}.round = {body['round']}")
-        else:
-            lines.extend(_body_lines(prefix, {k: v for k, v in body.items() if k != "op"}))
-        packed = msgpack.packb(body, use_bin_type=True)
-        lines.append(f"{prefix} body_sha256 = {hashlib.sha256(packed).hexdigest()}")
-    for s, peer in enumerate(peers):
-        known = " ".join(f"{p}:{c}" for p, c in sorted(peer.known().items()))
-        lines.append(f"seat {s} knows before the final reveal: {known}")
-    audit = audit_state(state)
-    lines += [
-        f"position {p.index}: card {p.card}, deck {p.deck}, op {p.op}, owner "
-        f"{'-' if p.owner is None else p.owner}, zone {p.zone or '(returned)'}"
-        for p in audit.positions
-    ]
-    lines += [f"deck {name} = {_hex(list(deck))}" for name, deck in audit.decks.items()]
-    lines.append(f"state digest = {state.digest().hex()}")
-    return lines
-
-
-ALICE = Identity.from_seed(bytes(range(32)), "alice")
-BOB = Identity.from_seed(bytes(range(32, 64)), "bob")
-CAROL = Identity.from_seed(bytes(range(64, 96)), "carol")
-"""wire.md §11's three identities."""
-
-
 @dataclass
 class WireTableGame:
-    """deck.md §15.7's game played over signed wire messages (types 60–65) by wire.md's keys."""
+    """deck.md §14.1's game (or another schedule) played over signed wire messages (types
+    60–66) by wire.md's keys."""
 
     table_id: bytes
     num_cards: int
@@ -309,9 +138,10 @@ class WireTableGame:
     head: bytes = b""
 
 
-def wire_table_game() -> WireTableGame:
+def wire_table_game(ops: Sequence[TableOp] = TABLE_VECTOR_OPS) -> WireTableGame:
     """Every seat's codec is the LAN table's (``net.codec.WireCodec``): each message is sealed in
-    its sender's chain on the current transcript head and opened (verified) by every receiver."""
+    its sender's chain on the current transcript head and opened (verified) by every receiver.
+    A seat plays or shows the first position of its hand."""
     idents = (ALICE, BOB, CAROL)
     keys = [i.public_key for i in idents]
     game = WireTableGame(TABLE_VECTOR_ID, 8, idents, [], [], head=head0(TABLE_VECTOR_ID))
@@ -340,11 +170,63 @@ def wire_table_game() -> WireTableGame:
 
     for peer in game.peers:
         deliver(peer.start())
-    for op in TABLE_VECTOR_OPS:
+    for op in ops:
         for peer in game.peers:
-            mine = op.kind == "play" and op.seat == peer.seat
+            mine = op.kind in ("play", "show") and op.seat == peer.seat
             deliver(peer.push(op, peer.hand()[0] if mine else None))
     return game
+
+
+def table_lines() -> list[str]:
+    """deck.md §14.1: a small game at the card table, message by message, and its audit (each
+    message's body; its envelope is wire.md §11's vector, :func:`table_wire_lines`)."""
+    game = wire_table_game()
+    seats, cards = len(game.peers), game.num_cards
+    keys = [i.public_key for i in game.identities]
+    state = game.peers[0].state
+    lines = [
+        f"table_id = {TABLE_VECTOR_ID.hex()}",
+        f"game = {TABLE_VECTOR_GAME}, n = {seats}, N = {cards}",
+        "context(shuffle, d, 0) = "
+        + context_params(
+            TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"shuffle", "d", 0
+        ).table_id.hex(),
+        "context(share, d, 1) = "
+        + context_params(
+            TABLE_VECTOR_ID, TABLE_VECTOR_GAME, seats, b"share", "d", 1
+        ).table_id.hex(),
+    ]
+    lines += [f"seat {s} x = {peer._secret.hex()}" for s, peer in enumerate(game.peers)]
+    joint = state.joint_key
+    assert joint is not None
+    lines.append(f"H = {joint.hex()}")
+    for msg in game.sent:
+        body, kind = dict(msg.body), msg.type.label
+        op_text = "" if kind == "table_key" else f" op {body['op']}"
+        prefix = f"seat {keys.index(msg.sender)}{op_text} {kind}"
+        if kind == "table_shuffle":
+            lines.append(f"{prefix} output a = {_hex(body['a'])}")
+            lines.append(f"{prefix} output c = {_hex(body['c'])}")
+        elif kind == "table_open":
+            for i, opening in enumerate(body["opens"]):
+                lines.extend(_body_lines(f"{prefix}.opens[{i}]", dict(opening)))
+            lines.append(f"{prefix}.round = {body['round']}")
+        else:
+            lines.extend(_body_lines(prefix, {k: v for k, v in body.items() if k != "op"}))
+        packed = msgpack.packb(body, use_bin_type=True)
+        lines.append(f"{prefix} body_sha256 = {hashlib.sha256(packed).hexdigest()}")
+    for s, peer in enumerate(game.peers):
+        known = " ".join(f"{p}:{c}" for p, c in sorted(peer.known().items()))
+        lines.append(f"seat {s} knows before the final reveal: {known}")
+    audit = audit_state(state)
+    lines += [
+        f"position {p.index}: card {p.card}, deck {p.deck}, op {p.op}, owner "
+        f"{'-' if p.owner is None else p.owner}, zone {p.zone or '(returned)'}"
+        for p in audit.positions
+    ]
+    lines += [f"deck {name} = {_hex(list(deck))}" for name, deck in audit.decks.items()]
+    lines.append(f"state digest = {state.digest().hex()}")
+    return lines
 
 
 def table_wire_lines() -> list[str]:
@@ -403,10 +285,10 @@ def move_table_lines() -> list[str]:
 BLOCKS = {
     "table-secret-vector": table_secret_lines,
     "coin-flip-vector": coin_flip_lines,
-    "deal-vector": deal_lines,
     "nonce-vector": nonce_lines,
     "table-vector": table_lines,
     "table-wire-vector": table_wire_lines,
+    "round-2017-vector": round_2017_lines,
     "card-table": card_table_lines,
     "move-table": move_table_lines,
 }

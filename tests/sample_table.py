@@ -1,11 +1,11 @@
 """Deterministic signed game records for the wire tests (test scaffolding, not the package).
 
-Records are built exactly as peers would build them (seat message, moves in turn, each seat's
-hand revealed at the end of each round), with keys and choices derived from a seed, so the same
-arguments always give the same bytes and any record problem can be reproduced by mutation.
-The hand reveals are the old ``round_reveal`` message, not a table's mental deal: these records
-exercise the envelope, the chain and the transcript, never ``druids audit``'s game checks (those
-take real table records, ``table_harness``).
+Records are built as peers chain their messages (seat message, moves in turn, each seat's
+``table_reveal`` at the end of each round), with keys and choices derived from a seed, so the
+same arguments always give the same bytes and any record problem can be reproduced by mutation.
+The reveals are of the wire's shape only (their secrets are no card table's, and no deal is
+played out): these records exercise the envelope, the chain and the transcript, never
+``druids audit``'s game checks (those take real table records, ``table_harness``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed, format_card, format_move
+from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed, format_move
 from druids_p2p.wire.envelope import encode
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.msgtypes import MSG_DOMAIN, MsgType
@@ -91,7 +91,8 @@ class SampleTable:
 
 
 def play_sample_game(table: SampleTable, seed: int = 0, rounds: int | None = None) -> Game:
-    """Play ``rounds`` rounds (default: all) with seeded random legal moves, revealing hands."""
+    """Play ``rounds`` rounds (default: all) with seeded random legal moves, each seat's
+    ``table_reveal`` (of the wire's shape) closing each round."""
     opts = table.options
     game = Game(
         GameOptions(players=opts["players"], variant=opts["variant"], rounds=opts["rounds"])
@@ -106,9 +107,9 @@ def play_sample_game(table: SampleTable, seed: int = 0, rounds: int | None = Non
             move = rng.choice(game.legal_moves())
             table.send(seat, MsgType.MOVE, {"round": r, "move": format_move(move)})
             game.play(move)
-        for seat, hand in enumerate(hands):
-            tokens = [format_card(card) for card in hand]
-            table.send(seat, MsgType.ROUND_REVEAL, {"round": r, "hand": tokens})
+        for seat in range(len(hands)):
+            x = _seed_bytes(seed, f"secret {r} {seat}")
+            table.send(seat, MsgType.TABLE_REVEAL, {"op": 0, "round": r, "x": x})
     return game
 
 

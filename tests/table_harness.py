@@ -8,24 +8,21 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.games.druids2017.game import Game
-from druids_p2p.games.seam import TableOptions
+from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.net.seating import make_join, make_seat_message
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
-from druids_p2p.rulesets import CARD_TABLE_RULESETS, SeatOptions, new_table_options
+from druids_p2p.rulesets import new_table_options
 from druids_p2p.wire import (
     Identity,
     Message,
     MsgType,
     Transcript,
     decode,
-    decode_receipt,
     derive_table_id,
     encode,
     head0,
-    is_receipt,
 )
 
 Tamper = Callable[[int, int, bytes], bytes | None]
@@ -95,11 +92,7 @@ class LocalTable:
             (ident.public_key, ident.name, f"tcp://127.0.0.1:{6000 + k}", bytes([k + 1]) * 32)
             for k, ident in enumerate(self.ids)
         ]
-        options: TableOptions
-        if ruleset in CARD_TABLE_RULESETS:  # a game at a mental card table (Druids 2004)
-            options = SeatOptions(players=players, variant=variant, rounds=rounds)
-        else:
-            options = GameOptions(players=players, rounds=rounds, variant=variant)
+        options = new_table_options(ruleset, players, variant, rounds)
         offer = fresh("offer")
         self.joins = [
             make_join(i, offer, endpoint, curve)
@@ -140,11 +133,7 @@ class LocalTable:
                     self.queue.append((k, j, raw))
 
     def deliver(self, j: int, raw: bytes, frm: int | None = None) -> None:
-        """Hand ``raw`` to peer j; a receipt needs ``frm``, whom its link authenticates."""
-        if is_receipt(raw):
-            if frm is not None:
-                self.machines[j].receive_receipt(self.ids[frm].public_key, decode_receipt(raw))
-            return
+        """Hand ``raw`` to peer j (``frm``: who sent it, for a subclass that cares)."""
         self.broadcast(j, self.machines[j].receive(decode(raw)))
 
     def run(self, max_steps: int = 500_000, stop: Callable[[], bool] | None = None) -> None:
@@ -212,7 +201,8 @@ class LocalTable:
 
 
 def game_of(machine: TableMachine) -> Game:
-    """The machine's game as the Druids (2017) game it is here: tests read its rounds, which
-    the table itself reaches only through the rule-set seam."""
-    assert isinstance(machine.game, Game)
-    return machine.game
+    """The machine's game as the Druids (2017) game its seat's copy plays: tests read its
+    rounds, which the table itself reaches only through the rule-set seam."""
+    play = machine.card_play
+    assert play is not None and isinstance(play.copy, TableSeat2017)
+    return play.copy.game

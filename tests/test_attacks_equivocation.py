@@ -1,5 +1,5 @@
-"""Equivocation and splits: two signed messages for one slot, lying receipts, a table split by a
-sender who tells different peers different things, and divergences nobody can be blamed for.
+"""Equivocation and splits: two signed messages for one slot, a table split by a sender who tells
+different peers different things, and divergences nobody can be blamed for.
 
 The arena (honest :class:`TableRunner` peers around real table machines, a bare cheating
 machine) is ``attack_arena``; see its docstring for what is and is not real.
@@ -11,11 +11,11 @@ import os
 from pathlib import Path
 
 import pytest
-from attack_arena import Arena, first_of, no_linger, split_first_shuffle, twin_of
+from attack_arena import Arena, first_of, no_linger, peer_of, split_first_shuffle, twin_of
 from message_surgery import resign, thaw
 
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.wire import Identity, MsgType, decode, encode_receipt, verify_equivocation
+from druids_p2p.wire import MsgType, decode, verify_equivocation
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 
@@ -56,14 +56,16 @@ def test_equivocation_while_held_is_blamed_with_a_verifiable_pair(tmp_path: Path
 
 
 def test_equivocating_mover_is_blamed_by_every_peer_through_the_proof(tmp_path: Path) -> None:
-    """Peer 0 gets both versions of the cheater's move; peer 2 only the first, and learns of the
-    cheat from peer 0's EQUIVOCATION proof, which it checks itself."""
+    """Peer 0 gets both versions of the cheater's card shown (the same card, each with a valid
+    proof); peer 2 only the first, and learns of the cheat from peer 0's EQUIVOCATION proof,
+    which it checks itself."""
     arena = Arena(tmp_path, players=3, seed=16, cheater=1)
-    is_move = first_of(arena, 1, MsgType.MOVE)
+    is_move = first_of(arena, 1, MsgType.TABLE_SHOW)
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes:
         if frm == 1 and to == 0 and is_move(raw):
-            arena.queue.append((1, 0, twin_of(arena.ids[1], raw, arena.machines[1].deck)))
+            twin = twin_of(arena.ids[1], raw, peer_of(arena.machines[1]))
+            arena.queue.append((1, 0, twin))
         return raw
 
     arena.tamper = tamper
@@ -74,50 +76,17 @@ def test_equivocating_mover_is_blamed_by_every_peer_through_the_proof(tmp_path: 
     assert arena.faults[2].seat == arena.seat(1)
 
 
-def test_a_lying_receipt_is_checked_and_stops_the_table_unblamed(tmp_path: Path) -> None:
-    """A seated peer receipts a message nobody signed after a real head: the honest peer asks it
-    for its copy (to convict a double signer), gets none, and stops after the grace period
-    blaming nobody: an unsigned receipt can never frame the seat whose message it contradicts."""
-    arena = Arena(tmp_path, players=3, seed=21, cheater=1)
-    arena.run_to_play()
-    honest = arena.runners[0]
-    machine = honest.machine
-    prev = machine.heads[-2]
-    asked: list[tuple[int, bytes]] = []
-
-    def watch(frm: int, to: int, raw: bytes) -> bytes:
-        asked.append((to, raw))
-        return raw
-
-    arena.tamper = watch
-    honest._on_message(encode_receipt(prev, os.urandom(32)), arena.ids[1].public_key)
-    assert honest.divergence is not None and machine.aborted is None
-    arena.run(max_steps=50)
-    assert any(to == 1 and decode(raw).type is MsgType.RESEND for to, raw in asked)
-    arena.expire_abort_claims()
-    assert machine.aborted is not None and machine.aborted.seat is None
-
-
-def test_a_receipt_over_no_seated_link_is_dropped(tmp_path: Path) -> None:
-    arena = Arena(tmp_path, players=3, seed=22, cheater=1)
-    arena.run_to_play()
-    runner = arena.runners[0]
-    receipt = encode_receipt(runner.machine.heads[-2], os.urandom(32))
-    for link in (None, Identity.generate("stranger").public_key, arena.ids[0].public_key):
-        runner._on_message(receipt, link)
-    assert runner.bad_messages == 3 and runner.divergence is None
-
-
 def test_split_equivocation_is_proven_and_blamed(tmp_path: Path) -> None:
-    """Peer 0 gets one version of the cheater's move, peer 2 the other. The acks disagree; each
-    asks the other's acker for its copy, and with both signed versions the mover is convicted."""
+    """Peer 0 gets one version of the cheater's card shown, peer 2 the other (both valid). The
+    next step's messages build on different heads; each asks the sender of the one it cannot
+    place for its copy, and with both signed versions the mover is convicted."""
     arena = Arena(tmp_path, players=3, seed=17, cheater=1)
-    is_move = first_of(arena, 1, MsgType.MOVE)
+    is_move = first_of(arena, 1, MsgType.TABLE_SHOW)
     twins: dict[bytes, bytes] = {}
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes:
         if frm == 1 and to == 0 and is_move(raw):
-            return twins.setdefault(raw, twin_of(arena.ids[1], raw, arena.machines[1].deck))
+            return twins.setdefault(raw, twin_of(arena.ids[1], raw, peer_of(arena.machines[1])))
         return raw
 
     arena.tamper = tamper
@@ -133,8 +102,50 @@ def test_split_equivocation_is_proven_and_blamed(tmp_path: Path) -> None:
     assert verify_equivocation(*sorted(found[0].evidence)).sender == arena.ids[1].public_key
 
 
+def _split_show(arena: Arena) -> set[int]:
+    """Run ``arena`` with the cheater (index 1) showing peer 0 a second valid version of its
+    first card shown and the others the real one; the seat-list indices peer 0 asked to
+    resend."""
+    is_move = first_of(arena, 1, MsgType.TABLE_SHOW)
+    twins: dict[bytes, bytes] = {}
+    asked: set[int] = set()
+
+    def tamper(frm: int, to: int, raw: bytes) -> bytes:
+        if frm == 0 and decode(raw).type is MsgType.RESEND:
+            asked.add(to)
+        if frm == 1 and to == 0 and is_move(raw):
+            return twins.setdefault(raw, twin_of(arena.ids[1], raw, peer_of(arena.machines[1])))
+        return raw
+
+    arena.tamper = tamper
+    arena.run()
+    assert twins
+    return asked
+
+
+def test_a_split_seen_first_in_the_equivocators_own_next_message_is_proven(
+    tmp_path: Path,
+) -> None:
+    """Peer 0 gets one version of the cheater's card shown, peer 2 the other, and the next
+    message built on either is the cheater's own (it moves next): peer 0 finds the transcripts
+    diverge on the cheater's message, whose signer will not send the other version. It asks
+    the other seats too, and peer 2's copy convicts the cheater (before, peer 0 asked the
+    cheater alone and stopped after 2 s blaming nobody)."""
+    for keys in range(60):
+        arena = Arena(tmp_path / f"k{keys}", players=3, seed=17, cheater=1, keys_seed=keys)
+        asked = _split_show(arena)
+        for k in arena.honest:
+            aborted = arena.machines[k].aborted
+            assert aborted is not None and aborted.seat == arena.seat(1), (keys, aborted)
+        if asked == {1, 2}:  # the divergence was the cheater's own message: it asked everyone
+            proof = sorted(arena.faults[0].evidence)
+            assert verify_equivocation(*proof).sender == arena.ids[1].public_key
+            return
+    raise AssertionError("in no game of 60 did the cheater send the next message itself")
+
+
 def test_split_shuffle_is_proven_by_the_next_step_and_blamed(tmp_path: Path) -> None:
-    """The cheater shows peer 0 a shuffle with two ciphertexts swapped and peer 2 the real one:
+    """The cheater shows peer 0 a shuffle pass with two ciphertexts swapped and peer 2 the real one:
     peer 0 refuses the swapped one (its proof no longer holds) and blames the shuffler, and the
     others stop on that proven blame. (Two versions that are both genuine proven shuffles are
     tested in test_table_shuffle_attacks.py: there the diverging heads convict the shuffler.)"""
@@ -151,7 +162,7 @@ def test_split_shuffle_is_proven_by_the_next_step_and_blamed(tmp_path: Path) -> 
 
 def test_wrong_head_is_a_divergence_nobody_can_be_blamed_for(tmp_path: Path) -> None:
     arena = Arena(tmp_path, players=3, seed=18, cheater=1)
-    key_msg = first_of(arena, 1, MsgType.DECK_KEY)
+    key_msg = first_of(arena, 1, MsgType.TABLE_KEY)
     forged: dict[bytes, bytes] = {}
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes:

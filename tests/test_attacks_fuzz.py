@@ -31,11 +31,8 @@ from druids_p2p.wire import (
     MsgType,
     WireError,
     decode,
-    decode_receipt,
     encode,
-    encode_receipt,
     equivocation_body,
-    is_receipt,
     verify_equivocation,
 )
 
@@ -46,19 +43,19 @@ __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 TABLE_TYPES = [
     MsgType.SEAT_CONFIRM,
     MsgType.SEAT_NONCE,
-    MsgType.DECK_COMMIT,
-    MsgType.DECK_KEY,
-    MsgType.DECK_SHUFFLE,
-    MsgType.DECK_SHARES,
-    MsgType.DECK_OPEN,
-    MsgType.DECK_REVEAL,
+    MsgType.TABLE_KEY,
+    MsgType.TABLE_SHUFFLE,
+    MsgType.TABLE_SHARE,
+    MsgType.TABLE_SHOW,
+    MsgType.TABLE_OPEN,
+    MsgType.TABLE_PLAY,
+    MsgType.TABLE_REVEAL,
     MsgType.MOVE,
     MsgType.RESEND,
     MsgType.EQUIVOCATION,
     MsgType.ABORT,
     MsgType.HELLO,
     MsgType.JOIN,
-    MsgType.ROUND_REVEAL,
 ]
 
 
@@ -72,7 +69,9 @@ def _mutate_body(body: dict[str, Any], rng: random.Random) -> None:
     elif isinstance(value, bytes):
         body[key] = os.urandom(len(value))
     elif isinstance(value, str):
-        body[key] = rng.choice(("G1", "Gaia:R", "Pile:B", "Mistletoe", "Sickle", "V12", "zz"))
+        body[key] = rng.choice(
+            ("trick", "gaia:R", "gaia:B:light", "Pile:B", "Word:yes", "Words:unfit", "G1", "zz")
+        )
     elif isinstance(value, list) and value:
         i = rng.randrange(len(value))
         if isinstance(value[i], bytes):
@@ -97,8 +96,7 @@ class Fuzzer:
 
     def _refresh(self) -> None:
         for k, raw in self.arena.sent[len(self.seen) :]:
-            if not is_receipt(raw):
-                self.seen.append((k, decode(raw)))
+            self.seen.append((k, decode(raw)))
 
     def bodies(self, msg_type: MsgType) -> list[dict[str, Any]]:
         found = [thaw(msg.body) for _, msg in self.seen[-400:] if msg.type is msg_type]
@@ -111,16 +109,22 @@ class Fuzzer:
             MsgType.ABORT: [{"reason": "fuzz", "seat": self.rng.randrange(8)}],
             MsgType.HELLO: [{"name": "fuzz", "client": "fuzz/1", "n": 1}],
             MsgType.JOIN: [{"name": "fuzz"}],
-            MsgType.ROUND_REVEAL: [{"round": 0, "hand": ["G1", "Gaia"]}],
+            MsgType.TABLE_OPEN: [
+                {
+                    "op": self.rng.randrange(80),
+                    "opens": [
+                        {"card": 7, "d": b"d" * 32, "e": b"e" * 32, "pos": 3, "s": b"s" * 32}
+                    ],
+                    "round": 0,
+                }
+            ],
+            MsgType.TABLE_PLAY: [{"op": 60, "pos": 4, "round": 0, "zone": "trick"}],
         }
         return found + extra.get(msg_type, [])
 
     def message(self, m: TableMachine, k: int) -> bytes:
         """A fuzzed message signed by seat-list index k (b"" if none could be made)."""
         rng, ident = self.rng, self.arena.ids[k]
-        if rng.random() < 0.1:  # a receipt: of a real or made-up message, after a real head
-            msg_hash = rng.choice([rng.choice(self.seen)[1].hash, os.urandom(32)])
-            return encode_receipt(rng.choice(m.heads), msg_hash)
         if rng.random() < 0.15:  # raw corruption of a genuine message
             data = bytearray(rng.choice(self.seen)[1].raw)
             for _ in range(rng.randrange(1, 4)):
@@ -213,11 +217,8 @@ class Fuzzer:
 
 
 def _valid(payload: bytes) -> None:
-    """Whatever a runner sends must itself be a valid message or receipt."""
-    if is_receipt(payload):
-        decode_receipt(payload)
-    else:
-        decode(payload)
+    """Whatever a runner sends must itself be a valid message."""
+    decode(payload)
 
 
 class _NullMesh:

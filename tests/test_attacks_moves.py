@@ -1,5 +1,6 @@
-"""Moves and rules cheats: moves out of turn, a lead without Gaia, a result other than the game's,
-a non-canonical move token, a renege caught by the end-of-round audit.
+"""Moves and rules cheats: moves out of turn, a lead without Gaia, Gaia led into a trick, a
+result other than the game's, a non-canonical move token, a revoke caught at the round's final
+reveal.
 
 The arena (honest :class:`TableRunner` peers around real table machines, a bare cheating
 machine) is ``attack_arena``; see its docstring for what is and is not real.
@@ -13,24 +14,35 @@ from typing import Any
 from attack_arena import (
     Arena,
     domain_cards,
+    hand_cards,
     no_linger,
     not_leading,
-    open_into_move,
+    position_of,
     renege,
     rewrite,
     send_move,
+    send_show,
+    show_body,
 )
 from table_harness import game_of
 
-from druids_p2p.games.druids2017 import GAIA, format_move
-from druids_p2p.wire import MsgType
+from druids_p2p.games.druids2017 import GAIA
+from druids_p2p.games.druids2017.table_schedule import TRICK
+from druids_p2p.wire import MsgType, decode
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 
 
+def _holder(arena: Arena) -> int:
+    """The seat-list index of the peer whose hand holds Gaia (the test looks)."""
+    return next(
+        k for k in range(len(arena.machines)) if GAIA in hand_cards(arena.machines[k]).values()
+    )
+
+
 def test_move_out_of_turn_during_play(tmp_path: Path) -> None:
-    """While another seat is to move, the cheater moves too: its move is built on the head of a
-    step that is not its own, which is signed proof of a move out of turn."""
+    """While another seat is to move, the cheater shows a card too: its message is built on the
+    head of a step that is not its own, which is signed proof of a move out of turn."""
     arena = Arena(tmp_path, players=3, seed=31, cheater=1)
     done: list[bytes] = []
 
@@ -40,7 +52,7 @@ def test_move_out_of_turn_during_play(tmp_path: Path) -> None:
             return
         card = domain_cards(c)[0]
         raw = c.chain.seal(
-            MsgType.MOVE, {"round": c.game.round_index, "move": format_move(card)}, c.step_head
+            MsgType.TABLE_SHOW, show_body(c, position_of(c, card), card), c.step_head
         )
         done.append(raw)
         arena.broadcast(1, [raw])
@@ -48,30 +60,46 @@ def test_move_out_of_turn_during_play(tmp_path: Path) -> None:
     arena.before_move = before_move
     arena.run()
     assert done
-    arena.assert_blamed(1, "sent move out of turn")
+    arena.assert_blamed(1, "sent table_show out of turn")
 
 
 def test_lead_by_a_seat_without_gaia(tmp_path: Path) -> None:
-    """The Gaia holder shows Gaia at ready, so the lead step names it: a first card opened by
-    any other seat is a move out of turn, blamed by everyone with the signed move."""
+    """The owners' words name the Gaia holder, so the first move step is its alone: a card
+    shown first by any other seat is a move out of turn, blamed by everyone with the signed
+    show."""
     arena = Arena(tmp_path, players=3, seed=32, cheater=1)
-    arena.run(
-        stop=lambda: all(m.step is not None and m.step.name == "lead" for m in arena.machines)
-    )
-    holder = next(k for k, m in enumerate(arena.machines) if GAIA in m.deck.hand())  # type: ignore[union-attr]
-    assert all(m.gaia_holder == arena.ids[holder].public_key for m in arena.machines)
+    arena.run_to_play()
+    holder = _holder(arena)
+    key = arena.ids[holder].public_key
+    assert all(m.step is not None and m.step.senders == (key,) for m in arena.machines)
     cheater = next(k for k in range(3) if k != holder)
     arena.cheater = cheater
     c = arena.machines[cheater]
-    assert c.deck is not None
     card = domain_cards(c)[0]
-    (move_raw,) = open_into_move(c, format_move(card), card)
+    (show,) = send_show(c, position_of(c, card), card)
     bystander = next(k for k in range(3) if k not in (holder, cheater))
-    arena.deliver(bystander, move_raw)  # the bystander hears it before the Gaia holder's lead
-    arena.broadcast(cheater, [move_raw])
+    arena.deliver(bystander, show)  # the bystander hears it before the Gaia holder's lead
+    arena.broadcast(cheater, [show])
     arena.run()
     assert "out of turn" in arena.faults[bystander].reason
     arena.assert_blamed(cheater, "out of turn")
+    assert all(arena.faults[k].evidence == (show,) for k in arena.honest if k in arena.faults)
+
+
+def test_gaia_led_into_a_trick_is_blamed(tmp_path: Path) -> None:
+    """Gaia is led face up into ``gaia:D``, naming the domain it leads: the holder's show of
+    Gaia into ``trick`` (valid proof, the true card) names none, and every seat's copy of the
+    rules refuses it and blames the holder with its signed show."""
+    arena = Arena(tmp_path, players=3, seed=32, cheater=1)
+    arena.run_to_play()
+    holder = _holder(arena)
+    arena.cheater = holder
+    c = arena.machines[holder]
+    (show,) = send_show(c, position_of(c, GAIA), GAIA, TRICK)
+    arena.broadcast(holder, [show])
+    arena.run()
+    arena.assert_blamed(holder, "Gaia is led into gaia:D naming its domain")
+    assert all(arena.faults[k].evidence == (show,) for k in arena.honest if k in arena.faults)
 
 
 def test_a_seat_signing_another_result_than_the_game_gives_is_blamed(tmp_path: Path) -> None:
@@ -88,27 +116,42 @@ def test_a_seat_signing_another_result_than_the_game_gives_is_blamed(tmp_path: P
 
 
 def test_a_move_spelled_other_than_its_canonical_token_is_blamed(tmp_path: Path) -> None:
-    """`Gaia:R:dark` names the same lead as `Gaia:R` in the JSON notation, but a signed move has
-    one spelling (protocol.md appendix A): a second spelling is refused and blamed on its signer."""
+    """`Pile:B:x` is no spelling of a pile choice, and `Gaia:R:dark` names the lead that the
+    JSON notation spells `Gaia:R`: a signed move has one spelling (protocol.md appendix A), and
+    a card leaves a hand only shown; the move is refused and blamed on its signer."""
     arena = Arena(tmp_path, players=3, seed=32, cheater=1)
-    arena.run(
-        stop=lambda: all(m.step is not None and m.step.name == "lead" for m in arena.machines)
-    )
-    holder = next(k for k, m in enumerate(arena.machines) if GAIA in m.deck.hand())  # type: ignore[union-attr]
+    arena.run_to_play()
+    holder = _holder(arena)
     arena.cheater = holder
-    arena.broadcast(holder, send_move(arena.machines[holder], "Gaia:R:dark"))
+    sent = send_move(arena.machines[holder], "Gaia:R:dark")
+    arena.broadcast(holder, sent)
     arena.run()
     arena.assert_blamed(holder, "'Gaia:R:dark' is not a canonical move token")
+    assert all(arena.faults[k].evidence == tuple(sent) for k in arena.honest if k in arena.faults)
 
 
-def test_renege_is_caught_at_the_end_of_round_audit(tmp_path: Path) -> None:
-    """Nobody can see a renege live (hands are hidden); the audit replays the round with every
-    hand known and blames the seat that did not follow."""
+def test_a_revoke_is_taken_in_play_and_blamed_at_the_rounds_final_reveal(tmp_path: Path) -> None:
+    """Nobody can see a revoke live (hands are hidden): the off-domain card is taken, the round
+    is played out, and at its final reveal, every card known, every honest peer blames the
+    seat that did not follow, with its signed ``table_show`` as the evidence; no honest seat is
+    blamed."""
     arena = Arena(tmp_path, players=3, seed=33, cheater=1)
+    shown: list[bytes] = []
 
-    arena.cheat_once(renege)
+    def attempt(m: Any, move: int) -> list[bytes] | None:
+        out = renege(m, move)
+        if out is not None:
+            shown.extend(raw for raw in out if decode(raw).type is MsgType.TABLE_SHOW)
+        return out
+
+    arena.cheat_once(attempt)
+    (show,) = shown
     for k in arena.honest:  # the round was played out: the cheat went unnoticed until the end
         rnd = game_of(arena.machines[k]).round
         assert rnd is not None and rnd.over
-    arena.assert_blamed(1, "does not follow")
-    assert any("audit" in arena.faults[k].reason for k in arena.honest if k in arena.faults)
+        assert any(m.raw == show for m in arena.machines[k].transcript.messages)
+    arena.assert_blamed(1, "while holding")
+    for k in arena.honest:
+        fault = arena.faults[k]  # every honest peer found it itself, at the final reveal
+        assert fault.reason.startswith("audit:") and "final reveal" in fault.reason
+        assert fault.seat == arena.seat(1) and fault.evidence == (show,)

@@ -20,7 +20,9 @@ from table_harness import LocalTable, game_of
 
 from druids_p2p.games.druids2017 import Game
 from druids_p2p.net.audit import audit_file, audit_messages
+from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.rulesets import RULESETS
 from druids_p2p.wire import Identity, MsgType, decode
 from druids_p2p.wire.record import MAGIC, RecordWriter
 
@@ -181,32 +183,72 @@ def test_duplicate_in_record(table: LocalTable) -> None:
     assert report.problem is not None and "duplicate" in report.problem.error
 
 
-def test_a_move_of_a_card_never_opened_is_invalid_at_the_move(table: LocalTable) -> None:
-    """The rules half of the audit: a move whose card the mover never opened (so it cannot be
-    shown to be in its hand) is invalid at that move, blaming the mover."""
+def test_a_show_of_a_card_not_at_its_position_is_invalid_at_the_show(table: LocalTable) -> None:
+    """The rules half of the audit: a card play shown as another card than its position holds
+    (so it cannot be shown to be in the mover's hand) is invalid at that show, blaming the
+    mover."""
     raws = _raws(table)
-    move = [i for i, raw in enumerate(raws) if decode(raw).type is MsgType.MOVE][4]
+    shows = [i for i, raw in enumerate(raws) if decode(raw).type is MsgType.TABLE_SHOW]
+    move = shows[4]
     msg = decode(raws[move])
+    # a card another seat shows later: not the mover's
+    claimed = next(
+        decode(raws[i]).body["card"] for i in shows[5:] if decode(raws[i]).sender != msg.sender
+    )
     forged = list(raws)
     forged[move] = resign(
-        _keys(table)[msg.sender], raws[move], body={**thaw(msg.body), "move": "G1"}
+        _keys(table)[msg.sender], raws[move], body={**thaw(msg.body), "card": claimed}
     )
     report = audit_messages(rechain(forged, _keys(table), raws))
     assert report.problem is not None and report.problem.message_index == move
-    assert "without opening that card" in report.problem.error
+    assert f"at position {msg.body['pos']}" in report.problem.error, report.problem
     assert report.problem.seat == table.machines[0].order.index(msg.sender)  # play seat
 
 
-def test_one_walk_finds_the_seating_the_rounds_and_the_result(table: LocalTable) -> None:
-    """The schedule is walked once: the walk gives the play order and where the seating, each
-    round and the result step begin, and the content checks take them from it."""
+def test_one_walk_finds_the_seating_and_the_replay_each_round_and_the_result(
+    table: LocalTable,
+) -> None:
+    """The schedule of the seating is walked once: the walk gives the play order and where the
+    seating ends; the card tables' replay takes them from it and walks each round's table (from
+    its keys) to the result step."""
     machine = table.machines[0]
-    walk = ScheduleWalk(machine.transcript, machine.options.rounds)
+    walk = ScheduleWalk(machine.transcript)
     msgs = machine.transcript.messages
     assert walk.run() == len(msgs)
     assert walk.order == machine.order
     assert walk.seated_at is not None and msgs[walk.seated_at - 1].type is MsgType.SEAT_NONCE
-    assert [msgs[i].type for i in walk.round_starts] == [MsgType.DECK_COMMIT] * 2
-    assert walk.round_starts[0] == walk.seated_at
-    assert walk.results_at is not None and msgs[walk.results_at].type is MsgType.RESULT
-    assert msgs[walk.results_at - 1].type is MsgType.DECK_REVEAL
+    assert msgs[walk.seated_at].type is MsgType.TABLE_KEY
+    replay = CardTableReplay(msgs, walk, RULESETS["druids2017"], machine.options)
+    replay.run()
+    assert replay.complete and replay.i == len(msgs)
+    assert [state.round_no for state, _ in replay.tables] == [0, 1]
+    assert all(state.finished and x is not None for state, x in replay.tables)
+    results = [i for i, m in enumerate(msgs) if m.type is MsgType.RESULT]
+    assert results == list(range(len(msgs) - 4, len(msgs)))
+    assert msgs[results[0] - 1].type is MsgType.TABLE_REVEAL
+
+
+def test_a_round_without_its_secrets_is_still_replayed_move_by_move(table: LocalTable) -> None:
+    """Round 2 cut short of its final reveal: without its secrets no hand is known, yet the
+    audit follows it to where it stops (its words only say who leads, every card is shown as
+    played), so a show lied about there is found by the deck's public check of the show, at
+    that show, blaming the shower; the same record untampered is a valid prefix."""
+    raws = _raws(table)
+    shows = [
+        i
+        for i, raw in enumerate(raws)
+        if decode(raw).type is MsgType.TABLE_SHOW and decode(raw).body["round"] == 1
+    ]
+    move = shows[5]
+    cut = raws[: move + 1]
+    report = audit_messages(cut)
+    assert report.verdict == "incomplete" and len(report.round_scores) == 1, report.problem
+    msg = decode(raws[move])
+    seen = {decode(raws[i]).body["card"] for i in shows[:5]}
+    claimed = next(c for c in range(60) if c not in seen and c != msg.body["card"])
+    forged = resign(_keys(table)[msg.sender], raws[move], body={**thaw(msg.body), "card": claimed})
+    report = audit_messages([*cut[:-1], forged])
+    assert report.verdict == "invalid" and report.problem is not None, report.to_json()
+    assert report.problem.message_index == move
+    assert report.problem.seat == table.machines[0].order.index(msg.sender)
+    assert f"claimed card {claimed} at position {msg.body['pos']}" in report.problem.error

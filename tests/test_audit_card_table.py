@@ -24,11 +24,11 @@ from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.card_table_play import WORDS_FIT, WORDS_UNFIT
-from druids_p2p.rulesets import CARD_TABLE_RULESETS
+from druids_p2p.rulesets import RULESETS
 from druids_p2p.wire import Identity, MsgType, decode
 from druids_p2p.wire.audit import verify_chain
 
-RULES = CARD_TABLE_RULESETS["druids2004"]
+RULES = RULESETS["druids2004"]
 HEADLESS = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004"]
 
 
@@ -70,9 +70,9 @@ def test_the_audit_accepts_every_move_as_the_table_did(table: LocalTable) -> Non
     """The audit's replay takes each move through ``accept_table_move``, as every seat did:
     the same records, in the same log order, pointing at the same messages."""
     transcript = verify_chain(_raws(table))
-    walk = ScheduleWalk(transcript, 1, seating_only=True)
+    walk = ScheduleWalk(transcript)
     walk.run()
-    replay = CardTableReplay(transcript.messages, walk, RULES, 3)
+    replay = CardTableReplay(transcript.messages, walk, RULES, table.machines[0].options)
     replay.run()
     assert replay.complete
     assert list(replay.moves) == list(table.machines[0].card_play.moves)
@@ -163,9 +163,9 @@ def test_a_revealed_secret_is_held_against_its_key_and_every_share_its_seat_prov
     share in the state that is not the secret times A (which a sound proof rules out) is named
     too, the reveal first in the evidence."""
     transcript = verify_chain(_raws(table))
-    walk = ScheduleWalk(transcript, 1, seating_only=True)
+    walk = ScheduleWalk(transcript)
     walk.run()
-    replay = CardTableReplay(transcript.messages, walk, RULES, 3)
+    replay = CardTableReplay(transcript.messages, walk, RULES, table.machines[0].options)
     replay.run()
     deck = replay.deck
     reveal = next(m for m in transcript.messages if m.type is MsgType.TABLE_REVEAL)

@@ -61,9 +61,9 @@ def test_every_peers_record_is_the_same_canonical_transcript(table: LocalTable) 
     assert audit_messages(records[0]).verdict == "complete"
 
 
-def test_two_deck_commits_of_one_step_swapped_are_invalid(table: LocalTable) -> None:
+def test_two_table_keys_of_one_step_swapped_are_invalid(table: LocalTable) -> None:
     raws = record(table)
-    i = first(raws, MsgType.DECK_COMMIT)
+    i = first(raws, MsgType.TABLE_KEY)
     swapped = list(raws)
     swapped[i], swapped[i + 1] = swapped[i + 1], swapped[i]
     forged = rechain(swapped, keys(table), raws)
@@ -76,8 +76,8 @@ def test_two_deck_commits_of_one_step_swapped_are_invalid(table: LocalTable) -> 
 
 def test_a_move_re_signed_with_a_wrong_head_is_invalid(table: LocalTable) -> None:
     raws = record(table)
-    i = first(raws, MsgType.MOVE) + 2  # a move that plays a card, in the middle of the round
-    assert decode(raws[i]).type is MsgType.MOVE
+    i = first(raws, MsgType.TABLE_SHOW) + 2  # a move that plays a card, in the middle of the round
+    assert decode(raws[i]).type is MsgType.TABLE_SHOW
     heads = record_heads([decode(r) for r in raws])
     forged = rechain(list(raws), keys(table), raws, heads={i: heads[i - 1]})
     report = audit_messages(forged)
@@ -88,10 +88,10 @@ def test_a_move_re_signed_with_a_wrong_head_is_invalid(table: LocalTable) -> Non
 
 
 def test_a_step_message_built_on_another_head_of_its_step_is_invalid(table: LocalTable) -> None:
-    """The second deck_key of its step carries the head after the first one (its own order's
+    """The second table_key of its step carries the head after the first one (its own order's
     head, as wire.md §7 once allowed), not the head at the start of the step."""
     raws = record(table)
-    i = first(raws, MsgType.DECK_KEY) + 1
+    i = first(raws, MsgType.TABLE_KEY) + 1
     heads = record_heads([decode(r) for r in raws])
     forged = rechain(list(raws), keys(table), raws, heads={i: heads[i]})
     report = audit_messages(forged)
@@ -100,17 +100,19 @@ def test_a_step_message_built_on_another_head_of_its_step_is_invalid(table: Loca
 
 
 def test_a_message_of_another_step_is_out_of_schedule(table: LocalTable) -> None:
-    """The lead seat's ready moved before the shares step is done: the wrong type for the step."""
+    """The Gaia holder's lead moved before the owners' words are in: the wrong type for the
+    step."""
     raws = record(table)
-    shares = first(raws, MsgType.DECK_SHARES)
-    ready = first(raws, MsgType.READY)
+    word = first(raws, MsgType.MOVE)  # the first owners' word
+    lead = first(raws, MsgType.TABLE_SHOW)
     moved = list(raws)
-    msg = moved.pop(ready)
-    moved.insert(shares + 1, msg)
+    msg = moved.pop(lead)
+    moved.insert(word + 1, msg)
     forged = rechain(moved, keys(table), raws)
     report = audit_messages(forged)
-    assert report.problem is not None and "ready when deck_shares was due" in report.problem.error
-    assert report.problem.message_index == shares + 1
+    assert report.problem is not None, report
+    assert "table_show when move was due (step card_word)" in report.problem.error
+    assert report.problem.message_index == word + 1
 
 
 def test_a_seat_message_not_built_on_head_0_is_invalid(table: LocalTable) -> None:
@@ -143,10 +145,16 @@ def test_a_seat_message_not_built_on_head_0_stops_a_live_table_blaming_the_host(
 
 # ------------------------------------------------------------------------------ the abort rules
 def _cut_at_move(raws: list[bytes], moves: int) -> list[bytes]:
-    """The record up to and including its ``moves``-th move."""
+    """The record up to and including its ``moves``-th move of the game (a card shown or a
+    Sickle's pile: not an owners' word or its check)."""
     msgs = [decode(r) for r in raws]
-    at = [i for i, m in enumerate(msgs) if m.type is MsgType.MOVE][moves - 1]
-    return raws[: at + 1]
+    game = [
+        i
+        for i, m in enumerate(msgs)
+        if m.type is MsgType.TABLE_SHOW
+        or (m.type is MsgType.MOVE and str(m.body["move"]).startswith("Pile:"))
+    ]
+    return raws[: game[moves - 1] + 1]
 
 
 def test_nothing_of_the_game_follows_an_abort(table: LocalTable) -> None:
@@ -217,11 +225,12 @@ def test_a_record_file_cut_at_an_entry_boundary_is_a_valid_prefix(
 
 
 def test_an_abort_may_come_mid_step_after_the_recorders_own_message(table: LocalTable) -> None:
-    """The recorder, last of its commit step, stops before the others' commits are in: its own
-    commit (sent, not yet appended live) and its abort form the stop tail. Another seat's message
-    of that unfinished step has no place in it: a live peer appends a step only once complete."""
+    """The recorder, last of its keys step, stops before the others' keys are in: its own
+    table_key (sent, not yet appended live) and its abort form the stop tail. Another seat's
+    message of that unfinished step has no place in it: a live peer appends a step only once
+    complete."""
     raws = record(table)
-    i = first(raws, MsgType.DECK_COMMIT)
+    i = first(raws, MsgType.TABLE_KEY)
     last = decode(raws[i + 2]).sender
     k = [ident.public_key for ident in table.ids].index(last)
     missing = play_seat(table, decode(raws[i]).sender)
@@ -232,7 +241,7 @@ def test_an_abort_may_come_mid_step_after_the_recorders_own_message(table: Local
     assert report.verdict == "stopped" and report.stop is not None, report.problem
     assert report.stop.seat == missing and report.stop.stopped_by == play_seat(table, last)
     assert (
-        report.stop.summary == f"seat {missing} unreachable (the record shows it owing deck_commit)"
+        report.stop.summary == f"seat {missing} unreachable (the record shows it owing table_key)"
     )
     theirs = [*raws[:i], raws[i + 1], raws[i + 2]]
     forged = audit_messages(

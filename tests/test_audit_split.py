@@ -17,8 +17,9 @@ from attack_arena import Arena, no_linger
 from test_table_deadlines import MOVE_S, STEP_S, clocked_arena, drain, pass_time
 
 from druids_p2p.net.audit import audit_messages
+from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
-from druids_p2p.wire import MsgType, decode, is_receipt
+from druids_p2p.wire import MsgType, decode
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 
@@ -34,7 +35,13 @@ def canonical_parts_agree(arena: Arena) -> None:
     parts = []
     for m in arena.machines:
         msgs = list(m.transcript.messages)
-        parts.append([x.raw for x in msgs[: ScheduleWalk(m.transcript, m.options.rounds).run()]])
+        walk = ScheduleWalk(m.transcript)
+        end = walk.run()  # the seating's; the card tables' replay finds where their tail begins
+        if walk.seated_at is not None:
+            replay = CardTableReplay(msgs, walk, m.card_rules, m.options)
+            replay.run()
+            end = replay.i
+        parts.append([x.raw for x in msgs[:end]])
     for x in parts:
         for y in parts:
             shorter, longer = sorted((x, y), key=len)
@@ -51,15 +58,17 @@ def verdict(arena: Arena, k: int) -> tuple[str, str, int | None]:
 def test_a_cut_peer_blames_nobody_and_the_others_record_it_unreachable(
     tmp_path: Path, phase: str
 ) -> None:
-    """Cut at the salt step (every peer owes its salt) or at the lead (a human's move)."""
+    """Cut at the owners' words (every peer owes its word, once the deal is out) or at the lead
+    (a human's move)."""
     arena = clocked_arena(tmp_path, seed=70, cheater=None)  # type: ignore[arg-type]
     if phase == "deal":
-        at_salt = {MsgType.DECK_SALT}
-        arena.run(stop=lambda: all(m.step and m.step.types == at_salt for m in arena.machines))
+        arena.run(stop=lambda: all(m.step and m.step.name == "card_word" for m in arena.machines))
         cut = 2
     else:
-        arena.run(stop=lambda: all(m.step and m.step.name == "lead" for m in arena.machines))
-        holder = arena.machines[0].gaia_holder
+        arena.run(stop=lambda: all(m.step and m.step.name == "card_move" for m in arena.machines))
+        step = arena.machines[0].step
+        assert step is not None
+        (holder,) = step.senders  # Gaia's holder, to lead
         cut = next(k for k in range(3) if arena.ids[k].public_key != holder)
     cut_cable(arena, cut)
     arena.run()
@@ -132,8 +141,8 @@ def test_a_partial_split_does_not_get_the_innocent_seat_blamed(tmp_path: Path) -
     state = {"cut": False}
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes | None:
-        first = frm == c and not state["cut"] and not is_receipt(raw)
-        if first and decode(raw).type is MsgType.DECK_SHUFFLE:
+        first = frm == c and not state["cut"]
+        if first and decode(raw).type is MsgType.TABLE_SHUFFLE:
             state["cut"] = True
             return raw if to == a else None
         return None if state["cut"] and c in (frm, to) else raw

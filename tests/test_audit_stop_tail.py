@@ -17,13 +17,13 @@ from druids_p2p.net.audit_schedule import stop_tail_from
 from druids_p2p.wire import Message, MsgType
 
 SENDERS = (b"A" * 32, b"B" * 32, b"C" * 32)
-TYPES = (MsgType.ABORT, MsgType.MOVE, MsgType.DECK_REVEAL)
+TYPES = (MsgType.ABORT, MsgType.MOVE, MsgType.TABLE_REVEAL)
 
 
 def message(kind: MsgType, sender: bytes) -> Message:
     """A message with only what the tail's shape reads (type, sender) meaningful."""
     return Message(
-        version=1, type=kind, table_id=b"", sender=sender, seq=0, prev=b"", head=b"",
+        version=2, type=kind, table_id=b"", sender=sender, seq=0, prev=b"", head=b"",
         body={}, signature=b"", raw=b"", hash=b"",
     )  # fmt: skip
 

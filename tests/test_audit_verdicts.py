@@ -55,7 +55,8 @@ def _audit(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 
 
 def _mid_game(raws: list[bytes]) -> list[bytes]:
-    moves = [i for i, r in enumerate(raws) if decode(r).type is MsgType.MOVE]
+    """The record up to its fifth card play (a ``table_show``: past the owners' words)."""
+    moves = [i for i, r in enumerate(raws) if decode(r).type is MsgType.TABLE_SHOW]
     return raws[: moves[4] + 1]
 
 
@@ -106,7 +107,10 @@ def test_a_deadline_stop_names_the_unreachable_seat(table: LocalTable, tmp_path:
     stop = abort_after(table.ids[recorder], cut, {"reason": reason, "seat": seat, "key": nxt})
     out = json.loads(_audit(_write(tmp_path / "r.druids", [*cut, stop]), "--json").stdout)
     assert out["verdict"] == "stopped" and out["seat"] == seat
-    assert out["reason"] == f"seat {seat} unreachable" and not out["evidence_checked"]
+    # the round is replayed to its stop without its secrets: the record shows whose move it was
+    owing = "move/table_play/table_show"
+    assert out["reason"] == f"seat {seat} unreachable (the record shows it owing {owing})"
+    assert not out["evidence_checked"] and out["message_index"] == len(cut)
 
 
 def test_lost_contact_blames_nobody(table: LocalTable, tmp_path: Path) -> None:
@@ -169,11 +173,15 @@ def test_a_stop_on_another_seats_word_names_its_claim(table: LocalTable, tmp_pat
     """The claimant's abort did not make it into the record (it was not its signer's next message
     there): the recorder's own words still name the seat blamed, as the claimant's claim."""
     cut = _mid_game(_raws(table))
-    inner = "p2 (seat 1) unreachable: gone for 40 s with no message while it owed move"
-    reason = f"stopped on p0 (seat 2)'s word: {inner} (blames seat 1)"
-    stop = abort_after(table.ids[1], cut, {"reason": reason})
+    order = table.machines[0].order
+    mover = order.index(decode(_raws(table)[len(cut)]).sender)  # the seat whose move is due
+    blamed, claimant = (mover + 1) % 3, (mover + 2) % 3  # one that owes nothing, and another
+    inner = f"p (seat {blamed}) unreachable: gone for 40 s with no message while it owed move"
+    reason = f"stopped on p (seat {claimant})'s word: {inner} (blames seat {blamed})"
+    recorder = next(i for i in table.ids if i.public_key == order[mover])
+    stop = abort_after(recorder, cut, {"reason": reason})
     text = _audit(_write(tmp_path / "r.druids", [*cut, stop]))
     assert text.returncode == 4
     assert text.stdout.splitlines()[0].endswith(
-        "valid, stopped: seat 1 unreachable (on seat 2's word)"
+        f"valid, stopped: seat {blamed} unreachable (on seat {claimant}'s word)"
     )

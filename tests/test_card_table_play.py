@@ -21,11 +21,11 @@ from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.net.card_table_play import CardTablePlay, MoveFault, table_op
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.secrets import TableSecret
-from druids_p2p.rulesets import CARD_TABLE_RULESETS
+from druids_p2p.rulesets import RULESETS
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, decode
 from druids_p2p.wire.table import head0, next_head
 
-RULES = CARD_TABLE_RULESETS["druids2004"]
+RULES = RULESETS["druids2004"]
 TABLE_ID = bytes(range(32))
 GAME = 0
 MAX_DELIVERIES = 200_000
@@ -48,6 +48,7 @@ class Table:
         self.keys = [i.public_key for i in ids]
         options = RULES.make_options(players)
         self.seats: list[CardTablePlay] = []
+        self.codecs: list[WireCodec] = []
         for s, ident in enumerate(ids):
             chain = Chain(ident, TABLE_ID, lambda: (0, ZERO_HASH))
             codec = WireCodec(s, chain, lambda: self.head, self.seat_of, self.decoded, self.sealed)
@@ -57,15 +58,16 @@ class Table:
             )
             copy = RULES.table_seat(options, s, random.Random(seed * 10 + s))
             seal = self._sealer(chain)
+            self.codecs.append(codec)
             self.seats.append(
-                CardTablePlay(copy, peer, codec, self.seat_of, seal, RULES.format_move)
+                CardTablePlay(copy, peer, self.seat_of, seal, self.decoded, RULES.format_move)
             )
 
-    def _sealer(self, chain: Chain) -> Callable[[str], bytes]:
-        def seal_move(token: str) -> bytes:
+    def _sealer(self, chain: Chain) -> Callable[[str], Message]:
+        def seal_move(token: str) -> Message:
             msg = chain.seal_message(MsgType.MOVE, {"move": token, "round": GAME}, self.head)
             self.sealed(msg)
-            return msg.raw
+            return msg
 
         return seal_move
 
@@ -92,7 +94,7 @@ class Table:
         msg = self._by_raw[raw]
         if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
             self.seats[j].placed(raw, self.sent.index(msg))
-        self.seats[j].receive(raw)
+        self.seats[j].receive(msg)
         self.place_own()
 
     def decoded(self, raw: bytes) -> Message | None:
@@ -138,7 +140,7 @@ def test_a_whole_game_at_the_card_table_every_seat_knowing_only_its_own(
     ops = [table_op(op) for op in states[0].ops]
     deck_messages = [m.raw for m in table.sent if m.type is not MsgType.MOVE]
     audit = audit_record(
-        TABLE_ID, GAME, players, RULES.deck_size, table.seats[0]._codec, ops, deck_messages
+        TABLE_ID, GAME, players, RULES.deck_size, table.codecs[0], ops, deck_messages
     )
     in_zones = [p.card for p in audit.positions if p.zone]
     in_decks = [c for deck in audit.decks.values() for c in deck]
@@ -159,4 +161,4 @@ def test_a_move_the_rules_refuse_is_blamed_on_its_mover_with_its_signed_message(
     table.queue.clear()
     with pytest.raises(MoveFault, match="must first play") as caught:
         other.receive(cheat)
-    assert caught.value.seat == 0 and caught.value.raw == cheat
+    assert caught.value.seat == 0 and caught.value.raw == cheat.raw

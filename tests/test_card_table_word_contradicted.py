@@ -115,7 +115,7 @@ def test_a_false_or_garbled_words_check_is_blamed_on_its_sender(check: str, why:
             if play.copy.words_due():
                 return []
             play.checking = True
-            sent.append(play._seal_move(check))
+            sent.append(play._seal_move(check).raw)
             return sent[-1:]
 
         play._check_words = false_check

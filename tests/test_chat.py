@@ -23,7 +23,7 @@ from druids_p2p.net.local_table import PeerProcess
 from druids_p2p.wire import ZERO_HASH, MsgType, WireError, decode, encode, read_record
 from druids_p2p.wire.equivocation import verify_equivocation
 from druids_p2p.wire.errors import InvalidProof
-from druids_p2p.wire.msgtypes import MSG_DOMAIN
+from druids_p2p.wire.msgtypes import MSG_DOMAIN, PROTOCOL_VERSION
 from druids_p2p.wire.safe_msgpack import pack
 
 EVIL_SCRIPT = Path(__file__).with_name("evil_peer.py")
@@ -124,8 +124,8 @@ def test_an_oversized_or_forged_line_fails_the_envelope(seated: LocalTable) -> N
 
     def hand_signed(text: str, sender: bytes | None = None) -> bytes:
         body = {"n": 1, "text": text}
-        signed = pack([1, int(MsgType.CHAT), sayer.table_id, sender or sayer.me, 0, ZERO_HASH,
-                       sayer.transcript.head, body])  # fmt: skip
+        signed = pack([PROTOCOL_VERSION, int(MsgType.CHAT), sayer.table_id, sender or sayer.me,
+                       0, ZERO_HASH, sayer.transcript.head, body])  # fmt: skip
         return pack([signed, sayer.identity.sign(MSG_DOMAIN + signed)])
 
     decode(hand_signed("x" * 200))  # the bound itself is fine

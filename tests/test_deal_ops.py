@@ -1,43 +1,28 @@
-"""The deal's group operations per seat: counted faithfully, and as deck.md §13 documents them.
+"""A Druids (2017) round's deal at the card table, its group operations per seat: counted
+faithfully (``druids bench deal --ops``), and the command itself.
 
-The counts are what the deal's speed comes down to (a machine's speed varies, they do not), so
-the documented table is checked against a real deal, and the counter against an independent
-count made with every libsodium entry point wrapped before the package is imported.
+The counts are what the deal's speed comes down to (a machine's speed varies, they do not), so the
+counter is checked against an independent count made with every libsodium entry point wrapped
+before the package is imported.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from deck_local import deal
+from cli_harness import run_cli
 
-from druids_p2p.bench.deal_table import count_deal_ops, make_table
-from druids_p2p.bench.group_ops import counting
-from druids_p2p.deck import DeckParams, group
-from druids_p2p.deck.audit import audit_log
+from druids_p2p.bench.group_ops import OPS, counting
+from druids_p2p.bench.round_deal import count_deal_ops
+from druids_p2p.deck import group
 
 ROOT = Path(__file__).resolve().parent.parent
-DECK_MD = ROOT / "docs" / "protocol" / "deck.md"
-
-
-def _druids_params(players: int) -> DeckParams:
-    from druids_p2p.games.druids2017 import GAIA, HAND_SIZE, N_CARDS
-
-    return DeckParams(
-        table_id=os.urandom(32),
-        round_no=1,
-        num_cards=N_CARDS,
-        seats=players,
-        hand_size=HAND_SIZE[players],
-        required=frozenset({GAIA}),
-    )
 
 
 _INDEPENDENT = textwrap.dedent(
@@ -62,27 +47,20 @@ _INDEPENDENT = textwrap.dedent(
             return _fn(*args)
         setattr(rbcl, name, counted)
     # only now the package: every name it binds to libsodium is a counted one
-    from druids_p2p.bench import deal_table
-    from druids_p2p.deck import DeckParams, DeckPeer
-    from druids_p2p.games.druids2017 import GAIA, HAND_SIZE, N_CARDS
+    from druids_p2p.bench import round_deal, table_deck
+    from druids_p2p.deck.table_peer import TablePeer
     players = int(sys.argv[1])
-    params = DeckParams(os.urandom(32), 1, N_CARDS, players, HAND_SIZE[players],
-                        frozenset({GAIA}))
-    peers = []
-    for codec in deal_table.make_codecs(params):
-        current[0] = codec.seat
-        peers.append(DeckPeer(params, codec))
-    bus = deal_table.LocalBus(peers)
-    call = bus.call
-    def charged(seat, fn):
+    made = TablePeer.__init__
+    def charged_init(self, table_id, round_no, seats, num_cards, codec, **kw):
+        current[0] = codec.seat  # a seat's key is made in its constructor
+        made(self, table_id, round_no, seats, num_cards, codec, **kw)
+    TablePeer.__init__ = charged_init
+    call = table_deck.TableBus._call
+    def charged(self, seat, fn):
         current[0] = seat
-        return call(seat, fn)
-    bus.call = charged
-    bus.start()
-    bus.run()
-    for peer in peers:
-        current[0] = peer.seat
-        peer.hand()
+        return call(self, seat, fn)
+    table_deck.TableBus._call = charged
+    round_deal.deal_round(players, os.urandom(32))
     print(json.dumps([dict(counts[s]) for s in range(players)]))
     """
 )
@@ -101,7 +79,7 @@ def test_the_counter_misses_no_libsodium_call() -> None:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     independent = json.loads(done.stdout)
-    ours = count_deal_ops(_druids_params(players))
+    ours = count_deal_ops(players)
     for seat in range(players):
         assert {op: n for op, n in ours[seat].items() if op != "hash"} == {
             op: independent[seat].get(op, 0) for op in ("mul", "base", "add", "sub", "valid")
@@ -118,46 +96,35 @@ def test_counting_restores_libsodium() -> None:
     assert ops.of(None)["mul"] == 1
 
 
-def _documented() -> dict[int, tuple[int, int, int]]:
-    """deck.md §13's table: seat -> (generic multiplications, base ones, additions)."""
-    text = DECK_MD.read_text(encoding="utf-8")
-    section = text[text.index("## 13. Cost") : text.index("## 14.")]
-    rows: dict[int, tuple[int, int, int]] = {}
-    for line in section.splitlines():
-        m = re.fullmatch(r"\| ([\d, ]+) \| ([\d ]+) \| ([\d ]+) \| ([\d ]+) \|", line.strip())
-        if m is None:
-            continue
-        mul, base, add = (int(m.group(k).replace(" ", "")) for k in (2, 3, 4))
-        for seat in m.group(1).split(","):
-            rows[int(seat)] = (mul, base, add)
-    return rows
-
-
-@pytest.mark.parametrize("players", [5])
-def test_deck_md_cost_table_is_what_a_deal_makes(players: int) -> None:
-    documented = _documented()
-    assert sorted(documented) == list(range(players))
-    counted = count_deal_ops(_druids_params(players))
-    for seat in range(players):
-        got = counted[seat]
-        assert (got["mul"], got["base"], got["add"]) == documented[seat], seat
-
-
-def test_a_live_audit_does_not_recompute_its_own_shuffle() -> None:
-    """A live peer made its own shuffle from the seed it revealed: its end-of-round audit
-    recomputes only the others' (2 base multiplications per ciphertext fewer than a full one),
-    and still blames a shuffle that its seed did not make (tests/test_deck_cheats.py)."""
-    params = _druids_params(4)
-    peers = make_table(params)
-    bus = deal(peers)
-    for peer in peers:
-        bus.post(peer.seat, [peer.reveal()])
-    bus.run()
-    size = len(peers[0].log.shuffles[0].msg.a)
-    for peer in peers:
-        with counting() as own:
-            peer.audit()
-        with counting() as full:
-            audit_log(params, peer.log, proofs_checked=True)
-        assert full.of(None)["base"] - own.of(None)["base"] == 2 * size, peer.seat
-        assert full.of(None)["mul"] == own.of(None)["mul"]
+def test_druids_bench_deal_times_one_round_at_the_card_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The command's JSON keeps its shape; a 3-seat round's deal is 3 keys, 9 passes and one
+    ``table_shares`` a seat for each of its two ``deals`` (its shares of the 45 cards but its
+    own 15); ``--ops`` counts every seat; a bad count is a one-line error, exit 2."""
+    code, out, _ = run_cli(
+        ["bench", "deal", "--players", "3", "--deals", "1", "--json", "--ops"], capsys
+    )
+    assert code == 0
+    result = json.loads(out)
+    assert list(result) == [
+        "players",
+        "deals",
+        "deal_ms",
+        "deal_ms_min",
+        "deal_ms_max",
+        "cpu_ms_per_peer",
+        "wall_ms",
+        "messages",
+        "bytes",
+        "ops_per_peer",
+    ]
+    assert result["messages"] == 3 + 3 * 3 + 2 * 3
+    assert len(result["cpu_ms_per_peer"]) == 3 and all(v > 0 for v in result["cpu_ms_per_peer"])
+    assert [list(seat) for seat in result["ops_per_peer"]] == [list(OPS)] * 3
+    for args, error in (
+        (["--players", "6"], "--players must be 3, 4 or 5, not 6"),
+        (["--deals", "0"], "--deals must be in 1..10000, not 0"),
+    ):
+        code, out, err = run_cli(["bench", "deal", *args], capsys)
+        assert code == 2 and out == "" and error in err and len(err.strip().splitlines()) == 1

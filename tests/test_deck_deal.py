@@ -1,4 +1,6 @@
-"""Honest deals among 3, 4 and 5 in-process peers: hands, privacy, opening, reveal and audit."""
+"""Honest Druids (2017) rounds dealt at the mental card table among 3, 4 and 5 in-process
+TablePeers (``round_ops``: shuffles, transfers, deals): hands, privacy, every card shown face
+up, the final reveal and the audit of the record."""
 
 from __future__ import annotations
 
@@ -6,220 +8,215 @@ import itertools
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from deck_local import Ed25519Codec, LocalBus, deal, make_codecs, make_table, seeded_entropy
+from deck_local import Ed25519Codec
+from table_local import GAME, N_CARDS_2017, TABLE_ID, TableBus, dealt_round
 
-from druids_p2p.deck import (
-    DeckParams,
-    NotReady,
-    Opened,
-    audit_transcript,
-    group,
-)
+from druids_p2p.bench.round_deal import deal_ops
+from druids_p2p.bench.table_deck import make_table
+from druids_p2p.deck import DeckParams, NotReady, group
 from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.peer import DeckPeer
+from druids_p2p.deck.table_audit import TableAudit, audit_record, audit_state
+from druids_p2p.deck.table_messages import TableOp
+from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE
+from druids_p2p.games.druids2017.table_schedule import LEAD
 
-N_CARDS = 65
-GAIA = 60
-HAND = {3: 15, 4: 14, 5: 13}
-
-
-def druids_params(players: int, round_no: int = 0, table: bytes = b"T" * 32) -> DeckParams:
-    return DeckParams(table, round_no, N_CARDS, players, HAND[players], frozenset({GAIA}))
+FINAL = TableOp("final")
 
 
-def honest_table(players: int, seed: bytes | None = None) -> list[DeckPeer]:
-    params = druids_params(players)
-    entropy = None if seed is None else (lambda s: seeded_entropy(seed + bytes([s])))
-    peers = make_table(params, entropy=entropy)
-    deal(peers)
-    return peers
+def hands_of(bus: TableBus) -> list[list[int]]:
+    """Each seat's cards as it read them itself, in the order dealt."""
+    return [[peer.card_at(p) for p in peer.hand()] for peer in bus.peers]
+
+
+def audit(bus: TableBus, ops: list[TableOp], codec: Ed25519Codec | None = None) -> TableAudit:
+    """The offline audit of seat 0's record (the operations and its transcript)."""
+    players = len(bus.peers)
+    return audit_record(
+        TABLE_ID,
+        GAME,
+        players,
+        N_CARDS_2017,
+        codec or bus.codecs[0],
+        ops,
+        bus.peers[0].transcript(),
+    )
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_every_peer_gets_exactly_its_own_hand(players: int) -> None:
-    peers = honest_table(players)
-    params = peers[0].params
-    hands = [p.hand() for p in peers]
-    assert all(len(h) == params.hand_size for h in hands)
-    dealt = [c for h in hands for c in h]
-    assert len(dealt) == len(set(dealt)) == players * HAND[players]
-    assert GAIA in dealt
-    assert all(0 <= c < N_CARDS for c in dealt)
-    # the deal every peer agreed on is the one the audit reconstructs
-    bus = LocalBus(peers)
-    for p in peers:
-        bus.post(p.seat, [p.reveal()])
-    bus.run()
-    for p in peers:
-        result = p.audit()
-        assert [list(h) for h in result.hands] == [list(h) for h in hands]
-        assert sorted(result.undealt + tuple(dealt)) == list(range(N_CARDS))
+    bus = dealt_round(players, b"hand %d" % players)
+    hands = hands_of(bus)
+    h = HAND_SIZE[players]
+    assert [len(hand) for hand in hands] == [h] * players
+    dealt = [c for hand in hands for c in hand]
+    assert len(dealt) == len(set(dealt)) == players * h
+    assert all(0 <= c < N_CARDS_2017 for c in dealt)
+    # Gaia is some seat's lead card, the first dealt to it; every seat got one lead card
+    assert [hand[0] for hand in hands].count(GAIA) == 1
+    state = bus.peers[0].state
+    assert [state.positions[peer.hand()[0]].deck for peer in bus.peers] == [LEAD] * players
+    for peer in bus.peers:
+        assert set(peer.known()) == set(peer.hand()), "a seat knows its own cards, no other"
+    # the deal every peer read is the one the audit reconstructs from the record
+    bus.push(FINAL)
+    result = audit(bus, [*deal_ops(players), FINAL])
+    assert [list(cards) for cards in result.dealt] == hands
+    undealt = [c for deck in result.decks.values() for c in deck]
+    assert sorted(undealt + dealt) == list(range(N_CARDS_2017))
+    for peer in bus.peers:
+        assert audit_state(peer.state).dealt == result.dealt
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_no_peer_can_decrypt_another_seats_cards_before_the_reveal(players: int) -> None:
-    peers = honest_table(players)
-    params = peers[0].params
-    table = card_table(N_CARDS)
-    for me in peers:
-        final = me.final_deck
-        assert final is not None
-        assignment = me.assignment
-        assert assignment is not None
-        for j in range(params.dealt):
-            owner = assignment.owner(j)
-            if owner == me.seat:
+    """For every position a seat does not hold (and every card left in a deck), no combination
+    of the shares published so far, its own among them, decrypts to a card: the holder's
+    share is never published before it shows the card."""
+    bus = dealt_round(players, b"private %d" % players)
+    table = card_table(N_CARDS_2017)
+    state = bus.peers[0].state
+    hidden = [
+        (pos.c, [s.msg.share for s in pos.shares.values()], pos.owner) for pos in state.positions
+    ]
+    for name, deck in state.decks.items():
+        hidden += [(c, [], None) for c in deck.c]
+        assert name != LEAD or not deck.c, "the lead deck is dealt out"
+    for me in range(players):
+        for c, shares, owner in hidden:
+            if owner == me:
                 continue
-            known = me.published_shares(j)
-            assert owner not in known  # the owner's share is never published before it plays
-            # every combination of the shares this peer knows (its own included) yields no card
-            for size in range(len(known) + 1):
-                for subset in itertools.combinations(known.values(), size):
-                    point = (
-                        final.c[j]
-                        if not subset
-                        else group.sub(final.c[j], group.sum_points(list(subset)))
-                    )
+            assert owner is None or len(shares) == players - 1  # every share but the holder's
+            for size in range(len(shares) + 1):
+                for subset in itertools.combinations(shares, size):
+                    point = c if not subset else group.sub(c, group.sum_points(list(subset)))
                     assert point not in table
 
 
-@pytest.mark.parametrize("players", [3, 4, 5])
-def test_the_assignment_is_a_permutation_agreed_by_every_peer_and_the_audit(players: int) -> None:
-    peers = honest_table(players)
-    params = peers[0].params
-    first = peers[0].assignment
-    assert first is not None
-    assert sorted(first.perm) == list(range(params.dealt))
-    assert all(p.assignment == first for p in peers)
-    for p in peers:
-        assert p.positions(p.seat) == first.perm[p.seat :: players]
-        assert len(p.hand()) == params.hand_size
-    bus = LocalBus(peers)
-    for p in peers:
-        bus.post(p.seat, [p.reveal()])
-    bus.run()
-    for p in peers:
-        result = p.audit()
-        assert result.assignment == first
-        for s in range(players):
-            assert result.hands[s] == tuple(result.deal[j] for j in first.positions(s))
-
-
-def test_no_salt_is_sent_before_the_final_deck_and_no_share_before_every_salt() -> None:
-    params = druids_params(4)
-    codecs = make_codecs(params)
-    peers = make_table(params, codecs=codecs)
-    bus = LocalBus(peers)
-    kinds: list[str] = []
-
-    def watch(sender: int, raw: bytes) -> bytes:
-        kinds.append(codecs[0].open(raw).kind)
-        return raw
-
-    bus.start()
-    bus.run(watch)
-    last_shuffle = max(i for i, k in enumerate(kinds) if k == "deck_shuffle")
-    salts = [i for i, k in enumerate(kinds) if k == "deck_salt"]
-    shares = [i for i, k in enumerate(kinds) if k == "deck_shares"]
-    assert len(salts) == len(shares) == 4
-    assert min(salts) > last_shuffle
-    assert min(shares) > max(salts)
+def test_no_share_is_sent_before_every_pass_of_every_shuffle() -> None:
+    """Nothing is dealt from a deck before every seat's pass over it is in: the keys, then the
+    3n passes (``deck``, ``lead``, ``lead`` again after the transfers), then the shares: one
+    ``table_shares`` a seat for each of the two ``deals`` (``lead``, then ``deck``)."""
+    players = 4
+    bus = dealt_round(players, b"order")
+    kinds = [bus.kind(raw) for _, raw in bus.sent]
+    shuffles = [i for i, k in enumerate(kinds) if k == "table_shuffle"]
+    shares = [i for i, k in enumerate(kinds) if k == "table_shares"]
+    keys = [i for i, k in enumerate(kinds) if k == "table_key"]
+    assert len(keys) == players and len(shuffles) == 3 * players and len(shares) == 2 * players
+    assert len(kinds) == len(keys) + len(shuffles) + len(shares)
+    assert max(keys) < min(shuffles) and max(shuffles) < min(shares)
 
 
 @pytest.mark.parametrize("players", [3, 5])
-def test_playing_every_card_then_audit_agrees(players: int) -> None:
-    params = druids_params(players)
-    codecs = make_codecs(params)
-    peers = make_table(params, codecs=codecs)
-    deal(peers)
-    bus = LocalBus(peers)
-    order: list[Opened] = []
-    hands = {p.seat: list(p.hand()) for p in peers}
-    for turn in range(HAND[players]):
-        for p in peers:
-            card = hands[p.seat][(turn * 7) % len(hands[p.seat])]
-            hands[p.seat].remove(card)
-            raw = p.open_card(card)
-            bus.post(p.seat, [raw])
-            bus.run()
-            j = next(o.position for o in p.opened if o.card == card)
-            order.append(Opened(p.seat, j, card))
-    for p in peers:
-        assert list(p.opened) == order
-    for p in peers:
-        bus.post(p.seat, [p.reveal()])
-    bus.run()
-    results = [p.audit() for p in peers]
+def test_showing_every_card_then_the_audit_agrees(players: int) -> None:
+    bus = dealt_round(players, b"show %d" % players)
+    hands = hands_of(bus)
+    ops = deal_ops(players)
+    shown: list[tuple[int, int, int]] = []
+    for turn in range(HAND_SIZE[players]):
+        for peer in bus.peers:
+            held = peer.hand()
+            p = held[(turn * 7) % len(held)]
+            card = peer.card_at(p)
+            show = TableOp("show", seat=peer.seat, zone="trick")
+            bus.push(show, p)
+            ops.append(show)
+            shown.append((peer.seat, p, card))
+    for peer in bus.peers:
+        state = peer.state
+        assert state.zone("trick") == tuple(p for _, p, _ in shown)
+        for seat, p, card in shown:
+            opened = state.positions[p].opened
+            assert opened is not None and opened.seat == seat and state.positions[p].card == card
+    assert sorted(c for _, _, c in shown) == sorted(c for hand in hands for c in hand)
+    bus.push(FINAL)
+    ops.append(FINAL)
+    results = [audit_state(peer.state) for peer in bus.peers]
     assert all(r == results[0] for r in results)
-    assert list(results[0].opened) == order
-    # a third party holding only the transcript and the public keys gets the same answer
-    observer = Ed25519Codec(params, 0, Ed25519PrivateKey.generate(), codecs[0].public_keys)
-    again = audit_transcript(peers[0].params, peers[2].transcript(), observer)
-    assert again.hands == results[0].hands
-    # openings logged before the salts (a reordered record) are placed once the salts are in
-    raws = list(peers[2].transcript())
-    kinds = [observer.open(r).kind for r in raws]
-    opens = [r for r, k in zip(raws, kinds, strict=True) if k == "deck_open"]
-    rest = [r for r, k in zip(raws, kinds, strict=True) if k != "deck_open"]
-    first_salt = next(i for i, r in enumerate(rest) if observer.open(r).kind == "deck_salt")
-    early = rest[:first_salt] + opens + rest[first_salt:]
-    assert audit_transcript(params, early, observer) == results[0]
-    assert again.opened == results[0].opened
+    assert [results[0].positions[p].card for _, p, _ in shown] == [c for _, _, c in shown]
+    # a third party holding only the record and the public keys gets the same answer
+    observer = Ed25519Codec(
+        DeckParams(TABLE_ID, GAME, 128, players, 1),
+        0,
+        Ed25519PrivateKey.generate(),
+        bus.codecs[0].public_keys,
+    )
+    assert audit(bus, ops, observer) == results[0]
+    # a record listing every show before the deals' shares is placed in schedule order
+    raws = list(bus.peers[0].transcript())
+    kinds = [observer.open(raw).kind for raw in raws]
+    shows = [r for r, k in zip(raws, kinds, strict=True) if k == "table_show"]
+    rest = [r for r, k in zip(raws, kinds, strict=True) if k != "table_show"]
+    first_share = kinds.index("table_shares")
+    early = rest[:first_share] + shows + rest[first_share:]
+    assert audit_record(TABLE_ID, GAME, players, N_CARDS_2017, observer, ops, early) == results[0]
 
 
 def test_out_of_order_delivery_still_deals() -> None:
-    params = druids_params(4)
-    peers = make_table(params)
+    """Every seat is given the whole deal at once and its messages are delivered newest
+    first: the table ends exactly where in-order delivery would."""
+    players = 4
+    bus = make_table(TABLE_ID, GAME, players, N_CARDS_2017)  # keys exchanged, nothing else
     outbox: list[tuple[int, bytes]] = []
-    for p in peers:
-        outbox += [(p.seat, r) for r in p.start()]
-    # deliver newest first (reverse order), repeatedly, until quiet
-    while outbox:
+    for peer in bus.peers:
+        for op in deal_ops(players):
+            outbox += [(peer.seat, raw) for raw in peer.push(op)]
+    for _ in range(100_000):
+        if not outbox:
+            break
         sender, raw = outbox.pop()
-        for p in peers:
-            if p.seat != sender:
-                outbox[:0] = [(p.seat, r) for r in p.receive(raw)]
-    hands = [c for p in peers for c in p.hand()]
-    assert len(set(hands)) == params.dealt and GAIA in hands
+        for peer in bus.peers:
+            if peer.seat != sender:
+                outbox[:0] = [(peer.seat, r) for r in peer.receive(raw)]
+    assert not outbox
+    assert len({peer.state.digest() for peer in bus.peers}) == 1
+    dealt = [c for hand in hands_of(bus) for c in hand]
+    assert len(set(dealt)) == players * HAND_SIZE[players] and GAIA in dealt
 
 
-def test_redelivery_is_harmless_and_hand_waits_for_the_deal() -> None:
-    params = druids_params(3)
-    peers = make_table(params)
-    with pytest.raises(NotReady):
-        peers[0].hand()
-    bus = LocalBus(peers)
-    bus.start()
-    seen: list[tuple[int, bytes]] = []
+def test_redelivery_is_harmless_and_a_card_waits_for_its_deal() -> None:
+    """The last deals' positions are in their seats' hands at once, but their cards are read
+    only when the last seat's shares are in; then every message delivered again, or echoed
+    back to its sender, changes nothing."""
+    players = 3
+    bus = make_table(TABLE_ID, GAME, players, N_CARDS_2017)
+    ops = deal_ops(players)
+    for op in ops[:-1]:
+        bus.push(op)
+    last = ops[-1]
+    assert last.kind == "deals" and last.seats[-1] == players - 1
+    receiver = bus.peers[last.seats[-1]]
+    late = (receiver.seat + 1) % players
+    held: list[bytes] = []
 
-    def record(sender: int, raw: bytes) -> bytes:
-        seen.append((sender, raw))
+    def hold(sender: int, raw: bytes) -> bytes | None:
+        if sender == late:
+            held.append(raw)
+            return None
         return raw
 
-    bus.run(intercept=record)
-    for sender, raw in seen:  # every message a second time
-        for p in peers:
-            if p.seat != sender:
-                assert p.receive(raw) == []
-        assert peers[sender].receive(raw) == []  # own messages echoed back
-    assert all(p.deal_complete for p in peers)
-
-
-def test_generic_parameters_without_required_cards() -> None:
-    params = DeckParams(b"generic", 7, 20, 2, 6, frozenset())
-    assert params.shuffle_len == 20 and params.kept == 12
-    peers = make_table(params)
-    deal(peers)
-    cards = [c for p in peers for c in p.hand()]
-    assert len(set(cards)) == 12
-
-
-def test_required_cards_when_the_whole_deck_is_dealt() -> None:
-    params = DeckParams(b"generic", 0, 12, 3, 4, frozenset({0, 11}))
-    assert params.shuffle_len == 10 and params.kept == 10
-    peers = make_table(params)
-    deal(peers)
-    assert sorted(c for p in peers for c in p.hand()) == list(range(12))
+    bus.intercept = hold
+    bus.push(last)
+    bus.intercept = None
+    p = receiver.hand()[-1]
+    with pytest.raises(NotReady):
+        receiver.card_at(p)
+    (share,) = held
+    assert receiver.receive(share) == []
+    assert receiver.card_at(p) in range(N_CARDS_2017)
+    for peer in bus.peers:
+        if peer is not receiver and peer.seat != late:
+            peer.receive(share)
+    bus.sent.append((late, share))
+    before = [peer.state.digest() for peer in bus.peers]
+    assert len(set(before)) == 1
+    for sender, raw in bus.sent:  # every message a second time
+        for peer in bus.peers:
+            if peer.seat != sender:
+                assert peer.receive(raw) == []
+        assert bus.peers[sender].receive(raw) == []  # own messages echoed back
+    assert [peer.state.digest() for peer in bus.peers] == before
+    assert all(len(peer.hand()) == HAND_SIZE[players] for peer in bus.peers)
 
 
 def test_params_are_validated() -> None:

@@ -1,41 +1,44 @@
-"""Malformed input of every kind ends in a clean validation error, never another exception."""
+"""Malformed input of every kind ends in a clean validation error, never another exception: the
+card table's seven bodies (``table_*``), its envelopes, and a seat receiving signed garbage."""
 
 from __future__ import annotations
 
 import contextlib
-import os
 from typing import Any
 
-from deck_local import deal, make_codecs, make_table, thaw
+from deck_local import make_codecs, random_scalar, thaw
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from table_local import GAME, TABLE_ID
 
-from druids_p2p.deck import (
-    KINDS,
-    DeckError,
-    DeckFault,
-    DeckParams,
-    MalformedMessage,
-    group,
-    parse_body,
-)
-from druids_p2p.deck.peer import random_scalar
+from druids_p2p.bench.table_deck import make_table
+from druids_p2p.deck import DeckError, DeckFault, DeckParams, MalformedMessage, group
+from druids_p2p.deck.params import MAX_CARDS
+from druids_p2p.deck.table_messages import TABLE_KINDS, TableOp, parse_table_body
 
-PARAMS = DeckParams(b"F" * 32, 0, 65, 3, 15, frozenset({60}))
-CODECS = make_codecs(PARAMS)
+KINDS = TABLE_KINDS
+NUM_CARDS = 16
+CODECS = make_codecs(DeckParams(TABLE_ID, GAME, MAX_CARDS, 3, 1))
 
 
 def _valid_bodies() -> dict[str, list[dict[str, Any]]]:
-    """One real body of every kind, taken from an honest round."""
-    peers = make_table(PARAMS, codecs=CODECS)
-    bus = deal(peers)
-    peers[0].open_card(peers[0].hand()[0])
-    peers[1].reveal()
+    """One real body of every kind, taken from an honest game at the card table: keys, a
+    shuffle, deals (single and batched), a face-down play and its reveal, a face-up show, the
+    final reveal."""
+    bus = make_table(TABLE_ID, GAME, 3, NUM_CARDS, codecs=CODECS)
+    bus.push(TableOp("shuffle", deck="d", cards=tuple(range(8))))
+    for seat in (0, 1, 2, 0):
+        bus.push(TableOp("deal", deck="d", seat=seat))
+    bus.push(TableOp("deals", deck="d", seats=(1, 2)))
+    bus.push(TableOp("play", seat=1, zone="slot"), bus.peers[1].hand()[0])
+    bus.push(TableOp("reveal", zone="slot"))
+    bus.push(TableOp("show", seat=0, zone="trick"), bus.peers[0].hand()[0])
+    bus.push(TableOp("final"))
     out: dict[str, list[dict[str, Any]]] = {}
-    for raw in [*peers[0].transcript(), *peers[1].transcript()]:
+    for raw in bus.peers[0].transcript():
         env = CODECS[0].open(raw)
         out.setdefault(env.kind, []).append(thaw(env.body))
-    assert set(out) == set(KINDS), bus
+    assert set(out) == set(KINDS)
     return out
 
 
@@ -98,10 +101,10 @@ def _mutate(value: Any, data: st.DataObject) -> Any:
 
 
 @settings(max_examples=300, deadline=None)
-@given(kind=st.sampled_from([*KINDS, "deck_other", ""]), body=scalars)
+@given(kind=st.sampled_from([*KINDS, "table_other", "deck_shuffle", ""]), body=scalars)
 def test_random_bodies_fail_cleanly(kind: str, body: Any) -> None:
     with contextlib.suppress(MalformedMessage):
-        parse_body(kind, body)
+        parse_table_body(kind, body)
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -109,7 +112,7 @@ def test_random_bodies_fail_cleanly(kind: str, body: Any) -> None:
 def test_mutated_bodies_fail_cleanly(kind: str, data: st.DataObject) -> None:
     body = _mutate(data.draw(st.sampled_from(VALID[kind])), data)
     try:
-        msg = parse_body(kind, body)
+        msg = parse_table_body(kind, body)
     except MalformedMessage:
         return
     assert msg.to_body().keys() == body.keys()  # what parses round-trips
@@ -118,7 +121,7 @@ def test_mutated_bodies_fail_cleanly(kind: str, data: st.DataObject) -> None:
 def test_valid_bodies_round_trip() -> None:
     for kind, bodies in VALID.items():
         for body in bodies:
-            assert thaw(parse_body(kind, body).to_body()) == body
+            assert thaw(parse_table_body(kind, body).to_body()) == body
 
 
 @settings(max_examples=300, deadline=None)
@@ -133,9 +136,7 @@ def test_random_envelopes_fail_cleanly(raw: bytes) -> None:
 def test_peers_turn_signed_garbage_into_blame_never_a_crash(
     kind: str, data: st.DataObject, sender: int
 ) -> None:
-    peers = make_table(PARAMS, codecs=CODECS)
-    peer = peers[0]
-    peer.start()
+    peer = make_table(TABLE_ID, GAME, 3, NUM_CARDS, codecs=CODECS).peers[0]  # every key in
     body = _mutate(data.draw(st.sampled_from(VALID[kind])), data)
     try:
         peer.receive(CODECS[sender].seal(kind, body))
@@ -146,13 +147,13 @@ def test_peers_turn_signed_garbage_into_blame_never_a_crash(
 
 
 def test_a_key_share_that_is_the_identity_is_refused() -> None:
-    body = dict(VALID["deck_key"][0])
+    body = dict(VALID["table_key"][0])
     body["key"] = bytes(32)
     try:
-        parse_body("deck_key", body)
+        parse_table_body("table_key", body)
     except MalformedMessage as exc:
         assert "group element" in str(exc)
     else:  # pragma: no cover
         raise AssertionError("identity accepted")
-    body["key"] = group.base_mul(random_scalar(os.urandom))
-    parse_body("deck_key", body)
+    body["key"] = group.base_mul(random_scalar())
+    parse_table_body("table_key", body)

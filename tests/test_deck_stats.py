@@ -1,4 +1,8 @@
-"""Uniformity of the deal: the permutation function, the two-pass plan, and real deals.
+"""Uniformity of the deal: the permutation every shuffle pass uses, and a Druids (2017) round's
+deal at the card table (``games/druids2017/table_schedule.round_ops``: ``deck`` and ``lead``
+shuffled, seats-1 cards transferred onto ``lead``, ``lead`` reshuffled and dealt one to each seat,
+``deck`` dealt round-robin) — on card ids with the passes' own permutations, and through real
+encrypted deals.
 
 Seeds are fixed, so these tests are deterministic; the thresholds are chi-square quantiles at
 p = 1e-4 (Wilson-Hilferty), and a deliberately biased shuffle is shown to fail the same test so
@@ -10,17 +14,28 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import pytest
-from deck_local import LocalBus, deal, make_table, seeded_entropy
+from table_local import dealt_round
 
-from druids_p2p.deck import Assignment, DeckParams
-from druids_p2p.deck.assign import assignment_permutation
-from druids_p2p.deck.peer import Entropy
-from druids_p2p.deck.shuffle import ByteStream, derive_permutation, fisher_yates, uniform_below
+from druids_p2p.deck import DeckParams
+from druids_p2p.deck import table_peer as table_peer_module
+from druids_p2p.deck.shuffle import (
+    ByteStream,
+    derive_permutation,
+    fisher_yates,
+    shuffle_step,
+    uniform_below,
+)
+from druids_p2p.deck.table_state import TableState
+from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, N_CARDS
+from druids_p2p.games.druids2017.table_schedule import OTHERS, round_ops
 
-HAND = {3: 15, 4: 14, 5: 13}
-GAIA = 60
+Perm = Callable[[int, int, int, int], list[int]]
+"""(operation index, seat, pass, size) -> that seat's pass over the deck: output t is input
+perm[t] (``deck/shuffle.derive_permutation``)."""
 
 
 def chi2_critical(df: int, z: float = 3.719) -> float:
@@ -37,16 +52,41 @@ def seed_of(*parts: int) -> bytes:
 
 
 def druids(players: int) -> DeckParams:
-    return DeckParams(b"S" * 32, 1, 65, players, HAND[players], frozenset({GAIA}))
+    return DeckParams(b"S" * 32, 1, N_CARDS, players, HAND_SIZE[players], frozenset({GAIA}))
 
 
-def plain_deal(params: DeckParams, seeds: list[bytes]) -> list[int]:
-    """The deal on card ids, with the same permutations and plan as the encrypted deal."""
-    cards = list(params.shuffled_cards())
-    for seat in range(params.seats):
-        perm = derive_permutation(params, seat, 1, seeds[seat], len(cards))
-        cards = [cards[perm[t]] for t in range(params.shuffle_len)]
-    return cards[: params.kept] + list(params.required_sorted)
+def plain_round(players: int, perm: Perm) -> list[list[int]]:
+    """A round's deal on card ids, operation by operation as the card table does it (every
+    seat's pass of a shuffle in seat order, a transfer from the top of one deck to the bottom of
+    another, a deal from the top): each seat's cards in the order dealt."""
+    decks: dict[str, list[int]] = {}
+    passes: Counter[str] = Counter()
+    hands: list[list[int]] = [[] for _ in range(players)]
+    for index, op in enumerate(round_ops(players)):
+        if op.kind == "shuffle":
+            cards = decks.setdefault(op.deck, list(op.cards))
+            passes[op.deck] += 1
+            for seat in range(players):
+                order = perm(index, seat, passes[op.deck], len(cards))
+                cards[:] = [cards[order[t]] for t in range(len(cards))]
+        elif op.kind == "transfer":
+            decks[op.deck].append(decks[op.source].pop(0))
+        elif op.kind == "deals":  # the top cards in order, the i-th to seats[i]
+            for seat in op.seats:
+                hands[seat].append(decks[op.deck].pop(0))
+        else:  # pragma: no cover - a round's deal is shuffles, transfers and deals
+            raise AssertionError(op.kind)
+    return hands
+
+
+def sattolo(seed: bytes, size: int) -> list[int]:
+    """Sattolo's variant of Fisher-Yates (j < i): a cyclic permutation, never a card in place."""
+    stream = ByteStream(b"biased", seed)
+    perm = list(range(size))
+    for k in range(size - 1, 0, -1):
+        j = uniform_below(stream, k)
+        perm[k], perm[j] = perm[j], perm[k]
+    return perm
 
 
 # ------------------------------------------------------------------------ the permutation itself
@@ -75,12 +115,7 @@ def test_the_statistic_rejects_a_biased_shuffle() -> None:
     runs = 65 * 60
     grid = [[0] * 65 for _ in range(65)]
     for i in range(runs):
-        stream = ByteStream(b"biased", seed_of(9, i))
-        perm = list(range(65))
-        for k in range(64, 0, -1):
-            j = uniform_below(stream, k)
-            perm[k], perm[j] = perm[j], perm[k]
-        for pos, card in enumerate(perm):
+        for pos, card in enumerate(sattolo(seed_of(9, i), 65)):
             grid[card][pos] += 1
     flat = [c for row in grid for c in row]
     assert chi2(flat, [runs / 65] * len(flat)) > chi2_critical(64 * 64)
@@ -93,127 +128,132 @@ def test_uniform_below_has_no_modulo_bias() -> None:
     assert fisher_yates(ByteStream(b"one", b""), 1) == [0]
 
 
-# ------------------------------------------------------------------------ the deal plan
+# ------------------------------------------------------------------------ a round's deal
+def passes(players: int, run: int, honest: str, biased_lead: bool = False) -> Perm:
+    """Every seat's passes in deal ``run``. ``honest == "one"``: every seat but one (a different
+    one each run) makes the same passes in every deal, as cheaters who fix their permutations
+    would; ``biased_lead``: the honest seat reshuffles ``lead`` with Sattolo's biased variant."""
+    params = druids(players)
+    good = run % players
+
+    def perm(index: int, seat: int, pass_no: int, size: int) -> list[int]:
+        if honest == "one" and seat != good:
+            return derive_permutation(params, seat, pass_no, bytes([seat]) * 32, size)
+        if biased_lead and pass_no == 2:  # the only second pass of a round: lead's reshuffle
+            return sattolo(seed_of(players, run, index, seat), size)
+        return derive_permutation(params, seat, pass_no, seed_of(players, run, index, seat), size)
+
+    return perm
+
+
+def gaia_seat(hands: list[list[int]]) -> int:
+    """Gaia's holder: the seat whose ``lead`` card (the first dealt to it) it is."""
+    (seat,) = [s for s, hand in enumerate(hands) if hand[0] == GAIA]
+    assert all(GAIA not in hand[1:] for hand in hands)
+    return seat
+
+
 @pytest.mark.parametrize("players", [3, 4, 5])
 @pytest.mark.parametrize("honest", ["all", "one"])
-def test_gaia_seat_hand_index_and_cards_are_uniform(players: int, honest: str) -> None:
-    """With one honest seat among fixed-seed cheaters, the deal is still uniform. Gaia sits at
-    the public position k-1 (deck.md §6.3); which seat holds it and where it falls in that
-    seat's hand come from the salted assignment alone, and are uniform."""
-    params = druids(players)
-    k, h = params.dealt, params.hand_size
+def test_gaias_seat_and_every_other_cards_place_are_uniform(players: int, honest: str) -> None:
+    """With one honest seat among fixed-permutation cheaters, the round is still dealt
+    uniformly: Gaia lies at each seat equally often, and each of the 64 other cards is at each
+    seat, or out of the round, as often as h - 1/n cards of a seat's h and the undealt rest
+    say (every card of a 5-seat round is dealt)."""
+    h = HAND_SIZE[players]
     runs = 3000
-    gaia_index: Counter[int] = Counter()
-    first_card: Counter[int] = Counter()
-    dealt: Counter[int] = Counter()
-    gaia_seat: Counter[int] = Counter()
+    seats: Counter[int] = Counter()
+    where = {c: Counter[int]() for c in OTHERS}
+    out = players  # the column of "not dealt this round"
     for i in range(runs):
-        if honest == "all":
-            seeds = [seed_of(players, i, s) for s in range(players)]
-            salts = [seed_of(players, i, s, 1) for s in range(players)]
-        else:  # every seat but one reuses the same seed and salt every deal
-            good = i % players
-            seeds = [seed_of(players, i, s) if s == good else bytes(32) for s in range(players)]
-            salts = [seed_of(players, i, s, 1) if s == good else bytes(32) for s in range(players)]
-        cards = plain_deal(params, seeds)
-        assert len(set(cards)) == k and cards.index(GAIA) == params.required_position(GAIA)
-        assignment = Assignment.derive(params, salts)
-        gaia_seat[assignment.owner(k - 1)] += 1
-        gaia_index[assignment.index(k - 1)] += 1
-        first_card[cards[0]] += 1
-        dealt.update(cards)
-    seats = [gaia_seat[s] for s in range(players)]
-    assert chi2(seats, [runs / players] * players) < chi2_critical(players - 1)
-    assert chi2([gaia_index[t] for t in range(h)], [runs / h] * h) < chi2_critical(h - 1)
-    # position 0 holds each non-required card with probability 1/64
-    assert chi2([first_card[c] for c in range(65) if c != GAIA], [runs / 64] * 64) < chi2_critical(
-        63
+        hands = plain_round(players, passes(players, i, honest))
+        assert [len(hand) for hand in hands] == [h] * players
+        dealt = [c for hand in hands for c in hand]
+        assert len(set(dealt)) == len(dealt) == players * h
+        seats[gaia_seat(hands)] += 1
+        for s, hand in enumerate(hands):
+            for card in hand:
+                if card != GAIA:
+                    where[card][s] += 1
+        for card in set(OTHERS) - set(dealt):
+            where[card][out] += 1
+    assert chi2([seats[s] for s in range(players)], [runs / players] * players) < chi2_critical(
+        players - 1
     )
-    if k < 65:  # every non-required card is out of the round equally often
-        out = [runs - dealt[c] for c in range(65) if c != GAIA]
-        expected = runs * (65 - k) / 64
-        assert chi2(out, [expected] * 64) < chi2_critical(63)
-
-
-# ------------------------------------------------------------------------ real encrypted deals
-@pytest.mark.slow
-def test_encrypted_deals_follow_the_plain_model() -> None:
-    """The crypto path deals exactly what the plan says for the revealed seeds, Gaia included."""
-    gaia_seats: Counter[int] = Counter()
-    for i in range(12):
-        players = 3 + i % 3
-        params = DeckParams(seed_of(i), i, 65, players, HAND[players], frozenset({GAIA}))
-
-        def entropy(s: int, i: int = i) -> Entropy:
-            return seeded_entropy(seed_of(100, i, s))
-
-        peers = make_table(params, entropy=entropy)
-        bus = deal(peers)
-        for p in peers:
-            bus.post(p.seat, [p.reveal()])
-        bus.run()
-        result = peers[0].audit()
-        seeds = [peers[0].log.reveals[s].msg.seed for s in range(players)]
-        assert list(result.deal) == plain_deal(params, seeds)
-        assert [list(h) for h in result.hands] == [list(p.hand()) for p in peers]
-        gaia_seats[next(s for s, h in enumerate(result.hands) if GAIA in h)] += 1
-    assert sum(gaia_seats.values()) == 12
-
-
-def test_local_bus_counts_every_message() -> None:
-    params = druids(3)
-    peers = make_table(params)
-    bus = LocalBus(peers)
-    bus.start()
-    bus.run()
-    # commit, key, one shuffle, salt and shares from each of 3 seats
-    assert bus.messages == 3 * 5
-
-
-# ------------------------------------------------------------------------ the position assignment
-def test_small_assignments_are_exactly_uniform() -> None:
-    """k = 4 positions: all 24 assignments occur equally often as the salts vary."""
-    params = DeckParams(b"S" * 32, 1, 4, 2, 2)
-    runs = 24 * 400
-    counts = Counter(
-        tuple(assignment_permutation(params, [seed_of(11, i), bytes(32)])) for i in range(runs)
-    )
-    assert len(counts) == 24
-    assert chi2(list(counts.values()), [400.0] * 24) < chi2_critical(23)
+    at_seat = (h - 1 / players) / len(OTHERS)
+    columns = [(s, at_seat) for s in range(players)]
+    undealt = 1 - players * at_seat
+    if undealt > 1e-9:
+        columns.append((out, undealt))
+    else:
+        assert all(where[c][out] == 0 for c in OTHERS)
+    counts = [where[c][k] for c in OTHERS for k, _ in columns]
+    expected = [runs * p for _ in OTHERS for _, p in columns]
+    assert chi2(counts, expected) < chi2_critical(len(OTHERS) * (len(columns) - 1))
 
 
 @pytest.mark.parametrize("players", [3, 5])
-def test_assignment_is_uniform_with_one_honest_salt(players: int) -> None:
-    """Every other seat fixes its salt: each position still lands at a uniform rank of the
-    assignment, so a given position (one a last shuffler would plant a copy at) goes to a
-    uniform seat."""
-    params = druids(players)
-    k, n = params.dealt, players
-    runs = k * 60
-    grid = [[0] * k for _ in range(k)]
-    seat_of_zero: Counter[int] = Counter()
-    for i in range(runs):
-        good = i % n
-        salts = [seed_of(12, i, s) if s == good else bytes([s]) * 32 for s in range(n)]
-        a = Assignment.derive(params, salts)
-        assert sorted(a.perm) == list(range(k))
-        for rank, j in enumerate(a.perm):
-            grid[j][rank] += 1
-        seat_of_zero[a.owner(k - 1)] += 1
-    flat = [c for row in grid for c in row]
-    assert chi2(flat, [runs / k] * len(flat)) < chi2_critical(k * k - 1)
-    assert chi2([seat_of_zero[s] for s in range(n)], [runs / n] * n) < chi2_critical(n - 1)
+def test_the_statistic_rejects_a_biased_lead_shuffle(players: int) -> None:
+    """The honest seat reshuffles ``lead`` with Sattolo's variant (never a card in place) and
+    the others fix their passes: Gaia's seat is no longer uniform, and the same test says so."""
+    runs = 3000
+    seats = Counter(
+        gaia_seat(plain_round(players, passes(players, i, "one", biased_lead=True)))
+        for i in range(runs)
+    )
+    assert chi2([seats[s] for s in range(players)], [runs / players] * players) > chi2_critical(
+        players - 1
+    )
 
 
-def test_assignment_layout() -> None:
-    """Seat s holds perm[s], perm[s+n], ... in that order; owner and index invert it."""
-    params = druids(4)
-    a = Assignment.derive(params, [bytes([s]) * 32 for s in range(4)])
-    for s in range(4):
-        assert a.positions(s) == tuple(a.perm[s::4])
-        for t, j in enumerate(a.positions(s)):
-            assert a.owner(j) == s and a.index(j) == t
-    assert sorted(j for s in range(4) for j in a.positions(s)) == list(range(params.dealt))
-    # every salt matters, and so does their order
-    b = Assignment.derive(params, [bytes([s]) * 32 for s in (1, 0, 2, 3)])
-    assert a.perm != b.perm
+@pytest.mark.slow
+def test_encrypted_deals_follow_the_plain_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real card-table deals (seeded entropy) deal exactly what the plain model says for the
+    permutations their passes derived: each seat's hand, Gaia's holder included. So the model's
+    uniformity above is the real deal's."""
+    made: dict[tuple[bytes, int, int], list[int]] = {}
+
+    def recording(params: DeckParams, seat: int, pass_no: int, seed: bytes, *rest: Any) -> Any:
+        made[(params.table_id, seat, pass_no)] = derive_permutation(
+            params, seat, pass_no, seed, len(rest[0])
+        )
+        return shuffle_step(params, seat, pass_no, seed, *rest)
+
+    monkeypatch.setattr(table_peer_module, "shuffle_step", recording)
+    holders: Counter[int] = Counter()
+    for i in range(6):
+        players = 3 + i % 3
+        made.clear()
+        bus = dealt_round(players, b"stats %d" % i, round_no=i)
+        state = bus.peers[0].state
+
+        def perm(
+            index: int, seat: int, pass_no: int, size: int, state: TableState = state
+        ) -> list[int]:
+            context = state.context(b"shuffle", state.ops[index].deck, index)
+            order = made[(context.table_id, seat, pass_no)]
+            assert len(order) == size
+            return order
+
+        hands = plain_round(players, perm)
+        assert [[peer.card_at(p) for p in peer.hand()] for peer in bus.peers] == hands
+        holders[gaia_seat(hands)] += 1
+    assert sum(holders.values()) == 6
+
+
+def test_a_round_deal_counts_every_message() -> None:
+    """Each seat's key, every seat's pass of the three shuffles, and for each of the two
+    ``deals`` (``lead``, then ``deck``) one ``table_shares`` from every seat, carrying its share
+    of every card dealt to another seat: nothing else."""
+    players = 3
+    bus = dealt_round(players)
+    kinds = Counter(bus.kind(raw) for _, raw in bus.sent)
+    dealt = players * HAND_SIZE[players]
+    assert kinds == {
+        "table_key": players,
+        "table_shuffle": 3 * players,
+        "table_shares": 2 * players,
+    }
+    state = bus.peers[0].state
+    carried = sum(len(pos.shares) for pos in state.positions)
+    assert carried == dealt * (players - 1), "a share of each card from every seat but its own"

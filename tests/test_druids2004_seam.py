@@ -13,10 +13,11 @@ import pytest
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import parse_card
 from druids_p2p.games.druids2004.hidden import public_token
-from druids_p2p.games.druids2017.game import GameOptions
+from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
-from druids_p2p.games.seam import CommonGameState, GameState
-from druids_p2p.rulesets import RULESETS, SeatOptions, dealt_ruleset, new_table_options
+from druids_p2p.games.druids2017.table_seat import TableSeat2017
+from druids_p2p.games.seam import CommonGameState
+from druids_p2p.rulesets import RULESETS, SeatOptions, new_table_options
 
 ROOT = Path(__file__).resolve().parent.parent / "druids_p2p"
 
@@ -26,7 +27,7 @@ def test_both_games_are_registered() -> None:
     rules = RULESETS["druids2004"]
     assert (rules.min_players, rules.max_players, rules.deck_size) == (2, 4, 90)
     game = rules.new_game(3, seed=7)
-    assert isinstance(game, CommonGameState) and not isinstance(game, GameState)
+    assert isinstance(game, CommonGameState)
     assert game.to_move is not None and game.legal_moves()
     for move in game.legal_moves():
         assert rules.parse_move(rules.format_move(move)) == move
@@ -39,20 +40,26 @@ def test_both_games_are_registered() -> None:
         rules.new_game(3, tie_order="oldest")
 
 
-def test_the_table_still_gets_the_2017_deal_interface() -> None:
-    assert isinstance(dealt_ruleset("druids2017"), DruidsRuleset)
-    with pytest.raises(ValueError, match="'druids2004' is not a game dealt once per round"):
-        dealt_ruleset("druids2004")
-    with pytest.raises(ValueError, match="is not a known rule set"):
-        dealt_ruleset("chess")
+def test_every_game_is_played_at_the_card_table() -> None:
+    """Protocol version 2: one table protocol. Each registered game gives the table its seat
+    copy at the mental card table (the seam's ``table_seat``) and the size of its deck; 2017
+    keeps its rule set, whose seat copy is the card table's."""
+    assert isinstance(RULESETS["druids2017"], DruidsRuleset)
+    copies = {"druids2017": TableSeat2017, "druids2004": TableSeat2004}
+    for name, rules in RULESETS.items():
+        options = rules.make_options(rules.min_players, False, 1)
+        copy = rules.table_seat(options, 0, random.Random(1))
+        assert isinstance(copy, copies[name]) and copy.seat == 0
+        assert copy.ops(), f"{name}: a game begins with card-table operations (its deal)"
+    assert RULESETS["druids2017"].deck_size == 65
 
 
 def test_every_table_starter_gets_its_options_from_the_registry() -> None:
     """A host's seat-message options: 2017's own; at a card table the three wire fields (no
     light side of Gaia there); a name no table plays is refused."""
-    assert new_table_options("druids2017", 4, True, 2) == GameOptions(4, True, 2)
+    assert new_table_options("druids2017", 4, True, 2) == SeatOptions(4, True, 2)
     assert new_table_options("druids2004", 3, True) == SeatOptions(3, False, 5)
-    with pytest.raises(ValueError, match="'chess' is not a known rule set"):
+    with pytest.raises(ValueError, match="'chess': unknown game"):
         new_table_options("chess", 3)
 
 
@@ -73,7 +80,8 @@ def test_import_direction() -> None:
         assert not games, f"{path.name} imports {games} (the registry is druids_p2p.rulesets)"
     for path in (ROOT / "games" / "druids2004").glob("*.py"):
         project = {m for m in _imports(path) if m.startswith("druids_p2p")}
-        assert all(m.startswith("druids_p2p.games.druids2004") for m in project), (path, project)
+        own = ("druids_p2p.games.druids2004", "druids_p2p.games.seam")  # its package, the seam
+        assert all(m.startswith(own) for m in project), (path, project)
         assert len(path.read_text().splitlines()) < 500, f"{path.name} is too long"
 
 

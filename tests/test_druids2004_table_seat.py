@@ -206,13 +206,50 @@ def test_the_nothing_left_end_over_hidden_gems_waits_for_the_owners_word() -> No
 
 def test_every_owners_word_is_judged_true_of_the_revealed_cards_by_every_copy() -> None:
     """Seed 114's words, each an owner's own (``word_of``, from its copy's cards), are true of
-    the cards every position holds (``false_words``, the final reveal's judge): the two ways a
+    the cards every position holds (``breaches``, the final reveal's judge): the two ways a
     word is judged are one. Every copy keeps the same words; the opposite of each is false."""
     table = play_whole_game(4, 114)
     cards = {p: table.card(p) for p in range(table.taken)}
     claims = [seat.claims for seat in table.seats]
     assert claims[0] and all(c == claims[0] for c in claims)
     for seat in table.seats:
-        assert seat.false_words(cards) == []
+        assert seat.breaches(cards) == []
     for claim in claims[0]:
         assert not replace(claim, said=not claim.said).true_of(cards), claim
+
+
+def test_breaches_name_the_false_words_by_word_round_then_seat() -> None:
+    """``breaches`` (the seam's one end-of-game judge) names the seat of every false word, by
+    word round then seat, with where the word lies among the moves and words the copy took:
+    none in an honest game; a word turned into its opposite is named with its round, on every
+    copy alike."""
+    table = play_whole_game(4, 114)
+    cards = {p: table.card(p) for p in range(table.taken)}
+    for seat in table.seats:
+        assert seat.breaches(cards) == []
+    claims = table.seats[0].claims
+    flipped = {0, len(claims) - 1}
+    for seat in table.seats:
+        seat.claims = [
+            replace(c, said=not c.said) if i in flipped else c for i, c in enumerate(claims)
+        ]
+    found = [[(s, reason) for s, _, reason in seat.breaches(cards)] for seat in table.seats]
+    assert all(f == found[0] for f in found)
+    named = sorted((claims[i].round, claims[i].seat, claims[i].taken) for i in flipped)
+    assert [s for s, _ in found[0]] == [s for _, s, _ in named]
+    for (liar, reason), (word_round, _, _) in zip(found[0], named, strict=True):
+        assert reason.startswith(f"P{liar}'s owners' word in word round {word_round + 1} ")
+    assert [t for _, t, _ in table.seats[0].breaches(cards)] == [t for _, _, t in named]
+
+
+def test_a_face_down_play_shows_no_card() -> None:
+    table = Table(2, 7)
+    table.run()
+    servant = next(p for p in table.zones["hand:0"] if not is_gem(table.card(p)))
+    for seat in table.seats:
+        reason = seat.check_play(0, servant, "slot:0", table.card(servant))
+        assert reason is not None and "face down" in reason
+        with pytest.raises(IllegalMove, match="face down"):
+            seat.play(0, servant, "slot:0", table.card(servant))
+    for seat in table.seats:
+        assert seat.play(0, servant, "slot:0") == SeatOp("play", seat=0, zone="slot:0")

@@ -181,6 +181,6 @@ def test_a_replayed_abort_does_not_hold_the_others_in_their_grace_period(tmp_pat
             break
     aborted = arena.machines[VICTIM].aborted
     assert aborted is not None, "held in its grace period by a replayed abort"
-    # On its word, or blaming it for what it still owed (a ready, if the deal was not over).
+    # On its word, or blaming it for what it still owed after its abort (its next step's message).
     assert "made up" in aborted.reason, aborted.reason
     assert "stopped on" in aborted.reason or "after its abort" in aborted.reason, aborted.reason

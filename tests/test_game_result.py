@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from message_surgery import resign
-from table_harness import LocalTable
+from table_harness import LocalTable, game_of
 
 from druids_p2p.net.audit import audit_file, audit_messages
 from druids_p2p.wire import MsgType, decode, read_record
@@ -21,7 +21,7 @@ def _finished_table(tmp_path: Path, seed: int = 4) -> LocalTable:
 
 def test_every_record_ends_with_every_seats_signed_result_in_play_order(tmp_path: Path) -> None:
     table = _finished_table(tmp_path)
-    game = table.machines[0].game
+    game = game_of(table.machines[0])
     for k in range(3):
         messages = [decode(raw) for raw in read_record(tmp_path / f"p{k}.druids").messages]
         results = messages[-3:]

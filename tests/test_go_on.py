@@ -23,7 +23,7 @@ from typing import Any
 import psutil
 import pytest
 from cli_harness import audit_record, run_cli
-from table_harness import LocalTable
+from table_harness import LocalTable, game_of
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.audit import audit_messages
@@ -86,7 +86,7 @@ def test_a_continued_table_signs_and_audits_the_carried_totals() -> None:
     carried = dict(zip(keys, CARRIED, strict=True))  # the stand-in (seat 2): the departed's
     for machine in table.machines:
         assert machine.finished
-        own = machine.game.totals
+        own = game_of(machine).totals
         totals, winners = machine.outcome()
         assert totals == [t + carried[k] for t, k in zip(own, machine.order, strict=True)]
         assert winners == [s for s, t in enumerate(totals) if t == max(totals)]
@@ -160,7 +160,7 @@ def test_only_a_departure_by_this_peers_own_verdict_goes_on() -> None:
     assert (plan.round_from, plan.rounds, plan.options.rounds) == (2, 2, 1)
     scores = {s["key"]: s["rounds"] for s in plan.account["scores"]}
     assert scores == {
-        k: [machine.game.round_scores[0][machine.order.index(k)]] for k in machine.list_keys
+        k: [game_of(machine).round_scores[0][machine.order.index(k)]] for k in machine.list_keys
     }
     assert plan.keys == tuple(k for k in machine.list_keys if k != gone)
     # A fault with evidence (a cheat) is not a departure: nobody goes on.

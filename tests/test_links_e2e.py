@@ -26,7 +26,7 @@ from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.lobby import query_lobby
 from druids_p2p.net.local_table import LocalTable, PeerProcess
 from druids_p2p.net.mesh import raw_to_z85
-from druids_p2p.wire import ZERO_HASH, encode_receipt, rename_identity
+from druids_p2p.wire import rename_identity
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -138,7 +138,7 @@ def _connect_stranger(dealer: zmq.Socket[bytes], lobby: str) -> tuple[Any, bytes
 
 def test_a_stranger_connected_before_seating_delivers_nothing_after(tmp_path: Path) -> None:
     """A stranger completes the CURVE handshake with the host's inbox while the lobby is open,
-    then, once the table is seated, sends a forged resend, garbage and a receipt. Before, that
+    then, once the table is seated, sends a forged resend and garbage. Before, that
     connection stayed up and the host read all of it; now the host dropped the connection when
     its gate closed and refuses it again: nothing reaches the table."""
     table = LocalTable(["bot:random"] * 3, tmp_path, GameOptions(players=3, rounds=1), 20.0)
@@ -161,7 +161,7 @@ def test_a_stranger_connected_before_seating_delivers_nothing_after(tmp_path: Pa
             table.peers.append(peer)
             peer.start()
         host.wait_for("round_started", 30)  # every confirmation is in: the gate is closed
-        for payload in (forged_resend(bytes(32)), b"garbage", encode_receipt(ZERO_HASH, ZERO_HASH)):
+        for payload in (forged_resend(bytes(32)), b"garbage"):
             with contextlib.suppress(zmq.Again):
                 dealer.send(payload, zmq.NOBLOCK)
         refused = wait_event(monitor, events, zmq.EVENT_HANDSHAKE_FAILED_AUTH)

@@ -32,7 +32,7 @@ from druids_p2p.net.lobby import Lobby, join_table, seat_entries
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.table_choice import parse_pin
-from druids_p2p.wire import decode
+from druids_p2p.wire import PROTOCOL_VERSION, decode
 from druids_p2p.wire.identity import Identity
 
 BOUND_S = 30.0
@@ -329,7 +329,8 @@ def test_a_seat_message_with_colliding_names_is_refused_by_every_peer() -> None:
     )
     body = {k: list(v) if isinstance(v, tuple) else v for k, v in good.body.items()}
     body["options"] = dict(good.body["options"])
-    fields = [1, int(good.type), good.table_id, host.public_key, 0, good.prev, good.head]
+    fields = [PROTOCOL_VERSION, int(good.type), good.table_id, host.public_key, 0]
+    fields += [good.prev, good.head]
     assert decode(sign_fields(host, [*fields, body])).body["names"][2] == "carol"
     body["names"][2] = "Bob"
     with pytest.raises(BadShape, match=refused):

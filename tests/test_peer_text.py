@@ -19,7 +19,7 @@ from druids_p2p.net.beacon_listener import BeaconListener
 from druids_p2p.net.chat import ChatRefused, TableChat, check_text
 from druids_p2p.net.discovery import Seat, TableInfo, decode_beacon, encode_beacon
 from druids_p2p.net.interfaces import resolve
-from druids_p2p.wire import ZERO_HASH, MsgType, WireError, decode, encode
+from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, MsgType, WireError, decode, encode
 from druids_p2p.wire.errors import BadShape, IdentityError
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.text import refused_char, shown, unprintable
@@ -46,7 +46,8 @@ def sample() -> SampleTable:
 
 def _signed(sample: SampleTable, kind: MsgType, body: dict[str, Any], chain: bool) -> bytes:
     seq, prev = (1, H1) if chain else (0, ZERO_HASH)
-    fields = [1, int(kind), sample.table_id, sample.identities[1].public_key, seq, prev, H2, body]
+    key = sample.identities[1].public_key
+    fields = [PROTOCOL_VERSION, int(kind), sample.table_id, key, seq, prev, H2, body]
     return sign_fields(sample.identities[1], fields)
 
 

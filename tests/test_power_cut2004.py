@@ -31,7 +31,7 @@ from power_cut import (
 from table_harness import LocalTable
 
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.wire import MsgType, decode, is_receipt, read_record
+from druids_p2p.wire import MsgType, decode, read_record
 
 
 class ForkTable(LocalTable):
@@ -69,11 +69,7 @@ class ForkTable(LocalTable):
     def deliver(self, j: int, raw: bytes, frm: int | None = None) -> None:
         if self.stopped(j):
             return
-        if (
-            j == self.attacker
-            and not is_receipt(raw)
-            and decode(raw).sender == self.ids[j].public_key
-        ):
+        if j == self.attacker and decode(raw).sender == self.ids[j].public_key:
             return  # the attacker ignores its old draw: it forks regardless
         try:
             super().deliver(j, raw, frm)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from table_harness import LocalTable
+from table_harness import LocalTable, game_of
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
@@ -67,12 +67,20 @@ def test_json_prints_the_replayed_game(table: tuple[LocalTable, Path]) -> None:
     assert [p["name"] for p in out["players"]] == names
     rounds = out["rounds"]
     assert [r["revealed"] for r in rounds] == [True, True]
-    # The moves are the table's own, in order; the hands the deal each machine played with.
-    played = [m for m in machine.transcript.messages if m.type.label == "move"]
-    assert [m["move"] for r in rounds for m in r["moves"]] == [m.body["move"] for m in played]
+    # The moves are the table's own, in order (the owners' words are no moves of the game) ...
+    game = game_of(machine)
+    played = [(s, format_move(m)) for rnd in game.rounds for s, m in rnd.plays]
+    assert [(m["seat"], m["move"]) for r in rounds for m in r["moves"]] == played
+    # ... the hands those each machine was dealt at the last round's card table.
+    for other in t.machines:
+        seat, peer = other.my_seat, other.card_play.peer
+        assert seat is not None and peer.state.round_no == 1
+        known = peer.known()
+        dealt = [known[p] for p, pos in enumerate(peer.state.positions) if pos.owner == seat]
+        assert rounds[1]["hands"][seat] == [format_card(c) for c in dealt]
     # The notation it prints replays to the same totals the table reached.
     code, result = replay(json.dumps(out["notation"]))
-    assert code == 0 and result["totals"] == machine.game.totals
+    assert code == 0 and result["totals"] == game.totals == machine.outcome()[0]
     # A seat's view of the game (no identity beside the record: no owner unless asked).
     assert out["owner"] is None
     assert (
@@ -240,9 +248,11 @@ def test_a_record_cut_short_shows_what_it_holds(
     _, folder = table
     raws = read_record(folder / "p2.druids").messages
     full = read_game(folder / "p2.druids")
-    # Just after round 2's first move: inside the round however short the deal makes it.
+    # Just after round 2's first move (Gaia's lead, shown): inside the round, past its words.
     first_move_of_round_2 = next(
-        i for i, raw in enumerate(raws) if _round_of(raw) == 1 and decode(raw).type is MsgType.MOVE
+        i
+        for i, raw in enumerate(raws)
+        if _round_of(raw) == 1 and decode(raw).type is MsgType.TABLE_SHOW
     )
     cut = tmp_path / "cut.druids"
     writer = RecordWriter.create(cut)
@@ -253,6 +263,7 @@ def test_a_record_cut_short_shows_what_it_holds(
     assert not game.audit.complete  # the audit says the record stops mid-game
     assert game.rounds[0] == full.rounds[0]
     assert game.rounds[1].hands is None
+    assert game.rounds[1].moves == full.rounds[1].moves[:1]  # its moves, checked, but no hands
     app = ReplayApp(game)
 
     async def body(pilot: Pilot[Any]) -> None:

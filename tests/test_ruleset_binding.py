@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable
 
-from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.audit import audit_messages
 from druids_p2p.net.seating import options_body
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table import TableMachine
-from druids_p2p.rulesets import seat_options
+from druids_p2p.rulesets import SeatOptions, new_table_options, table_options
 from druids_p2p.wire import MsgType, decode, derive_table_id, encode, head0
 
 
@@ -44,15 +43,18 @@ def test_the_seat_message_names_the_rule_set_and_the_table_id_binds_it() -> None
 
 def test_a_seat_message_of_protocol_version_1_names_no_rule_set_and_plays_druids_2017() -> None:
     legacy = {"players": 4, "rounds": 5, "variant": False}
-    assert seat_options(legacy) == ("druids2017", GameOptions(players=4, rounds=5))
-    assert options_body(GameOptions(players=4)) == dict(legacy, ruleset="druids2017")
+    assert table_options(legacy) == ("druids2017", SeatOptions(players=4, variant=False, rounds=5))
+    assert options_body(new_table_options("druids2017", 4)) == dict(legacy, ruleset="druids2017")
 
 
 @pytest.mark.parametrize(
     ("options", "reason"),
     [
         ({"players": 3, "rounds": 5, "ruleset": "chess", "variant": False}, "rule set 'chess'"),
-        ({"players": 6, "rounds": 5, "ruleset": "druids2017", "variant": False}, "3 to 5 players"),
+        (
+            {"players": 6, "rounds": 5, "ruleset": "druids2017", "variant": False},
+            "3, 4 or 5, not 6",
+        ),
         ({"players": 3, "rounds": 9, "ruleset": "druids2017", "variant": False}, "1 to 5 rounds"),
     ],
 )
@@ -60,7 +62,7 @@ def test_options_the_wire_allows_but_the_rule_set_does_not_are_refused(
     tmp_path: Path, options: dict[str, object], reason: str
 ) -> None:
     with pytest.raises(ValueError, match=reason):
-        seat_options(options)
+        table_options(options)
     table = LocalTable(players=3)
     if options["players"] != 3:
         return  # a seat message must seat as many players as it says: another check

@@ -21,7 +21,7 @@ from test_table_deadlines import STEP_S, clocked_arena, drain, pass_time, say_he
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.net.reseat import reseat_after
-from druids_p2p.wire import MsgType, decode, encode, is_receipt
+from druids_p2p.wire import MsgType, decode, encode
 from druids_p2p.wire.identity_store import identity_path, load_identity
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
@@ -42,7 +42,7 @@ def test_withholding_the_nonce_after_predicting_the_order_gains_nothing(tmp_path
         held: list[tuple[int, int, bytes]] = []
 
         def tamper(frm: int, to: int, raw: bytes, held: list[Any] = held) -> bytes | None:
-            if frm == CHEATER and not is_receipt(raw) and decode(raw).type is MsgType.SEAT_NONCE:
+            if frm == CHEATER and decode(raw).type is MsgType.SEAT_NONCE:
                 held.append((frm, to, raw))  # revealed last: once the order is known
                 return None
             return raw
@@ -90,8 +90,6 @@ def test_a_nonce_shown_to_some_seats_only_reaches_the_others_and_nobody_is_blame
     arena = clocked_arena(tmp_path, seed=70, cheater=CHEATER, players=4)
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes | None:
-        if is_receipt(raw):
-            return raw
         kind = decode(raw).type
         if frm == CHEATER and to == 0 and kind is MsgType.SEAT_NONCE:
             return None  # peers 2 and 3 get it, peer 0 never from the attacker
@@ -121,7 +119,7 @@ def test_a_peer_that_stops_on_another_peers_word_does_not_go_on(tmp_path: Path) 
     late = 3
 
     def tamper(frm: int, to: int, raw: bytes) -> bytes | None:
-        nonce = not is_receipt(raw) and decode(raw).type is MsgType.SEAT_NONCE
+        nonce = decode(raw).type is MsgType.SEAT_NONCE
         if frm == late and to != CHEATER and nonce:
             held.append((frm, to, raw))  # delayed on the way to the other honest seats
             return None

@@ -12,15 +12,15 @@ from typing import Any
 
 import msgpack
 import pytest
+from deck_local import random_scalar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from druids_p2p.deck import group
+from druids_p2p.deck.body_schema import proof_to_body
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck, public_encryptions, rerandomize
-from druids_p2p.deck.messages import ShuffleMsg, parse_body
 from druids_p2p.deck.params import DeckParams
-from druids_p2p.deck.peer import random_scalar
 from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
 from druids_p2p.deck.shuffle_proof import (
     OwnShuffle,
@@ -31,6 +31,7 @@ from druids_p2p.deck.shuffle_proof import (
     verify_shuffle,
     verify_shuffles,
 )
+from druids_p2p.deck.table_messages import TableShuffleMsg, parse_table_body
 
 PARAMS = DeckParams(b"P" * 32, 4, 65, 4, 14, frozenset({60}))
 DECK_MD = Path(__file__).resolve().parent.parent / "docs" / "protocol" / "deck.md"
@@ -182,17 +183,17 @@ def test_prove_shuffle_is_the_step_s_own_permutation_and_randomisers() -> None:
 # ------------------------------------------------------------------------------ the wire form
 def test_a_shuffle_message_round_trips_and_refuses_bad_proof_shapes() -> None:
     _, _, out, proof = _statement()
-    msg = ShuffleMsg(4, 1, out.a, out.c, proof)
+    msg = TableShuffleMsg(4, 2, "deck", out.a, out.c, proof)
     body = msg.to_body()
-    assert list(body) == ["a", "c", "pass", "proof", "round"]
+    assert list(body) == ["a", "c", "deck", "op", "proof", "round"]
     assert list(body["proof"]) == sorted(body["proof"])
-    assert parse_body("deck_shuffle", body) == msg
+    assert parse_table_body("table_shuffle", body) == msg
     bad_top_bit = dict(body["proof"], t1=proof.t1[:31] + bytes([proof.t1[31] | 0x80]))
     with pytest.raises(ValueError, match=r"proof\.t1"):
-        parse_body("deck_shuffle", dict(body, proof=bad_top_bit))
+        parse_table_body("table_shuffle", dict(body, proof=bad_top_bit))
     short = dict(body["proof"], sp=body["proof"]["sp"][:-1])
     with pytest.raises(ValueError, match=r"proof\.sp"):
-        parse_body("deck_shuffle", dict(body, proof=short))
+        parse_table_body("table_shuffle", dict(body, proof=short))
 
 
 # ------------------------------------------------------------------------------ test vector
@@ -209,7 +210,9 @@ def vector_lines() -> list[str]:
     perm = derive_permutation(params, seat, 1, seed, len(source))
     rs = derive_rerandomizers(params, seat, 1, seed, len(source))
     chain_base, gens = generators(len(source))
-    body = ShuffleMsg(params.round_no, 1, out.a, out.c, proof).to_body()
+    # version 1's deck_shuffle body, as deck.md §7.2 hashes it; its proof map is a table_shuffle's
+    body = {"a": out.a, "c": out.c, "pass": 1, "proof": proof_to_body(proof), "round": 7}
+    assert TableShuffleMsg(7, 0, "d", out.a, out.c, proof).to_body()["proof"] == body["proof"]
     lines = [
         f"table_id = {params.table_id.hex()}",
         f"round = {params.round_no}",

@@ -1,5 +1,6 @@
-"""Issue 12's shuffle attacks against real table machines: every shuffle is proven on arrival,
-so a cheating shuffler is refused and blamed at the shuffle step, before any salt or share."""
+"""Issue 12's shuffle attacks against real table machines at the card table: every pass is proven
+on arrival, so a cheating shuffler is refused and blamed at its pass of the round's ``deck``, before
+any share is sent (nothing is dealt from a deck whose passes are not all proven)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from attack_arena import (
     Arena,
     no_linger,
+    peer_of,
     plant_encryptions,
     planted_encryptions,
     rewrite,
@@ -18,13 +20,19 @@ from attack_arena import (
 )
 from message_surgery import resign, thaw
 
-from druids_p2p.deck.body_schema import proof_to_body
+from druids_p2p.deck import group
+from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck
-from druids_p2p.deck.messages import ShuffleMsg
 from druids_p2p.deck.shuffle import shuffle_step
-from druids_p2p.wire import MsgType, decode, is_receipt
+from druids_p2p.deck.table_messages import TableShuffleMsg
+from druids_p2p.deck.table_state import TableState
+from druids_p2p.games.druids2017.table_schedule import DECK
+from druids_p2p.wire import MsgType, decode
 
 __all__ = ["no_linger"]  # the harness's autouse fixture applies here too
+
+FIRST = 0
+"""Operation 0 of a round: the shuffle of ``deck``, every seat's first pass."""
 
 
 def _arena_with_cheater_seated(tmp_path: Path, players: int, seat: int) -> Arena:
@@ -42,26 +50,43 @@ def _arena_with_cheater_seated(tmp_path: Path, players: int, seat: int) -> Arena
     raise AssertionError(f"index 1 never drew seat {seat} in 60 coin flips")
 
 
-def _salts_or_shares_sent_by_honest(arena: Arena) -> list[MsgType]:
-    kinds = [decode(raw).type for k, raw in arena.sent if k in arena.honest and not is_receipt(raw)]
-    return [t for t in kinds if t in (MsgType.DECK_SALT, MsgType.DECK_SHARES)]
+def _shares_sent_by_honest(arena: Arena) -> list[bytes]:
+    return [
+        raw
+        for k, raw in arena.sent
+        if k in arena.honest and decode(raw).type is MsgType.TABLE_SHARE
+    ]
+
+
+def _input_of(state: TableState, seat: int) -> Deck:
+    """What ``seat``'s pass of the round's first shuffle takes: the pass before it, or for
+    seat 0 the public start (B, M_c + H) of the listed cards."""
+    if seat > 0:
+        before = state.slots[(FIRST, seat - 1)].msg
+        assert isinstance(before, TableShuffleMsg)
+        return Deck(before.a, before.c)
+    joint = state.joint_key
+    assert joint is not None
+    points = card_points(state.num_cards)
+    cards = state.ops[FIRST].cards
+    return Deck((group.BASE,) * len(cards), tuple(group.add(points[c], joint) for c in cards))
 
 
 @pytest.mark.parametrize("seat", [3, 0, 1])
 def test_forged_shuffle_is_refused_and_blamed_before_any_share(tmp_path: Path, seat: int) -> None:
     """The shuffler publishes fresh encryptions of cards of its own choosing (as the last one,
-    seat 3, it would know every hand once the salts fix the assignment). Every honest peer
-    refuses it, blames the shuffler with its signed message, and never sends a salt or a share
-    — also the peers that had not checked it yet when the first one stopped (they check what
-    they hold when they hear of the stop)."""
+    seat 3, it would know every card dealt from ``deck``). Every honest peer refuses it, blames
+    the shuffler with its signed pass, and never sends a share — also the peers that had not
+    checked it yet when the first one stopped (they check what they hold when they hear of the
+    stop)."""
     players = 4
     arena = _arena_with_cheater_seated(tmp_path, players, seat)
     cheater = arena.machines[1]
 
-    arena.tamper = rewrite(arena, 1, MsgType.DECK_SHUFFLE, plant_encryptions(cheater))
+    arena.tamper = rewrite(arena, 1, MsgType.TABLE_SHUFFLE, plant_encryptions(cheater))
     arena.run()
     arena.assert_blamed(1, "invalid proof of a shuffle")
-    assert _salts_or_shares_sent_by_honest(arena) == []
+    assert _shares_sent_by_honest(arena) == []
 
 
 def test_a_genuine_proof_of_another_shuffle_does_not_pass(tmp_path: Path) -> None:
@@ -72,36 +97,41 @@ def test_a_genuine_proof_of_another_shuffle_does_not_pass(tmp_path: Path) -> Non
     cheater = arena.machines[1]
 
     def forge(body: dict[str, Any]) -> None:
-        deck = cheater.deck
-        assert deck is not None and deck.joint_key is not None
-        joint = deck.joint_key
+        state = peer_of(cheater).state
+        joint = state.joint_key
+        assert joint is not None
         own = planted_encryptions(cheater, len(body["a"]))
         source = Deck(tuple(a for a, _ in own), tuple(c for _, c in own))
-        out, proof = shuffle_step(deck.params, players - 1, 1, os.urandom(32), source, joint)
-        forged = ShuffleMsg(deck.params.round_no, 1, out.a, out.c, proof).to_body()
+        params = state.context(b"shuffle", DECK, FIRST)
+        out, proof = shuffle_step(params, players - 1, 1, os.urandom(32), source, joint)
+        forged = TableShuffleMsg(state.round_no, FIRST, DECK, out.a, out.c, proof).to_body()
         body.clear()
         body.update(forged)
 
-    arena.tamper = rewrite(arena, 1, MsgType.DECK_SHUFFLE, forge)
+    arena.tamper = rewrite(arena, 1, MsgType.TABLE_SHUFFLE, forge)
     arena.run()
     arena.assert_blamed(1, "invalid proof of a shuffle")
-    assert _salts_or_shares_sent_by_honest(arena) == []
+    assert _shares_sent_by_honest(arena) == []
 
 
 def test_a_split_shuffle_with_two_valid_proofs_is_proven_and_blamed(tmp_path: Path) -> None:
-    """Both versions are genuine proven shuffles (different seeds): proofs cannot tell, so the
-    next step's heads diverge and the two signed versions convict the shuffler."""
+    """Both versions are genuine proven passes over the same input (different seeds): proofs
+    cannot tell, so the next step's heads diverge and the two signed versions convict the
+    shuffler."""
     arena = Arena(tmp_path, players=3, seed=19, cheater=1)
     cheater = arena.machines[1]
 
     def twin(raw: bytes) -> bytes:
-        deck = cheater.deck
-        assert deck is not None and deck.joint_key is not None
+        state = peer_of(cheater).state
+        joint = state.joint_key
+        assert joint is not None
         seat = arena.seat(1)
-        source = deck._chain.input(seat, deck.joint_key)
-        out, proof = shuffle_step(deck.params, seat, 1, os.urandom(32), source, deck.joint_key)
+        params = state.context(b"shuffle", DECK, FIRST)
+        source = _input_of(state, seat)
+        out, proof = shuffle_step(params, seat, 1, os.urandom(32), source, joint)
         body = thaw(decode(raw).body)
-        body["a"], body["c"], body["proof"] = list(out.a), list(out.c), proof_to_body(proof)
-        return resign(arena.ids[1], raw, body=body)
+        other = TableShuffleMsg(state.round_no, FIRST, DECK, out.a, out.c, proof).to_body()
+        assert other.keys() == body.keys()
+        return resign(arena.ids[1], raw, body=other)
 
     split_first_shuffle(arena, twin)

@@ -1,4 +1,4 @@
-"""The card table's six messages as wire types 60–65 (wire.md §5, deck.md §15.3).
+"""The card table's eight messages as wire types 60–67 (wire.md §5, deck.md §15.3).
 
 A whole small card-table game (deck.md §15.7's operations) runs over real signed wire messages
 through the table's codec (``net.codec.WireCodec``), and every body a hostile peer could sign
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from message_surgery import reproved_show
 from protocol_vectors import (
     ALICE,
     TABLE_VECTOR_GAME,
@@ -21,6 +22,7 @@ from sample_table import sign_fields
 
 from druids_p2p.deck import MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS
+from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.table_audit import audit_record
 from druids_p2p.deck.table_messages import (
     MAX_OPS,
@@ -28,17 +30,18 @@ from druids_p2p.deck.table_messages import (
     MAX_TABLE_CARDS,
     NAME,
     TABLE_KINDS,
+    TableOp,
 )
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES, TABLE_TYPES
-from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode
+from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, Identity, MsgType, decode, encode
 from druids_p2p.wire import bodies as wire_bodies
 from druids_p2p.wire.errors import BadShape
 from druids_p2p.wire.schema import TOKEN_CHARS
 
 
-def test_the_six_table_kinds_are_wire_types_60_to_65_in_deck_md_order() -> None:
+def test_the_eight_table_kinds_are_wire_types_60_to_67_in_deck_md_order() -> None:
     assert tuple(TABLE_KIND_TYPES) == TABLE_KINDS
-    assert [int(t) for t in TABLE_KIND_TYPES.values()] == list(range(60, 66))
+    assert [int(t) for t in TABLE_KIND_TYPES.values()] == list(range(60, 68))
     assert {t.label for t in TABLE_TYPES} == set(TABLE_KINDS)
 
 
@@ -56,7 +59,8 @@ def test_the_wire_bounds_are_the_card_tables_own() -> None:
 def test_a_card_table_game_runs_over_signed_wire_messages_and_audits() -> None:
     game = wire_table_game()
     kinds = [m.type for m in game.sent]
-    assert set(kinds) == TABLE_TYPES, "every one of the six messages travelled"
+    v2 = {MsgType.TABLE_SHOW, MsgType.TABLE_SHARES}  # §15.7's game has neither (see the next)
+    assert set(kinds) == TABLE_TYPES - v2, "every other one of the eight messages travelled"
     for msg in game.sent:
         again = decode(msg.raw)  # what a receiver does: verify, then check the body's schema
         assert again.type is msg.type and again.body == msg.body
@@ -74,6 +78,67 @@ def test_a_card_table_game_runs_over_signed_wire_messages_and_audits() -> None:
     in_zones = [p.card for p in audit.positions if p.zone]  # a returned one is in its deck again
     in_decks = [c for deck in audit.decks.values() for c in deck]
     assert sorted(in_zones + in_decks) == list(range(6)), "every card is still there, once"
+
+
+V2_OPS = (
+    TableOp("shuffle", deck="deck", cards=(0, 1, 2, 3, 4)),
+    TableOp("shuffle", deck="lead", cards=(7,)),
+    TableOp("transfer", deck="lead", source="deck"),
+    TableOp("transfer", deck="lead", source="deck"),
+    TableOp("shuffle", deck="lead"),
+    TableOp("deals", deck="lead", seats=(0, 1, 2)),
+    TableOp("deals", deck="deck", seats=(0, 1, 2)),
+    TableOp("show", seat=1, zone="trick"),
+    TableOp("show", seat=0, zone="gaia:R"),
+    TableOp("final"),
+)
+"""A schedule with protocol version 2's operations: transfer, deals and show."""
+
+
+def test_a_v2_schedule_with_shows_runs_over_signed_wire_messages_and_audits() -> None:
+    game = wire_table_game(V2_OPS)
+    shows = [m for m in game.sent if m.type is MsgType.TABLE_SHOW]
+    assert len(shows) == 2 and {m.type for m in game.sent} <= TABLE_TYPES
+    for msg in shows:
+        assert tuple(decode(msg.raw).body) == ("card", "d", "e", "op", "pos", "round", "s", "zone")
+    shares = [decode(m.raw) for m in game.sent if m.type is MsgType.TABLE_SHARES]
+    assert len(shares) == 2 * 3, "one table_shares a seat for each deals"
+    for msg in shares:
+        assert tuple(msg.body) == ("op", "round", "shares")
+        assert all(tuple(part) == ("d", "e", "pos", "s") for part in msg.body["shares"])
+        assert len(msg.body["shares"]) == 2, "its shares of the two others' positions"
+    assert len({peer.state.digest() for peer in game.peers}) == 1
+    audit = audit_record(
+        game.table_id,
+        TABLE_VECTOR_GAME,
+        3,
+        game.num_cards,
+        game.codecs[0],
+        V2_OPS,
+        [m.raw for m in game.sent],
+    )
+    shown = {pos.zone: pos.card for pos in audit.positions if pos.zone in ("trick", "gaia:R")}
+    assert len(shown) == 2 and not set(shown.values()) & set(audit.decks["deck"])
+
+
+def test_a_reproved_show_is_a_second_valid_spelling_of_the_same_show() -> None:
+    """What an equivocating mover signs (``message_surgery.reproved_show``): the same card
+    shown, another proof that holds in the show's own context, so other bytes."""
+    game = wire_table_game(V2_OPS)
+    show = next(m for m in game.sent if m.type is MsgType.TABLE_SHOW)
+    seat = [i.public_key for i in game.identities].index(show.sender)
+    peer, body = game.peers[seat], dict(show.body)
+    again = reproved_show(peer, body)
+    assert {k: v for k, v in again.items() if k not in "es"} == {
+        k: v for k, v in body.items() if k not in "es"
+    }
+    assert (again["e"], again["s"]) != (body["e"], body["s"])
+    params = peer.state.context(b"open", body["zone"], body["op"])
+    a, key = peer.state.positions[body["pos"]].a, peer.state.keys[seat].msg.key
+    for proof in ((body["e"], body["s"]), (again["e"], again["s"])):
+        assert verify_open(params, seat, body["pos"], key, a, body["d"], proof)
+    wrong = peer.state.context(b"open", "trick", body["op"] + 1)
+    assert not verify_open(wrong, seat, body["pos"], key, a, body["d"], (again["e"], again["s"]))
 
 
 def test_a_table_message_signed_by_a_key_not_at_the_table_is_no_deck_message() -> None:
@@ -103,6 +168,20 @@ def _share(**changes: Any) -> dict[str, Any]:
 
 def _opening(**changes: Any) -> dict[str, Any]:
     return {"card": 2, "d": P, "e": S, "pos": 0, "s": S} | changes
+
+
+def _shares(*parts: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    body = {"op": 8, "round": 1, "shares": list(parts) or [_part()]} | changes
+    return dict(sorted(body.items()))
+
+
+def _part(**changes: Any) -> dict[str, Any]:
+    return {"d": P, "e": S, "pos": 0, "s": S} | changes
+
+
+def _show(**changes: Any) -> dict[str, Any]:
+    body = {"op": 9, "round": 1, "zone": "trick"} | _opening() | changes
+    return dict(sorted(body.items()))
 
 
 def _proof(size: int) -> dict[str, Any]:
@@ -137,6 +216,17 @@ BAD_BODIES = [
     ("table_open", {"op": 6, "opens": [_opening(pos=4096)], "round": 1}, r"pos: .*\[0, 4095\]"),
     ("table_open", {"op": 6, "opens": [_opening(x=1)], "round": 1}, "unknown key 'x'"),
     ("table_reveal", {"op": 10, "round": 1, "x": S[:5]}, "x: expected bin of 32 bytes"),
+    ("table_show", _show(card=256), r"card: expected int in \[0, 255\]"),
+    ("table_show", _show(pos=4096), r"pos: expected int in \[0, 4095\]"),
+    ("table_show", _show(zone="a b"), "character ' '"),
+    ("table_show", {k: v for k, v in _show().items() if k != "zone"}, "missing key 'zone'"),
+    ("table_show", _show(d=P[:31]), "d: expected bin of 32"),
+    ("table_shares", _shares(shares=[]), "shares: expected 1..128 items, got 0"),
+    ("table_shares", _shares(*[_part()] * 129), "shares: expected 1..128 items, got 129"),
+    ("table_shares", _shares(_part(pos=4096)), r"pos: expected int in \[0, 4095\]"),
+    ("table_shares", _shares(_part(d=P[:31])), "d: expected bin of 32"),
+    ("table_shares", _shares(_part(x=2)), "unknown key 'x'"),
+    ("table_shares", {"op": 8, "round": 1}, "missing key 'shares'"),
     ("table_shuffle", _shuffle(a=[P] * 129), "a: expected 1..128 items, got 129"),
     ("table_shuffle", _shuffle(1, deck="reserve:0/1"), "character '/'"),
     ("table_shuffle", _shuffle(129), "expected 1..128 items"),
@@ -145,7 +235,7 @@ BAD_BODIES = [
 
 
 def _raw(kind: str, body: dict[str, Any]) -> bytes:
-    fields = [1, int(MsgType.parse(kind)), TABLE_VECTOR_ID, ALICE.public_key, 0]
+    fields = [PROTOCOL_VERSION, int(MsgType.parse(kind)), TABLE_VECTOR_ID, ALICE.public_key, 0]
     fields += [bytes(32), b"\x33" * 32, body]
     return sign_fields(ALICE, fields)
 
@@ -167,5 +257,7 @@ def test_a_well_shaped_body_of_each_kind_decodes(kind: str) -> None:
         "table_play": {"op": 4, "pos": 0, "round": 1, "zone": "place:3"},
         "table_open": {"op": 6, "opens": [_opening(card=255)] * 2, "round": 1},
         "table_reveal": {"op": 10, "round": 1, "x": S},
+        "table_show": _show(card=255, pos=4095, op=2**32 - 1),
+        "table_shares": _shares(*[_part(pos=4095)] * 128, op=2**32 - 1),
     }[kind]
     assert decode(_raw(kind, body)).type is TABLE_KIND_TYPES[kind]

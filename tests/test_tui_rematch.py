@@ -220,12 +220,21 @@ def test_the_ui_asks_and_goes_on_with_a_bot_when_a_bot_is_killed(
         first = app.table
         assert isinstance(first, TableScreen)
         gone = bots[1].name
-        for _ in range(20_000):  # round 1 by keys, then the bot is killed at its summary
+        killed = summed_up = False
+        for _ in range(20_000):  # round 1 by keys; the bot is killed as its round 1 ends
             await pilot.pause(0.05)
+            # As soon as the bot itself says round 1 is over (round 2's deal at its own card
+            # table follows at once, and needs the bot's key, passes and shares: it is owed).
+            peers = sessions[0].bots.peers
+            events = peers[1].events if len(peers) > 1 else []  # bots[1]'s process
+            if not killed and any(e.get("event") == "round_ended" for e in events):
+                peers[1].kill()
+                killed = True
             screen = app.screen
             if isinstance(screen, RoundSummary):
-                sessions[0].bots.peers[1].kill()  # bots[1]'s process
                 await pilot.press("enter")
+                summed_up = True
+            if killed and summed_up:
                 break
             if isinstance(screen, GaiaPrompt | PilePrompt):
                 await pilot.press("1")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from message_surgery import fake_shuffle_body
 from sample_table import SampleTable, play_sample_game, sign_fields
 
-from druids_p2p.wire import Message, MsgType, WireError, decode, equivocation_body
+from druids_p2p.wire import PROTOCOL_VERSION, Message, MsgType, WireError, decode, equivocation_body
 
 TABLE = SampleTable(3, seed=5)
 play_sample_game(TABLE, seed=5, rounds=1)
@@ -28,7 +28,7 @@ VALID = [
     TABLE.make(0, "equivocation", equivocation_body(_A, _B)),
     TABLE.make(2, "resend", {"sender": TABLE.identities[1].public_key, "seq": 3}),
     TABLE.make(2, "abort", {"reason": "x", "seat": 1}),
-    TABLE.make(2, "deck_shuffle", fake_shuffle_body(5)),
+    TABLE.make(2, "table_shuffle", fake_shuffle_body(5)),
 ]
 
 FUZZ = settings(
@@ -100,7 +100,7 @@ def signed_fields(draw: st.DrawFn) -> bytes:
     """Correctly signed envelopes whose fields are partly valid and partly arbitrary."""
     seat = draw(st.integers(0, 2))
     good: list[Any] = [
-        1,
+        PROTOCOL_VERSION,
         int(draw(st.sampled_from(list(MsgType)))),
         TABLE.table_id,
         TABLE.identities[seat].public_key,
@@ -113,16 +113,18 @@ def signed_fields(draw: st.DrawFn) -> bytes:
                     [
                         "round",
                         "move",
-                        "hand",
+                        "op",
+                        "pos",
+                        "zone",
+                        "x",
                         "head",
-                        "msg",
                         "a",
                         "b",
                         "name",
                         "client",
                         "reason",
                         "seat",
-                        "open",
+                        "opens",
                     ]
                 ),
                 _values,

@@ -19,18 +19,20 @@ NONCE = b"\xaa" * 32
 
 TABLE_ID = "d83d29581ebb35dbc2614b738dd7276fc60875c11410939952773a70caaf31f1"
 HEAD0 = "5f68305c8ce6a71ff47551b5e0bebd9165ea3f9d5382851c5f9d930bfd923b0c"
-SEAT_HASH = "5789d5f26b736c36942887c8e2a3c91a6980223c10bc8d6ae7473668ebcc9f73"
-HEAD1 = "6b6e32db03ff36d76044738f6e24cb2df5435320c663aac8dd8e575f6cfda39b"
+# Protocol version 2: the version field (the signed part's first byte after its array header,
+# "02") changes every message hash from the seat message on; table_id and head_0 do not.
+SEAT_HASH = "9c9fefa6988092b6e0afac45c9f75b220f793983bf3f8506983ffc8582739cbc"
+HEAD1 = "51954770aa3480c9068d19232ac59dcf7987177ba6ae235698497809c4998753"
 MOVE_RAW = (
-    "92c4a0980114c420d83d29581ebb35dbc2614b738dd7276fc60875c11410939952773a70caaf31f1c420"
+    "92c4a0980214c420d83d29581ebb35dbc2614b738dd7276fc60875c11410939952773a70caaf31f1c420"
     "29acbae141bccaf0b22e1a94d34d0bc7361e526d0bfe12c89794bc9322966dd700c42000000000000000"
-    "00000000000000000000000000000000000000000000000000c4206b6e32db03ff36d76044738f6e24cb"
-    "2df5435320c663aac8dd8e575f6cfda39b82a46d6f7665a6476169613a52a5726f756e6400c44081a521"
-    "70d7a0f0ab1f662de3d35e892ea8cb4fab917b48652ac67bd916fd5d0da995bb855732bbf3342e2cbbc9"
-    "1c17841c9dccea499616b3dbbbf8bef19adb09"
+    "00000000000000000000000000000000000000000000000000c42051954770aa3480c9068d19232ac59d"
+    "cf7987177ba6ae235698497809c499875382a46d6f7665a6476169613a52a5726f756e6400c4404f551c"
+    "7aad913e37c8dcc94079770df213362f203a8a5e7963dbe728720366a4e09eec59304eed695caf25202f"
+    "73428664810b881eac573c02ef77c92f240d07"
 )
-MOVE_HASH = "9ecba165577811fbc4c6fc785d4d5fee90ceda84d33e9b4ad1d42a8c94fbd48e"
-HEAD2 = "bf0770c83c262177eda4500f1c39789ee8511bc8a7cd62e9d935759e1a0fdf34"
+MOVE_HASH = "2e8f99057eaf673a219caf3979e01311a62c03934c6add6a083067f834e33f88"
+HEAD2 = "6ed48e11386d01b9fe4f62e1080a32beae259dbe118834294fc7cd7d7d75d04c"
 
 
 def test_keys_and_fingerprint() -> None:
@@ -74,6 +76,7 @@ def test_seat_and_move_messages() -> None:
         body={"round": 0, "move": "Gaia:R"},
     )
     assert move.hex() == MOVE_RAW
+    assert move[3:5] == bytes.fromhex("9802")  # the signed part: array(8), version 2
     msg = decode(move)
     assert msg.hash.hex() == MOVE_HASH == hashlib.sha256(move).hexdigest()
     assert next_head(head1, msg.hash).hex() == HEAD2

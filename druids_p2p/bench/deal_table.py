@@ -1,29 +1,24 @@
-"""In-process deck tables for ``druids bench deal``: N peers passing messages through a FIFO
-broadcast, each message signed and verified by a small Ed25519 codec, each peer's CPU counted.
+"""The Ed25519 codec that in-process card tables sign with: ``druids bench deal`` and ``druids
+bench table``'s tables (``druids_p2p.bench.table_deck``) and the deck's tests
+(``tests/deck_local.py`` adds the test-only helpers).
 
 Real play goes through ``druids_p2p.net`` (the wire envelope is the deck's codec there); this
-stands in for it with the same semantics (every message goes to every other seat) so that the
-bench times the deal itself. The deck's tests build their tables from this too
-(``tests/deck_local.py`` adds the test-only helpers).
+stands in for it with the same contract (deck.md §4: the signature binds body, kind, seat, table
+and round), so that a bench times the deck's own work and a test can re-sign a cheat.
 """
 
 from __future__ import annotations
 
-import os
-import time
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from druids_p2p.bench.group_ops import OpCounter, counting
 from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.errors import MalformedMessage
 from druids_p2p.deck.params import DeckParams
-from druids_p2p.deck.peer import DeckPeer, Entropy
 from druids_p2p.deck.signing import Envelope
 
 ENVELOPE_DOMAIN = b"druids-p2p/v1 deck-envelope\x00"
@@ -139,81 +134,3 @@ def make_codecs(params: DeckParams) -> list[Ed25519Codec]:
     privates = [Ed25519PrivateKey.generate() for _ in range(params.seats)]
     publics = [k.public_key() for k in privates]
     return [Ed25519Codec(params, seat, k, publics) for seat, k in enumerate(privates)]
-
-
-def make_table(
-    params: DeckParams,
-    entropy: Callable[[int], Entropy] | None = None,
-    codecs: Sequence[Ed25519Codec] | None = None,
-) -> list[DeckPeer]:
-    """One peer per seat (fresh Ed25519 identities unless given); ``entropy(seat)`` for tests."""
-    if codecs is None:
-        codecs = make_codecs(params)
-    return [
-        DeckPeer(params, codec, entropy=os.urandom if entropy is None else entropy(seat))
-        for seat, codec in enumerate(codecs)
-    ]
-
-
-class LocalBus:
-    """Delivers broadcasts in FIFO order and accounts CPU time (and, given an
-    :class:`OpCounter`, group operations) to the peer doing the work."""
-
-    def __init__(self, peers: Sequence[DeckPeer], ops: OpCounter | None = None) -> None:
-        self.peers = list(peers)
-        self.ops = ops
-        self.queue: deque[tuple[int, bytes]] = deque()
-        self.cpu_ns = [0] * len(self.peers)
-        self.messages = 0
-        self.bytes = 0
-
-    def call(self, seat: int, fn: Callable[[], list[bytes]]) -> list[bytes]:
-        """Run ``fn`` as seat ``seat``'s work and queue what it sends."""
-        if self.ops is not None:
-            self.ops.current = seat
-        t0 = time.process_time_ns()
-        out = fn()
-        self.cpu_ns[seat] += time.process_time_ns() - t0
-        self.post(seat, out)
-        return out
-
-    def post(self, sender: int, raws: Sequence[bytes]) -> None:
-        for raw in raws:
-            self.queue.append((sender, raw))
-            self.messages += 1
-            self.bytes += len(raw)
-
-    def run(self, intercept: Callable[[int, bytes], bytes | None] | None = None) -> None:
-        """Deliver until quiet. ``intercept(sender, raw)`` may replace or drop (None) a message."""
-        while self.queue:
-            sender, raw = self.queue.popleft()
-            if intercept is not None:
-                changed = intercept(sender, raw)
-                if changed is None:
-                    continue
-                raw = changed
-            for peer in self.peers:
-                if peer.seat != sender:
-                    self.call(peer.seat, lambda p=peer, r=raw: p.receive(r))  # type: ignore[misc]
-
-    def start(self) -> None:
-        for peer in self.peers:
-            self.call(peer.seat, peer.start)
-
-
-def count_deal_ops(params: DeckParams) -> list[dict[str, int]]:
-    """Each seat's group operations (``group_ops.OPS``) in one whole deal, from making its round
-    key to decrypting its hand."""
-    codecs = make_codecs(params)
-    with counting() as ops:
-        peers = []
-        for codec in codecs:
-            ops.current = codec.seat
-            peers.append(DeckPeer(params, codec))
-        bus = LocalBus(peers, ops)
-        bus.start()
-        bus.run()
-        for peer in peers:
-            ops.current = peer.seat
-            peer.hand()
-    return [ops.of(seat) for seat in range(params.seats)]

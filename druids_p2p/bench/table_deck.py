@@ -1,9 +1,11 @@
-"""In-process card tables for the table bench (and the tests): N TablePeer objects passing
-messages through a FIFO broadcast, each signed and verified by the deal bench's Ed25519 codec,
-each seat's CPU counted per operation.
+"""In-process card tables for the benches (and the tests): N TablePeer objects passing
+messages through a FIFO broadcast, each signed and verified by the Ed25519 codec of
+``druids_p2p.bench.deal_table``, each seat's CPU (and, given an :class:`OpCounter`, its group
+operations) counted.
 
 Game-agnostic like the deck: it runs a list of :class:`TableStep` (an operation and, for a play,
-the player's chosen position); ``druids_p2p.bench.table_game`` turns a game's schedule into one.
+the player's chosen position); ``druids_p2p.bench.table_game`` turns a Druids (2004) game's
+schedule into one, ``druids_p2p.bench.round_deal`` a Druids (2017) round's deal.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from druids_p2p.bench.deal_table import Ed25519Codec, make_codecs
+from druids_p2p.bench.group_ops import OpCounter
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
-from druids_p2p.deck.table_messages import PLAY, TableOp
+from druids_p2p.deck.table_messages import PLAY, SHOW, TableOp
 from druids_p2p.deck.table_peer import Entropy, TablePeer
 
 Intercept = Callable[[int, bytes], bytes | None]
@@ -30,16 +33,24 @@ MAX_DELIVERIES = 1 << 20
 class TableStep:
     op: TableOp
     position: int | None = None
-    """For a play: the position the player plays (its own choice, in its message)."""
+    """For a play or a show: the position the player puts down (its own choice, in its
+    message)."""
 
 
 class TableBus:
-    """Delivers every message to every other seat, FIFO, charging CPU to the seat that works;
-    ``intercept(sender, raw)`` may replace or drop (None) a message in flight."""
+    """Delivers every message to every other seat, FIFO, charging CPU (and group operations, to
+    ``ops``) to the seat that works; ``intercept(sender, raw)`` may replace or drop (None) a
+    message in flight."""
 
-    def __init__(self, peers: Sequence[TablePeer], codecs: Sequence[Ed25519Codec]) -> None:
+    def __init__(
+        self,
+        peers: Sequence[TablePeer],
+        codecs: Sequence[Ed25519Codec],
+        ops: OpCounter | None = None,
+    ) -> None:
         self.peers = list(peers)
         self.codecs = list(codecs)
+        self.ops = ops
         self.queue: deque[tuple[int, bytes]] = deque()
         self.sent: list[tuple[int, bytes]] = []
         self.intercept: Intercept | None = None
@@ -47,6 +58,8 @@ class TableBus:
         self.bytes = 0
 
     def _call(self, seat: int, fn: Callable[[], list[bytes]]) -> None:
+        if self.ops is not None:
+            self.ops.current = seat
         t0 = time.process_time_ns()
         out = fn()
         self.cpu_ns[seat] += time.process_time_ns() - t0
@@ -58,9 +71,10 @@ class TableBus:
         self.run()
 
     def push(self, op: TableOp, position: int | None = None) -> None:
-        """Give every seat the operation (the player also its choice), then deliver."""
+        """Give every seat the operation (the player of a play or show also its choice), then
+        deliver."""
         for peer in self.peers:
-            mine = position if op.kind == PLAY and op.seat == peer.seat else None
+            mine = position if op.kind in (PLAY, SHOW) and op.seat == peer.seat else None
             self._call(peer.seat, lambda p=peer, m=mine: p.push(op, m))  # type: ignore[misc]
         self.run()
 
@@ -91,21 +105,33 @@ def make_table(
     seats: int,
     num_cards: int,
     entropy: Callable[[int], Entropy] | None = None,
+    *,
+    codecs: Sequence[Ed25519Codec] | None = None,
+    ops: OpCounter | None = None,
 ) -> TableBus:
-    """``seats`` started table peers with fresh Ed25519 identities (``entropy(seat)`` for tests)."""
-    codecs = make_codecs(DeckParams(table_id, game, MAX_CARDS, seats, 1))
-    peers = [
-        TablePeer(
-            table_id,
-            game,
-            seats,
-            num_cards,
-            codecs[s],
-            entropy=os.urandom if entropy is None else entropy(s),
+    """``seats`` started table peers (``entropy(seat)`` for tests) with fresh Ed25519 identities
+    unless ``codecs`` are given (for ``game``: the codec's round). Making a peer's key is charged
+    to its seat; the identities are not (they are long-lived)."""
+    if codecs is None:
+        codecs = make_codecs(DeckParams(table_id, game, MAX_CARDS, seats, 1))
+    peers, cpu_ns = [], []
+    for s in range(seats):
+        if ops is not None:
+            ops.current = s
+        t0 = time.process_time_ns()
+        peers.append(
+            TablePeer(
+                table_id,
+                game,
+                seats,
+                num_cards,
+                codecs[s],
+                entropy=os.urandom if entropy is None else entropy(s),
+            )
         )
-        for s in range(seats)
-    ]
-    bus = TableBus(peers, codecs)
+        cpu_ns.append(time.process_time_ns() - t0)
+    bus = TableBus(peers, codecs, ops)
+    bus.cpu_ns = cpu_ns
     bus.start()
     return bus
 

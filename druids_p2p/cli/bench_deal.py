@@ -1,8 +1,10 @@
-"""``druids bench deal``: CPU cost of one mental-card deal, every peer in this process.
+"""``druids bench deal``: CPU cost of one Druids (2017) round's deal, every peer in this process.
 
-Each deal runs the full commit, key, shuffle and share exchange for fresh peers, with every
-message encoded, signed, decoded and verified, and charges CPU time to the peer doing the work.
-Signing identities are made outside the timing (they are long-lived); round keys are inside.
+Each deal is a fresh card table (``druids_p2p.bench.round_deal``): every seat's key, the shuffles
+of ``deck`` and ``lead`` with their proofs, the transfers and the deals with their shares, each
+message encoded, signed, decoded and verified, CPU charged to the peer doing the work. Signing
+identities are made outside the timing (they are long-lived); the table keys are inside. The
+owners' words about Gaia that follow are moves of the game, not deck work, and are not timed.
 ``--ops`` adds one more deal, untimed, that counts each seat's group operations
 (``druids_p2p.bench.group_ops``): the same on every machine, unlike the CPU figures.
 """
@@ -10,45 +12,12 @@ Signing identities are made outside the timing (they are long-lived); round keys
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import time
 
 import typer
 
 from druids_p2p.cli.app import bench_app, fail
-from druids_p2p.deck import DeckParams
-from druids_p2p.games.druids2017 import GAIA, HAND_SIZE, N_CARDS
-
-
-def _params(players: int, round_no: int) -> DeckParams:
-    return DeckParams(
-        table_id=os.urandom(32),
-        round_no=round_no,
-        num_cards=N_CARDS,
-        seats=players,
-        hand_size=HAND_SIZE[players],
-        required=frozenset({GAIA}),
-    )
-
-
-def _one_deal(players: int, round_no: int) -> tuple[list[int], int, int, int]:
-    """(per-peer CPU ns, wall ns, messages, bytes) of one deal."""
-    from druids_p2p.bench.deal_table import LocalBus, make_codecs, make_table
-
-    params = _params(players, round_no)
-    codecs = make_codecs(params)
-    wall = time.perf_counter_ns()
-    cpu0 = time.process_time_ns()
-    peers = make_table(params, codecs=codecs)
-    setup = (time.process_time_ns() - cpu0) // players
-    bus = LocalBus(peers)
-    bus.start()
-    bus.run()
-    wall = time.perf_counter_ns() - wall
-    for peer in peers:
-        peer.hand()
-    return [ns + setup for ns in bus.cpu_ns], wall, bus.messages, bus.bytes
+from druids_p2p.games.druids2017 import HAND_SIZE
 
 
 @bench_app.command("deal")
@@ -60,15 +29,19 @@ def bench_deal_command(
         False, "--ops", help="Also count each seat's group operations in one more deal."
     ),
 ) -> None:
-    """Commit, shuffle and deal among N in-process peers: median total CPU per deal."""
+    """One Druids (2017) round's deal at the mental card table among N in-process peers (keys,
+    shuffles, transfers, deals; not the Gaia words that follow, which are game moves): median
+    total CPU per deal."""
     if players not in HAND_SIZE:
         fail(f"--players must be 3, 4 or 5, not {players}")
     if not 1 <= deals <= 10_000:
         fail(f"--deals must be in 1..10000, not {deals}")
-    _one_deal(players, 0)  # warm-up: card table, imports, allocator
-    runs = [_one_deal(players, i + 1) for i in range(deals)]
-    totals = [sum(cpu) / 1e6 for cpu, _, _, _ in runs]
-    per_peer = [statistics.median(cpu[s] / 1e6 for cpu, _, _, _ in runs) for s in range(players)]
+    from druids_p2p.bench.round_deal import count_deal_ops, time_deal
+
+    time_deal(players)  # warm-up: card points, imports, allocator
+    runs = [time_deal(players, i % 5) for i in range(deals)]
+    totals = [sum(run.cpu_ns) / 1e6 for run in runs]
+    per_peer = [statistics.median(run.cpu_ns[s] / 1e6 for run in runs) for s in range(players)]
     result = {
         "players": players,
         "deals": deals,
@@ -76,13 +49,11 @@ def bench_deal_command(
         "deal_ms_min": round(min(totals), 2),
         "deal_ms_max": round(max(totals), 2),
         "cpu_ms_per_peer": [round(v, 2) for v in per_peer],
-        "wall_ms": round(statistics.median(w / 1e6 for _, w, _, _ in runs), 2),
-        "messages": runs[0][2],
-        "bytes": runs[0][3],
+        "wall_ms": round(statistics.median(run.wall_ns / 1e6 for run in runs), 2),
+        "messages": runs[0].messages,
+        "bytes": runs[0].bytes,
     }
-    from druids_p2p.bench.deal_table import count_deal_ops
-
-    ops_per_peer = count_deal_ops(_params(players, 0)) if ops else []
+    ops_per_peer = count_deal_ops(players) if ops else []
     if ops:
         result["ops_per_peer"] = ops_per_peer
     if as_json:

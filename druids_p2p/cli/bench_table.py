@@ -10,13 +10,7 @@ from pathlib import Path
 import typer
 
 from druids_p2p.cli.app import bench_app, fail
-from druids_p2p.rulesets import (
-    CARD_TABLE_RULESETS,
-    DEFAULT_RULESET,
-    GAME_HELP,
-    RULESETS,
-    new_table_options,
-)
+from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP, RULESETS, new_table_options
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -33,8 +27,8 @@ def bench_table_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
 ) -> None:
-    """Game time, deal time per round and move latency (send to acknowledged by all; at a
-    card table, send to the table ready for the next move, also by class: draw, play,
+    """Game time, deal time per round (its shuffles, deals and words, to the first move) and
+    move latency (send to the table ready for the next move, also by class: draw, play,
     ritual, reshuffle, end)."""
     from druids_p2p.cli.play2004 import check_game
     from druids_p2p.net.local_table import LocalTableError, play_table
@@ -45,7 +39,8 @@ def bench_table_command(
         fail(f"--players must be {rules.min_players} to {rules.max_players}, not {players}")
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
-    card_table = game in CARD_TABLE_RULESETS
+    by_rounds = "rounds" in rules.table_flags
+    rounds = rounds if by_rounds else 1
     options = new_table_options(game, players, rounds=rounds)
     with tempfile.TemporaryDirectory(prefix="druids-bench-") as tmp:
         try:
@@ -63,7 +58,7 @@ def bench_table_command(
     result = {
         "game": game,
         "players": players,
-        "rounds": 1 if card_table else rounds,
+        "rounds": rounds,
         "game_s": summary["game_s"],
         "wall_s": summary["wall_s"],
         "deal_ms": round(statistics.median(deal), 2) if deal else 0.0,
@@ -73,26 +68,21 @@ def bench_table_command(
         "move_latency_ms_p99": round(_percentile(latency, 0.99), 3),
         "moves_measured": len(latency),
     }
-    if card_table:  # no deal per round; each class of move apart (net/move_kinds.py)
-        del result["deal_ms"], result["deal_cpu_ms"]
-        result.update(_by_kind(summary["move_latency_by_kind"], MOVE_KINDS))
+    result.update(_by_kind(summary["move_latency_by_kind"], MOVE_KINDS))
     if as_json:
         print(json.dumps(result))
         return
-    what = "one game" if card_table else f"{rounds} rounds"
-    deal = (
-        ", ".join(
-            f"{kind} p50 {result[f'{kind}_latency_ms_p50']:.2f} ms, "
-            f"p99 {result[f'{kind}_latency_ms_p99']:.2f} ms (n={result[f'{kind}_measured']})"
-            for kind in MOVE_KINDS
-        )
-        if card_table
-        else f"deal {result['deal_ms']:.1f} ms/round ({result['deal_cpu_ms']:.1f} ms CPU a peer)"
+    what = f"{rounds} rounds" if by_rounds else "one game"
+    kinds = ", ".join(
+        f"{kind} p50 {result[f'{kind}_latency_ms_p50']:.2f} ms, "
+        f"p99 {result[f'{kind}_latency_ms_p99']:.2f} ms (n={result[f'{kind}_measured']})"
+        for kind in MOVE_KINDS
+        if result[f"{kind}_measured"]
     )
+    deal = f"deal {result['deal_ms']:.1f} ms/round ({result['deal_cpu_ms']:.1f} ms CPU a peer)"
     print(
         f"{game}, {players} peers, {what}: game {result['game_s']:.2f} s "
-        f"(wall {result['wall_s']:.2f} s with start-up), {deal}, "
-        f"{'every move' if card_table else 'move latency'} "
+        f"(wall {result['wall_s']:.2f} s with start-up), {deal}, {kinds}, every move "
         f"p50 {result['move_latency_ms_p50']:.2f} ms, "
         f"p99 {result['move_latency_ms_p99']:.2f} ms; {result['peer_cpu_s']:.2f} CPU-s a peer "
         "process (start-up included)"

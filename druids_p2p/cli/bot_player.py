@@ -17,7 +17,6 @@ from druids_p2p.net.errors import PeerError
 from druids_p2p.net.peer_config import PeerConfig
 from druids_p2p.net.players import Player, TableView
 from druids_p2p.plugins import load_bots
-from druids_p2p.rulesets import CARD_TABLE_RULESETS
 
 log = logging.getLogger("druids_p2p.net.runner")
 """The seated table's logger: a bot's faults read as the peer's warnings."""
@@ -45,9 +44,10 @@ class BotPlayer(Player):
             return
         self.started = True
         rules = table.ruleset
-        options = table.options
-        if rules.name in CARD_TABLE_RULESETS:  # the game's own options, not the seat message's
-            options = rules.make_options(options.players)
+        seat_options = table.options  # the game's own options from the seat message's
+        options = rules.make_options(
+            seat_options.players, seat_options.variant, seat_options.rounds
+        )
         if self.spec is not None:
             try:
                 self.bot = self.spec.factory_for(rules.name)()

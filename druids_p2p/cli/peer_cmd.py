@@ -39,7 +39,10 @@ from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
 
 
-_STEP_HELP = "Seconds a peer may owe an automatic message (deck, receipt) before it is blamed."
+_STEP_HELP = (
+    "Seconds a peer may owe an automatic message (seating, a card-table step, an owners' word, "
+    "its result) before it is blamed."
+)
 
 
 _REJOIN_HELP = "Seconds, once a game, a silent peer that owes a message gets to rejoin."

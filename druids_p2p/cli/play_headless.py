@@ -23,7 +23,7 @@ from druids_p2p.cli.peer_checks import check_bots, resume_or_new
 from druids_p2p.cli.play2004 import check_game
 from druids_p2p.cli.result_block import ORDER, block, players, scores_text
 from druids_p2p.cli.streams import say
-from druids_p2p.rulesets import CARD_TABLE_RULESETS, RULESETS, new_table_options
+from druids_p2p.rulesets import RULESETS, new_table_options
 
 DEFAULT_SEATS = "human,bot:rule,bot:rule,bot:rule"
 
@@ -66,7 +66,8 @@ class Progress:
     """The first seat's events as a line per round on stderr, players named."""
 
     def __init__(self, rounds: int, card_table: bool = False) -> None:
-        """``card_table``: a game of one long round (Druids 2004), whose opening is said too."""
+        """``card_table``: a game of one long round (not played by rounds), whose opening is
+        said too."""
         self.rounds = rounds
         self.card_table = card_table
         self.order: list[str] = []
@@ -125,8 +126,9 @@ def play_headless(
         fail(f"--rounds must be 1 to 5, not {rounds}")
     check_time_per_move(budget_ms)
     check_bots([seat[4:] for seat in seat_list if seat.startswith("bot:")], plugins_dir, game)
-    if game in CARD_TABLE_RULESETS and (rounds != 5 or variant):
-        fail(f"--rounds and --variant are druids2017 options; {game} has neither")
+    by_rounds = "rounds" in RULESETS[game].table_flags
+    if not by_rounds and (rounds != 5 or variant):
+        fail(f"--rounds and --variant are options of a game played by rounds; {game} has neither")
     if workdir is not None:
         make_folder("--workdir", workdir)
     resume_or_new(resume, new)
@@ -151,7 +153,7 @@ def play_headless(
         summary = play_table(
             seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game,
             plugins_dirs=tuple(plugins_dir), names=names, go_on=go_on,
-            listener=None if as_json else Progress(rounds, game in CARD_TABLE_RULESETS),
+            listener=None if as_json else Progress(rounds, not by_rounds),
         )  # fmt: skip
     except LocalTableError as exc:
         fail(str(exc), 1)

@@ -3,9 +3,10 @@
 :func:`audit_record` replays a game's operations and signed messages through a fresh
 :class:`TableState` (every proof of a shuffle, every share proof, every play and every claim is
 checked again, by somebody who made none of them) and then :func:`audit_state` decrypts every
-position and every deck with the joint secret, re-checks every published share against its
-sender's revealed secret and every public card against its ciphertext, and checks that no card
-was lost or duplicated. The first failure names a seat, with signed evidence (deck.md §15.5).
+position and every deck with the joint secret, re-checks every published share and every
+opening (a reveal's or a show's) against its sender's revealed secret and every public card
+against its ciphertext, and checks that no card was lost or duplicated. The first failure names
+a seat, with signed evidence (deck.md §15.5).
 """
 
 from __future__ import annotations
@@ -17,14 +18,9 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.signing import Codec
-from druids_p2p.deck.table_messages import (
-    DEAL,
-    EXPECTED_KIND,
-    TableOp,
-    TableOpenMsg,
-)
+from druids_p2p.deck.table_messages import DEAL, DEALS, EXPECTED_KIND, TableOp
 from druids_p2p.deck.table_ops import advance, waiting
-from druids_p2p.deck.table_state import TableState
+from druids_p2p.deck.table_state import DeckState, TableState
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +95,6 @@ def _share_faults_at(state: TableState, p: int, secrets: dict[int, int]) -> Iter
             yield DeckFault(seat, reason, (sent.raw,))
     opener = pos.opened
     if opener is not None and opener.seat in secrets:
-        assert isinstance(opener.msg, TableOpenMsg)
         (opening,) = (o for o in opener.msg.opens if o.position == p)
         if _secret_mul(secrets[opener.seat], pos.a) != opening.share:
             reason = f"audit: its opening share of position {p} is not its secret times A"
@@ -117,17 +112,7 @@ def audit_state(state: TableState) -> TableAudit:
     if not state.finished:
         raise ValueError("the final reveal is not complete")
     x = sum(state.secrets.values()) % group.ORDER
-    positions: list[AuditedPosition] = []
-    seen: dict[int, str] = {}
-
-    def place(card: int | None, where: str, blame: tuple[int, tuple[bytes, ...]]) -> int:
-        if card is None or card not in state.created or card in seen:
-            seat, evidence = blame
-            what = "no card" if card is None else f"card {card}, also {seen.get(card, 'unknown')}"
-            raise DeckFault(seat, f"audit: {where} holds {what}", evidence)
-        seen[card] = where
-        return card
-
+    cards: list[int | None] = []
     for p, pos in enumerate(state.positions):
         fault = next(_share_faults_at(state, p, state.secrets), None)
         if fault is not None:
@@ -138,27 +123,59 @@ def audit_state(state: TableState) -> TableAudit:
             raise DeckFault(
                 opener.seat, f"audit: position {p} was opened as card {pos.card}", (opener.raw,)
             )
-        if pos.zone is not None:
-            card = place(card, f"position {p}", _shuffler(state, pos.from_raws))
+        cards.append(card)
+    live = tuple(p for p, pos in enumerate(state.positions) if pos.zone is not None)
+    decks = _round_cards(state, x, cards, frozenset(state.created), live, state.decks)
+    positions: list[AuditedPosition] = []
+    for p, pos in enumerate(state.positions):
+        card = cards[p]
         assert card is not None  # a returned card was public: checked against its ciphertext
         positions.append(AuditedPosition(p, card, pos.deck, pos.op, pos.owner, pos.zone))
-    decks: dict[str, tuple[int, ...]] = {}
-    for name in sorted(state.decks):
-        deck = state.decks[name]
+    dealt: list[list[int]] = [[] for _ in range(state.seats)]
+    for index in sorted(state.at_op):
+        if state.ops[index].kind in (DEAL, DEALS):
+            for p in state.taken(index):
+                owner = positions[p].owner
+                assert owner is not None  # a deal's and a deals' positions have their seat
+                dealt[owner].append(positions[p].card)
+    return TableAudit(tuple(positions), decks, tuple(tuple(d) for d in dealt))
+
+
+def _round_cards(
+    state: TableState,
+    x: int,
+    cards: list[int | None],
+    created: frozenset[int],
+    held: tuple[int, ...],
+    decks: dict[str, DeckState],
+) -> dict[str, tuple[int, ...]]:
+    """The table's cards: the positions ``held`` in its zones
+    (``cards`` gives each position's) and its ``decks`` hold every ``created`` card exactly
+    once. Returns each deck's cards, top first."""
+    seen: dict[int, str] = {}
+
+    def place(card: int | None, where: str, blame: tuple[int, tuple[bytes, ...]]) -> int:
+        if card is None or card not in created or card in seen:
+            seat, evidence = blame
+            what = "no card" if card is None else f"card {card}, also {seen.get(card, 'unknown')}"
+            raise DeckFault(seat, f"audit: {where} holds {what}", evidence)
+        seen[card] = where
+        return card
+
+    for p in held:
+        place(cards[p], f"position {p}", _shuffler(state, state.positions[p].from_raws))
+    out: dict[str, tuple[int, ...]] = {}
+    for name in sorted(decks):
+        deck = decks[name]
         blame = _shuffler(state, deck.source_raws)
-        decks[name] = tuple(
+        out[name] = tuple(
             place(_decrypt(c, a, x, state.num_cards), f"deck {name}[{t}]", blame)
             for t, (a, c) in enumerate(zip(deck.a, deck.c, strict=True))
         )
-    missing = sorted(state.created - set(seen))
+    missing = sorted(created - set(seen))
     if missing:
         raise DeckFault(0, f"audit: cards {missing} are lost")  # pragma: no cover - proofs held
-    dealt: list[list[int]] = [[] for _ in range(state.seats)]
-    for index, p in sorted(state.at_op.items()):
-        op = state.ops[index]
-        if op.kind == DEAL and op.seat is not None:
-            dealt[op.seat].append(positions[p].card)
-    return TableAudit(tuple(positions), decks, tuple(tuple(d) for d in dealt))
+    return out
 
 
 def _secret_mul(secret: int, point: bytes) -> bytes:

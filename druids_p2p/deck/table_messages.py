@@ -1,10 +1,11 @@
-"""The card table's operations (as data) and its six message bodies (deck.md §15).
+"""The card table's operations (as data) and its eight message bodies (deck.md §15).
 
 A rule set says *what* happens at the table as a list of :class:`TableOp` (shuffle a deck, deal
-its top card to a seat, turn its top card face up, a seat plays a position face down, the owners
-open a zone, a revealed card goes back into a deck, the final reveal). The deck never learns what
-a card means. Each seat's part of an operation is one signed message whose body names the
-operation's index ``op``, so a message can never be taken for another operation's.
+its top card to a seat or its top cards to several seats, turn its top card face up, a seat
+plays a position face down or shows it face up, the owners open a zone, a revealed card goes
+back into a deck, a deck's top card moves onto another deck, the final reveal). The deck never
+learns what a card means. Each seat's part of an operation is one signed message whose body
+names the operation's index ``op``, so a message can never be taken for another operation's.
 
 Bodies are strictly validated by the deal's rule (:mod:`druids_p2p.deck.body_schema`): sorted
 keys, exact types, canonical points and scalars, bounded arrays; anything else is
@@ -38,7 +39,10 @@ PLAY = "play"
 REVEAL = "reveal"
 RETURN = "return"
 FINAL = "final"
-OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL)
+TRANSFER = "transfer"
+SHOW = "show"
+DEALS = "deals"
+OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW, DEALS)
 
 
 def hand_zone(seat: int) -> str:
@@ -58,6 +62,13 @@ class TableOp:
     * ``return``: the revealed ``position`` goes into ``deck`` as the public encryption of its
       card (the deck must then be shuffled before anything is taken from it).
     * ``final``: every seat reveals its secret; everything is then known and audited.
+    * ``transfer``: the top of deck ``source`` goes, face down and unchanged, to the bottom of
+      ``deck`` (which must then be shuffled before anything is taken from it).
+    * ``show``: ``seat`` lays a position of its hand (its own choice, in its message) face up
+      into ``zone``, opening it.
+    * ``deals``: the top ``len(seats)`` cards of ``deck``, in order, the i-th to ``seats[i]``'s
+      hand: what as many ``deal`` operations would do (the same positions), in one step of one
+      message per seat (its shares of every position but its own), not one step per card.
     """
 
     kind: str
@@ -66,25 +77,38 @@ class TableOp:
     seat: int | None = None
     cards: tuple[int, ...] = ()
     position: int | None = None
+    source: str = ""
+    seats: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in OP_KINDS:
             raise ValueError(f"unknown table operation {self.kind!r}")
         for field, used in (
-            ("deck", (SHUFFLE, DEAL, TURN, RETURN)),
-            ("zone", (TURN, PLAY, REVEAL)),
+            ("deck", (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS)),
+            ("zone", (TURN, PLAY, REVEAL, SHOW)),
+            ("source", (TRANSFER,)),
         ):
             value = getattr(self, field)
             if (self.kind in used) != bool(value) or (value and not NAME.match(value)):
                 raise ValueError(f"{self.kind}: {field} {value!r} is missing, unused or not a name")
-        if (self.kind in (DEAL, PLAY)) != (self.seat is not None):
-            raise ValueError(f"{self.kind}: a seat is needed exactly for deal and play")
+        if (self.kind in (DEAL, PLAY, SHOW)) != (self.seat is not None):
+            raise ValueError(f"{self.kind}: a seat is needed exactly for deal, play and show")
         if (self.kind == RETURN) != (self.position is not None):
             raise ValueError(f"{self.kind}: a position is needed exactly for return")
-        if self.kind in (TURN, PLAY) and self.zone.startswith("hand:"):
+        if self.kind in (TURN, PLAY, SHOW) and self.zone.startswith("hand:"):
             raise ValueError(f"{self.kind}: only a deal puts a card in a hand")
+        if self.kind == TRANSFER and self.source == self.deck:
+            raise ValueError(f"transfer: deck {self.deck} onto itself")
         if self.cards and self.kind != SHUFFLE:
             raise ValueError(f"{self.kind}: only a shuffle of a new deck lists cards")
+        if (self.kind == DEALS) != bool(self.seats):
+            raise ValueError(f"{self.kind}: seats are listed exactly for deals")
+        if (
+            not isinstance(self.seats, tuple)
+            or len(self.seats) > MAX_CARDS
+            or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in self.seats)
+        ):
+            raise ValueError(f"deals: 1..{MAX_CARDS} seat numbers, not {self.seats!r}")
 
 
 def _name(value: object, where: str) -> str:
@@ -103,6 +127,8 @@ KIND_TABLE_SHARE = "table_share"
 KIND_TABLE_PLAY = "table_play"
 KIND_TABLE_OPEN = "table_open"
 KIND_TABLE_REVEAL = "table_reveal"
+KIND_TABLE_SHOW = "table_show"
+KIND_TABLE_SHARES = "table_shares"
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +175,34 @@ class TableShareMsg(bs.Whole):
     share: bytes
     e: bytes
     s: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SharePart(bs.Part):
+    """One position's share in a ``table_shares``: exactly a ``table_share``'s fields and proof
+    for that position (the same statement and context), so it is checked and audited alike."""
+
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(POSITION, bs.Field("d", "share", bs.point), *bs.DLEQ)
+    position: int
+    share: bytes
+    e: bytes
+    s: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class TableSharesMsg(bs.Whole):
+    """A seat's part of a ``deals``: its share of every position dealt to another seat, in
+    position order (none of its own)."""
+
+    KIND: ClassVar[str] = KIND_TABLE_SHARES
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        bs.ROUND,
+        OP,
+        bs.Field("shares", "shares", bs.parts_of(SharePart.from_body, 1, MAX_CARDS), bs.as_bodies),
+    )
+    round_no: int
+    op: int
+    shares: tuple[SharePart, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,9 +258,46 @@ class TableRevealMsg(bs.Whole):
         return f"TableRevealMsg(round_no={self.round_no}, op={self.op}, <secret>)"
 
 
+@dataclass(frozen=True, slots=True)
+class TableShowMsg(bs.Whole):
+    """The player lays position ``pos`` of its hand face up into ``zone``: the card it claims,
+    opened as a reveal opens one (its own share and a DLEQ proof), in the one message."""
+
+    KIND: ClassVar[str] = KIND_TABLE_SHOW
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        bs.ROUND,
+        OP,
+        *bs.opening(MAX_POSITIONS, MAX_TABLE_CARDS),
+        bs.Field("zone", "zone", _name),
+    )
+    round_no: int
+    op: int
+    position: int
+    card: int
+    share: bytes
+    e: bytes
+    s: bytes
+    zone: str
+
+    @property
+    def opens(self) -> tuple[Opening, ...]:
+        """The position it shows as a reveal's opening, so both are checked and audited by
+        the same code."""
+        return (Opening(self.position, self.card, self.share, self.e, self.s),)
+
+
 TableMessage: TypeAlias = (
-    TableKeyMsg | TableShuffleMsg | TableShareMsg | TablePlayMsg | TableOpenMsg | TableRevealMsg
+    TableKeyMsg
+    | TableShuffleMsg
+    | TableShareMsg
+    | TablePlayMsg
+    | TableOpenMsg
+    | TableRevealMsg
+    | TableShowMsg
+    | TableSharesMsg
 )
+Opened: TypeAlias = TableOpenMsg | TableShowMsg
+"""A message that opens positions of its sender's (their cards become public)."""
 
 _PARSERS: dict[str, Any] = {
     cls.KIND: cls.from_body
@@ -217,6 +308,8 @@ _PARSERS: dict[str, Any] = {
         TablePlayMsg,
         TableOpenMsg,
         TableRevealMsg,
+        TableShowMsg,
+        TableSharesMsg,
     )
 }
 TABLE_KINDS = tuple(_PARSERS)
@@ -227,8 +320,10 @@ EXPECTED_KIND = {
     PLAY: KIND_TABLE_PLAY,
     REVEAL: KIND_TABLE_OPEN,
     FINAL: KIND_TABLE_REVEAL,
+    SHOW: KIND_TABLE_SHOW,
+    DEALS: KIND_TABLE_SHARES,
 }
-"""The message each seat's part of an operation is (a return needs no message)."""
+"""The message each seat's part of an operation is (a return and a transfer need none)."""
 
 
 def parse_table_body(kind: str, body: object) -> TableMessage:

@@ -18,24 +18,36 @@ from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.shuffle_proof import verify_shuffle
 from druids_p2p.deck.table_messages import (
     DEAL,
+    DEALS,
     EXPECTED_KIND,
     FINAL,
     MAX_POSITIONS,
     PLAY,
     RETURN,
     REVEAL,
+    SHOW,
     SHUFFLE,
+    TRANSFER,
     TURN,
+    Opened,
     TableMessage,
     TableOp,
     TableOpenMsg,
     TablePlayMsg,
     TableRevealMsg,
     TableShareMsg,
+    TableSharesMsg,
+    TableShowMsg,
     TableShuffleMsg,
     hand_zone,
 )
-from druids_p2p.deck.table_state import DeckState, Position, Sent, TableOpError, TableState
+from druids_p2p.deck.table_state import (
+    DeckState,
+    Position,
+    Sent,
+    TableOpError,
+    TableState,
+)
 
 MAX_STEPS = 1 << 20
 """A bound on the loop of :func:`advance` (every step completes one operation)."""
@@ -45,12 +57,15 @@ def senders(state: TableState, index: int, op: TableOp) -> tuple[int, ...]:
     """The seats that owe a message for operation ``index`` (which must have begun)."""
     everyone = tuple(range(state.seats))
     if op.kind == SHUFFLE:
-        return everyone if state.decks[op.deck].a else ()
+        size = state.sizes.get(index)
+        return everyone if (len(state.decks[op.deck].a) if size is None else size) else ()
     if op.kind == DEAL:
         return tuple(s for s in everyone if s != op.seat)
+    if op.kind == DEALS:
+        return tuple(s for s in everyone if any(owner != s for owner in op.seats))
     if op.kind in (TURN, FINAL):
         return everyone
-    if op.kind == PLAY:
+    if op.kind in (PLAY, SHOW):
         assert op.seat is not None
         return (op.seat,)
     if op.kind == REVEAL:
@@ -117,27 +132,39 @@ def _begin(state: TableState, index: int, op: TableOp) -> None:
         )
     elif op.kind == SHUFFLE and op.cards:
         raise TableOpError(f"deck {op.deck} exists: a reshuffle lists no cards")
-    elif op.kind in (DEAL, TURN):
-        deck = _deck(state, op.deck)
-        if not deck.a:
-            raise TableOpError(f"deck {op.deck} is empty")
-        if deck.unshuffled_returns:
-            raise TableOpError(f"deck {op.deck} holds returned cards: shuffle it first")
-        if len(state.positions) >= MAX_POSITIONS:
-            raise TableOpError(f"a game takes at most {MAX_POSITIONS} positions")
-        a, c = deck.a.pop(0), deck.c.pop(0)
-        zone = hand_zone(op.seat) if op.kind == DEAL and op.seat is not None else op.zone
-        if op.kind == DEAL and not (op.seat is not None and 0 <= op.seat < state.seats):
-            raise TableOpError(f"seat {op.seat} is not at this table")
-        state.at_op[index] = len(state.positions)
-        state.positions.append(
-            Position(a, c, op.deck, index, op.seat, zone, from_raws=deck.source_raws)
-        )
-        state.zones.setdefault(zone, []).append(state.at_op[index])
-    elif op.kind == PLAY and not (op.seat is not None and 0 <= op.seat < state.seats):
+    if op.kind == SHUFFLE:
+        state.sizes[index] = len(_deck(state, op.deck).a)
+    elif op.kind in (DEAL, TURN, DEALS):
+        _take(state, index, op)
+    elif op.kind in (PLAY, SHOW) and not (op.seat is not None and 0 <= op.seat < state.seats):
         raise TableOpError(f"seat {op.seat} is not at this table")
     elif op.kind == REVEAL:
         state.plans[index] = state.hidden_owners(op.zone)
+
+
+def _take(state: TableState, index: int, op: TableOp) -> None:
+    """A deal, a turn or a deals takes the top card(s) of its deck, in order, as the next
+    positions: into the hand of the seat each is dealt to, or (a turn) face up into ``zone``."""
+    owners = op.seats if op.kind == DEALS else (op.seat,)
+    deck = _deck(state, op.deck)
+    if not deck.a:
+        raise TableOpError(f"deck {op.deck} is empty")
+    if len(deck.a) < len(owners):
+        raise TableOpError(f"deck {op.deck} holds {len(deck.a)} cards, not {len(owners)}")
+    if deck.unshuffled_returns:
+        raise TableOpError(f"deck {op.deck} holds returned or transferred cards: shuffle it first")
+    if len(state.positions) + len(owners) > MAX_POSITIONS:
+        raise TableOpError(f"a game takes at most {MAX_POSITIONS} positions")
+    if op.kind != TURN and not all(s is not None and 0 <= s < state.seats for s in owners):
+        raise TableOpError(f"seat {op.seat if op.kind == DEAL else op.seats} is not at this table")
+    state.at_op[index] = len(state.positions)
+    for owner in owners:
+        a, c = deck.a.pop(0), deck.c.pop(0)
+        zone = op.zone if owner is None else hand_zone(owner)
+        state.zones.setdefault(zone, []).append(len(state.positions))
+        state.positions.append(
+            Position(a, c, op.deck, index, owner, zone, from_raws=deck.source_raws)
+        )
 
 
 def _deck(state: TableState, name: str) -> DeckState:
@@ -211,50 +238,72 @@ def _shuffle(state: TableState, index: int, op: TableOp) -> bool:
 
 
 def _shares(state: TableState, index: int, op: TableOp) -> bool:
-    """A deal or a turn: every owing seat's share of the position, each DLEQ-proven."""
-    p = state.at_op[index]
-    pos = state.positions[p]
+    """A deal or a turn (one ``table_share`` a seat, of the position) or a deals (one
+    ``table_shares`` a seat, of each position dealt to another seat, in position order): every
+    share DLEQ-proven with the same context and statement, whichever message carries it. A
+    message is checked whole before any of its shares is stored."""
     params = state.context(b"share", op.deck, index)
     complete, fresh = _unchecked(state, index, senders(state, index, op))
     for seat, sent in fresh:
         msg = sent.msg
-        assert isinstance(msg, TableShareMsg)
-        if msg.position != p:
-            raise DeckFault(
-                seat,
-                f"table_share: share for position {msg.position}, but operation {index} takes "
-                f"position {p}",
-                (sent.raw,),
+        assert isinstance(msg, TableShareMsg | TableSharesMsg)
+        parts = msg.shares if isinstance(msg, TableSharesMsg) else (msg,)
+        got, owed = [part.position for part in parts], owed_shares(state, index, seat)
+        if got != owed:
+            wrong = (
+                f"shares for positions {got}, but operation {index} wants its shares of "
+                f"positions {owed} (each one dealt to another seat, in order)"
+                if isinstance(msg, TableSharesMsg)
+                else f"share for position {got[0]}, but operation {index} takes position {owed[0]}"
             )
-        _check_dleq(state, params, sent, p, msg.share, (msg.e, msg.s))
-        pos.shares[seat] = Sent(seat, msg, sent.raw)
+            raise DeckFault(seat, f"{msg.KIND}: {wrong}", (sent.raw,))
+        for part in parts:
+            _check_dleq(state, params, sent, part.position, part.share, (part.e, part.s))
+        for part in parts:
+            state.positions[part.position].shares[seat] = Sent(seat, part, sent.raw)
         state.checked.add((index, seat))
     if not complete:
         return False
     if op.kind == TURN:
-        pos.card = _decrypt(state, p, state.shares_of(p))
+        p = state.at_op[index]
+        state.positions[p].card = _decrypt(state, p, state.shares_of(p))
     return True
 
 
-def precheck_share(state: TableState, seat: int, msg: TableShareMsg, raw: bytes) -> None:
-    """Check ``seat``'s share for the deal or turn in progress while the others' are still
-    on their way, so the last one to arrive is the only one left to check: a draw waits for
-    one proof, not one per seat. Stores nothing but the fact that the proof held
-    (``state.proven``); anything else about the message (its slot, its step, a bad proof) is
+def owed_shares(state: TableState, index: int, seat: int) -> list[int]:
+    """The positions of deal, deals or turn ``index`` (begun) whose share ``seat`` owes: every
+    one not dealt to it, in position order."""
+    return [p for p in state.taken(index) if state.positions[p].owner != seat]
+
+
+def precheck_share(
+    state: TableState, seat: int, msg: TableShareMsg | TableSharesMsg, raw: bytes
+) -> None:
+    """Check ``seat``'s share(s) for the deal, deals or turn in progress while the others' are
+    still on their way, so the last message to arrive is the only one left to check: a draw
+    waits for one proof, not one per seat, a deals for one seat's proofs, not every seat's.
+    Stores nothing but the fact that every proof of the message held (``state.proven``);
+    anything else about the message (its slot, its step, its positions, a bad proof) is
     judged as before, when it is stored."""
     index = state.done
     op = state.current
-    if op is None or op.kind not in (DEAL, TURN) or msg.op != index or state.begun != index:
+    if op is None or msg.op != index or state.begun != index:
+        return
+    batch = isinstance(msg, TableSharesMsg)
+    if op.kind not in ((DEALS,) if batch else (DEAL, TURN)):
         return
     if raw in state.own or raw in state.proven or seat not in senders(state, index, op):
         return
-    p = state.at_op[index]
     key = state.keys.get(seat)
-    if msg.position != p or key is None:
+    parts = msg.shares if isinstance(msg, TableSharesMsg) else (msg,)
+    if key is None or [part.position for part in parts] != owed_shares(state, index, seat):
         return
     params = state.context(b"share", op.deck, index)
-    if verify_open(params, seat, p, key.msg.key, state.positions[p].a, msg.share, (msg.e, msg.s)):
-        state.proven.add(raw)
+    for part in parts:
+        a, proof = state.positions[part.position].a, (part.e, part.s)
+        if not verify_open(params, seat, part.position, key.msg.key, a, part.share, proof):
+            return
+    state.proven.add(raw)
 
 
 def _unchecked(
@@ -308,25 +357,29 @@ def _raws(pos: Position) -> list[bytes]:
     return [pos.shares[s].raw for s in sorted(pos.shares)]
 
 
-def _play(state: TableState, index: int, op: TableOp) -> bool:
+def _put_down(state: TableState, index: int, op: TableOp) -> bool:
+    """A play (face down) or a show (face up: opened as a reveal opens a position): the seat's
+    message names the operation's zone and a position of its own hand, else it convicts it."""
     assert op.seat is not None
     sent = state.slots.get((index, op.seat))
     if sent is None:
         return False
     msg = sent.msg
-    assert isinstance(msg, TablePlayMsg)
-    hand = hand_zone(op.seat)
+    assert isinstance(msg, TablePlayMsg | TableShowMsg)
+    now, past = ("shows", "showed") if isinstance(msg, TableShowMsg) else ("plays", "played")
+    p, hand = msg.position, hand_zone(op.seat)
     if msg.zone != op.zone:
         raise DeckFault(
             op.seat,
-            f"table_play: plays onto {msg.zone}, but operation {index} plays onto {op.zone}",
+            f"{msg.KIND}: {now} onto {msg.zone}, but operation {index} {now} onto {op.zone}",
             (sent.raw,),
         )
-    p = msg.position
     if p >= len(state.positions) or state.positions[p].zone != hand:
         raise DeckFault(
-            op.seat, f"table_play: played position {p}, which is not in its hand", (sent.raw,)
+            op.seat, f"{msg.KIND}: {past} position {p}, which is not in its hand", (sent.raw,)
         )
+    if isinstance(msg, TableShowMsg):
+        _open(state, state.context(b"open", op.zone, index), Sent(sent.seat, msg, sent.raw))
     state.zones[hand].remove(p)
     state.zones.setdefault(op.zone, []).append(p)
     state.positions[p].zone = op.zone
@@ -349,22 +402,28 @@ def _reveal(state: TableState, index: int, op: TableOp) -> bool:
                 "hidden there",
                 (sent.raw,),
             )
-        for opening in msg.opens:
-            p = opening.position
-            pos = state.positions[p]
-            _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
-            shares = [opening.share, *state.shares_of(p)]
-            card = _decrypt(state, p, shares)
-            if card != opening.card:
-                raise DeckFault(
-                    owner,
-                    f"table_open: claimed card {opening.card} at position {p}, which holds card "
-                    f"{card}",
-                    (sent.raw, *_raws(pos)),
-                )
-            pos.card, pos.opened = card, sent
+        _open(state, params, Sent(owner, msg, sent.raw))
         state.checked.add((index, owner))
     return complete
+
+
+def _open(state: TableState, params: DeckParams, sent: Sent[Opened]) -> None:
+    """Each position the owner opens (a reveal's openings, a show's one): its share is proven
+    (8.2) and, with the shares published when the position left its deck, decrypts to the card
+    it claims, which is then public."""
+    for opening in sent.msg.opens:
+        p = opening.position
+        pos = state.positions[p]
+        _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
+        card = _decrypt(state, p, [opening.share, *state.shares_of(p)])
+        if card != opening.card:
+            raise DeckFault(
+                sent.seat,
+                f"{sent.msg.KIND}: claimed card {opening.card} at position {p}, which holds "
+                f"card {card}",
+                (sent.raw, *_raws(pos)),
+            )
+        pos.card, pos.opened = card, sent
 
 
 def _return(state: TableState, index: int, op: TableOp) -> bool:
@@ -385,6 +444,22 @@ def _return(state: TableState, index: int, op: TableOp) -> bool:
     deck.unshuffled_returns = True
     state.zones[pos.zone].remove(p)
     pos.zone = None
+    return True
+
+
+def _transfer(state: TableState, index: int, op: TableOp) -> bool:
+    """The top of ``source`` to the bottom of ``deck``, unchanged: the destination must be
+    shuffled before it is drawn from, and its next shuffle's evidence includes the pass that
+    made the transferred ciphertext."""
+    deck, source = _deck(state, op.deck), _deck(state, op.source)
+    if not source.a:
+        raise TableOpError(f"deck {op.source} is empty")
+    if len(deck.a) >= MAX_CARDS:
+        raise TableOpError(f"deck {op.deck} is full")
+    deck.a.append(source.a.pop(0))
+    deck.c.append(source.c.pop(0))
+    deck.unshuffled_returns = True
+    deck.source_raws = tuple(dict.fromkeys((*deck.source_raws, *source.source_raws)))
     return True
 
 
@@ -411,8 +486,11 @@ _STEP = {
     SHUFFLE: _shuffle,
     DEAL: _shares,
     TURN: _shares,
-    PLAY: _play,
+    PLAY: _put_down,
     REVEAL: _reveal,
     RETURN: _return,
     FINAL: _final,
+    TRANSFER: _transfer,
+    SHOW: _put_down,
+    DEALS: _shares,
 }

@@ -1,7 +1,7 @@
 """One seat at the card table, driven by plain method calls (no I/O), like DeckPeer for the deal.
 
 The caller pushes the rule set's operations (:meth:`TablePeer.push`, the same list at every
-seat; for its own face-down plays it also names the position it plays), broadcasts every byte
+seat; for its own plays and shows it also names the position it puts down), broadcasts every byte
 string returned, and feeds every byte string received to :meth:`TablePeer.receive`. Each call
 returns this seat's messages for whatever the table has reached; messages that arrive early are
 kept until their operation comes.
@@ -25,13 +25,17 @@ from druids_p2p.deck.shuffle import shuffle_step, statement_seed
 from druids_p2p.deck.signing import Codec, Envelope
 from druids_p2p.deck.table_messages import (
     DEAL,
+    DEALS,
     FINAL,
     KIND_TABLE_SHARE,
+    KIND_TABLE_SHARES,
     PLAY,
     REVEAL,
+    SHOW,
     SHUFFLE,
     TURN,
     Opening,
+    SharePart,
     TableKeyMsg,
     TableMessage,
     TableOp,
@@ -39,11 +43,13 @@ from druids_p2p.deck.table_messages import (
     TablePlayMsg,
     TableRevealMsg,
     TableShareMsg,
+    TableSharesMsg,
+    TableShowMsg,
     TableShuffleMsg,
     hand_zone,
     parse_table_body,
 )
-from druids_p2p.deck.table_ops import advance, due, precheck_share
+from druids_p2p.deck.table_ops import advance, due, owed_shares, precheck_share
 from druids_p2p.deck.table_state import TableState
 
 Entropy = Callable[[int], bytes]
@@ -95,10 +101,15 @@ class TablePeer:
         return out + self._act()
 
     def push(self, op: TableOp, position: int | None = None) -> list[bytes]:
-        """The schedule's next operation; ``position`` is this seat's choice for its own play."""
-        mine = op.kind == PLAY and op.seat == self.seat
+        """The schedule's next operation; ``position`` is this seat's choice for its own play
+        or show (a show claims the position's card, so it must be one dealt to this seat)."""
+        mine = op.kind in (PLAY, SHOW) and op.seat == self.seat
         if mine != (position is not None):
-            raise ValueError("a position is given exactly for this seat's own plays")
+            raise ValueError("a position is given exactly for this seat's own plays and shows")
+        if op.kind == SHOW and mine and position not in self._cards:
+            raise ValueError(
+                f"seat {self.seat} was not dealt position {position}: it cannot show it"
+            )
         index = self.state.push(op)
         if position is not None:
             self._choices[index] = position
@@ -118,18 +129,19 @@ class TablePeer:
         return self._act() if self._started else []
 
     def precheck(self, env: Envelope) -> None:
-        """Another seat's message that the table holds until the rest of its step is in: a
-        share for the deal or turn in progress has its proof checked now
-        (:func:`~druids_p2p.deck.table_ops.precheck_share`), so that once the last share
+        """Another seat's message that the table holds until the rest of its step is in: the
+        shares of a ``table_share`` for the deal or turn in progress, or of a ``table_shares``
+        for the deals in progress, have their proofs checked now
+        (:func:`~druids_p2p.deck.table_ops.precheck_share`), so that once the last message
         arrives only that one is left to check. Nothing is stored and nothing is judged: the
         message is received, and blamed if need be, as any other (:meth:`receive`)."""
-        if env.seat == self.seat or env.kind != KIND_TABLE_SHARE:
+        if env.seat == self.seat or env.kind not in (KIND_TABLE_SHARE, KIND_TABLE_SHARES):
             return
         try:
             msg = parse_table_body(env.kind, env.body)
         except MalformedMessage:
             return
-        if isinstance(msg, TableShareMsg) and msg.round_no == self.state.round_no:
+        if isinstance(msg, TableShareMsg | TableSharesMsg) and msg.round_no == self.state.round_no:
             precheck_share(self.state, env.seat, msg, env.raw)
 
     # ------------------------------------------------------------------ what this seat knows
@@ -172,21 +184,24 @@ class TablePeer:
         return out
 
     def _learn(self, completed: list[int]) -> None:
-        """The card of every position just dealt to this seat: C minus every other seat's
-        share minus its own."""
+        """The card of every position just dealt to this seat (by a deal or a deals): C minus
+        every other seat's share minus its own."""
         state = self.state
         for index in completed:
-            op = state.ops[index]
-            if op.kind != DEAL or op.seat != self.seat:
+            if state.ops[index].kind not in (DEAL, DEALS):
                 continue
-            p = state.at_op[index]
-            pos = state.positions[p]
-            own = group.mul(self._secret, pos.a)
-            shares = [own, *state.shares_of(p)]
-            card = card_table(state.num_cards).get(decrypt_with(pos.c, shares))
-            if card is None:
-                raise AuditRequired(f"position {p} dealt to seat {self.seat} decrypts to no card")
-            self._cards[p] = card
+            for p in state.taken(index):
+                pos = state.positions[p]
+                if pos.owner != self.seat:
+                    continue
+                own = group.mul(self._secret, pos.a)
+                shares = [own, *state.shares_of(p)]
+                card = card_table(state.num_cards).get(decrypt_with(pos.c, shares))
+                if card is None:
+                    raise AuditRequired(
+                        f"position {p} dealt to seat {self.seat} decrypts to no card"
+                    )
+                self._cards[p] = card
 
     def _my_part(self) -> TableMessage | None:
         state, index = self.state, self.state.done
@@ -206,8 +221,18 @@ class TablePeer:
             p = state.at_op[index]
             d, e, s = self._share(b"share", op.deck, index, p)
             return TableShareMsg(round_no, index, p, d, e, s)
+        if op.kind == DEALS:
+            parts = (
+                SharePart(p, *self._share(b"share", op.deck, index, p))
+                for p in owed_shares(state, index, seat)
+            )
+            return TableSharesMsg(round_no, index, tuple(parts))
         if op.kind == PLAY:
             return TablePlayMsg(round_no, index, self._choices[index], op.zone)
+        if op.kind == SHOW:
+            p = self._choices[index]
+            d, e, s = self._share(b"open", op.zone, index, p)
+            return TableShowMsg(round_no, index, p, self._cards[p], d, e, s, op.zone)
         if op.kind == REVEAL:
             opens = []
             for p in state.plans[index][seat]:

@@ -26,9 +26,12 @@ from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
 from druids_p2p.deck.proofs import verify_key
 from druids_p2p.deck.table_messages import (
+    DEALS,
     FINAL,
     MAX_POSITIONS,
     MAX_TABLE_CARDS,
+    Opened,
+    SharePart,
     TableKeyMsg,
     TableMessage,
     TableOp,
@@ -42,7 +45,7 @@ TAG_TABLE_STATE = b"druids-p2p/v1 table state"
 MAX_AHEAD = 64
 """Messages a seat may have stored for operations not yet pushed (a bound on memory)."""
 
-M = TypeVar("M")
+M = TypeVar("M", covariant=True)
 
 
 class TableOpError(DeckError, ValueError):
@@ -62,14 +65,16 @@ class Sent(Generic[M]):
 @dataclass(slots=True)
 class DeckState:
     """One deck: its ciphertexts (top first), how often it was shuffled, and whether it holds
-    returned cards that nobody has shuffled yet (it may then not be drawn from)."""
+    returned or transferred cards that nobody has shuffled yet (it may then not be drawn from:
+    where those cards lie is known)."""
 
     a: list[bytes]
     c: list[bytes]
     shuffles: int = 0
     unshuffled_returns: bool = False
     source_raws: tuple[bytes, ...] = ()
-    """The signed message that produced the current order (evidence for the next proof)."""
+    """The signed messages that produced the current ciphertexts (evidence for the next proof):
+    its last shuffle, and the source deck's for a card transferred onto it since."""
 
 
 @dataclass(slots=True)
@@ -86,9 +91,12 @@ class Position:
     """Where it lies now; None once returned into a deck."""
     card: int | None = None
     """The card, once public (turned, revealed, or after the final reveal)."""
-    shares: dict[int, Sent[TableShareMsg]] = field(default_factory=dict)
-    """Decryption shares published when it left its deck (deal: all but the owner; turn: all)."""
-    opened: Sent[TableMessage] | None = None
+    shares: dict[int, Sent[TableShareMsg | SharePart]] = field(default_factory=dict)
+    """Decryption shares published when it left its deck (deal: all but the owner; turn: all),
+    each with the signed message that carries it (a ``table_share``, or the ``table_shares``
+    of a ``deals`` whose part it is)."""
+    opened: Sent[Opened] | None = None
+    """The owner's ``table_open`` or ``table_show`` that made its card public."""
     from_raws: tuple[bytes, ...] = ()
     """The signed shuffle that put this ciphertext on top of its deck (empty: a public start)."""
 
@@ -134,6 +142,7 @@ class TableState:
         self.positions: list[Position] = []
         self.zones: dict[str, list[int]] = {}
         self.created: set[int] = set()
+        """The cards created at this table (a card id is created once)."""
         self.progress = 0
         """Within the current operation: shuffle passes accepted so far."""
         self.secrets: dict[int, int] = {}
@@ -141,9 +150,13 @@ class TableState:
         self.raws: list[bytes] = []
         """The transcript: every accepted message, in the order it was stored."""
         self.at_op: dict[int, int] = {}
-        """Deal and turn operations -> the position they take off their deck."""
+        """Deal, deals and turn operations -> the (first) position they take off their deck."""
         self.plans: dict[int, dict[int, list[int]]] = {}
         """Reveal operations -> owner -> the hidden positions it must open, in zone order."""
+        self.sizes: dict[int, int] = {}
+        """Shuffle operations -> the ciphertexts their deck held when they began (none: no pass
+        is owed). Kept, because the deck may be drawn down by the operations after it before a
+        caller that follows the transcript asks who owed its passes."""
         self.begun = -1
         """The last operation whose start (deck creation, position taken) has run."""
         self.checked: set[tuple[int, int]] = set()
@@ -188,6 +201,15 @@ class TableState:
 
     def zone(self, name: str) -> tuple[int, ...]:
         return tuple(self.zones.get(name, ()))
+
+    def taken(self, index: int) -> range:
+        """The positions operation ``index`` took off its deck (a deal or turn: one; a deals:
+        one per seat it lists, in order; anything else, or not begun yet: none)."""
+        first = self.at_op.get(index)
+        if first is None:
+            return range(0)
+        op = self.ops[index]
+        return range(first, first + (len(op.seats) if op.kind == DEALS else 1))
 
     def shares_of(self, p: int) -> list[bytes]:
         """The decryption shares published for position ``p`` when it left its deck."""

@@ -1,7 +1,7 @@
 """The seam between a rule set and everything that runs it (network, deck, bots, tournaments, TUI).
 
-Those layers talk to a :class:`CommonRuleset` (or, for a game dealt once per round, a
-:class:`Ruleset`) and the game state it creates, never to a game's internals: each game is one
+Those layers talk to a :class:`CardTableRuleset` (its :class:`CommonRuleset` part in process, its
+seat copies at the mental card table), never to a game's internals: each game is one
 package under ``druids_p2p.games`` registered in ``druids_p2p.rulesets``, and the games never import
 each other (import-linter contracts check both). Moves and cards cross the seam as integers and as
 text tokens; a refused move is an :class:`IllegalMove` whose ``reason`` the mover is told.
@@ -69,38 +69,6 @@ class CommonGameState(GameProgress, Protocol):
     def view(self, seat: int) -> Any: ...
 
 
-@runtime_checkable
-class GameState(CommonGameState, Protocol):
-    """A game dealt round by round (Druids 2017): what a table, a bot host or a replay needs."""
-
-    @property
-    def round_over(self) -> bool: ...
-    @property
-    def needs_deal(self) -> bool: ...
-    @property
-    def round_scores(self) -> list[list[int]]: ...
-
-    @property
-    def round_index(self) -> int:
-        """The round being played (or the last one), 0-based; -1 before the first deal."""
-        ...
-
-    @property
-    def round_ended_by(self) -> str | None:
-        """How the last round ended (None while it is under way or before the first deal)."""
-        ...
-
-    def start_round(self, hands: list[list[int]]) -> Any: ...
-    def start_hidden_round(self, seat: int, hand: list[int]) -> Any:
-        """The next round as ``seat`` sees it at a table: only its own hand is known
-        (:class:`InvalidDeal` for an impossible one); the others' cards enter by :meth:`reveal`."""
-        ...
-
-    def reveal(self, seat: int, card: int) -> None:
-        """A card of ``seat``'s hidden hand, shown by the deal (ValueError if it cannot be)."""
-        ...
-
-
 class Playing(Protocol):
     """Whose move, the legal moves and play: the part of a game its moves go to."""
 
@@ -150,9 +118,14 @@ class CommonRuleset(Protocol):
         """The move a person typed in :meth:`typed_move`'s spelling; ValueError naming it."""
         ...
 
-    def make_options(self, players: int, variant: bool = False) -> Any:
+    table_flags: frozenset[str]
+    """Which of a seat message's ``variant`` and ``rounds`` the game uses (a host offers only
+    these; the others are bound at their defaults)."""
+
+    def make_options(self, players: int, variant: bool = False, rounds: int | None = None) -> Any:
         """The game's options for ``players`` seats (ValueError out of range). ``variant`` is
-        Druids 2017's light side of Gaia; a game without that variant ignores it."""
+        Druids 2017's light side of Gaia, ``rounds`` the rounds of a game played by rounds
+        (None: the default); a game without them ignores them."""
         ...
 
     def max_moves(self, players: int, rounds: int) -> int:
@@ -201,41 +174,16 @@ class CommonRuleset(Protocol):
         ...
 
 
-class Ruleset(CommonRuleset, Protocol):
-    """A card game dealt once per round (Druids 2017): what the mental deck's deal needs."""
-
-    def hand_size(self, players: int) -> int: ...
-    def required_cards(self, players: int) -> frozenset[int]:
-        """Cards that every deal must include (the deck deals them to a uniform random seat)."""
-        ...
-
-    lead_card: int
-    """The card its holder shows at the deal's ``ready`` step and leads with (Gaia): a move
-    that puts it on the table carries no opening (``protocol.md`` §5)."""
-
-    def new_game(self, players: int, **options: Any) -> GameState: ...
-    def deal(self, rng: random.Random, players: int) -> list[list[int]]: ...
-    def cards_for_move(self, move: int) -> Sequence[int]:
-        """Physical cards a move may put on the table (the deck opens one of them)."""
-        ...
-
-    def format_card(self, card: int) -> str: ...
-    def parse_card(self, token: str) -> int: ...
-    def format_move(self, move: int) -> str: ...
-    def parse_move(self, token: str) -> int: ...
-    def parse_move_token(self, token: str) -> int:
-        """A signed move's token, which must be the canonical spelling (ValueError otherwise):
-        equal moves are equal bytes, so records compare byte for byte."""
-        ...
-
-
 class CardOp(Protocol):
     """One operation of the mental card table, as a game's schedule gives it (deck.md §15.1).
 
     The fields of the deck's ``TableOp`` (which a game may not import): ``shuffle`` a ``deck``
-    (``cards`` listed when it is new), ``deal`` its top to ``seat``'s hand, ``turn`` its top face
-    up into ``zone``, ``play`` (``seat`` puts a position of its hand face down into ``zone``),
-    ``reveal`` a ``zone``, ``return`` a public ``position`` into ``deck``, ``final``."""
+    (``cards`` listed when it is new), ``deal`` its top to ``seat``'s hand, ``deals`` its top
+    ``len(seats)`` cards, the i-th to ``seats[i]``'s hand (as many deals would, in one step),
+    ``turn`` its top face up into ``zone``, ``play`` (``seat`` puts a position of its hand face
+    down into ``zone``), ``show`` (the same, face up), ``reveal`` a ``zone``, ``return`` a public
+    ``position`` into ``deck``, ``transfer`` the top of deck ``source`` to the bottom of
+    ``deck``, ``final``."""
 
     @property
     def kind(self) -> str: ...
@@ -249,6 +197,10 @@ class CardOp(Protocol):
     def cards(self) -> tuple[int, ...]: ...
     @property
     def position(self) -> int | None: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def seats(self) -> tuple[int, ...]: ...
 
 
 class CardTableSeat(GameProgress, Protocol):
@@ -266,7 +218,10 @@ class CardTableSeat(GameProgress, Protocol):
         ...
 
     @property
-    def seat(self) -> int: ...
+    def seat(self) -> int:
+        """This copy's play seat (an onlooker's, ``CardTableRuleset.onlooker``, is none of the
+        table's: it holds no hand)."""
+        ...
 
     def ops(self) -> Sequence[CardOp]:
         """The operations due now, each given once; after running them (and :meth:`learn`-ing
@@ -278,9 +233,13 @@ class CardTableSeat(GameProgress, Protocol):
         reveal); ValueError if that cannot be (a card already elsewhere, another back)."""
         ...
 
-    def check_play(self, seat: int, position: int, zone: str) -> str | None:
-        """Why ``seat`` may not put ``position`` of its hand face down into ``zone`` now, or
-        None: pure (the copy is unchanged), the one check :meth:`play` makes too."""
+    def check_play(
+        self, seat: int, position: int, zone: str, card: int | None = None
+    ) -> str | None:
+        """Why ``seat`` may not put ``position`` of its hand into ``zone`` now, or None: pure
+        (the copy is unchanged), the one check :meth:`play` makes too. ``card`` is the card a
+        face-up ``show`` claims (None for a face-down play, and for this copy's own seat,
+        whose cards it knows)."""
         ...
 
     def check_move(self, seat: int, token: str) -> str | None:
@@ -292,9 +251,10 @@ class CardTableSeat(GameProgress, Protocol):
         None (pure)."""
         ...
 
-    def play(self, seat: int, position: int, zone: str) -> CardOp:
-        """``seat`` puts ``position`` of its hand face down into ``zone``; the table's op
-        (ValueError with :meth:`check_play`'s reason if it refuses)."""
+    def play(self, seat: int, position: int, zone: str, card: int | None = None) -> CardOp:
+        """``seat`` puts ``position`` of its hand into ``zone`` (face up as ``card`` for a show);
+        the table's op, kind ``play`` (face down) or ``show`` (face up) (ValueError with
+        :meth:`check_play`'s reason if it refuses)."""
         ...
 
     def move(self, seat: int, token: str) -> None:
@@ -334,9 +294,22 @@ class CardTableSeat(GameProgress, Protocol):
         its own cards), and the copy goes on no further."""
         ...
 
-    def false_words(self, cards: Mapping[int, int]) -> list[tuple[int, int]]:
-        """(word round, seat) of each word so far that ``cards`` (every position's card, as the
-        final reveal shows them) contradicts: a lie the table blames on its signer."""
+    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, int, str]]:
+        """(seat, taken, reason) of every rule broken at this round's table that only ``cards``
+        (every position's card, as its final reveal shows them) can show: a false word, a card
+        that should have followed. ``taken`` is where the breaking move or word lies among those
+        this copy took at this table (each play, move and word counting one, from 0), so the
+        table finds its signed message. First breach first, the same on every seat's copy."""
+        ...
+
+    @property
+    def round_scores(self) -> list[list[int]]:
+        """Every ended round's scores (a game of one round: empty)."""
+        ...
+
+    def shown_move(self, card: int, zone: str) -> int:
+        """The move that shows ``card`` face up into ``zone`` (a ``table_show``): how the table
+        names it; ValueError if none does."""
         ...
 
     def table_move(self, move: int) -> tuple[int, str] | None:
@@ -353,11 +326,20 @@ class CardTableSeat(GameProgress, Protocol):
 
 @runtime_checkable
 class CardTableRuleset(CommonRuleset, Protocol):
-    """A game played at a mental card table (Druids 2004): draws, face-down plays, reveals."""
+    """A game played at a mental card table (Druids 2004, and Druids 2017 by protocol version
+    2): deals, draws, plays face down or shown face up, reveals."""
 
     def table_seat(self, options: Any, seat: int, rng: random.Random) -> CardTableSeat:
         """``seat``'s copy of a new game with ``options``; ``rng`` only fills hidden places
         with guesses that nothing public depends on (never a secret)."""
+        ...
+
+    def onlooker(self, options: Any) -> CardTableSeat | None:
+        """A copy of a new game with ``options`` that holds no hand and follows the game by
+        what is public alone (told any card, it knows it): what ``druids audit`` replays a
+        record with, so that every seat is judged alike, also where the record lacks the
+        secrets. None if the game cannot be followed so: its owners' words steer it by hidden
+        cards (Druids 2004), and only a seat's copy told every card may follow it."""
         ...
 
 
@@ -368,11 +350,9 @@ __all__ = [
     "CommonGameState",
     "CommonRuleset",
     "GameProgress",
-    "GameState",
     "IllegalMove",
     "InvalidDeal",
     "Playing",
-    "Ruleset",
     "Streams",
     "TableOptions",
 ]

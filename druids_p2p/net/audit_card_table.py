@@ -1,66 +1,75 @@
-"""``druids audit`` for a game at a mental card table (Druids 2004): the game replayed from its
-record with every card known, through the same checks the table made.
+"""``druids audit`` for a game at the mental card table: the game replayed from its record with
+every card known, through the same checks the table made.
 
-After the chain and the seating (``net/audit.py``), the record is walked step by step as the
-table's round driver (``net/card_table_round.py``) schedules it: the keys, then each deck
-operation a copy of the game gives (shuffle passes, the shares of a deal or a turn, the owners'
-openings of a ritual, the final reveal), each owners' word step and each move of the seat to
-move. Every message must be of its step's type, from its step's seat in order and built on the
-head at its step's start. The deck messages go through the deck's :class:`TableState` (every
-proof of a shuffle, share and opening checked again); the moves and words through
-:func:`~druids_p2p.net.moves.accept_table_move`, the one check the table made, into one
+After the chain and the seating (``net/audit.py``), the record is walked step by step as the table's
+round driver (``net/card_table_round.py``) schedules it, round by round, each round at its own card
+table: the keys, then each deck operation a copy of the game gives (shuffle passes, the shares of a
+deal or a turn, the owners' openings of a reveal, the final reveal), each owners' word step and each
+move of the seat to move; at each round's final reveal the deck's audit and the game's ``breaches``
+with every card of the round known. Every message must be of its step's type, from its step's seat
+in order and built on the head at its step's start. The deck messages go through the deck's
+:class:`TableState` (every proof of a shuffle, share and opening checked again); the moves and words
+through :func:`~druids_p2p.net.moves.accept_table_move`, the one check the table made, into one
 :class:`~druids_p2p.net.moves.MoveLog`.
 
-Every seat's final ``table_reveal`` holds its secret: the joint secret opens every position the
-moment it is taken, so the replayed copy of the game knows every card (its own world is the
-truth), every owner's word is held against its real face-down gems, and the deck's final audit
-(``deck/table_audit.py``) accounts for every card. The outcome must be what every seat signed in
-the result step. A record without every secret is replayed with the cards the table opened
-publicly up to its first owners' word step, and is at best incomplete: the words steer the
-game's course by gems the record does not show (the table's copies fit them to cards each seat
-saw; a copy without them would guess and could accuse an honest seat). Every secret the record
-does reveal is checked all the same (``deck/table_audit.py`` ``secret_fault``): a false one is
-its signer's fault whatever words came before it, and makes the record invalid.
+The copy replayed is the game's *onlooker* (``CardTableRuleset.onlooker``: it holds no hand, so
+every seat is judged alike, as every other seat judged it at the table) where the game has one,
+else seat 0's. Every seat's final ``table_reveal`` of a round holds its secret: the joint secret
+opens every position of that round the moment it is taken, so the copy knows every card (its own
+world is the truth), every owner's word is held against its real cards, and the deck's final
+audit (``deck/table_audit.py``) accounts for every card. The outcome must be what every seat
+signed in the result step. A round without every secret is replayed with the cards the table
+opened publicly, and is at best incomplete. An onlooker follows it to its end (Druids 2017: the
+words only say who leads, every card is shown as played; what only the final reveal can judge,
+``breaches``, stays unjudged); a seat's copy only up to its first owners' word step: those words
+steer the game's course by cards the record does not show (Druids 2004: the table's copies fit
+them to cards each seat saw; a copy without them would guess and could accuse an honest seat).
+Every secret the record does reveal is checked all the same (``deck/table_audit.py``
+``secret_fault``): a false one is its signer's fault whatever words came before it, and makes the
+record invalid.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from druids_p2p.deck import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.table_audit import audit_state, joint_secret, position_card, secret_fault
 from druids_p2p.deck.table_messages import KIND_TABLE_REVEAL, TableRevealMsg, parse_table_body
 from druids_p2p.deck.table_ops import advance, senders
 from druids_p2p.deck.table_state import TableState
-from druids_p2p.games.seam import CardTableRuleset
+from druids_p2p.games.seam import CardTableRuleset, TableOptions
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.audit_stop import Owing
 from druids_p2p.net.card_table_play import (
     FINAL,
+    MOVE_TYPES,
     WORDS_CHECKS,
     WORDS_FIT,
-    accept_message,
     table_op,
+    take_message,
 )
-from druids_p2p.net.card_table_round import GAME_NO
 from druids_p2p.net.codec import deck_envelope
+from druids_p2p.net.continuation import carried_in_play_order, winners_of, with_carried
 from druids_p2p.net.game_result import result_problem
-from druids_p2p.net.moves import MoveLog, MoveRefused, play_table_accepted
+from druids_p2p.net.moves import MoveLog, MoveRefused
 from druids_p2p.wire import Message, MsgType
 from druids_p2p.wire.audit import AuditProblem
 
 MAX_STEPS = 1 << 16
-"""A bound on the steps of one game (a whole 4-seat game takes a few hundred)."""
+"""A bound on the steps of one round (a whole 4-seat game takes a few hundred)."""
+MAX_ROUNDS = 64
+"""A bound on the rounds of one game (Druids 2017 plays at most 5)."""
 _OP_TYPES = {
     "shuffle": MsgType.TABLE_SHUFFLE,
     "deal": MsgType.TABLE_SHARE,
     "turn": MsgType.TABLE_SHARE,
-    "play": MsgType.TABLE_PLAY,
+    "deals": MsgType.TABLE_SHARES,
     "reveal": MsgType.TABLE_OPEN,
     "final": MsgType.TABLE_REVEAL,
 }
-_MOVES = {MsgType.MOVE, MsgType.TABLE_PLAY}
+_MOVES = set(MOVE_TYPES)
 
 
 class CardTableReplay:
@@ -71,21 +80,40 @@ class CardTableReplay:
         messages: Sequence[Message],
         walk: ScheduleWalk,
         rules: CardTableRuleset,
-        players: int,
+        options: TableOptions,
         settled: Callable[[CardTableReplay], None] | None = None,
+        carried: Mapping[bytes, Sequence[int]] | None = None,
     ) -> None:
         """``settled``: called whenever the game waits for a seat's move or words, and at its
         end, with every card opened so far known to the copy (``druids replay`` takes its
-        views there: ``net/record_steps.py``)."""
+        views there: ``net/record_steps.py``). ``carried``: each seat's rounds carried from the
+        tables before (``net/continuation.py``), which count in the result it signed."""
         assert walk.seated_at is not None
         self.messages, self.walk, self.order = messages, walk, walk.order
         self.settled = settled
         self.i = walk.seated_at
         """The next message to replay; where the record ends or its stop tail begins, after."""
-        self.deck = TableState(messages[0].table_id, GAME_NO, players, rules.deck_size)
-        # seat 0's copy, told every card: the hidden places' guesses are swapped for the truth
-        self.copy = rules.table_seat(rules.make_options(players), 0, random.Random(0))
+        self.rules, self.players = rules, options.players
+        self.carried = dict(carried or {})
+        self.deck = self._table(0)
+        # the onlooker (else seat 0's copy), told every card: hidden guesses are the truth
+        game_options = rules.make_options(options.players, options.variant, options.rounds)
+        onlooker = rules.onlooker(game_options)
+        self.public = onlooker is not None
+        """The copy follows the game by what is public alone (past a word without secrets)."""
+        self.copy = onlooker or rules.table_seat(game_options, 0, random.Random(0))
+        self.tables: list[tuple[TableState, int | None]] = []
+        """Every round's card table replayed so far with its joint secret (None: not in the
+        record), the current one last."""
+        self.dealt: dict[int, tuple[tuple[int, ...], ...]] = {}
+        """Each round's hands as dealt (the cards of the positions dealt to each seat when the
+        game first waited for a seat), where the round's secrets are in the record."""
+        self.words: set[int] = set()
+        """Where the owners' words lie in the record (the rest of the moves are the game's)."""
         self.moves = MoveLog()
+        self.taken: list[int] = []
+        """Where this round's moves and words lie in the record, in the order the copy took
+        them (what its ``breaches`` count by)."""
         self.owing: Owing | None = None
         """What the step the record stops in still waits for (None: it stops between steps)."""
         self.complete = False
@@ -106,11 +134,18 @@ class CardTableReplay:
         the moment its position is taken, so its world is the truth wherever a card is out."""
         return self._x is not None
 
-    def card_at(self, position: int) -> int | None:
-        """The card at a taken ``position``, once every secret is known (None otherwise)."""
-        if self._x is None or not 0 <= position < len(self.deck.positions):
+    def card_at(self, position: int, round_no: int | None = None) -> int | None:
+        """The card at a taken ``position`` of round ``round_no``'s table (None: the current
+        one), once every secret of that round is known (None otherwise)."""
+        if round_no is None or round_no == self.deck.round_no:
+            state, x = self.deck, self._x
+        elif 0 <= round_no < len(self.tables):
+            state, x = self.tables[round_no]
+        else:
             return None
-        return position_card(self.deck, position, self._x)
+        if x is None or not 0 <= position < len(state.positions):
+            return None
+        return position_card(state, position, x)
 
     def _settled(self) -> None:
         if self.settled is not None:
@@ -126,11 +161,57 @@ class CardTableReplay:
         if not self.deck.finished:  # (else the deck's final reveal checked every secret)
             self._check_secrets()
 
+    def _table(self, round_no: int) -> TableState:
+        """Round ``round_no``'s card table, as every seat made it (its own keys, positions)."""
+        table_id = self.messages[0].table_id
+        return TableState(table_id, round_no, self.players, self.rules.deck_size)
+
+    @property
+    def totals(self) -> list[int]:
+        """The game's totals in play order, a continued table's carried rounds included."""
+        return with_carried(self.copy.totals, self.order, self.carried)
+
+    @property
+    def round_scores(self) -> list[list[int]]:
+        """Every round's scores in play order, the carried ones first."""
+        own = [list(s) for s in self.copy.round_scores]
+        return carried_in_play_order(self.order, self.carried) + own
+
     def _run(self) -> None:
+        for round_no in range(MAX_ROUNDS):
+            if round_no:
+                self.deck, self._x, self._told = self._table(round_no), None, set()
+                self.taken = []
+            self.tables.append((self.deck, None))
+            if not self._round():
+                return
+            if self.copy.game_over:
+                break
+        else:
+            raise AuditProblem("the game does not end", self.i)
+        totals = self.totals
+        winners = self.copy.winners
+        assert winners is not None
+        winners = winners_of(totals) if self.carried else winners
+        everyone = tuple(range(len(self.order)))
+
+        def result(index: int, msg: Message) -> None:
+            problem = result_problem(msg.body, totals, winners)
+            if problem is not None:
+                raise AuditProblem(
+                    f"seat {self.seat(msg.sender)} {problem}", index, self.seat(msg.sender)
+                )
+
+        self.complete = self._step("result", everyone, {MsgType.RESULT}, result)
+
+    def _round(self) -> bool:
+        """One round's card table to its final reveal, its audit and its breaches; False where
+        the record ends, stops or cannot be replayed further."""
         everyone = tuple(range(len(self.order)))
         if not self._step("card_deck", everyone, {MsgType.TABLE_KEY}, self._deck_message):
-            return
+            return False
         self._x = joint_secret(self.deck, self._secrets())
+        self.tables[-1] = (self.deck, self._x)
         for _ in range(MAX_STEPS):
             self._settle()
             deck = self.deck
@@ -142,45 +223,55 @@ class CardTableReplay:
                 who = (owed[deck.progress],) if op.kind == "shuffle" else owed
                 types = {_OP_TYPES[op.kind]}
                 if not self._step("card_deck", who, types, self._deck_message):
-                    return
+                    return False
                 continue
+            if deck.finished:
+                break
+            self._deal_seen()
             if self.copy.words_due():
-                if self._x is None:  # the words decide the game's course from unseen gems
+                if self._x is None and not self.public:  # the words steer it by unseen cards
                     self.blind_at = self.i
-                    return
+                    return False
                 self._settled()
                 asked = self.copy.words_asked()
                 if not self._step("card_word", asked, {MsgType.MOVE}, self._move):
-                    return
+                    return False
                 if not self._step("card_check", everyone, {MsgType.MOVE}, self._check):
-                    return
+                    return False
                 continue
-            if self.copy.game_over:
-                break
             mover = self.copy.to_move
             if mover is None:
                 raise AuditProblem("the game waits for nobody", self.i)
             self._settled()
             if not self._step("card_move", (mover,), _MOVES, self._move):
-                return
+                return False
         else:
-            raise AuditProblem("the game does not end", self.i)
+            raise AuditProblem("the round does not end", self.i)
         self._settled()
         try:
-            audit_state(self.deck)
+            audit = audit_state(self.deck)
         except DeckFault as exc:
             raise self._fault(exc) from None
-        totals, winners = self.copy.totals, self.copy.winners
-        assert winners is not None
+        cards = {p.index: p.card for p in audit.positions}
+        for seat, taken, reason in self.copy.breaches(cards)[:1]:
+            by_rounds = "rounds" in self.rules.table_flags
+            where = f" in round {self.deck.round_no + 1}" if by_rounds else ""
+            raise AuditProblem(
+                f"seat {seat} broke a rule{where}: {reason}", self.taken[taken], seat
+            )
+        return True
 
-        def result(index: int, msg: Message) -> None:
-            problem = result_problem(msg.body, totals, winners)
-            if problem is not None:
-                raise AuditProblem(
-                    f"seat {self.seat(msg.sender)} {problem}", index, self.seat(msg.sender)
-                )
-
-        self.complete = self._step("result", everyone, {MsgType.RESULT}, result)
+    def _deal_seen(self) -> None:
+        """The game waits for a seat: the round's hands as dealt, the first time, if known."""
+        r, x, state = self.deck.round_no, self._x, self.deck
+        if r in self.dealt or x is None:
+            return
+        hands: list[list[int]] = [[] for _ in range(self.players)]
+        for p, pos in enumerate(state.positions):
+            card = position_card(state, p, x)
+            if pos.owner is not None and card is not None:
+                hands[pos.owner].append(card)
+        self.dealt[r] = tuple(tuple(h) for h in hands)
 
     def _step(
         self,
@@ -200,7 +291,11 @@ class CardTableReplay:
                 if i < len(self.messages) and not self.walk.is_tail(i):
                     raise self.walk.breach(i, name, key, types, head)
                 what = "/".join(sorted(t.label for t in types))
-                self.owing = Owing(what, frozenset(seats[k:]), human=name == "card_move")
+                # A recorder's own message for the step is in its stop tail (recorded before
+                # its abort, not in its place): that seat owed nothing.
+                paid = {m.sender for m in self.messages[i:] if m.type in types and m.head == head}
+                owed = frozenset(s for s in seats[k:] if self.order[s] not in paid)
+                self.owing = Owing(what, owed, human=name == "card_move")
                 self.i = i
                 return False
         self.i = start + len(seats)
@@ -231,22 +326,29 @@ class CardTableReplay:
     def _move(self, index: int, msg: Message) -> None:
         seat = self.seat(msg.sender)
         assert seat is not None
-        try:
-            accepted = accept_message(self.copy, seat, msg, index=len(self.moves), at=index)
-        except MoveRefused as refused:
-            raise AuditProblem(f"seat {seat}'s move is refused: {refused}", index, seat) from None
         truth = self.copy.word_of(seat) if self._x is not None else None
-        if truth is not None and accepted.token != truth:  # every card known: the word is checked
+        said = msg.body.get("move")
+        if truth is not None and said != truth:  # every card known: the word is checked
             raise AuditProblem(
-                f"seat {seat}'s word {accepted.token} is false: its face-down gems say {truth}",
+                f"seat {seat}'s word {said} is false: the cards it spoke for say {truth}",
                 index,
                 seat,
             )
         try:
-            op = play_table_accepted(self.copy, accepted)
-        except RuntimeError as exc:  # the words fit no arrangement of the real face-down gems
+            r = self.deck.round_no
+            index_in_round = len(self.moves.of_round(r))
+            word = bool(self.copy.words_due())
+            accepted, op = take_message(
+                self.copy, seat, msg, round_no=r, index=index_in_round, at=index
+            )
+        except MoveRefused as refused:
+            raise AuditProblem(f"seat {seat}'s move is refused: {refused}", index, seat) from None
+        except RuntimeError as exc:  # the words fit no arrangement of the real hidden cards
             raise AuditProblem(f"the seats' words are false: {exc}", index, None) from None
         self.moves.append(accepted)
+        self.taken.append(index)
+        if word:
+            self.words.add(index)
         if op is not None:
             self.deck.push(table_op(op))
             self._deck_message(index, msg)
@@ -283,8 +385,8 @@ class CardTableReplay:
             except DeckFault as exc:
                 raise self._fault(exc) from None
             self._learn()
-            if self.deck.done < len(self.deck.ops):
-                return
+            if self.deck.done < len(self.deck.ops) or self.deck.finished:
+                return  # (a finished round's table takes no more: the next round has its own)
             ops = [] if self._revealing else self.copy.ops()
             if not ops:
                 return
@@ -312,12 +414,14 @@ class CardTableReplay:
         return {seat: body.secret for _, seat, body in self._reveals()}
 
     def _reveals(self) -> list[tuple[Message, int, TableRevealMsg]]:
-        """Every well-formed ``table_reveal`` of a seat after the seating, in record order."""
+        """Every well-formed ``table_reveal`` of a seat at this round's table, in record order."""
         out: list[tuple[Message, int, TableRevealMsg]] = []
         assert self.walk.seated_at is not None
         for msg in self.messages[self.walk.seated_at :]:
             seat = self.seat(msg.sender)
             if msg.type is not MsgType.TABLE_REVEAL or seat is None:
+                continue
+            if msg.body.get("round") != self.deck.round_no:
                 continue
             try:
                 body = parse_table_body(KIND_TABLE_REVEAL, dict(msg.body))

@@ -9,8 +9,10 @@ breaks it. It also finds where the record's *stop tail* begins (``protocol.md`` 
 record"): the recorder's own messages of the step it stopped in, then aborts (any seat's, one
 each), the last one the recorder's own, carrying the head of the record before it.
 
-Content (seat nonces against commitments, the deal, the moves' legality) is checked afterwards by
-``net/audit.py``; here only the shape: types, senders, order, heads.
+This walk covers the seating; each round's card table is walked by its replay
+(``net/audit_card_table.py``), which asks here whether a message is of the stop tail. Content
+(seat nonces against commitments, the deck, the moves' legality) is checked by ``net/audit.py``
+and that replay; here only the shape: types, senders, order, heads.
 """
 
 from __future__ import annotations
@@ -20,9 +22,6 @@ from collections.abc import Sequence
 from druids_p2p.net.seating import seat_order
 from druids_p2p.wire import Message, MsgType, Transcript
 from druids_p2p.wire.audit import AuditProblem
-
-_DEAL = (MsgType.DECK_COMMIT, MsgType.DECK_KEY, None, MsgType.DECK_SALT, MsgType.DECK_SHARES)
-"""The deal's steps of all seats; ``None`` stands for the shuffles, one step per seat."""
 
 
 def stop_tail_from(msgs: Sequence[Message], recorder: bytes | None) -> int | None:
@@ -51,13 +50,9 @@ class ScheduleWalk:
     The one walk of the schedule: the content checks (``net/audit.py``) take from it the play
     order, where the seating ends, where each round and the result step begin."""
 
-    def __init__(self, transcript: Transcript, rounds: int, seating_only: bool = False) -> None:
-        """``seating_only``: walk the seating alone (a game at a card table, whose steps its
-        own replay walks, ``net/audit_card_table.py``)."""
+    def __init__(self, transcript: Transcript) -> None:
         messages: Sequence[Message] = transcript.messages
-        self.seating_only = seating_only
         self.msgs = messages
-        self.rounds = rounds
         self.head_before = transcript.head_before
         """The head before message ``i`` (the transcript's, not recomputed)."""
         seat = messages[0]
@@ -72,10 +67,6 @@ class ScheduleWalk:
         """Where the stop tail begins, once the walk has met it."""
         self.seated_at: int | None = None
         """Where the seating ends (after the nonce step), once the walk has passed it."""
-        self.round_starts: list[int] = []
-        """Where each round's deal begins, for every round the walk reached."""
-        self.results_at: int | None = None
-        """Where the result step begins, once the walk reached it."""
 
     def seat(self, key: bytes) -> int | None:
         keys = self.order or self.list_keys
@@ -85,7 +76,7 @@ class ScheduleWalk:
     def run(self) -> int:
         """Raises at the first message out of schedule; returns the stop tail's start."""
         end = self._walk()  # (the seat message's own head is the seating's check, step 4)
-        if not self.seating_only or self.seated_at is None:
+        if self.seated_at is None:
             self.check_tail(end)  # (else the card table's replay finds its tail and checks it)
         return end
 
@@ -98,52 +89,10 @@ class ScheduleWalk:
         nonces = {m.sender: m.body["nonce"] for m in self.msgs[nonce_at:i]}
         self.order = seat_order(self.msgs[0].table_id, self.list_keys, nonces)
         self.seated_at = i
-        if self.seating_only:
-            return self._stop_at()
-        for _ in range(self.rounds):
-            if i is not None and i < len(self.msgs):
-                self.round_starts.append(i)  # (at the stop tail: the recorder's own, if any)
-            for kind in _DEAL:
-                if kind is None:
-                    for key in self.order:
-                        i = self._step(i, "shuffle", (key,), {MsgType.DECK_SHUFFLE})
-                else:
-                    i = self._step(i, kind.label, self.order, {kind})
-            ready_at = i
-            i = self._step(i, "ready", self.order, {MsgType.READY, MsgType.DECK_REVEAL})
-            if i is None or ready_at is None:
-                return self._stop_at()
-            batch = self.msgs[ready_at:i]
-            called = {m.sender for m in batch if m.type is MsgType.DECK_REVEAL}
-            shown = [m.sender for m in batch if m.type is MsgType.READY and "open" in m.body]
-            if called or len(shown) != 1:  # an audit call, or no (single) Gaia shown: audit
-                rest = tuple(k for k in self.order if k not in called)
-                i = self._step(i, "audit", rest, {MsgType.DECK_REVEAL})
-                return self._after_game(i)  # an audit always stops the table
-            i = self._step(i, "lead", (shown[0],), {MsgType.MOVE})
-            i = self._moves(i)
-            i = self._step(i, "reveal", self.order, {MsgType.DECK_REVEAL})
-            if i is None:
-                return self._stop_at()
-        if i is not None and i < len(self.msgs):
-            self.results_at = i
-        i = self._step(i, "result", self.order, {MsgType.RESULT})  # protocol.md §7
-        return self._after_game(i)
+        return self._stop_at()
 
     def _stop_at(self) -> int:
         return self._tail_start if self._tail_start is not None else len(self.msgs)
-
-    def _after_game(self, i: int | None) -> int:
-        """Past the last step there is only the stop tail."""
-        if i is None:
-            return self._stop_at()
-        if i < len(self.msgs) and not self.is_tail(i):
-            msg = self.msgs[i]
-            raise AuditProblem(
-                f"{msg.type.label} after the table's last step", i, self.seat(msg.sender)
-            )
-        self._tail_start = i
-        return i
 
     def _step(
         self, i: int | None, name: str, senders: Sequence[bytes], types: set[MsgType]
@@ -161,21 +110,6 @@ class ScheduleWalk:
                     self._tail_start = i
                     return None
                 raise self.breach(i, name, key, types, head)
-            i += 1
-        return i
-
-    def _moves(self, i: int | None) -> int | None:
-        """The play steps: each move is a step of one seat (whose turn the replay checks)."""
-        for _ in range(len(self.msgs)):
-            if i is None or i >= len(self.msgs) or self.msgs[i].type is not MsgType.MOVE:
-                return i
-            msg = self.msgs[i]
-            head = self.head_before(i)
-            if msg.head != head:
-                if self.is_tail(i):
-                    self._tail_start = i
-                    return None
-                raise self.breach(i, "move", msg.sender, {MsgType.MOVE}, head)
             i += 1
         return i
 

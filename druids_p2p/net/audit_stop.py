@@ -14,23 +14,16 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from druids_p2p.net.table_codec import TABLE_TYPES
 from druids_p2p.wire import Message, MsgType
 from druids_p2p.wire.audit import AuditProblem, AuditStop
 
-DECK_TYPES = frozenset(
-    {
-        MsgType.DECK_COMMIT,
-        MsgType.DECK_KEY,
-        MsgType.DECK_SHUFFLE,
-        MsgType.DECK_SALT,
-        MsgType.DECK_SHARES,
-        MsgType.DECK_REVEAL,
-    }
-)
-"""Deck messages that travel on their own at a table (openings ride inside moves)."""
+DECK_TYPES = TABLE_TYPES
+"""Deck messages: the card table's eight (types 60–67), each of which travels on its own."""
 
-ROUND_TYPES = frozenset({*DECK_TYPES, MsgType.READY, MsgType.MOVE})
-"""Messages that carry the 0-based round they belong to."""
+ROUND_TYPES = frozenset({*DECK_TYPES, MsgType.MOVE})
+"""Messages that carry the 0-based round they belong to (a card table's ``round`` is the round
+of the game it deals: one card table per round)."""
 
 _ON_WORD = re.compile(
     r"^stopped on .* \(seat (?P<by>\d+)\)'s word: (?P<reason>.*?)"

@@ -19,7 +19,7 @@ or :data:`WORDS_UNFIT` when they fit no arrangement of the cards hidden from it)
 no further until every seat's check is in (:meth:`CardTablePlay.settle_words`): a seat that
 cannot go on must not be left behind by those that can (protocol.md §11, "The words' check").
 
-No step schedule, receipts or clock here: the table machine's round driver orders and times the
+No step schedule or clock here: the table machine's round driver orders and times the
 messages (deadlines, blame by step); this is what each step does with them.
 """
 
@@ -27,22 +27,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import TypeVar
 
 from druids_p2p.deck import MalformedMessage
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.seam import CardOp, CardTableSeat
-from druids_p2p.net.codec import WireCodec, deck_envelope
+from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.moves import (
-    TABLE_ROUND,
     AcceptedMove,
     MoveLog,
     MoveRefused,
     accept_table_move,
-    play_table_accepted,
     play_token,
+    take_table_move,
 )
-from druids_p2p.wire import Message, MsgType, decode
+from druids_p2p.wire import Message, MsgType
 
 MAX_HELD = 64
 """Moves held ahead of this seat's progress, per table (more is flooding)."""
@@ -50,39 +50,62 @@ WORDS_FIT, WORDS_UNFIT = "Words:fit", "Words:unfit"
 """A seat's signed check of a round of owners' words (the ``move`` of the words' check step)."""
 WORDS_CHECKS = frozenset({WORDS_FIT, WORDS_UNFIT})
 """The words' check tokens: a ``move`` message, but no move (see :func:`is_logged_move`)."""
-FINAL = TableOp("final", "", "", None, (), None)
+FINAL = TableOp("final")
 """The deck's final reveal, pushed at once when a seat found the words contradicted."""
+
+
+T = TypeVar("T")
+
+CARD_PLAYS = frozenset({MsgType.TABLE_PLAY, MsgType.TABLE_SHOW})
+"""A card put down: face down (``table_play``) or shown face up (``table_show``)."""
+MOVE_TYPES = frozenset({MsgType.MOVE, *CARD_PLAYS})
+"""Every message a move step takes."""
 
 
 def table_op(op: CardOp) -> TableOp:
     """The deck's operation for the rule set's (the same fields; the deck checks them)."""
-    return TableOp(op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position)
+    return TableOp(
+        op.kind, op.deck, op.zone, op.seat, tuple(op.cards), op.position, op.source, tuple(op.seats)
+    )
 
 
-def accept_message(
-    copy: CardTableSeat, seat: int, msg: Message, *, index: int, at: int = -1
-) -> AcceptedMove:
-    """``seat``'s signed ``move`` or ``table_play`` checked once against ``copy``
-    (:func:`~druids_p2p.net.moves.accept_table_move`): what the table does with a received move
-    and ``druids audit`` with every recorded one. A body for another game, or one that names no
-    move, is refused too (:class:`~druids_p2p.net.moves.MoveRefused`)."""
-    if msg.body.get("round", TABLE_ROUND) != TABLE_ROUND:
-        raise MoveRefused(f"sent a {msg.type.label} for game {msg.body.get('round')}, not this one")
+def take_message(
+    copy: CardTableSeat, seat: int, msg: Message, *, round_no: int, index: int, at: int = -1
+) -> tuple[AcceptedMove, CardOp | None]:
+    """``seat``'s signed ``move``, ``table_play`` or ``table_show`` taken by ``copy``, which
+    checks it once (:func:`~druids_p2p.net.moves.take_table_move`): what the table does with a
+    received move and ``druids audit`` with every recorded one. A body for another round, or
+    one that names no move, is refused too (:class:`~druids_p2p.net.moves.MoveRefused`)."""
+    if msg.body.get("round") != round_no:
+        raise MoveRefused(
+            f"sent a {msg.type.label} for round {msg.body.get('round')}, not this one"
+        )
     try:
+        card: int | None = None
         if msg.type is MsgType.MOVE:
             token, position = str(msg.body["move"]), None
         else:
             token, position = play_token(str(msg.body["zone"])), int(msg.body["pos"])
+            if msg.type is MsgType.TABLE_SHOW:
+                card = int(msg.body["card"])
     except (KeyError, TypeError, ValueError) as exc:
         raise MoveRefused(f"sent a {msg.type.label} that names no move ({exc})") from None
-    return accept_table_move(
-        copy, seat, token, index=index, position=position, msg_hash=msg.hash, at=at
+    return take_table_move(
+        copy,
+        seat,
+        token,
+        round_no=round_no,
+        index=index,
+        position=position,
+        card=card,
+        msg_hash=msg.hash,
+        at=at,
     )
 
 
 def is_logged_move(msg: Message) -> bool:
     """Whether ``msg`` is one of the moves and words the card table's :class:`MoveLog` records:
-    a ``table_play``, or a ``move`` other than a words' check.
+    a card put down, or a ``move`` other than a words' check.
 
     A words' check (``Words:fit``/``Words:unfit``, protocol.md §11) travels as a ``move`` but is
     a seat's verdict on the words just given, not a move of the game: no rule takes it
@@ -90,7 +113,7 @@ def is_logged_move(msg: Message) -> bool:
     stops the table), its own step checks only its token, and neither a seat's log nor the
     audit's holds it. So in a record the table accepted, the token alone tells them apart, and
     whoever counts a card table's moves in a record counts them by this."""
-    if msg.type is MsgType.TABLE_PLAY:
+    if msg.type in CARD_PLAYS:
         return True
     return msg.type is MsgType.MOVE and msg.body.get("move") not in WORDS_CHECKS
 
@@ -110,17 +133,19 @@ class CardTablePlay:
         self,
         copy: CardTableSeat,
         peer: TablePeer,
-        codec: WireCodec,
         seat_of: Callable[[bytes], int | None],
-        seal_move: Callable[[str], bytes],
+        seal_move: Callable[[str], Message],
+        message_of: Callable[[bytes], Message | None],
         token: Callable[[int], str],
         moves: MoveLog | None = None,
     ) -> None:
         """``seat_of(key)``: a signer's play seat; ``seal_move(token)``: this seat's signed
-        ``move`` message; ``token(move)``: the rule set's spelling of a move id; ``moves``: the
-        round's log the accepted moves go to (a new one if None)."""
-        self.copy, self.peer, self._codec, self._seat_of = copy, peer, codec, seat_of
-        self._seal_move, self._token = seal_move, token
+        ``move`` message; ``message_of(raw)``: the table's decoded copy of a message it holds
+        (this seat's own included: nothing is decoded, nor its signature checked, twice);
+        ``token(move)``: the rule set's spelling of a move id; ``moves``: the log the accepted
+        moves go to (a new one if None)."""
+        self.copy, self.peer, self._seat_of = copy, peer, seat_of
+        self._seal_move, self._message_of, self._token = seal_move, message_of, token
         self.moves = MoveLog() if moves is None else moves
         self._own: dict[bytes, AcceptedMove] = {}
         """This seat's own moves and words, checked once when made, until their place is known
@@ -134,6 +159,9 @@ class CardTablePlay:
         self.word_rounds: list[tuple[int, tuple[int, ...]]] = []
         """Each time the game asked for the seats' words: (operations pushed then, the seats
         asked), for the table's schedule (this seat's own word may settle a round at once)."""
+        self.taken: list[bytes] = []
+        """The signed moves and words of this round, in the order the copy took them (what its
+        ``breaches`` count by: the evidence of a breach)."""
         self._asking = False
         self.checking = False
         """This seat's check of the last words is sent: nothing goes on until every seat's is."""
@@ -143,6 +171,25 @@ class CardTablePlay:
     @property
     def seat(self) -> int:
         return self.copy.seat
+
+    @property
+    def round_no(self) -> int:
+        """The round this card table plays (its bodies' ``round``)."""
+        return self.peer.state.round_no
+
+    @property
+    def closed(self) -> bool:
+        """This round's table has had its final reveal: its next ops go to a new one."""
+        return self.peer.state.finished
+
+    def next_round(self, peer: TablePeer) -> list[bytes]:
+        """The last round's table is revealed and judged: the copy's next round goes to
+        ``peer``, a fresh card table (new keys, positions from 0)."""
+        self.peer, self._pushed, self._learned = peer, 0, 0
+        self.word_rounds.clear()
+        self.taken.clear()
+        self._asking = False
+        return self.peer.start() + self._run()
 
     @property
     def my_turn(self) -> bool:
@@ -157,7 +204,7 @@ class CardTablePlay:
         if not self.my_turn:
             return "it is not this seat's turn"
         try:
-            self._accept_own(move)
+            self._own_move(move, accept_table_move)
         except ValueError as exc:  # MoveRefused, or a move id that is no move of this game
             return str(exc)
         return None
@@ -167,32 +214,40 @@ class CardTablePlay:
         (:class:`~druids_p2p.net.moves.MoveRefused`) with the rules' reason if they refuse."""
         if not self.my_turn:
             raise ValueError("it is not this seat's turn")
-        accepted = self._accept_own(move)
-        op = play_table_accepted(self.copy, accepted)
+        accepted, op = self._own_move(move, take_table_move)
         if op is None:
-            raw = self._seal_move(accepted.token)
-            self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
-            return [raw, *self._run()]
+            sealed = self._seal_move(accepted.token)
+            self._own[sealed.raw] = dataclasses.replace(accepted, msg_hash=sealed.hash)
+            self.taken.append(sealed.raw)
+            return [sealed.raw, *self._run()]
+        if op.kind == "show" and accepted.position is not None:  # face up: its card is public
+            accepted = dataclasses.replace(accepted, card=self.peer.known()[accepted.position])
         self._pushed += 1
         out = self.peer.push(table_op(op), accepted.position)
         for raw in out:
-            msg = decode(raw)
-            if msg.type is MsgType.TABLE_PLAY:
+            msg = self._message_of(raw)
+            if msg is not None and msg.type in CARD_PLAYS:
                 self._own[raw] = dataclasses.replace(accepted, msg_hash=msg.hash)
+                self.taken.append(raw)
         return out + self._run()
 
-    def _accept_own(self, move: int) -> AcceptedMove:
-        """This seat's ``move`` checked once (:func:`accept_table_move`): a card put down is
-        the position of its hand that holds the card, a public move its token."""
+    def _own_move(self, move: int, how: Callable[..., T]) -> T:
+        """This seat's ``move`` as :func:`take_table_move` (or, to ask only,
+        :func:`accept_table_move`) takes it: a card put down is the position of its hand that
+        holds the card, a public move its token."""
         down = self.copy.table_move(move)
-        index = len(self.moves)
+        r, index = self.round_no, self._index()
         if down is None:
-            return accept_table_move(self.copy, self.seat, self._token(move), index=index)
+            return how(self.copy, self.seat, self._token(move), round_no=r, index=index)
         card, zone = down
         position = self.copy.position_of(card)
-        return accept_table_move(
-            self.copy, self.seat, play_token(zone), index=index, position=position
+        return how(
+            self.copy, self.seat, play_token(zone), round_no=r, index=index, position=position
         )
+
+    def _index(self) -> int:
+        """The next move's place in this round."""
+        return len(self.moves.of_round(self.round_no))
 
     def placed(self, raw: bytes, at: int) -> None:
         """The move message ``raw`` lies at ``at`` in the transcript: this seat's own move is
@@ -201,7 +256,9 @@ class CardTablePlay:
         if own is None:
             self._at[raw] = at
         else:
-            self.moves.append(dataclasses.replace(own, index=len(self.moves), at=at))
+            self.moves.append(
+                dataclasses.replace(own, index=len(self.moves.of_round(own.round)), at=at)
+            )
 
     def settle_words(self, contradicted: bool) -> list[bytes]:
         """Every seat's check of the last words is in: go on, or (``contradicted``: some seat
@@ -213,16 +270,16 @@ class CardTablePlay:
         self._pushed += 1
         return self.peer.push(FINAL)
 
-    def receive(self, raw: bytes) -> list[bytes]:
-        """Another seat's message; raises :class:`MoveFault`, or the deck's ``DeckFault`` /
-        ``AuditRequired`` / ``MalformedMessage`` as :meth:`TablePeer.receive` does."""
-        msg = decode(raw)
-        if msg.type is MsgType.MOVE or msg.type is MsgType.TABLE_PLAY:
+    def receive(self, msg: Message) -> list[bytes]:
+        """Another seat's message (the table's decoded copy); raises :class:`MoveFault`, or the
+        deck's ``DeckFault`` / ``AuditRequired`` / ``MalformedMessage`` as
+        :meth:`TablePeer.receive` does."""
+        if msg.type in MOVE_TYPES:
             if len(self._held) >= MAX_HELD:
                 raise MalformedMessage("more than 64 moves ahead of this seat")
             self._held.append(msg)
             return self._run()
-        return self.peer.receive(raw) + self._run()
+        return self.peer.receive(msg.raw) + self._run()
 
     def precheck(self, msg: Message) -> None:
         """Another seat's message, held by the table until its step is complete: the deck
@@ -241,7 +298,7 @@ class CardTablePlay:
         out: list[bytes] = []
         for _ in range(100_000):
             self._learn()
-            if not self._settled() or self.checking or self.revealing:
+            if not self._settled() or self.checking or self.revealing or self.closed:
                 break
             ops = self.copy.ops()
             if ops:
@@ -255,11 +312,13 @@ class CardTablePlay:
             self._asking = bool(asked)
             word = self.copy.own_word()
             if word is not None:  # this seat's word about its own face-down cards
-                accepted = accept_table_move(self.copy, self.seat, word, index=len(self.moves))
-                play_table_accepted(self.copy, accepted)
-                raw = self._seal_move(word)
-                self._own[raw] = dataclasses.replace(accepted, msg_hash=decode(raw).hash)
-                out.append(raw)
+                accepted, _ = take_table_move(
+                    self.copy, self.seat, word, round_no=self.round_no, index=self._index()
+                )
+                sealed = self._seal_move(word)
+                self._own[sealed.raw] = dataclasses.replace(accepted, msg_hash=sealed.hash)
+                self.taken.append(sealed.raw)
+                out.append(sealed.raw)
                 out += self._check_words()
                 continue
             if not self._held or (self.copy.to_move is None and not self.copy.words_due()):
@@ -272,7 +331,8 @@ class CardTablePlay:
         if self.copy.words_due():
             return []
         self.checking = True
-        return [self._seal_move(WORDS_UNFIT if self.copy.words_contradicted else WORDS_FIT)]
+        check = WORDS_UNFIT if self.copy.words_contradicted else WORDS_FIT
+        return [self._seal_move(check).raw]
 
     def _learn(self) -> None:
         """Tell the copy every card the completed operations opened to this seat."""
@@ -280,10 +340,10 @@ class CardTablePlay:
         known = self.peer.known()
         for index in range(self._learned, state.done):
             op = state.ops[index]
-            if op.kind in ("deal", "turn"):
-                p = state.at_op[index]
-                if p in known:
-                    self.copy.learn(p, known[p])
+            if op.kind in ("deal", "turn", "deals"):
+                for p in state.taken(index):
+                    if p in known:
+                        self.copy.learn(p, known[p])
             elif op.kind == "reveal":
                 for p in state.zone(op.zone):
                     self.copy.learn(p, known[p])
@@ -296,11 +356,13 @@ class CardTablePlay:
         a_word = bool(self.copy.words_due())
         try:
             at = self._at.pop(msg.raw, -1)
-            accepted = accept_message(self.copy, seat, msg, index=len(self.moves), at=at)
-            op = play_table_accepted(self.copy, accepted)
+            accepted, op = take_message(
+                self.copy, seat, msg, round_no=self.round_no, index=self._index(), at=at
+            )
         except ValueError as exc:  # MoveRefused, or the copy's IllegalMove
             raise MoveFault(str(exc), seat, msg.raw) from None
         self.moves.append(accepted)
+        self.taken.append(msg.raw)
         if a_word:  # the round's last word is this seat's cue to sign its check of them
             return self._check_words()
         if op is None:

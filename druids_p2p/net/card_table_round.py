@@ -1,23 +1,24 @@
-"""A game played at a mental card table (Druids 2004) as the table machine's steps.
+"""A game at the mental card table as the table machine's steps, round after round.
 
-The second round driver beside ``table_round.py`` (a game dealt by rounds), chosen by the rule
-set the seat message names: after seating, each seat's copy of the game and its deck seat are
-driven by :class:`~druids_p2p.net.card_table_play.CardTablePlay`, and the table's schedule of
-steps follows the deck's operations as data:
+After seating, this seat's copy of the game and its deck seat are driven by
+:class:`~druids_p2p.net.card_table_play.CardTablePlay`, and the table's schedule of steps follows
+the deck's operations as data. Each round is its own card table (fresh keys, positions from 0,
+the bodies' ``round``), closed by its final reveal (protocol.md §11):
 
   keys      ``table_key`` from every seat
   each op   shuffle: ``table_shuffle`` from each seat in turn (one step per pass; none for an
             empty deck); deal: ``table_share`` from every seat but the receiver; turn:
             ``table_share`` from every seat; reveal: ``table_open`` from each owner of a hidden
-            card there (none: no step); return: no step; final: ``table_reveal`` from every seat
-  a move    ``move`` (a ritual, a draw, a stop) or ``table_play`` (a card put down) from the
-            seat to move
+            card there (none: no step); return, transfer: no step; final: ``table_reveal`` from
+            every seat
+  a move    ``move`` (a public move), ``table_play`` (a card put down face down) or
+            ``table_show`` (a card shown face up) from the seat to move
   words     the owners' word (``move`` ``Word:yes``/``Word:no``) from each seat asked, then
             the words' check (``move`` ``Words:fit``/``Words:unfit``) from every seat;
             a check that says contradicted sends every seat to the final reveal at once
-  the end   the deck's final audit with every secret known (and every owners' word judged
-            against the cards it spoke for), then the ``result`` step (after a contradicted
-            check there is none: a false word is blamed, else the seat that called it)
+  the end   the round's audit with every secret known (and the game's ``breaches`` judged
+            against the cards), then the next round's keys, or the ``result`` step (after a
+            contradicted check there is none: a breach is blamed, else the seat that called it)
 
 Every step is a step of the machine (``net/table.py``): its messages carry its head, are
 appended in seat order, and are owed by the seats it names, so the deadlines and blame of the
@@ -36,6 +37,8 @@ from druids_p2p.deck.table_audit import audit_state
 from druids_p2p.deck.table_ops import senders
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.net.card_table_play import (
+    CARD_PLAYS,
+    MOVE_TYPES,
     WORDS_CHECKS,
     WORDS_UNFIT,
     CardTablePlay,
@@ -44,20 +47,18 @@ from druids_p2p.net.card_table_play import (
 )
 from druids_p2p.net.codec import WireCodec
 from druids_p2p.net.game_result import start_result
-from druids_p2p.net.moves import TABLE_ROUND
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES
 from druids_p2p.net.table_state import TableState
 from druids_p2p.net.table_types import TableFault
-from druids_p2p.wire import Message, MsgType, decode, next_head
+from druids_p2p.wire import Message, MsgType, next_head
 
-GAME_NO = TABLE_ROUND
-"""The card table's game number (the bodies' ``round``): one game per table."""
 KEYS = -1
 """The cursor before the first operation: the keys step."""
 _OP_TYPES = {
     "shuffle": MsgType.TABLE_SHUFFLE,
     "deal": MsgType.TABLE_SHARE,
     "turn": MsgType.TABLE_SHARE,
+    "deals": MsgType.TABLE_SHARES,
     "reveal": MsgType.TABLE_OPEN,
     "final": MsgType.TABLE_REVEAL,
 }
@@ -65,35 +66,49 @@ assert set(_OP_TYPES.values()) <= set(TABLE_KIND_TYPES.values())
 
 
 def start_card_table(t: TableState) -> None:
-    """Seating is done: this seat's copy of the game and its deck seat, then the keys step."""
+    """Seating is done: this seat's copy of the game and the first round's card table, then
+    its keys step."""
     rules = t.card_rules
     seat = t.my_seat
-    assert rules is not None and seat is not None
+    assert seat is not None
     t.steps.close()  # until the keys step begins below: our key is sealed on the head now
-    codec = WireCodec(seat, t.chain, lambda: _head(t), t.seat_of, t.recorded, t._queue_own)
-    peer = TablePeer(
-        t.table_id,
-        GAME_NO,
-        t.options.players,
-        rules.deck_size,
-        codec,
-        entropy=t.secret.entropy(f"table/{t.ruleset}"),
-    )
+    o = t.options
     world = random.Random(t.secret.derive("table-world"))  # guesses only, never a secret
-    copy = rules.table_seat(rules.make_options(t.options.players), seat, world)
+    copy = rules.table_seat(rules.make_options(o.players, o.variant, o.rounds), seat, world)
 
-    def seal_move(token: str) -> bytes:
-        msg = t.chain.seal_message(MsgType.MOVE, {"move": token, "round": GAME_NO}, _head(t))
+    def seal_move(token: str) -> Message:
+        assert t.card_play is not None
+        body = {"move": token, "round": t.card_play.round_no}
+        msg = t.chain.seal_message(MsgType.MOVE, body, _head(t))
         t._queue_own(msg)
-        return msg.raw
+        return msg
 
-    # its own move log (``card_play.moves``): the table's ``moves`` drive the dealt game's receipts
-    t.card_play = CardTablePlay(copy, peer, codec, t.seat_of, seal_move, rules.format_move)
+    t.card_play = CardTablePlay(
+        copy, _new_table(t, 0), t.seat_of, seal_move, t.recorded, rules.format_move
+    )
     t.card_cursor = (KEYS, 0)
     t.phase = "play"
-    t._event("round_started", "the card table opens: keys, shuffles, the setup", {"round": 0})
+    t._event("round_started", "round 1: keys, shuffles, the deal", {"round": 0})
     _guard(t, None, t.card_play.start)
     _next_step(t)
+
+
+def _new_table(t: TableState, round_no: int) -> TablePeer:
+    """This seat's deck seat at round ``round_no``'s card table: fresh keys, positions from 0,
+    its secret drawn from this table's secret and the round (deterministic: a restart signs
+    the same messages again)."""
+    seat = t.my_seat
+    assert seat is not None
+    codec = WireCodec(seat, t.chain, lambda: _head(t), t.seat_of, t.recorded, t._queue_own)
+    tag = f"table/{t.ruleset}" if round_no == 0 else f"table/{t.ruleset}/{round_no}"
+    return TablePeer(
+        t.table_id,
+        round_no,
+        t.options.players,
+        t.card_rules.deck_size,
+        codec,
+        entropy=t.secret.entropy(tag),
+    )
 
 
 def _head(t: TableState) -> bytes:
@@ -131,16 +146,15 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
         if is_logged_move(msg):
             play.placed(msg.raw, first + i)
         if msg.sender != t.me:
-            _guard(t, msg, lambda m=msg: play.receive(m.raw))
+            _guard(t, msg, lambda m=msg: play.receive(m))
     if step.name == "card_word":
-        t.card_words.append({t.order.index(m.sender): m.raw for m in batch})
         t.card_check_due = True
     if step.name in ("card_move", "card_word"):
         for msg in batch:
             seat = t.seat_of(msg.sender)
-            token = msg.body["move"] if msg.type is MsgType.MOVE else f"play {msg.body['zone']}"
+            token = _shown(t, msg)
             t._event("move", f"{t._who(msg.sender)} {token}", {"seat": seat, "move": token})
-            if msg.type is MsgType.TABLE_PLAY:
+            if msg.type in CARD_PLAYS:
                 op += 1  # the move was the play operation's one message
     elif op == KEYS:
         op = 0
@@ -209,16 +223,49 @@ def _next_step(t: TableState) -> None:
     if t.card_contradiction is not None:
         _audit(t)
         _blame_the_call(t, t.card_contradiction)
-    if copy.game_over:
-        _audit(t)
-        t._event("round_ended", "the game is over and audited", {"round": 0})
-        start_result(t)
+    if play.closed:
+        _round_over(t)
         return
     mover = copy.to_move
     assert mover is not None, "the game waits for nobody"
-    t._next("card_move", (t.order[mover],), MsgType.MOVE, MsgType.TABLE_PLAY)
+    t._next("card_move", (t.order[mover],), *MOVE_TYPES)
     if t.order[mover] == t.me:
         _replay_own_move(t)
+
+
+def _round_over(t: TableState) -> None:
+    """A round's card table is revealed: audit it and judge its breaches, then the result
+    (the game is over) or the next round's table."""
+    play = t.card_play
+    assert play is not None
+    _audit(t)
+    r = play.round_no
+    t.rounds_audited = r + 1
+    copy = play.copy
+    scores = copy.round_scores[-1] if copy.round_scores else list(copy.totals)
+    t._event(
+        "round_ended",
+        f"round {r + 1} over ({copy.ended_by}): scores {scores}",
+        {"round": r, "scores": list(scores), "ended_by": copy.ended_by},
+    )
+    if copy.game_over:  # (the record is synced as our result or next keys leave: write-ahead)
+        start_result(t)
+        return
+    t.card_cursor = (KEYS, 0)
+    t._event("round_started", f"round {r + 2}: keys, shuffles, the deal", {"round": r + 1})
+    _guard(t, None, lambda: play.next_round(_new_table(t, r + 1)))
+    _next_step(t)
+
+
+def _shown(t: TableState, msg: Message) -> str:
+    """A move message as the events show it: the game's token, or the card put down."""
+    if msg.type is MsgType.MOVE:
+        return str(msg.body["move"])
+    if msg.type is MsgType.TABLE_SHOW:
+        assert t.card_play is not None
+        move = t.card_play.copy.shown_move(int(msg.body["card"]), str(msg.body["zone"]))
+        return t.card_rules.format_move(move)
+    return f"play {msg.body['zone']}"
 
 
 def take_back_own_move(t: TableState) -> None:
@@ -254,7 +301,7 @@ def _saved_move(t: TableState, saved: Message) -> int | None:
     try:
         if saved.type is MsgType.MOVE:
             return rules.parse_move(str(saved.body["move"]))
-        if saved.type is MsgType.TABLE_PLAY:
+        if saved.type in CARD_PLAYS:
             down = (play.peer.known().get(int(saved.body["pos"])), str(saved.body["zone"]))
             return next(
                 (m for m in play.copy.legal_moves() if play.copy.table_move(m) == down), None
@@ -271,13 +318,14 @@ def _audit(t: TableState) -> None:
         audit = audit_state(t.card_play.peer.state)
     except DeckFault as exc:
         raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
+    play = t.card_play
     cards = {p.index: p.card for p in audit.positions}
-    for word_round, seat in t.card_play.copy.false_words(cards):
-        raw = t.card_words[word_round][seat]
-        word = decode(raw).body["move"]
+    for seat, taken, reason in play.copy.breaches(cards)[:1]:
+        raw = play.taken[taken]
+        where = f" in round {play.round_no + 1}" if "rounds" in t.card_rules.table_flags else ""
         raise TableFault(
-            f"audit: {t._who(t.order[seat])}'s owners' word {word} is false (the final reveal "
-            "shows its face-down gems)",
+            f"audit: {t._who(t.order[seat])} broke a rule{where}: {reason} (the final reveal "
+            "shows every card)",
             seat,
             (raw,),
         )

@@ -1,15 +1,15 @@
-"""The deck's signing seam implemented on the wire envelope: deck bodies travel as wire messages.
+"""The deck's signing seam implemented on the wire envelope: card-table bodies travel as wire
+messages.
 
-The deck layer asks a :class:`~druids_p2p.deck.Codec` to seal and open its bodies; here sealing
-means a full signed wire message in this peer's chain (next sequence number, link to its previous
-message, the table head it builds on), and opening means a message the table already decoded and
-checked, looked up by its bytes in the table's transcript (the one message store: the codec keeps
-none) so no signature is verified twice.
+The card table (``deck/table_*``) asks a :class:`~druids_p2p.deck.Codec` to seal and open its
+bodies; here sealing means a full signed wire message in this peer's chain (next sequence number,
+link to its previous message, the table head it builds on), and opening means a message the table
+already decoded and checked, looked up by its bytes in the table's transcript (the one message
+store: the codec keeps none) so no signature is verified twice.
 
-A card opening is the one deck message that never travels alone at a table: it rides inside the
-``move`` that plays the card (``protocol.md`` §6), so sealing a ``deck_open`` seals that move, and
-opening a move that carries an opening gives the deck its ``deck_open``. The deck stays
-game-agnostic: it still seals and reads openings, and the signed move is their evidence.
+Each of the card table's eight kinds is one wire type (``net/table_codec.py``, types 60–67) and
+travels on its own: nothing of the deck rides inside a ``move`` (a card shown face up is a
+``table_show``), so a deck message and its wire message are one and the same, both ways.
 """
 
 from __future__ import annotations
@@ -21,28 +21,12 @@ from druids_p2p.net.table_codec import TABLE_KIND_TYPES
 from druids_p2p.wire import Identity, Message, MsgType, WireError, decode
 from druids_p2p.wire.envelope import encode_message
 
-_KIND_TYPES = {
-    "deck_commit": MsgType.DECK_COMMIT,
-    "deck_key": MsgType.DECK_KEY,
-    "deck_shuffle": MsgType.DECK_SHUFFLE,
-    "deck_salt": MsgType.DECK_SALT,
-    "deck_shares": MsgType.DECK_SHARES,
-    "deck_reveal": MsgType.DECK_REVEAL,
-    **TABLE_KIND_TYPES,  # the card table's (deck.md §15), types 60–65
-}
-_TYPE_KINDS = {v: k for k, v in _KIND_TYPES.items()}
-OPEN_KIND = "deck_open"
-CARRIERS = (MsgType.MOVE, MsgType.READY)
-"""Table messages a card opening rides in: the move that plays the card, and the Gaia holder's
-``ready`` that shows Gaia at the deal (``protocol.md`` §5)."""
+_TYPE_KINDS = {v: k for k, v in TABLE_KIND_TYPES.items()}
 
 
 def deck_envelope(msg: Message, seat: int) -> Envelope | None:
-    """The deck's view of a table message (None if it is not one): a ``deck_*`` message, or the
-    card opening a ``move`` carries, with the signed move as its raw bytes (the evidence)."""
-    if msg.type in CARRIERS:
-        opening = msg.body.get("open")
-        return None if opening is None else Envelope(seat, OPEN_KIND, dict(opening), msg.raw)
+    """The deck's view of a table message: a card-table message as the deck's envelope, its
+    signed bytes the evidence; None for any other message (a move, an abort...)."""
     kind = _TYPE_KINDS.get(msg.type)
     return None if kind is None else Envelope(seat, kind, dict(msg.body), msg.raw)
 
@@ -122,30 +106,13 @@ class WireCodec:
         self._head = head
         self._seat_of_key = seat_of_key
         self._decoded = decoded
-        self._carrier: dict[str, object] | None = None
-        self._carrier_type = MsgType.MOVE
 
     @property
     def seat(self) -> int:
         return self._seat
 
-    def carry(self, move_body: dict[str, object], msg_type: MsgType = MsgType.MOVE) -> None:
-        """The move (or ``ready``) the next card opening is sealed into (the table sets it just
-        before asking the deck to open the card the move plays)."""
-        if msg_type not in CARRIERS:
-            raise ValueError(f"a card opening cannot ride in a {msg_type.label}")
-        self._carrier = move_body
-        self._carrier_type = msg_type
-
     def seal(self, kind: str, body: dict[str, object]) -> bytes:
-        if kind == OPEN_KIND:
-            if self._carrier is None:
-                raise ValueError("a card opening is sealed into the move that plays the card")
-            msg_type, body = self._carrier_type, {**self._carrier, "open": body}
-            self._carrier = None
-        else:
-            msg_type = _KIND_TYPES[kind]
-        msg = self._chain.seal_message(msg_type, body, self._head())
+        msg = self._chain.seal_message(TABLE_KIND_TYPES[kind], body, self._head())
         self._on_sealed(msg)  # queued at once, so the next seal sees it (see TableMachine)
         return msg.raw
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from druids_p2p.rulesets import CARD_TABLE_RULESETS, table_options
+from druids_p2p.rulesets import RULESETS, ruleset_of, table_options
 from druids_p2p.wire import Message
 
 Account = dict[str, Any]
@@ -66,8 +66,9 @@ def account_fault(seat_message: Message) -> str | None:
         return "the seat message carries an account of a previous table without its stand-in"
     seats = list(body["seats"])
     options = dict(body["options"])
-    if options.get("ruleset") in CARD_TABLE_RULESETS:
-        return "a game at a mental card table cannot go on from a previous table's account"
+    rules = RULESETS.get(ruleset_of(options))
+    if rules is None or "rounds" not in rules.table_flags:
+        return "a game not played by rounds cannot go on from a previous table's account"
     if not 0 <= stand_in < len(seats) or seats[stand_in] == seat_message.sender:
         return "the seat message names as the stand-in a seat it does not have, or its host"
     scores = list(account["scores"])

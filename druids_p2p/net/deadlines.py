@@ -6,8 +6,8 @@ and never sent the reveal, salt, shares or key it owed was never timed out, and 
 Here every message the current step still waits for is a *debt* with its own clock, started when
 this peer first saw it owed and reset only by that very message (or the end of the step):
 
-* an automatic message (every deck message, the seating messages, ``ready``, a receipt of the
-  last move, the result) is due within the short *step deadline* (``PeerConfig.step_deadline_s``,
+* an automatic message (every deck message, the seating messages, the owners' words and their
+  check, the result) is due within the short *step deadline* (``PeerConfig.step_deadline_s``,
   default 10 s): a seat that sent each one just before a long deadline could stretch a game by
   minutes unblamed (issue 27 item 5);
 * a move (a person may be thinking) within the long *move limit* (``gone_after_s``, default
@@ -34,8 +34,6 @@ from druids_p2p.wire import MsgType, decode
 
 REJOIN_S = 30.0
 """A seat's rejoin time for the whole game, unless the peer is told otherwise."""
-RECEIPT = "its receipt of the last move"
-"""What a seat owes the mover and the next mover after a move (``protocol.md`` §6)."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +42,7 @@ class Debt:
 
     key: bytes
     what: str
-    """The message type's label (``deck_salt``...), ``move`` or :data:`RECEIPT`."""
+    """The message type's label (``table_share``...) or the step's name."""
     human: bool
     """A person's choice (a move): the long move limit applies, not the step deadline."""
     token: bytes
@@ -91,26 +89,19 @@ def who(machine: TableMachine, key: bytes) -> str:
 
 
 def debts(machine: TableMachine, has_next: Callable[[bytes], bool]) -> list[Debt]:
-    """Every message the current step still waits for from another seat, and every missing
-    receipt of the last move (only its mover and next mover collect receipts).
+    """Every message the current step still waits for from another seat.
 
     ``has_next(key)``: this peer already holds ``key``'s next message (held for the step)."""
     out: list[Debt] = []
     step = machine.step
     if step is not None and machine.aborted is None and not machine.finished:
-        # A step of one type names it; the ready step (ready, or an audit call) by its name.
+        # A step of one type names it; a move step (move, table_play or table_show) its name.
         what = next(iter(step.types)).label if len(step.types) == 1 else step.name
-        human = step.name in ("move", "lead", "card_move")  # a person's choice
+        human = step.name == "card_move"  # a person's choice
         token = machine.step_head + step.name.encode()
         for key in step.senders:
             if key != machine.me and not has_next(key):
                 out.append(Debt(key, what, human, token))
-    move = machine.last_move
-    if move is not None:
-        owing = {d.key for d in out}
-        for key in machine.awaiting_receipts():
-            if key not in owing:
-                out.append(Debt(key, RECEIPT, False, move.hash))
     return out
 
 
@@ -120,10 +111,8 @@ class Deadlines:
     def __init__(
         self, step_s: float, move_s: float, away_s: float, rejoin_s: float = REJOIN_S
     ) -> None:
-        # At most half the move limit: the next mover cannot move before every receipt of the
-        # last move is in, so it must be able to blame a missing receipt before the others,
-        # who see no receipts, blame it for not moving. A silent seat's receipt is waited for
-        # the step deadline and its rejoin time: together within that half too.
+        # At most half the move limit: an automatic message waited for the step deadline and
+        # its seat's rejoin time is overdue well before a move would be.
         self.step_s = min(step_s, move_s / 2)
         self.move_s = move_s
         self.away_s = away_s
@@ -198,9 +187,9 @@ class Deadlines:
         return [(d, due) for d, due in self.owed(key) if not d.human]
 
     def unexcused(self, key: bytes) -> list[Debt]:
-        """What an abort cannot excuse: the automatic messages of the step (a reveal, shares,
-        a salt...). A move or a receipt can: stopping mid-play is leaving, not withholding."""
-        return [d for d, _ in self.automatic(key) if d.what != RECEIPT]
+        """What an abort cannot excuse: the automatic messages of the step (shares, a shuffle,
+        a final reveal...). A move can: stopping mid-play is leaving, not withholding."""
+        return [d for d, _ in self.automatic(key)]
 
     def check(
         self, now: float, last_heard: Mapping[bytes, float], exempt: Iterable[bytes] = ()

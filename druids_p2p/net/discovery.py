@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.rulesets import DEALT_RULESETS, DEFAULT_RULESET, seat_options
+from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
 from druids_p2p.wire.errors import BadShape, TooLarge
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.keys import fingerprint, is_weak_key
@@ -233,9 +233,9 @@ def _check_fields(fields: Any) -> None:
         raise BadShape("beacon.host: small-order public key refused")
     _check_endpoint(fields["endpoint"])
     options = fields["options"]
-    if options["ruleset"] in DEALT_RULESETS:
+    if options["ruleset"] in RULESETS:  # (a table of a game not known here is listed as such)
         try:
-            seat_options(options)
+            table_options(options)
         except ValueError as exc:
             raise BadShape(f"beacon.options: {exc}") from None
     seats = fields["seats"]

@@ -16,16 +16,13 @@ from typing import Any
 
 from druids_p2p.net.deadlines import claim_of
 from druids_p2p.net.go_on import go_on_after
-from druids_p2p.net.liveness import NUDGE_AFTER_S
 from druids_p2p.net.runner_base import RunnerBase
 from druids_p2p.net.table_types import RecordLost, TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,
     decode,
-    decode_receipt,
     equivocation_body,
-    is_receipt,
     verify_equivocation,
 )
 
@@ -104,9 +101,8 @@ class TableEnding(RunnerBase):
         """What ``run_peer`` returns (and the CLI prints); a finished game is marked so."""
         machine = self.machine
         totals, winners = machine.outcome()  # a card table's: this seat's copy of the game
-        rounds = [] if machine.card_play is not None else machine.all_round_scores()
-        card_game = machine.card_play.copy if machine.card_play is not None else None
-        ended_by = card_game.ended_by if card_game is not None else machine.game.round_ended_by
+        rounds = machine.all_round_scores()
+        ended_by = None if machine.card_play is None else machine.card_play.copy.ended_by
         result: dict[str, Any] = {
             "finished": machine.finished,
             "aborted": None if machine.aborted is None else machine.aborted.reason,
@@ -143,12 +139,10 @@ class TableEnding(RunnerBase):
     def _linger(self) -> None:
         """Answer resend requests a little longer, so slower peers can finish too.
 
-        After a finished game, also (at most ``LINGER_FOR_THE_END_S``) until every other peer is
-        known to hold the last move (by its receipt) and no peer still playing has sent its
-        keepalive hello for ``LINGER_QUIET_S`` (a finished peer sends none): a peer that left at
-        once, its last messages lost on a lossy link, left the others waiting for them until
-        ``gone_after`` (seen at 30% loss). Meanwhile the last move and this peer's receipt of it
-        are resent every ``NUDGE_AFTER_S`` to those not known to hold it.
+        After a finished game, also (at most ``LINGER_FOR_THE_END_S``) until no peer still
+        playing has sent its keepalive hello for ``LINGER_QUIET_S`` (a finished peer sends
+        none): a peer that left at once, its last messages lost on a lossy link, left the
+        others waiting for them until ``gone_after`` (seen at 30% loss).
 
         Chat goes on meanwhile, both ways (a "gg" said as the game ends is heard), and for as
         long as the person is still at the table (:meth:`Player.stays_for_talk`, the terminal
@@ -156,11 +150,10 @@ class TableEnding(RunnerBase):
         are still there too."""
         start = time.monotonic()
         until = start + LINGER_AFTER_GAME_S
-        last_nudge = last_hello = start
+        last_hello = start
         going_on = self.config.go_on_ask is not None and go_on_after(self.machine) is not None
         while True:
             now = time.monotonic()
-            lacking = self._lacking_the_end()
             playing = self.machine.finished and now - last_hello < LINGER_QUIET_S
             talking = (
                 self.player.stays_for_talk()
@@ -168,23 +161,13 @@ class TableEnding(RunnerBase):
                 and now < start + TALK_AFTER_GAME_S
                 and not going_on  # the question whether to go on comes first; talk goes on there
             )
-            done = not (lacking or playing) or now >= start + LINGER_FOR_THE_END_S
+            done = not playing or now >= start + LINGER_FOR_THE_END_S
             if now >= until and done and not talking:
                 return
-            if lacking and now - last_nudge > NUDGE_AFTER_S:
-                last_nudge = now
-                move = self.machine.last_move
-                assert move is not None
-                for raw in [move.raw, *self.machine.resend_own()]:  # the move: receipt again
-                    for key in lacking:
-                        self.mesh.send(key, raw, both_links=True)
             for inbound in self.mesh.poll(20):
                 link = self.key_of_link.get(inbound.curve)
                 if not self.frames.admit(link, blame=False):
                     continue  # a flood goes on being dropped unread after the table stopped
-                if is_receipt(inbound.payload):
-                    self._linger_receipt(inbound.payload, link)
-                    continue
                 try:
                     msg = self.frames.decode(inbound.payload)
                 except WireError:
@@ -202,22 +185,6 @@ class TableEnding(RunnerBase):
     def _own_link(self, curve: bytes, sender: bytes) -> bool:
         """A frame signed by ``sender`` came over ``sender``'s own link (protocol.md §8)."""
         return self.key_of_link.get(curve) == sender
-
-    def _lacking_the_end(self) -> list[bytes]:
-        """After a finished game: the other peers not yet known to hold its last move."""
-        machine = self.machine
-        move = machine.last_move
-        if not machine.finished or move is None:
-            return []
-        return [k for k in machine.list_keys if k not in (machine.me, move.sender, *machine.acked)]
-
-    def _linger_receipt(self, raw: bytes, link: bytes | None) -> None:
-        """A receipt while lingering: it only tells who holds the end now (no fault is acted on
-        after the game; the record is already complete)."""
-        if link is None or link == self.machine.me or link not in self.machine.list_keys:
-            return
-        with contextlib.suppress(WireError, TableFault, ValueError):
-            self.machine.receive_receipt(link, decode_receipt(raw))
 
 
 __all__ = ["LINGER_AFTER_GAME_S", "LINGER_FOR_THE_END_S", "LINGER_QUIET_S", "TableEnding"]

@@ -13,8 +13,8 @@ second, unbounded and unblamed. Now (protocol.md §9, "Floods"):
 * a frame whose bytes (by SHA-256) are in the cache of the last :data:`SEEN_FRAMES` frames
   decoded is not decoded again: its decoding is a function of its bytes alone, so the cached
   message (or refusal) is handed on as it was the first time. What a repeat does is therefore
-  what a copy did before (a copy of a message the record holds changes nothing; a copy of the
-  last move asks for a receipt again), without the signature check.
+  what a copy did before (a copy of a message the record holds changes nothing; a copy of one
+  held for its step is held already), without the signature check.
 """
 
 from __future__ import annotations

@@ -120,8 +120,10 @@ def departed_key(machine: TableMachine) -> bytes | None:
 def go_on_after(machine: TableMachine, table_name: str = "table") -> GoOn | None:
     """The next table this peer may go on to, or None: only at a seated table of a game dealt by
     rounds, stopped by a departure (:func:`departed_key`) other than this peer's own, with a
-    round left to play."""
-    if machine.card_rules is not None or not machine.order:
+    round left to play. The rounds it carries are the ones audited (each round is its own card
+    table, audited at its final reveal): a round cut short is played again, fresh."""
+    rules, play = machine.card_rules, machine.card_play
+    if rules is None or "rounds" not in rules.table_flags or play is None or not machine.order:
         return None
     departed = departed_key(machine)
     if departed is None or departed == machine.me:
@@ -133,7 +135,7 @@ def go_on_after(machine: TableMachine, table_name: str = "table") -> GoOn | None
     rounds = {}
     for key in machine.list_keys:
         seat = machine.order.index(key)
-        own = [int(scores[seat]) for scores in machine.game.round_scores[:done]]
+        own = [int(scores[seat]) for scores in play.copy.round_scores[:done]]
         rounds[key] = list(machine.carried.get(key, [])) + own
     account = make_account(machine.table_id, departed, rounds)
     body = dict(machine.seat_message.body["options"]) | {"rounds": left}

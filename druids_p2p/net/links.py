@@ -2,7 +2,8 @@
 
 The host's seat message lists an endpoint and a CURVE key for every seat, but the host is only
 allowed to repeat there what each seat said itself. What decides where a seat is reached, which
-CURVE keys the inbox admits, and which link an unsigned receipt is booked to, is each peer's own
+CURVE keys the inbox admits, and which seat a frame's link is counted to (liveness, the flood
+limit, a catch-up), is each peer's own
 signed ``seat_confirm``, checked by the table machine against the seat list as it arrives (a
 confirmation that contradicts its signer's own quoted join blames that signer).
 
@@ -13,7 +14,7 @@ it sends anything; the host's own entry is the host's word): a seat list that pa
 every seat's own word. So a peer opens its DEALERs at the listed addresses and closes its inbox
 gate to the listed keys at once (dropping any connection a stranger made in the lobby), sends its
 confirmation, and books nothing to anybody until every confirmation is in; each is checked against
-the list (a contradiction blames its signer). Then the DEALERs, the gate and the receipt map are
+the list (a contradiction blames its signer). Then the DEALERs, the gate and the link map are
 set from the confirmations: the same addresses in any table that got this far, so the table
 starts as fast as before, with no extra round trip.
 """
@@ -29,14 +30,14 @@ class LinkError(Exception):
 
 
 class Links:
-    """DEALERs, inbox gate and receipt attribution of one seated peer."""
+    """DEALERs, inbox gate and link attribution of one seated peer."""
 
     def __init__(self, mesh: MeshPort, machine: TableMachine) -> None:
         self.mesh = mesh
         self.machine = machine
         self.key_of_link: dict[bytes, bytes] = {}
         """Raw CURVE key of an authenticated link -> the seat key whose own confirmation names
-        it. Empty until every confirmation is in (no receipt is due before)."""
+        it. Empty until every confirmation is in."""
         self.settled = False
         """True once the links come from every seat's confirmation and the gate is closed."""
         self.listed: dict[bytes, bytes] = {}
@@ -62,8 +63,7 @@ class Links:
 
     def seat_of(self, curve: bytes) -> bytes | None:
         """The seat whose link authenticated ``curve``: from the confirmations once settled,
-        before that from the seat list (each seat's own word). Receipts are booked only by
-        :attr:`key_of_link` (none is due before every confirmation is in)."""
+        before that from the seat list (each seat's own word)."""
         return self.key_of_link.get(curve) if self.settled else self.listed.get(curve)
 
     def update(self) -> bool:

@@ -3,7 +3,8 @@
 Every tick the runner asks who the table waits for: a seat silent for ``away_after_s`` is shown
 as away; what may have been lost is asked for again every ``NUDGE_AFTER_S``; a seat whose owed
 message is past its deadline is blamed (``net/deadlines.py``). After another peer's abort claim,
-or a receipt that shows a divergence, this peer only checks for a grace period
+or a peer's message built on another head than ours (a divergence), this peer only checks for
+a grace period
 (``ABORT_GRACE_S``) before it stops: its own checks, on the same signed messages, decide whom
 to blame (protocol.md §9).
 """
@@ -34,11 +35,6 @@ class LivenessChecks(RunnerBase):
         if step is None:
             return
         waiting = [k for k in step.senders if k != machine.me and not machine.has_next(k)]
-        # The last move counts only once everyone holds it: a peer whose receipt is missing
-        # holds the table up (the next mover waits), so the two who collect receipts (the
-        # mover and the next mover) show it as away and nudge it.
-        unacked = machine.awaiting_receipts()
-        waiting += [k for k in unacked if k not in waiting]
         for key in waiting:
             silent = now - self.last_heard.get(key, now)
             if silent > self.config.away_after_s and key not in self.away:
@@ -57,9 +53,6 @@ class LivenessChecks(RunnerBase):
             self.catch_up.forget()
             for key in waiting:
                 self._ask_resend(key)
-                if key in unacked and machine.last_move is not None:
-                    # a duplicate: receipt again (over both links, should one be stalled)
-                    self.mesh.send(key, machine.last_move.raw, both_links=True)
             if any(key in self.away or self._half_owed(key, now) for key in waiting):
                 # A split: what a silent seat sent before its link went may have reached the
                 # others only. They answer with what follows our head, so a peer cut off from
@@ -147,13 +140,19 @@ class LivenessChecks(RunnerBase):
                 self.abort_claim_deadline = max(self.abort_claim_deadline, latest + 0.5)
 
     def _seek_proof(self, fault: TableFault) -> bool:
-        """A peer's receipt names another message than ours after a head we share: somebody
-        signed two versions, but this peer holds only one. Ask that peer for what it appended
-        after the head: with both signed versions the machine raises an equivocation that blames
-        their signer with proof. True if asked."""
+        """A peer's message is built on another head than ours after a head we share: somebody
+        signed two versions, but this peer holds only one. Ask that peer, and every other seat,
+        for what it appended after the head: with both signed versions the machine raises an
+        equivocation that blames their signer with proof. The others too: when the message is
+        the two-faced signer's own, it will not send the other version, but an honest seat
+        shown it will. True if asked."""
         if not isinstance(fault, Divergence):
             return False
-        self._ask_resend(fault.acker, fault.prev)
+        self.machine.take_over(fault)
+        self._ask_resend(fault.peer, fault.prev)
+        for key in self.machine.list_keys:
+            if key not in (fault.peer, self.machine.me):
+                self._ask_resend(key, fault.prev)
         self.divergence = fault
         self.divergence_deadline = self.clock() + ABORT_GRACE_S
         return True

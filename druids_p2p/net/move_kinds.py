@@ -11,19 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from druids_p2p.deck.table_messages import DEAL, FINAL, REVEAL, SHUFFLE
+from druids_p2p.deck.table_messages import DEAL, DEALS, FINAL, REVEAL, SHUFFLE
 
 MOVE_KINDS = ("draw", "play", "ritual", "reshuffle", "end")
-"""The latency classes, cheapest first: ``draw`` (a deal to the drawer), ``play`` (a card put
-down, a discard or a stop that opened nothing), ``ritual`` (a reveal by the owners, no
-reshuffle), ``reshuffle`` (a proven shuffle by every seat followed), ``end`` (the game's last
-move: the final reveal and the audit)."""
+"""The latency classes, cheapest first: ``draw`` (a deal to the drawer, or a deals: one
+round of shares), ``play`` (a card put down, a discard or a stop that opened nothing),
+``ritual`` (a reveal by the owners, no reshuffle), ``reshuffle`` (a proven shuffle by every
+seat followed), ``end`` (a round's or the game's last move: the final reveal and the audit)."""
 
 
 def move_kind(op_kinds: Iterable[str], game_over: bool) -> str:
     """The class of a move whose consequences were the deck operations ``op_kinds`` (the
-    deck's kinds: shuffle, deal, turn, reveal, return, play, final); ``game_over``: the move
-    ended the game."""
+    deck's kinds: shuffle, deal, deals, turn, reveal, return, play, show, transfer, final);
+    ``game_over``: the move ended the game or its round."""
     kinds = set(op_kinds)
     if game_over or FINAL in kinds:
         return "end"
@@ -31,7 +31,7 @@ def move_kind(op_kinds: Iterable[str], game_over: bool) -> str:
         return "reshuffle"
     if REVEAL in kinds:
         return "ritual"
-    if DEAL in kinds:
+    if DEAL in kinds or DEALS in kinds:
         return "draw"
     return "play"
 

@@ -1,6 +1,7 @@
 """Which seats answer their automatic messages late, though within the step deadline.
 
-A seat that sends each automatic message (a receipt, a deck step, ready, its result) just before
+A seat that sends each automatic message (a card-table step, an owners' word or its check, its
+result) just before
 the deadline stretches the game by that much every time and is never blamed; the short step
 deadline bounds the stretch, and this makes it visible: a seat is shown *slow* once
 :data:`SLOW_AT` of its last :data:`WINDOW` automatic messages each came more than half the step

@@ -57,9 +57,9 @@ class PeerConfig:
     """The move limit: how long a seat may take over a move (a person thinking) before it is
     blamed as gone; also the longest any owed message is waited for."""
     step_deadline_s: float = 10.0
-    """How long an automatic message (deck, seating, ready, a receipt, the result) may be owed
-    before its seat is blamed for withholding it (``net/deadlines.py``): short, since a seat
-    can send every one of them just before it."""
+    """How long an automatic message (seating, a card-table step, an owners' word or its check,
+    the result) may be owed before its seat is blamed for withholding it
+    (``net/deadlines.py``): short, since a seat can send every one of them just before it."""
     rejoin_time_s: float = 30.0
     """A seat that falls silent while it owes an automatic message is waited for this much
     longer, once for the whole game (time to restart and rejoin), before it is unreachable."""

@@ -1,13 +1,15 @@
 """A LAN table's record file turned back into the game it holds: who sat where, each round's deal
-(once that round's reveal is in the record) and every move, for ``druids replay RECORD``. A game
-at a mental card table (Druids 2004) is read move by move by the audit's own replay of it
-(``net/record_steps.py``), with each seat's view after every move.
+(once that round's reveal is in the record) and every move, for ``druids replay RECORD``. Every
+game is read by the audit's own replay of its card tables (``net/record_steps.py``): a game dealt
+round by round (its rule set offers ``rounds``: Druids 2017) as its rounds, each round's hands
+as dealt and its moves (and so in the game's JSON notation), a game of one round (Druids 2004)
+move by move, with each seat's view after every move.
 
 The record is verified first by ``druids audit``'s own checks (:func:`druids_p2p.net.audit.
 audit_messages`); the verdict travels with the replayed game, so a viewer shows a record that
-fails its audit as far as it goes, with the problem named. The deal of a round is recomputed from
-the secrets its reveal step published (the deck's audit), exactly as the auditor does: a record
-holds no hand in the clear, and a round cut short before its reveal has moves but no known deal.
+fails its audit as far as it goes, with the problem named. The deal of a round is read with the
+secrets its final reveal published, exactly as the auditor reads it: a record holds no hand in
+the clear, and a round cut short before its final reveal has moves but no known deal.
 
 Whose record it is (its *owner*, whose hand the viewer shows during a round) is not in the record
 itself: it is the identity of the peer home the record sits in (``<home>/tables/<id>/record.druids``
@@ -22,38 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from druids_p2p.deck import DeckError
-from druids_p2p.deck import audit_transcript as deck_audit
 from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, TableOptions
-from druids_p2p.net.audit import RecordCodec, audit_messages
-from druids_p2p.net.audit_stop import DECK_TYPES
-from druids_p2p.net.record_steps import CardTableGame, replay_card_table
+from druids_p2p.net.audit import audit_messages
+from druids_p2p.net.record_steps import CardTableGame, ReplayedRound, replay_card_table
 from druids_p2p.net.seating import seat_order
-from druids_p2p.net.table_round import deal_params
-from druids_p2p.rulesets import (
-    CARD_TABLE_RULESETS,
-    DEFAULT_RULESET,
-    RULESETS,
-    dealt_ruleset,
-    table_options,
-)
+from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
-from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain
+from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain, version_refusal
 from druids_p2p.wire.record import MAGIC
 
 
 class RecordReplayError(Exception):
     """The file is a record but not one of a LAN table that can be replayed: one line."""
-
-
-@dataclass(frozen=True)
-class ReplayedRound:
-    number: int
-    """0-based."""
-    hands: tuple[tuple[int, ...], ...] | None
-    """Each play seat's hand as dealt (card ids), known once the round's reveal is recorded."""
-    moves: tuple[tuple[int, int], ...]
-    """(play seat, move) in the order the record holds them."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +54,7 @@ class ReplayedGame:
     ruleset: str = DEFAULT_RULESET
     """The rule set the seat message binds (its cards and moves are read and written by it)."""
     card_table: CardTableGame | None = None
-    """A game at a mental card table (Druids 2004): its moves and views (``rounds`` is empty)."""
+    """A game of one round (Druids 2004): its moves and views (``rounds`` is empty)."""
 
     @property
     def rules(self) -> CommonRuleset:
@@ -80,7 +62,7 @@ class ReplayedGame:
 
     def notation(self) -> dict[str, Any] | None:
         """The revealed rounds in the JSON notation ``druids replay`` takes (docs/rules.md);
-        None for a game at a card table (its record holds no setup in the clear)."""
+        None for a game of one round (its record holds no setup in the notation's terms)."""
         if self.card_table is not None:
             return None
         card, move = self.rules.format_card, self.rules.format_move
@@ -183,6 +165,9 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
         read = read_record(path)
     except RecordError as exc:
         raise RecordReplayError(str(exc)) from None
+    refusal = version_refusal(read.messages, "replays")
+    if refusal is not None:
+        raise RecordReplayError(f"{path}: {refusal}")
     report = audit_messages(read.messages, read.tail)
     messages = _decoded(read.messages)
     if not messages or messages[0].type is not MsgType.SEAT:
@@ -197,13 +182,9 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
     nonces = {m.sender: m.body["nonce"] for m in messages if m.type is MsgType.SEAT_NONCE}
     seated = set(nonces) == set(keys)
     order = seat_order(seat_msg.table_id, keys, nonces) if seated else keys
-    card_rules = CARD_TABLE_RULESETS.get(ruleset)
-    played = None
-    rounds: tuple[ReplayedRound, ...] = ()
-    if card_rules is not None:
-        played = _card_table(read.messages[: len(messages)], card_rules, options.players)
-    elif seated:
-        rounds = _rounds(messages, order, options, seat_msg.table_id, ruleset)
+    rules = RULESETS[ruleset]
+    by_rounds = "rounds" in rules.table_flags  # a game dealt round by round: read as its rounds
+    played = _card_table(read.messages[: len(messages)], rules, options.players, by_rounds)
     mine = [owner] if owner is not None else owner_keys(path)
     owner_seat = next((order.index(k) for k in mine if k in order), None)
     if seat is not None:
@@ -218,17 +199,19 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
         names=tuple(str(names_by_key[k]) for k in order),
         keys=tuple(order),
         owner=owner_seat,
-        rounds=rounds,
+        rounds=played.rounds,
         audit=report,
         stopped=stopped,
         ruleset=ruleset,
-        card_table=played,
+        card_table=None if by_rounds else played,
     )
 
 
-def _card_table(raws: Sequence[bytes], rules: CardTableRuleset, players: int) -> CardTableGame:
-    """The card table's moves and views (``net/record_steps.py``), from the longest prefix of
-    the record whose chain holds (the audit names where it breaks)."""
+def _card_table(
+    raws: Sequence[bytes], rules: CardTableRuleset, players: int, by_rounds: bool
+) -> CardTableGame:
+    """The card tables' rounds, or moves and views (``net/record_steps.py``), from the longest
+    prefix of the record whose chain holds (the audit names where it breaks)."""
     try:
         transcript = verify_chain(raws)
     except AuditProblem as problem:
@@ -237,7 +220,7 @@ def _card_table(raws: Sequence[bytes], rules: CardTableRuleset, players: int) ->
             transcript = verify_chain(raws[:index] if index else ())
         except AuditProblem:
             return CardTableGame((), (), None, None, None, False)
-    return replay_card_table(transcript, rules, players)
+    return replay_card_table(transcript, rules, players, by_rounds)
 
 
 def _decoded(raws: Sequence[bytes]) -> list[Message]:
@@ -249,46 +232,3 @@ def _decoded(raws: Sequence[bytes]) -> list[Message]:
         except WireError:
             break
     return out
-
-
-def _rounds(
-    messages: list[Message],
-    order: tuple[bytes, ...],
-    options: TableOptions,
-    table_id: bytes,
-    ruleset: str,
-) -> tuple[ReplayedRound, ...]:
-    n = options.players
-    rules = dealt_ruleset(ruleset)
-    deck: list[list[bytes]] = [[] for _ in range(options.rounds)]
-    moves: list[list[tuple[int, int]]] = [[] for _ in range(options.rounds)]
-    reveals = [0] * options.rounds
-    for msg in messages:
-        if msg.sender not in order or msg.type not in (*DECK_TYPES, MsgType.READY, MsgType.MOVE):
-            continue
-        r = msg.body.get("round")
-        if not isinstance(r, int) or not 0 <= r < options.rounds:
-            continue
-        if msg.type in DECK_TYPES or "open" in msg.body:
-            deck[r].append(msg.raw)  # an opening riding on a ready (Gaia) or a move counts too
-        if msg.type is MsgType.DECK_REVEAL:
-            reveals[r] += 1
-        if msg.type is MsgType.MOVE:
-            try:
-                moves[r].append((order.index(msg.sender), rules.parse_move(msg.body["move"])))
-            except ValueError:
-                break  # the audit names it; the replay stops there
-    codec = RecordCodec({m.raw: m for m in messages}, order)
-    out: list[ReplayedRound] = []
-    for r in range(options.rounds):
-        if not deck[r] and not moves[r]:
-            break
-        hands = None
-        if reveals[r] >= n:
-            try:
-                result = deck_audit(deal_params(table_id, r, n, ruleset), deck[r], codec)
-                hands = tuple(tuple(h) for h in result.hands)
-            except DeckError:
-                hands = None  # the audit's verdict says why
-        out.append(ReplayedRound(r, hands, tuple(moves[r])))
-    return tuple(out)

@@ -1,6 +1,7 @@
-"""A game at a mental card table (Druids 2004) read back from its record, move by move, for
-``druids replay``: who played what, the card a face-down play put down, each seat's view after
-every move, and how the game ended.
+"""A game at the mental card table read back from its record for ``druids replay``: a game of
+one round (Druids 2004) move by move (who played what, the card a face-down play put down, each
+seat's view after every move, and how the game ended); a game dealt round by round (Druids 2017)
+as its rounds (each round's hands as dealt and its moves, the game's JSON notation).
 
 It is the audit's own replay (:class:`~druids_p2p.net.audit_card_table.CardTableReplay`, every
 message checked as the table checked it), watched: whenever the game waits for a seat, the copy
@@ -9,6 +10,11 @@ seam: ``view(seat)``, whatever the game). The copy knows the truth only when the
 every seat's secret (its final reveal): without them it fills hidden places with guesses, so no
 view is taken and only the moves are shown. A record that breaks the rules somewhere is read up
 to there; the audit's verdict, which travels with the replayed game, says why.
+
+A round's hands are the cards of the positions dealt to each seat, known once the round's secrets
+(its final reveal) are in the record; its moves are the game's (not the owners' words), each named
+by its move id through the seam: a public move by its token, a card shown face up by the copy's
+``shown_move`` of its card and zone. A round cut short of its final reveal has moves but no hands.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from typing import Any
 from druids_p2p.games.seam import CardTableRuleset
 from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.net.moves import PLAY, AcceptedMove
+from druids_p2p.rulesets import table_options
 from druids_p2p.wire import Transcript
 from druids_p2p.wire.audit import AuditProblem
 
@@ -37,6 +45,16 @@ class ReplayedPlay:
 
 
 @dataclass(frozen=True)
+class ReplayedRound:
+    number: int
+    """0-based."""
+    hands: tuple[tuple[int, ...], ...] | None
+    """Each play seat's hand as dealt (card ids), known once the round's reveal is recorded."""
+    moves: tuple[tuple[int, int], ...]
+    """(play seat, move) in the order the record holds them."""
+
+
+@dataclass(frozen=True)
 class CardTableGame:
     """The moves of a card table's record and each seat's view after each of them."""
 
@@ -49,29 +67,35 @@ class CardTableGame:
     ended_by: str | None
     complete: bool
     """The record holds the whole game, up to its result."""
+    rounds: tuple[ReplayedRound, ...] = ()
+    """A game read by rounds: each round's hands and moves (no ``views`` then)."""
 
 
 def replay_card_table(
-    transcript: Transcript, rules: CardTableRuleset, players: int
+    transcript: Transcript, rules: CardTableRuleset, players: int, by_rounds: bool = False
 ) -> CardTableGame:
     """Replay a verified card table's record (see the module); never raises the audit's
-    problems: the game is read up to the first one."""
+    problems: the game is read up to the first one. ``by_rounds``: read it as its rounds."""
     seen: dict[int, tuple[Any, ...]] = {}
 
     def settled(replay: CardTableReplay) -> None:
         if replay.cards_known:  # the view of the last settling at a move count is kept
             seen[len(replay.moves)] = tuple(replay.copy.view(s) for s in range(players))
 
-    walk = ScheduleWalk(transcript, 1, seating_only=True)
+    walk = ScheduleWalk(transcript)
     with contextlib.suppress(AuditProblem):  # the audit names it; what is in place is read
         walk.run()
     if walk.seated_at is None:
         return CardTableGame((), (), None, None, None, False)
-    replay = CardTableReplay(transcript.messages, walk, rules, players, settled)
+    _, options = table_options(transcript.messages[0].body["options"])
+    watch = None if by_rounds else settled
+    replay = CardTableReplay(transcript.messages, walk, rules, options, watch)
     with contextlib.suppress(AuditProblem):
         replay.run()
     plays = tuple(
-        ReplayedPlay(m.seat, m.token, None if m.position is None else replay.card_at(m.position))
+        ReplayedPlay(
+            m.seat, m.token, None if m.position is None else replay.card_at(m.position, m.round)
+        )
         for m in replay.moves
     )
     views: list[tuple[Any, ...]] = []
@@ -88,4 +112,37 @@ def replay_card_table(
         winners=None if copy.winners is None else list(copy.winners),
         ended_by=copy.ended_by,
         complete=replay.complete,
+        rounds=_rounds(replay, rules) if by_rounds else (),
     )
+
+
+def _rounds(replay: CardTableReplay, rules: CardTableRuleset) -> tuple[ReplayedRound, ...]:
+    """Every round the record reached (see the module), up to the first move that cannot be
+    named (the audit names what is wrong there)."""
+    out: list[ReplayedRound] = []
+    for r, (state, _) in enumerate(replay.tables):
+        moves: list[tuple[int, int]] = []
+        for m in replay.moves.of_round(r):
+            if m.at in replay.words:
+                continue
+            move = _named(replay, rules, m)
+            if move is None:
+                break
+            moves.append((m.seat, move))
+        if not state.keys and not moves:
+            break  # the record stops before this round's first message
+        out.append(ReplayedRound(r, replay.dealt.get(r), tuple(moves)))
+    return tuple(out)
+
+
+def _named(replay: CardTableReplay, rules: CardTableRuleset, m: AcceptedMove) -> int | None:
+    """The move id of an accepted move: its token's, or the show of its card into its zone."""
+    try:
+        if m.position is None:
+            return rules.parse_move(m.token)
+        card = m.card if m.card is not None else replay.card_at(m.position, m.round)
+        if card is None:
+            return None
+        return replay.copy.shown_move(card, m.token.removeprefix(PLAY))
+    except ValueError:
+        return None

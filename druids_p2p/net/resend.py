@@ -5,8 +5,9 @@ transcript (a game is hundreds of messages, a shuffle up to 32 KiB each): unboun
 peer could make every other one flood its own links. So (protocol.md §8):
 
 * one answer carries at most :data:`RESEND_MAX_MESSAGES` frames, the oldest first; a requester
-  that receives that many frames over the answerer's link after asking asks again from its new
-  head (and so catches up in batches, at link speed);
+  that receives that many new frames over the answerer's link after asking asks again from its
+  new head (and so catches up in batches, at link speed; a copy of a frame already received,
+  as every answer sent over both links brings, is not counted);
 * each peer's requests are answered at most :data:`RESEND_BURST` at once and
   :data:`RESEND_PER_S` per second after that (a token bucket per requesting seat); a request
   beyond that is dropped, unanswered (an honest peer asks at most about once a second per peer,

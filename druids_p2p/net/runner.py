@@ -2,7 +2,7 @@
 
 Every peer is equal here: a full CURVE mesh, every message checked by ``wire.decode`` and the
 table machine, and one bad peer can only get itself blamed. Each tick the runner hands the
-machine what arrived (receipts by the link that carried them), sends what the machine says,
+machine what arrived (with the link that carried it), sends what the machine says,
 asks the player for a move on this seat's turn (showing it a read-only view, never the
 machine), and runs its liveness checks (``net/liveness.py``); a :class:`TableFault` ends the
 table (``net/ending.py``).
@@ -10,7 +10,6 @@ table (``net/ending.py``).
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -22,8 +21,6 @@ from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,
-    decode_receipt,
-    is_receipt,
     verify_equivocation,
 )
 
@@ -31,12 +28,6 @@ KEEPALIVE_S = 1.0
 """A signed hello goes out about this often, so that silence means gone, not thinking."""
 CLIENT = "druids-p2p/0.1.0"
 """What this peer's hellos say it runs."""
-
-
-def _yield_processor() -> None:
-    """Give the processor to another process (the peers still working on the same move)."""
-    if hasattr(os, "sched_yield"):
-        os.sched_yield()
 
 
 class TableRunner(LivenessChecks, TableEnding):
@@ -74,21 +65,24 @@ class TableRunner(LivenessChecks, TableEnding):
             raise TableFault(f"{machine.identity.name} left the table", None)
         for inbound in self.mesh.poll(10):
             raw = inbound.payload
-            # Receipts are booked by the confirmed links only; liveness, from the start.
-            of = self.key_of_link.get if is_receipt(raw) else self.links.seat_of
-            link = of(inbound.curve)
+            link = self.links.seat_of(inbound.curve)
+            repeats = self.frames.repeats
             self._on_message(raw, link)
             if machine.aborted is not None or machine.finished:
                 return
-            if self.catch_up.heard(link) and link is not None:
-                self._ask_resend(link)  # a full answer may have been cut short: the rest
+            # A full answer may have been cut short: ask for the rest. Only frames new here
+            # count: an answer comes over both links, and its second copy is no news.
+            fresh = self.frames.repeats == repeats
+            if fresh and self.catch_up.heard(link) and link is not None:
+                self._ask_resend(link)
         if not self.links.settled:
             self.links.update()
         # What happened is told before this seat is asked for a move: a user interface that
         # takes its picture of the table from each event must not see one older than the ask.
         self._emit_events()
         self.broadcast(self.chat.outgoing())  # talk waits for nothing, a grace period neither
-        if machine.phase == "play" and self.deal_started is not None:
+        step = machine.step  # the round's deal is done once a move is due
+        if step is not None and step.name == "card_move" and self.deal_started is not None:
             self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
             self.deal_cpu_ms.append((time.process_time() - self.deal_cpu_started) * 1000.0)
             self.deal_started = None
@@ -108,6 +102,7 @@ class TableRunner(LivenessChecks, TableEnding):
             return
         play = self.machine.card_play
         ops_before = 0 if play is None else len(play.peer.state.ops)
+        self.move_round = -1 if play is None else play.round_no
         sent_in = self.machine.step  # a move that completes its step at once (ours alone)
         try:
             raws = self.machine.play(move)
@@ -119,8 +114,7 @@ class TableRunner(LivenessChecks, TableEnding):
         self.move_ops_from = ops_before
         self.broadcast(raws)
         self.last_progress = self.clock()
-        if self.machine.card_play is not None:
-            self._note_counted()  # a public move may leave the table ready at once
+        self._note_counted()  # a public move may leave the table ready at once
 
     def _keepalive(self) -> None:
         """A signed hello about once a second, so silence means a peer is gone, not thinking.
@@ -143,9 +137,6 @@ class TableRunner(LivenessChecks, TableEnding):
         machine = self.machine
         if not self.frames.admit(link):
             return  # over a link cut off for flooding: dropped unread (net/frame_guard.py)
-        if is_receipt(raw):
-            self._on_receipt(raw, link)
-            return
         try:
             msg = self.frames.decode(raw)  # bytes decoded before are not verified again
         except WireError as exc:
@@ -195,10 +186,7 @@ class TableRunner(LivenessChecks, TableEnding):
         try:
             self.broadcast(machine.receive(msg))
             if machine.deferred:
-                # The receipt is out: now the proofs it did not wait for. The peers still
-                # working on this move (two cores, more peers) get the processor first.
-                _yield_processor()
-                machine.check_deferred()
+                machine.check_deferred()  # our messages are out: the fault held back now
         except TableFault as fault:
             if not self._seek_proof(fault):
                 raise
@@ -210,56 +198,28 @@ class TableRunner(LivenessChecks, TableEnding):
             self.last_progress = now
         self._note_counted()
 
-    def _on_receipt(self, raw: bytes, link: bytes | None) -> None:
-        """An acknowledgement: its sender is whoever the CURVE link authenticated, never a claim
-        inside the frame, so a receipt from an unknown link is dropped."""
-        machine = self.machine
-        if link is None or link == machine.me or link not in machine.list_keys:
-            self._drop("dropped a receipt that came over no seated peer's link")
-            return
-        try:
-            receipt = decode_receipt(raw)
-        except WireError as exc:
-            self._drop(f"dropped a bad receipt: {exc}")
-            return
-        self._heard(link, self.clock())
-        if self.divergence is not None:
-            return
-        try:
-            machine.receive_receipt(link, receipt)
-        except TableFault as fault:
-            if not self._seek_proof(fault):
-                raise
-            return
-        self._note_counted()
-
     def _note_counted(self) -> None:
-        """Move latency: from sending our move to the last peer's acknowledgement of it; at a
-        card table (no receipts), to the table being ready for the next move (a draw: the
-        others' shares of the drawn card are in), classed by the deck operations the move set
-        off meanwhile (``net/move_kinds.py``)."""
+        """Move latency: from sending our move to the table being ready for the next move (a
+        draw: the others' shares of the drawn card are in), classed by the deck operations the
+        move set off meanwhile (``net/move_kinds.py``)."""
         machine = self.machine
-        if machine.card_play is not None:
-            step = machine.step
-            ready = machine.phase != "play" or (
-                step is not self.move_step
-                and step is not None
-                and step.name in ("card_move", "card_word", "card_check")
-                and not machine.own_pending_in_step()
-            )
-            if self.move_sent_at is not None and ready:
-                took = (time.perf_counter() - self.move_sent_at) * 1000.0
-                deck = machine.card_play.peer.state
-                done = [deck.ops[i].kind for i in range(self.move_ops_from, deck.done)]
-                self.latencies_ms.append(took)
-                self.move_kinds.append(move_kind(done, machine.phase != "play"))
-                self.move_sent_at = None
+        play = machine.card_play
+        if play is None or self.move_sent_at is None:
             return
-        move = machine.last_move
-        if self.move_sent_at is None or move is None or move.sender != machine.me:
-            return
-        if not machine.awaiting_receipts():
-            self.latencies_ms.append((time.perf_counter() - self.move_sent_at) * 1000.0)
+        step = machine.step
+        ready = machine.phase != "play" or (
+            step is not self.move_step
+            and step is not None
+            and step.name in ("card_move", "card_word", "card_check")
+            and not machine.own_pending_in_step()
+        )
+        if ready:
+            took = (time.perf_counter() - self.move_sent_at) * 1000.0
+            deck = play.peer.state
+            done = [deck.ops[i].kind for i in range(self.move_ops_from, deck.done)]
+            ended = machine.phase != "play" or play.round_no != self.move_round  # a round's end
+            self.latencies_ms.append(took)
+            self.move_kinds.append(move_kind(done, ended))
             self.move_sent_at = None
 
 

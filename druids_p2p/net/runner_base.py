@@ -7,14 +7,13 @@ never writing into it. This base holds its state and how it sends: to everyone o
 control messages, and resend requests and answers. Its liveness checks are in
 ``net/liveness.py``, how it ends in ``net/ending.py``.
 
-Which messages are whose. The machine's: seat, seat_confirm, seat_nonce, the deck's (deck_*),
-move, ready and result, and the unsigned receipts; it makes, checks and records them and says
-which to send. Join is the lobby's (``net/lobby.py``). The runner's, never handed to the
-machine: hello (the keepalive), resend (a request), chat (``net/chat.py``), equivocation (a
-proof) and abort (this peer stops: its own finding, another's claim after the grace period, or
-its player leaving). Only the abort is in this peer's chain and record: sealed by
-``TableMachine.seal_control``, recorded by ``TableMachine.record_control``; the others carry
-seq 0 and take no slot.
+Which messages are whose. The machine's: seat, seat_confirm, seat_nonce, the card table's
+(table_*), move and result; it makes, checks and records them and says which to send. Join is the
+lobby's (``net/lobby.py``). The runner's, never handed to the machine: hello (the keepalive),
+resend (a request), chat (``net/chat.py``), equivocation (a proof) and abort (this peer stops: its
+own finding, another's claim after the grace period, or its player leaving). Only the abort is in
+this peer's chain and record: sealed by ``TableMachine.seal_control``, recorded by
+``TableMachine.record_control``; the others carry seq 0 and take no slot.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import logging
 import time
 from typing import Any
 
-from druids_p2p.games.seam import CommonRuleset, GameProgress, TableOptions
+from druids_p2p.games.seam import CardTableSeat, CommonRuleset, TableOptions
 from druids_p2p.net.chat import TableChat
 from druids_p2p.net.deadlines import Deadlines
 from druids_p2p.net.errors import PeerError
@@ -36,7 +35,7 @@ from druids_p2p.net.players import Player, TableView
 from druids_p2p.net.resend import CatchUp, ResendLimiter, bounded
 from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import TableEvent, TableFault
-from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode, is_receipt
+from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode
 
 log = logging.getLogger(__name__)
 
@@ -67,13 +66,12 @@ class MachineView:
 
     @property
     def ruleset(self) -> CommonRuleset:
-        machine = self._machine
-        return machine.card_rules if machine.card_rules is not None else machine.rules
+        return self._machine.card_rules
 
-    def _game(self) -> GameProgress:
-        """The game's progress: this seat's copy at a card table, else the table's game."""
+    def _game(self) -> CardTableSeat | None:
+        """The game's progress: this seat's copy of it (None before the seats are fixed)."""
         play = self._machine.card_play
-        return play.copy if play is not None else self._machine.game
+        return None if play is None else play.copy
 
     @property
     def phase(self) -> str:
@@ -95,20 +93,19 @@ class MachineView:
 
     def check(self, move: int) -> str | None:
         play = self._machine.card_play
-        if play is not None:  # the check its move will get (net/moves.py accept_table_move)
-            reason: str | None = play.refusal(move)
-            return reason
-        return self._machine.game.check(move)
+        if play is None:
+            return "the game has not started"
+        reason: str | None = play.refusal(move)  # the check its move will get (net/moves.py)
+        return reason
 
     @property
     def game_over(self) -> bool:
-        return self._game().game_over
+        game = self._game()
+        return game is not None and game.game_over
 
     @property
     def round_scores(self) -> tuple[tuple[int, ...], ...]:
         """Every round's scores, a continued table's carried rounds first."""
-        if self._machine.card_play is not None:
-            return ()  # a card-table game has no rounds
         return tuple(tuple(s) for s in self._machine.all_round_scores())
 
     @property
@@ -137,9 +134,8 @@ class MachineView:
 
     @property
     def ended_by(self) -> str | None:
-        if self._machine.card_play is not None:
-            return None
-        return self._machine.game.round_ended_by
+        game = self._game()
+        return None if game is None else game.ended_by
 
 
 class RunnerBase:
@@ -184,6 +180,8 @@ class RunnerBase:
         self.latencies_ms: list[float] = []
         self.move_kinds: list[str] = []
         """At a card table, the class of each of ``latencies_ms`` (``net/move_kinds.py``)."""
+        self.move_round = -1
+        """The round the move being timed was made in (its end opens the next round's table)."""
         self.deal_started: float | None = None
         self.deal_cpu_started = 0.0
         self.deal_ms: list[float] = []
@@ -219,17 +217,12 @@ class RunnerBase:
 
     def broadcast(self, raws: list[bytes]) -> None:
         for raw in raws:
-            if is_receipt(raw):
-                # The mover first; over both links (70 bytes): a lost receipt holds the table up.
-                for key in self.machine.receipt_targets():
-                    self.mesh.send(key, raw, both_links=True)
-            else:
-                self.mesh.broadcast(raw)
+            self.mesh.broadcast(raw)
 
     # ---------------------------------------------------------------- events
     def _on_event(self, event: TableEvent) -> None:
         """Held until what caused it has been sent: printing (a pipe write that wakes whoever
-        reads it) must not delay the messages and receipts the other peers are waiting for."""
+        reads it) must not delay the messages the other peers are waiting for."""
         data = {"event": event.kind, "text": event.text, **event.data}
         if event.kind == "round_started":
             self.deal_started = time.perf_counter()

@@ -11,21 +11,9 @@ its ``head``, the transcript head at the start of the step (an implicit acknowle
 earlier history). The schedule (``protocol.md``, "Table"):
 
   seating   SEAT_CONFIRM from every seat, then SEAT_NONCE from every seat (seat-order coin flip)
-  each round
-    deal    DECK_COMMIT (all), DECK_KEY (all), DECK_SHUFFLE (each seat in turn, per pass),
-            DECK_SALT (all), DECK_SHARES (all), READY (all; the Gaia holder's shows Gaia, so
-            the lead step names it) or, from a seat whose hand does not decrypt, DECK_REVEAL
-    play    the mover's MOVE (carrying the card opening when it plays a card; the Gaia lead
-            carries none, Gaia having been shown at ready)
-    end     DECK_REVEAL (all); then every peer audits the round with all hands known
-    audit   (instead of the rest of a round that needs one) DECK_REVEAL from every seat that
-            has not revealed; the audit names the seat the table stops blaming
-
-Acknowledgements are not steps: every peer sends an unsigned receipt of every move it appends
-(``wire/receipt.py``) to the mover and the next mover, over the CURVE links that authenticate it.
-A move *counts* once every other peer's receipt (or a later signed message built on it) agrees
-with this peer's transcript, and the next mover moves only then. A receipt that names another
-message after a head this peer knows means the transcripts diverge: :class:`Divergence`.
+  the game  each round at its own mental card table: its operations' messages, the moves and
+            the owners' words, its final reveal and audit (``card_table_round.py``)
+  result    RESULT from every seat
 """
 
 from __future__ import annotations
@@ -35,18 +23,14 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from druids_p2p.deck import DeckFault
 from druids_p2p.games.seam import IllegalMove
 from druids_p2p.net.card_table_round import on_card_step, own_card_move, take_back_own_move
 from druids_p2p.net.game_result import check_result, on_results
 from druids_p2p.net.moves import MoveRefused
-from druids_p2p.net.round_audit import on_audit, on_ready
-from druids_p2p.net.table_round import on_deck, on_play, on_reveals, own_move, receipt_of_last_move
 from druids_p2p.net.table_seating import check_confirm, on_confirms, on_nonces
 from druids_p2p.net.table_state import TableState
 from druids_p2p.net.table_types import Divergence, Step, TableEvent, TableFault
-from druids_p2p.wire import Equivocation, Message, MsgType, Receipt, Transcript, WireError
-from druids_p2p.wire.receipt import is_receipt
+from druids_p2p.wire import Equivocation, Message, MsgType, Transcript, WireError
 
 log = logging.getLogger(__name__)
 
@@ -56,14 +40,8 @@ MAX_BUFFERED = 64
 _HANDLERS: dict[str, Callable[[TableState, list[Message]], None]] = {
     "confirm": on_confirms,
     "nonce": on_nonces,
-    "deal": on_deck,
-    "ready": on_ready,
-    "audit": on_audit,
-    "lead": on_play,
-    "move": on_play,
-    "reveal": on_reveals,
     "result": on_results,
-    "card_deck": on_card_step,  # a game at a mental card table: net/card_table_round.py
+    "card_deck": on_card_step,  # the game at the mental card table: net/card_table_round.py
     "card_move": on_card_step,
     "card_word": on_card_step,
     "card_check": on_card_step,
@@ -75,56 +53,17 @@ class TableMachine(TableState):
     """One peer at one seated table. Feed it decoded messages; send what it returns.
 
     Its state and who owns what: :class:`~druids_p2p.net.table_state.TableState`; the steps'
-    handlers: ``table_seating``, ``table_round``, ``round_audit``, ``game_result``."""
+    handlers: ``table_seating``, ``card_table_round``, ``game_result``."""
 
     # ================================================================ public queries
     @property
     def my_turn(self) -> bool:
-        """True when the game waits for this peer's move (the first lead: if it holds Gaia).
-        Who moves is the step's (set from the game's turn when the step began), nobody else's."""
+        """True when the game waits for this peer's move. Who moves is the step's (set from
+        the game's turn when the step began), nobody else's."""
         step = self.step
-        if self.phase != "play" or step is None or step.name not in ("move", "lead", "card_move"):
+        if self.phase != "play" or step is None or step.name != "card_move":
             return False
-        return (
-            step.senders == (self.me,)
-            and not self.own_pending_in_step()
-            and not self.awaiting_receipts()
-        )
-
-    def receipt_targets(self) -> tuple[bytes, ...]:
-        """Who needs this peer's receipt of the last move: its mover, whose move counts with it,
-        and the next mover, who moves only once it counts and so sees every receipt (any split
-        view among the others shows there). Everyone else learns of the move's fate from the next
-        move, whose signed head acknowledges it. When nobody else moves next (the mover picks a
-        pile after its Sickle, or the round is over) every peer gets it, so that an honest peer
-        still sees every receipt."""
-        move = self.last_move
-        if move is None:
-            return ()
-        next_mover = self._next_mover()
-        if next_mover is not None:
-            targets: Sequence[bytes] = (move.sender, next_mover)
-        else:
-            targets = (move.sender, *(k for k in self.list_keys if k != move.sender))
-        return tuple(k for k in targets if k != self.me)
-
-    def _next_mover(self) -> bytes | None:
-        """The seat that moves after the last move, if it is another seat (None when the round
-        is over or the mover picks a pile after its Sickle)."""
-        move, step = self.last_move, self.step
-        if move is None or step is None or step.name != "move" or step.senders[0] == move.sender:
-            return None
-        return step.senders[0]
-
-    def awaiting_receipts(self) -> tuple[bytes, ...]:
-        """Peers whose acknowledgement of the last move is still missing (it counts when none).
-        Only its mover and the next mover collect them; to anyone else nothing is missing."""
-        move = self.last_move
-        if move is None or self.me not in (move.sender, self._next_mover()):
-            return ()
-        return tuple(
-            k for k in self.list_keys if k not in (move.sender, self.me) and k not in self.acked
-        )
+        return step.senders == (self.me,) and not self.own_pending_in_step()
 
     def own_pending_in_step(self) -> bool:
         return bool(self.pending[self.me])
@@ -189,9 +128,6 @@ class TableMachine(TableState):
                     self.seat_of(msg.sender),
                     (exc.first, exc.second),
                 ) from None
-            move = self.last_move
-            if move is not None and msg.raw == move.raw and move.sender != self.me:
-                return [receipt_of_last_move(self)]  # its mover missed our receipt: again
             return []
         senders = self.steps.senders_at(msg.head)
         if senders and msg.sender not in senders:
@@ -213,7 +149,9 @@ class TableMachine(TableState):
                 self.seat_of(msg.sender),
                 (earlier.raw, msg.raw),
             )
-        if len(held) >= MAX_BUFFERED and msg.seq not in held:
+        if len(held) >= MAX_BUFFERED and msg.seq not in held and msg.seq != chain_next:
+            # (the sender's very next message is always taken: what it sent ahead, a flood
+            # perhaps, cannot crowd out what the table is waiting for)
             log.warning("%s is too far ahead; message dropped", self._who(msg.sender))
             return []
         held[msg.seq] = msg
@@ -222,72 +160,14 @@ class TableMachine(TableState):
             if msg.sender == self.me:
                 take_back_own_move(self)
         self._pump_then_fault()
-        if self._verdict is None:
-            self._check_receipts()
         return self._drain()
 
-    def receive_receipt(self, sender: bytes, receipt: Receipt) -> None:
-        """Take an acknowledgement from ``sender`` (authenticated by its link, not a signature).
-
-        Raises :class:`Divergence` when ``sender`` appended another message after a head this
-        peer holds; a receipt for a head not reached yet is kept and checked once it is. A copy
-        of one already kept is dropped: it takes no room from a different receipt."""
-        if sender not in self._receipts or sender == self.me:
-            raise ValueError("a receipt from a key with no other seat at this table")
-        if self.aborted is not None:
-            return
-        held = self._receipts[sender]
-        if receipt in held:
-            return  # the same one again (a nudge resent it, or it was queued during a cut)
-        if len(held) >= MAX_BUFFERED:
-            log.warning("%s is too far ahead; receipt dropped", self._who(sender))
-            return
-        held.append(receipt)
-        self._check_receipts()
-
-    def _check_receipts(self) -> None:
-        last = len(self.heads) - 1
-        moved_at = self._last_move_at
-        for sender, held in self._receipts.items():
-            if not held:
-                continue
-            keep: list[Receipt] = []
-            for receipt in held:
-                index = self.transcript.index_of_head(receipt.prev)
-                if index is None or index >= last:
-                    keep.append(receipt)  # this peer is behind (or diverged before): later
-                    continue
-                mine = self.transcript.message_at(index + 1)
-                if mine.hash != receipt.msg:
-                    held.clear()
-                    raise Divergence(
-                        f"{self._who(sender)} appended a different message than "
-                        f"{self._who(mine.sender)}'s {mine.type.label} after head "
-                        f"{receipt.prev.hex()[:12]}…: its sender signed two versions",
-                        sender,
-                        receipt.prev,
-                    )
-                if index + 1 >= moved_at:
-                    self.acked.add(sender)
-            held[:] = keep
-
-    @property
-    def _last_move_at(self) -> int:
-        """Where the last move sits in the transcript (0 before the first)."""
-        last = self.moves.last
-        return 0 if last is None else last.at
-
     def check_everything_held(self) -> None:
-        """Run now every check that waits for a batch or a later step (shuffle proofs, opening
-        proofs): when another peer says it stopped, this peer's own checks on what it holds
-        decide whom to blame (protocol.md §9). Raises :class:`TableFault` naming the culprit."""
+        """Run now every check still waiting: when another peer says it stopped, this peer's own
+        checks on what it holds decide whom to blame (protocol.md §9). At the card table every
+        message is checked as its step completes, so only a fault held back for our own
+        messages is left (:class:`TableFault`)."""
         self.check_deferred()
-        if self.deck is None:
-            return
-        try:
-            self.deck.prove_held_shuffles()
-        except DeckFault as exc:
-            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
 
     def play(self, move: int) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
@@ -295,10 +175,7 @@ class TableMachine(TableState):
         if not self.my_turn:
             raise IllegalMove("it is not this seat's turn")
         try:
-            if self.card_play is not None:
-                own_card_move(self, move)  # its copy of the rules checks it (ValueError)
-            else:
-                own_move(self, move)  # checked once, here: its message is not checked again
+            own_card_move(self, move)  # its copy of the rules checks it, once (ValueError)
         except MoveRefused as refused:
             raise IllegalMove(refused.rule or refused.reason) from None
         except ValueError as refused:  # the card table's copy of the rules
@@ -308,13 +185,8 @@ class TableMachine(TableState):
 
     def resend_own(self) -> list[bytes]:
         """What others may be waiting for from this peer, again (after a peer rejoined): its
-        messages of the current step, and its receipt of the last move (receipts are not in any
-        record, so a restarted mover would otherwise wait for them forever)."""
-        out = [m.raw for _, m in sorted(self.pending[self.me].items())]
-        move = self.last_move
-        if move is not None and move.sender != self.me:
-            out.append(receipt_of_last_move(self))
-        return out
+        messages of the current step."""
+        return [m.raw for _, m in sorted(self.pending[self.me].items())]
 
     def answer_resend(self, head: bytes) -> list[bytes]:
         """What a rejoining peer whose transcript ends at ``head`` needs from this peer: the
@@ -331,10 +203,9 @@ class TableMachine(TableState):
     def _drain(self) -> list[bytes]:
         """What to send now. Write-ahead (protocol.md §8): the record is synced (once for the
         batch) before any signed message of ours leaves, so it holds all that message builds
-        on and every move we chose: a restart makes every slot we signed again, byte for byte.
-        Receipts alone (unsigned, no slot) need no sync."""
+        on and every move we chose: a restart makes every slot we signed again, byte for byte."""
         out, self._outbox = self._outbox, []
-        if any(not is_receipt(raw) for raw in out):
+        if out:
             self.transcript.flush(sync=True)
         return out
 
@@ -407,9 +278,6 @@ class TableMachine(TableState):
             raise TableFault(
                 f"{self._who(msg.sender)}: {exc}", self.seat_of(msg.sender), (msg.raw,)
             ) from None
-        built_on = self.transcript.index_of_head(msg.head)
-        if built_on is not None and self.moves.last is not None and built_on >= self._last_move_at:
-            self.acked.add(msg.sender)  # a signed message built on the move acknowledges it
 
     def _apply(self, step: Step, batch: list[Message]) -> None:
         _HANDLERS[step.name](self, batch)

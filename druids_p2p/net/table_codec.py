@@ -1,11 +1,11 @@
-"""The mental card table's six messages (deck.md §15.3) as wire types 60–65.
+"""The mental card table's eight messages (deck.md §15.3) as wire types 60–67.
 
-The card table seals and opens its bodies through the same :class:`~druids_p2p.net.codec.WireCodec`
-as the deal (its messages sit in the sender's chain on the table's head like every other), so
-this module is only the mapping from the deck's kinds to the wire's types that the codec merges
-into its own, plus the set of types a card-table game's schedule accepts. Nothing of a card
-table rides inside another message (a 2004 move names its card by opening it in a
-``table_open`` of its own), so there is no carrier here.
+The card table seals and opens its bodies through :class:`~druids_p2p.net.codec.WireCodec` (its
+messages sit in the sender's chain on the table's head like every other), so this module is
+only the mapping from the deck's kinds to the wire's types that the codec uses, plus the set of
+types a card-table game's schedule accepts. Nothing of a card table rides inside another
+message (a card played face up is a ``table_show``, one opened a ``table_open``), so there is no
+carrier here.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from druids_p2p.deck.table_messages import (
     KIND_TABLE_PLAY,
     KIND_TABLE_REVEAL,
     KIND_TABLE_SHARE,
+    KIND_TABLE_SHARES,
+    KIND_TABLE_SHOW,
     KIND_TABLE_SHUFFLE,
 )
 from druids_p2p.wire import MsgType
@@ -27,6 +29,8 @@ TABLE_KIND_TYPES: dict[str, MsgType] = {
     KIND_TABLE_PLAY: MsgType.TABLE_PLAY,
     KIND_TABLE_OPEN: MsgType.TABLE_OPEN,
     KIND_TABLE_REVEAL: MsgType.TABLE_REVEAL,
+    KIND_TABLE_SHOW: MsgType.TABLE_SHOW,
+    KIND_TABLE_SHARES: MsgType.TABLE_SHARES,
 }
 """Each card-table kind's wire type; the wire label is the kind (``table_key`` is type 60)."""
 TABLE_TYPES = frozenset(TABLE_KIND_TYPES.values())

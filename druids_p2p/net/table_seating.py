@@ -14,7 +14,6 @@ import hashlib
 
 from druids_p2p.net.card_table_round import start_card_table
 from druids_p2p.net.seating import confirm_contradiction, seat_order
-from druids_p2p.net.table_round import start_round
 from druids_p2p.net.table_state import TableState
 from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import Message, MsgType
@@ -67,7 +66,4 @@ def on_nonces(t: TableState, batch: list[Message]) -> None:
     names = ", ".join(f"{i}: {t.names[k]}" for i, k in enumerate(t.order))
     order = [t.names[k] for k in t.order]  # the players by play seat, for who prints results
     t._event("seated", f"seat order fixed by coin flip — {names}", {"order": order})
-    if t.card_rules is not None:
-        start_card_table(t)  # a game at a mental card table (net/card_table_round.py)
-    else:
-        start_round(t)
+    start_card_table(t)  # the game at the mental card table (net/card_table_round.py)

@@ -2,7 +2,7 @@
 
 :class:`TableState` is the base of :class:`~druids_p2p.net.table.TableMachine`: the machine adds
 the driving (messages in, messages out, the schedule pump); the step handlers (``table_seating``,
-``table_round``, ``round_audit``, ``game_result``) act on a ``TableState``, so none of them imports
+``card_table_round``, ``game_result``) act on a ``TableState``, so none of them imports
 the machine. Each piece of state has one owner; everything else is a view of it:
 
 - the **transcript** (:class:`~druids_p2p.wire.Transcript`): every appended message in order and
@@ -12,10 +12,9 @@ the machine. Each piece of state has one owner; everything else is a view of it:
   the transcript and the newest message the chain signed, never copied between them;
 - the **step log** (:class:`~druids_p2p.net.table_types.StepLog`): the step due, the head it began
   at, the head before, who may sign a message built on a head (``step``, ``step_head``...);
-- the **move log** (:class:`~druids_p2p.net.moves.MoveLog`): every accepted move; ``last_move``
-  and ``round_moves`` read their messages back from the transcript by position;
 - **pending**: messages held ahead of the schedule, per sender (ours too, until appended);
-- the **game** (through the rule set, ``druids_p2p.rulesets``): hands, whose move, the scores.
+- the **game**: this seat's copy of it and its deck seat (``card_play``,
+  ``net/card_table_play.py``), whose move log is every accepted move.
 """
 
 from __future__ import annotations
@@ -24,9 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.deck import AuditRequired, AuditResult, DeckError, DeckFault, DeckPeer
-from druids_p2p.games.seam import CardTableRuleset, GameState, Ruleset, TableOptions
-from druids_p2p.net.codec import Chain, WireCodec
+from druids_p2p.games.seam import CardTableRuleset, TableOptions
+from druids_p2p.net.codec import Chain
 from druids_p2p.net.continuation import (
     carried_in_play_order,
     carried_rounds,
@@ -34,12 +32,11 @@ from druids_p2p.net.continuation import (
     with_carried,
 )
 from druids_p2p.net.endpoints import TableNetwork
-from druids_p2p.net.moves import AcceptedMove, MoveLog
 from druids_p2p.net.seating import seat_list_fault
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table_types import RecordLost, Step, StepLog, TableEvent, TableFault
-from druids_p2p.rulesets import CARD_TABLE_RULESETS, dealt_ruleset, table_options
-from druids_p2p.wire import Identity, Message, MsgType, Receipt, Transcript, next_head
+from druids_p2p.rulesets import RULESETS, table_options
+from druids_p2p.wire import Identity, Message, MsgType, Transcript, next_head
 
 
 @dataclass
@@ -53,11 +50,9 @@ class Seating:
 class TableState:
     """One peer at one seated table: its state, and the helpers its step handlers share.
 
-    A game dealt by rounds has ``rules`` and ``game``; a game at a mental card table (Druids
-    2004) has ``card_rules`` and, once seated, ``card_play`` (``net/card_table_round.py``)."""
+    Its game is played at the mental card table: ``card_rules`` and, once seated,
+    ``card_play`` (``net/card_table_round.py``)."""
 
-    rules: Ruleset
-    game: GameState
     options: TableOptions
 
     def __init__(
@@ -83,13 +78,11 @@ class TableState:
             raise ValueError("this identity is not seated at this table")
         self.names = dict(zip(self.list_keys, body["names"], strict=True))
         self.ruleset, self.options = table_options(body["options"])
-        self.card_rules: CardTableRuleset | None = CARD_TABLE_RULESETS.get(self.ruleset)
+        self.card_rules: CardTableRuleset = RULESETS[self.ruleset]
         self.card_play: Any = None
         """This seat's card-table game (``CardTablePlay``), once seated at a card table."""
         self.card_cursor = (-1, 0)
         """(operation, pass) the transcript has reached at a card table."""
-        self.card_words: list[dict[int, bytes]] = []
-        """Each owners'-word step's signed words by play seat, for the final reveal to judge."""
         self.card_check_due = False
         """The words' check step comes next (every owners'-word step is followed by one)."""
         self.card_contradiction: Message | None = None
@@ -118,38 +111,15 @@ class TableState:
         self.events: list[TableEvent] = []
         self.seating = Seating()
         self.order: tuple[bytes, ...] = ()
-        if self.card_rules is None:
-            self.rules = dealt_ruleset(self.ruleset)
-            self.game = self.rules.new_game(
-                self.options.players, variant=self.options.variant, rounds=self.options.rounds
-            )
-        self.deck: DeckPeer | None = None
-        self.codec: WireCodec | None = None
         self.phase = "seating"
         self.steps = StepLog(
             Step("confirm", self.list_keys, frozenset({MsgType.SEAT_CONFIRM}), self.transcript.head)
         )
-        self.moves = MoveLog()
-        self._own_move: AcceptedMove | None = None
-        """This peer's own move, checked once when it made it, until its message is appended."""
-        self.acked: set[bytes] = set()
-        """Peers known to hold ``last_move`` (by receipt, or by a signed message built on it)."""
-        self._receipts: dict[bytes, list[Receipt]] = {k: [] for k in self.list_keys}
-        """Receipts naming a head this peer has not reached yet, per sender (checked later)."""
-        self.ready: list[Message] = []
-        """This round's ``ready`` step, once complete (the Gaia holder's shows Gaia)."""
-        self.gaia_holder: bytes | None = None
-        """Who showed Gaia at this round's ``ready`` step: the seat the lead step waits for."""
-        self.audit_callers: tuple[Message, ...] = ()
-        self.audit_why = ""
-        """Why this round is being audited before its end (empty at a normal end of round)."""
         self.finished = False
         self.aborted: TableFault | None = None
         self._verdict: TableFault | None = None
         """A fault found while our own messages were queued: raised once they are sent."""
         self.on_event: Callable[[TableEvent], None] | None = None
-        self.deal_schedule: list[tuple[str, tuple[bytes, ...], MsgType]] = []
-        self.deal_index = 0
 
     # ================================================================ views
     @property
@@ -175,18 +145,6 @@ class TableState:
         return self.steps.previous_head
 
     @property
-    def last_move(self) -> Message | None:
-        """The signed message of the last accepted move, read back from the transcript."""
-        last = self.moves.last
-        return None if last is None else self.transcript.message_at(last.at)
-
-    @property
-    def round_moves(self) -> list[Message]:
-        """This round's move messages, read back from the transcript."""
-        at = self.transcript.message_at
-        return [at(a.at) for a in self.moves.of_round(self.game.round_index)]
-
-    @property
     def my_seat(self) -> int | None:
         """This peer's play seat, once the seat order is fixed."""
         return self.order.index(self.me) if self.order else None
@@ -197,9 +155,12 @@ class TableState:
         return self.transcript.next_seq(self.me), self.transcript.last_hash(self.me)
 
     def recorded(self, raw: bytes) -> Message | None:
-        """The decoded message with these bytes if the record holds it (the deck codec's lookup:
-        the transcript is the one store of decoded messages)."""
-        return self.transcript.find(raw)
+        """The decoded message with these bytes if the record holds it, or it is one of ours
+        waiting for its step (the deck codec's lookup: nothing is decoded twice)."""
+        msg = self.transcript.find(raw)
+        if msg is None:
+            msg = next((m for m in self.pending[self.me].values() if m.raw == raw), None)
+        return msg
 
     def confirmed_addresses(self) -> list[tuple[bytes, str, bytes]] | None:
         """Every listed seat's (key, endpoint, CURVE key), in seat-list order, from its own
@@ -225,7 +186,9 @@ class TableState:
     def outcome(self) -> tuple[list[int], list[int] | None]:
         """The game's totals (play order) and winners (None while it is not over); at a table
         going on from a previous one's account, its carried rounds count too."""
-        game = self.card_play.copy if self.card_play is not None else self.game
+        if self.card_play is None:
+            return [0] * self.options.players, None
+        game = self.card_play.copy
         if not self.carried or not self.order:
             return list(game.totals), game.winners
         totals = with_carried(game.totals, self.order, self.carried)
@@ -233,40 +196,33 @@ class TableState:
 
     def all_round_scores(self) -> list[list[int]]:
         """Every round's scores in play order: the carried ones first, then this table's."""
-        own = [] if self.card_play is not None else [list(s) for s in self.game.round_scores]
+        own = [] if self.card_play is None else [list(s) for s in self.card_play.copy.round_scores]
         return carried_in_play_order(self.order, self.carried) + own
 
     def view(self) -> Any:
         """This seat's view of the round (the rule set's own type), None before a deal."""
         seat = self.my_seat
-        if seat is not None and self.card_play is not None:
-            return self.card_play.copy.view(seat)
-        if seat is None or self.card_rules is not None or self.game.round_index < 0:
+        if seat is None or self.card_play is None:
             return None
-        return self.game.view(seat)
+        return self.card_play.copy.view(seat)
 
     # ================================================================ deferred checks
     @property
     def deferred(self) -> bool:
-        """True while checks that an acknowledgement did not wait for are still to be done (or a
-        fault waits for our own messages to go out first)."""
-        if self._verdict is not None:
-            return True
-        return self.deck is not None and self.deck.open_proofs_pending
+        """True while a fault found waits for our own messages to go out first."""
+        return self._verdict is not None
 
     def check_deferred(self) -> None:
-        """Finish the checks a move's acknowledgement did not wait for: the proofs of the card
-        openings accepted since (the card itself, its decryption and the move's legality were
-        checked before). Raises :class:`TableFault` blaming the opener of a bad one, or the
-        fault found while our own messages were still to be sent."""
+        """Raise the fault found while our own messages were still to be sent
+        (:class:`TableFault`), once they are."""
         if self._verdict is not None:
             raise self._verdict
-        if self.deck is None:
-            return
-        try:
-            self.deck.check_open_proofs()
-        except DeckFault as exc:
-            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
+
+    def take_over(self, fault: TableFault) -> None:
+        """The runner handles ``fault`` from now on (a divergence whose proof it seeks): it is
+        not raised again, so the other signed copy can still come in and convict its signer."""
+        if self._verdict is fault:
+            self._verdict = None
 
     # ================================================================ helpers for the steps
     def _who(self, key: bytes) -> str:
@@ -315,32 +271,3 @@ class TableState:
             raise RecordLost(msg.seq, (held.raw, raw))
         self.pending[self.me][msg.seq] = msg
         self._outbox.append(raw)
-
-    def _deck_receive(self, msg: Message, audit: bool = False) -> list[bytes]:
-        """Hand a message to the deck; with ``audit``, :class:`AuditRequired` is re-raised for
-        the caller to start the audit, which names a seat (deck.md §9)."""
-        assert self.deck is not None
-        try:
-            if msg.sender == self.me:
-                if msg.raw not in self.deck.transcript():
-                    self.deck.adopt_own(msg.raw)  # a card opening replayed from our record
-                return []
-            return self.deck.receive(msg.raw)
-        except DeckFault as exc:
-            raise TableFault(f"deal: {exc.reason}", exc.seat, exc.evidence) from None
-        except AuditRequired as exc:
-            if audit:
-                raise
-            raise TableFault(f"deal needs an audit: {exc}", None, exc.evidence) from None
-        except DeckError as exc:
-            raise TableFault(f"deal: {exc}", self.seat_of(msg.sender), (msg.raw,)) from None
-
-    def _audit_deal(self) -> AuditResult:
-        """Every secret of the round is out: recompute its deal (a cheat found is a fault)."""
-        assert self.deck is not None
-        try:
-            return self.deck.audit()
-        except DeckFault as exc:
-            raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
-        except DeckError as exc:
-            raise TableFault(f"audit failed: {exc}") from None

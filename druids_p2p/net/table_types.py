@@ -1,7 +1,7 @@
 """The table machine's small values: its faults, its schedule's steps and the one log of them.
 
 Kept apart from the machine (``net/table.py``) and its step handlers (``table_seating``,
-``table_round``, ``round_audit``, ``game_result``) so that the handlers raise the machine's faults
+``card_table_round``, ``game_result``) so that the handlers raise the machine's faults
 and walk its steps without importing the machine: the arrows point one way.
 """
 
@@ -47,13 +47,14 @@ class RecordLost(TableFault):
 
 
 class Divergence(TableFault):
-    """``acker``'s transcript differs from ours after head ``prev`` (its receipt names another
-    message there, or it built on another head): somebody signed two versions of a message.
-    Ask ``acker`` for what it holds after ``prev``: its copy convicts the signer; else stop."""
+    """``peer``'s transcript differs from ours after head ``prev``: its message for this step
+    is built on another head than ours, so somebody signed two versions of a message in the
+    last step. Ask ``peer`` for what it holds after ``prev``: its copy convicts the signer;
+    else stop."""
 
-    def __init__(self, reason: str, acker: bytes, prev: bytes, evidence: Sequence[bytes] = ()):
+    def __init__(self, reason: str, peer: bytes, prev: bytes, evidence: Sequence[bytes] = ()):
         super().__init__(reason, None, evidence)
-        self.acker = acker
+        self.peer = peer
         self.prev = prev
 
 
@@ -95,7 +96,7 @@ class StepLog:
         self._open = True
 
     def close(self) -> None:
-        """No step is due (between the deal and the hand's ready, after the audit, game over)."""
+        """No step is due (a completed step is being handled and the next not begun yet)."""
         self._open = False
 
     @property

@@ -37,7 +37,6 @@ from druids_p2p.wire.identity_store import (
 )
 from druids_p2p.wire.keys import fingerprint
 from druids_p2p.wire.msgtypes import MAX_MESSAGE_SIZE, PROTOCOL_VERSION, ZERO_HASH, MsgType
-from druids_p2p.wire.receipt import Receipt, decode_receipt, encode_receipt, is_receipt
 from druids_p2p.wire.record import RecordRead, read_record
 from druids_p2p.wire.table import derive_table_id, head0, next_head
 from druids_p2p.wire.transcript import AppendResult, Transcript
@@ -60,7 +59,6 @@ __all__ = [
     "MsgType",
     "NotSeated",
     "OutOfPlace",
-    "Receipt",
     "RecordError",
     "RecordRead",
     "SequenceError",
@@ -72,15 +70,12 @@ __all__ = [
     "WrongTable",
     "data_dir",
     "decode",
-    "decode_receipt",
     "derive_table_id",
     "encode",
-    "encode_receipt",
     "equivocation_body",
     "fingerprint",
     "head0",
     "identity_path",
-    "is_receipt",
     "load_identity",
     "load_or_create",
     "message_hash",

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.wire.envelope import parse_unverified
+from druids_p2p.wire.envelope import claimed_version, parse_unverified
 from druids_p2p.wire.errors import WireError
+from druids_p2p.wire.msgtypes import PROTOCOL_VERSION
 from druids_p2p.wire.transcript import ReplayError, Transcript
 
 
@@ -42,7 +43,7 @@ class AuditStop:
     """Why a valid record stops before the end of its game: its recorder's abort, read.
 
     ``summary`` is the verdict's short form (``seat 2 unreachable``, ``seat 1 left``,
-    ``lost contact with the table``, ``seat 3 withheld deck_reveal``...); ``reason`` the recorded
+    ``lost contact with the table``, ``seat 3 withheld table_reveal``...); ``reason`` the recorded
     words. ``seat`` is the blamed play seat (None when nobody is blamed), ``message_index`` the
     entry that shows it (the evidence when ``checked``, else the recorder's abort).
     ``checked``: the audit found the blamed fault in the record itself, not only the claim.
@@ -136,6 +137,20 @@ class AuditReport:
                 "claimed_by": self.stop.claimed_by,
             }
         return out
+
+
+def version_refusal(raws: Sequence[bytes], verb: str = "audits") -> str | None:
+    """One line refusing a record of another protocol version (None for one of ours), read
+    from the version its first message claims: such a record is not judged by this version's
+    rules, which would call each of its messages malformed, but named, with who ``verb`` it."""
+    version = claimed_version(raws[0]) if raws else None
+    if version is None or version == PROTOCOL_VERSION or version == 0:
+        return None  # ours, or none there ever was: the checks say what is wrong with it
+    other = "an older" if version < PROTOCOL_VERSION else "a newer"
+    return (
+        f"a protocol version {version} record (this druids-p2p reads version "
+        f"{PROTOCOL_VERSION}; {other} druids-p2p {verb} it)"
+    )
 
 
 def _claimed_seat(raw: bytes, transcript: Transcript | None) -> int | None:

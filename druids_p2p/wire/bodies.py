@@ -1,7 +1,7 @@
 """The body schema of every message type: the one place to read or change what a body may hold.
 
 A plain dict from :class:`MsgType` to a schema value, on purpose: a new message type or field is
-one edit of this table (the ``deck_*`` entries are the deck's exact shapes), and
+one edit of this table (the ``table_*`` entries are the card table's exact shapes), and
 ``docs/protocol/wire.md`` mirrors it line by line. Every body is a map with sorted string keys.
 """
 
@@ -54,24 +54,7 @@ POINT = Bin(32, 32)
 """A ristretto255 element (the deck layer checks it is canonical and not the identity)."""
 SCALAR = Bin(32, 32)
 """A ristretto255 scalar (the deck layer checks it is canonical)."""
-MAX_DECK = 512
-"""A loose bound: the deck layer allows 128 cards (a shuffle with its proof, about 240 bytes a
-card, stays below the 64 KiB message limit, which the encoder enforces on its own)."""
 DECK_ROUND = Int(0, 2**32 - 1)
-CARD = Int(0, MAX_DECK - 1)
-
-OPENING = Struct(
-    {
-        "card": CARD,
-        "d": POINT,
-        "e": SCALAR,
-        "pos": Int(0, MAX_DECK - 1),
-        "round": DECK_ROUND,
-        "s": SCALAR,
-    }
-)
-"""A card opening (the deck's ``deck_open`` body). At a table it rides inside the ``move`` that
-plays the card: one message, one signature and one verification per card played instead of two."""
 
 
 def _shuffle_proof(max_len: int) -> Struct:
@@ -82,10 +65,6 @@ def _shuffle_proof(max_len: int) -> Struct:
     fields |= {k: POINT for k in ("t1", "t2", "t3", "t41", "t42")}
     return Struct(fields)
 
-
-SHUFFLE_PROOF = _shuffle_proof(MAX_DECK)
-"""The proof of a shuffle in a ``deck_shuffle`` (docs/protocol/deck.md §7.1); the deck layer checks
-that every vector has one entry per ciphertext and every point and scalar is canonical."""
 
 # The mental card table (deck.md §15.3): the same bounds as deck/table_messages.py, which the wire
 # may not import (tests/test_table_wire.py checks that they agree).
@@ -100,6 +79,8 @@ TABLE_NAME = Str(1, 32, charset=TOKEN_CHARS)
 TABLE_OPENING = Struct(
     {"card": Int(0, MAX_TABLE_CARDS - 1), "d": POINT, "e": SCALAR, "pos": TABLE_POS, "s": SCALAR}
 )
+TABLE_SHARE_PART = Struct({"d": POINT, "e": SCALAR, "pos": TABLE_POS, "s": SCALAR})
+"""One position's share in a ``table_shares``: a ``table_share``'s fields but op and round."""
 TABLE_BODIES: dict[MsgType, Schema] = {
     MsgType.TABLE_KEY: Struct({"e": SCALAR, "key": POINT, "round": DECK_ROUND, "s": SCALAR}),
     MsgType.TABLE_SHUFFLE: Struct(
@@ -133,8 +114,27 @@ TABLE_BODIES: dict[MsgType, Schema] = {
         }
     ),
     MsgType.TABLE_REVEAL: Struct({"op": TABLE_OP, "round": DECK_ROUND, "x": SCALAR}),
+    MsgType.TABLE_SHOW: Struct(
+        {
+            "card": Int(0, MAX_TABLE_CARDS - 1),
+            "d": POINT,
+            "e": SCALAR,
+            "op": TABLE_OP,
+            "pos": TABLE_POS,
+            "round": DECK_ROUND,
+            "s": SCALAR,
+            "zone": TABLE_NAME,
+        }
+    ),
+    MsgType.TABLE_SHARES: Struct(
+        {
+            "op": TABLE_OP,
+            "round": DECK_ROUND,
+            "shares": List(TABLE_SHARE_PART, 1, MAX_TABLE_DECK),
+        }
+    ),
 }
-"""The card table's six bodies, types 60–65; the deck layer re-checks every point, scalar and
+"""The card table's eight bodies, types 60–67; the deck layer re-checks every point, scalar and
 length against the table's state (deck.md §15.4)."""
 
 MAX_CARRIED_ROUNDS = 8
@@ -184,62 +184,14 @@ BODIES: dict[MsgType, Schema] = {
     ),
     MsgType.SEAT_CONFIRM: Struct({"commit": HASH, "curve": KEY, "endpoint": ENDPOINT}),
     MsgType.SEAT_NONCE: Struct({"nonce": HASH}),
-    # The mental deck (docs/protocol/deck.md); the deck layer re-checks every point and scalar.
-    MsgType.DECK_COMMIT: Struct({"commit": HASH, "round": DECK_ROUND}),
-    MsgType.DECK_KEY: Struct(
-        {
-            "e": SCALAR,
-            "key": POINT,
-            "round": DECK_ROUND,
-            "s": SCALAR,
-            "salt_hash": HASH,
-            "seed_hash": HASH,
-        }
-    ),
-    MsgType.DECK_SHUFFLE: Struct(
-        {
-            "a": List(POINT, 1, MAX_DECK),
-            "c": List(POINT, 1, MAX_DECK),
-            "pass": Int(1, 1),
-            "proof": SHUFFLE_PROOF,
-            "round": DECK_ROUND,
-        }
-    ),
-    MsgType.DECK_SALT: Struct({"round": DECK_ROUND, "salt": HASH}),
-    MsgType.DECK_SHARES: Struct(
-        {
-            "batches": List(
-                Struct(
-                    {
-                        "d": List(POINT, 1, MAX_DECK),
-                        "e": SCALAR,
-                        "s": SCALAR,
-                        "to": SEAT_INDEX,
-                    }
-                ),
-                1,
-                MAX_SEATS - 1,
-            ),
-            "round": DECK_ROUND,
-        }
-    ),
-    MsgType.DECK_OPEN: OPENING,
-    MsgType.DECK_REVEAL: Struct({"round": DECK_ROUND, "seed": HASH, "x": SCALAR}),
-    MsgType.MOVE: Struct(
-        {"round": ROUND, "move": TOKEN},
-        optional={"open": OPENING},
-    ),
-    # After the deal: every seat's "my hand is known", the Gaia holder's with its Gaia opening.
-    MsgType.READY: Struct({"round": ROUND}, optional={"open": OPENING}),
+    # A move token; never a card opening (a card shown face up is a ``table_show``).
+    MsgType.MOVE: Struct({"round": ROUND, "move": TOKEN}),
     MsgType.RESULT: Struct(
         {
             "totals": List(Int(-(2**31), 2**31 - 1), 2, MAX_SEATS),
             "winners": List(SEAT_INDEX, 1, MAX_SEATS, unique=True),
         }
     ),
-    # Not unique: a hand may hold both Mistletoes (or both Sickles), which share a token.
-    MsgType.ROUND_REVEAL: Struct({"round": ROUND, "hand": List(TOKEN, 0, 32)}),
-    # MsgType.ACK has no body: it is never a signed message, only a receipt (wire/receipt.py).
     MsgType.RESEND: OneOf(
         (
             Struct({"sender": KEY, "seq": Int(0, MAX_SEQ)}),

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-PROTOCOL_VERSION = 1
-"""Bumped on any change that an older peer would decode differently."""
+PROTOCOL_VERSION = 2
+"""Bumped on any change that an older peer would decode differently. Version 2 plays every game
+at the mental card table (types 60–67): version 1's dealt-deck types (10–16), its ``round_reveal``
+(21), ``ready`` (22) and unsigned receipts (``ack``, 30) are gone, their numbers never reused."""
 
 MAX_MESSAGE_SIZE = 64 * 1024
 """Upper bound of one encoded message, checked before any parsing."""
@@ -32,7 +34,8 @@ FINGERPRINT_DOMAIN = b"druids-p2p/v1 fingerprint\x00"
 
 
 class MsgType(IntEnum):
-    """Message types. Small ints on the wire; gaps leave room per family without renumbering."""
+    """Message types. Small ints on the wire; gaps leave room per family without renumbering (and
+    keep version 1's retired numbers, 10–16, 21, 22 and 30, from ever meaning something else)."""
 
     HELLO = 1
     JOIN = 2
@@ -40,20 +43,9 @@ class MsgType(IntEnum):
     SEAT_CONFIRM = 4
     SEAT_NONCE = 5
 
-    DECK_COMMIT = 10
-    DECK_KEY = 11
-    DECK_SHUFFLE = 12
-    DECK_SHARES = 13
-    DECK_OPEN = 14
-    DECK_REVEAL = 15
-    DECK_SALT = 16
-
     MOVE = 20
-    ROUND_REVEAL = 21
-    READY = 22
     RESULT = 23
 
-    ACK = 30
     RESEND = 31
 
     EQUIVOCATION = 40
@@ -69,6 +61,8 @@ class MsgType(IntEnum):
     TABLE_PLAY = 63
     TABLE_OPEN = 64
     TABLE_REVEAL = 65
+    TABLE_SHOW = 66
+    TABLE_SHARES = 67
 
     @property
     def label(self) -> str:

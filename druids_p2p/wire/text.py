@@ -4,8 +4,9 @@ Names, table names, chat lines and reasons from the wire end up on other players
 in their logs. A control character moves the cursor, clears the screen or rings; a bidi control
 (Unicode UAX #9) reorders what follows it, so that a line reads other than it is (the "Trojan
 Source" trick, CVE-2021-42574); a zero-width or private-use character hides or disguises a name.
-So every such string is checked on receipt (the body schemas' ``printable``, wire/schema.py), and
-by this peer before it signs one (a name, a chat line): one rule, here, for both.
+So every such string is checked when it arrives (the body schemas' ``printable``,
+wire/schema.py), and by this peer before it signs one (a name, a chat line): one rule, here, for
+both.
 
 The rule is Python's ``str.isprintable``: a character is refused if its Unicode general category
 is ``Cc`` (controls), ``Cf`` (format: the bidi controls among them), ``Cs``, ``Co``, ``Cn``

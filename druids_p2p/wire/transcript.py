@@ -140,7 +140,7 @@ class Transcript:
 
     def message_at(self, index: int) -> Message:
         """The message at ``index`` in transcript order, without copying the transcript (as
-        :attr:`messages` does): a table looks one up for every receipt it checks."""
+        :attr:`messages` does): a table quotes a move it recorded as evidence by its index."""
         return self._messages[index]
 
     def find(self, raw: bytes) -> Message | None:
@@ -152,7 +152,7 @@ class Transcript:
     @property
     def heads(self) -> Sequence[bytes]:
         """``heads[i]``: the head once message ``i`` is appended (``heads[0]``: after the seat
-        message). A live view, not a copy: the table reads it at every receipt."""
+        message). A live view, not a copy."""
         return self._heads
 
     def head_before(self, index: int) -> bytes:

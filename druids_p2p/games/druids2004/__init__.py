@@ -20,8 +20,9 @@ from druids_p2p.games.druids2004.cards import format_card, parse_card
 from druids_p2p.games.druids2004.moves import format_move, parse_move
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.setup import InvalidSetup, Setup, random_setup
-from druids_p2p.games.druids2004.state import Game2004, IllegalMove
+from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.games.seam import IllegalMove
 
 __all__ = [
     "Game2004",

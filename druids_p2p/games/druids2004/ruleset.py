@@ -76,7 +76,11 @@ class Druids2004Ruleset:
         return seat_lines(view)
 
     # ------------------------------------------------------------ the in-process loop
-    def make_options(self, players: int, variant: bool = False) -> Options:
+    table_flags: frozenset[str] = frozenset()
+
+    def make_options(
+        self, players: int, variant: bool = False, rounds: int | None = None
+    ) -> Options:
         return Options(players=players)
 
     def max_moves(self, players: int, rounds: int) -> int:
@@ -123,6 +127,11 @@ class Druids2004Ruleset:
         if not isinstance(options, Options):
             raise TypeError(f"{self.name} plays with its Options, not {type(options).__name__}")
         return TableSeat2004(options, seat, rng)
+
+    def onlooker(self, options: Any) -> None:
+        """None: the owners' words steer the game by face-down gems nobody else has seen, so
+        what is public alone cannot follow it."""
+        return None
 
 
 def _game(state: object) -> Game2004:

@@ -60,14 +60,7 @@ from druids_p2p.games.druids2004.ritual import (
 from druids_p2p.games.druids2004.row import PlaceSlot
 from druids_p2p.games.druids2004.setup import Setup, starting_hands, validate_setup
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
-
-
-class IllegalMove(ValueError):
-    """A move the rules forbid here; ``reason`` says exactly why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+from druids_p2p.games.seam import IllegalMove
 
 
 def plays_required(hand: Sequence[int]) -> int:

@@ -20,12 +20,13 @@ The one verdict that hidden cards decide, the "nothing left" end, waits for the 
 (:mod:`.owners_word`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
 the hidden gems fits stops the copy (:attr:`words_contradicted`: one word is false, provably from
 this seat's cards). Each word is kept with the positions it speaks for (:class:`WordClaim`), so
-that once the final reveal shows every card :meth:`false_words` names every seat whose word the
+that once the final reveal shows every card :meth:`breaches` names every seat whose word the
 truth contradicts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -47,9 +48,10 @@ from druids_p2p.games.druids2004.cards import (
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.games.druids2004.setup import random_setup
-from druids_p2p.games.druids2004.state import Game2004, IllegalMove
+from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.druids2004.worlds import clone
+from druids_p2p.games.seam import IllegalMove
 
 SUPPLY, GEMS_DECK, DISCARDS = "supply", "gems", "discards"
 
@@ -66,6 +68,10 @@ _SLOTS = {slot_zone(k): k for k in range(ROW_SLOTS)}
 """The zones a card is played into face down: the row's places."""
 
 
+def _word_order(claim: WordClaim) -> tuple[int, int]:
+    return claim.round, claim.seat
+
+
 def _back(card: int) -> str:
     """What the table shows of a hidden card: its deck."""
     if is_gem(card):
@@ -75,8 +81,8 @@ def _back(card: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SeatOp:
-    """One card-table operation (``druids_p2p.games.seam.CardOp``; this package imports nothing
-    outside itself): the fields of the deck's ``TableOp``."""
+    """One card-table operation (``druids_p2p.games.seam.CardOp``; a game imports no deck): the
+    fields of the deck's ``TableOp``."""
 
     kind: str
     deck: str = ""
@@ -84,6 +90,8 @@ class SeatOp:
     seat: int | None = None
     cards: tuple[int, ...] = ()
     position: int | None = None
+    source: str = ""
+    seats: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +104,8 @@ class WordClaim:
     seat: int
     said: bool
     gems: tuple[tuple[int, int], ...]
+    taken: int = -1
+    """Where the word lies among the moves and words the copy took (``TableSeat2004.taken``)."""
 
     def true_of(self, cards: Mapping[int, int]) -> bool:
         """Whether the word agrees with ``cards`` (each position's card: the final reveal's,
@@ -128,7 +138,9 @@ class TableSeat2004:
         self._asked_gems: dict[int, tuple[tuple[int, int], ...]] = {}
         self._word_round = -1
         self.claims: list[WordClaim] = []
-        """Every word given so far, for :meth:`false_words`."""
+        """Every word given so far, for :meth:`breaches`."""
+        self.taken = 0
+        """The moves and words this copy has taken (each play, move and word counts one)."""
         self._gone: set[int] = set()
         """Positions returned into a deck: their card is dealt again under a new position."""
         self._final = False
@@ -161,6 +173,15 @@ class TableSeat2004:
 
     def view(self, seat: int) -> SeatView:
         return self.world.view(seat)
+
+    @property
+    def round_scores(self) -> list[list[int]]:
+        """A game of one round: its scores are the totals."""
+        return []
+
+    def shown_move(self, card: int, zone: str) -> int:
+        """No card of this game is shown face up: its cards open by reveals."""
+        raise ValueError(f"{self.world.options.players}-seat Druids 2004 shows no card into {zone}")
 
     def legal_moves(self) -> list[int]:
         return self.world.legal_moves() if self.to_move == self.seat else []
@@ -202,8 +223,13 @@ class TableSeat2004:
             self._swap(label, card)
         self._known.add(card)
 
-    def check_play(self, seat: int, position: int, zone: str) -> str | None:
-        """Why ``seat`` may not put ``position`` face down into ``zone`` now, or None (pure)."""
+    def check_play(
+        self, seat: int, position: int, zone: str, card: int | None = None
+    ) -> str | None:
+        """Why ``seat`` may not put ``position`` face down into ``zone`` now, or None (pure).
+        Every card of this game goes down face down: a shown ``card`` is refused."""
+        if card is not None:
+            return f"P{seat}'s card goes down face down: no card is shown"
         if self.to_move != seat:
             return f"it is not P{seat}'s move"
         if not 0 <= position < len(self._labels):
@@ -239,8 +265,8 @@ class TableSeat2004:
             return f"{token!r} is no word (Word:yes or Word:no)"
         return None
 
-    def play(self, seat: int, position: int, zone: str) -> SeatOp:
-        reason = self.check_play(seat, position, zone)
+    def play(self, seat: int, position: int, zone: str, card: int | None = None) -> SeatOp:
+        reason = self.check_play(seat, position, zone, card)
         if reason is not None:
             raise IllegalMove(reason)
         slot = -1 if zone == DISCARDS else _SLOTS[zone]
@@ -250,6 +276,7 @@ class TableSeat2004:
             return mv.discard_move(label) if slot < 0 else mv.play_move(label, slot)
 
         self._apply(make)
+        self.taken += 1
         return SeatOp("play", seat=seat, zone=zone)
 
     def move(self, seat: int, token: str) -> None:
@@ -258,6 +285,7 @@ class TableSeat2004:
             raise IllegalMove(reason)
         move = mv.parse_move(token)
         kind = mv.decode(move)
+        self.taken += 1
         if kind.kind == mv.KIND_RITUAL:
             self._ritual = kind.slot
             self._due.append(SeatOp("reveal", zone=slot_zone(kind.slot)))
@@ -303,7 +331,9 @@ class TableSeat2004:
         if reason is not None:
             raise IllegalMove(reason)
         self._words[seat] = token == ow.YES
-        self.claims.append(self._claim(seat, token == ow.YES))
+        claim = self._claim(seat, token == ow.YES)
+        self.claims.append(dataclasses.replace(claim, taken=self.taken))
+        self.taken += 1
         if self.words_due():
             return
         make, then = self._resume or (lambda: 0, lambda: None)
@@ -318,10 +348,20 @@ class TableSeat2004:
         self.world.play(make())
         then()
 
-    def false_words(self, cards: Mapping[int, int]) -> list[tuple[int, int]]:
-        """(word round, seat) of every word that ``cards`` (each position's card, as the final
-        reveal shows them) contradicts, by round, then seat (every seat names the same first)."""
-        return sorted((c.round, c.seat) for c in self.claims if not c.true_of(cards))
+    def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, int, str]]:
+        """(seat, where the word lies among the moves and words taken, reason) of every word
+        that ``cards`` (each position's card, as the final reveal shows them) contradict, by
+        word round, then seat: every seat's copy names the same first."""
+        false = sorted((c for c in self.claims if not c.true_of(cards)), key=_word_order)
+        return [
+            (
+                c.seat,
+                c.taken,
+                f"P{c.seat}'s owners' word in word round {c.round + 1} is false "
+                "(the final reveal shows its face-down gems)",
+            )
+            for c in false
+        ]
 
     # ------------------------------------------------------------------ inside
     def _setup_ops(self) -> list[SeatOp]:

@@ -38,7 +38,7 @@ from druids_p2p.games.druids2017.rules import (
 )
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.games.seam import GameState, IllegalMove, InvalidDeal, Ruleset
+from druids_p2p.games.seam import IllegalMove, InvalidDeal
 
 __all__ = [
     "DOMAINS",
@@ -51,12 +51,10 @@ __all__ = [
     "DruidsRuleset",
     "Game",
     "GameOptions",
-    "GameState",
     "IllegalMove",
     "InvalidDeal",
     "PlayerView",
     "Round",
-    "Ruleset",
     "cards_for_move",
     "deal",
     "deal_from_seed",

@@ -93,8 +93,9 @@ class Game:
         self.rounds.append(rnd)
         return rnd
 
-    def start_hidden_round(self, seat: int, hand: list[int]) -> Round:
-        """Deal the next round as ``seat`` sees it at a table: only its own hand is known.
+    def start_hidden_round(self, seat: int | None, hand: list[int]) -> Round:
+        """Deal the next round as ``seat`` sees it at a table: only its own hand is known
+        (``seat`` None: an onlooker's, which knows no hand).
 
         Other seats' cards enter through ``round.reveal(seat, card)`` as the deal opens them.
         """

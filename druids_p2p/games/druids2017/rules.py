@@ -126,8 +126,11 @@ class Round:
         self.hidden_seats: frozenset[int] = frozenset()
 
     @classmethod
-    def hidden(cls, players: int, seat: int, hand: list[int], variant: bool = False) -> Round:
-        """A round as one seat at a table sees it: its own hand known, the others' hidden.
+    def hidden(
+        cls, players: int, seat: int | None, hand: list[int], variant: bool = False
+    ) -> Round:
+        """A round as one seat at a table sees it: its own hand known, the others' hidden
+        (``seat`` None: as an onlooker sees it, every hand hidden and ``hand`` empty).
 
         Other seats' cards become known one by one through :meth:`reveal` as they are opened for
         play, so this round enforces every rule that public information can decide (turn order,
@@ -136,10 +139,13 @@ class Round:
         """
         if players not in HAND_SIZE:
             raise InvalidDeal(f"Druids is for 3 to 5 players, not {players}")
-        if not 0 <= seat < players:
-            raise InvalidDeal(f"no seat {seat} at a {players}-player table")
         size = HAND_SIZE[players]
-        if len(hand) != size or len(set(hand)) != size:
+        if seat is None:
+            if hand:
+                raise InvalidDeal("an onlooker holds no hand")
+        elif not 0 <= seat < players:
+            raise InvalidDeal(f"no seat {seat} at a {players}-player table")
+        elif len(hand) != size or len(set(hand)) != size:
             raise InvalidDeal(f"seat {seat} must hold {size} distinct cards")
         if any(not isinstance(c, int) or not 0 <= c <= max(SICKLES) for c in hand):
             raise InvalidDeal(f"seat {seat} holds an unknown card")
@@ -155,7 +161,7 @@ class Round:
         """Put a hidden seat's card into its hand because the deal just proved it holds it."""
         if seat not in self.hidden_seats:
             raise ValueError(f"seat {seat}'s hand is not hidden")
-        if any(card in self.hand(s) for s in range(self.players)):
+        if self._held(card):
             raise ValueError(f"card {format_card(card)} is already known to be held")
         if card < N_DOMAIN_CARDS:
             self.hands[seat * N_DOMAINS + card // N_VALUES] |= 1 << (card % N_VALUES)
@@ -205,6 +211,16 @@ class Round:
     @property
     def over(self) -> bool:
         return self.ended_by is not None
+
+    def _held(self, card: int) -> bool:
+        """Whether some hand already holds ``card`` (read from the masks: a hand's list is not
+        built for it)."""
+        if card < N_DOMAIN_CARDS:
+            d, bit = card // N_VALUES, 1 << (card % N_VALUES)
+            return any(self.hands[s * N_DOMAINS + d] & bit for s in range(self.players))
+        if card == GAIA:
+            return self.gaia_holder >= 0 and not self.plays
+        return any(card in held for held in (*self.mistletoes, *self.sickles))
 
     def hand(self, seat: int) -> list[int]:
         """Card ids in ``seat``'s hand, sorted."""

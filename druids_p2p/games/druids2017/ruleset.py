@@ -16,6 +16,7 @@ from druids_p2p.games.druids2017.deal import deal as _deal
 from druids_p2p.games.druids2017.demo import game_lines as _game_lines
 from druids_p2p.games.druids2017.game import Game, GameOptions
 from druids_p2p.games.druids2017.replay import replay as _replay
+from druids_p2p.games.druids2017.table_seat import ONLOOKER, TableSeat2017
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import CommonGameState, Playing, Streams
 
@@ -30,22 +31,9 @@ class DruidsRuleset:
     min_players = _cards.MIN_PLAYERS
     max_players = _cards.MAX_PLAYERS
     deck_size = _cards.N_CARDS
-    lead_card = _cards.GAIA
-
-    def hand_size(self, players: int) -> int:
-        return _cards.HAND_SIZE[players]
-
-    def required_cards(self, players: int) -> frozenset[int]:
-        return frozenset({_cards.GAIA})
 
     def new_game(self, players: int, **options: Any) -> Game:
         return Game(GameOptions(players=players, **options))
-
-    def deal(self, rng: random.Random, players: int) -> list[list[int]]:
-        return _deal(rng, players)
-
-    def cards_for_move(self, move: int) -> Sequence[int]:
-        return _cards.cards_for_move(move)
 
     def format_card(self, card: int) -> str:
         return _notation.format_card(card)
@@ -58,9 +46,6 @@ class DruidsRuleset:
 
     def parse_move(self, token: str) -> int:
         return _notation.parse_move(token)
-
-    def parse_move_token(self, token: str) -> int:
-        return _notation.parse_move_token(token)
 
     def typed_move(self, move: int) -> str:
         """A person types the notation's token (nothing in it is numbered differently)."""
@@ -80,8 +65,14 @@ class DruidsRuleset:
         ]
 
     # ------------------------------------------------------------ the in-process loop
-    def make_options(self, players: int, variant: bool = False) -> GameOptions:
-        return GameOptions(players=players, variant=variant)
+    table_flags = frozenset({"variant", "rounds"})
+
+    def make_options(
+        self, players: int, variant: bool = False, rounds: int | None = None
+    ) -> GameOptions:
+        if rounds is None:
+            return GameOptions(players=players, variant=variant)
+        return GameOptions(players=players, variant=variant, rounds=rounds)
 
     def max_moves(self, players: int, rounds: int) -> int:
         """Every card of every hand, and the Sickle pile choices of each round."""
@@ -134,6 +125,23 @@ class DruidsRuleset:
 
     def describe(self, state: CommonGameState) -> Iterator[str]:
         return _game_lines(_game(state))
+
+    # ------------------------------------------------------------ the mental card table
+    def table_seat(self, options: Any, seat: int, rng: random.Random) -> TableSeat2017:
+        """``seat``'s copy of a game at the mental card table (:mod:`.table_seat`): what makes
+        this rule set a ``CardTableRuleset`` too."""
+        if not isinstance(options, GameOptions):
+            raise TypeError(f"{self.name} plays with GameOptions, not {type(options).__name__}")
+        return TableSeat2017(options, seat, rng)
+
+    def onlooker(self, options: Any) -> TableSeat2017:
+        """A copy that holds no hand (:data:`.table_seat.ONLOOKER`): the owners' words only
+        say who leads, and every card is shown as it is played, so what is public alone
+        follows every round (a revoke and a false word wait for the final reveal, as at the
+        table)."""
+        if not isinstance(options, GameOptions):
+            raise TypeError(f"{self.name} plays with GameOptions, not {type(options).__name__}")
+        return TableSeat2017(options, ONLOOKER)
 
 
 def _game(state: CommonGameState) -> Game:

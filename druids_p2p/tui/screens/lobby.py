@@ -31,7 +31,7 @@ from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.net.interfaces import NetChoice
 from druids_p2p.net.peer_config import HostSpec
 from druids_p2p.net.table_choice import namesakes, pin_matches
-from druids_p2p.rulesets import DEALT_RULESETS, DEFAULT_RULESET, RULESETS, new_table_options
+from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.plain import plain
 from druids_p2p.tui.player import TableSpec
@@ -99,8 +99,8 @@ class LobbyScreen(Screen[None]):
         rules = RULESETS[setup.game]
         self.seat_range = range(rules.min_players, rules.max_players + 1)
         """The seats a table of this lobby's game has."""
-        self.by_rounds = setup.game in DEALT_RULESETS
-        """The game is dealt by rounds (Druids 2017): its tables have rounds and a variant."""
+        self.by_rounds = "rounds" in rules.table_flags
+        """The game is played by rounds (Druids 2017): its tables have rounds and a variant."""
 
     def compose(self) -> ComposeResult:
         net = self.setup.net
@@ -254,7 +254,8 @@ class LobbyScreen(Screen[None]):
             if info.name in several:
                 name = plain(f"{info.name} (!{several[info.name]} hosts)", "bold red")
             pin = "✓ " if self.setup.pinned(t.beacon.host_key) else ""
-            dealt = info.ruleset in DEALT_RULESETS  # a card-table game has no rounds, no variant
+            known = RULESETS.get(info.ruleset)  # a game without rounds has no variant either
+            dealt = known is not None and "rounds" in known.table_flags
             game: str | Text = info.ruleset
             if info.ruleset != self.setup.game:
                 game = Text(info.ruleset, style="dim")

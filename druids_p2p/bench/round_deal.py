@@ -1,0 +1,85 @@
+"""One Druids (2017) round's deal at the mental card table, for ``druids bench deal`` and the deck's
+tests: the deck operations of ``games/druids2017/table_schedule.round_ops`` (shuffle ``deck`` and
+``lead``, the transfers onto ``lead``, its reshuffle, the deals) run by real TablePeers in this
+process (:mod:`druids_p2p.bench.table_deck`), every message signed and verified.
+
+Only the deck's work: the owners' words about Gaia that follow the deal in a real round are the
+game's moves, and are left out. Each round of a game is its own card table (fresh keys, positions
+from 0), so one deal is one whole table from its keys to the last card dealt.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from druids_p2p.bench.deal_table import Ed25519Codec, make_codecs
+from druids_p2p.bench.group_ops import OpCounter, counting
+from druids_p2p.bench.table_deck import TableBus, make_table
+from druids_p2p.deck.params import MAX_CARDS, DeckParams
+from druids_p2p.deck.table_messages import TableOp
+from druids_p2p.deck.table_peer import Entropy
+from druids_p2p.games.druids2017.cards import N_CARDS
+from druids_p2p.games.druids2017.table_schedule import round_ops
+
+
+def deal_ops(players: int) -> list[TableOp]:
+    """The deck's operations of a round's deal for ``players`` seats, as the game schedules
+    them (the same fields: ``net.card_table_play.table_op`` does this at a real table)."""
+    return [
+        TableOp(op.kind, op.deck, op.zone, op.seat, op.cards, op.position, op.source, op.seats)
+        for op in round_ops(players)
+    ]
+
+
+def round_codecs(table_id: bytes, round_no: int, players: int) -> list[Ed25519Codec]:
+    """Fresh signing identities for a round's table (made before a timed deal: they live long)."""
+    return make_codecs(DeckParams(table_id, round_no, MAX_CARDS, players, 1))
+
+
+def deal_round(
+    players: int,
+    table_id: bytes,
+    round_no: int = 0,
+    *,
+    codecs: Sequence[Ed25519Codec] | None = None,
+    ops: OpCounter | None = None,
+    entropy: Callable[[int], Entropy] | None = None,
+) -> TableBus:
+    """A round's table from its keys to its last deal; each seat then knows its own hand
+    (``bus.peers[s].known()``), nobody any other card."""
+    bus = make_table(table_id, round_no, players, N_CARDS, entropy, codecs=codecs, ops=ops)
+    for op in deal_ops(players):
+        bus.push(op)
+    return bus
+
+
+@dataclass(frozen=True, slots=True)
+class DealTiming:
+    """One deal's CPU per seat (ns, its key, passes, shares and proof checks), its wall time
+    with every seat in this one process, and its messages and their bytes."""
+
+    cpu_ns: tuple[int, ...]
+    wall_ns: int
+    messages: int
+    bytes: int
+
+
+def time_deal(players: int, round_no: int = 0) -> DealTiming:
+    """One timed deal at a fresh table."""
+    table_id = os.urandom(32)
+    codecs = round_codecs(table_id, round_no, players)
+    wall = time.perf_counter_ns()
+    bus = deal_round(players, table_id, round_no, codecs=codecs)
+    wall = time.perf_counter_ns() - wall
+    return DealTiming(tuple(bus.cpu_ns), wall, len(bus.sent), bus.bytes)
+
+
+def count_deal_ops(players: int) -> list[dict[str, int]]:
+    """Each seat's group operations (``group_ops.OPS``) in one whole deal, from making its key
+    to decrypting its hand: the same on every machine, unlike the CPU."""
+    with counting() as ops:
+        deal_round(players, os.urandom(32), ops=ops)
+    return [ops.of(seat) for seat in range(players)]
