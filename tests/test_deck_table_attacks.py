@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from deck_local import rewrite
-from table_local import TableBus, make_table
+from table_local import CARDS, TableBus, cheat, dealt_table, make_table
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
@@ -18,32 +18,7 @@ from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_ops import waiting
 from druids_p2p.deck.table_state import TableOpError
 
-CARDS = tuple(range(8))
 ONE = (1).to_bytes(32, "little")
-
-
-def dealt_table(seats: int = 3) -> TableBus:
-    """A shuffled deck of 8, two cards dealt to every seat."""
-    bus = make_table(seats, 16)
-    bus.push(TableOp("shuffle", deck="d", cards=CARDS))
-    for _ in range(2):
-        for seat in range(seats):
-            bus.push(TableOp("deal", deck="d", seat=seat))
-    return bus
-
-
-def cheat(bus: TableBus, seat: int, kind: str, mutate: Callable[[dict[str, Any]], None]) -> None:
-    """From now on, ``seat``'s next ``kind`` message is edited and re-signed by ``seat``."""
-    done = False
-
-    def intercept(sender: int, raw: bytes) -> bytes | None:
-        nonlocal done
-        if done or sender != seat or bus.kind(raw) != kind:
-            return raw
-        done = True
-        return rewrite(bus.codecs[seat], raw, mutate)
-
-    bus.intercept = intercept
 
 
 def blamed(info: pytest.ExceptionInfo[DeckFault], bus: TableBus, seat: int, reason: str) -> None:

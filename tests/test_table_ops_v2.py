@@ -10,10 +10,10 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from deck_local import rewrite
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from table_local import GAME, TABLE_ID, TableBus, make_table
+from table_local import CARDS, GAME, TABLE_ID, TableBus, cheat, make_table
+from table_local import dealt_table as shared_dealt_table
 
 from druids_p2p.deck import group
 from druids_p2p.deck.errors import DeckFault
@@ -24,31 +24,11 @@ from druids_p2p.games.druids2004.table_seat import SeatOp
 from druids_p2p.net.card_table_play import table_op
 
 NUM_CARDS = 16
-CARDS = tuple(range(8))
 
 
 def dealt_table(seats: int = 3) -> TableBus:
-    """A shuffled deck of 8, two cards dealt to every seat (positions 0..5)."""
-    bus = make_table(seats, NUM_CARDS, b"v2")
-    bus.push(TableOp("shuffle", deck="d", cards=CARDS))
-    for _ in range(2):
-        for seat in range(seats):
-            bus.push(TableOp("deal", deck="d", seat=seat))
-    return bus
-
-
-def cheat(bus: TableBus, seat: int, kind: str, mutate: Callable[[dict[str, Any]], None]) -> None:
-    """From now on, ``seat``'s next ``kind`` message is edited and re-signed by ``seat``."""
-    done = False
-
-    def intercept(sender: int, raw: bytes) -> bytes | None:
-        nonlocal done
-        if done or sender != seat or bus.kind(raw) != kind:
-            return raw
-        done = True
-        return rewrite(bus.codecs[seat], raw, mutate)
-
-    bus.intercept = intercept
+    """The shared cheat table (table_local), with this file's own entropy."""
+    return shared_dealt_table(seats, b"v2")
 
 
 def refused_show(
