@@ -62,6 +62,9 @@ def test_replay_a_move_after_the_end_is_illegal() -> None:
         (json.dumps({**START, "extra": 1}), "unknown key"),
         (json.dumps({k: v for k, v in START.items() if k != "tiles"}), "lacks 'tiles'"),
         (json.dumps({**START, "first": 2}), "'first' must be 0 or 1"),
+        (json.dumps({**START, "first": 1.0}), "'first' must be 0 or 1"),
+        (json.dumps({**START, "first": 0.0}), "'first' must be 0 or 1"),
+        (json.dumps({**START, "first": True}), "'first' must be 0 or 1"),
         (json.dumps({**START, "tiles": "CCMFF"}), "'tiles' must be"),
         (json.dumps({**START, "placement": {"0": ["c7", "a7"], "1": ["c1", "b1", "d1"]}}), "3"),
         (

@@ -36,7 +36,8 @@ class Setup:
 
     def check(self, board: Board) -> None:
         """InvalidSetup if this setup breaks a rule of the variant on ``board``."""
-        if self.first not in (0, 1) or isinstance(self.first, bool):
+        # exactly the int 0 or 1: 1.0 == 1, but a float (or bool) first would break side_of
+        if type(self.first) is not int or self.first not in (0, 1):
             raise InvalidSetup(f"'first' must be 0 or 1, not {self.first!r}")
         if not isinstance(self.tiles, str) or Counter(self.tiles) != Counter(TILE_SET):
             raise InvalidSetup(
