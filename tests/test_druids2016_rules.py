@@ -8,6 +8,7 @@ unless a test lays its own.
 from __future__ import annotations
 
 import pytest
+from druids2016_positions import TILES as TILES_OF_RULES
 from druids2016_positions import druid_at, play, position, tile_at, tokens
 
 from druids_p2p.games.druids2016.game import Options
@@ -293,3 +294,32 @@ def test_end_fine_point_a_capture_restarts_the_200_moves() -> None:
     assert game.quiet == 1
     play(game, "a5s")
     assert druid_at(game, "a4") == "1s" and game.quiet == 0 and game.ply == 2
+
+
+def test_end_ruling_the_same_position_is_board_facings_tiles_and_player_to_move() -> None:
+    base = position({"a3": "0s", "b3": "0n", "e5": "1n"})
+    assert position({"b3": "0n", "a3": "0s", "e5": "1n"}).key() == base.key()
+    # two Druids of one player that are not the Master are interchangeable, the Clouds too
+    swapped = position({"a3": "0s", "b3": "0n", "e5": "1n"})
+    clouds = [i for i, kind in enumerate(swapped.tile_kind) if kind == 3]
+    sq = swapped.tile_sq
+    sq[clouds[0]], sq[clouds[1]] = sq[clouds[1]], sq[clouds[0]]
+    assert swapped.key() == base.key()
+    assert position({"a3": "0n", "b3": "0n", "e5": "1n"}).key() != base.key()  # a facing
+    assert position({"a3": "0s", "b3": "0n", "e5": "1n"}, to_move=1).key() != base.key()
+    moved = {**TILES_OF_RULES, "a6": "F", "e6": "M"}
+    assert position({"a3": "0s", "b3": "0n", "e5": "1n"}, moved).key() != base.key()  # a tile
+
+
+def test_end_fine_point_order_of_ends_no_legal_move_before_the_200_moves() -> None:
+    tiles = {"c4": "R", "e6": "M", "a6": "F", "e2": "C", "a2": "C"}
+    pieces = {"c1": "0s*", "e7": "1w*"}
+    game = position(pieces, tiles, options=Options(quiet_moves=1), masters=False)
+    play(game, "c1e")  # the first move is the last the quiet rule allows, and shuts e7 in
+    assert game.result is not None and game.result.reason == "no_legal_move"
+
+
+def test_end_fine_point_order_of_ends_repetition_before_the_200_moves() -> None:
+    game = position({"a3": "0s", "e5": "1n"}, options=Options(quiet_moves=8))
+    play(game, *["a3n", "e5s", "a4s", "e4n"] * 2)  # the 8th quiet move repeats the start twice
+    assert game.result is not None and game.result.reason == "threefold_repetition"
