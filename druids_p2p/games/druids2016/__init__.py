@@ -1,0 +1,44 @@
+"""Druids (Grant Rodiek, Hyperbole Games, 2016), the Terrain Only variant, as RULINGS-2016.md
+rules it: a two-player abstract on a 7x5 board whose layout is data.
+
+A pure engine (no I/O but ``board_file``, which reads a board file or the shipped default; no
+clock; randomness only from a passed ``random.Random``)::
+
+    >>> import random
+    >>> from druids_p2p.games.druids2016 import Game, Move, default_board, random_setup
+    >>> board = default_board()
+    >>> game = Game(random_setup(random.Random(1), board), board)
+    >>> game.check(Move.from_token("c1s"))
+    'the Druid on c1 faces s and may not move that way'
+
+Modules, one concern each: ``board`` (squares, the layout's checks), ``board_file`` (reading
+one), ``moves`` (the move value and its token), ``setup``, ``game`` (play, undo, legal moves,
+the end), ``view`` (the position as JSON and text), ``replay`` (the game file), ``demo``.
+"""
+
+from druids_p2p.games.druids2016.board import Board, BoardError, parse_board
+from druids_p2p.games.druids2016.board_file import default_board, load_board
+from druids_p2p.games.druids2016.game import Game, Options, Result
+from druids_p2p.games.druids2016.moves import Move
+from druids_p2p.games.druids2016.replay import ReplayInputError, game_record, replay
+from druids_p2p.games.druids2016.setup import InvalidSetup, Setup, random_setup
+from druids_p2p.games.seam import IllegalMove
+
+__all__ = [
+    "Board",
+    "BoardError",
+    "Game",
+    "IllegalMove",
+    "InvalidSetup",
+    "Move",
+    "Options",
+    "ReplayInputError",
+    "Result",
+    "Setup",
+    "default_board",
+    "game_record",
+    "load_board",
+    "parse_board",
+    "random_setup",
+    "replay",
+]

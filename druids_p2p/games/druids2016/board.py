@@ -1,0 +1,178 @@
+"""The board as data: squares, symbols, Temples and Stars, checked against the seed's constraints.
+
+The printed board is not public, so RULINGS-2016.md makes the layout a file that anyone may replace
+(an owner of the printed game types theirs in). This module only parses text: reading files is
+``board_file``'s job, so the engine stays pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+COLS: Final = 5
+ROWS: Final = 7
+SQUARES: Final = COLS * ROWS
+COLUMN_NAMES: Final = "abcde"
+
+NORTH: Final = 0
+EAST: Final = 1
+SOUTH: Final = 2
+WEST: Final = 3
+DIRECTION_NAMES: Final = "nesw"
+STEP: Final = ((1, 0), (0, 1), (-1, 0), (0, -1))
+"""(row, column) change of one step in each direction; north is towards row 7."""
+
+TEMPLE: Final = "T"
+STAR: Final = "*"
+PLAIN: Final = "."
+MOUNTAIN: Final = "M"
+FOREST: Final = "F"
+CLOUD: Final = "C"
+RIVER: Final = "R"
+TERRAINS: Final = (MOUNTAIN, FOREST, CLOUD, RIVER)
+CELLS: Final = frozenset((TEMPLE, STAR, PLAIN, *TERRAINS))
+
+
+def square_name(square: int) -> str:
+    """``a1`` .. ``e7`` of a square index (row-major from a1)."""
+    return f"{COLUMN_NAMES[square % COLS]}{square // COLS + 1}"
+
+
+def parse_square(text: str) -> int:
+    """The index of ``a1`` .. ``e7``; ValueError naming the text otherwise."""
+    if (
+        not isinstance(text, str)
+        or len(text) != 2
+        or text[0] not in COLUMN_NAMES
+        or text[1] not in "1234567"
+    ):
+        raise ValueError(f"{text!r} is no square (a1 to e7)")
+    return (int(text[1]) - 1) * COLS + COLUMN_NAMES.index(text[0])
+
+
+def _neighbour(square: int, direction: int) -> int:
+    row, col = divmod(square, COLS)
+    dr, dc = STEP[direction]
+    row, col = row + dr, col + dc
+    return row * COLS + col if 0 <= row < ROWS and 0 <= col < COLS else -1
+
+
+NEIGHBOURS: Final[tuple[tuple[int, int, int, int], ...]] = tuple(
+    (_neighbour(s, 0), _neighbour(s, 1), _neighbour(s, 2), _neighbour(s, 3)) for s in range(SQUARES)
+)
+"""``NEIGHBOURS[square][direction]``: the square one step away, -1 off the board."""
+
+
+@dataclass(frozen=True)
+class Board:
+    """A checked layout. ``cells[square]`` is one of ``T * . M F C R``; ``temples[side]`` is the
+    Temple on row 1 (side 0) and row 7 (side 1); ``starts`` the five squares the tiles start on
+    (the middle Star, then the side Stars' open neighbours by column and row); ``tile_ok`` the
+    squares a moved tile may go to (no symbol, Star or Temple, not on a Temple row)."""
+
+    cells: tuple[str, ...]
+    temples: tuple[int, int]
+    stars: tuple[int, int, int]
+    starts: tuple[int, int, int, int, int]
+    tile_ok: tuple[bool, ...]
+    text: str
+
+    def symbol(self, square: int) -> str | None:
+        """The terrain symbol printed on ``square`` (M, F, C or R), or None."""
+        cell = self.cells[square]
+        return cell if cell in TERRAINS else None
+
+    def back_row(self, side: int) -> tuple[int, ...]:
+        """Side 0's back row is row 1, side 1's is row 7."""
+        row = 0 if side == 0 else ROWS - 1
+        return tuple(range(row * COLS, row * COLS + COLS))
+
+    def lines(self) -> list[str]:
+        """The layout drawn as in a board file, row 7 at the top, with row and column names."""
+        out = [
+            f"row {r + 1}   " + "   ".join(self.cells[r * COLS + c] for c in range(COLS))
+            for r in reversed(range(ROWS))
+        ]
+        out.append("        " + "   ".join(COLUMN_NAMES))
+        return out
+
+
+class BoardError(ValueError):
+    """A board file that breaks a constraint of the seed or the rulings (one line, naming both)."""
+
+
+def _rows(text: str, name: str) -> list[str]:
+    rows: list[str] = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        cells = line.replace(" ", "").replace("\t", "")
+        if len(cells) != COLS:
+            raise BoardError(
+                f"{name}: row {ROWS - len(rows)} has {len(cells)} squares; "
+                f"a row has {COLS} (a to e)"
+            )
+        bad = sorted(set(cells) - CELLS)
+        if bad:
+            raise BoardError(
+                f"{name}: row {ROWS - len(rows)} has {bad[0]!r}; a square is one of T * . M F C R"
+            )
+        rows.append(cells)
+        if len(rows) > ROWS:
+            break
+    if len(rows) != ROWS:
+        raise BoardError(f"{name}: {len(rows)} rows; a board has {ROWS} (row 7 first)")
+    return rows
+
+
+def parse_board(text: str, name: str) -> Board:
+    """Check a board file's text (``name`` is how errors name it) against every constraint of
+    the seed and RULINGS-2016.md "Fine points"; BoardError (a ValueError) names the broken one."""
+    rows = _rows(text, name)
+    cells = tuple(rows[ROWS - 1 - (s // COLS)][s % COLS] for s in range(SQUARES))
+    temple_rows = (0, ROWS - 1)
+    temples = [s for s in range(SQUARES) if cells[s] == TEMPLE]
+    per_row = [[s for s in temples if s // COLS == r] for r in temple_rows]
+    if len(temples) != 2 or any(len(t) != 1 for t in per_row):
+        raise BoardError(
+            f"{name}: a board has one Temple on each back row (rows 1 and 7), no other"
+        )
+    stars = [s for s in range(SQUARES) if cells[s] == STAR]
+    star_rows = {s // COLS for s in stars}
+    if len(stars) != 3 or len(star_rows) != 1 or star_rows & set(temple_rows):
+        raise BoardError(
+            f"{name}: a board has exactly three Stars, in one row that is no Temple row"
+        )
+    middle = COLS // 2
+    if sorted(s % COLS for s in stars)[1] != middle:
+        raise BoardError(f"{name}: the middle of the three Stars must be in column c")
+    for s in range(SQUARES):
+        if cells[s] in TERRAINS and s // COLS in temple_rows:
+            raise BoardError(
+                f"{name}: {square_name(s)} has a terrain symbol on a Temple row; none may"
+            )
+    middle_star = next(s for s in stars if s % COLS == middle)
+    open_squares = {
+        n
+        for s in stars
+        if s != middle_star
+        for n in NEIGHBOURS[s]
+        if n >= 0 and cells[n] == PLAIN and n // COLS not in temple_rows
+    }
+    if len(open_squares) != 4:
+        raise BoardError(
+            f"{name}: the side Stars have {len(open_squares)} open neighbours; the tiles need "
+            "exactly 4 (squares next to them with no symbol, off the Temple rows)"
+        )
+    starts = (middle_star, *sorted(open_squares, key=lambda s: (s % COLS, s // COLS)))
+    tile_ok = tuple(cells[s] == PLAIN and s // COLS not in temple_rows for s in range(SQUARES))
+    return Board(
+        cells=cells,
+        temples=(per_row[0][0], per_row[1][0]),
+        stars=(stars[0], stars[1], stars[2]),
+        starts=(starts[0], starts[1], starts[2], starts[3], starts[4]),
+        tile_ok=tile_ok,
+        text="\n".join(rows) + "\n",
+    )

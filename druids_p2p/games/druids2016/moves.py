@@ -1,0 +1,104 @@
+"""A move as a value and its token in the rulings' notation (RULINGS-2016.md "Notation").
+
+``b1e``: the Druid on b1 steps east. A tile move forced by a symbol follows after one space:
+``b1n Fd3`` (the Forest tile goes to d3), ``b3n Ca5>d3`` (the Cloud tile on a5 goes to d3: a Cloud
+names its source, since there are two). Each move has one token and one integer ``code`` (what
+crosses the seam and what a search keeps), both independent of the position: a bare step's code
+is ``square * 4 + direction`` (below 140), a tile move adds
+``140 * (kind + 5 * (source + 1 + 36 * (target + 1)))`` (kind 1-4: M F C R; ``source + 1`` is 0
+unless a Cloud).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from druids_p2p.games.druids2016.board import (
+    CLOUD,
+    DIRECTION_NAMES,
+    SQUARES,
+    TERRAINS,
+    parse_square,
+    square_name,
+)
+
+_TOKEN: Final = re.compile(
+    r"([a-e][1-7])([nesw])(?: (?:([MFR])([a-e][1-7])|C([a-e][1-7])>([a-e][1-7])))?"
+)
+_KINDS: Final = ("", *TERRAINS)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """The Druid on ``square`` steps ``direction`` (0-3: n e s w); ``tile`` (M, F, C or R) is the
+    kind of the tile its symbol forces to ``target``, from ``source`` for a Cloud (else None)."""
+
+    square: int
+    direction: int
+    tile: str | None = None
+    source: int | None = None
+    target: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.square < SQUARES or not 0 <= self.direction < 4:
+            raise ValueError(f"no move from square {self.square} in direction {self.direction}")
+        if self.tile is None:
+            ok = self.source is None and self.target is None
+        elif self.tile == CLOUD:
+            ok = self.source is not None and self.target is not None
+        else:
+            ok = self.tile in TERRAINS and self.source is None and self.target is not None
+        squares = [s for s in (self.source, self.target) if s is not None]
+        if not ok or any(not 0 <= s < SQUARES for s in squares):
+            raise ValueError(f"no move has tile {self.tile!r} from {self.source} to {self.target}")
+
+    def token(self) -> str:
+        """The move's one token: ``b1e``, ``b1n Fd3``, ``b3n Ca5>d3``."""
+        step = f"{square_name(self.square)}{DIRECTION_NAMES[self.direction]}"
+        if self.tile is None or self.target is None:
+            return step
+        if self.source is not None:
+            return f"{step} {self.tile}{square_name(self.source)}>{square_name(self.target)}"
+        return f"{step} {self.tile}{square_name(self.target)}"
+
+    @classmethod
+    def from_token(cls, token: str) -> Move:
+        """The move a canonical token names; ValueError naming the token otherwise."""
+        match = _TOKEN.fullmatch(token) if isinstance(token, str) else None
+        if match is None:
+            raise ValueError(f"{token!r} is no move (write e.g. 'b1e', 'b1n Fd3' or 'b3n Ca5>d3')")
+        square, direction, kind, target, source, cloud_target = match.groups()
+        step = (parse_square(square), DIRECTION_NAMES.index(direction))
+        if kind is not None:
+            return cls(*step, kind, None, parse_square(target))
+        if source is not None:
+            return cls(*step, CLOUD, parse_square(source), parse_square(cloud_target))
+        return cls(*step)
+
+    @property
+    def code(self) -> int:
+        """A small integer naming the move (the same in every position)."""
+        source = 0 if self.source is None else self.source + 1
+        target = 0 if self.target is None else self.target + 1
+        kind = _KINDS.index(self.tile or "")
+        return self.square * 4 + self.direction + 140 * (kind + 5 * (source + 36 * target))
+
+    @classmethod
+    def from_code(cls, code: int) -> Move:
+        """The move :attr:`code` names; ValueError for a number that names none."""
+        if not isinstance(code, int) or code < 0:
+            raise ValueError(f"no move has code {code!r}")
+        step, rest = code % 140, code // 140
+        kind, rest = rest % 5, rest // 5
+        source, target = rest % 36, rest // 36
+        if target > SQUARES:
+            raise ValueError(f"no move has code {code}")
+        return cls(
+            step // 4,
+            step % 4,
+            _KINDS[kind] or None,
+            None if source == 0 else source - 1,
+            None if target == 0 else target - 1,
+        )

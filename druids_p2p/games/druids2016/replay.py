@@ -1,0 +1,133 @@
+"""``druids replay --game druids2016``: a game file in, every ruling applied, the outcome out.
+
+The file is JSON ``{"first": 0|1, "tiles": "CMFCR", "placement": {"0": [3 squares], "1": [3
+squares]}, "moves": ["b1e", ...], "board": optional}`` (issue 31); ``board`` is a board file's
+text (one string, or a list of its lines). Pure: the caller reads the file and prints the result.
+Exit 0 with the result, the legal moves and the position; 1 at the first illegal move, naming it;
+a malformed file raises :class:`ReplayInputError` (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from druids_p2p.games.druids2016.board import Board, parse_board, parse_square, square_name
+from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.game import Game
+from druids_p2p.games.druids2016.moves import Move
+from druids_p2p.games.druids2016.setup import Setup
+from druids_p2p.games.druids2016.view import position_json
+
+KEYS = frozenset({"first", "tiles", "placement", "moves", "board"})
+
+
+class ReplayInputError(ValueError):
+    """The input is not a well-formed game file (exit code 2); the message is one line."""
+
+
+def _expect(cond: bool, message: str) -> None:
+    if not cond:
+        raise ReplayInputError(message)
+
+
+def _board(value: Any) -> Board:
+    if isinstance(value, list) and all(isinstance(line, str) for line in value):
+        value = "\n".join(value)
+    _expect(isinstance(value, str), "'board' must be a board file's text or a list of its lines")
+    try:
+        return parse_board(value, "the game file's board")
+    except ValueError as exc:
+        raise ReplayInputError(str(exc)) from None
+
+
+def _squares(value: Any, player: str) -> tuple[int, int, int]:
+    _expect(
+        isinstance(value, list) and len(value) == 3 and all(isinstance(s, str) for s in value),
+        f"placement of player {player} must be a list of 3 squares",
+    )
+    try:
+        a, b, c = (parse_square(s) for s in value)
+    except ValueError as exc:
+        raise ReplayInputError(f"placement of player {player}: {exc}") from None
+    return a, b, c
+
+
+def parse_game_file(text: str) -> tuple[Board, Setup, list[tuple[str, Move]]]:
+    """The board, the setup and the moves (each with its token) of a game file, checked."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise ReplayInputError(f"not valid JSON: {exc}".splitlines()[0]) from None
+    _expect(isinstance(data, dict), "the game file must be a JSON object")
+    unknown = set(data) - KEYS
+    _expect(not unknown, f"unknown key(s) in the game file: {', '.join(sorted(unknown))}")
+    missing = sorted({"first", "tiles", "placement", "moves"} - set(data))
+    _expect(not missing, f"the game file lacks {', '.join(repr(k) for k in missing)}")
+    board = _board(data["board"]) if "board" in data else default_board()
+    placement = data["placement"]
+    _expect(
+        isinstance(placement, dict) and set(placement) == {"0", "1"},
+        '\'placement\' must be an object with keys "0" and "1"',
+    )
+    setup = Setup(
+        data["first"], data["tiles"], (_squares(placement["0"], "0"), _squares(placement["1"], "1"))
+    )
+    try:
+        setup.check(board)
+    except ValueError as exc:
+        raise ReplayInputError(str(exc)) from None
+    moves = data["moves"]
+    _expect(isinstance(moves, list), "'moves' must be a list of move tokens")
+    parsed: list[tuple[str, Move]] = []
+    for index, token in enumerate(moves):
+        _expect(isinstance(token, str), f"move {index}: a move must be a token string")
+        try:
+            parsed.append((token, Move.from_token(token)))
+        except ValueError as exc:
+            raise ReplayInputError(f"move {index}: {exc}") from None
+    return board, setup, parsed
+
+
+def outcome_json(game: Game) -> dict[str, Any]:
+    """The result (None while the game goes on), the legal moves now, the position."""
+    return {
+        "result": None if game.result is None else game.result.json(),
+        "legal": [move.token() for move in game.legal_moves()],
+        "position": position_json(game),
+    }
+
+
+def replay_game(text: str) -> tuple[int, dict[str, Any], Game]:
+    """Replay a game file: (exit code, JSON result, the game as far as it went)."""
+    board, setup, moves = parse_game_file(text)
+    game = Game(setup, board)
+    for index, (token, move) in enumerate(moves):
+        reason = game.check(move)
+        if reason is not None:
+            out = outcome_json(game)
+            out["error"] = f"move {index} ({token}) is illegal: {reason}"
+            out["move"] = index
+            return 1, out, game
+        game.play_code(move.code)
+    return 0, outcome_json(game), game
+
+
+def replay(text: str) -> tuple[int, dict[str, Any]]:
+    """(exit code, JSON result) of a game file; ReplayInputError if it is malformed."""
+    code, result, _ = replay_game(text)
+    return code, result
+
+
+def game_record(game: Game) -> dict[str, Any]:
+    """The game file of ``game`` as played so far (what :func:`replay` reads back); the board
+    is written only when it is not the default layout."""
+    record: dict[str, Any] = {
+        "first": game.setup.first,
+        "tiles": game.setup.tiles,
+        "placement": {str(p): [square_name(s) for s in game.setup.placements[p]] for p in (0, 1)},
+        "moves": [Move.from_code(entry[0]).token() for entry in game.history],
+    }
+    if game.board.cells != default_board().cells:
+        record["board"] = game.board.text.splitlines()
+    return record
