@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import struct
 
-import rbcl
+from druids_p2p.deck.sodium import scalar_reduce
 
 Item = bytes | int
 
@@ -64,8 +64,7 @@ def sha512(tag: bytes, *items: Item) -> bytes:
 
 def hash_to_scalar(tag: bytes, *items: Item) -> bytes:
     """SHA-512 reduced mod the group order: bias below 2^-250, fine for challenges and nonces."""
-    out: bytes = rbcl.crypto_core_ristretto255_scalar_reduce(sha512(tag, *items))
-    return out
+    return scalar_reduce(hashlib.sha512(encode(tag, *items)).digest())
 
 
 def xof(tag: bytes, length: int, *items: Item) -> bytes:

@@ -44,10 +44,11 @@ class DeckParams:
             raise ValueError(
                 f"{self.seats} hands of {self.hand_size} do not fit a deck of {self.num_cards}"
             )
-        if any(not 0 <= c < self.num_cards for c in self.required):
-            raise ValueError("required cards must be card ids of the deck")
-        if len(self.required) > self.dealt:
-            raise ValueError("more required cards than dealt cards")
+        if self.required:  # (the card table's contexts require none: made once an operation)
+            if any(not 0 <= c < self.num_cards for c in self.required):
+                raise ValueError("required cards must be card ids of the deck")
+            if len(self.required) > self.dealt:
+                raise ValueError("more required cards than dealt cards")
 
     # ------------------------------------------------------------------ the deal plan
     @property

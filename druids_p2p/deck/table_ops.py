@@ -176,13 +176,15 @@ def _deck(state: TableState, name: str) -> DeckState:
 
 def _check_parts(state: TableState, index: int, op: TableOp) -> None:
     """Every stored message for this operation must be the right kind from a seat that owes
-    one; anything else convicts its signer."""
+    one; anything else convicts its signer. Each message is checked once, at the first step
+    after it is stored (``state.fresh``), lowest seat first."""
+    seats = state.fresh.pop(index, None)
+    if not seats:
+        return
     allowed = senders(state, index, op)
     want = EXPECTED_KIND.get(op.kind)
-    for seat in range(state.seats):
-        sent = state.slots.get((index, seat))
-        if sent is None:
-            continue
+    for seat in sorted(seats):
+        sent = state.slots[(index, seat)]
         if want != sent.msg.KIND:
             raise DeckFault(
                 seat, f"{sent.msg.KIND} for operation {index}, which is a {op.kind}", (sent.raw,)

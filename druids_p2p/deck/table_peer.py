@@ -170,7 +170,7 @@ class TablePeer:
     def _emit(self, msg: TableMessage) -> bytes:
         raw = self._codec.seal(msg.KIND, msg.to_body())
         self.state.own.add(raw)
-        self.state.add(self.seat, msg.KIND, msg.to_body(), raw)
+        self.state.put(self.seat, msg, raw)  # made here from its typed value: nothing to parse
         return raw
 
     def _act(self) -> list[bytes]:
