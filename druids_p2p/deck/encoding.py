@@ -54,6 +54,16 @@ def encode(*items: Item) -> bytes:
     )
 
 
+POINT_PREFIX = _LEN.pack(32)
+"""The length prefix of a 32-byte item (a point, a scalar, a digest)."""
+INT_PAIR = struct.Struct(">IQIQ")
+"""Two integer items, packed in one call: ``INT_PAIR.pack(8, i, 8, j) == encode(i, j)``."""
+def encode_points(*values: bytes) -> bytes:
+    """``encode(*values)`` for items of exactly 32 bytes (points, scalars, digests this peer
+    computed or checked), without a length call per item: the same bytes."""
+    return b"".join([POINT_PREFIX + value for value in values])
+
+
 def sha256(tag: bytes, *items: Item) -> bytes:
     return hashlib.sha256(encode(tag, *items)).digest()
 
@@ -65,6 +75,12 @@ def sha512(tag: bytes, *items: Item) -> bytes:
 def hash_to_scalar(tag: bytes, *items: Item) -> bytes:
     """SHA-512 reduced mod the group order: bias below 2^-250, fine for challenges and nonces."""
     return scalar_reduce(hashlib.sha512(encode(tag, *items)).digest())
+
+
+def hash_encoded_to_scalar(encoded: bytes) -> bytes:
+    """:func:`hash_to_scalar` of an input already encoded (a proof's statement, encoded once
+    for its nonce and its challenge)."""
+    return scalar_reduce(hashlib.sha512(encoded).digest())
 
 
 def xof(tag: bytes, length: int, *items: Item) -> bytes:

@@ -30,8 +30,11 @@ from druids_p2p.deck.encoding import (
     TAG_SHARES_BATCH,
     TAG_SHARES_COEF,
     TAG_SHARES_DLEQ,
+    INT_PAIR,
     Item,
-    hash_to_scalar,
+    encode,
+    encode_points,
+    hash_encoded_to_scalar,
     sha512,
     xof,
 )
@@ -47,19 +50,31 @@ MAX_ATTEMPTS = 64
 @dataclass(frozen=True, slots=True)
 class Statement:
     """What a proof's challenge hashes before the prover's commitments: its tag and every public
-    input, context included. The nonce hashes the same, so it covers the whole statement."""
+    input, context included. The nonce hashes the same, so it covers the whole statement.
+
+    ``encoded`` is ``enc(tag, items…)``, written once for the nonce and the challenge (a
+    statement made by this module passes it in, built from its context's encoded start)."""
 
     tag: bytes
     items: tuple[Item, ...]
+    encoded: bytes = b""
+
+    def __post_init__(self) -> None:
+        if not self.encoded:
+            object.__setattr__(self, "encoded", encode(self.tag, *self.items))
 
     def challenge(self, *commitments: bytes) -> bytes:
-        """e = H2S(tag, items…, commitments…)."""
-        return hash_to_scalar(self.tag, *self.items, *commitments)
+        """e = H2S(tag, items…, commitments…); every commitment is a point (32 bytes)."""
+        return hash_encoded_to_scalar(self.encoded + encode_points(*commitments))
+
+
+_NONCE_HEAD = encode(TAG_NONCE)
 
 
 def nonce(secret: bytes, statement: Statement, attempt: int = 0) -> bytes:
     """w = H2S("druids-p2p/v1 deck nonce", x, tag, items…, attempt) (deck.md §8)."""
-    return hash_to_scalar(TAG_NONCE, secret, statement.tag, *statement.items, attempt)
+    head = _NONCE_HEAD + encode_points(secret)
+    return hash_encoded_to_scalar(head + statement.encoded + encode(attempt))
 
 
 def _prove(
@@ -118,10 +133,22 @@ def verify_key(params: DeckParams, seat: int, key: bytes, proof: Proof) -> bool:
 
 
 # --------------------------------------------------------------------------- single DLEQ (open)
+_OPEN_HEAD = encode(TAG_OPEN_DLEQ)
+
+
 def open_statement(
     params: DeckParams, seat: int, position: int, key: bytes, a: bytes, d: bytes
 ) -> Statement:
-    return Statement(TAG_OPEN_DLEQ, (params.table_id, params.round_no, seat, position, key, a, d))
+    """Encoded from the context's encoded start, the two integers in one pack and the three
+    points (32 bytes each, checked or computed): the bytes ``encode`` gives, in a few calls."""
+    encoded = (
+        _OPEN_HEAD
+        + params.encoded
+        + INT_PAIR.pack(8, seat, 8, position)
+        + encode_points(key, a, d)
+    )
+    items = (params.table_id, params.round_no, seat, position, key, a, d)
+    return Statement(TAG_OPEN_DLEQ, items, encoded)
 
 
 def prove_open(
