@@ -58,6 +58,8 @@ POINT_PREFIX = _LEN.pack(32)
 """The length prefix of a 32-byte item (a point, a scalar, a digest)."""
 INT_PAIR = struct.Struct(">IQIQ")
 """Two integer items, packed in one call: ``INT_PAIR.pack(8, i, 8, j) == encode(i, j)``."""
+
+
 def encode_points(*values: bytes) -> bytes:
     """``encode(*values)`` for items of exactly 32 bytes (points, scalars, digests this peer
     computed or checked), without a length call per item: the same bytes."""

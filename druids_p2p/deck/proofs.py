@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 from druids_p2p.deck import group
 from druids_p2p.deck.encoding import (
+    INT_PAIR,
     TAG_KEY_POK,
     TAG_NONCE,
     TAG_OPEN_DLEQ,
     TAG_SHARES_BATCH,
     TAG_SHARES_COEF,
     TAG_SHARES_DLEQ,
-    INT_PAIR,
     Item,
     encode,
     encode_points,
@@ -142,10 +142,7 @@ def open_statement(
     """Encoded from the context's encoded start, the two integers in one pack and the three
     points (32 bytes each, checked or computed): the bytes ``encode`` gives, in a few calls."""
     encoded = (
-        _OPEN_HEAD
-        + params.encoded
-        + INT_PAIR.pack(8, seat, 8, position)
-        + encode_points(key, a, d)
+        _OPEN_HEAD + params.encoded + INT_PAIR.pack(8, seat, 8, position) + encode_points(key, a, d)
     )
     items = (params.table_id, params.round_no, seat, position, key, a, d)
     return Statement(TAG_OPEN_DLEQ, items, encoded)

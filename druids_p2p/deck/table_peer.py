@@ -33,6 +33,7 @@ from druids_p2p.deck.table_messages import (
     REVEAL,
     SHOW,
     SHUFFLE,
+    TABLE_MESSAGES,
     TURN,
     Opening,
     SharePart,
@@ -125,7 +126,11 @@ class TablePeer:
             if raw in self.state.own:
                 return []
             raise MalformedMessage("a message signed for this seat that it did not send")
-        self.state.add(env.seat, env.kind, env.body, env.raw)
+        shaped = env.shaped
+        if isinstance(shaped, TABLE_MESSAGES) and env.kind == shaped.KIND:
+            self.state.take(env.seat, shaped, env.raw)  # its shape was checked on receipt
+        else:
+            self.state.add(env.seat, env.kind, env.body, env.raw)
         return self._act() if self._started else []
 
     def precheck(self, env: Envelope) -> None:
@@ -138,7 +143,11 @@ class TablePeer:
         if env.seat == self.seat or env.kind not in (KIND_TABLE_SHARE, KIND_TABLE_SHARES):
             return
         try:
-            msg = parse_table_body(env.kind, env.body)
+            msg = env.shaped if isinstance(env.shaped, TABLE_MESSAGES) else None
+            if msg is None or env.kind != msg.KIND:
+                msg = parse_table_body(env.kind, env.body)
+            else:
+                msg.check_members()  # (no proof is checked on points the group refuses)
         except MalformedMessage:
             return
         if isinstance(msg, TableShareMsg | TableSharesMsg) and msg.round_no == self.state.round_no:

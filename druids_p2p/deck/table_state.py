@@ -259,6 +259,17 @@ class TableState:
             raise DeckFault(seat, f"malformed {kind}: {exc}", (raw,)) from None
         return self.put(seat, msg, raw)
 
+    def take(self, seat: int, msg: TableMessage, raw: bytes) -> TableMessage | None:
+        """:meth:`add` of a message whose shape was checked when it was decoded: what the group
+        must say of its points and scalars is checked here, once (a share whose proofs already
+        held ahead of its step, ``proven``, had them checked then), and blames the signer."""
+        if raw not in self.proven:
+            try:
+                msg.check_members()
+            except MalformedMessage as exc:
+                raise DeckFault(seat, f"malformed {msg.KIND}: {exc}", (raw,)) from None
+        return self.put(seat, msg, raw)
+
     def put(self, seat: int, msg: TableMessage, raw: bytes) -> TableMessage | None:
         """Store a parsed authenticated message (:meth:`add` without the parse: a seat's own
         message, made here from its typed value, or one the layer above parsed on receipt)."""
