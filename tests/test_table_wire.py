@@ -20,16 +20,15 @@ from protocol_vectors import (
 )
 from sample_table import sign_fields
 
-from druids_p2p.deck import MalformedMessage
+from druids_p2p.deck import DeckFault, MalformedMessage, group
 from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.table_audit import audit_record
-from druids_p2p.deck.table_messages import (
-    TABLE_KINDS,
-    TableOp,
-)
+from druids_p2p.deck.table_messages import TABLE_KINDS, TableOp, parse_table_body
+from druids_p2p.deck.table_state import TableState
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES, TABLE_TYPES
 from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, Identity, MsgType, decode, encode
 from druids_p2p.wire.errors import BadShape
+from druids_p2p.wire.safe_msgpack import pack
 
 
 def test_the_eight_table_kinds_are_wire_types_60_to_67_in_deck_md_order() -> None:
@@ -250,3 +249,39 @@ def test_a_well_shaped_body_of_each_kind_decodes(kind: str) -> None:
         "table_shares": _shares(*[_part(pos=4095)] * 128, op=2**32 - 1),
     }[kind]
     assert decode(_raw(kind, body)).type is TABLE_KIND_TYPES[kind]
+
+
+def test_a_decoded_body_is_the_decks_parse_of_it_made_once() -> None:
+    """One statement, one parse on receipt: the decoder's parse of a card-table body is the
+    deck's message (``Message.parsed``), which the deck then stores as it is."""
+    game = wire_table_game(V2_OPS)
+    for sent in game.sent:
+        msg = decode(sent.raw)
+        kind = msg.type.label
+        assert msg.parsed is not None and kind == msg.parsed.KIND
+        assert msg.parsed == parse_table_body(kind, dict(msg.body))
+        assert pack(msg.parsed.to_body()) == pack(dict(msg.body)), "the body it was read from"
+
+
+POINT_OFF_GROUP = [
+    ("d", bytes(32), "d: not a canonical non-identity group element"),  # the identity
+    ("d", b"\xff" * 32, "d: not a canonical non-identity group element"),  # top bit set
+    ("e", b"\xff" * 32, "e: not a canonical 32-byte scalar"),  # above l
+]
+
+
+@pytest.mark.parametrize(("key", "value", "pattern"), POINT_OFF_GROUP)
+def test_a_well_shaped_point_the_group_refuses_is_blamed_on_its_signer_when_stored(
+    key: str, value: bytes, pattern: str
+) -> None:
+    """32 bytes are the shape the decoder checks; whether they are the group's is the deck's
+    to judge when it stores the message, and a signed body that fails convicts its signer."""
+    raw = _raw("table_share", _share(d=group.BASE, e=group.ONE, s=group.ONE) | {key: value})
+    msg = decode(raw)  # its shape is right: received
+    with pytest.raises(MalformedMessage, match=pattern):
+        msg.parsed.check_members()
+    state = TableState(TABLE_VECTOR_ID, 1, 3, 6)
+    with pytest.raises(DeckFault, match=f"malformed table_share: {pattern}") as fault:
+        state.take(2, msg.parsed, raw)
+    assert fault.value.seat == 2 and fault.value.evidence == (raw,)
+    assert not state.slots, "nothing of it is stored"
