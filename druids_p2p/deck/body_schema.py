@@ -24,7 +24,7 @@ from operator import attrgetter
 from typing import Any, ClassVar, Self, TypeAlias
 
 from druids_p2p.deck.errors import MalformedMessage
-from druids_p2p.deck.group import is_canonical_scalar, is_element
+from druids_p2p.deck.group import below_order, is_canonical_scalar, is_element, is_element_32
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND
 from druids_p2p.deck.shuffle_proof import ShuffleProof
 
@@ -106,20 +106,21 @@ def bin32s(value: object, lo: int, hi: int, where: str) -> tuple[bytes, ...]:
 
 
 # --------------------------------------------------------------------------- the group's part
+# (Each takes values of 32 bytes, as the shape checked them.)
 def element(value: bytes, where: str) -> None:
-    """A member check: a point of the right shape that is a canonical non-identity element."""
-    if not is_element(value):
+    """A member check: a point that is a canonical non-identity element."""
+    if not is_element_32(value):
         raise MalformedMessage(f"{where}: not a canonical non-identity group element")
 
 
 def canonical(value: bytes, where: str) -> None:
-    """A member check: a 32-byte scalar below l."""
-    if not is_canonical_scalar(value):
+    """A member check: a scalar below l."""
+    if not below_order(value):
         raise MalformedMessage(f"{where}: not a canonical 32-byte scalar")
 
 
 def elements(values: tuple[bytes, ...], where: str) -> None:
-    check = is_element
+    check = is_element_32
     for i, value in enumerate(values):
         if not check(value):
             raise MalformedMessage(f"{where}[{i}]: not a canonical non-identity group element")
@@ -127,7 +128,7 @@ def elements(values: tuple[bytes, ...], where: str) -> None:
 
 def canonicals(values: tuple[bytes, ...], where: str) -> None:
     for i, value in enumerate(values):
-        if not is_canonical_scalar(value):
+        if not below_order(value):
             raise MalformedMessage(f"{where}[{i}]: not a canonical 32-byte scalar")
 
 
@@ -200,6 +201,12 @@ class Field:
     """None: the shape is the whole check (an integer, a name)."""
 
 
+def _one(judged: list[Field]) -> Callable[[object], tuple[Any, ...]]:
+    """A getter of zero or one attribute as a tuple (``attrgetter`` of one gives no tuple)."""
+    attrs = [f.attr for f in judged]
+    return lambda msg: tuple(getattr(msg, a) for a in attrs)
+
+
 def point_field(key: str, attr: str) -> Field:
     """A point: 32 bytes, then a canonical non-identity element (deck.md §3)."""
     return Field(key, attr, bin32, member=element)
@@ -213,7 +220,16 @@ def scalar_field(key: str, attr: str) -> Field:
 class Schema:
     """A body's fields: checked in the order given, written and required in sorted key order."""
 
-    __slots__ = ("_converted", "_members", "_values", "after", "checked", "keys", "written")
+    __slots__ = (
+        "_converted",
+        "_judged",
+        "_members",
+        "_values",
+        "after",
+        "checked",
+        "keys",
+        "written",
+    )
 
     def __init__(self, *checked: Field, after: Callable[[dict[str, Any]], None] | None = None):
         self.checked = checked
@@ -232,7 +248,12 @@ class Schema:
             self._values = lambda msg: tuple(getattr(msg, a) for a in attrs)
         self._converted = tuple((f.key, f.out) for f in self.written if f.out is not None)
         """The fields written through their ``out`` (the others travel as they are)."""
-        self._members = tuple((f.attr, f.key, f.member) for f in checked if f.member is not None)
+        judged = [f for f in checked if f.member is not None]
+        self._members = tuple((f.key, f.member) for f in judged)
+        self._judged: Callable[[object], tuple[Any, ...]] = (
+            attrgetter(*[f.attr for f in judged]) if len(judged) > 1 else _one(judged)
+        )
+        """The attributes the group judges, read in one call (as :attr:`_values`)."""
 
     def encode(self, msg: object) -> Body:
         body: Body = dict(zip(self.keys, self._values(msg), strict=True))
@@ -250,8 +271,8 @@ class Schema:
 
     def members(self, msg: object, prefix: str = "") -> None:
         """What the group must say of a decoded message's points and scalars, in field order."""
-        for attr, key, member in self._members:
-            member(getattr(msg, attr), prefix + key)
+        for (key, member), value in zip(self._members, self._judged(msg), strict=True):
+            member(value, prefix + key)
 
 
 class Schemed:

@@ -60,6 +60,16 @@ INT_PAIR = struct.Struct(">IQIQ")
 """Two integer items, packed in one call: ``INT_PAIR.pack(8, i, 8, j) == encode(i, j)``."""
 
 
+def encode_int(value: int) -> bytes:
+    """``encode(value)`` of one integer."""
+    return _INT.pack(8, value)
+
+
+def encode_bytes(value: bytes) -> bytes:
+    """``encode(value)`` of one byte string."""
+    return _LEN.pack(len(value)) + value
+
+
 def encode_points(*values: bytes) -> bytes:
     """``encode(*values)`` for items of exactly 32 bytes (points, scalars, digests this peer
     computed or checked), without a length call per item: the same bytes."""

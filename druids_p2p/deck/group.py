@@ -67,6 +67,16 @@ def is_element(data: object) -> bool:
     )
 
 
+def is_element_32(data: bytes) -> bool:
+    """:func:`is_element` of a value already known to be 32 bytes (a body's shape checked)."""
+    return not data[31] & 0x80 and data != IDENTITY and _is_valid(data)
+
+
+def below_order(data: bytes) -> bool:
+    """:func:`is_canonical_scalar` of a value already known to be 32 bytes."""
+    return int.from_bytes(data, "little") < ORDER
+
+
 def is_canonical_scalar(data: object) -> bool:
     """True for 32 little-endian bytes of an integer below l (one spelling per scalar)."""
     return (

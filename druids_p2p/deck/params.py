@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from druids_p2p.deck.encoding import encode
+from druids_p2p.deck.encoding import encode_bytes, encode_int
 
 MAX_CARDS = 128
 """Keeps a whole-deck shuffle message with its proof (about 240 bytes a card) under the wire's
@@ -53,7 +53,9 @@ class DeckParams:
                 raise ValueError("required cards must be card ids of the deck")
             if len(self.required) > self.dealt:
                 raise ValueError("more required cards than dealt cards")
-        object.__setattr__(self, "encoded", encode(self.table_id, self.round_no))
+        object.__setattr__(
+            self, "encoded", encode_bytes(self.table_id) + encode_int(self.round_no)
+        )
 
     # ------------------------------------------------------------------ the deal plan
     @property

@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import Body
-from druids_p2p.deck.encoding import encode, sha256
+from druids_p2p.deck.encoding import encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
 from druids_p2p.deck.proofs import verify_key
@@ -167,6 +167,8 @@ class TableState:
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
         self._ctx_prefix = encode(TAG_TABLE_CONTEXT, table_id)
         """The start of every context's hash input (the tag and the table id), encoded once."""
+        self._ctx_starts: dict[tuple[bytes, str], bytes] = {}
+        """(what, name) -> the context's hash input but the operation, encoded once."""
         self.joint_key: bytes | None = None
         """The sum of every seat's key, once all are in: computed once, when the last key is
         stored (the table's operations ask for it on every message)."""
@@ -180,7 +182,11 @@ class TableState:
         key = (what, name, op)
         params = self._ctx.get(key)
         if params is None:
-            digest = hashlib.sha256(self._ctx_prefix + encode(what, name.encode(), op)).digest()
+            start = self._ctx_starts.get((what, name))
+            if start is None:
+                start = self._ctx_prefix + encode(what, name.encode())
+                self._ctx_starts[(what, name)] = start
+            digest = hashlib.sha256(start + encode_int(op)).digest()
             params = DeckParams(digest, self.round_no, MAX_CARDS, self.seats, 1)
             self._ctx[key] = params
         return params

@@ -231,8 +231,15 @@ def parse_unverified(raw: bytes) -> Message:
 
 def canonical(value: Any) -> Any:
     """Sort map keys (by UTF-8 bytes) and turn arrays into lists, at every level."""
+    if isinstance(value, _LEAF_TYPES):
+        return value
     if isinstance(value, Mapping):
-        keys = sorted(value, key=lambda k: k.encode("utf-8") if isinstance(k, str) else b"")
+        if set(map(type, value)) == {str}:  # code-point order is UTF-8 byte order
+            keys = sorted(value)
+        else:
+            keys = sorted(value, key=lambda k: k.encode("utf-8") if isinstance(k, str) else b"")
+        if set(map(type, value.values())) <= _LEAVES:  # a flat body: nothing below to sort
+            return {k: value[k] for k in keys}
         return {k: canonical(value[k]) for k in keys}
     if isinstance(value, list | tuple):
         if set(map(type, value)) <= _LEAVES:  # a deck's point list: nothing below to sort
@@ -279,13 +286,18 @@ def verify_equivocation(a: bytes, b: bytes) -> Message:
 
 
 _LEAVES = frozenset({bytes, int, str})
+_LEAF_TYPES = (bytes, int, str)
 
 
 def _frozen(value: Any) -> Any:
     """Arrays as tuples at every level: the shape :func:`decode` gives a body."""
     if isinstance(value, dict):
+        if set(map(type, value.values())) <= _LEAVES:
+            return dict(value)
         return {k: _frozen(v) for k, v in value.items()}
     if isinstance(value, list):
+        if set(map(type, value)) <= _LEAVES:
+            return tuple(value)
         return tuple(_frozen(v) for v in value)
     return value
 
