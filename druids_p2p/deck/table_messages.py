@@ -43,6 +43,9 @@ TRANSFER = "transfer"
 SHOW = "show"
 DEALS = "deals"
 OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW, DEALS)
+_WITH_DECK = (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS)
+_WITH_ZONE = (TURN, PLAY, REVEAL, SHOW)
+_WITH_SOURCE = (TRANSFER,)
 
 
 def hand_zone(seat: int) -> str:
@@ -83,12 +86,11 @@ class TableOp:
     def __post_init__(self) -> None:
         if self.kind not in OP_KINDS:
             raise ValueError(f"unknown table operation {self.kind!r}")
-        for field, used in (
-            ("deck", (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS)),
-            ("zone", (TURN, PLAY, REVEAL, SHOW)),
-            ("source", (TRANSFER,)),
+        for field, value, used in (
+            ("deck", self.deck, _WITH_DECK),
+            ("zone", self.zone, _WITH_ZONE),
+            ("source", self.source, _WITH_SOURCE),
         ):
-            value = getattr(self, field)
             if (self.kind in used) != bool(value) or (value and not NAME.match(value)):
                 raise ValueError(f"{self.kind}: {field} {value!r} is missing, unused or not a name")
         if (self.kind in (DEAL, PLAY, SHOW)) != (self.seat is not None):
@@ -103,7 +105,7 @@ class TableOp:
             raise ValueError(f"{self.kind}: only a shuffle of a new deck lists cards")
         if (self.kind == DEALS) != bool(self.seats):
             raise ValueError(f"{self.kind}: seats are listed exactly for deals")
-        if (
+        if self.seats != () and (
             not isinstance(self.seats, tuple)
             or len(self.seats) > MAX_CARDS
             or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in self.seats)
