@@ -73,7 +73,7 @@ def encode_bytes(value: bytes) -> bytes:
 def encode_points(*values: bytes) -> bytes:
     """``encode(*values)`` for items of exactly 32 bytes (points, scalars, digests this peer
     computed or checked), without a length call per item: the same bytes."""
-    return b"".join([POINT_PREFIX + value for value in values])
+    return POINT_PREFIX + POINT_PREFIX.join(values) if values else b""
 
 
 def sha256(tag: bytes, *items: Item) -> bytes:

@@ -53,9 +53,7 @@ class DeckParams:
                 raise ValueError("required cards must be card ids of the deck")
             if len(self.required) > self.dealt:
                 raise ValueError("more required cards than dealt cards")
-        object.__setattr__(
-            self, "encoded", encode_bytes(self.table_id) + encode_int(self.round_no)
-        )
+        object.__setattr__(self, "encoded", encode_bytes(self.table_id) + encode_int(self.round_no))
 
     # ------------------------------------------------------------------ the deal plan
     @property

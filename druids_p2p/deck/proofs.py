@@ -97,8 +97,11 @@ def _respond(w: bytes, e: bytes, secret: bytes) -> bytes:
     return out
 
 
+_ZERO = bytes(32)
+
+
 def _usable(e: bytes, s: bytes) -> bool:
-    return not group.is_zero_scalar(e) and not group.is_zero_scalar(s)
+    return e != _ZERO and s != _ZERO
 
 
 def _commit_point(s: bytes, e: bytes, base: bytes, public: bytes) -> bytes:

@@ -121,7 +121,19 @@ class TablePeer:
 
         :class:`MalformedMessage`: drop it. :class:`DeckFault`: the signer cheated (evidence
         attached). :class:`AuditRequired`: a card decrypted wrongly although every proof held."""
-        env = self._codec.open(raw)
+        return self._take(self._codec.open(raw))
+
+    def push_received(self, op: TableOp, env: Envelope) -> list[bytes]:
+        """:meth:`push` another seat's play or show ``op`` and :meth:`receive` the message
+        that makes it (opened already: ``env``), with one pass over the table's operations
+        for the two, not one each (a move at a table is this, on every other seat)."""
+        if op.kind not in (PLAY, SHOW) or op.seat == self.seat:
+            raise ValueError("push_received takes another seat's play or show")
+        self.state.push(op)
+        return self._take(env)
+
+    def _take(self, env: Envelope) -> list[bytes]:
+        raw = env.raw
         if env.seat == self.seat:
             if raw in self.state.own:
                 return []
