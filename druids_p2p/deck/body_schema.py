@@ -249,7 +249,9 @@ class Schema:
         self._converted = tuple((f.key, f.out) for f in self.written if f.out is not None)
         """The fields written through their ``out`` (the others travel as they are)."""
         judged = [f for f in checked if f.member is not None]
-        self._members = tuple((f.key, f.member) for f in judged)
+        self._members: tuple[tuple[str, Member], ...] = tuple(
+            (f.key, f.member) for f in checked if f.member is not None
+        )
         self._judged: Callable[[object], tuple[Any, ...]] = (
             attrgetter(*[f.attr for f in judged]) if len(judged) > 1 else _one(judged)
         )
