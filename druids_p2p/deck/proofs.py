@@ -33,6 +33,7 @@ from druids_p2p.deck.encoding import (
     TAG_SHARES_DLEQ,
     Item,
     encode,
+    encode_int,
     encode_points,
     hash_encoded_to_scalar,
     sha512,
@@ -74,7 +75,7 @@ _NONCE_HEAD = encode(TAG_NONCE)
 def nonce(secret: bytes, statement: Statement, attempt: int = 0) -> bytes:
     """w = H2S("druids-p2p/v1 deck nonce", x, tag, items…, attempt) (deck.md §8)."""
     head = _NONCE_HEAD + encode_points(secret)
-    return hash_encoded_to_scalar(head + statement.encoded + encode(attempt))
+    return hash_encoded_to_scalar(head + statement.encoded + encode_int(attempt))
 
 
 def _prove(
@@ -170,9 +171,10 @@ def verify_open(
     e, s = proof
     if not _usable(e, s):
         return False
-    try:
-        t1 = _commit_base(s, e, key)
-        t2 = _commit_point(s, e, a, d)
+    mul, sub = group.mul, group.sub
+    try:  # (the commitments of _commit_base and _commit_point, without a call for each)
+        t1 = sub(group.base_mul(s), mul(e, key))
+        t2 = sub(mul(s, a), mul(e, d))
     except GroupError:
         return False
     return open_statement(params, seat, position, key, a, d).challenge(t1, t2) == e

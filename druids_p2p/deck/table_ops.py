@@ -104,7 +104,8 @@ def advance(state: TableState) -> list[int]:
         if state.begun != index:
             _begin(state, index, op)
             state.begun = index
-        _check_parts(state, index, op)
+        if index in state.fresh:
+            _check_parts(state, index, op)
         if not _STEP[op.kind](state, index, op):
             break
         completed.append(index)

@@ -73,6 +73,8 @@ class TablePeer:
     ) -> None:
         self.state = TableState(table_id, round_no, seats, num_cards)
         self._codec = codec
+        self._seat = codec.seat
+        """The codec's seat (it signs for one seat, for good), read once."""
         while True:
             secret = group.scalar_from_wide(entropy(64))
             if not group.is_zero_scalar(secret):
@@ -88,7 +90,7 @@ class TablePeer:
 
     @property
     def seat(self) -> int:
-        return self._codec.seat
+        return self._seat
 
     # ------------------------------------------------------------------ driving
     def start(self) -> list[bytes]:

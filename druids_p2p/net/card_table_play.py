@@ -341,6 +341,8 @@ class CardTablePlay:
     def _learn(self) -> None:
         """Tell the copy every card the completed operations opened to this seat."""
         state = self.peer.state
+        if self._learned == state.done:
+            return  # (asked at every turn of the loop: mostly nothing new)
         known = self.peer.known()
         for index in range(self._learned, state.done):
             op = state.ops[index]
