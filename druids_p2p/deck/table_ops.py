@@ -76,9 +76,10 @@ def senders(state: TableState, index: int, op: TableOp) -> tuple[int, ...]:
 def due(state: TableState, seat: int) -> bool:
     """True if ``seat`` owes its message for the operation in progress now (for a shuffle: if
     it is its pass's turn)."""
-    op = state.current
-    if op is None or state.joint_key is None or state.begun != state.done:
+    index, ops = state.done, state.ops  # (state.current, without a property and a len each)
+    if index >= len(ops) or state.joint_key is None or state.begun != index:
         return False
+    op = ops[index]
     if (state.done, seat) in state.slots or seat not in senders(state, state.done, op):
         return False
     return op.kind != SHUFFLE or state.progress == seat
@@ -96,11 +97,12 @@ def advance(state: TableState) -> list[int]:
     completed: list[int] = []
     if state.joint_key is None:
         return completed
+    ops = state.ops
     for _ in range(MAX_STEPS):
-        op = state.current
-        if op is None:
-            break
         index = state.done
+        if index >= len(ops):
+            break
+        op = ops[index]
         if state.begun != index:
             _begin(state, index, op)
             state.begun = index
