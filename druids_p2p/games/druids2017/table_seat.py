@@ -294,7 +294,7 @@ class TableSeat2017:
                 _unreveal(rnd, seat, shown)
             raise
         if led >= 0 and card_domain(shown) not in (-1, led):  # judged at the final reveal
-            held = tuple(p for p in self._hand(seat) if p != position)
+            held = tuple([p for p in self._hand(seat) if p != position])
             r = len(self.game.rounds) - 1
             self.claims.append(Revoke(r, trick, seat, shown, led, held, self.taken))
         self._hands[seat].remove(position)
