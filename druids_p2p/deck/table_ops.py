@@ -178,9 +178,8 @@ def _deck(state: TableState, name: str) -> DeckState:
 
 
 def _check_parts(state: TableState, index: int, op: TableOp) -> None:
-    """Every stored message for this operation must be the right kind from a seat that owes
-    one; anything else convicts its signer. Each message is checked once, at the first step
-    after it is stored (``state.fresh``), lowest seat first."""
+    """Every message stored for this operation (each checked once: ``state.fresh``, lowest seat
+    first) must be the right kind from a seat that owes one; anything else convicts its signer."""
     seats = state.fresh.pop(index, None)
     if not seats:
         return
