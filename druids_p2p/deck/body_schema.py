@@ -225,19 +225,29 @@ class Schema:
         "_judged",
         "_members",
         "_values",
+        "across",
         "after",
         "checked",
         "keys",
         "written",
     )
 
-    def __init__(self, *checked: Field, after: Callable[[dict[str, Any]], None] | None = None):
+    def __init__(
+        self,
+        *checked: Field,
+        after: Callable[[dict[str, Any]], None] | None = None,
+        across: Member | None = None,
+    ):
         self.checked = checked
         self.written = tuple(sorted(checked, key=lambda f: f.key))
         self.keys = tuple(f.key for f in self.written)
         self.after = after
         """Checks of the shape across fields, run on the checked values (and free to replace
         them)."""
+        self.across = across
+        """Checks across fields the table makes when it stores the message, with the group's
+        (a shuffle's halves and proof vectors all of one length): the wire's decoder leaves
+        them to it, so a signed body that fails one convicts its signer."""
         attrs = [f.attr for f in self.written]
         self._values: Callable[[object], tuple[Any, ...]]
         """Every written attribute in key order, read in one C call rather than a ``getattr``
@@ -275,6 +285,8 @@ class Schema:
         """What the group must say of a decoded message's points and scalars, in field order."""
         for (key, member), value in zip(self._members, self._judged(msg), strict=True):
             member(value, prefix + key)
+        if self.across is not None:
+            self.across(msg, prefix)
 
 
 class Schemed:
@@ -372,13 +384,14 @@ def proof_to_body(proof: ShuffleProof) -> Body:
     }
 
 
-def proof_from_body(body: object, size: int) -> ShuffleProof:
-    """The proof's shape: every vector of it has one entry per ciphertext (``size``), every
-    entry and every single value 32 bytes (:func:`proof_members` judges their values)."""
+def proof_from_body(body: object, lo: int, hi: int) -> ShuffleProof:
+    """The proof's shape: its keys, every vector of it ``lo..hi`` entries and every entry and
+    single value 32 bytes (:func:`proof_members` judges their values, :func:`sized` that every
+    vector has one entry per ciphertext)."""
     f = fields(body, PROOF_KEYS, "proof")
 
     def vector(key: str) -> tuple[bytes, ...]:
-        return bin32s(f[key], size, size, f"proof.{key}")
+        return bin32s(f[key], lo, hi, f"proof.{key}")
 
     def one(key: str) -> bytes:
         return bin32(f[key], f"proof.{key}")
@@ -431,7 +444,23 @@ PROOF = Field("proof", "proof", unchecked, proof_to_body, proof_members)
 
 
 def shuffled(values: dict[str, Any]) -> None:
-    """A shuffle's ``after`` step: both halves as long, and a proof of that many entries."""
-    if len(values["a"]) != len(values["c"]):
+    """A shuffle's ``after`` step: its proof's shape (every vector of 1..MAX_CARDS entries)."""
+    values["proof"] = proof_from_body(values["proof"], 1, MAX_CARDS)
+
+
+def sized(msg: Any, where: str) -> None:
+    """A shuffle's check across fields when it is stored: both halves as long, and a proof of
+    that many entries in every vector."""
+    size = len(msg.a)
+    if len(msg.c) != size:
         raise MalformedMessage("a and c must have the same length")
-    values["proof"] = proof_from_body(values["proof"], len(values["a"]))
+    proof = msg.proof
+    for key, vector in (
+        ("c", proof.perm),
+        ("ch", proof.chain),
+        ("sh", proof.s_hat),
+        ("sp", proof.s_prime),
+        ("th", proof.t_hat),
+    ):
+        if len(vector) != size:
+            raise MalformedMessage(f"{where}proof.{key}: expected an array of {size}..{size} items")

@@ -153,7 +153,13 @@ class TableShuffleMsg(bs.Whole):
 
     KIND: ClassVar[str] = KIND_TABLE_SHUFFLE
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(
-        *bs.CIPHERTEXTS, bs.ROUND, OP, bs.Field("deck", "deck", _name), bs.PROOF, after=bs.shuffled
+        *bs.CIPHERTEXTS,
+        bs.ROUND,
+        OP,
+        bs.Field("deck", "deck", _name),
+        bs.PROOF,
+        after=bs.shuffled,
+        across=bs.sized,
     )
     round_no: int
     op: int
