@@ -289,7 +289,8 @@ def test_a_well_shaped_point_the_group_refuses_is_blamed_on_its_signer_when_stor
 def _in_group_shuffle(size: int, **changes: Any) -> dict[str, Any]:
     """A shuffle body whose every point and scalar the group accepts (the base point, one)."""
     b, one = group.BASE, group.ONE
-    proof = {k: [b] * size for k in ("c", "ch", "th")} | {k: [one] * size for k in ("sh", "sp")}
+    proof: dict[str, Any] = {k: [b] * size for k in ("c", "ch", "th")}
+    proof |= {k: [one] * size for k in ("sh", "sp")}
     proof |= {k: one for k in ("s1", "s2", "s3", "s4")}
     proof |= {k: b for k in ("t1", "t2", "t3", "t41", "t42")}
     body = {"a": [b] * size, "c": [b] * size, "deck": "gems", "op": 0, "round": 1}
