@@ -3,7 +3,8 @@ faithfully (``druids bench deal --ops``), and the command itself.
 
 The counts are what the deal's speed comes down to (a machine's speed varies, they do not), so the
 counter is checked against an independent count made with every libsodium entry point wrapped
-before the package is imported.
+(the library's own functions, which rbcl's wrappers and ``deck/sodium.py`` both call) before the
+package is imported.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _INDEPENDENT = textwrap.dedent(
     """
     import collections, json, os, sys, threading
-    import rbcl
+    from rbcl.rbcl import _sodium  # libsodium itself, under rbcl's wrappers and deck/sodium.py
     names = {
         "crypto_scalarmult_ristretto255": "mul",
         "crypto_scalarmult_ristretto255_base": "base",
@@ -40,12 +41,12 @@ _INDEPENDENT = textwrap.dedent(
     current = [None]
     lock = threading.Lock()  # the deck multiplies on two threads (deck/lincomb.py)
     for name, op in names.items():
-        fn = getattr(rbcl, name)
+        fn = getattr(_sodium, name)
         def counted(*args, _fn=fn, _op=op):
             with lock:
                 counts[current[0]][_op] += 1
             return _fn(*args)
-        setattr(rbcl, name, counted)
+        setattr(_sodium, name, counted)
     # only now the package: every name it binds to libsodium is a counted one
     from druids_p2p.bench import round_deal, table_deck
     from druids_p2p.deck.table_peer import TablePeer

@@ -20,40 +20,21 @@ from protocol_vectors import (
 )
 from sample_table import sign_fields
 
-from druids_p2p.deck import MalformedMessage
-from druids_p2p.deck.params import MAX_CARDS
+from druids_p2p.deck import DeckFault, MalformedMessage, group
 from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.table_audit import audit_record
-from druids_p2p.deck.table_messages import (
-    MAX_OPS,
-    MAX_POSITIONS,
-    MAX_TABLE_CARDS,
-    NAME,
-    TABLE_KINDS,
-    TableOp,
-)
+from druids_p2p.deck.table_messages import TABLE_KINDS, TableOp, parse_table_body
+from druids_p2p.deck.table_state import TableState
 from druids_p2p.net.table_codec import TABLE_KIND_TYPES, TABLE_TYPES
 from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, Identity, MsgType, decode, encode
-from druids_p2p.wire import bodies as wire_bodies
 from druids_p2p.wire.errors import BadShape
-from druids_p2p.wire.schema import TOKEN_CHARS
+from druids_p2p.wire.safe_msgpack import pack
 
 
 def test_the_eight_table_kinds_are_wire_types_60_to_67_in_deck_md_order() -> None:
     assert tuple(TABLE_KIND_TYPES) == TABLE_KINDS
     assert [int(t) for t in TABLE_KIND_TYPES.values()] == list(range(60, 68))
     assert {t.label for t in TABLE_TYPES} == set(TABLE_KINDS)
-
-
-def test_the_wire_bounds_are_the_card_tables_own() -> None:
-    """wire and deck import nothing of each other, so their shared bounds are checked here."""
-    assert wire_bodies.MAX_TABLE_DECK == MAX_CARDS
-    assert wire_bodies.MAX_TABLE_POSITIONS == MAX_POSITIONS
-    assert wire_bodies.MAX_TABLE_CARDS == MAX_TABLE_CARDS
-    assert wire_bodies.TABLE_OP.hi == MAX_OPS
-    assert wire_bodies.TABLE_NAME.charset == TOKEN_CHARS
-    names = {chr(c) for c in range(0x20, 0x7F) if NAME.match(chr(c))}
-    assert names == TOKEN_CHARS, "the deck's name characters are the wire's token characters"
 
 
 def test_a_card_table_game_runs_over_signed_wire_messages_and_audits() -> None:
@@ -197,40 +178,46 @@ def _shuffle(size: int = 2, **changes: Any) -> dict[str, Any]:
     return dict(sorted((body | {"round": 1} | changes).items()))
 
 
+OP_BOUND, POS_BOUND = r"op: expected an integer in 0\.\.4294967295", r"pos: .* in 0\.\.4095"
+NAME_BOUND = "expected a name of 1..32 token characters"
 BAD_BODIES = [
-    ("table_key", {"e": S, "key": P, "round": 1}, "missing key 's'"),
+    ("table_key", {"e": S, "key": P, "round": 1}, "expected keys e, key, round, s in that order"),
     ("table_key", {"e": S, "key": P[:31], "round": 1, "s": S}, "key: expected bin of 32"),
-    ("table_key", {"e": S, "key": P, "op": 0, "round": 1, "s": S}, "unknown key 'op'"),
-    ("table_share", _share(op=2**32), r"op: expected int in \[0, 4294967295\]"),
-    ("table_share", _share(op=-1), r"op: expected int in \[0, 4294967295\]"),
-    ("table_share", _share(pos=4096), r"pos: expected int in \[0, 4095\]"),
-    ("table_share", _share(round=2**32), "round: expected int"),
-    ("table_share", _share(op=True), "op: expected int"),
-    ("table_play", {"op": 4, "pos": 0, "round": 1, "zone": "slot 1"}, "character ' '"),
-    ("table_play", {"op": 4, "pos": 0, "round": 1, "zone": ""}, "zone: expected str of 1..32"),
-    ("table_play", {"op": 4, "pos": 0, "round": 1, "zone": "z" * 33}, "zone: expected str"),
-    ("table_play", {"op": 4, "pos": 0, "round": 1}, "missing key 'zone'"),
-    ("table_open", {"op": 6, "opens": [], "round": 1}, "opens: expected 1..128 items, got 0"),
-    ("table_open", {"op": 6, "opens": [_opening()] * 129, "round": 1}, "expected 1..128 items"),
-    ("table_open", {"op": 6, "opens": [_opening(card=256)], "round": 1}, r"card: .*\[0, 255\]"),
-    ("table_open", {"op": 6, "opens": [_opening(pos=4096)], "round": 1}, r"pos: .*\[0, 4095\]"),
-    ("table_open", {"op": 6, "opens": [_opening(x=1)], "round": 1}, "unknown key 'x'"),
+    ("table_key", {"e": S, "key": P, "op": 0, "round": 1, "s": S}, "got 'e', 'key', 'op'"),
+    ("table_share", _share(op=2**32), OP_BOUND),
+    ("table_share", _share(op=-1), OP_BOUND),
+    ("table_share", _share(pos=4096), POS_BOUND),
+    ("table_share", _share(round=2**32), "round: expected an integer"),
+    ("table_share", _share(op=True), OP_BOUND),
+    ("table_play", {"op": 4, "pos": 0, "round": 1, "zone": "slot 1"}, f"zone: {NAME_BOUND}"),
+    ("table_play", {"op": 4, "pos": 0, "round": 1, "zone": ""}, f"zone: {NAME_BOUND}"),
+    ("table_play", {"op": 4, "pos": 0, "round": 1, "zone": "z" * 33}, f"zone: {NAME_BOUND}"),
+    ("table_play", {"op": 4, "pos": 0, "round": 1}, "expected keys op, pos, round, zone"),
+    ("table_open", {"op": 6, "opens": [], "round": 1}, "opens: expected an array of 1..128"),
+    ("table_open", {"op": 6, "opens": [_opening()] * 129, "round": 1}, "an array of 1..128"),
+    ("table_open", {"op": 6, "opens": [_opening(card=256)], "round": 1}, r"card: .* 0\.\.255"),
+    ("table_open", {"op": 6, "opens": [_opening(pos=4096)], "round": 1}, POS_BOUND),
+    ("table_open", {"op": 6, "opens": [_opening(x=1)], "round": 1}, r"opens\[0\]: .* 's', 'x'"),
     ("table_reveal", {"op": 10, "round": 1, "x": S[:5]}, "x: expected bin of 32 bytes"),
-    ("table_show", _show(card=256), r"card: expected int in \[0, 255\]"),
-    ("table_show", _show(pos=4096), r"pos: expected int in \[0, 4095\]"),
-    ("table_show", _show(zone="a b"), "character ' '"),
-    ("table_show", {k: v for k, v in _show().items() if k != "zone"}, "missing key 'zone'"),
+    ("table_show", _show(card=256), r"card: expected an integer in 0\.\.255"),
+    ("table_show", _show(pos=4096), POS_BOUND),
+    ("table_show", _show(zone="a b"), f"zone: {NAME_BOUND}"),
+    ("table_show", {k: v for k, v in _show().items() if k != "zone"}, "expected keys card, d"),
     ("table_show", _show(d=P[:31]), "d: expected bin of 32"),
-    ("table_shares", _shares(shares=[]), "shares: expected 1..128 items, got 0"),
-    ("table_shares", _shares(*[_part()] * 129), "shares: expected 1..128 items, got 129"),
-    ("table_shares", _shares(_part(pos=4096)), r"pos: expected int in \[0, 4095\]"),
-    ("table_shares", _shares(_part(d=P[:31])), "d: expected bin of 32"),
-    ("table_shares", _shares(_part(x=2)), "unknown key 'x'"),
-    ("table_shares", {"op": 8, "round": 1}, "missing key 'shares'"),
-    ("table_shuffle", _shuffle(a=[P] * 129), "a: expected 1..128 items, got 129"),
-    ("table_shuffle", _shuffle(1, deck="reserve:0/1"), "character '/'"),
-    ("table_shuffle", _shuffle(129), "expected 1..128 items"),
-    ("table_shuffle", _shuffle(**{"pass": 1}), "unknown key 'pass'"),
+    ("table_shares", _shares(shares=[]), "shares: expected an array of 1..128 items"),
+    ("table_shares", _shares(*[_part()] * 129), "shares: expected an array of 1..128 items"),
+    ("table_shares", _shares(_part(pos=4096)), r"shares\[0\]\.pos: .* 0\.\.4095"),
+    ("table_shares", _shares(_part(d=P[:31])), r"shares\[0\]\.d: expected bin of 32"),
+    ("table_shares", _shares(_part(x=2)), r"shares\[0\]: .* 's', 'x'"),
+    ("table_shares", {"op": 8, "round": 1}, "expected keys op, round, shares"),
+    ("table_shuffle", _shuffle(a=[P] * 129), "a: expected an array of 1..128 items"),
+    ("table_shuffle", _shuffle(1, deck="reserve:0/1"), f"deck: {NAME_BOUND}"),
+    ("table_shuffle", _shuffle(129), "an array of 1..128 items"),
+    ("table_shuffle", _shuffle(**{"pass": 1}), "'op', 'pass', 'proof'"),
+    ("table_shuffle", _shuffle(2, proof=_proof(129)), r"proof\.c: expected an array of 1\.\.128"),
+    ("table_share", _share(s=S[:31]), "s: expected bin of 32 bytes"),
+    ("table_share", _share(e=7), "e: expected bin of 32 bytes"),
+    ("table_reveal", [("op", 10), ("round", 1), ("x", S)], "body: expected map"),
 ]
 
 
@@ -261,3 +248,73 @@ def test_a_well_shaped_body_of_each_kind_decodes(kind: str) -> None:
         "table_shares": _shares(*[_part(pos=4095)] * 128, op=2**32 - 1),
     }[kind]
     assert decode(_raw(kind, body)).type is TABLE_KIND_TYPES[kind]
+
+
+def test_a_decoded_body_is_the_decks_parse_of_it_made_once() -> None:
+    """One statement, one parse on receipt: the decoder's parse of a card-table body is the
+    deck's message (``Message.parsed``), which the deck then stores as it is."""
+    game = wire_table_game(V2_OPS)
+    for sent in game.sent:
+        msg = decode(sent.raw)
+        kind = msg.type.label
+        assert msg.parsed is not None and kind == msg.parsed.KIND
+        assert msg.parsed == parse_table_body(kind, dict(msg.body))
+        assert pack(msg.parsed.to_body()) == pack(dict(msg.body)), "the body it was read from"
+
+
+POINT_OFF_GROUP = [
+    ("d", bytes(32), "d: not a canonical non-identity group element"),  # the identity
+    ("d", b"\xff" * 32, "d: not a canonical non-identity group element"),  # top bit set
+    ("e", b"\xff" * 32, "e: not a canonical 32-byte scalar"),  # above l
+]
+
+
+@pytest.mark.parametrize(("key", "value", "pattern"), POINT_OFF_GROUP)
+def test_a_well_shaped_point_the_group_refuses_is_blamed_on_its_signer_when_stored(
+    key: str, value: bytes, pattern: str
+) -> None:
+    """32 bytes are the shape the decoder checks; whether they are the group's is the deck's
+    to judge when it stores the message, and a signed body that fails convicts its signer."""
+    raw = _raw("table_share", _share(d=group.BASE, e=group.ONE, s=group.ONE) | {key: value})
+    msg = decode(raw)  # its shape is right: received
+    with pytest.raises(MalformedMessage, match=pattern):
+        msg.parsed.check_members()
+    state = TableState(TABLE_VECTOR_ID, 1, 3, 6)
+    with pytest.raises(DeckFault, match=f"malformed table_share: {pattern}") as fault:
+        state.take(2, msg.parsed, raw)
+    assert fault.value.seat == 2 and fault.value.evidence == (raw,)
+    assert not state.slots, "nothing of it is stored"
+
+
+def _in_group_shuffle(size: int, **changes: Any) -> dict[str, Any]:
+    """A shuffle body whose every point and scalar the group accepts (the base point, one)."""
+    b, one = group.BASE, group.ONE
+    proof: dict[str, Any] = {k: [b] * size for k in ("c", "ch", "th")}
+    proof |= {k: [one] * size for k in ("sh", "sp")}
+    proof |= {k: one for k in ("s1", "s2", "s3", "s4")}
+    proof |= {k: b for k in ("t1", "t2", "t3", "t41", "t42")}
+    body = {"a": [b] * size, "c": [b] * size, "deck": "gems", "op": 0, "round": 1}
+    body |= {"proof": dict(sorted(proof.items()))}
+    return dict(sorted((body | changes).items()))
+
+
+SIZES_ACROSS_FIELDS = [
+    ({"c": [group.BASE]}, "a and c must have the same length"),
+    ({"proof": _in_group_shuffle(3)["proof"]}, r"proof\.c: expected an array of 2\.\.2 items"),
+]
+
+
+@pytest.mark.parametrize(("changes", "pattern"), SIZES_ACROSS_FIELDS)
+def test_a_shuffle_whose_lengths_disagree_is_received_then_convicts_its_signer(
+    changes: dict[str, Any], pattern: str
+) -> None:
+    """Each array is within the bounds the decoder checks; that they are one deck's length is
+    the table's to judge when it stores the message, with signed evidence, as before."""
+    raw = _raw("table_shuffle", _in_group_shuffle(2, **changes))
+    msg = decode(raw)
+    state = TableState(TABLE_VECTOR_ID, 1, 3, 6)
+    with pytest.raises(DeckFault, match=f"malformed table_shuffle: {pattern}") as fault:
+        state.take(1, msg.parsed, raw)
+    assert fault.value.seat == 1 and fault.value.evidence == (raw,)
+    with pytest.raises(MalformedMessage, match=pattern):
+        parse_table_body("table_shuffle", dict(msg.body))

@@ -1,13 +1,19 @@
-"""How a deck message body is checked and written: one schema per message, deal and table alike.
+"""The one statement of the card table's message bodies, and how one is checked and written.
 
-The deal's seven bodies (:mod:`druids_p2p.deck.messages`) and the card table's six
-(:mod:`druids_p2p.deck.table_messages`) follow one rule (deck.md §3): a map with sorted string
-keys, exact types (bool is not an int), canonical non-identity points, canonical scalars, bounded
-arrays, and :class:`~druids_p2p.deck.errors.MalformedMessage` for anything else. The rule lives
-here once, so the two families cannot drift apart: a message names its fields (:class:`Field`, in
+Every body (deck.md §5) follows one rule: a map with sorted string keys, exact types (bool is not
+an int), bounded integers and arrays, and points and scalars of 32 bytes that are canonical
+non-identity group elements and canonical scalars; anything else is
+:class:`~druids_p2p.deck.errors.MalformedMessage`. A message names its fields (:class:`Field`, in
 the order they are checked) and :class:`Schema` writes the body in sorted key order and reads it
-back into the message's constructor arguments. The ``proof`` map of a shuffle, which both
-families carry, is here too.
+back into the message's constructor arguments.
+
+A body is read in two parts, each once. Its *shape* (keys, types, lengths, bounds) is checked
+when the message is decoded: at a LAN table by the wire's decoder, which the net layer hands
+this very parser (``net/table_codec.py``), so a body of the wrong shape is refused on receipt
+like any malformed frame and never reaches a step. What only the group can tell (is this point
+an element other than the identity, is this scalar below l) is checked by the deck when it
+stores the message (:meth:`Schema.members`): a signed body that fails it convicts its signer.
+:meth:`Whole.from_body` does both, for a reader that holds only a body.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from operator import attrgetter
 from typing import Any, ClassVar, Self, TypeAlias
 
 from druids_p2p.deck.errors import MalformedMessage
-from druids_p2p.deck.group import is_canonical_scalar, is_element
+from druids_p2p.deck.group import ORDER, below_order, is_canonical_scalar, is_element, is_element_32
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND
 from druids_p2p.deck.shuffle_proof import ShuffleProof
 
@@ -39,6 +45,7 @@ def fields(body: object, keys: tuple[str, ...], what: str) -> Mapping[str, Any]:
 
 
 def point(value: object, where: str) -> bytes:
+    """The whole check of a point: its shape and that it is a canonical non-identity element."""
     if not is_element(value):
         raise MalformedMessage(f"{where}: not a canonical non-identity group element")
     assert isinstance(value, bytes)
@@ -46,6 +53,7 @@ def point(value: object, where: str) -> bytes:
 
 
 def scalar(value: object, where: str) -> bytes:
+    """The whole check of a scalar: 32 bytes of an integer below l."""
     if not is_canonical_scalar(value):
         raise MalformedMessage(f"{where}: not a canonical 32-byte scalar")
     assert isinstance(value, bytes)
@@ -55,6 +63,13 @@ def scalar(value: object, where: str) -> bytes:
 def binary(value: object, size: int, where: str) -> bytes:
     if not isinstance(value, bytes) or len(value) != size:
         raise MalformedMessage(f"{where}: expected {size} bytes")
+    return value
+
+
+def bin32(value: object, where: str) -> bytes:
+    """A point's or a scalar's shape: 32 bytes (its value is the group's to judge)."""
+    if not isinstance(value, bytes) or len(value) != 32:
+        raise MalformedMessage(f"{where}: expected bin of 32 bytes")
     return value
 
 
@@ -81,6 +96,42 @@ def scalars(value: object, lo: int, hi: int, where: str) -> tuple[bytes, ...]:
     return items
 
 
+def bin32s(value: object, lo: int, hi: int, where: str) -> tuple[bytes, ...]:
+    """An array of ``lo..hi`` items of 32 bytes each (points or scalars, by shape)."""
+    items = array(value, lo, hi, where)
+    if set(map(type, items)) != {bytes} or set(map(len, items)) != {32}:
+        for i, item in enumerate(items):
+            bin32(item, f"{where}[{i}]")
+    return items
+
+
+# --------------------------------------------------------------------------- the group's part
+# (Each takes values of 32 bytes, as the shape checked them.)
+def element(value: bytes, where: str) -> None:
+    """A member check: a point that is a canonical non-identity element."""
+    if not is_element_32(value):
+        raise MalformedMessage(f"{where}: not a canonical non-identity group element")
+
+
+def canonical(value: bytes, where: str) -> None:
+    """A member check: a scalar below l."""
+    if int.from_bytes(value, "little") >= ORDER:  # (below_order, inline: two per proof)
+        raise MalformedMessage(f"{where}: not a canonical 32-byte scalar")
+
+
+def elements(values: tuple[bytes, ...], where: str) -> None:
+    check = is_element_32
+    for i, value in enumerate(values):
+        if not check(value):
+            raise MalformedMessage(f"{where}[{i}]: not a canonical non-identity group element")
+
+
+def canonicals(values: tuple[bytes, ...], where: str) -> None:
+    for i, value in enumerate(values):
+        if not below_order(value):
+            raise MalformedMessage(f"{where}[{i}]: not a canonical 32-byte scalar")
+
+
 # --------------------------------------------------------------------------- checks as values
 def an_int(lo: int, hi: int) -> Check:
     """The check itself, not a wrapper around one (one call per field, not two): every card a
@@ -98,8 +149,8 @@ def bytes_of(size: int) -> Check:
     return lambda value, where: binary(value, size, where)
 
 
-def points_of(lo: int, hi: int) -> Check:
-    return lambda value, where: points(value, lo, hi, where)
+def bin32s_of(lo: int, hi: int) -> Check:
+    return lambda value, where: bin32s(value, lo, hi, where)
 
 
 def parts_of(part: Callable[[object, str], Any], lo: int, hi: int) -> Check:
@@ -110,6 +161,12 @@ def parts_of(part: Callable[[object, str], Any], lo: int, hi: int) -> Check:
         return tuple(part(item, f"{where}[{i}]") for i, item in enumerate(items))
 
     return check
+
+
+def parts_members(values: tuple[Part, ...], where: str) -> None:
+    """The member checks of each nested body, named ``where[i].key``."""
+    for i, value in enumerate(values):
+        value.SCHEMA.members(value, f"{where}[{i}].")
 
 
 def unchecked(value: object, where: str) -> object:
@@ -126,28 +183,71 @@ def as_bodies(value: tuple[Any, ...]) -> list[Body]:
 
 
 # --------------------------------------------------------------------------- schemas
+Member: TypeAlias = Callable[[Any, str], None]
+"""Takes a typed value of the right shape and its name; raises if the group refuses it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Field:
-    """One key of a body: the message attribute it carries, its check, and how it is written."""
+    """One key of a body: the message attribute it carries, its shape check, what the group
+    must further say of it (``member``), and how it is written."""
 
     key: str
     attr: str
     check: Check
     out: Callable[[Any], Any] | None = None
     """None: the value travels as it is (bytes, int, str)."""
+    member: Member | None = None
+    """None: the shape is the whole check (an integer, a name)."""
+
+
+def _one(judged: list[Field]) -> Callable[[object], tuple[Any, ...]]:
+    """A getter of zero or one attribute as a tuple (``attrgetter`` of one gives no tuple)."""
+    attrs = [f.attr for f in judged]
+    return lambda msg: tuple(getattr(msg, a) for a in attrs)
+
+
+def point_field(key: str, attr: str) -> Field:
+    """A point: 32 bytes, then a canonical non-identity element (deck.md §3)."""
+    return Field(key, attr, bin32, member=element)
+
+
+def scalar_field(key: str, attr: str) -> Field:
+    """A scalar: 32 bytes, then below l (deck.md §3)."""
+    return Field(key, attr, bin32, member=canonical)
 
 
 class Schema:
     """A body's fields: checked in the order given, written and required in sorted key order."""
 
-    __slots__ = ("_converted", "_values", "after", "checked", "keys", "written")
+    __slots__ = (
+        "_converted",
+        "_judged",
+        "_members",
+        "_values",
+        "across",
+        "after",
+        "checked",
+        "keys",
+        "written",
+    )
 
-    def __init__(self, *checked: Field, after: Callable[[dict[str, Any]], None] | None = None):
+    def __init__(
+        self,
+        *checked: Field,
+        after: Callable[[dict[str, Any]], None] | None = None,
+        across: Member | None = None,
+    ):
         self.checked = checked
         self.written = tuple(sorted(checked, key=lambda f: f.key))
         self.keys = tuple(f.key for f in self.written)
         self.after = after
-        """Checks across fields, run on the checked values (and free to replace them)."""
+        """Checks of the shape across fields, run on the checked values (and free to replace
+        them)."""
+        self.across = across
+        """Checks across fields the table makes when it stores the message, with the group's
+        (a shuffle's halves and proof vectors all of one length): the wire's decoder leaves
+        them to it, so a signed body that fails one convicts its signer."""
         attrs = [f.attr for f in self.written]
         self._values: Callable[[object], tuple[Any, ...]]
         """Every written attribute in key order, read in one C call rather than a ``getattr``
@@ -158,6 +258,14 @@ class Schema:
             self._values = lambda msg: tuple(getattr(msg, a) for a in attrs)
         self._converted = tuple((f.key, f.out) for f in self.written if f.out is not None)
         """The fields written through their ``out`` (the others travel as they are)."""
+        judged = [f for f in checked if f.member is not None]
+        self._members: tuple[tuple[str, Member], ...] = tuple(
+            (f.key, f.member) for f in checked if f.member is not None
+        )
+        self._judged: Callable[[object], tuple[Any, ...]] = (
+            attrgetter(*[f.attr for f in judged]) if len(judged) > 1 else _one(judged)
+        )
+        """The attributes the group judges, read in one call (as :attr:`_values`)."""
 
     def encode(self, msg: object) -> Body:
         body: Body = dict(zip(self.keys, self._values(msg), strict=True))
@@ -166,12 +274,19 @@ class Schema:
         return body
 
     def decode(self, body: object, what: str, prefix: str = "") -> dict[str, Any]:
-        """The constructor arguments; a value is reported as ``prefix + key``."""
+        """The constructor arguments, shape checked; a value is reported as ``prefix + key``."""
         raw = fields(body, self.keys, what)
         values = {f.attr: f.check(raw[f.key], prefix + f.key) for f in self.checked}
         if self.after is not None:
             self.after(values)
         return values
+
+    def members(self, msg: object, prefix: str = "") -> None:
+        """What the group must say of a decoded message's points and scalars, in field order."""
+        for (key, member), value in zip(self._members, self._judged(msg), strict=True):
+            member(value, prefix + key)
+        if self.across is not None:
+            self.across(msg, prefix)
 
 
 class Schemed:
@@ -192,7 +307,19 @@ class Whole(Schemed):
 
     @classmethod
     def from_body(cls, body: object) -> Self:
+        """The whole check of a body: its shape and its points' and scalars' membership."""
+        msg = cls.shaped(body)
+        msg.check_members()
+        return msg
+
+    @classmethod
+    def shaped(cls, body: object) -> Self:
+        """The message, its body's shape checked (its points and scalars not yet judged)."""
         return cls(**cls.SCHEMA.decode(body, cls.KIND))
+
+    def check_members(self) -> None:
+        """Raise :class:`MalformedMessage` if a point or a scalar is not the group's."""
+        self.SCHEMA.members(self)
 
 
 class Part(Schemed):
@@ -202,12 +329,13 @@ class Part(Schemed):
 
     @classmethod
     def from_body(cls, body: object, where: str) -> Self:
+        """The nested body's shape (its whole message's ``check_members`` judges the rest)."""
         return cls(**cls.SCHEMA.decode(body, where, f"{where}."))
 
 
 ROUND = Field("round", "round_no", an_int(0, MAX_ROUND))
 """Every body names its round, so signed evidence never depends on the envelope for it."""
-DLEQ = (Field("e", "e", scalar), Field("s", "s", scalar))
+DLEQ = (scalar_field("e", "e"), scalar_field("s", "s"))
 """The challenge and response of a Schnorr or Chaum-Pedersen proof."""
 
 
@@ -217,7 +345,7 @@ def opening(positions: int, cards: int) -> tuple[Field, ...]:
     return (
         Field("pos", "position", an_int(0, positions - 1)),
         Field("card", "card", an_int(0, cards - 1)),
-        Field("d", "share", point),
+        point_field("d", "share"),
         *DLEQ,
     )
 
@@ -256,45 +384,83 @@ def proof_to_body(proof: ShuffleProof) -> Body:
     }
 
 
-def proof_from_body(body: object, size: int) -> ShuffleProof:
-    """Every vector of the proof has one entry per ciphertext (``size``)."""
+def proof_from_body(body: object, lo: int, hi: int) -> ShuffleProof:
+    """The proof's shape: its keys, every vector of it ``lo..hi`` entries and every entry and
+    single value 32 bytes (:func:`proof_members` judges their values, :func:`sized` that every
+    vector has one entry per ciphertext)."""
     f = fields(body, PROOF_KEYS, "proof")
 
     def vector(key: str) -> tuple[bytes, ...]:
-        return points(f[key], size, size, f"proof.{key}")
+        return bin32s(f[key], lo, hi, f"proof.{key}")
 
-    def responses(key: str) -> tuple[bytes, ...]:
-        return scalars(f[key], size, size, f"proof.{key}")
+    def one(key: str) -> bytes:
+        return bin32(f[key], f"proof.{key}")
 
     return ShuffleProof(
         perm=vector("c"),
         chain=vector("ch"),
-        t1=point(f["t1"], "proof.t1"),
-        t2=point(f["t2"], "proof.t2"),
-        t3=point(f["t3"], "proof.t3"),
-        t41=point(f["t41"], "proof.t41"),
-        t42=point(f["t42"], "proof.t42"),
+        t1=one("t1"),
+        t2=one("t2"),
+        t3=one("t3"),
+        t41=one("t41"),
+        t42=one("t42"),
         t_hat=vector("th"),
-        s1=scalar(f["s1"], "proof.s1"),
-        s2=scalar(f["s2"], "proof.s2"),
-        s3=scalar(f["s3"], "proof.s3"),
-        s4=scalar(f["s4"], "proof.s4"),
-        s_hat=responses("sh"),
-        s_prime=responses("sp"),
+        s1=one("s1"),
+        s2=one("s2"),
+        s3=one("s3"),
+        s4=one("s4"),
+        s_hat=vector("sh"),
+        s_prime=vector("sp"),
     )
 
 
+def proof_members(proof: ShuffleProof, where: str) -> None:
+    """Every point of a shuffle proof a canonical non-identity element, every response a
+    canonical scalar (in the order the proof's map lists them)."""
+    elements(proof.perm, f"{where}.c")
+    elements(proof.chain, f"{where}.ch")
+    for key, value in (("s1", proof.s1), ("s2", proof.s2), ("s3", proof.s3), ("s4", proof.s4)):
+        canonical(value, f"{where}.{key}")
+    canonicals(proof.s_hat, f"{where}.sh")
+    canonicals(proof.s_prime, f"{where}.sp")
+    for key, value in (
+        ("t1", proof.t1),
+        ("t2", proof.t2),
+        ("t3", proof.t3),
+        ("t41", proof.t41),
+        ("t42", proof.t42),
+    ):
+        element(value, f"{where}.{key}")
+    elements(proof.t_hat, f"{where}.th")
+
+
 CIPHERTEXTS = (
-    Field("a", "a", points_of(1, MAX_CARDS), as_list),
-    Field("c", "c", points_of(1, MAX_CARDS), as_list),
+    Field("a", "a", bin32s_of(1, MAX_CARDS), as_list, elements),
+    Field("c", "c", bin32s_of(1, MAX_CARDS), as_list, elements),
 )
 """A deck's two ElGamal halves, one point per card, after a pass."""
-PROOF = Field("proof", "proof", unchecked, proof_to_body)
+PROOF = Field("proof", "proof", unchecked, proof_to_body, proof_members)
 """Read by :func:`shuffled` once the deck's size is known."""
 
 
 def shuffled(values: dict[str, Any]) -> None:
-    """A shuffle's ``after`` step: both halves as long, and a proof of that many entries."""
-    if len(values["a"]) != len(values["c"]):
+    """A shuffle's ``after`` step: its proof's shape (every vector of 1..MAX_CARDS entries)."""
+    values["proof"] = proof_from_body(values["proof"], 1, MAX_CARDS)
+
+
+def sized(msg: Any, where: str) -> None:
+    """A shuffle's check across fields when it is stored: both halves as long, and a proof of
+    that many entries in every vector."""
+    size = len(msg.a)
+    if len(msg.c) != size:
         raise MalformedMessage("a and c must have the same length")
-    values["proof"] = proof_from_body(values["proof"], len(values["a"]))
+    proof = msg.proof
+    for key, vector in (
+        ("c", proof.perm),
+        ("ch", proof.chain),
+        ("sh", proof.s_hat),
+        ("sp", proof.s_prime),
+        ("th", proof.t_hat),
+    ):
+        if len(vector) != size:
+            raise MalformedMessage(f"{where}proof.{key}: expected an array of {size}..{size} items")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import struct
 
-import rbcl
+from druids_p2p.deck.sodium import scalar_reduce
 
 Item = bytes | int
 
@@ -54,6 +54,28 @@ def encode(*items: Item) -> bytes:
     )
 
 
+POINT_PREFIX = _LEN.pack(32)
+"""The length prefix of a 32-byte item (a point, a scalar, a digest)."""
+INT_PAIR = struct.Struct(">IQIQ")
+"""Two integer items, packed in one call: ``INT_PAIR.pack(8, i, 8, j) == encode(i, j)``."""
+
+
+def encode_int(value: int) -> bytes:
+    """``encode(value)`` of one integer."""
+    return _INT.pack(8, value)
+
+
+def encode_bytes(value: bytes) -> bytes:
+    """``encode(value)`` of one byte string."""
+    return _LEN.pack(len(value)) + value
+
+
+def encode_points(*values: bytes) -> bytes:
+    """``encode(*values)`` for items of exactly 32 bytes (points, scalars, digests this peer
+    computed or checked), without a length call per item: the same bytes."""
+    return POINT_PREFIX + POINT_PREFIX.join(values) if values else b""
+
+
 def sha256(tag: bytes, *items: Item) -> bytes:
     return hashlib.sha256(encode(tag, *items)).digest()
 
@@ -64,8 +86,13 @@ def sha512(tag: bytes, *items: Item) -> bytes:
 
 def hash_to_scalar(tag: bytes, *items: Item) -> bytes:
     """SHA-512 reduced mod the group order: bias below 2^-250, fine for challenges and nonces."""
-    out: bytes = rbcl.crypto_core_ristretto255_scalar_reduce(sha512(tag, *items))
-    return out
+    return scalar_reduce(hashlib.sha512(encode(tag, *items)).digest())
+
+
+def hash_encoded_to_scalar(encoded: bytes) -> bytes:
+    """:func:`hash_to_scalar` of an input already encoded (a proof's statement, encoded once
+    for its nonce and its challenge)."""
+    return scalar_reduce(hashlib.sha512(encoded).digest())
 
 
 def xof(tag: bytes, length: int, *items: Item) -> bytes:

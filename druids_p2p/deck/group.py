@@ -12,7 +12,9 @@ libsodium pitfalls handled here: ``is_valid_point`` accepts the identity; ``add`
 validate their inputs at all (an invalid encoding silently gives the identity); scalar
 multiplication clears the top bit of the scalar instead of reducing it, and fails for a zero
 scalar. So every received point goes through :func:`is_element` and every received scalar
-through :func:`is_canonical_scalar`.
+through :func:`is_canonical_scalar`, and only then reaches the arithmetic, which calls libsodium
+without rbcl's per-call wrappers (:mod:`druids_p2p.deck.sodium`: they re-check types and lengths
+that are known here, at more cost than the arithmetic).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import hashlib
 
 import rbcl
 
+from druids_p2p.deck import sodium
 from druids_p2p.deck.encoding import Item, encode
 from druids_p2p.deck.errors import GroupError
 
@@ -33,18 +36,20 @@ IDENTITY = bytes(POINT_BYTES)
 ONE = (1).to_bytes(SCALAR_BYTES, "little")
 BASE: bytes = rbcl.crypto_scalarmult_ristretto255_base(ONE)
 
-_is_valid = rbcl.crypto_core_ristretto255_is_valid_point
-_base = rbcl.crypto_scalarmult_ristretto255_base
-_mul = rbcl.crypto_scalarmult_ristretto255
-add = rbcl.crypto_core_ristretto255_add
+add = sodium.add
 """Point addition; inputs must already be valid encodings (libsodium does not check)."""
-sub = rbcl.crypto_core_ristretto255_sub
+sub = sodium.sub
 """Point subtraction; inputs must already be valid encodings (libsodium does not check)."""
-scalar_add = rbcl.crypto_core_ristretto255_scalar_add
-scalar_mul = rbcl.crypto_core_ristretto255_scalar_mul
-scalar_negate = rbcl.crypto_core_ristretto255_scalar_negate
-scalar_reduce = rbcl.crypto_core_ristretto255_scalar_reduce
+scalar_add = sodium.scalar_add
+scalar_mul = sodium.scalar_mul
+scalar_negate = sodium.scalar_negate
+scalar_reduce = sodium.scalar_reduce
 """Reduce 64 bytes (little-endian) mod l."""
+_is_valid = sodium.is_valid_point
+_mul = sodium.scalarmult
+_base = sodium.scalarmult_base
+"""(Module attributes, read at each call: ``druids bench deal --ops`` counts through them.)"""
+_ZERO = bytes(SCALAR_BYTES)
 
 
 def is_element(data: object) -> bool:
@@ -58,8 +63,18 @@ def is_element(data: object) -> bool:
         and len(data) == POINT_BYTES
         and not data[31] & 0x80
         and data != IDENTITY
-        and bool(_is_valid(data))
+        and _is_valid(data)
     )
+
+
+def is_element_32(data: bytes) -> bool:
+    """:func:`is_element` of a value already known to be 32 bytes (a body's shape checked)."""
+    return not data[31] & 0x80 and data != IDENTITY and _is_valid(data)
+
+
+def below_order(data: bytes) -> bool:
+    """:func:`is_canonical_scalar` of a value already known to be 32 bytes."""
+    return int.from_bytes(data, "little") < ORDER
 
 
 def is_canonical_scalar(data: object) -> bool:
@@ -72,41 +87,37 @@ def is_canonical_scalar(data: object) -> bool:
 
 
 def is_zero_scalar(scalar: bytes) -> bool:
-    return scalar == bytes(SCALAR_BYTES)
+    return scalar == _ZERO
 
 
 def base_mul(scalar: bytes) -> bytes:
     """``scalar`` times the base point; ``scalar`` must be reduced and non-zero."""
-    try:
-        out: bytes = _base(scalar)
-    except RuntimeError:
-        raise GroupError("base multiplication by a zero scalar") from None
+    out = _base(scalar)
+    if out is None:
+        raise GroupError("base multiplication by a zero scalar")
     return out
 
 
 def mul(scalar: bytes, point: bytes) -> bytes:
     """``scalar`` times ``point``; fails for a zero scalar or an invalid/identity point."""
-    try:
-        out: bytes = _mul(scalar, point)
-    except RuntimeError:
-        raise GroupError(
-            "scalar multiplication gave the identity or met an invalid point"
-        ) from None
+    out = _mul(scalar, point)
+    if out is None:
+        raise GroupError("scalar multiplication gave the identity or met an invalid point")
     return out
 
 
 def sum_points(points: list[bytes]) -> bytes:
     """Sum of a non-empty list of valid encodings (may be the identity)."""
     acc = points[0]
+    plus = add
     for p in points[1:]:
-        acc = add(acc, p)
+        acc = plus(acc, p)
     return acc
 
 
 def scalar_from_wide(data: bytes) -> bytes:
     """A uniform scalar from 64 uniform bytes."""
-    out: bytes = scalar_reduce(data)
-    return out
+    return scalar_reduce(data)
 
 
 def hash_to_point(tag: bytes, *items: Item) -> bytes:

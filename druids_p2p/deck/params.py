@@ -7,7 +7,9 @@ is which, who leads) belongs to the caller.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from druids_p2p.deck.encoding import encode_bytes, encode_int
 
 MAX_CARDS = 128
 """Keeps a whole-deck shuffle message with its proof (about 240 bytes a card) under the wire's
@@ -30,6 +32,8 @@ class DeckParams:
     seats: int
     hand_size: int
     required: frozenset[int] = frozenset()
+    encoded: bytes = field(init=False, repr=False, compare=False)
+    """``enc(table_id, round_no)``: how every proof's statement begins, encoded once."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.table_id, bytes) or not 1 <= len(self.table_id) <= MAX_TABLE_ID:
@@ -44,10 +48,12 @@ class DeckParams:
             raise ValueError(
                 f"{self.seats} hands of {self.hand_size} do not fit a deck of {self.num_cards}"
             )
-        if any(not 0 <= c < self.num_cards for c in self.required):
-            raise ValueError("required cards must be card ids of the deck")
-        if len(self.required) > self.dealt:
-            raise ValueError("more required cards than dealt cards")
+        if self.required:  # (the card table's contexts require none: made once an operation)
+            if any(not 0 <= c < self.num_cards for c in self.required):
+                raise ValueError("required cards must be card ids of the deck")
+            if len(self.required) > self.dealt:
+                raise ValueError("more required cards than dealt cards")
+        object.__setattr__(self, "encoded", encode_bytes(self.table_id) + encode_int(self.round_no))
 
     # ------------------------------------------------------------------ the deal plan
     @property

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from druids_p2p.deck import group
 from druids_p2p.deck.encoding import (
+    INT_PAIR,
     TAG_KEY_POK,
     TAG_NONCE,
     TAG_OPEN_DLEQ,
@@ -31,7 +32,10 @@ from druids_p2p.deck.encoding import (
     TAG_SHARES_COEF,
     TAG_SHARES_DLEQ,
     Item,
-    hash_to_scalar,
+    encode,
+    encode_int,
+    encode_points,
+    hash_encoded_to_scalar,
     sha512,
     xof,
 )
@@ -47,19 +51,31 @@ MAX_ATTEMPTS = 64
 @dataclass(frozen=True, slots=True)
 class Statement:
     """What a proof's challenge hashes before the prover's commitments: its tag and every public
-    input, context included. The nonce hashes the same, so it covers the whole statement."""
+    input, context included. The nonce hashes the same, so it covers the whole statement.
+
+    ``encoded`` is ``enc(tag, items…)``, written once for the nonce and the challenge (a
+    statement made by this module passes it in, built from its context's encoded start)."""
 
     tag: bytes
     items: tuple[Item, ...]
+    encoded: bytes = b""
+
+    def __post_init__(self) -> None:
+        if not self.encoded:
+            object.__setattr__(self, "encoded", encode(self.tag, *self.items))
 
     def challenge(self, *commitments: bytes) -> bytes:
-        """e = H2S(tag, items…, commitments…)."""
-        return hash_to_scalar(self.tag, *self.items, *commitments)
+        """e = H2S(tag, items…, commitments…); every commitment is a point (32 bytes)."""
+        return hash_encoded_to_scalar(self.encoded + encode_points(*commitments))
+
+
+_NONCE_HEAD = encode(TAG_NONCE)
 
 
 def nonce(secret: bytes, statement: Statement, attempt: int = 0) -> bytes:
     """w = H2S("druids-p2p/v1 deck nonce", x, tag, items…, attempt) (deck.md §8)."""
-    return hash_to_scalar(TAG_NONCE, secret, statement.tag, *statement.items, attempt)
+    head = _NONCE_HEAD + encode_points(secret)
+    return hash_encoded_to_scalar(head + statement.encoded + encode_int(attempt))
 
 
 def _prove(
@@ -82,8 +98,11 @@ def _respond(w: bytes, e: bytes, secret: bytes) -> bytes:
     return out
 
 
+_ZERO = bytes(32)
+
+
 def _usable(e: bytes, s: bytes) -> bool:
-    return not group.is_zero_scalar(e) and not group.is_zero_scalar(s)
+    return e != _ZERO and s != _ZERO
 
 
 def _commit_point(s: bytes, e: bytes, base: bytes, public: bytes) -> bytes:
@@ -118,10 +137,19 @@ def verify_key(params: DeckParams, seat: int, key: bytes, proof: Proof) -> bool:
 
 
 # --------------------------------------------------------------------------- single DLEQ (open)
+_OPEN_HEAD = encode(TAG_OPEN_DLEQ)
+
+
 def open_statement(
     params: DeckParams, seat: int, position: int, key: bytes, a: bytes, d: bytes
 ) -> Statement:
-    return Statement(TAG_OPEN_DLEQ, (params.table_id, params.round_no, seat, position, key, a, d))
+    """Encoded from the context's encoded start, the two integers in one pack and the three
+    points (32 bytes each, checked or computed): the bytes ``encode`` gives, in a few calls."""
+    encoded = (
+        _OPEN_HEAD + params.encoded + INT_PAIR.pack(8, seat, 8, position) + encode_points(key, a, d)
+    )
+    items = (params.table_id, params.round_no, seat, position, key, a, d)
+    return Statement(TAG_OPEN_DLEQ, items, encoded)
 
 
 def prove_open(
@@ -143,9 +171,10 @@ def verify_open(
     e, s = proof
     if not _usable(e, s):
         return False
-    try:
-        t1 = _commit_base(s, e, key)
-        t2 = _commit_point(s, e, a, d)
+    mul, sub = group.mul, group.sub
+    try:  # (the commitments of _commit_base and _commit_point, without a call for each)
+        t1 = sub(group.base_mul(s), mul(e, key))
+        t2 = sub(mul(s, a), mul(e, d))
     except GroupError:
         return False
     return open_statement(params, seat, position, key, a, d).challenge(t1, t2) == e

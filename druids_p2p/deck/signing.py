@@ -9,8 +9,8 @@ tests and ``druids bench deal`` use is ``druids_p2p.bench.deal_table.Ed25519Code
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from druids_p2p.deck.body_schema import Body
 
@@ -23,6 +23,9 @@ class Envelope:
     kind: str
     body: Body
     raw: bytes
+    shaped: Any = field(default=None, compare=False)
+    """The body as its message, shape checked when it was decoded (the wire's decoder runs the
+    deck's parser, ``table_messages.shape_table_body``), or None: the deck parses ``body``."""
 
 
 class Codec(Protocol):

@@ -43,6 +43,9 @@ TRANSFER = "transfer"
 SHOW = "show"
 DEALS = "deals"
 OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW, DEALS)
+_WITH_DECK = (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS)
+_WITH_ZONE = (TURN, PLAY, REVEAL, SHOW)
+_WITH_SOURCE = (TRANSFER,)
 
 
 def hand_zone(seat: int) -> str:
@@ -83,12 +86,11 @@ class TableOp:
     def __post_init__(self) -> None:
         if self.kind not in OP_KINDS:
             raise ValueError(f"unknown table operation {self.kind!r}")
-        for field, used in (
-            ("deck", (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS)),
-            ("zone", (TURN, PLAY, REVEAL, SHOW)),
-            ("source", (TRANSFER,)),
+        for field, value, used in (
+            ("deck", self.deck, _WITH_DECK),
+            ("zone", self.zone, _WITH_ZONE),
+            ("source", self.source, _WITH_SOURCE),
         ):
-            value = getattr(self, field)
             if (self.kind in used) != bool(value) or (value and not NAME.match(value)):
                 raise ValueError(f"{self.kind}: {field} {value!r} is missing, unused or not a name")
         if (self.kind in (DEAL, PLAY, SHOW)) != (self.seat is not None):
@@ -103,7 +105,7 @@ class TableOp:
             raise ValueError(f"{self.kind}: only a shuffle of a new deck lists cards")
         if (self.kind == DEALS) != bool(self.seats):
             raise ValueError(f"{self.kind}: seats are listed exactly for deals")
-        if (
+        if self.seats != () and (
             not isinstance(self.seats, tuple)
             or len(self.seats) > MAX_CARDS
             or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in self.seats)
@@ -136,7 +138,7 @@ class TableKeyMsg(bs.Whole):
     """The seat's key share h_i = x_i·B for the whole game, with a Schnorr proof (e, s)."""
 
     KIND: ClassVar[str] = KIND_TABLE_KEY
-    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, bs.Field("key", "key", bs.point), *bs.DLEQ)
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, bs.point_field("key", "key"), *bs.DLEQ)
     round_no: int
     key: bytes
     e: bytes
@@ -151,7 +153,13 @@ class TableShuffleMsg(bs.Whole):
 
     KIND: ClassVar[str] = KIND_TABLE_SHUFFLE
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(
-        *bs.CIPHERTEXTS, bs.ROUND, OP, bs.Field("deck", "deck", _name), bs.PROOF, after=bs.shuffled
+        *bs.CIPHERTEXTS,
+        bs.ROUND,
+        OP,
+        bs.Field("deck", "deck", _name),
+        bs.PROOF,
+        after=bs.shuffled,
+        across=bs.sized,
     )
     round_no: int
     op: int
@@ -167,7 +175,7 @@ class TableShareMsg(bs.Whole):
 
     KIND: ClassVar[str] = KIND_TABLE_SHARE
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(
-        bs.ROUND, OP, POSITION, bs.Field("d", "share", bs.point), *bs.DLEQ
+        bs.ROUND, OP, POSITION, bs.point_field("d", "share"), *bs.DLEQ
     )
     round_no: int
     op: int
@@ -182,7 +190,7 @@ class SharePart(bs.Part):
     """One position's share in a ``table_shares``: exactly a ``table_share``'s fields and proof
     for that position (the same statement and context), so it is checked and audited alike."""
 
-    SCHEMA: ClassVar[bs.Schema] = bs.Schema(POSITION, bs.Field("d", "share", bs.point), *bs.DLEQ)
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(POSITION, bs.point_field("d", "share"), *bs.DLEQ)
     position: int
     share: bytes
     e: bytes
@@ -198,7 +206,13 @@ class TableSharesMsg(bs.Whole):
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(
         bs.ROUND,
         OP,
-        bs.Field("shares", "shares", bs.parts_of(SharePart.from_body, 1, MAX_CARDS), bs.as_bodies),
+        bs.Field(
+            "shares",
+            "shares",
+            bs.parts_of(SharePart.from_body, 1, MAX_CARDS),
+            bs.as_bodies,
+            bs.parts_members,
+        ),
     )
     round_no: int
     op: int
@@ -237,7 +251,13 @@ class TableOpenMsg(bs.Whole):
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(
         bs.ROUND,
         OP,
-        bs.Field("opens", "opens", bs.parts_of(Opening.from_body, 1, MAX_CARDS), bs.as_bodies),
+        bs.Field(
+            "opens",
+            "opens",
+            bs.parts_of(Opening.from_body, 1, MAX_CARDS),
+            bs.as_bodies,
+            bs.parts_members,
+        ),
     )
     round_no: int
     op: int
@@ -249,7 +269,7 @@ class TableRevealMsg(bs.Whole):
     """The final reveal: the seat's secret x_i, after which every card at the table is known."""
 
     KIND: ClassVar[str] = KIND_TABLE_REVEAL
-    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, OP, bs.Field("x", "secret", bs.scalar))
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(bs.ROUND, OP, bs.scalar_field("x", "secret"))
     round_no: int
     op: int
     secret: bytes
@@ -296,22 +316,22 @@ TableMessage: TypeAlias = (
     | TableShowMsg
     | TableSharesMsg
 )
+TABLE_MESSAGES = (
+    TableKeyMsg,
+    TableShuffleMsg,
+    TableShareMsg,
+    TablePlayMsg,
+    TableOpenMsg,
+    TableRevealMsg,
+    TableShowMsg,
+    TableSharesMsg,
+)
+"""The eight message classes (for an ``isinstance`` check)."""
 Opened: TypeAlias = TableOpenMsg | TableShowMsg
 """A message that opens positions of its sender's (their cards become public)."""
 
-_PARSERS: dict[str, Any] = {
-    cls.KIND: cls.from_body
-    for cls in (
-        TableKeyMsg,
-        TableShuffleMsg,
-        TableShareMsg,
-        TablePlayMsg,
-        TableOpenMsg,
-        TableRevealMsg,
-        TableShowMsg,
-        TableSharesMsg,
-    )
-}
+_PARSERS: dict[str, Any] = {cls.KIND: cls.from_body for cls in TABLE_MESSAGES}
+_SHAPED: dict[str, Any] = {cls.KIND: cls.shaped for cls in TABLE_MESSAGES}
 TABLE_KINDS = tuple(_PARSERS)
 EXPECTED_KIND = {
     SHUFFLE: KIND_TABLE_SHUFFLE,
@@ -327,5 +347,14 @@ EXPECTED_KIND = {
 
 
 def parse_table_body(kind: str, body: object) -> TableMessage:
+    """The whole check of a body (its shape and its points' and scalars' membership)."""
     msg: TableMessage = bs.parse_kind(_PARSERS, "table", kind, body)
+    return msg
+
+
+def shape_table_body(kind: str, body: object) -> TableMessage:
+    """A body's shape checked, once, on receipt (the wire's decoder calls this for types
+    60–67, ``net/table_codec.py``): the message, whose points and scalars the table judges
+    when it stores it (``TableState.take``)."""
+    msg: TableMessage = bs.parse_kind(_SHAPED, "table", kind, body)
     return msg

@@ -76,9 +76,10 @@ def senders(state: TableState, index: int, op: TableOp) -> tuple[int, ...]:
 def due(state: TableState, seat: int) -> bool:
     """True if ``seat`` owes its message for the operation in progress now (for a shuffle: if
     it is its pass's turn)."""
-    op = state.current
-    if op is None or state.joint_key is None or state.begun != state.done:
+    index, ops = state.done, state.ops  # (state.current, without a property and a len each)
+    if index >= len(ops) or state.joint_key is None or state.begun != index:
         return False
+    op = ops[index]
     if (state.done, seat) in state.slots or seat not in senders(state, state.done, op):
         return False
     return op.kind != SHUFFLE or state.progress == seat
@@ -96,15 +97,17 @@ def advance(state: TableState) -> list[int]:
     completed: list[int] = []
     if state.joint_key is None:
         return completed
+    ops = state.ops
     for _ in range(MAX_STEPS):
-        op = state.current
-        if op is None:
-            break
         index = state.done
+        if index >= len(ops):
+            break
+        op = ops[index]
         if state.begun != index:
             _begin(state, index, op)
             state.begun = index
-        _check_parts(state, index, op)
+        if index in state.fresh:
+            _check_parts(state, index, op)
         if not _STEP[op.kind](state, index, op):
             break
         completed.append(index)
@@ -175,14 +178,15 @@ def _deck(state: TableState, name: str) -> DeckState:
 
 
 def _check_parts(state: TableState, index: int, op: TableOp) -> None:
-    """Every stored message for this operation must be the right kind from a seat that owes
-    one; anything else convicts its signer."""
+    """Every message stored for this operation (each checked once: ``state.fresh``, lowest seat
+    first) must be the right kind from a seat that owes one; anything else convicts its signer."""
+    seats = state.fresh.pop(index, None)
+    if not seats:
+        return
     allowed = senders(state, index, op)
     want = EXPECTED_KIND.get(op.kind)
-    for seat in range(state.seats):
-        sent = state.slots.get((index, seat))
-        if sent is None:
-            continue
+    for seat in sorted(seats):
+        sent = state.slots[(index, seat)]
         if want != sent.msg.KIND:
             raise DeckFault(
                 seat, f"{sent.msg.KIND} for operation {index}, which is a {op.kind}", (sent.raw,)

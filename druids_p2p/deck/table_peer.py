@@ -33,6 +33,7 @@ from druids_p2p.deck.table_messages import (
     REVEAL,
     SHOW,
     SHUFFLE,
+    TABLE_MESSAGES,
     TURN,
     Opening,
     SharePart,
@@ -72,6 +73,8 @@ class TablePeer:
     ) -> None:
         self.state = TableState(table_id, round_no, seats, num_cards)
         self._codec = codec
+        self._seat = codec.seat
+        """The codec's seat (it signs for one seat, for good), read once."""
         while True:
             secret = group.scalar_from_wide(entropy(64))
             if not group.is_zero_scalar(secret):
@@ -83,11 +86,11 @@ class TablePeer:
         self._started = False
 
     def __repr__(self) -> str:
-        return f"TablePeer(seat={self.seat})"
+        return f"TablePeer(seat={self._seat})"
 
     @property
     def seat(self) -> int:
-        return self._codec.seat
+        return self._seat
 
     # ------------------------------------------------------------------ driving
     def start(self) -> list[bytes]:
@@ -96,19 +99,19 @@ class TablePeer:
             return []
         self._started = True
         params = self.state.context(b"key", "", 0)
-        e, s = prove_key(params, self.seat, self._secret, self._key)
+        e, s = prove_key(params, self._seat, self._secret, self._key)
         out = [self._emit(TableKeyMsg(self.state.round_no, self._key, e, s))]
         return out + self._act()
 
     def push(self, op: TableOp, position: int | None = None) -> list[bytes]:
         """The schedule's next operation; ``position`` is this seat's choice for its own play
         or show (a show claims the position's card, so it must be one dealt to this seat)."""
-        mine = op.kind in (PLAY, SHOW) and op.seat == self.seat
+        mine = op.kind in (PLAY, SHOW) and op.seat == self._seat
         if mine != (position is not None):
             raise ValueError("a position is given exactly for this seat's own plays and shows")
         if op.kind == SHOW and mine and position not in self._cards:
             raise ValueError(
-                f"seat {self.seat} was not dealt position {position}: it cannot show it"
+                f"seat {self._seat} was not dealt position {position}: it cannot show it"
             )
         index = self.state.push(op)
         if position is not None:
@@ -120,12 +123,28 @@ class TablePeer:
 
         :class:`MalformedMessage`: drop it. :class:`DeckFault`: the signer cheated (evidence
         attached). :class:`AuditRequired`: a card decrypted wrongly although every proof held."""
-        env = self._codec.open(raw)
-        if env.seat == self.seat:
+        return self._take(self._codec.open(raw))
+
+    def push_received(self, op: TableOp, env: Envelope) -> list[bytes]:
+        """:meth:`push` another seat's play or show ``op`` and :meth:`receive` the message
+        that makes it (opened already: ``env``), with one pass over the table's operations
+        for the two, not one each (a move at a table is this, on every other seat)."""
+        if op.kind not in (PLAY, SHOW) or op.seat == self._seat:
+            raise ValueError("push_received takes another seat's play or show")
+        self.state.push(op)
+        return self._take(env)
+
+    def _take(self, env: Envelope) -> list[bytes]:
+        raw = env.raw
+        if env.seat == self._seat:
             if raw in self.state.own:
                 return []
             raise MalformedMessage("a message signed for this seat that it did not send")
-        self.state.add(env.seat, env.kind, env.body, env.raw)
+        shaped = env.shaped
+        if isinstance(shaped, TABLE_MESSAGES) and env.kind == shaped.KIND:
+            self.state.take(env.seat, shaped, env.raw)  # its shape was checked on receipt
+        else:
+            self.state.add(env.seat, env.kind, env.body, env.raw)
         return self._act() if self._started else []
 
     def precheck(self, env: Envelope) -> None:
@@ -135,10 +154,14 @@ class TablePeer:
         (:func:`~druids_p2p.deck.table_ops.precheck_share`), so that once the last message
         arrives only that one is left to check. Nothing is stored and nothing is judged: the
         message is received, and blamed if need be, as any other (:meth:`receive`)."""
-        if env.seat == self.seat or env.kind not in (KIND_TABLE_SHARE, KIND_TABLE_SHARES):
+        if env.seat == self._seat or env.kind not in (KIND_TABLE_SHARE, KIND_TABLE_SHARES):
             return
         try:
-            msg = parse_table_body(env.kind, env.body)
+            msg = env.shaped if isinstance(env.shaped, TABLE_MESSAGES) else None
+            if msg is None or env.kind != msg.KIND:
+                msg = parse_table_body(env.kind, env.body)
+            else:
+                msg.check_members()  # (no proof is checked on points the group refuses)
         except MalformedMessage:
             return
         if isinstance(msg, TableShareMsg | TableSharesMsg) and msg.round_no == self.state.round_no:
@@ -155,12 +178,12 @@ class TablePeer:
 
     def hand(self) -> tuple[int, ...]:
         """The positions in this seat's hand, in the order they came."""
-        return self.state.zone(hand_zone(self.seat))
+        return self.state.zone(hand_zone(self._seat))
 
     def card_at(self, position: int) -> int:
         card = self.known().get(position)
         if card is None:
-            raise NotReady(f"seat {self.seat} does not know position {position}")
+            raise NotReady(f"seat {self._seat} does not know position {position}")
         return card
 
     def transcript(self) -> tuple[bytes, ...]:
@@ -170,14 +193,14 @@ class TablePeer:
     def _emit(self, msg: TableMessage) -> bytes:
         raw = self._codec.seal(msg.KIND, msg.to_body())
         self.state.own.add(raw)
-        self.state.add(self.seat, msg.KIND, msg.to_body(), raw)
+        self.state.put(self._seat, msg, raw)  # made here from its typed value: nothing to parse
         return raw
 
     def _act(self) -> list[bytes]:
         out: list[bytes] = []
         for _ in range(MAX_OWN_STEPS):
             self._learn(advance(self.state))
-            msg = self._my_part() if due(self.state, self.seat) else None
+            msg = self._my_part() if due(self.state, self._seat) else None
             if msg is None:
                 break
             out.append(self._emit(msg))
@@ -192,14 +215,14 @@ class TablePeer:
                 continue
             for p in state.taken(index):
                 pos = state.positions[p]
-                if pos.owner != self.seat:
+                if pos.owner != self._seat:
                     continue
                 own = group.mul(self._secret, pos.a)
                 shares = [own, *state.shares_of(p)]
                 card = card_table(state.num_cards).get(decrypt_with(pos.c, shares))
                 if card is None:
                     raise AuditRequired(
-                        f"position {p} dealt to seat {self.seat} decrypts to no card"
+                        f"position {p} dealt to seat {self._seat} decrypts to no card"
                     )
                 self._cards[p] = card
 
@@ -207,7 +230,7 @@ class TablePeer:
         state, index = self.state, self.state.done
         op = state.current
         assert op is not None
-        round_no, seat = state.round_no, self.seat
+        round_no, seat = state.round_no, self._seat
         if op.kind == SHUFFLE:
             deck = state.decks[op.deck]
             joint = state.joint_key
@@ -249,5 +272,5 @@ class TablePeer:
         a = self.state.positions[p].a
         d = group.mul(self._secret, a)
         params = self.state.context(what, name, index)
-        e, s = prove_open(params, self.seat, p, self._secret, self._key, a, d)
+        e, s = prove_open(params, self._seat, p, self._secret, self._key, a, d)
         return d, e, s

@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import Body
-from druids_p2p.deck.encoding import encode, sha256
+from druids_p2p.deck.encoding import encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
 from druids_p2p.deck.proofs import verify_key
@@ -165,28 +165,31 @@ class TableState:
         """Raws of shares whose proof held when checked ahead of their step's end
         (``table_ops.precheck_share``): not checked a second time when the step is complete."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
-        self._joint: tuple[tuple[bytes, ...], bytes] | None = None
-        """The joint key and the seat keys it is the sum of (asked for on every message)."""
+        self._ctx_prefix = encode(TAG_TABLE_CONTEXT, table_id)
+        """The start of every context's hash input (the tag and the table id), encoded once."""
+        self._ctx_starts: dict[tuple[bytes, str], bytes] = {}
+        """(what, name) -> the context's hash input but the operation, encoded once."""
+        self.joint_key: bytes | None = None
+        """The sum of every seat's key, once all are in: computed once, when the last key is
+        stored (the table's operations ask for it on every message)."""
+        self.fresh: dict[int, list[int]] = {}
+        """op -> the seats whose message for it is stored but not yet checked to be of the
+        operation's kind and owed (``table_ops._check_parts`` checks each once)."""
 
     # ------------------------------------------------------------------ derived values
     def context(self, what: bytes, name: str, op: int) -> DeckParams:
+        """:func:`context_params` of this table, made once per (what, name, op)."""
         key = (what, name, op)
         params = self._ctx.get(key)
         if params is None:
-            params = context_params(self.table_id, self.round_no, self.seats, what, name, op)
+            start = self._ctx_starts.get((what, name))
+            if start is None:
+                start = self._ctx_prefix + encode(what, name.encode())
+                self._ctx_starts[(what, name)] = start
+            digest = hashlib.sha256(start + encode_int(op)).digest()
+            params = DeckParams(digest, self.round_no, MAX_CARDS, self.seats, 1)
             self._ctx[key] = params
         return params
-
-    @property
-    def joint_key(self) -> bytes | None:
-        """The sum of every seat's key, once all are in: computed once, not on each of the
-        thousands of times a game's operations ask (a point sum of every key each time)."""
-        if len(self.keys) < self.seats:
-            return None
-        parts = tuple(self.keys[s].msg.key for s in range(self.seats))
-        if self._joint is None or self._joint[0] != parts:
-            self._joint = (parts, group.sum_points(list(parts)))
-        return self._joint[1]
 
     def key_raws(self) -> tuple[bytes, ...]:
         return tuple(self.keys[s].raw for s in sorted(self.keys))
@@ -260,6 +263,24 @@ class TableState:
             msg = parse_table_body(kind, body)
         except MalformedMessage as exc:
             raise DeckFault(seat, f"malformed {kind}: {exc}", (raw,)) from None
+        return self.put(seat, msg, raw)
+
+    def take(self, seat: int, msg: TableMessage, raw: bytes) -> TableMessage | None:
+        """:meth:`add` of a message whose shape was checked when it was decoded: what the group
+        must say of its points and scalars is checked here, once (a share whose proofs already
+        held ahead of its step, ``proven``, had them checked then), and blames the signer."""
+        if raw not in self.proven:
+            try:
+                msg.check_members()
+            except MalformedMessage as exc:
+                raise DeckFault(seat, f"malformed {msg.KIND}: {exc}", (raw,)) from None
+        return self.put(seat, msg, raw)
+
+    def put(self, seat: int, msg: TableMessage, raw: bytes) -> TableMessage | None:
+        """Store a parsed authenticated message (:meth:`add` without the parse: a seat's own
+        message, made here from its typed value, or one the layer above parsed on receipt)."""
+        if not 0 <= seat < self.seats:
+            raise MalformedMessage(f"seat {seat} is not at this table")
         if msg.round_no != self.round_no:
             raise MalformedMessage(f"{msg.KIND} for game {msg.round_no}, not this one")
         if isinstance(msg, TableKeyMsg):
@@ -281,6 +302,7 @@ class TableState:
         elif msg.op < self.done:
             raise DeckFault(seat, f"{msg.KIND} for operation {msg.op}, which is over", (raw,))
         self.slots[slot] = Sent(seat, msg, raw)
+        self.fresh.setdefault(msg.op, []).append(seat)
         self.raws.append(raw)
         return msg
 
@@ -298,6 +320,8 @@ class TableState:
             raise DeckFault(sent.seat, "key share has an invalid proof of knowledge", (sent.raw,))
         self.keys[sent.seat] = sent
         self.raws.append(sent.raw)
+        if len(self.keys) == self.seats:
+            self.joint_key = group.sum_points([self.keys[s].msg.key for s in range(self.seats)])
         return True
 
     def push(self, op: TableOp) -> int:

@@ -59,6 +59,8 @@ T = TypeVar("T")
 CARD_PLAYS = frozenset({MsgType.TABLE_PLAY, MsgType.TABLE_SHOW})
 """A card put down: face down (``table_play``) or shown face up (``table_show``)."""
 MOVE_TYPES = frozenset({MsgType.MOVE, *CARD_PLAYS})
+SHARES = frozenset({MsgType.TABLE_SHARE, MsgType.TABLE_SHARES})
+"""The messages whose proofs a seat checks while their step's others are on the way."""
 """Every message a move step takes."""
 
 
@@ -285,6 +287,8 @@ class CardTablePlay:
         """Another seat's message, held by the table until its step is complete: the deck
         checks a share's proof now, while the step's other shares are on their way
         (:meth:`TablePeer.precheck`: nothing is stored or judged)."""
+        if msg.type not in SHARES:
+            return  # (only shares are checked ahead: a move is not)
         seat = self._seat_of(msg.sender)
         env = None if seat is None else deck_envelope(msg, seat)
         if env is not None:
@@ -337,6 +341,8 @@ class CardTablePlay:
     def _learn(self) -> None:
         """Tell the copy every card the completed operations opened to this seat."""
         state = self.peer.state
+        if self._learned == state.done:
+            return  # (asked at every turn of the loop: mostly nothing new)
         known = self.peer.known()
         for index in range(self._learned, state.done):
             op = state.ops[index]
@@ -368,4 +374,7 @@ class CardTablePlay:
         if op is None:
             return []
         self._pushed += 1
-        return self.peer.push(table_op(op)) + self.peer.receive(msg.raw)
+        env = deck_envelope(msg, seat)  # the table's decoded copy: not looked up again
+        if env is None:
+            return self.peer.push(table_op(op)) + self.peer.receive(msg.raw)
+        return self.peer.push_received(table_op(op), env)

@@ -28,7 +28,7 @@ def deck_envelope(msg: Message, seat: int) -> Envelope | None:
     """The deck's view of a table message: a card-table message as the deck's envelope, its
     signed bytes the evidence; None for any other message (a move, an abort...)."""
     kind = _TYPE_KINDS.get(msg.type)
-    return None if kind is None else Envelope(seat, kind, dict(msg.body), msg.raw)
+    return None if kind is None else Envelope(seat, kind, dict(msg.body), msg.raw, msg.parsed)
 
 
 class Chain:

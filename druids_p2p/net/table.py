@@ -227,13 +227,17 @@ class TableMachine(TableState):
             if step is None or not step.senders or self.aborted is not None:
                 break
             batch: list[Message] = []
+            complete = True
+            next_seq, pending = self.transcript.next_seq, self.pending
             for key in step.senders:
-                msg = self.pending[key].get(self.transcript.next_seq(key))
-                if msg is not None:
+                msg = pending[key].get(next_seq(key))
+                if msg is None:
+                    complete = False
+                else:
                     batch.append(msg)
             for msg in batch:  # checked as soon as it is here, not when the step is complete
                 self._check_in_step(step, msg)
-            if len(batch) < len(step.senders):
+            if not complete:
                 break
             for msg in batch:
                 del self.pending[msg.sender][msg.seq]

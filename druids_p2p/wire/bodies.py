@@ -1,8 +1,9 @@
 """The body schema of every message type: the one place to read or change what a body may hold.
 
 A plain dict from :class:`MsgType` to a schema value, on purpose: a new message type or field is
-one edit of this table (the ``table_*`` entries are the card table's exact shapes), and
-``docs/protocol/wire.md`` mirrors it line by line. Every body is a map with sorted string keys.
+one edit of this table, and ``docs/protocol/wire.md`` mirrors it line by line. The card table's
+bodies (the ``table_*`` types) are the deck's own statement, named here and parsed by it. Every
+body is a map with sorted string keys.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from druids_p2p.wire.schema import (
     Int,
     List,
     OneOf,
+    Parsed,
     Schema,
     Str,
     Struct,
@@ -50,92 +52,23 @@ version 1, which were all Druids 2017) and its options. The rule set decides wha
 
 ENDPOINT = Str(9, 64, charset=TOKEN_CHARS | frozenset("/[]"))
 """A ZeroMQ endpoint such as ``tcp://10.0.0.2:45123``."""
-POINT = Bin(32, 32)
-"""A ristretto255 element (the deck layer checks it is canonical and not the identity)."""
-SCALAR = Bin(32, 32)
-"""A ristretto255 scalar (the deck layer checks it is canonical)."""
-DECK_ROUND = Int(0, 2**32 - 1)
-
-
-def _shuffle_proof(max_len: int) -> Struct:
-    """Section 7.1's proof map with every vector bounded by ``max_len`` entries."""
-    points, scalars = List(POINT, 1, max_len), List(SCALAR, 1, max_len)
-    fields: dict[str, Schema] = {"c": points, "ch": points, "sh": scalars, "sp": scalars}
-    fields |= {"th": points} | {k: SCALAR for k in ("s1", "s2", "s3", "s4")}
-    fields |= {k: POINT for k in ("t1", "t2", "t3", "t41", "t42")}
-    return Struct(fields)
-
-
-# The mental card table (deck.md §15.3): the same bounds as deck/table_messages.py, which the wire
-# may not import (tests/test_table_wire.py checks that they agree).
-MAX_TABLE_DECK = 128
-"""Ciphertexts in one deck (the deck's ``MAX_CARDS``): one shuffle with its proof fits a message."""
-MAX_TABLE_POSITIONS = 4096
-MAX_TABLE_CARDS = 256
-TABLE_OP = Int(0, 2**32 - 1)
-TABLE_POS = Int(0, MAX_TABLE_POSITIONS - 1)
-TABLE_NAME = Str(1, 32, charset=TOKEN_CHARS)
-"""A deck or zone name (``gems``, ``reserve:2``, ``place:3``)."""
-TABLE_OPENING = Struct(
-    {"card": Int(0, MAX_TABLE_CARDS - 1), "d": POINT, "e": SCALAR, "pos": TABLE_POS, "s": SCALAR}
-)
-TABLE_SHARE_PART = Struct({"d": POINT, "e": SCALAR, "pos": TABLE_POS, "s": SCALAR})
-"""One position's share in a ``table_shares``: a ``table_share``'s fields but op and round."""
 TABLE_BODIES: dict[MsgType, Schema] = {
-    MsgType.TABLE_KEY: Struct({"e": SCALAR, "key": POINT, "round": DECK_ROUND, "s": SCALAR}),
-    MsgType.TABLE_SHUFFLE: Struct(
-        {
-            "a": List(POINT, 1, MAX_TABLE_DECK),
-            "c": List(POINT, 1, MAX_TABLE_DECK),
-            "deck": TABLE_NAME,
-            "op": TABLE_OP,
-            "proof": _shuffle_proof(MAX_TABLE_DECK),
-            "round": DECK_ROUND,
-        }
-    ),
-    MsgType.TABLE_SHARE: Struct(
-        {
-            "d": POINT,
-            "e": SCALAR,
-            "op": TABLE_OP,
-            "pos": TABLE_POS,
-            "round": DECK_ROUND,
-            "s": SCALAR,
-        }
-    ),
-    MsgType.TABLE_PLAY: Struct(
-        {"op": TABLE_OP, "pos": TABLE_POS, "round": DECK_ROUND, "zone": TABLE_NAME}
-    ),
-    MsgType.TABLE_OPEN: Struct(
-        {
-            "op": TABLE_OP,
-            "opens": List(TABLE_OPENING, 1, MAX_TABLE_DECK),
-            "round": DECK_ROUND,
-        }
-    ),
-    MsgType.TABLE_REVEAL: Struct({"op": TABLE_OP, "round": DECK_ROUND, "x": SCALAR}),
-    MsgType.TABLE_SHOW: Struct(
-        {
-            "card": Int(0, MAX_TABLE_CARDS - 1),
-            "d": POINT,
-            "e": SCALAR,
-            "op": TABLE_OP,
-            "pos": TABLE_POS,
-            "round": DECK_ROUND,
-            "s": SCALAR,
-            "zone": TABLE_NAME,
-        }
-    ),
-    MsgType.TABLE_SHARES: Struct(
-        {
-            "op": TABLE_OP,
-            "round": DECK_ROUND,
-            "shares": List(TABLE_SHARE_PART, 1, MAX_TABLE_DECK),
-        }
-    ),
+    msg_type: Parsed(msg_type.label)
+    for msg_type in (
+        MsgType.TABLE_KEY,
+        MsgType.TABLE_SHUFFLE,
+        MsgType.TABLE_SHARE,
+        MsgType.TABLE_PLAY,
+        MsgType.TABLE_OPEN,
+        MsgType.TABLE_REVEAL,
+        MsgType.TABLE_SHOW,
+        MsgType.TABLE_SHARES,
+    )
 }
-"""The card table's eight bodies, types 60–67; the deck layer re-checks every point, scalar and
-length against the table's state (deck.md §15.4)."""
+"""The card table's eight bodies, types 60–67: stated once, by the deck (deck.md §5,
+``deck/table_messages.py``), whose parser the net layer registers here under each type's label
+(``net/table_codec.py``). The decoder checks a body's shape with it, once, on receipt; the deck
+then judges its points and scalars when it stores the message (deck.md §10)."""
 
 MAX_CARRIED_ROUNDS = 8
 """Rounds a continued table's account may carry (a game of Druids 2017 has at most 5)."""

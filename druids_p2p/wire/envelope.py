@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from druids_p2p.wire.bodies import BODIES
@@ -35,7 +35,7 @@ from druids_p2p.wire.msgtypes import (
     MsgType,
 )
 from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
-from druids_p2p.wire.schema import check
+from druids_p2p.wire.schema import Parsed, check, parse
 from druids_p2p.wire.signed import split_signed_frame, verify_signature
 from druids_p2p.wire.table import derive_table_id
 
@@ -57,6 +57,9 @@ class Message:
     signature: bytes
     raw: bytes
     hash: bytes
+    parsed: Any = field(default=None, compare=False)
+    """A body of a type whose schema is :class:`~druids_p2p.wire.schema.Parsed` (the card
+    table's), as its owner's parser returned it when the body was checked; else None."""
 
     def __repr__(self) -> str:
         return (
@@ -85,7 +88,11 @@ def _uint(value: Any, hi: int, what: str) -> int:
     return value
 
 
-def _check_header(fields: Any) -> tuple[MsgType, bytes, bytes, int, bytes, bytes, dict[str, Any]]:
+Header = tuple[MsgType, bytes, bytes, int, bytes, bytes, dict[str, Any], Any]
+"""type, table id, sender, seq, prev, head, body, and the body as parsed (or None)."""
+
+
+def _check_header(fields: Any) -> Header:
     if not isinstance(fields, tuple) or len(fields) != 8:
         n = len(fields) if isinstance(fields, tuple) else type(fields).__name__
         raise BadShape(f"signed part: expected array of 8 fields, got {n}")
@@ -110,10 +117,15 @@ def _check_header(fields: Any) -> tuple[MsgType, bytes, bytes, int, bytes, bytes
     _bin(head, HASH_SIZE, "head")
     if not isinstance(body, dict):
         raise BadShape(f"body: expected map, got {type(body).__name__}")
-    check(BODIES[msg_type], body, f"{msg_type.label} body")
+    schema = BODIES[msg_type]
+    parsed = None
+    if isinstance(schema, Parsed):  # the card table's: parsed once, by its owner's parser
+        parsed = parse(schema, body, f"{msg_type.label} body")
+    else:
+        check(schema, body, f"{msg_type.label} body")
     if msg_type is MsgType.SEAT:
         _check_seat_shape(body)
-    return msg_type, table_id, sender, seq, prev, head, body
+    return msg_type, table_id, sender, seq, prev, head, body, parsed
 
 
 def _check_seat_shape(body: Body) -> None:
@@ -159,7 +171,7 @@ def _parse(raw: bytes) -> tuple[bytes, bytes, Message]:
     _bin(signature, SIGNATURE_SIZE, "signature")
     require_canonical(raw, frame, "frame")
     fields = unpack(signed, max_depth=MAX_DEPTH)
-    msg_type, table_id, sender, seq, prev, head, body = _check_header(fields)
+    msg_type, table_id, sender, seq, prev, head, body, parsed = _check_header(fields)
     require_canonical(signed, fields, "signed part")
     msg = Message(
         version=PROTOCOL_VERSION,
@@ -173,6 +185,7 @@ def _parse(raw: bytes) -> tuple[bytes, bytes, Message]:
         signature=signature,
         raw=raw,
         hash=message_hash(raw),
+        parsed=parsed,
     )
     return signed, signature, msg
 
@@ -218,8 +231,15 @@ def parse_unverified(raw: bytes) -> Message:
 
 def canonical(value: Any) -> Any:
     """Sort map keys (by UTF-8 bytes) and turn arrays into lists, at every level."""
+    if isinstance(value, _LEAF_TYPES):
+        return value
     if isinstance(value, Mapping):
-        keys = sorted(value, key=lambda k: k.encode("utf-8") if isinstance(k, str) else b"")
+        if set(map(type, value)) == {str}:  # code-point order is UTF-8 byte order
+            keys = sorted(value)
+        else:
+            keys = sorted(value, key=lambda k: k.encode("utf-8") if isinstance(k, str) else b"")
+        if set(map(type, value.values())) <= _LEAVES:  # a flat body: nothing below to sort
+            return {k: value[k] for k in keys}
         return {k: canonical(value[k]) for k in keys}
     if isinstance(value, list | tuple):
         if set(map(type, value)) <= _LEAVES:  # a deck's point list: nothing below to sort
@@ -266,13 +286,18 @@ def verify_equivocation(a: bytes, b: bytes) -> Message:
 
 
 _LEAVES = frozenset({bytes, int, str})
+_LEAF_TYPES = (bytes, int, str)
 
 
 def _frozen(value: Any) -> Any:
     """Arrays as tuples at every level: the shape :func:`decode` gives a body."""
     if isinstance(value, dict):
+        if set(map(type, value.values())) <= _LEAVES:
+            return dict(value)
         return {k: _frozen(v) for k, v in value.items()}
     if isinstance(value, list):
+        if set(map(type, value)) <= _LEAVES:
+            return tuple(value)
         return tuple(_frozen(v) for v in value)
     return value
 
@@ -312,7 +337,7 @@ def encode_message(
         raise BadShape(str(exc)) from None
     body_c = canonical(body)
     fields = [PROTOCOL_VERSION, int(kind), table_id, identity.public_key, seq, prev, head, body_c]
-    _check_header(tuple(fields))
+    parsed = _check_header(tuple(fields))[7]
     signed = pack(fields)
     signature = identity.sign(MSG_DOMAIN + signed)
     raw = pack([signed, signature])
@@ -330,6 +355,7 @@ def encode_message(
         signature,
         raw,
         message_hash(raw),
+        parsed,
     )
     _check_claims(msg)
     return msg

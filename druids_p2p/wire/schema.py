@@ -8,7 +8,7 @@ bounded, so an accepted body is both exactly shaped and small.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
@@ -87,7 +87,41 @@ class OneOf:
     options: tuple[Schema, ...]
 
 
-Schema: TypeAlias = Int | Bool | Str | Bin | List | Tuple | Struct | MapOf | OneOf
+@dataclass(frozen=True)
+class Parsed:
+    """A body stated, and parsed, by the layer that owns it: the card table's eight bodies are
+    the deck's (``deck/table_messages.py``, deck.md §5), which the wire may not import. The
+    layer that joins the two (``net/table_codec.py``) registers the deck's parser under
+    ``name`` (:func:`register_parser`); the decoder runs it once, refuses what it refuses as
+    :class:`BadShape`, and keeps what it returns (``Message.parsed``) so the body is not
+    parsed a second time. Unregistered, every such body is refused."""
+
+    name: str
+
+
+Schema: TypeAlias = Int | Bool | Str | Bin | List | Tuple | Struct | MapOf | OneOf | Parsed
+
+Parser: TypeAlias = Callable[[Any], Any]
+"""Takes a body; returns its parsed value or raises ``ValueError`` naming the field."""
+_PARSERS: dict[str, Parser] = {}
+
+
+def register_parser(name: str, parser: Parser) -> None:
+    """The parser of the :class:`Parsed` bodies named ``name`` (the same one, if again)."""
+    known = _PARSERS.setdefault(name, parser)
+    if known is not parser:
+        raise ValueError(f"a parser for {name} bodies is registered already")
+
+
+def parse(schema: Parsed, value: Any, path: str) -> Any:
+    """Run the registered parser of ``schema`` on ``value``; its refusal is :class:`BadShape`."""
+    parser = _PARSERS.get(schema.name)
+    if parser is None:
+        raise BadShape(f"{path}: no parser for {schema.name} bodies is loaded")
+    try:
+        return parser(value)
+    except ValueError as exc:
+        raise BadShape(f"{path}: {exc}") from None
 
 
 def _kind(value: Any) -> str:
@@ -127,6 +161,8 @@ def _describe(schema: Schema) -> str:
         return "map {" + ", ".join(sorted([*schema.required, *schema.optional])) + "}"
     if isinstance(schema, MapOf):
         return "map"
+    if isinstance(schema, Parsed):
+        return f"{schema.name} body"
     return " or ".join(_describe(o) for o in schema.options)
 
 
@@ -228,6 +264,8 @@ def check(schema: Schema, value: Any, path: str = "body") -> None:
         for key, item in value.items():
             _check_str(schema.key, key, f"{path} key")
             check(schema.value, item, f"{path}.{key}")
+    elif isinstance(schema, Parsed):
+        parse(schema, value, path)
     elif isinstance(schema, OneOf):
         problems = []
         for option in schema.options:

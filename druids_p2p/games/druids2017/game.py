@@ -71,7 +71,8 @@ class Game:
     @property
     def round_over(self) -> bool:
         """True when no round is under way (none dealt yet, or the last one has ended)."""
-        return self.round is None or self.round.over
+        rounds = self.rounds  # (asked on every message at a table: no property in between)
+        return not rounds or rounds[-1].ended_by is not None
 
     @property
     def game_over(self) -> bool:
@@ -116,7 +117,8 @@ class Game:
     # --------------------------------------------------------------- moves
     @property
     def to_move(self) -> int | None:
-        return None if self.round is None else self.round.to_move
+        rounds = self.rounds  # (asked on every message at a table: no property in between)
+        return rounds[-1].to_move if rounds else None
 
     def legal_moves(self) -> list[int]:
         return [] if self.round is None else self.round.legal_moves()

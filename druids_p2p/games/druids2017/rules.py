@@ -10,6 +10,8 @@ plain integers and lists so it can be copied and stepped quickly; the typed publ
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
 from druids_p2p.games.druids2017.cards import (
     COLOUR_NAMES,
@@ -217,7 +219,7 @@ class Round:
         built for it)."""
         if card < N_DOMAIN_CARDS:
             d, bit = card // N_VALUES, 1 << (card % N_VALUES)
-            return any(self.hands[s * N_DOMAINS + d] & bit for s in range(self.players))
+            return bool(reduce(or_, self.hands[d::N_DOMAINS], 0) & bit)  # every seat's mask
         if card == GAIA:
             return self.gaia_holder >= 0 and not self.plays
         return any(card in held for held in (*self.mistletoes, *self.sickles))

@@ -75,6 +75,7 @@ class TableSeat2017:
         self.seat = seat
         self.game = Game(options)
         self._n = options.players
+        self._seats = tuple(range(self._n))
         self._h = options.hand_size
         self._rounds_dealt = 0
         """Rounds whose deal has been scheduled (the last is the one asked for or played)."""
@@ -177,17 +178,19 @@ class TableSeat2017:
     def words_asked(self) -> tuple[int, ...]:
         """Every seat, once the round's deal is out, while any Gaia word is due."""
         asked = self._asking and not self._due and len(self._words) < self._n
-        return tuple(range(self._n)) if asked else ()
+        return self._seats if asked else ()
 
     def words_due(self) -> tuple[int, ...]:
-        return tuple(s for s in self.words_asked() if s not in self._words)
+        if not self.words_asked():  # (asked on every message at a table: mostly none)
+            return ()
+        return tuple([s for s in self._seats if s not in self._words])
 
     def own_word(self) -> str | None:
         return self.word_of(self.seat)
 
     def word_of(self, seat: int) -> str | None:
         """The word ``seat`` owes, from its ``lead`` card if this copy knows it (its own)."""
-        if seat not in self.words_due():
+        if seat in self._words or seat not in self.words_asked():
             return None
         card = self._cards.get(seat)
         return None if card is None else YES if card == GAIA else NO
@@ -291,7 +294,7 @@ class TableSeat2017:
                 _unreveal(rnd, seat, shown)
             raise
         if led >= 0 and card_domain(shown) not in (-1, led):  # judged at the final reveal
-            held = tuple(p for p in self._hand(seat) if p != position)
+            held = tuple([p for p in self._hand(seat) if p != position])
             r = len(self.game.rounds) - 1
             self.claims.append(Revoke(r, trick, seat, shown, led, held, self.taken))
         self._hands[seat].remove(position)
