@@ -82,10 +82,10 @@ def check_answer(answer: object, view: MoveView, rules: CommonRuleset) -> str | 
         return f"returned {shown} ({type(answer).__name__}), not a move id (int)"
     if answer not in view.legal:
         try:
-            token = rules.format_move(answer)
+            token = rules.Move.of(answer).token()
         except ValueError:
             token = "unknown"
-        legal = " ".join(rules.format_move(m) for m in view.legal[:12])
+        legal = " ".join(rules.Move.of(m).token() for m in view.legal[:12])
         more = " ..." if len(view.legal) > 12 else ""
         return f"returned illegal move {answer} ({token}); legal: {legal}{more}"
     return None

@@ -60,12 +60,16 @@ class ReplayedGame:
     def rules(self) -> CommonRuleset:
         return RULESETS[self.ruleset]
 
+    def _token(self, move: int) -> str:
+        """A replayed move id's token (the game's move value names it)."""
+        return self.rules.Move.of(move).token()
+
     def notation(self) -> dict[str, Any] | None:
         """The revealed rounds in the JSON notation ``druids replay`` takes (docs/rules.md);
         None for a game of one round (its record holds no setup in the notation's terms)."""
         if self.card_table is not None:
             return None
-        card, move = self.rules.format_card, self.rules.format_move
+        card, move = self.rules.format_card, self._token
         return {
             "players": self.options.players,
             "variant": self.options.variant,
@@ -81,7 +85,7 @@ class ReplayedGame:
 
     def as_json(self) -> dict[str, Any]:
         """``druids replay RECORD --json``: the replayed game, headless."""
-        card, move = self.rules.format_card, self.rules.format_move
+        card, move = self.rules.format_card, self._token
         out: dict[str, Any] = {
             "kind": "record",
             "game": self.ruleset,
