@@ -60,23 +60,19 @@ class ReplayedGame:
     def rules(self) -> CommonRuleset:
         return RULESETS[self.ruleset]
 
-    def _token(self, move: int) -> str:
-        """A replayed move id's token (the game's move value names it)."""
-        return self.rules.Move.of(move).token()
-
     def notation(self) -> dict[str, Any] | None:
         """The revealed rounds in the JSON notation ``druids replay`` takes (docs/rules.md);
         None for a game of one round (its record holds no setup in the notation's terms)."""
         if self.card_table is not None:
             return None
-        card, move = self.rules.format_card, self._token
+        card = self.rules.format_card
         return {
             "players": self.options.players,
             "variant": self.options.variant,
             "rounds": [
                 {
                     "hands": [[card(c) for c in hand] for hand in r.hands],
-                    "moves": [move(m) for _, m in r.moves],
+                    "moves": [m.token() for _, m in r.moves],
                 }
                 for r in self.rounds
                 if r.hands is not None
@@ -85,7 +81,7 @@ class ReplayedGame:
 
     def as_json(self) -> dict[str, Any]:
         """``druids replay RECORD --json``: the replayed game, headless."""
-        card, move = self.rules.format_card, self._token
+        card = self.rules.format_card
         out: dict[str, Any] = {
             "kind": "record",
             "game": self.ruleset,
@@ -106,7 +102,7 @@ class ReplayedGame:
                     "hands": None
                     if r.hands is None
                     else [[card(c) for c in hand] for hand in r.hands],
-                    "moves": [{"seat": s, "move": move(m)} for s, m in r.moves],
+                    "moves": [{"seat": s, "move": m.token()} for s, m in r.moves],
                 }
                 for r in self.rounds
             ],

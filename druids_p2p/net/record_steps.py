@@ -23,7 +23,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.games.seam import MOVE, WORD, CardTableRuleset, TableMove
+from druids_p2p.games.seam import MOVE, WORD, CardTableRuleset, GameMove, TableMove
 from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.moves import all_moves, moves_of, signed_token
@@ -50,8 +50,8 @@ class ReplayedRound:
     """0-based."""
     hands: tuple[tuple[int, ...], ...] | None
     """Each play seat's hand as dealt (card ids), known once the round's reveal is recorded."""
-    moves: tuple[tuple[int, int], ...]
-    """(play seat, move) in the order the record holds them."""
+    moves: tuple[tuple[int, GameMove], ...]
+    """(play seat, the game's move value) in the order the record holds them."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def _rounds(replay: CardTableReplay) -> tuple[ReplayedRound, ...]:
     named (the audit names what is wrong there)."""
     out: list[ReplayedRound] = []
     for r, (state, _) in enumerate(replay.tables):
-        moves: list[tuple[int, int]] = []
+        moves: list[tuple[int, GameMove]] = []
         for m in moves_of(replay.copy, r):
             if m.kind == WORD:
                 continue
@@ -137,15 +137,15 @@ def _rounds(replay: CardTableReplay) -> tuple[ReplayedRound, ...]:
     return tuple(out)
 
 
-def _named(replay: CardTableReplay, round_no: int, m: TableMove) -> int | None:
-    """The move id of a taken move: its value's, or the show of its card into its zone."""
+def _named(replay: CardTableReplay, round_no: int, m: TableMove) -> GameMove | None:
+    """The game's move a taken move is: its value, or the show of its card into its zone."""
     if m.kind == MOVE:
-        return None if m.move is None else m.move.id
+        return m.move
     assert m.position is not None
     card = m.card if m.card is not None else replay.card_at(m.position, round_no)
     if card is None:
         return None
     try:
-        return replay.copy.shown_move(card, m.zone).id
+        return replay.copy.shown_move(card, m.zone)
     except ValueError:
         return None
