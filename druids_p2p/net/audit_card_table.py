@@ -112,9 +112,6 @@ class CardTableReplay:
         """Where the owners' words lie in the record (the rest of the moves are the game's)."""
         self.signed = SignedMoves()
         """Where each move of the copy's log lies in the record (the log is the copy's)."""
-        self.taken: list[int] = []
-        """Where this round's moves and words lie in the record, in the order the copy took
-        them (what its ``breaches`` count by)."""
         self.owing: Owing | None = None
         """What the step the record stops in still waits for (None: it stops between steps)."""
         self.complete = False
@@ -182,7 +179,6 @@ class CardTableReplay:
         for round_no in range(MAX_ROUNDS):
             if round_no:
                 self.deck, self._x, self._told = self._table(round_no), None, set()
-                self.taken = []
             self.tables.append((self.deck, None))
             if not self._round():
                 return
@@ -258,7 +254,9 @@ class CardTableReplay:
             by_rounds = "rounds" in self.rules.table_flags
             where = f" in round {self.deck.round_no + 1}" if by_rounds else ""
             raise AuditProblem(
-                f"seat {seat} broke a rule{where}: {reason}", self.taken[taken], seat
+                f"seat {seat} broke a rule{where}: {reason}",
+                self.signed.at(self.deck.round_no, taken),
+                seat,
             )
         return True
 
@@ -345,7 +343,6 @@ class CardTableReplay:
         except RuntimeError as exc:  # the words fit no arrangement of the real hidden cards
             raise AuditProblem(f"the seats' words are false: {exc}", index, None) from None
         self.signed.note(r, index_in_round, msg.hash, index)
-        self.taken.append(index)
         if word:
             self.words.add(index)
         if op is not None:

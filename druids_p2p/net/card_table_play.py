@@ -171,9 +171,6 @@ class CardTablePlay:
         self.word_rounds: list[tuple[int, tuple[int, ...]]] = []
         """Each time the game asked for the seats' words: (operations pushed then, the seats
         asked), for the table's schedule (this seat's own word may settle a round at once)."""
-        self.taken: list[bytes] = []
-        """The signed moves and words of this round, in the order the copy took them (what its
-        ``breaches`` count by: the evidence of a breach)."""
         self._asking = False
         self.checking = False
         """This seat's check of the last words is sent: nothing goes on until every seat's is."""
@@ -199,7 +196,6 @@ class CardTablePlay:
         ``peer``, a fresh card table (new keys, positions from 0)."""
         self.peer, self._pushed, self._learned = peer, 0, 0
         self.word_rounds.clear()
-        self.taken.clear()
         self._asking = False
         return self.peer.start() + self._run()
 
@@ -232,7 +228,6 @@ class CardTablePlay:
         if op is None:
             sealed = self._seal_move(m.token)
             self._own[sealed.raw] = (r, index, sealed.hash)
-            self.taken.append(sealed.raw)
             return [sealed.raw, *self._run()]
         self._pushed += 1
         out = self.peer.push(table_op(op), m.position)
@@ -240,7 +235,6 @@ class CardTablePlay:
             msg = self._message_of(raw)
             if msg is not None and msg.type in CARD_PLAYS:
                 self._own[raw] = (r, index, msg.hash)
-                self.taken.append(raw)
         return out + self._run()
 
     def _own_move(self, move: GameMove) -> TableMove:
@@ -321,7 +315,6 @@ class CardTablePlay:
                 take_table_move(self.copy, TableMove(WORD, self.seat, token=word))
                 sealed = self._seal_move(word)
                 self._own[sealed.raw] = (r, index, sealed.hash)
-                self.taken.append(sealed.raw)
                 out.append(sealed.raw)
                 out += self._check_words()
                 continue
@@ -364,7 +357,6 @@ class CardTablePlay:
         except ValueError as exc:  # MoveRefused, or the copy's IllegalMove
             raise MoveFault(str(exc), seat, msg.raw) from None
         self.signed.note(r, index, msg.hash, self._at.pop(msg.raw, -1))
-        self.taken.append(msg.raw)
         if a_word:  # the round's last word is this seat's cue to sign its check of them
             return self._check_words()
         if op is None:

@@ -327,13 +327,14 @@ def _audit(t: TableState) -> None:
     play = t.card_play
     cards = {p.index: p.card for p in audit.positions}
     for seat, taken, reason in play.copy.breaches(cards)[:1]:
-        raw = play.taken[taken]
+        at = play.signed.at(play.round_no, taken)  # the breach's move, where the record holds it
+        evidence = (t.transcript.messages[at].raw,) if at >= 0 else ()
         where = f" in round {play.round_no + 1}" if "rounds" in t.card_rules.table_flags else ""
         raise TableFault(
             f"audit: {t._who(t.order[seat])} broke a rule{where}: {reason} (the final reveal "
             "shows every card)",
             seat,
-            (raw,),
+            evidence,
         )
 
 
