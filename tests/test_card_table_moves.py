@@ -12,10 +12,13 @@ from collections.abc import Sequence
 import pytest
 from table_harness import LocalTable
 from test_card_table_play import Table
+from test_druids2004_table_seat import MAX_STEPS
+from test_druids2004_table_seat import Table as SeatsTable
 
 from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import owners_word as ow
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
-from druids_p2p.games.seam import MOVE, PLAY, TableMove
+from druids_p2p.games.seam import MOVE, PLAY, WORD, TableMove
 from druids_p2p.net.card_table_play import (
     WORDS_CHECKS,
     CardTablePlay,
@@ -187,3 +190,54 @@ def test_a_seat_asks_before_it_moves_the_very_check_its_move_gets() -> None:
     assert _state(mover.copy) == before
     other = next(s for s in table.seats if s is not mover)
     assert other.refusal(mv.Move.of(legal[0])) == "it is not this seat's turn"
+
+
+class _UntilWords(SeatsTable):
+    """The seats' copies driven by the truth, stopping where the owners' words are due (the
+    words left for the test to give)."""
+
+    def run(self) -> None:
+        for _ in range(MAX_STEPS):
+            batches = [seat.ops() for seat in self.seats]
+            if not batches[0]:
+                return
+            for op in batches[0]:
+                self.ops.append(op)
+                self.execute(op)
+
+
+def _asked_words() -> _UntilWords:
+    """Seed 114's 4-seat game (test_druids2004_table_seat's), stopped at its first word round."""
+    table = _UntilWords(4, 114)
+    table.run()  # the setup
+    for _ in range(MAX_STEPS):
+        if table.seats[0].words_due() or table.truth.game_over:
+            break
+        table.step()
+    return table
+
+
+def test_a_word_the_copy_cannot_go_on_from_is_not_in_its_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The last word of a word round lets the waiting move go on; if that raises (a
+    RuntimeError: the rules cannot decide from what is known, which stops the table with
+    nobody blamed), the word was not taken: the copy's log and its claims hold no entry for it,
+    so the log and the table's references into the record stay one for one."""
+    table = _asked_words()
+    copy = table.seats[0]
+    due = copy.words_due()
+    assert due, "the game asked the owners' word"
+    for q in due[:-1]:
+        take_table_move(copy, TableMove(WORD, q, token=table.seats[q].word_of(q) or ""))
+    logged, claims = list(copy.log[0]), list(copy.claims)
+    last = due[-1]
+
+    def undecided(*_: object) -> None:
+        raise RuntimeError("no arrangement could be searched")
+
+    monkeypatch.setattr(ow, "fit_words", undecided)
+    with pytest.raises(RuntimeError, match="no arrangement"):
+        take_table_move(copy, TableMove(WORD, last, token=table.seats[last].word_of(last) or ""))
+    assert list(copy.log[0]) == logged and list(copy.claims) == claims
+    assert copy.words_due() == (last,), "the word is still due: it was not taken"

@@ -331,17 +331,26 @@ class TableSeat2004:
         reason = self.check_word(seat, token)
         if reason is not None:
             raise IllegalMove(reason)
+        claim = dataclasses.replace(self._claim(seat, token == ow.YES), taken=self.taken)
         self._words[seat] = token == ow.YES
-        claim = self._claim(seat, token == ow.YES)
-        self.claims.append(dataclasses.replace(claim, taken=self.taken))
+        if not self.words_due():
+            try:
+                self._words_in()
+            except BaseException:
+                del self._words[seat]  # not taken: the copy as it was (up to the words' fit)
+                raise
+        # Recorded only once taken: the log holds no word the copy could not go on from.
+        self.claims.append(claim)
         self.log[0].append(TableMove(WORD, seat, token=token))
-        if self.words_due():
-            return
+
+    def _words_in(self) -> None:
+        """Every word is in: the move waiting for them goes on, or (they fit no arrangement of
+        the gems hidden from this seat) the copy stops there."""
         make, then = self._resume or (lambda: 0, lambda: None)
-        self._resume, self._trial = None, None
         trial = clone(self.world)
         trial.play(make())
         fit = ow.fit_words(trial, self._known, self.seat, self._words)
+        self._resume, self._trial = None, None
         if fit is None:
             self.words_contradicted = True
             return

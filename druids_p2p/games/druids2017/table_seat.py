@@ -210,8 +210,8 @@ class TableSeat2017:
             raise IllegalMove(reason)
         self._words[seat] = token == YES
         self._word_taken[seat] = self.taken
-        self.log[-1].append(TableMove(WORD, seat, token=token))
         self._settle()
+        self.log[-1].append(TableMove(WORD, seat, token=token))  # recorded once taken
 
     def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, int, str]]:
         """(seat, where it lies among the moves and words taken, reason) of every false Gaia
