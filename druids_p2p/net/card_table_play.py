@@ -11,8 +11,11 @@ operations, or waits for a move.
 A move travels as one signed message: a card put down is the deck's ``table_play`` of its
 position (every seat checks it against its copy of the rules before the deck checks that the
 position lies in the mover's hand), a public move (a ritual, a draw, a stop) is a ``move`` with
-the game's token, after which its operations follow (the ritual's reveal, the draw's deal). A
-move that arrives before this seat has completed the operations before it is held until then.
+the game's canonical token (its ``Move.token()``, parsed back once, by :func:`message_move`), after
+which its operations follow (the ritual's reveal, the draw's deal). A move that arrives before
+this seat has completed the operations before it is held until then. Each move is taken once by
+the copy, which records it in its ``log``; this seat keeps only where its signed message lies
+(:class:`~druids_p2p.net.moves.SignedMoves`).
 
 Once every owners' word of a round is in, this seat signs its check of them (:data:`WORDS_FIT`,
 or :data:`WORDS_UNFIT` when they fit no arrangement of the cards hidden from it) and goes

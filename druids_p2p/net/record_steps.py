@@ -12,9 +12,10 @@ view is taken and only the moves are shown. A record that breaks the rules somew
 to there; the audit's verdict, which travels with the replayed game, says why.
 
 A round's hands are the cards of the positions dealt to each seat, known once the round's secrets
-(its final reveal) are in the record; its moves are the game's (not the owners' words), each named
-by its move id through the seam: a public move by its token, a card shown face up by the copy's
-``shown_move`` of its card and zone. A round cut short of its final reveal has moves but no hands.
+(its final reveal) are in the record; its moves are the game's (not the owners' words), each the
+game's move value, read from the copy's log (the seam's ``log``): a public move as the table took
+it, a card shown face up as the copy's ``shown_move`` of its card and zone. A round cut short of
+its final reveal has moves but no hands.
 """
 
 from __future__ import annotations
