@@ -19,6 +19,9 @@ What is here, and stays here under :data:`API_VERSION`:
 - what a Druids (2017) bot sees and is started with: :class:`PlayerView`, :class:`GameOptions`;
 - cards and moves (small integers): the constants and helpers below, and the notation
   (:func:`format_move`, :func:`parse_move`, :func:`format_card`, :func:`parse_card`);
+- moves as values (1.1): :class:`Move` (Druids 2017; ``Move.of(id)``, ``Move.from_token(text)``,
+  ``move.id``, ``move.token()``), :data:`MOVES` (every one, by id) and :class:`Move2004`. A
+  bot's ``choose`` may return a move id or its game's ``Move``: the host reads it once as its id;
 - :func:`rule_move`, the built-in heuristic as a function (a fallback or a rollout policy), and
   :class:`RandomBot`, the baseline opponent;
 - Druids (2004): :class:`Options2004` (what its bots are started with) and :class:`SeatView2004`
@@ -40,6 +43,7 @@ from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.bots.rule_bot import rule_move
 from druids_p2p.games.druids2004 import Options as Options2004
 from druids_p2p.games.druids2004 import SeatView as SeatView2004
+from druids_p2p.games.druids2004.moves import Move as Move2004
 from druids_p2p.games.druids2017.cards import (
     DOMAINS,
     GAIA,
@@ -68,12 +72,19 @@ from druids_p2p.games.druids2017.cards import (
     move_for_card,
 )
 from druids_p2p.games.druids2017.game import GameOptions
-from druids_p2p.games.druids2017.notation import format_card, format_move, parse_card, parse_move
+from druids_p2p.games.druids2017.notation import (
+    MOVES,
+    Move,
+    format_card,
+    format_move,
+    parse_card,
+    parse_move,
+)
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.hookspecs import hookimpl
 from druids_p2p.testing import check_bot, duplicate_margin, registered_plugin
 
-API_VERSION = "1.0"
+API_VERSION = "1.1"
 """``MAJOR.MINOR`` of this module's surface: a plugin may check the major number."""
 
 __all__ = [
@@ -85,6 +96,7 @@ __all__ = [
     "GAIA_LIGHT",
     "HAND_SIZE",
     "MISTLETOES",
+    "MOVES",
     "N_CARDS",
     "N_DOMAINS",
     "N_DOMAIN_CARDS",
@@ -98,6 +110,8 @@ __all__ = [
     "BotFactory",
     "BotSpec",
     "GameOptions",
+    "Move",
+    "Move2004",
     "Options2004",
     "PlayerView",
     "RandomBot",

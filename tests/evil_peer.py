@@ -50,6 +50,7 @@ from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle_proof import ShuffleProof
+from druids_p2p.games.seam import GameMove
 from druids_p2p.net import lobby as lobby_module
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.secrets import TableSecret
@@ -129,7 +130,7 @@ def _remember_identity(self: TableMachine, identity: Identity, *args: Any, **kwa
     _original_init(self, identity, *args, **kwargs)
 
 
-def _equivocating_play(self: TableMachine, move: int) -> list[bytes]:
+def _equivocating_play(self: TableMachine, move: int | GameMove) -> list[bytes]:
     out = _original_play(self, move)
     if not TWINS and self.card_play is not None:
         for raw in out:

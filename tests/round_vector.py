@@ -21,7 +21,7 @@ from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2017.cards import HAND_SIZE, N_CARDS
 from druids_p2p.games.druids2017.game import GameOptions
-from druids_p2p.games.druids2017.notation import format_card
+from druids_p2p.games.druids2017.notation import MOVES, format_card
 from druids_p2p.games.druids2017.table_schedule import round_ops
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.net.card_table_play import table_op
@@ -146,7 +146,7 @@ def round_2017_game() -> RoundGame:
         mover = game.copies[0].to_move
         assert mover is not None and all(c.to_move == mover for c in game.copies)
         own = game.copies[mover]
-        shown = own.table_move(own.legal_moves()[0])
+        shown = own.table_move(MOVES[own.legal_moves()[0]])
         assert shown is not None
         card, zone = shown
         position = own.position_of(card)

@@ -14,9 +14,11 @@ from druids_p2p.bots.base import Bot, BotSpec
 from druids_p2p.bots.fallbacks import fallback_move
 from druids_p2p.bots.host import BotRunner, MoveOutcome, choose_move
 from druids_p2p.bots.local_game import play_local_game
+from druids_p2p.games.druids2004.moves import Move as Move2004
 from druids_p2p.games.druids2004.options import Options as Options2004
 from druids_p2p.games.druids2017 import Game, GameOptions, PlayerView, deal, parse_hand, parse_move
 from druids_p2p.games.druids2017.cards import GAIA_DARK, PLAY_MISTLETOE, PLAY_SICKLE
+from druids_p2p.games.druids2017.notation import Move
 from druids_p2p.games.druids2017.replay import replay
 from druids_p2p.testing import check_bot
 
@@ -94,6 +96,31 @@ def test_choose_move_faults_fall_back_to_a_legal_move(bot: Bot, fault: str) -> N
     assert outcome.fault is not None and fault in outcome.fault
     assert outcome.move in view.legal
     assert outcome.move == fallback_move(view) == rule_move(view)
+
+
+class MoveValueBot(Bot):
+    """Answers the rule bot's move as the game's Move value (API 1.1), not its id."""
+
+    def choose(self, view: PlayerView) -> Move:
+        return Move.of(rule_move(view))
+
+
+class OtherGamesMoveBot(Bot):
+    """Answers a move value of the other game (Druids 2004's ``Stop``)."""
+
+    def choose(self, view: PlayerView) -> Move2004:
+        return Move2004.from_token("Stop")
+
+
+def test_a_bot_may_answer_its_games_move_value() -> None:
+    """The host reads the game's own Move as its id, once; another game's value is a fault."""
+    view = first_view()
+    outcome = choose_move(MoveValueBot(), view, budget_ms=100)
+    assert outcome == MoveOutcome(rule_move(view), None, outcome.elapsed_ms)
+    other = choose_move(OtherGamesMoveBot(), view, budget_ms=100)
+    assert other.fault is not None and "not a move id (int) nor a Move" in other.fault
+    result = play_local_game([MoveValueBot, RandomBot, RuleBot], seed=5, budget_ms=50)
+    assert len(result.rounds) == 5 and not result.faults
 
 
 def test_choose_move_times_out_and_discards_the_late_answer() -> None:

@@ -60,7 +60,7 @@ class Table:
             seal = self._sealer(chain)
             self.codecs.append(codec)
             self.seats.append(
-                CardTablePlay(copy, peer, self.seat_of, seal, self.decoded, RULES.format_move)
+                CardTablePlay(copy, peer, self.seat_of, seal, self.decoded, RULES.Move)
             )
 
     def _sealer(self, chain: Chain) -> Callable[[str], Message]:
@@ -121,7 +121,7 @@ class Table:
             (mover,) = movers
             mover_copy = mover.copy
             assert isinstance(mover_copy, TableSeat2004)
-            mover.play(greedy_move(mover_copy.world, rng))
+            mover.play(RULES.Move.of(greedy_move(mover_copy.world, rng)))
             self.place_own()
         raise AssertionError("the game did not end")
 

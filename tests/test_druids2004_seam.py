@@ -30,7 +30,7 @@ def test_both_games_are_registered() -> None:
     assert isinstance(game, CommonGameState)
     assert game.to_move is not None and game.legal_moves()
     for move in game.legal_moves():
-        assert rules.parse_move(rules.format_move(move)) == move
+        assert rules.Move.from_token(rules.Move.of(move).token()).id == move
     assert rules.format_card(rules.parse_card("S2:5")) == "S2:5"
     same = rules.new_game(3, rng=random.Random(7))
     assert same.legal_moves() == game.legal_moves()

@@ -102,7 +102,7 @@ class Table:
             self.zones.setdefault(zone, []).append(position)
         else:
             for seat in self.seats:
-                seat.move(mover, mv.format_move(move))
+                seat.move(mover, mv.Move.of(move))
         self.truth.play(move)
         while self.truth.pending_reshuffle is not None:
             self.truth.shuffle_reserve_random(self.rng)
@@ -164,12 +164,12 @@ def test_a_move_no_copy_can_allow_is_refused_with_its_reason() -> None:
     mover = table.truth.to_move
     assert mover == 0
     with pytest.raises(IllegalMove, match="not P1's move"):
-        seat.move(1, "Draw:gem")
+        seat.move(1, mv.Move.from_token("Draw:gem"))
     others = table.zones["hand:2"]
     with pytest.raises(IllegalMove, match="not in its hand"):
         seat.play(0, others[0], "slot:1")
     with pytest.raises(IllegalMove, match="only by a table play"):
-        seat.move(0, mv.format_move(mv.discard_move(0)))
+        seat.move(0, mv.Move.of(mv.discard_move(0)))
     servant = next(p for p in table.zones["hand:0"] if not is_gem(table.card(p)))
     with pytest.raises(IllegalMove, match="only a gem is discarded"):
         seat.play(0, servant, "discards")

@@ -32,7 +32,7 @@ from druids_p2p.games.druids2017.cards import (
     move_for_card,
 )
 from druids_p2p.games.druids2017.game import Game, GameOptions
-from druids_p2p.games.druids2017.notation import format_card, format_move
+from druids_p2p.games.druids2017.notation import Move, format_card
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
 from druids_p2p.games.druids2017.table_seat import SeatOp, TableSeat2017
 from druids_p2p.games.seam import CardTableRuleset, CardTableSeat, IllegalMove
@@ -201,15 +201,15 @@ class Table:
             if self.truth is not None:
                 assert legal == self.truth.legal_moves()
             move = self.rng.choice(legal)
-            placed = copy.table_move(move)
+            placed = copy.table_move(Move.of(move))
             position = None if placed is None else copy.position_of(placed[0])
         else:
             move, placed, position = self.cheat(mover)
         if placed is None:
-            token = format_move(move)
+            value = Move.of(move)
             for copy in self.copies.values():
-                assert copy.check_move(mover, token) is None
-                copy.move(mover, token)
+                assert copy.check_move(mover, value) is None
+                copy.move(mover, value)
         else:
             card, zone = placed
             assert position is not None and self.cards[position] == card
@@ -466,10 +466,11 @@ def test_plays_no_copy_allows_are_refused_with_their_reason() -> None:
     if not table.options.variant:
         _refused(table, g, lead, "gaia:R:light", GAIA, "variant")
     for copy in table.copies.values():
-        reason = copy.check_move(g, "Gaia:R")
+        reason = copy.check_move(g, Move.from_token("Gaia:R"))
         assert reason is not None and "show" in reason
-        assert copy.check_move(other, "Pile:G") == f"it is not P{other}'s move"
-        assert copy.check_move(g, "Gaia:R:dark") is not None  # not the canonical token
+        assert copy.check_move(other, Move.from_token("Pile:G")) == f"it is not P{other}'s move"
+        with pytest.raises(ValueError, match="not a canonical"):  # one token per move
+            Move.from_token("Gaia:R:dark")
         assert copy.check_word(g, YES) == f"P{g} owes no word now"
     # A hidden hand's card is shown: a face-down play of it, a claimed card that lies
     # elsewhere, or Gaia away from the holder's lead position, is refused.
@@ -493,7 +494,9 @@ def test_a_pile_choice_is_refused_unless_due_and_a_card_while_it_is() -> None:
         table.step()  # past the Gaia lead
         mover = table.one(lambda c: c.to_move)
         for copy in table.copies.values():
-            assert copy.check_move(mover, "Pile:G") == "no Sickle pile choice is pending"
+            assert copy.check_move(mover, Move.from_token("Pile:G")) == (
+                "no Sickle pile choice is pending"
+            )
         for _ in range(80):
             rnd = table.copies[0].game.round
             assert rnd is not None
@@ -506,7 +509,8 @@ def test_a_pile_choice_is_refused_unless_due_and_a_card_while_it_is() -> None:
                 tied = rnd.tied_highest_piles(mover)
                 wrong = next(d for d in range(5) if d not in tied)
                 for copy in table.copies.values():
-                    assert "not one of" in (copy.check_move(mover, f"Pile:{DOMAINS[wrong]}") or "")
+                    pile = Move.from_token(f"Pile:{DOMAINS[wrong]}")
+                    assert "not one of" in (copy.check_move(mover, pile) or "")
                 return
             table.step()
     raise AssertionError("no seed gave a tied Sickle pile choice")
@@ -517,7 +521,7 @@ def test_a_card_leaves_a_hand_only_by_a_show() -> None:
     table.run()
     table.step()
     mover = table.one(lambda c: c.to_move)
-    token = format_card(table.cards[table.hands[mover][0]])
+    token = Move.from_token(format_card(table.cards[table.hands[mover][0]]))
     for copy in table.copies.values():
         assert "show" in (copy.check_move(mover, token) or "")
         with pytest.raises(IllegalMove):

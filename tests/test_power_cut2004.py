@@ -81,7 +81,7 @@ class ForkTable(LocalTable):
         m = self.machines[k]
         view = m.view()
         assert view is not None and m.card_rules is not None
-        tokens = {m.card_rules.format_move(x): x for x in view.legal}
+        tokens = {m.card_rules.Move.of(x).token(): x for x in view.legal}
         choice = random.Random(m.head + bytes([k])).choice(view.legal)
         discards = [x for t, x in tokens.items() if t.startswith("Discard:")]
         if k == self.attacker and "Draw:gem" in tokens and (discards or self.forked):

@@ -24,6 +24,8 @@ from textual.widgets import RichLog, Static
 
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.druids2004.cards import format_card
+from druids_p2p.games.seam import PLAY
+from druids_p2p.net.moves import moves_of, signed_token
 from druids_p2p.net.record_replay import read_game
 from druids_p2p.tui.druids2004.places import HandLine, ScoreColumn
 from druids_p2p.tui.druids2004.replay import Replay2004App, Replay2004Screen
@@ -64,8 +66,10 @@ def test_json_says_druids2004_and_holds_every_move_and_the_outcome(
     assert out["game"] == "druids2004" and out["kind"] == "record"
     assert out["audit"]["ok"] and out["audit"]["verdict"] == "complete"
     assert [p["name"] for p in out["players"]] == [machine.name_of_seat(s) for s in range(3)]
-    played = list(machine.card_play.moves)
-    assert [(m["seat"], m["move"]) for m in out["moves"]] == [(a.seat, a.token) for a in played]
+    played = list(moves_of(machine.card_play.copy, 0))
+    assert [(m["seat"], m["move"]) for m in out["moves"]] == [
+        (a.seat, signed_token(a)) for a in played
+    ]
     plays = [m for m in out["moves"] if m["move"].startswith("play ")]
     assert plays and all(m["card"] for m in plays)  # every secret known: each card is named
     assert all(m["card"] is None for m in out["moves"] if not m["move"].startswith("play "))
@@ -87,11 +91,11 @@ def test_text_without_a_terminal_lists_every_move_and_the_end(
     lines = proc.stdout.splitlines()
     assert "a druids2004 record, 3 players" in lines[0]
     assert lines[1] == "audit: complete"
-    moves = list(machine.card_play.moves)
+    moves = list(moves_of(machine.card_play.copy, 0))
     listed = lines[2 : 2 + len(moves)]
     for k, (line, accepted) in enumerate(zip(listed, moves, strict=True), start=1):
         assert line.split()[0] == f"{k}." and machine.name_of_seat(accepted.seat) in line
-        assert accepted.token in line
+        assert signed_token(accepted) in line
     totals, winners = machine.outcome()
     won = ", ".join(machine.name_of_seat(w) for w in winners or [])
     assert lines[-1].startswith("game over (") and lines[-1].endswith(
@@ -188,7 +192,7 @@ def test_the_viewer_steps_move_by_move_as_the_owner_saw_it(
     game = read_game(folder / "p0.druids", owner=t.ids[0].public_key)
     assert game.owner == seat
     assert game_ui("druids2004").replay is Replay2004App  # what ``druids replay`` opens
-    moves = list(owner.card_play.moves)
+    moves = list(moves_of(owner.card_play.copy, 0))
     name = owner.name_of_seat
     app = Replay2004App(game)
 
@@ -211,7 +215,7 @@ def test_the_viewer_steps_move_by_move_as_the_owner_saw_it(
         assert "Move 1:" in _caption(app)
         # The owner's own face-down plays name their card; the others' do not. Places are
         # numbered 1-6, as on every screen (the record's slots are 0-5).
-        mine = next(k for k, m in enumerate(moves) if m.seat == seat and m.token.startswith("play"))
+        mine = next(k for k, m in enumerate(moves) if m.seat == seat and m.kind == PLAY)
         await pilot.press("home")
         for _ in range(mine + 1):
             await pilot.press("right")
@@ -219,7 +223,7 @@ def test_the_viewer_steps_move_by_move_as_the_owner_saw_it(
         assert game.card_table is not None
         card = game.card_table.plays[mine].card  # the record's final reveal names it
         assert card is not None
-        token = moves[mine].token
+        token = signed_token(moves[mine])
         if token.startswith("play slot:"):
             place = int(token.rpartition(":")[2]) + 1
             played = f"you play {format_card(card)} onto place {place}"
@@ -227,13 +231,13 @@ def test_the_viewer_steps_move_by_move_as_the_owner_saw_it(
             played = f"you discard {format_card(card)} face down"
         assert f"Move {mine + 1}: {played}" in _caption(app), _caption(app)
         theirs = next(
-            k for k, m in enumerate(moves) if m.seat != seat and m.token.startswith("play slot:")
+            k for k, m in enumerate(moves) if m.seat != seat and m.zone.startswith("slot:")
         )
         await pilot.press("home")
         for _ in range(theirs + 1):
             await pilot.press("right")
         await pilot.pause()
-        place = int(moves[theirs].token.rpartition(":")[2]) + 1
+        place = int(moves[theirs].zone.rpartition(":")[2]) + 1
         assert re.search(
             rf"Move {theirs + 1}: {re.escape(name(moves[theirs].seat))} plays a (gem|servant) "
             rf"onto place {place}\b",

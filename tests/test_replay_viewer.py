@@ -168,7 +168,7 @@ def test_the_viewer_steps_trick_by_trick_as_the_owner_saw_it(
         await pilot.press("right")
         await pilot.pause()
         assert "Round 1, trick 1" in _caption(app)
-        first_trick = [(game.names[s], format_move(m)) for s, m in first.moves[:3]]
+        first_trick = [(game.names[s], m.token()) for s, m in first.moves[:3]]
         log = _log(app)
         for name, _move in first_trick:
             assert name in log

@@ -122,7 +122,7 @@ def test_a_peer_that_made_another_message_for_a_slot_it_signed_stops_and_signs_n
     token = held[-1].body["move"]
     rules = fresh.card_rules
     assert rules is not None
-    other_move = next(m for m in view.legal if rules.format_move(m) != token)
+    other_move = next(m for m in view.legal if rules.Move.of(m).token() != token)
     fresh.play(other_move)
     signed = fresh.chain.seq
     first = next((frm, to) for frm, to, raw in answers if raw == held[-1].raw)  # a resend answer

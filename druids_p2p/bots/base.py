@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.games.seam import GameMove
 
 if TYPE_CHECKING:
     from druids_p2p.games.druids2004.options import Options as Options2004
@@ -42,8 +43,9 @@ class Bot:
         self.rng = rng
         self.time_budget_ms = time_budget_ms
 
-    def choose(self, view: PlayerView) -> int:
-        """Return one of ``view.legal`` (a move id). Must not take longer than the budget."""
+    def choose(self, view: PlayerView) -> int | GameMove:
+        """Return one of ``view.legal``: its move id, or the game's ``Move`` value for it (the
+        host reads it as its id, once). Must not take longer than the budget."""
         raise NotImplementedError
 
     def end_round(self, view: PlayerView) -> None:

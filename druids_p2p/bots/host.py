@@ -11,8 +11,9 @@ Time is enforced by running the bot on a worker thread and waiting ``budget × G
 GRACE_MS``; a result that comes later is discarded. Python cannot kill a thread, so a bot that
 overran keeps its seat on fallback moves until its late call returns (it is then asked again).
 
-The host meets the game through the rule-set seam (``druids_p2p.rulesets``): a move's token comes
-from the game's ``format_move``, and only the fallback is the game's own.
+The host meets the game through the rule-set seam (``druids_p2p.rulesets``): a bot answers a move
+id or its game's ``Move`` value, read here once as the id (:func:`answer_id`); a move's token is
+the game's ``Move.token()``, and only the fallback is the game's own.
 :func:`druids_p2p.bots.local_game.play_local_game` plays a whole game in-process with it.
 """
 
@@ -73,19 +74,34 @@ def first_legal(view: MoveView) -> int:
     return view.legal[0]
 
 
+def answer_id(answer: object, rules: CommonRuleset) -> object:
+    """A bot's answer as the engine reads it: the game's own ``Move`` value as its id, once,
+    where the answer enters (each value is made once per id, so it is this game's exactly
+    when ``Move.of`` of its id is the very object); anything else as it is."""
+    move_id = getattr(answer, "id", None)
+    if isinstance(move_id, int) and not isinstance(move_id, bool):
+        try:
+            if rules.Move.of(move_id) is answer:
+                return move_id
+        except ValueError:
+            pass
+    return answer
+
+
 def check_answer(answer: object, view: MoveView, rules: CommonRuleset) -> str | None:
-    """None if ``answer`` is one of ``view.legal``, else the fault text (tokens by ``rules``)."""
+    """None if ``answer`` (read by :func:`answer_id`) is one of ``view.legal``, else the fault
+    text (tokens by ``rules``)."""
     if isinstance(answer, bool) or not isinstance(answer, int):
         shown = repr(answer)
         if len(shown) > 40:
             shown = shown[:37] + "..."
-        return f"returned {shown} ({type(answer).__name__}), not a move id (int)"
+        return f"returned {shown} ({type(answer).__name__}), not a move id (int) nor a Move"
     if answer not in view.legal:
         try:
-            token = rules.format_move(answer)
+            token = rules.Move.of(answer).token()
         except ValueError:
             token = "unknown"
-        legal = " ".join(rules.format_move(m) for m in view.legal[:12])
+        legal = " ".join(rules.Move.of(m).token() for m in view.legal[:12])
         more = " ..." if len(view.legal) > 12 else ""
         return f"returned illegal move {answer} ({token}); legal: {legal}{more}"
     return None
@@ -190,9 +206,10 @@ class BotRunner:
             if job.error is not None:
                 fault = "raised " + _error_text(job.error)
             else:
-                fault = check_answer(job.result, view, self.rules)
-                if fault is None:
-                    return MoveOutcome(job.result, None, elapsed)
+                answer = answer_id(job.result, self.rules)
+                fault = check_answer(answer, view, self.rules)
+                if fault is None and isinstance(answer, int):
+                    return MoveOutcome(answer, None, elapsed)
         return MoveOutcome(self.fallback(view), fault, elapsed)
 
     def hook(self, fn: Callable[..., Any], *args: Any) -> str | None:

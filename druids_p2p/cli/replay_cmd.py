@@ -144,7 +144,7 @@ def record_text(game: ReplayedGame) -> list[str]:
             cards = " ".join(rules.format_card(c) for c in sorted(hand))
             lines.append(f"      {names[seat]:<{width}}  {cards}")
         for k, (seat, move) in enumerate(rnd.moves, start=1):
-            lines.append(f"{k:4d}. {names[seat]:<{width}}  {rules.format_move(move)}")
+            lines.append(f"{k:4d}. {names[seat]:<{width}}  {move.token()}")
     if game.stopped is not None:
         lines.append(f"stopped: {game.stopped}")
     totals: list[int] | None = audit.totals

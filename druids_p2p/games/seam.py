@@ -3,8 +3,9 @@
 Those layers talk to a :class:`CardTableRuleset` (its :class:`CommonRuleset` part in process, its
 seat copies at the mental card table), never to a game's internals: each game is one
 package under ``druids_p2p.games`` registered in ``druids_p2p.rulesets``, and the games never import
-each other (import-linter contracts check both). Moves and cards cross the seam as integers and as
-text tokens; a refused move is an :class:`IllegalMove` whose ``reason`` the mover is told.
+each other (import-linter contracts check both). A move crosses the seam as its game's move value
+(:class:`GameMove`: an id and one canonical token, parsed once where text enters), a card as an
+integer; a refused move is an :class:`IllegalMove` whose ``reason`` the mover is told.
 
 This module imports no game: it is what every game and every runner agree on.
 """
@@ -13,7 +14,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, runtime_checkable
 
 
 class IllegalMove(ValueError):
@@ -26,6 +28,33 @@ class IllegalMove(ValueError):
 
 class InvalidDeal(ValueError):
     """Hands that cannot be a deal of the game (wrong sizes, duplicates, no Gaia or two, ...)."""
+
+
+class GameMove(Protocol):
+    """One move of a game as a value (python-chess's ``Move``): every game's ``Move`` is one.
+
+    Its ``id`` is the small int the engine, the bots and their rollouts index arrays with (a
+    bot may answer with it); :meth:`token` is its one canonical spelling, the one a signed
+    ``move`` carries and a record writes. Each value is made once per id (equal moves are the
+    same object), so it is carried, never re-parsed, from where its text entered."""
+
+    @property
+    def id(self) -> int: ...
+
+    def token(self) -> str: ...
+
+
+class MoveValues(Protocol):
+    """A game's ``Move`` class: its values by id and by token (python-chess's
+    ``Move.from_uci``)."""
+
+    def of(self, move_id: int) -> GameMove:
+        """The move with ``move_id``; ValueError for an id that is no move of this game."""
+        ...
+
+    def from_token(self, token: str) -> GameMove:
+        """The move a canonical token names; ValueError naming the token otherwise."""
+        ...
 
 
 class TableOptions(Protocol):
@@ -98,23 +127,23 @@ class CommonRuleset(Protocol):
     def new_game(self, players: int, **options: Any) -> CommonGameState: ...
     def format_card(self, card: int) -> str: ...
     def parse_card(self, token: str) -> int: ...
-    def format_move(self, move: int) -> str:
-        """The move's token; ValueError for an id that is no move of this game."""
+    @property
+    def Move(self) -> MoveValues:
+        """The game's move values (``Move.of(id)``, ``Move.from_token(token)``,
+        ``move.token()``)."""
         ...
-
-    def parse_move(self, token: str) -> int: ...
 
     def seat_lines(self, view: Any) -> list[str]:
         """A seat's view (what its game's ``view(seat)`` returns) as a few lines of text: what
         a person at a plain terminal is shown before typing a move (``net/players.py``)."""
         ...
 
-    def typed_move(self, move: int) -> str:
+    def typed_move(self, move: GameMove) -> str:
         """The move as that person types it: numbered as :meth:`seat_lines` and the terminal
         UI number things (Druids 2004's places 1–6, where the notation has slots 0–5)."""
         ...
 
-    def parse_typed_move(self, token: str) -> int:
+    def parse_typed_move(self, token: str) -> GameMove:
         """The move a person typed in :meth:`typed_move`'s spelling; ValueError naming it."""
         ...
 
@@ -203,6 +232,34 @@ class CardOp(Protocol):
     def seats(self) -> tuple[int, ...]: ...
 
 
+WORD: Final = "word"
+"""A seat's signed word about its own face-down cards (a ``move`` while words are due)."""
+MOVE: Final = "move"
+"""A public move: no card leaves a hand (a ``move`` message with the game's token)."""
+PLAY: Final = "play"
+"""A card put down from a hand into a zone: face down (``table_play``) or, with its ``card``,
+shown face up (``table_show``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableMove:
+    """One move at a card table as one value: who made it, which kind, and what it names.
+
+    A ``word`` carries its ``token``; a public ``move`` its game's :class:`GameMove` in
+    ``move``; a ``play`` the ``position`` of the mover's hand it puts into ``zone`` and, shown
+    face up, the ``card`` (None face down). The table builds it once from a signed body (or
+    from a seat's own choice) and checks it once; a seat's copy keeps the ones it took, in
+    order: its :attr:`CardTableSeat.log`, the one record of the game's moves."""
+
+    kind: str
+    seat: int
+    move: GameMove | None = None
+    token: str = ""
+    zone: str = ""
+    position: int | None = None
+    card: int | None = None
+
+
 class CardTableSeat(GameProgress, Protocol):
     """One seat's copy of a game played at a mental card table: it knows only what that seat may
     know, yet gives every seat the same schedule and the same verdict on every move.
@@ -221,6 +278,13 @@ class CardTableSeat(GameProgress, Protocol):
     def seat(self) -> int:
         """This copy's play seat (an onlooker's, ``CardTableRuleset.onlooker``, is none of the
         table's: it holds no hand)."""
+        ...
+
+    @property
+    def log(self) -> Sequence[Sequence[TableMove]]:
+        """Every round's moves and words as this copy took them, in order (each play, move
+        and word one entry; a face-down play's ``card`` None, a shown one's its card): the
+        game's record of its moves, which the table refers into, never copies."""
         ...
 
     def ops(self) -> Sequence[CardOp]:
@@ -242,8 +306,8 @@ class CardTableSeat(GameProgress, Protocol):
         whose cards it knows)."""
         ...
 
-    def check_move(self, seat: int, token: str) -> str | None:
-        """Why ``seat``'s public move ``token`` is refused now, or None (pure)."""
+    def check_move(self, seat: int, move: GameMove) -> str | None:
+        """Why ``seat``'s public ``move`` is refused now, or None (pure)."""
         ...
 
     def check_word(self, seat: int, token: str) -> str | None:
@@ -257,8 +321,8 @@ class CardTableSeat(GameProgress, Protocol):
         :meth:`check_play`'s reason if it refuses)."""
         ...
 
-    def move(self, seat: int, token: str) -> None:
-        """``seat``'s public move (no card leaves its hand): the game's token (ValueError with
+    def move(self, seat: int, move: GameMove) -> None:
+        """``seat``'s public ``move`` (no card leaves its hand; ValueError with
         :meth:`check_move`'s reason if it refuses)."""
         ...
 
@@ -307,12 +371,12 @@ class CardTableSeat(GameProgress, Protocol):
         """Every ended round's scores (a game of one round: empty)."""
         ...
 
-    def shown_move(self, card: int, zone: str) -> int:
+    def shown_move(self, card: int, zone: str) -> GameMove:
         """The move that shows ``card`` face up into ``zone`` (a ``table_show``): how the table
         names it; ValueError if none does."""
         ...
 
-    def table_move(self, move: int) -> tuple[int, str] | None:
+    def table_move(self, move: GameMove) -> tuple[int, str] | None:
         """(card, zone) for a move of this seat that puts a card of its hand down (the table
         plays that card's position into the zone), None for a public move (its token)."""
         ...
@@ -344,15 +408,21 @@ class CardTableRuleset(CommonRuleset, Protocol):
 
 
 __all__ = [
+    "MOVE",
+    "PLAY",
+    "WORD",
     "CardOp",
     "CardTableRuleset",
     "CardTableSeat",
     "CommonGameState",
     "CommonRuleset",
+    "GameMove",
     "GameProgress",
     "IllegalMove",
     "InvalidDeal",
+    "MoveValues",
     "Playing",
     "Streams",
+    "TableMove",
     "TableOptions",
 ]

@@ -9,8 +9,8 @@ move of the seat to move; at each round's final reveal the deck's audit and the 
 with every card of the round known. Every message must be of its step's type, from its step's seat
 in order and built on the head at its step's start. The deck messages go through the deck's
 :class:`TableState` (every proof of a shuffle, share and opening checked again); the moves and words
-through :func:`~druids_p2p.net.moves.accept_table_move`, the one check the table made, into one
-:class:`~druids_p2p.net.moves.MoveLog`.
+through :func:`~druids_p2p.net.moves.take_table_move`, the one check the table made, into the
+copy's own log (the seam's ``log``; where each lies in the record: :attr:`CardTableReplay.signed`).
 
 The copy replayed is the game's *onlooker* (``CardTableRuleset.onlooker``: it holds no hand, so
 every seat is judged alike, as every other seat judged it at the table) where the game has one,
@@ -53,7 +53,7 @@ from druids_p2p.net.card_table_play import (
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.continuation import carried_in_play_order, winners_of, with_carried
 from druids_p2p.net.game_result import result_problem
-from druids_p2p.net.moves import MoveLog, MoveRefused
+from druids_p2p.net.moves import MoveRefused, SignedMoves, moves_of
 from druids_p2p.wire import Message, MsgType
 from druids_p2p.wire.audit import AuditProblem
 
@@ -110,10 +110,8 @@ class CardTableReplay:
         game first waited for a seat), where the round's secrets are in the record."""
         self.words: set[int] = set()
         """Where the owners' words lie in the record (the rest of the moves are the game's)."""
-        self.moves = MoveLog()
-        self.taken: list[int] = []
-        """Where this round's moves and words lie in the record, in the order the copy took
-        them (what its ``breaches`` count by)."""
+        self.signed = SignedMoves()
+        """Where each move of the copy's log lies in the record (the log is the copy's)."""
         self.owing: Owing | None = None
         """What the step the record stops in still waits for (None: it stops between steps)."""
         self.complete = False
@@ -181,7 +179,6 @@ class CardTableReplay:
         for round_no in range(MAX_ROUNDS):
             if round_no:
                 self.deck, self._x, self._told = self._table(round_no), None, set()
-                self.taken = []
             self.tables.append((self.deck, None))
             if not self._round():
                 return
@@ -257,7 +254,9 @@ class CardTableReplay:
             by_rounds = "rounds" in self.rules.table_flags
             where = f" in round {self.deck.round_no + 1}" if by_rounds else ""
             raise AuditProblem(
-                f"seat {seat} broke a rule{where}: {reason}", self.taken[taken], seat
+                f"seat {seat} broke a rule{where}: {reason}",
+                self.signed.at(self.deck.round_no, taken),
+                seat,
             )
         return True
 
@@ -336,17 +335,14 @@ class CardTableReplay:
             )
         try:
             r = self.deck.round_no
-            index_in_round = len(self.moves.of_round(r))
+            index_in_round = len(moves_of(self.copy, r))
             word = bool(self.copy.words_due())
-            accepted, op = take_message(
-                self.copy, seat, msg, round_no=r, index=index_in_round, at=index
-            )
+            op = take_message(self.copy, self.rules.Move, seat, msg, round_no=r)
         except MoveRefused as refused:
             raise AuditProblem(f"seat {seat}'s move is refused: {refused}", index, seat) from None
         except RuntimeError as exc:  # the words fit no arrangement of the real hidden cards
             raise AuditProblem(f"the seats' words are false: {exc}", index, None) from None
-        self.moves.append(accepted)
-        self.taken.append(index)
+        self.signed.note(r, index_in_round, msg.hash, index)
         if word:
             self.words.add(index)
         if op is not None:

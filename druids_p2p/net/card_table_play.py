@@ -11,8 +11,11 @@ operations, or waits for a move.
 A move travels as one signed message: a card put down is the deck's ``table_play`` of its
 position (every seat checks it against its copy of the rules before the deck checks that the
 position lies in the mover's hand), a public move (a ritual, a draw, a stop) is a ``move`` with
-the game's token, after which its operations follow (the ritual's reveal, the draw's deal). A
-move that arrives before this seat has completed the operations before it is held until then.
+the game's canonical token (its ``Move.token()``, parsed back once, by :func:`message_move`), after
+which its operations follow (the ritual's reveal, the draw's deal). A move that arrives before
+this seat has completed the operations before it is held until then. Each move is taken once by
+the copy, which records it in its ``log``; this seat keeps only where its signed message lies
+(:class:`~druids_p2p.net.moves.SignedMoves`).
 
 Once every owners' word of a round is in, this seat signs its check of them (:data:`WORDS_FIT`,
 or :data:`WORDS_UNFIT` when they fit no arrangement of the cards hidden from it) and goes
@@ -25,21 +28,28 @@ messages (deadlines, blame by step); this is what each step does with them.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from typing import TypeVar
 
 from druids_p2p.deck import MalformedMessage
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
-from druids_p2p.games.seam import CardOp, CardTableSeat
+from druids_p2p.games.seam import (
+    MOVE,
+    PLAY,
+    WORD,
+    CardOp,
+    CardTableSeat,
+    GameMove,
+    MoveValues,
+    TableMove,
+)
 from druids_p2p.net.codec import deck_envelope
 from druids_p2p.net.moves import (
-    AcceptedMove,
-    MoveLog,
     MoveRefused,
-    accept_table_move,
-    play_token,
+    SignedMoves,
+    check_table_move,
+    moves_of,
+    table_refusal,
     take_table_move,
 )
 from druids_p2p.wire import Message, MsgType
@@ -53,8 +63,6 @@ WORDS_CHECKS = frozenset({WORDS_FIT, WORDS_UNFIT})
 FINAL = TableOp("final")
 """The deck's final reveal, pushed at once when a seat found the words contradicted."""
 
-
-T = TypeVar("T")
 
 CARD_PLAYS = frozenset({MsgType.TABLE_PLAY, MsgType.TABLE_SHOW})
 """A card put down: face down (``table_play``) or shown face up (``table_show``)."""
@@ -71,47 +79,54 @@ def table_op(op: CardOp) -> TableOp:
     )
 
 
-def take_message(
-    copy: CardTableSeat, seat: int, msg: Message, *, round_no: int, index: int, at: int = -1
-) -> tuple[AcceptedMove, CardOp | None]:
-    """``seat``'s signed ``move``, ``table_play`` or ``table_show`` taken by ``copy``, which
-    checks it once (:func:`~druids_p2p.net.moves.take_table_move`): what the table does with a
-    received move and ``druids audit`` with every recorded one. A body for another round, or
-    one that names no move, is refused too (:class:`~druids_p2p.net.moves.MoveRefused`)."""
+def message_move(
+    copy: CardTableSeat, values: MoveValues, seat: int, msg: Message, *, round_no: int
+) -> TableMove:
+    """``seat``'s signed ``move``, ``table_play`` or ``table_show`` as one move value, built
+    once from its body (a ``move``'s token parsed once, by the game's ``Move``; a word while
+    the seats' words are due). A body for another round, or one that names no move, is refused
+    (:class:`~druids_p2p.net.moves.MoveRefused`; a token that names none after the table's own
+    refusals, as the rules would give it)."""
     if msg.body.get("round") != round_no:
         raise MoveRefused(
             f"sent a {msg.type.label} for round {msg.body.get('round')}, not this one"
         )
     try:
-        card: int | None = None
         if msg.type is MsgType.MOVE:
-            token, position = str(msg.body["move"]), None
+            token = str(msg.body["move"])
         else:
-            token, position = play_token(str(msg.body["zone"])), int(msg.body["pos"])
-            if msg.type is MsgType.TABLE_SHOW:
-                card = int(msg.body["card"])
+            zone, position = str(msg.body["zone"]), int(msg.body["pos"])
+            card = int(msg.body["card"]) if msg.type is MsgType.TABLE_SHOW else None
     except (KeyError, TypeError, ValueError) as exc:
         raise MoveRefused(f"sent a {msg.type.label} that names no move ({exc})") from None
-    return take_table_move(
-        copy,
-        seat,
-        token,
-        round_no=round_no,
-        index=index,
-        position=position,
-        card=card,
-        msg_hash=msg.hash,
-        at=at,
-    )
+    if msg.type is not MsgType.MOVE:
+        return TableMove(PLAY, seat, zone=zone, position=position, card=card)
+    if copy.words_due():
+        return TableMove(WORD, seat, token=token)
+    try:
+        move = values.from_token(token)
+    except ValueError as exc:
+        reason = table_refusal(copy, seat, MOVE)
+        raise (MoveRefused(reason) if reason else MoveRefused(str(exc), str(exc))) from None
+    return TableMove(MOVE, seat, move, token)
+
+
+def take_message(
+    copy: CardTableSeat, values: MoveValues, seat: int, msg: Message, *, round_no: int
+) -> CardOp | None:
+    """``seat``'s signed move (:func:`message_move`) taken by ``copy``, which checks it once
+    and logs it (:func:`~druids_p2p.net.moves.take_table_move`): what the table does with a
+    received move and ``druids audit`` with every recorded one."""
+    return take_table_move(copy, message_move(copy, values, seat, msg, round_no=round_no))
 
 
 def is_logged_move(msg: Message) -> bool:
-    """Whether ``msg`` is one of the moves and words the card table's :class:`MoveLog` records:
+    """Whether ``msg`` is one of the moves and words a seat copy's ``log`` records:
     a card put down, or a ``move`` other than a words' check.
 
     A words' check (``Words:fit``/``Words:unfit``, protocol.md §11) travels as a ``move`` but is
     a seat's verdict on the words just given, not a move of the game: no rule takes it
-    (:func:`~druids_p2p.net.moves.accept_table_move` refuses it, so a check sent in a move step
+    (:func:`~druids_p2p.net.moves.check_table_move` refuses it, so a check sent in a move step
     stops the table), its own step checks only its token, and neither a seat's log nor the
     audit's holds it. So in a record the table accepted, the token alone tells them apart, and
     whoever counts a card table's moves in a record counts them by this."""
@@ -138,20 +153,20 @@ class CardTablePlay:
         seat_of: Callable[[bytes], int | None],
         seal_move: Callable[[str], Message],
         message_of: Callable[[bytes], Message | None],
-        token: Callable[[int], str],
-        moves: MoveLog | None = None,
+        values: MoveValues,
     ) -> None:
         """``seat_of(key)``: a signer's play seat; ``seal_move(token)``: this seat's signed
         ``move`` message; ``message_of(raw)``: the table's decoded copy of a message it holds
         (this seat's own included: nothing is decoded, nor its signature checked, twice);
-        ``token(move)``: the rule set's spelling of a move id; ``moves``: the log the accepted
-        moves go to (a new one if None)."""
+        ``values``: the game's ``Move`` (a received token is parsed by it, once)."""
         self.copy, self.peer, self._seat_of = copy, peer, seat_of
-        self._seal_move, self._message_of, self._token = seal_move, message_of, token
-        self.moves = MoveLog() if moves is None else moves
-        self._own: dict[bytes, AcceptedMove] = {}
-        """This seat's own moves and words, checked once when made, until their place is known
-        (by the bytes of their signed message)."""
+        self._seal_move, self._message_of, self._values = seal_move, message_of, values
+        self.signed = SignedMoves()
+        """Where each move of the copy's log lies as a signed message (its one record is the
+        copy's ``log``)."""
+        self._own: dict[bytes, tuple[int, int, bytes]] = {}
+        """This seat's own moves and words, taken when made, until their place in the
+        transcript is known: (round, index in its log, message hash) by their signed bytes."""
         self._at: dict[bytes, int] = {}
         """Where received moves lie in the transcript, until they are taken."""
         self._pushed = 0
@@ -161,9 +176,6 @@ class CardTablePlay:
         self.word_rounds: list[tuple[int, tuple[int, ...]]] = []
         """Each time the game asked for the seats' words: (operations pushed then, the seats
         asked), for the table's schedule (this seat's own word may settle a round at once)."""
-        self.taken: list[bytes] = []
-        """The signed moves and words of this round, in the order the copy took them (what its
-        ``breaches`` count by: the evidence of a breach)."""
         self._asking = False
         self.checking = False
         """This seat's check of the last words is sent: nothing goes on until every seat's is."""
@@ -189,7 +201,6 @@ class CardTablePlay:
         ``peer``, a fresh card table (new keys, positions from 0)."""
         self.peer, self._pushed, self._learned = peer, 0, 0
         self.word_rounds.clear()
-        self.taken.clear()
         self._asking = False
         return self.peer.start() + self._run()
 
@@ -200,67 +211,58 @@ class CardTablePlay:
     def start(self) -> list[bytes]:
         return self.peer.start() + self._run()
 
-    def refusal(self, move: int) -> str | None:
+    def refusal(self, move: GameMove) -> str | None:
         """Why this seat's own ``move`` would be refused now, or None: the very check
         :meth:`play` makes (pure), for a player to ask before it moves."""
         if not self.my_turn:
             return "it is not this seat's turn"
         try:
-            self._own_move(move, accept_table_move)
-        except ValueError as exc:  # MoveRefused, or a move id that is no move of this game
+            check_table_move(self.copy, self._own_move(move))
+        except ValueError as exc:  # MoveRefused, or the copy's IllegalMove for a card not held
             return str(exc)
         return None
 
-    def play(self, move: int) -> list[bytes]:
+    def play(self, move: GameMove) -> list[bytes]:
         """This seat's own move (it must be its turn), checked once: raises ValueError
         (:class:`~druids_p2p.net.moves.MoveRefused`) with the rules' reason if they refuse."""
         if not self.my_turn:
             raise ValueError("it is not this seat's turn")
-        accepted, op = self._own_move(move, take_table_move)
+        m = self._own_move(move)
+        r, index = self.round_no, self._index()
+        op = take_table_move(self.copy, m)
         if op is None:
-            sealed = self._seal_move(accepted.token)
-            self._own[sealed.raw] = dataclasses.replace(accepted, msg_hash=sealed.hash)
-            self.taken.append(sealed.raw)
+            sealed = self._seal_move(m.token)
+            self._own[sealed.raw] = (r, index, sealed.hash)
             return [sealed.raw, *self._run()]
-        if op.kind == "show" and accepted.position is not None:  # face up: its card is public
-            accepted = dataclasses.replace(accepted, card=self.peer.known()[accepted.position])
         self._pushed += 1
-        out = self.peer.push(table_op(op), accepted.position)
+        out = self.peer.push(table_op(op), m.position)
         for raw in out:
             msg = self._message_of(raw)
             if msg is not None and msg.type in CARD_PLAYS:
-                self._own[raw] = dataclasses.replace(accepted, msg_hash=msg.hash)
-                self.taken.append(raw)
+                self._own[raw] = (r, index, msg.hash)
         return out + self._run()
 
-    def _own_move(self, move: int, how: Callable[..., T]) -> T:
-        """This seat's ``move`` as :func:`take_table_move` (or, to ask only,
-        :func:`accept_table_move`) takes it: a card put down is the position of its hand that
-        holds the card, a public move its token."""
+    def _own_move(self, move: GameMove) -> TableMove:
+        """This seat's ``move`` as the table takes it: a card put down is the position of its
+        hand that holds the card, a public move its value."""
         down = self.copy.table_move(move)
-        r, index = self.round_no, self._index()
         if down is None:
-            return how(self.copy, self.seat, self._token(move), round_no=r, index=index)
+            return TableMove(MOVE, self.seat, move, move.token())
         card, zone = down
-        position = self.copy.position_of(card)
-        return how(
-            self.copy, self.seat, play_token(zone), round_no=r, index=index, position=position
-        )
+        return TableMove(PLAY, self.seat, zone=zone, position=self.copy.position_of(card))
 
     def _index(self) -> int:
-        """The next move's place in this round."""
-        return len(self.moves.of_round(self.round_no))
+        """The next move's place in this round's log."""
+        return len(moves_of(self.copy, self.round_no))
 
     def placed(self, raw: bytes, at: int) -> None:
         """The move message ``raw`` lies at ``at`` in the transcript: this seat's own move is
-        recorded now; a received one is when it is taken."""
+        noted now; a received one is when it is taken."""
         own = self._own.pop(raw, None)
         if own is None:
             self._at[raw] = at
         else:
-            self.moves.append(
-                dataclasses.replace(own, index=len(self.moves.of_round(own.round)), at=at)
-            )
+            self.signed.note(own[0], own[1], own[2], at)
 
     def settle_words(self, contradicted: bool) -> list[bytes]:
         """Every seat's check of the last words is in: go on, or (``contradicted``: some seat
@@ -316,12 +318,10 @@ class CardTablePlay:
             self._asking = bool(asked)
             word = self.copy.own_word()
             if word is not None:  # this seat's word about its own face-down cards
-                accepted, _ = take_table_move(
-                    self.copy, self.seat, word, round_no=self.round_no, index=self._index()
-                )
+                r, index = self.round_no, self._index()
+                take_table_move(self.copy, TableMove(WORD, self.seat, token=word))
                 sealed = self._seal_move(word)
-                self._own[sealed.raw] = dataclasses.replace(accepted, msg_hash=sealed.hash)
-                self.taken.append(sealed.raw)
+                self._own[sealed.raw] = (r, index, sealed.hash)
                 out.append(sealed.raw)
                 out += self._check_words()
                 continue
@@ -360,15 +360,12 @@ class CardTablePlay:
         if seat is None:
             raise MalformedMessage("a move from a key with no seat at this table")
         a_word = bool(self.copy.words_due())
+        r, index = self.round_no, self._index()
         try:
-            at = self._at.pop(msg.raw, -1)
-            accepted, op = take_message(
-                self.copy, seat, msg, round_no=self.round_no, index=self._index(), at=at
-            )
+            op = take_message(self.copy, self._values, seat, msg, round_no=r)
         except ValueError as exc:  # MoveRefused, or the copy's IllegalMove
             raise MoveFault(str(exc), seat, msg.raw) from None
-        self.moves.append(accepted)
-        self.taken.append(msg.raw)
+        self.signed.note(r, index, msg.hash, self._at.pop(msg.raw, -1))
         if a_word:  # the round's last word is this seat's cue to sign its check of them
             return self._check_words()
         if op is None:

@@ -36,6 +36,7 @@ from druids_p2p.deck import AuditRequired, DeckError, DeckFault, MalformedMessag
 from druids_p2p.deck.table_audit import audit_state
 from druids_p2p.deck.table_ops import senders
 from druids_p2p.deck.table_peer import TablePeer
+from druids_p2p.games.seam import GameMove
 from druids_p2p.net.card_table_play import (
     CARD_PLAYS,
     MOVE_TYPES,
@@ -84,7 +85,7 @@ def start_card_table(t: TableState) -> None:
         return msg
 
     t.card_play = CardTablePlay(
-        copy, _new_table(t, 0), t.seat_of, seal_move, t.recorded, rules.format_move
+        copy, _new_table(t, 0), t.seat_of, seal_move, t.recorded, rules.Move
     )
     t.card_cursor = (KEYS, 0)
     t.phase = "play"
@@ -123,10 +124,16 @@ def _head(t: TableState) -> bytes:
     return head
 
 
-def own_card_move(t: TableState, move: int) -> None:
+def move_value(t: TableState, move: int | GameMove) -> GameMove:
+    """A player's move as the game's value: a move id (a bot answers with one) is made one
+    here, where it enters the table, once (ValueError for an id that is no move)."""
+    return t.card_rules.Move.of(move) if isinstance(move, int) else move
+
+
+def own_card_move(t: TableState, move: int | GameMove) -> None:
     """This seat's move, checked by its copy of the rules (IllegalMove / ValueError)."""
     assert t.card_play is not None
-    t.card_play.play(move)
+    t.card_play.play(move_value(t, move))
 
 
 def on_card_step(t: TableState, batch: list[Message]) -> None:
@@ -263,8 +270,8 @@ def _shown(t: TableState, msg: Message) -> str:
         return str(msg.body["move"])
     if msg.type is MsgType.TABLE_SHOW:
         assert t.card_play is not None
-        move = t.card_play.copy.shown_move(int(msg.body["card"]), str(msg.body["zone"]))
-        return t.card_rules.format_move(move)
+        shown: GameMove = t.card_play.copy.shown_move(int(msg.body["card"]), str(msg.body["zone"]))
+        return shown.token()
     return f"play {msg.body['zone']}"
 
 
@@ -293,19 +300,18 @@ def _replay_own_move(t: TableState) -> None:
         raise TableFault(f"the saved record's own move is refused on replay: {exc}") from None
 
 
-def _saved_move(t: TableState, saved: Message) -> int | None:
+def _saved_move(t: TableState, saved: Message) -> GameMove | None:
     """The move id of this seat's saved move message (a card put down: the legal move that puts
     the card at that position of its hand into that zone), None if it is none."""
     play, rules = t.card_play, t.card_rules
     assert play is not None and rules is not None
     try:
         if saved.type is MsgType.MOVE:
-            return rules.parse_move(str(saved.body["move"]))
+            return rules.Move.from_token(str(saved.body["move"]))
         if saved.type in CARD_PLAYS:
             down = (play.peer.known().get(int(saved.body["pos"])), str(saved.body["zone"]))
-            return next(
-                (m for m in play.copy.legal_moves() if play.copy.table_move(m) == down), None
-            )
+            legal = (rules.Move.of(m) for m in play.copy.legal_moves())
+            return next((m for m in legal if play.copy.table_move(m) == down), None)
     except (ValueError, KeyError):
         return None
     return None
@@ -321,13 +327,14 @@ def _audit(t: TableState) -> None:
     play = t.card_play
     cards = {p.index: p.card for p in audit.positions}
     for seat, taken, reason in play.copy.breaches(cards)[:1]:
-        raw = play.taken[taken]
+        at = play.signed.at(play.round_no, taken)  # the breach's move, where the record holds it
+        evidence = (t.transcript.messages[at].raw,) if at >= 0 else ()
         where = f" in round {play.round_no + 1}" if "rounds" in t.card_rules.table_flags else ""
         raise TableFault(
             f"audit: {t._who(t.order[seat])} broke a rule{where}: {reason} (the final reveal "
             "shows every card)",
             seat,
-            (raw,),
+            evidence,
         )
 
 

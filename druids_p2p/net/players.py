@@ -14,8 +14,12 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from druids_p2p.games.seam import CommonRuleset, IllegalMove, TableOptions
+from druids_p2p.games.seam import CommonRuleset, GameMove, IllegalMove, TableOptions
 from druids_p2p.net.errors import PeerError
+
+PlayerMove = int | GameMove
+"""A player's answer: a move id (what a bot returns, as the plugin API says) or the game's move
+value (a person's typed move, parsed once). The table makes an id a value once, where it enters."""
 
 
 class TableView(Protocol):
@@ -53,7 +57,7 @@ class TableView(Protocol):
         way to this seat (a drawn card before the others' shares are in), so a person is shown
         :meth:`player_view` only once it is settled. A game dealt by rounds is always settled."""
 
-    def check(self, move: int) -> str | None:
+    def check(self, move: PlayerMove) -> str | None:
         """Why ``move`` is not legal for this seat now (the round's own rule), None if it is:
         for showing a person why a card cannot be played. Whatever a player answers, the table
         checks the move itself when it plays it (:meth:`Player.refused`)."""
@@ -83,10 +87,10 @@ class Player:
         """Called once, before the table starts."""
 
     def start(self, table: TableView) -> None: ...
-    def choose(self, table: TableView) -> int:
+    def choose(self, table: TableView) -> PlayerMove:
         raise NotImplementedError
 
-    def refused(self, move: int, reason: str) -> None:
+    def refused(self, move: PlayerMove, reason: str) -> None:
         """The table refused ``move`` (``reason``: the rule it breaks): it is not played, and
         this seat is asked again. A person is told why; a program that plays an illegal move
         is broken, so by default this stops the peer with the machine's own error."""
@@ -103,7 +107,7 @@ class Player:
         net/ending.py). A bot or a terminal player is done at the end."""
         return False
 
-    def poll(self, table: TableView) -> int | None:
+    def poll(self, table: TableView) -> PlayerMove | None:
         """This seat's move if it has one now, else None (asked again on the next tick).
 
         The table loop keeps serving the network between calls, so a person may think as long
@@ -145,11 +149,11 @@ class PromptPlayer(Player):
         if self.wrong >= MAX_ASKS:
             raise PeerError(f"no legal move entered in {MAX_ASKS} answers")
 
-    def choose(self, table: TableView) -> int:
+    def choose(self, table: TableView) -> PlayerMove:
         view = table.player_view()
         assert view is not None
         rules = table.ruleset
-        legal = " ".join(rules.typed_move(m) for m in view.legal)
+        legal = " ".join(rules.typed_move(rules.Move.of(m)) for m in view.legal)
         prompt = "\n".join([*rules.seat_lines(view), f"legal: {legal}", "your move> "])
         while True:
             self.answer = answer = self.ask(prompt).strip()
@@ -158,7 +162,7 @@ class PromptPlayer(Player):
             except ValueError as exc:
                 self._count(f"not a move: {exc}")
 
-    def refused(self, move: int, reason: str) -> None:
+    def refused(self, move: PlayerMove, reason: str) -> None:
         """Tell the person why the table refused ``move``; it asks again on its next tick."""
         self._count(f"the table refuses {self.answer!r}: {reason}")
 

@@ -65,14 +65,14 @@ class ReplayedGame:
         None for a game of one round (its record holds no setup in the notation's terms)."""
         if self.card_table is not None:
             return None
-        card, move = self.rules.format_card, self.rules.format_move
+        card = self.rules.format_card
         return {
             "players": self.options.players,
             "variant": self.options.variant,
             "rounds": [
                 {
                     "hands": [[card(c) for c in hand] for hand in r.hands],
-                    "moves": [move(m) for _, m in r.moves],
+                    "moves": [m.token() for _, m in r.moves],
                 }
                 for r in self.rounds
                 if r.hands is not None
@@ -81,7 +81,7 @@ class ReplayedGame:
 
     def as_json(self) -> dict[str, Any]:
         """``druids replay RECORD --json``: the replayed game, headless."""
-        card, move = self.rules.format_card, self.rules.format_move
+        card = self.rules.format_card
         out: dict[str, Any] = {
             "kind": "record",
             "game": self.ruleset,
@@ -102,7 +102,7 @@ class ReplayedGame:
                     "hands": None
                     if r.hands is None
                     else [[card(c) for c in hand] for hand in r.hands],
-                    "moves": [{"seat": s, "move": move(m)} for s, m in r.moves],
+                    "moves": [{"seat": s, "move": m.token()} for s, m in r.moves],
                 }
                 for r in self.rounds
             ],

@@ -12,9 +12,10 @@ view is taken and only the moves are shown. A record that breaks the rules somew
 to there; the audit's verdict, which travels with the replayed game, says why.
 
 A round's hands are the cards of the positions dealt to each seat, known once the round's secrets
-(its final reveal) are in the record; its moves are the game's (not the owners' words), each named
-by its move id through the seam: a public move by its token, a card shown face up by the copy's
-``shown_move`` of its card and zone. A round cut short of its final reveal has moves but no hands.
+(its final reveal) are in the record; its moves are the game's (not the owners' words), each the
+game's move value, read from the copy's log (the seam's ``log``): a public move as the table took
+it, a card shown face up as the copy's ``shown_move`` of its card and zone. A round cut short of
+its final reveal has moves but no hands.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.games.seam import CardTableRuleset
+from druids_p2p.games.seam import MOVE, WORD, CardTableRuleset, GameMove, TableMove
 from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
-from druids_p2p.net.moves import PLAY, AcceptedMove
+from druids_p2p.net.moves import all_moves, moves_of, signed_token
 from druids_p2p.rulesets import table_options
 from druids_p2p.wire import Transcript
 from druids_p2p.wire.audit import AuditProblem
@@ -50,8 +51,8 @@ class ReplayedRound:
     """0-based."""
     hands: tuple[tuple[int, ...], ...] | None
     """Each play seat's hand as dealt (card ids), known once the round's reveal is recorded."""
-    moves: tuple[tuple[int, int], ...]
-    """(play seat, move) in the order the record holds them."""
+    moves: tuple[tuple[int, GameMove], ...]
+    """(play seat, the game's move value) in the order the record holds them."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,9 @@ def replay_card_table(
 
     def settled(replay: CardTableReplay) -> None:
         if replay.cards_known:  # the view of the last settling at a move count is kept
-            seen[len(replay.moves)] = tuple(replay.copy.view(s) for s in range(players))
+            seen[sum(map(len, replay.copy.log))] = tuple(
+                replay.copy.view(s) for s in range(players)
+            )
 
     walk = ScheduleWalk(transcript)
     with contextlib.suppress(AuditProblem):  # the audit names it; what is in place is read
@@ -94,9 +97,9 @@ def replay_card_table(
         replay.run()
     plays = tuple(
         ReplayedPlay(
-            m.seat, m.token, None if m.position is None else replay.card_at(m.position, m.round)
+            m.seat, signed_token(m), None if m.position is None else replay.card_at(m.position, r)
         )
-        for m in replay.moves
+        for r, m in all_moves(replay.copy)
     )
     views: list[tuple[Any, ...]] = []
     for k in range(len(plays) + 1):  # a step of several words settles once, after the last
@@ -112,20 +115,20 @@ def replay_card_table(
         winners=None if copy.winners is None else list(copy.winners),
         ended_by=copy.ended_by,
         complete=replay.complete,
-        rounds=_rounds(replay, rules) if by_rounds else (),
+        rounds=_rounds(replay) if by_rounds else (),
     )
 
 
-def _rounds(replay: CardTableReplay, rules: CardTableRuleset) -> tuple[ReplayedRound, ...]:
+def _rounds(replay: CardTableReplay) -> tuple[ReplayedRound, ...]:
     """Every round the record reached (see the module), up to the first move that cannot be
     named (the audit names what is wrong there)."""
     out: list[ReplayedRound] = []
     for r, (state, _) in enumerate(replay.tables):
-        moves: list[tuple[int, int]] = []
-        for m in replay.moves.of_round(r):
-            if m.at in replay.words:
+        moves: list[tuple[int, GameMove]] = []
+        for m in moves_of(replay.copy, r):
+            if m.kind == WORD:
                 continue
-            move = _named(replay, rules, m)
+            move = _named(replay, r, m)
             if move is None:
                 break
             moves.append((m.seat, move))
@@ -135,14 +138,15 @@ def _rounds(replay: CardTableReplay, rules: CardTableRuleset) -> tuple[ReplayedR
     return tuple(out)
 
 
-def _named(replay: CardTableReplay, rules: CardTableRuleset, m: AcceptedMove) -> int | None:
-    """The move id of an accepted move: its token's, or the show of its card into its zone."""
+def _named(replay: CardTableReplay, round_no: int, m: TableMove) -> GameMove | None:
+    """The game's move a taken move is: its value, or the show of its card into its zone."""
+    if m.kind == MOVE:
+        return m.move
+    assert m.position is not None
+    card = m.card if m.card is not None else replay.card_at(m.position, round_no)
+    if card is None:
+        return None
     try:
-        if m.position is None:
-            return rules.parse_move(m.token)
-        card = m.card if m.card is not None else replay.card_at(m.position, m.round)
-        if card is None:
-            return None
-        return replay.copy.shown_move(card, m.token.removeprefix(PLAY))
+        return replay.copy.shown_move(card, m.zone)
     except ValueError:
         return None

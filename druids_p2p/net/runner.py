@@ -17,6 +17,7 @@ from druids_p2p.games.seam import IllegalMove
 from druids_p2p.net.ending import TableEnding
 from druids_p2p.net.liveness import LivenessChecks
 from druids_p2p.net.move_kinds import move_kind
+from druids_p2p.net.players import PlayerMove
 from druids_p2p.net.table_types import TableFault
 from druids_p2p.wire import (
     MsgType,
@@ -95,7 +96,7 @@ class TableRunner(LivenessChecks, TableEnding):
         self._keepalive()
         self._check_liveness()
 
-    def _play(self, move: int | None) -> None:
+    def _play(self, move: PlayerMove | None) -> None:
         """This seat's move, if the player has one: checked once, by the machine, which refuses
         an illegal one (the player is told why and asked again on the next tick)."""
         if move is None:

@@ -23,6 +23,7 @@ import time
 from typing import Any
 
 from druids_p2p.games.seam import CardTableSeat, CommonRuleset, TableOptions
+from druids_p2p.net.card_table_round import move_value
 from druids_p2p.net.chat import TableChat
 from druids_p2p.net.deadlines import Deadlines
 from druids_p2p.net.errors import PeerError
@@ -31,7 +32,7 @@ from druids_p2p.net.homes import TableState
 from druids_p2p.net.links import LinkError, Links
 from druids_p2p.net.mesh_port import MeshPort
 from druids_p2p.net.peer_config import PeerConfig
-from druids_p2p.net.players import Player, TableView
+from druids_p2p.net.players import Player, PlayerMove, TableView
 from druids_p2p.net.resend import CatchUp, ResendLimiter, bounded
 from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import TableEvent, TableFault
@@ -91,11 +92,15 @@ class MachineView:
         # Between a ritual's steps, or while the owners' words are due, nobody is to move.
         return bool(play.copy.game_over or play.copy.to_move is not None)
 
-    def check(self, move: int) -> str | None:
+    def check(self, move: PlayerMove) -> str | None:
         play = self._machine.card_play
         if play is None:
             return "the game has not started"
-        reason: str | None = play.refusal(move)  # the check its move will get (net/moves.py)
+        try:
+            value = move_value(self._machine, move)
+        except ValueError as exc:
+            return str(exc)
+        reason: str | None = play.refusal(value)  # the check its move will get (net/moves.py)
         return reason
 
     @property

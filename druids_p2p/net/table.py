@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from druids_p2p.games.seam import IllegalMove
+from druids_p2p.games.seam import GameMove, IllegalMove
 from druids_p2p.net.card_table_round import on_card_step, own_card_move, take_back_own_move
 from druids_p2p.net.game_result import check_result, on_results
 from druids_p2p.net.moves import MoveRefused
@@ -169,7 +169,7 @@ class TableMachine(TableState):
         messages is left (:class:`TableFault`)."""
         self.check_deferred()
 
-    def play(self, move: int) -> list[bytes]:
+    def play(self, move: int | GameMove) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
         self.check_deferred()
         if not self.my_turn:

@@ -26,7 +26,7 @@ from druids_p2p.net.chat import ChatOutbox, ChatRefused
 from druids_p2p.net.discovery import DEFAULT_PORT
 from druids_p2p.net.errors import PeerError
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
-from druids_p2p.net.players import Player, TableView
+from druids_p2p.net.players import Player, PlayerMove, TableView
 from druids_p2p.net.session import run_peer
 from druids_p2p.rulesets import DEFAULT_RULESET, table_options
 from druids_p2p.tui.approval import ApprovalBridge
@@ -108,10 +108,11 @@ class UIPlayer(Player):
                 self.asking = 0  # the next poll is a new turn
                 return move
 
-    def refused(self, move: int, reason: str) -> None:
+    def refused(self, move: PlayerMove, reason: str) -> None:
         """The table refused the person's move (it checks every move, once): told why in their
         words; the next poll asks again."""
         seat = self.table.seat if self.table is not None else None
+        move = move if isinstance(move, int) else move.id  # this UI submits ids: it is told one
         self.post(MoveRejected(move, in_your_words(reason, -1 if seat is None else seat) or reason))
 
     def submit(self, move: int, turn: int) -> None:

@@ -15,7 +15,7 @@ Tokens: ``K7>2`` and ``S0:3>2`` (play to slot 2), ``Ritual:2``, ``Discard:K7``, 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from druids_p2p.games.druids2004.cards import (
     N_CARDS,
@@ -42,14 +42,46 @@ KIND_DRAW: Final = "draw"
 KIND_STOP: Final = "stop"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Move:
-    """A decoded move: its kind and the card / slot / source it names (-1 when none)."""
+    """One move as a value: its kind and the card / slot / source it names (-1 when none), its
+    ``id`` (the int the engine and the bots index arrays with) and its one canonical
+    :meth:`token` (python-chess's ``Move``, ``uci()``).
+
+    Every value is made once, here: :meth:`of` and :func:`decode` are an index, equality and
+    hash are identity's, and a token is parsed once, where text enters (:meth:`from_token`)."""
 
     kind: str
     card: int = -1
     slot: int = -1
     source: str = ""
+    id: int = -1
+    _token: str = ""
+    """Empty for an id that decodes but is no move (a place card played)."""
+
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        return decode, (self.id,)  # a copy (pickle, deepcopy) is the one value again
+
+    def __repr__(self) -> str:
+        return f"Move({self._token or self.id!r})"
+
+    def token(self) -> str:
+        """The canonical token: what a signed ``move`` carries and a record writes."""
+        return self._token
+
+    @staticmethod
+    def of(move_id: int) -> Move:
+        """The move with ``move_id``; ValueError for an id that is no move."""
+        move = decode(move_id)
+        if not move._token:
+            raise ValueError(f"move {move_id} plays a place card, which no move can")
+        return move
+
+    @staticmethod
+    def from_token(token: str) -> Move:
+        """The move ``token`` names; ValueError naming the token if it is none."""
+        move = _BY_TOKEN.get(token) if isinstance(token, str) else None
+        return _DECODED[_parse(token)] if move is None else move
 
 
 def play_move(card: int, slot: int) -> int:
@@ -64,36 +96,36 @@ def discard_move(gem: int) -> int:
     return DISCARD + gem
 
 
+def _decoded(move: int) -> Move:
+    if move < RITUAL:
+        card, slot = move // ROW_SLOTS, move % ROW_SLOTS
+        token = f"{format_card(card)}>{slot}" if is_gem(card) or is_servant(card) else ""
+        return Move(KIND_PLAY, card=card, slot=slot, id=move, _token=token)
+    if move < DISCARD:
+        return Move(KIND_RITUAL, slot=move - RITUAL, id=move, _token=f"Ritual:{move - RITUAL}")
+    if move < DRAW_GEM:
+        token = f"Discard:{format_card(move - DISCARD)}"
+        return Move(KIND_DISCARD, card=move - DISCARD, id=move, _token=token)
+    if move == DRAW_GEM:
+        return Move(KIND_DRAW, source="gem", id=move, _token="Draw:gem")
+    if move == DRAW_SERVANT:
+        return Move(KIND_DRAW, source="servant", id=move, _token="Draw:servant")
+    return Move(KIND_STOP, id=move, _token="Stop")
+
+
+_DECODED: Final[tuple[Move, ...]] = tuple(_decoded(m) for m in range(N_MOVES))
+_BY_TOKEN: Final[dict[str, Move]] = {m.token(): m for m in _DECODED if m.token()}
+
+
 def decode(move: int) -> Move:
     """The move an id stands for; ValueError for an id outside 0..602."""
     if not isinstance(move, int) or isinstance(move, bool) or not 0 <= move < N_MOVES:
         raise ValueError(f"no move has id {move!r}")
-    if move < RITUAL:
-        return Move(KIND_PLAY, card=move // ROW_SLOTS, slot=move % ROW_SLOTS)
-    if move < DISCARD:
-        return Move(KIND_RITUAL, slot=move - RITUAL)
-    if move < DRAW_GEM:
-        return Move(KIND_DISCARD, card=move - DISCARD)
-    if move == DRAW_GEM:
-        return Move(KIND_DRAW, source="gem")
-    if move == DRAW_SERVANT:
-        return Move(KIND_DRAW, source="servant")
-    return Move(KIND_STOP)
+    return _DECODED[move]
 
 
 def format_move(move: int) -> str:
-    m = decode(move)
-    if m.kind == KIND_PLAY:
-        if not (is_gem(m.card) or is_servant(m.card)):
-            raise ValueError(f"move {move} plays a place card, which no move can")
-        return f"{format_card(m.card)}>{m.slot}"
-    if m.kind == KIND_RITUAL:
-        return f"Ritual:{m.slot}"
-    if m.kind == KIND_DISCARD:
-        return f"Discard:{format_card(m.card)}"
-    if m.kind == KIND_DRAW:
-        return f"Draw:{m.source}"
-    return "Stop"
+    return Move.of(move).token()
 
 
 def _slot(text: str, token: str) -> int:
@@ -104,6 +136,11 @@ def _slot(text: str, token: str) -> int:
 
 def parse_move(token: str) -> int:
     """Move id of a token; ValueError naming the token if it is not a move of the notation."""
+    return Move.from_token(token).id
+
+
+def _parse(token: str) -> int:
+    """What :meth:`Move.from_token` says of a token that names no move: why (ValueError)."""
     if not isinstance(token, str):
         raise ValueError(f"unknown move token {token!r}")
     if token == "Stop":

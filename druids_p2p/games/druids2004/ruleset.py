@@ -22,6 +22,7 @@ from druids_p2p.games.druids2004.setup import Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.games.seam import GameMove
 
 Streams = Callable[[str, int], random.Random]
 """``druids_p2p.games.seam.Streams``, spelled out: the games never import each other."""
@@ -58,17 +59,14 @@ class Druids2004Ruleset:
     def parse_card(self, token: str) -> int:
         return cards.parse_card(token)
 
-    def format_move(self, move: int) -> str:
-        return moves.format_move(move)
+    Move = moves.Move
+    """The game's move values (the seam's ``MoveValues``)."""
 
-    def parse_move(self, token: str) -> int:
-        return moves.parse_move(token)
+    def typed_move(self, move: GameMove) -> str:
+        return typed_move(move.id)
 
-    def typed_move(self, move: int) -> str:
-        return typed_move(move)
-
-    def parse_typed_move(self, token: str) -> int:
-        return parse_typed_move(token)
+    def parse_typed_move(self, token: str) -> moves.Move:
+        return moves.Move.of(parse_typed_move(token))
 
     def seat_lines(self, view: Any) -> list[str]:
         if not isinstance(view, SeatView):

@@ -51,7 +51,7 @@ from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.druids2004.worlds import clone
-from druids_p2p.games.seam import IllegalMove
+from druids_p2p.games.seam import MOVE, PLAY, WORD, GameMove, IllegalMove, TableMove
 
 SUPPLY, GEMS_DECK, DISCARDS = "supply", "gems", "discards"
 
@@ -139,8 +139,8 @@ class TableSeat2004:
         self._word_round = -1
         self.claims: list[WordClaim] = []
         """Every word given so far, for :meth:`breaches`."""
-        self.taken = 0
-        """The moves and words this copy has taken (each play, move and word counts one)."""
+        self.log: list[list[TableMove]] = [[]]
+        """The moves and words this copy took (the seam's ``log``: a game of one round)."""
         self._gone: set[int] = set()
         """Positions returned into a deck: their card is dealt again under a new position."""
         self._final = False
@@ -168,6 +168,11 @@ class TableSeat2004:
         return self.world.winners
 
     @property
+    def taken(self) -> int:
+        """The moves and words this copy has taken (each play, move and word counts one)."""
+        return len(self.log[0])
+
+    @property
     def ended_by(self) -> str | None:
         return self.world.ended_by
 
@@ -179,15 +184,15 @@ class TableSeat2004:
         """A game of one round: its scores are the totals."""
         return []
 
-    def shown_move(self, card: int, zone: str) -> int:
+    def shown_move(self, card: int, zone: str) -> mv.Move:
         """No card of this game is shown face up: its cards open by reveals."""
         raise ValueError(f"{self.world.options.players}-seat Druids 2004 shows no card into {zone}")
 
     def legal_moves(self) -> list[int]:
         return self.world.legal_moves() if self.to_move == self.seat else []
 
-    def table_move(self, move: int) -> tuple[int, str] | None:
-        m = mv.decode(move)
+    def table_move(self, move: GameMove) -> tuple[int, str] | None:
+        m = _own(move)
         if m.kind == mv.KIND_PLAY:
             return m.card, slot_zone(m.slot)
         return (m.card, DISCARDS) if m.kind == mv.KIND_DISCARD else None
@@ -245,17 +250,13 @@ class TableSeat2004:
             return f"{zone!r} is no place of the row"
         return self.world.check(mv.play_move(card, _SLOTS[zone]))
 
-    def check_move(self, seat: int, token: str) -> str | None:
-        """Why ``seat``'s public move ``token`` is refused now, or None (pure)."""
+    def check_move(self, seat: int, move: GameMove) -> str | None:
+        """Why ``seat``'s public ``move`` is refused now, or None (pure)."""
         if self.to_move != seat:
             return f"it is not P{seat}'s move"
-        try:
-            move = mv.parse_move(token)
-        except ValueError as exc:
-            return str(exc)
-        if mv.decode(move).kind in (mv.KIND_PLAY, mv.KIND_DISCARD):
-            return f"{token}: a card leaves a hand only by a table play of its position"
-        return self.world.check(move)
+        if _own(move).kind in (mv.KIND_PLAY, mv.KIND_DISCARD):
+            return f"{move.token()}: a card leaves a hand only by a table play of its position"
+        return self.world.check(move.id)
 
     def check_word(self, seat: int, token: str) -> str | None:
         """Why ``seat``'s word ``token`` is refused now, or None (pure)."""
@@ -276,16 +277,16 @@ class TableSeat2004:
             return mv.discard_move(label) if slot < 0 else mv.play_move(label, slot)
 
         self._apply(make)
-        self.taken += 1
+        self.log[0].append(TableMove(PLAY, seat, zone=zone, position=position))
         return SeatOp("play", seat=seat, zone=zone)
 
-    def move(self, seat: int, token: str) -> None:
-        reason = self.check_move(seat, token)
+    def move(self, seat: int, value: GameMove) -> None:
+        reason = self.check_move(seat, value)
         if reason is not None:
             raise IllegalMove(reason)
-        move = mv.parse_move(token)
-        kind = mv.decode(move)
-        self.taken += 1
+        kind = _own(value)
+        move = kind.id
+        self.log[0].append(TableMove(MOVE, seat, value, value.token()))
         if kind.kind == mv.KIND_RITUAL:
             self._ritual = kind.slot
             self._due.append(SeatOp("reveal", zone=slot_zone(kind.slot)))
@@ -330,17 +331,26 @@ class TableSeat2004:
         reason = self.check_word(seat, token)
         if reason is not None:
             raise IllegalMove(reason)
+        claim = dataclasses.replace(self._claim(seat, token == ow.YES), taken=self.taken)
         self._words[seat] = token == ow.YES
-        claim = self._claim(seat, token == ow.YES)
-        self.claims.append(dataclasses.replace(claim, taken=self.taken))
-        self.taken += 1
-        if self.words_due():
-            return
+        if not self.words_due():
+            try:
+                self._words_in()
+            except BaseException:
+                del self._words[seat]  # not taken: the copy as it was (up to the words' fit)
+                raise
+        # Recorded only once taken: the log holds no word the copy could not go on from.
+        self.claims.append(claim)
+        self.log[0].append(TableMove(WORD, seat, token=token))
+
+    def _words_in(self) -> None:
+        """Every word is in: the move waiting for them goes on, or (they fit no arrangement of
+        the gems hidden from this seat) the copy stops there."""
         make, then = self._resume or (lambda: 0, lambda: None)
-        self._resume, self._trial = None, None
         trial = clone(self.world)
         trial.play(make())
         fit = ow.fit_words(trial, self._known, self.seat, self._words)
+        self._resume, self._trial = None, None
         if fit is None:
             self.words_contradicted = True
             return
@@ -475,3 +485,10 @@ class TableSeat2004:
         self._labels = [c if i in self._gone else f(c) for i, c in enumerate(self._labels)]
         if self._turned is not None:
             self._turned = f(self._turned)
+
+
+def _own(move: GameMove) -> mv.Move:
+    """One of this game's moves (TypeError for another game's)."""
+    if not isinstance(move, mv.Move):
+        raise TypeError(f"druids2004 plays its own Move, not {type(move).__name__}")
+    return move

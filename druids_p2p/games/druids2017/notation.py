@@ -8,6 +8,8 @@ blue pile when a Sickle's highest piles tie.
 
 from __future__ import annotations
 
+from typing import Any, Final
+
 from druids_p2p.games.druids2017.cards import (
     DOMAINS,
     GAIA,
@@ -57,6 +59,61 @@ assert len(CARD_TOKENS) == N_CARDS and len(MOVE_TOKENS) == N_MOVES
 assert _MOVE_BY_TOKEN["Gaia"] == GAIA_BARE and _MOVE_BY_TOKEN["Gaia:G:light"] == GAIA_LIGHT
 assert _MOVE_BY_TOKEN["Mistletoe"] == PLAY_MISTLETOE and _MOVE_BY_TOKEN["Sickle"] == PLAY_SICKLE
 assert _MOVE_BY_TOKEN["Pile:G"] == PILE and _CARD_BY_TOKEN["Gaia"] == GAIA
+
+
+class Move:
+    """One move of the game as a value: its ``id`` (the int the engine and the bots index
+    arrays with) and its one canonical :meth:`token` (python-chess's ``Move``, ``uci()``).
+
+    Every value is made once, here (:data:`MOVES`): :meth:`of` is an index, equality and hash
+    are identity's, and a token is parsed once, where text enters (:meth:`from_token`)."""
+
+    __slots__ = ("_token", "id")
+    id: int
+    _token: str
+
+    def __init__(self, move_id: int, token: str) -> None:
+        if _SEALED:
+            raise TypeError("a Move is made once per id: use Move.of or Move.from_token")
+        object.__setattr__(self, "id", move_id)
+        object.__setattr__(self, "_token", token)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Move is frozen")
+
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        return Move.of, (self.id,)  # a copy (pickle, deepcopy) is the one value again
+
+    def __repr__(self) -> str:
+        return f"Move({self._token!r})"
+
+    def token(self) -> str:
+        """The canonical token: what a signed ``move`` carries and a record writes."""
+        return self._token
+
+    @staticmethod
+    def of(move_id: int) -> Move:
+        """The move with ``move_id``; ValueError for an id that is no move."""
+        if isinstance(move_id, bool) or not isinstance(move_id, int) or not 0 <= move_id < N_MOVES:
+            raise ValueError(f"no move has id {move_id!r}")
+        return MOVES[move_id]
+
+    @staticmethod
+    def from_token(token: str) -> Move:
+        """The move a canonical token names; ValueError naming the token otherwise (the
+        reading aid ``Gaia:R:dark`` too: a signed message has one spelling, protocol.md
+        appendix A, so that equal moves are equal bytes)."""
+        move = _MOVE_BY_CANONICAL.get(token) if isinstance(token, str) else None
+        if move is None:
+            return MOVES[parse_move_token(token)]  # raises, naming the token
+        return move
+
+
+_SEALED = False
+MOVES: Final[tuple[Move, ...]] = tuple(Move(m, t) for m, t in enumerate(MOVE_TOKENS))
+"""Every move value, by id."""
+_SEALED = True
+_MOVE_BY_CANONICAL: Final[dict[str, Move]] = {m.token(): m for m in MOVES}
 
 
 def format_card(card: int) -> str:
@@ -117,7 +174,9 @@ def parse_move_token(token: str) -> int:
 __all__ = [
     "CARD_TOKENS",
     "GAIA",
+    "MOVES",
     "MOVE_TOKENS",
+    "Move",
     "format_card",
     "format_move",
     "parse_card",

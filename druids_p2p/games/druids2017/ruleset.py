@@ -18,7 +18,7 @@ from druids_p2p.games.druids2017.game import Game, GameOptions
 from druids_p2p.games.druids2017.replay import replay as _replay
 from druids_p2p.games.druids2017.table_seat import ONLOOKER, TableSeat2017
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.games.seam import CommonGameState, Playing, Streams
+from druids_p2p.games.seam import CommonGameState, GameMove, Playing, Streams
 
 PILE_CHOICES_PER_ROUND = 12
 """More than the Sickle pile choices a round can have (3 Sickles, a few ties each)."""
@@ -41,18 +41,16 @@ class DruidsRuleset:
     def parse_card(self, token: str) -> int:
         return _notation.parse_card(token)
 
-    def format_move(self, move: int) -> str:
-        return _notation.format_move(move)
+    Move = _notation.Move
+    """The game's move values (the seam's ``MoveValues``)."""
 
-    def parse_move(self, token: str) -> int:
-        return _notation.parse_move(token)
-
-    def typed_move(self, move: int) -> str:
+    def typed_move(self, move: GameMove) -> str:
         """A person types the notation's token (nothing in it is numbered differently)."""
-        return _notation.format_move(move)
+        return move.token()
 
-    def parse_typed_move(self, token: str) -> int:
-        return _notation.parse_move(token)
+    def parse_typed_move(self, token: str) -> _notation.Move:
+        """The notation's token, its reading aid ``Gaia:R:dark`` too."""
+        return _notation.MOVES[_notation.parse_move(token)]
 
     def seat_lines(self, view: Any) -> list[str]:
         """The hand, and the trick on the table (a :class:`PlayerView`'s)."""

@@ -43,7 +43,7 @@ from druids_p2p.games.druids2017.cards import (
     is_pile_move,
 )
 from druids_p2p.games.druids2017.game import Game, GameOptions
-from druids_p2p.games.druids2017.notation import format_card, parse_move_token
+from druids_p2p.games.druids2017.notation import MOVES, Move, format_card
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.table_schedule import (
     NO,
@@ -58,7 +58,7 @@ from druids_p2p.games.druids2017.table_schedule import (
     zone_move,
 )
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.games.seam import IllegalMove
+from druids_p2p.games.seam import MOVE, PLAY, WORD, GameMove, IllegalMove, TableMove
 
 ONLOOKER = -1
 """The seat of a copy that holds no hand (an auditor's)."""
@@ -96,11 +96,16 @@ class TableSeat2017:
         """The position holding Gaia this round, by the words (not yet shown)."""
         self.claims: list[Claim] = []
         """This round's Gaia words and off-domain plays, in play order, for :meth:`breaches`."""
-        self.taken = 0
-        """The moves and words this copy took this round (each play, move and word counts one)."""
+        self.log: list[list[TableMove]] = []
+        """Every round's moves and words as this copy took them (the seam's ``log``)."""
         self.words_contradicted = False
         """The Gaia words fit no deal this copy can see: one is false, and it goes no further."""
         self._schedule_round()
+
+    @property
+    def taken(self) -> int:
+        """The moves and words this copy took this round (each play, move and word counts one)."""
+        return len(self.log[-1])
 
     # ------------------------------------------------------------------ progress
     @property
@@ -208,8 +213,8 @@ class TableSeat2017:
             raise IllegalMove(reason)
         self._words[seat] = token == YES
         self._word_taken[seat] = self.taken
-        self.taken += 1
         self._settle()
+        self.log[-1].append(TableMove(WORD, seat, token=token))  # recorded once taken
 
     def breaches(self, cards: Mapping[int, int]) -> list[tuple[int, int, str]]:
         """(seat, where it lies among the moves and words taken, reason) of every false Gaia
@@ -220,10 +225,11 @@ class TableSeat2017:
         return [(seat, taken, reason) for seat, taken, reason in found if reason is not None]
 
     # ------------------------------------------------------------------ moves
-    def table_move(self, move: int) -> tuple[int, str] | None:
+    def table_move(self, value: GameMove) -> tuple[int, str] | None:
         """(card, zone) a card move of this seat shows; None for a Sickle pile choice. A card
         this seat does not hold is refused here (IllegalMove) with the rules' own reason when
         they have one (a player is told what the rules say: "… must lead Gaia first")."""
+        move = _own(value)
         if is_pile_move(move):
             return None
         if move < N_DOMAIN_CARDS:
@@ -246,9 +252,9 @@ class TableSeat2017:
             return card, zone
         raise IllegalMove(self._round().check(move) or f"card {card} is not in this seat's hand")
 
-    def shown_move(self, card: int, zone: str) -> int:
+    def shown_move(self, card: int, zone: str) -> Move:
         """The move that shows ``card`` into ``zone`` (ValueError, its reason, if none)."""
-        return zone_move(card, zone)
+        return MOVES[zone_move(card, zone)]
 
     def position_of(self, card: int) -> int:
         if self.seat == ONLOOKER:
@@ -298,29 +304,27 @@ class TableSeat2017:
             r = len(self.game.rounds) - 1
             self.claims.append(Revoke(r, trick, seat, shown, led, held, self.taken))
         self._hands[seat].remove(position)
-        self.taken += 1
+        self.log[-1].append(TableMove(PLAY, seat, zone=zone, position=position, card=shown))
         if position not in self._cards:
             self._know(position, shown)
         return SeatOp("show", seat=seat, zone=zone)
 
-    def check_move(self, seat: int, token: str) -> str | None:
+    def check_move(self, seat: int, move: GameMove) -> str | None:
         """Why ``seat``'s public move (a Sickle pile choice) is refused now, or None (pure)."""
         if self.to_move != seat:
             return f"it is not P{seat}'s move"
-        try:
-            move = parse_move_token(token)
-        except ValueError as exc:
-            return str(exc)
-        if not is_pile_move(move):
-            return f"{token}: a card leaves a hand only by a show of its position into a zone"
-        return self._round().check(move)
+        if not is_pile_move(_own(move)):
+            return (
+                f"{move.token()}: a card leaves a hand only by a show of its position into a zone"
+            )
+        return self._round().check(move.id)
 
-    def move(self, seat: int, token: str) -> None:
-        reason = self.check_move(seat, token)
+    def move(self, seat: int, move: GameMove) -> None:
+        reason = self.check_move(seat, move)
         if reason is not None:
             raise IllegalMove(reason)
-        self._round().play(parse_move_token(token))
-        self.taken += 1
+        self._round().play(move.id)
+        self.log[-1].append(TableMove(MOVE, seat, move, move.token()))
 
     # ------------------------------------------------------------------ inside
     def _schedule_round(self) -> None:
@@ -331,7 +335,8 @@ class TableSeat2017:
         self._cards, self._where = {}, {}
         n, h = self._n, self._h
         self._hands = [[s + k * n for k in range(h)] for s in range(n)]
-        self._word_taken, self.claims, self.taken = {}, [], 0
+        self._word_taken, self.claims = {}, []
+        self.log.append([])
 
     def _know(self, position: int, card: int) -> None:
         self._cards[position] = card
@@ -425,6 +430,13 @@ class TableSeat2017:
             return rnd.check(move)
         finally:
             _unreveal(rnd, seat, card)
+
+
+def _own(move: GameMove) -> int:
+    """The id of one of this game's moves (TypeError for another game's)."""
+    if not isinstance(move, Move):
+        raise TypeError(f"druids2017 plays its own Move, not {type(move).__name__}")
+    return move.id
 
 
 def _unreveal(rnd: Round, seat: int, card: int) -> None:

@@ -69,27 +69,27 @@ def move_line(
     if token == "play discards":
         what = format_card(own.card) if own is not None and own.kind == mv.KIND_DISCARD else "a gem"
         return says(f"discard {what} face down", f"discards {what} face down")
-    if token.startswith("Draw:"):
-        if mine:
-            return None
-        source = "the gem pile" if token == "Draw:gem" else "its reserve"
-        return f"{who} draws from {source}"
-    if token.startswith("Ritual:"):
-        try:
-            slot = mv.decode(mv.parse_move(token)).slot
-        except ValueError:
-            return says(f"announce {token}", f"announces {token}")
-        place = before.row[slot] if before is not None else None
-        where = f"place {slot + 1}" + (f", {place_name(place.place)}" if place else "")
-        return says(f"announce a ritual on {where}", f"announces a ritual on {where}")
-    if token == "Stop":
-        return says("end the turn", "ends the turn")
     if token.startswith("Word:"):
         word = "yes" if token == YES else "no"
         return says(
             f"give your word on your face-down gems: {word}",
             f"gives its word on its face-down gems: {word}",
         )
+    try:
+        move = mv.Move.from_token(token)  # the token is read once, here, where it enters
+    except ValueError:
+        return f"{who}: {token}"
+    if move.kind == mv.KIND_DRAW:
+        if mine:
+            return None
+        source = "the gem pile" if move.source == "gem" else "its reserve"
+        return f"{who} draws from {source}"
+    if move.kind == mv.KIND_RITUAL:
+        place = before.row[move.slot] if before is not None else None
+        where = f"place {move.slot + 1}" + (f", {place_name(place.place)}" if place else "")
+        return says(f"announce a ritual on {where}", f"announces a ritual on {where}")
+    if move.kind == mv.KIND_STOP:
+        return says("end the turn", "ends the turn")
     return f"{who}: {token}"
 
 

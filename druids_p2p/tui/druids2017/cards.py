@@ -13,7 +13,8 @@ from druids_p2p.games.druids2017.cards import (
     N_DOMAINS,
     card_domain,
 )
-from druids_p2p.games.druids2017.notation import format_card, format_move
+from druids_p2p.games.druids2017.notation import format_card
+from druids_p2p.games.seam import GameMove
 
 DOMAIN_COLOURS: tuple[str, ...] = ("#3cb371", "#e6c229", "#e0474c", "#4a90e2", "#b07ce8")
 """Green, yellow, red, blue, violet (G Y R B V)."""
@@ -60,12 +61,13 @@ def card_text(card: int | None, size: int | None = None) -> Text:
     return text
 
 
-def move_text(move: int, variant: bool = False) -> Text:
-    """A move in colour: ``R7``, ``Gaia → red``, ``Mistletoe``, ``Pile:B``; at a ``variant``
-    table Gaia's lead names its side, the dark one too (``Gaia → violet (dark side)``)."""
-    token = format_move(move)
-    if move < N_DOMAIN_CARDS:
-        return card_text(move)
+def move_text(move: GameMove, variant: bool = False) -> Text:
+    """A move (the game's value, carried from where its text entered) in colour: ``R7``,
+    ``Gaia → red``, ``Mistletoe``, ``Pile:B``; at a ``variant`` table Gaia's lead names its
+    side, the dark one too (``Gaia → violet (dark side)``)."""
+    token = move.token()
+    if move.id < N_DOMAIN_CARDS:
+        return card_text(move.id)
     if token.startswith("Gaia:"):
         parts = token.split(":")
         domain = DOMAINS.index(parts[1])

@@ -15,8 +15,9 @@ from typing import Any
 from textual.message import Message
 
 from druids_p2p.bots.rule_bot import rule_move
-from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed, format_move
+from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
 from druids_p2p.games.druids2017.cards import card_domain
+from druids_p2p.games.druids2017.notation import Move
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_game
 from druids_p2p.tui.names import in_your_words
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
@@ -83,7 +84,7 @@ class OfflineSession(Session):
         seat = self.game.to_move
         assert seat is not None
         self.game.play(move)
-        token = format_move(move)
+        token = Move.of(move).token()
         self._event({"event": "move", "seat": seat, "move": token})
         rnd = self.game.round
         assert rnd is not None

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017 import Game, GameOptions
-from druids_p2p.games.druids2017.notation import format_move
+from druids_p2p.games.seam import GameMove
 from druids_p2p.net.record_replay import ReplayedGame
 from druids_p2p.tui.druids2017.cards import card_text, move_text
 from druids_p2p.tui.druids2017.hand import Hand
@@ -43,7 +43,7 @@ class Step:
     round: int
     caption: str
     snapshot: TableSnapshot | None
-    plays: tuple[tuple[str, int], ...] = ()
+    plays: tuple[tuple[str, GameMove], ...] = ()
     """(player, move) since the step before, for the log."""
     hands: tuple[tuple[int, ...], ...] | None = None
     """Every seat's hand as dealt: only at a round's end, after its reveal."""
@@ -71,17 +71,17 @@ def build_steps(game: ReplayedGame) -> list[Step]:
             break
         engine.start_round([list(h) for h in rnd.hands])
         steps.append(Step(rnd.number, f"{label}: dealt", _seen(engine, viewer, names)))
-        plays: list[tuple[str, int]] = []
+        plays: list[tuple[str, GameMove]] = []
         tricks = 0
         stopped = False
         for seat, move in rnd.moves:
             reason = None if engine.to_move == seat else "out of turn"
-            reason = reason or engine.check(move)
+            reason = reason or engine.check(move.id)
             if reason is not None:
                 steps.append(
                     Step(
                         rnd.number,
-                        f"{label}: {names[seat]}'s {format_move(move)} is illegal ({reason}): "
+                        f"{label}: {names[seat]}'s {move.token()} is illegal ({reason}): "
                         "the replay stops here (see 'druids audit')",
                         _seen(engine, viewer, names),
                         tuple(plays),
@@ -89,7 +89,7 @@ def build_steps(game: ReplayedGame) -> list[Step]:
                 )
                 stopped = True
                 break
-            engine.play(move)
+            engine.play(move.id)
             plays.append((names[seat], move))
             done = len(engine.view(viewer).tricks)
             if done > tricks or engine.round_over:

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
-from druids_p2p.games.druids2017.notation import parse_move
+from druids_p2p.games.druids2017.notation import Move
 from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.druids2017.cards import move_text
 from druids_p2p.tui.druids2017.table_screen_state import TableScreenState
@@ -38,7 +38,7 @@ def _move_line(table: TableScreenState, event: dict[str, Any]) -> Text:
     line.append(" play " if snap is not None and seat == snap.my_seat else " plays ")
     try:
         variant = snap is not None and snap.variant
-        line.append_text(move_text(parse_move(str(event.get("move"))), variant))
+        line.append_text(move_text(Move.from_token(str(event.get("move"))), variant))
     except ValueError:
         line.append(str(event.get("move")))
     return line

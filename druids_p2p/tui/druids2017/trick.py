@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from druids_p2p.games.druids2017.cards import COLOUR_NAMES, N_DOMAIN_CARDS, N_VALUES, PLAY_MISTLETOE
+from druids_p2p.games.druids2017.notation import MOVES
 from druids_p2p.tui.druids2017.cards import domain_text, move_text
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
 from druids_p2p.tui.names import name_text, who
@@ -36,7 +37,7 @@ def _play_line(snapshot: TableSnapshot, seat: int, move: int, mark: str = "") ->
     name.pad_right(max(0, NAME_WIDTH - len(name.plain)))
     line.append_text(name)
     line.append(" ")
-    line.append_text(move_text(move, snapshot.variant))
+    line.append_text(move_text(MOVES[move], snapshot.variant))
     if mark:
         line.append(mark, style="bold")
     return line
@@ -76,7 +77,7 @@ def plays_text(snapshot: TableSnapshot, plays: Sequence[tuple[int, int]]) -> Tex
             text.append(" · ")
         text.append_text(name_text(snapshot, seat))
         text.append(" ")
-        text.append_text(move_text(move, snapshot.variant))
+        text.append_text(move_text(MOVES[move], snapshot.variant))
     return text
 
 
