@@ -302,9 +302,10 @@ class CardTablePlay:
 
     def _run(self) -> list[bytes]:
         out: list[bytes] = []
+        state = self.peer.state  # (this loop runs on every message: no property in between)
         for _ in range(100_000):
             self._learn()
-            if not self._settled() or self.checking or self.revealing or self.closed:
+            if state.done != self._pushed or self.checking or self.revealing or state.finished:
                 break
             ops = self.copy.ops()
             if ops:
@@ -316,7 +317,7 @@ class CardTablePlay:
             if asked and not self._asking:
                 self.word_rounds.append((self._pushed, asked))
             self._asking = bool(asked)
-            word = self.copy.own_word()
+            word = self.copy.own_word() if asked else None  # (a word is owed only when asked)
             if word is not None:  # this seat's word about its own face-down cards
                 r, index = self.round_no, self._index()
                 take_table_move(self.copy, TableMove(WORD, self.seat, token=word))

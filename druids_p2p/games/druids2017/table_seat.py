@@ -112,7 +112,8 @@ class TableSeat2017:
     def to_move(self) -> int | None:
         if self._due or self._asking or self.words_contradicted:
             return None
-        return self.game.to_move
+        rounds = self.game.rounds  # (the game's to_move inline: asked on every message)
+        return rounds[-1].to_move if rounds else None
 
     @property
     def game_over(self) -> bool:
@@ -186,8 +187,8 @@ class TableSeat2017:
         return self._seats if asked else ()
 
     def words_due(self) -> tuple[int, ...]:
-        if not self.words_asked():  # (asked on every message at a table: mostly none)
-            return ()
+        if not self._asking or self._due or len(self._words) >= self._n:
+            return ()  # (asked on every message at a table: mostly none; words_asked inline)
         return tuple([s for s in self._seats if s not in self._words])
 
     def own_word(self) -> str | None:
