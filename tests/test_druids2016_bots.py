@@ -146,8 +146,9 @@ def test_the_rule_and_search_bots_take_a_win_in_one(
         assert policy(game, random.Random(seed), NODES).token() == winning
 
 
-THREATENED = {"b1": "0n*", "b2": "1n", "e7": "1w*", "d3": "0s", "e3": "0n"}
-"""Player 1's Druid on b2 may step s and capture player 0's Master on b1."""
+THREATENED = {"b1": "0n*", "b2": "1n", "e7": "1w*", "d3": "0s", "e3": "0e", "e4": "1w"}
+"""Player 1's Druid on b2 may step s and capture player 0's Master on b1; e3n would capture a
+Druid (and save e3 from e4s), but only a Master step (b1e, b1w) saves the game."""
 
 
 def test_position_threatened_lets_the_opponent_win_after_most_moves() -> None:
