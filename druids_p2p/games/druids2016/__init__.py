@@ -13,7 +13,9 @@ clock; randomness only from a passed ``random.Random``)::
 
 Modules, one concern each: ``board`` (squares, the layout's checks), ``board_file`` (reading
 one), ``moves`` (the move value and its token), ``setup``, ``game`` (play, undo, legal moves,
-the end), ``view`` (the position as JSON and text), ``replay`` (the game file), ``demo``.
+the end), ``view`` (the position as JSON and text), ``replay`` (the game file), ``demo``; the
+bots' strategies: ``policy`` (the budget, ``random`` and ``rule``), ``search`` (alpha-beta) and
+``match`` (one game between two policies, the Wilson interval).
 """
 
 from druids_p2p.games.druids2016.board import Board, BoardError, parse_board
