@@ -42,7 +42,8 @@ FINAL = "final"
 TRANSFER = "transfer"
 SHOW = "show"
 DEALS = "deals"
-OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW, DEALS)
+CREATE = "create"
+OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW, DEALS, CREATE)
 
 
 def hand_zone(seat: int) -> str:
@@ -69,6 +70,9 @@ class TableOp:
     * ``deals``: the top ``len(seats)`` cards of ``deck``, in order, the i-th to ``seats[i]``'s
       hand: what as many ``deal`` operations would do (the same positions), in one step of one
       message per seat (its shares of every position but its own), not one step per card.
+    * ``create``: a new ``deck`` of ``cards`` (top first), each the public encryption of its
+      card, made alike by every seat with no message (the deck must then be shuffled before
+      anything is taken from it: where each card lies is public).
     """
 
     kind: str
@@ -84,7 +88,7 @@ class TableOp:
         if self.kind not in OP_KINDS:
             raise ValueError(f"unknown table operation {self.kind!r}")
         for field, used in (
-            ("deck", (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS)),
+            ("deck", (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS, CREATE)),
             ("zone", (TURN, PLAY, REVEAL, SHOW)),
             ("source", (TRANSFER,)),
         ):
@@ -99,8 +103,10 @@ class TableOp:
             raise ValueError(f"{self.kind}: only a deal puts a card in a hand")
         if self.kind == TRANSFER and self.source == self.deck:
             raise ValueError(f"transfer: deck {self.deck} onto itself")
-        if self.cards and self.kind != SHUFFLE:
-            raise ValueError(f"{self.kind}: only a shuffle of a new deck lists cards")
+        if self.cards and self.kind not in (SHUFFLE, CREATE):
+            raise ValueError(f"{self.kind}: only a new deck (create, shuffle) lists cards")
+        if self.kind == CREATE and not self.cards:
+            raise ValueError("create: a new deck lists its cards")
         if (self.kind == DEALS) != bool(self.seats):
             raise ValueError(f"{self.kind}: seats are listed exactly for deals")
         if (

@@ -17,6 +17,7 @@ from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.shuffle_proof import verify_shuffle
 from druids_p2p.deck.table_messages import (
+    CREATE,
     DEAL,
     DEALS,
     EXPECTED_KIND,
@@ -117,19 +118,10 @@ def advance(state: TableState) -> list[int]:
 def _begin(state: TableState, index: int, op: TableOp) -> None:
     """What an operation does before any message: create a deck, take a position off a deck,
     fix who must open what. Only the schedule can be wrong here (TableOpError)."""
-    joint = state.joint_key
-    assert joint is not None
-    if op.kind == SHUFFLE and op.deck not in state.decks:
-        cards = op.cards
-        if not cards or len(cards) > MAX_CARDS or len(set(cards)) != len(cards):
-            raise TableOpError(f"deck {op.deck}: a new deck needs 1..{MAX_CARDS} distinct cards")
-        if any(not 0 <= c < state.num_cards or c in state.created for c in cards):
-            raise TableOpError(f"deck {op.deck}: a card is not an id or is already at the table")
-        points = card_points(state.num_cards)
-        state.created.update(cards)
-        state.decks[op.deck] = DeckState(
-            [group.BASE] * len(cards), [group.add(points[c], joint) for c in cards]
-        )
+    if op.kind == CREATE and op.deck in state.decks:
+        raise TableOpError(f"deck {op.deck} exists: create makes a new deck")
+    if op.kind in (SHUFFLE, CREATE) and op.deck not in state.decks:
+        _create(state, op)
     elif op.kind == SHUFFLE and op.cards:
         raise TableOpError(f"deck {op.deck} exists: a reshuffle lists no cards")
     if op.kind == SHUFFLE:
@@ -142,6 +134,27 @@ def _begin(state: TableState, index: int, op: TableOp) -> None:
         state.plans[index] = state.hidden_owners(op.zone)
 
 
+def _create(state: TableState, op: TableOp) -> None:
+    """A new deck of ``op.cards`` (top first), each card's public encryption (B, M + H) under
+    the joint key H: the same bytes at every seat, from the schedule alone. A ``create`` leaves
+    it unshuffled (every card's place is public, so nothing may be taken from it before a
+    shuffle); a shuffle of a new deck shuffles it at once."""
+    joint = state.joint_key
+    assert joint is not None
+    cards = op.cards
+    if not cards or len(cards) > MAX_CARDS or len(set(cards)) != len(cards):
+        raise TableOpError(f"deck {op.deck}: a new deck needs 1..{MAX_CARDS} distinct cards")
+    if any(not 0 <= c < state.num_cards or c in state.created for c in cards):
+        raise TableOpError(f"deck {op.deck}: a card is not an id or is already at the table")
+    points = card_points(state.num_cards)
+    state.created.update(cards)
+    state.decks[op.deck] = DeckState(
+        [group.BASE] * len(cards),
+        [group.add(points[c], joint) for c in cards],
+        unshuffled_returns=op.kind == CREATE,
+    )
+
+
 def _take(state: TableState, index: int, op: TableOp) -> None:
     """A deal, a turn or a deals takes the top card(s) of its deck, in order, as the next
     positions: into the hand of the seat each is dealt to, or (a turn) face up into ``zone``."""
@@ -152,7 +165,9 @@ def _take(state: TableState, index: int, op: TableOp) -> None:
     if len(deck.a) < len(owners):
         raise TableOpError(f"deck {op.deck} holds {len(deck.a)} cards, not {len(owners)}")
     if deck.unshuffled_returns:
-        raise TableOpError(f"deck {op.deck} holds returned or transferred cards: shuffle it first")
+        raise TableOpError(
+            f"deck {op.deck} holds created, returned or transferred cards: shuffle it first"
+        )
     if len(state.positions) + len(owners) > MAX_POSITIONS:
         raise TableOpError(f"a game takes at most {MAX_POSITIONS} positions")
     if op.kind != TURN and not all(s is not None and 0 <= s < state.seats for s in owners):
@@ -463,6 +478,11 @@ def _transfer(state: TableState, index: int, op: TableOp) -> bool:
     return True
 
 
+def _made(state: TableState, index: int, op: TableOp) -> bool:
+    """A create is complete once begun: the deck is made, and nobody owes a message."""
+    return True
+
+
 def _final(state: TableState, index: int, op: TableOp) -> bool:
     if any((index, s) not in state.slots for s in range(state.seats)):
         return False
@@ -493,4 +513,5 @@ _STEP = {
     TRANSFER: _transfer,
     SHOW: _put_down,
     DEALS: _shares,
+    CREATE: _made,
 }
