@@ -65,8 +65,8 @@ def test_a_druids2017_card_play_is_one_message_and_its_deal_is_counted(
     players: int, seed: int
 ) -> None:
     """Each round: every seat's key, two passes a seat (``deck``, then ``lead`` after the
-    transfers onto Gaia), one ``table_shares`` a seat for each of the two ``deals`` (``lead`` one card
-    a seat, then ``deck`` round-robin) with its shares of every card dealt to another seat,
+    transfers onto Gaia), one ``table_shares`` a seat for each of the two ``deals`` (``lead``
+    one card a seat, then ``deck`` round-robin) with its shares of every card dealt to another seat,
     every seat's word on Gaia and its words' check, then the plays: one signed ``table_show``
     each from its player, followed directly by the next move, and the round's final reveal.
     A 3-seat round's deal is 15 messages (it was 102 with one ``deal`` per card, 18 while

@@ -57,8 +57,9 @@ def druids(players: int) -> DeckParams:
 
 def plain_round(players: int, perm: Perm) -> list[list[int]]:
     """A round's deal on card ids, operation by operation as the card table does it (every
-    seat's pass of a shuffle in seat order, a created deck as listed, a transfer from the top of one deck to the bottom of
-    another, a deal from the top): each seat's cards in the order dealt."""
+    seat's pass of a shuffle in seat order, a created deck as listed, a transfer from the top of
+    one deck to the bottom of another, a deal from the top): each seat's cards in the order
+    dealt."""
     decks: dict[str, list[int]] = {}
     passes: Counter[str] = Counter()
     hands: list[list[int]] = [[] for _ in range(players)]
