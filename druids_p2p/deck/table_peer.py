@@ -18,10 +18,17 @@ from collections.abc import Callable
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.elgamal import Deck, decrypt_with
+from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
 from druids_p2p.deck.proofs import prove_key, prove_open
-from druids_p2p.deck.shuffle import shuffle_step, statement_seed
+from druids_p2p.deck.shuffle import (
+    derive_permutation,
+    derive_rerandomizers,
+    shuffle_step,
+    statement_seed,
+)
+from druids_p2p.deck.shuffle_passes import prove_held, shuffle_input
+from druids_p2p.deck.shuffle_proof import OwnShuffle
 from druids_p2p.deck.signing import Codec, Envelope
 from druids_p2p.deck.table_messages import (
     DEAL,
@@ -80,6 +87,8 @@ class TablePeer:
         self._key = group.base_mul(secret)
         self._choices: dict[int, int] = {}
         self._cards: dict[int, int] = {}
+        self._passes: dict[int, OwnShuffle] = {}
+        """This seat's pass of each shuffle, as it made it (secret: its permutation)."""
         self._started = False
 
     def __repr__(self) -> str:
@@ -127,6 +136,13 @@ class TablePeer:
             raise MalformedMessage("a message signed for this seat that it did not send")
         self.state.add(env.seat, env.kind, env.body, env.raw)
         return self._act() if self._started else []
+
+    def prove_held(self) -> None:
+        """Check now the proofs of the passes held by the shuffle in progress (they are
+        otherwise checked together once its last pass is in): a caller about to blame a seat
+        for a missing pass asks first, so that a bad pass before it is the one blamed
+        (:class:`DeckFault`, :func:`~druids_p2p.deck.table_ops.prove_held`)."""
+        prove_held(self.state, self._passes)
 
     def precheck(self, env: Envelope) -> None:
         """Another seat's message that the table holds until the rest of its step is in: the
@@ -176,7 +192,7 @@ class TablePeer:
     def _act(self) -> list[bytes]:
         out: list[bytes] = []
         for _ in range(MAX_OWN_STEPS):
-            self._learn(advance(self.state))
+            self._learn(advance(self.state, self._passes))
             msg = self._my_part() if due(self.state, self.seat) else None
             if msg is None:
                 break
@@ -209,13 +225,19 @@ class TablePeer:
         assert op is not None
         round_no, seat = state.round_no, self.seat
         if op.kind == SHUFFLE:
-            deck = state.decks[op.deck]
             joint = state.joint_key
             assert joint is not None
             params = state.context(b"shuffle", op.deck, index)
-            source, pass_no = Deck(tuple(deck.a), tuple(deck.c)), deck.shuffles + 1
+            source, pass_no = shuffle_input(state, index), state.decks[op.deck].shuffles + 1
             seed = statement_seed(self._secret, params, seat, pass_no, source, joint)
             out, proof = shuffle_step(params, seat, pass_no, seed, source, joint)
+            size = len(source)
+            self._passes[index] = OwnShuffle(
+                source,
+                out,
+                derive_permutation(params, seat, pass_no, seed, size),
+                derive_rerandomizers(params, seat, pass_no, seed, size),
+            )
             return TableShuffleMsg(round_no, index, op.deck, out.a, out.c, proof)
         if op.kind in (DEAL, TURN):
             p = state.at_op[index]
