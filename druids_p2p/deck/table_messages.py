@@ -185,30 +185,32 @@ class TableShareMsg(bs.Whole):
 
 @dataclass(frozen=True, slots=True)
 class SharePart(bs.Part):
-    """One position's share in a ``table_shares``: exactly a ``table_share``'s fields and proof
-    for that position (the same statement and context), so it is checked and audited alike."""
+    """One position's share in a ``table_shares``: its position and d = x_i·A (the message's one
+    proof covers them all)."""
 
-    SCHEMA: ClassVar[bs.Schema] = bs.Schema(POSITION, bs.Field("d", "share", bs.point), *bs.DLEQ)
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(POSITION, bs.Field("d", "share", bs.point))
     position: int
     share: bytes
-    e: bytes
-    s: bytes
 
 
 @dataclass(frozen=True, slots=True)
 class TableSharesMsg(bs.Whole):
     """A seat's part of a ``deals``: its share of every position dealt to another seat, in
-    position order (none of its own)."""
+    position order (none of its own), and ONE Chaum-Pedersen proof (e, s) that all of them use
+    the secret of its key (deck.md §8.3), so a receiver checks one proof, not one a share."""
 
     KIND: ClassVar[str] = KIND_TABLE_SHARES
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(
         bs.ROUND,
         OP,
         bs.Field("shares", "shares", bs.parts_of(SharePart.from_body, 1, MAX_CARDS), bs.as_bodies),
+        *bs.DLEQ,
     )
     round_no: int
     op: int
     shares: tuple[SharePart, ...]
+    e: bytes
+    s: bytes
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from druids_p2p.deck.cards import card_points, card_table
 from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
-from druids_p2p.deck.proofs import verify_open
+from druids_p2p.deck.proofs import verify_open, verify_shares
 from druids_p2p.deck.shuffle_passes import shuffle
 from druids_p2p.deck.shuffle_proof import OwnShuffle
 from druids_p2p.deck.table_messages import (
@@ -223,8 +223,9 @@ def _check_parts(state: TableState, index: int, op: TableOp) -> None:
 def _shares(state: TableState, index: int, op: TableOp) -> bool:
     """A deal or a turn (one ``table_share`` a seat, of the position) or a deals (one
     ``table_shares`` a seat, of each position dealt to another seat, in position order): every
-    share DLEQ-proven with the same context and statement, whichever message carries it. A
-    message is checked whole before any of its shares is stored."""
+    share DLEQ-proven in the context of the operation: a ``table_share`` by its own proof, a
+    ``table_shares`` by its one proof of all its shares (a bad one convicts its signer; which
+    share is wrong is not needed). A message is checked whole before any share is stored."""
     params = state.context(b"share", op.deck, index)
     complete, fresh = _unchecked(state, index, senders(state, index, op))
     for seat, sent in fresh:
@@ -240,8 +241,16 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
                 else f"share for position {got[0]}, but operation {index} takes position {owed[0]}"
             )
             raise DeckFault(seat, f"{msg.KIND}: {wrong}", (sent.raw,))
-        for part in parts:
-            _check_dleq(state, params, sent, part.position, part.share, (part.e, part.s))
+        if not (
+            sent.raw in state.own or sent.raw in state.proven or _proven(state, params, seat, msg)
+        ):
+            which = (
+                "(one proof for all its shares)"
+                if isinstance(msg, TableSharesMsg)
+                else f"for position {got[0]}"
+            )
+            reason = f"{msg.KIND}: invalid decryption share proof {which}"
+            raise DeckFault(seat, reason, (sent.raw, state.keys[seat].raw))
         for part in parts:
             state.positions[part.position].shares[seat] = Sent(seat, part, sent.raw)
         state.checked.add((index, seat))
@@ -264,8 +273,8 @@ def precheck_share(
 ) -> None:
     """Check ``seat``'s share(s) for the deal, deals or turn in progress while the others' are
     still on their way, so the last message to arrive is the only one left to check: a draw
-    waits for one proof, not one per seat, a deals for one seat's proofs, not every seat's.
-    Stores nothing but the fact that every proof of the message held (``state.proven``);
+    waits for one proof, not one per seat, a deals for one seat's proof, not every seat's.
+    Stores nothing but the fact that the message's proof held (``state.proven``);
     anything else about the message (its slot, its step, its positions, a bad proof) is
     judged as before, when it is stored."""
     index = state.done
@@ -281,12 +290,23 @@ def precheck_share(
     parts = msg.shares if isinstance(msg, TableSharesMsg) else (msg,)
     if key is None or [part.position for part in parts] != owed_shares(state, index, seat):
         return
-    params = state.context(b"share", op.deck, index)
-    for part in parts:
-        a, proof = state.positions[part.position].a, (part.e, part.s)
-        if not verify_open(params, seat, part.position, key.msg.key, a, part.share, proof):
-            return
-    state.proven.add(raw)
+    if _proven(state, state.context(b"share", op.deck, index), seat, msg):
+        state.proven.add(raw)
+
+
+def _proven(
+    state: TableState, params: DeckParams, seat: int, msg: TableShareMsg | TableSharesMsg
+) -> bool:
+    """The message's proof holds with ``seat``'s key: a ``table_share``'s of its one share (8.2),
+    a ``table_shares``' one composite proof of all its shares (8.3)."""
+    key = state.keys[seat].msg.key
+    if isinstance(msg, TableShareMsg):
+        a = state.positions[msg.position].a
+        return verify_open(params, seat, msg.position, key, a, msg.share, (msg.e, msg.s))
+    got = [part.position for part in msg.shares]
+    a_list = [state.positions[p].a for p in got]
+    d_list = [part.share for part in msg.shares]
+    return verify_shares(params, seat, key, got, a_list, d_list, (msg.e, msg.s))
 
 
 def _unchecked(

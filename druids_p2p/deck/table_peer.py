@@ -20,7 +20,7 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
-from druids_p2p.deck.proofs import prove_key, prove_open
+from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
 from druids_p2p.deck.shuffle import (
     derive_permutation,
     derive_rerandomizers,
@@ -244,11 +244,7 @@ class TablePeer:
             d, e, s = self._share(b"share", op.deck, index, p)
             return TableShareMsg(round_no, index, p, d, e, s)
         if op.kind == DEALS:
-            parts = (
-                SharePart(p, *self._share(b"share", op.deck, index, p))
-                for p in owed_shares(state, index, seat)
-            )
-            return TableSharesMsg(round_no, index, tuple(parts))
+            return self._shares(index, op.deck)
         if op.kind == PLAY:
             return TablePlayMsg(round_no, index, self._choices[index], op.zone)
         if op.kind == SHOW:
@@ -264,6 +260,19 @@ class TablePeer:
         if op.kind == FINAL:
             return TableRevealMsg(round_no, index, self._secret)
         return None
+
+    def _shares(self, index: int, deck: str) -> TableSharesMsg:
+        """This seat's part of deals ``index``: its share of every position it owes, with one
+        composite proof of them all (deck.md §8.3), bound to the operation, the seat and the
+        positions."""
+        state = self.state
+        owed = owed_shares(state, index, self.seat)
+        a_list = [state.positions[p].a for p in owed]
+        d_list = [group.mul(self._secret, a) for a in a_list]
+        params = state.context(b"share", deck, index)
+        e, s = prove_shares(params, self.seat, self._secret, self._key, owed, a_list, d_list)
+        parts = tuple(SharePart(p, d) for p, d in zip(owed, d_list, strict=True))
+        return TableSharesMsg(state.round_no, index, parts, e, s)
 
     def _share(self, what: bytes, name: str, index: int, p: int) -> tuple[bytes, bytes, bytes]:
         """This seat's decryption share of position ``p`` with its DLEQ proof, bound to the

@@ -79,8 +79,8 @@ TABLE_NAME = Str(1, 32, charset=TOKEN_CHARS)
 TABLE_OPENING = Struct(
     {"card": Int(0, MAX_TABLE_CARDS - 1), "d": POINT, "e": SCALAR, "pos": TABLE_POS, "s": SCALAR}
 )
-TABLE_SHARE_PART = Struct({"d": POINT, "e": SCALAR, "pos": TABLE_POS, "s": SCALAR})
-"""One position's share in a ``table_shares``: a ``table_share``'s fields but op and round."""
+TABLE_SHARE_PART = Struct({"d": POINT, "pos": TABLE_POS})
+"""One position's share in a ``table_shares`` (the message's one proof covers them all)."""
 TABLE_BODIES: dict[MsgType, Schema] = {
     MsgType.TABLE_KEY: Struct({"e": SCALAR, "key": POINT, "round": DECK_ROUND, "s": SCALAR}),
     MsgType.TABLE_SHUFFLE: Struct(
@@ -128,8 +128,10 @@ TABLE_BODIES: dict[MsgType, Schema] = {
     ),
     MsgType.TABLE_SHARES: Struct(
         {
+            "e": SCALAR,
             "op": TABLE_OP,
             "round": DECK_ROUND,
+            "s": SCALAR,
             "shares": List(TABLE_SHARE_PART, 1, MAX_TABLE_DECK),
         }
     ),
