@@ -137,10 +137,8 @@ def _proofs(
         if isinstance(body, TableKeyMsg):
             keys[msg.sender] = body.key
             proofs.append((msg.sender, body.e, body.s, raw))
-        elif isinstance(body, TableShareMsg):
+        elif isinstance(body, TableShareMsg | TableSharesMsg):
             proofs.append((msg.sender, body.e, body.s, raw))
-        elif isinstance(body, TableSharesMsg):
-            proofs += [(msg.sender, part.e, part.s, raw) for part in body.shares]
         elif isinstance(body, TableOpenMsg):
             proofs += [(msg.sender, o.e, o.s, raw) for o in body.opens]
     return keys, proofs

@@ -64,13 +64,13 @@ def _round_records(record: Sequence[Message]) -> list[list[Message]]:
 def test_a_druids2017_card_play_is_one_message_and_its_deal_is_counted(
     players: int, seed: int
 ) -> None:
-    """Each round: every seat's key, three passes a seat (``deck``, ``lead``, ``lead`` after
-    the transfers), one ``table_shares`` a seat for each of the two ``deals`` (``lead`` one card
-    a seat, then ``deck`` round-robin) with its shares of every card dealt to another seat,
+    """Each round: every seat's key, two passes a seat (``deck``, then ``lead`` after the
+    transfers onto Gaia), one ``table_shares`` a seat for each of the two ``deals`` (``lead``
+    one card a seat, then ``deck`` round-robin) with its shares of every card dealt to another seat,
     every seat's word on Gaia and its words' check, then the plays: one signed ``table_show``
     each from its player, followed directly by the next move, and the round's final reveal.
-    A 3-seat round's deal is 18 messages (it was 102 with one ``deal`` per card), a 5-seat
-    round's 30 (it was 285)."""
+    A 3-seat round's deal is 15 messages (it was 102 with one ``deal`` per card, 18 while
+    ``lead`` began with a shuffle of Gaia alone), a 5-seat round's 25 (285, then 30)."""
     table = LocalTable(players=players, seed=seed, rounds=2)
     table.run()
     assert all(m.finished for m in table.machines)
@@ -81,11 +81,11 @@ def test_a_druids2017_card_play_is_one_message_and_its_deal_is_counted(
         types = [m.type for m in messages]
         deal = (
             [MsgType.TABLE_KEY] * players
-            + [MsgType.TABLE_SHUFFLE] * 3 * players
+            + [MsgType.TABLE_SHUFFLE] * 2 * players
             + [MsgType.TABLE_SHARES] * 2 * players
         )
         assert types[: len(deal)] == deal
-        assert len(deal) == {3: 18, 5: 30}[players]
+        assert len(deal) == {3: 15, 5: 25}[players]
         shares = [m.body["shares"] for m in messages[len(deal) - 2 * players : len(deal)]]
         assert [len(s) for s in shares] == [players - 1] * players + [
             (dealt - players) * (players - 1) // players

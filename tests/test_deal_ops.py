@@ -100,7 +100,8 @@ def test_counting_restores_libsodium() -> None:
 def test_druids_bench_deal_times_one_round_at_the_card_table(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The command's JSON keeps its shape; a 3-seat round's deal is 3 keys, 9 passes and one
+    """The command's JSON keeps its shape; a 3-seat round's deal is 3 keys, 6 passes (``lead``
+    is created as Gaia, no pass) and one
     ``table_shares`` a seat for each of its two ``deals`` (its shares of the 45 cards but its
     own 15); ``--ops`` counts every seat; a bad count is a one-line error, exit 2."""
     code, out, _ = run_cli(
@@ -120,7 +121,7 @@ def test_druids_bench_deal_times_one_round_at_the_card_table(
         "bytes",
         "ops_per_peer",
     ]
-    assert result["messages"] == 3 + 3 * 3 + 2 * 3
+    assert result["messages"] == 3 + 2 * 3 + 2 * 3
     assert len(result["cpu_ms_per_peer"]) == 3 and all(v > 0 for v in result["cpu_ms_per_peer"])
     assert [list(seat) for seat in result["ops_per_peer"]] == [list(OPS)] * 3
     for args, error in (

@@ -120,8 +120,8 @@ def test_a_lead_pass_planting_a_second_gaia_is_blamed_with_the_transferred_cards
     """The first pass of ``lead``'s reshuffle (Gaia and the cards transferred from ``deck``)
     puts a fresh Gaia in place of a transferred card: a seat would learn where one Gaia went
     and two seats would hold one. Its proof fails; the evidence holds what a judge needs to
-    check it: the keys, and the passes that made its input — ``lead``'s own and the last pass
-    of ``deck``, whose top cards were transferred."""
+    check it: the keys, and the pass that made its input — the last pass of ``deck``, whose top
+    cards were transferred (Gaia's ciphertext is ``lead``'s public start: no pass made it)."""
     bus = round_table(players)
     ops = deal_ops(players)
     reshuffle = next(i for i, op in enumerate(ops) if i > 1 and op.kind == "shuffle")
@@ -148,7 +148,10 @@ def test_a_lead_pass_planting_a_second_gaia_is_blamed_with_the_transferred_cards
 
     evidence = info.value.evidence
     assert ops[0].deck == DECK and pass_of(0) in evidence, "deck's last pass: the transfers"
-    assert pass_of(1) in evidence, "lead's last pass: Gaia"
+    assert ops[1].kind == "create" and evidence[1:] == (
+        pass_of(0),
+        *bus.peers[1].state.key_raws(),
+    ), "Gaia's ciphertext is public: no pass of lead in the evidence"
     assert set(bus.peers[1].state.key_raws()) <= set(evidence)
     assert_nothing_dealt(bus)
 

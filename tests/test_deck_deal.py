@@ -94,7 +94,8 @@ def test_no_peer_can_decrypt_another_seats_cards_before_the_reveal(players: int)
 
 def test_no_share_is_sent_before_every_pass_of_every_shuffle() -> None:
     """Nothing is dealt from a deck before every seat's pass over it is in: the keys, then the
-    3n passes (``deck``, ``lead``, ``lead`` again after the transfers), then the shares: one
+    2n passes (``deck``, then ``lead`` — created as Gaia, no pass — after the transfers), then
+    the shares: one
     ``table_shares`` a seat for each of the two ``deals`` (``lead``, then ``deck``)."""
     players = 4
     bus = dealt_round(players, b"order")
@@ -102,7 +103,7 @@ def test_no_share_is_sent_before_every_pass_of_every_shuffle() -> None:
     shuffles = [i for i, k in enumerate(kinds) if k == "table_shuffle"]
     shares = [i for i, k in enumerate(kinds) if k == "table_shares"]
     keys = [i for i, k in enumerate(kinds) if k == "table_key"]
-    assert len(keys) == players and len(shuffles) == 3 * players and len(shares) == 2 * players
+    assert len(keys) == players and len(shuffles) == 2 * players and len(shares) == 2 * players
     assert len(kinds) == len(keys) + len(shuffles) + len(shares)
     assert max(keys) < min(shuffles) and max(shuffles) < min(shares)
 

@@ -31,7 +31,7 @@ from druids_p2p.deck.shuffle import (
 )
 from druids_p2p.deck.table_state import TableState
 from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, N_CARDS
-from druids_p2p.games.druids2017.table_schedule import OTHERS, round_ops
+from druids_p2p.games.druids2017.table_schedule import LEAD, OTHERS, round_ops
 
 Perm = Callable[[int, int, int, int], list[int]]
 """(operation index, seat, pass, size) -> that seat's pass over the deck: output t is input
@@ -57,8 +57,9 @@ def druids(players: int) -> DeckParams:
 
 def plain_round(players: int, perm: Perm) -> list[list[int]]:
     """A round's deal on card ids, operation by operation as the card table does it (every
-    seat's pass of a shuffle in seat order, a transfer from the top of one deck to the bottom of
-    another, a deal from the top): each seat's cards in the order dealt."""
+    seat's pass of a shuffle in seat order, a created deck as listed, a transfer from the top of
+    one deck to the bottom of another, a deal from the top): each seat's cards in the order
+    dealt."""
     decks: dict[str, list[int]] = {}
     passes: Counter[str] = Counter()
     hands: list[list[int]] = [[] for _ in range(players)]
@@ -69,6 +70,8 @@ def plain_round(players: int, perm: Perm) -> list[list[int]]:
             for seat in range(players):
                 order = perm(index, seat, passes[op.deck], len(cards))
                 cards[:] = [cards[order[t]] for t in range(len(cards))]
+        elif op.kind == "create":  # public, as listed: nobody passes
+            decks[op.deck] = list(op.cards)
         elif op.kind == "transfer":
             decks[op.deck].append(decks[op.source].pop(0))
         elif op.kind == "deals":  # the top cards in order, the i-th to seats[i]
@@ -139,7 +142,7 @@ def passes(players: int, run: int, honest: str, biased_lead: bool = False) -> Pe
     def perm(index: int, seat: int, pass_no: int, size: int) -> list[int]:
         if honest == "one" and seat != good:
             return derive_permutation(params, seat, pass_no, bytes([seat]) * 32, size)
-        if biased_lead and pass_no == 2:  # the only second pass of a round: lead's reshuffle
+        if biased_lead and round_ops(players)[index].deck == LEAD:  # lead's only shuffle
             return sattolo(seed_of(players, run, index, seat), size)
         return derive_permutation(params, seat, pass_no, seed_of(players, run, index, seat), size)
 
@@ -242,7 +245,8 @@ def test_encrypted_deals_follow_the_plain_model(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_round_deal_counts_every_message() -> None:
-    """Each seat's key, every seat's pass of the three shuffles, and for each of the two
+    """Each seat's key, every seat's pass of the two shuffles (``deck``; ``lead``, created as
+    Gaia, once the transfers are on it), and for each of the two
     ``deals`` (``lead``, then ``deck``) one ``table_shares`` from every seat, carrying its share
     of every card dealt to another seat: nothing else."""
     players = 3
@@ -251,7 +255,7 @@ def test_a_round_deal_counts_every_message() -> None:
     dealt = players * HAND_SIZE[players]
     assert kinds == {
         "table_key": players,
-        "table_shuffle": 3 * players,
+        "table_shuffle": 2 * players,
         "table_shares": 2 * players,
     }
     state = bus.peers[0].state

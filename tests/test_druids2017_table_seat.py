@@ -44,10 +44,11 @@ Lie = Callable[["Table", int, str], str]
 
 
 def spec_round_ops(n: int) -> list[SeatOp]:
-    """A round's operations as V2_SPEC.md §"Druids 2017 at the card table" lists them."""
+    """A round's operations as V2_SPEC.md §"Druids 2017 at the card table" lists them, ``lead``
+    created as Gaia alone (deck.md §14.2: a shuffle of one card hides nothing)."""
     h = HAND_SIZE[n]
     ops = [SeatOp("shuffle", deck="deck", cards=tuple(c for c in range(N_CARDS) if c != GAIA))]
-    ops.append(SeatOp("shuffle", deck="lead", cards=(GAIA,)))
+    ops.append(SeatOp("create", deck="lead", cards=(GAIA,)))
     ops += [SeatOp("transfer", deck="lead", source="deck") for _ in range(n - 1)]
     ops.append(SeatOp("shuffle", deck="lead"))
     ops.append(SeatOp("deals", deck="lead", seats=tuple(range(n))))
@@ -149,6 +150,9 @@ class Table:
                 assert op.deck not in self.decks
                 self.decks[op.deck] = list(op.cards)
             self.rng.shuffle(self.decks[op.deck])
+        elif op.kind == "create":
+            assert op.deck not in self.decks and op.cards
+            self.decks[op.deck] = list(op.cards)
         elif op.kind == "transfer":
             assert op.source != op.deck and self.decks[op.source]
             self.decks[op.deck].append(self.decks[op.source].pop(0))

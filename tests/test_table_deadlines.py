@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from attack_arena import Arena, no_linger
+from attack_arena import Arena, first_of, no_linger
+from message_surgery import resign, thaw
 from table_harness import game_of
 
 from druids_p2p.net.audit import audit_messages
@@ -611,3 +612,49 @@ def test_the_longest_stretch_is_what_a_seat_owes_times_the_deadline(
     count = owed_by(list(arena.machines[0].transcript.messages), arena.ids[1].public_key)
     assert count * just_before <= took <= count * (just_before + 0.5), (took, count)
     assert any(e["event"] == "slow" for e in arena.events[0])
+
+
+# ==================================================== (h) a bad pass before a silence is the blame
+def test_a_bad_pass_before_a_dropped_one_is_blamed_at_the_deadline_not_the_silence(
+    tmp_path: Path,
+) -> None:
+    """The cheater signs its pass of the round's ``deck`` with a false proof, and the pass of
+    the seat after it is lost (dropped to everyone): nobody has checked the cheater's proof yet
+    (a shuffle's proofs are checked together once its last pass is in, deck.md §10.2), but at
+    the deadline every honest peer proves the passes it holds before it blames the silence, so
+    the cheater is blamed for its pass, not the honest seat whose pass was lost."""
+    players = 4
+    for seed in range(60, 90):  # the lost pass is not the last: the shuffle stays incomplete
+        arena = clocked_arena(tmp_path / f"s{seed}", seed=seed, players=players)
+
+        def seated(a: Arena = arena) -> bool:
+            return any(m.order for m in a.machines)
+
+        arena.run(stop=seated)
+        if arena.seat(1) < players - 2:
+            break
+    else:  # pragma: no cover - 30 coin flips
+        raise AssertionError("the cheater never drew one of the first two seats")
+    after = next(k for k in arena.honest if arena.seat(k) == arena.seat(1) + 1)
+    is_bad, is_lost = (
+        first_of(arena, 1, MsgType.TABLE_SHUFFLE),
+        first_of(arena, after, MsgType.TABLE_SHUFFLE),
+    )
+    forged: dict[bytes, bytes] = {}
+
+    def tamper(frm: int, to: int, raw: bytes) -> bytes | None:
+        if frm == after and is_lost(raw):
+            return None
+        if frm == 1 and is_bad(raw):
+            if raw not in forged:
+                body = thaw(decode(raw).body)
+                body["proof"]["s1"] = body["proof"]["s2"]
+                forged[raw] = resign(arena.ids[1], raw, body=body)
+            return forged[raw]
+        return raw
+
+    arena.tamper = tamper
+    arena.run()
+    assert not any(arena.stopped(k) for k in arena.honest), "no proof is checked before the end"
+    pass_time(arena, STEP_S + REJOIN_S + 10)
+    arena.assert_blamed(1, "invalid proof of a shuffle")

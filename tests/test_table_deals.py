@@ -19,6 +19,7 @@ from table_local import GAME, TABLE_ID, TableBus, make_table
 
 from druids_p2p.deck import group
 from druids_p2p.deck.errors import DeckFault
+from druids_p2p.deck.proofs import prove_shares
 from druids_p2p.deck.table_audit import audit_record, audit_state, secret_fault
 from druids_p2p.deck.table_messages import TableOp, TableSharesMsg, parse_table_body
 from druids_p2p.deck.table_ops import owed_shares, senders
@@ -194,10 +195,21 @@ def refused(bus: TableBus, seat: int, mutate: Callable[[dict[str, Any]], None]) 
 
 
 def own_share(bus: TableBus, seat: int, p: int) -> dict[str, Any]:
-    """A true share of position ``p`` by ``seat`` with a proof that holds (its own position:
-    publishing it would open its own card to everyone)."""
-    d, e, s = bus.peers[seat]._share(b"share", "d", 1, p)
-    return {"d": d, "e": e, "pos": p, "s": s}
+    """A true share of position ``p`` by ``seat`` (its own position: publishing it would open
+    its own card to everyone)."""
+    return {"d": group.mul(bus.peers[seat]._secret, bus.peers[seat].state.positions[p].a), "pos": p}
+
+
+def reprove(bus: TableBus, seat: int, body: dict[str, Any]) -> None:
+    """``seat`` makes a true composite proof of the shares now in ``body`` (deck.md §8.3)."""
+    peer = bus.peers[seat]
+    positions = [part["pos"] for part in body["shares"]]
+    a_list = [peer.state.positions[p].a for p in positions]
+    d_list = [part["d"] for part in body["shares"]]
+    params = peer.state.context(b"share", "d", 1)
+    body["e"], body["s"] = prove_shares(
+        params, seat, peer._secret, peer._key, positions, a_list, d_list
+    )
 
 
 @pytest.mark.parametrize(
@@ -219,31 +231,36 @@ def test_a_table_shares_with_other_positions_than_owed_is_blamed(
 
 
 def test_a_table_shares_with_a_share_of_its_own_position_is_blamed() -> None:
-    """Seat 1 adds its true share of position 1 (dealt to it) with a proof that holds: the
-    position is not one it owes (its card would be public), so it is blamed all the same."""
+    """Seat 1 adds its true share of position 1 (dealt to it), with a proof of all its shares
+    that holds: the position is not one it owes (its card would be public), so it is blamed
+    all the same."""
     bus = shuffled(b"cheat")
 
     def add_own(body: dict[str, Any]) -> None:
         body["shares"].insert(1, own_share(bus, 1, 1))
+        reprove(bus, 1, body)
 
     fault = refused(bus, 1, add_own)
     assert "shares for positions [0, 1, 2, 3, 5]" in fault.reason, fault.reason
 
 
-def test_a_table_shares_with_one_bad_proof_is_blamed_with_its_key() -> None:
+BAD_PROOF = "table_shares: invalid decryption share proof (one proof for all its shares)"
+
+
+def test_a_table_shares_with_a_bad_proof_is_blamed_with_its_key() -> None:
     bus = shuffled(b"cheat")
 
     def forge(body: dict[str, Any]) -> None:
-        body["shares"][2]["s"] = body["shares"][2]["e"]
+        body["s"] = body["e"]
 
     fault = refused(bus, 2, forge)
-    assert fault.reason == "table_shares: invalid decryption share proof for position 3"
+    assert fault.reason == BAD_PROOF
     assert fault.evidence[1] == bus.peers[0].state.keys[2].raw
 
 
 def test_a_table_shares_with_a_false_share_and_a_proof_for_it_is_blamed() -> None:
-    """A share that is not x·A cannot carry a proof that holds; one with the true share's proof
-    is caught by the proof's statement (the share is in it)."""
+    """Two shares swapped under the true proof: the statement (every position with its share)
+    is not the one proven, so the proof fails."""
     bus = shuffled(b"cheat")
 
     def swap(body: dict[str, Any]) -> None:
@@ -251,7 +268,7 @@ def test_a_table_shares_with_a_false_share_and_a_proof_for_it_is_blamed() -> Non
         first["d"], second["d"] = second["d"], first["d"]
 
     fault = refused(bus, 0, swap)
-    assert fault.reason == "table_shares: invalid decryption share proof for position 1"
+    assert fault.reason == BAD_PROOF
 
 
 def test_a_table_shares_for_a_single_deal_or_a_share_for_a_deals_is_blamed() -> None:
@@ -265,11 +282,12 @@ def test_a_table_shares_for_a_single_deal_or_a_share_for_a_deals_is_blamed() -> 
         (honest,) = bus.peers[1].push(op)
         assert bus.kind(honest) == kind
         body = dict(bus.codecs[1].open(honest).body)
+        proof = {"e": body["e"], "s": body["s"]}
         if other == "table_shares":
-            part = {k: body[k] for k in ("d", "e", "pos", "s")}
-            wrong = {"op": body["op"], "round": body["round"], "shares": [part]}
+            part = {k: body[k] for k in ("d", "pos")}
+            wrong = {"op": body["op"], "round": body["round"], "shares": [part], **proof}
         else:
-            wrong = {"op": body["op"], "round": body["round"], **dict(body["shares"][0])}
+            wrong = {"op": body["op"], "round": body["round"], **dict(body["shares"][0]), **proof}
         raw = bus.codecs[1].seal(other, dict(sorted(wrong.items())))
         receiver = bus.peers[2]
         receiver.push(op)
@@ -293,7 +311,7 @@ def test_a_table_shares_is_proven_as_it_arrives_and_a_bad_one_only_when_it_is_ju
     assert peer.state.proven == {made[1][0]}
 
     def forge(body: dict[str, Any]) -> None:
-        body["shares"][0]["s"] = body["shares"][0]["e"]
+        body["s"] = body["e"]
 
     forged = rewrite(bus.codecs[2], made[2][0], forge)
     fewer = rewrite(bus.codecs[2], made[2][0], lambda b: b["shares"].pop())

@@ -1,6 +1,7 @@
 """Issue 12's shuffle attacks against real table machines at the card table: every pass is proven
-on arrival, so a cheating shuffler is refused and blamed at its pass of the round's ``deck``, before
-any share is sent (nothing is dealt from a deck whose passes are not all proven)."""
+before the shuffle completes (in one batch once the last is in), so a cheating shuffler is refused
+and blamed for its pass of the round's ``deck`` before any share is sent (nothing is dealt from a
+deck whose passes are not all proven)."""
 
 from __future__ import annotations
 

@@ -85,8 +85,8 @@ def test_a_v2_schedule_with_shows_runs_over_signed_wire_messages_and_audits() ->
     shares = [decode(m.raw) for m in game.sent if m.type is MsgType.TABLE_SHARES]
     assert len(shares) == 2 * 3, "one table_shares a seat for each deals"
     for msg in shares:
-        assert tuple(msg.body) == ("op", "round", "shares")
-        assert all(tuple(part) == ("d", "e", "pos", "s") for part in msg.body["shares"])
+        assert tuple(msg.body) == ("e", "op", "round", "s", "shares"), "one proof for all"
+        assert all(tuple(part) == ("d", "pos") for part in msg.body["shares"])
         assert len(msg.body["shares"]) == 2, "its shares of the two others' positions"
     assert len({peer.state.digest() for peer in game.peers}) == 1
     audit = audit_record(
@@ -152,12 +152,12 @@ def _opening(**changes: Any) -> dict[str, Any]:
 
 
 def _shares(*parts: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    body = {"op": 8, "round": 1, "shares": list(parts) or [_part()]} | changes
+    body = {"e": S, "op": 8, "round": 1, "s": S, "shares": list(parts) or [_part()]} | changes
     return dict(sorted(body.items()))
 
 
 def _part(**changes: Any) -> dict[str, Any]:
-    return {"d": P, "e": S, "pos": 0, "s": S} | changes
+    return {"d": P, "pos": 0} | changes
 
 
 def _show(**changes: Any) -> dict[str, Any]:
@@ -208,8 +208,13 @@ BAD_BODIES = [
     ("table_shares", _shares(*[_part()] * 129), "shares: expected an array of 1..128 items"),
     ("table_shares", _shares(_part(pos=4096)), r"shares\[0\]\.pos: .* 0\.\.4095"),
     ("table_shares", _shares(_part(d=P[:31])), r"shares\[0\]\.d: expected bin of 32"),
-    ("table_shares", _shares(_part(x=2)), r"shares\[0\]: .* 's', 'x'"),
-    ("table_shares", {"op": 8, "round": 1}, "expected keys op, round, shares"),
+    ("table_shares", _shares(_part(x=2)), r"shares\[0\]: .* 'pos', 'x'"),
+    (
+        "table_shares",
+        {"e": S, "op": 8, "round": 1, "s": S},
+        "expected keys e, op, round, s, shares",
+    ),
+    ("table_shares", _shares(s=S[:31]), "s: expected bin of 32"),
     ("table_shuffle", _shuffle(a=[P] * 129), "a: expected an array of 1..128 items"),
     ("table_shuffle", _shuffle(1, deck="reserve:0/1"), f"deck: {NAME_BOUND}"),
     ("table_shuffle", _shuffle(129), "an array of 1..128 items"),

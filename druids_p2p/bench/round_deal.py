@@ -1,7 +1,8 @@
 """One Druids (2017) round's deal at the mental card table, for ``druids bench deal`` and the deck's
-tests: the deck operations of ``games/druids2017/table_schedule.round_ops`` (shuffle ``deck`` and
-``lead``, the transfers onto ``lead``, its reshuffle, the deals) run by real TablePeers in this
-process (:mod:`druids_p2p.bench.table_deck`), every message signed and verified.
+tests: the deck operations of ``games/druids2017/table_schedule.round_ops`` (shuffle ``deck``,
+create ``lead`` as Gaia, the transfers onto ``lead``, its shuffle, the deals) run by real
+TablePeers in this process (:mod:`druids_p2p.bench.table_deck`), every message signed and
+verified.
 
 Only the deck's work: the owners' words about Gaia that follow the deal in a real round are the
 game's moves, and are left out. Each round of a game is its own card table (fresh keys, positions

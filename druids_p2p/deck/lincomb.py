@@ -7,14 +7,13 @@ prover and its batch verifier both use :func:`sum_products`.
 
 Why a helper thread, and where: rbcl reaches libsodium through ctypes, which releases the GIL
 for the length of each call, so two threads multiply at once on two cores. The deal's critical
-path is its shuffles, made one after another while the other seats wait (deck.md §6.3): a seat
-checks the shuffles before its own, then makes its own, and every other seat is idle meanwhile.
-So there the second core is free: a shuffle re-encrypts its ``C`` side and its proof makes
-``t_3``, ``t_{4,1}``, ``t_{4,2}`` on the helper (:func:`in_background`), and the check of the
-shuffles before it splits its sum (``sum_products(..., split=True)``). The last check, of the
-shuffles after a seat's own, runs at every seat at once, so on a two-core machine a helper there
-would only take a core from another seat and spend CPU handing the interpreter lock back and
-forth; it stays on one thread.
+path is its passes, made one after another while the other seats wait (deck.md §10.2): a seat
+makes its own pass as soon as the one before is well formed, so the second core is free then:
+a shuffle re-encrypts its ``C`` side and its proof makes ``t_3``, ``t_{4,1}``, ``t_{4,2}`` on the
+helper (:func:`in_background`). The check of a shuffle's passes, in one batch once the last is
+in, runs at every seat at once, so on a two-core machine a helper there would only take a core
+from another seat and spend CPU handing the interpreter lock back and forth; it stays on one
+thread (``sum_products(..., split=True)`` is there for a caller whose sum the others wait for).
 
 Nothing about the result changes: point addition is commutative and associative, so the sum is
 the same point bit for bit, and so is every proof and verdict.

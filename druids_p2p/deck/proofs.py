@@ -5,8 +5,11 @@
 * Chaum-Pedersen (DLEQ) proof that log_B(h) = log_A(D): a decryption share D = x*A is made with the
   same x as the published key share, so a wrong share can be blamed the moment it arrives.
 * Batched DLEQ: one proof for many shares (A_t, D_t) by the same x, on the random combinations
-  A* = sum c_t*A_t and D* = sum c_t*D_t with c_t derived by Fiat-Shamir from all the shares. If any
-  D_t != x*A_t, the combination holds only with probability about 1/l over the hash.
+  A* = sum c_t*A_t and D* = sum c_t*D_t with c_t derived by Fiat-Shamir from all the shares
+  (the batched DLEQ of Henry and Goldberg; Davidson et al., "Privacy Pass", PoPETs 2018, §3.2).
+  If any D_t != x*A_t, the combination holds only with probability about 1/l over the hash.
+  Version 1 proved a sender's shares for one recipient so; a ``table_shares`` proves all of its
+  sender's shares of a deals so, its statement naming every position (:func:`prove_shares`).
 
 Challenges are Fiat-Shamir hashes bound to the table, round and seat(s), so a proof cannot be
 replayed in another context. Nonces are deterministic, as RFC 6979 §3.2 and RFC 8032 §5.1.6 make
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 from druids_p2p.deck import group
 from druids_p2p.deck.encoding import (
     INT_PAIR,
+    TAG_DEALS_BATCH,
+    TAG_DEALS_DLEQ,
     TAG_KEY_POK,
     TAG_NONCE,
     TAG_OPEN_DLEQ,
@@ -236,14 +241,7 @@ def prove_batch(
 ) -> Proof:
     """Costs one base and len(a_list) generic multiplications: T2 = sum (w*c_t)*A_t."""
     digest = batch_digest(params, sender, recipient, key, a_list, d_list)
-    coefs = batch_coefficients(digest, len(a_list))
-    smul, mul = group.scalar_mul, group.mul
-
-    def commit(w: bytes) -> tuple[bytes, bytes]:
-        terms = [mul(smul(w, c), a) for c, a in zip(coefs, a_list, strict=True)]
-        return group.base_mul(w), group.sum_points(terms)
-
-    return _prove(secret, _digest_statement(digest), commit)
+    return _prove_combined(secret, _digest_statement(digest), digest, a_list)
 
 
 def verify_batch(
@@ -256,10 +254,38 @@ def verify_batch(
     proof: Proof,
 ) -> bool:
     """Costs 2*len + 1 generic and one base multiplication: T2 = sum (s*c_t)*A_t + (-e*c_t)*D_t."""
-    e, s = proof
-    if not _usable(e, s) or len(a_list) != len(d_list) or not a_list:
+    if len(a_list) != len(d_list) or not a_list:
         return False
     digest = batch_digest(params, sender, recipient, key, a_list, d_list)
+    return _verify_combined(_digest_statement(digest), digest, key, a_list, d_list, proof)
+
+
+def _prove_combined(
+    secret: bytes, statement: Statement, digest: bytes, a_list: list[bytes]
+) -> Proof:
+    """A Chaum-Pedersen proof on A* = sum c_t*A_t, the c_t read from ``digest``."""
+    coefs = batch_coefficients(digest, len(a_list))
+    smul, mul = group.scalar_mul, group.mul
+
+    def commit(w: bytes) -> tuple[bytes, bytes]:
+        terms = [mul(smul(w, c), a) for c, a in zip(coefs, a_list, strict=True)]
+        return group.base_mul(w), group.sum_points(terms)
+
+    return _prove(secret, statement, commit)
+
+
+def _verify_combined(
+    statement: Statement,
+    digest: bytes,
+    key: bytes,
+    a_list: list[bytes],
+    d_list: list[bytes],
+    proof: Proof,
+) -> bool:
+    """Checks the proof on A* = sum c_t*A_t and D* = sum c_t*D_t without forming them."""
+    e, s = proof
+    if not _usable(e, s):
+        return False
     coefs = batch_coefficients(digest, len(a_list))
     smul, mul = group.scalar_mul, group.mul
     neg_e = group.scalar_negate(e)
@@ -272,4 +298,75 @@ def verify_batch(
         t2 = group.sum_points(terms)
     except GroupError:
         return False
-    return _digest_statement(digest).challenge(t1, t2) == e
+    return statement.challenge(t1, t2) == e
+
+
+# --------------------------------------------------------------------------- a table_shares
+def shares_digest(
+    params: DeckParams,
+    seat: int,
+    key: bytes,
+    positions: list[int],
+    a_list: list[bytes],
+    d_list: list[bytes],
+) -> bytes:
+    """Hash of a ``table_shares``' whole statement (deck.md §8.3): its context (table, game,
+    deals operation, deck), sender, key, every position (u64be each) with its A and d."""
+    return sha512(
+        TAG_DEALS_BATCH,
+        params.table_id,
+        params.round_no,
+        seat,
+        key,
+        b"".join(p.to_bytes(8, "big") for p in positions),
+        b"".join(a_list),
+        b"".join(d_list),
+    )
+
+
+def shares_statement(
+    params: DeckParams,
+    seat: int,
+    key: bytes,
+    positions: list[int],
+    a_list: list[bytes],
+    d_list: list[bytes],
+) -> Statement:
+    """The composite proof's statement: its tag and the digest (one item)."""
+    return Statement(TAG_DEALS_DLEQ, (shares_digest(params, seat, key, positions, a_list, d_list),))
+
+
+def prove_shares(
+    params: DeckParams,
+    seat: int,
+    secret: bytes,
+    key: bytes,
+    positions: list[int],
+    a_list: list[bytes],
+    d_list: list[bytes],
+) -> Proof:
+    """One proof that every d_t = x*A_t with the x of ``key``: one base and len generic
+    multiplications (a proof a share would cost two each)."""
+    statement = shares_statement(params, seat, key, positions, a_list, d_list)
+    (digest,) = statement.items
+    assert isinstance(digest, bytes)
+    return _prove_combined(secret, statement, digest, a_list)
+
+
+def verify_shares(
+    params: DeckParams,
+    seat: int,
+    key: bytes,
+    positions: list[int],
+    a_list: list[bytes],
+    d_list: list[bytes],
+    proof: Proof,
+) -> bool:
+    """One base and 2*len + 1 generic multiplications (a proof a share: one base and three
+    generic each). False for lists of different lengths or none."""
+    if not (len(positions) == len(a_list) == len(d_list)) or not a_list:
+        return False
+    statement = shares_statement(params, seat, key, positions, a_list, d_list)
+    (digest,) = statement.items
+    assert isinstance(digest, bytes)
+    return _verify_combined(statement, digest, key, a_list, d_list, proof)

@@ -1,10 +1,10 @@
 """One seat's shuffle step, derived entirely from its secret 32-byte seed.
 
 Every step carries a zero-knowledge proof of a shuffle (:mod:`druids_p2p.deck.shuffle_proof`), which
-every peer checks on arrival. Determinism still matters: a seat commits to SHA-256(seed) before any
-key is known, so its permutation is fixed before it sees anybody's (the deal stays uniform with one
-honest seat), a restarted peer re-sends identical bytes, and after the reveal everybody recomputes
-the step, proof included, bit for bit.
+every peer checks before the deck is drawn from (deck.md §10.2). Determinism still matters: a
+seat commits to SHA-256(seed) before any key is known, so its permutation is fixed before it sees
+anybody's (the deal stays uniform with one honest seat), a restarted peer re-sends identical
+bytes, and after the reveal everybody recomputes the step, proof included, bit for bit.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ ristretto255 in additive notation; the paper's multiplicative ``x^y`` is ``y·x`
 Why it is here: without it the last shuffler could publish fresh encryptions of cards of its
 choosing and, once the salts fix who gets which position, know every hand before the first lead;
 the end-of-round recomputation would convict it only after the damage, and only if it revealed.
-With it, every peer checks each shuffle the moment it arrives and refuses to build on one that is
-not a permutation and re-encryption of the previous output under the joint key.
+With it, every peer checks every shuffle (at the card table: all of one deck's passes in one
+batch once the last is in, deck.md §10.2) and publishes no share of a deck whose passes are not
+all proven to be permutations and re-encryptions of their inputs under the joint key.
 
 Mapping to the paper: an ElGamal ciphertext ``e_i = (a_i, b_i)`` is our ``(C_i, A_i)``; ``pk``
 is the joint key ``H``; ``g`` is the base point ``B``; ``h`` and ``h_1..h_N`` are independent

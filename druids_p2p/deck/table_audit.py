@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.errors import DeckFault
+from druids_p2p.deck.shuffle_passes import prove_held
 from druids_p2p.deck.signing import Codec
 from druids_p2p.deck.table_messages import DEAL, DEALS, EXPECTED_KIND, TableOp
 from druids_p2p.deck.table_ops import advance, waiting
@@ -210,6 +211,7 @@ def audit_record(
         advance(state)
     advance(state)
     if not state.finished:
+        prove_held(state)  # a pass held before the silence is judged before the silence
         late = waiting(state)
         current = state.current
         kind = (

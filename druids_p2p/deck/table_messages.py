@@ -42,8 +42,9 @@ FINAL = "final"
 TRANSFER = "transfer"
 SHOW = "show"
 DEALS = "deals"
-OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW, DEALS)
-_WITH_DECK = (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS)
+CREATE = "create"
+OP_KINDS = (SHUFFLE, DEAL, TURN, PLAY, REVEAL, RETURN, FINAL, TRANSFER, SHOW, DEALS, CREATE)
+_WITH_DECK = (SHUFFLE, DEAL, TURN, RETURN, TRANSFER, DEALS, CREATE)
 _WITH_ZONE = (TURN, PLAY, REVEAL, SHOW)
 _WITH_SOURCE = (TRANSFER,)
 
@@ -72,6 +73,9 @@ class TableOp:
     * ``deals``: the top ``len(seats)`` cards of ``deck``, in order, the i-th to ``seats[i]``'s
       hand: what as many ``deal`` operations would do (the same positions), in one step of one
       message per seat (its shares of every position but its own), not one step per card.
+    * ``create``: a new ``deck`` of ``cards`` (top first), each the public encryption of its
+      card, made alike by every seat with no message (the deck must then be shuffled before
+      anything is taken from it: where each card lies is public).
     """
 
     kind: str
@@ -101,8 +105,10 @@ class TableOp:
             raise ValueError(f"{self.kind}: only a deal puts a card in a hand")
         if self.kind == TRANSFER and self.source == self.deck:
             raise ValueError(f"transfer: deck {self.deck} onto itself")
-        if self.cards and self.kind != SHUFFLE:
-            raise ValueError(f"{self.kind}: only a shuffle of a new deck lists cards")
+        if self.cards and self.kind not in (SHUFFLE, CREATE):
+            raise ValueError(f"{self.kind}: only a new deck (create, shuffle) lists cards")
+        if self.kind == CREATE and not self.cards:
+            raise ValueError("create: a new deck lists its cards")
         if (self.kind == DEALS) != bool(self.seats):
             raise ValueError(f"{self.kind}: seats are listed exactly for deals")
         if self.seats != () and (
@@ -187,20 +193,19 @@ class TableShareMsg(bs.Whole):
 
 @dataclass(frozen=True, slots=True)
 class SharePart(bs.Part):
-    """One position's share in a ``table_shares``: exactly a ``table_share``'s fields and proof
-    for that position (the same statement and context), so it is checked and audited alike."""
+    """One position's share in a ``table_shares``: its position and d = x_i·A (the message's one
+    proof covers them all)."""
 
-    SCHEMA: ClassVar[bs.Schema] = bs.Schema(POSITION, bs.point_field("d", "share"), *bs.DLEQ)
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(POSITION, bs.point_field("d", "share"))
     position: int
     share: bytes
-    e: bytes
-    s: bytes
 
 
 @dataclass(frozen=True, slots=True)
 class TableSharesMsg(bs.Whole):
     """A seat's part of a ``deals``: its share of every position dealt to another seat, in
-    position order (none of its own)."""
+    position order (none of its own), and ONE Chaum-Pedersen proof (e, s) that all of them use
+    the secret of its key (deck.md §8.3), so a receiver checks one proof, not one a share."""
 
     KIND: ClassVar[str] = KIND_TABLE_SHARES
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(
@@ -213,10 +218,13 @@ class TableSharesMsg(bs.Whole):
             bs.as_bodies,
             bs.parts_members,
         ),
+        *bs.DLEQ,
     )
     round_no: int
     op: int
     shares: tuple[SharePart, ...]
+    e: bytes
+    s: bytes
 
 
 @dataclass(frozen=True, slots=True)

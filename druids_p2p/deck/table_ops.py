@@ -9,14 +9,18 @@ is :class:`AuditRequired`, as in the deal.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points, card_table
-from druids_p2p.deck.elgamal import Deck, decrypt_with
+from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
-from druids_p2p.deck.proofs import verify_open
-from druids_p2p.deck.shuffle_proof import verify_shuffle
+from druids_p2p.deck.proofs import verify_open, verify_shares
+from druids_p2p.deck.shuffle_passes import shuffle
+from druids_p2p.deck.shuffle_proof import OwnShuffle
 from druids_p2p.deck.table_messages import (
+    CREATE,
     DEAL,
     DEALS,
     EXPECTED_KIND,
@@ -38,7 +42,6 @@ from druids_p2p.deck.table_messages import (
     TableShareMsg,
     TableSharesMsg,
     TableShowMsg,
-    TableShuffleMsg,
     hand_zone,
 )
 from druids_p2p.deck.table_state import (
@@ -92,8 +95,12 @@ def waiting(state: TableState) -> tuple[int, ...]:
     return tuple(s for s in range(state.seats) if due(state, s))
 
 
-def advance(state: TableState) -> list[int]:
-    """Complete every operation the stored messages allow; returns the completed indices."""
+def advance(state: TableState, own: Mapping[int, OwnShuffle] | None = None) -> list[int]:
+    """Complete every operation the stored messages allow; returns the completed indices.
+
+    ``own``: the holding seat's own pass of each shuffle (by operation index), which it knows
+    how it made; the batch check of the others' passes then rewrites the terms on its output
+    onto its input (``verify_shuffles``), one multiplication fewer per merged point."""
     completed: list[int] = []
     if state.joint_key is None:
         return completed
@@ -108,7 +115,10 @@ def advance(state: TableState) -> list[int]:
             state.begun = index
         if index in state.fresh:
             _check_parts(state, index, op)
-        if not _STEP[op.kind](state, index, op):
+        if op.kind == SHUFFLE:
+            if not shuffle(state, index, op, None if own is None else own.get(index)):
+                break
+        elif not _STEP[op.kind](state, index, op):
             break
         completed.append(index)
         state.done += 1
@@ -120,19 +130,10 @@ def advance(state: TableState) -> list[int]:
 def _begin(state: TableState, index: int, op: TableOp) -> None:
     """What an operation does before any message: create a deck, take a position off a deck,
     fix who must open what. Only the schedule can be wrong here (TableOpError)."""
-    joint = state.joint_key
-    assert joint is not None
-    if op.kind == SHUFFLE and op.deck not in state.decks:
-        cards = op.cards
-        if not cards or len(cards) > MAX_CARDS or len(set(cards)) != len(cards):
-            raise TableOpError(f"deck {op.deck}: a new deck needs 1..{MAX_CARDS} distinct cards")
-        if any(not 0 <= c < state.num_cards or c in state.created for c in cards):
-            raise TableOpError(f"deck {op.deck}: a card is not an id or is already at the table")
-        points = card_points(state.num_cards)
-        state.created.update(cards)
-        state.decks[op.deck] = DeckState(
-            [group.BASE] * len(cards), [group.add(points[c], joint) for c in cards]
-        )
+    if op.kind == CREATE and op.deck in state.decks:
+        raise TableOpError(f"deck {op.deck} exists: create makes a new deck")
+    if op.kind in (SHUFFLE, CREATE) and op.deck not in state.decks:
+        _create(state, op)
     elif op.kind == SHUFFLE and op.cards:
         raise TableOpError(f"deck {op.deck} exists: a reshuffle lists no cards")
     if op.kind == SHUFFLE:
@@ -145,6 +146,27 @@ def _begin(state: TableState, index: int, op: TableOp) -> None:
         state.plans[index] = state.hidden_owners(op.zone)
 
 
+def _create(state: TableState, op: TableOp) -> None:
+    """A new deck of ``op.cards`` (top first), each card's public encryption (B, M + H) under
+    the joint key H: the same bytes at every seat, from the schedule alone. A ``create`` leaves
+    it unshuffled (every card's place is public, so nothing may be taken from it before a
+    shuffle); a shuffle of a new deck shuffles it at once."""
+    joint = state.joint_key
+    assert joint is not None
+    cards = op.cards
+    if not cards or len(cards) > MAX_CARDS or len(set(cards)) != len(cards):
+        raise TableOpError(f"deck {op.deck}: a new deck needs 1..{MAX_CARDS} distinct cards")
+    if any(not 0 <= c < state.num_cards or c in state.created for c in cards):
+        raise TableOpError(f"deck {op.deck}: a card is not an id or is already at the table")
+    points = card_points(state.num_cards)
+    state.created.update(cards)
+    state.decks[op.deck] = DeckState(
+        [group.BASE] * len(cards),
+        [group.add(points[c], joint) for c in cards],
+        unshuffled_returns=op.kind == CREATE,
+    )
+
+
 def _take(state: TableState, index: int, op: TableOp) -> None:
     """A deal, a turn or a deals takes the top card(s) of its deck, in order, as the next
     positions: into the hand of the seat each is dealt to, or (a turn) face up into ``zone``."""
@@ -155,7 +177,9 @@ def _take(state: TableState, index: int, op: TableOp) -> None:
     if len(deck.a) < len(owners):
         raise TableOpError(f"deck {op.deck} holds {len(deck.a)} cards, not {len(owners)}")
     if deck.unshuffled_returns:
-        raise TableOpError(f"deck {op.deck} holds returned or transferred cards: shuffle it first")
+        raise TableOpError(
+            f"deck {op.deck} holds created, returned or transferred cards: shuffle it first"
+        )
     if len(state.positions) + len(owners) > MAX_POSITIONS:
         raise TableOpError(f"a game takes at most {MAX_POSITIONS} positions")
     if op.kind != TURN and not all(s is not None and 0 <= s < state.seats for s in owners):
@@ -200,52 +224,12 @@ def _check_parts(state: TableState, index: int, op: TableOp) -> None:
 
 
 # --------------------------------------------------------------------------- the operations
-def _shuffle(state: TableState, index: int, op: TableOp) -> bool:
-    deck = state.decks[op.deck]
-    joint = state.joint_key
-    assert joint is not None
-    while deck.a and state.progress < state.seats:
-        seat = state.progress
-        sent = state.slots.get((index, seat))
-        if sent is None:
-            return False
-        msg = sent.msg
-        assert isinstance(msg, TableShuffleMsg)
-
-        def fault(
-            reason: str, *context: bytes, seat: int = seat, raw: bytes = sent.raw
-        ) -> DeckFault:
-            return DeckFault(seat, f"table_shuffle: {reason}", (raw, *context))
-
-        if msg.deck != op.deck:
-            raise fault(f"shuffles deck {msg.deck}, but operation {index} shuffles {op.deck}")
-        if len(msg.a) != len(deck.a):
-            raise fault(f"{len(msg.a)} ciphertexts, expected {len(deck.a)}")
-        if len(set(zip(msg.a, msg.c, strict=True))) != len(msg.a):
-            raise fault("the output repeats a ciphertext")
-        params = state.context(b"shuffle", op.deck, index)
-        source, out = Deck(tuple(deck.a), tuple(deck.c)), Deck(msg.a, msg.c)
-        if sent.raw not in state.own and not verify_shuffle(
-            params, seat, deck.shuffles + 1, joint, source, out, msg.proof
-        ):
-            raise fault(
-                "invalid proof of a shuffle (it is not a re-encrypted permutation of its input)",
-                *deck.source_raws,
-                *state.key_raws(),
-            )
-        deck.a, deck.c = list(msg.a), list(msg.c)
-        deck.source_raws = (sent.raw,)
-        state.progress += 1
-    deck.shuffles += 1
-    deck.unshuffled_returns = False
-    return True
-
-
 def _shares(state: TableState, index: int, op: TableOp) -> bool:
     """A deal or a turn (one ``table_share`` a seat, of the position) or a deals (one
     ``table_shares`` a seat, of each position dealt to another seat, in position order): every
-    share DLEQ-proven with the same context and statement, whichever message carries it. A
-    message is checked whole before any of its shares is stored."""
+    share DLEQ-proven in the context of the operation: a ``table_share`` by its own proof, a
+    ``table_shares`` by its one proof of all its shares (a bad one convicts its signer; which
+    share is wrong is not needed). A message is checked whole before any share is stored."""
     params = state.context(b"share", op.deck, index)
     complete, fresh = _unchecked(state, index, senders(state, index, op))
     for seat, sent in fresh:
@@ -261,8 +245,16 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
                 else f"share for position {got[0]}, but operation {index} takes position {owed[0]}"
             )
             raise DeckFault(seat, f"{msg.KIND}: {wrong}", (sent.raw,))
-        for part in parts:
-            _check_dleq(state, params, sent, part.position, part.share, (part.e, part.s))
+        if not (
+            sent.raw in state.own or sent.raw in state.proven or _proven(state, params, seat, msg)
+        ):
+            which = (
+                "(one proof for all its shares)"
+                if isinstance(msg, TableSharesMsg)
+                else f"for position {got[0]}"
+            )
+            reason = f"{msg.KIND}: invalid decryption share proof {which}"
+            raise DeckFault(seat, reason, (sent.raw, state.keys[seat].raw))
         for part in parts:
             state.positions[part.position].shares[seat] = Sent(seat, part, sent.raw)
         state.checked.add((index, seat))
@@ -285,8 +277,8 @@ def precheck_share(
 ) -> None:
     """Check ``seat``'s share(s) for the deal, deals or turn in progress while the others' are
     still on their way, so the last message to arrive is the only one left to check: a draw
-    waits for one proof, not one per seat, a deals for one seat's proofs, not every seat's.
-    Stores nothing but the fact that every proof of the message held (``state.proven``);
+    waits for one proof, not one per seat, a deals for one seat's proof, not every seat's.
+    Stores nothing but the fact that the message's proof held (``state.proven``);
     anything else about the message (its slot, its step, its positions, a bad proof) is
     judged as before, when it is stored."""
     index = state.done
@@ -302,12 +294,23 @@ def precheck_share(
     parts = msg.shares if isinstance(msg, TableSharesMsg) else (msg,)
     if key is None or [part.position for part in parts] != owed_shares(state, index, seat):
         return
-    params = state.context(b"share", op.deck, index)
-    for part in parts:
-        a, proof = state.positions[part.position].a, (part.e, part.s)
-        if not verify_open(params, seat, part.position, key.msg.key, a, part.share, proof):
-            return
-    state.proven.add(raw)
+    if _proven(state, state.context(b"share", op.deck, index), seat, msg):
+        state.proven.add(raw)
+
+
+def _proven(
+    state: TableState, params: DeckParams, seat: int, msg: TableShareMsg | TableSharesMsg
+) -> bool:
+    """The message's proof holds with ``seat``'s key: a ``table_share``'s of its one share (8.2),
+    a ``table_shares``' one composite proof of all its shares (8.3)."""
+    key = state.keys[seat].msg.key
+    if isinstance(msg, TableShareMsg):
+        a = state.positions[msg.position].a
+        return verify_open(params, seat, msg.position, key, a, msg.share, (msg.e, msg.s))
+    got = [part.position for part in msg.shares]
+    a_list = [state.positions[p].a for p in got]
+    d_list = [part.share for part in msg.shares]
+    return verify_shares(params, seat, key, got, a_list, d_list, (msg.e, msg.s))
 
 
 def _unchecked(
@@ -467,6 +470,11 @@ def _transfer(state: TableState, index: int, op: TableOp) -> bool:
     return True
 
 
+def _made(state: TableState, index: int, op: TableOp) -> bool:
+    """A create is complete once begun: the deck is made, and nobody owes a message."""
+    return True
+
+
 def _final(state: TableState, index: int, op: TableOp) -> bool:
     if any((index, s) not in state.slots for s in range(state.seats)):
         return False
@@ -487,7 +495,6 @@ def _final(state: TableState, index: int, op: TableOp) -> bool:
 
 
 _STEP = {
-    SHUFFLE: _shuffle,
     DEAL: _shares,
     TURN: _shares,
     PLAY: _put_down,
@@ -497,4 +504,5 @@ _STEP = {
     TRANSFER: _transfer,
     SHOW: _put_down,
     DEALS: _shares,
+    CREATE: _made,
 }

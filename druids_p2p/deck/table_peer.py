@@ -18,10 +18,17 @@ from collections.abc import Callable
 
 from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.elgamal import Deck, decrypt_with
+from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
-from druids_p2p.deck.proofs import prove_key, prove_open
-from druids_p2p.deck.shuffle import shuffle_step, statement_seed
+from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
+from druids_p2p.deck.shuffle import (
+    derive_permutation,
+    derive_rerandomizers,
+    shuffle_step,
+    statement_seed,
+)
+from druids_p2p.deck.shuffle_passes import prove_held, shuffle_input
+from druids_p2p.deck.shuffle_proof import OwnShuffle
 from druids_p2p.deck.signing import Codec, Envelope
 from druids_p2p.deck.table_messages import (
     DEAL,
@@ -83,6 +90,8 @@ class TablePeer:
         self._key = group.base_mul(secret)
         self._choices: dict[int, int] = {}
         self._cards: dict[int, int] = {}
+        self._passes: dict[int, OwnShuffle] = {}
+        """This seat's pass of each shuffle, as it made it (secret: its permutation)."""
         self._started = False
 
     def __repr__(self) -> str:
@@ -147,6 +156,13 @@ class TablePeer:
             self.state.add(env.seat, env.kind, env.body, env.raw)
         return self._act() if self._started else []
 
+    def prove_held(self) -> None:
+        """Check now the proofs of the passes held by the shuffle in progress (they are
+        otherwise checked together once its last pass is in): a caller about to blame a seat
+        for a missing pass asks first, so that a bad pass before it is the one blamed
+        (:class:`DeckFault`, :func:`~druids_p2p.deck.table_ops.prove_held`)."""
+        prove_held(self.state, self._passes)
+
     def precheck(self, env: Envelope) -> None:
         """Another seat's message that the table holds until the rest of its step is in: the
         shares of a ``table_share`` for the deal or turn in progress, or of a ``table_shares``
@@ -199,7 +215,7 @@ class TablePeer:
     def _act(self) -> list[bytes]:
         out: list[bytes] = []
         for _ in range(MAX_OWN_STEPS):
-            self._learn(advance(self.state))
+            self._learn(advance(self.state, self._passes))
             msg = self._my_part() if due(self.state, self._seat) else None
             if msg is None:
                 break
@@ -232,24 +248,26 @@ class TablePeer:
         assert op is not None
         round_no, seat = state.round_no, self._seat
         if op.kind == SHUFFLE:
-            deck = state.decks[op.deck]
             joint = state.joint_key
             assert joint is not None
             params = state.context(b"shuffle", op.deck, index)
-            source, pass_no = Deck(tuple(deck.a), tuple(deck.c)), deck.shuffles + 1
+            source, pass_no = shuffle_input(state, index), state.decks[op.deck].shuffles + 1
             seed = statement_seed(self._secret, params, seat, pass_no, source, joint)
             out, proof = shuffle_step(params, seat, pass_no, seed, source, joint)
+            size = len(source)
+            self._passes[index] = OwnShuffle(
+                source,
+                out,
+                derive_permutation(params, seat, pass_no, seed, size),
+                derive_rerandomizers(params, seat, pass_no, seed, size),
+            )
             return TableShuffleMsg(round_no, index, op.deck, out.a, out.c, proof)
         if op.kind in (DEAL, TURN):
             p = state.at_op[index]
             d, e, s = self._share(b"share", op.deck, index, p)
             return TableShareMsg(round_no, index, p, d, e, s)
         if op.kind == DEALS:
-            parts = (
-                SharePart(p, *self._share(b"share", op.deck, index, p))
-                for p in owed_shares(state, index, seat)
-            )
-            return TableSharesMsg(round_no, index, tuple(parts))
+            return self._shares(index, op.deck)
         if op.kind == PLAY:
             return TablePlayMsg(round_no, index, self._choices[index], op.zone)
         if op.kind == SHOW:
@@ -265,6 +283,19 @@ class TablePeer:
         if op.kind == FINAL:
             return TableRevealMsg(round_no, index, self._secret)
         return None
+
+    def _shares(self, index: int, deck: str) -> TableSharesMsg:
+        """This seat's part of deals ``index``: its share of every position it owes, with one
+        composite proof of them all (deck.md §8.3), bound to the operation, the seat and the
+        positions."""
+        state = self.state
+        owed = owed_shares(state, index, self.seat)
+        a_list = [state.positions[p].a for p in owed]
+        d_list = [group.mul(self._secret, a) for a in a_list]
+        params = state.context(b"share", deck, index)
+        e, s = prove_shares(params, self.seat, self._secret, self._key, owed, a_list, d_list)
+        parts = tuple(SharePart(p, d) for p, d in zip(owed, d_list, strict=True))
+        return TableSharesMsg(state.round_no, index, parts, e, s)
 
     def _share(self, what: bytes, name: str, index: int, p: int) -> tuple[bytes, bytes, bytes]:
         """This seat's decryption share of position ``p`` with its DLEQ proof, bound to the

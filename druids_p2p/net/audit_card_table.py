@@ -35,6 +35,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 
 from druids_p2p.deck import DeckError, DeckFault, MalformedMessage
+from druids_p2p.deck.shuffle_passes import prove_held
 from druids_p2p.deck.table_audit import audit_state, joint_secret, position_card, secret_fault
 from druids_p2p.deck.table_messages import KIND_TABLE_REVEAL, TableRevealMsg, parse_table_body
 from druids_p2p.deck.table_ops import advance, senders
@@ -220,6 +221,10 @@ class CardTableReplay:
                 who = (owed[deck.progress],) if op.kind == "shuffle" else owed
                 types = {_OP_TYPES[op.kind]}
                 if not self._step("card_deck", who, types, self._deck_message):
+                    try:  # the record stops: a bad pass held before it is named first
+                        prove_held(deck)
+                    except DeckFault as exc:
+                        raise self._fault(exc) from None
                     return False
                 continue
             if deck.finished:

@@ -349,6 +349,14 @@ def _blame_the_call(t: TableState, call: Message) -> NoReturn:
     )
 
 
+def prove_held(t: TableState) -> None:
+    """Before a seat is blamed for a pass it did not send: the passes the shuffle holds are
+    proven now (otherwise they are, together, once its last pass is in; deck.md §10.2), so a bad
+    pass before the silence is blamed first (a :class:`TableFault` naming its shuffler)."""
+    if t.card_play is not None:
+        _guard(t, None, t.card_play.peer.prove_held)
+
+
 def _guard(t: TableState, msg: Message | None, call: object) -> None:
     """Run a deck or copy call; a cheat found is a :class:`TableFault` naming its seat."""
     assert callable(call)

@@ -88,6 +88,7 @@ class LivenessChecks(RunnerBase):
                     f"{who(machine, key)})",
                     None,
                 )
+            machine.check_everything_held()  # a bad pass held is blamed before a silence after it
             raise Departure(late.reason(who(machine, key)), machine.seat_of(key))
 
     def _tell_pace(self) -> None:

@@ -24,7 +24,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from druids_p2p.games.seam import GameMove, IllegalMove
-from druids_p2p.net.card_table_round import on_card_step, own_card_move, take_back_own_move
+from druids_p2p.net.card_table_round import (
+    on_card_step,
+    own_card_move,
+    prove_held,
+    take_back_own_move,
+)
 from druids_p2p.net.game_result import check_result, on_results
 from druids_p2p.net.moves import MoveRefused
 from druids_p2p.net.table_seating import check_confirm, on_confirms, on_nonces
@@ -165,9 +170,12 @@ class TableMachine(TableState):
     def check_everything_held(self) -> None:
         """Run now every check still waiting: when another peer says it stopped, this peer's own
         checks on what it holds decide whom to blame (protocol.md §9). At the card table every
-        message is checked as its step completes, so only a fault held back for our own
-        messages is left (:class:`TableFault`)."""
+        message is checked as its step completes, but for the passes of a shuffle in progress
+        (their proofs are checked together once the last is in, deck.md §10.2: checked now)
+        and a fault held back for our own messages (:class:`TableFault`). Also asked before a
+        seat is blamed for a message past its deadline."""
         self.check_deferred()
+        prove_held(self)
 
     def play(self, move: int | GameMove) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""

@@ -1,0 +1,115 @@
+"""A card-table shuffle's passes (deck.md §10.2 ``shuffle``): each seat's pass taken as soon as
+it is well formed, so that the next seat builds on it at once, and every pass's proof checked in
+one batch before the shuffle completes, so before anything is taken from the deck or any share
+of it is made. Kept apart from :mod:`druids_p2p.deck.table_ops` (which calls :func:`shuffle`)
+because the batch, its fallback that blames the first bad pass, and the check of the passes held
+when a seat falls silent are one piece of reasoning (deck.md §10.2, "Why building on a pass
+whose proof is not yet checked is safe").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.errors import DeckFault
+from druids_p2p.deck.shuffle_proof import OwnShuffle, ShuffleStatement, verify_shuffles
+from druids_p2p.deck.table_messages import SHUFFLE, TableMessage, TableOp, TableShuffleMsg
+from druids_p2p.deck.table_state import Sent, TableState
+
+
+def shuffle(state: TableState, index: int, op: TableOp, own: OwnShuffle | None = None) -> bool:
+    """Each seat's pass in turn, taken as soon as it is well formed (checks 1-3 of deck.md
+    §10.2): the next seat builds on it before anybody has checked its proof. Every pass's proof
+    is checked, all in one batch, before the shuffle completes, so before anything is taken
+    from the deck or any share of it is published; the first bad pass in seat order is blamed."""
+    deck = state.decks[op.deck]
+    while deck.a and state.progress < state.seats:
+        seat = state.progress
+        sent = state.slots.get((index, seat))
+        if sent is None:
+            return False
+        msg = sent.msg
+        assert isinstance(msg, TableShuffleMsg)
+        source = shuffle_input(state, index)
+        if msg.deck != op.deck:
+            reason = f"shuffles deck {msg.deck}, but operation {index} shuffles {op.deck}"
+            raise _pass_fault(sent, reason)
+        if len(msg.a) != len(source):
+            raise _pass_fault(sent, f"{len(msg.a)} ciphertexts, expected {len(source)}")
+        if len(set(zip(msg.a, msg.c, strict=True))) != len(msg.a):
+            raise _pass_fault(sent, "the output repeats a ciphertext")
+        state.progress += 1
+    if deck.a:
+        _prove_passes(state, index, op, own, state.seats)
+        last = state.slots[(index, state.seats - 1)]
+        assert isinstance(last.msg, TableShuffleMsg)
+        deck.a, deck.c = list(last.msg.a), list(last.msg.c)
+        deck.source_raws = (last.raw,)
+    deck.shuffles += 1
+    deck.unshuffled_returns = False
+    return True
+
+
+def shuffle_input(state: TableState, index: int) -> Deck:
+    """The input of the next pass of shuffle ``index`` (in progress): the deck as the shuffle
+    began for seat 0, else the last accepted pass's output."""
+    if state.progress == 0:
+        deck = state.decks[state.ops[index].deck]
+        return Deck(tuple(deck.a), tuple(deck.c))
+    msg = state.slots[(index, state.progress - 1)].msg
+    assert isinstance(msg, TableShuffleMsg)
+    return Deck(msg.a, msg.c)
+
+
+_BAD_PROOF = "invalid proof of a shuffle (it is not a re-encrypted permutation of its input)"
+
+
+def _pass_fault(sent: Sent[TableMessage], reason: str, *context: bytes) -> DeckFault:
+    return DeckFault(sent.seat, f"table_shuffle: {reason}", (sent.raw, *context))
+
+
+def prove_held(state: TableState, own: Mapping[int, OwnShuffle] | None = None) -> None:
+    """Check now the proofs of the passes a shuffle in progress holds (its first
+    ``state.progress``), which it would otherwise check with the rest once the last pass is in.
+    Who asks: whoever is about to blame a seat for not sending its pass (a deadline, the audit of
+    a record that stops there), so that a bad pass before it is blamed first, as the table
+    would have once the shuffle completed. :class:`DeckFault` on the first bad one."""
+    op = state.current
+    if op is None or op.kind != SHUFFLE or state.begun != state.done or not state.progress:
+        return
+    index = state.done
+    if state.joint_key is not None and state.decks[op.deck].a:
+        _prove_passes(state, index, op, None if own is None else own.get(index), state.progress)
+
+
+def _prove_passes(
+    state: TableState, index: int, op: TableOp, own: OwnShuffle | None, held: int
+) -> None:
+    """The first ``held`` passes of shuffle ``index`` but this state's own, checked in one
+    batch (``verify_shuffles``: one random linear combination of every equation of every proof,
+    M. Bellare, J. Garay, T. Rabin, "Fast Batch Verification for Modular Exponentiation and
+    Digital Signatures", EUROCRYPT 1998, with full-size weights); only if the batch fails, pass
+    by pass in seat order, to blame the first bad one with the evidence a judge needs (deck.md
+    §10.2 check 4)."""
+    joint = state.joint_key
+    assert joint is not None
+    deck = state.decks[op.deck]
+    params = state.context(b"shuffle", op.deck, index)
+    pass_no = deck.shuffles + 1
+    source = Deck(tuple(deck.a), tuple(deck.c))
+    context: tuple[bytes, ...] = deck.source_raws
+    todo: list[tuple[Sent[TableMessage], ShuffleStatement, tuple[bytes, ...]]] = []
+    for seat in range(held):
+        sent = state.slots[(index, seat)]
+        msg = sent.msg
+        assert isinstance(msg, TableShuffleMsg)
+        out = Deck(msg.a, msg.c)
+        if sent.raw not in state.own:
+            todo.append((sent, ShuffleStatement(seat, pass_no, source, out, msg.proof), context))
+        source, context = out, (sent.raw,)
+    if not todo or verify_shuffles(params, joint, [st for _, st, _ in todo], own):
+        return
+    for sent, st, made in todo:
+        if not verify_shuffles(params, joint, [st]):
+            raise _pass_fault(sent, _BAD_PROOF, *made, *state.key_raws())
