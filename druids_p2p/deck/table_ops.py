@@ -424,12 +424,8 @@ def _open(state: TableState, params: DeckParams, sent: Sent[Opened]) -> None:
         _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
         card = _decrypt(state, p, [opening.share, *state.shares_of(p)])
         if card != opening.card:
-            raise DeckFault(
-                sent.seat,
-                f"{sent.msg.KIND}: claimed card {opening.card} at position {p}, which holds "
-                f"card {card}",
-                (sent.raw, *_raws(pos)),
-            )
+            why = f"{sent.msg.KIND}: claimed card {opening.card} at position {p}, which holds"
+            raise DeckFault(sent.seat, f"{why} card {card}", (sent.raw, *_raws(pos)))
         pos.card, pos.opened = card, sent
 
 
@@ -471,8 +467,7 @@ def _transfer(state: TableState, index: int, op: TableOp) -> bool:
 
 
 def _made(state: TableState, index: int, op: TableOp) -> bool:
-    """A create is complete once begun: the deck is made, and nobody owes a message."""
-    return True
+    return True  # a create: made when begun, nobody owes a message
 
 
 def _final(state: TableState, index: int, op: TableOp) -> bool:
@@ -484,11 +479,8 @@ def _final(state: TableState, index: int, op: TableOp) -> bool:
         msg, key = sent.msg, state.keys[seat]
         assert isinstance(msg, TableRevealMsg)
         if group.is_zero_scalar(msg.secret) or group.base_mul(msg.secret) != key.msg.key:
-            raise DeckFault(
-                seat,
-                "table_reveal: revealed secret does not match its table_key",
-                (sent.raw, key.raw),
-            )
+            why = "table_reveal: revealed secret does not match its table_key"
+            raise DeckFault(seat, why, (sent.raw, key.raw))
         secrets[seat] = int.from_bytes(msg.secret, "little")
     state.secrets = secrets
     return True
