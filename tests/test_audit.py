@@ -93,9 +93,13 @@ def test_valid_record_text(good: tuple[Path, Game]) -> None:
 def test_unfinished_game_is_valid_but_incomplete(table: LocalTable, tmp_path: Path) -> None:
     """A record cut before its last round is scored: valid, the finished round's score only."""
     raws = _raws(table)
-    cut = next(
-        n for n in range(len(raws), 0, -1) if len(audit_messages(raws[:n]).round_scores) == 1
-    )
+    # The longest prefix with one round scored: the count only grows with the prefix, so a
+    # binary search finds the same cut as trying every prefix from the end (~8 audits, not ~80).
+    lo, hi = 1, len(raws)  # one scored round at most in raws[:lo]; two in raws[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if len(audit_messages(raws[:mid]).round_scores) <= 1 else (lo, mid)
+    cut = lo
     report = audit_file(_write(tmp_path / "g.druids", raws[:cut]))
     assert report.ok and not report.complete and len(report.round_scores) == 1
     assert report.verdict == "incomplete" and report.exit_code == 3

@@ -518,7 +518,7 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
         runner_b.links.settled = True
         runner_b._ask_resend(table.ids[0].public_key)
         answered = 0
-        for _ in range(2000):  # bounded; each pass moves at most a few frames
+        for _ in range(20_000):  # bounded; each pass moves at most a few frames, or none yet
             if behind.finished:
                 break
             for inbound in mesh_a.poll(5):

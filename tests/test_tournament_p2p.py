@@ -101,6 +101,9 @@ def test_druids2004_tournament_over_real_peer_processes(
 def test_an_interrupted_druids2004_p2p_run_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     args = ["--game", "druids2004", "--p2p", "--bots", "rule,random", "--players", "2"]
+    # A move's budget a loaded machine keeps (the default 100 ms timed a bot out under load):
+    # this test is about the resume, and the run's config carries the budget to it.
+    args += ["--time-per-move", "1000"]
     interrupt_after([*args, "--games", "4", "--workers", "1"], out, 1, 180)
     assert 1 <= len(lines_of(out)) < 4
     full = resume_to_the_end(out, 4, 600)
