@@ -99,8 +99,35 @@ class Countdown:
         self.seat = len(self.round_scores) % self.players
 
 
+@dataclass(frozen=True, slots=True)
+class CountdownMove:
+    """Countdown's move value (the seam's ``GameMove``): take one or two tokens."""
+
+    id: int
+
+    def token(self) -> str:
+        return f"take{self.id}"
+
+    @classmethod
+    def of(cls, move_id: int) -> CountdownMove:
+        if move_id not in _COUNTDOWN_MOVES:
+            raise ValueError(f"no move has id {move_id}")
+        return _COUNTDOWN_MOVES[move_id]
+
+    @classmethod
+    def from_token(cls, token: str) -> CountdownMove:
+        for move in _COUNTDOWN_MOVES.values():
+            if move.token() == token:
+                return move
+        raise ValueError(f"unknown move token {token!r}")
+
+
+_COUNTDOWN_MOVES = {m: CountdownMove(m) for m in (1, 2)}
+
+
 class CountdownRuleset:
     name = NAME
+    Move = CountdownMove
     min_players = 2
     max_players = 4
     deck_size = 0
@@ -113,14 +140,6 @@ class CountdownRuleset:
 
     def parse_card(self, token: str) -> int:
         raise ValueError("countdown has no cards")
-
-    def format_move(self, move: int) -> str:
-        if move not in (1, 2):
-            raise ValueError(f"no move has id {move}")
-        return f"take{move}"
-
-    def parse_move(self, token: str) -> int:
-        return int(token.removeprefix("take"))
 
     def make_options(self, players: int, variant: bool = False) -> CountdownOptions:
         return CountdownOptions(players)

@@ -118,9 +118,11 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
         (
             MsgType.TABLE_SHARES,
             {
+                "e": H2,
                 "op": 6,
                 "round": 1,
-                "shares": [{"d": H1, "e": H2, "pos": p, "s": H1} for p in (3, 5, 4000)],
+                "s": H1,
+                "shares": [{"d": H1, "pos": p} for p in (3, 5, 4000)],
             },
         ),
     ]
