@@ -358,8 +358,9 @@ class LocalTable:
                     peer.send(signal.SIGTERM)  # a finished peer takes it as a clean exit (0)
         for peer in self.peers:
             if peer.proc is not None:
+                left = deadline - time.monotonic()  # a peer told to stop gets its full grace
                 try:
-                    peer.proc.wait(max(0.1, deadline - time.monotonic()))
+                    peer.proc.wait(max(STOP_WAIT_S if self.stopped_agreed else 0.1, left))
                 except subprocess.TimeoutExpired:
                     peer.kill()
         return results
