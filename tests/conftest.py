@@ -1,13 +1,11 @@
-"""Suite-wide scheduling for parallel runs (README's command runs ``pytest -n 3``).
+"""Suite-wide scheduling for parallel runs (README's command runs ``pytest -n 2``).
 
 With ``--dist loadgroup`` (pyproject's addopts) xdist hands out work units in collection order,
 after the ``xdist_group`` groups (largest first). Left in file order, a long real-process test
-collected late (the TUI's e2e files sort last) starts when the other workers are already idle and
-the run waits for it alone. Three workers on two cores: the real-process tests spend most of their
-time waiting (a cut cable, a deadline, peers starting), so a third worker keeps both cores busy.
-So on xdist workers the long tiers (``slow``, ``e2e``, ``netns``) are collected first and the
-short tests fill the gaps at the end. The order within each tier is the file order, and a run
-without ``-n`` keeps the plain file order.
+collected late (the TUI's e2e files sort last) starts when the other worker is already idle and
+the run waits for it alone. So on xdist workers the long tiers (``slow``, ``e2e``, ``netns``) are
+collected first and the short tests fill the gaps at the end. The order within each tier is the
+file order, and a run without ``-n`` keeps the plain file order.
 
 Ctrl-C: every pytest process starts the processes of its tests with SIGINT at Python's default
 (however the suite was launched), and a test that leaves it changed fails.

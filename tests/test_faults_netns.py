@@ -30,9 +30,9 @@ from lan_peers import results_of as lan_results
 from netns import Lan, TapLan, open_lan
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow, pytest.mark.xdist_group("netns-faults")]
-"""One xdist worker runs the fault suite in order, from the start of a ``-n 3`` run: its cable
+"""One xdist worker runs the fault suite in order, from the start of a ``-n 2`` run: its cable
 cuts and lossy games mostly wait (little CPU), and two of them at once would only make each
-other's timing windows tighter while the other workers' CPU work is what the run waits for."""
+other's timing windows tighter while the other worker's CPU work is what the run waits for."""
 
 TABLE = "lan-faults"
 PLAYERS = 4
