@@ -62,9 +62,8 @@ def reproved(
     )
 
 
-def refused(bus: TableBus, mutate: Callable[[dict[str, Any]], None]) -> DeckFault:
-    """Seat 1's ``table_shares`` of the deals ``BATCH``, edited and re-signed by seat 1, is
-    refused by the honest seats, blaming seat 1 with the message and its key."""
+def tamper_next_shares(bus: TableBus, mutate: Callable[[dict[str, Any]], None]) -> None:
+    """Seat 1's next ``table_shares`` is edited by ``mutate`` and re-signed by seat 1."""
     done = False
 
     def intercept(sender: int, raw: bytes) -> bytes | None:
@@ -75,6 +74,12 @@ def refused(bus: TableBus, mutate: Callable[[dict[str, Any]], None]) -> DeckFaul
         return rewrite(bus.codecs[CHEAT], raw, mutate)
 
     bus.intercept = intercept
+
+
+def refused(bus: TableBus, mutate: Callable[[dict[str, Any]], None]) -> DeckFault:
+    """Seat 1's ``table_shares`` of the deals ``BATCH``, edited and re-signed by seat 1, is
+    refused by the honest seats, blaming seat 1 with the message and its key."""
+    tamper_next_shares(bus, mutate)
     with pytest.raises(DeckFault) as info:
         bus.push(TableOp("deals", deck="d", seats=BATCH))
     fault = info.value
@@ -157,16 +162,7 @@ def test_a_proof_replayed_from_an_earlier_deals_is_refused() -> None:
     def replay(body: dict[str, Any]) -> None:
         body["e"], body["s"] = first["e"], first["s"]
 
-    done = False
-
-    def intercept(sender: int, raw: bytes) -> bytes | None:
-        nonlocal done
-        if done or sender != CHEAT or bus.kind(raw) != "table_shares":
-            return raw
-        done = True
-        return rewrite(bus.codecs[CHEAT], raw, replay)
-
-    bus.intercept = intercept
+    tamper_next_shares(bus, replay)
     with pytest.raises(DeckFault) as info:
         bus.push(TableOp("deals", deck="d", seats=(0, 1, 2)))
     assert info.value.seat == CHEAT and info.value.reason == REASON
