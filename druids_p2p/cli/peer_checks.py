@@ -79,6 +79,10 @@ def check_bots(bots: list[str], plugins_dir: list[Path], game: str | None = None
 def check_times(gone_after: float, step_deadline: float, rejoin_time: float) -> None:
     if not (math.isfinite(gone_after) and gone_after > 0):
         fail("--gone-after must be a positive number of seconds")
+    check_deadlines(step_deadline, rejoin_time)
+
+
+def check_deadlines(step_deadline: float, rejoin_time: float) -> None:
     if not (math.isfinite(step_deadline) and step_deadline > 0):
         fail("--step-deadline must be a positive number of seconds")
     if not (math.isfinite(rejoin_time) and rejoin_time >= 0):
@@ -115,3 +119,10 @@ def check_rematches(rematches: int) -> int:
     if not 0 <= rematches <= MAX_REMATCHES:
         fail(f"--rematch must be 0 to {MAX_REMATCHES} rematches, not {rematches}")
     return rematches
+
+
+def check_rematch_wait(seconds: float) -> float:
+    """``--rematch-wait SECONDS``: a positive number of seconds."""
+    if not (math.isfinite(seconds) and seconds > 0):
+        fail(f"--rematch-wait must be a positive number of seconds, not {seconds:g}")
+    return seconds

@@ -90,6 +90,7 @@ def run_one_peer(
     game: str = DEFAULT_RULESET,
     go_on: bool = False,
     rematches: int = 0,
+    rematch_wait: float = 30.0,
     chat_lines: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
@@ -173,6 +174,7 @@ def run_one_peer(
         resume_folder=resume_folder,
         go_on_ask=_always_yes if go_on else None,
         rematch_ask=_yes_times(rematches) if rematches else None,
+        rematch_wait_s=rematch_wait,
         chat=chat,
     )
     if host and not (open_door or allow or approve):

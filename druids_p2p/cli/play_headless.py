@@ -19,7 +19,7 @@ from typing import Any
 import typer
 
 from druids_p2p.cli.app import fail, make_folder, when_interrupted
-from druids_p2p.cli.peer_checks import check_bots, resume_or_new
+from druids_p2p.cli.peer_checks import check_bots, check_deadlines, resume_or_new
 from druids_p2p.cli.play2004 import check_game
 from druids_p2p.cli.result_block import ORDER, block, players, scores_text
 from druids_p2p.cli.streams import say
@@ -103,6 +103,8 @@ def play_headless(
     new: bool,
     name: str | None,
     go_on: bool = False,
+    step_deadline: float | None = None,
+    rejoin_time: float | None = None,
 ) -> None:
     from druids_p2p.cli.play_ui import check_time_per_move
     from druids_p2p.net.homes import game_folder
@@ -125,6 +127,7 @@ def play_headless(
     if not 1 <= rounds <= 5:
         fail(f"--rounds must be 1 to 5, not {rounds}")
     check_time_per_move(budget_ms)
+    check_deadlines(1.0 if step_deadline is None else step_deadline, rejoin_time or 0.0)
     check_bots([seat[4:] for seat in seat_list if seat.startswith("bot:")], plugins_dir, game)
     by_rounds = "rounds" in RULESETS[game].table_flags
     if not by_rounds and (rounds != 5 or variant):
@@ -153,6 +156,7 @@ def play_headless(
         summary = play_table(
             seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game,
             plugins_dirs=tuple(plugins_dir), names=names, go_on=go_on,
+            step_deadline_s=step_deadline, rejoin_time_s=rejoin_time,
             listener=None if as_json else Progress(rounds, not by_rounds),
         )  # fmt: skip
     except LocalTableError as exc:

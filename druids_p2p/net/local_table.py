@@ -482,9 +482,13 @@ def play_table(
     go_on: bool = False,
     names: list[str] | None = None,
     listener: Listener | None = None,
+    step_deadline_s: float | None = None,
+    rejoin_time_s: float | None = None,
 ) -> dict[str, Any]:
     """Play one whole game over the real protocol on loopback; the summary of all peers
     (``go_on``: the seats go on without one gone for good, a bot in its seat).
+    ``step_deadline_s``, ``rejoin_time_s``: every peer's (``--step-deadline``,
+    ``--rejoin-time``; None: the peers' defaults).
 
     ``seed`` is accepted for the tournament's interface; the mental deal draws its randomness
     from every peer's own secret, so a p2p game is never replayable from a seed. Every peer
@@ -493,7 +497,11 @@ def play_table(
     (:meth:`LocalTable.leave`), then goes on up as :class:`TableLeft`.
     """
     del seed
-    extra = ("--new",) if new else ()
+    extra: tuple[str, ...] = ("--new",) if new else ()
+    if step_deadline_s is not None:
+        extra += ("--step-deadline", str(step_deadline_s))
+    if rejoin_time_s is not None:
+        extra += ("--rejoin-time", str(rejoin_time_s))
     table = LocalTable(
         seats,
         workdir,

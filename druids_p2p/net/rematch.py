@@ -6,12 +6,14 @@ says yes N times for a command-line peer. Those that say yes go on to a new tabl
 ``reseat.py`` and ``go_on.py`` form one, over the links the old table left open: the first seat
 of the old seat list that did not depart opens a lobby for the same game (the whole game's rounds
 again), admitting only the old table's keys, and invites them every second. A seat that has not
-joined ``FILL_AFTER_S`` later (its person said no, or is gone) gets a bot in its place: a new
+joined ``PeerConfig.rematch_wait_s`` later (its person said no, or is gone; default
+``FILL_AFTER_S``) gets a bot in its place: a new
 ``druids peer`` process with a fresh identity of its own, named ``bot for NAME``, started on the
 host's machine, as a stand-in is (``go_on.start_stand_in``). The new table is a first table like
 any other — nothing is carried: its game starts afresh (the running scores over the evening are
 the terminal UI's, ``tui/evening.py``). Only the host's own yes opens it; a peer that says yes
-waits at most ``ASK_S`` + ``FILL_AFTER_S`` + the step deadline for its invitation.
+waits at most ``ASK_S`` + ``FILL_AFTER_S`` + the step deadline for its invitation (the host's
+wait is its own setting: a joiner cannot know it, so it allows the default).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from druids_p2p.wire import decode
 ASK_S = 120.0
 """How long a peer waits for its player's answer (the end screen stays up meanwhile)."""
 FILL_AFTER_S = 30.0
-"""How long the rematch's host waits for the old seats before it seats bots in the empty ones."""
+"""How long the rematch's host waits for the old seats before it seats bots in the empty ones
+(the default of ``PeerConfig.rematch_wait_s``)."""
 
 
 @dataclass(frozen=True)
@@ -89,13 +92,13 @@ def rematch_after(machine: TableMachine, table_name: str = "table") -> Rematch |
 
 def host_rematch(config: PeerConfig, mesh: Mesh, plan: Rematch) -> tuple[bytes, list[PeerProcess]]:
     """Open the rematch's lobby to the old seats, invite them, seat a bot for each that has not
-    joined after ``FILL_AFTER_S``; the seat message and the bots' processes."""
+    joined after ``config.rematch_wait_s``; the seat message and the bots' processes."""
     me = config.identity.public_key
     bots: list[tuple[PeerProcess, bytes]] = []
     cfg = dataclasses.replace(
         config,
         announce=False,
-        lobby_timeout_s=FILL_AFTER_S + config.step_deadline_s + 10.0,
+        lobby_timeout_s=config.rematch_wait_s + config.step_deadline_s + 10.0,
         open_table=False,
         allow_joins=(),
         approve_join=lambda r: r.key in plan.keys or any(r.key == k for _, k in bots),
@@ -112,7 +115,7 @@ def host_rematch(config: PeerConfig, mesh: Mesh, plan: Rematch) -> tuple[bytes, 
             config.emit({"event": "rematch_bot", "name": name, "text": f"a bot sits for {name}"})
         return []
 
-    lobby.fill = (FILL_AFTER_S, fill)
+    lobby.fill = (config.rematch_wait_s, fill)
     try:
         seat_raw = lobby.run()
     except BaseException:
