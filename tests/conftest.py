@@ -7,6 +7,13 @@ the run waits for it alone. So on xdist workers the long tiers (``slow``, ``e2e`
 collected first and the short tests fill the gaps at the end. The order within each tier is the
 file order, and a run without ``-n`` keeps the plain file order.
 
+Textual's pilot waits, after every key it presses and every ``pause()``, until the process looks
+idle, in slices of ``textual._wait.SLEEP_GRANULARITY`` (20 ms; at least two a key). A whole game by
+keys is a few thousand keys, so the UI tests spent about half their time asleep in those slices;
+here each slice is 5 ms (the test of idleness itself, under 1 ms of CPU in a slice, is Textual's).
+A test that needs a state reached only after several messages waits for that state, not on a
+slice's length.
+
 Ctrl-C: every pytest process starts the processes of its tests with SIGINT at Python's default
 (however the suite was launched), and a test that leaves it changed fails.
 """
@@ -19,6 +26,8 @@ from collections.abc import Iterator
 import pytest
 
 LONG_TIERS = ("slow", "e2e", "netns")
+PILOT_IDLE_SLICE_S = 0.005
+"""Textual's idle-wait slice in the UI tests (module docstring; Textual's own: 1/50 s)."""
 
 
 def _is_long(item: pytest.Item) -> bool:
@@ -42,9 +51,13 @@ def pytest_configure(config: pytest.Config) -> None:
     sent SIGINT) see their command play on to its end. That is the launcher's disposition, not
     the suite's, so each pytest process (the controller here, which starts the workers, and
     each worker) puts Python's default back once at its start. (``timeout CMD`` hides it: it
-    handles SIGINT itself, so CMD starts with it at the default.)"""
+    handles SIGINT itself, so CMD starts with it at the default.) Also Textual's idle-wait
+    slice for the UI tests (module docstring)."""
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    import textual._wait
+
+    textual._wait.SLEEP_GRANULARITY = PILOT_IDLE_SLICE_S
 
 
 @pytest.fixture(autouse=True)
