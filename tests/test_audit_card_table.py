@@ -32,8 +32,12 @@ RULES = RULESETS["druids2004"]
 HEADLESS = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004"]
 
 
-def _played(players: int, seed: int, records: Path | None = None) -> LocalTable:
-    table = LocalTable(players=players, seed=seed, ruleset="druids2004", records=records)
+def _played(
+    players: int, seed: int, records: Path | None = None, keys_seed: int | None = None
+) -> LocalTable:
+    table = LocalTable(
+        players=players, seed=seed, ruleset="druids2004", records=records, keys_seed=keys_seed
+    )
     table.run()
     assert all(m.finished for m in table.machines)
     return table
@@ -249,8 +253,8 @@ def test_every_record_of_a_real_druids2004_table_audits_complete(
 @pytest.fixture(scope="module")
 def worded() -> tuple[LocalTable, list[int]]:
     """A game that asked for the owners' word, and its messages that are words."""
-    for seed in range(100, 110):  # random bots at 4 seats soon ask for the owners' word
-        table = _played(4, seed)
+    for seed in range(102, 112):  # seeded games (keys_seed): 100 and 101 ask for no word
+        table = _played(4, seed, keys_seed=seed)
         moves = [str(decode(raw).body.get("move", "")) for raw in _raws(table)]
         words = [i for i, move in enumerate(moves) if move.startswith("Word:")]
         if words:
