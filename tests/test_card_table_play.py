@@ -18,10 +18,10 @@ from druids_p2p.deck.table_audit import audit_record
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2004.policy import greedy_move
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
+from druids_p2p.games.registry import RULESETS
 from druids_p2p.net.card_table_play import CardTablePlay, MoveFault, table_op
 from druids_p2p.net.codec import Chain, WireCodec
 from druids_p2p.net.secrets import TableSecret
-from druids_p2p.rulesets import RULESETS
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, decode
 from druids_p2p.wire.table import head0, next_head
 

@@ -15,13 +15,13 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from druids_p2p.games.registry import RULESETS, table_options
 from druids_p2p.games.seam import CardTableRuleset
 from druids_p2p.net.audit_card_table import CardTableReplay
 from druids_p2p.net.audit_schedule import ScheduleWalk
 from druids_p2p.net.audit_stop import Owing, StopTail
 from druids_p2p.net.continuation import carried_rounds, winners_of
 from druids_p2p.net.seating import confirm_contradiction, seat_list_fault
-from druids_p2p.rulesets import RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, read_record
 from druids_p2p.wire.audit import (
     AuditProblem,

@@ -27,6 +27,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from druids_p2p.games.registry import table_options
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.net.continuation import Account, make_account, same_account
 from druids_p2p.net.errors import PeerError
@@ -37,7 +38,6 @@ from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.reseat import invitation
 from druids_p2p.net.table import TableMachine
 from druids_p2p.net.table_types import Departure
-from druids_p2p.rulesets import table_options
 from druids_p2p.wire import MsgType, WireError, decode, rename_identity
 
 ASK_S = 60.0

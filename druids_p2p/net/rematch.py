@@ -20,6 +20,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
+from druids_p2p.games.registry import table_options
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.net.errors import PeerError
 from druids_p2p.net.go_on import departed_key, start_stand_in
@@ -29,7 +30,6 @@ from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.reseat import invitation
 from druids_p2p.net.table import TableMachine
-from druids_p2p.rulesets import table_options
 from druids_p2p.wire import decode
 
 ASK_S = 120.0

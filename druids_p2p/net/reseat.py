@@ -21,6 +21,7 @@ import logging
 import time
 from dataclasses import dataclass
 
+from druids_p2p.games.registry import table_options
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.net.discovery import decode_beacon
 from druids_p2p.net.errors import PeerError
@@ -28,7 +29,6 @@ from druids_p2p.net.lobby import Lobby, join_table, seat_entries
 from druids_p2p.net.mesh import Mesh
 from druids_p2p.net.peer_config import HostSpec, PeerConfig
 from druids_p2p.net.table import TableMachine
-from druids_p2p.rulesets import table_options
 from druids_p2p.wire import WireError, decode
 
 log = logging.getLogger(__name__)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from druids_p2p.games.registry import RULESETS, table_options
 from druids_p2p.games.seam import CardTableRuleset, TableOptions
 from druids_p2p.net.codec import Chain
 from druids_p2p.net.continuation import (
@@ -35,7 +36,6 @@ from druids_p2p.net.endpoints import TableNetwork
 from druids_p2p.net.seating import seat_list_fault
 from druids_p2p.net.secrets import TableSecret
 from druids_p2p.net.table_types import RecordLost, Step, StepLog, TableEvent, TableFault
-from druids_p2p.rulesets import RULESETS, table_options
 from druids_p2p.wire import Identity, Message, MsgType, Transcript, next_head
 
 
