@@ -28,7 +28,7 @@ from druids_p2p.games.druids2017.table_schedule import round_ops
 
 def deal_ops(players: int) -> list[TableOp]:
     """The deck's operations of a round's deal for ``players`` seats, as the game schedules
-    them (the same fields: ``net.card_table_play.table_op`` does this at a real table)."""
+    them (the same fields: ``table.card_table_play.table_op`` does this at a real table)."""
     return [
         TableOp(op.kind, op.deck, op.zone, op.seat, op.cards, op.position, op.source, op.seats)
         for op in round_ops(players)

@@ -31,8 +31,8 @@ def bench_table_command(
     move latency (send to the table ready for the next move, also by class: draw, play,
     ritual, reshuffle, end)."""
     from druids_p2p.cli.play2004 import check_game
-    from druids_p2p.net.local_table import LocalTableError, play_table
-    from druids_p2p.net.move_kinds import MOVE_KINDS
+    from druids_p2p.peer.local_table import LocalTableError, play_table
+    from druids_p2p.table.move_kinds import MOVE_KINDS
 
     rules = RULESETS[check_game(game)]
     if not rules.min_players <= players <= rules.max_players:

@@ -33,7 +33,7 @@ from druids_p2p.cli.peer_checks import (
 )
 from druids_p2p.cli.peer_run import emitter, print_result, run_one_peer
 from druids_p2p.cli.play2004 import check_game
-from druids_p2p.net.discovery import DEFAULT_PORT
+from druids_p2p.lan.discovery import DEFAULT_PORT
 from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
 
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
@@ -93,7 +93,7 @@ _INTERFACE = typer.Option(None, "--interface", help="Network interface.")
 _ADDRESS = typer.Option(None, "--address", help="Local IPv4 address.")
 _JSON = typer.Option(False, "--json", help="Progress as JSON lines.")
 _GAME = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP)
-# ... and those a host takes: who it seats (net/admission.py).
+# ... and those a host takes: who it seats (lan/admission.py).
 _APPROVE = typer.Option(False, "--approve", help=_APPROVE_HELP)
 _OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
 _ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")
@@ -313,7 +313,7 @@ def join_command(
     Run again after a crash, the same command rejoins the table this player was seated at: the
     saved table is looked up first, by name (the host no longer announces a seated table).
     """
-    from druids_p2p.net.table_choice import BadPin, parse_pin
+    from druids_p2p.lan.table_choice import BadPin, parse_pin
 
     if game is not None:
         check_game(game)  # the table's game is the host's word: --game only checks it

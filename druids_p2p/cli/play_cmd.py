@@ -12,7 +12,7 @@ import typer
 from druids_p2p.cli.app import app, fail
 from druids_p2p.cli.play2004 import check_game, play_2004_ui
 from druids_p2p.cli.ui_options import MOVE_PAUSE_S, TRICK_PAUSE_S, UiOptions
-from druids_p2p.net.discovery import DEFAULT_PORT
+from druids_p2p.lan.discovery import DEFAULT_PORT
 from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
 
 
