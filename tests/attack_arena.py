@@ -26,14 +26,14 @@ from druids_p2p.deck.table_messages import TableShowMsg
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.table_schedule import TRICK
-from druids_p2p.net import ending
-from druids_p2p.net.homes import TableState
-from druids_p2p.net.mesh import Inbound
-from druids_p2p.net.peer_config import PeerConfig
-from druids_p2p.net.players import Player
-from druids_p2p.net.runner import TableRunner
-from druids_p2p.net.table import TableMachine
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.lan.mesh import Inbound
+from druids_p2p.lan.peer_config import PeerConfig
+from druids_p2p.lan.players import Player
+from druids_p2p.peer import ending
+from druids_p2p.peer.homes import TableState
+from druids_p2p.peer.runner import TableRunner
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_types import TableFault
 from druids_p2p.wire import Identity, MsgType, WireError, decode
 
 CheatPlay = Callable[[TableMachine, int], list[bytes]]

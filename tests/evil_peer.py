@@ -51,10 +51,10 @@ from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle_proof import ShuffleProof
 from druids_p2p.games.seam import GameMove
-from druids_p2p.net import lobby as lobby_module
-from druids_p2p.net.mesh import Mesh
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import TableMachine
+from druids_p2p.lan import lobby as lobby_module
+from druids_p2p.lan.mesh import Mesh
+from druids_p2p.table.secrets import TableSecret
+from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,

@@ -24,10 +24,10 @@ from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.games.druids2017.notation import MOVES, format_card
 from druids_p2p.games.druids2017.table_schedule import round_ops
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
-from druids_p2p.net.card_table_play import table_op
-from druids_p2p.net.codec import Chain, WireCodec
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table_codec import TABLE_TYPES
+from druids_p2p.table.card_table_play import table_op
+from druids_p2p.table.codec import Chain, WireCodec
+from druids_p2p.table.secrets import TableSecret
+from druids_p2p.table.table_codec import TABLE_TYPES
 from druids_p2p.wire import ZERO_HASH, Message, MsgType
 from druids_p2p.wire.table import head0, next_head
 
@@ -77,7 +77,7 @@ def round_2017_game() -> RoundGame:
     def step_head(seat: int) -> bytes:
         """The head of the step ``seat`` seals for: the transcript's, after its own messages of
         the steps before, which wait to be appended (it ran ahead on them alone: a pass, a
-        show), as a table seals them (``net/card_table_round.py`` ``_head``)."""
+        show), as a table seals them (``table/card_table_round.py`` ``_head``)."""
         head = game.head
         for msg in pending:
             if msg.sender == keys[seat]:

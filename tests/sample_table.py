@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import druids_p2p.net  # noqa: F401  (registers the deck's parser of the card table's bodies)
+import druids_p2p.table  # noqa: F401  (registers the deck's parser of the card table's bodies)
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed, format_move
 from druids_p2p.wire.envelope import encode
 from druids_p2p.wire.identity import Identity

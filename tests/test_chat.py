@@ -1,4 +1,4 @@
-"""Chat at the table (net/chat.py): a signed line reaches every peer, attributed; floods, oversized,
+"""Chat at the table (lan/chat.py): a signed line reaches every peer, attributed; floods, oversized,
 forged, replayed and in-chain lines are dropped, and none of it ever changes the game.
 
 The table-level tests use real TableMachines (tests/table_harness.py); the end-to-end test runs
@@ -16,10 +16,10 @@ from cli_harness import audit_record
 from table_harness import LocalTable
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net import chat as chat_module
-from druids_p2p.net.chat import ChatOutbox, ChatRefused, TableChat, TokenBucket, check_text
-from druids_p2p.net.local_table import LocalTable as ProcessTable
-from druids_p2p.net.local_table import PeerProcess
+from druids_p2p.lan import chat as chat_module
+from druids_p2p.lan.chat import ChatOutbox, ChatRefused, TableChat, TokenBucket, check_text
+from druids_p2p.peer.local_table import LocalTable as ProcessTable
+from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.wire import ZERO_HASH, MsgType, WireError, decode, encode, read_record
 from druids_p2p.wire.equivocation import verify_equivocation
 from druids_p2p.wire.errors import InvalidProof

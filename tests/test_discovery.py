@@ -21,10 +21,10 @@ from typing import Any, TypedDict
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.net import discovery, interfaces
-from druids_p2p.net.beacon_listener import BeaconListener, discover
-from druids_p2p.net.beacon_sender import BeaconSender
-from druids_p2p.net.discovery import (
+from druids_p2p.lan import discovery, interfaces
+from druids_p2p.lan.beacon_listener import BeaconListener, discover
+from druids_p2p.lan.beacon_sender import BeaconSender
+from druids_p2p.lan.discovery import (
     BEACON_DOMAIN,
     MAX_BEACON_SIZE,
     Seat,
@@ -33,7 +33,7 @@ from druids_p2p.net.discovery import (
     decode_beacon,
     encode_beacon,
 )
-from druids_p2p.net.interfaces import (
+from druids_p2p.lan.interfaces import (
     LOOPBACK,
     InterfaceError,
     NetChoice,

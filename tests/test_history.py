@@ -14,7 +14,7 @@ import pytest
 from cli_harness import run_cli
 from table_harness import LocalTable, seat_message
 
-from druids_p2p.net.homes import TableState
+from druids_p2p.peer.homes import TableState
 from druids_p2p.wire import MsgType, decode
 
 

@@ -1,4 +1,4 @@
-"""Which saved table a command resumes (net/homes.py): only the one it asks for, never a stopped
+"""Which saved table a command resumes (peer/homes.py): only the one it asks for, never a stopped
 or finished one; any other request while a table is playing is refused in one line."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable, seat_message
 
-from druids_p2p.net.homes import (
+from druids_p2p.peer.homes import (
     FINISHED,
     PLAYING,
     SET_ASIDE,
@@ -142,9 +142,9 @@ def test_play_headless_resume_needs_a_table_for_every_seat(
 def test_a_saved_table_that_cannot_be_read_is_marked_stopped_and_blocks_nothing(
     tmp_path: Path,
 ) -> None:
-    from druids_p2p.net.errors import PeerError
-    from druids_p2p.net.peer_config import PeerConfig
-    from druids_p2p.net.session import run_peer
+    from druids_p2p.lan.errors import PeerError
+    from druids_p2p.lan.peer_config import PeerConfig
+    from druids_p2p.peer.session import run_peer
     from druids_p2p.wire import Identity
 
     state = _saved(tmp_path, "aaaa", role="host", name="friday")

@@ -23,24 +23,24 @@ import pytest
 import zmq
 from table_harness import LocalTable
 
+from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net import liveness
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.discovery import LOBBY_ID_SIZE, TableInfo, encode_beacon
-from druids_p2p.net.endpoints import EndpointError, TableNetwork, parse_endpoint
-from druids_p2p.net.errors import PeerError
-from druids_p2p.net.homes import TableState
-from druids_p2p.net.links import Links
-from druids_p2p.net.lobby import Lobby, join_table
-from druids_p2p.net.mesh import Inbound, Mesh
-from druids_p2p.net.peer_config import HostSpec, PeerConfig
-from druids_p2p.net.players import Player, TableView
-from druids_p2p.net.resend import RESEND_BURST, RESEND_MAX_MESSAGES, RESEND_PER_S, ResendLimiter
-from druids_p2p.net.runner import TableRunner
-from druids_p2p.net.seating import make_join, make_seat_message
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import TableMachine
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.lan.discovery import LOBBY_ID_SIZE, TableInfo, encode_beacon
+from druids_p2p.lan.endpoints import EndpointError, TableNetwork, parse_endpoint
+from druids_p2p.lan.errors import PeerError
+from druids_p2p.lan.lobby import Lobby, join_table
+from druids_p2p.lan.mesh import Inbound, Mesh
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig
+from druids_p2p.lan.players import Player, TableView
+from druids_p2p.lan.seating import make_join, make_seat_message
+from druids_p2p.peer import liveness
+from druids_p2p.peer.homes import TableState
+from druids_p2p.peer.links import Links
+from druids_p2p.peer.resend import RESEND_BURST, RESEND_MAX_MESSAGES, RESEND_PER_S, ResendLimiter
+from druids_p2p.peer.runner import TableRunner
+from druids_p2p.table.secrets import TableSecret
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_types import TableFault
 from druids_p2p.wire import ZERO_HASH, Identity, MsgType, Transcript, decode, encode
 
 LOOPBACK = TableNetwork.of_address("127.0.0.1")

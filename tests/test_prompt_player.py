@@ -1,4 +1,4 @@
-"""The plain terminal's player (``net/players.py`` ``PromptPlayer``) over a real in-process table
+"""The plain terminal's player (``lan/players.py`` ``PromptPlayer``) over a real in-process table
 of peers (``table_harness.LocalTable``: real machines exchanging their signed messages), for
 either game: it shows the rule set's lines of the seat's view and the legal move tokens, reads
 any token of the game as a move, and a move the table refuses is asked again with the table's
@@ -14,9 +14,9 @@ from table_harness import LocalTable
 
 from druids_p2p.games.druids2004.cards import N_GEMS, format_card
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.net.errors import PeerError
-from druids_p2p.net.players import MAX_ASKS, PromptPlayer
-from druids_p2p.net.runner_base import MachineView
+from druids_p2p.lan.errors import PeerError
+from druids_p2p.lan.players import MAX_ASKS, PromptPlayer
+from druids_p2p.peer.runner_base import MachineView
 
 MAX_STEPS = 500_000
 """More deliveries and moves than a whole game takes."""

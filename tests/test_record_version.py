@@ -24,7 +24,7 @@ import pytest
 from cli_harness import run_cli
 from sample_table import sign_fields
 
-from druids_p2p.net.seating import seat_order
+from druids_p2p.lan.seating import seat_order
 from druids_p2p.wire import PROTOCOL_VERSION, Identity, MsgType, derive_table_id, message_hash
 from druids_p2p.wire.envelope import claimed_version
 from druids_p2p.wire.msgtypes import MSG_DOMAIN

@@ -17,8 +17,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Select
 
-from druids_p2p.net.interfaces import resolve
-from druids_p2p.net.local_table import PeerProcess
+from druids_p2p.lan.interfaces import resolve
+from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import BotSeat, bot_seats
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary

@@ -27,8 +27,8 @@ from textual.widgets import Select, Static
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.games.druids2004.replay import replay
-from druids_p2p.net.interfaces import resolve
-from druids_p2p.net.local_table import PeerProcess
+from druids_p2p.lan.interfaces import resolve
+from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.druids2004.app import RECORD_NAME, Druids2004App

@@ -15,7 +15,7 @@ import pytest
 from test_tui_net import _audit, _play_by_keys, _run, _until
 from textual.pilot import Pilot
 
-from druids_p2p.net.local_table import PeerProcess, peer_argv
+from druids_p2p.peer.local_table import PeerProcess, peer_argv
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.table import TableScreen
 from druids_p2p.tui.game_ui import table_ui

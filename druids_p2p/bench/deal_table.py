@@ -2,7 +2,7 @@
 bench table``'s tables (``druids_p2p.bench.table_deck``) and the deck's tests
 (``tests/deck_local.py`` adds the test-only helpers).
 
-Real play goes through ``druids_p2p.net`` (the wire envelope is the deck's codec there); this
+Real play goes through ``druids_p2p.table`` (the wire envelope is the deck's codec there); this
 stands in for it with the same contract (deck.md §4: the signature binds body, kind, seat, table
 and round), so that a bench times the deck's own work and a test can re-sign a cheat.
 """
@@ -46,7 +46,7 @@ def _unpack(data: bytes) -> Any:
 class Ed25519Codec:
     """The in-process stand-in for the wire envelope (``docs/protocol/deck.md`` §4): raw =
     msgpack [payload, signature], Ed25519 over canonical msgpack of {body, kind, round, seat,
-    table}. Not a wire format: tables use ``net.codec``."""
+    table}. Not a wire format: tables use ``table.codec``."""
 
     def __init__(
         self,

@@ -27,7 +27,7 @@ from druids_p2p.games.registry import RULESETS, default_game
 
 def deal_ops(players: int, game: str | None = None) -> list[TableOp]:
     """The deck's operations of ``game``'s deal (None: the default game's) for ``players``
-    seats, as a new seat copy schedules them (the same fields: ``net.card_table_play.table_op``
+    seats, as a new seat copy schedules them (the same fields: ``table.card_table_play.table_op``
     does this at a real table)."""
     rules = RULESETS[game or default_game()]
     seat = rules.table_seat(rules.make_options(players), 0, random.Random(0))

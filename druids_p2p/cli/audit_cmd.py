@@ -60,7 +60,7 @@ def audit_command(
     """
     if not file.is_file() or not os.access(file, os.R_OK):
         fail(f"{file}: no such readable file")
-    from druids_p2p.net.audit import audit_file  # here: a peer process needs no auditor
+    from druids_p2p.audit.audit import audit_file  # here: a peer process needs no auditor
 
     report = audit_file(file)
     if as_json:

@@ -32,8 +32,8 @@ def bench_table_command(
     """Game time, deal time per round (its shuffles, deals and words, to the first move) and
     move latency (send to the table ready for the next move, also by class: draw, play,
     ritual, reshuffle, end)."""
-    from druids_p2p.net.local_table import LocalTableError, play_table
-    from druids_p2p.net.move_kinds import MOVE_KINDS
+    from druids_p2p.peer.local_table import LocalTableError, play_table
+    from druids_p2p.table.move_kinds import MOVE_KINDS
 
     spec = pick_game(game, players)
     game = spec.name

@@ -1,4 +1,4 @@
-"""``druids history``: the past games this machine kept, newest first (``net/history.py``).
+"""``druids history``: the past games this machine kept, newest first (``peer/history.py``).
 
 The records sit deep under the data folder (``games/<game>/me/tables/<id>/record.druids``); this
 is where a person finds one again to replay or audit it, and sees the evening's results at a
@@ -21,7 +21,7 @@ def history_command(
 ) -> None:
     """List the past games kept in the data folder, newest first: when, game, players, result,
     record path (replay one with: druids replay RECORD; check it with: druids audit RECORD)."""
-    from druids_p2p.net.history import past_games
+    from druids_p2p.peer.history import past_games
     from druids_p2p.wire import data_dir
 
     if limit < 0:

@@ -23,7 +23,7 @@ MAX_CANDIDATE_HOSTS = 64
 
 def saved_table(target: str, resume: bool, new: bool) -> Path | None:
     """The saved table ``join TARGET`` rejoins (before any beacon is listened for), if any."""
-    from druids_p2p.net.homes import Request, TableChoiceNeeded, choose_table
+    from druids_p2p.peer.homes import Request, TableChoiceNeeded, choose_table
     from druids_p2p.wire import data_dir
 
     if ":" in target:
@@ -49,10 +49,10 @@ def find_table(
     chooses one (table_choice.py). So is a name heard while the listener had to drop beacons for
     room (a flood of keys filled the list): the table meant may be among those dropped. The
     pinned host's beacons are never dropped for room (the listener keeps them)."""
-    from druids_p2p.net.beacon_listener import BeaconListener
-    from druids_p2p.net.beacon_sender import DEFAULT_INTERVAL, DEFAULT_JITTER
-    from druids_p2p.net.discovery import TableAnnouncement
-    from druids_p2p.net.table_choice import candidate_lines, choose, matches_target, pin_matches
+    from druids_p2p.lan.beacon_listener import BeaconListener
+    from druids_p2p.lan.beacon_sender import DEFAULT_INTERVAL, DEFAULT_JITTER
+    from druids_p2p.lan.discovery import TableAnnouncement
+    from druids_p2p.lan.table_choice import candidate_lines, choose, matches_target, pin_matches
 
     keep = None if pin is None else (lambda key: pin_matches(pin, key))
     try:
@@ -131,10 +131,10 @@ def _flat(heard: dict[bytes, list[Any]]) -> list[Any]:
 def lobby_announcement(target: str, pin: str | None) -> bytes:
     """``join HOST:PORT --fingerprint FP`` (or ``--game G``): the lobby socket's beacon, if its
     host matches ``pin`` (any host without one)."""
-    from druids_p2p.net.discovery import decode_beacon
-    from druids_p2p.net.errors import PeerError
-    from druids_p2p.net.lobby import query_lobby
-    from druids_p2p.net.table_choice import pin_matches
+    from druids_p2p.lan.discovery import decode_beacon
+    from druids_p2p.lan.errors import PeerError
+    from druids_p2p.lan.lobby import query_lobby
+    from druids_p2p.lan.table_choice import pin_matches
     from druids_p2p.wire.errors import WireError
 
     try:
@@ -155,7 +155,7 @@ def lobby_announcement(target: str, pin: str | None) -> bytes:
 def check_table_game(announcement: bytes, game: str, target: str) -> None:
     """``join --game G``: the table found plays G, else the join is refused (exit 2) instead of
     the flag being ignored (a table's game is its host's word)."""
-    from druids_p2p.net.discovery import decode_beacon
+    from druids_p2p.lan.discovery import decode_beacon
 
     plays = decode_beacon(announcement).info.ruleset
     if plays != game:

@@ -23,7 +23,7 @@ ENDING_EVENTS = frozenset({"result", "game_over", "aborted"})
 """Events the text mode does not show: the result block that ends the command says it all."""
 
 if TYPE_CHECKING:
-    from druids_p2p.net.chat import ChatOutbox
+    from druids_p2p.lan.chat import ChatOutbox
 
 
 def emitter(as_json: bool, moves: bool = True) -> Any:
@@ -47,7 +47,7 @@ def emitter(as_json: bool, moves: bool = True) -> Any:
         text = event.get("text") or ", ".join(
             f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
         )
-        if kind == "chat":  # table talk reads "name: text" (net/chat.py)
+        if kind == "chat":  # table talk reads "name: text" (lan/chat.py)
             text = f"{event.get('name')}: {event.get('text')}"
         scores = event.get("scores")
         if kind == "round_ended" and order and isinstance(scores, list):
@@ -93,10 +93,10 @@ def run_one_peer(
     chat_lines: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
-    from druids_p2p.net.admission import terminal_approver
-    from druids_p2p.net.errors import PeerError, TableChoice
-    from druids_p2p.net.peer_config import HostSpec, PeerConfig
-    from druids_p2p.net.session import run_peer
+    from druids_p2p.lan.admission import terminal_approver
+    from druids_p2p.lan.errors import PeerError, TableChoice
+    from druids_p2p.lan.peer_config import HostSpec, PeerConfig
+    from druids_p2p.peer.session import run_peer
     from druids_p2p.wire import data_dir
 
     played = pick_game(game, players)
@@ -130,7 +130,7 @@ def run_one_peer(
 
     def terminated(signum: int, frame: object) -> None:
         # A local table stops its peers once every seat reported the same finished game
-        # (net/local_table.py): then the game is done and written, and this is a clean exit.
+        # (peer/local_table.py): then the game is done and written, and this is a clean exit.
         raise SystemExit(0 if "finished" in seated else 128 + signum)
 
     signal.signal(signal.SIGTERM, terminated)
@@ -206,9 +206,9 @@ def _yes_times(times: int) -> Any:
 
 
 def outbox_of(lines: tuple[str, ...]) -> ChatOutbox:
-    """``--say``: the lines said to the table once seated (net/chat.py), checked before any
+    """``--say``: the lines said to the table once seated (lan/chat.py), checked before any
     socket is opened (a line that cannot be sent stops the command, naming it)."""
-    from druids_p2p.net.chat import ChatOutbox, ChatRefused
+    from druids_p2p.lan.chat import ChatOutbox, ChatRefused
 
     outbox = ChatOutbox()
     for line in lines:

@@ -1,5 +1,5 @@
 """``druids play --headless``: a whole table of peer processes on loopback, one per seat
-(``net/local_table.py``), as a person runs it.
+(``peer/local_table.py``), as a person runs it.
 
 Each seat's player has a name (a bot ``rule-1``, ``random-2``… as the terminal UI names them;
 the human seat yours) and its own folder, named so, in a game folder of the data directory
@@ -61,7 +61,7 @@ def human_name(name: str | None) -> str:
 def player_names(seats: list[str], name: str | None) -> list[str]:
     """Each seat's player name, also its folder's: bots numbered in seat order as the terminal
     UI names them (``rule-1``, ``random-2``), the human seat ``human_name`` (made unique)."""
-    from druids_p2p.net.admission import unique_name
+    from druids_p2p.lan.admission import unique_name
 
     bots = iter(range(1, len(seats) + 1))
     names = [seat if seat == "human" else f"{seat[4:]}-{next(bots)}"[:32] for seat in seats]
@@ -114,8 +114,8 @@ def play_headless(
     go_on: bool = False,
 ) -> None:
     from druids_p2p.cli.play_ui import check_time_per_move
-    from druids_p2p.net.homes import game_folder
-    from druids_p2p.net.local_table import (
+    from druids_p2p.peer.homes import game_folder
+    from druids_p2p.peer.local_table import (
         LocalTableError,
         TableLeft,
         parse_seats,

@@ -4,7 +4,7 @@ A peer's progress goes to whoever reads its output (a terminal, a script, a test
 closes the pipe mid-game, a write raises ``BrokenPipeError``: that must not stop a game the other
 players are in. The first failed write swaps the stream for ``/dev/null`` (so neither later writes
 nor the interpreter's last flush at exit fail again); the events still go to the table's
-``events.jsonl`` (net/homes.py).
+``events.jsonl`` (peer/homes.py).
 """
 
 from __future__ import annotations

@@ -88,9 +88,9 @@ def table_player() -> TablePlayer:
     """The networked table a ``--p2p`` run plays on, handed to the tournament (which does not
     import the network layer); one line and exit 2 if it cannot be imported."""
     try:
-        from druids_p2p.net.local_table import play_table
+        from druids_p2p.peer.local_table import play_table
     except ImportError as exc:
-        fail(f"--p2p cannot be played here: druids_p2p.net.local_table does not import ({exc})")
+        fail(f"--p2p cannot be played here: druids_p2p.peer.local_table does not import ({exc})")
     return play_table
 
 

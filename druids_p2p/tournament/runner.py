@@ -67,11 +67,11 @@ def run_tournament(
     scheduler, :mod:`.cluster_link`); the games and the folder are the same. ``on_status``
     gets a short line (ratings, the LLR) now and then; ``batch_games`` fixes the batch size.
     ``table_player`` plays a ``p2p`` config's games over the real protocol: the caller passes
-    ``net.local_table.play_table`` (tournaments do not import the network layer); each of its
+    ``peer.local_table.play_table`` (tournaments do not import the network layer); each of its
     peer processes loads ``plugins_dirs`` too.
     """
     if config.p2p and table_player is None:
-        raise TournamentError("a --p2p run needs a table player (net.local_table.play_table)")
+        raise TournamentError("a --p2p run needs a table player (peer.local_table.play_table)")
     out_dir.mkdir(parents=True, exist_ok=True)
     run_path = out_dir / "run.json"
     games_path = out_dir / "games.jsonl"

@@ -50,7 +50,7 @@ TAINTED_EXIT = 75
 
 
 class TablePlayer(Protocol):
-    """Plays one whole game over the real protocol (``--p2p``): ``net.local_table.play_table``.
+    """Plays one whole game over the real protocol (``--p2p``): ``peer.local_table.play_table``.
 
     Injected by the caller (the CLI) through :class:`Batch`, so that tournaments stand beside the
     network layer and never import it (an import-linter contract); a module-level function, so

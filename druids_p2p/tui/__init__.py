@@ -1,6 +1,6 @@
 """The terminal user interface (Textual): ``druids play`` and ``druids play --lan``.
 
-The UI process is a full peer: it runs the LAN protocol (``net.session.run_peer``) on a worker
+The UI process is a full peer: it runs the LAN protocol (``peer.session.run_peer``) on a worker
 thread with :class:`~druids_p2p.tui.player.UIPlayer` plugged into its seat, and shows what that
 peer's table machine knows. Bots are separate peer processes on loopback (``tui.bots``).
 

@@ -1,5 +1,5 @@
 """Going on without a departed seat, in the terminal UI: the peer (on its thread) asks whether
-to go on, a prompt on the UI thread answers (``net/go_on.py``, ``PeerConfig.go_on_ask``).
+to go on, a prompt on the UI thread answers (``peer/go_on.py``, ``PeerConfig.go_on_ask``).
 
 The peer calls the bridge and blocks until the person answers (or ``timeout_s`` passes, or the
 session closes: no answer is no). A yes seats this seat at the next table, with a bot in the
@@ -13,8 +13,8 @@ from typing import Any
 
 from textual.message import Message
 
-from druids_p2p.net.go_on import ASK_S
-from druids_p2p.net.rematch import ASK_S as REMATCH_ASK_S
+from druids_p2p.peer.go_on import ASK_S
+from druids_p2p.peer.rematch import ASK_S as REMATCH_ASK_S
 from druids_p2p.tui.approval import AskBridge
 
 ANSWER_S = ASK_S - 5.0

@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 def game_folder(workdir: Path | None) -> Path:
     """``--workdir`` or a new folder under the data directory: ``games/<date-time>-<pid>``."""
-    from druids_p2p.net.homes import game_folder as new_game_folder
+    from druids_p2p.peer.homes import game_folder as new_game_folder
     from druids_p2p.wire import data_dir
 
     return new_game_folder(data_dir(), workdir)

@@ -16,7 +16,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from druids_p2p.net.homes import TableState, playing_tables
+from druids_p2p.peer.homes import TableState, playing_tables
 
 ME = "me"
 """The UI seat's home inside a game folder (the bots' are under ``bots/``)."""

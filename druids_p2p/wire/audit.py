@@ -2,7 +2,7 @@
 
 Anyone holding a record file can check, without trusting the peer that wrote it, that every
 seated player signed its messages in this order (:func:`verify_chain`). The game checks (the
-schedule, the deals, every move) are ``net.audit``'s, which builds on this; the result names the
+schedule, the deals, every move) are ``audit.audit``'s, which builds on this; the result names the
 first problem precisely (message index, seat, why) rather than a bare "invalid".
 """
 

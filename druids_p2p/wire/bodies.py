@@ -48,7 +48,7 @@ OPTIONS = Struct(
 )
 """Game options bound into the table id: the rule set by name (absent in records of protocol
 version 1, which were all Druids 2017) and its options. The rule set decides what is playable
-(``druids_p2p.rulesets.seat_options``); the wire only bounds."""
+(``druids_p2p.games.registry.table_options``); the wire only bounds."""
 
 ENDPOINT = Str(9, 64, charset=TOKEN_CHARS | frozenset("/[]"))
 """A ZeroMQ endpoint such as ``tcp://10.0.0.2:45123``."""
@@ -67,7 +67,7 @@ TABLE_BODIES: dict[MsgType, Schema] = {
 }
 """The card table's eight bodies, types 60–67: stated once, by the deck (deck.md §5,
 ``deck/table_messages.py``), whose parser the net layer registers here under each type's label
-(``net/table_codec.py``). The decoder checks a body's shape with it, once, on receipt; the deck
+(``table/table_codec.py``). The decoder checks a body's shape with it, once, on receipt; the deck
 then judges its points and scalars when it stores the message (deck.md §10)."""
 
 MAX_CARRIED_ROUNDS = 8
@@ -138,7 +138,7 @@ BODIES: dict[MsgType, Schema] = {
         {"reason": Str(1, 200, printable=True)},
         optional={"seat": SEAT_INDEX, "key": KEY},
     ),
-    # Table talk (net/chat.py): out of chain like a hello; ``n`` rises with every line a sender
+    # Table talk (lan/chat.py): out of chain like a hello; ``n`` rises with every line a sender
     # says at this table (its clock in ms, so a restarted peer goes on above its last line).
     MsgType.CHAT: Struct({"n": Int(1, MAX_CHAT_N), "text": Str(1, MAX_CHAT_TEXT, printable=True)}),
     **TABLE_BODIES,

@@ -91,7 +91,7 @@ class OneOf:
 class Parsed:
     """A body stated, and parsed, by the layer that owns it: the card table's eight bodies are
     the deck's (``deck/table_messages.py``, deck.md §5), which the wire may not import. The
-    layer that joins the two (``net/table_codec.py``) registers the deck's parser under
+    layer that joins the two (``table/table_codec.py``) registers the deck's parser under
     ``name`` (:func:`register_parser`); the decoder runs it once, refuses what it refuses as
     :class:`BadShape`, and keeps what it returns (``Message.parsed``) so the body is not
     parsed a second time. Unregistered, every such body is refused."""

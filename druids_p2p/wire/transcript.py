@@ -2,9 +2,9 @@
 
 Here each sender's own messages form a strict chain (seq and back-link), and the head hash
 commits to the whole order. The order itself is the table's one canonical schedule (wire.md §7,
-``protocol.md`` §5), which the table machine keeps (``net/table.py``: a step appended once
+``protocol.md`` §5), which the table machine keeps (``table/table.py``: a step appended once
 complete, in its sender order, each message built on the step's head) and ``druids audit``
-checks (``net/audit_schedule.py``); this class checks only the chains. A transcript always starts
+checks (``audit/audit_schedule.py``); this class checks only the chains. A transcript always starts
 from the signed ``seat`` message, which fixes the table id and the seated keys that every later
 message is checked against.
 """

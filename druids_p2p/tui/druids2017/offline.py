@@ -126,7 +126,7 @@ class OfflineSession(Session):
             self._play(rule_move(self.game.view(seat)))
 
     def close(self) -> None:
-        """Leave, as the real peer reports it (net/runner.py): the table stops with this seat's
+        """Leave, as the real peer reports it (peer/runner.py): the table stops with this seat's
         leaving as the reason (aborted, then the result), then the session ends."""
         if self.closed or self.game.game_over:
             return
@@ -139,7 +139,7 @@ class OfflineSession(Session):
 
     def send_chat(self, text: str) -> str | None:
         """Shown in the log as at a real table; the in-process bots ignore it (as bots do)."""
-        from druids_p2p.net.chat import ChatRefused, check_text
+        from druids_p2p.lan.chat import ChatRefused, check_text
 
         try:
             line = check_text(text)

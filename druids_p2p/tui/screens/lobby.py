@@ -27,11 +27,11 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
 from druids_p2p.games.registry import RULESETS, default_name, new_table_options
-from druids_p2p.net.beacon_listener import BeaconListener
-from druids_p2p.net.discovery import DEFAULT_PORT, TableAnnouncement
-from druids_p2p.net.interfaces import NetChoice
-from druids_p2p.net.peer_config import HostSpec
-from druids_p2p.net.table_choice import namesakes, pin_matches
+from druids_p2p.lan.beacon_listener import BeaconListener
+from druids_p2p.lan.discovery import DEFAULT_PORT, TableAnnouncement
+from druids_p2p.lan.interfaces import NetChoice
+from druids_p2p.lan.peer_config import HostSpec
+from druids_p2p.lan.table_choice import namesakes, pin_matches
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.plain import plain
 from druids_p2p.tui.player import TableSpec

@@ -1,6 +1,6 @@
 """Table talk in the UI: the chat box (``c`` opens it over the table or a prompt, Enter sends,
 Escape closes) and how a chat event reads in the table log (``NAME: TEXT``). The lines travel as
-signed ``chat`` messages (net/chat.py); here they are only typed and shown.
+signed ``chat`` messages (lan/chat.py); here they are only typed and shown.
 
 The box is a modal screen of its own, not an input among the table's widgets: while it is open
 every key goes to it and none reaches the hand, the table, a prompt under it or the hold of a

@@ -1,0 +1,234 @@
+"""A LAN table's record file turned back into the game it holds: who sat where, each round's deal
+(once that round's reveal is in the record) and every move, for ``druids replay RECORD``. Every
+game is read by the audit's own replay of its card tables (``audit/record_steps.py``): a game dealt
+round by round (its rule set offers ``rounds``: Druids 2017) as its rounds, each round's hands
+as dealt and its moves (and so in the game's JSON notation), a game of one round (Druids 2004)
+move by move, with each seat's view after every move.
+
+The record is verified first by ``druids audit``'s own checks (:func:`druids_p2p.audit.audit.
+audit_messages`); the verdict travels with the replayed game, so a viewer shows a record that
+fails its audit as far as it goes, with the problem named. The deal of a round is read with the
+secrets its final reveal published, exactly as the auditor reads it: a record holds no hand in
+the clear, and a round cut short before its final reveal has moves but no known deal.
+
+Whose record it is (its *owner*, whose hand the viewer shows during a round) is not in the record
+itself: it is the identity of the peer home the record sits in (``<home>/tables/<id>/record.druids``
+beside ``<home>/identity.json``), or the seat the user names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from druids_p2p.audit.audit import audit_messages
+from druids_p2p.audit.record_steps import CardTableGame, ReplayedRound, replay_card_table
+from druids_p2p.games.registry import RULESETS, default_name, table_options
+from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, TableOptions
+from druids_p2p.lan.seating import seat_order
+from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
+from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain, version_refusal
+from druids_p2p.wire.record import MAGIC
+
+
+class RecordReplayError(Exception):
+    """The file is a record but not one of a LAN table that can be replayed: one line."""
+
+
+@dataclass(frozen=True)
+class ReplayedGame:
+    path: Path
+    options: TableOptions
+    names: tuple[str, ...]
+    """By play seat."""
+    keys: tuple[bytes, ...]
+    owner: int | None
+    """The play seat of the record's owner, if known."""
+    rounds: tuple[ReplayedRound, ...]
+    audit: AuditReport
+    stopped: str | None
+    """The reason of the abort that ends the record, if it ends in one."""
+    ruleset: str = field(default_factory=default_name)
+    """The rule set the seat message binds (its cards and moves are read and written by it)."""
+    card_table: CardTableGame | None = None
+    """A game of one round (Druids 2004): its moves and views (``rounds`` is empty)."""
+
+    @property
+    def rules(self) -> CommonRuleset:
+        return RULESETS[self.ruleset]
+
+    def notation(self) -> dict[str, Any] | None:
+        """The revealed rounds in the JSON notation ``druids replay`` takes (docs/rules.md);
+        None for a game of one round (its record holds no setup in the notation's terms)."""
+        if self.card_table is not None:
+            return None
+        card = self.rules.format_card
+        return {
+            "players": self.options.players,
+            "variant": self.options.variant,
+            "rounds": [
+                {
+                    "hands": [[card(c) for c in hand] for hand in r.hands],
+                    "moves": [m.token() for _, m in r.moves],
+                }
+                for r in self.rounds
+                if r.hands is not None
+            ],
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        """``druids replay RECORD --json``: the replayed game, headless."""
+        card = self.rules.format_card
+        out: dict[str, Any] = {
+            "kind": "record",
+            "game": self.ruleset,
+            "record": str(self.path),
+            "players": [{"seat": i, "name": n} for i, n in enumerate(self.names)],
+            "owner": self.owner,
+            "options": {
+                "players": self.options.players,
+                "variant": self.options.variant,
+                "rounds": self.options.rounds,
+            },
+            "audit": self.audit.to_json(),
+            "stopped": self.stopped,
+            "rounds": [
+                {
+                    "round": r.number,
+                    "revealed": r.hands is not None,
+                    "hands": None
+                    if r.hands is None
+                    else [[card(c) for c in hand] for hand in r.hands],
+                    "moves": [{"seat": s, "move": m.token()} for s, m in r.moves],
+                }
+                for r in self.rounds
+            ],
+            "notation": self.notation(),
+        }
+        played = self.card_table
+        if played is not None:
+            out |= {
+                "moves": [
+                    {
+                        "seat": p.seat,
+                        "move": p.token,
+                        "card": None if p.card is None else card(p.card),
+                    }
+                    for p in played.plays
+                ],
+                "outcome": {
+                    "complete": played.complete,
+                    "totals": played.totals,
+                    "winners": played.winners,
+                    "ended_by": played.ended_by,
+                },
+            }
+        return out
+
+
+def is_record_file(path: Path) -> bool:
+    """True if the file starts like a record (``druids replay`` tells records from notation)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(MAGIC))
+    except OSError:
+        return False
+    return head.startswith(MAGIC[:4])  # a cut or other-version header is still a record
+
+
+def _public_key(identity_file: Path) -> bytes | None:
+    try:
+        data = json.loads(identity_file.read_text())
+        return bytes.fromhex(str(data["public_key"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def owner_keys(path: Path) -> list[bytes]:
+    """Who may own the record, most likely first: the identity of the peer home it is kept in
+    (``<home>/tables/<id>/record.druids``), then this user's own (the terminal UI keeps its
+    tables in a game folder, the identity in the user's data folder). Read, never created."""
+    from druids_p2p.wire.identity_store import identity_path
+
+    home = path.resolve().parent.parent.parent
+    keys = [_public_key(home / "identity.json"), _public_key(identity_path())]
+    return [k for k in keys if k is not None]
+
+
+def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -> ReplayedGame:
+    """Read, audit and replay a LAN table's record. ``seat`` (a play seat) overrides the owner
+    found beside the record; raises :class:`RecordReplayError` with one line otherwise."""
+    try:
+        read = read_record(path)
+    except RecordError as exc:
+        raise RecordReplayError(str(exc)) from None
+    refusal = version_refusal(read.messages, "replays")
+    if refusal is not None:
+        raise RecordReplayError(f"{path}: {refusal}")
+    report = audit_messages(read.messages, read.tail)
+    messages = _decoded(read.messages)
+    if not messages or messages[0].type is not MsgType.SEAT:
+        raise RecordReplayError(f"{path}: not a LAN table's record (no seat message first)")
+    seat_msg = messages[0]
+    keys = tuple(bytes(k) for k in seat_msg.body["seats"])
+    names_by_key = dict(zip(keys, seat_msg.body["names"], strict=True))
+    try:
+        ruleset, options = table_options(seat_msg.body["options"])
+    except ValueError as exc:
+        raise RecordReplayError(f"{path}: the table's options are not playable: {exc}") from None
+    nonces = {m.sender: m.body["nonce"] for m in messages if m.type is MsgType.SEAT_NONCE}
+    seated = set(nonces) == set(keys)
+    order = seat_order(seat_msg.table_id, keys, nonces) if seated else keys
+    rules = RULESETS[ruleset]
+    by_rounds = "rounds" in rules.table_flags  # a game dealt round by round: read as its rounds
+    played = _card_table(read.messages[: len(messages)], rules, options.players, by_rounds)
+    mine = [owner] if owner is not None else owner_keys(path)
+    owner_seat = next((order.index(k) for k in mine if k in order), None)
+    if seat is not None:
+        if not 0 <= seat < options.players:
+            raise RecordReplayError(f"--seat must be 0..{options.players - 1}, not {seat}")
+        owner_seat = seat
+    last = messages[-1]
+    stopped = str(last.body.get("reason")) if last.type is MsgType.ABORT else None
+    return ReplayedGame(
+        path=path,
+        options=options,
+        names=tuple(str(names_by_key[k]) for k in order),
+        keys=tuple(order),
+        owner=owner_seat,
+        rounds=played.rounds,
+        audit=report,
+        stopped=stopped,
+        ruleset=ruleset,
+        card_table=None if by_rounds else played,
+    )
+
+
+def _card_table(
+    raws: Sequence[bytes], rules: CardTableRuleset, players: int, by_rounds: bool
+) -> CardTableGame:
+    """The card tables' rounds, or moves and views (``audit/record_steps.py``), from the longest
+    prefix of the record whose chain holds (the audit names where it breaks)."""
+    try:
+        transcript = verify_chain(raws)
+    except AuditProblem as problem:
+        index = problem.message_index
+        try:
+            transcript = verify_chain(raws[:index] if index else ())
+        except AuditProblem:
+            return CardTableGame((), (), None, None, None, False)
+    return replay_card_table(transcript, rules, players, by_rounds)
+
+
+def _decoded(raws: Sequence[bytes]) -> list[Message]:
+    """The record's messages up to the first that does not verify (the audit names that one)."""
+    out: list[Message] = []
+    for raw in raws:
+        try:
+            out.append(decode(raw))
+        except WireError:
+            break
+    return out
