@@ -29,7 +29,7 @@ from druids_p2p.games.registry import (
 
 app = typer.Typer(
     name="druids",
-    help="Druids (Amigo, 2017) peer to peer on a LAN: play, replay, audit, bench.",
+    help="Card games (Druids, any registered game) peer to peer on a LAN: play, replay, audit.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -71,8 +71,8 @@ _NEW_HELP = "Start a new table even if an unfinished one is saved here (it is ke
 
 
 _GO_ON_HELP = (
-    "Druids 2017: when a seat is gone for good, go on without it at a new table with a bot in "
-    "its seat, from the first round not complete, the scores so far carried."
+    "A game played by rounds: when a seat is gone for good, go on without it at a new table "
+    "with a bot in its seat, from the first round not complete, the scores so far carried."
 )
 
 
