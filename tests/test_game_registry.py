@@ -29,6 +29,7 @@ from druids_p2p.games.registry import (
     games,
     players_help,
     registry,
+    ruleset_of,
     table_options,
 )
 from druids_p2p.games.seam import CommonRuleset
@@ -136,12 +137,18 @@ def test_a_broken_game_plugin_is_reported_alone_by_name(tmp_path: Path) -> None:
     assert "toy" not in games() and not registry().broken  # uninstalled: read again
 
 
-def test_a_second_default_game_is_refused_and_the_first_stays(tmp_path: Path) -> None:
+def test_a_plugin_that_claims_the_default_game_is_refused_and_the_default_stays(
+    tmp_path: Path,
+) -> None:
+    """What a seat message that names no game plays is the protocol's word: a plugin's game
+    claiming it is broken, and the program's default is untouched."""
+    default = default_game()
     with installed_games(tmp_path, {"usurper": f"{__name__}:DEFAULT_TOO"}):
-        assert "two games claim to be the default" in registry().broken["usurper"]
-        assert "usurper" not in games()
-        with pytest.raises(ValueError, match="two games claim"):
+        assert "claims to be the default game" in registry().broken["usurper"]
+        assert "usurper" not in games() and default_game() == default
+        with pytest.raises(ValueError, match="claims to be the default"):
             check_game("usurper")
+        assert ruleset_of({"players": 4, "variant": False, "rounds": 5}) == default
 
 
 def test_a_third_game_is_in_the_help_the_checks_and_the_bots(tmp_path: Path) -> None:

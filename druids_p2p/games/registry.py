@@ -24,10 +24,13 @@ GROUP = "druids_p2p.games"
 """The entry-point group a game package registers its spec under (``name = "module:SPEC"``)."""
 
 UNUSED_ROUNDS = 5
-"""The ``rounds`` a seat message carries for a game played without rounds (protocol.md §6)."""
+"""The ``rounds`` a seat message carries for a game played without rounds (protocol.md §11)."""
 
 
 NO_GAMES = f"no game is registered (entry-point group {GROUP}; is druids-p2p installed?)"
+PROGRAM = "druids-p2p"
+"""This program's distribution: the only one whose game may be the default, since what a seat
+message that names no game plays is the protocol's word (wire.md §6), not a plugin's."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ def registry() -> Registry:
     specs: dict[str, GameSpec] = {}
     broken: dict[str, str] = {}
     seen: dict[str, str] = {}
+    ours: set[str] = set()
     for ep in importlib.metadata.entry_points(group=GROUP):
         if ep.name in seen:
             if seen[ep.name] != ep.value:
@@ -72,15 +76,22 @@ def registry() -> Registry:
             broken[ep.name] = problem
         else:
             specs[ep.name] = spec
+            if _distribution(ep) == PROGRAM:
+                ours.add(ep.name)
     for name in broken:
         specs.pop(name, None)
-    defaults = [s.name for s in specs.values() if s.default]
-    if len(defaults) > 1:
-        for name in defaults:
-            broken[name] = f"two games claim to be the default ({', '.join(defaults)})"
-            del specs[name]
+    for name in [n for n, s in specs.items() if s.default and n not in ours]:
+        broken[name] = f"it claims to be the default game, which only {PROGRAM}'s may be"
+        del specs[name]
     order = sorted(specs, key=lambda n: (not specs[n].default, n))
     return Registry({n: specs[n] for n in order}, broken)
+
+
+def _distribution(ep: importlib.metadata.EntryPoint) -> str:
+    """The normalized name of the distribution that declares ``ep`` ("" if unknown)."""
+    dist = getattr(ep, "dist", None)
+    name = dist.metadata["Name"] if dist is not None else None
+    return str(name or "").lower().replace("_", "-")
 
 
 def reload() -> None:
@@ -231,8 +242,11 @@ class SeatOptions:
 
 
 def ruleset_of(options: Mapping[str, Any]) -> Any:
-    """The game a seat message's ``options`` name, unchecked (none names the default)."""
-    return options["ruleset"] if "ruleset" in options else default_game()
+    """The game a seat message's ``options`` name, unchecked: none names the game whose spec says
+    it is the default (wire.md §6), never another in its place ("" if that one is not here)."""
+    if "ruleset" in options:
+        return options["ruleset"]
+    return next((n for n, s in games().items() if s.default), "")
 
 
 def table_options(options: Mapping[str, Any]) -> tuple[str, SeatOptions]:
