@@ -18,7 +18,7 @@ from druids_p2p.deck.table_audit import audit_record
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2004.policy import greedy_move
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
-from druids_p2p.rulesets import RULESETS
+from druids_p2p.games.registry import RULESETS
 from druids_p2p.table.card_table_play import CardTablePlay, MoveFault, table_op
 from druids_p2p.table.codec import Chain, WireCodec
 from druids_p2p.table.secrets import TableSecret

@@ -67,6 +67,10 @@ _INDEPENDENT = textwrap.dedent(
 )
 
 
+PATH = os.environ.get("PYTHONPATH", "")
+"""Kept after the checkout's root: where the games' entry points may be installed."""
+
+
 def test_the_counter_misses_no_libsodium_call() -> None:
     """Counted by the bench's counter in this process, and independently in a fresh one whose
     libsodium was wrapped before any module of the package bound a name to it: the same."""
@@ -77,7 +81,7 @@ def test_the_counter_misses_no_libsodium_call() -> None:
         text=True,
         timeout=300,
         check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), PATH]))},
     )
     independent = json.loads(done.stdout)
     ours = count_deal_ops(players)

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.druids2004 import Rule2004Bot, Search2004Bot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.cli.main import main
+from druids_p2p.games.druids2004.bots import Rule2004Bot, Search2004Bot
 from druids_p2p.games.druids2004.cards import N_CARDS
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.replay import replay

@@ -29,7 +29,7 @@ from druids_p2p.games.seam import PLAY
 from druids_p2p.table.moves import moves_of, signed_token
 from druids_p2p.tui.druids2004.places import HandLine, ScoreColumn
 from druids_p2p.tui.druids2004.replay import Replay2004App, Replay2004Screen
-from druids_p2p.tui.game_uis import game_ui
+from druids_p2p.tui.game_ui import game_ui
 from druids_p2p.wire import MsgType, decode, read_record
 from druids_p2p.wire.record import RecordWriter
 

@@ -1,5 +1,5 @@
 """The table, the audits, record replay, seating and the local table reach a game only through the
-Ruleset seam (``druids_p2p.rulesets`` and the types of ``druids_p2p.games.seam``): no module
+Ruleset seam (``druids_p2p.games.registry`` and the types of ``druids_p2p.games.seam``): no module
 of theirs imports the Druids 2017 engine's internals or another game's package."""
 
 from __future__ import annotations

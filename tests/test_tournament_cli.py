@@ -124,7 +124,7 @@ def _stand_in_play_table(
     assert workdir.is_dir() and game == "druids2017" and not new
     assert all(seat.startswith("bot:") for seat in seats)
     names = [seat.removeprefix("bot:") for seat in seats]
-    from druids_p2p.rulesets import game_options
+    from druids_p2p.games.registry import game_options
 
     own = game_options(game, options)  # the seat message's options, as the game reads them
     played = play_local_game(names, own, seed, time_per_move_ms, enforce_budget=False)

@@ -143,7 +143,7 @@ class _Unshippable:
 
     @hookimpl
     def druids_register_bots(self, register: Any) -> None:
-        from druids_p2p.bots.rule_bot import RuleBot
+        from druids_p2p.games.druids2017.rule_bot import RuleBot
 
         register(name="homemade", factory=RuleBot, version="9")
 

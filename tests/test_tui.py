@@ -21,10 +21,10 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from druids_p2p.bots.rule_bot import rule_move
 from druids_p2p.games.druids2017 import GAIA, Game, GameOptions, deal_from_seed, format_card
 from druids_p2p.games.druids2017.cards import COLOUR_NAMES, PILE, card_domain, is_gaia_move
 from druids_p2p.games.druids2017.notation import format_move, parse_move
+from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand

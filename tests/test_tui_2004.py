@@ -425,7 +425,10 @@ async def test_leaving_mid_game_asks_first_and_keeps_the_record(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["play", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
+        (
+            ["play", "--game", "druids2004", "--players", "5"],
+            "--players must be 2, 3 or 4 for druids2004",
+        ),
         (["play", "--game", "chess"], "--game 'chess': unknown game"),
         (["play", "--game", "druids2004", "--bots", "rule,rule,rule,rule"], "2 to 4 seats"),
     ],

@@ -25,14 +25,14 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Input, Select
 
+from druids_p2p.games.registry import SeatOptions
 from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import TableInfo, encode_beacon
 from druids_p2p.lan.interfaces import resolve
 from druids_p2p.peer.local_table import PeerProcess
-from druids_p2p.rulesets import SeatOptions
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
-from druids_p2p.tui.game_uis import table_ui
+from druids_p2p.tui.game_ui import table_ui
 from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmJoin

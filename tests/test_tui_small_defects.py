@@ -19,16 +19,16 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from druids_p2p.bots.rule_bot import rule_move
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
 from druids_p2p.games.druids2017.cards import GAIA_DARK, GAIA_LIGHT
+from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.interfaces import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.trick import TrickPanel
-from druids_p2p.tui.game_uis import table_ui
+from druids_p2p.tui.game_ui import table_ui
 from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.screens.dialogs import ConfirmQuit
 from druids_p2p.tui.screens.lobby import LanSetup

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from druids_p2p.audit.audit import audit_messages
 from druids_p2p.audit.record_steps import CardTableGame, ReplayedRound, replay_card_table
+from druids_p2p.games.registry import RULESETS, default_name, table_options
 from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, TableOptions
 from druids_p2p.lan.seating import seat_order
-from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
 from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain, version_refusal
 from druids_p2p.wire.record import MAGIC
@@ -51,7 +51,7 @@ class ReplayedGame:
     audit: AuditReport
     stopped: str | None
     """The reason of the abort that ends the record, if it ends in one."""
-    ruleset: str = DEFAULT_RULESET
+    ruleset: str = field(default_factory=default_name)
     """The rule set the seat message binds (its cards and moves are read and written by it)."""
     card_table: CardTableGame | None = None
     """A game of one round (Druids 2004): its moves and views (``rounds`` is empty)."""

@@ -1,17 +1,17 @@
-"""One Druids (2017) round's deal at the mental card table, for ``druids bench deal`` and the deck's
-tests: the deck operations of ``games/druids2017/table_schedule.round_ops`` (shuffle ``deck``,
-create ``lead`` as Gaia, the transfers onto ``lead``, its shuffle, the deals) run by real
-TablePeers in this process (:mod:`druids_p2p.bench.table_deck`), every message signed and
-verified.
+"""A game's deal at the mental card table, for ``druids bench deal`` and the deck's tests: the
+deck operations a new seat copy of the game schedules before anyone moves (the default game's: a
+round's shuffles, transfers and deals) run by real TablePeers in this process
+(:mod:`druids_p2p.bench.table_deck`), every message signed and verified.
 
-Only the deck's work: the owners' words about Gaia that follow the deal in a real round are the
-game's moves, and are left out. Each round of a game is its own card table (fresh keys, positions
-from 0), so one deal is one whole table from its keys to the last card dealt.
+Only the deck's work: the words and moves that follow the deal are the game's, and are left out.
+A game dealt by rounds makes each round its own card table (fresh keys, positions from 0), so
+one deal is one whole table from its keys to the last card dealt.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,16 +22,18 @@ from druids_p2p.bench.table_deck import TableBus, make_table
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import Entropy
-from druids_p2p.games.druids2017.cards import N_CARDS
-from druids_p2p.games.druids2017.table_schedule import round_ops
+from druids_p2p.games.registry import RULESETS, default_game
 
 
-def deal_ops(players: int) -> list[TableOp]:
-    """The deck's operations of a round's deal for ``players`` seats, as the game schedules
-    them (the same fields: ``table.card_table_play.table_op`` does this at a real table)."""
+def deal_ops(players: int, game: str | None = None) -> list[TableOp]:
+    """The deck's operations of ``game``'s deal (None: the default game's) for ``players``
+    seats, as a new seat copy schedules them (the same fields: ``table.card_table_play.table_op``
+    does this at a real table)."""
+    rules = RULESETS[game or default_game()]
+    seat = rules.table_seat(rules.make_options(players), 0, random.Random(0))
     return [
         TableOp(op.kind, op.deck, op.zone, op.seat, op.cards, op.position, op.source, op.seats)
-        for op in round_ops(players)
+        for op in seat.ops()
     ]
 
 
@@ -48,11 +50,15 @@ def deal_round(
     codecs: Sequence[Ed25519Codec] | None = None,
     ops: OpCounter | None = None,
     entropy: Callable[[int], Entropy] | None = None,
+    game: str | None = None,
+    scheduled: Sequence[TableOp] | None = None,
 ) -> TableBus:
-    """A round's table from its keys to its last deal; each seat then knows its own hand
-    (``bus.peers[s].known()``), nobody any other card."""
-    bus = make_table(table_id, round_no, players, N_CARDS, entropy, codecs=codecs, ops=ops)
-    for op in deal_ops(players):
+    """A deal's table from its keys to its last deal (``scheduled``: its operations, if
+    already made); each seat then knows its own hand (``bus.peers[s].known()``), nobody any
+    other card."""
+    cards = RULESETS[game or default_game()].deck_size
+    bus = make_table(table_id, round_no, players, cards, entropy, codecs=codecs, ops=ops)
+    for op in scheduled if scheduled is not None else deal_ops(players, game):
         bus.push(op)
     return bus
 
@@ -68,19 +74,20 @@ class DealTiming:
     bytes: int
 
 
-def time_deal(players: int, round_no: int = 0) -> DealTiming:
+def time_deal(players: int, round_no: int = 0, game: str | None = None) -> DealTiming:
     """One timed deal at a fresh table."""
     table_id = os.urandom(32)
     codecs = round_codecs(table_id, round_no, players)
+    ops = deal_ops(players, game)  # the game's schedule is not the deck's work: not timed
     wall = time.perf_counter_ns()
-    bus = deal_round(players, table_id, round_no, codecs=codecs)
+    bus = deal_round(players, table_id, round_no, codecs=codecs, game=game, scheduled=ops)
     wall = time.perf_counter_ns() - wall
     return DealTiming(tuple(bus.cpu_ns), wall, len(bus.sent), bus.bytes)
 
 
-def count_deal_ops(players: int) -> list[dict[str, int]]:
+def count_deal_ops(players: int, game: str | None = None) -> list[dict[str, int]]:
     """Each seat's group operations (``group_ops.OPS``) in one whole deal, from making its key
     to decrypting its hand: the same on every machine, unlike the CPU."""
     with counting() as ops:
-        deal_round(players, os.urandom(32), ops=ops)
+        deal_round(players, os.urandom(32), ops=ops, game=game)
     return [ops.of(seat) for seat in range(players)]

@@ -4,8 +4,8 @@ messages through a FIFO broadcast, each signed and verified by the Ed25519 codec
 operations) counted.
 
 Game-agnostic like the deck: it runs a list of :class:`TableStep` (an operation and, for a play,
-the player's chosen position); ``druids_p2p.bench.table_game`` turns a Druids (2004) game's
-schedule into one, ``druids_p2p.bench.round_deal`` a Druids (2017) round's deal.
+the player's chosen position); ``druids_p2p.bench.round_deal`` makes one of a game's deal (the
+deck's tests make one of a whole game's schedule).
 """
 
 from __future__ import annotations

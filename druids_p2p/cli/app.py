@@ -1,7 +1,8 @@
 """The Typer application objects that every command module registers on.
 
 Kept separate from :mod:`druids_p2p.cli.main` so that command modules can import ``app`` without
-importing each other.
+importing each other; the ``--game`` and ``--players`` options every game command shares are here
+too, written once for any registered game.
 """
 
 from __future__ import annotations
@@ -9,13 +10,26 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 
+from druids_p2p.games.registry import (
+    UNUSED_ROUNDS,
+    GameSpec,
+    check_game,
+    check_players,
+    default_name,
+    game_help,
+    game_spec,
+    players_help,
+    rounds_help,
+    variant_help,
+)
+
 app = typer.Typer(
     name="druids",
-    help="Druids (Amigo, 2017) peer to peer on a LAN: play, replay, audit, bench.",
+    help="Card games (Druids, any registered game) peer to peer on a LAN: play, replay, audit.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -80,3 +94,63 @@ def make_folder(option: str, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         fail(f"{option} {folder}: {exc.strerror or exc}")
+
+
+# ---------------------------------------------------------------------- the game options
+def game_option() -> Any:
+    """``--game``, shared by every command that plays one: any registered game, the default
+    game unless told (its help lists them)."""
+    return typer.Option(default_name(), "--game", help=game_help())
+
+
+def players_option(what: str = "seats") -> Any:
+    """``--players``, shared likewise: the game's default seats unless told."""
+    return typer.Option(None, "--players", help=players_help(what))
+
+
+def pick_game(name: str | None, players: int | None = None) -> GameSpec:
+    """The spec of ``--game NAME``, its ``--players`` checked; exit 2 with one line otherwise."""
+    try:
+        spec = game_spec(check_game(name))
+        if players is not None:
+            check_players(spec.name, players)
+    except ValueError as exc:
+        fail(str(exc))
+    return spec
+
+
+def seats_of(spec: GameSpec, players: int | None) -> int:
+    """``--players`` as given (checked by :func:`pick_game`), else the game's default seats."""
+    return players if players is not None else spec.default_players
+
+
+def rounds_of(spec: GameSpec, rounds: int | None) -> int:
+    """``--rounds`` checked against the game: 1 to its most (its most if not given); a game
+    played without rounds binds the wire's unused value whatever was given."""
+    if not spec.rounds:
+        return UNUSED_ROUNDS
+    if rounds is None:
+        return spec.rounds
+    if not 1 <= rounds <= spec.rounds:
+        fail(f"--rounds must be 1 to {spec.rounds}, not {rounds}")
+    return rounds
+
+
+def rounds_option() -> Any:
+    """``--rounds``: the rounds of a game played by rounds (each game's most by default)."""
+    return typer.Option(None, "--rounds", help=rounds_help())
+
+
+def variant_option() -> Any:
+    """``--variant``: the game's variant, where it has one."""
+    return typer.Option(False, "--variant", help=variant_help())
+
+
+def options_of(spec: GameSpec, rounds: int | None, variant: bool) -> int:
+    """``--rounds`` and ``--variant`` checked against the game (each refused by name where the
+    game has no use for it); the rounds to bind."""
+    if variant and not spec.variant:
+        fail(f"--variant is an option of a game with a variant; {spec.name} has none")
+    if rounds is not None and not spec.rounds:
+        fail(f"--rounds is an option of a game played by rounds; {spec.name} has none")
+    return rounds_of(spec, rounds)

@@ -1,10 +1,11 @@
-"""``druids bench deal``: CPU cost of one Druids (2017) round's deal, every peer in this process.
+"""``druids bench deal``: CPU cost of one game's deal (the default game's: a round's), every peer
+in this process.
 
 Each deal is a fresh card table (``druids_p2p.bench.round_deal``): every seat's key, the shuffles
-of ``deck`` and ``lead`` with their proofs, the transfers and the deals with their shares, each
-message encoded, signed, decoded and verified, CPU charged to the peer doing the work. Signing
-identities are made outside the timing (they are long-lived); the table keys are inside. The
-owners' words about Gaia that follow are moves of the game, not deck work, and are not timed.
+with their proofs, the transfers and the deals with their shares, each message encoded, signed,
+decoded and verified, CPU charged to the peer doing the work. Signing identities are made
+outside the timing (they are long-lived); the table keys are inside. The words and moves that
+follow are the game's, not deck work, and are not timed.
 ``--ops`` adds one more deal, untimed, that counts each seat's group operations
 (``druids_p2p.bench.group_ops``): the same on every machine, unlike the CPU figures.
 """
@@ -16,30 +17,35 @@ import statistics
 
 import typer
 
-from druids_p2p.cli.app import bench_app, fail
-from druids_p2p.games.druids2017 import HAND_SIZE
+from druids_p2p.cli.app import bench_app, fail, game_option, pick_game
+from druids_p2p.games.registry import players_help
 
 
 @bench_app.command("deal")
 def bench_deal_command(
-    players: int = typer.Option(5, "--players", help="3, 4 or 5 seats (Druids hand sizes)."),
+    players: int | None = typer.Option(
+        None, "--players", help=players_help() + " [default: the most the game seats]"
+    ),
     deals: int = typer.Option(9, "--deals", help="Deals to time; the median is reported."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ops: bool = typer.Option(
         False, "--ops", help="Also count each seat's group operations in one more deal."
     ),
+    game: str = game_option(),
 ) -> None:
-    """One Druids (2017) round's deal at the mental card table among N in-process peers (keys,
-    shuffles, transfers, deals; not the Gaia words that follow, which are game moves): median
-    total CPU per deal."""
-    if players not in HAND_SIZE:
-        fail(f"--players must be 3, 4 or 5, not {players}")
+    """One game's deal (the default game's: a round's) at the mental card table among N
+    in-process peers (keys, shuffles, transfers, deals; not the words and moves that follow):
+    median total CPU per deal."""
+    spec = pick_game(game, players)
+    if spec.table is None:
+        fail(f"--game {spec.name}: its tables of peers are not dealt here yet")
+    players = players if players is not None else spec.max_players
     if not 1 <= deals <= 10_000:
         fail(f"--deals must be in 1..10000, not {deals}")
     from druids_p2p.bench.round_deal import count_deal_ops, time_deal
 
-    time_deal(players)  # warm-up: card points, imports, allocator
-    runs = [time_deal(players, i % 5) for i in range(deals)]
+    time_deal(players, game=spec.name)  # warm-up: card points, imports, allocator
+    runs = [time_deal(players, i % 5, spec.name) for i in range(deals)]
     totals = [sum(run.cpu_ns) / 1e6 for run in runs]
     per_peer = [statistics.median(run.cpu_ns[s] / 1e6 for run in runs) for s in range(players)]
     result = {
@@ -53,7 +59,7 @@ def bench_deal_command(
         "messages": runs[0].messages,
         "bytes": runs[0].bytes,
     }
-    ops_per_peer = count_deal_ops(players) if ops else []
+    ops_per_peer = count_deal_ops(players, spec.name) if ops else []
     if ops:
         result["ops_per_peer"] = ops_per_peer
     if as_json:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import typer
 
-from druids_p2p.cli.app import bench_app, fail
-from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP, RULESETS, new_table_options
+from druids_p2p.cli.app import bench_app, fail, game_option, pick_game, players_option
+from druids_p2p.games.registry import new_table_options
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -22,25 +22,30 @@ def _percentile(values: list[float], q: float) -> float:
 
 @bench_app.command("table")
 def bench_table_command(
-    players: int = typer.Option(4, "--players", help="Peer processes: 3-5 (druids2004: 2-4)."),
-    rounds: int = typer.Option(5, "--rounds", help="Rounds to play (1-5)."),
+    players: int | None = players_option("peer processes"),
+    rounds: int | None = typer.Option(
+        None, "--rounds", help="Rounds to play, in a game played by rounds [all of them]."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
+    game: str = game_option(),
 ) -> None:
     """Game time, deal time per round (its shuffles, deals and words, to the first move) and
     move latency (send to the table ready for the next move, also by class: draw, play,
     ritual, reshuffle, end)."""
-    from druids_p2p.cli.play2004 import check_game
     from druids_p2p.peer.local_table import LocalTableError, play_table
     from druids_p2p.table.move_kinds import MOVE_KINDS
 
-    rules = RULESETS[check_game(game)]
-    if not rules.min_players <= players <= rules.max_players:
-        fail(f"--players must be {rules.min_players} to {rules.max_players}, not {players}")
-    if not 1 <= rounds <= 5:
-        fail(f"--rounds must be 1 to 5, not {rounds}")
-    by_rounds = "rounds" in rules.table_flags
-    rounds = rounds if by_rounds else 1
+    spec = pick_game(game, players)
+    game = spec.name
+    players = players if players is not None else spec.default_players
+    if spec.table is None:
+        fail(f"--game {game}: its tables of peers are not dealt here yet")
+    by_rounds = spec.rounds > 0
+    if rounds is not None and by_rounds and not 1 <= rounds <= spec.rounds:
+        fail(f"--rounds must be 1 to {spec.rounds}, not {rounds}")
+    if rounds is not None and not by_rounds:
+        fail(f"--rounds: a {game} game has no rounds")
+    rounds = (rounds or spec.rounds) if by_rounds else 1
     options = new_table_options(game, players, rounds=rounds)
     with tempfile.TemporaryDirectory(prefix="druids-bench-") as tmp:
         try:

@@ -59,7 +59,7 @@ def _root(
         help="Print the version and exit.",
     ),
 ) -> None:
-    """Druids (Amigo, 2017) peer to peer on a LAN: play, replay, audit, bench."""
+    """Card games (Druids, any registered game) peer to peer on a LAN: play, replay, audit."""
 
 
 def _guard(callback: Callable[..., Any]) -> Callable[..., Any]:

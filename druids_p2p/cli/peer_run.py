@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from druids_p2p.cli.app import fail, when_interrupted
+from druids_p2p.cli.app import fail, pick_game, rounds_of, seats_of, when_interrupted
 from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.cli.peer_checks import check_times, resume_or_new
 from druids_p2p.cli.result_block import ORDER, block, peer_players, scores_text
 from druids_p2p.cli.streams import say
-from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
+from druids_p2p.games.registry import new_table_options
 
 ENDING_EVENTS = frozenset({"result", "game_over", "aborted"})
 """Events the text mode does not show: the result block that ends the command says it all."""
@@ -64,8 +64,8 @@ def run_one_peer(
     name: str | None,
     host: bool,
     join: str | None,
-    players: int,
-    rounds: int,
+    players: int | None,
+    rounds: int | None,
     variant: bool,
     table_name: str,
     bind: str,
@@ -87,7 +87,7 @@ def run_one_peer(
     new: bool = False,
     table_typed: str | None = None,
     resume_folder: Path | None = None,
-    game: str = DEFAULT_RULESET,
+    game: str | None = None,
     go_on: bool = False,
     rematches: int = 0,
     chat_lines: tuple[str, ...] = (),
@@ -99,12 +99,8 @@ def run_one_peer(
     from druids_p2p.peer.session import run_peer
     from druids_p2p.wire import data_dir
 
-    ruleset = RULESETS[game]
-    low, high = ruleset.min_players, ruleset.max_players
-    if not low <= players <= high:
-        fail(f"--players must be {low} to {high} for {game}, not {players}")
-    if not 1 <= rounds <= 5:
-        fail(f"--rounds must be 1 to 5, not {rounds}")
+    played = pick_game(game, players)
+    game, players, rounds = played.name, seats_of(played, players), rounds_of(played, rounds)
     if budget_ms <= 0:
         fail("--budget-ms must be positive")
     check_times(gone_after, step_deadline, rejoin_time)

@@ -18,14 +18,23 @@ from typing import Any
 
 import typer
 
-from druids_p2p.cli.app import fail, make_folder, when_interrupted
+from druids_p2p.cli.app import (
+    fail,
+    make_folder,
+    options_of,
+    pick_game,
+    rounds_of,
+    when_interrupted,
+)
 from druids_p2p.cli.peer_checks import check_bots, resume_or_new
-from druids_p2p.cli.play2004 import check_game
 from druids_p2p.cli.result_block import ORDER, block, players, scores_text
 from druids_p2p.cli.streams import say
-from druids_p2p.rulesets import RULESETS, new_table_options
+from druids_p2p.games.registry import new_table_options
 
-DEFAULT_SEATS = "human,bot:rule,bot:rule,bot:rule"
+
+def default_seats(seats: int) -> str:
+    """``--seats`` unless told: you and rule bots, the game's default number of seats."""
+    return ",".join(["human", *["bot:rule"] * (seats - 1)])
 
 
 def human_name(name: str | None) -> str:
@@ -93,7 +102,7 @@ def play_headless(
     *,
     game: str,
     seats: str | None,
-    rounds: int,
+    rounds: int | None,
     variant: bool,
     budget_ms: float,
     workdir: Path | None,
@@ -115,20 +124,22 @@ def play_headless(
     )
     from druids_p2p.wire import data_dir
 
-    rules = RULESETS[check_game(game)]
+    spec = pick_game(game)
+    game = spec.name
     try:
-        seat_list = parse_seats(seats or DEFAULT_SEATS, (rules.min_players, rules.max_players))
+        seat_list = parse_seats(
+            seats or default_seats(spec.default_players), (spec.min_players, spec.max_players)
+        )
     except ValueError as exc:
         fail(f"--seats: {exc}")
     if name is not None and "human" not in seat_list:
         fail("--name names your seat ('human' in --seats), and these seats have none")
-    if not 1 <= rounds <= 5:
-        fail(f"--rounds must be 1 to 5, not {rounds}")
+    if rounds is not None and spec.rounds:
+        rounds_of(spec, rounds)
     check_time_per_move(budget_ms)
     check_bots([seat[4:] for seat in seat_list if seat.startswith("bot:")], plugins_dir, game)
-    by_rounds = "rounds" in RULESETS[game].table_flags
-    if not by_rounds and (rounds != 5 or variant):
-        fail(f"--rounds and --variant are options of a game played by rounds; {game} has neither")
+    by_rounds = spec.rounds > 0
+    rounds = options_of(spec, rounds, variant)
     if workdir is not None:
         make_folder("--workdir", workdir)
     resume_or_new(resume, new)

@@ -2,8 +2,8 @@
 
 One path for every game: the lobby lists the tables heard on the chosen network, hosts one of
 ``--game``'s tables (its seat range and options, ``tui/screens/lobby.py``) and joins only tables
-of that game; the table screen after seating is the game's (``tui/game_uis.py``). Each game's UI
-entry (``cli/play_ui.py``, ``cli/play2004.py``) checks its own options first and hands over here.
+of that game; the table screen after seating is the game's (its spec's ``ui``). The UI's entry
+(``cli/play_ui.py``) checks the options against the game first and hands over here.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ PREFERRED_BOTS = ("rule", "random", "pimc")
 """The bots offered first for a seat, when they play the game."""
 
 
-def play_lan(opts: UiOptions, trick_s: float) -> None:
+def play_lan(opts: UiOptions, trick_s: float, rounds: int) -> None:
     """The LAN lobby of ``opts.game``; ``trick_s``: how long a finished trick stays shown (a
-    game without tricks passes 0)."""
+    game without tricks passes 0); ``rounds``: those of a table it hosts (checked)."""
     from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.id_cmd import load_identity
     from druids_p2p.lan.interfaces import InterfaceError, UnsafeDestination, resolve
@@ -58,7 +58,7 @@ def play_lan(opts: UiOptions, trick_s: float) -> None:
         bots=tuple(preferred + [b for b in known if b not in preferred]),
         budget_ms=opts.budget_ms,
         table_name=f"{identity.name}'s table"[:32],
-        rounds=opts.rounds,
+        rounds=rounds,
         variant=opts.variant,
         game=opts.game,
         plugins_dirs=tuple(opts.plugins_dir),

@@ -1,14 +1,23 @@
-"""``druids play`` without ``--headless``: check the command line, then open the terminal UI."""
+"""``druids play`` without ``--headless``: check the command line against the game's spec, then
+open its terminal UI (its spec's ``ui``). One entry for every game: each flag the game has no use
+for is refused by name (``--rounds``, ``--variant``, ``--offline``)."""
 
 from __future__ import annotations
 
 import math
+import random
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from druids_p2p.cli.app import fail
+from druids_p2p.cli.app import fail, options_of, pick_game
 from druids_p2p.cli.ui_options import UiOptions, seat_words, table_prefs
 from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
+
+if TYPE_CHECKING:
+    from druids_p2p.bots.local_game import BotLookup
+    from druids_p2p.tui.bots import BotSeat
+    from druids_p2p.tui.game_ui import OfflineApp
 
 MAX_BOTS = 4
 MAX_PAUSE_S = 60.0
@@ -65,55 +74,102 @@ def bots_from_options(
 
 
 def play_ui(opts: UiOptions) -> None:
-    """The Druids 2017 table: you and bots on this machine, or the LAN lobby (``--lan``)."""
+    """Any game's table in the terminal UI: you and bots at a table of bot peer processes on
+    loopback (a table of this game left unfinished is offered first, to rejoin), the LAN lobby
+    (``--lan``), or, for a game whose UI has one, ``--offline`` against in-process bots."""
     from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.id_cmd import load_identity
+    from druids_p2p.tui.game_ui import game_ui, offline_app
 
-    if not 1 <= opts.rounds <= 5:
-        fail(f"--rounds must be 1 to 5, not {opts.rounds}")
+    spec = pick_game(opts.game, opts.players)
+    game = spec.name
+    try:
+        ui = game_ui(game)
+        offline = offline_app(game) if opts.offline else None
+    except ValueError as exc:
+        fail(str(exc))
+    if opts.fingerprints and not opts.lan:
+        fail("--fingerprint pins LAN hosts: it goes with --lan")
+    if (opts.interface is not None or opts.address is not None) and not opts.lan:
+        fail("--interface/--address choose the LAN for --lan; a local table is loopback only")
+    if opts.lan and opts.offline:
+        fail("--offline plays against in-process bots; --lan is the LAN lobby")
+    rounds = options_of(spec, opts.rounds, opts.variant)
     check_time_per_move(opts.budget_ms)
-    if opts.players is not None and opts.players not in (3, 4, 5):
-        fail(f"--players must be 3, 4 or 5, not {opts.players}")
-    for flag, seconds in (("--trick-pause", opts.trick_pause), ("--move-pause", opts.move_pause)):
+    trick_s = opts.trick_pause if ui.tricks else 0.0
+    for flag, seconds in (("--trick-pause", trick_s), ("--move-pause", opts.move_pause)):
         if not 0 <= seconds <= MAX_PAUSE_S:
             fail(f"{flag} must be 0 to {MAX_PAUSE_S:g} seconds, not {seconds:g}")
     if opts.lan:
         from druids_p2p.cli.play_lan import play_lan
 
-        play_lan(opts, opts.trick_pause)
+        play_lan(opts, trick_s, rounds)
         return
-    if opts.fingerprints:
-        fail("--fingerprint pins LAN hosts: it goes with --lan")
-    if opts.interface is not None or opts.address is not None:
-        fail("--interface/--address choose the LAN for --lan; a local table is loopback only")
     registry = load_registry(opts.plugins_dir, False)
-    bot_names = bots_from_options(opts.seats, opts.bots, opts.players, registry.names())
+    known = [b for b in registry.names() if registry.get(b).plays(game)]
+    bot_names = bots_from_options(
+        opts.seats, opts.bots, opts.players, known, (spec.min_players, spec.max_players)
+    )
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         fail("the terminal UI needs a terminal; use --headless to play without one")
     identity = load_identity(opts.name)
 
     from druids_p2p.tui.bots import bot_seats
-    from druids_p2p.tui.launch import run_local
-    from druids_p2p.tui.pacing import Pacing
-
-    pacing = Pacing(move_s=opts.move_pause, trick_s=opts.trick_pause)
-    from druids_p2p.tui.resume import saved_game
-
-    # A table of this game left unfinished: the UI asks to rejoin it first.
-    saved = saved_game(opts.workdir, game=opts.game)
 
     folder = open_game_folder(opts.workdir)
+    others = bot_seats(bot_names)
+    if offline is not None:
+        _play_offline(opts, offline, identity.name, others, registry, folder)
+        return
+
+    from druids_p2p.tui.launch import run_local
+    from druids_p2p.tui.pacing import Pacing
+    from druids_p2p.tui.resume import saved_game
 
     outcome = run_local(
         identity,
-        bot_seats(bot_names),
-        rounds=opts.rounds,
+        others,
+        rounds=rounds,
         variant=opts.variant,
         budget_ms=opts.budget_ms,
         folder=folder,
         plugins_dirs=tuple(opts.plugins_dir),
-        saved=saved,
-        pacing=pacing,
+        saved=saved_game(opts.workdir, game=game),  # asked first: rejoin it?
+        pacing=Pacing(move_s=opts.move_pause, trick_s=trick_s),
+        game=game,
         prefs=table_prefs(opts),
     )
     print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
+
+
+def _play_offline(
+    opts: UiOptions,
+    offline: OfflineApp,
+    name: str,
+    others: list[BotSeat],
+    registry: BotLookup,
+    folder: Path,
+) -> None:
+    """You and in-process bots on this machine (no processes, no mental cards): the seat order
+    is ``--seats``' (at a table of peers it is drawn by coin flip)."""
+    from druids_p2p.bots.local_game import make_bot
+
+    me = seat_words(opts.seats).index("human") if opts.seats is not None else 0
+    names = [s.name for s in others]
+    names.insert(me, name)
+    others_seats = [s for s in range(len(names)) if s != me]
+    players_by_seat = {
+        seat: make_bot(spec.bot, registry, opts.game)[1]
+        for seat, spec in zip(others_seats, others, strict=True)
+    }
+    ui = offline(
+        tuple(names),
+        players_by_seat,
+        seat=me,
+        seed=random.SystemRandom().randrange(2**32),
+        budget_ms=opts.budget_ms,
+        folder=folder,
+        pause_s=opts.move_pause,
+        prefs=table_prefs(opts),
+    )
+    print_outcome(ui.run(), folder, opts.as_json)

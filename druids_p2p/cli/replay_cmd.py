@@ -3,8 +3,9 @@
 
 Two kinds of file are taken, told apart by their first bytes: a peer's game record
 (``record.druids``, which starts with the record's magic header; its seat message says which game
-it holds) and a game written in a game's JSON notation (docs/rules.md, docs/rules-2004.md), the
-engine's contract with the outside world, whose ``"game"`` key (if any) names the game.
+it holds) and a game written in a game's JSON notation (its rules document), the engine's
+contract with the outside world, whose ``"game"`` key (if any) names the game (none: the default
+game's notation, which has none).
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from druids_p2p.cli.app import app, fail
-from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
-from druids_p2p.rulesets import GAME_HELP, RULESETS, check_game
+from druids_p2p.cli.app import app, fail, pick_game
+from druids_p2p.games.registry import default_game, default_name, game_help, games
 
 if TYPE_CHECKING:
     from druids_p2p.audit.record_replay import ReplayedGame
@@ -52,10 +52,10 @@ def replay_command(
     game: str | None = typer.Option(
         None,
         "--game",
-        help=f'Notation: {GAME_HELP} [the file\'s own "game", else {DEFAULT_GAME}]',
+        help=f'Notation: {game_help()} [the file\'s own "game", else {default_name()}]',
     ),
 ) -> None:
-    """Replay a game record of either game: step through it in the terminal UI (→/← a step,
+    """Replay a game record of any game: step through it in the terminal UI (→/← a step,
     PgDn/PgUp a round or a turn, q quits), print it as text when there is no terminal, or as
     JSON with --json; each says which game the record holds.
 
@@ -75,7 +75,7 @@ def replay_command(
         fail("--seat chooses whose view of a game record is shown: the JSON notation has none")
     text = read_text_arg(file)
     try:
-        code, result = RULESETS[check_game(game or notation_game(text))].replay(text)
+        code, result = pick_game(game or notation_game(text)).rules.replay(text)
     except ValueError as exc:
         fail(f"{file}: {exc}")
     print(json.dumps(result))
@@ -96,7 +96,7 @@ def _replay_record(path: Path, as_json: bool, seat: int | None) -> None:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("\n".join(record_text(game)))  # no terminal for the viewer: the game as text
         return
-    from druids_p2p.tui.game_uis import game_ui
+    from druids_p2p.tui.game_ui import game_ui
 
     try:
         viewer = game_ui(game.ruleset).replay
@@ -108,14 +108,14 @@ def _replay_record(path: Path, as_json: bool, seat: int | None) -> None:
 
 
 def notation_game(text: str) -> str:
-    """The game a file in the JSON notation names by its ``"game"`` key (Druids 2004's
-    notation has one), else the default game's (2017's notation has none)."""
+    """The game a file in the JSON notation names by its ``"game"`` key, else the default
+    game's (whose notation has none)."""
     try:
         data = json.loads(text)
     except ValueError:
-        return DEFAULT_GAME  # the default game's replay says what is wrong with it
+        return default_game()  # the default game's replay says what is wrong with it
     named = data.get("game") if isinstance(data, dict) else None
-    return named if isinstance(named, str) and named in RULESETS else DEFAULT_GAME
+    return named if isinstance(named, str) and named in games() else default_game()
 
 
 def record_text(game: ReplayedGame) -> list[str]:

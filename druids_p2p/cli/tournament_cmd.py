@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from druids_p2p.cli.app import app, echo_err, fail, make_folder
+from druids_p2p.cli.app import app, echo_err, fail, make_folder, pick_game
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
 from druids_p2p.cli.tournament_options import (
     DEFAULT_BUDGET_MS,
@@ -40,16 +40,15 @@ from druids_p2p.cli.tournament_run import (
     table_player,
     warn_faults,
 )
-from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
-from druids_p2p.rulesets import GAME_HELP, RULESETS, check_game
+from druids_p2p.games.registry import default_name, game_help, games
 
 if TYPE_CHECKING:
     from druids_p2p.tournament.config import TournamentConfig
 
 
 EXIT_INTERRUPTED = 130
-SEAT_RANGES = ", ".join(f"{n} {r.min_players}-{r.max_players}" for n, r in RULESETS.items())
-"""Each rule set's seats, for ``--players``'s help."""
+SEAT_RANGES = ", ".join(f"{n} {s.min_players}-{s.max_players}" for n, s in games().items())
+"""Each game's seats, for ``--players``'s help."""
 
 
 def _stored(out: Path | None) -> TournamentConfig | None:
@@ -142,7 +141,7 @@ def tournament_command(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
-    game: str | None = typer.Option(None, "--game", help=f"{GAME_HELP} [{DEFAULT_GAME}]"),
+    game: str | None = typer.Option(None, "--game", help=f"{game_help()} [{default_name()}]"),
 ) -> None:
     """Play bots against each other on duplicate deals and rate them.
 
@@ -177,12 +176,9 @@ def tournament_command(
     else:
         who = parse_lineups(bots, gauntlet, players, registry)
     names = list(who.bots)
-    the_game = pick(game, stored.game if stored else None, DEFAULT_GAME)
-    try:
-        rules = RULESETS[check_game(the_game)]
-    except ValueError as exc:
-        fail(str(exc))
-    low, high = rules.min_players, rules.max_players
+    spec = pick_game(pick(game, stored.game if stored else None, default_name()))
+    the_game = spec.name
+    low, high = spec.min_players, spec.max_players
     n_players = pick(
         who.players if who.lineups else players,
         stored.players if stored else None,

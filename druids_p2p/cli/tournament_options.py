@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from druids_p2p.cli.app import echo_err, fail
-from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
-from druids_p2p.rulesets import check_game, check_players
+from druids_p2p.games.registry import check_game, check_players
 
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
@@ -115,7 +114,7 @@ def parse_lineups(
 
 
 def check_common(
-    players: int, games: int, workers: int, budget_ms: float, game: str = DEFAULT_GAME
+    players: int, games: int, workers: int, budget_ms: float, game: str | None = None
 ) -> None:
     try:
         check_players(check_game(game), players)

@@ -1,8 +1,8 @@
 """What ``druids play`` (without ``--headless``) was asked, as one value every game's UI reads.
 
-Each rule set's terminal UI (``cli/play_ui.py`` for Druids 2017, ``cli/play2004.py`` for Druids
-2004) takes the same command line and refuses, by the flag the user typed, what its game has no
-use for; one record keeps the flags in one place instead of one keyword list per entry point.
+The terminal UI's entry (``cli/play_ui.py``) takes the same command line for every game and
+refuses, by the flag the user typed, what the game has no use for; one record keeps the flags in
+one place instead of one keyword list per entry point.
 """
 
 from __future__ import annotations
@@ -13,9 +13,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from druids_p2p.tui.prefs import TablePrefs
-
-LEGEND_GAMES = frozenset({"druids2004"})
-"""Games whose table shows its legend by itself the first time (its board has signs of its own)."""
 
 TRICK_PAUSE_S = 3.0
 """``--trick-pause``'s default: seconds a finished trick stays shown."""
@@ -33,7 +30,8 @@ class UiOptions:
     seats: str | None
     bots: str | None
     players: int | None
-    rounds: int
+    rounds: int | None
+    """``--rounds`` if given (None: the game's whole game)."""
     variant: bool
     budget_ms: float
     workdir: Path | None
@@ -47,7 +45,8 @@ class UiOptions:
     trick_pause: float = TRICK_PAUSE_S
     move_pause: float = MOVE_PAUSE_S
     offline: bool = False
-    """Druids 2004: the engine and in-process bots in this process, no table of peers."""
+    """The engine and in-process bots in this process, no table of peers (a game whose UI has
+    an offline table)."""
     confirm_plays: bool = False
     """A card is played by a second key (the first marks it): a guard against misplays."""
 
@@ -60,10 +59,11 @@ class UiOptions:
 def table_prefs(opts: UiOptions) -> TablePrefs:
     """The person's preferences at the tables this command opens: ``--confirm-plays``, and the
     game's legend the first time this data folder sits at that game (remembered there)."""
+    from druids_p2p.tui.game_ui import game_ui
     from druids_p2p.tui.prefs import TablePrefs, first_time
     from druids_p2p.wire import data_dir
 
-    legend = opts.game in LEGEND_GAMES and first_time(data_dir(), f"legend-{opts.game}")
+    legend = game_ui(opts.game).legend and first_time(data_dir(), f"legend-{opts.game}")
     return TablePrefs(confirm_plays=opts.confirm_plays, legend=legend)
 
 

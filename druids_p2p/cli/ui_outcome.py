@@ -1,7 +1,7 @@
 """The game folder a terminal UI's table writes in, and what ``druids play`` prints of it once
 the UI closes (the result, the record, the folder).
 
-One of each for every game's UI entry and the LAN lobby (``cli/play_ui.py``, ``cli/play2004.py``,
+One of each for every game's UI entry and the LAN lobby (``cli/play_ui.py``,
 ``cli/play_lan.py``).
 """
 

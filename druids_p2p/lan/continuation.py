@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from druids_p2p.rulesets import RULESETS, ruleset_of, table_options
+from druids_p2p.games.registry import RULESETS, ruleset_of, table_options
 from druids_p2p.wire import Message
 
 Account = dict[str, Any]

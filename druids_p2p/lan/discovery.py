@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
+from druids_p2p.games.registry import RULESETS, default_name, table_options
 from druids_p2p.wire.errors import BadShape, TooLarge
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.keys import fingerprint, is_weak_key
@@ -43,7 +43,6 @@ MAX_BEACON_SIZE = 1200
 """Fits one Ethernet frame with room to spare, so a beacon is never IP-fragmented."""
 LOBBY_ID_SIZE = 16
 MAX_COUNTER = 2**32 - 1
-RULESET = DEFAULT_RULESET
 
 
 _MAX_SEATS = 8
@@ -104,7 +103,7 @@ class TableInfo:
     variant: bool = False
     rounds: int = 5
     """Druids 2017's full game (a beacon of another game states its own)."""
-    ruleset: str = RULESET
+    ruleset: str = field(default_factory=default_name)
     seats: tuple[Seat, ...] = ()
     lobby_port: int | None = None
     """The TCP port of the host's plain lobby socket, on the endpoint's address: what

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import zmq
 
+from druids_p2p.games.registry import table_options
 from druids_p2p.lan.admission import Admission, Door, JoinRequest, unique_name
 from druids_p2p.lan.beacon_sender import BeaconSender
 from druids_p2p.lan.continuation import Account, same_account
@@ -35,7 +36,6 @@ from druids_p2p.lan.lobby_watch import HostWatch
 from druids_p2p.lan.mesh_port import LobbyMesh
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig
 from druids_p2p.lan.seating import make_join, make_seat_message, quoted_join
-from druids_p2p.rulesets import table_options
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, WireError, decode, encode
 
 log = logging.getLogger(__name__)

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from druids_p2p.games.registry import default_name
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.lan.admission import Approver
 from druids_p2p.lan.chat import ChatOutbox
 from druids_p2p.lan.discovery import DEFAULT_PORT
 from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.players import Player, PromptPlayer
-from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.wire import Identity
 
 
@@ -29,7 +29,7 @@ class HostSpec:
 
     name: str
     options: TableOptions
-    ruleset: str = DEFAULT_RULESET
+    ruleset: str = field(default_factory=default_name)
     """The game the table plays (bound into its seat message and named in its beacon)."""
 
 

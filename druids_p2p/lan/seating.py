@@ -14,9 +14,9 @@ import hashlib
 import secrets
 from collections.abc import Sequence
 
+from druids_p2p.games.registry import default_game
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.lan.continuation import Account, account_fault, joins_fault
-from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,
@@ -30,12 +30,13 @@ from druids_p2p.wire import (
 )
 
 
-def options_body(options: TableOptions, ruleset: str = DEFAULT_RULESET) -> dict[str, object]:
-    """The seat message's ``options``: the rule set by name and its options (wire.md §6)."""
+def options_body(options: TableOptions, ruleset: str | None = None) -> dict[str, object]:
+    """The seat message's ``options``: the game by name (None: the default) and its options
+    (wire.md §6)."""
     return {
         "players": options.players,
         "rounds": options.rounds,
-        "ruleset": ruleset,
+        "ruleset": ruleset if ruleset is not None else default_game(),
         "variant": options.variant,
     }
 
@@ -65,7 +66,7 @@ def make_seat_message(
     options: TableOptions,
     nonce: bytes | None = None,
     joins: Sequence[bytes] | None = None,
-    ruleset: str = DEFAULT_RULESET,
+    ruleset: str | None = None,
     continues: Account | None = None,
     stand_in: int | None = None,
 ) -> bytes:

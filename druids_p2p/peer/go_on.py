@@ -27,6 +27,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from druids_p2p.games.registry import table_options
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.lan.continuation import Account, make_account, same_account
 from druids_p2p.lan.errors import PeerError
@@ -35,7 +36,6 @@ from druids_p2p.lan.mesh import Mesh
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig
 from druids_p2p.peer.local_table import PeerProcess, peer_argv
 from druids_p2p.peer.reseat import invitation
-from druids_p2p.rulesets import table_options
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_types import Departure
 from druids_p2p.wire import MsgType, WireError, decode, rename_identity

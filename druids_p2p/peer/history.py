@@ -22,9 +22,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from druids_p2p.games.registry import ruleset_of
 from druids_p2p.lan.seating import seat_order
 from druids_p2p.peer.homes import FINISHED, PLAYING, STOPPED, TableState
-from druids_p2p.rulesets import ruleset_of
 from druids_p2p.wire import Message, MsgType, WireError, decode
 from druids_p2p.wire.errors import RecordError
 from druids_p2p.wire.record import MAGIC, iter_record

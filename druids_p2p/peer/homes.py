@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from druids_p2p.rulesets import ruleset_of
+from druids_p2p.games.registry import ruleset_of
 from druids_p2p.table.secrets import write_private
 from druids_p2p.wire import MsgType, WireError, decode
 from druids_p2p.wire.errors import RecordError

@@ -20,6 +20,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
+from druids_p2p.games.registry import table_options
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
@@ -28,7 +29,6 @@ from druids_p2p.lan.peer_config import HostSpec, PeerConfig
 from druids_p2p.peer.go_on import departed_key, start_stand_in
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.peer.reseat import invitation
-from druids_p2p.rulesets import table_options
 from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import decode
 

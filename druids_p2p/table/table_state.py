@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from druids_p2p.games.registry import RULESETS, table_options
 from druids_p2p.games.seam import CardTableRuleset, TableOptions
 from druids_p2p.lan.continuation import (
     carried_in_play_order,
@@ -32,7 +33,6 @@ from druids_p2p.lan.continuation import (
 )
 from druids_p2p.lan.endpoints import TableNetwork
 from druids_p2p.lan.seating import seat_list_fault
-from druids_p2p.rulesets import RULESETS, table_options
 from druids_p2p.table.codec import Chain
 from druids_p2p.table.secrets import TableSecret
 from druids_p2p.table.table_types import RecordLost, Step, StepLog, TableEvent, TableFault

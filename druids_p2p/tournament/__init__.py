@@ -20,7 +20,7 @@ from druids_p2p.tournament.config import (
     TournamentError,
     game_timeout_s,
 )
-from druids_p2p.tournament.plan import GameSpec, deal_seed, plan_challenge, plan_tournament
+from druids_p2p.tournament.plan import PlannedGame, deal_seed, plan_challenge, plan_tournament
 from druids_p2p.tournament.play import STATUSES, TIMING_KEYS, play_game
 from druids_p2p.tournament.run_folder import RunResult
 from druids_p2p.tournament.runner import run_tournament
@@ -31,7 +31,7 @@ __all__ = [
     "MODE_ROUND_ROBIN",
     "STATUSES",
     "TIMING_KEYS",
-    "GameSpec",
+    "PlannedGame",
     "RunResult",
     "Summary",
     "TournamentConfig",

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from druids_p2p import __version__
-from druids_p2p.rulesets import RULESETS
+from druids_p2p.games.registry import game_spec
 from druids_p2p.tournament.cluster_link import ClusterTLS, connect, plain_tcp_warning
 from druids_p2p.tournament.play import STATUS_CRASHED, failed_line, play_game
 
@@ -180,7 +180,7 @@ def play_cluster_batch(
                 f"{WORKER_ERROR}{where} has bot {name!r} version "
                 f"{registry.get(name).version}, the client {version}"
             )
-    options = RULESETS[batch.game].make_options(batch.players, batch.variant)
+    options = game_spec(batch.game).rules.make_options(batch.players, batch.variant)
     lines = []
     for spec in batch.games:
         line = play_game(

@@ -6,12 +6,12 @@ by field (:meth:`TournamentConfig.differences`) and refuses a run that would not
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from druids_p2p.bots.host import HOOK_TIMEOUT_MS, wait_limit_ms
-from druids_p2p.rulesets import DEFAULT_ROUNDS, DEFAULT_RULESET, RULESETS
-from druids_p2p.tournament.plan import GameSpec, plan_challenge, plan_lineups, plan_tournament
+from druids_p2p.games.registry import UNUSED_ROUNDS, default_name, game_spec
+from druids_p2p.tournament.plan import PlannedGame, plan_challenge, plan_lineups, plan_tournament
 from druids_p2p.tournament.sprt import SprtTest
 
 MODE_ROUND_ROBIN = "round-robin"
@@ -48,16 +48,16 @@ class TournamentConfig:
     stop_ci: float | None = None
     """Stop when the 95% interval of the margin is narrower than this (points)."""
 
-    game: str = DEFAULT_RULESET
-    """The rule set played (left out of run.json for the default, druids2017, as before other
-    games existed)."""
+    game: str = field(default_factory=default_name)
+    """The game played (left out of run.json for the default game, as before other games
+    existed)."""
 
     def sprt_test(self) -> SprtTest | None:
         if self.sprt is None:
             return None
         return SprtTest(*self.sprt, stat=self.sprt_stat)
 
-    def plan(self) -> list[GameSpec]:
+    def plan(self) -> list[PlannedGame]:
         if self.lineups:
             return plan_lineups(self.lineups, self.games, self.seed)
         if self.mode == MODE_CHALLENGE:
@@ -70,7 +70,7 @@ class TournamentConfig:
         d["versions"] = list(self.versions)
         d["lineups"] = [list(lineup) for lineup in self.lineups]
         d["sprt"] = None if self.sprt is None else list(self.sprt)
-        if self.game == DEFAULT_RULESET:
+        if self.game == default_name():
             del d["game"]
         return d
 
@@ -90,7 +90,7 @@ class TournamentConfig:
             sprt=_four(d.get("sprt")),
             sprt_stat=str(d.get("sprt_stat", "elo")),
             stop_ci=None if d.get("stop_ci") is None else float(d["stop_ci"]),
-            game=str(d.get("game", DEFAULT_RULESET)),
+            game=str(d.get("game") or default_name()),
         )
 
     def differences(self, other: TournamentConfig) -> list[str]:
@@ -107,7 +107,7 @@ def _four(value: Any) -> tuple[float, float, float, float] | None:
 
 
 def game_timeout_s(
-    players: int, budget_ms: float, rounds: int = DEFAULT_ROUNDS, game: str = DEFAULT_RULESET
+    players: int, budget_ms: float, rounds: int = UNUSED_ROUNDS, game: str | None = None
 ) -> float:
     """The longest a game may take when every bot uses its whole limit on every call.
 
@@ -116,6 +116,6 @@ def game_timeout_s(
     seat (a game of fewer rounds only has more room). A worker still busy past this is stuck
     in something the host cannot interrupt.
     """
-    moves = RULESETS[game].max_moves(players, rounds)
+    moves = game_spec(game).rules.max_moves(players, rounds)
     hooks = players * (2 * rounds + 1)
     return (moves * wait_limit_ms(budget_ms) + hooks * max(HOOK_TIMEOUT_MS, budget_ms)) / 1000.0

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry
-from druids_p2p.tournament.plan import GameSpec
+from druids_p2p.tournament.plan import PlannedGame
 from druids_p2p.tournament.worker import Batch
 
 
-def batch_size(specs: Sequence[GameSpec], registry: BotRegistry, workers: int, p2p: bool) -> int:
+def batch_size(specs: Sequence[PlannedGame], registry: BotRegistry, workers: int, p2p: bool) -> int:
     """Games per task: many cheap games per task, one game per task for anything risky or slow.
 
     Plugin bots and p2p games go one per task, so that a lost task is exactly one lost game.

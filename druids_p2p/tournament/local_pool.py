@@ -21,7 +21,7 @@ from typing import Any
 from druids_p2p.plugins import BotRegistry
 from druids_p2p.tournament.config import TournamentConfig, TournamentError
 from druids_p2p.tournament.feed import Feed
-from druids_p2p.tournament.plan import GameSpec
+from druids_p2p.tournament.plan import PlannedGame
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     STATUS_TIMEOUT,
@@ -41,7 +41,7 @@ TASK_SLACK_S = 2.0
 
 @dataclass
 class _Task:
-    games: tuple[GameSpec, ...]
+    games: tuple[PlannedGame, ...]
     timeout: float
     started: float = field(default_factory=time.perf_counter)
     retries: int = 0

@@ -33,7 +33,7 @@ def _lineup_rng(master: int, deal: int) -> random.Random:
 
 
 @dataclass(frozen=True, slots=True)
-class GameSpec:
+class PlannedGame:
     """One game of the plan: enough to replay it with ``play_local_game(seating, ..., seed)``."""
 
     index: int
@@ -59,7 +59,9 @@ def _grouped(counts: dict[str, int], order: Sequence[str]) -> list[str]:
     return [name for name in order for _ in range(counts.get(name, 0))]
 
 
-def plan_tournament(bots: Sequence[str], players: int, games: int, master: int) -> list[GameSpec]:
+def plan_tournament(
+    bots: Sequence[str], players: int, games: int, master: int
+) -> list[PlannedGame]:
     """Every game of a round robin between ``bots`` at ``players`` seats.
 
     One bot: it plays itself, one game per deal. More bots than seats: each deal seats the
@@ -72,7 +74,7 @@ def plan_tournament(bots: Sequence[str], players: int, games: int, master: int) 
     per_deal = 1 if len(bots) == 1 else players  # a bot alone: its rotations are all one game
     plays = dict.fromkeys(bots, 0)
     extra = dict.fromkeys(bots, 0)
-    specs: list[GameSpec] = []
+    specs: list[PlannedGame] = []
     for deal in range(deals_for(games, per_deal)):
         rng = _lineup_rng(master, deal)
         order = list(bots)
@@ -92,26 +94,26 @@ def plan_tournament(bots: Sequence[str], players: int, games: int, master: int) 
         lineup = _grouped(counts, order)
         seed = deal_seed(master, deal)
         for r, seating in enumerate(rotations(lineup)[:per_deal]):
-            specs.append(GameSpec(deal * per_deal + r, deal, seed, seating))
+            specs.append(PlannedGame(deal * per_deal + r, deal, seed, seating))
     return specs
 
 
 def plan_challenge(
     challenger: str, baseline: str, players: int, games: int, master: int
-) -> list[GameSpec]:
+) -> list[PlannedGame]:
     """``challenger`` against ``players - 1`` copies of ``baseline``, in every seat of a deal."""
     if challenger == baseline:
         raise ValueError("a challenge needs two different bots")
     lineup = [challenger] + [baseline] * (players - 1)
-    specs: list[GameSpec] = []
+    specs: list[PlannedGame] = []
     for deal in range(deals_for(games, players)):
         seed = deal_seed(master, deal)
         for r, seating in enumerate(rotations(lineup)):
-            specs.append(GameSpec(deal * players + r, deal, seed, seating))
+            specs.append(PlannedGame(deal * players + r, deal, seed, seating))
     return specs
 
 
-def plan_lineups(lineups: Sequence[Sequence[str]], games: int, master: int) -> list[GameSpec]:
+def plan_lineups(lineups: Sequence[Sequence[str]], games: int, master: int) -> list[PlannedGame]:
     """Fixed lineups (a bot may repeat), each rotated through the seats on every deal.
 
     One lineup is ``--bots pimc,rule,rule,rule``; several are a gauntlet (the same bot first,
@@ -123,10 +125,10 @@ def plan_lineups(lineups: Sequence[Sequence[str]], games: int, master: int) -> l
         raise ValueError("lineups need at least two seats each, all of the same length")
     players = len(lineups[0])
     per_deal = len(lineups) * players
-    specs: list[GameSpec] = []
+    specs: list[PlannedGame] = []
     for d in range(deals_for(games, per_deal)):
         seed = deal_seed(master, d)
         for k, lineup in enumerate(lineups):
             for r, seating in enumerate(rotations(lineup)):
-                specs.append(GameSpec((d * len(lineups) + k) * players + r, d, seed, seating))
+                specs.append(PlannedGame((d * len(lineups) + k) * players + r, d, seed, seating))
     return specs

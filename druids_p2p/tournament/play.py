@@ -29,8 +29,8 @@ from typing import Any
 from druids_p2p.bots.host import BotRunner, Fault, derive_rng
 from druids_p2p.bots.local_game import Seat, make_bot, run_game
 from druids_p2p.bots.random_bot import RandomBot
+from druids_p2p.games.registry import game_spec
 from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry
-from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS
 
 STATUS_OK = "ok"
 STATUS_TIMEOUT = "timeout"
@@ -106,7 +106,7 @@ def play_game(
     budget_ms: float,
     registry: BotRegistry,
     *,
-    game: str = DEFAULT_RULESET,
+    game: str | None = None,
     trace: Any = None,
     index: int = 0,
 ) -> dict[str, Any]:
@@ -116,11 +116,12 @@ def play_game(
     n = options.players
     if len(seating) != n:
         raise ValueError(f"{len(seating)} bots for a {n}-player game")
-    rules = RULESETS[game]
+    played = game_spec(game)
+    game, rules = played.name, played.rules
     specs = [registry.get(name) for name in seating]
     base: dict[str, Any] = {"seed": seed, "seating": list(seating)}
     base["versions"] = [s.version for s in specs]
-    if game != DEFAULT_RULESET:  # druids2017 lines stay as they were before other games
+    if not played.default:  # the default game's lines stay as they were before other games
         base["game"] = game
 
     def running(seat: int | None) -> None:
@@ -177,7 +178,7 @@ def play_game(
         "winners": result.winners,
         "ranks": ranks_of(totals),
     }
-    if game != DEFAULT_RULESET:
+    if not played.default:
         line["ended_by"] = result.ended_by
     line.update(
         {

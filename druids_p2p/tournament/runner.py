@@ -23,7 +23,7 @@ from druids_p2p.tournament.config import TournamentConfig, TournamentError, game
 from druids_p2p.tournament.feed import Feed, batch_size
 from druids_p2p.tournament.live import Monitor
 from druids_p2p.tournament.local_pool import play_local
-from druids_p2p.tournament.plan import GameSpec
+from druids_p2p.tournament.plan import PlannedGame
 from druids_p2p.tournament.run_folder import (
     RUN_FORMAT,
     RunResult,
@@ -106,7 +106,7 @@ def run_tournament(
     size = batch_games or batch_size(todo, registry, workers, config.p2p)
     workdir = str(out_dir / "p2p")
 
-    def make_batch(games: tuple[GameSpec, ...]) -> Batch:
+    def make_batch(games: tuple[PlannedGame, ...]) -> Batch:
         return Batch(
             games,
             config.players,

@@ -27,14 +27,14 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from druids_p2p.games.registry import default_name, game_spec, new_table_options
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.plugins import BotRegistry, load_bots
-from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
-from druids_p2p.tournament.plan import GameSpec
+from druids_p2p.tournament.plan import PlannedGame
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     TRACE_DONE,
@@ -78,14 +78,14 @@ class TablePlayer(Protocol):
 class Batch:
     """Games for one worker task, and how to play them."""
 
-    games: tuple[GameSpec, ...]
+    games: tuple[PlannedGame, ...]
     players: int
     variant: bool
     budget_ms: float
     p2p: bool = False
     workdir: str = ""
     game_timeout: float | None = None
-    game: str = DEFAULT_RULESET
+    game: str = field(default_factory=default_name)
     table_player: TablePlayer | None = None
     """How ``p2p`` games are played (required with ``p2p``)."""
     plugins_dirs: tuple[str, ...] = ()
@@ -158,7 +158,7 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
     options: Any = (
         new_table_options(batch.game, batch.players, batch.variant)
         if batch.p2p
-        else RULESETS[batch.game].make_options(batch.players, batch.variant)
+        else game_spec(batch.game).rules.make_options(batch.players, batch.variant)
     )
     trace = _trace()
     lines: list[dict[str, Any]] = []
@@ -213,13 +213,13 @@ def stopped_cleanly() -> Iterator[None]:
 
 def play_p2p_game(
     play_table: TablePlayer,
-    spec: GameSpec,
+    spec: PlannedGame,
     options: TableOptions,
     budget_ms: float,
     workdir: Path,
     trace: Any,
     timeout: float | None = None,
-    game: str = DEFAULT_RULESET,
+    game: str | None = None,
     plugins_dirs: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
     """One game over the real protocol (one peer process per seat on loopback), as a game line.
@@ -236,13 +236,15 @@ def play_p2p_game(
     them). A game folder that already exists is an interrupted attempt (a resumed run plays
     the game again): its peers start a new table beside the one left unfinished, which keeps
     its record. A game not dealt by rounds reports no round scores: it is one round (as the
-    in-process line has it, with the table's ``ended_by`` for a game other than druids2017).
+    in-process line has it, with the table's ``ended_by`` for a game other than the default).
     Every peer process loads the plugin bots of ``plugins_dirs``. A bot's faults, which each
     peer reports with its result (``bot_faults``, by play seat), forfeit the game as
     in-process (:func:`~druids_p2p.tournament.play.status_of`).
     """
     n = options.players
     start = time.perf_counter()
+    played = game_spec(game)
+    game = played.name
     if trace is not None:
         trace[spec.index] = TRACE_ENGINE
     folder = workdir / f"game-{spec.index:06d}"
@@ -290,7 +292,7 @@ def play_p2p_game(
     if totals is not None and not rounds:
         rounds = [totals]
     line: dict[str, Any] = {"seed": spec.seed, "seating": seating, "versions": versions}
-    if game != DEFAULT_RULESET:  # as play_game's line: druids2017 lines stay as they were
+    if not played.default:  # as play_game's line: the default game's stay as they were
         line["game"] = game
     line |= {
         "status": status,
@@ -300,7 +302,7 @@ def play_p2p_game(
         "totals": totals,
         "winners": [int(w) for w in result.get("winners") or []],
         "ranks": None if totals is None else ranks_of(totals),
-        **({} if game == DEFAULT_RULESET else {"ended_by": result.get("ended_by")}),
+        **({} if played.default else {"ended_by": result.get("ended_by")}),
         "moves": [None] * n,
         "move_ms_mean": [None] * n,
         "move_ms_max": [None] * n,

@@ -1,7 +1,7 @@
 """The Textual application: the lobby (``--lan``) or straight to a local table.
 
 The shell knows no game: the table screen and the snapshots its sessions post are the game's
-(:class:`~druids_p2p.tui.game_ui.TableUI`, from that game's TUI package via ``tui/game_uis.py``)."""
+(:class:`~druids_p2p.tui.game_ui.TableUI`, from that game's TUI package, which its spec names)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,17 @@
 """What the neutral TUI (the app shell, the lobby, the bridge to the net layer, the CLI's entry
 points) needs of one game's TUI package, and nothing of the game itself.
 
-Each game's TUI package (``tui/druids2017``, ``tui/druids2004``) fills a :class:`GameUI` and
-``tui/game_uis.py`` registers it under its rule set's name: the CLI asks that registry by name
-for the table screen, the offline table, the replay viewer and the screenshots, so adding a game's
-UI is adding its package and one registry line. The types here import no game package
-(import-linter's ``tui-through-the-seam`` contract checks it).
+Each game's TUI package (``tui/<game>/``) fills a :class:`GameUI`, and its game's spec names it
+as ``"module:attr"`` (``GameSpec.ui``); :func:`game_ui` imports it when a UI is first asked
+for, by the game's name. So the CLI finds the table screen, the offline table, the replay viewer
+and the screenshots of any registered game, and nothing here imports a game's package.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
 
+from druids_p2p.games.registry import game_spec, games, load_attr
 from druids_p2p.tui.evening import Evening, PlayedGame
 from druids_p2p.tui.pacing import Pacing
 from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
@@ -101,12 +102,16 @@ OfflineApp = Callable[..., App[dict[str, Any] | None]]
 played against in-process bots on this machine, its record kept in ``folder``."""
 
 
+LobbyTable = tuple[str, str, str, int, list[str], bool]
+"""A made-up table a lobby screenshot hears: (name, host, address, seats, seated, variant)."""
+
+
 @dataclass(frozen=True)
 class GameUI:
-    """One game's TUI entry, registered under its rule set's name (``tui/game_uis.py``)."""
+    """One game's TUI entry, named by its game's spec (``GameSpec.ui``)."""
 
     name: str
-    """The rule set's name (``druids_p2p.rulesets``)."""
+    """The game's name (its spec's)."""
     screenshots: Callable[[Path], None]
     """Write the game's README screenshots into a folder."""
     table: TableUI | None = None
@@ -115,3 +120,49 @@ class GameUI:
     """Its app against in-process bots (``druids play --game``), if it has one."""
     replay: Callable[[ReplayedGame], App[None]] | None = None
     """Its viewer of a table's record (``druids replay RECORD``), if it has one."""
+    legend: bool = False
+    """Its table shows its legend by itself the first time (its board has signs of its own)."""
+    tricks: bool = False
+    """Its table holds a finished trick in view (``--trick-pause``)."""
+    lobby_svg: str = ""
+    """The file of its lobby's screenshot (none if empty), which hears :attr:`lobby_tables` and
+    the default game's made-up tables."""
+    lobby_tables: tuple[LobbyTable, ...] = ()
+
+
+@cache
+def game_ui(name: str | None = None) -> GameUI:
+    """The UI of game ``name`` (None: the default), imported from its spec's ``ui`` the first
+    time; ValueError (one line, naming it) if the game has none or it does not load."""
+    spec = game_spec(name)
+    if not spec.ui:
+        known = ", ".join(n for n, s in games().items() if s.ui)
+        raise ValueError(f"{spec.name!r} has no terminal UI (games with one: {known})")
+    try:
+        ui = load_attr(spec.ui)
+    except Exception as exc:
+        raise ValueError(f"{spec.name!r}: its terminal UI {spec.ui} does not load: {exc}") from None
+    if not isinstance(ui, GameUI) or ui.name != spec.name:
+        raise ValueError(f"{spec.name!r}: {spec.ui} is no GameUI of {spec.name}")
+    return ui
+
+
+def game_uis() -> list[GameUI]:
+    """The UI of every registered game that has one."""
+    return [game_ui(n) for n, s in games().items() if s.ui]
+
+
+def table_ui(name: str | None = None) -> TableUI:
+    """Game ``name``'s table screen at a table of peers; ValueError if it has none yet."""
+    ui = game_ui(name)
+    if ui.table is None:
+        raise ValueError(f"{ui.name!r} has no table of peers in the terminal UI yet")
+    return ui.table
+
+
+def offline_app(name: str | None = None) -> OfflineApp:
+    """Game ``name``'s app against in-process bots; ValueError if it has none."""
+    ui = game_ui(name)
+    if ui.offline is None:
+        raise ValueError(f"{ui.name!r} has no offline table in the terminal UI")
+    return ui.offline

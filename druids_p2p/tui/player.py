@@ -22,13 +22,13 @@ from typing import Any
 
 from textual.message import Message
 
+from druids_p2p.games.registry import default_game, table_options
 from druids_p2p.lan.chat import ChatOutbox, ChatRefused
 from druids_p2p.lan.discovery import DEFAULT_PORT
 from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig
 from druids_p2p.lan.players import Player, PlayerMove, TableView
 from druids_p2p.peer.session import run_peer
-from druids_p2p.rulesets import DEFAULT_RULESET, table_options
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
 from druids_p2p.tui.game_ui import Snapshots
@@ -159,11 +159,12 @@ def local_table(
     rounds: int = 5,
     variant: bool = False,
     budget_ms: float = 100.0,
-    game: str = DEFAULT_RULESET,
+    game: str | None = None,
 ) -> TableSpec:
     """You and ``bots`` on this machine over loopback; nothing announced. The options are the
     rule set ``game``'s, checked as a seat message's are (ValueError says what is wrong)."""
     players = len(bots) + 1
+    game = game if game is not None else default_game()
     fields = {"ruleset": game, "players": players, "variant": variant, "rounds": rounds}
     _, options = table_options(fields)
     return TableSpec(bots=bots, host=HostSpec("local", options, game), budget_ms=budget_ms)

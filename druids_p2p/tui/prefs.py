@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SEEN_FOLDER = "seen"
-"""Under the data folder: one empty file per thing shown once (``legend-druids2004``)."""
+"""Under the data folder: one empty file per thing shown once (``legend-<game>``)."""
 
 
 @dataclass(frozen=True)

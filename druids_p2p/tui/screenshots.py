@@ -1,8 +1,8 @@
 """Make the README's screenshots: ``python -m druids_p2p.tui.screenshots docs/screenshots``.
 
-Every registered game's (``tui/game_uis.py``; each on a fixed deal or seed, so the picture is the
-same every time), and the lobby: the real lobby screen fed signed beacons of made-up tables
-through its listener.
+Every registered game's (its ``GameUI.screenshots``; each on a fixed deal or seed, so the picture
+is the same every time), and the lobbies: the real lobby screen fed signed beacons of made-up
+tables through its listener (the default game's, and each game's that asks for one).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import hashlib
 import sys
 from pathlib import Path
 
+from druids_p2p.games.registry import default_game
 from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import Seat, TableInfo, encode_beacon
 from druids_p2p.lan.interfaces import NetChoice
-from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.game_uis import GAME_UIS, table_ui
+from druids_p2p.tui.game_ui import LobbyTable, game_uis, table_ui
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.widgets.log import FIXED_TIME
 from druids_p2p.wire import Identity
@@ -27,29 +27,27 @@ def _identity(name: str) -> Identity:
     return Identity.from_seed(hashlib.sha256(name.encode()).digest(), name)
 
 
-LOBBY_TABLES: tuple[tuple[str, str, str, int, list[str], bool, str], ...] = (
-    ("friday night", "bob", "192.168.1.23", 4, ["carol"], False, DEFAULT_RULESET),
-    ("druids club", "dana", "192.168.1.41", 5, ["erin", "frank", "rule-1"], True, DEFAULT_RULESET),
-    ("quick 3", "gus", "192.168.1.57", 3, [], False, DEFAULT_RULESET),
-    ("gems at noon", "hana", "192.168.1.62", 3, ["ivo"], False, "druids2004"),
+LOBBY_TABLES: tuple[LobbyTable, ...] = (
+    ("friday night", "bob", "192.168.1.23", 4, ["carol"], False),
+    ("druids club", "dana", "192.168.1.41", 5, ["erin", "frank", "rule-1"], True),
+    ("quick 3", "gus", "192.168.1.57", 3, [], False),
 )
-"""Made-up tables the lobby screenshots hear: (name, host, address, seats, seated, light side,
-game); the 2017 lobby's shows the 2017 ones, the 2004 lobby's every one (each with its game)."""
+"""Made-up tables of the default game that every lobby screenshot hears (another game's lobby
+hears its own besides, each with its game)."""
 
 
-async def _lobby(out: Path, game: str, file: str) -> None:
+async def _lobby(out: Path, game: str, file: str, tables: list[tuple[LobbyTable, str]]) -> None:
     net = NetChoice("192.168.1.10", "192.168.1.255", "eth0")
     listener = BeaconListener(net, 0)
     setup = LanSetup(net=net, table_name="alice's table", listener=listener, game=game)
     app = DruidsApp(
         table_ui=table_ui(game), lan=setup, identity=_identity("alice"), folder=Path(".")
     )
-    tables = [t for t in LOBBY_TABLES if game != DEFAULT_RULESET or t[6] == DEFAULT_RULESET]
     async with app.run_test(size=(112, 34)) as pilot:
         await pilot.pause()
         lobby = app.screen
         assert isinstance(lobby, LobbyScreen)
-        for i, (name, host, ip, players, seated, variant, ruleset) in enumerate(tables):
+        for i, ((name, host, ip, players, seated, variant), ruleset) in enumerate(tables):
             ident = _identity(host)
             info = TableInfo(
                 name=name,
@@ -76,10 +74,13 @@ def make_screenshots(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     FIXED_TIME[:] = [20 * 3600 + 15 * 60]  # the log's times: 20:15:00, on every run
     try:
-        for game in GAME_UIS.values():
-            game.screenshots(out)
-        asyncio.run(_lobby(out, DEFAULT_RULESET, "lobby.svg"))
-        asyncio.run(_lobby(out, "druids2004", "lobby-2004.svg"))
+        default = default_game()
+        tables = [(t, default) for t in LOBBY_TABLES]
+        for ui in game_uis():
+            ui.screenshots(out)
+            if ui.lobby_svg:
+                own = [(t, ui.name) for t in ui.lobby_tables]
+                asyncio.run(_lobby(out, ui.name, ui.lobby_svg, tables + own))
     finally:
         FIXED_TIME.clear()
     return sorted(out.glob("*.svg"))

@@ -48,7 +48,7 @@ OPTIONS = Struct(
 )
 """Game options bound into the table id: the rule set by name (absent in records of protocol
 version 1, which were all Druids 2017) and its options. The rule set decides what is playable
-(``druids_p2p.rulesets.seat_options``); the wire only bounds."""
+(``druids_p2p.games.registry.table_options``); the wire only bounds."""
 
 ENDPOINT = Str(9, 64, charset=TOKEN_CHARS | frozenset("/[]"))
 """A ZeroMQ endpoint such as ``tcp://10.0.0.2:45123``."""

@@ -2,5 +2,6 @@
 screen, its dialogs and place widgets, the app and its screenshots.
 
 The only TUI package that imports ``druids_p2p.games.druids2004``: the card vocabulary and the
-seat's view are presentation it needs. The neutral TUI reaches it through ``tui/game_uis.py``.
+seat's view are presentation it needs. The neutral TUI reaches it through its spec's ``ui``
+(``ui.py``).
 """

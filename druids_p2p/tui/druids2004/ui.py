@@ -1,5 +1,5 @@
-"""Druids (2004)'s entry in the TUI's registry of games (``tui/game_uis.py``): its table at a
-table of peers (``lan_table.py``), its table against in-process bots, the viewer of a table's
+"""Druids (2004)'s terminal UI, as its spec names it (``GameSpec.ui``): its table at a table of
+peers (``lan_table.py``), its table against in-process bots, the viewer of a table's
 record (``replay.py``) and its screenshots (the offline table's record, in the notation, is
 replayed as JSON by ``druids replay``)."""
 
@@ -44,4 +44,7 @@ UI = GameUI(
     table=TABLE_UI,
     offline=offline_app,
     replay=Replay2004App,
+    legend=True,
+    lobby_svg="lobby-2004.svg",
+    lobby_tables=(("gems at noon", "hana", "192.168.1.62", 3, ["ivo"], False),),
 )

@@ -3,5 +3,6 @@ card drawing, warnings, snapshots of a table, its prompts and summaries, the off
 replay viewer and its screenshots.
 
 The only TUI package that imports ``druids_p2p.games.druids2017``: the card vocabulary and the
-player's view are presentation it needs. The neutral TUI reaches it through ``tui/game_uis.py``.
+player's view are presentation it needs. The neutral TUI reaches it through its spec's ``ui``
+(``ui.py``).
 """

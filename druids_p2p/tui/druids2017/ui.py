@@ -1,5 +1,5 @@
-"""Druids (2017)'s entry in the TUI's registry of games (``tui/game_uis.py``): its table at a
-table of peers, its record viewer and its screenshots. (``druids play`` seats you at a real
+"""Druids (2017)'s terminal UI, as its spec names it (``GameSpec.ui``): its table at a table of
+peers, its record viewer and its screenshots. (``druids play`` seats you at a real
 table of peers on loopback, so it has no separate offline app; ``offline.py`` is for tests and
 screenshots.)"""
 
@@ -16,4 +16,6 @@ UI = GameUI(
     screenshots=make_2017_screenshots,
     table=TABLE_UI,
     replay=ReplayApp,
+    tricks=True,
+    lobby_svg="lobby.svg",
 )

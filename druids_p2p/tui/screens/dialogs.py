@@ -1,6 +1,6 @@
 """The dialogs of every game's UI: how a dialog looks (:func:`dialog_css`), leaving a table, and in
 the lobby joining a host not pinned and (hosting) seating a joiner. A game's own prompts and
-summaries are in its TUI package (Druids 2017's: ``tui/druids2017/dialogs.py``)."""
+summaries are in its TUI package (``tui/<game>/``)."""
 
 from __future__ import annotations
 

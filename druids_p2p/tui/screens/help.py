@@ -1,5 +1,5 @@
 """The help screen (key ``?``): a game's keys and its rules in brief, as that game's TUI package
-gives them (Druids 2017's: ``tui/druids2017/help.py``; the full text is the game's rules doc), and
+gives them (each in its ``tui/<game>/``; the full text is the game's rules doc), and
 for a game whose board has signs of its own (Druids 2004's ``@K2``, ``S3:6``, ``♟``) what each
 means: the legend, shown the first time too."""
 

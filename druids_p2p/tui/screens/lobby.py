@@ -4,7 +4,7 @@ host a new one (choosing which seats are bots) or join one (optionally bringing 
 The lobby is of one game, the one asked for: it lists every table it hears with its game (so a
 person sees the LAN as it is), hosts that game's tables (its seat range from the registry, and
 rounds and the light side only for a game dealt by rounds) and joins only that game's tables,
-since the table screen it opens after seating is that game's (``tui/game_uis.py``).
+since the table screen it opens after seating is that game's (its spec's ``ui``).
 
 Every table shows its host's key fingerprint, and a name announced by several hosts is marked: a
 name is not an identity. Joining a host that is neither pinned (``--fingerprint``) nor confirmed
@@ -26,12 +26,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
+from druids_p2p.games.registry import RULESETS, default_name, new_table_options
 from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.lan.interfaces import NetChoice
 from druids_p2p.lan.peer_config import HostSpec
 from druids_p2p.lan.table_choice import namesakes, pin_matches
-from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.plain import plain
 from druids_p2p.tui.player import TableSpec
@@ -52,7 +52,7 @@ class LanSetup:
     table_name: str = "druids"
     rounds: int = 5
     variant: bool = False
-    game: str = DEFAULT_RULESET
+    game: str = field(default_factory=default_name)
     """The rule set of the tables hosted here (their options are that rule set's)."""
     plugins_dirs: tuple[Path, ...] = field(default_factory=tuple)
     listener: BeaconListener | None = None

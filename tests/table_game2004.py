@@ -1,4 +1,5 @@
-"""A Druids (2004) game's deck operations as card-table steps, for ``bench_table`` and the tests.
+"""A Druids (2004) game's deck operations as card-table steps, for the deck's tests (and
+``bench_table``: ``python3 tests/table_game2004.py`` times one 4-seat game).
 
 The game is played by the rule bot (``greedy_move``) and its schedule
 (``games/druids2004/schedule.py``) is translated here, outside the deck, which stays
@@ -73,7 +74,7 @@ def translate(ops: list[sched.DeckOp]) -> list[TableStep]:
     return out
 
 
-if __name__ == "__main__":  # python3 -m druids_p2p.bench.table_game: one 4-seat game
+if __name__ == "__main__":  # python3 tests/table_game2004.py: one 4-seat game
     import json
 
     from druids_p2p.bench.table_deck import bench_table

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from druids_p2p.bots.base import Bot
 from druids_p2p.games.druids2004 import moves
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move, search_move
 from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.games.spec import Bot
 
 SEARCH_MS_PER_WORLD = 10.0
 """Budget granted per sampled world (the measured cost is about 6 ms here; the rest is headroom)."""

@@ -12,10 +12,10 @@ so a seeded game replays identically on any machine and in any worker.
 
 from __future__ import annotations
 
-from druids_p2p.bots.base import Bot
-from druids_p2p.bots.rollout import FastRound, rollout
 from druids_p2p.games.druids2017.determinize import sample_round
+from druids_p2p.games.druids2017.rollout import FastRound, rollout
 from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.games.spec import Bot
 
 ROLLOUTS_PER_MS = 8.0
 """Rollouts granted per millisecond of budget: about half the measured speed here, for headroom."""
