@@ -1,10 +1,13 @@
 """High card: a small trick-taking game with hidden hands, played at druids-p2p's card table.
 
 It is the proof that a game plugs into druids-p2p from outside the package (issue 30): this
-folder and its entry point (``../highcard-0.1.dist-info/entry_points.txt``, group
-``druids_p2p.games``) are all there is, and with ``tests/support/highcard_dist`` on the path
-(``PYTHONPATH`` for peer processes) ``druids play --game highcard``, a tournament, ``druids
-audit`` and ``druids replay`` play and check it like the built-in games.
+folder and its entry point (``tests/support/highcard_dist/highcard-0.1.dist-info``, group
+``druids_p2p.games``: what ``pip install`` of a package with that entry point would write) are
+all there is. With ``tests/support`` (the package) and ``tests/support/highcard_dist`` (its
+distribution's metadata) on the path, ``PYTHONPATH`` for peer processes, ``druids play --game
+highcard``, a tournament, ``druids audit`` and ``druids replay`` play and check it like the
+built-in games. The two are apart so that importing the package registers nothing: only the
+metadata's folder on the path does, as only an installed distribution does.
 
 Rules. Twelve cards, three suits (S, H, C) of ranks 1 to 4. Each of 2 to 4 players is dealt three
 cards face down. The leader (P0 first) plays any card; each other seat in turn must follow the
