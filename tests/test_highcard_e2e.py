@@ -101,7 +101,9 @@ def test_a_tournament_of_high_card(tmp_path: Path, p2p: bool) -> None:
     lines = [json.loads(x) for x in (tmp_path / "games.jsonl").read_text().splitlines()]
     assert len(lines) >= games and all(g["game"] == "highcard" for g in lines)
     assert all(g["status"] == "ok" and g["ended_by"] == "tricks" for g in lines), lines
-    assert all(sum(g["totals"]) == 3 and sum(g["moves"]) == 9 for g in lines)
+    assert all(sum(g["totals"]) == 3 and g["round_scores"] == [g["totals"]] for g in lines)
+    if not p2p:  # (a table of peers reports no move counts)
+        assert all(g["moves"] == [3, 3, 3] for g in lines)
 
 
 def test_high_card_s_notation_replays_through_the_cli(tmp_path: Path) -> None:
@@ -135,12 +137,12 @@ def test_druids_demo_plays_high_card() -> None:
     assert lines[-1].startswith("Totals ")
 
 
-def test_high_card_is_listed_by_druids_bots_and_in_the_help() -> None:
+def test_high_card_is_listed_by_druids_bots_and_in_every_game_option_s_help() -> None:
     listed = {b["name"]: b for b in json_of(druids("bots", "--json"))["bots"]}
     assert listed["greedy"]["games"] == ["highcard"]
     assert "highcard" in listed["random"]["games"]  # the built-in random bot plays every game
-    for command in (["--help"], ["play", "--help"], ["tournament", "--help"], ["replay", "--help"]):
-        proc = druids(*command)
+    for command in ("play", "tournament", "replay", "demo"):
+        proc = druids(command, "--help")
         assert proc.returncode == 0 and "highcard" in proc.stdout, (command, proc.stdout)
 
 
