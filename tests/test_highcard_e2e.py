@@ -12,7 +12,6 @@ registers it."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
@@ -33,10 +32,6 @@ from highcard.cards import format_card  # noqa: E402
 from highcard.engine import HighCard, Options, deal  # noqa: E402
 from highcard.ruleset import HighCardRuleset  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("druids_p2p.games.registry") is None,
-    reason="needs the GameSpec registry (druids_p2p.games.registry, issue 30)",
-)
 BOUND_S = 300.0
 
 

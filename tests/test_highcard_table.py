@@ -9,11 +9,9 @@ relaxed) is taken in play and blamed by every honest seat at the final reveal, w
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from table_harness import LocalTable
@@ -27,12 +25,13 @@ if SUPPORT not in sys.path:
 
 from highcard.cards import suit  # noqa: E402
 from highcard.engine import HighCard  # noqa: E402
-from highcard.ruleset import NAME, HighCardRuleset  # noqa: E402
+from highcard.ruleset import NAME  # noqa: E402
 from highcard.table_seat import HighCardSeat  # noqa: E402
 
-from druids_p2p.net.audit import audit_messages  # noqa: E402
-from druids_p2p.net.table import TableMachine  # noqa: E402
-from druids_p2p.net.table_types import TableFault  # noqa: E402
+from druids_p2p.audit.audit import audit_messages  # noqa: E402
+from druids_p2p.games import registry  # noqa: E402
+from druids_p2p.table.table import TableMachine  # noqa: E402
+from druids_p2p.table.table_types import TableFault  # noqa: E402
 from druids_p2p.wire import MsgType, decode  # noqa: E402
 
 CHEATER = 0
@@ -41,19 +40,7 @@ CHEATER = 0
 @pytest.fixture
 def registered() -> Iterator[None]:
     """High card registered in this process for the test: its entry point's folder on the path
-    and the registry read again (and again after, without it). Before the registry existed
-    (``druids_p2p.games.registry``), the rule set was put into ``druids_p2p.rulesets.RULESETS``
-    for the test instead (remove that branch once the registry is merged)."""
-    try:
-        registry: Any = importlib.import_module("druids_p2p.games.registry")
-    except ModuleNotFoundError:
-        rulesets: Any = importlib.import_module("druids_p2p.rulesets")
-        rulesets.RULESETS[NAME] = HighCardRuleset()
-        try:
-            yield
-        finally:
-            del rulesets.RULESETS[NAME]
-        return
+    and the registry read again (and again after, without it)."""
     sys.path.insert(0, DIST)
     registry.reload()
     try:

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 from druids_p2p.games.spec import GameSpec
-
 from highcard.bots import GreedyBot, fallback
 from highcard.engine import Options, View, playout
 from highcard.ruleset import NAME, HighCardRuleset
