@@ -96,7 +96,7 @@ def test_the_owner_is_found_beside_the_record_or_as_this_user(
 ) -> None:
     """A peer's home keeps its identity beside its tables; the UI's game folder does not, and
     then the user's own identity (``$DRUIDS_HOME``) tells whose record it is."""
-    from druids_p2p.wire.identity_store import identity_path, save_identity
+    from druids_p2p.wire.identity import identity_path, save_identity
 
     t, folder = table
     home = tmp_path / "home"

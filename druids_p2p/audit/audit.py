@@ -30,7 +30,7 @@ from druids_p2p.wire.audit import (
     verify_chain,
     version_refusal,
 )
-from druids_p2p.wire.keys import fingerprint
+from druids_p2p.wire.identity import fingerprint
 
 
 def audit_file(path: Path) -> AuditReport:

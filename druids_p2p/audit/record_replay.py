@@ -151,7 +151,7 @@ def owner_keys(path: Path) -> list[bytes]:
     """Who may own the record, most likely first: the identity of the peer home it is kept in
     (``<home>/tables/<id>/record.druids``), then this user's own (the terminal UI keeps its
     tables in a game folder, the identity in the user's data folder). Read, never created."""
-    from druids_p2p.wire.identity_store import identity_path
+    from druids_p2p.wire.identity import identity_path
 
     home = path.resolve().parent.parent.parent
     keys = [_public_key(home / "identity.json"), _public_key(identity_path())]

@@ -32,8 +32,7 @@ def human_name(name: str | None) -> str:
     """The human seat's player: ``--name``, else this person's identity's name (not made if
     there is none yet), else the login name."""
     from druids_p2p.wire import IdentityError, data_dir
-    from druids_p2p.wire.identity import check_name
-    from druids_p2p.wire.identity_store import default_name, identity_path, load_identity
+    from druids_p2p.wire.identity import check_name, default_name, identity_path, load_identity
 
     if name is not None:
         try:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from druids_p2p.lan.table_choice import pin_matches
-from druids_p2p.wire.keys import fingerprint
+from druids_p2p.wire.identity import fingerprint
 
 log = logging.getLogger(__name__)
 

@@ -29,8 +29,7 @@ from typing import Any
 
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
 from druids_p2p.wire.errors import BadShape, TooLarge
-from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.keys import fingerprint, is_weak_key
+from druids_p2p.wire.identity import Identity, fingerprint, is_weak_key
 from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
 from druids_p2p.wire.schema import TOKEN_CHARS, Bin, Bool, Int, List, Str, Struct, Tuple, check
 from druids_p2p.wire.signed import split_signed_frame, verify_signature

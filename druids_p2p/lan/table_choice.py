@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from druids_p2p.lan.discovery import TableAnnouncement
-from druids_p2p.wire.keys import fingerprint
+from druids_p2p.wire.identity import fingerprint
 
 MIN_PIN_DIGITS = 8
 FINGERPRINT_DIGITS = 20

@@ -26,16 +26,16 @@ from druids_p2p.wire.errors import (
     WireError,
     WrongTable,
 )
-from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.identity_store import (
+from druids_p2p.wire.identity import (
+    Identity,
     data_dir,
+    fingerprint,
     identity_path,
     load_identity,
     load_or_create,
     new_identity,
     rename_identity,
 )
-from druids_p2p.wire.keys import fingerprint
 from druids_p2p.wire.msgtypes import MAX_MESSAGE_SIZE, PROTOCOL_VERSION, ZERO_HASH, MsgType
 from druids_p2p.wire.record import RecordRead, read_record
 from druids_p2p.wire.table import derive_table_id, head0, next_head

@@ -20,8 +20,7 @@ from typing import Any
 
 from druids_p2p.wire.bodies import BODIES
 from druids_p2p.wire.errors import BadShape, InvalidProof, TooLarge, WireError
-from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.keys import is_weak_key
+from druids_p2p.wire.identity import Identity, is_weak_key
 from druids_p2p.wire.msgtypes import (
     HASH_SIZE,
     KEY_SIZE,
