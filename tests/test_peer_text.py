@@ -22,7 +22,7 @@ from druids_p2p.lan.interfaces import resolve
 from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, MsgType, WireError, decode, encode
 from druids_p2p.wire.errors import BadShape, IdentityError
 from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.text import refused_char, shown, unprintable
+from druids_p2p.wire.schema import refused_char, shown, unprintable
 
 H1 = hashlib.sha256(b"1").digest()
 H2 = hashlib.sha256(b"2").digest()

@@ -9,7 +9,7 @@ seated peer who signed a line can be shown saying it.
 What a receiver checks (protocol.md §11), in order, dropping the line at the first failure:
 
 1. the envelope (``wire.decode``: size, shape, the ``text`` bound of 200 bytes of printable UTF-8
-   without a bidi control (wire/text.py), the signature) and that it is for this table from a
+   without a bidi control (wire/schema.py), the signature) and that it is for this table from a
    seated key (the session loop's checks);
 2. seq 0 and a zero prev (an out-of-chain message), and the text printable again (a line that
    reached this class by another path than the decoder is never shown unchecked);
@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode
-from druids_p2p.wire.bodies import MAX_CHAT_N, MAX_CHAT_TEXT
-from druids_p2p.wire.text import unprintable
+from druids_p2p.wire.schema import MAX_CHAT_N, MAX_CHAT_TEXT, unprintable
 
 log = logging.getLogger(__name__)
 

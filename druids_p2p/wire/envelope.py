@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.wire.bodies import BODIES
 from druids_p2p.wire.errors import BadShape, InvalidProof, TooLarge, WireError
 from druids_p2p.wire.identity import Identity, is_weak_key
 from druids_p2p.wire.msgtypes import (
@@ -34,7 +33,7 @@ from druids_p2p.wire.msgtypes import (
     MsgType,
 )
 from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
-from druids_p2p.wire.schema import Parsed, check, parse
+from druids_p2p.wire.schema import BODIES, Parsed, check, parse
 from druids_p2p.wire.signed import split_signed_frame, verify_signature
 from druids_p2p.wire.table import derive_table_id
 

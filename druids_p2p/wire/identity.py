@@ -26,10 +26,9 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from nacl.bindings import crypto_sign, crypto_sign_seed_keypair
 
-from druids_p2p.wire.bodies import NAME
 from druids_p2p.wire.errors import BadShape, IdentityError
 from druids_p2p.wire.msgtypes import FINGERPRINT_DOMAIN
-from druids_p2p.wire.schema import check
+from druids_p2p.wire.schema import NAME, check
 
 # Facts about Ed25519 public keys that the protocol relies on, independent of where keys live.
 # Encodings of the points of order 1, 2, 4 and 8 (and non-canonical spellings of them), as in
