@@ -64,7 +64,7 @@ from druids_p2p.wire import (
     decode,
     encode,
 )
-from druids_p2p.wire.equivocation import equivocation_body
+from druids_p2p.wire.envelope import equivocation_body
 from druids_p2p.wire.msgtypes import MSG_DOMAIN
 from druids_p2p.wire.safe_msgpack import pack
 

@@ -29,7 +29,7 @@ from druids_p2p.table.codec import Chain, WireCodec
 from druids_p2p.table.secrets import TableSecret
 from druids_p2p.table.table_codec import TABLE_TYPES
 from druids_p2p.wire import ZERO_HASH, Message, MsgType
-from druids_p2p.wire.table import head0, next_head
+from druids_p2p.wire.envelope import head0, next_head
 
 ROUND_VECTOR_ID = hashlib.sha256(b"druids-p2p druids2017 round vector").digest()
 ROUND_VECTOR_SEATS = 3

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
+from druids_p2p.wire.envelope import split_signed_frame, verify_signature
 from druids_p2p.wire.errors import BadShape, TooLarge
 from druids_p2p.wire.identity import Identity, fingerprint, is_weak_key
 from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
 from druids_p2p.wire.schema import TOKEN_CHARS, Bin, Bool, Int, List, Str, Struct, Tuple, check
-from druids_p2p.wire.signed import split_signed_frame, verify_signature
 
 BEACON_DOMAIN = b"druids-p2p/v1 beacon\x00"
 """Prefixed to the signed bytes: a beacon signature is never valid as a message, nor vice versa."""

@@ -302,7 +302,7 @@ class RunnerBase:
         if chain:
             return machine.seal_control(msg_type, body)
         # Out-of-chain control messages carry seq 0 and a zero prev: they are never appended to
-        # a transcript, take no slot, and a proof quoting one is refused (wire/equivocation.py).
+        # a transcript, take no slot, and a proof quoting one is refused (wire/envelope.py).
         return encode(
             machine.identity,
             msg_type,

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from druids_p2p.wire.envelope import Message, decode
+from druids_p2p.wire.envelope import Message, decode, head0, next_head
 from druids_p2p.wire.errors import (
     BrokenLink,
     Equivocation,
@@ -29,7 +29,6 @@ from druids_p2p.wire.errors import (
 )
 from druids_p2p.wire.msgtypes import ZERO_HASH, MsgType
 from druids_p2p.wire.record import RecordRead, RecordWriter, read_record
-from druids_p2p.wire.table import head0, next_head
 
 AppendResult = Literal["appended", "duplicate"]
 
