@@ -26,7 +26,7 @@ from druids_p2p.deck.table_state import Sent
 from druids_p2p.rulesets import RULESETS
 from druids_p2p.table.card_table_play import WORDS_FIT, WORDS_UNFIT
 from druids_p2p.wire import Identity, MsgType, decode
-from druids_p2p.wire.audit import verify_chain
+from druids_p2p.wire.transcript import verify_chain
 
 RULES = RULESETS["druids2004"]
 HEADLESS = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004"]

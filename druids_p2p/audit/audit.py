@@ -23,14 +23,14 @@ from druids_p2p.lan.continuation import carried_rounds, winners_of
 from druids_p2p.lan.seating import confirm_contradiction, seat_list_fault
 from druids_p2p.rulesets import RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, read_record
-from druids_p2p.wire.audit import (
+from druids_p2p.wire.identity import fingerprint
+from druids_p2p.wire.transcript import (
     AuditProblem,
     AuditReport,
     AuditStop,
     verify_chain,
     version_refusal,
 )
-from druids_p2p.wire.identity import fingerprint
 
 
 def audit_file(path: Path) -> AuditReport:

@@ -57,7 +57,7 @@ from druids_p2p.table.codec import deck_envelope
 from druids_p2p.table.game_result import result_problem
 from druids_p2p.table.moves import MoveRefused, SignedMoves, moves_of
 from druids_p2p.wire import Message, MsgType
-from druids_p2p.wire.audit import AuditProblem
+from druids_p2p.wire.transcript import AuditProblem
 
 MAX_STEPS = 1 << 16
 """A bound on the steps of one round (a whole 4-seat game takes a few hundred)."""

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from druids_p2p.lan.seating import seat_order
 from druids_p2p.wire import Message, MsgType, Transcript
-from druids_p2p.wire.audit import AuditProblem
+from druids_p2p.wire.transcript import AuditProblem
 
 
 def stop_tail_from(msgs: Sequence[Message], recorder: bytes | None) -> int | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from druids_p2p.table.table_codec import TABLE_TYPES
 from druids_p2p.wire import Message, MsgType
-from druids_p2p.wire.audit import AuditProblem, AuditStop
+from druids_p2p.wire.transcript import AuditProblem, AuditStop
 
 DECK_TYPES = TABLE_TYPES
 """Deck messages: the card table's eight (types 60–67), each of which travels on its own."""

@@ -30,8 +30,8 @@ from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, TableOptions
 from druids_p2p.lan.seating import seat_order
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
-from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain, version_refusal
 from druids_p2p.wire.record import MAGIC
+from druids_p2p.wire.transcript import AuditProblem, AuditReport, verify_chain, version_refusal
 
 
 class RecordReplayError(Exception):

@@ -30,7 +30,7 @@ from druids_p2p.games.seam import MOVE, WORD, CardTableRuleset, GameMove, TableM
 from druids_p2p.rulesets import table_options
 from druids_p2p.table.moves import all_moves, moves_of, signed_token
 from druids_p2p.wire import Transcript
-from druids_p2p.wire.audit import AuditProblem
+from druids_p2p.wire.transcript import AuditProblem
 
 
 @dataclass(frozen=True)
