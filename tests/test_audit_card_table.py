@@ -20,7 +20,7 @@ from table_harness import LocalTable
 
 from druids_p2p.audit.audit import audit_messages
 from druids_p2p.audit.audit_card_table import CardTableReplay
-from druids_p2p.audit.audit_schedule import ScheduleWalk
+from druids_p2p.audit.schedule import ScheduleWalk
 from druids_p2p.deck.table_audit import secret_fault
 from druids_p2p.deck.table_state import Sent
 from druids_p2p.rulesets import RULESETS

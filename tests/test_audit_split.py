@@ -18,7 +18,7 @@ from test_table_deadlines import MOVE_S, STEP_S, clocked_arena, drain, pass_time
 
 from druids_p2p.audit.audit import audit_messages
 from druids_p2p.audit.audit_card_table import CardTableReplay
-from druids_p2p.audit.audit_schedule import ScheduleWalk
+from druids_p2p.audit.schedule import ScheduleWalk
 from druids_p2p.wire import MsgType, decode
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

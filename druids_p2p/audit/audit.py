@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from druids_p2p.audit.audit_card_table import CardTableReplay
-from druids_p2p.audit.audit_schedule import ScheduleWalk
-from druids_p2p.audit.audit_stop import Owing, StopTail
+from druids_p2p.audit.schedule import Owing, ScheduleWalk, StopTail
 from druids_p2p.games.seam import CardTableRuleset
 from druids_p2p.lan.continuation import carried_rounds, winners_of
 from druids_p2p.lan.seating import confirm_contradiction, seat_list_fault
@@ -203,13 +202,13 @@ class _TableAudit:
         return self.keys.index(key) if key in self.keys else None
 
     def _stopped(self) -> None:
-        """The record ends in aborts: read its stop (``audit_stop.py``)."""
+        """The record ends in aborts: read its stop (``schedule.py``)."""
         read = self.tail.read(self.owing)
         if read is not None:
             self.report.aborted, self.report.stop = read
 
     def stopped_on(self, problem: AuditProblem) -> AuditStop | None:
-        """The stop a content problem explains (``audit_stop.py``), once steps 1-3 held."""
+        """The stop a content problem explains (``schedule.py``), once steps 1-3 held."""
         if not self.rounds_checked:
             return None
         read = self.tail.explains(problem)

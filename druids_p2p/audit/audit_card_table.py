@@ -35,8 +35,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from druids_p2p.audit.audit_schedule import ScheduleWalk
-from druids_p2p.audit.audit_stop import Owing
+from druids_p2p.audit.schedule import Owing, ScheduleWalk
 from druids_p2p.deck import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.shuffle_passes import prove_held
 from druids_p2p.deck.table_audit import audit_state, joint_secret, position_card, secret_fault

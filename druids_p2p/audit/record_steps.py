@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from druids_p2p.audit.audit_card_table import CardTableReplay
-from druids_p2p.audit.audit_schedule import ScheduleWalk
+from druids_p2p.audit.schedule import ScheduleWalk
 from druids_p2p.games.seam import MOVE, WORD, CardTableRuleset, GameMove, TableMove
 from druids_p2p.rulesets import table_options
 from druids_p2p.table.moves import all_moves, moves_of, signed_token
