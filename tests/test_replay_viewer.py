@@ -21,7 +21,7 @@ from table_harness import LocalTable, game_of
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
-from druids_p2p.audit.record_replay import read_game
+from druids_p2p.audit.replay import read_game
 from druids_p2p.games.druids2017.notation import format_card, format_move
 from druids_p2p.games.druids2017.replay import replay
 from druids_p2p.tui.druids2017.hand import CardChip

@@ -87,7 +87,7 @@ class CardTableReplay:
     ) -> None:
         """``settled``: called whenever the game waits for a seat's move or words, and at its
         end, with every card opened so far known to the copy (``druids replay`` takes its
-        views there: ``audit/record_steps.py``). ``carried``: each seat's rounds carried from the
+        views there: ``audit/replay.py``). ``carried``: each seat's rounds carried from the
         tables before (``lan/continuation.py``), which count in the result it signed."""
         assert walk.seated_at is not None
         self.messages, self.walk, self.order = messages, walk, walk.order
