@@ -1,12 +1,8 @@
 """``druids audit`` for LAN game records: the whole game re-checked from the signed messages alone.
 
-On top of the wire-level checks (every signature, sequence number and link, via ``wire.audit``) and
-the seating's schedule (``audit_schedule``: step types, canonical order, step heads, the stop tail),
-this recomputes the seat-order coin flip and replays every round's card table from its record
-(``audit_card_table``: every proof of a shuffle, share and opening checked again, every move through
-the one check the table made, every breach judged with the round's cards known). The verdict is one
-of ``protocol.md`` §9's: the first problem (message index, seat at fault) makes a record invalid,
-unless it is the very fault the record's stop names.
+On top of the chain check (``wire/transcript.py``) and the schedule (``schedule.py``), it
+recomputes the seat-order coin flip and replays every round's card table
+(``audit_card_table.py``); the verdict is one of protocol.md §9's.
 """
 
 from __future__ import annotations
