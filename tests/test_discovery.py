@@ -23,10 +23,10 @@ from cli_harness import run_cli
 
 from druids_p2p.lan import discovery, interfaces
 from druids_p2p.lan.beacon_listener import BeaconListener, discover
-from druids_p2p.lan.beacon_sender import BeaconSender
 from druids_p2p.lan.discovery import (
     BEACON_DOMAIN,
     MAX_BEACON_SIZE,
+    BeaconSender,
     Seat,
     TableAnnouncement,
     TableInfo,

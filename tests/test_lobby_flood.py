@@ -31,8 +31,7 @@ from druids_p2p.lan.beacon_listener import (
     MAX_TABLES_PER_SOURCE,
     BeaconListener,
 )
-from druids_p2p.lan.beacon_sender import BeaconSender
-from druids_p2p.lan.discovery import TableInfo, decode_beacon, encode_beacon
+from druids_p2p.lan.discovery import BeaconSender, TableInfo, decode_beacon, encode_beacon
 from druids_p2p.lan.interfaces import guarded_sendto
 from druids_p2p.lan.table_choice import parse_pin
 from druids_p2p.wire.identity import Identity

@@ -50,8 +50,7 @@ def find_table(
     room (a flood of keys filled the list): the table meant may be among those dropped. The
     pinned host's beacons are never dropped for room (the listener keeps them)."""
     from druids_p2p.lan.beacon_listener import BeaconListener
-    from druids_p2p.lan.beacon_sender import DEFAULT_INTERVAL, DEFAULT_JITTER
-    from druids_p2p.lan.discovery import TableAnnouncement
+    from druids_p2p.lan.discovery import DEFAULT_INTERVAL, DEFAULT_JITTER, TableAnnouncement
     from druids_p2p.lan.table_choice import candidate_lines, choose, matches_target, pin_matches
 
     keep = None if pin is None else (lambda key: pin_matches(pin, key))

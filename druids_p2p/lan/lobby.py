@@ -20,11 +20,11 @@ from collections.abc import Callable
 import zmq
 
 from druids_p2p.lan.admission import Admission, Door, JoinRequest, unique_name
-from druids_p2p.lan.beacon_sender import BeaconSender
 from druids_p2p.lan.continuation import Account, same_account
 from druids_p2p.lan.discovery import (
     LOBBY_ID_SIZE,
     Beacon,
+    BeaconSender,
     Seat,
     TableInfo,
     decode_beacon,
