@@ -22,7 +22,6 @@ import pytest
 from cli_harness import run_cli
 
 from druids_p2p.lan import discovery, interfaces
-from druids_p2p.lan.beacon_listener import BeaconListener, discover
 from druids_p2p.lan.discovery import (
     BEACON_DOMAIN,
     MAX_BEACON_SIZE,
@@ -42,6 +41,7 @@ from druids_p2p.lan.interfaces import (
     guarded_sendto,
     resolve,
 )
+from druids_p2p.lan.listener import BeaconListener, discover
 from druids_p2p.wire.errors import BadShape, BadSignature, Malformed, TooLarge, WireError
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.safe_msgpack import pack, unpack

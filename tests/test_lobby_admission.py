@@ -28,10 +28,10 @@ from druids_p2p.lan.admission import (
 )
 from druids_p2p.lan.discovery import decode_beacon
 from druids_p2p.lan.errors import PeerError
+from druids_p2p.lan.listener import parse_pin
 from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
 from druids_p2p.lan.mesh import Mesh
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig
-from druids_p2p.lan.table_choice import parse_pin
 from druids_p2p.wire import PROTOCOL_VERSION, decode
 from druids_p2p.wire.identity import Identity
 

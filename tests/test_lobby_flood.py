@@ -25,15 +25,15 @@ from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port
 
 from druids_p2p.cli.app import CliError
 from druids_p2p.cli.join_lookup import find_table
-from druids_p2p.lan.beacon_listener import (
+from druids_p2p.lan.discovery import BeaconSender, TableInfo, decode_beacon, encode_beacon
+from druids_p2p.lan.interfaces import guarded_sendto
+from druids_p2p.lan.listener import (
     MAX_TABLES,
     MAX_TABLES_PER_KEY,
     MAX_TABLES_PER_SOURCE,
     BeaconListener,
+    parse_pin,
 )
-from druids_p2p.lan.discovery import BeaconSender, TableInfo, decode_beacon, encode_beacon
-from druids_p2p.lan.interfaces import guarded_sendto
-from druids_p2p.lan.table_choice import parse_pin
 from druids_p2p.wire.identity import Identity
 
 KEYS = 64

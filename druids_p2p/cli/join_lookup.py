@@ -49,9 +49,14 @@ def find_table(
     chooses one (table_choice.py). So is a name heard while the listener had to drop beacons for
     room (a flood of keys filled the list): the table meant may be among those dropped. The
     pinned host's beacons are never dropped for room (the listener keeps them)."""
-    from druids_p2p.lan.beacon_listener import BeaconListener
     from druids_p2p.lan.discovery import DEFAULT_INTERVAL, DEFAULT_JITTER, TableAnnouncement
-    from druids_p2p.lan.table_choice import candidate_lines, choose, matches_target, pin_matches
+    from druids_p2p.lan.listener import (
+        BeaconListener,
+        candidate_lines,
+        choose,
+        matches_target,
+        pin_matches,
+    )
 
     keep = None if pin is None else (lambda key: pin_matches(pin, key))
     try:
@@ -132,8 +137,8 @@ def lobby_announcement(target: str, pin: str | None) -> bytes:
     host matches ``pin`` (any host without one)."""
     from druids_p2p.lan.discovery import decode_beacon
     from druids_p2p.lan.errors import PeerError
+    from druids_p2p.lan.listener import pin_matches
     from druids_p2p.lan.lobby import query_lobby
-    from druids_p2p.lan.table_choice import pin_matches
     from druids_p2p.wire.errors import WireError
 
     try:

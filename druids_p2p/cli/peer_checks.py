@@ -97,7 +97,7 @@ def bind_address(interface: str | None, address: str | None) -> str:
 def check_door(open_door: bool, allow: list[str], approve: bool) -> tuple[str, ...]:
     """``host``'s door options: the ``--allow`` pins (fingerprint prefixes, checked like
     ``--fingerprint``), or one line and exit 2. ``--open`` seats anyone, so it goes alone."""
-    from druids_p2p.lan.table_choice import BadPin, parse_pin
+    from druids_p2p.lan.listener import BadPin, parse_pin
 
     if open_door and (allow or approve):
         fail("--open seats anyone: it cannot go with --approve or --allow")

@@ -313,7 +313,7 @@ def join_command(
     Run again after a crash, the same command rejoins the table this player was seated at: the
     saved table is looked up first, by name (the host no longer announces a seated table).
     """
-    from druids_p2p.lan.table_choice import BadPin, parse_pin
+    from druids_p2p.lan.listener import BadPin, parse_pin
 
     if game is not None:
         check_game(game)  # the table's game is the host's word: --game only checks it

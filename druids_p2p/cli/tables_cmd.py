@@ -79,8 +79,7 @@ def tables_command(
         net = resolve(interface=interface, address=address)
     except (InterfaceError, UnsafeDestination) as exc:
         fail(str(exc))
-    from druids_p2p.lan.beacon_listener import dropped_note, hear  # a peer needs no listing
-    from druids_p2p.lan.table_choice import namesakes
+    from druids_p2p.lan.listener import dropped_note, hear, namesakes  # a peer needs no listing
 
     try:
         found, dropped = hear(net, port, seconds)

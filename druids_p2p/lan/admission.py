@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from druids_p2p.lan.table_choice import pin_matches
+from druids_p2p.lan.listener import pin_matches
 from druids_p2p.wire.identity import fingerprint
 
 log = logging.getLogger(__name__)
