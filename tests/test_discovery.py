@@ -21,7 +21,8 @@ from typing import Any, TypedDict
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.lan import discovery, interfaces
+from druids_p2p.lan import discovery
+from druids_p2p.lan import network as interfaces
 from druids_p2p.lan.discovery import (
     BEACON_DOMAIN,
     MAX_BEACON_SIZE,
@@ -32,7 +33,8 @@ from druids_p2p.lan.discovery import (
     decode_beacon,
     encode_beacon,
 )
-from druids_p2p.lan.interfaces import (
+from druids_p2p.lan.listener import BeaconListener, discover
+from druids_p2p.lan.network import (
     LOOPBACK,
     InterfaceError,
     NetChoice,
@@ -41,7 +43,6 @@ from druids_p2p.lan.interfaces import (
     guarded_sendto,
     resolve,
 )
-from druids_p2p.lan.listener import BeaconListener, discover
 from druids_p2p.wire.errors import BadShape, BadSignature, Malformed, TooLarge, WireError
 from druids_p2p.wire.identity import Identity
 from druids_p2p.wire.safe_msgpack import pack, unpack

@@ -17,7 +17,6 @@ from cli_harness import run_cli
 from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port
 
 from druids_p2p.lan.discovery import BeaconSender, TableInfo, decode_beacon, encode_beacon
-from druids_p2p.lan.interfaces import guarded_sendto
 from druids_p2p.lan.listener import (
     MAX_TABLES,
     MAX_TABLES_PER_KEY,
@@ -28,6 +27,7 @@ from druids_p2p.lan.listener import (
     parse_pin,
     pin_matches,
 )
+from druids_p2p.lan.network import guarded_sendto
 from druids_p2p.wire.identity import Identity
 
 MALLORY = Identity.from_seed(bytes([7]) * 32, "mallory")

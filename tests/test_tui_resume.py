@@ -17,8 +17,8 @@ from table_harness import seat_message
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from druids_p2p.lan.interfaces import resolve
 from druids_p2p.lan.listener import BeaconListener
+from druids_p2p.lan.network import resolve
 from druids_p2p.peer.homes import SET_ASIDE, TableState
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.table import TABLE_UI

@@ -86,7 +86,7 @@ def check_times(gone_after: float, step_deadline: float, rejoin_time: float) -> 
 
 
 def bind_address(interface: str | None, address: str | None) -> str:
-    from druids_p2p.lan.interfaces import InterfaceError, UnsafeDestination, resolve
+    from druids_p2p.lan.network import InterfaceError, UnsafeDestination, resolve
 
     try:
         return resolve(interface=interface, address=address).address

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from druids_p2p.lan.interfaces import NetChoice, guarded_sendto, net_choice
+from druids_p2p.lan.network import NetChoice, guarded_sendto, net_choice
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, table_options
 from druids_p2p.wire.envelope import split_signed_frame, verify_signature
 from druids_p2p.wire.errors import BadShape, TooLarge

@@ -22,7 +22,7 @@ from druids_p2p.lan.discovery import (
     TableAnnouncement,
     decode_beacon,
 )
-from druids_p2p.lan.interfaces import NetChoice, net_choice
+from druids_p2p.lan.network import NetChoice, net_choice
 from druids_p2p.wire.errors import WireError
 from druids_p2p.wire.identity import fingerprint
 

@@ -29,8 +29,7 @@ import zmq
 from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
-from druids_p2p.lan.endpoints import TableNetwork
-from druids_p2p.lan.mesh_auth import CurveGate, Routes
+from druids_p2p.lan.network import CurveGate, Routes, TableNetwork
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +140,7 @@ class Mesh:
         """Bind the inbox; ``curve_keys`` (public, secret, Z85) and ``port`` are given when a
         restarted peer must come back at the endpoint and key the others already know."""
         self.network = TableNetwork.of_address(bind_host)
-        """Where the endpoints of this mesh's table must be (``endpoints.py``)."""
+        """Where the endpoints of this mesh's table must be (``network.py``)."""
         self.ctx = zmq.Context()
         self.gate = CurveGate()
         self.auth = ThreadAuthenticator(self.ctx, log=logging.getLogger(__name__ + ".zap"))

@@ -13,8 +13,8 @@ from typing import Protocol
 
 import zmq
 
-from druids_p2p.lan.endpoints import TableNetwork
 from druids_p2p.lan.mesh import Inbound
+from druids_p2p.lan.network import TableNetwork
 
 
 class MeshPort(Protocol):

@@ -30,7 +30,7 @@ from druids_p2p.lan.continuation import (
     winners_of,
     with_carried,
 )
-from druids_p2p.lan.endpoints import TableNetwork
+from druids_p2p.lan.network import TableNetwork
 from druids_p2p.lan.seating import seat_list_fault
 from druids_p2p.rulesets import RULESETS, table_options
 from druids_p2p.table.codec import Chain

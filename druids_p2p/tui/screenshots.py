@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from druids_p2p.lan.discovery import Seat, TableInfo, encode_beacon
-from druids_p2p.lan.interfaces import NetChoice
 from druids_p2p.lan.listener import BeaconListener
+from druids_p2p.lan.network import NetChoice
 from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.game_uis import GAME_UIS, table_ui

@@ -27,8 +27,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
 from druids_p2p.lan.discovery import DEFAULT_PORT, TableAnnouncement
-from druids_p2p.lan.interfaces import NetChoice
 from druids_p2p.lan.listener import BeaconListener, namesakes, pin_matches
+from druids_p2p.lan.network import NetChoice
 from druids_p2p.lan.peer_config import HostSpec
 from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
 from druids_p2p.tui.bots import bot_seats
