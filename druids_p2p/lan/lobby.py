@@ -32,7 +32,7 @@ from druids_p2p.lan.discovery import (
 )
 from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.lobby_watch import HostWatch
-from druids_p2p.lan.mesh_port import LobbyMesh
+from druids_p2p.lan.mesh import LobbyMesh
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig
 from druids_p2p.lan.seating import make_join, make_seat_message, quoted_join
 from druids_p2p.rulesets import table_options

@@ -21,7 +21,7 @@ starts as fast as before, with no extra round trip.
 
 from __future__ import annotations
 
-from druids_p2p.lan.mesh_port import MeshPort
+from druids_p2p.lan.mesh import MeshPort
 from druids_p2p.table.table import TableMachine
 
 
