@@ -1,6 +1,8 @@
 """The ZeroMQ full mesh between the peers of one table (the ROUTER/DEALER layout Zyre uses), CURVE
-on every link, and the MeshPort protocol through which the runner reaches it (as the tests' in-
-memory meshes do). A routing id names a connection, never a peer (protocol.md §1).
+on every link, and the MeshPort protocol through which the runner reaches it (as the tests'
+in-memory meshes do). A routing id names a connection, never a peer (protocol.md §1). Every socket
+option that matters is set explicitly: pyzmq's defaults hang on close, drop silently at 1000
+queued messages, or accept any size.
 """
 
 from __future__ import annotations
