@@ -14,8 +14,12 @@ from pathlib import Path
 from druids_p2p.audit.audit_card_table import CardTableReplay
 from druids_p2p.audit.schedule import Owing, ScheduleWalk, StopTail
 from druids_p2p.games.seam import CardTableRuleset
-from druids_p2p.lan.continuation import carried_rounds, winners_of
-from druids_p2p.lan.seating import confirm_contradiction, seat_list_fault
+from druids_p2p.lan.seating import (
+    carried_rounds,
+    confirm_contradiction,
+    seat_list_fault,
+    winners_of,
+)
 from druids_p2p.rulesets import RULESETS, table_options
 from druids_p2p.wire import Message, MsgType, RecordError, read_record
 from druids_p2p.wire.identity import fingerprint

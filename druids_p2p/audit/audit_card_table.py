@@ -19,7 +19,7 @@ from druids_p2p.deck.table_messages import KIND_TABLE_REVEAL, TableRevealMsg, pa
 from druids_p2p.deck.table_ops import advance, senders
 from druids_p2p.deck.table_state import TableState
 from druids_p2p.games.seam import CardTableRuleset, TableOptions
-from druids_p2p.lan.continuation import carried_in_play_order, winners_of, with_carried
+from druids_p2p.lan.seating import carried_in_play_order, winners_of, with_carried
 from druids_p2p.table.card_table_play import (
     FINAL,
     MOVE_TYPES,
@@ -64,7 +64,7 @@ class CardTableReplay:
         """``settled``: called whenever the game waits for a seat's move or words, and at its
         end, with every card opened so far known to the copy (``druids replay`` takes its
         views there: ``audit/replay.py``). ``carried``: each seat's rounds carried from the
-        tables before (``lan/continuation.py``), which count in the result it signed."""
+        tables before (``lan/seating.py``), which count in the result it signed."""
         assert walk.seated_at is not None
         self.messages, self.walk, self.order = messages, walk, walk.order
         self.settled = settled

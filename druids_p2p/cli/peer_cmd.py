@@ -93,7 +93,7 @@ _INTERFACE = typer.Option(None, "--interface", help="Network interface.")
 _ADDRESS = typer.Option(None, "--address", help="Local IPv4 address.")
 _JSON = typer.Option(False, "--json", help="Progress as JSON lines.")
 _GAME = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP)
-# ... and those a host takes: who it seats (lan/admission.py).
+# ... and those a host takes: who it seats (lan/seating.py).
 _APPROVE = typer.Option(False, "--approve", help=_APPROVE_HELP)
 _OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
 _ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")

@@ -51,7 +51,7 @@ def human_name(name: str | None) -> str:
 def player_names(seats: list[str], name: str | None) -> list[str]:
     """Each seat's player name, also its folder's: bots numbered in seat order as the terminal
     UI names them (``rule-1``, ``random-2``), the human seat ``human_name`` (made unique)."""
-    from druids_p2p.lan.admission import unique_name
+    from druids_p2p.lan.seating import unique_name
 
     bots = iter(range(1, len(seats) + 1))
     names = [seat if seat == "human" else f"{seat[4:]}-{next(bots)}"[:32] for seat in seats]

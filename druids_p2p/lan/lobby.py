@@ -19,8 +19,6 @@ from typing import Any
 
 import zmq
 
-from druids_p2p.lan.admission import Admission, Door, JoinRequest, unique_name
-from druids_p2p.lan.continuation import Account, same_account
 from druids_p2p.lan.discovery import (
     LOBBY_ID_SIZE,
     Beacon,
@@ -33,7 +31,17 @@ from druids_p2p.lan.discovery import (
 from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.mesh import LobbyMesh
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig
-from druids_p2p.lan.seating import make_join, make_seat_message, quoted_join
+from druids_p2p.lan.seating import (
+    Account,
+    Admission,
+    Door,
+    JoinRequest,
+    make_join,
+    make_seat_message,
+    quoted_join,
+    same_account,
+    unique_name,
+)
 from druids_p2p.rulesets import table_options
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, WireError, decode, encode
 
@@ -220,7 +228,7 @@ class Lobby:
         ``go_on.py``) that are sent the announcement over the mesh, each second until they
         join. ``continues``: the previous table's account this table carries, which every
         joiner but the ``stand_in`` (a bot in the departed seat) must carry the same in its
-        join (``continuation.py``)."""
+        join (``seating.py``)."""
         self.invite = invite
         self.continues = continues
         self.stand_in = stand_in

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.games.seam import TableOptions
-from druids_p2p.lan.admission import Approver
 from druids_p2p.lan.chat import ChatOutbox
 from druids_p2p.lan.discovery import DEFAULT_PORT
 from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.players import Player, PromptPlayer
+from druids_p2p.lan.seating import Approver
 from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.wire import Identity
 
@@ -74,7 +74,7 @@ class PeerConfig:
     Injected so that the network layer meets players only as :class:`Player` and never imports
     the bots or the plugin loader; None: only ``human`` and ``custom_player`` seats can play."""
     approve_join: Approver | None = None
-    """Asked about every joiner the host does not seat without asking (admission.py)."""
+    """Asked about every joiner the host does not seat without asking (seating.py)."""
     allow_joins: tuple[str, ...] = ()
     """Fingerprint prefixes of joiners the host seats without asking (``--allow FP``)."""
     open_table: bool = False

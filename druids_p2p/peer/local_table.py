@@ -272,7 +272,7 @@ class LocalTable:
 
         Each joiner's identity is made now in its folder (its process then loads it), and the
         host is given its fingerprint with ``--allow``: a host's door is closed by default
-        (lan/admission.py), and a table of local peers is pinned, never opened to the LAN."""
+        (lan/seating.py), and a table of local peers is pinned, never opened to the LAN."""
         role = ["--host", "--players", str(len(self.seats))]
         if self.options is not None:
             role += ["--rounds", str(self.options.rounds)]

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from druids_p2p.games.seam import CardTableRuleset, TableOptions
-from druids_p2p.lan.continuation import (
+from druids_p2p.lan.network import TableNetwork
+from druids_p2p.lan.seating import (
     carried_in_play_order,
     carried_rounds,
+    seat_list_fault,
     winners_of,
     with_carried,
 )
-from druids_p2p.lan.network import TableNetwork
-from druids_p2p.lan.seating import seat_list_fault
 from druids_p2p.rulesets import RULESETS, table_options
 from druids_p2p.table.codec import Chain
 from druids_p2p.table.secrets import TableSecret
