@@ -27,8 +27,7 @@ from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.table_schedule import TRICK
 from druids_p2p.lan.mesh import Inbound
-from druids_p2p.lan.peer_config import PeerConfig
-from druids_p2p.lan.players import Player
+from druids_p2p.lan.peer_config import PeerConfig, Player
 from druids_p2p.peer import ending
 from druids_p2p.peer.homes import TableState
 from druids_p2p.peer.runner import TableRunner

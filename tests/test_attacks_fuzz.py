@@ -19,8 +19,7 @@ from attack_arena import Arena, no_linger, twin_of
 from message_surgery import thaw
 
 from druids_p2p.lan.mesh import Inbound
-from druids_p2p.lan.peer_config import PeerConfig
-from druids_p2p.lan.players import Player
+from druids_p2p.lan.peer_config import PeerConfig, Player
 from druids_p2p.peer.runner import TableRunner
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_types import TableFault

@@ -27,10 +27,9 @@ from table_harness import LocalTable, game_of
 
 from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.lobby import Lobby, join_table
 from druids_p2p.lan.mesh import Mesh
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
 from druids_p2p.lan.seating import make_account, make_join, make_seat_message, seat_list_fault
 from druids_p2p.peer.go_on import departed_key, go_on_after
 from druids_p2p.peer.local_table import LocalTable as PeerTable

@@ -142,8 +142,7 @@ def test_play_headless_resume_needs_a_table_for_every_seat(
 def test_a_saved_table_that_cannot_be_read_is_marked_stopped_and_blocks_nothing(
     tmp_path: Path,
 ) -> None:
-    from druids_p2p.lan.errors import PeerError
-    from druids_p2p.lan.peer_config import PeerConfig
+    from druids_p2p.lan.peer_config import PeerConfig, PeerError
     from druids_p2p.peer.session import run_peer
     from druids_p2p.wire import Identity
 

@@ -26,12 +26,10 @@ from table_harness import LocalTable
 from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.lan.discovery import LOBBY_ID_SIZE, TableInfo, encode_beacon
-from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.lobby import Lobby, join_table
 from druids_p2p.lan.mesh import Inbound, Mesh
 from druids_p2p.lan.network import EndpointError, TableNetwork, parse_endpoint
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
-from druids_p2p.lan.players import Player, TableView
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, Player, TableView
 from druids_p2p.lan.seating import make_join, make_seat_message
 from druids_p2p.peer import liveness
 from druids_p2p.peer.homes import TableState

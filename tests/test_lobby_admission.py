@@ -16,11 +16,10 @@ import pytest
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.lan.discovery import decode_beacon
-from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.listener import parse_pin
 from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
 from druids_p2p.lan.mesh import Mesh
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
 from druids_p2p.lan.seating import (
     CLOSED_NOTE,
     MAX_REFUSED,

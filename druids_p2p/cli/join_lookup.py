@@ -136,9 +136,9 @@ def lobby_announcement(target: str, pin: str | None) -> bytes:
     """``join HOST:PORT --fingerprint FP`` (or ``--game G``): the lobby socket's beacon, if its
     host matches ``pin`` (any host without one)."""
     from druids_p2p.lan.discovery import decode_beacon
-    from druids_p2p.lan.errors import PeerError
     from druids_p2p.lan.listener import pin_matches
     from druids_p2p.lan.lobby import query_lobby
+    from druids_p2p.lan.peer_config import PeerError
     from druids_p2p.wire.errors import WireError
 
     try:

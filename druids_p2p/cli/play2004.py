@@ -7,7 +7,7 @@ offered first, to rejoin (``tui/resume.py``). ``--offline`` plays the engine aga
 in-process bots instead (no processes, no mental cards); ``--lan`` opens the LAN lobby of 2004
 tables (``cli/play_lan.py``). A person at the plain terminal
 (``host``/``join`` without ``--bot``, ``--headless --seats human``) types the moves
-(``lan/players.py`` ``PromptPlayer``).
+(``lan/peer_config.py`` ``PromptPlayer``).
 """
 
 from __future__ import annotations

@@ -28,9 +28,8 @@ from druids_p2p.lan.discovery import (
     decode_beacon,
     encode_beacon,
 )
-from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.mesh import LobbyMesh
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
 from druids_p2p.lan.seating import (
     Account,
     Admission,

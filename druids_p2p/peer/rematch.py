@@ -21,10 +21,9 @@ import time
 from dataclasses import dataclass
 
 from druids_p2p.games.seam import TableOptions
-from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
 from druids_p2p.lan.mesh import Mesh
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
 from druids_p2p.peer.go_on import departed_key, start_stand_in
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.peer.reseat import invitation

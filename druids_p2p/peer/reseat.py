@@ -23,10 +23,9 @@ from dataclasses import dataclass
 
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.lan.discovery import decode_beacon
-from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
 from druids_p2p.lan.mesh import Mesh
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
 from druids_p2p.rulesets import table_options
 from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import WireError, decode

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.lan.players import PlayerMove
+from druids_p2p.lan.peer_config import PlayerMove
 from druids_p2p.peer.ending import TableEnding
 from druids_p2p.peer.liveness import LivenessChecks
 from druids_p2p.table.move_kinds import move_kind

@@ -24,10 +24,8 @@ from typing import Any
 
 from druids_p2p.games.seam import CardTableSeat, CommonRuleset, TableOptions
 from druids_p2p.lan.chat import TableChat
-from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.mesh import MeshPort
-from druids_p2p.lan.peer_config import PeerConfig
-from druids_p2p.lan.players import Player, PlayerMove, TableView
+from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, PlayerMove, TableView
 from druids_p2p.peer.deadlines import Deadlines
 from druids_p2p.peer.frame_guard import FrameGuard
 from druids_p2p.peer.homes import TableState

@@ -18,10 +18,9 @@ from typing import Any
 
 from druids_p2p.lan import lobby
 from druids_p2p.lan.discovery import decode_beacon
-from druids_p2p.lan.errors import CannotRejoin, PeerError, TableChoice
 from druids_p2p.lan.mesh import Mesh, z85_to_raw
 from druids_p2p.lan.network import EndpointError, TableNetwork
-from druids_p2p.lan.peer_config import PeerConfig, make_player
+from druids_p2p.lan.peer_config import CannotRejoin, PeerConfig, PeerError, TableChoice, make_player
 from druids_p2p.peer import go_on, rematch, reseat
 from druids_p2p.peer.homes import (
     EventLog,

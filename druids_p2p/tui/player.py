@@ -24,9 +24,14 @@ from textual.message import Message
 
 from druids_p2p.lan.chat import ChatOutbox, ChatRefused
 from druids_p2p.lan.discovery import DEFAULT_PORT
-from druids_p2p.lan.errors import PeerError
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
-from druids_p2p.lan.players import Player, PlayerMove, TableView
+from druids_p2p.lan.peer_config import (
+    HostSpec,
+    PeerConfig,
+    PeerError,
+    Player,
+    PlayerMove,
+    TableView,
+)
 from druids_p2p.peer.session import run_peer
 from druids_p2p.rulesets import DEFAULT_RULESET, table_options
 from druids_p2p.tui.approval import ApprovalBridge
