@@ -28,9 +28,9 @@ import logging
 import queue
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from druids_p2p.lan.network import TokenBucket
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode
 from druids_p2p.wire.schema import MAX_CHAT_N, MAX_CHAT_TEXT, unprintable
 
@@ -59,30 +59,6 @@ def check_text(text: str) -> str:
     if len(line.encode("utf-8")) > MAX_CHAT_TEXT:
         raise ChatRefused(f"a chat line is at most {MAX_CHAT_TEXT} bytes of text")
     return line
-
-
-@dataclass
-class TokenBucket:
-    """``burst`` tokens, refilled at one per ``refill_s``; ``take`` spends one if it can."""
-
-    clock: Callable[[], float]
-    burst: int = BURST
-    refill_s: float = REFILL_S
-    tokens: float = -1.0
-    """Full (``burst``) until the first line; then spent and refilled."""
-    at: float | None = None
-
-    def take(self) -> bool:
-        now = self.clock()
-        if self.at is None:
-            self.tokens = float(self.burst)
-        else:
-            self.tokens = min(float(self.burst), self.tokens + (now - self.at) / self.refill_s)
-        self.at = now
-        if self.tokens < 1.0:
-            return False
-        self.tokens -= 1.0
-        return True
 
 
 class ChatOutbox:
@@ -138,7 +114,7 @@ class TableChat:
     def _bucket(self, key: bytes) -> TokenBucket:
         bucket = self.buckets.get(key)
         if bucket is None:
-            bucket = self.buckets[key] = TokenBucket(self.clock)
+            bucket = self.buckets[key] = TokenBucket(float(BURST), 1.0 / REFILL_S, self.clock)
         return bucket
 
     def _show(self, key: bytes, text: str) -> None:

@@ -11,8 +11,9 @@ import ipaddress
 import logging
 import socket
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from zmq.utils import z85
 
@@ -23,6 +24,7 @@ __all__ = [
     "EndpointError",
     "Routes",
     "TableNetwork",
+    "TokenBucket",
     "parse_endpoint",
 ]
 
@@ -356,3 +358,32 @@ class Routes:
         """Forget the routing ids of every other key (the gate closed to them)."""
         self._key = {r: k for r, k in self._key.items() if k in keys}
         self._route = {k: r for k, r in self._route.items() if k in keys}
+
+
+@dataclass
+class TokenBucket:
+    """``capacity`` tokens, refilled at ``rate`` per second of ``clock``; one token per use.
+
+    The one rate limit of the network wing: chat lines per sender, resend requests per seat and
+    frames per seated link each take a token from their own bucket.
+    """
+
+    capacity: float
+    rate: float
+    clock: Callable[[], float] = time.monotonic
+    tokens: float = field(init=False)
+    stamp: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tokens = self.capacity
+        self.stamp = self.clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        elapsed = max(0.0, now - self.stamp)
+        self.stamp = now
+        self.tokens = min(self.capacity, self.tokens + elapsed * self.rate)
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True

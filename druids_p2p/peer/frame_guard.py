@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from druids_p2p.lan.network import TokenBucket
 from druids_p2p.peer.deadlines import who
-from druids_p2p.peer.resend import TokenBucket
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_types import TableFault
 from druids_p2p.wire import Message, WireError, decode

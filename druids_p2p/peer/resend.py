@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from druids_p2p.lan.network import TokenBucket
 
 RESEND_MAX_MESSAGES = 128
 """Frames in one answer to a ``resend``: every step of a round fits, a whole game does not."""
@@ -28,31 +29,6 @@ RESEND_BURST = 8
 """Requests from one peer answered back to back (a rejoining peer catching up a whole game)."""
 RESEND_PER_S = 2.0
 """Requests from one peer answered per second after the burst (an honest peer nudges once)."""
-
-
-@dataclass
-class TokenBucket:
-    """``capacity`` tokens, refilled at ``rate`` per second of ``clock``; one token per use."""
-
-    capacity: float
-    rate: float
-    clock: Callable[[], float] = time.monotonic
-    tokens: float = field(init=False)
-    stamp: float = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.tokens = self.capacity
-        self.stamp = self.clock()
-
-    def take(self) -> bool:
-        now = self.clock()
-        elapsed = max(0.0, now - self.stamp)
-        self.stamp = now
-        self.tokens = min(self.capacity, self.tokens + elapsed * self.rate)
-        if self.tokens < 1.0:
-            return False
-        self.tokens -= 1.0
-        return True
 
 
 class ResendLimiter:
@@ -119,6 +95,5 @@ __all__ = [
     "RESEND_PER_S",
     "CatchUp",
     "ResendLimiter",
-    "TokenBucket",
     "bounded",
 ]
