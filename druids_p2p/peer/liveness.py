@@ -11,8 +11,7 @@ to blame (protocol.md §9).
 
 from __future__ import annotations
 
-from druids_p2p.peer.deadlines import debts, lost_contact, who
-from druids_p2p.peer.pace import WINDOW
+from druids_p2p.peer.deadlines import WINDOW, debts, lost_contact, who
 from druids_p2p.peer.runner_base import RunnerBase
 from druids_p2p.table.table_types import Departure, Divergence, TableFault
 from druids_p2p.wire import Message
@@ -92,7 +91,7 @@ class LivenessChecks(RunnerBase):
             raise Departure(late.reason(who(machine, key)), machine.seat_of(key))
 
     def _tell_pace(self) -> None:
-        """A seat that keeps sending its automatic messages late (``pace.py``) is shown slow to
+        """A seat that keeps sending its automatic messages late (``deadlines.py``) is shown slow to
         this peer's person (an event), and no longer once it answers promptly again."""
         for news in self.deadlines.pace.news():
             name = self.machine.names.get(news.key, "?")
