@@ -33,8 +33,13 @@ from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, Player, 
 from druids_p2p.lan.seating import make_join, make_seat_message
 from druids_p2p.peer import liveness
 from druids_p2p.peer.homes import TableState
-from druids_p2p.peer.links import Links
-from druids_p2p.peer.resend import RESEND_BURST, RESEND_MAX_MESSAGES, RESEND_PER_S, ResendLimiter
+from druids_p2p.peer.links import (
+    RESEND_BURST,
+    RESEND_MAX_MESSAGES,
+    RESEND_PER_S,
+    Links,
+    ResendLimiter,
+)
 from druids_p2p.peer.runner import TableRunner
 from druids_p2p.table.secrets import TableSecret
 from druids_p2p.table.table import TableMachine

@@ -137,7 +137,7 @@ class TableRunner(LivenessChecks, TableEnding):
         """One frame from the mesh; ``link`` is the seat key its CURVE link authenticated."""
         machine = self.machine
         if not self.frames.admit(link):
-            return  # over a link cut off for flooding: dropped unread (peer/frame_guard.py)
+            return  # over a link cut off for flooding: dropped unread (peer/links.py)
         try:
             msg = self.frames.decode(raw)  # bytes decoded before are not verified again
         except WireError as exc:

@@ -27,10 +27,8 @@ from druids_p2p.lan.chat import TableChat
 from druids_p2p.lan.mesh import MeshPort
 from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, PlayerMove, TableView
 from druids_p2p.peer.deadlines import Deadlines
-from druids_p2p.peer.frame_guard import FrameGuard
 from druids_p2p.peer.homes import TableState
-from druids_p2p.peer.links import LinkError, Links
-from druids_p2p.peer.resend import CatchUp, ResendLimiter, bounded
+from druids_p2p.peer.links import CatchUp, FrameGuard, LinkError, Links, ResendLimiter, bounded
 from druids_p2p.table.card_table_round import move_value
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_types import TableEvent, TableFault
@@ -204,7 +202,7 @@ class RunnerBase:
         """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
         self.resend_limiter = ResendLimiter()
         self.frames = FrameGuard(machine, lambda: self.clock())
-        """Each link's rate limit and the cache of frames decoded (``frame_guard.py``)."""
+        """Each link's rate limit and the cache of frames decoded (``links.py``)."""
         self.catch_up = CatchUp()
         self.chat = TableChat(machine, config.emit, self.clock, config.chat)
         machine.listen(self._on_event)
@@ -271,7 +269,7 @@ class RunnerBase:
     # ---------------------------------------------------------------- resending
     def _answer_resend(self, msg: Message) -> None:
         """At most ``RESEND_MAX_MESSAGES`` frames per answer, and a bounded rate of answers
-        per requesting seat (``resend.py``): a request costs its sender one frame."""
+        per requesting seat (``links.py``): a request costs its sender one frame."""
         if not self.resend_limiter.allow(msg.sender):
             log.info("a resend request from %s came too fast: unanswered", msg.sender.hex()[:12])
             return
