@@ -83,7 +83,7 @@ def reseat_after(machine: TableMachine, table_name: str = "table") -> Reseat | N
     return Reseat(dropped, name, keys, ruleset, options, table_name)
 
 
-def wait_s(config: PeerConfig) -> float:
+def reseat_wait_s(config: PeerConfig) -> float:
     return config.step_deadline_s + WAIT_AFTER_DEADLINE_S
 
 
@@ -94,7 +94,7 @@ def host_reseat(config: PeerConfig, mesh: Mesh, plan: Reseat) -> bytes:
     cfg = dataclasses.replace(
         config,
         announce=False,
-        lobby_timeout_s=wait_s(config),
+        lobby_timeout_s=reseat_wait_s(config),
         approve_join=lambda request: request.key in plan.keys,
     )
     spec = HostSpec(plan.table_name, plan.options, plan.ruleset)
@@ -138,7 +138,7 @@ def join_reseat(config: PeerConfig, mesh: Mesh, plan: Reseat) -> tuple[bytes, li
     the remaining seats for the same game; the seat message and what came with it.
 
     Raises :class:`PeerError` when no such invitation comes in time."""
-    deadline = time.monotonic() + wait_s(config)
+    deadline = time.monotonic() + reseat_wait_s(config)
     invited = invitation(mesh, plan.host, plan.ruleset, plan.options, deadline, "the new table")
     if invited is None:
         raise PeerError("no invitation to the new table came in time")
@@ -150,7 +150,7 @@ def join_reseat(config: PeerConfig, mesh: Mesh, plan: Reseat) -> tuple[bytes, li
     return seat_raw, early
 
 
-def go_on(config: PeerConfig, mesh: Mesh, plan: Reseat) -> tuple[bytes, list[bytes]]:
+def reseat_table(config: PeerConfig, mesh: Mesh, plan: Reseat) -> tuple[bytes, list[bytes]]:
     """Host or join the new table, as :attr:`Reseat.host` says; its seat message (and the table
     messages that came before it). The withholder's links are closed first."""
     mesh.disconnect(plan.dropped)
@@ -173,4 +173,4 @@ def go_on(config: PeerConfig, mesh: Mesh, plan: Reseat) -> tuple[bytes, list[byt
     return join_reseat(config, mesh, plan)
 
 
-__all__ = ["Reseat", "go_on", "reseat_after"]
+__all__ = ["Reseat", "reseat_after", "reseat_table"]

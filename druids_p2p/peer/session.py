@@ -153,7 +153,7 @@ def _next_table(
     plan = reseat.reseat_after(machine, name) if config.go_on else None
     if plan is not None:
         try:
-            return reseat.go_on(config, mesh, plan)
+            return reseat.reseat_table(config, mesh, plan)
         except PeerError as exc:  # the others did not all go on: this stop stands
             config.emit({"event": "reseat_failed", "text": str(exc)})
             return None
