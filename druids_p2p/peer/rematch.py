@@ -3,7 +3,7 @@
 Once a table has ended (its game over, or stopped with nobody going on), each peer may be asked
 for a rematch: the terminal UI's end screen (key ``r``) answers for its person, ``--rematch N``
 says yes N times for a command-line peer. Those that say yes go on to a new table formed as
-``reseat.py`` and ``go_on.py`` form one, over the links the old table left open: the first seat
+``go_on.py`` and ``go_on.py`` form one, over the links the old table left open: the first seat
 of the old seat list that did not depart opens a lobby for the same game (the whole game's rounds
 again), admitting only the old table's keys, and invites them every second. A seat that has not
 joined ``FILL_AFTER_S`` later (its person said no, or is gone) gets a bot in its place: a new
@@ -24,9 +24,8 @@ from druids_p2p.games.seam import TableOptions
 from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
 from druids_p2p.lan.mesh import Mesh
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
-from druids_p2p.peer.go_on import departed_key, start_stand_in
+from druids_p2p.peer.go_on import departed_key, invitation, start_stand_in
 from druids_p2p.peer.local_table import PeerProcess
-from druids_p2p.peer.reseat import invitation
 from druids_p2p.rulesets import table_options
 from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import decode

@@ -21,7 +21,7 @@ from druids_p2p.lan.discovery import decode_beacon
 from druids_p2p.lan.mesh import Mesh, z85_to_raw
 from druids_p2p.lan.network import EndpointError, TableNetwork
 from druids_p2p.lan.peer_config import CannotRejoin, PeerConfig, PeerError, TableChoice, make_player
-from druids_p2p.peer import go_on, rematch, reseat
+from druids_p2p.peer import go_on, rematch
 from druids_p2p.peer.homes import (
     EventLog,
     Request,
@@ -74,7 +74,7 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
     Only the saved table the command asks for is rejoined (:func:`pick_table`); a table that
     stops (an abort, ours or another's) is marked stopped, so it never blocks the next one.
     A table stopped at its coin flip by this peer's own verdict on a seat goes on without that
-    seat, at a new table of the others (``reseat.py``); the last table's result is returned.
+    seat, at a new table of the others (``go_on.py``); the last table's result is returned.
     Every event also goes to ``events.jsonl`` in the table's folder."""
     try:
         TableNetwork.of_address(config.bind)
@@ -147,13 +147,13 @@ def _next_table(
     stand_ins: list[PeerProcess],
 ) -> tuple[bytes, list[bytes]] | None:
     """The table this peer goes on to after ``machine``'s ended, if any: without a seat that
-    withheld its coin flip (``reseat.py``); or, its player saying yes, without a seat gone for
+    withheld its coin flip (``go_on.py``); or, its player saying yes, without a seat gone for
     good and with a bot in its seat (``go_on.py``); or, its player saying yes, a rematch
     (``rematch.py``). Its seat message and early messages."""
-    plan = reseat.reseat_after(machine, name) if config.go_on else None
+    plan = go_on.reseat_after(machine, name) if config.go_on else None
     if plan is not None:
         try:
-            return reseat.reseat_table(config, mesh, plan)
+            return go_on.reseat_table(config, mesh, plan)
         except PeerError as exc:  # the others did not all go on: this stop stands
             config.emit({"event": "reseat_failed", "text": str(exc)})
             return None
