@@ -148,7 +148,7 @@ class TableSpec:
     @property
     def lan(self) -> bool:
         """A table on the LAN (hosted with beacons, or joined from one), not you and your bots
-        alone: its rematch is the peers' own (peer/rematch.py)."""
+        alone: its rematch is the peers' own (peer/session.py)."""
         return self.announce or self.announcement is not None
 
     @property
@@ -338,7 +338,7 @@ class NetSession(Session):
 
     def want_rematch(self) -> None:
         """The end screen's ``r`` at a LAN table: the peer stops lingering for talk and answers
-        yes to its rematch question (peer/rematch.py)."""
+        yes to its rematch question (peer/session.py)."""
         if self.rematch is not None:
             self.player.moving_on.set()
             self.rematch.want()
