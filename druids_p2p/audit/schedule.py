@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from druids_p2p.lan.seating import seat_order
-from druids_p2p.table.table_codec import TABLE_TYPES
+from druids_p2p.table.codec import TABLE_TYPES
 from druids_p2p.wire import Message, MsgType, Transcript
 from druids_p2p.wire.transcript import AuditProblem, AuditStop
 

@@ -46,9 +46,8 @@ from druids_p2p.table.card_table_play import (
     MoveFault,
     is_logged_move,
 )
-from druids_p2p.table.codec import WireCodec
+from druids_p2p.table.codec import TABLE_KIND_TYPES, WireCodec
 from druids_p2p.table.game_result import start_result
-from druids_p2p.table.table_codec import TABLE_KIND_TYPES
 from druids_p2p.table.table_state import TableState
 from druids_p2p.table.table_types import TableFault
 from druids_p2p.wire import Message, MsgType, next_head

@@ -142,7 +142,7 @@ class OneOf:
 class Parsed:
     """A body stated, and parsed, by the layer that owns it: the card table's eight bodies are
     the deck's (``deck/table_messages.py``, deck.md §5), which the wire may not import. The
-    layer that joins the two (``table/table_codec.py``) registers the deck's parser under
+    layer that joins the two (``table/codec.py``) registers the deck's parser under
     ``name`` (:func:`register_parser`); the decoder runs it once, refuses what it refuses as
     :class:`BadShape`, and keeps what it returns (``Message.parsed``) so the body is not
     parsed a second time. Unregistered, every such body is refused."""
@@ -376,7 +376,7 @@ TABLE_BODIES: dict[MsgType, Schema] = {
 }
 """The card table's eight bodies, types 60–67: stated once, by the deck (deck.md §5,
 ``deck/table_messages.py``), whose parser the net layer registers here under each type's label
-(``table/table_codec.py``). The decoder checks a body's shape with it, once, on receipt; the deck
+(``table/codec.py``). The decoder checks a body's shape with it, once, on receipt; the deck
 then judges its points and scalars when it stores the message (deck.md §10)."""
 
 MAX_CARRIED_ROUNDS = 8
