@@ -32,7 +32,7 @@ def bench_table_command(
     ritual, reshuffle, end)."""
     from druids_p2p.cli.play2004 import check_game
     from druids_p2p.peer.local_table import LocalTableError, play_table
-    from druids_p2p.table.move_kinds import MOVE_KINDS
+    from druids_p2p.table.moves import MOVE_KINDS
 
     rules = RULESETS[check_game(game)]
     if not rules.min_players <= players <= rules.max_players:

@@ -404,7 +404,7 @@ class LocalTable:
         :attr:`seats`, in that order), records, ``bot_faults`` (by play seat: what each bot
         did wrong, the host's words; empty for a person or a bot without fault), timings (at
         a card table, each move's latency also by its class, ``move_latency_by_kind``:
-        ``table/move_kinds.py``)."""
+        ``table/moves.py``)."""
         heads = {r.get("head") for r in results}
         first = results[0]
         finished = all(r.get("finished") for r in results)

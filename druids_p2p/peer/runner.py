@@ -17,7 +17,7 @@ from druids_p2p.games.seam import IllegalMove
 from druids_p2p.lan.peer_config import PlayerMove
 from druids_p2p.peer.ending import TableEnding
 from druids_p2p.peer.liveness import LivenessChecks
-from druids_p2p.table.move_kinds import move_kind
+from druids_p2p.table.moves import move_kind
 from druids_p2p.table.table_types import TableFault
 from druids_p2p.wire import (
     MsgType,
@@ -202,7 +202,7 @@ class TableRunner(LivenessChecks, TableEnding):
     def _note_counted(self) -> None:
         """Move latency: from sending our move to the table being ready for the next move (a
         draw: the others' shares of the drawn card are in), classed by the deck operations the
-        move set off meanwhile (``table/move_kinds.py``)."""
+        move set off meanwhile (``table/moves.py``)."""
         machine = self.machine
         play = machine.card_play
         if play is None or self.move_sent_at is None:

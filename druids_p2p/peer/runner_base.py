@@ -180,7 +180,7 @@ class RunnerBase:
         from there to the table's next move are what that move set off."""
         self.latencies_ms: list[float] = []
         self.move_kinds: list[str] = []
-        """At a card table, the class of each of ``latencies_ms`` (``table/move_kinds.py``)."""
+        """At a card table, the class of each of ``latencies_ms`` (``table/moves.py``)."""
         self.move_round = -1
         """The round the move being timed was made in (its end opens the next round's table)."""
         self.deal_started: float | None = None
