@@ -32,7 +32,7 @@ from druids_p2p.peer import ending
 from druids_p2p.peer.homes import TableState
 from druids_p2p.peer.runner import TableRunner
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Identity, MsgType, WireError, decode
 
 CheatPlay = Callable[[TableMachine, int], list[bytes]]

@@ -53,8 +53,8 @@ from druids_p2p.deck.shuffle_proof import ShuffleProof
 from druids_p2p.games.seam import GameMove
 from druids_p2p.lan import lobby as lobby_module
 from druids_p2p.lan.mesh import Mesh
-from druids_p2p.table.secrets import TableSecret
 from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,

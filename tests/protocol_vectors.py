@@ -46,7 +46,7 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.notation import format_card, format_move
 from druids_p2p.lan.seating import seat_order
 from druids_p2p.table.codec import Chain, WireCodec
-from druids_p2p.table.secrets import TableSecret
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType
 from druids_p2p.wire.envelope import head0, next_head
 

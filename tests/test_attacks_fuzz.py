@@ -22,7 +22,7 @@ from druids_p2p.lan.mesh import Inbound
 from druids_p2p.lan.peer_config import PeerConfig, Player
 from druids_p2p.peer.runner import TableRunner
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,

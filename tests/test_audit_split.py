@@ -108,7 +108,7 @@ def test_a_peer_stopped_on_anothers_word_records_the_seat_blamed_as_that_peers_c
     machine = arena.machines[claimant]
     blamed = 2
     seat = arena.seat(blamed)
-    from druids_p2p.table.table_types import TableFault
+    from druids_p2p.table.table_state import TableFault
 
     reason = f"p2 (seat {seat}) unreachable: gone for 40 s with no message while it owed move"
     arena._fault(claimant, TableFault(reason, seat))

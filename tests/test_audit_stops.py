@@ -27,7 +27,7 @@ from druids_p2p.games.druids2017.table_schedule import NO, YES
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.games.seam import CardTableSeat
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, MsgType, decode
 
 CHEATER = 0

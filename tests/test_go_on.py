@@ -33,7 +33,7 @@ from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
 from druids_p2p.lan.seating import make_account, make_join, make_seat_message, seat_list_fault
 from druids_p2p.peer.go_on import departed_key, go_on_after
 from druids_p2p.peer.local_table import LocalTable as PeerTable
-from druids_p2p.table.table_types import Departure, TableFault
+from druids_p2p.table.table_state import Departure, TableFault
 from druids_p2p.wire import Identity, MsgType, decode, encode
 
 CARRIED = (7, -3, 12)

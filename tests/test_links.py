@@ -41,9 +41,8 @@ from druids_p2p.peer.links import (
     ResendLimiter,
 )
 from druids_p2p.peer.runner import TableRunner
-from druids_p2p.table.secrets import TableSecret
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault, TableSecret
 from druids_p2p.wire import ZERO_HASH, Identity, MsgType, Transcript, decode, encode
 
 LOOPBACK = TableNetwork.of_address("127.0.0.1")

@@ -17,7 +17,7 @@ from typing import Any
 from druids_p2p.peer.deadlines import claim_of
 from druids_p2p.peer.go_on import go_on_after
 from druids_p2p.peer.runner_base import RunnerBase
-from druids_p2p.table.table_types import RecordLost, TableFault
+from druids_p2p.table.table_state import RecordLost, TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,

@@ -22,7 +22,7 @@ from druids_p2p.lan.seating import Account, make_account, same_account
 from druids_p2p.peer.local_table import PeerProcess, peer_argv
 from druids_p2p.rulesets import table_options
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import Departure
+from druids_p2p.table.table_state import Departure
 from druids_p2p.wire import MsgType, WireError, decode, rename_identity
 
 __all__ = [

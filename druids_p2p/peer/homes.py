@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.rulesets import ruleset_of
-from druids_p2p.table.secrets import write_private
+from druids_p2p.table.table_state import write_private
 from druids_p2p.wire import MsgType, WireError, decode
 from druids_p2p.wire.errors import RecordError
 from druids_p2p.wire.record import read_record, sync_dir

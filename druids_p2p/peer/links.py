@@ -17,7 +17,7 @@ from druids_p2p.lan.mesh import MeshPort
 from druids_p2p.lan.network import TokenBucket
 from druids_p2p.peer.deadlines import who
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, WireError, decode
 
 __all__ = [

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from druids_p2p.peer.deadlines import WINDOW, debts, lost_contact, who
 from druids_p2p.peer.runner_base import RunnerBase
-from druids_p2p.table.table_types import Departure, Divergence, TableFault
+from druids_p2p.table.table_state import Departure, Divergence, TableFault
 from druids_p2p.wire import Message
 
 NUDGE_AFTER_S = 1.0

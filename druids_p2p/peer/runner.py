@@ -18,7 +18,7 @@ from druids_p2p.lan.peer_config import PlayerMove
 from druids_p2p.peer.ending import TableEnding
 from druids_p2p.peer.liveness import LivenessChecks
 from druids_p2p.table.moves import move_kind
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,

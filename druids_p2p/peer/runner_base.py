@@ -31,7 +31,7 @@ from druids_p2p.peer.homes import TableState
 from druids_p2p.peer.links import CatchUp, FrameGuard, LinkError, Links, ResendLimiter, bounded
 from druids_p2p.table.card_table_round import move_value
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import TableEvent, TableFault
+from druids_p2p.table.table_state import TableEvent, TableFault
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode
 
 log = logging.getLogger(__name__)

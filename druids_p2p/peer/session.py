@@ -43,9 +43,8 @@ from druids_p2p.peer.homes import (
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.peer.runner import TableRunner
 from druids_p2p.rulesets import table_options
-from druids_p2p.table.secrets import TableSecret
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault, TableSecret
 from druids_p2p.wire import Transcript, WireError, decode
 
 __all__ = ["ASK_S", "FILL_AFTER_S", "Rematch", "pick_table", "rematch", "rematch_after", "run_peer"]

@@ -48,8 +48,7 @@ from druids_p2p.table.card_table_play import (
 )
 from druids_p2p.table.codec import TABLE_KIND_TYPES, WireCodec
 from druids_p2p.table.game_result import start_result
-from druids_p2p.table.table_state import TableState
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault, TableState
 from druids_p2p.wire import Message, MsgType, next_head
 
 KEYS = -1

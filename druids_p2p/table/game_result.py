@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from druids_p2p.table.table_state import TableState
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault, TableState
 from druids_p2p.wire import Message, MsgType
 
 

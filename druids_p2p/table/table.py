@@ -33,8 +33,7 @@ from druids_p2p.table.card_table_round import (
 from druids_p2p.table.game_result import check_result, on_results
 from druids_p2p.table.moves import MoveRefused
 from druids_p2p.table.table_seating import check_confirm, on_confirms, on_nonces
-from druids_p2p.table.table_state import TableState
-from druids_p2p.table.table_types import Divergence, Step, TableEvent, TableFault
+from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault, TableState
 from druids_p2p.wire import Equivocation, Message, MsgType, Transcript, WireError
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,7 @@ import hashlib
 
 from druids_p2p.lan.seating import confirm_contradiction, seat_order
 from druids_p2p.table.card_table_round import start_card_table
-from druids_p2p.table.table_state import TableState
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault, TableState
 from druids_p2p.wire import Message, MsgType
 
 
