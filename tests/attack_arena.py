@@ -29,7 +29,7 @@ from druids_p2p.games.druids2017.table_schedule import TRICK
 from druids_p2p.lan.mesh import Inbound
 from druids_p2p.lan.peer_config import PeerConfig, Player
 from druids_p2p.peer import ending
-from druids_p2p.peer.homes import TableState
+from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.runner import TableRunner
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_state import TableFault
@@ -125,7 +125,7 @@ class Arena(LocalTable):
                 config,
                 FakeMesh(self, k),
                 self.machines[k],
-                TableState(tmp_path / f"p{k}"),
+                HomeTable(tmp_path / f"p{k}"),
                 Player(),
             )
 

@@ -32,7 +32,7 @@ from druids_p2p.lan.network import EndpointError, TableNetwork, parse_endpoint
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, Player, TableView
 from druids_p2p.lan.seating import make_join, make_seat_message
 from druids_p2p.peer import liveness
-from druids_p2p.peer.homes import TableState
+from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.links import (
     RESEND_BURST,
     RESEND_MAX_MESSAGES,
@@ -331,7 +331,7 @@ def test_a_resend_flood_is_answered_bounded_and_rate_limited(tmp_path: Path) -> 
     try:
         runner_mesh.connect(asker.public_key, receiver.endpoint, receiver.curve_public_raw)
         config = PeerConfig(home=tmp_path, identity=table.ids[0])
-        runner = TableRunner(config, runner_mesh, machine, TableState(tmp_path / "t"), Player())
+        runner = TableRunner(config, runner_mesh, machine, HomeTable(tmp_path / "t"), Player())
         runner.resend_limiter = ResendLimiter(clock=clock)
         request = encode(
             asker,
@@ -505,14 +505,14 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
             PeerConfig(home=tmp_path / "a", identity=table.ids[0]),
             mesh_a,
             ahead,
-            TableState(tmp_path / "a"),
+            HomeTable(tmp_path / "a"),
             _Waiting(),
         )
         runner_b = TableRunner(
             PeerConfig(home=tmp_path / "b", identity=table.ids[1]),
             mesh_b,
             behind,
-            TableState(tmp_path / "b"),
+            HomeTable(tmp_path / "b"),
             _Waiting(),
         )
         # The harness's seat list names no real sockets: this link is set by hand, as settled.

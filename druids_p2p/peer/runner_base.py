@@ -27,7 +27,7 @@ from druids_p2p.lan.chat import TableChat
 from druids_p2p.lan.mesh import MeshPort
 from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, PlayerMove, TableView
 from druids_p2p.peer.deadlines import Deadlines
-from druids_p2p.peer.homes import TableState
+from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.links import CatchUp, FrameGuard, LinkError, Links, ResendLimiter, bounded
 from druids_p2p.table.card_table_round import move_value
 from druids_p2p.table.table import TableMachine
@@ -147,7 +147,7 @@ class RunnerBase:
         config: PeerConfig,
         mesh: MeshPort,
         machine: TableMachine,
-        state: TableState,
+        state: HomeTable,
         player: Player,
     ) -> None:
         self.config = config

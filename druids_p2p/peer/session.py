@@ -33,9 +33,9 @@ from druids_p2p.peer import go_on
 from druids_p2p.peer.go_on import departed_key, invitation, start_stand_in
 from druids_p2p.peer.homes import (
     EventLog,
+    HomeTable,
     Request,
     TableChoiceNeeded,
-    TableState,
     about,
     choose_table,
     set_aside,
@@ -199,10 +199,10 @@ def _request(config: PeerConfig) -> Request:
     )
 
 
-def pick_table(config: PeerConfig) -> TableState | None:
+def pick_table(config: PeerConfig) -> HomeTable | None:
     """The saved table ``config`` rejoins, or None for a new one (homes.choose_table)."""
     if config.resume_folder is not None:
-        return TableState(config.resume_folder)
+        return HomeTable(config.resume_folder)
     try:
         return choose_table(config.home, _request(config))
     except TableChoiceNeeded as exc:
@@ -329,7 +329,7 @@ def _next_table(
 def _play_marked(
     config: PeerConfig,
     mesh: Mesh,
-    state: TableState,
+    state: HomeTable,
     seat_raw: bytes,
     resumed: bool,
     early: list[bytes],
@@ -353,7 +353,7 @@ def _play_marked(
     return result, machine
 
 
-def _take_seat(config: PeerConfig, mesh: Mesh) -> tuple[TableState, bytes, list[bytes]]:
+def _take_seat(config: PeerConfig, mesh: Mesh) -> tuple[HomeTable, bytes, list[bytes]]:
     """Host or join a new table; its folder saved (with how it was found, to find it again)."""
     identity = config.identity
     early: list[bytes] = []
@@ -380,9 +380,9 @@ def _take_seat(config: PeerConfig, mesh: Mesh) -> tuple[TableState, bytes, list[
 
 def _save_table(
     config: PeerConfig, mesh: Mesh, seat_raw: bytes, name: str | None, lobby_id: str | None
-) -> TableState:
+) -> HomeTable:
     """A seated table's folder, saved (with how it was found, to find it again)."""
-    state = TableState(config.home / "tables" / decode(seat_raw).table_id.hex()[:24])
+    state = HomeTable(config.home / "tables" / decode(seat_raw).table_id.hex()[:24])
     saved = about(_request(config), name, lobby_id) | {"bind": config.bind}
     if config.custom_player is None:
         saved["player"] = config.player  # what a launcher restarts the seat with
@@ -393,7 +393,7 @@ def _save_table(
 def _play(
     config: PeerConfig,
     mesh: Mesh,
-    state: TableState,
+    state: HomeTable,
     seat_raw: bytes,
     resumed: bool,
     early: list[bytes],

@@ -48,7 +48,7 @@ from druids_p2p.table.card_table_play import (
 )
 from druids_p2p.table.codec import TABLE_KIND_TYPES, WireCodec
 from druids_p2p.table.game_result import start_result
-from druids_p2p.table.table_state import TableFault, TableState
+from druids_p2p.table.table_state import TableFault, TableMachineState
 from druids_p2p.wire import Message, MsgType, next_head
 
 KEYS = -1
@@ -64,7 +64,7 @@ _OP_TYPES = {
 assert set(_OP_TYPES.values()) <= set(TABLE_KIND_TYPES.values())
 
 
-def start_card_table(t: TableState) -> None:
+def start_card_table(t: TableMachineState) -> None:
     """Seating is done: this seat's copy of the game and the first round's card table, then
     its keys step."""
     rules = t.card_rules
@@ -92,7 +92,7 @@ def start_card_table(t: TableState) -> None:
     _next_step(t)
 
 
-def _new_table(t: TableState, round_no: int) -> TablePeer:
+def _new_table(t: TableMachineState, round_no: int) -> TablePeer:
     """This seat's deck seat at round ``round_no``'s card table: fresh keys, positions from 0,
     its secret drawn from this table's secret and the round (deterministic: a restart signs
     the same messages again)."""
@@ -110,7 +110,7 @@ def _new_table(t: TableState, round_no: int) -> TablePeer:
     )
 
 
-def _head(t: TableState) -> bytes:
+def _head(t: TableMachineState) -> bytes:
     """The head our next message builds on: the transcript's, after every message of ours
     already sealed but not yet appended. Those are for steps of ours alone that come first (a
     deck can only run ahead of the transcript on this seat's own messages: its pass, its play,
@@ -122,19 +122,19 @@ def _head(t: TableState) -> bytes:
     return head
 
 
-def move_value(t: TableState, move: int | GameMove) -> GameMove:
+def move_value(t: TableMachineState, move: int | GameMove) -> GameMove:
     """A player's move as the game's value: a move id (a bot answers with one) is made one
     here, where it enters the table, once (ValueError for an id that is no move)."""
     return t.card_rules.Move.of(move) if isinstance(move, int) else move
 
 
-def own_card_move(t: TableState, move: int | GameMove) -> None:
+def own_card_move(t: TableMachineState, move: int | GameMove) -> None:
     """This seat's move, checked by its copy of the rules (IllegalMove / ValueError)."""
     assert t.card_play is not None
     t.card_play.play(move_value(t, move))
 
 
-def on_card_step(t: TableState, batch: list[Message]) -> None:
+def on_card_step(t: TableMachineState, batch: list[Message]) -> None:
     """A deck step or a move step is complete: hand its messages to the deck and the copy."""
     play = t.card_play
     assert play is not None
@@ -171,7 +171,7 @@ def on_card_step(t: TableState, batch: list[Message]) -> None:
     _next_step(t)
 
 
-def _on_check(t: TableState, batch: list[Message]) -> None:
+def _on_check(t: TableMachineState, batch: list[Message]) -> None:
     """Every seat's check of the last words: a token that is neither is its sender's fault;
     one ``Words:unfit`` (the first, in play order, is kept as the call) sends every seat
     to the final reveal, where the audit judges the words."""
@@ -194,7 +194,7 @@ def _on_check(t: TableState, batch: list[Message]) -> None:
     _guard(t, None, lambda: t.card_play.settle_words(bool(calls)))
 
 
-def _next_step(t: TableState) -> None:
+def _next_step(t: TableMachineState) -> None:
     """Begin the step the cursor has reached (skipping operations nobody sends for)."""
     play = t.card_play
     assert play is not None
@@ -238,7 +238,7 @@ def _next_step(t: TableState) -> None:
         _replay_own_move(t)
 
 
-def _round_over(t: TableState) -> None:
+def _round_over(t: TableMachineState) -> None:
     """A round's card table is revealed: audit it and judge its breaches, then the result
     (the game is over) or the next round's table."""
     play = t.card_play
@@ -262,7 +262,7 @@ def _round_over(t: TableState) -> None:
     _next_step(t)
 
 
-def _shown(t: TableState, msg: Message) -> str:
+def _shown(t: TableMachineState, msg: Message) -> str:
     """A move message as the events show it: the game's token, or the card put down."""
     if msg.type is MsgType.MOVE:
         return str(msg.body["move"])
@@ -273,7 +273,7 @@ def _shown(t: TableState, msg: Message) -> str:
     return f"play {msg.body['zone']}"
 
 
-def take_back_own_move(t: TableState) -> None:
+def take_back_own_move(t: TableMachineState) -> None:
     """Our own move for the move step under way, sent back by a peer (our record lost it after
     it left): made again as if our record held it, never chosen anew (protocol.md §8)."""
     step = t.step
@@ -281,7 +281,7 @@ def take_back_own_move(t: TableState) -> None:
         _replay_own_move(t)
 
 
-def _replay_own_move(t: TableState) -> None:
+def _replay_own_move(t: TableMachineState) -> None:
     """A restarted peer whose saved record holds its move for this step makes that move again,
     now, as it made it then (its player is not asked twice): the same bytes at the same head."""
     assert t.card_play is not None
@@ -298,7 +298,7 @@ def _replay_own_move(t: TableState) -> None:
         raise TableFault(f"the saved record's own move is refused on replay: {exc}") from None
 
 
-def _saved_move(t: TableState, saved: Message) -> GameMove | None:
+def _saved_move(t: TableMachineState, saved: Message) -> GameMove | None:
     """The move id of this seat's saved move message (a card put down: the legal move that puts
     the card at that position of its hand into that zone), None if it is none."""
     play, rules = t.card_play, t.card_rules
@@ -315,7 +315,7 @@ def _saved_move(t: TableState, saved: Message) -> GameMove | None:
     return None
 
 
-def _audit(t: TableState) -> None:
+def _audit(t: TableMachineState) -> None:
     """Every secret is out: the deck recomputes every position and deck (deck.md §15.6)."""
     assert t.card_play is not None
     try:
@@ -336,7 +336,7 @@ def _audit(t: TableState) -> None:
         )
 
 
-def _blame_the_call(t: TableState, call: Message) -> NoReturn:
+def _blame_the_call(t: TableMachineState, call: Message) -> NoReturn:
     """The audit found every word true, so the seat that called them contradicted, whose
     cards the reveal shows, had an arrangement before it (the truth): its call is false."""
     raise TableFault(
@@ -347,7 +347,7 @@ def _blame_the_call(t: TableState, call: Message) -> NoReturn:
     )
 
 
-def prove_held(t: TableState) -> None:
+def prove_held(t: TableMachineState) -> None:
     """Before a seat is blamed for a pass it did not send: the passes the shuffle holds are
     proven now (otherwise they are, together, once its last pass is in; deck.md §10.2), so a bad
     pass before the silence is blamed first (a :class:`TableFault` naming its shuffler)."""
@@ -355,7 +355,7 @@ def prove_held(t: TableState) -> None:
         _guard(t, None, t.card_play.peer.prove_held)
 
 
-def _guard(t: TableState, msg: Message | None, call: object) -> None:
+def _guard(t: TableMachineState, msg: Message | None, call: object) -> None:
     """Run a deck or copy call; a cheat found is a :class:`TableFault` naming its seat."""
     assert callable(call)
     try:

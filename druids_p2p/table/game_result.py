@@ -4,7 +4,7 @@ Without it a record says what was played but not what anybody concluded from it,
 holding one record could check the moves but not the result the players walked away with; with
 it, a record is checked on its own, and a peer whose engine disagrees is caught at the table,
 not later (``protocol.md`` §7, "The result"). Each function acts on one
-:class:`~druids_p2p.table.table_state.TableState`, inside its schedule pump.
+:class:`~druids_p2p.table.table_state.TableMachineState`, inside its schedule pump.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from druids_p2p.table.table_state import TableFault, TableState
+from druids_p2p.table.table_state import TableFault, TableMachineState
 from druids_p2p.wire import Message, MsgType
 
 
@@ -33,7 +33,7 @@ def result_problem(body: Mapping[str, Any], totals: list[int], winners: list[int
     return None
 
 
-def start_result(machine: TableState) -> None:
+def start_result(machine: TableMachineState) -> None:
     """The last round is audited: every seat now signs what the game gives."""
     totals, winners = machine.outcome()
     assert winners is not None
@@ -42,7 +42,7 @@ def start_result(machine: TableState) -> None:
     machine._send_own(MsgType.RESULT, result_body(totals, winners))
 
 
-def check_result(machine: TableState, msg: Message) -> None:
+def check_result(machine: TableMachineState, msg: Message) -> None:
     """A result is checked the moment it is its sender's next message in the step."""
     totals, winners = machine.outcome()
     assert winners is not None
@@ -53,7 +53,7 @@ def check_result(machine: TableState, msg: Message) -> None:
         )
 
 
-def on_results(machine: TableState, batch: list[Message]) -> None:
+def on_results(machine: TableMachineState, batch: list[Message]) -> None:
     """Every seat signed the same result as this peer: the game is over."""
     totals, winners = machine.outcome()
     machine.phase = "done"

@@ -33,7 +33,7 @@ from druids_p2p.table.card_table_round import (
 from druids_p2p.table.game_result import check_result, on_results
 from druids_p2p.table.moves import MoveRefused
 from druids_p2p.table.table_seating import check_confirm, on_confirms, on_nonces
-from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault, TableState
+from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault, TableMachineState
 from druids_p2p.wire import Equivocation, Message, MsgType, Transcript, WireError
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 MAX_BUFFERED = 64
 """Messages held per sender ahead of the schedule; more is flooding and is dropped."""
 
-_HANDLERS: dict[str, Callable[[TableState, list[Message]], None]] = {
+_HANDLERS: dict[str, Callable[[TableMachineState, list[Message]], None]] = {
     "confirm": on_confirms,
     "nonce": on_nonces,
     "result": on_results,
@@ -50,14 +50,14 @@ _HANDLERS: dict[str, Callable[[TableState, list[Message]], None]] = {
     "card_word": on_card_step,
     "card_check": on_card_step,
 }
-"""Each step's handler, run once the step is complete (its state is :class:`TableState`'s)."""
+"""Each step's handler, run once the step is complete (on the :class:`TableMachineState`)."""
 
 
-class TableMachine(TableState):
+class TableMachine(TableMachineState):
     """One peer at one seated table. Feed it decoded messages; send what it returns.
 
-    Its state and who owns what: :class:`~druids_p2p.table.table_state.TableState`; the steps'
-    handlers: ``table_seating``, ``card_table_round``, ``game_result``."""
+    Its state and who owns what: :class:`~druids_p2p.table.table_state.TableMachineState`; the
+    steps' handlers: ``table_seating``, ``card_table_round``, ``game_result``."""
 
     # ================================================================ public queries
     @property

@@ -5,7 +5,7 @@ committed to in the confirmations, make the coin flip that fixes the play order,
 steer unless all the others collude (``protocol.md`` §4). The last to reveal knows the order
 first; a seat that then withholds its nonce is blamed by its deadline, and the others go on
 without it at a new table (``reseat.py``). Each function acts on one
-:class:`~druids_p2p.table.table_state.TableState`, inside its schedule pump.
+:class:`~druids_p2p.table.table_state.TableMachineState`, inside its schedule pump.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import hashlib
 
 from druids_p2p.lan.seating import confirm_contradiction, seat_order
 from druids_p2p.table.card_table_round import start_card_table
-from druids_p2p.table.table_state import TableFault, TableState
+from druids_p2p.table.table_state import TableFault, TableMachineState
 from druids_p2p.wire import Message, MsgType
 
 
-def on_confirms(t: TableState, batch: list[Message]) -> None:
+def on_confirms(t: TableMachineState, batch: list[Message]) -> None:
     """Every seat confirmed: reveal this seat's nonce."""
     for msg in batch:
         t.seating.confirms[msg.sender] = msg
@@ -26,7 +26,7 @@ def on_confirms(t: TableState, batch: list[Message]) -> None:
     t._send_own(MsgType.SEAT_NONCE, {"nonce": t.secret.seat_nonce()})
 
 
-def check_confirm(t: TableState, msg: Message) -> None:
+def check_confirm(t: TableMachineState, msg: Message) -> None:
     """A confirmation names an endpoint on the table's network (else its signer is blamed)
     and agrees with what the seat message lists for its signer, which is its signer's own
     signed word (its quoted join; for the host, the seat message): else its signer
@@ -49,7 +49,7 @@ def check_confirm(t: TableState, msg: Message) -> None:
         )
 
 
-def on_nonces(t: TableState, batch: list[Message]) -> None:
+def on_nonces(t: TableMachineState, batch: list[Message]) -> None:
     """Every nonce is out: check each against its commitment, flip the coin, deal round 1."""
     for msg in batch:
         nonce = msg.body["nonce"]

@@ -214,7 +214,7 @@ class Seating:
     nonces: dict[bytes, bytes] = field(default_factory=dict)
 
 
-class TableState:
+class TableMachineState:
     """One peer at one seated table: its state, and the helpers its step handlers share.
 
     Its game is played at the mental card table: ``card_rules`` and, once seated,
