@@ -28,8 +28,8 @@ from druids_p2p.table.card_table_play import (
     table_op,
     take_message,
 )
+from druids_p2p.table.card_table_round import result_problem
 from druids_p2p.table.codec import deck_envelope
-from druids_p2p.table.game_result import result_problem
 from druids_p2p.table.moves import MoveRefused, SignedMoves, moves_of
 from druids_p2p.wire import Message, MsgType
 from druids_p2p.wire.transcript import AuditProblem

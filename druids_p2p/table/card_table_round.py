@@ -1,36 +1,17 @@
-"""A game at the mental card table as the table machine's steps, round after round.
+"""A game at the mental card table as the table machine's steps, round after round (the schedule
+is protocol.md §11's): this seat's copy of the game and its deck seat driven in step, each round
+its own deck, audited at its final reveal, then the result every seat signs.
 
-After seating, this seat's copy of the game and its deck seat are driven by
-:class:`~druids_p2p.table.card_table_play.CardTablePlay`, and the table's schedule of steps follows
-the deck's operations as data. Each round is its own card table (fresh keys, positions from 0,
-the bodies' ``round``), closed by its final reveal (protocol.md §11):
-
-  keys      ``table_key`` from every seat
-  each op   shuffle: ``table_shuffle`` from each seat in turn (one step per pass; none for an
-            empty deck); deal: ``table_share`` from every seat but the receiver; turn:
-            ``table_share`` from every seat; reveal: ``table_open`` from each owner of a hidden
-            card there (none: no step); return, transfer: no step; final: ``table_reveal`` from
-            every seat
-  a move    ``move`` (a public move), ``table_play`` (a card put down face down) or
-            ``table_show`` (a card shown face up) from the seat to move
-  words     the owners' word (``move`` ``Word:yes``/``Word:no``) from each seat asked, then
-            the words' check (``move`` ``Words:fit``/``Words:unfit``) from every seat;
-            a check that says contradicted sends every seat to the final reveal at once
-  the end   the round's audit with every secret known (and the game's ``breaches`` judged
-            against the cards), then the next round's keys, or the ``result`` step (after a
-            contradicted check there is none: a breach is blamed, else the seat that called it)
-
-Every step is a step of the machine (``table/table.py``): its messages carry its head, are
-appended in seat order, and are owed by the seats it names, so the deadlines and blame of the
-table apply to every one of them. The schedule is followed by a cursor over the operations the
-transcript has completed, not over this seat's deck, which may have gone ahead on its own
-messages alone (a play, a reveal only it owes).
+The schedule is followed by a cursor over the operations the transcript has completed, not over
+this seat's deck, which may have gone ahead on its own messages alone (a play, a reveal only it
+owes).
 """
 
 from __future__ import annotations
 
 import random
-from typing import NoReturn
+from collections.abc import Mapping
+from typing import Any, NoReturn
 
 from druids_p2p.deck import AuditRequired, DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.table_audit import audit_state
@@ -47,10 +28,10 @@ from druids_p2p.table.card_table_play import (
     is_logged_move,
 )
 from druids_p2p.table.codec import TABLE_KIND_TYPES, WireCodec
-from druids_p2p.table.game_result import start_result
 from druids_p2p.table.table_state import TableFault, TableMachineState
 from druids_p2p.wire import Message, MsgType, next_head
 
+# A game at the mental card table as the table machine's steps, round after round.
 KEYS = -1
 """The cursor before the first operation: the keys step."""
 _OP_TYPES = {
@@ -373,3 +354,55 @@ def _guard(t: TableMachineState, msg: Message | None, call: object) -> None:
         seat = None if msg is None else t.seat_of(msg.sender)
         raw = () if msg is None else (msg.raw,)
         raise TableFault(f"card table: {exc}", seat, raw) from None
+
+
+# The ``result`` step: every seat signs the totals and winners it computed, once the game is
+# over.
+def result_body(totals: list[int], winners: list[int]) -> dict[str, Any]:
+    """What a seat signs: totals in play order (play seat 0 first) and the winners' play seats,
+    in increasing order."""
+    return {"totals": list(totals), "winners": sorted(winners)}
+
+
+def result_problem(body: Mapping[str, Any], totals: list[int], winners: list[int]) -> str | None:
+    """Why a signed result is not the one the game gives, or None when it is."""
+    expected = result_body(totals, winners)
+    if list(body["totals"]) != expected["totals"] or list(body["winners"]) != expected["winners"]:
+        return (
+            f"signed the result totals {list(body['totals'])}, winners {list(body['winners'])}; "
+            f"the game gives totals {expected['totals']}, winners {expected['winners']}"
+        )
+    return None
+
+
+def start_result(machine: TableMachineState) -> None:
+    """The last round is audited: every seat now signs what the game gives."""
+    totals, winners = machine.outcome()
+    assert winners is not None
+    machine.phase = "result"
+    machine._next("result", machine.order, MsgType.RESULT)
+    machine._send_own(MsgType.RESULT, result_body(totals, winners))
+
+
+def check_result(machine: TableMachineState, msg: Message) -> None:
+    """A result is checked the moment it is its sender's next message in the step."""
+    totals, winners = machine.outcome()
+    assert winners is not None
+    problem = result_problem(msg.body, totals, winners)
+    if problem is not None:
+        raise TableFault(
+            f"{machine._who(msg.sender)} {problem}", machine.seat_of(msg.sender), (msg.raw,)
+        )
+
+
+def on_results(machine: TableMachineState, batch: list[Message]) -> None:
+    """Every seat signed the same result as this peer: the game is over."""
+    totals, winners = machine.outcome()
+    machine.phase = "done"
+    machine.steps.close()
+    machine.finished = True
+    machine._event(
+        "game_over",
+        f"game over: totals {totals}, winners {winners}",
+        {"totals": totals, "winners": winners},
+    )

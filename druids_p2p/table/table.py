@@ -25,12 +25,13 @@ from pathlib import Path
 
 from druids_p2p.games.seam import GameMove, IllegalMove
 from druids_p2p.table.card_table_round import (
+    check_result,
     on_card_step,
+    on_results,
     own_card_move,
     prove_held,
     take_back_own_move,
 )
-from druids_p2p.table.game_result import check_result, on_results
 from druids_p2p.table.moves import MoveRefused
 from druids_p2p.table.table_seating import check_confirm, on_confirms, on_nonces
 from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault, TableMachineState
