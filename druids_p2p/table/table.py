@@ -1,19 +1,7 @@
-"""The table state machine: one peer's view of a seated table, from seat order to the final scores.
-
-Pure protocol logic, no sockets and no clock: messages in (already decoded by ``wire.decode``),
-messages out (raw bytes to broadcast). The same machine replays a saved record after a restart.
-
-Every peer appends the table's messages in one canonical order, so every honest transcript is
-byte-identical and its head hash can be compared. The order is a fixed schedule of *steps*; each
-step names the seats that must each send exactly one message of given types. A step is appended
-in its listed seat order once all its messages are in, and every message of a step must carry, as
-its ``head``, the transcript head at the start of the step (an implicit acknowledgement of all
-earlier history). The schedule (``protocol.md``, "Table"):
-
-  seating   SEAT_CONFIRM from every seat, then SEAT_NONCE from every seat (seat-order coin flip)
-  the game  each round at its own mental card table: its operations' messages, the moves and
-            the owners' words, its final reveal and audit (``card_table_round.py``)
-  result    RESULT from every seat
+"""One peer's pure view of a seated table (no sockets, no clock): the TableMachine takes decoded
+messages and says what to send, appending each step once complete, in its sender order, built on
+the step's head; the seating steps (every seat confirms its seat, then reveals its seat nonce
+for the coin flip of the play order) are here, the card table's in card_table_round.py.
 """
 
 from __future__ import annotations
@@ -24,19 +12,76 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from druids_p2p.games.seam import GameMove, IllegalMove
+from druids_p2p.lan.seating import confirm_contradiction, seat_order
 from druids_p2p.table.card_table_round import (
     check_result,
     on_card_step,
     on_results,
     own_card_move,
     prove_held,
+    start_card_table,
     take_back_own_move,
 )
 from druids_p2p.table.moves import MoveRefused
-from druids_p2p.table.table_seating import check_confirm, on_confirms, on_nonces
 from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault, TableMachineState
 from druids_p2p.wire import Equivocation, Message, MsgType, Transcript, WireError
 
+__all__ = ["MAX_BUFFERED", "TableMachine", "default_record_path", "record_dir_name"]
+
+
+# The seating steps of a table: every seat confirms its seat, then reveals its seat nonce.
+def on_confirms(t: TableMachineState, batch: list[Message]) -> None:
+    """Every seat confirmed: reveal this seat's nonce."""
+    for msg in batch:
+        t.seating.confirms[msg.sender] = msg
+    t._next("nonce", t.list_keys, MsgType.SEAT_NONCE)
+    t._send_own(MsgType.SEAT_NONCE, {"nonce": t.secret.seat_nonce()})
+
+
+def check_confirm(t: TableMachineState, msg: Message) -> None:
+    """A confirmation names an endpoint on the table's network (else its signer is blamed)
+    and agrees with what the seat message lists for its signer, which is its signer's own
+    signed word (its quoted join; for the host, the seat message): else its signer
+    contradicts itself, and the seat message and the confirmation prove it."""
+    refused = t.network.refusal(msg.body["endpoint"])
+    if refused is not None:
+        raise TableFault(
+            f"{t._who(msg.sender)}'s seat confirmation is refused: {refused}",
+            t.seat_of(msg.sender),
+            (msg.raw,),
+        )
+    wrong = confirm_contradiction(t.seat_message, msg)
+    if wrong is not None:
+        own = "seat message" if msg.sender == t.seat_message.sender else "join"
+        raise TableFault(
+            f"{t._who(msg.sender)}'s seat confirmation names {wrong}, which its own "
+            f"signed {own} does not",
+            t.seat_of(msg.sender),
+            (t.seat_message.raw, msg.raw),
+        )
+
+
+def on_nonces(t: TableMachineState, batch: list[Message]) -> None:
+    """Every nonce is out: check each against its commitment, flip the coin, deal round 1."""
+    for msg in batch:
+        nonce = msg.body["nonce"]
+        commit = t.seating.confirms[msg.sender].body["commit"]
+        if hashlib.sha256(nonce).digest() != commit:
+            raise TableFault(
+                f"{t._who(msg.sender)}'s seat nonce does not match its commitment",
+                t.list_keys.index(msg.sender),
+                (t.seating.confirms[msg.sender].raw, msg.raw),
+            )
+        t.seating.nonces[msg.sender] = nonce
+    t.order = seat_order(t.table_id, t.list_keys, t.seating.nonces)
+    names = ", ".join(f"{i}: {t.names[k]}" for i, k in enumerate(t.order))
+    order = [t.names[k] for k in t.order]  # the players by play seat, for who prints results
+    t._event("seated", f"seat order fixed by coin flip — {names}", {"order": order})
+    start_card_table(t)  # the game at the mental card table (table/card_table_round.py)
+
+
+# The table state machine: one peer's view of a seated table, from seat order to the final
+# scores.
 log = logging.getLogger(__name__)
 
 MAX_BUFFERED = 64
@@ -364,11 +409,3 @@ def record_dir_name(table_id: bytes) -> str:
 
 def default_record_path(base: Path, table_id: bytes, name: str) -> Path:
     return base / "records" / f"{record_dir_name(table_id)}-{name}.druids"
-
-
-__all__ = [
-    "MAX_BUFFERED",
-    "TableMachine",
-    "default_record_path",
-    "record_dir_name",
-]
