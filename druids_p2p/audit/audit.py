@@ -127,7 +127,7 @@ class _TableAudit:
         self.owing: Owing | None = None
         """What the step the record stops in still waits for (None if it stops between steps)."""
         self.tail = StopTail(messages, len(messages), self.names, self.seat_or_list)
-        """The stop tail (where ``audit_schedule`` found it begins): the recorder's own last
+        """The stop tail (where ``schedule.py`` found it begins): the recorder's own last
         messages and the aborts."""
         self.rounds_checked = False
         """The chain and the schedule held (steps 1-3): a problem found from now on (seating,
@@ -153,7 +153,7 @@ class _TableAudit:
 
     def _card_table(self, walk: ScheduleWalk, rules: CardTableRuleset) -> None:
         """A game at a mental card table: replayed with every card known, then the result."""
-        carried = carried_rounds(self.messages[0])  # a continued table's (continuation.py)
+        carried = carried_rounds(self.messages[0])  # a continued table's (lan/seating.py)
         replay = CardTableReplay(self.messages, walk, rules, self.options, carried=carried)
         try:
             replay.run()

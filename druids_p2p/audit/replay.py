@@ -166,7 +166,7 @@ def _named(replay: CardTableReplay, round_no: int, m: TableMove) -> GameMove | N
 
 # A LAN table's record file turned back into the game it holds: who sat where, each round's deal
 # (once that round's reveal is in the record) and every move, for ``druids replay RECORD``. Every
-# game is read by the audit's own replay of its card tables (``audit/record_steps.py``): a game
+# game is read by the audit's own replay of its card tables (this module): a game
 # dealt round by round (its rule set offers ``rounds``: Druids 2017) as its rounds, each round's
 # hands as dealt and its moves (and so in the game's JSON notation), a game of one round (Druids
 # 2004) move by move, with each seat's view after every move.
@@ -346,7 +346,7 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
 def _card_table(
     raws: Sequence[bytes], rules: CardTableRuleset, players: int, by_rounds: bool
 ) -> CardTableGame:
-    """The card tables' rounds, or moves and views (``audit/record_steps.py``), from the longest
+    """The card tables' rounds, or moves and views (this module), from the longest
     prefix of the record whose chain holds (the audit names where it breaks)."""
     try:
         transcript = verify_chain(raws)

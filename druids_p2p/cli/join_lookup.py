@@ -46,7 +46,7 @@ def find_table(
     Once a match is heard it listens one beacon interval more, so that a second table of the same
     name is noticed instead of joined at random. A name heard from two host keys is ambiguous: the
     candidates are listed (one line each, with fingerprints) and nothing is joined unless ``pin``
-    chooses one (table_choice.py). So is a name heard while the listener had to drop beacons for
+    chooses one (lan/listener.py). So is a name heard while the listener had to drop beacons for
     room (a flood of keys filled the list): the table meant may be among those dropped. The
     pinned host's beacons are never dropped for room (the listener keeps them)."""
     from druids_p2p.lan.discovery import DEFAULT_INTERVAL, DEFAULT_JITTER, TableAnnouncement

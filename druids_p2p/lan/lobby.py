@@ -223,7 +223,7 @@ class Lobby:
         continues: Account | None = None,
         stand_in: bytes | None = None,
     ) -> None:
-        """``invite``: seats already linked (a table going on without a seat, ``reseat.py``,
+        """``invite``: seats already linked (a table going on without a seat, ``peer/go_on.py``,
         ``go_on.py``) that are sent the announcement over the mesh, each second until they
         join. ``continues``: the previous table's account this table carries, which every
         joiner but the ``stand_in`` (a bot in the departed seat) must carry the same in its
@@ -232,7 +232,7 @@ class Lobby:
         self.continues = continues
         self.stand_in = stand_in
         self.fill: tuple[float, Callable[[list[bytes]], list[bytes]]] | None = None
-        """A rematch (``rematch.py``): after this many seconds, the seats of ``invite`` that
+        """A rematch (``peer/session.py``): after this many seconds, the seats of ``invite`` that
         have not joined are handed to the function, which starts a bot for each and returns
         their keys, admitted from then on (the deadline runs on from there)."""
         self.config = config

@@ -273,7 +273,7 @@ class PeerConfig:
     """Lines this seat's person types at the table (the terminal UI); None: it says nothing."""
     go_on: bool = True
     """Go on at a new table without a seat that kept the coin flip from finishing
-    (``reseat.py``, protocol.md §4). The terminal UI shows one table per session: it stops."""
+    (``peer/go_on.py``, protocol.md §4). The terminal UI shows one table per session: it stops."""
     go_on_ask: Callable[[dict[str, Any]], bool] | None = None
     """Asked, when a seat of a game dealt by rounds is gone for good, whether to go on without
     it at a new table with a bot in its seat (``go_on.py``); handed the offer (its ``text`` is
@@ -282,7 +282,7 @@ class PeerConfig:
     stand_in_bot: str = "rule"
     """The bot that stands in for a departed seat, if this peer is the one to start it."""
     rematch_ask: Callable[[dict[str, Any]], bool] | None = None
-    """Asked once a table has ended whether to play a rematch (``rematch.py``): the same
+    """Asked once a table has ended whether to play a rematch (``peer/session.py``): the same
     players and options at a new table, a bot for any that does not come; it answers within
     ``rematch.ASK_S``. None: never (``--rematch N``: yes N times; the terminal UI: key r)."""
 

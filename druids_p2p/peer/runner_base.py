@@ -111,7 +111,7 @@ class MachineView:
 
     @property
     def carried_rounds(self) -> int:
-        """Rounds carried from the previous tables of a game going on (``continuation.py``)."""
+        """Rounds carried from the previous tables of a game going on (``lan/seating.py``)."""
         carried = self._machine.carried
         return len(next(iter(carried.values()))) if carried else 0
 

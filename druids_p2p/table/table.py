@@ -103,7 +103,7 @@ class TableMachine(TableMachineState):
     """One peer at one seated table. Feed it decoded messages; send what it returns.
 
     Its state and who owns what: :class:`~druids_p2p.table.table_state.TableMachineState`; the
-    steps' handlers: ``table_seating``, ``card_table_round``, ``game_result``."""
+    steps: the seating ones here, the card table's in ``card_table_round``."""
 
     # ================================================================ public queries
     @property

@@ -232,7 +232,7 @@ class TableMachineState:
         transcript: Transcript | None = None,
         network: TableNetwork | None = None,
     ) -> None:
-        """``network``: where every seat's confirmed endpoint must be (``endpoints.py``); by
+        """``network``: where every seat's confirmed endpoint must be (``lan/network.py``); by
         default the network of this peer's own ``endpoint``."""
         if seat_message.type is not MsgType.SEAT:
             raise ValueError("a table starts from its seat message")
@@ -264,7 +264,7 @@ class TableMachineState:
         """Why the seat message's addresses are not every seat's own word (the host's fault)."""
         self.carried: dict[bytes, list[int]] = {}
         """Each seat's rounds carried from the previous tables of a game going on without a
-        departed seat (``continuation.py``); empty at a first table."""
+        departed seat (``lan/seating.py``); empty at a first table."""
         if self.seat_fault is None:
             self.carried = carried_rounds(seat_message)
         self.rounds_audited = 0

@@ -8,7 +8,7 @@ since the table screen it opens after seating is that game's (``tui/game_uis.py`
 
 Every table shows its host's key fingerprint, and a name announced by several hosts is marked: a
 name is not an identity. Joining a host that is neither pinned (``--fingerprint``) nor confirmed
-before in this session asks first, showing the fingerprint to check (table_choice.py).
+before in this session asks first, showing the fingerprint to check (lan/listener.py).
 
 A terminal too small for the lobby's forms says so, with the size it needs (measured from the
 forms as laid out), as the table screens do (``widgets/size_warning.py``)."""
