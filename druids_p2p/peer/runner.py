@@ -4,7 +4,7 @@ Every peer is equal here: a full CURVE mesh, every message checked by ``wire.dec
 table machine, and one bad peer can only get itself blamed. Each tick the runner hands the
 machine what arrived (with the link that carried it), sends what the machine says,
 asks the player for a move on this seat's turn (showing it a read-only view, never the
-machine), and runs its liveness checks (``peer/liveness.py``); a :class:`TableFault` ends the
+machine), and runs its liveness checks (``peer/runner_base.py``); a :class:`TableFault` ends the
 table (``peer/ending.py``).
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 from druids_p2p.games.seam import IllegalMove
 from druids_p2p.lan.peer_config import PlayerMove
 from druids_p2p.peer.ending import TableEnding
-from druids_p2p.peer.liveness import LivenessChecks
+from druids_p2p.peer.runner_base import LivenessChecks
 from druids_p2p.table.moves import move_kind
 from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import (
