@@ -28,7 +28,7 @@ from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.table_schedule import TRICK
 from druids_p2p.lan.mesh import Inbound
 from druids_p2p.lan.peer_config import PeerConfig, Player
-from druids_p2p.peer import ending
+from druids_p2p.peer import runner as runner_module
 from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.runner import TableRunner
 from druids_p2p.table.table import TableMachine
@@ -41,7 +41,7 @@ CheatPlay = Callable[[TableMachine, int], list[bytes]]
 @pytest.fixture(autouse=True)
 def no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
     """An aborting runner lingers to answer resend requests; nobody asks here."""
-    monkeypatch.setattr(ending, "LINGER_AFTER_GAME_S", 0.0)
+    monkeypatch.setattr(runner_module, "LINGER_AFTER_GAME_S", 0.0)
 
 
 def twin_of(identity: Identity, raw: bytes, peer: TablePeer | None = None) -> bytes:

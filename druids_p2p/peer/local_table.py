@@ -325,7 +325,7 @@ class LocalTable:
         Once every seat reported the same finished game, each holds every message of it (its
         result comes after it checked every seat's signed result, and after its record and
         state were written): no peer needs a resend from another any more, so each is stopped
-        then (``SIGTERM``) rather than left to linger for the others (``peer/ending.py``).
+        then (``SIGTERM``) rather than left to linger for the others (``peer/runner.py``).
         A table that stopped is waited for as the peers end it."""
         deadline = time.monotonic() + timeout
         results = []
