@@ -21,7 +21,6 @@ from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, PlayerMove
 from druids_p2p.peer.deadlines import WINDOW, Deadlines, debts, lost_contact, who
 from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.links import CatchUp, FrameGuard, LinkError, Links, ResendLimiter, bounded
-from druids_p2p.table.card_table_round import move_value
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_state import Departure, Divergence, TableEvent, TableFault
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode
@@ -89,7 +88,7 @@ class MachineView:
         if play is None:
             return "the game has not started"
         try:
-            value = move_value(self._machine, move)
+            value = self._machine.move_value(move)
         except ValueError as exc:
             return str(exc)
         reason: str | None = play.refusal(value)  # the check its move will get (table/moves.py)

@@ -13,97 +13,26 @@ from pathlib import Path
 
 from druids_p2p.games.seam import GameMove, IllegalMove
 from druids_p2p.lan.seating import confirm_contradiction, seat_order
-from druids_p2p.table.card_table_round import (
-    check_result,
-    on_card_step,
-    on_results,
-    own_card_move,
-    prove_held,
-    start_card_table,
-    take_back_own_move,
-)
+from druids_p2p.table.card_table_round import CardTableSteps
 from druids_p2p.table.moves import MoveRefused
-from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault, TableMachineState
+from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault
 from druids_p2p.wire import Equivocation, Message, MsgType, Transcript, WireError
 
 __all__ = ["MAX_BUFFERED", "TableMachine", "default_record_path", "record_dir_name"]
 
 
-# The seating steps of a table: every seat confirms its seat, then reveals its seat nonce.
-def on_confirms(t: TableMachineState, batch: list[Message]) -> None:
-    """Every seat confirmed: reveal this seat's nonce."""
-    for msg in batch:
-        t.seating.confirms[msg.sender] = msg
-    t._next("nonce", t.list_keys, MsgType.SEAT_NONCE)
-    t._send_own(MsgType.SEAT_NONCE, {"nonce": t.secret.seat_nonce()})
-
-
-def check_confirm(t: TableMachineState, msg: Message) -> None:
-    """A confirmation names an endpoint on the table's network (else its signer is blamed)
-    and agrees with what the seat message lists for its signer, which is its signer's own
-    signed word (its quoted join; for the host, the seat message): else its signer
-    contradicts itself, and the seat message and the confirmation prove it."""
-    refused = t.network.refusal(msg.body["endpoint"])
-    if refused is not None:
-        raise TableFault(
-            f"{t._who(msg.sender)}'s seat confirmation is refused: {refused}",
-            t.seat_of(msg.sender),
-            (msg.raw,),
-        )
-    wrong = confirm_contradiction(t.seat_message, msg)
-    if wrong is not None:
-        own = "seat message" if msg.sender == t.seat_message.sender else "join"
-        raise TableFault(
-            f"{t._who(msg.sender)}'s seat confirmation names {wrong}, which its own "
-            f"signed {own} does not",
-            t.seat_of(msg.sender),
-            (t.seat_message.raw, msg.raw),
-        )
-
-
-def on_nonces(t: TableMachineState, batch: list[Message]) -> None:
-    """Every nonce is out: check each against its commitment, flip the coin, deal round 1."""
-    for msg in batch:
-        nonce = msg.body["nonce"]
-        commit = t.seating.confirms[msg.sender].body["commit"]
-        if hashlib.sha256(nonce).digest() != commit:
-            raise TableFault(
-                f"{t._who(msg.sender)}'s seat nonce does not match its commitment",
-                t.list_keys.index(msg.sender),
-                (t.seating.confirms[msg.sender].raw, msg.raw),
-            )
-        t.seating.nonces[msg.sender] = nonce
-    t.order = seat_order(t.table_id, t.list_keys, t.seating.nonces)
-    names = ", ".join(f"{i}: {t.names[k]}" for i, k in enumerate(t.order))
-    order = [t.names[k] for k in t.order]  # the players by play seat, for who prints results
-    t._event("seated", f"seat order fixed by coin flip — {names}", {"order": order})
-    start_card_table(t)  # the game at the mental card table (table/card_table_round.py)
-
-
-# The table state machine: one peer's view of a seated table, from seat order to the final
-# scores.
 log = logging.getLogger(__name__)
 
 MAX_BUFFERED = 64
 """Messages held per sender ahead of the schedule; more is flooding and is dropped."""
 
-_HANDLERS: dict[str, Callable[[TableMachineState, list[Message]], None]] = {
-    "confirm": on_confirms,
-    "nonce": on_nonces,
-    "result": on_results,
-    "card_deck": on_card_step,  # the game at the mental card table: table/card_table_round.py
-    "card_move": on_card_step,
-    "card_word": on_card_step,
-    "card_check": on_card_step,
-}
-"""Each step's handler, run once the step is complete (on the :class:`TableMachineState`)."""
 
-
-class TableMachine(TableMachineState):
+class TableMachine(CardTableSteps):
     """One peer at one seated table. Feed it decoded messages; send what it returns.
 
-    Its state and who owns what: :class:`~druids_p2p.table.table_state.TableMachineState`; the
-    steps: the seating ones here, the card table's in ``card_table_round``."""
+    Its state and who owns what: :class:`~druids_p2p.table.table_state.TableMachineState`; its
+    steps are its methods: the seating ones here, the card table's and the result's from
+    :class:`~druids_p2p.table.card_table_round.CardTableSteps`."""
 
     # ================================================================ public queries
     @property
@@ -208,7 +137,7 @@ class TableMachine(TableMachineState):
         if self.card_play is not None:  # a share's proof, while the step's others are on the way
             self.card_play.precheck(msg)
             if msg.sender == self.me:
-                take_back_own_move(self)
+                self.take_back_own_move()
         self._pump_then_fault()
         return self._drain()
 
@@ -220,7 +149,7 @@ class TableMachine(TableMachineState):
         and a fault held back for our own messages (:class:`TableFault`). Also asked before a
         seat is blamed for a message past its deadline."""
         self.check_deferred()
-        prove_held(self)
+        self.prove_held()
 
     def play(self, move: int | GameMove) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
@@ -228,7 +157,7 @@ class TableMachine(TableMachineState):
         if not self.my_turn:
             raise IllegalMove("it is not this seat's turn")
         try:
-            own_card_move(self, move)  # its copy of the rules checks it, once (ValueError)
+            self.own_card_move(move)  # its copy of the rules checks it, once (ValueError)
         except MoveRefused as refused:
             raise IllegalMove(refused.rule or refused.reason) from None
         except ValueError as refused:  # the card table's copy of the rules
@@ -307,9 +236,9 @@ class TableMachine(TableMachineState):
                 (msg.raw,),
             )
         if msg.type is MsgType.SEAT_CONFIRM:
-            check_confirm(self, msg)
+            self.check_confirm(msg)
         if msg.type is MsgType.RESULT:
-            check_result(self, msg)
+            self.check_result(msg)
         if msg.head != self.step_head:
             reason = (
                 f"{self._who(msg.sender)} built on transcript head {msg.head.hex()[:12]}…, "
@@ -401,6 +330,68 @@ class TableMachine(TableMachineState):
             transcript.append(msg)
         transcript.flush(sync=True)  # what was read may be the page cache's: durable before sends
         self.transcript = transcript
+
+    # ================================================================ the seating steps
+    def on_confirms(self, batch: list[Message]) -> None:
+        """Every seat confirmed: reveal this seat's nonce."""
+        for msg in batch:
+            self.seating.confirms[msg.sender] = msg
+        self._next("nonce", self.list_keys, MsgType.SEAT_NONCE)
+        self._send_own(MsgType.SEAT_NONCE, {"nonce": self.secret.seat_nonce()})
+
+    def check_confirm(self, msg: Message) -> None:
+        """A confirmation names an endpoint on the table's network (else its signer is blamed)
+        and agrees with what the seat message lists for its signer, which is its signer's own
+        signed word (its quoted join; for the host, the seat message): else its signer
+        contradicts itself, and the seat message and the confirmation prove it."""
+        refused = self.network.refusal(msg.body["endpoint"])
+        if refused is not None:
+            raise TableFault(
+                f"{self._who(msg.sender)}'s seat confirmation is refused: {refused}",
+                self.seat_of(msg.sender),
+                (msg.raw,),
+            )
+        wrong = confirm_contradiction(self.seat_message, msg)
+        if wrong is not None:
+            own = "seat message" if msg.sender == self.seat_message.sender else "join"
+            raise TableFault(
+                f"{self._who(msg.sender)}'s seat confirmation names {wrong}, which its own "
+                f"signed {own} does not",
+                self.seat_of(msg.sender),
+                (self.seat_message.raw, msg.raw),
+            )
+
+    def on_nonces(self, batch: list[Message]) -> None:
+        """Every nonce is out: check each against its commitment, flip the coin, deal round 1."""
+        for msg in batch:
+            nonce = msg.body["nonce"]
+            commit = self.seating.confirms[msg.sender].body["commit"]
+            if hashlib.sha256(nonce).digest() != commit:
+                raise TableFault(
+                    f"{self._who(msg.sender)}'s seat nonce does not match its commitment",
+                    self.list_keys.index(msg.sender),
+                    (self.seating.confirms[msg.sender].raw, msg.raw),
+                )
+            self.seating.nonces[msg.sender] = nonce
+        self.order = seat_order(self.table_id, self.list_keys, self.seating.nonces)
+        names = ", ".join(f"{i}: {self.names[k]}" for i, k in enumerate(self.order))
+        order = [
+            self.names[k] for k in self.order
+        ]  # the players by play seat, for who prints results
+        self._event("seated", f"seat order fixed by coin flip — {names}", {"order": order})
+        self.start_card_table()  # the game at the mental card table (table/card_table_round.py)
+
+
+_HANDLERS: dict[str, Callable[[TableMachine, list[Message]], None]] = {
+    "confirm": TableMachine.on_confirms,
+    "nonce": TableMachine.on_nonces,
+    "result": TableMachine.on_results,
+    "card_deck": TableMachine.on_card_step,
+    "card_move": TableMachine.on_card_step,
+    "card_word": TableMachine.on_card_step,
+    "card_check": TableMachine.on_card_step,
+}
+"""Each step's method, run once the step is complete."""
 
 
 def record_dir_name(table_id: bytes) -> str:

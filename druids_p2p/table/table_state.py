@@ -1,8 +1,8 @@
 """What one peer knows of one seated table: its faults, its schedule's steps and their log, the
 table secret its seat's randomness is derived from, and the state every step acts on (each piece
 with one owner: the transcript, our chain, the step log, the game's copy; everything else a view
-of it). The machine (table.py) adds the driving; the steps act on this state, so none of them
-imports the machine.
+of it). The one table machine is this state with its steps as methods (card_table_round.py's
+CardTableSteps) and its driving (table.py's TableMachine).
 """
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ class Seating:
 
 
 class TableMachineState:
-    """One peer at one seated table: its state, and the helpers its step handlers share.
+    """One peer at one seated table: its state, and the helpers its steps share.
 
     Its game is played at the mental card table: ``card_rules`` and, once seated,
     ``card_play`` (``table/card_table_round.py``)."""
