@@ -34,7 +34,7 @@ from druids_p2p.deck.table_messages import (
     TableShuffleMsg,
     parse_table_body,
 )
-from druids_p2p.table.table_codec import TABLE_KIND_TYPES
+from druids_p2p.table.codec import TABLE_KIND_TYPES
 from druids_p2p.wire import MsgType, Transcript, decode, read_record
 from druids_p2p.wire.record import MAGIC
 

@@ -46,9 +46,9 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.notation import format_card, format_move
 from druids_p2p.lan.seating import seat_order
 from druids_p2p.table.codec import Chain, WireCodec
-from druids_p2p.table.secrets import TableSecret
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType
-from druids_p2p.wire.table import head0, next_head
+from druids_p2p.wire.envelope import head0, next_head
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_ID = hashlib.sha256(b"druids-p2p deal vector table").digest()

@@ -25,11 +25,10 @@ from druids_p2p.games.druids2017.notation import MOVES, format_card
 from druids_p2p.games.druids2017.table_schedule import round_ops
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.table.card_table_play import table_op
-from druids_p2p.table.codec import Chain, WireCodec
-from druids_p2p.table.secrets import TableSecret
-from druids_p2p.table.table_codec import TABLE_TYPES
+from druids_p2p.table.codec import TABLE_TYPES, Chain, WireCodec
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import ZERO_HASH, Message, MsgType
-from druids_p2p.wire.table import head0, next_head
+from druids_p2p.wire.envelope import head0, next_head
 
 ROUND_VECTOR_ID = hashlib.sha256(b"druids-p2p druids2017 round vector").digest()
 ROUND_VECTOR_SEATS = 3

@@ -20,7 +20,7 @@ from table_harness import LocalTable, game_of
 
 from druids_p2p.audit.audit import audit_file, audit_messages
 from druids_p2p.audit.audit_card_table import CardTableReplay
-from druids_p2p.audit.audit_schedule import ScheduleWalk
+from druids_p2p.audit.schedule import ScheduleWalk
 from druids_p2p.games.druids2017 import Game
 from druids_p2p.games.registry import RULESETS
 from druids_p2p.wire import Identity, MsgType, decode

@@ -17,7 +17,7 @@ from table_harness import LocalTable
 
 from druids_p2p.peer.deadlines import Deadlines, debts
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, MsgType, decode
 
 

@@ -21,9 +21,9 @@ from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.games.registry import RULESETS
 from druids_p2p.table.card_table_play import CardTablePlay, MoveFault, table_op
 from druids_p2p.table.codec import Chain, WireCodec
-from druids_p2p.table.secrets import TableSecret
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, decode
-from druids_p2p.wire.table import head0, next_head
+from druids_p2p.wire.envelope import head0, next_head
 
 RULES = RULESETS["druids2004"]
 TABLE_ID = bytes(range(32))

@@ -21,19 +21,20 @@ from typing import Any, TypedDict
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.lan import discovery, interfaces
-from druids_p2p.lan.beacon_listener import BeaconListener, discover
-from druids_p2p.lan.beacon_sender import BeaconSender
+from druids_p2p.lan import discovery
+from druids_p2p.lan import network as interfaces
 from druids_p2p.lan.discovery import (
     BEACON_DOMAIN,
     MAX_BEACON_SIZE,
+    BeaconSender,
     Seat,
     TableAnnouncement,
     TableInfo,
     decode_beacon,
     encode_beacon,
 )
-from druids_p2p.lan.interfaces import (
+from druids_p2p.lan.listener import BeaconListener, discover
+from druids_p2p.lan.network import (
     LOOPBACK,
     InterfaceError,
     NetChoice,

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.netns
 # a host gone before the last round reads as a table not heard again.
 SENDER = """
 import sys, time
-from druids_p2p.lan.beacon_sender import BeaconSender
+from druids_p2p.lan.discovery import BeaconSender
 from druids_p2p.lan.discovery import Seat, TableInfo
 from druids_p2p.wire.identity import Identity
 me = Identity.from_seed(bytes(range(32)), "ns-host")

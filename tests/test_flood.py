@@ -15,8 +15,8 @@ import pytest
 from attack_arena import Arena, no_linger
 
 from druids_p2p.audit.audit import audit_messages
-from druids_p2p.peer.frame_guard import LINK_BURST
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.peer.links import LINK_BURST
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import ZERO_HASH, MsgType, encode, envelope
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

@@ -31,7 +31,7 @@ from highcard.table_seat import HighCardSeat  # noqa: E402
 from druids_p2p.audit.audit import audit_messages  # noqa: E402
 from druids_p2p.games import registry  # noqa: E402
 from druids_p2p.table.table import TableMachine  # noqa: E402
-from druids_p2p.table.table_types import TableFault  # noqa: E402
+from druids_p2p.table.table_state import TableFault  # noqa: E402
 from druids_p2p.wire import MsgType, decode  # noqa: E402
 
 CHEATER = 0

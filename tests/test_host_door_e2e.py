@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.lan.admission import closed_reason
+from druids_p2p.lan.seating import closed_reason
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.wire import rename_identity
 

@@ -15,7 +15,12 @@ from typing import Any
 import pytest
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.lan.admission import (
+from druids_p2p.lan.discovery import decode_beacon
+from druids_p2p.lan.listener import parse_pin
+from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
+from druids_p2p.lan.mesh import Mesh
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
+from druids_p2p.lan.seating import (
     CLOSED_NOTE,
     MAX_REFUSED,
     REFUSED_REASON,
@@ -26,12 +31,6 @@ from druids_p2p.lan.admission import (
     terminal_approver,
     unique_name,
 )
-from druids_p2p.lan.discovery import decode_beacon
-from druids_p2p.lan.errors import PeerError
-from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
-from druids_p2p.lan.mesh import Mesh
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
-from druids_p2p.lan.table_choice import parse_pin
 from druids_p2p.wire import PROTOCOL_VERSION, decode
 from druids_p2p.wire.identity import Identity
 

@@ -16,16 +16,18 @@ import pytest
 from cli_harness import run_cli
 from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port
 
-from druids_p2p.lan.beacon_listener import (
+from druids_p2p.lan.discovery import BeaconSender, TableInfo, decode_beacon, encode_beacon
+from druids_p2p.lan.listener import (
     MAX_TABLES,
     MAX_TABLES_PER_KEY,
     MAX_TABLES_PER_SOURCE,
+    BadPin,
     BeaconListener,
+    choose,
+    parse_pin,
+    pin_matches,
 )
-from druids_p2p.lan.beacon_sender import BeaconSender
-from druids_p2p.lan.discovery import TableInfo, decode_beacon, encode_beacon
-from druids_p2p.lan.interfaces import guarded_sendto
-from druids_p2p.lan.table_choice import BadPin, choose, parse_pin, pin_matches
+from druids_p2p.lan.network import guarded_sendto
 from druids_p2p.wire.identity import Identity
 
 MALLORY = Identity.from_seed(bytes([7]) * 32, "mallory")

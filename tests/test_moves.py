@@ -29,7 +29,7 @@ from druids_p2p.table.moves import (
     take_table_move,
 )
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType
-from druids_p2p.wire.table import head0
+from druids_p2p.wire.envelope import head0
 
 Copies = list[TableSeat2017]
 TABLE_ID = bytes(range(32))

@@ -11,7 +11,7 @@ from attack_arena import Arena
 from table_harness import game_of
 
 from druids_p2p.games.druids2017.cards import N_DOMAIN_CARDS, move_for_card
-from druids_p2p.lan.players import Player, TableView
+from druids_p2p.lan.peer_config import Player, TableView
 from druids_p2p.table.card_table_play import MOVE_TYPES, WORDS_CHECKS
 from druids_p2p.table.table import TableMachine
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_table
@@ -23,20 +23,9 @@ from druids_p2p.wire import decode
 ROOT = Path(__file__).resolve().parent.parent
 WING = [ROOT / "druids_p2p" / p for p in ("lan", "table", "peer", "audit")]
 """The packages the network wing (once ``net/``) is split into, by job."""
-ROOMS = [
-    "errors",
-    "peer_config",
-    "players",
-    "lobby",
-    "runner_base",
-    "liveness",
-    "ending",
-    "runner",
-    "session",
-    "mesh_port",
-]
+ROOMS = ["peer_config", "lobby", "runner_base", "runner", "session", "mesh"]
 """What ``net/peer.py`` (six jobs, 1,201 lines) became."""
-DRIVERS = ["runner_base", "liveness", "ending", "runner", "session"]
+DRIVERS = ["runner_base", "runner", "session"]
 """The rooms that drive a table machine."""
 MACHINE_INSIDES = {"transcript", "chain", "pending", "on_event", "heads", "seating", "deck"}
 """What the machine keeps to itself: a driver reads none of it and writes nothing at all."""
@@ -86,7 +75,7 @@ def test_the_runner_and_the_session_never_write_into_the_machine(room: str) -> N
 
 @pytest.mark.parametrize(
     "path",
-    ["druids_p2p/lan/players.py", "druids_p2p/cli/bot_player.py", "druids_p2p/tui/player.py"],
+    ["druids_p2p/lan/peer_config.py", "druids_p2p/cli/bot_player.py", "druids_p2p/tui/player.py"],
 )
 def test_no_player_module_imports_the_table_machine(path: str) -> None:
     tree = ast.parse((ROOT / path).read_text())

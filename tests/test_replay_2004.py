@@ -22,7 +22,7 @@ from table_harness import LocalTable
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
-from druids_p2p.audit.record_replay import read_game
+from druids_p2p.audit.replay import read_game
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.druids2004.cards import format_card
 from druids_p2p.games.seam import PLAY

@@ -12,8 +12,8 @@ from table_harness import LocalTable
 from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.registry import SeatOptions, new_table_options, table_options
 from druids_p2p.lan.seating import options_body
-from druids_p2p.table.secrets import TableSecret
 from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import MsgType, decode, derive_table_id, encode, head0
 
 

@@ -26,9 +26,9 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Input, Select
 
 from druids_p2p.games.registry import SeatOptions
-from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import TableInfo, encode_beacon
-from druids_p2p.lan.interfaces import resolve
+from druids_p2p.lan.listener import BeaconListener
+from druids_p2p.lan.network import resolve
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen

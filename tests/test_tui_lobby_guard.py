@@ -18,11 +18,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from druids_p2p.lan.admission import JoinRequest
-from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import TableInfo, encode_beacon
-from druids_p2p.lan.interfaces import resolve
-from druids_p2p.lan.table_choice import parse_pin
+from druids_p2p.lan.listener import BeaconListener, parse_pin
+from druids_p2p.lan.network import resolve
+from druids_p2p.lan.seating import JoinRequest
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table

@@ -11,9 +11,9 @@ from pathlib import Path
 from lobby_pilot import shown_lobby
 from textual.widgets import DataTable
 
-from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import TableInfo, encode_beacon
-from druids_p2p.lan.interfaces import resolve
+from druids_p2p.lan.listener import BeaconListener
+from druids_p2p.lan.network import resolve
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.table import TABLE_UI
 from druids_p2p.tui.player import TableSpec

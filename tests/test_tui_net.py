@@ -17,7 +17,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Select
 
-from druids_p2p.lan.interfaces import resolve
+from druids_p2p.lan.network import resolve
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import BotSeat, bot_seats

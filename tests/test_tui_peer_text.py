@@ -27,10 +27,10 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, RichLog, Static
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.lan.admission import JoinRequest
-from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import Seat, TableInfo, encode_beacon
-from druids_p2p.lan.interfaces import resolve
+from druids_p2p.lan.listener import BeaconListener
+from druids_p2p.lan.network import resolve
+from druids_p2p.lan.seating import JoinRequest
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI as TABLE_UI_2004

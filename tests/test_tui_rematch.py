@@ -27,7 +27,7 @@ from textual.widgets import Select, Static
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.games.druids2004.replay import replay
-from druids_p2p.lan.interfaces import resolve
+from druids_p2p.lan.network import resolve
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats

@@ -22,8 +22,8 @@ from textual.widgets import Static
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
 from druids_p2p.games.druids2017.cards import GAIA_DARK, GAIA_LIGHT
 from druids_p2p.games.druids2017.rule_bot import rule_move
-from druids_p2p.lan.beacon_listener import BeaconListener
-from druids_p2p.lan.interfaces import NetChoice
+from druids_p2p.lan.listener import BeaconListener
+from druids_p2p.lan.network import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen

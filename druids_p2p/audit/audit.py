@@ -1,12 +1,8 @@
 """``druids audit`` for LAN game records: the whole game re-checked from the signed messages alone.
 
-On top of the wire-level checks (every signature, sequence number and link, via ``wire.audit``) and
-the seating's schedule (``audit_schedule``: step types, canonical order, step heads, the stop tail),
-this recomputes the seat-order coin flip and replays every round's card table from its record
-(``audit_card_table``: every proof of a shuffle, share and opening checked again, every move through
-the one check the table made, every breach judged with the round's cards known). The verdict is one
-of ``protocol.md`` §9's: the first problem (message index, seat at fault) makes a record invalid,
-unless it is the very fault the record's stop names.
+On top of the chain check (``wire/transcript.py``) and the schedule (``schedule.py``), it
+recomputes the seat-order coin flip and replays every round's card table
+(``audit_card_table.py``); the verdict is one of protocol.md §9's.
 """
 
 from __future__ import annotations
@@ -16,21 +12,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from druids_p2p.audit.audit_card_table import CardTableReplay
-from druids_p2p.audit.audit_schedule import ScheduleWalk
-from druids_p2p.audit.audit_stop import Owing, StopTail
+from druids_p2p.audit.schedule import Owing, ScheduleWalk, StopTail
 from druids_p2p.games.registry import RULESETS, table_options
 from druids_p2p.games.seam import CardTableRuleset
-from druids_p2p.lan.continuation import carried_rounds, winners_of
-from druids_p2p.lan.seating import confirm_contradiction, seat_list_fault
+from druids_p2p.lan.seating import (
+    carried_rounds,
+    confirm_contradiction,
+    seat_list_fault,
+    winners_of,
+)
 from druids_p2p.wire import Message, MsgType, RecordError, read_record
-from druids_p2p.wire.audit import (
+from druids_p2p.wire.identity import fingerprint
+from druids_p2p.wire.transcript import (
     AuditProblem,
     AuditReport,
     AuditStop,
     verify_chain,
     version_refusal,
 )
-from druids_p2p.wire.keys import fingerprint
 
 
 def audit_file(path: Path) -> AuditReport:
@@ -128,7 +127,7 @@ class _TableAudit:
         self.owing: Owing | None = None
         """What the step the record stops in still waits for (None if it stops between steps)."""
         self.tail = StopTail(messages, len(messages), self.names, self.seat_or_list)
-        """The stop tail (where ``audit_schedule`` found it begins): the recorder's own last
+        """The stop tail (where ``schedule.py`` found it begins): the recorder's own last
         messages and the aborts."""
         self.rounds_checked = False
         """The chain and the schedule held (steps 1-3): a problem found from now on (seating,
@@ -154,7 +153,7 @@ class _TableAudit:
 
     def _card_table(self, walk: ScheduleWalk, rules: CardTableRuleset) -> None:
         """A game at a mental card table: replayed with every card known, then the result."""
-        carried = carried_rounds(self.messages[0])  # a continued table's (continuation.py)
+        carried = carried_rounds(self.messages[0])  # a continued table's (lan/seating.py)
         replay = CardTableReplay(self.messages, walk, rules, self.options, carried=carried)
         try:
             replay.run()
@@ -203,13 +202,13 @@ class _TableAudit:
         return self.keys.index(key) if key in self.keys else None
 
     def _stopped(self) -> None:
-        """The record ends in aborts: read its stop (``audit_stop.py``)."""
+        """The record ends in aborts: read its stop (``schedule.py``)."""
         read = self.tail.read(self.owing)
         if read is not None:
             self.report.aborted, self.report.stop = read
 
     def stopped_on(self, problem: AuditProblem) -> AuditStop | None:
-        """The stop a content problem explains (``audit_stop.py``), once steps 1-3 held."""
+        """The stop a content problem explains (``schedule.py``), once steps 1-3 held."""
         if not self.rounds_checked:
             return None
         read = self.tail.explains(problem)

@@ -1,33 +1,9 @@
-"""``druids audit`` for a game at the mental card table: the game replayed from its record with
-every card known, through the same checks the table made.
+"""``druids audit`` for a game at the mental card table: the record replayed round by round with
+every card known, through the same checks the table made (protocol.md §11, offline audit).
 
-After the chain and the seating (``audit/audit.py``), the record is walked step by step as the
-table's round driver (``table/card_table_round.py``) schedules it, round by round, each round at its
-own card table: the keys, then each deck operation a copy of the game gives (shuffle passes, the
-shares of a deal or a turn, the owners' openings of a reveal, the final reveal), each owners' word
-step and each move of the seat to move; at each round's final reveal the deck's audit and the game's
-``breaches`` with every card of the round known. Every message must be of its step's type, from its
-step's seat in order and built on the head at its step's start. The deck messages go through the
-deck's :class:`TableState` (every proof of a shuffle, share and opening checked again); the moves
-and words through :func:`~druids_p2p.table.moves.take_table_move`, the one check the table made,
-into the copy's own log (the seam's ``log``; where each lies in the record:
-:attr:`CardTableReplay.signed`).
-
-The copy replayed is the game's *onlooker* (``CardTableRuleset.onlooker``: it holds no hand, so
-every seat is judged alike, as every other seat judged it at the table) where the game has one,
-else seat 0's. Every seat's final ``table_reveal`` of a round holds its secret: the joint secret
-opens every position of that round the moment it is taken, so the copy knows every card (its own
-world is the truth), every owner's word is held against its real cards, and the deck's final
-audit (``deck/table_audit.py``) accounts for every card. The outcome must be what every seat
-signed in the result step. A round without every secret is replayed with the cards the table
-opened publicly, and is at best incomplete. An onlooker follows it to its end (Druids 2017: the
-words only say who leads, every card is shown as played; what only the final reveal can judge,
-``breaches``, stays unjudged); a seat's copy only up to its first owners' word step: those words
-steer the game's course by cards the record does not show (Druids 2004: the table's copies fit
-them to cards each seat saw; a copy without them would guess and could accuse an honest seat).
-Every secret the record does reveal is checked all the same (``deck/table_audit.py``
-``secret_fault``): a false one is its signer's fault whatever words came before it, and makes the
-record invalid.
+It replays the game's onlooker where the game has one (it holds no hand, so every seat is judged
+alike), else seat 0's copy; a round without every seat's final secret is replayed with the cards
+opened publicly and is at best incomplete.
 """
 
 from __future__ import annotations
@@ -35,8 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from druids_p2p.audit.audit_schedule import ScheduleWalk
-from druids_p2p.audit.audit_stop import Owing
+from druids_p2p.audit.schedule import Owing, ScheduleWalk
 from druids_p2p.deck import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.shuffle_passes import prove_held
 from druids_p2p.deck.table_audit import audit_state, joint_secret, position_card, secret_fault
@@ -44,7 +19,7 @@ from druids_p2p.deck.table_messages import KIND_TABLE_REVEAL, TableRevealMsg, pa
 from druids_p2p.deck.table_ops import advance, senders
 from druids_p2p.deck.table_state import TableState
 from druids_p2p.games.seam import CardTableRuleset, TableOptions
-from druids_p2p.lan.continuation import carried_in_play_order, winners_of, with_carried
+from druids_p2p.lan.seating import carried_in_play_order, winners_of, with_carried
 from druids_p2p.table.card_table_play import (
     FINAL,
     MOVE_TYPES,
@@ -53,11 +28,11 @@ from druids_p2p.table.card_table_play import (
     table_op,
     take_message,
 )
+from druids_p2p.table.card_table_round import result_problem
 from druids_p2p.table.codec import deck_envelope
-from druids_p2p.table.game_result import result_problem
 from druids_p2p.table.moves import MoveRefused, SignedMoves, moves_of
 from druids_p2p.wire import Message, MsgType
-from druids_p2p.wire.audit import AuditProblem
+from druids_p2p.wire.transcript import AuditProblem
 
 MAX_STEPS = 1 << 16
 """A bound on the steps of one round (a whole 4-seat game takes a few hundred)."""
@@ -88,8 +63,8 @@ class CardTableReplay:
     ) -> None:
         """``settled``: called whenever the game waits for a seat's move or words, and at its
         end, with every card opened so far known to the copy (``druids replay`` takes its
-        views there: ``audit/record_steps.py``). ``carried``: each seat's rounds carried from the
-        tables before (``lan/continuation.py``), which count in the result it signed."""
+        views there: ``audit/replay.py``). ``carried``: each seat's rounds carried from the
+        tables before (``lan/seating.py``), which count in the result it signed."""
         assert walk.seated_at is not None
         self.messages, self.walk, self.order = messages, walk, walk.order
         self.settled = settled

@@ -12,7 +12,7 @@ import typer
 from druids_p2p.cli.app import app, fail
 
 if TYPE_CHECKING:
-    from druids_p2p.wire.audit import AuditReport
+    from druids_p2p.wire.transcript import AuditReport
 
 
 def _verdict_line(report: AuditReport) -> str:

@@ -2,8 +2,9 @@
 
 It lives here, above both, because the network layer must not import the bots or the plugin
 loader (an import-linter contract): the peer is handed :func:`bot_player` through
-``PeerConfig.bot_players`` and meets the result only as a :class:`~druids_p2p.lan.players.Player`,
-which sees the table only through its read-only :class:`~druids_p2p.lan.players.TableView`.
+``PeerConfig.bot_players`` and meets the result only as a
+:class:`~druids_p2p.lan.peer_config.Player`, which sees the table only through its read-only
+:class:`~druids_p2p.lan.peer_config.TableView`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ import random
 
 from druids_p2p.bots.base import Bot, BotSpec
 from druids_p2p.bots.host import BotRunner
-from druids_p2p.lan.errors import PeerError
-from druids_p2p.lan.peer_config import PeerConfig
-from druids_p2p.lan.players import Player, TableView
+from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, TableView
 from druids_p2p.plugins import load_bots
 
 log = logging.getLogger("druids_p2p.peer.runner")

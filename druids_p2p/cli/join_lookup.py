@@ -46,13 +46,17 @@ def find_table(
     Once a match is heard it listens one beacon interval more, so that a second table of the same
     name is noticed instead of joined at random. A name heard from two host keys is ambiguous: the
     candidates are listed (one line each, with fingerprints) and nothing is joined unless ``pin``
-    chooses one (table_choice.py). So is a name heard while the listener had to drop beacons for
+    chooses one (lan/listener.py). So is a name heard while the listener had to drop beacons for
     room (a flood of keys filled the list): the table meant may be among those dropped. The
     pinned host's beacons are never dropped for room (the listener keeps them)."""
-    from druids_p2p.lan.beacon_listener import BeaconListener
-    from druids_p2p.lan.beacon_sender import DEFAULT_INTERVAL, DEFAULT_JITTER
-    from druids_p2p.lan.discovery import TableAnnouncement
-    from druids_p2p.lan.table_choice import candidate_lines, choose, matches_target, pin_matches
+    from druids_p2p.lan.discovery import DEFAULT_INTERVAL, DEFAULT_JITTER, TableAnnouncement
+    from druids_p2p.lan.listener import (
+        BeaconListener,
+        candidate_lines,
+        choose,
+        matches_target,
+        pin_matches,
+    )
 
     keep = None if pin is None else (lambda key: pin_matches(pin, key))
     try:
@@ -132,9 +136,9 @@ def lobby_announcement(target: str, pin: str | None) -> bytes:
     """``join HOST:PORT --fingerprint FP`` (or ``--game G``): the lobby socket's beacon, if its
     host matches ``pin`` (any host without one)."""
     from druids_p2p.lan.discovery import decode_beacon
-    from druids_p2p.lan.errors import PeerError
+    from druids_p2p.lan.listener import pin_matches
     from druids_p2p.lan.lobby import query_lobby
-    from druids_p2p.lan.table_choice import pin_matches
+    from druids_p2p.lan.peer_config import PeerError
     from druids_p2p.wire.errors import WireError
 
     try:

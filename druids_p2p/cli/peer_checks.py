@@ -86,7 +86,7 @@ def check_times(gone_after: float, step_deadline: float, rejoin_time: float) -> 
 
 
 def bind_address(interface: str | None, address: str | None) -> str:
-    from druids_p2p.lan.interfaces import InterfaceError, UnsafeDestination, resolve
+    from druids_p2p.lan.network import InterfaceError, UnsafeDestination, resolve
 
     try:
         return resolve(interface=interface, address=address).address
@@ -97,7 +97,7 @@ def bind_address(interface: str | None, address: str | None) -> str:
 def check_door(open_door: bool, allow: list[str], approve: bool) -> tuple[str, ...]:
     """``host``'s door options: the ``--allow`` pins (fingerprint prefixes, checked like
     ``--fingerprint``), or one line and exit 2. ``--open`` seats anyone, so it goes alone."""
-    from druids_p2p.lan.table_choice import BadPin, parse_pin
+    from druids_p2p.lan.listener import BadPin, parse_pin
 
     if open_door and (allow or approve):
         fail("--open seats anyone: it cannot go with --approve or --allow")

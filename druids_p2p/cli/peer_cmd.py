@@ -100,7 +100,7 @@ _INTERFACE = typer.Option(None, "--interface", help="Network interface.")
 _ADDRESS = typer.Option(None, "--address", help="Local IPv4 address.")
 _JSON = typer.Option(False, "--json", help="Progress as JSON lines.")
 _GAME = game_option()
-# ... and those a host takes: who it seats (lan/admission.py).
+# ... and those a host takes: who it seats (lan/seating.py).
 _APPROVE = typer.Option(False, "--approve", help=_APPROVE_HELP)
 _OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
 _ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")
@@ -320,7 +320,7 @@ def join_command(
     Run again after a crash, the same command rejoins the table this player was seated at: the
     saved table is looked up first, by name (the host no longer announces a seated table).
     """
-    from druids_p2p.lan.table_choice import BadPin, parse_pin
+    from druids_p2p.lan.listener import BadPin, parse_pin
 
     if game is not None:
         pick_game(game)  # the table's game is the host's word: --game only checks it

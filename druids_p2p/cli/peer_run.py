@@ -93,9 +93,8 @@ def run_one_peer(
     chat_lines: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     from druids_p2p.cli.bot_player import bot_player
-    from druids_p2p.lan.admission import terminal_approver
-    from druids_p2p.lan.errors import PeerError, TableChoice
-    from druids_p2p.lan.peer_config import HostSpec, PeerConfig
+    from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, TableChoice
+    from druids_p2p.lan.seating import terminal_approver
     from druids_p2p.peer.session import run_peer
     from druids_p2p.wire import data_dir
 

@@ -41,8 +41,7 @@ def human_name(name: str | None) -> str:
     """The human seat's player: ``--name``, else this person's identity's name (not made if
     there is none yet), else the login name."""
     from druids_p2p.wire import IdentityError, data_dir
-    from druids_p2p.wire.identity import check_name
-    from druids_p2p.wire.identity_store import default_name, identity_path, load_identity
+    from druids_p2p.wire.identity import check_name, default_name, identity_path, load_identity
 
     if name is not None:
         try:
@@ -61,7 +60,7 @@ def human_name(name: str | None) -> str:
 def player_names(seats: list[str], name: str | None) -> list[str]:
     """Each seat's player name, also its folder's: bots numbered in seat order as the terminal
     UI names them (``rule-1``, ``random-2``), the human seat ``human_name`` (made unique)."""
-    from druids_p2p.lan.admission import unique_name
+    from druids_p2p.lan.seating import unique_name
 
     bots = iter(range(1, len(seats) + 1))
     names = [seat if seat == "human" else f"{seat[4:]}-{next(bots)}"[:32] for seat in seats]

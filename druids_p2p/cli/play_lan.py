@@ -24,8 +24,8 @@ def play_lan(opts: UiOptions, trick_s: float, rounds: int) -> None:
     game without tricks passes 0); ``rounds``: those of a table it hosts (checked)."""
     from druids_p2p.cli.bots_cmd import load_registry
     from druids_p2p.cli.id_cmd import load_identity
-    from druids_p2p.lan.interfaces import InterfaceError, UnsafeDestination, resolve
-    from druids_p2p.lan.table_choice import BadPin, parse_pin
+    from druids_p2p.lan.listener import BadPin, parse_pin
+    from druids_p2p.lan.network import InterfaceError, UnsafeDestination, resolve
 
     if not 1 <= opts.beacon_port <= 65535:
         fail(f"--beacon-port must be 1..65535, not {opts.beacon_port}")

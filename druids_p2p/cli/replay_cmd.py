@@ -21,7 +21,7 @@ from druids_p2p.cli.app import app, fail, pick_game
 from druids_p2p.games.registry import default_game, default_name, game_help, games
 
 if TYPE_CHECKING:
-    from druids_p2p.audit.record_replay import ReplayedGame
+    from druids_p2p.audit.replay import ReplayedGame
 
 
 def read_text_arg(path: str) -> str:
@@ -66,7 +66,7 @@ def replay_command(
     JSON (exit 1: an illegal move, as {"ok": false, ...}). Exit 2: malformed input (one line on
     stderr).
     """
-    from druids_p2p.audit.record_replay import is_record_file
+    from druids_p2p.audit.replay import is_record_file
 
     if file != "-" and is_record_file(Path(file)):
         _replay_record(Path(file), as_json, seat)
@@ -84,7 +84,7 @@ def replay_command(
 
 
 def _replay_record(path: Path, as_json: bool, seat: int | None) -> None:
-    from druids_p2p.audit.record_replay import RecordReplayError, read_game
+    from druids_p2p.audit.replay import RecordReplayError, read_game
 
     try:
         game = read_game(path, seat=seat)

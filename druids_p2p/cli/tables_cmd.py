@@ -11,7 +11,7 @@ import typer
 from druids_p2p.cli.app import app, echo_err, fail
 from druids_p2p.cli.peer_checks import check_port
 from druids_p2p.lan.discovery import DEFAULT_PORT, TableAnnouncement
-from druids_p2p.lan.interfaces import InterfaceError, UnsafeDestination, resolve
+from druids_p2p.lan.network import InterfaceError, UnsafeDestination, resolve
 
 DEFAULT_SECONDS = 2.5
 MAX_SECONDS = 600.0
@@ -79,8 +79,7 @@ def tables_command(
         net = resolve(interface=interface, address=address)
     except (InterfaceError, UnsafeDestination) as exc:
         fail(str(exc))
-    from druids_p2p.lan.beacon_listener import dropped_note, hear  # a peer needs no listing
-    from druids_p2p.lan.table_choice import namesakes
+    from druids_p2p.lan.listener import dropped_note, hear, namesakes  # a peer needs no listing
 
     try:
         found, dropped = hear(net, port, seconds)

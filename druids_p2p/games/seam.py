@@ -136,7 +136,7 @@ class CommonRuleset(Protocol):
 
     def seat_lines(self, view: Any) -> list[str]:
         """A seat's view (what its game's ``view(seat)`` returns) as a few lines of text: what
-        a person at a plain terminal is shown before typing a move (``lan/players.py``)."""
+        a person at a plain terminal is shown before typing a move (``lan/peer_config.py``)."""
         ...
 
     def typed_move(self, move: GameMove) -> str:

@@ -9,7 +9,7 @@ seated peer who signed a line can be shown saying it.
 What a receiver checks (protocol.md §11), in order, dropping the line at the first failure:
 
 1. the envelope (``wire.decode``: size, shape, the ``text`` bound of 200 bytes of printable UTF-8
-   without a bidi control (wire/text.py), the signature) and that it is for this table from a
+   without a bidi control (wire/schema.py), the signature) and that it is for this table from a
    seated key (the session loop's checks);
 2. seq 0 and a zero prev (an out-of-chain message), and the text printable again (a line that
    reached this class by another path than the decoder is never shown unchecked);
@@ -28,12 +28,11 @@ import logging
 import queue
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from druids_p2p.lan.network import TokenBucket
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, encode
-from druids_p2p.wire.bodies import MAX_CHAT_N, MAX_CHAT_TEXT
-from druids_p2p.wire.text import unprintable
+from druids_p2p.wire.schema import MAX_CHAT_N, MAX_CHAT_TEXT, unprintable
 
 log = logging.getLogger(__name__)
 
@@ -60,30 +59,6 @@ def check_text(text: str) -> str:
     if len(line.encode("utf-8")) > MAX_CHAT_TEXT:
         raise ChatRefused(f"a chat line is at most {MAX_CHAT_TEXT} bytes of text")
     return line
-
-
-@dataclass
-class TokenBucket:
-    """``burst`` tokens, refilled at one per ``refill_s``; ``take`` spends one if it can."""
-
-    clock: Callable[[], float]
-    burst: int = BURST
-    refill_s: float = REFILL_S
-    tokens: float = -1.0
-    """Full (``burst``) until the first line; then spent and refilled."""
-    at: float | None = None
-
-    def take(self) -> bool:
-        now = self.clock()
-        if self.at is None:
-            self.tokens = float(self.burst)
-        else:
-            self.tokens = min(float(self.burst), self.tokens + (now - self.at) / self.refill_s)
-        self.at = now
-        if self.tokens < 1.0:
-            return False
-        self.tokens -= 1.0
-        return True
 
 
 class ChatOutbox:
@@ -139,7 +114,7 @@ class TableChat:
     def _bucket(self, key: bytes) -> TokenBucket:
         bucket = self.buckets.get(key)
         if bucket is None:
-            bucket = self.buckets[key] = TokenBucket(self.clock)
+            bucket = self.buckets[key] = TokenBucket(float(BURST), 1.0 / REFILL_S, self.clock)
         return bucket
 
     def _show(self, key: bytes, text: str) -> None:

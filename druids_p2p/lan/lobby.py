@@ -1,14 +1,13 @@
-"""Before a table is seated: the host's lobby, and a joiner asking it for a seat.
-
-The host only gathers the seats: it announces the table (beacon, and a plain lobby socket that
-answers ``druids join HOST:PORT``), collects signed joins and sends the signed seat message
-(:class:`Lobby`). A joiner asks a lobby socket for the signed announcement (:func:`query_lobby`),
-or hears it on the LAN, and waits for the seat message that seats it (:func:`join_table`). From
-then on every peer is equal (``peer/runner.py``).
+"""Before a table is seated: the host's lobby (the beacon, a plain lobby socket that answers druids
+join HOST:PORT, the signed joins and the signed seat message) and a joiner asking it for a seat,
+who asks again while it waits so that a host that left is noticed (no message is added for that:
+the question is the one druids join HOST:PORT asks first). From then on every peer is equal
+(peer/runner.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import logging
@@ -16,28 +15,164 @@ import os
 import socket
 import time
 from collections.abc import Callable
+from typing import Any
 
 import zmq
 
 from druids_p2p.games.registry import table_options
-from druids_p2p.lan.admission import Admission, Door, JoinRequest, unique_name
-from druids_p2p.lan.beacon_sender import BeaconSender
-from druids_p2p.lan.continuation import Account, same_account
 from druids_p2p.lan.discovery import (
     LOBBY_ID_SIZE,
     Beacon,
+    BeaconSender,
     Seat,
     TableInfo,
     decode_beacon,
     encode_beacon,
 )
-from druids_p2p.lan.errors import PeerError
-from druids_p2p.lan.lobby_watch import HostWatch
-from druids_p2p.lan.mesh_port import LobbyMesh
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
-from druids_p2p.lan.seating import make_join, make_seat_message, quoted_join
+from druids_p2p.lan.mesh import LobbyMesh
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
+from druids_p2p.lan.seating import (
+    Account,
+    Admission,
+    Door,
+    JoinRequest,
+    make_join,
+    make_seat_message,
+    quoted_join,
+    same_account,
+    unique_name,
+)
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, WireError, decode, encode
 
+__all__ = [
+    "ASK_EVERY_S",
+    "LOBBY_DOMAIN",
+    "NO_ANSWER_S",
+    "SAY_AT_S",
+    "HostWatch",
+    "Lobby",
+    "join_table",
+    "lobby_table_id",
+    "query_lobby",
+    "seat_entries",
+]
+
+
+# While a joiner waits for its seat: is the host still there, and how full is its table?
+ASK_EVERY_S = 1.0
+"""How often the host's lobby socket is asked while the joiner waits."""
+
+NO_ANSWER_S = 3.0
+"""Without an answer this long, the host is said not to answer."""
+
+SAY_AT_S = (3.0, 8.0, 15.0, 30.0, 60.0)
+"""When the wait is said (seconds since the join was sent); then every :data:`SAY_EVERY_S`."""
+
+SAY_EVERY_S = 60.0
+
+QUESTION = b"druids-p2p/v1 lobby?"
+"""What ``query_lobby`` asks: the host's lobby answers any message with its announcement."""
+
+
+class HostWatch:
+    """Ask the host's lobby socket while waiting for a seat, and say how the wait goes."""
+
+    def __init__(
+        self,
+        ctx: zmq.Context[zmq.Socket[bytes]],
+        beacon: Beacon,
+        emit: Callable[[dict[str, Any]], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.beacon = beacon
+        self.emit = emit
+        self.clock = clock
+        self.address = beacon.info.lobby_address
+        self.start = clock()
+        self.asked = float("-inf")
+        self.answered: float | None = None
+        self.seats = (beacon.info.seats_taken, beacon.info.players)
+        self.said = 0
+        self.said_answering: bool | None = None
+        self.sock: zmq.Socket[bytes] | None = None
+        if self.address is not None:
+            self.sock = ctx.socket(zmq.DEALER)
+            self.sock.setsockopt(zmq.LINGER, 0)
+            self.sock.setsockopt(zmq.MAXMSGSIZE, 4096)
+            self.sock.setsockopt(zmq.SNDHWM, 4)
+            self.sock.connect(f"tcp://{self.address}")
+
+    def answering(self, now: float) -> bool | None:
+        """Whether the host answers now (None: too soon to tell, or no lobby to ask)."""
+        if self.sock is None:
+            return None
+        if self.answered is None:
+            return None if now - self.start < NO_ANSWER_S else False
+        return now - self.answered < NO_ANSWER_S
+
+    def tick(self) -> None:
+        """Ask, read the answers, and say how the wait goes if it is time to."""
+        now = self.clock()
+        if self.sock is not None:
+            if now - self.asked >= ASK_EVERY_S:
+                self.asked = now
+                # A full queue: the host has not taken the questions asked (no answer, then).
+                with contextlib.suppress(zmq.ZMQError):
+                    self.sock.send(QUESTION, zmq.NOBLOCK)
+            self._read(now)
+        answering = self.answering(now)
+        changed = answering is not None and self.said_answering not in (None, answering)
+        if changed or now - self.start >= self._next_say():
+            self._say(now, answering)
+
+    def _read(self, now: float) -> None:
+        assert self.sock is not None
+        for _ in range(16):
+            try:
+                raw = self.sock.recv(zmq.NOBLOCK)
+            except zmq.ZMQError:
+                return
+            try:
+                beacon = decode_beacon(raw)
+            except WireError:
+                continue
+            if (beacon.host_key, beacon.lobby_id) == (self.beacon.host_key, self.beacon.lobby_id):
+                self.answered = now
+                self.seats = (beacon.info.seats_taken, beacon.info.players)
+
+    def _next_say(self) -> float:
+        if self.said < len(SAY_AT_S):
+            return SAY_AT_S[self.said]
+        return SAY_AT_S[-1] + SAY_EVERY_S * (self.said - len(SAY_AT_S) + 1)
+
+    def _say(self, now: float, answering: bool | None) -> None:
+        waited = int(now - self.start)
+        while now - self.start >= self._next_say():
+            self.said += 1
+        self.said_answering = answering
+        taken, players = self.seats
+        if answering is False:
+            text = (
+                f"the host does not answer at {self.address} (waited {waited} s): it may have "
+                "left; Ctrl-C stops waiting"
+            )
+        elif answering:
+            text = (
+                f"waiting for the table to fill: {taken} of {players} seats taken "
+                f"(waited {waited} s)"
+            )
+        else:
+            text = f"waiting for a seat (waited {waited} s)"
+        event: dict[str, Any] = {"event": "waiting", "seconds": waited, "answering": answering}
+        self.emit(event | {"seats": taken, "players": players, "text": text})
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close(linger=0)
+            self.sock = None
+
+
+# Before a table is seated: the host's lobby, and a joiner asking it for a seat.
 log = logging.getLogger(__name__)
 
 LOBBY_DOMAIN = b"druids-p2p/v1 lobby\x00"
@@ -88,16 +223,16 @@ class Lobby:
         continues: Account | None = None,
         stand_in: bytes | None = None,
     ) -> None:
-        """``invite``: seats already linked (a table going on without a seat, ``reseat.py``,
+        """``invite``: seats already linked (a table going on without a seat, ``peer/go_on.py``,
         ``go_on.py``) that are sent the announcement over the mesh, each second until they
         join. ``continues``: the previous table's account this table carries, which every
         joiner but the ``stand_in`` (a bot in the departed seat) must carry the same in its
-        join (``continuation.py``)."""
+        join (``seating.py``)."""
         self.invite = invite
         self.continues = continues
         self.stand_in = stand_in
         self.fill: tuple[float, Callable[[list[bytes]], list[bytes]]] | None = None
-        """A rematch (``rematch.py``): after this many seconds, the seats of ``invite`` that
+        """A rematch (``peer/session.py``): after this many seconds, the seats of ``invite`` that
         have not joined are handed to the function, which starts a bot for each and returns
         their keys, admitted from then on (the deadline runs on from there)."""
         self.config = config
@@ -357,6 +492,3 @@ def seat_entries(seat_msg: Message) -> list[tuple[bytes, str, str, bytes]]:
     """The seat message's seats: (key, name, endpoint, CURVE key) each, in its order."""
     body = seat_msg.body
     return list(zip(body["seats"], body["names"], body["endpoints"], body["curves"], strict=True))
-
-
-__all__ = ["LOBBY_DOMAIN", "Lobby", "join_table", "lobby_table_id", "query_lobby", "seat_entries"]

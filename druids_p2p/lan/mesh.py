@@ -1,18 +1,8 @@
-"""The ZeroMQ full mesh between the peers of one table (the ROUTER/DEALER layout Zyre uses).
-
-Each peer binds one ROUTER inbox and keeps one DEALER per other peer, connected to that peer's
-inbox. All links are CURVE-encrypted and authenticated; a ZAP handler admits anyone in the lobby,
-and once the table is seated only the seats' own CURVE keys (``Mesh.close_gate``, which also drops
-any connection a stranger made before), so once a table is seated a stranger cannot even connect.
-
-A routing id names a connection, never a peer (issue 27 item 1). Each DEALER connects with a fresh
-random one, which travels inside the CURVE-encrypted handshake, so no other peer learns it; the
-inbox has routing-id handover off, so no later connection can take a routing id over; the inbox
-binds each routing id to the CURVE key its first frame authenticated, drops a frame whose routing
-id is bound to another key, and sends a frame meant for a key only to a routing id bound to that
-key. Who sent a frame is always the key its link authenticated (``Inbound.curve``).
-Every socket option that matters is set explicitly (LINGER, HWMs, heartbeats, maximum message
-size): pyzmq's defaults hang on close, drop silently at 1000 queued messages, or accept any size.
+"""The ZeroMQ full mesh between the peers of one table (the ROUTER/DEALER layout Zyre uses), CURVE
+on every link, and the MeshPort protocol through which the runner reaches it (as the tests'
+in-memory meshes do). A routing id names a connection, never a peer (protocol.md §1). Every socket
+option that matters is set explicitly: pyzmq's defaults hang on close, drop silently at 1000
+queued messages, or accept any size.
 """
 
 from __future__ import annotations
@@ -23,15 +13,18 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import cast
+from typing import Protocol, cast
 
 import zmq
 from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
-from druids_p2p.lan.endpoints import TableNetwork
-from druids_p2p.lan.mesh_auth import CurveGate, Routes
+from druids_p2p.lan.network import CurveGate, Routes, TableNetwork
 
+__all__ = ["LobbyMesh", "MeshPort"]
+
+
+# The ZeroMQ full mesh between the peers of one table (the ROUTER/DEALER layout Zyre uses).
 log = logging.getLogger(__name__)
 
 MAX_FRAME = 64 * 1024 + 1024
@@ -141,7 +134,7 @@ class Mesh:
         """Bind the inbox; ``curve_keys`` (public, secret, Z85) and ``port`` are given when a
         restarted peer must come back at the endpoint and key the others already know."""
         self.network = TableNetwork.of_address(bind_host)
-        """Where the endpoints of this mesh's table must be (``endpoints.py``)."""
+        """Where the endpoints of this mesh's table must be (``network.py``)."""
         self.ctx = zmq.Context()
         self.gate = CurveGate()
         self.auth = ThreadAuthenticator(self.ctx, log=logging.getLogger(__name__ + ".zap"))
@@ -416,3 +409,42 @@ class Mesh:
         self.inbox.close(linger=0)
         self.auth.stop()
         self.ctx.term()
+
+
+# What a seated table's runner needs of the network: the :class:`MeshPort` protocol.
+class MeshPort(Protocol):
+    """One peer's links to the other seats of its table."""
+
+    def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
+        """Queue a message to one peer (``both_links``: also over its link to us); False if it
+        could not be queued (it will be resent)."""
+
+    def broadcast(self, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
+        """Queue a message to every linked peer but ``exclude``."""
+
+    def poll(self, timeout_ms: int, limit: int = 256) -> list[Inbound]:
+        """What arrived, waiting at most ``timeout_ms`` for the first, at most ``limit``."""
+
+    def connect(self, peer_id: bytes, endpoint: str, curve_public_raw: bytes) -> None:
+        """Link to a peer's inbox at ``endpoint``, authenticating its CURVE key."""
+
+    def close_gate(self, raw_keys: Iterable[bytes]) -> None:
+        """From now on, hear only from the links of these CURVE keys."""
+
+
+class LobbyMesh(MeshPort, Protocol):
+    """What the lobby and a joiner need besides: where this peer is reached, its network's
+    rules, the context to open the lobby socket in, and replies before a link exists."""
+
+    endpoint: str
+    network: TableNetwork
+    ctx: zmq.Context[zmq.Socket[bytes]]
+
+    @property
+    def curve_public_raw(self) -> bytes: ...
+
+    def reply(self, routing_id: bytes, payload: bytes) -> None:
+        """Answer on the inbox whoever sent ``routing_id`` (a lobby refusal)."""
+
+    def watch_dealer(self, peer_id: bytes) -> None:
+        """Also poll the link to ``peer_id`` for replies (the host answers a joiner there)."""

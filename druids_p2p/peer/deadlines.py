@@ -1,37 +1,71 @@
-"""Who owes the table a message, since when, and when a missing message becomes a blame.
-
-A keepalive proves that a peer is alive, never that it did its part: before this module the
-runner counted any message (a ``hello`` included) as progress, so a peer that kept saying hello
-and never sent the reveal, salt, shares or key it owed was never timed out, and dodged the audit.
-Here every message the current step still waits for is a *debt* with its own clock, started when
-this peer first saw it owed and reset only by that very message (or the end of the step):
-
-* an automatic message (every deck message, the seating messages, the owners' words and their
-  check, the result) is due within the short *step deadline* (``PeerConfig.step_deadline_s``,
-  default 10 s): a seat that sent each one just before a long deadline could stretch a game by
-  minutes unblamed (issue 27 item 5);
-* a move (a person may be thinking) within the long *move limit* (``gone_after_s``, default
-  300 s); the step deadline is never longer than half of it.
-
-A debt past its deadline blames its seat. The wording tells an honest crash from a cheat: a seat
-heard from within the last ``away_after_s`` (its keepalives still arrive; half the deadline if
-that is shorter) *withheld* the message; one not heard from for longer is given its *rejoin time*
-(``rejoin_time_s``, default 30 s, once for the whole game: the time its automatic debts stay
-overdue while it is silent is taken from it) to restart and rejoin, and is then *unreachable*. A
-move's debt is given the move limit again from the seat's last word. ``protocol.md`` §9.
-
-No clock is read here: the runner passes ``now``, so tests drive it with a fake clock.
+"""Who owes the table a message, since when, and when a missing message becomes a blame: every
+message the current step still waits for is a debt with its own clock, reset only by that very
+message, so a keepalive proves a peer alive but never that it did its part. Seats that answer
+late though within the step deadline are shown slow (protocol.md §9).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from druids_p2p.peer.pace import Pace
 from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import MsgType, decode
 
+__all__ = ["LATE_FRACTION", "SLOW_AT", "WINDOW", "Pace", "PaceNews"]
+
+
+# Which seats answer their automatic messages late, though within the step deadline.
+LATE_FRACTION = 0.5
+"""An automatic message is late when it came after this fraction of the step deadline."""
+WINDOW = 6
+"""How many of a seat's last automatic messages are looked at."""
+SLOW_AT = 3
+"""Late ones among them that make the seat slow."""
+
+
+@dataclass(frozen=True)
+class PaceNews:
+    """A seat became slow (``slow``) or answers promptly again."""
+
+    key: bytes
+    slow: bool
+    late: int
+    """How many of its last :data:`WINDOW` automatic messages were late."""
+
+
+class Pace:
+    """How long each seat took over its automatic messages, and who is slow."""
+
+    def __init__(self, step_s: float) -> None:
+        self.late_after_s = step_s * LATE_FRACTION
+        self._answers: dict[bytes, deque[bool]] = {}
+        self.slow: set[bytes] = set()
+        self._news: list[PaceNews] = []
+        self.longest_s = 0.0
+        """The longest any seat took over an automatic message (reported in the result)."""
+
+    def paid(self, key: bytes, took_s: float) -> None:
+        """``key`` sent an automatic message ``took_s`` after this peer first saw it owed."""
+        self.longest_s = max(self.longest_s, took_s)
+        answers = self._answers.setdefault(key, deque(maxlen=WINDOW))
+        answers.append(took_s > self.late_after_s)
+        late = sum(answers)
+        if key not in self.slow and late >= SLOW_AT:
+            self.slow.add(key)
+            self._news.append(PaceNews(key, True, late))
+        elif key in self.slow and late == 0:
+            self.slow.discard(key)
+            self._news.append(PaceNews(key, False, late))
+
+    def news(self) -> list[PaceNews]:
+        """What changed since the last call."""
+        out, self._news = self._news, []
+        return out
+
+
+# Who owes the table a message, since when, and when a missing message becomes a blame.
 REJOIN_S = 30.0
 """A seat's rejoin time for the whole game, unless the peer is told otherwise."""
 
@@ -127,7 +161,7 @@ class Deadlines:
         """Each seat's rejoin time used so far (its automatic debts' time past the deadline)."""
         self._charged_to: float | None = None
         self.pace = Pace(self.step_s)
-        """How long each seat takes over its automatic messages (``pace.py``)."""
+        """How long each seat takes over its automatic messages (``deadlines.py``)."""
 
     def limit(self, debt: Debt) -> float:
         return self.move_s if debt.human else self.step_s

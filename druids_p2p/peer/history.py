@@ -24,7 +24,7 @@ from typing import Any
 
 from druids_p2p.games.registry import ruleset_of
 from druids_p2p.lan.seating import seat_order
-from druids_p2p.peer.homes import FINISHED, PLAYING, STOPPED, TableState
+from druids_p2p.peer.homes import FINISHED, PLAYING, STOPPED, HomeTable
 from druids_p2p.wire import Message, MsgType, WireError, decode
 from druids_p2p.wire.errors import RecordError
 from druids_p2p.wire.record import MAGIC, iter_record
@@ -156,8 +156,8 @@ def read_game(folder: Path) -> PastGame:
     if not isinstance(info, dict):
         game.reason = "state.json is not a map"
         return game
-    status = TableState(folder).status  # a playing table whose record ends in an abort: stopped
-    info = TableState(folder).info() or info
+    status = HomeTable(folder).status  # a playing table whose record ends in an abort: stopped
+    info = HomeTable(folder).info() or info
     if status == FINISHED:
         problem = _take_result(game, seat, info.get("result"))
         if problem is not None:
@@ -236,7 +236,7 @@ def _when(folder: Path) -> float:
 
 def _kept_for_a_person(game: PastGame) -> bool:
     """A seat the person played (the UI's ``me``, a ``human`` seat), not a bot's home."""
-    info = TableState(game.folder).info()
+    info = HomeTable(game.folder).info()
     return "bots" not in game.folder.parts and info.get("player", "human") == "human"
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.games.registry import ruleset_of
-from druids_p2p.table.secrets import write_private
+from druids_p2p.table.table_state import write_private
 from druids_p2p.wire import MsgType, WireError, decode
 from druids_p2p.wire.errors import RecordError
 from druids_p2p.wire.record import read_record, sync_dir
@@ -59,7 +59,7 @@ class TableChoiceNeeded(Exception):
 
 
 @dataclass
-class TableState:
+class HomeTable:
     """What a peer keeps on disk to rejoin its table after a crash, and how that table ended."""
 
     folder: Path
@@ -189,13 +189,13 @@ def _ending_abort(record: Path) -> str | None:
     return str(last.body.get("reason", "aborted"))
 
 
-def saved_tables(home: Path) -> list[TableState]:
+def saved_tables(home: Path) -> list[HomeTable]:
     """Every table kept in ``home``, oldest first."""
     root = home / "tables"
     if not root.is_dir():
         return []
     folders = [f for f in root.iterdir() if (f / "state.json").exists()]
-    return [TableState(f) for f in sorted(folders, key=_started)]
+    return [HomeTable(f) for f in sorted(folders, key=_started)]
 
 
 def _started(folder: Path) -> tuple[float, str]:
@@ -205,12 +205,12 @@ def _started(folder: Path) -> tuple[float, str]:
         return 0.0, folder.name
 
 
-def playing_tables(home: Path) -> list[TableState]:
+def playing_tables(home: Path) -> list[HomeTable]:
     """The tables in ``home`` that are neither finished nor stopped (a crash left them)."""
     return [t for t in saved_tables(home) if t.status == PLAYING]
 
 
-def unfinished_table(home: Path) -> TableState | None:
+def unfinished_table(home: Path) -> HomeTable | None:
     """The most recent table in ``home`` still playing, if any."""
     playing = playing_tables(home)
     return playing[-1] if playing else None
@@ -232,7 +232,7 @@ class Request:
     new: bool = False
 
 
-def matches(state: TableState, request: Request) -> bool:
+def matches(state: HomeTable, request: Request) -> bool:
     """True if ``request`` is the one that seated this peer at ``state`` (run again)."""
     info = state.info()
     if request.role is None or info.get("role") != request.role:
@@ -250,7 +250,7 @@ def matches(state: TableState, request: Request) -> bool:
     return False
 
 
-def choose_table(home: Path, request: Request) -> TableState | None:
+def choose_table(home: Path, request: Request) -> HomeTable | None:
     """The saved table this command resumes, or None to start (host or join) a new one.
 
     Raises :class:`TableChoiceNeeded` when a table is still playing here and the command is
@@ -278,7 +278,7 @@ def choose_table(home: Path, request: Request) -> TableState | None:
 SET_ASIDE = "set aside for a new table (--new)"
 
 
-def set_aside(home: Path, keep: TableState) -> list[TableState]:
+def set_aside(home: Path, keep: HomeTable) -> list[HomeTable]:
     """``--new``, once the new table is seated: every other table still playing in ``home`` is
     marked stopped (kept on disk with its record), so it asks no more; those set aside."""
     old = [t for t in playing_tables(home) if t.folder != keep.folder]
@@ -306,7 +306,7 @@ class EventLog:
         self.held: list[dict[str, Any]] = []
         self.file: Any = None
 
-    def open(self, state: TableState) -> None:
+    def open(self, state: HomeTable) -> None:
         state.folder.mkdir(parents=True, exist_ok=True)
         try:
             self.file = open(state.events_log, "a", buffering=1)  # noqa: SIM115 - kept open
@@ -341,9 +341,9 @@ __all__ = [
     "PLAYING",
     "STOPPED",
     "EventLog",
+    "HomeTable",
     "Request",
     "TableChoiceNeeded",
-    "TableState",
     "about",
     "choose_table",
     "game_folder",

@@ -1,8 +1,7 @@
 """A whole table of real peer processes on loopback: ``druids play --headless`` and the tests.
 
-Each seat is its own ``druids peer`` process with its own data folder (so its own identity,
-secrets and game record); the first hosts, the others join its lobby directly. The processes
-talk only over 127.0.0.1. They report progress as JSON lines on stdout, which this module reads.
+Each seat is its own ``druids peer`` process with its own data folder, identity and record,
+talking only over 127.0.0.1 and reporting progress as JSON lines on stdout, read here.
 """
 
 from __future__ import annotations
@@ -216,15 +215,10 @@ class LocalTable:
         names: list[str] | None = None,
         listener: Listener | None = None,
     ) -> None:
-        """``names``: each seat's player name, which also names its folder in ``workdir``
-        (default ``seat<i>-<bot>`` in ``seat<i>``). ``listener``: told each event the first seat
-        reports (its rounds are every seat's), as it arrives.
-        ``game``: the rule set the host's table plays (None: the CLI's default).
-        ``go_on``: every seat goes on without a seat gone for good (``--go-on``, go_on.py);
-        a seat that dies then has no result, and the others' last tables' are the game's.
-        ``move_events``: whether the peers print a line per move (a pipe write and a parse in
-        this process per move and peer, which a game's summary does not need). ``resume``: every
-        seat rejoins the table saved in its folder (``druids peer --resume``) instead."""
+        """``names`` also name the seats' folders (default ``seat<i>``); ``listener`` is told the
+        first seat's events as they arrive; ``go_on``: ``--go-on`` for every seat (one that dies
+        has no result); ``move_events``: a line per move (a game's summary needs none);
+        ``resume``: every seat rejoins the table saved in its folder."""
         self.seats = seats
         self.workdir = workdir
         self.options = options
@@ -268,11 +262,8 @@ class LocalTable:
         return self.workdir / (self.names[index] if self.names is not None else f"seat{index}")
 
     def host_role(self) -> list[str]:
-        """Seat 0's ``druids peer`` role: host this table, seating exactly its other seats.
-
-        Each joiner's identity is made now in its folder (its process then loads it), and the
-        host is given its fingerprint with ``--allow``: a host's door is closed by default
-        (lan/admission.py), and a table of local peers is pinned, never opened to the LAN."""
+        """Seat 0's ``druids peer`` role: host this table, seating exactly its other seats, each
+        pinned by ``--allow`` (a table of local peers is never opened to the LAN)."""
         role = ["--host", "--players", str(len(self.seats))]
         if self.options is not None:
             role += ["--rounds", str(self.options.rounds)]
@@ -318,15 +309,10 @@ class LocalTable:
         return self.seats[index] == "human"
 
     def wait(self, timeout: float) -> list[dict[str, Any]]:
-        """Every seat's result (raises if one has none within ``timeout``). With ``go_on``, a
-        seat that stopped waits on (it may go on to a next table) until its process ends, and
-        its last table's result is taken; a seat whose process died is left out (``lost``).
-
-        Once every seat reported the same finished game, each holds every message of it (its
-        result comes after it checked every seat's signed result, and after its record and
-        state were written): no peer needs a resend from another any more, so each is stopped
-        then (``SIGTERM``) rather than left to linger for the others (``peer/ending.py``).
-        A table that stopped is waited for as the peers end it."""
+        """Every seat's result (raises if one has none within ``timeout``); with ``go_on``, each
+        seat's last table's, a seat whose process died left out (``lost``). Once every seat
+        reported the same finished game none needs a resend any more, so each is stopped then
+        (``SIGTERM``) rather than left to linger for the others."""
         deadline = time.monotonic() + timeout
         results = []
         for peer in self.peers:
@@ -399,12 +385,9 @@ class LocalTable:
         return float(max(ends) - max(seated))
 
     def summary(self, results: list[dict[str, Any]]) -> dict[str, Any]:
-        """All peers' results in one: the game's (totals, scores, winners, blame: play order,
-        which the seating's coin flip fixed), ``play_seats`` (the play seat of each of
-        :attr:`seats`, in that order), records, ``bot_faults`` (by play seat: what each bot
-        did wrong, the host's words; empty for a person or a bot without fault), timings (at
-        a card table, each move's latency also by its class, ``move_latency_by_kind``:
-        ``table/move_kinds.py``)."""
+        """All peers' results in one: the game's (in play order), ``play_seats`` (the play seat
+        of each of :attr:`seats`), records, ``bot_faults`` (by play seat), timings (each move's
+        latency also by kind, ``move_latency_by_kind``)."""
         heads = {r.get("head") for r in results}
         first = results[0]
         finished = all(r.get("finished") for r in results)

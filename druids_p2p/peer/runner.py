@@ -1,30 +1,207 @@
-"""The seated table's loop: one peer's table machine driven over the mesh to the end.
-
-Every peer is equal here: a full CURVE mesh, every message checked by ``wire.decode`` and the
-table machine, and one bad peer can only get itself blamed. Each tick the runner hands the
-machine what arrived (with the link that carried it), sends what the machine says,
-asks the player for a move on this seat's turn (showing it a read-only view, never the
-machine), and runs its liveness checks (``peer/liveness.py``); a :class:`TableFault` ends the
-table (``peer/ending.py``).
+"""The seated table's loop: one peer's table machine driven over the mesh to the end. Each tick the
+runner hands the machine what arrived, sends what it says, asks the player for a move on this
+seat's turn (a read-only view, never the machine) and runs its liveness checks; a TableFault
+ends the table: the abort is recorded after this peer's unfinished step messages and sent with
+the evidence first (protocol.md §9), and either way the peer lingers a little to answer resend
+requests so slower peers can finish.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 from typing import Any
 
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.lan.players import PlayerMove
-from druids_p2p.peer.ending import TableEnding
-from druids_p2p.peer.liveness import LivenessChecks
-from druids_p2p.table.move_kinds import move_kind
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.lan.peer_config import PlayerMove
+from druids_p2p.peer.deadlines import claim_of
+from druids_p2p.peer.go_on import go_on_after
+from druids_p2p.peer.runner_base import LivenessChecks, RunnerBase
+from druids_p2p.table.moves import move_kind
+from druids_p2p.table.table_state import RecordLost, TableFault
 from druids_p2p.wire import (
     MsgType,
     WireError,
+    decode,
+    equivocation_body,
     verify_equivocation,
 )
 
+__all__ = [
+    "CLIENT",
+    "KEEPALIVE_S",
+    "LINGER_AFTER_GAME_S",
+    "LINGER_FOR_THE_END_S",
+    "LINGER_QUIET_S",
+    "TableEnding",
+    "TableRunner",
+]
+
+
+# How a seated table ends for this peer: its abort, its result, and lingering for the others.
+log = logging.getLogger(__name__)
+
+LINGER_AFTER_GAME_S = 1.5
+LINGER_FOR_THE_END_S = 10.0
+LINGER_QUIET_S = 2.5
+TALK_AFTER_GAME_S = 600.0
+"""The longest a peer whose person is still at the ended table keeps carrying chat."""
+
+
+class TableEnding(RunnerBase):
+    """The runner's abort, result and lingering (module docstring)."""
+
+    def _abort(self, fault: TableFault) -> dict[str, Any]:
+        """Stop on ``fault``: record this peer's abort, tell the others (evidence first),
+        linger, and return the result."""
+        self._emit_events()
+        machine = self.machine
+        machine.abort(fault)
+        if isinstance(fault, RecordLost):  # any slot of our chain may be taken: sign nothing
+            result = self._result()
+            self.config.emit({"event": "aborted", "reason": fault.reason, "blame": None})
+            self.config.emit({"event": "result", **result})
+            return result
+        body: dict[str, object] = {"reason": fault.reason[:200]}
+        if fault.seat is not None:
+            body["seat"] = fault.seat
+            keys = machine.order or machine.list_keys
+            body["key"] = keys[fault.seat]
+        # Our own messages already sent for a step that never completed go into the record
+        # first: the abort is chained after them, and the record must end with its reason.
+        own_pending = machine.own_pending()
+        for own in own_pending:
+            with contextlib.suppress(WireError):
+                machine.record_control(own)
+        for raw in fault.evidence:  # a blamed peer's own abort, in its place in its chain
+            with contextlib.suppress(WireError):
+                msg = decode(raw)
+                if msg.type is MsgType.ABORT and msg.sender != machine.me:
+                    machine.record_control(msg)
+        raw = self._control(MsgType.ABORT, body, chain=True)
+        try:
+            machine.record_control(raw)
+        except WireError as exc:
+            log.warning("could not record the abort in the transcript: %s", exc)
+        machine.flush()
+        # Then sent again with it: a peer that stops while its own step messages are unsent
+        # (its own confirmation showed the seat message misplacing it) must still show them.
+        outgoing = [*(own.raw for own in own_pending), raw]
+        proof: bytes | None = None
+        if len(fault.evidence) == 2:
+            try:
+                verify_equivocation(*sorted(fault.evidence))  # other evidence pairs are no proof
+                proof = self._control(
+                    MsgType.EQUIVOCATION, equivocation_body(*fault.evidence), chain=False
+                )
+            except WireError:
+                proof = None
+        if proof is not None:
+            outgoing.insert(0, proof)
+        elif fault.seat is not None and fault.evidence:
+            # The culprit's own signed message goes out first (protocol.md §9): a peer that was
+            # shown another version of it now holds two and proves the equivocation; one that
+            # never got it checks it like any message. Either way it blames on its own checks.
+            outgoing.insert(0, fault.evidence[0])
+        self.broadcast(outgoing)
+        result = self._result()
+        self.config.emit({"event": "aborted", "reason": fault.reason, "blame": fault.seat})
+        self.config.emit({"event": "result", **result})
+        self._linger()
+        return result
+
+    def _result(self) -> dict[str, Any]:
+        """What ``run_peer`` returns (and the CLI prints); a finished game is marked so."""
+        machine = self.machine
+        totals, winners = machine.outcome()  # a card table's: this seat's copy of the game
+        rounds = machine.all_round_scores()
+        ended_by = None if machine.card_play is None else machine.card_play.copy.ended_by
+        result: dict[str, Any] = {
+            "finished": machine.finished,
+            "aborted": None if machine.aborted is None else machine.aborted.reason,
+            "blame": None if machine.aborted is None else machine.aborted.seat,
+            "claim": claim_of(machine),
+            "seat": machine.my_seat,
+            "name": machine.identity.name,
+            "names": [machine.names.get(key, "?") for key in machine.order or machine.list_keys],
+            "totals": totals,
+            "round_scores": rounds,
+            "winners": winners,
+            "ended_by": ended_by,
+            "record": str(self.state.record),
+            "head": machine.head.hex(),
+            "deal_ms": self.deal_ms,
+            "deal_cpu_ms": self.deal_cpu_ms,
+            "cpu_s": round(time.process_time(), 3),
+            "move_latency_ms": self.latencies_ms,
+            "move_kinds": self.move_kinds,
+            "bad_messages": self.bad_messages,
+            "links": self.frames.stats(),
+            "automatic_max_s": round(self.deadlines.pace.longest_s, 3),
+            "rejoin_spent_s": {
+                str(machine.names.get(k, "?")): round(t, 3) for k, t in self.deadlines.spent.items()
+            },
+            "faults": getattr(self.player, "faults", []),
+        }
+        if machine.finished:
+            machine.flush()
+            names = [machine.name_of_seat(s) for s in range(len(totals))]  # play order
+            self.state.mark_finished({"totals": totals, "winners": winners, "names": names})
+        return result
+
+    def _linger(self) -> None:
+        """Answer resend requests a little longer, so slower peers can finish too.
+
+        After a finished game, also (at most ``LINGER_FOR_THE_END_S``) until no peer still
+        playing has sent its keepalive hello for ``LINGER_QUIET_S`` (a finished peer sends
+        none): a peer that left at once, its last messages lost on a lossy link, left the
+        others waiting for them until ``gone_after`` (seen at 30% loss).
+
+        Chat goes on meanwhile, both ways (a "gg" said as the game ends is heard), and for as
+        long as the person is still at the table (:meth:`Player.stays_for_talk`, the terminal
+        UI's end screen), at most ``TALK_AFTER_GAME_S``: their last words reach the others who
+        are still there too."""
+        start = time.monotonic()
+        until = start + LINGER_AFTER_GAME_S
+        last_hello = start
+        going_on = self.config.go_on_ask is not None and go_on_after(self.machine) is not None
+        while True:
+            now = time.monotonic()
+            playing = self.machine.finished and now - last_hello < LINGER_QUIET_S
+            talking = (
+                self.player.stays_for_talk()
+                and not self.player.wants_to_leave()
+                and now < start + TALK_AFTER_GAME_S
+                and not going_on  # the question whether to go on comes first; talk goes on there
+            )
+            done = not playing or now >= start + LINGER_FOR_THE_END_S
+            if now >= until and done and not talking:
+                return
+            for inbound in self.mesh.poll(20):
+                link = self.key_of_link.get(inbound.curve)
+                if not self.frames.admit(link, blame=False):
+                    continue  # a flood goes on being dropped unread after the table stopped
+                try:
+                    msg = self.frames.decode(inbound.payload)
+                except WireError:
+                    continue
+                if msg.table_id != self.machine.table_id:
+                    continue
+                if msg.type is MsgType.RESEND:
+                    self._answer_resend(msg)
+                elif msg.type is MsgType.HELLO and self._own_link(inbound.curve, msg.sender):
+                    last_hello = time.monotonic()  # someone is still playing: stay a little
+                elif msg.type is MsgType.CHAT and msg.sender in self.machine.list_keys:
+                    self.chat.receive(msg)
+            self.broadcast(self.chat.outgoing())
+
+    def _own_link(self, curve: bytes, sender: bytes) -> bool:
+        """A frame signed by ``sender`` came over ``sender``'s own link (protocol.md §8)."""
+        return self.key_of_link.get(curve) == sender
+
+
+# The seated table's loop: one peer's table machine driven over the mesh to the end.
 KEEPALIVE_S = 1.0
 """A signed hello goes out about this often, so that silence means gone, not thinking."""
 CLIENT = "druids-p2p/0.1.0"
@@ -137,7 +314,7 @@ class TableRunner(LivenessChecks, TableEnding):
         """One frame from the mesh; ``link`` is the seat key its CURVE link authenticated."""
         machine = self.machine
         if not self.frames.admit(link):
-            return  # over a link cut off for flooding: dropped unread (peer/frame_guard.py)
+            return  # over a link cut off for flooding: dropped unread (peer/links.py)
         try:
             msg = self.frames.decode(raw)  # bytes decoded before are not verified again
         except WireError as exc:
@@ -202,7 +379,7 @@ class TableRunner(LivenessChecks, TableEnding):
     def _note_counted(self) -> None:
         """Move latency: from sending our move to the table being ready for the next move (a
         draw: the others' shares of the drawn card are in), classed by the deck operations the
-        move set off meanwhile (``table/move_kinds.py``)."""
+        move set off meanwhile (``table/moves.py``)."""
         machine = self.machine
         play = machine.card_play
         if play is None or self.move_sent_at is None:
@@ -222,6 +399,3 @@ class TableRunner(LivenessChecks, TableEnding):
             self.latencies_ms.append(took)
             self.move_kinds.append(move_kind(done, ended))
             self.move_sent_at = None
-
-
-__all__ = ["CLIENT", "KEEPALIVE_S", "TableRunner"]

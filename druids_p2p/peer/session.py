@@ -1,12 +1,9 @@
-"""One player's process at a LAN table, start to end: host, join or rejoin, then play.
-
-:func:`run_peer` is the entry point (``druids host``/``join``, the terminal UI): it picks the
-table (a new one, or the saved one the command asks to rejoin), takes a seat through the lobby
-(``lan/lobby.py``), builds the table machine (replaying a saved record) and this seat's player,
-and hands them to the runner (``peer/runner.py``).
-
-Everything a restarted process needs to rejoin is kept under ``<home>/tables/<id>/``: the seat
-message, the table secret, the CURVE key pair and endpoint, and the game record itself.
+"""One peer's process at a LAN table, start to end: :func:`run_peer` picks the table (a new one,
+or the saved one the command asks to rejoin: everything a restarted process needs is kept under
+``<home>/tables/<id>/``), takes a seat through the lobby and hands the machine and this seat's
+player to the runner; then, on this peer's own verdict, it goes on without a departed seat,
+reseats, or plays a rematch (the same people and options, a bot for any empty seat, nothing
+carried over).
 """
 
 from __future__ import annotations
@@ -14,31 +11,174 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import time
+from dataclasses import dataclass
 from typing import Any
 
+from druids_p2p.games.registry import table_options
+from druids_p2p.games.seam import TableOptions
 from druids_p2p.lan import lobby
 from druids_p2p.lan.discovery import decode_beacon
-from druids_p2p.lan.endpoints import EndpointError, TableNetwork
-from druids_p2p.lan.errors import CannotRejoin, PeerError, TableChoice
+from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
 from druids_p2p.lan.mesh import Mesh, z85_to_raw
-from druids_p2p.lan.peer_config import PeerConfig, make_player
-from druids_p2p.peer import go_on, rematch, reseat
+from druids_p2p.lan.network import EndpointError, TableNetwork
+from druids_p2p.lan.peer_config import (
+    CannotRejoin,
+    HostSpec,
+    PeerConfig,
+    PeerError,
+    TableChoice,
+    make_player,
+)
+from druids_p2p.peer import go_on
+from druids_p2p.peer.go_on import departed_key, invitation, start_stand_in
 from druids_p2p.peer.homes import (
     EventLog,
+    HomeTable,
     Request,
     TableChoiceNeeded,
-    TableState,
     about,
     choose_table,
     set_aside,
 )
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.peer.runner import TableRunner
-from druids_p2p.table.secrets import TableSecret
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_types import TableFault
+from druids_p2p.table.table_state import TableFault, TableSecret
 from druids_p2p.wire import Transcript, WireError, decode
 
+__all__ = ["ASK_S", "FILL_AFTER_S", "Rematch", "pick_table", "rematch", "rematch_after", "run_peer"]
+
+
+# A rematch at a table of peers: the same people, the same options, a bot for any empty seat.
+ASK_S = 120.0
+"""How long a peer waits for its player's answer (the end screen stays up meanwhile)."""
+FILL_AFTER_S = 30.0
+"""How long the rematch's host waits for the old seats before it seats bots in the empty ones."""
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """The table a rematch of ``machine``'s would be."""
+
+    keys: tuple[bytes, ...]
+    """The old table's seats, in its seat-list order."""
+    names: dict[bytes, str]
+    host: bytes
+    """The first seat of the old list that did not depart (by this peer's own verdict)."""
+    ruleset: str
+    options: TableOptions
+    """The old table's options, with the whole game's rounds (a continued table's carried ones
+    counted)."""
+    table_name: str
+    tag: str
+    """The old table id's first 12 hex digits (names the stand-ins' homes)."""
+
+    def offer(self, me: bytes) -> dict[str, object]:
+        return {
+            "event": "rematch_offer",
+            "host": self.host == me,
+            "text": "a rematch: the same players and options at a new table (r)",
+        }
+
+
+def rematch_after(machine: TableMachine, table_name: str = "table") -> Rematch | None:
+    """The rematch of an ended table (over, or stopped), or None while it is on."""
+    if not (machine.finished or machine.aborted is not None):
+        return None
+    gone = departed_key(machine)
+    hosts = [k for k in machine.list_keys if k != gone]
+    carried = len(next(iter(machine.carried.values()))) if machine.carried else 0
+    body = dict(machine.seat_message.body["options"])
+    body["rounds"] = int(body["rounds"]) + carried
+    try:
+        ruleset, options = table_options(body)
+    except ValueError:
+        return None
+    return Rematch(
+        keys=machine.list_keys,
+        names={k: str(v) for k, v in machine.names.items()},
+        host=hosts[0],
+        ruleset=ruleset,
+        options=options,
+        table_name=table_name,
+        tag=machine.table_id.hex()[:12],
+    )
+
+
+def host_rematch(config: PeerConfig, mesh: Mesh, plan: Rematch) -> tuple[bytes, list[PeerProcess]]:
+    """Open the rematch's lobby to the old seats, invite them, seat a bot for each that has not
+    joined after ``FILL_AFTER_S``; the seat message and the bots' processes."""
+    me = config.identity.public_key
+    bots: list[tuple[PeerProcess, bytes]] = []
+    cfg = dataclasses.replace(
+        config,
+        announce=False,
+        lobby_timeout_s=FILL_AFTER_S + config.step_deadline_s + 10.0,
+        open_table=False,
+        allow_joins=(),
+        approve_join=lambda r: r.key in plan.keys or any(r.key == k for _, k in bots),
+    )
+    spec = HostSpec(plan.table_name, plan.options, plan.ruleset)
+    mesh.open_gate()  # a bot's CURVE key is its own: nobody knows it before its join
+    lobby = Lobby(cfg, mesh, spec, invite=tuple(k for k in plan.keys if k != me))
+    address = f"{config.bind}:{lobby.lobby_port}"
+
+    def fill(missing: list[bytes]) -> list[bytes]:
+        for n, key in enumerate(missing):
+            name = plan.names.get(key, "?")
+            bots.append(start_stand_in(config, name, f"{plan.tag}-{n}", address))
+            config.emit({"event": "rematch_bot", "name": name, "text": f"a bot sits for {name}"})
+        return []
+
+    lobby.fill = (FILL_AFTER_S, fill)
+    try:
+        seat_raw = lobby.run()
+    except BaseException:
+        for process, _ in bots:
+            process.kill()
+        raise
+    finally:
+        lobby.close()
+    for key, _, endpoint, curve in seat_entries(decode(seat_raw)):
+        if key != me:
+            mesh.connect(key, endpoint, curve)
+            mesh.send(key, seat_raw)
+    return seat_raw, [process for process, _ in bots]
+
+
+def join_rematch(config: PeerConfig, mesh: Mesh, plan: Rematch) -> tuple[bytes, list[bytes]]:
+    """Wait for the rematch host's invitation (only its signed announcement, for the same game)
+    and join; the seat message and what came with it. Raises :class:`PeerError` if none comes."""
+    deadline = time.monotonic() + ASK_S + FILL_AFTER_S + config.step_deadline_s
+    invited = invitation(mesh, plan.host, plan.ruleset, plan.options, deadline, "the rematch")
+    if invited is None:
+        raise PeerError("no invitation to the rematch came in time")
+    cfg = dataclasses.replace(config, lobby_timeout_s=max(1.0, deadline - time.monotonic()))
+    return join_table(cfg, mesh, invited)
+
+
+def rematch(
+    config: PeerConfig, mesh: Mesh, plan: Rematch
+) -> tuple[bytes, list[bytes], list[PeerProcess]]:
+    """Host or join the rematch; its seat message, early messages and the bots started."""
+    me = config.identity.public_key
+    config.emit(
+        {
+            "event": "rematching",
+            "host": plan.host == me,
+            "text": "a rematch: the same players and options at a new table"
+            + (" (bots for those who do not come)" if plan.host == me else ""),
+        }
+    )
+    if plan.host == me:
+        seat_raw, bots = host_rematch(config, mesh, plan)
+        return seat_raw, [], bots
+    seat_raw, early = join_rematch(config, mesh, plan)
+    return seat_raw, early, []
+
+
+# One player's process at a LAN table, start to end: host, join or rejoin, then play.
 log = logging.getLogger(__name__)
 
 MAX_NEXT_TABLES = 100
@@ -59,10 +199,10 @@ def _request(config: PeerConfig) -> Request:
     )
 
 
-def pick_table(config: PeerConfig) -> TableState | None:
+def pick_table(config: PeerConfig) -> HomeTable | None:
     """The saved table ``config`` rejoins, or None for a new one (homes.choose_table)."""
     if config.resume_folder is not None:
-        return TableState(config.resume_folder)
+        return HomeTable(config.resume_folder)
     try:
         return choose_table(config.home, _request(config))
     except TableChoiceNeeded as exc:
@@ -75,7 +215,7 @@ def run_peer(config: PeerConfig) -> dict[str, Any]:
     Only the saved table the command asks for is rejoined (:func:`pick_table`); a table that
     stops (an abort, ours or another's) is marked stopped, so it never blocks the next one.
     A table stopped at its coin flip by this peer's own verdict on a seat goes on without that
-    seat, at a new table of the others (``reseat.py``); the last table's result is returned.
+    seat, at a new table of the others (``go_on.py``); the last table's result is returned.
     Every event also goes to ``events.jsonl`` in the table's folder."""
     try:
         TableNetwork.of_address(config.bind)
@@ -148,13 +288,13 @@ def _next_table(
     stand_ins: list[PeerProcess],
 ) -> tuple[bytes, list[bytes]] | None:
     """The table this peer goes on to after ``machine``'s ended, if any: without a seat that
-    withheld its coin flip (``reseat.py``); or, its player saying yes, without a seat gone for
+    withheld its coin flip (``go_on.py``); or, its player saying yes, without a seat gone for
     good and with a bot in its seat (``go_on.py``); or, its player saying yes, a rematch
-    (``rematch.py``). Its seat message and early messages."""
-    plan = reseat.reseat_after(machine, name) if config.go_on else None
+    (``py``). Its seat message and early messages."""
+    plan = go_on.reseat_after(machine, name) if config.go_on else None
     if plan is not None:
         try:
-            return reseat.go_on(config, mesh, plan)
+            return go_on.reseat_table(config, mesh, plan)
         except PeerError as exc:  # the others did not all go on: this stop stands
             config.emit({"event": "reseat_failed", "text": str(exc)})
             return None
@@ -174,11 +314,11 @@ def _next_table(
         config.emit(
             {"event": "go_on_declined", "text": f"not going on without {offer.name}: declined"}
         )
-    again = rematch.rematch_after(machine, name) if config.rematch_ask is not None else None
+    again = rematch_after(machine, name) if config.rematch_ask is not None else None
     if again is None or config.rematch_ask is None or not config.rematch_ask(again.offer(me)):
         return None
     try:
-        seat_raw, early, bots = rematch.rematch(config, mesh, again)
+        seat_raw, early, bots = rematch(config, mesh, again)
     except PeerError as exc:
         config.emit({"event": "rematch_failed", "text": str(exc)})
         return None
@@ -189,7 +329,7 @@ def _next_table(
 def _play_marked(
     config: PeerConfig,
     mesh: Mesh,
-    state: TableState,
+    state: HomeTable,
     seat_raw: bytes,
     resumed: bool,
     early: list[bytes],
@@ -213,7 +353,7 @@ def _play_marked(
     return result, machine
 
 
-def _take_seat(config: PeerConfig, mesh: Mesh) -> tuple[TableState, bytes, list[bytes]]:
+def _take_seat(config: PeerConfig, mesh: Mesh) -> tuple[HomeTable, bytes, list[bytes]]:
     """Host or join a new table; its folder saved (with how it was found, to find it again)."""
     identity = config.identity
     early: list[bytes] = []
@@ -240,9 +380,9 @@ def _take_seat(config: PeerConfig, mesh: Mesh) -> tuple[TableState, bytes, list[
 
 def _save_table(
     config: PeerConfig, mesh: Mesh, seat_raw: bytes, name: str | None, lobby_id: str | None
-) -> TableState:
+) -> HomeTable:
     """A seated table's folder, saved (with how it was found, to find it again)."""
-    state = TableState(config.home / "tables" / decode(seat_raw).table_id.hex()[:24])
+    state = HomeTable(config.home / "tables" / decode(seat_raw).table_id.hex()[:24])
     saved = about(_request(config), name, lobby_id) | {"bind": config.bind}
     if config.custom_player is None:
         saved["player"] = config.player  # what a launcher restarts the seat with
@@ -253,7 +393,7 @@ def _save_table(
 def _play(
     config: PeerConfig,
     mesh: Mesh,
-    state: TableState,
+    state: HomeTable,
     seat_raw: bytes,
     resumed: bool,
     early: list[bytes],
@@ -302,6 +442,3 @@ def _play(
         # rejoin later (a second Ctrl-C while it is sent ends the process).
         left = TableFault(f"{identity.name} left the table (interrupted)", None)
         return runner._abort(left), machine
-
-
-__all__ = ["pick_table", "run_peer"]

@@ -1,26 +1,51 @@
-"""The deck's signing seam implemented on the wire envelope: card-table bodies travel as wire
-messages.
-
-The card table (``deck/table_*``) asks a :class:`~druids_p2p.deck.Codec` to seal and open its
-bodies; here sealing means a full signed wire message in this peer's chain (next sequence number,
-link to its previous message, the table head it builds on), and opening means a message the table
-already decoded and checked, looked up by its bytes in the table's transcript (the one message
-store: the codec keeps none) so no signature is verified twice.
-
-Each of the card table's eight kinds is one wire type (``table/table_codec.py``, types 60–67) and
-travels on its own: nothing of the deck rides inside a ``move`` (a card shown face up is a
-``table_show``), so a deck message and its wire message are one and the same, both ways.
+"""The table's messages on the wire: each seat's signed chain (where its next message goes, read
+from the transcript) and the codec that seals and opens the mental card table's bodies, which
+are the deck's own statement, parsed by the deck's parser and registered here on import, since
+neither the deck nor the wire may import the other.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from druids_p2p.deck import Envelope, MalformedMessage
-from druids_p2p.table.table_codec import TABLE_KIND_TYPES
+from druids_p2p.deck.table_messages import (
+    KIND_TABLE_KEY,
+    KIND_TABLE_OPEN,
+    KIND_TABLE_PLAY,
+    KIND_TABLE_REVEAL,
+    KIND_TABLE_SHARE,
+    KIND_TABLE_SHARES,
+    KIND_TABLE_SHOW,
+    KIND_TABLE_SHUFFLE,
+    shape_table_body,
+)
 from druids_p2p.wire import Identity, Message, MsgType, WireError, decode
 from druids_p2p.wire.envelope import encode_message
+from druids_p2p.wire.schema import register_parser
 
+# The mental card table's eight messages (deck.md §15.3) as wire types 60–67.
+TABLE_KIND_TYPES: dict[str, MsgType] = {
+    KIND_TABLE_KEY: MsgType.TABLE_KEY,
+    KIND_TABLE_SHUFFLE: MsgType.TABLE_SHUFFLE,
+    KIND_TABLE_SHARE: MsgType.TABLE_SHARE,
+    KIND_TABLE_PLAY: MsgType.TABLE_PLAY,
+    KIND_TABLE_OPEN: MsgType.TABLE_OPEN,
+    KIND_TABLE_REVEAL: MsgType.TABLE_REVEAL,
+    KIND_TABLE_SHOW: MsgType.TABLE_SHOW,
+    KIND_TABLE_SHARES: MsgType.TABLE_SHARES,
+}
+"""Each card-table kind's wire type; the wire label is the kind (``table_key`` is type 60)."""
+TABLE_TYPES = frozenset(TABLE_KIND_TYPES.values())
+
+_PARSE = {kind: functools.partial(shape_table_body, kind) for kind in TABLE_KIND_TYPES}
+for _kind, _parse in _PARSE.items():
+    register_parser(_kind, _parse)  # the wire checks each body's shape by the deck's statement
+
+
+# The deck's signing seam implemented on the wire envelope: card-table bodies travel as wire
+# messages.
 _TYPE_KINDS = {v: k for k, v in TABLE_KIND_TYPES.items()}
 
 

@@ -1,25 +1,43 @@
-"""One move at the card table: one value, checked once, recorded once (by the game).
-
-A move reaches a game three ways — the table receiving a peer's signed move, the mover making its
-own, and ``druids audit`` re-checking a record — and all must accept exactly the same moves with
-exactly the same reasons. Each is one :class:`~druids_p2p.games.seam.TableMove` (a word, a public
-move with its game's move value, or a card put down), built once, where its signed body or its
-mover's choice enters, and checked once against a seat's copy of the game at the card table (the
-seam's ``CardTableSeat``, whose ``play``/``move``/``word`` check themselves; pokerkit's ``fold``
-calls ``verify_fold``): :func:`take_table_move` takes it or raises :class:`MoveRefused`, and
-:func:`check_table_move` asks the same question, through the same dispatch, without taking it.
-
-The record of the moves taken is the copy's own :attr:`~druids_p2p.games.seam.CardTableSeat.log`;
-the table keeps only where each one's signed message lies (:class:`SignedMoves`), not a copy.
+"""The moves a card-table game takes: one check and one take of a move against the game's copy
+(check_table_move, take_table_move, the very check every seat and the audit make), where each
+signed move lies in the record, and the kinds of move a game's log records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from druids_p2p.deck.table_messages import DEAL, DEALS, FINAL, REVEAL, SHUFFLE
 from druids_p2p.games.seam import MOVE, PLAY, WORD, CardOp, CardTableSeat, TableMove
 
+__all__ = ["MOVE_KINDS", "move_kind"]
 
+
+# What a move at a card table cost the table, by what followed it: the bench's latency classes.
+MOVE_KINDS = ("draw", "play", "ritual", "reshuffle", "end")
+"""The latency classes, cheapest first: ``draw`` (a deal to the drawer, or a deals: one
+round of shares), ``play`` (a card put down, a discard or a stop that opened nothing),
+``ritual`` (a reveal by the owners, no reshuffle), ``reshuffle`` (a proven shuffle by every
+seat followed), ``end`` (a round's or the game's last move: the final reveal and the audit)."""
+
+
+def move_kind(op_kinds: Iterable[str], game_over: bool) -> str:
+    """The class of a move whose consequences were the deck operations ``op_kinds`` (the
+    deck's kinds: shuffle, deal, deals, turn, reveal, return, play, show, transfer, final);
+    ``game_over``: the move ended the game or its round."""
+    kinds = set(op_kinds)
+    if game_over or FINAL in kinds:
+        return "end"
+    if SHUFFLE in kinds:
+        return "reshuffle"
+    if REVEAL in kinds:
+        return "ritual"
+    if DEAL in kinds or DEALS in kinds:
+        return "draw"
+    return "play"
+
+
+# One move at the card table: one value, checked once, recorded once (by the game).
 class MoveRefused(ValueError):
     """Why a move is not accepted, worded after its mover (``"played R3 out of turn"``); the
     caller names the mover in front (the table) or the message index and seat (the audit).

@@ -1,19 +1,7 @@
-"""The table state machine: one peer's view of a seated table, from seat order to the final scores.
-
-Pure protocol logic, no sockets and no clock: messages in (already decoded by ``wire.decode``),
-messages out (raw bytes to broadcast). The same machine replays a saved record after a restart.
-
-Every peer appends the table's messages in one canonical order, so every honest transcript is
-byte-identical and its head hash can be compared. The order is a fixed schedule of *steps*; each
-step names the seats that must each send exactly one message of given types. A step is appended
-in its listed seat order once all its messages are in, and every message of a step must carry, as
-its ``head``, the transcript head at the start of the step (an implicit acknowledgement of all
-earlier history). The schedule (``protocol.md``, "Table"):
-
-  seating   SEAT_CONFIRM from every seat, then SEAT_NONCE from every seat (seat-order coin flip)
-  the game  each round at its own mental card table: its operations' messages, the moves and
-            the owners' words, its final reveal and audit (``card_table_round.py``)
-  result    RESULT from every seat
+"""One peer's pure view of a seated table (no sockets, no clock): the TableMachine takes decoded
+messages and says what to send, appending each step once complete, in its sender order, built on
+the step's head; the seating steps (every seat confirms its seat, then reveals its seat nonce
+for the coin flip of the play order) are here, the card table's in card_table_round.py.
 """
 
 from __future__ import annotations
@@ -24,41 +12,27 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from druids_p2p.games.seam import GameMove, IllegalMove
-from druids_p2p.table.card_table_round import (
-    on_card_step,
-    own_card_move,
-    prove_held,
-    take_back_own_move,
-)
-from druids_p2p.table.game_result import check_result, on_results
+from druids_p2p.lan.seating import confirm_contradiction, seat_order
+from druids_p2p.table.card_table_round import CardTableSteps
 from druids_p2p.table.moves import MoveRefused
-from druids_p2p.table.table_seating import check_confirm, on_confirms, on_nonces
-from druids_p2p.table.table_state import TableState
-from druids_p2p.table.table_types import Divergence, Step, TableEvent, TableFault
+from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault
 from druids_p2p.wire import Equivocation, Message, MsgType, Transcript, WireError
+
+__all__ = ["MAX_BUFFERED", "TableMachine", "default_record_path", "record_dir_name"]
+
 
 log = logging.getLogger(__name__)
 
 MAX_BUFFERED = 64
 """Messages held per sender ahead of the schedule; more is flooding and is dropped."""
 
-_HANDLERS: dict[str, Callable[[TableState, list[Message]], None]] = {
-    "confirm": on_confirms,
-    "nonce": on_nonces,
-    "result": on_results,
-    "card_deck": on_card_step,  # the game at the mental card table: table/card_table_round.py
-    "card_move": on_card_step,
-    "card_word": on_card_step,
-    "card_check": on_card_step,
-}
-"""Each step's handler, run once the step is complete (its state is :class:`TableState`'s)."""
 
-
-class TableMachine(TableState):
+class TableMachine(CardTableSteps):
     """One peer at one seated table. Feed it decoded messages; send what it returns.
 
-    Its state and who owns what: :class:`~druids_p2p.table.table_state.TableState`; the steps'
-    handlers: ``table_seating``, ``card_table_round``, ``game_result``."""
+    Its state and who owns what: :class:`~druids_p2p.table.table_state.TableMachineState`; its
+    steps are its methods: the seating ones here, the card table's and the result's from
+    :class:`~druids_p2p.table.card_table_round.CardTableSteps`."""
 
     # ================================================================ public queries
     @property
@@ -163,7 +137,7 @@ class TableMachine(TableState):
         if self.card_play is not None:  # a share's proof, while the step's others are on the way
             self.card_play.precheck(msg)
             if msg.sender == self.me:
-                take_back_own_move(self)
+                self.take_back_own_move()
         self._pump_then_fault()
         return self._drain()
 
@@ -175,7 +149,7 @@ class TableMachine(TableState):
         and a fault held back for our own messages (:class:`TableFault`). Also asked before a
         seat is blamed for a message past its deadline."""
         self.check_deferred()
-        prove_held(self)
+        self.prove_held()
 
     def play(self, move: int | GameMove) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
@@ -183,7 +157,7 @@ class TableMachine(TableState):
         if not self.my_turn:
             raise IllegalMove("it is not this seat's turn")
         try:
-            own_card_move(self, move)  # its copy of the rules checks it, once (ValueError)
+            self.own_card_move(move)  # its copy of the rules checks it, once (ValueError)
         except MoveRefused as refused:
             raise IllegalMove(refused.rule or refused.reason) from None
         except ValueError as refused:  # the card table's copy of the rules
@@ -262,9 +236,9 @@ class TableMachine(TableState):
                 (msg.raw,),
             )
         if msg.type is MsgType.SEAT_CONFIRM:
-            check_confirm(self, msg)
+            self.check_confirm(msg)
         if msg.type is MsgType.RESULT:
-            check_result(self, msg)
+            self.check_result(msg)
         if msg.head != self.step_head:
             reason = (
                 f"{self._who(msg.sender)} built on transcript head {msg.head.hex()[:12]}…, "
@@ -357,6 +331,68 @@ class TableMachine(TableState):
         transcript.flush(sync=True)  # what was read may be the page cache's: durable before sends
         self.transcript = transcript
 
+    # ================================================================ the seating steps
+    def on_confirms(self, batch: list[Message]) -> None:
+        """Every seat confirmed: reveal this seat's nonce."""
+        for msg in batch:
+            self.seating.confirms[msg.sender] = msg
+        self._next("nonce", self.list_keys, MsgType.SEAT_NONCE)
+        self._send_own(MsgType.SEAT_NONCE, {"nonce": self.secret.seat_nonce()})
+
+    def check_confirm(self, msg: Message) -> None:
+        """A confirmation names an endpoint on the table's network (else its signer is blamed)
+        and agrees with what the seat message lists for its signer, which is its signer's own
+        signed word (its quoted join; for the host, the seat message): else its signer
+        contradicts itself, and the seat message and the confirmation prove it."""
+        refused = self.network.refusal(msg.body["endpoint"])
+        if refused is not None:
+            raise TableFault(
+                f"{self._who(msg.sender)}'s seat confirmation is refused: {refused}",
+                self.seat_of(msg.sender),
+                (msg.raw,),
+            )
+        wrong = confirm_contradiction(self.seat_message, msg)
+        if wrong is not None:
+            own = "seat message" if msg.sender == self.seat_message.sender else "join"
+            raise TableFault(
+                f"{self._who(msg.sender)}'s seat confirmation names {wrong}, which its own "
+                f"signed {own} does not",
+                self.seat_of(msg.sender),
+                (self.seat_message.raw, msg.raw),
+            )
+
+    def on_nonces(self, batch: list[Message]) -> None:
+        """Every nonce is out: check each against its commitment, flip the coin, deal round 1."""
+        for msg in batch:
+            nonce = msg.body["nonce"]
+            commit = self.seating.confirms[msg.sender].body["commit"]
+            if hashlib.sha256(nonce).digest() != commit:
+                raise TableFault(
+                    f"{self._who(msg.sender)}'s seat nonce does not match its commitment",
+                    self.list_keys.index(msg.sender),
+                    (self.seating.confirms[msg.sender].raw, msg.raw),
+                )
+            self.seating.nonces[msg.sender] = nonce
+        self.order = seat_order(self.table_id, self.list_keys, self.seating.nonces)
+        names = ", ".join(f"{i}: {self.names[k]}" for i, k in enumerate(self.order))
+        order = [
+            self.names[k] for k in self.order
+        ]  # the players by play seat, for who prints results
+        self._event("seated", f"seat order fixed by coin flip — {names}", {"order": order})
+        self.start_card_table()  # the game at the mental card table (table/card_table_round.py)
+
+
+_HANDLERS: dict[str, Callable[[TableMachine, list[Message]], None]] = {
+    "confirm": TableMachine.on_confirms,
+    "nonce": TableMachine.on_nonces,
+    "result": TableMachine.on_results,
+    "card_deck": TableMachine.on_card_step,
+    "card_move": TableMachine.on_card_step,
+    "card_word": TableMachine.on_card_step,
+    "card_check": TableMachine.on_card_step,
+}
+"""Each step's method, run once the step is complete."""
+
 
 def record_dir_name(table_id: bytes) -> str:
     return table_id.hex()[:24]
@@ -364,11 +400,3 @@ def record_dir_name(table_id: bytes) -> str:
 
 def default_record_path(base: Path, table_id: bytes, name: str) -> Path:
     return base / "records" / f"{record_dir_name(table_id)}-{name}.druids"
-
-
-__all__ = [
-    "MAX_BUFFERED",
-    "TableMachine",
-    "default_record_path",
-    "record_dir_name",
-]

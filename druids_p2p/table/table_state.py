@@ -1,44 +1,211 @@
-"""What one peer knows of one seated table, and the helpers every step of its schedule uses.
-
-:class:`TableState` is the base of :class:`~druids_p2p.table.table.TableMachine`: the machine adds
-the driving (messages in, messages out, the schedule pump); the step handlers (``table_seating``,
-``card_table_round``, ``game_result``) act on a ``TableState``, so none of them imports
-the machine. Each piece of state has one owner; everything else is a view of it:
-
-- the **transcript** (:class:`~druids_p2p.wire.Transcript`): every appended message in order and
-  the head after each (``heads`` is its view); the table id is its seat message's; the one store
-  of decoded messages (the deck codec finds a message there by its bytes: ``recorded``);
-- our **chain** (:class:`~druids_p2p.table.codec.Chain`): where our next message goes is read from
-  the transcript and the newest message the chain signed, never copied between them;
-- the **step log** (:class:`~druids_p2p.table.table_types.StepLog`): the step due, the head it began
-  at, the head before, who may sign a message built on a head (``step``, ``step_head``...);
-- **pending**: messages held ahead of the schedule, per sender (ours too, until appended);
-- the **game**: this seat's copy of it and its deck seat (``card_play``,
-  ``table/card_table_play.py``), whose move log is every accepted move.
+"""What one peer knows of one seated table: its faults, its schedule's steps and their log, the
+table secret its seat's randomness is derived from, and the state every step acts on (each piece
+with one owner: the transcript, our chain, the step log, the game's copy; everything else a view
+of it). The one table machine is this state with its steps as methods (card_table_round.py's
+CardTableSteps) and its driving (table.py's TableMachine).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import os
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from druids_p2p.games.registry import RULESETS, table_options
 from druids_p2p.games.seam import CardTableRuleset, TableOptions
-from druids_p2p.lan.continuation import (
+from druids_p2p.lan.network import TableNetwork
+from druids_p2p.lan.seating import (
     carried_in_play_order,
     carried_rounds,
+    seat_list_fault,
     winners_of,
     with_carried,
 )
-from druids_p2p.lan.endpoints import TableNetwork
-from druids_p2p.lan.seating import seat_list_fault
 from druids_p2p.table.codec import Chain
-from druids_p2p.table.secrets import TableSecret
-from druids_p2p.table.table_types import RecordLost, Step, StepLog, TableEvent, TableFault
 from druids_p2p.wire import Identity, Message, MsgType, Transcript, next_head
+from druids_p2p.wire.record import sync_dir
 
 
+# The table machine's small values: its faults, its schedule's steps and the one log of them.
+class TableFault(Exception):
+    """The table must stop. ``seat`` is the play seat to blame (None if nobody can be named yet)."""
+
+    def __init__(
+        self, reason: str, seat: int | None = None, evidence: Sequence[bytes] = ()
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.seat = seat
+        self.evidence = tuple(evidence)
+
+
+class Departure(TableFault):
+    """The blamed seat is gone from the table for good, by this peer's own clock: unreachable,
+    past the move limit, withholding what it owes, or it stopped instead of sending it. The
+    others may go on without it (``go_on.py``), unlike after a fault with evidence."""
+
+
+class RecordLost(TableFault):
+    """We hold, or just made, another message of ours for a slot than one we signed before (our
+    storage lost synced writes, or the record is an older copy): we stop at once and sign
+    nothing more, not even an abort, since any slot of our chain may already be taken
+    (protocol.md §8, "A lost record"). Nobody is blamed."""
+
+    def __init__(self, seq: int, evidence: Sequence[bytes]) -> None:
+        super().__init__(
+            f"this peer's record does not hold the message {seq} it signed before (its storage "
+            "lost writes, or the record is an older copy): it stops and signs nothing more",
+            None,
+            evidence,
+        )
+
+
+class Divergence(TableFault):
+    """``peer``'s transcript differs from ours after head ``prev``: its message for this step
+    is built on another head than ours, so somebody signed two versions of a message in the
+    last step. Ask ``peer`` for what it holds after ``prev``: its copy convicts the signer;
+    else stop."""
+
+    def __init__(self, reason: str, peer: bytes, prev: bytes, evidence: Sequence[bytes] = ()):
+        super().__init__(reason, None, evidence)
+        self.peer = peer
+        self.prev = prev
+
+
+@dataclass(frozen=True)
+class Step:
+    """Seats (by public key, in append order) that must each send one message of ``types``,
+    each built on ``head``: the transcript head when the step began."""
+
+    name: str
+    senders: tuple[bytes, ...]
+    types: frozenset[MsgType]
+    head: bytes = b""
+
+
+@dataclass
+class TableEvent:
+    """Something a user interface or log may want to show."""
+
+    kind: str
+    """seated, round_started, move, round_ended, audit, game_over, aborted"""
+    text: str
+    data: dict[str, object] = field(default_factory=dict)
+
+
+class StepLog:
+    """Every step the table has begun, in order: the one owner of the schedule's history.
+
+    The current step, its head, the previous step's head and who may sign a message built on a
+    given head are all views of it (the table once kept four structures in step by hand)."""
+
+    def __init__(self, first: Step) -> None:
+        self._steps: list[Step] = [first]
+        self._senders_at: dict[bytes, tuple[bytes, ...]] = {first.head: first.senders}
+        self._open = True
+
+    def begin(self, step: Step) -> None:
+        self._steps.append(step)
+        self._senders_at[step.head] = step.senders
+        self._open = True
+
+    def close(self) -> None:
+        """No step is due (a completed step is being handled and the next not begun yet)."""
+        self._open = False
+
+    @property
+    def current(self) -> Step | None:
+        return self._steps[-1] if self._open else None
+
+    @property
+    def head(self) -> bytes:
+        """The head the last step began at (what its messages must carry)."""
+        return self._steps[-1].head
+
+    @property
+    def previous_head(self) -> bytes:
+        """The head the step before the last began at: where transcripts last agreed."""
+        return self._steps[-2].head if len(self._steps) > 1 else self._steps[-1].head
+
+    def senders_at(self, head: bytes) -> tuple[bytes, ...] | None:
+        """Who the step that began at ``head`` was for (None for a head no step began at)."""
+        return self._senders_at.get(head)
+
+
+# Per-table secrets, kept on disk so a restarted peer re-derives exactly what it sent before.
+Entropy = Callable[[int], bytes]
+
+SECRET_SIZE = 32
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a file only its owner can read (mode 0600), durably and atomically: a crash leaves
+    either the old file or the new one, never a torn secret (the rename is synced too: a table
+    secret lost in a power cut would make a restarted peer sign other messages for its slots)."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    sync_dir(path.parent)
+
+
+class TableSecret:
+    """The root secret of one peer at one table, and the streams derived from it."""
+
+    def __init__(self, root: bytes) -> None:
+        if len(root) != SECRET_SIZE:
+            raise ValueError("a table secret is 32 bytes")
+        self._root = root
+
+    @classmethod
+    def load_or_create(cls, path: Path) -> TableSecret:
+        """Read the secret at ``path`` or create it there (0600) with fresh OS randomness."""
+        if path.exists():
+            data = path.read_bytes()
+            if len(data) != SECRET_SIZE:
+                raise ValueError(f"{path}: a table secret must be {SECRET_SIZE} bytes")
+            return cls(data)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        root = secrets.token_bytes(SECRET_SIZE)
+        write_private(path, root)
+        return cls(root)
+
+    def derive(self, label: str) -> bytes:
+        return hmac.new(self._root, b"druids-p2p/v1 " + label.encode(), hashlib.sha256).digest()
+
+    def seat_nonce(self) -> bytes:
+        """The nonce this peer contributes to the seat-order coin flip."""
+        return self.derive("seat-nonce")
+
+    def entropy(self, label: str) -> Entropy:
+        """A deterministic byte stream (HMAC-SHA256 in counter mode) for one purpose."""
+        key = self.derive(label)
+        counter = 0
+
+        def draw(size: int) -> bytes:
+            nonlocal counter
+            out = b""
+            while len(out) < size:
+                counter += 1
+                out += hmac.new(key, counter.to_bytes(8, "big"), hashlib.sha256).digest()
+            return out[:size]
+
+        return draw
+
+    def __repr__(self) -> str:  # never print the secret
+        return "TableSecret(<hidden>)"
+
+
+# What one peer knows of one seated table, and the helpers every step of its schedule uses.
 @dataclass
 class Seating:
     """The seating steps' messages: every seat's confirmation and revealed nonce."""
@@ -47,8 +214,8 @@ class Seating:
     nonces: dict[bytes, bytes] = field(default_factory=dict)
 
 
-class TableState:
-    """One peer at one seated table: its state, and the helpers its step handlers share.
+class TableMachineState:
+    """One peer at one seated table: its state, and the helpers its steps share.
 
     Its game is played at the mental card table: ``card_rules`` and, once seated,
     ``card_play`` (``table/card_table_round.py``)."""
@@ -65,7 +232,7 @@ class TableState:
         transcript: Transcript | None = None,
         network: TableNetwork | None = None,
     ) -> None:
-        """``network``: where every seat's confirmed endpoint must be (``endpoints.py``); by
+        """``network``: where every seat's confirmed endpoint must be (``lan/network.py``); by
         default the network of this peer's own ``endpoint``."""
         if seat_message.type is not MsgType.SEAT:
             raise ValueError("a table starts from its seat message")
@@ -97,7 +264,7 @@ class TableState:
         """Why the seat message's addresses are not every seat's own word (the host's fault)."""
         self.carried: dict[bytes, list[int]] = {}
         """Each seat's rounds carried from the previous tables of a game going on without a
-        departed seat (``continuation.py``); empty at a first table."""
+        departed seat (``lan/seating.py``); empty at a first table."""
         if self.seat_fault is None:
             self.carried = carried_rounds(seat_message)
         self.rounds_audited = 0

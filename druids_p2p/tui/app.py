@@ -173,7 +173,7 @@ class DruidsApp(App[dict[str, Any] | None]):
     def can_rematch(self) -> bool:
         """A rematch is offered: the table on show is one ``make_session`` made (you and your
         bots on this machine), which seats the same players with the same options again; or a
-        LAN table, whose peers play the rematch among themselves (peer/rematch.py)."""
+        LAN table, whose peers play the rematch among themselves (peer/session.py)."""
         local = self.make_session is not None and self.rematchable
         return local or getattr(self.session, "rematch", None) is not None
 
@@ -190,7 +190,7 @@ class DruidsApp(App[dict[str, Any] | None]):
             return
         want = getattr(self.session, "want_rematch", None)
         if getattr(self.session, "rematch", None) is not None and callable(want):
-            want()  # a LAN table: the peer asks the others (peer/rematch.py)
+            want()  # a LAN table: the peer asks the others (peer/session.py)
             self.notify(
                 "Rematch: waiting for the others (a bot sits for anyone who does not come "
                 "within 30 s)",
@@ -227,7 +227,7 @@ class DruidsApp(App[dict[str, Any] | None]):
 
     async def _next_table(self, forget: bool) -> None:
         """The session goes on at a next table (peer/go_on.py, ``forget``: the stopped table's
-        game goes on there, counted once as it ends; peer/rematch.py: a new game): a fresh table
+        game goes on there, counted once as it ends; peer/session.py: a new game): a fresh table
         screen over it, the ended one's prompts taken down."""
         old, session = self.table, self.session
         if old is None or session is None or self.leaving:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 
 from textual.message import Message
 
-from druids_p2p.lan.admission import JoinRequest
+from druids_p2p.lan.seating import JoinRequest
 
 APPROVAL_TIMEOUT_S = 120.0
 """A joiner waits at most this long for the host's answer (the lobby waits with it)."""

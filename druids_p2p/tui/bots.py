@@ -47,7 +47,7 @@ class LocalBots:
         rematches: int = 0,
     ) -> None:
         """``rematches``: how many rematches the bots say yes to (``--rematch``, a LAN
-        table's: peer/rematch.py)."""
+        table's: peer/session.py)."""
         self.rematches = rematches
         self.folder = folder
         self.seats = seats

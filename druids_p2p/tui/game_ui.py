@@ -26,8 +26,8 @@ from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.session import SeatSnapshot, Session, SessionEnded
 
 if TYPE_CHECKING:
-    from druids_p2p.audit.record_replay import ReplayedGame
-    from druids_p2p.lan.players import TableView
+    from druids_p2p.audit.replay import ReplayedGame
+    from druids_p2p.lan.peer_config import TableView
 
 
 class GameTableScreen(Screen[None]):

@@ -14,7 +14,7 @@ from typing import Any
 from textual.message import Message
 
 from druids_p2p.peer.go_on import ASK_S
-from druids_p2p.peer.rematch import ASK_S as REMATCH_ASK_S
+from druids_p2p.peer.session import ASK_S as REMATCH_ASK_S
 from druids_p2p.tui.approval import AskBridge
 
 ANSWER_S = ASK_S - 5.0

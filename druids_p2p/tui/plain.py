@@ -4,7 +4,7 @@ A ``str`` handed to a Textual ``Static``, ``Label``, ``DataTable`` cell, border 
 table cell is read as markup: ``[/x]`` in a name stopped the app (``MarkupError``) and
 ``[@click=screen.answer(True)]B`` made a name a link that answered a prompt. A Rich ``Text`` is
 never read as markup, so every string that holds a name, a table name, a chat line or a reason
-goes on screen through :func:`plain`. Such text is checked on receipt (wire/text.py); what got
+goes on screen through :func:`plain`. Such text is checked on receipt (wire/schema.py); what got
 here another way has its unprintable characters shown as U+FFFD all the same.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from druids_p2p.wire.text import shown
+from druids_p2p.wire.schema import shown
 
 
 def _lines_shown(text: str) -> str:

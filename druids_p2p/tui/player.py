@@ -25,9 +25,14 @@ from textual.message import Message
 from druids_p2p.games.registry import default_game, table_options
 from druids_p2p.lan.chat import ChatOutbox, ChatRefused
 from druids_p2p.lan.discovery import DEFAULT_PORT
-from druids_p2p.lan.errors import PeerError
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig
-from druids_p2p.lan.players import Player, PlayerMove, TableView
+from druids_p2p.lan.peer_config import (
+    HostSpec,
+    PeerConfig,
+    PeerError,
+    Player,
+    PlayerMove,
+    TableView,
+)
 from druids_p2p.peer.session import run_peer
 from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
@@ -143,7 +148,7 @@ class TableSpec:
     @property
     def lan(self) -> bool:
         """A table on the LAN (hosted with beacons, or joined from one), not you and your bots
-        alone: its rematch is the peers' own (peer/rematch.py)."""
+        alone: its rematch is the peers' own (peer/session.py)."""
         return self.announce or self.announcement is not None
 
     @property
@@ -334,7 +339,7 @@ class NetSession(Session):
 
     def want_rematch(self) -> None:
         """The end screen's ``r`` at a LAN table: the peer stops lingering for talk and answers
-        yes to its rematch question (peer/rematch.py)."""
+        yes to its rematch question (peer/session.py)."""
         if self.rematch is not None:
             self.player.moving_on.set()
             self.rematch.want()

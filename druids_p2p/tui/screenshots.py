@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from druids_p2p.games.registry import default_game
-from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import Seat, TableInfo, encode_beacon
-from druids_p2p.lan.interfaces import NetChoice
+from druids_p2p.lan.listener import BeaconListener
+from druids_p2p.lan.network import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.game_ui import LobbyTable, game_uis, table_ui
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen

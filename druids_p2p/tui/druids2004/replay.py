@@ -1,6 +1,6 @@
 """``druids replay RECORD`` of a Druids (2004) table: the game stepped through move by move.
 
-The record is read by the audit's own replay (``audit/record_steps.py``), which gives each seat's
+The record is read by the audit's own replay (``audit/replay.py``), which gives each seat's
 view after every move; each step here is that view from the record's owner (``--seat N`` picks
 another), shown with the very widgets of the live table (the places, the owner's hand, the score
 column) and the move that led to it. A face-down card is named only where its owner saw it (the
@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from druids_p2p.audit.record_replay import ReplayedGame
+from druids_p2p.audit.replay import ReplayedGame
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.view import SeatView

@@ -17,7 +17,7 @@ from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.session import SeatSnapshot
 
 if TYPE_CHECKING:
-    from druids_p2p.lan.players import TableView
+    from druids_p2p.lan.peer_config import TableView
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from druids_p2p.tui.names import in_your_words
 from druids_p2p.tui.session import SeatSnapshot
 
 if TYPE_CHECKING:
-    from druids_p2p.lan.players import TableView
+    from druids_p2p.lan.peer_config import TableView
 
 
 class MoveCheck(Protocol):

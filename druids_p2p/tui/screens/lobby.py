@@ -8,7 +8,7 @@ since the table screen it opens after seating is that game's (its spec's ``ui``)
 
 Every table shows its host's key fingerprint, and a name announced by several hosts is marked: a
 name is not an identity. Joining a host that is neither pinned (``--fingerprint``) nor confirmed
-before in this session asks first, showing the fingerprint to check (table_choice.py).
+before in this session asks first, showing the fingerprint to check (lan/listener.py).
 
 A terminal too small for the lobby's forms says so, with the size it needs (measured from the
 forms as laid out), as the table screens do (``widgets/size_warning.py``)."""
@@ -27,11 +27,10 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
 from druids_p2p.games.registry import RULESETS, default_name, new_table_options
-from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import DEFAULT_PORT, TableAnnouncement
-from druids_p2p.lan.interfaces import NetChoice
+from druids_p2p.lan.listener import BeaconListener, namesakes, pin_matches
+from druids_p2p.lan.network import NetChoice
 from druids_p2p.lan.peer_config import HostSpec
-from druids_p2p.lan.table_choice import namesakes, pin_matches
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.plain import plain
 from druids_p2p.tui.player import TableSpec

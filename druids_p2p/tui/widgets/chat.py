@@ -20,7 +20,7 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input
 
-from druids_p2p.wire.bodies import MAX_CHAT_TEXT
+from druids_p2p.wire.schema import MAX_CHAT_TEXT
 
 CHAT_EVENTS = ("chat", "chat_refused")
 

@@ -1,23 +1,12 @@
-"""A LAN table's record file turned back into the game it holds: who sat where, each round's deal
-(once that round's reveal is in the record) and every move, for ``druids replay RECORD``. Every
-game is read by the audit's own replay of its card tables (``audit/record_steps.py``): a game dealt
-round by round (its rule set offers ``rounds``: Druids 2017) as its rounds, each round's hands
-as dealt and its moves (and so in the game's JSON notation), a game of one round (Druids 2004)
-move by move, with each seat's view after every move.
-
-The record is verified first by ``druids audit``'s own checks (:func:`druids_p2p.audit.audit.
-audit_messages`); the verdict travels with the replayed game, so a viewer shows a record that
-fails its audit as far as it goes, with the problem named. The deal of a round is read with the
-secrets its final reveal published, exactly as the auditor reads it: a record holds no hand in
-the clear, and a round cut short before its final reveal has moves but no known deal.
-
-Whose record it is (its *owner*, whose hand the viewer shows during a round) is not in the record
-itself: it is the identity of the peer home the record sits in (``<home>/tables/<id>/record.druids``
-beside ``<home>/identity.json``), or the seat the user names.
+"""A record turned back into the game it holds, for druids replay: the audit's own replay of its
+card tables, watched (who sat where, each round's deal once its final reveal is in, every move,
+each seat's view when the record holds every secret), with the audit's verdict travelling with
+it. Whose record it is comes from the peer home it sits in, or the seat the user names.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,15 +14,162 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.audit.audit import audit_messages
-from druids_p2p.audit.record_steps import CardTableGame, ReplayedRound, replay_card_table
+from druids_p2p.audit.audit_card_table import CardTableReplay
+from druids_p2p.audit.schedule import ScheduleWalk
 from druids_p2p.games.registry import RULESETS, default_name, table_options
-from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, TableOptions
+from druids_p2p.games.seam import (
+    MOVE,
+    WORD,
+    CardTableRuleset,
+    CommonRuleset,
+    GameMove,
+    TableMove,
+    TableOptions,
+)
 from druids_p2p.lan.seating import seat_order
-from druids_p2p.wire import Message, MsgType, RecordError, WireError, decode, read_record
-from druids_p2p.wire.audit import AuditProblem, AuditReport, verify_chain, version_refusal
+from druids_p2p.table.moves import all_moves, moves_of, signed_token
+from druids_p2p.wire import (
+    Message,
+    MsgType,
+    RecordError,
+    Transcript,
+    WireError,
+    decode,
+    read_record,
+)
 from druids_p2p.wire.record import MAGIC
+from druids_p2p.wire.transcript import AuditProblem, AuditReport, verify_chain, version_refusal
 
 
+# A game at the mental card table read back from its record for ``druids replay``: a game of one
+# round (Druids 2004) move by move (who played what, the card a face-down play put down, each
+# seat's view after every move, and how the game ended); a game dealt round by round (Druids
+# 2017) as its rounds (each round's hands as dealt and its moves, the game's JSON notation).
+@dataclass(frozen=True)
+class ReplayedPlay:
+    """One move of the record, as signed."""
+
+    seat: int
+    """The play seat that made it."""
+    token: str
+    """The move as signed (a face-down play names only its zone: ``play slot:4``)."""
+    card: int | None
+    """The card a face-down play put down, known once every secret is in the record."""
+
+
+@dataclass(frozen=True)
+class ReplayedRound:
+    number: int
+    """0-based."""
+    hands: tuple[tuple[int, ...], ...] | None
+    """Each play seat's hand as dealt (card ids), known once the round's reveal is recorded."""
+    moves: tuple[tuple[int, GameMove], ...]
+    """(play seat, the game's move value) in the order the record holds them."""
+
+
+@dataclass(frozen=True)
+class CardTableGame:
+    """The moves of a card table's record and each seat's view after each of them."""
+
+    plays: tuple[ReplayedPlay, ...]
+    views: tuple[tuple[Any, ...], ...] = field(repr=False)
+    """``views[k][seat]``: the seat's view once the first ``k`` moves and everything they
+    opened had settled (``views[0]``: before the first move); empty without the secrets."""
+    totals: list[int] | None
+    winners: list[int] | None
+    ended_by: str | None
+    complete: bool
+    """The record holds the whole game, up to its result."""
+    rounds: tuple[ReplayedRound, ...] = ()
+    """A game read by rounds: each round's hands and moves (no ``views`` then)."""
+
+
+def replay_card_table(
+    transcript: Transcript, rules: CardTableRuleset, players: int, by_rounds: bool = False
+) -> CardTableGame:
+    """Replay a verified card table's record (see the module); never raises the audit's
+    problems: the game is read up to the first one. ``by_rounds``: read it as its rounds."""
+    seen: dict[int, tuple[Any, ...]] = {}
+
+    def settled(replay: CardTableReplay) -> None:
+        if replay.cards_known:  # the view of the last settling at a move count is kept
+            seen[sum(map(len, replay.copy.log))] = tuple(
+                replay.copy.view(s) for s in range(players)
+            )
+
+    walk = ScheduleWalk(transcript)
+    with contextlib.suppress(AuditProblem):  # the audit names it; what is in place is read
+        walk.run()
+    if walk.seated_at is None:
+        return CardTableGame((), (), None, None, None, False)
+    _, options = table_options(transcript.messages[0].body["options"])
+    watch = None if by_rounds else settled
+    replay = CardTableReplay(transcript.messages, walk, rules, options, watch)
+    with contextlib.suppress(AuditProblem):
+        replay.run()
+    plays = tuple(
+        ReplayedPlay(
+            m.seat, signed_token(m), None if m.position is None else replay.card_at(m.position, r)
+        )
+        for r, m in all_moves(replay.copy)
+    )
+    views: list[tuple[Any, ...]] = []
+    for k in range(len(plays) + 1):  # a step of several words settles once, after the last
+        later = [c for c in seen if c >= k]
+        if not later:
+            break
+        views.append(seen[min(later)])
+    copy = replay.copy
+    return CardTableGame(
+        plays=plays,
+        views=tuple(views),
+        totals=list(copy.totals),
+        winners=None if copy.winners is None else list(copy.winners),
+        ended_by=copy.ended_by,
+        complete=replay.complete,
+        rounds=_rounds(replay) if by_rounds else (),
+    )
+
+
+def _rounds(replay: CardTableReplay) -> tuple[ReplayedRound, ...]:
+    """Every round the record reached (see the module), up to the first move that cannot be
+    named (the audit names what is wrong there)."""
+    out: list[ReplayedRound] = []
+    for r, (state, _) in enumerate(replay.tables):
+        moves: list[tuple[int, GameMove]] = []
+        for m in moves_of(replay.copy, r):
+            if m.kind == WORD:
+                continue
+            move = _named(replay, r, m)
+            if move is None:
+                break
+            moves.append((m.seat, move))
+        if not state.keys and not moves:
+            break  # the record stops before this round's first message
+        out.append(ReplayedRound(r, replay.dealt.get(r), tuple(moves)))
+    return tuple(out)
+
+
+def _named(replay: CardTableReplay, round_no: int, m: TableMove) -> GameMove | None:
+    """The game's move a taken move is: its value, or the show of its card into its zone."""
+    if m.kind == MOVE:
+        return m.move
+    assert m.position is not None
+    card = m.card if m.card is not None else replay.card_at(m.position, round_no)
+    if card is None:
+        return None
+    try:
+        return replay.copy.shown_move(card, m.zone)
+    except ValueError:
+        return None
+
+
+# A LAN table's record file turned back into the game it holds: who sat where, each round's deal
+# (once that round's reveal is in the record) and every move, for ``druids replay RECORD``. Every
+# game is read by the audit's own replay of its card tables (this module): a game
+# dealt round by round (its rule set offers ``rounds``: Druids 2017) as its rounds, each round's
+# hands as dealt and its moves (and so in the game's JSON notation), a game of one round (Druids
+# 2004) move by move, with each seat's view after every move.
 class RecordReplayError(Exception):
     """The file is a record but not one of a LAN table that can be replayed: one line."""
 
@@ -151,7 +287,7 @@ def owner_keys(path: Path) -> list[bytes]:
     """Who may own the record, most likely first: the identity of the peer home it is kept in
     (``<home>/tables/<id>/record.druids``), then this user's own (the terminal UI keeps its
     tables in a game folder, the identity in the user's data folder). Read, never created."""
-    from druids_p2p.wire.identity_store import identity_path
+    from druids_p2p.wire.identity import identity_path
 
     home = path.resolve().parent.parent.parent
     keys = [_public_key(home / "identity.json"), _public_key(identity_path())]
@@ -210,7 +346,7 @@ def read_game(path: Path, owner: bytes | None = None, seat: int | None = None) -
 def _card_table(
     raws: Sequence[bytes], rules: CardTableRuleset, players: int, by_rounds: bool
 ) -> CardTableGame:
-    """The card tables' rounds, or moves and views (``audit/record_steps.py``), from the longest
+    """The card tables' rounds, or moves and views (this module), from the longest
     prefix of the record whose chain holds (the audit names where it breaks)."""
     try:
         transcript = verify_chain(raws)
