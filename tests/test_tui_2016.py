@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 from board_keys import synced
 from textual.pilot import Pilot
@@ -37,7 +38,7 @@ def _offset(square: int) -> tuple[int, int]:
     return LEFT + col * CELL_W + CELL_W // 2, TOP + (ROWS - 1 - row) * CELL_H + 1
 
 
-async def _click(pilot: Pilot[object], square: int) -> None:
+async def _click(pilot: Pilot[Any], square: int) -> None:
     await pilot.click(BoardView, offset=_offset(square))
     await pilot.pause()
 
@@ -50,13 +51,13 @@ def _arrows(start: int, target: int) -> list[str]:
     return vertical + horizontal
 
 
-async def _key_to(pilot: Pilot[object], app: Druids2016App, square: int) -> None:
+async def _key_to(pilot: Pilot[Any], app: Druids2016App, square: int) -> None:
     """Move the cursor onto ``square`` with the arrow keys and press enter there."""
     await pilot.press(*_arrows(app.table.cursor, square), "enter")
     await pilot.pause()
 
 
-async def _settle(pilot: Pilot[object], app: Druids2016App) -> None:
+async def _settle(pilot: Pilot[Any], app: Druids2016App) -> None:
     await app.workers.wait_for_complete()
     await pilot.pause()
 
