@@ -2,7 +2,7 @@
 fields (the seam's ``TableOptions``) and the engine's draw rules.
 
 The game seats exactly two and has neither rounds nor a variant, so ``variant`` and ``rounds``
-are always their defaults; the board is the shipped layout (a table binds no board file).
+are always their defaults (a seat message's are not read); the board is the shipped layout (a table binds no board file).
 """
 
 from __future__ import annotations
@@ -26,7 +26,3 @@ class Options2016:
     def __post_init__(self) -> None:
         if self.players != PLAYERS:
             raise ValueError(f"druids2016 seats exactly {PLAYERS} players, not {self.players}")
-        if self.variant:
-            raise ValueError("druids2016 has no variant (the Terrain Only variant is the game)")
-        if self.rounds != 1:
-            raise ValueError(f"druids2016 is played without rounds, not {self.rounds}")

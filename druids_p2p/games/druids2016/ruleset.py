@@ -66,8 +66,8 @@ class Druids2016Ruleset:
     def make_options(
         self, players: int, variant: bool = False, rounds: int | None = None
     ) -> Options2016:
-        """Two players; ``variant`` and ``rounds`` are other games' (refused if asked for)."""
-        return Options2016(players=players, variant=variant, rounds=1 if rounds is None else rounds)
+        """Two players; ``variant`` and ``rounds`` are other games' (this one has neither)."""
+        return Options2016(players=players)
 
     def max_moves(self, players: int, rounds: int) -> int:
         return PLACEMENTS + Options2016().rules.max_moves

@@ -184,6 +184,7 @@ class Druids2016Seat:
         if not self._due and placed and not self._revealing:
             self._revealing = True
             self._due.append(Op("reveal", zone=PLACEMENT))
+            self._start_play()  # (a copy told every card already, as an audit's, starts now)
         if not self._due and self.game_over and not self._final:
             self._final = True
             self._due.append(Op("final"))
