@@ -2,7 +2,8 @@
 fields (the seam's ``TableOptions``) and the engine's draw rules.
 
 The game seats exactly two and has neither rounds nor a variant, so ``variant`` and ``rounds``
-are always their defaults (a seat message's are not read); the board is the shipped layout (a table binds no board file).
+are always their defaults (a seat message's are not read); the board is the shipped layout (a
+table binds no board file).
 """
 
 from __future__ import annotations
