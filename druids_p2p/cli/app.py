@@ -1,12 +1,11 @@
-"""The Typer application objects that every command module registers on.
-
-Kept separate from :mod:`druids_p2p.cli.main` so that command modules can import ``app`` without
-importing each other; the ``--game`` and ``--players`` options every game command shares are here
-too, written once for any registered game.
-"""
+"""The Typer app every command module registers on, the options several commands share, and
+output that survives its reader going away: kept apart from :mod:`druids_p2p.cli.main` so command
+modules import it without importing each other."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -154,3 +153,25 @@ def options_of(spec: GameSpec, rounds: int | None, variant: bool) -> int:
     if rounds is not None and not spec.rounds:
         fail(f"--rounds is an option of a game played by rounds; {spec.name} has none")
     return rounds_of(spec, rounds)
+
+
+def say(line: str, err: bool = False) -> None:
+    """Print ``line`` to stdout (or stderr), flushed; a closed stream is let go silently."""
+    stream = sys.stderr if err else sys.stdout
+    try:
+        print(line, file=stream, flush=True)
+    except (OSError, ValueError):  # EPIPE, or a stream already closed
+        _let_go(err)
+
+
+def _let_go(err: bool) -> None:
+    devnull = open(os.devnull, "w")  # noqa: SIM115 - replaces the stream for the process
+    old = sys.stderr if err else sys.stdout
+    if err:
+        sys.stderr = devnull
+    else:
+        sys.stdout = devnull
+    with contextlib.suppress(OSError, ValueError):
+        # Point the file descriptor at /dev/null too: the interpreter's final flush of the
+        # original stream (and any child process) then writes nowhere instead of failing.
+        os.dup2(devnull.fileno(), old.fileno())

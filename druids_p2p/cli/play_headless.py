@@ -24,11 +24,11 @@ from druids_p2p.cli.app import (
     options_of,
     pick_game,
     rounds_of,
+    say,
     when_interrupted,
 )
 from druids_p2p.cli.peer_checks import check_bots, resume_or_new
 from druids_p2p.cli.result_block import ORDER, block, players, scores_text
-from druids_p2p.cli.streams import say
 from druids_p2p.games.registry import new_table_options
 
 
