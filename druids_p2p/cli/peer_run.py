@@ -12,10 +12,20 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from druids_p2p.cli.app import fail, pick_game, rounds_of, say, seats_of, when_interrupted
+from druids_p2p.cli.app import (
+    ORDER,
+    block,
+    fail,
+    peer_players,
+    pick_game,
+    rounds_of,
+    say,
+    scores_text,
+    seats_of,
+    when_interrupted,
+)
 from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.cli.peer_checks import check_times, resume_or_new
-from druids_p2p.cli.result_block import ORDER, block, peer_players, scores_text
 from druids_p2p.games.registry import new_table_options
 
 ENDING_EVENTS = frozenset({"result", "game_over", "aborted"})
