@@ -29,7 +29,7 @@ from druids_p2p.cli.join_lookup import (
     lobby_announcement,
     saved_table,
 )
-from druids_p2p.cli.peer_checks import (
+from druids_p2p.cli.peer_run import (
     bind_address,
     check_bot,
     check_door,
@@ -38,9 +38,11 @@ from druids_p2p.cli.peer_checks import (
     check_rematches,
     check_table_name,
     check_times,
+    emitter,
+    print_result,
     resume_or_new,
+    run_one_peer,
 )
-from druids_p2p.cli.peer_run import emitter, print_result, run_one_peer
 from druids_p2p.lan.discovery import DEFAULT_PORT
 
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."

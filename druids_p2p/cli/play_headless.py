@@ -31,7 +31,7 @@ from druids_p2p.cli.app import (
     scores_text,
     when_interrupted,
 )
-from druids_p2p.cli.peer_checks import check_bots, resume_or_new
+from druids_p2p.cli.peer_run import check_bots, resume_or_new
 from druids_p2p.games.registry import new_table_options
 
 

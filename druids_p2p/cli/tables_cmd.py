@@ -9,7 +9,7 @@ import sys
 import typer
 
 from druids_p2p.cli.app import app, echo_err, fail
-from druids_p2p.cli.peer_checks import check_port
+from druids_p2p.cli.peer_run import check_port
 from druids_p2p.lan.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.lan.interfaces import InterfaceError, UnsafeDestination, resolve
 
