@@ -24,7 +24,7 @@ from cli_harness import run_cli
 from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port
 
 from druids_p2p.cli.app import CliError
-from druids_p2p.cli.join_lookup import find_table
+from druids_p2p.cli.tables import find_table
 from druids_p2p.lan.beacon_listener import (
     MAX_TABLES,
     MAX_TABLES_PER_KEY,

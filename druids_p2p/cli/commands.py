@@ -9,11 +9,10 @@ from druids_p2p.cli import (  # noqa: F401
     bench_wire,  # wire: druids bench wire
     bots_cmd,  # bots: druids bots
     demo_cmd,  # engine: druids demo
-    history_cmd,  # net: druids history
     id_cmd,  # wire: druids id
     peer_cmd,  # net: druids peer / host / join
     play_cmd,  # tui / net: druids play
     replay_cmd,  # engine: druids replay
-    tables_cmd,  # net: druids tables
+    tables,  # druids tables, history
     tournament_cmd,  # tournament: druids tournament
 )

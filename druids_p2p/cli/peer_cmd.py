@@ -21,14 +21,6 @@ from druids_p2p.cli.app import (
     rounds_option,
     variant_option,
 )
-from druids_p2p.cli.join_lookup import (
-    DEFAULT_SEARCH_S,
-    MAX_SEARCH_S,
-    check_table_game,
-    find_table,
-    lobby_announcement,
-    saved_table,
-)
 from druids_p2p.cli.peer_run import (
     bind_address,
     check_bot,
@@ -42,6 +34,14 @@ from druids_p2p.cli.peer_run import (
     print_result,
     resume_or_new,
     run_one_peer,
+)
+from druids_p2p.cli.tables import (
+    DEFAULT_SEARCH_S,
+    MAX_SEARCH_S,
+    check_table_game,
+    find_table,
+    lobby_announcement,
+    saved_table,
 )
 from druids_p2p.lan.discovery import DEFAULT_PORT
 
