@@ -1,18 +1,16 @@
 """Import every command module so that each registers its commands on the app."""
 
 from druids_p2p.cli import (  # noqa: F401
-    audit_cmd,  # wire: druids audit
     bench_bots,  # tournament: druids bench bots, druids bench tournament
     bench_cmd,  # engine: druids bench engine
     bench_deal,  # deck: druids bench deal
     bench_table,  # net: druids bench table
     bench_wire,  # wire: druids bench wire
     bots_cmd,  # bots: druids bots
-    demo_cmd,  # engine: druids demo
     id_cmd,  # wire: druids id
     peer_cmd,  # net: druids peer / host / join
     play_cmd,  # tui / net: druids play
-    replay_cmd,  # engine: druids replay
+    records,  # druids audit, replay, demo
     tables,  # druids tables, history
     tournament_cmd,  # tournament: druids tournament
 )
