@@ -1,11 +1,8 @@
 """Import every command module so that each registers its commands on the app."""
 
 from druids_p2p.cli import (  # noqa: F401
+    bench,  # druids bench engine, deal, table, wire
     bench_bots,  # tournament: druids bench bots, druids bench tournament
-    bench_cmd,  # engine: druids bench engine
-    bench_deal,  # deck: druids bench deal
-    bench_table,  # net: druids bench table
-    bench_wire,  # wire: druids bench wire
     bots_cmd,  # bots: druids bots
     id_cmd,  # wire: druids id
     peer_cmd,  # net: druids peer / host / join
