@@ -15,7 +15,7 @@ from board_keys import synced
 from cli_harness import run_cli
 from test_tui_2004 import _session, message, settle
 
-from druids_p2p.cli.ui_options import UiOptions, table_prefs
+from druids_p2p.cli.play_ui import UiOptions, table_prefs
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem
 from druids_p2p.games.druids2004.records import Discarded, Played

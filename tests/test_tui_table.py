@@ -22,7 +22,7 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
-from druids_p2p.cli.ui_outcome import print_outcome
+from druids_p2p.cli.play_ui import print_outcome
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
 from druids_p2p.games.druids2017.cards import (
     PLAY_SICKLE,
