@@ -25,6 +25,7 @@ from druids_p2p.cli.app import (
     players_option,
 )
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
+from druids_p2p.cli.tournament_cmd import EXIT_BOT_FAILED, run_or_fail, warn_faults
 from druids_p2p.cli.tournament_options import (
     check_bots_play,
     check_common,
@@ -33,7 +34,6 @@ from druids_p2p.cli.tournament_options import (
     plugin_dirs_for_workers,
 )
 from druids_p2p.cli.tournament_progress import want_progress
-from druids_p2p.cli.tournament_run import EXIT_BOT_FAILED, run_or_fail, warn_faults
 from druids_p2p.games.registry import game_spec
 
 
