@@ -219,7 +219,7 @@ def test_progress_shows_ratings_and_the_llr_and_is_off_for_json_or_no_terminal(
 ) -> None:
     import sys
 
-    from druids_p2p.cli.tournament_progress import want_progress
+    from druids_p2p.cli.tournament_options import want_progress
 
     args = ["tournament", "--bots", "rule,random,random", "--games", "60", "--progress"]
     args += ["--sprt", "0,100,0.05,0.05", "--out", str(tmp_path / "p")]

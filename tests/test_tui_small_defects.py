@@ -143,7 +143,7 @@ def test_the_tournament_bar_gives_seconds_per_game_for_slow_games() -> None:
     """Under one game a second the bar said "0 games/s": it says seconds a game instead."""
     from rich.progress import Progress
 
-    from druids_p2p.cli.tournament_progress import _Rate
+    from druids_p2p.cli.tournament_options import _Rate
 
     now = [0.0]
     console = Console(file=io.StringIO())

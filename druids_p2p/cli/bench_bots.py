@@ -32,8 +32,8 @@ from druids_p2p.cli.tournament_options import (
     default_workers,
     parse_bot_list,
     plugin_dirs_for_workers,
+    want_progress,
 )
-from druids_p2p.cli.tournament_progress import want_progress
 from druids_p2p.games.registry import game_spec
 
 

@@ -25,9 +25,10 @@ from druids_p2p.cli.tournament_options import (
     parse_lineups,
     pick,
     plugin_dirs_for_workers,
+    progress_bar,
+    want_progress,
     with_stopping,
 )
-from druids_p2p.cli.tournament_progress import progress_bar, want_progress
 from druids_p2p.games.registry import default_name, game_help, games
 
 if TYPE_CHECKING:
