@@ -15,7 +15,17 @@ from typing import Any
 
 import typer
 
-from druids_p2p.cli import commands  # noqa: F401  (registers every command on the app)
+from druids_p2p.cli import (  # noqa: F401  (each registers its commands on the app)
+    bench,  # druids bench engine, deal, table, wire
+    bench_bots,  # druids bench bots, tournament
+    bots_cmd,  # druids bots
+    id_cmd,  # druids id
+    peer_cmd,  # druids peer, host, join
+    play_cmd,  # druids play
+    records,  # druids audit, replay, demo
+    tables,  # druids tables, history
+    tournament_cmd,  # druids tournament
+)
 from druids_p2p.cli.app import CliError, Interrupted, app, forget_kept, kept_line
 
 try:  # Typer >= 0.29 vendors its own Click
