@@ -1,7 +1,7 @@
 """``druids peer`` / ``host`` / ``join``: playing over the LAN protocol.
 
-The option checks are in :mod:`.peer_checks`, running the peer in :mod:`.peer_run`, finding the
-table a join names in :mod:`.join_lookup`; ``druids play`` is :mod:`.play_cmd`."""
+Checking the options and running the peer are in :mod:`.peer_run`, finding the table a join
+names in :mod:`.tables`; ``druids play`` is :mod:`.play_cmd`."""
 
 from __future__ import annotations
 
