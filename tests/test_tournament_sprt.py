@@ -15,16 +15,16 @@ from hypothesis import strategies as st
 
 from druids_p2p.plugins import load_bots
 from druids_p2p.tournament import TIMING_KEYS, TournamentConfig, run_tournament
-from druids_p2p.tournament.live import MIN_DEALS, Monitor
-from druids_p2p.tournament.plan import plan_lineups
-from druids_p2p.tournament.sprt import (
+from druids_p2p.tournament.config import (
     SprtTest,
     bounds,
     elo_to_score,
     llr_multinomial,
     llr_normal,
     mle_with_mean,
+    plan_lineups,
 )
+from druids_p2p.tournament.live import MIN_DEALS, Monitor
 
 PENTA = [0.0, 0.25, 0.5, 0.75, 1.0]
 TRI = [0.0, 0.5, 1.0]

@@ -136,7 +136,7 @@ def check_common(
 
 def parse_sprt(text: str) -> tuple[float, float, float, float]:
     """``LO,HI,ALPHA,BETA`` as four numbers, checked like fastchess checks them."""
-    from druids_p2p.tournament.sprt import SprtTest
+    from druids_p2p.tournament.config import SprtTest
 
     parts = [p.strip() for p in text.split(",")]
     try:
@@ -160,7 +160,7 @@ def with_stopping(
     """The config with its stopping rules (given, else the resumed run's), checked."""
     from dataclasses import replace
 
-    from druids_p2p.tournament.sprt import STAT_ELO, STATS
+    from druids_p2p.tournament.config import STAT_ELO, STATS
 
     four = parse_sprt(sprt) if sprt is not None else (stored.sprt if stored else None)
     stat = pick(sprt_stat, stored.sprt_stat if stored else None, STAT_ELO)

@@ -16,11 +16,14 @@ from __future__ import annotations
 from druids_p2p.tournament.config import (
     MODE_CHALLENGE,
     MODE_ROUND_ROBIN,
+    PlannedGame,
     TournamentConfig,
     TournamentError,
+    deal_seed,
     game_timeout_s,
+    plan_challenge,
+    plan_tournament,
 )
-from druids_p2p.tournament.plan import PlannedGame, deal_seed, plan_challenge, plan_tournament
 from druids_p2p.tournament.play import STATUSES, TIMING_KEYS, play_game
 from druids_p2p.tournament.run_folder import RunResult
 from druids_p2p.tournament.runner import run_tournament

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry
-from druids_p2p.tournament.plan import PlannedGame
+from druids_p2p.tournament.config import PlannedGame
 from druids_p2p.tournament.worker import Batch
 
 

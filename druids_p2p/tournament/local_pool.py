@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.plugins import BotRegistry
-from druids_p2p.tournament.config import TournamentConfig, TournamentError
+from druids_p2p.tournament.config import PlannedGame, TournamentConfig, TournamentError
 from druids_p2p.tournament.feed import Feed
-from druids_p2p.tournament.plan import PlannedGame
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     STATUS_TIMEOUT,

@@ -19,11 +19,15 @@ from typing import Any
 
 from druids_p2p.plugins import BotRegistry
 from druids_p2p.tournament.cluster_link import ClusterTLS
-from druids_p2p.tournament.config import TournamentConfig, TournamentError, game_timeout_s
+from druids_p2p.tournament.config import (
+    PlannedGame,
+    TournamentConfig,
+    TournamentError,
+    game_timeout_s,
+)
 from druids_p2p.tournament.feed import Feed, batch_size
 from druids_p2p.tournament.live import Monitor
 from druids_p2p.tournament.local_pool import play_local
-from druids_p2p.tournament.plan import PlannedGame
 from druids_p2p.tournament.run_folder import (
     RUN_FORMAT,
     RunResult,

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 from druids_p2p.games.registry import default_name, game_spec, new_table_options
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.plugins import BotRegistry, load_bots
-from druids_p2p.tournament.plan import PlannedGame
+from druids_p2p.tournament.config import PlannedGame
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     TRACE_DONE,
