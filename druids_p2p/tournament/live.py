@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from druids_p2p.tournament.config import PlannedGame, SprtTest
-from druids_p2p.tournament.forfeits import score_line
+from druids_p2p.tournament.play import score_line
 from druids_p2p.tournament.summary import margins_of, rate_game, t_quantile_975
 
 MAX_GRID = 720

@@ -33,13 +33,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.tournament.forfeits import score_line
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     STATUS_ILLEGAL,
     STATUS_OK,
     STATUS_TIMEOUT,
     STATUSES,
+    score_line,
 )
 
 _T975 = (
