@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from druids_p2p.tournament import Summary
     from druids_p2p.tournament.cluster_link import ClusterTLS
     from druids_p2p.tournament.config import TournamentConfig
-    from druids_p2p.tournament.run_folder import RunResult
+    from druids_p2p.tournament.summary import RunResult
     from druids_p2p.tournament.worker import TablePlayer
 
 
@@ -47,7 +47,7 @@ SEAT_RANGES = ", ".join(f"{n} {s.min_players}-{s.max_players}" for n, s in games
 
 def _stored(out: Path | None) -> TournamentConfig | None:
     from druids_p2p.tournament.config import TournamentError
-    from druids_p2p.tournament.run_folder import read_run
+    from druids_p2p.tournament.summary import read_run
 
     if out is None:
         return None
@@ -146,7 +146,7 @@ def tournament_command(
     every game it played.
     """
     from druids_p2p.tournament.config import TournamentConfig
-    from druids_p2p.tournament.plot import matplotlib_missing
+    from druids_p2p.tournament.summary import matplotlib_missing
 
     if resume and out is None:
         fail("--resume needs --out DIR (the folder of the run to continue)")
@@ -222,7 +222,7 @@ def tournament_command(
     report(result, as_json)
     failed = warn_faults(result.summary)
     if plot is not None:
-        from druids_p2p.tournament.plot import plot_ratings
+        from druids_p2p.tournament.summary import plot_ratings
 
         try:
             plot_ratings(result.summary, plot)

@@ -25,9 +25,8 @@ from druids_p2p.tournament.config import (
     plan_tournament,
 )
 from druids_p2p.tournament.play import STATUSES, TIMING_KEYS, play_game
-from druids_p2p.tournament.run_folder import RunResult
 from druids_p2p.tournament.runner import run_tournament
-from druids_p2p.tournament.summary import Summary, format_table, summarize
+from druids_p2p.tournament.summary import RunResult, Summary, format_table, summarize
 
 __all__ = [
     "MODE_CHALLENGE",

@@ -28,16 +28,16 @@ from druids_p2p.tournament.config import (
 from druids_p2p.tournament.feed import Feed, batch_size
 from druids_p2p.tournament.live import Monitor
 from druids_p2p.tournament.local_pool import play_local
-from druids_p2p.tournament.run_folder import (
+from druids_p2p.tournament.summary import (
     RUN_FORMAT,
     RunResult,
     encode_line,
     read_games,
     read_run,
+    summarize,
     write_sorted,
     write_summary,
 )
-from druids_p2p.tournament.summary import summarize
 from druids_p2p.tournament.worker import Batch, TablePlayer
 
 STATUS_EVERY_S = 0.5
