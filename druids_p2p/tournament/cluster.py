@@ -49,8 +49,7 @@ from druids_p2p.tournament.play import STATUS_CRASHED, failed_line, play_game
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
     from druids_p2p.tournament.config import TournamentConfig
-    from druids_p2p.tournament.feed import Feed
-    from druids_p2p.tournament.worker import Batch
+    from druids_p2p.tournament.worker import Batch, Feed
 
 INSTALL_HINT = "pip install 'druids-p2p[cluster]'"
 CONNECT_TIMEOUT_S = 20.0
@@ -221,7 +220,7 @@ def play_on_cluster(
     import importlib
 
     from druids_p2p.tournament.config import TournamentError
-    from druids_p2p.tournament.feed import batch_size
+    from druids_p2p.tournament.worker import batch_size
 
     del plugins_dirs  # the files are found from the registry: exactly the bots that play
     # Imported as untyped modules: Dask's annotations are partial, and it is an optional extra.

@@ -26,8 +26,8 @@ from typing import Any
 
 from druids_p2p.plugins import BotRegistry
 from druids_p2p.tournament.config import TournamentConfig
-from druids_p2p.tournament.feed import batch_size
 from druids_p2p.tournament.runner import run_tournament
+from druids_p2p.tournament.worker import batch_size
 
 NOOP_TASKS = 30
 

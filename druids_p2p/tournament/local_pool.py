@@ -20,7 +20,6 @@ from typing import Any
 
 from druids_p2p.plugins import BotRegistry
 from druids_p2p.tournament.config import PlannedGame, TournamentConfig, TournamentError
-from druids_p2p.tournament.feed import Feed
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     STATUS_TIMEOUT,
@@ -30,7 +29,7 @@ from druids_p2p.tournament.play import (
     TRACE_SEAT,
     failed_line,
 )
-from druids_p2p.tournament.worker import init_worker, play_batch, share_registry
+from druids_p2p.tournament.worker import Feed, init_worker, play_batch, share_registry
 
 MAX_RETRIES = 3
 """Times a game whose worker was lost before it started (a tainted worker) is scheduled again."""

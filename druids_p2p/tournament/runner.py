@@ -25,7 +25,6 @@ from druids_p2p.tournament.config import (
     TournamentError,
     game_timeout_s,
 )
-from druids_p2p.tournament.feed import Feed, batch_size
 from druids_p2p.tournament.live import Monitor
 from druids_p2p.tournament.local_pool import play_local
 from druids_p2p.tournament.summary import (
@@ -38,7 +37,7 @@ from druids_p2p.tournament.summary import (
     write_sorted,
     write_summary,
 )
-from druids_p2p.tournament.worker import Batch, TablePlayer
+from druids_p2p.tournament.worker import Batch, Feed, TablePlayer, batch_size
 
 STATUS_EVERY_S = 0.5
 """How often the live status line (ratings, LLR) is recomputed for the progress display."""
