@@ -34,7 +34,7 @@ from druids_p2p.games.registry import default_name, game_help, games
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
     from druids_p2p.tournament import Summary
-    from druids_p2p.tournament.cluster_link import ClusterTLS
+    from druids_p2p.tournament.cluster import ClusterTLS
     from druids_p2p.tournament.config import TournamentConfig
     from druids_p2p.tournament.summary import RunResult
     from druids_p2p.tournament.worker import TablePlayer

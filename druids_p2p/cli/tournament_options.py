@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from druids_p2p.plugins import BotRegistry
-    from druids_p2p.tournament.cluster_link import ClusterTLS
+    from druids_p2p.tournament.cluster import ClusterTLS
     from druids_p2p.tournament.config import TournamentConfig
 
 
@@ -180,8 +180,7 @@ def with_stopping(
 def check_cluster(address: str, p2p: bool, tls: ClusterTLS | None = None) -> None:
     """One-line errors for --cluster: Dask missing, a bad address, --p2p, TLS options that do
     not fit; and the warning for plain TCP to another machine (the run goes on)."""
-    from druids_p2p.tournament.cluster import cluster_unavailable
-    from druids_p2p.tournament.cluster_link import plain_tcp_warning, tls_problem
+    from druids_p2p.tournament.cluster import cluster_unavailable, plain_tcp_warning, tls_problem
 
     if p2p:
         fail("--cluster cannot play --p2p games (each needs its peer processes on one machine)")
@@ -195,7 +194,7 @@ def check_cluster(address: str, p2p: bool, tls: ClusterTLS | None = None) -> Non
 
 def cluster_tls(ca: Path | None, cert: Path | None, key: Path | None) -> ClusterTLS | None:
     """The TLS files of --tls-ca/--tls-cert/--tls-key (None if none is given)."""
-    from druids_p2p.tournament.cluster_link import ClusterTLS
+    from druids_p2p.tournament.cluster import ClusterTLS
 
     tls = ClusterTLS(ca, cert, key)
     return tls if tls.given() else None
@@ -203,7 +202,7 @@ def cluster_tls(ca: Path | None, cert: Path | None, key: Path | None) -> Cluster
 
 def check_tls_without_cluster(tls: ClusterTLS | None) -> None:
     """--tls-* options need --cluster tls://…: one line otherwise."""
-    from druids_p2p.tournament.cluster_link import TLS_OPTIONS
+    from druids_p2p.tournament.cluster import TLS_OPTIONS
 
     if tls is not None:
         fail(f"{TLS_OPTIONS} go with --cluster tls://HOST:PORT")

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from druids_p2p.tournament.cluster_link import ClusterTLS, connect
+from druids_p2p.tournament.cluster import ClusterTLS, connect
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 90.0

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.plugins import BotRegistry
-from druids_p2p.tournament.cluster_link import ClusterTLS
+from druids_p2p.tournament.cluster import ClusterTLS
 from druids_p2p.tournament.config import (
     PlannedGame,
     TournamentConfig,
