@@ -18,7 +18,7 @@ from cli_harness import run_cli
 
 from druids_p2p.plugins import BotRegistry, load_bots, register_plugin, unregister_plugin
 from druids_p2p.tournament import TIMING_KEYS, TournamentConfig, TournamentError, run_tournament
-from druids_p2p.tournament.loopback import LoopbackCluster
+from druids_p2p.tournament.cluster_bench import LoopbackCluster
 
 PLUGIN = """
 import os

@@ -266,7 +266,7 @@ def bench_on_clusters(
         if sizes is None:
             runs.append(bench_cluster(spec, config, registry, batch_games))
         else:
-            from druids_p2p.tournament.loopback import LoopbackCluster
+            from druids_p2p.tournament.cluster_bench import LoopbackCluster
 
             for k in sizes:
                 with LoopbackCluster(workers=k) as cluster:
