@@ -1,7 +1,7 @@
 """A game's deal at the mental card table, for ``druids bench deal`` and the deck's tests: the
 deck operations a new seat copy of the game schedules before anyone moves (the default game's: a
 round's shuffles, transfers and deals) run by real TablePeers in this process
-(:mod:`druids_p2p.bench.table_deck`), every message signed and verified.
+(:mod:`druids_p2p.bench.tables`), every message signed and verified.
 
 Only the deck's work: the words and moves that follow the deal are the game's, and are left out.
 A game dealt by rounds makes each round its own card table (fresh keys, positions from 0), so
@@ -16,9 +16,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from druids_p2p.bench.deal_table import Ed25519Codec, make_codecs
 from druids_p2p.bench.group_ops import OpCounter, counting
-from druids_p2p.bench.table_deck import TableBus, make_table
+from druids_p2p.bench.tables import Ed25519Codec, TableBus, make_codecs, make_table
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import Entropy
