@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.bench.group_ops import OPS, counting
 from druids_p2p.bench.round_deal import count_deal_ops
+from druids_p2p.bench.tables import OPS, counting
 from druids_p2p.deck import group
 
 ROOT = Path(__file__).resolve().parent.parent

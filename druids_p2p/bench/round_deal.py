@@ -16,8 +16,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from druids_p2p.bench.group_ops import OpCounter, counting
-from druids_p2p.bench.tables import Ed25519Codec, TableBus, make_codecs, make_table
+from druids_p2p.bench.tables import (
+    Ed25519Codec,
+    OpCounter,
+    TableBus,
+    counting,
+    make_codecs,
+    make_table,
+)
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import Entropy

@@ -1,22 +1,26 @@
 """In-process card tables for the benches and the deck's tests: seats passing messages through a
-FIFO, each signed and checked by an Ed25519 codec, so a deal is measured without sockets."""
+FIFO, each signed and checked by an Ed25519 codec, with the deck's ristretto255 operations
+counted, so a deal is measured without sockets."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import statistics
+import threading
 import time
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+import rbcl
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from druids_p2p.bench.group_ops import OpCounter
+from druids_p2p.deck import group, shuffle_proof
 from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.errors import MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
@@ -284,3 +288,63 @@ def bench_table(steps: Sequence[TableStep], seats: int, num_cards: int) -> dict[
             for kind, v in sorted(per_kind.items())
         },
     }
+
+
+OPS = ("mul", "base", "add", "sub", "valid", "hash")
+"""What is counted: generic and base-point multiplications, additions, subtractions, point
+checks (``is_valid_point``) and hash-to-group calls."""
+
+_RBCL = {
+    "crypto_scalarmult_ristretto255": "mul",
+    "crypto_scalarmult_ristretto255_base": "base",
+    "crypto_core_ristretto255_add": "add",
+    "crypto_core_ristretto255_from_hash": "hash",
+}
+_GROUP = {"_mul": "mul", "_base": "base", "add": "add", "sub": "sub", "_is_valid": "valid"}
+_SHUFFLE_PROOF = {"_add": "add"}
+
+
+class OpCounter:
+    """Operations counted per label; :attr:`current` is the label charged (a seat, or None)."""
+
+    def __init__(self) -> None:
+        self.current: object = None
+        self.counts: dict[object, Counter[str]] = {}
+        self._lock = threading.Lock()
+
+    def charge(self, op: str) -> None:
+        """Count one ``op`` for :attr:`current` (from any thread: the deck multiplies on two,
+        ``deck/lincomb.py``, for the caller who set the label)."""
+        with self._lock:
+            self.counts.setdefault(self.current, Counter())[op] += 1
+
+    def of(self, label: object) -> dict[str, int]:
+        """Every counted operation of ``label``, zero for those it never made."""
+        got = self.counts.get(label, Counter())
+        return {op: got[op] for op in OPS}
+
+    def wrap(self, fn: Callable[..., Any], op: str) -> Callable[..., Any]:
+        charge = self.charge
+
+        def counted(*args: Any) -> Any:
+            charge(op)
+            return fn(*args)
+
+        return counted
+
+
+@contextlib.contextmanager
+def counting() -> Iterator[OpCounter]:
+    """Count every deck group operation made inside the block."""
+    counter = OpCounter()
+    saved: list[tuple[object, str, object]] = []
+    try:
+        for module, names in ((rbcl, _RBCL), (group, _GROUP), (shuffle_proof, _SHUFFLE_PROOF)):
+            for name, op in names.items():
+                original = getattr(module, name)
+                saved.append((module, name, original))
+                setattr(module, name, counter.wrap(original, op))
+        yield counter
+    finally:
+        for module, name, original in reversed(saved):
+            setattr(module, name, original)
