@@ -93,7 +93,7 @@ def bench_deal_command(
     players = players if players is not None else spec.max_players
     if not 1 <= deals <= 10_000:
         fail(f"--deals must be in 1..10000, not {deals}")
-    from druids_p2p.bench.round_deal import count_deal_ops, time_deal
+    from druids_p2p.bench.costs import count_deal_ops, time_deal
 
     time_deal(players, game=spec.name)  # warm-up: card points, imports, allocator
     runs = [time_deal(players, i % 5, spec.name) for i in range(deals)]
@@ -228,7 +228,7 @@ def bench_wire_command(
     """Encode+sign and decode+verify of a move message, per second."""
     if n < 1:
         fail(f"--n must be at least 1, not {n}")
-    from druids_p2p.bench.wire_bench import bench_wire
+    from druids_p2p.bench.costs import bench_wire
 
     result = bench_wire(n)
     if as_json:
