@@ -35,7 +35,7 @@ from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.screens.dialogs import ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.session import PeerEvent
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.widgets import TableLog
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 SIZE = (110, 40)

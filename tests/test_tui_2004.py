@@ -43,9 +43,8 @@ from druids_p2p.tui.druids2004.dialogs import (
 from druids_p2p.tui.druids2004.places import ritual_ready
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.druids2004.table import Table2004Screen
-from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.widgets import TableLog, seat_colour
 
 SIZE = (112, 42)
 

@@ -51,7 +51,7 @@ from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.prefs import TablePrefs, first_time
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.session import PeerEvent, Session
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.widgets import TableLog
 
 SIZE = (112, 42)
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")

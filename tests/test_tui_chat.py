@@ -26,7 +26,7 @@ from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.pacing import NO_PACING
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.session import PeerEvent
-from druids_p2p.tui.widgets.chat import ChatBox
+from druids_p2p.tui.widgets import ChatBox
 from druids_p2p.wire import load_or_create
 
 SIZE = (120, 44)

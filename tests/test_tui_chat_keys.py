@@ -28,7 +28,7 @@ from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, pil
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.session import PeerEvent
-from druids_p2p.tui.widgets.chat import ChatBox, ChatInput
+from druids_p2p.tui.widgets import ChatBox, ChatInput
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 SIZE = (120, 44)

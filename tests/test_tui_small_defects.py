@@ -32,8 +32,7 @@ from druids_p2p.tui.game_ui import table_ui
 from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.screens.dialogs import ConfirmQuit
 from druids_p2p.tui.screens.lobby import LanSetup
-from druids_p2p.tui.widgets.log import TableLog
-from druids_p2p.tui.widgets.size_warning import SizeWarning
+from druids_p2p.tui.widgets import SizeWarning, TableLog
 from druids_p2p.wire import Identity
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")

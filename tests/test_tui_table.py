@@ -44,10 +44,10 @@ from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.druids2017.tricks import TrickHistory
 from druids_p2p.tui.druids2017.warnings import missing_domain
-from druids_p2p.tui.names import seat_colour
 from druids_p2p.tui.pacing import NO_PACING, Pacing
 from druids_p2p.tui.screens.dialogs import ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
+from druids_p2p.tui.widgets import seat_colour
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 SIZE = (120, 40)

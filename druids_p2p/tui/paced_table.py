@@ -22,8 +22,7 @@ from druids_p2p.tui.game_ui import GameTableScreen
 from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
 from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.session import PeerEvent, Session
-from druids_p2p.tui.widgets.chat import CHAT_EVENTS, ChatBox, chat_line
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.widgets import CHAT_EVENTS, ChatBox, TableLog, chat_line
 
 log = logging.getLogger(__name__)
 

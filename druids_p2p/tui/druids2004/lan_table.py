@@ -39,7 +39,7 @@ from druids_p2p.tui.evening import PlayedGame
 from druids_p2p.tui.game_ui import TableUI
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
-from druids_p2p.tui.widgets.chat import CHAT_KEY
+from druids_p2p.tui.widgets import CHAT_KEY
 
 QUIET_EVENTS = frozenset({"result", "round_ended", "game_over", "move"})
 """Events whose text the screen tells in its own words (moves, the end) or not at all (talk is

@@ -26,7 +26,7 @@ from druids_p2p.games.druids2004.cards import (
     servant_owner,
 )
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
-from druids_p2p.tui.names import seat_colour
+from druids_p2p.tui.widgets import seat_colour
 
 KIND_STYLES = ("bold grey62", "bold bright_white", "bold red", "bold dodger_blue1", "bold green3",
                "bold yellow")  # fmt: skip

@@ -26,8 +26,7 @@ from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.lan_story import move_line
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
-from druids_p2p.tui.plain import plain
-from druids_p2p.tui.widgets.log import WrapLog
+from druids_p2p.tui.widgets import WrapLog, plain
 
 LOG_MOVES = 40
 """The moves up to the step shown in the log (the latest last)."""

@@ -27,10 +27,8 @@ from druids_p2p.tui.druids2017.cards import DOMAIN_COLOURS, card_text
 from druids_p2p.tui.druids2017.piles import score_text
 from druids_p2p.tui.druids2017.scores import scores_table
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
-from druids_p2p.tui.names import name_text, who
-from druids_p2p.tui.plain import plain
 from druids_p2p.tui.screens.dialogs import APP_KEYS, BOTTOM_CSS, dialog_css
-from druids_p2p.tui.widgets.chat import CHAT_KEY
+from druids_p2p.tui.widgets import CHAT_KEY, name_text, plain, who
 
 
 class GaiaPrompt(ModalScreen[int | None]):

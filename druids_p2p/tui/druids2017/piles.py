@@ -11,7 +11,7 @@ from textual.widgets import Static
 from druids_p2p.games.druids2017.cards import DOMAINS, N_VALUES
 from druids_p2p.tui.druids2017.cards import DOMAIN_COLOURS, card_text
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
-from druids_p2p.tui.names import name_text
+from druids_p2p.tui.widgets import name_text
 
 
 def score_text(score: int) -> str:

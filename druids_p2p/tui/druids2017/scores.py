@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
-from druids_p2p.tui.names import name_text
+from druids_p2p.tui.widgets import name_text
 
 
 def scores_table(snapshot: TableSnapshot | None, winners: tuple[int, ...] = ()) -> Table:

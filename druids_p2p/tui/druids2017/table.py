@@ -36,13 +36,9 @@ from druids_p2p.tui.druids2017.tricks import TrickHistory
 from druids_p2p.tui.druids2017.warnings import warning_line, warnings
 from druids_p2p.tui.evening import PlayedGame
 from druids_p2p.tui.game_ui import TableUI
-from druids_p2p.tui.names import who
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
-from druids_p2p.tui.plain import plain, plain_text
 from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
-from druids_p2p.tui.widgets.chat import CHAT_KEY
-from druids_p2p.tui.widgets.log import TableLog
-from druids_p2p.tui.widgets.size_warning import SizeWarning
+from druids_p2p.tui.widgets import CHAT_KEY, SizeWarning, TableLog, plain, plain_text, who
 
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q", "ctrl+c"})
 """Keys that keep their meaning while a trick is held or a card is marked (help, quit; and chat,

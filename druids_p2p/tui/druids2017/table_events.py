@@ -12,7 +12,7 @@ from druids_p2p.games.druids2017.notation import Move
 from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.druids2017.cards import move_text
 from druids_p2p.tui.druids2017.table_screen_state import TableScreenState
-from druids_p2p.tui.names import name_text, who
+from druids_p2p.tui.widgets import name_text, who
 
 EVENT_STYLE = {
     "aborted": "bold red",

@@ -11,7 +11,7 @@ from druids_p2p.games.druids2017.cards import COLOUR_NAMES, is_gaia_move
 from druids_p2p.tui.druids2017.cards import domain_text
 from druids_p2p.tui.druids2017.table_events import clock
 from druids_p2p.tui.druids2017.table_screen_state import TableScreenState
-from druids_p2p.tui.names import who
+from druids_p2p.tui.widgets import who
 
 REJOINED_SHOWN_S = 10.0
 """How long a player who came back is shown as rejoined."""

@@ -16,7 +16,7 @@ from druids_p2p.games.druids2017.cards import COLOUR_NAMES, N_DOMAIN_CARDS, N_VA
 from druids_p2p.games.druids2017.notation import MOVES
 from druids_p2p.tui.druids2017.cards import domain_text, move_text
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
-from druids_p2p.tui.names import name_text, who
+from druids_p2p.tui.widgets import name_text, who
 
 NAME_WIDTH = 14
 

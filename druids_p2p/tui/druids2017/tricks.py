@@ -17,7 +17,7 @@ from druids_p2p.games.druids2017.cards import COLOUR_NAMES
 from druids_p2p.tui.druids2017.cards import domain_text
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
 from druids_p2p.tui.druids2017.trick import led_domain, plays_text
-from druids_p2p.tui.names import name_text
+from druids_p2p.tui.widgets import name_text
 
 
 def trick_history(snapshot: TableSnapshot | None) -> Table | Text:

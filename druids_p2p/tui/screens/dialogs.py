@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from druids_p2p.tui.plain import plain
+from druids_p2p.tui.widgets import plain
 
 _DIALOG_CSS = """
 {name} {{ align: center middle; background: $background 40%; }}

@@ -33,10 +33,9 @@ from druids_p2p.lan.interfaces import NetChoice
 from druids_p2p.lan.peer_config import HostSpec
 from druids_p2p.lan.table_choice import namesakes, pin_matches
 from druids_p2p.tui.bots import bot_seats
-from druids_p2p.tui.plain import plain
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.screens.dialogs import ConfirmJoin
-from druids_p2p.tui.widgets.size_warning import SizeWarning
+from druids_p2p.tui.widgets import SizeWarning, plain
 
 OPEN_SEAT = "open"
 """A seat left for a player on the LAN."""

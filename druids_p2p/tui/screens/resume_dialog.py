@@ -14,9 +14,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from druids_p2p.tui.plain import plain
 from druids_p2p.tui.resume import SavedGame
 from druids_p2p.tui.screens.dialogs import dialog_css
+from druids_p2p.tui.widgets import plain
 
 
 class ResumeTable(ModalScreen[str | None]):
