@@ -15,8 +15,8 @@ from druids_p2p.lan.players import Player, TableView
 from druids_p2p.table.card_table_play import MOVE_TYPES, WORDS_CHECKS
 from druids_p2p.table.table import TableMachine
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_table
+from druids_p2p.tui.game_ui import MoveRejected, TurnRequest
 from druids_p2p.tui.player import UIPlayer
-from druids_p2p.tui.session import MoveRejected, TurnRequest
 from druids_p2p.tui.widgets import in_your_words
 from druids_p2p.wire import decode
 

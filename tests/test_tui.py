@@ -31,10 +31,9 @@ from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.offline import OfflineSession
 from druids_p2p.tui.druids2017.snapshot import card_reason, snapshot_from_game
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.game_ui import NO_PACING, PeerEvent
 from druids_p2p.tui.screens.dialogs import ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.session import PeerEvent
 from druids_p2p.tui.widgets import TableLog
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")

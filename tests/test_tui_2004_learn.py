@@ -47,10 +47,8 @@ from druids_p2p.tui.druids2004.places import GEM_BACK, RITUAL_MARK, SERVANT_BACK
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.druids2004.snapshot import Snapshot2004
 from druids_p2p.tui.druids2004.table import Table2004Screen
-from druids_p2p.tui.pacing import NO_PACING
-from druids_p2p.tui.prefs import TablePrefs, first_time
+from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, TablePrefs, first_time
 from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.session import PeerEvent, Session
 from druids_p2p.tui.widgets import TableLog
 
 SIZE = (112, 42)

@@ -23,9 +23,8 @@ from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, 
 from druids_p2p.tui.druids2017.offline import OfflineSession
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.game_ui import NO_PACING, PeerEvent
 from druids_p2p.tui.player import NetSession, local_table
-from druids_p2p.tui.session import PeerEvent
 from druids_p2p.tui.widgets import ChatBox
 from druids_p2p.wire import load_or_create
 

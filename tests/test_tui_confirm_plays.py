@@ -25,8 +25,7 @@ from druids_p2p.tui.druids2004.app import Druids2004App
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.pacing import NO_PACING
-from druids_p2p.tui.prefs import TablePrefs
+from druids_p2p.tui.game_ui import NO_PACING, TablePrefs
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 CONFIRM = TablePrefs(confirm_plays=True)

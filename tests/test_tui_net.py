@@ -26,7 +26,7 @@ from druids_p2p.tui.druids2017.hand import Hand
 from druids_p2p.tui.druids2017.piles import players_table
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.pacing import NO_PACING, Pacing
+from druids_p2p.tui.game_ui import NO_PACING, Pacing
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.screens.dialogs import ConfirmJoin
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen

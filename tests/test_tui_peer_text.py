@@ -39,11 +39,10 @@ from druids_p2p.tui.druids2017.dialogs import GameOver
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, random_policy
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.warnings import missing_domain
-from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, SessionEnded
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmJoin
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.session import PeerEvent, Session, SessionEnded
 from druids_p2p.wire.identity import Identity
 
 SIZE = (160, 44)

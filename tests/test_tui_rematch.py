@@ -38,8 +38,7 @@ from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.evening import Evening, PlayedGame
-from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.game_ui import NO_PACING, Evening, PlayedGame
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.screens.dialogs import ConfirmJoin, GoOnPrompt
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen

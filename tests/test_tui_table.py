@@ -44,7 +44,7 @@ from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.druids2017.tricks import TrickHistory
 from druids_p2p.tui.druids2017.warnings import missing_domain
-from druids_p2p.tui.pacing import NO_PACING, Pacing
+from druids_p2p.tui.game_ui import NO_PACING, Pacing
 from druids_p2p.tui.screens.dialogs import ConfirmQuit
 from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.widgets import seat_colour

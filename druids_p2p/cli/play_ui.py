@@ -17,8 +17,7 @@ from druids_p2p.cli.app import fail, options_of, pick_game
 if TYPE_CHECKING:
     from druids_p2p.bots.local_game import BotLookup
     from druids_p2p.tui.bots import BotSeat
-    from druids_p2p.tui.game_ui import OfflineApp
-    from druids_p2p.tui.prefs import TablePrefs
+    from druids_p2p.tui.game_ui import OfflineApp, TablePrefs
 
 
 MAX_BOTS = 4
@@ -122,8 +121,8 @@ def play_ui(opts: UiOptions) -> None:
         _play_offline(opts, offline, identity.name, others, registry, folder)
         return
 
+    from druids_p2p.tui.game_ui import Pacing
     from druids_p2p.tui.launch import run_local
-    from druids_p2p.tui.pacing import Pacing
     from druids_p2p.tui.resume import saved_game
 
     outcome = run_local(
@@ -203,8 +202,8 @@ def play_lan(opts: UiOptions, trick_s: float, rounds: int) -> None:
         fail("the terminal UI needs a terminal; use --headless to play without one")
     identity = load_identity(opts.name)
 
+    from druids_p2p.tui.game_ui import Pacing
     from druids_p2p.tui.launch import run_lan
-    from druids_p2p.tui.pacing import Pacing
     from druids_p2p.tui.resume import saved_game
     from druids_p2p.tui.screens.lobby import LanSetup
 
@@ -329,8 +328,7 @@ class UiOptions:
 def table_prefs(opts: UiOptions) -> TablePrefs:
     """The person's preferences at the tables this command opens: ``--confirm-plays``, and the
     game's legend the first time this data folder sits at that game (remembered there)."""
-    from druids_p2p.tui.game_ui import game_ui
-    from druids_p2p.tui.prefs import TablePrefs, first_time
+    from druids_p2p.tui.game_ui import TablePrefs, first_time, game_ui
     from druids_p2p.wire import data_dir
 
     legend = game_ui(opts.game).legend and first_time(data_dir(), f"legend-{opts.game}")

@@ -10,7 +10,7 @@ joined ``FILL_AFTER_S`` later (its person said no, or is gone) gets a bot in its
 ``druids peer`` process with a fresh identity of its own, named ``bot for NAME``, started on the
 host's machine, as a stand-in is (``go_on.start_stand_in``). The new table is a first table like
 any other — nothing is carried: its game starts afresh (the running scores over the evening are
-the terminal UI's, ``tui/evening.py``). Only the host's own yes opens it; a peer that says yes
+the terminal UI's, ``tui/game_ui.py``). Only the host's own yes opens it; a peer that says yes
 waits at most ``ASK_S`` + ``FILL_AFTER_S`` + the step deadline for its invitation.
 """
 

@@ -18,10 +18,16 @@ from typing import TypedDict
 from textual.message import Message
 from textual.timer import Timer
 
-from druids_p2p.tui.game_ui import GameTableScreen
-from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
-from druids_p2p.tui.session import PeerEvent, Session
+from druids_p2p.tui.game_ui import (
+    NO_PREFS,
+    UI_PACING,
+    GameTableScreen,
+    Pacer,
+    Pacing,
+    PeerEvent,
+    Session,
+    TablePrefs,
+)
 from druids_p2p.tui.widgets import CHAT_EVENTS, ChatBox, TableLog, chat_line
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, RichLog, Static
 
-from druids_p2p.tui.session import SeatSnapshot
+from druids_p2p.tui.game_ui import SeatSnapshot
 from druids_p2p.wire.bodies import MAX_CHAT_TEXT
 from druids_p2p.wire.text import shown
 

@@ -1,6 +1,6 @@
 """The Textual application for a Druids (2004) table against in-process bots: one screen, the
 game, then its outcome; a rematch (key ``r`` on the end screen) plays another game with the same
-players on a fresh deal, the evening's running scores kept (``tui/evening.py``).
+players on a fresh deal, the evening's running scores kept (``tui/game_ui.py``).
 
 Kept apart from :class:`~druids_p2p.tui.app.DruidsApp` (the tables of peers, the lobby and
 resumption): this table is in one process, without mental cards. Each game's record (the 2004
@@ -19,8 +19,7 @@ from textual.app import App
 
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.druids2004.table import Table2004Screen
-from druids_p2p.tui.evening import Evening
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
+from druids_p2p.tui.game_ui import NO_PREFS, Evening, TablePrefs
 
 RECORD_NAME = "record-2004.json"
 

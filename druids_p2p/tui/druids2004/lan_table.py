@@ -1,5 +1,5 @@
 """The Druids (2004) table screen at a table of peers: the shared board (``board.py``) over the
-snapshots a :class:`~druids_p2p.tui.session.Session` posts.
+snapshots a :class:`~druids_p2p.tui.game_ui.Session` posts.
 
 The view is this seat's copy of the game at the mental card table, as last settled; a move the
 keys choose is handed to the session for the peer's move request it answers, and the table
@@ -35,10 +35,16 @@ from druids_p2p.tui.druids2004.explain import end_lines
 from druids_p2p.tui.druids2004.lan_story import drawn_lines, move_line
 from druids_p2p.tui.druids2004.places import ScoreColumn
 from druids_p2p.tui.druids2004.snapshot import Snapshot2004, own, snapshot_from_table
-from druids_p2p.tui.evening import PlayedGame
-from druids_p2p.tui.game_ui import TableUI
+from druids_p2p.tui.game_ui import (
+    MoveRejected,
+    PeerEvent,
+    PlayedGame,
+    Session,
+    SessionEnded,
+    TableUI,
+    TurnRequest,
+)
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
-from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.widgets import CHAT_KEY
 
 QUIET_EVENTS = frozenset({"result", "round_ended", "game_over", "move"})

@@ -30,8 +30,7 @@ from druids_p2p.tui.druids2004.dialogs import RitualSteps
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
 from druids_p2p.tui.druids2004.session import Offline2004
 from druids_p2p.tui.druids2004.snapshot import Snapshot2004
-from druids_p2p.tui.pacing import NO_PACING
-from druids_p2p.tui.session import PeerEvent, Session, TurnRequest
+from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, TurnRequest
 
 SIZE = (112, 36)
 NAMES = ("alice", "rule-1", "pimc-2")

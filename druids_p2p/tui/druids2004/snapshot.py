@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from druids_p2p.games.druids2004.view import SeatView
-from druids_p2p.tui.session import SeatSnapshot
+from druids_p2p.tui.game_ui import SeatSnapshot
 
 if TYPE_CHECKING:
     from druids_p2p.lan.players import TableView

@@ -20,8 +20,7 @@ from druids_p2p.tui.druids2004.board import Board2004, in_ui_words, what_now
 from druids_p2p.tui.druids2004.dialogs import ConfirmLeave, GameOver2004
 from druids_p2p.tui.druids2004.explain import end_lines
 from druids_p2p.tui.druids2004.session import Offline2004, TableEvent
-from druids_p2p.tui.evening import Evening, PlayedGame
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
+from druids_p2p.tui.game_ui import NO_PREFS, Evening, PlayedGame, TablePrefs
 
 __all__ = ["Table2004Screen", "in_ui_words", "what_now"]
 
@@ -40,7 +39,7 @@ class Table2004Screen(Board2004):
         prefs: TablePrefs = NO_PREFS,
     ) -> None:
         """``pause_s``: how long each bot's finished turn stays in view before the next bot
-        moves (``--move-pause``; 0 in tests); ``prefs``: the person's (tui/prefs.py)."""
+        moves (``--move-pause``; 0 in tests); ``prefs``: the person's (tui/game_ui.py)."""
         assert session.options is not None
         super().__init__(session.names, session.options.column_spaces, prefs)
         self.session = session

@@ -15,8 +15,7 @@ from druids_p2p.tui.druids2004.lan_table import TABLE_UI
 from druids_p2p.tui.druids2004.replay import Replay2004App
 from druids_p2p.tui.druids2004.screenshots import make_2004_screenshots
 from druids_p2p.tui.druids2004.session import Offline2004
-from druids_p2p.tui.game_ui import GameUI
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
+from druids_p2p.tui.game_ui import NO_PREFS, GameUI, TablePrefs
 
 
 def offline_app(

@@ -247,7 +247,7 @@ class GameOver(ModalScreen[bool]):
         evening: Sequence[str] = (),
         rematch: bool = False,
     ) -> None:
-        """``evening``: the running scores over this session's games (tui/evening.py);
+        """``evening``: the running scores over this session's games (tui/game_ui.py);
         ``rematch``: the app can seat the same players again (key ``r``)."""
         super().__init__()
         self.snapshot = snapshot

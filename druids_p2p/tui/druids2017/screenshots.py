@@ -18,7 +18,7 @@ from druids_p2p.tui.druids2017.hand import CardChip
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.warnings import warnings
-from druids_p2p.tui.pacing import NO_PACING, Pacing
+from druids_p2p.tui.game_ui import NO_PACING, Pacing
 
 SIZE = (112, 42)
 NAMES = ("alice", "rule-1", "pimc-2", "rule-3")

@@ -1,7 +1,7 @@
 """The table: players and piles, the trick, scores, warnings, your hand, the log; prompts on
 your turn.
 
-What the session reports is shown in order through a :class:`~druids_p2p.tui.pacing.Pacer`
+What the session reports is shown in order through a :class:`~druids_p2p.tui.game_ui.Pacer`
 (the paced table screen, ``tui/paced_table.py``): each move stays in view a moment, a completed
 trick longer (or until a key), and the next round waits behind the round's summary. So the log,
 the trick and the hand always agree, and the person's turn (its clock too) begins when it is
@@ -34,10 +34,16 @@ from druids_p2p.tui.druids2017.table_status import connecting_text, seat_states,
 from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.druids2017.tricks import TrickHistory
 from druids_p2p.tui.druids2017.warnings import warning_line, warnings
-from druids_p2p.tui.evening import PlayedGame
-from druids_p2p.tui.game_ui import TableUI
+from druids_p2p.tui.game_ui import (
+    MoveRejected,
+    PeerEvent,
+    PlayedGame,
+    Session,
+    SessionEnded,
+    TableUI,
+    TurnRequest,
+)
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
-from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.tui.widgets import CHAT_KEY, SizeWarning, TableLog, plain, plain_text, who
 
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q", "ctrl+c"})

@@ -1,6 +1,6 @@
 """The trick on the table: who played what, who is to play, and who took the last trick.
 
-A completed trick is *held* a moment (tui/pacing.py): then the panel shows that trick whole —
+A completed trick is *held* a moment (tui/game_ui.py): then the panel shows that trick whole —
 each player's card and who took it — instead of the next, empty one.
 """
 
