@@ -26,14 +26,13 @@ from druids_p2p.games.druids2017.cards import COLOUR_NAMES, PILE, card_domain, i
 from druids_p2p.games.druids2017.notation import format_move, parse_move
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.dialogs import ConfirmQuit, HelpScreen
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.offline import OfflineSession
 from druids_p2p.tui.druids2017.snapshot import card_reason, snapshot_from_game
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, PeerEvent
-from druids_p2p.tui.screens.dialogs import ConfirmQuit
-from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.widgets import TableLog
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")

@@ -31,10 +31,10 @@ from druids_p2p.lan.discovery import TableInfo, encode_beacon
 from druids_p2p.lan.interfaces import resolve
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.dialogs import ApproveJoin, ConfirmJoin
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
 from druids_p2p.tui.game_ui import NO_PACING, table_ui
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmJoin
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire import load_or_create
 from druids_p2p.wire.identity import Identity

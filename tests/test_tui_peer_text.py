@@ -32,7 +32,7 @@ from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.discovery import Seat, TableInfo, encode_beacon
 from druids_p2p.lan.interfaces import resolve
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.approval import ApprovalBridge
+from druids_p2p.tui.dialogs import ApprovalBridge, ApproveJoin, ConfirmJoin
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI as TABLE_UI_2004
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
 from druids_p2p.tui.druids2017.dialogs import GameOver
@@ -41,7 +41,6 @@ from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.warnings import missing_domain
 from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, SessionEnded
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmJoin
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire.identity import Identity
 

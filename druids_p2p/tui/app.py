@@ -16,7 +16,15 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from druids_p2p.peer.homes import SET_ASIDE
-from druids_p2p.tui.approval import JoinApproval
+from druids_p2p.tui.dialogs import (
+    ApproveJoin,
+    ConfirmQuit,
+    GoOnPrompt,
+    GoOnQuestion,
+    HelpScreen,
+    JoinApproval,
+    ResumeTable,
+)
 from druids_p2p.tui.game_ui import (
     NO_PREFS,
     UI_PACING,
@@ -31,13 +39,9 @@ from druids_p2p.tui.game_ui import (
     TableUI,
     TurnRequest,
 )
-from druids_p2p.tui.going_on import GoOnQuestion
 from druids_p2p.tui.player import NetSession, TableSpec
 from druids_p2p.tui.resume import SavedGame
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit, GoOnPrompt
-from druids_p2p.tui.screens.help import HelpScreen
 from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.screens.resume_dialog import ResumeTable
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)

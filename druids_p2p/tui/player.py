@@ -29,8 +29,8 @@ from druids_p2p.lan.errors import PeerError
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig
 from druids_p2p.lan.players import Player, PlayerMove, TableView
 from druids_p2p.peer.session import run_peer
-from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
+from druids_p2p.tui.dialogs import ApprovalBridge, GoOnBridge, RematchBridge
 from druids_p2p.tui.game_ui import (
     MoveRejected,
     PeerEvent,
@@ -39,7 +39,6 @@ from druids_p2p.tui.game_ui import (
     Snapshots,
     TurnRequest,
 )
-from druids_p2p.tui.going_on import GoOnBridge, RematchBridge
 from druids_p2p.tui.widgets import in_your_words
 from druids_p2p.wire import Identity
 

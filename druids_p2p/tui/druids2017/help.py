@@ -3,7 +3,7 @@ brief (docs/rules.md and the project's rulings are the full text)."""
 
 from __future__ import annotations
 
-from druids_p2p.tui.screens.help import HelpScreen
+from druids_p2p.tui.dialogs import HelpScreen
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("← →", "previous / next card in your hand"),

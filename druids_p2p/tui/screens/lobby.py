@@ -33,8 +33,8 @@ from druids_p2p.lan.interfaces import NetChoice
 from druids_p2p.lan.peer_config import HostSpec
 from druids_p2p.lan.table_choice import namesakes, pin_matches
 from druids_p2p.tui.bots import bot_seats
+from druids_p2p.tui.dialogs import ConfirmJoin
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.dialogs import ConfirmJoin
 from druids_p2p.tui.widgets import SizeWarning, plain
 
 OPEN_SEAT = "open"
