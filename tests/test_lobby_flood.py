@@ -260,7 +260,7 @@ def test_the_ui_lobby_says_beacons_are_dropped_and_keeps_a_confirmed_host() -> N
     from textual.widgets import Static
 
     from druids_p2p.lan.interfaces import resolve
-    from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
+    from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 
     listener, clock = _listener(), FakeClock()
     listener.clock = clock

@@ -40,8 +40,8 @@ from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, ran
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.warnings import missing_domain
 from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, SessionEnded
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire.identity import Identity
 
 SIZE = (160, 44)

@@ -40,8 +40,8 @@ from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, 
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, Evening, PlayedGame
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import NetSession, local_table
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire import load_or_create
 
 

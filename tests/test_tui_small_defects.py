@@ -30,7 +30,7 @@ from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, mus
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.game_ui import NO_PACING, Pacing, table_ui
-from druids_p2p.tui.screens.lobby import LanSetup
+from druids_p2p.tui.lobby import LanSetup
 from druids_p2p.tui.widgets import SizeWarning, TableLog
 from druids_p2p.wire import Identity
 

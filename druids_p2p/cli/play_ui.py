@@ -204,8 +204,8 @@ def play_lan(opts: UiOptions, trick_s: float, rounds: int) -> None:
 
     from druids_p2p.tui.game_ui import Pacing
     from druids_p2p.tui.launch import run_lan
+    from druids_p2p.tui.lobby import LanSetup
     from druids_p2p.tui.resume import saved_game
-    from druids_p2p.tui.screens.lobby import LanSetup
 
     # A table of this game left unfinished: the UI asks to rejoin it first.
     saved = saved_game(opts.workdir, game=opts.game)

@@ -39,9 +39,9 @@ from druids_p2p.tui.game_ui import (
     TableUI,
     TurnRequest,
 )
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import NetSession, TableSpec
 from druids_p2p.tui.resume import SavedGame
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from druids_p2p.lan.discovery import Seat, TableInfo, encode_beacon
 from druids_p2p.lan.interfaces import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.game_ui import LobbyTable, game_uis, table_ui
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.widgets import FIXED_TIME
 from druids_p2p.wire import Identity
 
