@@ -35,10 +35,10 @@ from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.dialogs import ApprovalBridge, ApproveJoin, ConfirmJoin
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI as TABLE_UI_2004
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
+from druids_p2p.tui.druids2017.cards import missing_domain
 from druids_p2p.tui.druids2017.dialogs import GameOver
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, random_policy
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.druids2017.warnings import missing_domain
 from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, SessionEnded
 from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import TableSpec

@@ -32,6 +32,7 @@ from druids_p2p.games.druids2017.notation import format_move
 from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.dialogs import ConfirmQuit, HelpScreen
+from druids_p2p.tui.druids2017.cards import missing_domain
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.offline import (
@@ -44,7 +45,6 @@ from druids_p2p.tui.druids2017.piles import players_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.druids2017.tricks import TrickHistory
-from druids_p2p.tui.druids2017.warnings import missing_domain
 from druids_p2p.tui.game_ui import NO_PACING, Pacing
 from druids_p2p.tui.widgets import seat_colour
 

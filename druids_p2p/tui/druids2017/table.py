@@ -23,6 +23,7 @@ from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.games.druids2017.notation import format_card
+from druids_p2p.tui.druids2017.cards import warning_line, warnings
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.help import help_screen
@@ -33,7 +34,6 @@ from druids_p2p.tui.druids2017.table_events import EVENT_STYLE, clock, describe,
 from druids_p2p.tui.druids2017.table_status import connecting_text, seat_states, status_text
 from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.druids2017.tricks import TrickHistory
-from druids_p2p.tui.druids2017.warnings import warning_line, warnings
 from druids_p2p.tui.game_ui import (
     MoveRejected,
     PeerEvent,
