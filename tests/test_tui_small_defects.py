@@ -27,8 +27,8 @@ from druids_p2p.lan.interfaces import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.dialogs import ConfirmQuit
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
+from druids_p2p.tui.druids2017.panels import TrickPanel
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.tui.game_ui import NO_PACING, Pacing, table_ui
 from druids_p2p.tui.lobby import LanSetup
 from druids_p2p.tui.widgets import SizeWarning, TableLog

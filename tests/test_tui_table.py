@@ -41,10 +41,8 @@ from druids_p2p.tui.druids2017.offline import (
     must_follow,
     random_policy,
 )
-from druids_p2p.tui.druids2017.piles import players_table
+from druids_p2p.tui.druids2017.panels import TrickHistory, TrickPanel, players_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.druids2017.trick import TrickPanel
-from druids_p2p.tui.druids2017.tricks import TrickHistory
 from druids_p2p.tui.game_ui import NO_PACING, Pacing
 from druids_p2p.tui.widgets import seat_colour
 

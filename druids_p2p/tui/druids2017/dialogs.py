@@ -25,8 +25,7 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.dialogs import APP_KEYS, BOTTOM_CSS, dialog_css
 from druids_p2p.tui.druids2017.cards import DOMAIN_COLOURS, card_text
-from druids_p2p.tui.druids2017.piles import score_text
-from druids_p2p.tui.druids2017.scores import scores_table
+from druids_p2p.tui.druids2017.panels import score_text, scores_table
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
 from druids_p2p.tui.widgets import CHAT_KEY, name_text, plain, who
 

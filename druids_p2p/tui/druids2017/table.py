@@ -27,13 +27,10 @@ from druids_p2p.tui.druids2017.cards import warning_line, warnings
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.help import help_screen
-from druids_p2p.tui.druids2017.piles import PlayersPanel
-from druids_p2p.tui.druids2017.scores import ScoresPanel
+from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickHistory, TrickPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
 from druids_p2p.tui.druids2017.table_events import EVENT_STYLE, clock, describe, took_line
 from druids_p2p.tui.druids2017.table_status import connecting_text, seat_states, status_text
-from druids_p2p.tui.druids2017.trick import TrickPanel
-from druids_p2p.tui.druids2017.tricks import TrickHistory
 from druids_p2p.tui.game_ui import (
     MoveRejected,
     PeerEvent,
