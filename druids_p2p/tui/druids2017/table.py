@@ -34,8 +34,15 @@ from druids_p2p.tui.druids2017.dialogs import (
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickHistory, TrickPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
-from druids_p2p.tui.druids2017.table_events import EVENT_STYLE, clock, describe, took_line
-from druids_p2p.tui.druids2017.table_status import connecting_text, seat_states, status_text
+from druids_p2p.tui.druids2017.table_events import (
+    EVENT_STYLE,
+    clock,
+    connecting_text,
+    describe,
+    seat_states,
+    status_text,
+    took_line,
+)
 from druids_p2p.tui.game_ui import (
     MoveRejected,
     PeerEvent,
