@@ -35,8 +35,7 @@ from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import KEYS, RULES, RitualHistory, RitualSteps
-from druids_p2p.tui.druids2004.explain import signs
-from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
+from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn, signs
 from druids_p2p.tui.game_ui import NO_PREFS, TablePrefs
 from druids_p2p.tui.widgets import TableLog, plain, seat_colour
 

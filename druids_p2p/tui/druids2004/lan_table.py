@@ -31,9 +31,8 @@ from druids_p2p.tui.druids2004.dialogs import (
     TalkRitualHistory,
     TalkRitualSteps,
 )
-from druids_p2p.tui.druids2004.explain import end_lines
 from druids_p2p.tui.druids2004.lan_story import drawn_lines, move_line
-from druids_p2p.tui.druids2004.places import ScoreColumn
+from druids_p2p.tui.druids2004.places import ScoreColumn, end_lines
 from druids_p2p.tui.druids2004.snapshot import Snapshot2004, own, snapshot_from_table
 from druids_p2p.tui.game_ui import (
     MoveRejected,

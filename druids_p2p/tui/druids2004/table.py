@@ -18,7 +18,7 @@ from druids_p2p.games.druids2004.playout import MAX_STEPS
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, in_ui_words, what_now
 from druids_p2p.tui.druids2004.dialogs import ConfirmLeave, GameOver2004
-from druids_p2p.tui.druids2004.explain import end_lines
+from druids_p2p.tui.druids2004.places import end_lines
 from druids_p2p.tui.druids2004.session import Offline2004, TableEvent
 from druids_p2p.tui.game_ui import NO_PREFS, Evening, PlayedGame, TablePrefs
 
