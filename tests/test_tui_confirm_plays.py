@@ -21,7 +21,7 @@ from druids_p2p.games.druids2004.cards import format_card, is_gem
 from druids_p2p.games.druids2004.records import Discarded, Played
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.druids2004.app import Druids2004App
+from druids_p2p.tui.druids2004.table import Druids2004App
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from druids_p2p.bots.base import Bot
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset
-from druids_p2p.tui.druids2004.app import Druids2004App
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI
 from druids_p2p.tui.druids2004.replay import Replay2004App
 from druids_p2p.tui.druids2004.screenshots import make_2004_screenshots
 from druids_p2p.tui.druids2004.session import Offline2004
+from druids_p2p.tui.druids2004.table import Druids2004App
 from druids_p2p.tui.game_ui import NO_PREFS, GameUI, TablePrefs
 
 
