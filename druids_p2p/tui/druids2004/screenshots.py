@@ -26,9 +26,8 @@ from druids_p2p.games.druids2004.records import Discarded, Drew, Played, Record,
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.dialogs import RitualSteps
-from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
+from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen, Snapshot2004
 from druids_p2p.tui.druids2004.session import Offline2004
-from druids_p2p.tui.druids2004.snapshot import Snapshot2004
 from druids_p2p.tui.druids2004.table import Druids2004App
 from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, TurnRequest
 
