@@ -19,8 +19,8 @@ from druids_p2p.tui.druids2004.dialogs import (
     TalkRitualHistory,
     TalkRitualSteps,
 )
-from druids_p2p.tui.druids2004.lan_story import drawn_lines, move_line
 from druids_p2p.tui.druids2004.places import ScoreColumn, end_lines
+from druids_p2p.tui.druids2004.replay import drawn_lines, move_line
 from druids_p2p.tui.game_ui import (
     MoveRejected,
     PeerEvent,
