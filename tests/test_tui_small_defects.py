@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from lobby_pilot import shown_lobby
+from offline2017 import OfflineSession, find_position, must_follow
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -26,7 +27,6 @@ from druids_p2p.lan.beacon_listener import BeaconListener
 from druids_p2p.lan.interfaces import NetChoice
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.dialogs import ConfirmQuit
-from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.panels import TrickPanel
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, Pacing, table_ui

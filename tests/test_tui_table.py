@@ -2,7 +2,7 @@
 typing, tricks that stay readable, who is who, warnings, small terminals, the end of a game.
 
 Driven headless (Textual's Pilot) over
-:class:`~druids_p2p.tui.druids2017.offline.OfflineSession` on exact positions; the pacing of the
+:class:`~offline2017.OfflineSession` on exact positions; the pacing of the
 table runs on a fake clock moved by hand.
 """
 
@@ -16,6 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from offline2017 import (
+    OfflineSession,
+    find_position,
+    must_follow,
+    random_policy,
+)
 from rich.console import Console
 from rich.text import Text
 from textual import events
@@ -35,12 +41,6 @@ from druids_p2p.tui.dialogs import ConfirmQuit, HelpScreen
 from druids_p2p.tui.druids2017.cards import missing_domain
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
-from druids_p2p.tui.druids2017.offline import (
-    OfflineSession,
-    find_position,
-    must_follow,
-    random_policy,
-)
 from druids_p2p.tui.druids2017.panels import TrickHistory, TrickPanel, players_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, Pacing

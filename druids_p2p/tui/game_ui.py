@@ -373,18 +373,12 @@ OfflineApp = Callable[..., App[dict[str, Any] | None]]
 played against in-process bots on this machine, its record kept in ``folder``."""
 
 
-LobbyTable = tuple[str, str, str, int, list[str], bool]
-"""A made-up table a lobby screenshot hears: (name, host, address, seats, seated, variant)."""
-
-
 @dataclass(frozen=True)
 class GameUI:
     """One game's TUI entry, named by its game's spec (``GameSpec.ui``)."""
 
     name: str
     """The game's name (its spec's)."""
-    screenshots: Callable[[Path], None]
-    """Write the game's README screenshots into a folder."""
     table: TableUI | None = None
     """Its table screen at a table of peers; None while tables of peers cannot deal it."""
     offline: OfflineApp | None = None
@@ -395,10 +389,6 @@ class GameUI:
     """Its table shows its legend by itself the first time (its board has signs of its own)."""
     tricks: bool = False
     """Its table holds a finished trick in view (``--trick-pause``)."""
-    lobby_svg: str = ""
-    """The file of its lobby's screenshot (none if empty), which hears :attr:`lobby_tables` and
-    the default game's made-up tables."""
-    lobby_tables: tuple[LobbyTable, ...] = ()
 
 
 @cache
