@@ -42,7 +42,7 @@ class TournamentConfig:
     lineups: tuple[tuple[str, ...], ...] = ()
     """Fixed lineups (bots may repeat), for the ``lineup`` and ``gauntlet`` modes."""
     sprt: tuple[float, float, float, float] | None = None
-    """``(lo, hi, alpha, beta)``: stop a two-bot match when the SPRT decides (:mod:`.sprt`)."""
+    """``(lo, hi, alpha, beta)``: stop a two-bot match when the SPRT decides (below)."""
     sprt_stat: str = "elo"
     stop_ci: float | None = None
     """Stop when the 95% interval of the margin is narrower than this (points)."""

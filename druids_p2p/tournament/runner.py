@@ -79,7 +79,7 @@ def run_tournament(
     they are forked from this process, else they load ``plugins_dirs`` as the caller did.
     ``cluster`` (a Dask scheduler address) plays the batches on that cluster instead of local
     worker processes (:mod:`.cluster`; ``cluster_tls``: the user's TLS files for a ``tls://``
-    scheduler, :mod:`.cluster_link`); the games and the folder are the same. ``on_status``
+    scheduler, :mod:`.cluster`); the games and the folder are the same. ``on_status``
     gets a short line (ratings, the LLR) now and then; ``batch_games`` fixes the batch size.
     ``table_player`` plays a ``p2p`` config's games over the real protocol: the caller passes
     ``peer.local_table.play_table`` (tournaments do not import the network layer); each of its

@@ -1,4 +1,4 @@
-"""A table screen that shows what its session tells it in the pacer's time (``pacing.py``).
+"""A table screen that shows what its session tells it in the pacer's time (``game_ui.py``).
 
 Both games' tables of peers take every message of the session into a :class:`Pacer` and show
 them in order, each after the hold the last one asked for; a timer wakes the screen when the next
