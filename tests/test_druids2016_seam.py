@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from druids2016_registered import register
 
+from druids_p2p.bots.base import RandomBot
 from druids_p2p.bots.local_game import play_local_game
-from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.games.druids2016 import SPEC
 from druids_p2p.games.druids2016.moves import PLACE, Move
 from druids_p2p.games.druids2016.options import Options2016

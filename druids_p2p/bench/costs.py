@@ -1,28 +1,31 @@
-"""A game's deal at the mental card table, for ``druids bench deal`` and the deck's tests: the
-deck operations a new seat copy of the game schedules before anyone moves (the default game's: a
-round's shuffles, transfers and deals) run by real TablePeers in this process
-(:mod:`druids_p2p.bench.table_deck`), every message signed and verified.
-
-Only the deck's work: the words and moves that follow the deal are the game's, and are left out.
-A game dealt by rounds makes each round its own card table (fresh keys, positions from 0), so
-one deal is one whole table from its keys to the last card dealt.
-"""
+"""What ``druids bench deal`` and ``druids bench wire`` measure: a game's deal at the mental card
+table, and signing and checking move messages."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from druids_p2p.bench.deal_table import Ed25519Codec, make_codecs
-from druids_p2p.bench.group_ops import OpCounter, counting
-from druids_p2p.bench.table_deck import TableBus, make_table
+from druids_p2p.bench.tables import (
+    Ed25519Codec,
+    OpCounter,
+    TableBus,
+    counting,
+    make_codecs,
+    make_table,
+)
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import Entropy
 from druids_p2p.games.registry import RULESETS, default_game
+from druids_p2p.wire.envelope import decode, encode
+from druids_p2p.wire.identity import Identity
+from druids_p2p.wire.msgtypes import MsgType
 
 
 def deal_ops(players: int, game: str | None = None) -> list[TableOp]:
@@ -91,3 +94,42 @@ def count_deal_ops(players: int, game: str | None = None) -> list[dict[str, int]
     with counting() as ops:
         deal_round(players, os.urandom(32), ops=ops, game=game)
     return [ops.of(seat) for seat in range(players)]
+
+
+@dataclass(frozen=True)
+class WireBench:
+    n: int
+    message_bytes: int
+    encode_per_s: float
+    decode_per_s: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "message_bytes": self.message_bytes,
+            "encode_per_s": round(self.encode_per_s, 1),
+            "decode_per_s": round(self.decode_per_s, 1),
+        }
+
+
+def bench_wire(n: int) -> WireBench:
+    identity = Identity.from_seed(hashlib.sha256(b"druids-p2p bench").digest(), "bench")
+    table_id = hashlib.sha256(b"table").digest()
+    head = hashlib.sha256(b"head").digest()
+    prevs = [hashlib.sha256(i.to_bytes(4, "big")).digest() for i in range(n)]
+    body = {"round": 2, "move": "Gaia:R"}
+    start = time.perf_counter()
+    raws = [
+        encode(identity, MsgType.MOVE, table_id=table_id, seq=i + 1, prev=p, head=head, body=body)
+        for i, p in enumerate(prevs)
+    ]
+    mid = time.perf_counter()
+    for raw in raws:
+        decode(raw)
+    end = time.perf_counter()
+    return WireBench(
+        n=n,
+        message_bytes=len(raws[0]),
+        encode_per_s=n / max(mid - start, 1e-9),
+        decode_per_s=n / max(end - mid, 1e-9),
+    )

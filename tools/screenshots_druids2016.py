@@ -68,7 +68,7 @@ async def _tile_and_end(out: Path) -> None:
         app.save_screenshot("end-2016.svg", str(out))
 
 
-def make_2016_screenshots(out: Path) -> None:
+def make(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     asyncio.run(_mid_game(out))
     asyncio.run(_tile_and_end(out))

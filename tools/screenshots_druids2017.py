@@ -1,7 +1,7 @@
 """Druids (2017)'s screenshots for the README: the table, a held trick, the Gaia prompt and a
 round's summary, each an offline session on a fixed deal (so the picture is the same every time:
 a dimmed card with its reason and a warning; a finished trick held on a clock that does not move).
-``python -m druids_p2p.tui.screenshots`` makes them with every other game's."""
+``tools/screenshots.py`` makes them with every other game's."""
 
 from __future__ import annotations
 
@@ -10,18 +10,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from offline2017 import OfflineSession, find_position, must_follow
+
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.games.druids2017.cards import card_domain
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.druids2017.cards import warnings
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip
-from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.druids2017.warnings import warnings
-from druids_p2p.tui.pacing import NO_PACING, Pacing
+from druids_p2p.tui.game_ui import NO_PACING, Pacing
 
 SIZE = (112, 42)
 NAMES = ("alice", "rule-1", "pimc-2", "rule-3")
+LOBBY_SVG = "lobby.svg"
 
 
 class _StoppedClock:
@@ -127,7 +129,7 @@ async def _summary(out: Path) -> None:
                 await pilot.press("enter")
 
 
-def make_2017_screenshots(out: Path) -> None:
+def make(out: Path) -> None:
     """table.svg, trick.svg, gaia.svg and round-summary.svg into ``out``."""
     asyncio.run(_table(out))
     asyncio.run(_trick(out))

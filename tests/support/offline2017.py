@@ -19,8 +19,8 @@ from druids_p2p.games.druids2017.cards import card_domain
 from druids_p2p.games.druids2017.notation import Move
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_game
-from druids_p2p.tui.names import in_your_words
-from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
+from druids_p2p.tui.game_ui import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
+from druids_p2p.tui.widgets import in_your_words
 
 Post = Callable[[Message], object]
 

@@ -1,14 +1,17 @@
-"""Make the README's screenshots: ``python -m druids_p2p.tui.screenshots docs/screenshots``.
+"""Make the README's screenshots: ``PYTHONPATH=. python3 tools/screenshots.py docs/screenshots``.
 
-Every registered game's (its ``GameUI.screenshots``; each on a fixed deal or seed, so the picture
-is the same every time), and the lobbies: the real lobby screen fed signed beacons of made-up
-tables through its listener (the default game's, and each game's that asks for one).
+Every registered game's that has a ``tools/screenshots_<game>.py`` (its ``make(out)``; each on a
+fixed deal or seed, so the picture is the same every time), and the lobbies: the real lobby
+screen fed signed beacons of made-up tables through its listener (the default game's, and each
+game's that names a ``LOBBY_SVG``). A developer's tool, so none of it is in the package.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -17,10 +20,18 @@ from druids_p2p.lan.discovery import Seat, TableInfo, encode_beacon
 from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import NetChoice
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.game_ui import LobbyTable, game_uis, table_ui
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.widgets.log import FIXED_TIME
+from druids_p2p.tui.game_ui import game_uis, table_ui
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
+from druids_p2p.tui.widgets import FIXED_TIME
 from druids_p2p.wire import Identity
+
+HERE = Path(__file__).resolve().parent
+for _path in (HERE, HERE.parent / "tests" / "support"):  # the games' makers; the offline 2017 UI
+    if str(_path) not in sys.path:
+        sys.path.append(str(_path))
+
+LobbyTable = tuple[str, str, str, int, list[str], bool]
+"""A made-up table a lobby screenshot hears: (name, host, address, seats, seated, variant)."""
 
 
 def _identity(name: str) -> Identity:
@@ -77,10 +88,14 @@ def make_screenshots(out: Path) -> list[Path]:
         default = default_game()
         tables = [(t, default) for t in LOBBY_TABLES]
         for ui in game_uis():
-            ui.screenshots(out)
-            if ui.lobby_svg:
-                own = [(t, ui.name) for t in ui.lobby_tables]
-                asyncio.run(_lobby(out, ui.name, ui.lobby_svg, tables + own))
+            if importlib.util.find_spec(f"screenshots_{ui.name}") is None:
+                continue
+            maker = importlib.import_module(f"screenshots_{ui.name}")
+            maker.make(out)
+            lobby_svg: str = getattr(maker, "LOBBY_SVG", "")
+            if lobby_svg:
+                own = [(t, ui.name) for t in getattr(maker, "LOBBY_TABLES", ())]
+                asyncio.run(_lobby(out, ui.name, lobby_svg, tables + own))
     finally:
         FIXED_TIME.clear()
     return sorted(out.glob("*.svg"))

@@ -1,7 +1,7 @@
 """The README's Druids (2004) screenshots: the table mid-game, its legend (key ``?``), a ritual
 told step by step, and the table screen of peers (``table2004-lan.svg``).
 
-Made with the rest by ``python -m druids_p2p.tui.screenshots docs/screenshots``: an offline table
+Made with the rest by ``tools/screenshots.py``: an offline table
 on a fixed seed with rule bots (which play the same moves on every run), the person's moves chosen
 by the same rule policy and played through the table screen, as its keys play them. A mental-card
 table deals differently on every run, so the picture of the table screen of peers is that same
@@ -25,18 +25,18 @@ from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.games.druids2004.records import Discarded, Drew, Played, Record, RitualDone, Stopped
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.druids2004.app import Druids2004App
 from druids_p2p.tui.druids2004.dialogs import RitualSteps
-from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
+from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen, Snapshot2004
 from druids_p2p.tui.druids2004.session import Offline2004
-from druids_p2p.tui.druids2004.snapshot import Snapshot2004
-from druids_p2p.tui.pacing import NO_PACING
-from druids_p2p.tui.session import PeerEvent, Session, TurnRequest
+from druids_p2p.tui.druids2004.table import Druids2004App
+from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, TurnRequest
 
 SIZE = (112, 36)
 NAMES = ("alice", "rule-1", "pimc-2")
 SEED = 11
 MAX_MOVES = 2000
+LOBBY_SVG = "lobby-2004.svg"
+LOBBY_TABLES = (("gems at noon", "hana", "192.168.1.62", 3, ["ivo"], False),)
 
 
 def _session() -> Offline2004:
@@ -176,6 +176,6 @@ async def _lan_shot(out: Path) -> None:
         app.save_screenshot("table2004-lan.svg", str(out))
 
 
-def make_2004_screenshots(out: Path) -> None:
+def make(out: Path) -> None:
     asyncio.run(_shots(out))
     asyncio.run(_lan_shot(out))

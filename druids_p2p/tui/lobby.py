@@ -1,17 +1,6 @@
-"""The LAN lobby (``druids play --lan [--game NAME]``): tables announced on the chosen network;
-host a new one (choosing which seats are bots) or join one (optionally bringing bots).
-
-The lobby is of one game, the one asked for: it lists every table it hears with its game (so a
-person sees the LAN as it is), hosts that game's tables (its seat range from the registry, and
-rounds and the light side only for a game dealt by rounds) and joins only that game's tables,
-since the table screen it opens after seating is that game's (its spec's ``ui``).
-
-Every table shows its host's key fingerprint, and a name announced by several hosts is marked: a
-name is not an identity. Joining a host that is neither pinned (``--fingerprint``) nor confirmed
-before in this session asks first, showing the fingerprint to check (lan/listener.py).
-
-A terminal too small for the lobby's forms says so, with the size it needs (measured from the
-forms as laid out), as the table screens do (``widgets/size_warning.py``)."""
+"""The LAN lobby (``druids play --lan``) of the one game asked for: the tables heard on the chosen
+network, each with its host's key fingerprint (a name is not an identity), and hosting or joining
+one, bots included."""
 
 from __future__ import annotations
 
@@ -32,10 +21,9 @@ from druids_p2p.lan.listener import BeaconListener, namesakes, pin_matches
 from druids_p2p.lan.network import NetChoice
 from druids_p2p.lan.peer_config import HostSpec
 from druids_p2p.tui.bots import bot_seats
-from druids_p2p.tui.plain import plain
+from druids_p2p.tui.dialogs import ConfirmJoin
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.dialogs import ConfirmJoin
-from druids_p2p.tui.widgets.size_warning import SizeWarning
+from druids_p2p.tui.widgets import SizeWarning, plain
 
 OPEN_SEAT = "open"
 """A seat left for a player on the LAN."""
