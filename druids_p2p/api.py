@@ -16,18 +16,15 @@ What is here, and stays here under :data:`API_VERSION`:
 
 - the bot interface: :class:`Bot`, :class:`BotSpec`, ``BotFactory``; the hook marker
   :data:`hookimpl` and the ``register`` callback's type :class:`RegisterBot`;
-- what a Druids (2017) bot sees and is started with: :class:`PlayerView`, :class:`GameOptions`;
-- cards and moves (small integers): the constants and helpers below, and the notation
-  (:func:`format_move`, :func:`parse_move`, :func:`format_card`, :func:`parse_card`);
-- moves as values (1.1): :class:`Move` (Druids 2017; ``Move.of(id)``, ``Move.from_token(text)``,
-  ``move.id``, ``move.token()``), :data:`MOVES` (every one, by id) and :class:`Move2004`. A
-  bot's ``choose`` may return a move id or its game's ``Move``: the host reads it once as its id;
-- :func:`rule_move`, the built-in heuristic as a function (a fallback or a rollout policy), and
   :class:`RandomBot`, the baseline opponent;
-- Druids (2004): :class:`Options2004` (what its bots are started with) and :class:`SeatView2004`
-  (what they see);
 - testing a bot: :func:`check_bot`, :func:`duplicate_margin`, :func:`registered_plugin`, and
-  :func:`play_local_game` (one game in-process: how a failure's seed is reproduced).
+  :func:`play_local_game` (one game in-process: how a failure's seed is reproduced);
+- each registered game's names for its bots (its spec's ``api``: what its bots see and are
+  started with, its cards, moves and notation, its heuristics), looked up when first imported.
+  Druids (2017)'s are ``PlayerView``, ``GameOptions``, ``Move``, ``MOVES``, the card constants
+  and helpers, ``format_move``/``parse_move``/``format_card``/``parse_card`` and ``rule_move``;
+  Druids (2004)'s ``SeatView2004``, ``Options2004`` and ``Move2004``. A bot's ``choose`` may
+  return a move id or its game's ``Move``: the host reads it once as its id.
 
 The modules these come from are internal and may move; this module is the contract (an
 import-linter contract and ``tests/test_layers.py`` check that ``plugins/``, ``examples/`` and
@@ -37,50 +34,12 @@ docs/plugins.md import nothing else). A change that breaks a plugin written agai
 
 from __future__ import annotations
 
-from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RegisterBot
+from typing import Any as _Any
+
+from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RandomBot, RegisterBot
 from druids_p2p.bots.local_game import play_local_game
-from druids_p2p.bots.random_bot import RandomBot
-from druids_p2p.bots.rule_bot import rule_move
-from druids_p2p.games.druids2004 import Options as Options2004
-from druids_p2p.games.druids2004 import SeatView as SeatView2004
-from druids_p2p.games.druids2004.moves import Move as Move2004
-from druids_p2p.games.druids2017.cards import (
-    DOMAINS,
-    GAIA,
-    GAIA_BARE,
-    GAIA_DARK,
-    GAIA_LIGHT,
-    HAND_SIZE,
-    MISTLETOES,
-    N_CARDS,
-    N_DOMAIN_CARDS,
-    N_DOMAINS,
-    N_MOVES,
-    N_VALUES,
-    PILE,
-    PLAY_MISTLETOE,
-    PLAY_SICKLE,
-    SICKLES,
-    card_domain,
-    card_value,
-    cards_for_move,
-    domain_card,
-    is_gaia_move,
-    is_mistletoe,
-    is_pile_move,
-    is_sickle,
-    move_for_card,
-)
-from druids_p2p.games.druids2017.game import GameOptions
-from druids_p2p.games.druids2017.notation import (
-    MOVES,
-    Move,
-    format_card,
-    format_move,
-    parse_card,
-    parse_move,
-)
-from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.games.registry import games as _games
+from druids_p2p.games.registry import load_attr as _load_attr
 from druids_p2p.hookspecs import hookimpl
 from druids_p2p.testing import check_bot, duplicate_margin, registered_plugin
 
@@ -89,51 +48,37 @@ API_VERSION = "1.1"
 
 __all__ = [
     "API_VERSION",
-    "DOMAINS",
-    "GAIA",
-    "GAIA_BARE",
-    "GAIA_DARK",
-    "GAIA_LIGHT",
-    "HAND_SIZE",
-    "MISTLETOES",
-    "MOVES",
-    "N_CARDS",
-    "N_DOMAINS",
-    "N_DOMAIN_CARDS",
-    "N_MOVES",
-    "N_VALUES",
-    "PILE",
-    "PLAY_MISTLETOE",
-    "PLAY_SICKLE",
-    "SICKLES",
     "Bot",
     "BotFactory",
     "BotSpec",
-    "GameOptions",
-    "Move",
-    "Move2004",
-    "Options2004",
-    "PlayerView",
     "RandomBot",
     "RegisterBot",
-    "SeatView2004",
-    "card_domain",
-    "card_value",
-    "cards_for_move",
     "check_bot",
-    "domain_card",
     "duplicate_margin",
-    "format_card",
-    "format_move",
     "hookimpl",
-    "is_gaia_move",
-    "is_mistletoe",
-    "is_pile_move",
-    "is_sickle",
-    "move_for_card",
-    "parse_card",
-    "parse_move",
     "play_local_game",
     "registered_plugin",
-    "rule_move",
 ]
+"""The names for every game; each registered game's own are found by :func:`__getattr__`."""
+
+
+def _game_names() -> dict[str, str]:
+    """Every registered game's API names, each as ``"module:attr"`` (the first game to name
+    one has it: the default game first)."""
+    names: dict[str, str] = {}
+    for spec in _games().values():
+        for name, target in spec.api.items():
+            names.setdefault(name, target)
+    return names
+
+
+def __getattr__(name: str) -> _Any:
+    """A game's API name (PEP 562), imported from where its spec says."""
+    target = _game_names().get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _load_attr(target)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_game_names()})

@@ -26,14 +26,13 @@ from druids_p2p.deck.table_messages import TableShowMsg
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.table_schedule import TRICK
-from druids_p2p.net import ending
-from druids_p2p.net.homes import TableState
-from druids_p2p.net.mesh import Inbound
-from druids_p2p.net.peer_config import PeerConfig
-from druids_p2p.net.players import Player
-from druids_p2p.net.runner import TableRunner
-from druids_p2p.net.table import TableMachine
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.lan.mesh import Inbound
+from druids_p2p.lan.peer_config import PeerConfig, Player
+from druids_p2p.peer import runner as runner_module
+from druids_p2p.peer.homes import HomeTable
+from druids_p2p.peer.runner import TableRunner
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Identity, MsgType, WireError, decode
 
 CheatPlay = Callable[[TableMachine, int], list[bytes]]
@@ -42,7 +41,7 @@ CheatPlay = Callable[[TableMachine, int], list[bytes]]
 @pytest.fixture(autouse=True)
 def no_linger(monkeypatch: pytest.MonkeyPatch) -> None:
     """An aborting runner lingers to answer resend requests; nobody asks here."""
-    monkeypatch.setattr(ending, "LINGER_AFTER_GAME_S", 0.0)
+    monkeypatch.setattr(runner_module, "LINGER_AFTER_GAME_S", 0.0)
 
 
 def twin_of(identity: Identity, raw: bytes, peer: TablePeer | None = None) -> bytes:
@@ -126,7 +125,7 @@ class Arena(LocalTable):
                 config,
                 FakeMesh(self, k),
                 self.machines[k],
-                TableState(tmp_path / f"p{k}"),
+                HomeTable(tmp_path / f"p{k}"),
                 Player(),
             )
 

@@ -17,8 +17,8 @@ from message_surgery import resign, thaw
 from table_harness import LocalTable
 
 from druids_p2p.games.druids2004.owners_word import NO, YES
-from druids_p2p.net.table import TableMachine
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, MsgType, decode
 
 CHEATER = 0

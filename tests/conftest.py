@@ -21,6 +21,9 @@ thousand processes a run. The controller compiles the package once at the start 
 into the package's ``__pycache__``, which git ignores); every process then reads it, as each would
 have written and read it without the variable.
 
+``tests/support`` is on ``sys.path`` for every test: the UIs and games made only for tests
+(``offline2017``, ``highcard``; importing one registers nothing).
+
 Ctrl-C: every pytest process starts the processes of its tests with SIGINT at Python's default
 (however the suite was launched), and a test that leaves it changed fails.
 """
@@ -28,6 +31,7 @@ Ctrl-C: every pytest process starts the processes of its tests with SIGINT at Py
 from __future__ import annotations
 
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,6 +40,10 @@ import pytest
 LONG_TIERS = ("slow", "e2e", "netns")
 PILOT_IDLE_SLICE_S = 0.005
 """Textual's idle-wait slice in the UI tests (module docstring; Textual's own: 1/50 s)."""
+
+SUPPORT = str(Path(__file__).resolve().parent / "support")
+if SUPPORT not in sys.path:
+    sys.path.append(SUPPORT)
 
 
 def _is_long(item: pytest.Item) -> bool:

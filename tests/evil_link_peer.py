@@ -31,9 +31,9 @@ from druids_p2p.deck import table_peer as table_peer_module
 from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle_proof import ShuffleProof
-from druids_p2p.net.links import Links
-from druids_p2p.net.mesh import raw_to_z85
-from druids_p2p.net.runner import TableRunner
+from druids_p2p.lan.mesh import raw_to_z85
+from druids_p2p.peer.links import Links
+from druids_p2p.peer.runner import TableRunner
 from druids_p2p.wire import Message, MsgType, WireError, decode
 
 SPLIT_EVERY_S = 0.25

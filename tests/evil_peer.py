@@ -51,10 +51,10 @@ from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle_proof import ShuffleProof
 from druids_p2p.games.seam import GameMove
-from druids_p2p.net import lobby as lobby_module
-from druids_p2p.net.mesh import Mesh
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import TableMachine
+from druids_p2p.lan import lobby as lobby_module
+from druids_p2p.lan.mesh import Mesh
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,
@@ -64,7 +64,7 @@ from druids_p2p.wire import (
     decode,
     encode,
 )
-from druids_p2p.wire.equivocation import equivocation_body
+from druids_p2p.wire.envelope import equivocation_body
 from druids_p2p.wire.msgtypes import MSG_DOMAIN
 from druids_p2p.wire.safe_msgpack import pack
 

@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 from netns import Lan
 
-from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.identity_store import identity_path, load_or_create, save_identity
+from druids_p2p.wire.identity import Identity, identity_path, load_or_create, save_identity
 
 EXIT_TIMEOUT_S = 10.0
 """How long a process that printed its result may take to exit and finish its output."""

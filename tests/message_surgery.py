@@ -11,7 +11,7 @@ from druids_p2p.deck import group
 from druids_p2p.deck.proofs import open_statement
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.wire import Identity, Message, MsgType, decode, encode
-from druids_p2p.wire.table import head0, next_head
+from druids_p2p.wire.envelope import head0, next_head
 
 
 def thaw(value: Any) -> Any:
@@ -75,7 +75,7 @@ def rechain(
     *position* as it had in ``original`` (a message that carried the head before entry j now
     carries the new record's head before entry j), or the head ``heads`` gives its new index."""
     from druids_p2p.wire import ZERO_HASH, message_hash
-    from druids_p2p.wire.table import head0, next_head
+    from druids_p2p.wire.envelope import head0, next_head
 
     def head_list(chain: list[bytes], table_id: bytes) -> list[bytes]:
         out = [head0(table_id)]

@@ -4,7 +4,7 @@ writes, and every secret a set of signed proofs gives away.
 :class:`SyncLog` watches ``os.fsync`` and keeps, per file, the size it had when last synced: all a
 power cut (or an OS crash) is sure to leave of it. :func:`cut_power` truncates every record of a
 :class:`~table_harness.LocalTable` back to that size, drops every frame in flight and rebuilds every
-machine from what is left, as each restarted process does (``net/session.py``). A kill -9 alone
+machine from what is left, as each restarted process does (``peer/session.py``). A kill -9 alone
 loses nothing the process had written (the page cache survives it): only this loses a record's
 tail after its messages left.
 
@@ -34,7 +34,7 @@ from druids_p2p.deck.table_messages import (
     TableShuffleMsg,
     parse_table_body,
 )
-from druids_p2p.net.table_codec import TABLE_KIND_TYPES
+from druids_p2p.table.codec import TABLE_KIND_TYPES
 from druids_p2p.wire import MsgType, Transcript, decode, read_record
 from druids_p2p.wire.record import MAGIC
 

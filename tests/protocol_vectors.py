@@ -44,11 +44,11 @@ from druids_p2p.games.druids2017.cards import (
     cards_for_move,
 )
 from druids_p2p.games.druids2017.notation import format_card, format_move
-from druids_p2p.net.codec import Chain, WireCodec
-from druids_p2p.net.seating import seat_order
-from druids_p2p.net.secrets import TableSecret
+from druids_p2p.lan.seating import seat_order
+from druids_p2p.table.codec import Chain, WireCodec
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType
-from druids_p2p.wire.table import head0, next_head
+from druids_p2p.wire.envelope import head0, next_head
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_ID = hashlib.sha256(b"druids-p2p deal vector table").digest()
@@ -139,7 +139,7 @@ class WireTableGame:
 
 
 def wire_table_game(ops: Sequence[TableOp] = TABLE_VECTOR_OPS) -> WireTableGame:
-    """Every seat's codec is the LAN table's (``net.codec.WireCodec``): each message is sealed in
+    """Every seat's codec is the LAN table's (``table.codec.WireCodec``): each message is sealed in
     its sender's chain on the current transcript head and opened (verified) by every receiver.
     A seat plays or shows the first position of its hand."""
     idents = (ALICE, BOB, CAROL)

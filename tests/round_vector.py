@@ -24,12 +24,11 @@ from druids_p2p.games.druids2017.game import GameOptions
 from druids_p2p.games.druids2017.notation import MOVES, format_card
 from druids_p2p.games.druids2017.table_schedule import round_ops
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
-from druids_p2p.net.card_table_play import table_op
-from druids_p2p.net.codec import Chain, WireCodec
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table_codec import TABLE_TYPES
+from druids_p2p.table.card_table_play import table_op
+from druids_p2p.table.codec import TABLE_TYPES, Chain, WireCodec
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import ZERO_HASH, Message, MsgType
-from druids_p2p.wire.table import head0, next_head
+from druids_p2p.wire.envelope import head0, next_head
 
 ROUND_VECTOR_ID = hashlib.sha256(b"druids-p2p druids2017 round vector").digest()
 ROUND_VECTOR_SEATS = 3
@@ -77,7 +76,7 @@ def round_2017_game() -> RoundGame:
     def step_head(seat: int) -> bytes:
         """The head of the step ``seat`` seals for: the transcript's, after its own messages of
         the steps before, which wait to be appended (it ran ahead on them alone: a pass, a
-        show), as a table seals them (``net/card_table_round.py`` ``_head``)."""
+        show), as a table seals them (``table/card_table_round.py`` ``_head``)."""
         head = game.head
         for msg in pending:
             if msg.sender == keys[seat]:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from druids_p2p.games.druids2017.game import Game
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
-from druids_p2p.net.seating import make_join, make_seat_message
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import TableMachine
-from druids_p2p.rulesets import new_table_options
+from druids_p2p.games.registry import new_table_options
+from druids_p2p.lan.seating import make_join, make_seat_message
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import (
     Identity,
     Message,

@@ -30,7 +30,7 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.games.druids2017 import GAIA, format_move
-from druids_p2p.net.table import TableMachine
+from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import MsgType, decode
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

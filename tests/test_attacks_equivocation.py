@@ -14,7 +14,7 @@ import pytest
 from attack_arena import Arena, first_of, no_linger, peer_of, split_first_shuffle, twin_of
 from message_surgery import resign, thaw
 
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import MsgType, decode, verify_equivocation
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

@@ -18,12 +18,11 @@ import pytest
 from attack_arena import Arena, no_linger, twin_of
 from message_surgery import thaw
 
-from druids_p2p.net.mesh import Inbound
-from druids_p2p.net.peer_config import PeerConfig
-from druids_p2p.net.players import Player
-from druids_p2p.net.runner import TableRunner
-from druids_p2p.net.table import TableMachine
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.lan.mesh import Inbound
+from druids_p2p.lan.peer_config import PeerConfig, Player
+from druids_p2p.peer.runner import TableRunner
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,

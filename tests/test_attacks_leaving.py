@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from attack_arena import Arena, no_linger
 
-from druids_p2p.net.players import Player
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.lan.peer_config import Player
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import MsgType
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

@@ -16,7 +16,7 @@ import pytest
 from cli_harness import audit_record
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net.local_table import LocalTable, PeerProcess
+from druids_p2p.peer.local_table import LocalTable, PeerProcess
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(150)]
 

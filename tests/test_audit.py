@@ -18,11 +18,11 @@ import pytest
 from message_surgery import rechain, resign, thaw
 from table_harness import LocalTable, game_of
 
+from druids_p2p.audit.audit import audit_file, audit_messages
+from druids_p2p.audit.audit_card_table import CardTableReplay
+from druids_p2p.audit.schedule import ScheduleWalk
 from druids_p2p.games.druids2017 import Game
-from druids_p2p.net.audit import audit_file, audit_messages
-from druids_p2p.net.audit_card_table import CardTableReplay
-from druids_p2p.net.audit_schedule import ScheduleWalk
-from druids_p2p.rulesets import RULESETS
+from druids_p2p.games.registry import RULESETS
 from druids_p2p.wire import Identity, MsgType, decode
 from druids_p2p.wire.record import MAGIC, RecordWriter
 

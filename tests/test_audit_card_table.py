@@ -18,15 +18,15 @@ from cli_harness import audit_record, check_result_block, result_block, run_cli
 from message_surgery import abort_after, rechain, resign, thaw
 from table_harness import LocalTable
 
+from druids_p2p.audit.audit import audit_messages
+from druids_p2p.audit.audit_card_table import CardTableReplay
+from druids_p2p.audit.schedule import ScheduleWalk
 from druids_p2p.deck.table_audit import secret_fault
 from druids_p2p.deck.table_state import Sent
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.audit_card_table import CardTableReplay
-from druids_p2p.net.audit_schedule import ScheduleWalk
-from druids_p2p.net.card_table_play import WORDS_FIT, WORDS_UNFIT
-from druids_p2p.rulesets import RULESETS
+from druids_p2p.games.registry import RULESETS
+from druids_p2p.table.card_table_play import WORDS_FIT, WORDS_UNFIT
 from druids_p2p.wire import Identity, MsgType, decode
-from druids_p2p.wire.audit import verify_chain
+from druids_p2p.wire.transcript import verify_chain
 
 RULES = RULESETS["druids2004"]
 HEADLESS = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004"]

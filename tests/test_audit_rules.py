@@ -16,9 +16,9 @@ import pytest
 from message_surgery import abort_after, rechain, record_heads, resign
 from table_harness import LocalTable
 
-from druids_p2p.net.audit import audit_file, audit_messages
-from druids_p2p.net.table import TableMachine
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.audit.audit import audit_file, audit_messages
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Identity, Message, MsgType, decode, encode
 from druids_p2p.wire.record import RecordWriter
 

@@ -16,9 +16,9 @@ import pytest
 from attack_arena import Arena, no_linger
 from test_table_deadlines import MOVE_S, STEP_S, clocked_arena, drain, pass_time
 
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.audit_card_table import CardTableReplay
-from druids_p2p.net.audit_schedule import ScheduleWalk
+from druids_p2p.audit.audit import audit_messages
+from druids_p2p.audit.audit_card_table import CardTableReplay
+from druids_p2p.audit.schedule import ScheduleWalk
 from druids_p2p.wire import MsgType, decode
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
@@ -108,7 +108,7 @@ def test_a_peer_stopped_on_anothers_word_records_the_seat_blamed_as_that_peers_c
     machine = arena.machines[claimant]
     blamed = 2
     seat = arena.seat(blamed)
-    from druids_p2p.net.table_types import TableFault
+    from druids_p2p.table.table_state import TableFault
 
     reason = f"p2 (seat {seat}) unreachable: gone for 40 s with no message while it owed move"
     arena._fault(claimant, TableFault(reason, seat))

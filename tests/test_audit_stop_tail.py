@@ -13,7 +13,7 @@ from typing import overload
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.net.audit_schedule import stop_tail_from
+from druids_p2p.audit.schedule import stop_tail_from
 from druids_p2p.wire import Message, MsgType
 
 SENDERS = (b"A" * 32, b"B" * 32, b"C" * 32)

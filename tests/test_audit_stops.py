@@ -4,7 +4,7 @@ in a round cut short before its final reveal. The same fault in a record cut bef
 invalid, at the cheat's own signed message, blaming its signer.
 
 Real table machines in one process (``table_harness.LocalTable``), the cheater at seat-list index
-0, each honest machine's record ended as its runner ends it (``net/ending.py``: its own messages
+0, each honest machine's record ended as its runner ends it (``peer/runner.py``: its own messages
 of the step it stopped in, then its abort naming the seat blamed). The cheats: a forged shuffle
 pass (its outputs swapped, so its proof fails), a revoke (the cheater's own rules check lets it
 play off the led domain while it holds a card of it: judged at the round's final reveal), and a
@@ -20,14 +20,14 @@ import pytest
 from message_surgery import resign, thaw
 from table_harness import LocalTable
 
+from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2017.cards import N_DOMAIN_CARDS, card_domain
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.table_schedule import NO, YES
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.games.seam import CardTableSeat
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.table import TableMachine
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, MsgType, decode
 
 CHEATER = 0

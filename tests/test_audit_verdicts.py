@@ -20,8 +20,8 @@ from message_surgery import abort_after
 from table_harness import LocalTable
 
 from druids_p2p.wire import MsgType, decode
-from druids_p2p.wire.audit import VERDICT_EXIT
 from druids_p2p.wire.record import MAGIC, RecordWriter
+from druids_p2p.wire.transcript import VERDICT_EXIT
 
 
 @pytest.fixture(scope="module")

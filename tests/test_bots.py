@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from druids_p2p.bots import RandomBot, RuleBot, rule_move
+from druids_p2p.bots import RandomBot
 from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.fallbacks import fallback_move
 from druids_p2p.bots.host import BotRunner, MoveOutcome, choose_move
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.druids2004.moves import Move as Move2004
@@ -20,6 +19,7 @@ from druids_p2p.games.druids2017 import Game, GameOptions, PlayerView, deal, par
 from druids_p2p.games.druids2017.cards import GAIA_DARK, PLAY_MISTLETOE, PLAY_SICKLE
 from druids_p2p.games.druids2017.notation import Move
 from druids_p2p.games.druids2017.replay import replay
+from druids_p2p.games.druids2017.rule_bot import RuleBot, fallback_move, rule_move
 from druids_p2p.testing import check_bot
 
 

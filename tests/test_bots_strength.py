@@ -6,7 +6,8 @@ three random players by +29.2 ± 1.5 points a game (a random player totals about
 
 from __future__ import annotations
 
-from druids_p2p.bots import RandomBot, RuleBot
+from druids_p2p.bots import RandomBot
+from druids_p2p.games.druids2017.rule_bot import RuleBot
 from druids_p2p.testing import duplicate_margin
 
 

@@ -15,9 +15,9 @@ import pytest
 from card_table_cheater import body_with, cheater_seat, forge
 from table_harness import LocalTable
 
-from druids_p2p.net.deadlines import Deadlines, debts
-from druids_p2p.net.table import TableMachine
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.peer.deadlines import Deadlines, debts
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, MsgType, decode
 
 

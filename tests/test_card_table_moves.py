@@ -19,13 +19,13 @@ from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004 import owners_word as ow
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.games.seam import MOVE, PLAY, WORD, TableMove
-from druids_p2p.net.card_table_play import (
+from druids_p2p.table.card_table_play import (
     WORDS_CHECKS,
     CardTablePlay,
     is_logged_move,
     message_move,
 )
-from druids_p2p.net.moves import MoveRefused, all_moves, check_table_move, take_table_move
+from druids_p2p.table.moves import MoveRefused, all_moves, check_table_move, take_table_move
 from druids_p2p.wire import Message, MsgType, decode
 
 

@@ -2,7 +2,7 @@
 messages: no seat is told anything but what its deck seat decrypts (no true game anywhere).
 
 Each seat is the rule set's copy of the game (``table_seat``) with the deck's ``TablePeer`` and
-the LAN table's codec (``net/card_table_play.py``); a rule bot moves from its own copy. Every copy
+the LAN table's codec (``table/card_table_play.py``); a rule bot moves from its own copy. Every copy
 agrees on the end and the scores, every deck state is equal, and the final audit of all the
 signed messages, with every secret revealed, accounts for every card exactly once.
 """
@@ -18,12 +18,12 @@ from druids_p2p.deck.table_audit import audit_record
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2004.policy import greedy_move
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
-from druids_p2p.net.card_table_play import CardTablePlay, MoveFault, table_op
-from druids_p2p.net.codec import Chain, WireCodec
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.rulesets import RULESETS
+from druids_p2p.games.registry import RULESETS
+from druids_p2p.table.card_table_play import CardTablePlay, MoveFault, table_op
+from druids_p2p.table.codec import Chain, WireCodec
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType, decode
-from druids_p2p.wire.table import head0, next_head
+from druids_p2p.wire.envelope import head0, next_head
 
 RULES = RULESETS["druids2004"]
 TABLE_ID = bytes(range(32))

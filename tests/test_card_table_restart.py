@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable
 
-from druids_p2p.net.table import TableMachine
+from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import MsgType, Transcript, read_record
 
 

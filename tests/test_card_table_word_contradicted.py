@@ -18,12 +18,12 @@ import pytest
 from card_table_cheater import CHEATER, cheater_seat, every_honest_machine_blames, run_to_fault
 from table_harness import LocalTable
 
+from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2004 import owners_word as ow
 from druids_p2p.games.druids2004.cards import GEMS
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.card_table_play import WORDS_UNFIT
-from druids_p2p.net.table import TableMachine
+from druids_p2p.table.card_table_play import WORDS_UNFIT
+from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import decode
 
 SEEDS = range(200)

@@ -1,4 +1,4 @@
-"""Chat at the table (net/chat.py): a signed line reaches every peer, attributed; floods, oversized,
+"""Chat at the table (lan/chat.py): a signed line reaches every peer, attributed; floods, oversized,
 forged, replayed and in-chain lines are dropped, and none of it ever changes the game.
 
 The table-level tests use real TableMachines (tests/table_harness.py); the end-to-end test runs
@@ -16,12 +16,13 @@ from cli_harness import audit_record
 from table_harness import LocalTable
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net import chat as chat_module
-from druids_p2p.net.chat import ChatOutbox, ChatRefused, TableChat, TokenBucket, check_text
-from druids_p2p.net.local_table import LocalTable as ProcessTable
-from druids_p2p.net.local_table import PeerProcess
+from druids_p2p.lan import chat as chat_module
+from druids_p2p.lan.chat import ChatOutbox, ChatRefused, TableChat, check_text
+from druids_p2p.lan.network import TokenBucket
+from druids_p2p.peer.local_table import LocalTable as ProcessTable
+from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.wire import ZERO_HASH, MsgType, WireError, decode, encode, read_record
-from druids_p2p.wire.equivocation import verify_equivocation
+from druids_p2p.wire.envelope import verify_equivocation
 from druids_p2p.wire.errors import InvalidProof
 from druids_p2p.wire.msgtypes import MSG_DOMAIN, PROTOCOL_VERSION
 from druids_p2p.wire.safe_msgpack import pack
@@ -162,7 +163,7 @@ def test_our_own_flood_is_not_sent(seated: LocalTable) -> None:
 
 def test_token_bucket_refills_with_the_clock() -> None:
     clock = FakeClock()
-    bucket = TokenBucket(clock, burst=2, refill_s=1.0)
+    bucket = TokenBucket(2.0, 1.0, clock)
     assert [bucket.take() for _ in range(3)] == [True, True, False]
     clock.now += 0.5
     assert not bucket.take()

@@ -22,12 +22,11 @@ from pathlib import Path
 import pytest
 from lan_peers import Peer, allowed, results_of, table_report
 
-from druids_p2p.cli.bot_player import bot_player
-from druids_p2p.net.chat import ChatOutbox
-from druids_p2p.net.peer_config import HostSpec, PeerConfig
-from druids_p2p.net.players import Player
-from druids_p2p.net.session import run_peer
-from druids_p2p.rulesets import DEFAULT_RULESET, new_table_options
+from druids_p2p.cli.peer_run import bot_player
+from druids_p2p.games.registry import default_game, new_table_options
+from druids_p2p.lan.chat import ChatOutbox
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, Player
+from druids_p2p.peer.session import run_peer
 from druids_p2p.wire import Identity
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -133,8 +132,8 @@ def test_a_gg_said_after_the_game_reaches_the_players_still_at_the_table(tmp_pat
     are still at the end screen, each says "gg": every peer shows every line. Then they leave
     and their peers stop (before: a peer heard no chat after the last move and sent none of
     its own, and a line typed at the end screen waited unsent for ever)."""
-    options = new_table_options(DEFAULT_RULESET, 3, False, 1)
-    host = _Seat("alice", tmp_path / "alice", host=HostSpec("gg", options, DEFAULT_RULESET))
+    options = new_table_options(default_game(), 3, False, 1)
+    host = _Seat("alice", tmp_path / "alice", host=HostSpec("gg", options, default_game()))
     seats = [host]
     try:
         host.thread.start()

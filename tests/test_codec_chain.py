@@ -16,9 +16,9 @@ import pytest
 from table_harness import LocalTable
 
 from druids_p2p.deck import MalformedMessage
-from druids_p2p.net import codec as codec_module
-from druids_p2p.net.codec import WireCodec
-from druids_p2p.net.table import TableMachine
+from druids_p2p.table import codec as codec_module
+from druids_p2p.table.codec import WireCodec
+from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import Message, MsgType, decode, read_record
 
 

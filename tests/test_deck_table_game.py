@@ -13,9 +13,9 @@ import pytest
 from deck_local import rewrite
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from table_game2004 import NUM_CARDS, bot_game_steps
 from table_local import GAME, TABLE_ID, TableBus, make_table
 
-from druids_p2p.bench.table_game import NUM_CARDS, bot_game_steps
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.table_audit import audit_record
 from druids_p2p.deck.table_messages import TableOp

@@ -7,9 +7,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.bots.rollout import FastRound, rollout
 from druids_p2p.games.druids2017 import GAIA, Game, GameOptions, deal
 from druids_p2p.games.druids2017.determinize import revealed_voids, sample_deal, sample_round
+from druids_p2p.games.druids2017.rollout import FastRound, rollout
 from druids_p2p.games.druids2017.rules import Round
 
 

@@ -21,19 +21,20 @@ from typing import Any, TypedDict
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.net import discovery, interfaces
-from druids_p2p.net.beacon_listener import BeaconListener, discover
-from druids_p2p.net.beacon_sender import BeaconSender
-from druids_p2p.net.discovery import (
+from druids_p2p.lan import discovery
+from druids_p2p.lan import network as interfaces
+from druids_p2p.lan.discovery import (
     BEACON_DOMAIN,
     MAX_BEACON_SIZE,
+    BeaconSender,
     Seat,
     TableAnnouncement,
     TableInfo,
     decode_beacon,
     encode_beacon,
 )
-from druids_p2p.net.interfaces import (
+from druids_p2p.lan.listener import BeaconListener, discover
+from druids_p2p.lan.network import (
     LOOPBACK,
     InterfaceError,
     NetChoice,
@@ -550,7 +551,7 @@ def test_module_constants() -> None:
 
 
 def test_find_table_returns_the_heard_beacon_by_name_or_lobby_id_prefix() -> None:
-    from druids_p2p.cli.join_lookup import find_table
+    from druids_p2p.cli.tables import find_table
 
     port = free_port()
     events: list[dict[str, Any]] = []

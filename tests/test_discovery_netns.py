@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from netns import Lan, open_lan
 
-from druids_p2p.net.discovery import DEFAULT_PORT
+from druids_p2p.lan.discovery import DEFAULT_PORT
 
 pytestmark = pytest.mark.netns
 
@@ -23,8 +23,8 @@ pytestmark = pytest.mark.netns
 # a host gone before the last round reads as a table not heard again.
 SENDER = """
 import sys, time
-from druids_p2p.net.beacon_sender import BeaconSender
-from druids_p2p.net.discovery import Seat, TableInfo
+from druids_p2p.lan.discovery import BeaconSender
+from druids_p2p.lan.discovery import Seat, TableInfo
 from druids_p2p.wire.identity import Identity
 me = Identity.from_seed(bytes(range(32)), "ns-host")
 info = TableInfo("netns table", "tcp://10.77.0.1:45123", bytes(range(32)),

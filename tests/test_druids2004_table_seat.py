@@ -22,8 +22,8 @@ from druids_p2p.games.druids2004.policy import greedy_move
 from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.table_seat import SeatOp, TableSeat2004
+from druids_p2p.games.registry import RULESETS
 from druids_p2p.games.seam import CardTableRuleset, IllegalMove
-from druids_p2p.rulesets import RULESETS
 
 MAX_STEPS = 5000
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from attack_arena import Arena, no_linger
 
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.frame_guard import LINK_BURST
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.audit.audit import audit_messages
+from druids_p2p.peer.links import LINK_BURST
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import ZERO_HASH, MsgType, encode, envelope
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

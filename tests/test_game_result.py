@@ -8,7 +8,7 @@ from pathlib import Path
 from message_surgery import resign
 from table_harness import LocalTable, game_of
 
-from druids_p2p.net.audit import audit_file, audit_messages
+from druids_p2p.audit.audit import audit_file, audit_messages
 from druids_p2p.wire import MsgType, decode, read_record
 
 

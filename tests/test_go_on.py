@@ -1,7 +1,7 @@
 """The evening goes on (issue 28 item 6): when a seat of a Druids 2017 table is gone for good,
 the others, each on its own verdict and its own yes, go on at a new table with a bot in the
 empty seat, from the first round not complete, the scores so far carried in an account every
-remaining seat signed (``net/go_on.py``, ``net/continuation.py``, protocol.md §4 "Going on").
+remaining seat signed (``peer/go_on.py``, ``lan/seating.py``, protocol.md §4 "Going on").
 
 Real processes: a ``druids play --headless --go-on`` table loses a bot to ``kill -9`` after its
 first round and finishes with a stand-in; in one process: the account's checks (a host that
@@ -25,17 +25,15 @@ import pytest
 from cli_harness import audit_record, run_cli
 from table_harness import LocalTable, game_of
 
+from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.continuation import make_account
-from druids_p2p.net.errors import PeerError
-from druids_p2p.net.go_on import departed_key, go_on_after
-from druids_p2p.net.lobby import Lobby, join_table
-from druids_p2p.net.local_table import LocalTable as PeerTable
-from druids_p2p.net.mesh import Mesh
-from druids_p2p.net.peer_config import HostSpec, PeerConfig
-from druids_p2p.net.seating import make_join, make_seat_message, seat_list_fault
-from druids_p2p.net.table_types import Departure, TableFault
+from druids_p2p.lan.lobby import Lobby, join_table
+from druids_p2p.lan.mesh import Mesh
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
+from druids_p2p.lan.seating import make_account, make_join, make_seat_message, seat_list_fault
+from druids_p2p.peer.go_on import departed_key, go_on_after
+from druids_p2p.peer.local_table import LocalTable as PeerTable
+from druids_p2p.table.table_state import Departure, TableFault
 from druids_p2p.wire import Identity, MsgType, decode, encode
 
 STEP_S, REJOIN_S = 4.0, 4.0

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from cli_harness import audit_record, check_result_block, result_block
 
-from druids_p2p.net.local_table import LocalTable
-from druids_p2p.rulesets import new_table_options
+from druids_p2p.games.registry import new_table_options
+from druids_p2p.peer.local_table import LocalTable
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

@@ -14,11 +14,11 @@ import pytest
 from cli_harness import run_cli
 from table_harness import LocalTable, seat_message
 
-from druids_p2p.net.homes import TableState
+from druids_p2p.peer.homes import HomeTable
 from druids_p2p.wire import MsgType, decode
 
 
-def _finished_table(home: Path, mtime: float, players: int = 3) -> tuple[TableState, list[str]]:
+def _finished_table(home: Path, mtime: float, players: int = 3) -> tuple[HomeTable, list[str]]:
     """A whole one-round game of table machines in this process, kept in ``home`` as a peer
     keeps it (seat message, record, state.json finished with its result); the play order's
     names."""
@@ -29,7 +29,7 @@ def _finished_table(home: Path, mtime: float, players: int = 3) -> tuple[TableSt
     table.run()
     machine = table.machines[0]
     assert machine.finished
-    state = TableState(home / "tables" / machine.table_id.hex()[:24])
+    state = HomeTable(home / "tables" / machine.table_id.hex()[:24])
     state.save(machine.seat_message.raw, b"pub", b"sec", 4000, {"role": "host", "name": "t"})
     machine.transcript.flush(sync=True)
     (scratch / "p0.druids").rename(state.record)
@@ -53,7 +53,7 @@ def test_history_lists_each_game_once_newest_first_with_names_and_results(
     for name in ("seat.msg", "state.json", "record.druids"):
         (twin / name).write_bytes((old.folder / name).read_bytes())
     new, _ = _finished_table(data, 1_800_000_000)  # a `druids host` table: home = the data dir
-    stopped = TableState(data / "tables" / "c0ffee")
+    stopped = HomeTable(data / "tables" / "c0ffee")
     stopped.save(seat_message("druids2004", players=2), b"pub", b"sec", 4000, {"role": "join"})
     stopped.mark_stopped("rule-2 (seat 1) unreachable: gone for 31 s")
     os.utime(stopped.folder / "seat.msg", (1_750_000_000, 1_750_000_000))

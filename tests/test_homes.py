@@ -1,4 +1,4 @@
-"""Which saved table a command resumes (net/homes.py): only the one it asks for, never a stopped
+"""Which saved table a command resumes (peer/homes.py): only the one it asks for, never a stopped
 or finished one; any other request while a table is playing is refused in one line."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable, seat_message
 
-from druids_p2p.net.homes import (
+from druids_p2p.peer.homes import (
     FINISHED,
     PLAYING,
     SET_ASIDE,
     STOPPED,
+    HomeTable,
     Request,
     TableChoiceNeeded,
-    TableState,
     choose_table,
     playing_tables,
     set_aside,
@@ -24,8 +24,8 @@ from druids_p2p.net.homes import (
 from druids_p2p.wire import MsgType
 
 
-def _saved(home: Path, table_id: str, **about: object) -> TableState:
-    state = TableState(home / "tables" / table_id)
+def _saved(home: Path, table_id: str, **about: object) -> HomeTable:
+    state = HomeTable(home / "tables" / table_id)
     state.save(b"seat", b"pub", b"sec", 4000, dict(about))
     return state
 
@@ -58,7 +58,7 @@ def test_a_record_ending_in_an_abort_marks_its_table_stopped(tmp_path: Path) -> 
 def test_finished_and_stopped_tables_never_block_a_new_one(tmp_path: Path) -> None:
     _saved(tmp_path, "aaaa", role="host", name="lan-lab").mark_finished({"totals": [1]})
     _saved(tmp_path, "bbbb", role="join", name="lan-lab").mark_stopped("left")
-    assert [t.status for t in (TableState(tmp_path / "tables" / i) for i in ("aaaa", "bbbb"))] == [
+    assert [t.status for t in (HomeTable(tmp_path / "tables" / i) for i in ("aaaa", "bbbb"))] == [
         FINISHED,
         STOPPED,
     ]
@@ -142,9 +142,8 @@ def test_play_headless_resume_needs_a_table_for_every_seat(
 def test_a_saved_table_that_cannot_be_read_is_marked_stopped_and_blocks_nothing(
     tmp_path: Path,
 ) -> None:
-    from druids_p2p.net.errors import PeerError
-    from druids_p2p.net.peer_config import PeerConfig
-    from druids_p2p.net.session import run_peer
+    from druids_p2p.lan.peer_config import PeerConfig, PeerError
+    from druids_p2p.peer.session import run_peer
     from druids_p2p.wire import Identity
 
     state = _saved(tmp_path, "aaaa", role="host", name="friday")
@@ -172,7 +171,7 @@ def test_new_sets_the_other_playing_tables_aside_and_keeps_them(tmp_path: Path) 
 @pytest.mark.parametrize("game", ["druids2017", "druids2004"])
 def test_a_saved_table_keeps_the_game_its_seat_message_names(tmp_path: Path, game: str) -> None:
     """Kept in ``state.json`` (a UI offers to rejoin only a table of its own game)."""
-    state = TableState(tmp_path / "tables" / "aaaa")
+    state = HomeTable(tmp_path / "tables" / "aaaa")
     state.save(seat_message(game), b"pub", b"sec", 4000, {"role": "host", "name": "friday"})
     info = json.loads((state.folder / "state.json").read_text())
     assert info["game"] == game and info["name"] == "friday"
@@ -194,7 +193,7 @@ def test_a_table_saved_before_the_game_was_kept_reads_it_from_its_seat_message(
     tmp_path: Path, written: str | None, legacy: bool, game: str | None
 ) -> None:
     seat = seat_message(written, legacy=legacy) if written else b"not a seat message"
-    state = TableState(tmp_path / "tables" / "aaaa")
+    state = HomeTable(tmp_path / "tables" / "aaaa")
     state.folder.mkdir(parents=True)
     (state.folder / "seat.msg").write_bytes(seat)
     old = {"port": 4000, "status": "playing", "finished": False, "role": "host", "name": "x"}

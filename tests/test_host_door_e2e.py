@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.net.admission import closed_reason
-from druids_p2p.net.local_table import PeerProcess
+from druids_p2p.lan.seating import closed_reason
+from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.wire import rename_identity
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]

@@ -23,7 +23,7 @@ from druids_p2p.wire import (
     new_identity,
     rename_identity,
 )
-from druids_p2p.wire.identity_store import data_dir
+from druids_p2p.wire.identity import data_dir
 
 
 @pytest.fixture(autouse=True)

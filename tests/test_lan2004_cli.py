@@ -23,18 +23,27 @@ HEADLESS = ["play", "--headless", "--game", "druids2004"]
             "bot 'cautious' does not play druids2004",
         ),
         ([*HEADLESS, "--seats", "bot:rule,bot:rule", "--rounds", "3"], "a game played by rounds"),
-        ([*HEADLESS, "--seats", "bot:rule,bot:rule", "--variant"], "a game played by rounds"),
+        ([*HEADLESS, "--seats", "bot:rule,bot:rule", "--variant"], "a game with a variant"),
         (["host", "--game", "druids2004", "--bot", "cautious"], "does not play druids2004"),
-        (["peer", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
+        (
+            ["peer", "--game", "druids2004", "--players", "5"],
+            "--players must be 2, 3 or 4 for druids2004",
+        ),
         (["peer", "--game", "chess"], "--game 'chess': unknown game"),
         (["play", "--game", "druids2004", "--lan"], "the terminal UI needs a terminal"),
         (["play", "--game", "druids2004", "--lan", "--offline"], "--lan is the LAN lobby"),
         (["play", "--game", "druids2004", "--lan", "--beacon-port", "0"], "--beacon-port must"),
-        (["play", "--game", "druids2004", "--fingerprint", "ab"], "choose the LAN for --lan"),
-        (["play", "--offline"], "--offline is the druids2004 terminal UI's"),
-        ([*HEADLESS, "--seats", "bot:rule,bot:rule", "--offline"], "--offline is the druids2004"),
+        (["play", "--game", "druids2004", "--fingerprint", "ab"], "it goes with --lan"),
+        (["play", "--offline"], "'druids2017' has no offline table"),
+        (
+            [*HEADLESS, "--seats", "bot:rule,bot:rule", "--offline"],
+            "--offline is the terminal UI's",
+        ),
         (["play", "--game", "druids2004", "--players", "3"], "the terminal UI needs a terminal"),
-        (["bench", "table", "--game", "druids2004", "--players", "5"], "--players must be 2 to 4"),
+        (
+            ["bench", "table", "--game", "druids2004", "--players", "5"],
+            "--players must be 2, 3 or 4 for druids2004",
+        ),
     ],
 )
 def test_lan_druids2004_bad_input_is_one_line_exit_2(

@@ -1,5 +1,5 @@
 """Druids (2004) between real peer processes on loopback: ``druids play --headless --game
-druids2004`` and the local table it starts (``net/local_table.py``), bots in every seat."""
+druids2004`` and the local table it starts (``peer/local_table.py``), bots in every seat."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from cli_harness import audit_record, check_result_block, result_block
 from lan_peers import power_cut
 
 from druids_p2p.games.druids2004.owners_word import NO, YES
-from druids_p2p.net.card_table_play import is_logged_move
-from druids_p2p.net.local_table import LocalTable
-from druids_p2p.net.move_kinds import MOVE_KINDS
+from druids_p2p.peer.local_table import LocalTable
+from druids_p2p.table.card_table_play import is_logged_move
+from druids_p2p.table.moves import MOVE_KINDS
 from druids_p2p.wire import Message, MsgType, decode
 from druids_p2p.wire.record import read_record
 

@@ -12,7 +12,7 @@ import pytest
 from cli_harness import audit_record
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net.local_table import LocalTable
+from druids_p2p.peer.local_table import LocalTable
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

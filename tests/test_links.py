@@ -23,24 +23,26 @@ import pytest
 import zmq
 from table_harness import LocalTable
 
+from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net import liveness
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.discovery import LOBBY_ID_SIZE, TableInfo, encode_beacon
-from druids_p2p.net.endpoints import EndpointError, TableNetwork, parse_endpoint
-from druids_p2p.net.errors import PeerError
-from druids_p2p.net.homes import TableState
-from druids_p2p.net.links import Links
-from druids_p2p.net.lobby import Lobby, join_table
-from druids_p2p.net.mesh import Inbound, Mesh
-from druids_p2p.net.peer_config import HostSpec, PeerConfig
-from druids_p2p.net.players import Player, TableView
-from druids_p2p.net.resend import RESEND_BURST, RESEND_MAX_MESSAGES, RESEND_PER_S, ResendLimiter
-from druids_p2p.net.runner import TableRunner
-from druids_p2p.net.seating import make_join, make_seat_message
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import TableMachine
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.lan.discovery import LOBBY_ID_SIZE, TableInfo, encode_beacon
+from druids_p2p.lan.lobby import Lobby, join_table
+from druids_p2p.lan.mesh import Inbound, Mesh
+from druids_p2p.lan.network import EndpointError, TableNetwork, parse_endpoint
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, Player, TableView
+from druids_p2p.lan.seating import make_join, make_seat_message
+from druids_p2p.peer import runner_base
+from druids_p2p.peer.homes import HomeTable
+from druids_p2p.peer.links import (
+    RESEND_BURST,
+    RESEND_MAX_MESSAGES,
+    RESEND_PER_S,
+    Links,
+    ResendLimiter,
+)
+from druids_p2p.peer.runner import TableRunner
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableFault, TableSecret
 from druids_p2p.wire import ZERO_HASH, Identity, MsgType, Transcript, decode, encode
 
 LOOPBACK = TableNetwork.of_address("127.0.0.1")
@@ -329,7 +331,7 @@ def test_a_resend_flood_is_answered_bounded_and_rate_limited(tmp_path: Path) -> 
     try:
         runner_mesh.connect(asker.public_key, receiver.endpoint, receiver.curve_public_raw)
         config = PeerConfig(home=tmp_path, identity=table.ids[0])
-        runner = TableRunner(config, runner_mesh, machine, TableState(tmp_path / "t"), Player())
+        runner = TableRunner(config, runner_mesh, machine, HomeTable(tmp_path / "t"), Player())
         runner.resend_limiter = ResendLimiter(clock=clock)
         request = encode(
             asker,
@@ -480,7 +482,7 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
     """Peer 1, from a snapshot early in a long game, asks peer 0 (finished) once: it receives
     128 frames, asks again from its new head at once, and so on until it holds the whole game.
     Nudges are switched off, so only the catch-up can have asked again."""
-    monkeypatch.setattr(liveness, "NUDGE_AFTER_S", 1e9)
+    monkeypatch.setattr(runner_base, "NUDGE_AFTER_S", 1e9)
     table = LocalTable(players=3, rounds=3, seed=1)  # 184 messages: two answers of 128 at most
     table.run(stop=lambda: len(table.machines[1].transcript.messages) >= 20)
     early = list(table.machines[1].transcript.messages)
@@ -503,14 +505,14 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
             PeerConfig(home=tmp_path / "a", identity=table.ids[0]),
             mesh_a,
             ahead,
-            TableState(tmp_path / "a"),
+            HomeTable(tmp_path / "a"),
             _Waiting(),
         )
         runner_b = TableRunner(
             PeerConfig(home=tmp_path / "b", identity=table.ids[1]),
             mesh_b,
             behind,
-            TableState(tmp_path / "b"),
+            HomeTable(tmp_path / "b"),
             _Waiting(),
         )
         # The harness's seat list names no real sockets: this link is set by hand, as settled.

@@ -22,10 +22,10 @@ from test_peer_attacks_e2e import (
 )
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net.discovery import decode_beacon
-from druids_p2p.net.lobby import query_lobby
-from druids_p2p.net.local_table import LocalTable, PeerProcess
-from druids_p2p.net.mesh import raw_to_z85
+from druids_p2p.lan.discovery import decode_beacon
+from druids_p2p.lan.lobby import query_lobby
+from druids_p2p.lan.mesh import raw_to_z85
+from druids_p2p.peer.local_table import LocalTable, PeerProcess
 from druids_p2p.wire import rename_identity
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]

@@ -15,7 +15,12 @@ from typing import Any
 import pytest
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net.admission import (
+from druids_p2p.lan.discovery import decode_beacon
+from druids_p2p.lan.listener import parse_pin
+from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
+from druids_p2p.lan.mesh import Mesh
+from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
+from druids_p2p.lan.seating import (
     CLOSED_NOTE,
     MAX_REFUSED,
     REFUSED_REASON,
@@ -26,12 +31,6 @@ from druids_p2p.net.admission import (
     terminal_approver,
     unique_name,
 )
-from druids_p2p.net.discovery import decode_beacon
-from druids_p2p.net.errors import PeerError
-from druids_p2p.net.lobby import Lobby, join_table, seat_entries
-from druids_p2p.net.mesh import Mesh
-from druids_p2p.net.peer_config import HostSpec, PeerConfig
-from druids_p2p.net.table_choice import parse_pin
 from druids_p2p.wire import PROTOCOL_VERSION, decode
 from druids_p2p.wire.identity import Identity
 
@@ -315,7 +314,7 @@ def test_a_seat_message_with_colliding_names_is_refused_by_every_peer() -> None:
     seat message fails the wire checks on encode, and a signed one forged past them on decode."""
     from sample_table import sign_fields
 
-    from druids_p2p.net.seating import make_seat_message
+    from druids_p2p.lan.seating import make_seat_message
     from druids_p2p.wire.errors import BadShape
 
     host, a, b = _identity(1, "alice"), _identity(2, "bob"), _identity(3, "Bob")
@@ -341,7 +340,7 @@ def test_join_host_port_with_a_fingerprint_checks_the_lobby_socket_host(tmp_path
     """``druids join HOST:PORT --fingerprint FP``: the beacon the lobby socket answers with must
     be signed by the pinned host, else nothing is joined (exit 2)."""
     from druids_p2p.cli.app import CliError
-    from druids_p2p.cli.join_lookup import lobby_announcement
+    from druids_p2p.cli.tables import lobby_announcement
 
     alice, mallory = _identity(1, "alice"), _identity(9, "alice")
     host = Host(tmp_path, alice, players=3)

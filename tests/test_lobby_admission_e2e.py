@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from druids_p2p.net.admission import REFUSED_REASON
-from druids_p2p.net.local_table import PeerProcess, peer_argv
+from druids_p2p.lan.seating import REFUSED_REASON
+from druids_p2p.peer.local_table import PeerProcess, peer_argv
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 

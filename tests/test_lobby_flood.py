@@ -24,17 +24,16 @@ from cli_harness import run_cli
 from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port
 
 from druids_p2p.cli.app import CliError
-from druids_p2p.cli.join_lookup import find_table
-from druids_p2p.net.beacon_listener import (
+from druids_p2p.cli.tables import find_table
+from druids_p2p.lan.discovery import BeaconSender, TableInfo, decode_beacon, encode_beacon
+from druids_p2p.lan.listener import (
     MAX_TABLES,
     MAX_TABLES_PER_KEY,
     MAX_TABLES_PER_SOURCE,
     BeaconListener,
+    parse_pin,
 )
-from druids_p2p.net.beacon_sender import BeaconSender
-from druids_p2p.net.discovery import TableInfo, decode_beacon, encode_beacon
-from druids_p2p.net.interfaces import guarded_sendto
-from druids_p2p.net.table_choice import parse_pin
+from druids_p2p.lan.network import guarded_sendto
 from druids_p2p.wire.identity import Identity
 
 KEYS = 64
@@ -259,8 +258,8 @@ def test_the_ui_lobby_says_beacons_are_dropped_and_keeps_a_confirmed_host() -> N
     from test_tui_lobby_guard import SIZE, RecordingApp, _listener, _rows, _until
     from textual.widgets import Static
 
-    from druids_p2p.net.interfaces import resolve
-    from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
+    from druids_p2p.lan.network import resolve
+    from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 
     listener, clock = _listener(), FakeClock()
     listener.clock = clock

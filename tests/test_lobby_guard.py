@@ -16,16 +16,18 @@ import pytest
 from cli_harness import run_cli
 from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port
 
-from druids_p2p.net.beacon_listener import (
+from druids_p2p.lan.discovery import BeaconSender, TableInfo, decode_beacon, encode_beacon
+from druids_p2p.lan.listener import (
     MAX_TABLES,
     MAX_TABLES_PER_KEY,
     MAX_TABLES_PER_SOURCE,
+    BadPin,
     BeaconListener,
+    choose,
+    parse_pin,
+    pin_matches,
 )
-from druids_p2p.net.beacon_sender import BeaconSender
-from druids_p2p.net.discovery import TableInfo, decode_beacon, encode_beacon
-from druids_p2p.net.interfaces import guarded_sendto
-from druids_p2p.net.table_choice import BadPin, choose, parse_pin, pin_matches
+from druids_p2p.lan.network import guarded_sendto
 from druids_p2p.wire.identity import Identity
 
 MALLORY = Identity.from_seed(bytes([7]) * 32, "mallory")
@@ -160,7 +162,7 @@ def test_join_by_name_refuses_a_name_heard_from_two_keys_and_lists_them(
 
 
 def test_join_by_name_with_a_fingerprint_reaches_the_pinned_host_through_a_flood() -> None:
-    from druids_p2p.cli.join_lookup import find_table
+    from druids_p2p.cli.tables import find_table
 
     port = free_port()
     events: list[dict[str, Any]] = []

@@ -1,26 +1,30 @@
-"""The one in-process game loop knows no game: a third rule set, registered, plays there as it is.
+"""The one in-process game loop knows no game: a third game, registered through its entry
+point, plays there as it is.
 
-``Countdown`` is a toy game written only against the seam (``engine.interface``): each round a
-pile of 5..9 tokens is dealt from the chance stream, seats take 1 or 2 in turn, and whoever takes
-the last token scores a point. Nothing in the loop, the host or a tournament worker names it.
+``Countdown`` is a toy game written only against the seam: each round a pile of 5..9 tokens is
+dealt from the chance stream, seats take 1 or 2 in turn, and whoever takes the last token scores
+a point. It has no seat at a card table (a game for the loop, demo and replay only). Nothing in
+the loop, the host or a tournament worker names it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 import pytest
+from dist_info import installed_games
 
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.base import Bot, RandomBot
 from druids_p2p.bots.host import HOOK_TIMEOUT_MS, wait_limit_ms
 from druids_p2p.bots.local_game import play_local_game
-from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.cli.main import main
-from druids_p2p.games.seam import CommonGameState, Streams
+from druids_p2p.games.registry import RULESETS, games
+from druids_p2p.games.seam import CommonGameState, CommonRuleset, Streams
+from druids_p2p.games.spec import GameSpec
 from druids_p2p.plugins import builtin_registry
-from druids_p2p.rulesets import RULESETS
 from druids_p2p.tournament.config import game_timeout_s
 from druids_p2p.tournament.play import play_game
 
@@ -190,11 +194,21 @@ class TakesThree(Bot):
         return 3
 
 
+SPEC = GameSpec(
+    name=NAME,
+    title="Countdown",
+    rules=cast(CommonRuleset, CountdownRuleset()),
+    view=CountdownView,
+    options=CountdownOptions,
+)
+"""What ``countdown``'s entry point names (``test_local_game:SPEC``)."""
+
+
 @pytest.fixture
-def countdown(monkeypatch: pytest.MonkeyPatch) -> CountdownRuleset:
-    rules = CountdownRuleset()
-    monkeypatch.setitem(RULESETS, NAME, rules)
-    return rules
+def countdown(tmp_path: Path) -> Iterator[CountdownRuleset]:
+    with installed_games(tmp_path, {NAME: f"{__name__}:SPEC"}):
+        assert games()[NAME] is SPEC and NAME not in RULESETS  # no seat at a card table
+        yield cast(CountdownRuleset, SPEC.rules)
 
 
 def test_a_registered_third_game_plays_in_the_one_loop(countdown: CountdownRuleset) -> None:

@@ -7,8 +7,8 @@ import time
 import pytest
 import zmq
 
-from druids_p2p.net import mesh as mesh_module
-from druids_p2p.net.mesh import ROUTING_ID_SIZE, Inbound, Mesh, fresh_routing_id
+from druids_p2p.lan import mesh as mesh_module
+from druids_p2p.lan.mesh import ROUTING_ID_SIZE, Inbound, Mesh, fresh_routing_id
 
 
 def _receive(inbox: Mesh, payload: bytes) -> Inbound:

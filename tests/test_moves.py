@@ -18,10 +18,10 @@ from druids_p2p.games.druids2017.notation import Move
 from druids_p2p.games.druids2017.table_schedule import NO, TRICK, YES
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.games.seam import MOVE, PLAY, WORD, TableMove
-from druids_p2p.net import card_table_play, moves
-from druids_p2p.net.card_table_play import is_logged_move, message_move
-from druids_p2p.net.codec import Chain
-from druids_p2p.net.moves import (
+from druids_p2p.table import card_table_play, moves
+from druids_p2p.table.card_table_play import is_logged_move, message_move
+from druids_p2p.table.codec import Chain
+from druids_p2p.table.moves import (
     MoveRefused,
     all_moves,
     check_table_move,
@@ -29,7 +29,7 @@ from druids_p2p.net.moves import (
     take_table_move,
 )
 from druids_p2p.wire import ZERO_HASH, Identity, Message, MsgType
-from druids_p2p.wire.table import head0
+from druids_p2p.wire.envelope import head0
 
 Copies = list[TableSeat2017]
 TABLE_ID = bytes(range(32))

@@ -13,8 +13,8 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net.local_table import LocalTable, PeerProcess
-from druids_p2p.net.mesh import raw_to_z85
+from druids_p2p.lan.mesh import raw_to_z85
+from druids_p2p.peer.local_table import LocalTable, PeerProcess
 from druids_p2p.wire import ZERO_HASH, Identity, MsgType, decode, encode
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from druids_p2p.net.errors import PeerError
-from druids_p2p.net.lobby import lobby_table_id, query_lobby
+from druids_p2p.lan.lobby import lobby_table_id, query_lobby
+from druids_p2p.lan.peer_config import PeerError
 
 
 @pytest.mark.parametrize(

@@ -321,16 +321,19 @@ def test_cli_env_and_missing_dir(
     assert len(err.strip().splitlines()) == 1
 
 
-def test_missing_search_bot_module_is_skipped_silently(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "druids_p2p.bots.pimc", None)  # import -> ModuleNotFoundError
-    registry = builtin_registry()
-    assert "pimc" not in registry and not registry.failed
-    assert {"random", "rule"} <= set(registry.names())
+def test_the_built_in_bots_are_each_games_own(tmp_path: Path) -> None:
+    """The built-in plugin registers ``random`` for every game and each game's bots (its
+    spec's), one spec a name over the games that have it; a broken game plugin takes none of
+    them down (it is reported by the game registry, tests/test_game_registry.py)."""
+    from dist_info import installed_games
 
+    from druids_p2p.games.registry import games
 
-def test_broken_search_bot_module_is_reported_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "druids_p2p.bots.pimc", ModuleType("druids_p2p.bots.pimc"))
     registry = builtin_registry()
-    assert [f.plugin for f in registry.failed] == ["builtin-pimc"]
-    assert "AttributeError" in registry.failed[0].error
-    assert {"random", "rule"} <= set(registry.names())
+    assert registry.get("random").games == tuple(games())
+    for name, spec in games().items():
+        for bot, factory in spec.bots.items():
+            assert registry.get(bot).factory_for(name) is factory
+    with installed_games(tmp_path, {"broken": "no_such_module_anywhere:SPEC"}):
+        again = builtin_registry()
+        assert set(again.names()) == set(registry.names()) and not again.failed

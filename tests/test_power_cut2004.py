@@ -30,7 +30,7 @@ from power_cut import (
 )
 from table_harness import LocalTable
 
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import MsgType, decode, read_record
 
 

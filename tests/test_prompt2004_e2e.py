@@ -1,6 +1,6 @@
 """A person at the plain terminal plays Druids (2004): ``druids play --headless --game
 druids2004 --seats human,bot:rule`` is a table of two peer processes on loopback whose human
-seat reads its moves from standard input (``net/players.py`` ``PromptPlayer``). The test is the
+seat reads its moves from standard input (``lan/peer_config.py`` ``PromptPlayer``). The test is the
 person: it reads each prompt (the rule set's lines of the seat's view, the legal move tokens)
 and types an answer."""
 

@@ -1,5 +1,5 @@
-"""The plain terminal's player (``net/players.py`` ``PromptPlayer``) over a real in-process table
-of peers (``table_harness.LocalTable``: real machines exchanging their signed messages), for
+"""The plain terminal's player (``lan/peer_config.py`` ``PromptPlayer``) over a real in-process
+table of peers (``table_harness.LocalTable``: real machines exchanging their signed messages), for
 either game: it shows the rule set's lines of the seat's view and the legal move tokens, reads
 any token of the game as a move, and a move the table refuses is asked again with the table's
 reason (the table's one check, not the prompt's)."""
@@ -14,9 +14,8 @@ from table_harness import LocalTable
 
 from druids_p2p.games.druids2004.cards import N_GEMS, format_card
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.net.errors import PeerError
-from druids_p2p.net.players import MAX_ASKS, PromptPlayer
-from druids_p2p.net.runner_base import MachineView
+from druids_p2p.lan.peer_config import MAX_ASKS, PeerError, PromptPlayer
+from druids_p2p.peer.runner_base import MachineView
 
 MAX_STEPS = 500_000
 """More deliveries and moves than a whole game takes."""

@@ -24,13 +24,11 @@ import pytest
 from cli_harness import run_cli
 from sample_table import sign_fields
 
-from druids_p2p.net.seating import seat_order
+from druids_p2p.lan.seating import seat_order
 from druids_p2p.wire import PROTOCOL_VERSION, Identity, MsgType, derive_table_id, message_hash
-from druids_p2p.wire.envelope import claimed_version
+from druids_p2p.wire.envelope import claimed_version, head0, next_head, verify_signature
 from druids_p2p.wire.msgtypes import MSG_DOMAIN
 from druids_p2p.wire.record import RecordWriter
-from druids_p2p.wire.signed import verify_signature
-from druids_p2p.wire.table import head0, next_head
 
 IDS = [Identity.from_seed(bytes([i]) * 32, name) for i, name in enumerate(("ann", "bo", "cy"))]
 KEYS = [i.public_key for i in IDS]

@@ -21,12 +21,12 @@ from table_harness import LocalTable, game_of
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
+from druids_p2p.audit.replay import read_game
 from druids_p2p.games.druids2017.notation import format_card, format_move
 from druids_p2p.games.druids2017.replay import replay
-from druids_p2p.net.record_replay import read_game
 from druids_p2p.tui.druids2017.hand import CardChip
+from druids_p2p.tui.druids2017.panels import TrickPanel
 from druids_p2p.tui.druids2017.replay import ReplayApp, ReplayScreen
-from druids_p2p.tui.druids2017.trick import TrickPanel
 from druids_p2p.wire import MsgType, decode, read_record
 from druids_p2p.wire.record import RecordWriter
 
@@ -96,7 +96,7 @@ def test_the_owner_is_found_beside_the_record_or_as_this_user(
 ) -> None:
     """A peer's home keeps its identity beside its tables; the UI's game folder does not, and
     then the user's own identity (``$DRUIDS_HOME``) tells whose record it is."""
-    from druids_p2p.wire.identity_store import identity_path, save_identity
+    from druids_p2p.wire.identity import identity_path, save_identity
 
     t, folder = table
     home = tmp_path / "home"

@@ -20,7 +20,7 @@ from cli_harness import audit_record
 from lan_peers import Peer, power_cut, table_report
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net.local_table import LocalTable, PeerProcess
+from druids_p2p.peer.local_table import LocalTable, PeerProcess
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(400)]
 
@@ -214,7 +214,7 @@ def test_play_headless_killed_with_all_its_peers_resumes_with_resume(tmp_path: P
 def test_ctrl_c_leaves_the_table_recorded_and_marks_it_stopped(tmp_path: Path) -> None:
     """Ctrl-C is leaving, not a crash: the peer records and sends an abort saying so, its table
     is marked stopped (so the next command from that home starts a new one), the others stop."""
-    from druids_p2p.net.homes import Request, TableState, choose_table
+    from druids_p2p.peer.homes import HomeTable, Request, choose_table
 
     table = LocalTable(["bot:random"] * 3, tmp_path, GameOptions(players=3, rounds=5), 20.0)
     try:
@@ -232,7 +232,7 @@ def test_ctrl_c_leaves_the_table_recorded_and_marks_it_stopped(tmp_path: Path) -
     assert code == 1 and "Traceback" not in (tmp_path / "seat1" / "peer.log").read_text()
     assert "left the table (interrupted)" in left["aborted"] and left["blame"] is None, left
     assert all("left the table" in r["aborted"] for r in others), others
-    state = TableState(Path(left["record"]).parent)
+    state = HomeTable(Path(left["record"]).parent)
     assert state.status == "stopped" and "left the table" in state.info()["stopped"]
     assert choose_table(tmp_path / "seat1", Request("join", lobby="127.0.0.1:1")) is None
     report = _audit(left["record"])

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from table_harness import LocalTable
 
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.seating import options_body
-from druids_p2p.net.secrets import TableSecret
-from druids_p2p.net.table import TableMachine
-from druids_p2p.rulesets import SeatOptions, new_table_options, table_options
+from druids_p2p.audit.audit import audit_messages
+from druids_p2p.games.registry import SeatOptions, new_table_options, table_options
+from druids_p2p.lan.seating import options_body
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableSecret
 from druids_p2p.wire import MsgType, decode, derive_table_id, encode, head0
 
 

@@ -20,9 +20,9 @@ from test_peer_attacks_e2e import EvilTable
 from test_table_deadlines import STEP_S, clocked_arena, drain, pass_time, say_hello
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.net.reseat import reseat_after
+from druids_p2p.peer.go_on import reseat_after
 from druids_p2p.wire import MsgType, decode, encode
-from druids_p2p.wire.identity_store import identity_path, load_identity
+from druids_p2p.wire.identity import identity_path, load_identity
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 

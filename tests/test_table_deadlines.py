@@ -18,10 +18,10 @@ from attack_arena import Arena, first_of, no_linger
 from message_surgery import resign, thaw
 from table_harness import game_of
 
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.deadlines import Deadlines, Debt, Overdue
-from druids_p2p.net.players import Player, TableView
-from druids_p2p.net.table_types import TableFault
+from druids_p2p.audit.audit import audit_messages
+from druids_p2p.lan.peer_config import Player, TableView
+from druids_p2p.peer.deadlines import Deadlines, Debt, Overdue
+from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import ZERO_HASH, Message, MsgType, decode, encode
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

@@ -23,11 +23,11 @@ from attack_arena import Arena, hand_cards, no_linger, position_of, send_show
 from test_table_deadlines import MOVE_S, STEP_S, blamed_everywhere, clocked_arena, pass_time
 from test_table_deadlines import say_hello as hellos
 
+from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2017 import GAIA
 from druids_p2p.games.druids2017.table_schedule import NO, YES
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
-from druids_p2p.net.audit import audit_messages
-from druids_p2p.net.card_table_play import WORDS_CHECKS, WORDS_FIT, WORDS_UNFIT
+from druids_p2p.table.card_table_play import WORDS_CHECKS, WORDS_FIT, WORDS_UNFIT
 from druids_p2p.wire import Message, MsgType, decode
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

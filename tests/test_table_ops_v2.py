@@ -21,7 +21,7 @@ from druids_p2p.deck.table_audit import audit_record, audit_state, secret_fault
 from druids_p2p.deck.table_messages import TableOp, TableShowMsg, parse_table_body
 from druids_p2p.deck.table_state import Sent, TableOpError
 from druids_p2p.games.druids2004.table_seat import SeatOp
-from druids_p2p.net.card_table_play import table_op
+from druids_p2p.table.card_table_play import table_op
 
 NUM_CARDS = 16
 

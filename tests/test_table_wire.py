@@ -1,7 +1,7 @@
 """The card table's eight messages as wire types 60–67 (wire.md §5, deck.md §15.3).
 
 A whole small card-table game (deck.md §15.7's operations) runs over real signed wire messages
-through the table's codec (``net.codec.WireCodec``), and every body a hostile peer could sign
+through the table's codec (``table.codec.WireCodec``), and every body a hostile peer could sign
 outside the deck's bounds is refused by the wire decoder itself, naming the field.
 """
 
@@ -25,7 +25,7 @@ from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.table_audit import audit_record
 from druids_p2p.deck.table_messages import TABLE_KINDS, TableOp, parse_table_body
 from druids_p2p.deck.table_state import TableState
-from druids_p2p.net.table_codec import TABLE_KIND_TYPES, TABLE_TYPES
+from druids_p2p.table.codec import TABLE_KIND_TYPES, TABLE_TYPES
 from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, Identity, MsgType, decode, encode
 from druids_p2p.wire.errors import BadShape
 from druids_p2p.wire.safe_msgpack import pack

@@ -99,7 +99,7 @@ def test_resume_checks_the_folder(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_p2p_without_the_networked_table_is_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "druids_p2p.net.local_table", None)  # import fails
+    monkeypatch.setitem(sys.modules, "druids_p2p.peer.local_table", None)  # import fails
     args = ["tournament", "--bots", "rule,random", "--p2p", "--out", str(tmp_path / "o")]
     code, stdout, err = run_cli(args, capsys)
     assert code == 2 and stdout == ""
@@ -124,7 +124,7 @@ def _stand_in_play_table(
     assert workdir.is_dir() and game == "druids2017" and not new
     assert all(seat.startswith("bot:") for seat in seats)
     names = [seat.removeprefix("bot:") for seat in seats]
-    from druids_p2p.rulesets import game_options
+    from druids_p2p.games.registry import game_options
 
     own = game_options(game, options)  # the seat message's options, as the game reads them
     played = play_local_game(names, own, seed, time_per_move_ms, enforce_budget=False)
@@ -143,9 +143,9 @@ def test_p2p_games_have_the_same_line_schema(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A stand-in ``play_table`` (the engine in-process) shows what ``--p2p`` does with results."""
-    fake = types.ModuleType("druids_p2p.net.local_table")
+    fake = types.ModuleType("druids_p2p.peer.local_table")
     fake.play_table = _stand_in_play_table  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "druids_p2p.net.local_table", fake)
+    monkeypatch.setitem(sys.modules, "druids_p2p.peer.local_table", fake)
     common = ["--bots", "rule,random", "--games", "3", "--players", "3", "--json"]
     assert run_cli(["tournament", *common, "--p2p", "--out", str(tmp_path / "p")], capsys)[0] == 0
     assert run_cli(["tournament", *common, "--out", str(tmp_path / "local")], capsys)[0] == 0

@@ -1,6 +1,7 @@
-"""The TUI behind the rule-set seam (issue 16): one registry of game UIs by rule set name, and a
-neutral TUI that imports no game package (the import-linter contracts ``tui-through-the-seam``
-and ``tui-shell-knows-no-game-ui`` say the same for ``lint-imports``; this checks it in pytest)."""
+"""The TUI behind the seam (issues 16, 30): each game's UI found by its spec's ``ui``
+(``"module:attr"``, imported when first asked for), and a neutral TUI that imports no game
+package (the import-linter contracts say the same for ``lint-imports``; this checks it in
+pytest)."""
 
 from __future__ import annotations
 
@@ -11,19 +12,20 @@ import pytest
 
 from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.local_game import make_bot
-from druids_p2p.rulesets import RULESETS
-from druids_p2p.tui.druids2004.app import Druids2004App
+from druids_p2p.games.registry import RULESETS, games
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI as LAN_2004_UI
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
 from druids_p2p.tui.druids2004.session import Offline2004
+from druids_p2p.tui.druids2004.table import Druids2004App
 from druids_p2p.tui.druids2017.replay import ReplayApp
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.game_uis import GAME_UIS, game_ui, offline_app, table_ui
+from druids_p2p.tui.game_ui import game_ui, game_uis, offline_app, table_ui
 
 TUI = Path(__file__).resolve().parent.parent / "druids_p2p" / "tui"
-GAME_PACKAGES = ("druids2017", "druids2004")
-ENTRY_POINTS = {"game_uis.py", "launch.py", "screenshots.py"}
-"""The neutral modules that may reach a game's TUI package: the registry and what asks it."""
+GAME_PACKAGES = tuple(n for n, s in games().items() if s.ui.startswith(f"druids_p2p.tui.{n}."))
+"""The games whose UI is a package of this TUI (``tui/<game>/``)."""
+ENTRY_POINTS: set[str] = set()
+"""The neutral modules that may import a game's TUI package: none (its spec names it)."""
 
 
 def _imports(path: Path) -> set[str]:
@@ -39,7 +41,7 @@ def _imports(path: Path) -> set[str]:
 
 def _neutral_modules() -> list[Path]:
     files = [p for p in TUI.rglob("*.py") if p.relative_to(TUI).parts[0] not in GAME_PACKAGES]
-    assert len(files) >= 15, files  # app, player, session, lobby, ... (the walk found them)
+    assert len(files) >= 10, files  # app, player, game_ui, lobby, ... (the walk found them)
     return files
 
 
@@ -51,7 +53,7 @@ def test_the_neutral_tui_imports_no_game_package() -> None:
 
 
 def test_only_the_registry_and_entry_points_import_a_game_ui_package() -> None:
-    uis = (*(f"druids_p2p.tui.{g}" for g in GAME_PACKAGES), "druids_p2p.tui.game_uis")
+    uis = tuple(f"druids_p2p.tui.{g}" for g in GAME_PACKAGES)
     for path in _neutral_modules():
         if path.relative_to(TUI).as_posix() in ENTRY_POINTS:
             continue
@@ -60,24 +62,28 @@ def test_only_the_registry_and_entry_points_import_a_game_ui_package() -> None:
 
 
 def test_a_game_ui_package_imports_only_its_own_game() -> None:
-    for mine, other in (GAME_PACKAGES, GAME_PACKAGES[::-1]):
+    assert len(GAME_PACKAGES) >= 2, GAME_PACKAGES
+    for mine in GAME_PACKAGES:
+        others = tuple(
+            f"druids_p2p.{where}.{other}"
+            for other in GAME_PACKAGES
+            if other != mine
+            for where in ("games", "tui")
+        )
         for path in (TUI / mine).rglob("*.py"):
-            bad = {
-                n
-                for n in _imports(path)
-                if n.startswith((f"druids_p2p.games.{other}", f"druids_p2p.tui.{other}"))
-            }
+            bad = {n for n in _imports(path) if n.startswith(others)}
             assert not bad, f"{path.relative_to(TUI)} imports {sorted(bad)}"
 
 
-def test_every_rule_set_has_its_ui_registered_under_its_name() -> None:
-    assert set(GAME_UIS) == set(RULESETS)
-    for name, ui in GAME_UIS.items():
-        assert ui.name == name and game_ui(name) is ui
+def test_every_game_at_the_table_has_its_ui_named_by_its_spec() -> None:
+    uis = game_uis()
+    assert {ui.name for ui in uis} == set(RULESETS)
+    for ui in uis:
+        assert game_ui(ui.name) is ui
 
 
 def test_an_unknown_game_is_one_line_naming_it() -> None:
-    with pytest.raises(ValueError, match=r"^'chess' has no terminal UI \(games with one: "):
+    with pytest.raises(ValueError, match=r"^'chess': unknown game \(known: "):
         game_ui("chess")
 
 

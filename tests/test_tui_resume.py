@@ -17,15 +17,15 @@ from table_harness import seat_message
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from druids_p2p.net.beacon_listener import BeaconListener
-from druids_p2p.net.homes import SET_ASIDE, TableState
-from druids_p2p.net.interfaces import resolve
+from druids_p2p.lan.listener import BeaconListener
+from druids_p2p.lan.network import resolve
+from druids_p2p.peer.homes import SET_ASIDE, HomeTable
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.dialogs import ResumeTable
 from druids_p2p.tui.druids2017.table import TABLE_UI
+from druids_p2p.tui.game_ui import Session
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.resume import SavedGame, saved_game
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.screens.resume_dialog import ResumeTable
-from druids_p2p.tui.session import Session
 from druids_p2p.wire.identity import Identity
 
 SIZE = (150, 40)
@@ -35,10 +35,10 @@ ME = Identity.from_seed(bytes([3]) * 32, "me")
 
 def _table(
     game: Path, table_id: str, status: str | None = None, ruleset: str = "druids2017"
-) -> TableState:
+) -> HomeTable:
     """A table saved in game folder ``game`` as a peer saves it (its seat message names its
     game, ``ruleset``)."""
-    state = TableState(game / "me" / "tables" / table_id)
+    state = HomeTable(game / "me" / "tables" / table_id)
     seat = seat_message(ruleset)
     state.save(seat, b"pub", b"sec", 4000, {"role": "join", "name": "lan-lab"})
     if status == "stopped":

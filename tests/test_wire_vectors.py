@@ -8,7 +8,7 @@ import hashlib
 import msgpack
 
 from druids_p2p.wire import ZERO_HASH, Identity, decode, derive_table_id, encode, head0, next_head
-from druids_p2p.wire.keys import fingerprint
+from druids_p2p.wire.identity import fingerprint
 
 ALICE = Identity.from_seed(bytes(range(32)), "alice")
 BOB = Identity.from_seed(bytes(range(32, 64)), "bob")

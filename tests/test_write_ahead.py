@@ -16,7 +16,7 @@ from attack_arena import Arena
 from power_cut import SyncLog, equivocations, record_path, unsynced
 from table_harness import LocalTable
 
-from druids_p2p.net.table_types import RecordLost
+from druids_p2p.table.table_state import RecordLost
 from druids_p2p.wire import Message, MsgType, Transcript, decode
 
 

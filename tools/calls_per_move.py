@@ -25,7 +25,7 @@ from typing import Any
 
 from table_harness import LocalTable
 
-from druids_p2p.net.table import TableMachine
+from druids_p2p.table.table import TableMachine
 
 MOVE_TYPES = ("MOVE", "TABLE_SHOW")
 """What carries a 2017 move (version 1: ``move``; version 2: ``table_show`` or ``move``)."""

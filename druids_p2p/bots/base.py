@@ -1,61 +1,17 @@
-"""The bot interface: a bot sees its seat's view (Druids 2017: a ``PlayerView``), never the state.
-
-A bot object lives for one game at one seat, so it may keep memory across the game's moves. It is
-handed its own seeded ``random.Random`` so tournaments are reproducible whatever process runs it.
-"""
+"""The bot interface a plugin registers against (a bot sees its seat's view, never the state), and
+``random``, the baseline every other bot is measured against and which plays every game."""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
-from druids_p2p.games.druids2017.game import GameOptions
-from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.games.seam import GameMove
-
-if TYPE_CHECKING:
-    from druids_p2p.games.druids2004.options import Options as Options2004
-
-DEFAULT_GAME = "druids2017"
+from druids_p2p.games.registry import default_name
+from druids_p2p.games.spec import Bot, BotFactory
 
 
-class Bot:
-    """Subclass and override :meth:`choose`; the other hooks are optional."""
-
-    def __init__(self) -> None:
-        self.seat = -1
-        self.options: GameOptions | Options2004 = GameOptions()
-        self.rng = random.Random(0)
-        self.time_budget_ms = 100.0
-
-    def start_game(
-        self,
-        seat: int,
-        options: GameOptions | Options2004,
-        rng: random.Random,
-        time_budget_ms: float,
-    ) -> None:
-        """Called once before the first move of a game (the options say which game it is)."""
-        self.seat = seat
-        self.options = options
-        self.rng = rng
-        self.time_budget_ms = time_budget_ms
-
-    def choose(self, view: PlayerView) -> int | GameMove:
-        """Return one of ``view.legal``: its move id, or the game's ``Move`` value for it (the
-        host reads it as its id, once). Must not take longer than the budget."""
-        raise NotImplementedError
-
-    def end_round(self, view: PlayerView) -> None:
-        """Called with the final view of each round (scores are in ``view.round_scores``)."""
-
-    def end_game(self, view: PlayerView) -> None:
-        """Called once when the game is over."""
-
-
-BotFactory = Callable[[], Bot]
+def _default_games() -> tuple[str, ...]:
+    return (default_name(),)
 
 
 @dataclass(frozen=True)
@@ -67,8 +23,9 @@ class BotSpec:
     version: str = "0"
     description: str = ""
     source: str = field(default="built-in", compare=False)
-    games: tuple[str, ...] = (DEFAULT_GAME,)
-    """The rule sets this bot plays (names of ``druids_p2p.rulesets.RULESETS``)."""
+    games: tuple[str, ...] = field(default_factory=_default_games)
+    """The games this bot plays (their names in the registry, ``druids_p2p.games.registry``);
+    by default the default game."""
     factories: tuple[tuple[str, BotFactory], ...] = ()
     """Game-specific factories (``factory`` makes the bot for every other game it plays)."""
 
@@ -101,3 +58,14 @@ class RegisterBot(Protocol):
         version: str = "0",
         description: str = "",
     ) -> None: ...
+
+
+__all__ = ["Bot", "BotFactory", "BotSpec", "RegisterBot"]
+
+
+class RandomBot(Bot):
+    """Plays uniformly at random among ``view.legal``; reproducible through its seeded rng."""
+
+    def choose(self, view: Any) -> int:
+        legal = view.legal
+        return int(legal[self.rng.randrange(len(legal))])

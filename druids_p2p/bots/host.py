@@ -2,18 +2,17 @@
 
 A bot is someone else's code. It may raise, return nonsense, return an illegal move or hang. The
 host turns each of those into a *fault* (a line of text for the table and the tournament report)
-and plays a safe legal move for that seat instead — per game (:mod:`.fallbacks`): in Druids 2017
-the rule bot's choice, which is deterministic and takes well under a millisecond, or the first
-legal move if even that fails — so the game always finishes and every peer can compute the same
-fallback.
+and plays a safe legal move for that seat instead — its game's (the spec's ``fallback``: a
+deterministic choice well under a millisecond, by default the first legal move) — so the game
+always finishes and every peer can compute the same fallback.
 
 Time is enforced by running the bot on a worker thread and waiting ``budget × GRACE_FACTOR +
 GRACE_MS``; a result that comes later is discarded. Python cannot kill a thread, so a bot that
 overran keeps its seat on fallback moves until its late call returns (it is then asked again).
 
-The host meets the game through the rule-set seam (``druids_p2p.rulesets``): a bot answers a move
-id or its game's ``Move`` value, read here once as the id (:func:`answer_id`); a move's token is
-the game's ``Move.token()``, and only the fallback is the game's own.
+The host meets the game through the seam and the registry (``druids_p2p.games``): a bot answers a
+move id or its game's ``Move`` value, read here once as the id (:func:`answer_id`); a move's
+token is the game's ``Move.token()``, and only the fallback is the game's own.
 :func:`druids_p2p.bots.local_game.play_local_game` plays a whole game in-process with it.
 """
 
@@ -27,10 +26,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from druids_p2p.bots.base import DEFAULT_GAME, Bot
-from druids_p2p.bots.fallbacks import FALLBACKS
+from druids_p2p.bots.base import Bot
+from druids_p2p.games.registry import game_spec
 from druids_p2p.games.seam import CommonRuleset
-from druids_p2p.rulesets import RULESETS
 
 DEFAULT_BUDGET_MS = 100.0
 GRACE_FACTOR = 2.0
@@ -68,10 +66,6 @@ class MoveView(Protocol):
 
     @property
     def legal(self) -> Sequence[int]: ...
-
-
-def first_legal(view: MoveView) -> int:
-    return view.legal[0]
 
 
 def answer_id(answer: object, rules: CommonRuleset) -> object:
@@ -157,13 +151,14 @@ class BotRunner:
         bot: Bot,
         budget_ms: float = DEFAULT_BUDGET_MS,
         enforce: bool = True,
-        game: str = DEFAULT_GAME,
+        game: str | None = None,
     ):
         self.bot = bot
         self.budget_ms = budget_ms
         self.enforce = enforce
-        self.rules = RULESETS[game]
-        self.fallback = FALLBACKS.get(game, first_legal)
+        spec = game_spec(game)
+        self.rules: CommonRuleset = spec.rules
+        self.fallback = spec.fallback
         self._jobs: queue.SimpleQueue[_Call | None] | None = None
         self._late: _Call | None = None
 
@@ -233,7 +228,7 @@ def choose_move(
     view: MoveView,
     budget_ms: float = DEFAULT_BUDGET_MS,
     enforce: bool = True,
-    game: str = DEFAULT_GAME,
+    game: str | None = None,
 ) -> MoveOutcome:
     """One guarded move: the bot's answer if it is legal and in time, else a fallback and why.
 

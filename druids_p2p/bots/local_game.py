@@ -2,12 +2,12 @@
 
 The bot host (:func:`play_local_game`), tournaments (``druids_p2p.tournament.play``, in local and
 cluster workers), ``druids demo`` and ``druids bench bots`` all play a game here. The loop knows
-no game: it meets it through its rule set (``druids_p2p.rulesets.RULESETS``) — whose move, the
+no game: it meets it through its rules (its spec's, ``druids_p2p.games.registry``) — whose move, the
 legal moves, a view, the chance steps (a deal per round, a setup, a reshuffle), the ends of rounds
 and the record — so another registered game plays here as it is.
 
-Every chance step draws from ``derive_rng(seed, purpose, index)`` (Druids 2017: ``"deal"``, the
-round; Druids 2004: ``"setup"`` and ``"shuffle"``) and the bot at seat ``s`` gets
+Every chance step draws from ``derive_rng(seed, purpose, index)`` (the game's rules name the
+purposes: a deal per round, a setup, a reshuffle) and the bot at seat ``s`` gets
 ``derive_rng(seed, "bot", s)``: the same seed plays the same chance whoever sits where, so
 rotating bots over the seats of one seed gives duplicate games.
 """
@@ -21,14 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from druids_p2p.bots import BuiltinBots
-from druids_p2p.bots.base import DEFAULT_GAME, Bot, BotSpec
+from druids_p2p.bots.base import Bot, BotSpec
 from druids_p2p.bots.host import DEFAULT_BUDGET_MS, BotRunner, Fault, derive_rng
+from druids_p2p.games.registry import game_spec
 from druids_p2p.games.seam import CommonGameState, CommonRuleset
-from druids_p2p.rulesets import RULESETS
 
 MAX_STEPS = 100_000
-"""No game takes this many moves and chance steps (each game's own end rules bound it far lower:
-Druids 2004's stall end, Druids 2017's five rounds)."""
+"""No game takes this many moves and chance steps (each game's own end rules bound it far lower)."""
 
 Player = BotSpec | Bot | Callable[[], Bot] | str
 """What :func:`play_local_game` seats: a spec, a fresh bot, a factory, or a registered name."""
@@ -48,7 +47,7 @@ class BotLookup(Protocol):
 class RoundRecord:
     """One round as played: the deal, every move with its seat and time, and the scores.
 
-    A game not dealt round by round (Druids 2004) is one round with no hands."""
+    A game not dealt round by round is one round with no hands."""
 
     hands: list[list[int]]
     moves: list[int] = field(default_factory=list)
@@ -67,7 +66,7 @@ class LocalGameResult:
     game: str
     """The rule set's name."""
     options: Any
-    """The game's options (``GameOptions`` for druids2017, its ``Options`` for druids2004)."""
+    """The game's options (its spec's ``options`` type)."""
     names: list[str]
     """Bot name per seat."""
     rounds: list[RoundRecord]
@@ -101,7 +100,7 @@ class LocalGameResult:
 
     def record(self) -> dict[str, Any]:
         """The game in its rule set's record notation, for ``druids replay``."""
-        rules = RULESETS[self.game]
+        rules = game_spec(self.game).rules
         return rules.record(
             self.state, [r.hands for r in self.rounds], [r.moves for r in self.rounds]
         )
@@ -258,7 +257,7 @@ def play_local_game(
     seed: int = 0,
     budget_ms: float = DEFAULT_BUDGET_MS,
     *,
-    game: str = DEFAULT_GAME,
+    game: str | None = None,
     enforce_budget: bool | Sequence[bool] = True,
     registry: BotLookup | None = None,
 ) -> LocalGameResult:
@@ -269,7 +268,8 @@ def play_local_game(
     ``registry`` resolves names given as strings (default: the built-in bots only);
     ``enforce_budget`` may be given per seat.
     """
-    rules = RULESETS[game]
+    spec = game_spec(game)
+    game, rules = spec.name, spec.rules
     options = options if options is not None else rules.make_options(len(players))
     if len(players) != options.players:
         raise ValueError(f"{len(players)} bots for a {options.players}-player game")

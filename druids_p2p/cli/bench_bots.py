@@ -16,19 +16,25 @@ from typing import Any
 
 import typer
 
-from druids_p2p.cli.app import bench_app, echo_err, fail
+from druids_p2p.cli.app import (
+    bench_app,
+    echo_err,
+    fail,
+    game_option,
+    pick_game,
+    players_option,
+)
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
+from druids_p2p.cli.tournament_cmd import EXIT_BOT_FAILED, run_or_fail, warn_faults
 from druids_p2p.cli.tournament_options import (
     check_bots_play,
     check_common,
     default_workers,
     parse_bot_list,
     plugin_dirs_for_workers,
+    want_progress,
 )
-from druids_p2p.cli.tournament_progress import want_progress
-from druids_p2p.cli.tournament_run import EXIT_BOT_FAILED, run_or_fail, warn_faults
-from druids_p2p.rulesets import DEFAULT_RULESET as DEFAULT_GAME
-from druids_p2p.rulesets import GAME_HELP
+from druids_p2p.games.registry import game_spec
 
 
 def _ci_text(ci: list[float] | None) -> str:
@@ -61,7 +67,7 @@ def bench_bots_command(
         help="Bots to measure, then the baseline they each play against.",
     ),
     games: int = typer.Option(200, "--games", help="Games per bot, rounded up to whole deals."),
-    players: int = typer.Option(4, "--players", help="3, 4 or 5 seats (druids2004: 2, 3 or 4)."),
+    players: int | None = players_option(),
     seed: int = typer.Option(0, "--seed", help="Master seed of the deals."),
     time_per_move: float = typer.Option(
         100.0, "--time-per-move", metavar="MS", help="Budget per move."
@@ -73,7 +79,7 @@ def bench_bots_command(
         [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
-    game: str = typer.Option(DEFAULT_GAME, "--game", help=GAME_HELP),
+    game: str = game_option(),
 ) -> None:
     """Each bot against players-1 copies of the baseline (the last of --bots), duplicate deals:
     mean score margin over its opponents with a 95% CI, and first-place rate. A game a bot
@@ -82,6 +88,8 @@ def bench_bots_command(
     from druids_p2p.tournament.config import MODE_CHALLENGE, TournamentConfig
 
     n_workers = workers if workers is not None else default_workers()
+    game = pick_game(game).name
+    players = players if players is not None else game_spec(game).default_players
     check_common(players, games, n_workers, time_per_move, game)
     registry = load_registry(plugins_dir, strict_plugins)
     names = parse_bot_list(bots, registry)
@@ -174,7 +182,7 @@ def forfeit_text(stats: dict[str, Any]) -> str:
 def bench_tournament_command(
     games: int = typer.Option(4000, "--games", help="Games to play."),
     workers: int = typer.Option(2, "--workers", help="Worker processes."),
-    players: int = typer.Option(4, "--players", help="3, 4 or 5 seats."),
+    players: int = typer.Option(4, "--players", help="Seats (the default game's)."),
     bots: str = typer.Option("random", "--bots", help="Bots (one bot plays itself)."),
     seed: int = typer.Option(0, "--seed", help="Master seed."),
     cluster: str | None = typer.Option(
@@ -258,7 +266,7 @@ def bench_on_clusters(
         if sizes is None:
             runs.append(bench_cluster(spec, config, registry, batch_games))
         else:
-            from druids_p2p.tournament.loopback import LoopbackCluster
+            from druids_p2p.tournament.cluster_bench import LoopbackCluster
 
             for k in sizes:
                 with LoopbackCluster(workers=k) as cluster:

@@ -8,8 +8,8 @@ import typer
 
 from druids_p2p.cli.app import app, fail
 from druids_p2p.wire.errors import IdentityError
-from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.identity_store import (
+from druids_p2p.wire.identity import (
+    Identity,
     identity_path,
     load_or_create,
     new_identity,

@@ -1,7 +1,7 @@
 """``druids peer`` / ``host`` / ``join``: playing over the LAN protocol.
 
-The option checks are in :mod:`.peer_checks`, running the peer in :mod:`.peer_run`, finding the
-table a join names in :mod:`.join_lookup`; ``druids play`` is :mod:`.play_cmd`."""
+Checking the options and running the peer are in :mod:`.peer_run`, finding the table a join
+names in :mod:`.tables`; ``druids play`` is :mod:`.play_cmd`."""
 
 from __future__ import annotations
 
@@ -11,16 +11,17 @@ from typing import TypedDict
 
 import typer
 
-from druids_p2p.cli.app import app, echo_err, fail
-from druids_p2p.cli.join_lookup import (
-    DEFAULT_SEARCH_S,
-    MAX_SEARCH_S,
-    check_table_game,
-    find_table,
-    lobby_announcement,
-    saved_table,
+from druids_p2p.cli.app import (
+    app,
+    echo_err,
+    fail,
+    game_option,
+    pick_game,
+    players_option,
+    rounds_option,
+    variant_option,
 )
-from druids_p2p.cli.peer_checks import (
+from druids_p2p.cli.peer_run import (
     bind_address,
     check_bot,
     check_door,
@@ -30,12 +31,20 @@ from druids_p2p.cli.peer_checks import (
     check_rematches,
     check_table_name,
     check_times,
+    emitter,
+    print_result,
     resume_or_new,
+    run_one_peer,
 )
-from druids_p2p.cli.peer_run import emitter, print_result, run_one_peer
-from druids_p2p.cli.play2004 import check_game
-from druids_p2p.net.discovery import DEFAULT_PORT
-from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
+from druids_p2p.cli.tables import (
+    DEFAULT_SEARCH_S,
+    MAX_SEARCH_S,
+    check_table_game,
+    find_table,
+    lobby_announcement,
+    saved_table,
+)
+from druids_p2p.lan.discovery import DEFAULT_PORT
 
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
 
@@ -65,8 +74,8 @@ _NEW_HELP = "Start a new table even if an unfinished one is saved here (it is ke
 
 
 _GO_ON_HELP = (
-    "Druids 2017: when a seat is gone for good, go on without it at a new table with a bot in "
-    "its seat, from the first round not complete, the scores so far carried."
+    "A game played by rounds: when a seat is gone for good, go on without it at a new table "
+    "with a bot in its seat, from the first round not complete, the scores so far carried."
 )
 
 
@@ -100,8 +109,8 @@ _BOT = typer.Option(None, "--bot", help="Let this bot play your seat.")
 _INTERFACE = typer.Option(None, "--interface", help="Network interface.")
 _ADDRESS = typer.Option(None, "--address", help="Local IPv4 address.")
 _JSON = typer.Option(False, "--json", help="Progress as JSON lines.")
-_GAME = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP)
-# ... and those a host takes: who it seats (net/admission.py).
+_GAME = game_option()
+# ... and those a host takes: who it seats (lan/seating.py).
 _APPROVE = typer.Option(False, "--approve", help=_APPROVE_HELP)
 _OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
 _ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")
@@ -116,9 +125,9 @@ def peer_command(
     name: str | None = typer.Option(None, "--name", help="Display name for this identity."),
     host: bool = typer.Option(False, "--host", help="Host a new table."),
     join: str | None = typer.Option(None, "--join", help="Join the lobby at HOST:PORT."),
-    players: int = typer.Option(4, "--players"),
-    rounds: int = typer.Option(5, "--rounds"),
-    variant: bool = typer.Option(False, "--variant"),
+    players: int | None = players_option(),
+    rounds: int | None = rounds_option(),
+    variant: bool = variant_option(),
     table_name: str = typer.Option("druids", "--table-name"),
     bind: str = typer.Option("127.0.0.1", "--bind", "--address"),
     port: int = typer.Option(0, "--port"),
@@ -142,7 +151,7 @@ def peer_command(
     say: list[str] = _SAY,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
-    check_game(game)
+    pick_game(game, players)
     pins = check_door(open_door, allow, approve)
     result = run_one_peer(
         player=player,
@@ -227,9 +236,9 @@ def _lan_seat(
 @app.command("host")
 def host_command(
     name: str = typer.Option("druids", "--name", help="Table name shown to others."),
-    players: int = typer.Option(4, "--players", help="3, 4 or 5 seats."),
-    variant: bool = typer.Option(False, "--variant", help="Allow Gaia's light side."),
-    rounds: int = typer.Option(5, "--rounds", help="Rounds in the game (1-5)."),
+    players: int | None = players_option(),
+    variant: bool = variant_option(),
+    rounds: int | None = rounds_option(),
     bot: str | None = _BOT,
     interface: str | None = _INTERFACE,
     address: str | None = _ADDRESS,
@@ -256,7 +265,7 @@ def host_command(
     your friends for theirs: 'druids id'), --approve shows each other joiner (name and key
     fingerprint) and seats it only if you answer y, --open seats anyone who finds the table.
     With none of them every joiner is refused, and told which fingerprint to ask you to allow."""
-    check_game(game)
+    pick_game(game, players)
     check_table_name(name)
     pins = check_door(open_door, allow, approve)
     times = (gone_after, step_deadline, rejoin_time)
@@ -326,10 +335,10 @@ def join_command(
     Run again after a crash, the same command rejoins the table this player was seated at: the
     saved table is looked up first, by name (the host no longer announces a seated table).
     """
-    from druids_p2p.net.table_choice import BadPin, parse_pin
+    from druids_p2p.lan.listener import BadPin, parse_pin
 
     if game is not None:
-        check_game(game)  # the table's game is the host's word: --game only checks it
+        pick_game(game)  # the table's game is the host's word: --game only checks it
     resume_or_new(resume, new)
     check_lobby_target(target)
     times = (gone_after, step_deadline, rejoin_time)
@@ -365,8 +374,8 @@ def join_command(
         **seat,
         host=False,
         join=None if announcement is not None else target,
-        players=4,
-        rounds=5,
+        players=None,
+        rounds=None,
         variant=False,
         table_name="druids",
         announce=False,

@@ -4,24 +4,14 @@ no use for is refused by name, never silently ignored."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import typer
 
-from druids_p2p.cli.app import app, fail
-from druids_p2p.cli.play2004 import check_game, play_2004_ui
-from druids_p2p.cli.ui_options import MOVE_PAUSE_S, TRICK_PAUSE_S, UiOptions
-from druids_p2p.net.discovery import DEFAULT_PORT
-from druids_p2p.rulesets import DEFAULT_RULESET, GAME_HELP
-
-
-def ui_entry(game: str) -> Callable[[UiOptions], None]:
-    """The terminal UI that starts ``game``'s table: one entry point per rule set, each reading
-    the same :class:`UiOptions`."""
-    from druids_p2p.cli.play_ui import play_ui
-
-    return play_ui if check_game(game) == DEFAULT_RULESET else play_2004_ui
+from druids_p2p.cli.app import app, fail, game_option, rounds_option, variant_option
+from druids_p2p.cli.play_ui import MOVE_PAUSE_S, TRICK_PAUSE_S, UiOptions
+from druids_p2p.games.registry import players_help
+from druids_p2p.lan.discovery import DEFAULT_PORT
 
 
 @app.command("play")
@@ -32,8 +22,8 @@ def play_command(
         "--seats",
         help="bot:NAME or human, per seat (headless default: human,bot:rule,bot:rule,bot:rule).",
     ),
-    rounds: int = typer.Option(5, "--rounds", help="Rounds in the game (1-5)."),
-    variant: bool = typer.Option(False, "--variant", help="Allow Gaia's light side."),
+    rounds: int | None = rounds_option(),
+    variant: bool = variant_option(),
     budget_ms: float = typer.Option(100.0, "--time-per-move", help="Bot budget per move (ms)."),
     workdir: Path | None = typer.Option(None, "--workdir", help="Keep the peers' data here."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -42,7 +32,7 @@ def play_command(
         None, "--bots", help="UI: the bots at your table, e.g. rule,pimc."
     ),
     players: int | None = typer.Option(
-        None, "--players", help="UI: seats, you + rule bots (3-5; 2-4 for 2004)."
+        None, "--players", help="UI: you + rule bots, " + players_help()
     ),
     name: str | None = typer.Option(None, "--name", help="Your display name (your seat's)."),
     interface: str | None = typer.Option(None, "--interface", help="UI --lan: network interface."),
@@ -73,15 +63,17 @@ def play_command(
         help=f"UI: seconds each move stays shown before the next (0: off) [default: "
         f"{MOVE_PAUSE_S:g}].",
     ),
-    game: str = typer.Option(DEFAULT_RULESET, "--game", help=GAME_HELP),
+    game: str = game_option(),
     offline: bool = typer.Option(
-        False, "--offline", help="UI, druids2004: in-process bots, no peer processes."
+        False,
+        "--offline",
+        help="UI, a game whose UI has an offline table: in-process bots, no peer processes.",
     ),
     go_on: bool = typer.Option(
         False,
         "--go-on",
-        help="Headless, druids2017: when a seat is gone for good, the others go on without it "
-        "at a new table with a bot in its seat, the scores carried (the UI asks you).",
+        help="Headless, a game played by rounds: when a seat is gone for good, the others go on "
+        "without it at a new table with a bot in its seat, the scores carried (the UI asks you).",
     ),
     step_deadline: float | None = typer.Option(
         None,
@@ -103,8 +95,8 @@ def play_command(
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
-    if offline and (headless or check_game(game) == DEFAULT_RULESET):
-        fail("--offline is the druids2004 terminal UI's table against in-process bots")
+    if offline and headless:
+        fail("--offline is the terminal UI's table against in-process bots; not --headless")
     if go_on and not headless:
         fail("--go-on is for --headless: the terminal UI asks you whether to go on")
     if headless:
@@ -142,7 +134,9 @@ def play_command(
             fail(f"{flag} is for --headless tables (the terminal UI's table keeps the defaults)")
     if beacon_port is not None and not lan:
         fail("--beacon-port is the LAN lobby's (--lan): a table on this machine sends no beacon")
-    ui_entry(game)(
+    from druids_p2p.cli.play_ui import play_ui
+
+    play_ui(
         UiOptions(
             game=game,
             lan=lan,

@@ -1,11 +1,11 @@
 """``druids play --headless``: a whole table of peer processes on loopback, one per seat
-(``net/local_table.py``), as a person runs it.
+(``peer/local_table.py``), as a person runs it.
 
 Each seat's player has a name (a bot ``rule-1``, ``random-2``… as the terminal UI names them;
 the human seat yours) and its own folder, named so, in a game folder of the data directory
 beside every other game (``<data>/games/<when>/``, or ``--workdir``). While the game is played a
 line per round goes to stderr (none with ``--json``); the result names every player with total
-and place (``cli/result_block.py``); Ctrl-C makes every seat leave, recorded, and says where the
+and place (``cli/app.py``); Ctrl-C makes every seat leave, recorded, and says where the
 records are.
 """
 
@@ -18,22 +18,33 @@ from typing import Any
 
 import typer
 
-from druids_p2p.cli.app import fail, make_folder, when_interrupted
-from druids_p2p.cli.peer_checks import check_bots, check_deadlines, resume_or_new
-from druids_p2p.cli.play2004 import check_game
-from druids_p2p.cli.result_block import ORDER, block, players, scores_text
-from druids_p2p.cli.streams import say
-from druids_p2p.rulesets import RULESETS, new_table_options
+from druids_p2p.cli.app import (
+    ORDER,
+    block,
+    fail,
+    make_folder,
+    options_of,
+    pick_game,
+    players,
+    rounds_of,
+    say,
+    scores_text,
+    when_interrupted,
+)
+from druids_p2p.cli.peer_run import check_bots, check_deadlines, resume_or_new
+from druids_p2p.games.registry import new_table_options
 
-DEFAULT_SEATS = "human,bot:rule,bot:rule,bot:rule"
+
+def default_seats(seats: int) -> str:
+    """``--seats`` unless told: you and rule bots, the game's default number of seats."""
+    return ",".join(["human", *["bot:rule"] * (seats - 1)])
 
 
 def human_name(name: str | None) -> str:
     """The human seat's player: ``--name``, else this person's identity's name (not made if
     there is none yet), else the login name."""
     from druids_p2p.wire import IdentityError, data_dir
-    from druids_p2p.wire.identity import check_name
-    from druids_p2p.wire.identity_store import default_name, identity_path, load_identity
+    from druids_p2p.wire.identity import check_name, default_name, identity_path, load_identity
 
     if name is not None:
         try:
@@ -52,7 +63,7 @@ def human_name(name: str | None) -> str:
 def player_names(seats: list[str], name: str | None) -> list[str]:
     """Each seat's player name, also its folder's: bots numbered in seat order as the terminal
     UI names them (``rule-1``, ``random-2``), the human seat ``human_name`` (made unique)."""
-    from druids_p2p.net.admission import unique_name
+    from druids_p2p.lan.seating import unique_name
 
     bots = iter(range(1, len(seats) + 1))
     names = [seat if seat == "human" else f"{seat[4:]}-{next(bots)}"[:32] for seat in seats]
@@ -89,11 +100,17 @@ class Progress:
             say(str(event.get("text") or kind), err=True)  # a card table's opening and end
 
 
+def deadline_flags(step_deadline: float | None, rejoin_time: float | None) -> tuple[str, ...]:
+    """``--step-deadline`` and ``--rejoin-time`` for every peer, those given (else its own)."""
+    flags = (("--step-deadline", step_deadline), ("--rejoin-time", rejoin_time))
+    return tuple(part for flag, value in flags if value is not None for part in (flag, str(value)))
+
+
 def play_headless(
     *,
     game: str,
     seats: str | None,
-    rounds: int,
+    rounds: int | None,
     variant: bool,
     budget_ms: float,
     workdir: Path | None,
@@ -107,8 +124,8 @@ def play_headless(
     rejoin_time: float | None = None,
 ) -> None:
     from druids_p2p.cli.play_ui import check_time_per_move
-    from druids_p2p.net.homes import game_folder
-    from druids_p2p.net.local_table import (
+    from druids_p2p.peer.homes import game_folder
+    from druids_p2p.peer.local_table import (
         LocalTableError,
         TableLeft,
         parse_seats,
@@ -117,21 +134,23 @@ def play_headless(
     )
     from druids_p2p.wire import data_dir
 
-    rules = RULESETS[check_game(game)]
+    spec = pick_game(game)
+    game = spec.name
     try:
-        seat_list = parse_seats(seats or DEFAULT_SEATS, (rules.min_players, rules.max_players))
+        seat_list = parse_seats(
+            seats or default_seats(spec.default_players), (spec.min_players, spec.max_players)
+        )
     except ValueError as exc:
         fail(f"--seats: {exc}")
     if name is not None and "human" not in seat_list:
         fail("--name names your seat ('human' in --seats), and these seats have none")
-    if not 1 <= rounds <= 5:
-        fail(f"--rounds must be 1 to 5, not {rounds}")
+    if rounds is not None and spec.rounds:
+        rounds_of(spec, rounds)
     check_time_per_move(budget_ms)
     check_deadlines(1.0 if step_deadline is None else step_deadline, rejoin_time or 0.0)
     check_bots([seat[4:] for seat in seat_list if seat.startswith("bot:")], plugins_dir, game)
-    by_rounds = "rounds" in RULESETS[game].table_flags
-    if not by_rounds and (rounds != 5 or variant):
-        fail(f"--rounds and --variant are options of a game played by rounds; {game} has neither")
+    by_rounds = spec.rounds > 0
+    rounds = options_of(spec, rounds, variant)
     if workdir is not None:
         make_folder("--workdir", workdir)
     resume_or_new(resume, new)
@@ -156,7 +175,7 @@ def play_headless(
         summary = play_table(
             seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game,
             plugins_dirs=tuple(plugins_dir), names=names, go_on=go_on,
-            step_deadline_s=step_deadline, rejoin_time_s=rejoin_time,
+            peer_flags=deadline_flags(step_deadline, rejoin_time),
             listener=None if as_json else Progress(rounds, not by_rounds),
         )  # fmt: skip
     except LocalTableError as exc:

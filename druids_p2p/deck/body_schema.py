@@ -9,7 +9,7 @@ back into the message's constructor arguments.
 
 A body is read in two parts, each once. Its *shape* (keys, types, lengths, bounds) is checked
 when the message is decoded: at a LAN table by the wire's decoder, which the net layer hands
-this very parser (``net/table_codec.py``), so a body of the wrong shape is refused on receipt
+this very parser (``table/codec.py``), so a body of the wrong shape is refused on receipt
 like any malformed frame and never reaches a step. What only the group can tell (is this point
 an element other than the identity, is this scalar below l) is checked by the deck when it
 stores the message (:meth:`Schema.members`): a signed body that fails it convicts its signer.

@@ -362,7 +362,7 @@ def parse_table_body(kind: str, body: object) -> TableMessage:
 
 def shape_table_body(kind: str, body: object) -> TableMessage:
     """A body's shape checked, once, on receipt (the wire's decoder calls this for types
-    60–67, ``net/table_codec.py``): the message, whose points and scalars the table judges
+    60–67, ``table/codec.py``): the message, whose points and scalars the table judges
     when it stores it (``TableState.take``)."""
     msg: TableMessage = bs.parse_kind(_SHAPED, "table", kind, body)
     return msg

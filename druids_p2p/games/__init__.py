@@ -1,6 +1,8 @@
-"""The games: each rule set a pure engine in its own package, and the seam they all meet.
+"""The games: each one a package of its own, what they all meet at, and the registry.
 
-``seam`` holds the protocols every runner (network, bots, tournaments, audit) talks to; each game
-package (``druids2017``, ``druids2004``) imports only the standard library and the seam, never the
-other game, and is registered by name in ``druids_p2p.rulesets``.
+``seam`` holds the protocols every runner (network, bots, tournaments, audit) talks to; ``spec``
+the :class:`~druids_p2p.games.spec.GameSpec` a game hands the registry through its
+``druids_p2p.games`` entry point; ``registry`` finds the games by name. Each game package
+imports only the standard library, the seam and the spec, never another game (import-linter's
+independence contract over ``druids_p2p.games.*``).
 """

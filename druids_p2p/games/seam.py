@@ -1,11 +1,12 @@
 """The seam between a rule set and everything that runs it (network, deck, bots, tournaments, TUI).
 
 Those layers talk to a :class:`CardTableRuleset` (its :class:`CommonRuleset` part in process, its
-seat copies at the mental card table), never to a game's internals: each game is one
-package under ``druids_p2p.games`` registered in ``druids_p2p.rulesets``, and the games never import
-each other (import-linter contracts check both). A move crosses the seam as its game's move value
-(:class:`GameMove`: an id and one canonical token, parsed once where text enters), a card as an
-integer; a refused move is an :class:`IllegalMove` whose ``reason`` the mover is told.
+seat copies at the mental card table), never to a game's internals: each game is one package
+under ``druids_p2p.games`` registered by its entry point (``games/registry.py``), and the games
+never import each other (import-linter contracts check both). A move crosses the seam as its
+game's move value (:class:`GameMove`: an id and one canonical token, parsed once where text
+enters), a card as an integer; a refused move is an :class:`IllegalMove` whose ``reason`` the
+mover is told.
 
 This module imports no game: it is what every game and every runner agree on.
 """
@@ -135,7 +136,7 @@ class CommonRuleset(Protocol):
 
     def seat_lines(self, view: Any) -> list[str]:
         """A seat's view (what its game's ``view(seat)`` returns) as a few lines of text: what
-        a person at a plain terminal is shown before typing a move (``net/players.py``)."""
+        a person at a plain terminal is shown before typing a move (``lan/peer_config.py``)."""
         ...
 
     def typed_move(self, move: GameMove) -> str:

@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.tournament.forfeits import score_line
-from druids_p2p.tournament.plan import GameSpec
-from druids_p2p.tournament.sprt import SprtTest
+from druids_p2p.tournament.config import PlannedGame, SprtTest
+from druids_p2p.tournament.play import score_line
 from druids_p2p.tournament.summary import margins_of, rate_game, t_quantile_975
 
 MAX_GRID = 720
@@ -65,7 +64,7 @@ class _Running:
         return mean, [mean - half, mean + half]
 
 
-def match_pair(bots: Sequence[str], specs: Sequence[GameSpec]) -> tuple[str, str] | None:
+def match_pair(bots: Sequence[str], specs: Sequence[PlannedGame]) -> tuple[str, str] | None:
     """(tested bot, its opponent) of a two-bot match, or None: the bot with fewer seats is tested
     (``pimc`` in ``pimc,rule,rule,rule``), the first listed when they are even."""
     if len(bots) != 2:
@@ -94,7 +93,7 @@ class Monitor:
     """Feed it game lines (:meth:`add`); it says what is known and whether to stop."""
 
     bots: tuple[str, ...]
-    specs: Sequence[GameSpec]
+    specs: Sequence[PlannedGame]
     sprt: SprtTest | None = None
     stop_ci: float | None = None
     rate: bool = True

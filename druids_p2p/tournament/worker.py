@@ -1,22 +1,5 @@
-"""What runs inside a tournament worker process (a ``pebble.ProcessPool`` worker).
-
-Each task is a :class:`Batch` of games played one after the other; the worker returns their lines.
-Batching amortises the cost of a task (pickling, a pipe round trip, the pool's bookkeeping), which
-for a 1 ms random game is larger than the game.
-
-**The trace.** A worker can die (a bot calls ``os._exit``, segfaults, exhausts memory) or be
-killed by the pool at the game timeout, and then its results are lost. To say *whose* fault it
-was, the worker writes one byte per game into a file shared with the parent (``mmap``, one byte
-per game index, a memory write per bot call): which seat's code is running, the engine, or done.
-The parent reads the byte of the game that was running when the process went away. A memory
-write is cheap enough to do around every bot call; the built-in ``random`` seats, which run no
-bot code, skip it.
-
-**Tainted workers.** A bot that overran its move limit may still be running on a thread of this
-process (Python cannot kill a thread). Such a worker finishes its batch, then exits at the start of
-its next task before touching any game; the parent sees a lost task whose games never started and
-simply schedules them again on a fresh worker.
-"""
+"""What runs inside a tournament worker process, and the batches a backend (local processes, a Dask
+cluster) hands it."""
 
 from __future__ import annotations
 
@@ -26,15 +9,15 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from druids_p2p.games.registry import default_name, game_spec, new_table_options
 from druids_p2p.games.seam import TableOptions
-from druids_p2p.plugins import BotRegistry, load_bots
-from druids_p2p.rulesets import DEFAULT_RULESET, RULESETS, new_table_options
-from druids_p2p.tournament.plan import GameSpec
+from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry, load_bots
+from druids_p2p.tournament.config import PlannedGame
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     TRACE_DONE,
@@ -50,7 +33,7 @@ TAINTED_EXIT = 75
 
 
 class TablePlayer(Protocol):
-    """Plays one whole game over the real protocol (``--p2p``): ``net.local_table.play_table``.
+    """Plays one whole game over the real protocol (``--p2p``): ``peer.local_table.play_table``.
 
     Injected by the caller (the CLI) through :class:`Batch`, so that tournaments stand beside the
     network layer and never import it (an import-linter contract); a module-level function, so
@@ -78,14 +61,14 @@ class TablePlayer(Protocol):
 class Batch:
     """Games for one worker task, and how to play them."""
 
-    games: tuple[GameSpec, ...]
+    games: tuple[PlannedGame, ...]
     players: int
     variant: bool
     budget_ms: float
     p2p: bool = False
     workdir: str = ""
     game_timeout: float | None = None
-    game: str = DEFAULT_RULESET
+    game: str = field(default_factory=default_name)
     table_player: TablePlayer | None = None
     """How ``p2p`` games are played (required with ``p2p``)."""
     plugins_dirs: tuple[str, ...] = ()
@@ -158,7 +141,7 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
     options: Any = (
         new_table_options(batch.game, batch.players, batch.variant)
         if batch.p2p
-        else RULESETS[batch.game].make_options(batch.players, batch.variant)
+        else game_spec(batch.game).rules.make_options(batch.players, batch.variant)
     )
     trace = _trace()
     lines: list[dict[str, Any]] = []
@@ -213,13 +196,13 @@ def stopped_cleanly() -> Iterator[None]:
 
 def play_p2p_game(
     play_table: TablePlayer,
-    spec: GameSpec,
+    spec: PlannedGame,
     options: TableOptions,
     budget_ms: float,
     workdir: Path,
     trace: Any,
     timeout: float | None = None,
-    game: str = DEFAULT_RULESET,
+    game: str | None = None,
     plugins_dirs: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
     """One game over the real protocol (one peer process per seat on loopback), as a game line.
@@ -236,13 +219,15 @@ def play_p2p_game(
     them). A game folder that already exists is an interrupted attempt (a resumed run plays
     the game again): its peers start a new table beside the one left unfinished, which keeps
     its record. A game not dealt by rounds reports no round scores: it is one round (as the
-    in-process line has it, with the table's ``ended_by`` for a game other than druids2017).
+    in-process line has it, with the table's ``ended_by`` for a game other than the default).
     Every peer process loads the plugin bots of ``plugins_dirs``. A bot's faults, which each
     peer reports with its result (``bot_faults``, by play seat), forfeit the game as
     in-process (:func:`~druids_p2p.tournament.play.status_of`).
     """
     n = options.players
     start = time.perf_counter()
+    played = game_spec(game)
+    game = played.name
     if trace is not None:
         trace[spec.index] = TRACE_ENGINE
     folder = workdir / f"game-{spec.index:06d}"
@@ -290,7 +275,7 @@ def play_p2p_game(
     if totals is not None and not rounds:
         rounds = [totals]
     line: dict[str, Any] = {"seed": spec.seed, "seating": seating, "versions": versions}
-    if game != DEFAULT_RULESET:  # as play_game's line: druids2017 lines stay as they were
+    if not played.default:  # as play_game's line: the default game's stay as they were
         line["game"] = game
     line |= {
         "status": status,
@@ -300,7 +285,7 @@ def play_p2p_game(
         "totals": totals,
         "winners": [int(w) for w in result.get("winners") or []],
         "ranks": None if totals is None else ranks_of(totals),
-        **({} if game == DEFAULT_RULESET else {"ended_by": result.get("ended_by")}),
+        **({} if played.default else {"ended_by": result.get("ended_by")}),
         "moves": [None] * n,
         "move_ms_mean": [None] * n,
         "move_ms_max": [None] * n,
@@ -344,3 +329,41 @@ def seated(planned: tuple[str, ...], play_seats: Any) -> list[str]:
     for bot, seat in zip(planned, seats, strict=True):
         order[seat] = bot
     return order
+
+
+def batch_size(specs: Sequence[PlannedGame], registry: BotRegistry, workers: int, p2p: bool) -> int:
+    """Games per task: many cheap games per task, one game per task for anything risky or slow.
+
+    Plugin bots and p2p games go one per task, so that a lost task is exactly one lost game.
+    """
+    if p2p or not specs:
+        return 1
+    names = {name for spec in specs for name in spec.seating}
+    if any(registry.get(n).source != BUILTIN_SOURCE for n in names):
+        return 1
+    if names <= {"random"}:
+        size = 64
+    elif "pimc" in names:
+        size = 1
+    else:
+        size = 8
+    spread = -(-len(specs) // (4 * max(1, workers)))  # keep every worker busy to the end
+    return max(1, min(size, spread))
+
+
+@dataclass
+class Feed:
+    """What a backend is handed: the batches to play, and where their lines go.
+
+    ``record`` ignores a game index it already has, so a batch that is played twice (a worker
+    lost after it finished, a rescheduled task) is counted once. ``should_stop`` turns true when
+    the run must end early (an SPRT decision, ``stop_after``); ``tick`` reports progress.
+    """
+
+    batches: list[Batch]
+    record: Callable[[dict[str, Any]], None]
+    should_stop: Callable[[], bool]
+    tick: Callable[[], None]
+    per_game: float
+    batch_games: int | None = None
+    """A batch size fixed by the caller (else each backend picks its own)."""

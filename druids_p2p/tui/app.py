@@ -1,7 +1,7 @@
 """The Textual application: the lobby (``--lan``) or straight to a local table.
 
 The shell knows no game: the table screen and the snapshots its sessions post are the game's
-(:class:`~druids_p2p.tui.game_ui.TableUI`, from that game's TUI package via ``tui/game_uis.py``)."""
+(:class:`~druids_p2p.tui.game_ui.TableUI`, from that game's TUI package, which its spec names)."""
 
 from __future__ import annotations
 
@@ -15,20 +15,33 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from druids_p2p.net.homes import SET_ASIDE
-from druids_p2p.tui.approval import JoinApproval
-from druids_p2p.tui.evening import Evening
-from druids_p2p.tui.game_ui import GameTableScreen, TableUI
-from druids_p2p.tui.going_on import GoOnQuestion
-from druids_p2p.tui.pacing import UI_PACING, Pacing
+from druids_p2p.peer.homes import SET_ASIDE
+from druids_p2p.tui.dialogs import (
+    ApproveJoin,
+    ConfirmQuit,
+    GoOnPrompt,
+    GoOnQuestion,
+    HelpScreen,
+    JoinApproval,
+    ResumeTable,
+)
+from druids_p2p.tui.game_ui import (
+    NO_PREFS,
+    UI_PACING,
+    Evening,
+    GameTableScreen,
+    MoveRejected,
+    Pacing,
+    PeerEvent,
+    Session,
+    SessionEnded,
+    TablePrefs,
+    TableUI,
+    TurnRequest,
+)
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import NetSession, TableSpec
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.resume import SavedGame
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit, GoOnPrompt
-from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.screens.resume_dialog import ResumeTable
-from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)
@@ -69,7 +82,7 @@ class DruidsApp(App[dict[str, Any] | None]):
     ) -> None:
         """``saved``: a table this seat left unfinished; the person is asked first whether to
         rejoin it or start a new one (tui/resume.py). ``pacing``: how long the table holds a
-        move and a completed trick in view (tui/pacing.py; ``clock`` times it).
+        move and a completed trick in view (tui/game_ui.py; ``clock`` times it).
         ``plugins_dirs``: where the bots of a rejoined local table find plugin bots (the lobby's
         ``lan`` has its own). ``prefs``: the person's at every table opened here."""
         super().__init__()
@@ -89,7 +102,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         self.session: Session | None = None
         self.table: GameTableScreen | None = None
         self.evening = Evening()
-        """The games of this session and the running scores over them (tui/evening.py)."""
+        """The games of this session and the running scores over them (tui/game_ui.py)."""
         self.generation = 0
         """Which session's messages are shown: a table left for a rematch posts on unheard."""
         self.rematchable = False
@@ -173,7 +186,7 @@ class DruidsApp(App[dict[str, Any] | None]):
     def can_rematch(self) -> bool:
         """A rematch is offered: the table on show is one ``make_session`` made (you and your
         bots on this machine), which seats the same players with the same options again; or a
-        LAN table, whose peers play the rematch among themselves (net/rematch.py)."""
+        LAN table, whose peers play the rematch among themselves (peer/session.py)."""
         local = self.make_session is not None and self.rematchable
         return local or getattr(self.session, "rematch", None) is not None
 
@@ -190,7 +203,7 @@ class DruidsApp(App[dict[str, Any] | None]):
             return
         want = getattr(self.session, "want_rematch", None)
         if getattr(self.session, "rematch", None) is not None and callable(want):
-            want()  # a LAN table: the peer asks the others (net/rematch.py)
+            want()  # a LAN table: the peer asks the others (peer/session.py)
             self.notify(
                 "Rematch: waiting for the others (a bot sits for anyone who does not come "
                 "within 30 s)",
@@ -226,8 +239,8 @@ class DruidsApp(App[dict[str, Any] | None]):
         self.push_screen(GoOnPrompt(str(message.offer.get("text"))), message.answer)
 
     async def _next_table(self, forget: bool) -> None:
-        """The session goes on at a next table (net/go_on.py, ``forget``: the stopped table's
-        game goes on there, counted once as it ends; net/rematch.py: a new game): a fresh table
+        """The session goes on at a next table (peer/go_on.py, ``forget``: the stopped table's
+        game goes on there, counted once as it ends; peer/session.py: a new game): a fresh table
         screen over it, the ended one's prompts taken down."""
         old, session = self.table, self.session
         if old is None or session is None or self.leaving:

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from druids_p2p.net.local_table import PeerProcess, peer_argv
+from druids_p2p.peer.local_table import PeerProcess, peer_argv
 
 BOT_GONE_AFTER_S = 3600.0
 """How long a bot waits for a silent player: a person may think (or read the help) for a while."""
@@ -48,7 +48,7 @@ class LocalBots:
         deadlines: tuple[str, ...] = (),
     ) -> None:
         """``rematches``: how many rematches the bots say yes to (``--rematch``, a LAN
-        table's: net/rematch.py). ``deadlines``: the table's ``--step-deadline`` and
+        table's: peer/session.py). ``deadlines``: the table's ``--step-deadline`` and
         ``--rejoin-time`` flags, as the person's own peer keeps them."""
         self.rematches = rematches
         self.deadlines = deadlines
@@ -63,7 +63,7 @@ class LocalBots:
         atexit.register(self.close)
 
     def _common(self) -> list[str]:
-        # The person's bots go on with the person when a seat is gone for good (net/go_on.py):
+        # The person's bots go on with the person when a seat is gone for good (peer/go_on.py):
         # the person's own answer decides whether there is a next table for them to join.
         argv = ["--gone-after", str(BOT_GONE_AFTER_S), "--go-on", *self.deadlines]
         if self.rematches:

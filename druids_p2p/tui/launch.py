@@ -1,8 +1,8 @@
 """Start the UI from the command line: a local table (``druids play``) or the lobby (``--lan``).
 
 Everything that can be wrong with the command line is checked before the screen is taken over,
-so bad input is one line on stderr. The game's table screen is the one ``tui/game_uis.py``
-registers under the rule set's name (``game``). The game's folder (this peer's record, the
+so bad input is one line on stderr. The game's table screen is its UI's (``GameSpec.ui``, found
+by the game's name: ``game``, None for the default). The game's folder (this peer's record, the
 bots' data and a log) is kept after the UI closes, and its record path printed.
 """
 
@@ -12,17 +12,15 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from druids_p2p.rulesets import DEFAULT_RULESET
 from druids_p2p.tui.bots import BotSeat
-from druids_p2p.tui.pacing import UI_PACING, Pacing
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
+from druids_p2p.tui.game_ui import NO_PREFS, UI_PACING, Pacing, TablePrefs
 
 log = logging.getLogger(__name__)
 
 
 def game_folder(workdir: Path | None) -> Path:
     """``--workdir`` or a new folder under the data directory: ``games/<date-time>-<pid>``."""
-    from druids_p2p.net.homes import game_folder as new_game_folder
+    from druids_p2p.peer.homes import game_folder as new_game_folder
     from druids_p2p.wire import data_dir
 
     return new_game_folder(data_dir(), workdir)
@@ -48,11 +46,11 @@ def run_local(
     plugins_dirs: tuple[Path, ...] = (),
     saved: Any = None,
     pacing: Pacing = UI_PACING,
-    game: str = DEFAULT_RULESET,
+    game: str | None = None,
     prefs: TablePrefs = NO_PREFS,
 ) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
-    from druids_p2p.tui.game_uis import table_ui
+    from druids_p2p.tui.game_ui import table_ui
     from druids_p2p.tui.player import NetSession, local_table
 
     table = table_ui(game)
@@ -93,11 +91,11 @@ def run_lan(
     folder: Path,
     saved: Any = None,
     pacing: Pacing = UI_PACING,
-    game: str = DEFAULT_RULESET,
+    game: str | None = None,
     prefs: TablePrefs = NO_PREFS,
 ) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
-    from druids_p2p.tui.game_uis import table_ui
+    from druids_p2p.tui.game_ui import table_ui
 
     table = table_ui(game)
     _log_to_file(folder)

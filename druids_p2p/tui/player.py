@@ -22,19 +22,29 @@ from typing import Any
 
 from textual.message import Message
 
-from druids_p2p.net.chat import ChatOutbox, ChatRefused
-from druids_p2p.net.discovery import DEFAULT_PORT
-from druids_p2p.net.errors import PeerError
-from druids_p2p.net.peer_config import HostSpec, PeerConfig
-from druids_p2p.net.players import Player, PlayerMove, TableView
-from druids_p2p.net.session import run_peer
-from druids_p2p.rulesets import DEFAULT_RULESET, table_options
-from druids_p2p.tui.approval import ApprovalBridge
+from druids_p2p.games.registry import default_game, table_options
+from druids_p2p.lan.chat import ChatOutbox, ChatRefused
+from druids_p2p.lan.discovery import DEFAULT_PORT
+from druids_p2p.lan.peer_config import (
+    HostSpec,
+    PeerConfig,
+    PeerError,
+    Player,
+    PlayerMove,
+    TableView,
+)
+from druids_p2p.peer.session import run_peer
 from druids_p2p.tui.bots import BotSeat, LocalBots
-from druids_p2p.tui.game_ui import Snapshots
-from druids_p2p.tui.going_on import GoOnBridge, RematchBridge
-from druids_p2p.tui.names import in_your_words
-from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
+from druids_p2p.tui.dialogs import ApprovalBridge, GoOnBridge, RematchBridge
+from druids_p2p.tui.game_ui import (
+    MoveRejected,
+    PeerEvent,
+    Session,
+    SessionEnded,
+    Snapshots,
+    TurnRequest,
+)
+from druids_p2p.tui.widgets import in_your_words
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)
@@ -146,7 +156,7 @@ class TableSpec:
     @property
     def lan(self) -> bool:
         """A table on the LAN (hosted with beacons, or joined from one), not you and your bots
-        alone: its rematch is the peers' own (net/rematch.py)."""
+        alone: its rematch is the peers' own (peer/session.py)."""
         return self.announce or self.announcement is not None
 
     @property
@@ -162,11 +172,12 @@ def local_table(
     rounds: int = 5,
     variant: bool = False,
     budget_ms: float = 100.0,
-    game: str = DEFAULT_RULESET,
+    game: str | None = None,
 ) -> TableSpec:
     """You and ``bots`` on this machine over loopback; nothing announced. The options are the
     rule set ``game``'s, checked as a seat message's are (ValueError says what is wrong)."""
     players = len(bots) + 1
+    game = game if game is not None else default_game()
     fields = {"ruleset": game, "players": players, "variant": variant, "rounds": rounds}
     _, options = table_options(fields)
     return TableSpec(bots=bots, host=HostSpec("local", options, game), budget_ms=budget_ms)
@@ -223,9 +234,9 @@ class NetSession(Session):
         self.approval: ApprovalBridge | None = None
         """Asks the person before seating a joiner at a table this UI hosts (not its own bots)."""
         self.chat = ChatOutbox()
-        """Lines the person types, sent by the peer's thread once seated (net/chat.py)."""
+        """Lines the person types, sent by the peer's thread once seated (lan/chat.py)."""
         self.go_on = GoOnBridge(post)
-        """Asks the person whether to go on without a seat gone for good (net/go_on.py)."""
+        """Asks the person whether to go on without a seat gone for good (peer/go_on.py)."""
         self.rematch = RematchBridge() if spec.lan else None
         """At a LAN table: the end screen's ``r`` answers the peer's rematch question."""
         self._bots_joined = False
@@ -342,7 +353,7 @@ class NetSession(Session):
 
     def want_rematch(self) -> None:
         """The end screen's ``r`` at a LAN table: the peer stops lingering for talk and answers
-        yes to its rematch question (net/rematch.py)."""
+        yes to its rematch question (peer/session.py)."""
         if self.rematch is not None:
             self.player.moving_on.set()
             self.rematch.want()

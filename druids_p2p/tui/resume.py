@@ -7,7 +7,7 @@ table at that game's table screen; its bots rejoin too if they are not still run
 a new table (the old one is set aside: marked stopped, so it is not offered again, and kept with
 its record, never deleted), or quit.
 A stopped or finished table is never offered: homes.py decides what is still playing. The
-question itself is the ``ResumeTable`` dialog (:mod:`druids_p2p.tui.screens.resume_dialog`).
+question itself is the ``ResumeTable`` dialog (:mod:`druids_p2p.tui.dialogs`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from druids_p2p.net.homes import TableState, playing_tables
+from druids_p2p.peer.homes import HomeTable, playing_tables
 
 ME = "me"
 """The UI seat's home inside a game folder (the bots' are under ``bots/``)."""
@@ -27,7 +27,7 @@ class SavedGame:
     """A game folder whose UI seat was still playing its table."""
 
     folder: Path
-    state: TableState
+    state: HomeTable
 
     def lines(self) -> list[str]:
         info = self.state.info()
@@ -62,14 +62,14 @@ def saved_game(workdir: Path | None, data: Path | None = None, *, game: str) -> 
     return found[-1] if found else None
 
 
-def _mtime(state: TableState) -> float:
+def _mtime(state: HomeTable) -> float:
     try:
         return state.record.stat().st_mtime
     except OSError:
         return 0.0
 
 
-def saved_bots(bots: Path) -> list[tuple[Path, TableState]]:
+def saved_bots(bots: Path) -> list[tuple[Path, HomeTable]]:
     """The bots (homes under a game folder's ``bots/``) whose table is still playing."""
     if not bots.is_dir():
         return []

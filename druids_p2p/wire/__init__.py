@@ -5,9 +5,17 @@ failure of this layer is a :class:`WireError`. The byte-level protocol is specif
 ``docs/protocol/wire.md``.
 """
 
-from druids_p2p.wire.bodies import BODIES
-from druids_p2p.wire.envelope import Message, decode, encode, message_hash
-from druids_p2p.wire.equivocation import equivocation_body, verify_equivocation
+from druids_p2p.wire.envelope import (
+    Message,
+    decode,
+    derive_table_id,
+    encode,
+    equivocation_body,
+    head0,
+    message_hash,
+    next_head,
+    verify_equivocation,
+)
 from druids_p2p.wire.errors import (
     BadShape,
     BadSignature,
@@ -26,19 +34,19 @@ from druids_p2p.wire.errors import (
     WireError,
     WrongTable,
 )
-from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.identity_store import (
+from druids_p2p.wire.identity import (
+    Identity,
     data_dir,
+    fingerprint,
     identity_path,
     load_identity,
     load_or_create,
     new_identity,
     rename_identity,
 )
-from druids_p2p.wire.keys import fingerprint
 from druids_p2p.wire.msgtypes import MAX_MESSAGE_SIZE, PROTOCOL_VERSION, ZERO_HASH, MsgType
 from druids_p2p.wire.record import RecordRead, read_record
-from druids_p2p.wire.table import derive_table_id, head0, next_head
+from druids_p2p.wire.schema import BODIES
 from druids_p2p.wire.transcript import AppendResult, Transcript
 
 __all__ = [

@@ -71,7 +71,7 @@ class Equivocation(StaleSequence):
 
     Because encodings are canonical and Ed25519 signatures are deterministic, honest software never
     produces two different byte strings for the same slot, so the pair alone convicts the sender;
-    anyone can re-check it with :func:`druids_p2p.wire.equivocation.verify_equivocation`.
+    anyone can re-check it with :func:`druids_p2p.wire.envelope.verify_equivocation`.
     """
 
     def __init__(self, first: bytes, second: bytes, sender: bytes, seq: int) -> None:

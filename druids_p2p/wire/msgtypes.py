@@ -52,7 +52,7 @@ class MsgType(IntEnum):
     ABORT = 41
 
     CHAT = 50
-    """A line of table talk: signed, out of chain, never in the transcript (net/chat.py)."""
+    """A line of table talk: signed, out of chain, never in the transcript (lan/chat.py)."""
 
     # The mental card table (docs/protocol/deck.md §15.3), in the deck's kind order.
     TABLE_KEY = 60

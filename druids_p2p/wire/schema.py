@@ -1,20 +1,71 @@
-"""A tiny declarative schema language for message bodies.
-
-Schemas are plain frozen values (not code), so that the body registry in
-:mod:`druids_p2p.wire.bodies` reads like the protocol document and the deck layer can add entries
-without touching the decoder. Every check names the failing field by its path, and every length is
-bounded, so an accepted body is both exactly shaped and small.
+"""What a message body may hold: the tiny declarative schema language, the printable-text rule
+every string from a peer obeys, and the body schema of every message type (the one place to read
+or change it; docs/protocol/wire.md mirrors it line by line).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from druids_p2p.wire.errors import BadShape
-from druids_p2p.wire.text import unprintable
+from druids_p2p.wire.msgtypes import HASH_SIZE, KEY_SIZE, MAX_SEQ, MsgType
 
+# What text from another peer may hold: printable characters only, never a bidi control.
+BIDI_CONTROLS = frozenset(
+    "\u202a\u202b\u202c\u202d\u202e"  # LRE RLE PDF LRO RLO
+    "\u2066\u2067\u2068\u2069"  # LRI RLI FSI PDI
+    "\u200e\u200f\u061c"  # LRM RLM ALM
+)
+"""Every bidi formatting character of UAX #9 §2: embeddings, overrides, isolates and marks."""
+
+_KINDS = {
+    "Cc": "a control character",
+    "Cf": "a format character",
+    "Cs": "a surrogate",
+    "Co": "a private-use character",
+    "Cn": "an unassigned code point",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+    "Zs": "a space other than U+0020",
+}
+
+REPLACEMENT = "\ufffd"
+"""What :func:`shown` puts in place of a refused character (U+FFFD, one character for one)."""
+
+
+def refused_char(char: str) -> str | None:
+    """What ``char`` is if text from a peer may not hold it (``"a bidi control"``), else None."""
+    if char in BIDI_CONTROLS:
+        return "a bidi control"
+    if char.isprintable():
+        return None
+    return _KINDS.get(unicodedata.category(char), "not printable")
+
+
+def unprintable(text: str) -> str | None:
+    """None if every character of ``text`` may be shown, else the first one refused, named by
+    code point (``U+202E (a bidi control) at character 3``), never echoed."""
+    if text.isprintable() and BIDI_CONTROLS.isdisjoint(text):
+        return None
+    for index, char in enumerate(text, start=1):
+        kind = refused_char(char)
+        if kind is not None:
+            return f"U+{ord(char):04X} ({kind}) at character {index}"
+    return None  # pragma: no cover - isprintable and refused_char agree
+
+
+def shown(text: str) -> str:
+    """``text`` with every refused character replaced by U+FFFD: what a screen may show of a
+    string whose origin it cannot vouch for (the same length, so styled spans stay in place)."""
+    if unprintable(text) is None:
+        return text
+    return "".join(REPLACEMENT if refused_char(c) is not None else c for c in text)
+
+
+# A tiny declarative schema language for message bodies.
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789:_-+.")
 
 
@@ -36,7 +87,7 @@ class Str:
     min_len: int
     max_len: int
     printable: bool = False
-    """Refuse control, bidi and other unprintable characters (wire/text.py): these strings end
+    """Refuse control, bidi and other unprintable characters (wire/schema.py): these strings end
     up on other players' terminals."""
     charset: frozenset[str] | None = None
 
@@ -91,7 +142,7 @@ class OneOf:
 class Parsed:
     """A body stated, and parsed, by the layer that owns it: the card table's eight bodies are
     the deck's (``deck/table_messages.py``, deck.md §5), which the wire may not import. The
-    layer that joins the two (``net/table_codec.py``) registers the deck's parser under
+    layer that joins the two (``table/codec.py``) registers the deck's parser under
     ``name`` (:func:`register_parser`); the decoder runs it once, refuses what it refuses as
     :class:`BadShape`, and keeps what it returns (``Message.parsed``) so the body is not
     parsed a second time. Unregistered, every such body is refused."""
@@ -277,3 +328,130 @@ def check(schema: Schema, value: Any, path: str = "body") -> None:
         raise BadShape(" | ".join(problems) if problems else f"{path}: no alternative")
     else:  # pragma: no cover - the Schema union is closed
         raise TypeError(f"unknown schema {schema!r}")
+
+
+# The body schema of every message type: the one place to read or change what a body may hold.
+MAX_SEATS = 8
+"""The wire bound; the rules engine decides which player counts are actually playable."""
+MAX_ROUNDS = 64
+MAX_EMBEDDED = 32_000
+"""Bound of one message quoted inside another, so that two fit in one 64 KiB equivocation."""
+MAX_JOIN = 1024
+"""Bound of one joiner's signed ``join`` quoted in the seat message (about 250 bytes)."""
+MAX_CHAT_TEXT = 200
+"""Bytes of UTF-8 in one chat line (as an abort's reason): a line, never a stall."""
+MAX_CHAT_N = 2**53
+MAX_HELLO_N = 2**53
+"""A hello's ``n``: its sender's clock in milliseconds, strictly rising (protocol.md §8)."""
+
+HASH = Bin(HASH_SIZE, HASH_SIZE)
+KEY = Bin(KEY_SIZE, KEY_SIZE)
+NAME = Str(1, 32, printable=True)
+TOKEN = Str(1, 16, charset=TOKEN_CHARS)
+MOVE_TOKEN = Str(1, 16, charset=TOKEN_CHARS | frozenset(" >@"))
+"""A public move's token: a game's notation may spell one move with a space, ``>`` and ``@``
+(``b3n Ca5>d3``, ``@b1``; wire.md §4)."""
+ROUND = Int(0, MAX_ROUNDS - 1)
+SEAT_INDEX = Int(0, MAX_SEATS - 1)
+
+OPTIONS = Struct(
+    {"players": Int(2, MAX_SEATS), "rounds": Int(1, MAX_ROUNDS), "variant": Bool()},
+    optional={"ruleset": TOKEN},
+)
+"""Game options bound into the table id: the rule set by name (absent in records of protocol
+version 1, which were all Druids 2017) and its options. The rule set decides what is playable
+(``druids_p2p.games.registry.table_options``); the wire only bounds."""
+
+ENDPOINT = Str(9, 64, charset=TOKEN_CHARS | frozenset("/[]"))
+"""A ZeroMQ endpoint such as ``tcp://10.0.0.2:45123``."""
+TABLE_BODIES: dict[MsgType, Schema] = {
+    msg_type: Parsed(msg_type.label)
+    for msg_type in (
+        MsgType.TABLE_KEY,
+        MsgType.TABLE_SHUFFLE,
+        MsgType.TABLE_SHARE,
+        MsgType.TABLE_PLAY,
+        MsgType.TABLE_OPEN,
+        MsgType.TABLE_REVEAL,
+        MsgType.TABLE_SHOW,
+        MsgType.TABLE_SHARES,
+    )
+}
+"""The card table's eight bodies, types 60–67: stated once, by the deck (deck.md §5,
+``deck/table_messages.py``), whose parser the net layer registers here under each type's label
+(``table/codec.py``). The decoder checks a body's shape with it, once, on receipt; the deck
+then judges its points and scalars when it stores the message (deck.md §10)."""
+
+MAX_CARRIED_ROUNDS = 8
+"""Rounds a continued table's account may carry (a game of Druids 2017 has at most 5)."""
+ROUND_SCORE = Int(-(2**15), 2**15 - 1)
+CONTINUES = Struct(
+    {
+        "for": KEY,
+        "scores": List(
+            Struct({"key": KEY, "rounds": List(ROUND_SCORE, 0, MAX_CARRIED_ROUNDS)}),
+            2,
+            MAX_SEATS,
+        ),
+        "table": HASH,
+    }
+)
+"""A table going on without a departed seat (protocol.md §4, "Going on"): the previous table's
+id, the departed seat's key there (``for``) and every seat's score in each round it completed
+(``scores``: one entry per key of the previous table, in increasing key order). Carried in the
+``join`` of every seat that sat there and in the new ``seat`` message, which names the seat that
+stands in for the departed one (``stand_in``)."""
+
+BODIES: dict[MsgType, Schema] = {
+    # A keepalive: ``n`` rises with every hello its sender signs at this table (its clock in
+    # ms, so a restarted peer goes on above its last), and a receiver counts only a hello
+    # fresher than the last it counted from that sender, over that sender's own link.
+    MsgType.HELLO: Struct(
+        {"name": NAME, "client": Str(1, 64, printable=True), "n": Int(1, MAX_HELLO_N)}
+    ),
+    MsgType.JOIN: Struct(
+        {"name": NAME}, optional={"endpoint": ENDPOINT, "curve": KEY, "continues": CONTINUES}
+    ),
+    MsgType.SEAT: Struct(
+        {
+            "seats": List(KEY, 2, MAX_SEATS, unique=True),
+            "names": List(NAME, 2, MAX_SEATS),
+            "options": OPTIONS,
+            "nonce": HASH,
+        },
+        optional={
+            "endpoints": List(ENDPOINT, 2, MAX_SEATS),
+            "curves": List(KEY, 2, MAX_SEATS),
+            "joins": List(Bin(1, MAX_JOIN), 1, MAX_SEATS - 1),
+            "continues": CONTINUES,
+            "stand_in": SEAT_INDEX,
+        },
+    ),
+    MsgType.SEAT_CONFIRM: Struct({"commit": HASH, "curve": KEY, "endpoint": ENDPOINT}),
+    MsgType.SEAT_NONCE: Struct({"nonce": HASH}),
+    # A move token; never a card opening (a card shown face up is a ``table_show``).
+    MsgType.MOVE: Struct({"round": ROUND, "move": MOVE_TOKEN}),
+    MsgType.RESULT: Struct(
+        {
+            "totals": List(Int(-(2**31), 2**31 - 1), 2, MAX_SEATS),
+            "winners": List(SEAT_INDEX, 1, MAX_SEATS, unique=True),
+        }
+    ),
+    MsgType.RESEND: OneOf(
+        (
+            Struct({"sender": KEY, "seq": Int(0, MAX_SEQ)}),
+            Struct({"head": HASH}),
+        )
+    ),
+    MsgType.EQUIVOCATION: Struct(
+        {"a": Bin(1, MAX_EMBEDDED), "b": Bin(1, MAX_EMBEDDED)},
+    ),
+    MsgType.ABORT: Struct(
+        {"reason": Str(1, 200, printable=True)},
+        optional={"seat": SEAT_INDEX, "key": KEY},
+    ),
+    # Table talk (lan/chat.py): out of chain like a hello; ``n`` rises with every line a sender
+    # says at this table (its clock in ms, so a restarted peer goes on above its last line).
+    MsgType.CHAT: Struct({"n": Int(1, MAX_CHAT_N), "text": Str(1, MAX_CHAT_TEXT, printable=True)}),
+    **TABLE_BODIES,
+}

@@ -13,18 +13,49 @@ Modules, one concern each: ``cards`` (ids, tokens), ``moves`` (move ids, tokens)
 (the amulet distribution), ``records`` (the log), ``row`` (the places), ``state`` (the game),
 ``view`` (per seat), ``hidden`` (who knows what), ``schedule`` (the deck operations as data),
 ``notation``/``replay`` (the JSON record), ``playout``, ``worlds``/``policy`` (for bots),
-``ruleset``.
+``ruleset``, ``bots``; :data:`SPEC` is the game as the registry knows it (pyproject's
+``druids_p2p.games`` entry point).
 """
 
+import random
+
+from druids_p2p.games.druids2004.bots import Rule2004Bot, Search2004Bot, fallback_2004
 from druids_p2p.games.druids2004.cards import format_card, parse_card
 from druids_p2p.games.druids2004.moves import format_move, parse_move
 from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.playout import play_random_game
+from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset
 from druids_p2p.games.druids2004.setup import InvalidSetup, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.seam import IllegalMove
+from druids_p2p.games.spec import GameSpec
+
+
+def _playout(rng: random.Random, options: Options) -> int:
+    return play_random_game(rng, options)[1]
+
+
+SPEC = GameSpec(
+    name=Druids2004Ruleset.name,
+    title="Druids (2004)",
+    rules=Druids2004Ruleset(),
+    view=SeatView,
+    options=Options,
+    bots={"rule": Rule2004Bot, "pimc": Search2004Bot},
+    fallback=fallback_2004,
+    playout=_playout,
+    ui="druids_p2p.tui.druids2004.ui:UI",
+    api={
+        "Move2004": "druids_p2p.games.druids2004.moves:Move",
+        "Options2004": "druids_p2p.games.druids2004.options:Options",
+        "SeatView2004": "druids_p2p.games.druids2004.view:SeatView",
+    },
+)
+"""Druids (2004) as the registry knows it."""
 
 __all__ = [
+    "SPEC",
     "Game2004",
     "IllegalMove",
     "InvalidSetup",

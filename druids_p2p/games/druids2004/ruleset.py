@@ -1,4 +1,4 @@
-"""Druids (2004) as a rule set of the registry (``RULESETS["druids2004"]``).
+"""Druids (2004)'s rules, as its spec (``SPEC``, the package's) hands them to the registry.
 
 It fits the common part of the seam (name, players, deck size, a new game, tokens, what the
 in-process loop needs); the 2017 game's deal-per-round parts do not apply, so it does not pretend

@@ -10,7 +10,10 @@ No I/O, no clock, no randomness it is not handed. Everything a peer, bot or UI n
     >>> game.play(game.legal_moves()[0])            # Gaia naming green
 
 Cards and moves are small integers (``engine.cards``) with a text notation (``engine.notation``).
+:data:`SPEC` is the game as the registry knows it (pyproject's ``druids_p2p.games`` entry point).
 """
+
+import random
 
 from druids_p2p.games.druids2017.cards import (
     DOMAINS,
@@ -31,6 +34,9 @@ from druids_p2p.games.druids2017.notation import (
     parse_move,
     parse_move_token,
 )
+from druids_p2p.games.druids2017.pimc import PimcBot
+from druids_p2p.games.druids2017.playout import play_random_game
+from druids_p2p.games.druids2017.rule_bot import RuleBot, fallback_move
 from druids_p2p.games.druids2017.rules import (
     ENDED_FIVE_DOMAINS,
     ENDED_HANDS_EMPTY,
@@ -39,6 +45,45 @@ from druids_p2p.games.druids2017.rules import (
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import IllegalMove, InvalidDeal
+from druids_p2p.games.spec import GameSpec, exports
+
+
+def _playout(rng: random.Random, options: GameOptions) -> int:
+    return play_random_game(rng, options.players, options.variant)[1]
+
+
+SPEC = GameSpec(
+    name=DruidsRuleset.name,
+    title="Druids (2017)",
+    rules=DruidsRuleset(),
+    view=PlayerView,
+    options=GameOptions,
+    rounds=ROUNDS_PER_GAME,
+    variant="Gaia's light side",
+    bots={"rule": RuleBot, "pimc": PimcBot},
+    fallback=fallback_move,
+    playout=_playout,
+    ui="druids_p2p.tui.druids2017.ui:UI",
+    api={
+        **exports(
+            "druids_p2p.games.druids2017.cards",
+            *("DOMAINS", "GAIA", "GAIA_BARE", "GAIA_DARK", "GAIA_LIGHT", "HAND_SIZE"),
+            *("MISTLETOES", "N_CARDS", "N_DOMAIN_CARDS", "N_DOMAINS", "N_MOVES", "N_VALUES"),
+            *("PILE", "PLAY_MISTLETOE", "PLAY_SICKLE", "SICKLES", "card_domain", "card_value"),
+            *("cards_for_move", "domain_card", "is_gaia_move", "is_mistletoe", "is_pile_move"),
+            *("is_sickle", "move_for_card"),
+        ),
+        **exports("druids_p2p.games.druids2017.game", "GameOptions"),
+        **exports(
+            "druids_p2p.games.druids2017.notation",
+            *("MOVES", "Move", "format_card", "format_move", "parse_card", "parse_move"),
+        ),
+        **exports("druids_p2p.games.druids2017.view", "PlayerView"),
+        **exports("druids_p2p.games.druids2017.rule_bot", "rule_move"),
+    },
+    default=True,
+)
+"""Druids (2017) as the registry knows it: the default game (every version-1 table's)."""
 
 __all__ = [
     "DOMAINS",
@@ -48,6 +93,7 @@ __all__ = [
     "HAND_SIZE",
     "N_CARDS",
     "ROUNDS_PER_GAME",
+    "SPEC",
     "DruidsRuleset",
     "Game",
     "GameOptions",

@@ -1,4 +1,4 @@
-"""Druids (2017) behind the seam: the one object the registry (``druids_p2p.rulesets``) holds.
+"""Druids (2017) behind the seam: the rules its spec (``SPEC``, the package's) hands the registry.
 
 Everything that runs a game reaches this one through the protocols of ``druids_p2p.games.seam``;
 this class translates them to the engine's :class:`Game`, :class:`Round` and notation.

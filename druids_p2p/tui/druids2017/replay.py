@@ -1,6 +1,6 @@
 """``druids replay RECORD``: a finished (or stopped) game stepped through trick by trick.
 
-The game is replayed through the rules engine from the record (``net/record_replay.py``), and each
+The game is replayed through the rules engine from the record (``audit/replay.py``), and each
 step is a frozen :class:`TableSnapshot` seen from the record's owner, shown with the very widgets
 of the live table (players and piles, the trick, scores, the owner's hand): what that player saw
 when the trick was taken. At the end of each round, once the reveal has made every hand known,
@@ -21,17 +21,14 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from druids_p2p.audit.replay import ReplayedGame
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.games.seam import GameMove
-from druids_p2p.net.record_replay import ReplayedGame
 from druids_p2p.tui.druids2017.cards import card_text, move_text
 from druids_p2p.tui.druids2017.hand import Hand
-from druids_p2p.tui.druids2017.piles import PlayersPanel
-from druids_p2p.tui.druids2017.scores import ScoresPanel
+from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_game
-from druids_p2p.tui.druids2017.trick import TrickPanel
-from druids_p2p.tui.plain import plain
-from druids_p2p.tui.widgets.log import WrapLog
+from druids_p2p.tui.widgets import WrapLog, plain
 
 _ENDED = {"five_domains": "a fifth domain was won", "hands_empty": "the hands are played out"}
 

@@ -23,11 +23,11 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.game import Game
 from druids_p2p.games.druids2017.notation import format_card
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.tui.names import in_your_words
-from druids_p2p.tui.session import SeatSnapshot
+from druids_p2p.tui.game_ui import SeatSnapshot
+from druids_p2p.tui.widgets import in_your_words
 
 if TYPE_CHECKING:
-    from druids_p2p.net.players import TableView
+    from druids_p2p.lan.peer_config import TableView
 
 
 class MoveCheck(Protocol):
@@ -60,7 +60,7 @@ class TableSnapshot:
     """How the current (or last) round ended, None while it runs."""
     carried_rounds: int = 0
     """Rounds this game played at the tables before this one (a table that went on without a
-    departed seat, net/go_on.py): ``round_scores`` begins with them, ``rounds`` counts them."""
+    departed seat, peer/go_on.py): ``round_scores`` begins with them, ``rounds`` counts them."""
 
     @property
     def round_number(self) -> int:
@@ -168,7 +168,7 @@ def snapshot_from_table(table: TableView, turn: int | None = None) -> TableSnaps
     seat = table.seat
     options = table.options
     view = table.player_view() if seat is not None else None
-    carried = int(getattr(table, "carried_rounds", 0))  # a table going on (net/go_on.py)
+    carried = int(getattr(table, "carried_rounds", 0))  # a table going on (peer/go_on.py)
     snap = TableSnapshot(
         names=table.names,
         my_seat=seat,

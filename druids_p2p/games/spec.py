@@ -1,0 +1,153 @@
+"""A game as one value: what a game package hands the registry through its entry point.
+
+A game is a folder and one ``druids_p2p.games`` entry point naming its :class:`GameSpec`
+(docs/games.md); everything that runs games (the table, the audit, the CLI, the bots, the
+tournaments, the terminal UI) reads it through ``druids_p2p.games.registry`` and names no game.
+Only the seam's types appear here, so a spec module imports nothing but its own game and this.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, MoveValues
+
+
+class Bot:
+    """A player of some game's seats: subclass and override :meth:`choose`; the rest is optional.
+
+    It sees its seat's view (the game's ``view`` type, never the state) and may keep memory across
+    one game's moves; it is handed its own seeded ``random.Random`` so that games are reproducible
+    whatever process runs it. Here, beside the spec, so that a game's own bots are in its folder
+    (the plugin API re-exports it as ``druids_p2p.api.Bot``)."""
+
+    def __init__(self) -> None:
+        self.seat = -1
+        self.options: Any = None
+        """The game's options (its spec's ``options`` type), set by :meth:`start_game`."""
+        self.rng = random.Random(0)
+        self.time_budget_ms = 100.0
+
+    def start_game(
+        self, seat: int, options: Any, rng: random.Random, time_budget_ms: float
+    ) -> None:
+        """Called once before the first move of a game (the options say which game it is)."""
+        self.seat = seat
+        self.options = options
+        self.rng = rng
+        self.time_budget_ms = time_budget_ms
+
+    def choose(self, view: Any) -> Any:
+        """Return one of ``view.legal``: its move id, or the game's ``Move`` value for it (the
+        host reads it as its id, once). Must not take longer than the budget."""
+        raise NotImplementedError
+
+    def end_round(self, view: Any) -> None:
+        """Called with the final view of each round (scores are in ``view.round_scores``)."""
+
+    def end_game(self, view: Any) -> None:
+        """Called once when the game is over."""
+
+
+BotFactory = Callable[[], Bot]
+Fallback = Callable[[Any], int]
+"""A seat's safe move for its view when its bot failed: deterministic and cheap, since every
+peer computes the same one."""
+Playout = Callable[[random.Random, Any], int]
+"""One whole game of uniformly random legal moves with the given options, drawing from the
+generator: its number of moves (``druids bench engine``)."""
+
+
+def first_legal(view: Any) -> int:
+    """The fallback of a game that names none: the first of ``view.legal``."""
+    return int(view.legal[0])
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything the program knows of one game (the fields are documented in docs/games.md)."""
+
+    name: str
+    """Its name: ``--game``, the ``ruleset`` a seat message binds into the table id, records."""
+    title: str
+    """What a person reads ("Druids (2017)")."""
+    rules: CommonRuleset
+    """The rules: a new game, the in-process loop's steps, the record, ``replay`` and ``describe``
+    (``druids demo``); a :class:`CardTableRuleset` (a seat's copy, an onlooker) if tables of
+    peers can deal it. Its ``table_flags`` say which of ``rounds`` and ``variant`` it reads."""
+    view: type
+    """What a bot of this game sees (``Bot.choose``'s argument)."""
+    options: type
+    """What a bot of this game is started with (``Bot.start_game``'s options)."""
+    rounds: int = 0
+    """The most rounds a game may have (``--rounds`` 1 to this, by default this); 0 for a game
+    played without rounds."""
+    variant: str = ""
+    """What ``--variant`` turns on ("Gaia's light side"); empty for a game without one."""
+    bots: Mapping[str, BotFactory] = field(default_factory=dict)
+    """Its own bots by name (each name's description: the first line of its factory's docstring);
+    the built-in ``random`` bot plays every game besides."""
+    fallback: Fallback = first_legal
+    playout: Playout | None = None
+    """Its fast random playout, if it has one (else ``druids bench engine`` plays random bots
+    through the in-process loop)."""
+    ui: str = ""
+    """Its terminal UI as ``"module:attr"`` (a ``druids_p2p.tui.game_ui.GameUI``), imported only
+    when a UI is opened; empty if it has none."""
+    api: Mapping[str, str] = field(default_factory=dict)
+    """Names the plugin API (``druids_p2p.api``) re-exports for this game's bots, each as
+    ``"module:attr"``."""
+    default: bool = False
+    """The game a seat message that names none plays (wire.md §6: every version-1 table) and
+    ``--game`` defaults to; at most one registered game says so."""
+
+    @property
+    def min_players(self) -> int:
+        return self.rules.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.rules.max_players
+
+    @property
+    def default_players(self) -> int:
+        """The seats a command that is not told offers: 4 where the game seats 4."""
+        return max(self.min_players, min(4, self.max_players))
+
+    @property
+    def notation(self) -> MoveValues:
+        """Its move values (``Move.of(id)``, ``Move.from_token``, ``move.token()``)."""
+        return self.rules.Move
+
+    @cached_property
+    def table(self) -> CardTableRuleset | None:
+        """Its rules at a mental card table; None for a game listed for replay and demo only."""
+        return self.rules if isinstance(self.rules, CardTableRuleset) else None
+
+    def problem(self) -> str | None:
+        """Why this spec cannot be registered (its parts disagree), or None."""
+        if self.rules.name != self.name:
+            return f"its rules are named {self.rules.name!r}, not {self.name!r}"
+        flags: frozenset[str] = getattr(self.rules, "table_flags", frozenset())
+        said = {f for f, on in (("rounds", self.rounds), ("variant", self.variant)) if on}
+        if set(flags) != said:
+            return (
+                f"its rules read {sorted(flags)} of a seat message, its spec offers {sorted(said)}"
+            )
+        if not 2 <= self.min_players <= self.max_players <= 8:
+            return f"it seats {self.min_players} to {self.max_players} (a table seats 2 to 8)"
+        if self.ui and ":" not in self.ui:
+            return f"its ui {self.ui!r} is not 'module:attr'"
+        return None
+
+
+def exports(module: str, *names: str) -> dict[str, str]:
+    """``{name: "module:name"}`` for :attr:`GameSpec.api`."""
+    return {name: f"{module}:{name}" for name in names}
+
+
+__all__ = ["Bot", "BotFactory", "Fallback", "GameSpec", "Playout", "exports", "first_legal"]

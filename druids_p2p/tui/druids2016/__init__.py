@@ -1,0 +1,3 @@
+"""Druids (2016) in the terminal: the board drawn as a grid (``board.py``), a move chosen on it
+square by square (``choice.py``), the table against a bot (``session.py``, ``table.py``,
+``app.py``), its dialogs and screenshots; its spec names ``ui.py``'s :data:`UI`."""

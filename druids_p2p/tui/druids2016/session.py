@@ -1,0 +1,225 @@
+"""A Druids (2016) table without the network: the engine, the person's player and a bot.
+
+First the person places two Druids on their back row (the Master stands on the Temple): the
+bot's placement is drawn before and shown only once both are in, as the rulings have it
+(RULINGS-2016.md "Setup" 3). From then on the game is one of perfect information, so the person
+and the bot see the same position. The
+bot is a *chooser* (position -> move); one that raises or answers with a move that is not legal
+plays the first legal move instead, and the fault is noted, as at a hosted bot table. It is what
+``druids play --game druids2016 --offline`` plays; the screen, its tests and its screenshots play
+it without peer processes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from druids_p2p.games.druids2016.arrange import arranged
+from druids_p2p.games.druids2016.board import Board, square_name
+from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.game import (
+    MASTER_CAPTURED,
+    MASTER_IN_TEMPLE,
+    MOVE_LIMIT,
+    NO_LEGAL_MOVE,
+    REPETITION,
+    Game,
+    Options,
+)
+from druids_p2p.games.druids2016.moves import Move
+from druids_p2p.games.druids2016.policy import Budget, clone, rule_move
+from druids_p2p.games.druids2016.replay import game_record
+from druids_p2p.games.druids2016.setup import Setup, random_setup
+
+Chooser = Callable[[Game], "Move | int"]
+"""A bot as the offline table asks it: the position (a copy it may change) -> a legal move (its
+value or its code)."""
+
+
+def rule_chooser(seed: int) -> Chooser:
+    """The rule bot (``policy.rule_move``) with its own seeded random stream."""
+    rng = random.Random(seed)
+    budget = Budget(nodes=1)
+    return lambda game: rule_move(game, rng, budget)
+
+
+def _of(name: str) -> str:
+    """The possessive of a player's name as the table says it (``you`` -> ``your``)."""
+    return "your" if name == "you" else f"{name}'s"
+
+
+def end_words(game: Game, name: Callable[[int], str]) -> str:
+    """How the game ended, in a sentence (``name`` names a player)."""
+    result = game.result
+    if result is None:
+        return "the game goes on"
+    if result.winner is not None:
+        winner, loser = name(result.winner), name(1 - result.winner)
+        temple = square_name(game.board.temples[1 - game.setup.side_of(result.winner)])
+        return {
+            MASTER_IN_TEMPLE: f"{_of(winner)} Master Druid reached {_of(loser)} Temple on {temple}",
+            MASTER_CAPTURED: f"{winner} captured {_of(loser)} Master Druid",
+            NO_LEGAL_MOVE: f"{loser} had no legal move",
+        }.get(result.reason, result.reason)
+    limit = game.options.quiet_moves
+    return {
+        REPETITION: f"the same position came {game.options.repetitions} times: a draw",
+        MOVE_LIMIT: f"{limit} moves without a capture: a draw",
+    }.get(result.reason, result.reason)
+
+
+@dataclass
+class Offline2016:
+    """Player ``seat`` is the person; the other player is ``bots[other]``."""
+
+    names: tuple[str, str]
+    bots: Mapping[int, Chooser]
+    seat: int = 0
+    seed: int = 0
+    board: Board = field(default_factory=default_board)
+    setup: Setup | None = None
+    """The whole setup (no placement to choose), or None: drawn from ``seed``, the person's
+    two Druids then placed on the board (:meth:`place`)."""
+    options: Options | None = None
+    faults: list[str] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+    """One line a move: ``12. alice b3n Ca5>d3``."""
+    game: Game | None = field(init=False, default=None)
+    """None while the person places their Druids."""
+    placed: list[int] = field(init=False, default_factory=list)
+    drawn: Setup = field(init=False)
+    lock: threading.RLock = field(init=False, default_factory=threading.RLock)
+    """Held by every call that reads or changes the game: the bot moves on a worker thread."""
+
+    def __post_init__(self) -> None:
+        if len(self.names) != 2 or self.seat not in (0, 1) or set(self.bots) != {1 - self.seat}:
+            raise ValueError("Druids (2016) is played by you and one bot")
+        self.drawn = self.setup or random_setup(random.Random(self.seed), self.board)
+        if self.setup is not None:
+            self.game = Game(self.setup, self.board, self.options)
+
+    def name(self, player: int) -> str:
+        return "you" if player == self.seat else self.names[player]
+
+    # ----------------------------------------------------------------- placing
+    @property
+    def placing(self) -> bool:
+        return self.game is None
+
+    def place_choices(self) -> list[int]:
+        """The back-row squares the person may still place a Druid on."""
+        side = self.drawn.side_of(self.seat)
+        temple = self.board.temples[side]
+        taken = {temple, *self.placed}
+        return (
+            []
+            if self.game is not None
+            else [s for s in self.board.back_row(side) if s not in taken]
+        )
+
+    def place(self, square: int) -> str | None:
+        """Place one of the person's Druids on ``square``: None when placed, else why not. The
+        second placement starts the game."""
+        with self.lock:
+            if square not in self.place_choices():
+                side = self.drawn.side_of(self.seat)
+                return (
+                    f"a Druid is placed on a free square of row {1 if side == 0 else 7}, "
+                    f"not on {square_name(square)}"
+                )
+            self.placed.append(square)
+            if len(self.placed) == 2:
+                temple = self.board.temples[self.drawn.side_of(self.seat)]
+                mine = (temple, self.placed[0], self.placed[1])
+                both = list(self.drawn.placements)
+                both[self.seat] = mine
+                setup = Setup(self.drawn.first, self.drawn.tiles, (both[0], both[1]))
+                self.game = Game(setup, self.board, self.options)
+                self.log.append(
+                    f"  you place your Druids on {square_name(mine[1])} and {square_name(mine[2])}"
+                )
+                bot = self.drawn.placements[1 - self.seat]
+                where = " and ".join(
+                    square_name(s) for s in sorted(bot) if s not in self.board.temples
+                )
+                self.log.append(f"  {self.names[1 - self.seat]} placed its Druids on {where}")
+            return None
+
+    def position(self) -> Game:
+        """A copy of the game to draw (the bot's thread may be moving meanwhile); while placing,
+        the tiles, both Masters and the person's Druids placed so far."""
+        with self.lock:
+            if self.game is not None:
+                return clone(self.game)
+            return self._placing_position()
+
+    def _placing_position(self) -> Game:
+        setup, board = self.drawn, self.board
+        druids: dict[str, str] = {}
+        for player in (0, 1):
+            side = setup.side_of(player)
+            facing = "s" if side == 0 else "n"
+            druids[square_name(board.temples[side])] = f"{player}{facing}*"
+            if player == self.seat:
+                druids.update({square_name(s): f"{player}{facing}" for s in self.placed})
+        tiles = {square_name(s): k for s, k in zip(board.starts, setup.tiles, strict=True)}
+        return arranged(board, setup.first, druids, tiles, options=self.options)
+
+    @property
+    def bot_to_move(self) -> bool:
+        with self.lock:
+            return self.game is not None and self.game.to_move not in (None, self.seat)
+
+    def record_text(self) -> str | None:
+        """The game file (``druids replay --game druids2016``); None before the Druids are
+        placed."""
+        with self.lock:
+            if self.game is None:
+                return None
+            return json.dumps(game_record(self.game), indent=1) + "\n"
+
+    def submit(self, move: Move) -> str | None:
+        """Play the person's ``move``: None when played, else why not (the engine's words)."""
+        with self.lock:
+            if self.game is None:
+                return "place your Druids first"
+            if self.game.to_move != self.seat:
+                return "the game is over" if self.game.result else "it is not your turn"
+            reason = self.game.check(move)
+            if reason is None:
+                self._play(move)
+            return reason
+
+    def bot_step(self) -> bool:
+        """One move of the bot if it is to move (it thinks on a copy, without the lock)."""
+        with self.lock:
+            if self.game is None:
+                return False
+            player = self.game.to_move
+            if player is None or player == self.seat:
+                return False
+            work = clone(self.game)
+            legal = self.game.legal_moves()
+        try:
+            answer = self.bots[player](work)
+            move = Move.from_code(answer) if isinstance(answer, int) else answer
+        except Exception as exc:  # a bot's fault is noted, never the table's end
+            self.faults.append(f"{self.names[player]}: raised {exc!r}")
+            move = legal[0]
+        if move not in legal:
+            self.faults.append(f"{self.names[player]}: illegal answer {move!r}")
+            move = legal[0]
+        with self.lock:
+            self._play(move)
+        return True
+
+    def _play(self, move: Move) -> None:
+        assert self.game is not None
+        player = self.game.to_move
+        assert player is not None
+        self.game.play(move)
+        self.log.append(f"{self.game.ply:3d}. {self.name(player)} {move.token()}")

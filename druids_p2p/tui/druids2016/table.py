@@ -1,0 +1,323 @@
+"""The Druids (2016) table against a bot in this process: the board (``board.py``), the players,
+what to choose next and the moves so far; the person's move is chosen on the board, square by
+square (``choice.py``), by keys or by the mouse, and the bot moves on a worker thread so that the
+screen stays live while it thinks. The end of the game opens a dialog saying who won and why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from druids_p2p.games.druids2016.board import COLS, ROWS
+from druids_p2p.games.druids2016.game import Game
+from druids_p2p.games.druids2016.moves import Move
+from druids_p2p.tui.druids2016.board import BoardView, Marks, last_move_squares
+from druids_p2p.tui.druids2016.choice import Picker
+from druids_p2p.tui.druids2016.dialogs import ConfirmLeave2016, GameOver2016, help_screen
+from druids_p2p.tui.druids2016.session import Offline2016, end_words
+from druids_p2p.tui.widgets import plain, seat_colour
+
+LOG_LINES = 16
+CURSOR_STEPS = {"up": (1, 0), "down": (-1, 0), "left": (0, -1), "right": (0, 1)}
+
+
+class Table2016Screen(Screen[None]):
+    DEFAULT_CSS = """
+    Table2016Screen #main { height: 1fr; }
+    Table2016Screen #board { margin: 0 1; }
+    Table2016Screen #side { width: 1fr; padding: 0 1; }
+    Table2016Screen #players { height: auto; margin-bottom: 1; }
+    Table2016Screen #hint { height: auto; text-style: bold; }
+    Table2016Screen #message { height: auto; color: $warning; }
+    Table2016Screen #moves { height: 1fr; margin-top: 1; border: round $primary-darken-2; }
+    """
+    AUTO_FOCUS = None
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor('up')", "cursor", show=False),
+        Binding("down,j", "cursor('down')", "cursor", show=False),
+        Binding("left,h", "cursor('left')", "cursor", show=False),
+        Binding("right,l", "cursor('right')", "cursor", show=False),
+        Binding("enter,space", "choose", "choose"),
+        Binding("tab", "cycle(1)", "next Druid", priority=True),
+        Binding("shift+tab", "cycle(-1)", "previous", show=False, priority=True),
+        Binding("n", "go(0)", "north", show=False),
+        Binding("e", "go(1)", "east", show=False),
+        Binding("s", "go(2)", "south", show=False),
+        Binding("w", "go(3)", "west", show=False),
+        Binding("escape", "back", "back"),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "leave", "quit"),
+        Binding("ctrl+c", "leave", "quit", show=False, priority=True),
+    ]
+
+    def __init__(self, session: Offline2016, on_end: Callable[[dict[str, Any]], None]) -> None:
+        super().__init__()
+        self.session = session
+        self.on_end = on_end
+        self.shown: Game = session.position()
+        self.picker: Picker | None = None
+        self.cursor = self._start_cursor()
+        self.message = ""
+        self.busy = False
+        self.ended = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield BoardView(self.shown, id="board")
+            with Vertical(id="side"):
+                yield Static(id="players")
+                yield Static(id="hint")
+                yield Static(id="message")
+                moves = Static(id="moves")
+                moves.border_title = "Moves"
+                yield moves
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_table()
+        self._run_bot()
+
+    # ----------------------------------------------------------------- drawing
+    def _start_cursor(self) -> int:
+        game = self.shown
+        side = game.setup.side_of(self.session.seat)
+        return game.pos[game.master[side]]
+
+    def refresh_table(self) -> None:
+        """Draw the position as it stands now; a new choice when it is the person's move."""
+        game = self.session.position()
+        moved = game.ply != self.shown.ply or self.picker is None
+        self.shown = game
+        if self.session.placing:
+            self.picker = None
+        elif game.to_move == self.session.seat and not self.busy:
+            if moved:
+                self.picker = Picker(game, game.legal_moves())
+                if self.cursor not in self.picker.movable and self.picker.movable:
+                    self.cursor = self.picker.movable[0]
+        else:
+            self.picker = None
+        self.draw()
+        if game.result is not None and not self.ended:
+            self.ended = True
+            self.app.push_screen(GameOver2016(*self.end_lines()), self._game_over_read)
+
+    def marks(self) -> Marks:
+        last = last_move_squares(self.shown)
+        p = self.picker
+        if self.session.placing:
+            return Marks(cursor=self.cursor, destinations=frozenset(self.session.place_choices()))
+        if p is None:
+            return Marks(cursor=self.cursor, last=last)
+        landing = frozenset({p.step.final}) if p.step is not None else p.landings()
+        return Marks(
+            cursor=self.cursor,
+            focus=p.focus,
+            destinations=frozenset(p.destinations()),
+            landings=landing,
+            sources=p.tile_sources(),
+            targets=p.tile_targets(),
+            last=last,
+        )
+
+    def draw(self) -> None:
+        game, s = self.shown, self.session
+        self.query_one(BoardView).show(game, self.marks())
+        players = Text()
+        for player in (0, 1):
+            side = game.setup.side_of(player)
+            left = sum(game.pos[d] >= 0 for d in range(3 * side, 3 * side + 3))
+            turn = "▶ " if game.to_move == player else "  "
+            players.append(turn, style="bold")
+            players.append_text(plain(s.names[player], f"bold {seat_colour(player)}"))
+            you = " (you)" if player == s.seat else ""
+            players.append(f"{you}: row {1 if side == 0 else 7}, {left} Druid(s)\n")
+        players.append(f"move {game.ply + 1}, {game.quiet} since the last capture", style="dim")
+        self.query_one("#players", Static).update(players)
+        self.query_one("#hint", Static).update(plain(self.hint()))
+        self.query_one("#message", Static).update(plain(self.message))
+        self.query_one("#moves", Static).update(plain("\n".join(s.log[-LOG_LINES:])))
+
+    def hint(self) -> str:
+        game = self.shown
+        if game.result is not None:
+            return f"Game over: {end_words(game, self.session.name)}"
+        if self.session.placing:
+            row = 1 if game.setup.side_of(self.session.seat) == 0 else 7
+            left = 2 - len(self.session.placed)
+            return (
+                f"place your Druids: choose {left} more square(s) of row {row} "
+                "(your Master ★ stands on your Temple)"
+            )
+        if self.picker is None:
+            return f"{self.session.names[1 - self.session.seat]} is thinking…"
+        return self.picker.hint()
+
+    def end_lines(self) -> tuple[str, list[str]]:
+        game, s = self.shown, self.session
+        result = game.result
+        assert result is not None
+        if result.winner is None:
+            headline = "Game over: a draw"
+        elif result.winner == s.seat:
+            headline = "Game over: you won"
+        else:
+            headline = f"Game over: {s.names[result.winner]} won"
+        words = end_words(game, s.name)
+        played = "1 move was" if game.ply == 1 else f"{game.ply} moves were"
+        lines = [f"{words[:1].upper()}{words[1:]}.", f"{played} played."]
+        if game.history:
+            last = Move.from_code(game.history[-1][0]).token()
+            lines.append(f"The last move: {last}.")
+        return headline, lines
+
+    def outcome(self) -> dict[str, Any]:
+        result = self.shown.result
+        return {
+            "game": "druids2016",
+            "names": list(self.session.names),
+            "my_seat": self.session.seat,
+            "result": None if result is None else result.json(),
+            "moves": self.shown.ply,
+        }
+
+    def _game_over_read(self, _: None) -> None:
+        self.on_end(self.outcome())
+
+    # ----------------------------------------------------------------- choosing
+    def action_cursor(self, way: str) -> None:
+        dr, dc = CURSOR_STEPS[way]
+        row, col = divmod(self.cursor, COLS)
+        row, col = min(max(row + dr, 0), ROWS - 1), min(max(col + dc, 0), COLS - 1)
+        self.cursor = row * COLS + col
+        self.draw()
+
+    def _ready(self) -> Picker | None:
+        if self.picker is None:
+            self.message = (
+                "place your Druids first"
+                if self.session.placing
+                else "the game is over"
+                if self.shown.result
+                else "wait: it is not your move"
+            )
+            self.app.bell()
+            self.draw()
+        return self.picker
+
+    def action_choose(self) -> None:
+        self._chose(self.cursor)
+
+    def on_board_view_clicked(self, event: BoardView.Clicked) -> None:
+        self.cursor = event.square
+        self._chose(event.square)
+
+    def _chose(self, square: int) -> None:
+        if self.session.placing:
+            self._place(square)
+            return
+        picker = self._ready()
+        if picker is not None:
+            self._outcome(picker, picker.choose(square))
+
+    def _place(self, square: int) -> None:
+        reason = self.session.place(square)
+        self.message = reason or ""
+        if reason is not None:
+            self.app.bell()
+        self.refresh_table()
+        if reason is None and not self.session.placing:
+            self._run_bot()
+
+    def action_cycle(self, delta: int) -> None:
+        if self.session.placing:
+            choices = self.session.place_choices()
+            later = [s for s in choices if (s - self.cursor) * delta > 0]
+            self.cursor = (
+                (min(later) if delta > 0 else max(later))
+                if later
+                else choices[0 if delta > 0 else -1]
+            )
+            self.draw()
+            return
+        picker = self._ready()
+        if picker is not None:
+            square = picker.cycle(delta)
+            if square is not None:
+                self.cursor = square
+            self.message = ""
+            self.draw()
+
+    def action_go(self, direction: int) -> None:
+        picker = self._ready()
+        if picker is not None:
+            self._outcome(picker, picker.go(direction))
+
+    def action_back(self) -> None:
+        if self.picker is not None and self.picker.back():
+            self.message = ""
+            self.draw()
+
+    def _outcome(self, picker: Picker, outcome: Move | str | None) -> None:
+        if isinstance(outcome, str):
+            self.message = outcome
+            self.app.bell()
+        elif isinstance(outcome, Move):
+            self._play(outcome)
+            return
+        else:
+            self.message = ""
+        self.draw()
+
+    def _play(self, move: Move) -> None:
+        reason = self.session.submit(move)
+        self.message = "" if reason is None else f"{move.token()}: {reason}"
+        if reason is not None:
+            self.app.bell()
+        self.picker = None
+        self.refresh_table()
+        if reason is None:
+            self._run_bot()
+
+    # ----------------------------------------------------------------- the bot
+    def _run_bot(self) -> None:
+        if self.session.bot_to_move:
+            self.busy = True
+            self.refresh_table()
+            self.run_worker(self._bot, thread=True, exclusive=True, group="bot")
+
+    def _bot(self) -> None:
+        worker = get_current_worker()
+        while not worker.is_cancelled and self.session.bot_step():
+            pass
+        if not worker.is_cancelled:
+            with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                self.app.call_from_thread(self._bot_done)
+
+    def _bot_done(self) -> None:
+        self.busy = False
+        self.refresh_table()
+
+    def action_help(self) -> None:
+        self.app.push_screen(help_screen())
+
+    def action_leave(self) -> None:
+        if self.shown.result is not None:
+            self.on_end(self.outcome())
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.on_end({**self.outcome(), "stopped": "you left the table"})
+
+        self.app.push_screen(ConfirmLeave2016(), answered)
