@@ -84,14 +84,18 @@ def test_a_seat_taking_other_links_over_gets_no_honest_seat_blamed(tmp_path: Pat
 
 
 # ==================================================================== item 2: relayed hellos
-STEP_S = 20
-SLOW_S = 10
+STEP_S = 10
+SLOW_S = 5
 """Seat 2 gets the message that makes its shuffle due ``SLOW_S`` after the others (its hellos go
-on), then crashes: its last word is ``SLOW_S`` later than the start of its debt's clock."""
+on), then crashes: its last word is ``SLOW_S`` later than the start of its debt's clock. At the
+deadline it has been silent ``STEP_S - SLOW_S`` s, longer than the 3 s after which a seat is away
+(``PeerConfig.away_after_s``): unreachable, not withholding, unless relayed hellos count."""
+REJOIN_S = 3
+"""The rejoin time when seat 2 stays down (``--rejoin-time``; 30 s by default, waited in full)."""
 
 
-def _relay_table(tmp_path: Path) -> LinkAttackTable:
-    extra = ("--step-deadline", str(STEP_S), "--gone-after", "120")
+def _relay_table(tmp_path: Path, *rejoin: str) -> LinkAttackTable:
+    extra = ("--step-deadline", str(STEP_S), "--gone-after", "120", *rejoin)
     return LinkAttackTable(tmp_path, {1: "relay-hellos", 2: "slow-crash"}, extra)
 
 
@@ -119,7 +123,7 @@ def test_relayed_hellos_do_not_turn_a_crash_into_withholding(
     """Seat 2 crashes before its shuffle and stays down; seat 1 keeps relaying seat 2's old
     signed hellos to the host. The host records seat 2 unreachable, as the audit reads it too
     (before the fix: "withheld deck_shuffle … while sending other messages")."""
-    table = _relay_table(tmp_path)
+    table = _relay_table(tmp_path, "--rejoin-time", str(REJOIN_S))
     try:
         _crashed(table, monkeypatch)
         host = table.peers[0]

@@ -32,8 +32,12 @@ RULES = RULESETS["druids2004"]
 HEADLESS = [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2004"]
 
 
-def _played(players: int, seed: int, records: Path | None = None) -> LocalTable:
-    table = LocalTable(players=players, seed=seed, ruleset="druids2004", records=records)
+def _played(
+    players: int, seed: int, records: Path | None = None, keys_seed: int | None = None
+) -> LocalTable:
+    table = LocalTable(
+        players=players, seed=seed, ruleset="druids2004", records=records, keys_seed=keys_seed
+    )
     table.run()
     assert all(m.finished for m in table.machines)
     return table
@@ -249,8 +253,8 @@ def test_every_record_of_a_real_druids2004_table_audits_complete(
 @pytest.fixture(scope="module")
 def worded() -> tuple[LocalTable, list[int]]:
     """A game that asked for the owners' word, and its messages that are words."""
-    for seed in range(100, 110):  # random bots at 4 seats soon ask for the owners' word
-        table = _played(4, seed)
+    for seed in range(102, 112):  # seeded games (keys_seed): 100 and 101 ask for no word
+        table = _played(4, seed, keys_seed=seed)
         moves = [str(decode(raw).body.get("move", "")) for raw in _raws(table)]
         words = [i for i, move in enumerate(moves) if move.startswith("Word:")]
         if words:
@@ -400,7 +404,7 @@ def test_a_table_stopped_on_a_forged_final_secret_audits_with_the_forger_blamed(
     """A game with an owners' word step in which seat-list index 0 reveals a false secret,
     signed by it, at the final reveal: every honest machine stops blaming it, and the record an
     honest seat keeps (cut at the forgery, or with its abort) blames the forger at its reveal."""
-    for seed in range(100, 110):  # as ``worded``: random bots at 4 seats soon give words
+    for seed in range(102, 112):  # seeded games: 100 and 101 ask for no word (4.5 s each)
         table = LocalTable(players=4, seed=seed, ruleset="druids2004", keys_seed=seed)
         forgery, fault = forge(table, MsgType.TABLE_REVEAL, _false_secret)
         raws = [m.raw for m in table.machines[1].transcript.messages]

@@ -32,6 +32,10 @@ from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, MsgType, decode
 
 SEEDS = range(40)
+WORD_LIE_FROM = 7
+"""Of the seeded games (``keys_seed``: the shuffles too, the same every run), the first where the
+cheater's lie leaves the game's course unchanged (the search goes on from there if a change
+moves it; with fresh keys it took a different 1 to 40 games of 1.3 s every run)."""
 Rewrite = Callable[[Message, TableMachine], dict[str, Any] | None]
 
 
@@ -157,8 +161,8 @@ def test_a_false_owners_word_is_blamed_on_its_seat_at_the_final_audit() -> None:
     seat's word in that round was yes: the game goes on either way, so the liar's machine, whose
     own copy decides from its true cards, stays in step with the table (where every other word
     is no the lie changes the course, and the liar's machine, not the table, goes astray)."""
-    for seed in SEEDS:
-        table = LocalTable(players=2, seed=seed, ruleset="druids2004")
+    for seed in SEEDS[WORD_LIE_FROM:]:
+        table = LocalTable(players=2, seed=seed, ruleset="druids2004", keys_seed=seed)
         lie_once(table)
         try:
             table.run()

@@ -27,6 +27,12 @@ from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import decode
 
 SEEDS = range(200)
+"""Each game's ``seed`` is also its ``keys_seed``: the whole game (its shuffles too) is a function
+of it, so each test plays the same games every run. With fresh keys the search for a game with a
+word to lie about took 1 to 60 games (1.3 s each), a different count every run."""
+LIE_FROM = 6
+"""The first seed whose game has a word the other seat can disprove (the seeds before give none;
+a change that moves it makes the search go on from there)."""
 HONEST = 1 - CHEATER
 
 
@@ -59,8 +65,8 @@ def _lie_where_it_shows(table: LocalTable) -> list[str]:
 
 
 def test_a_word_no_arrangement_fits_is_called_and_blamed_on_its_liar() -> None:
-    for seed in SEEDS:
-        table = LocalTable(players=2, seed=seed, ruleset="druids2004")
+    for seed in SEEDS[LIE_FROM:]:
+        table = LocalTable(players=2, seed=seed, ruleset="druids2004", keys_seed=seed)
         lied = _lie_where_it_shows(table)
         fault = run_to_fault(table)
         if not lied:
@@ -101,7 +107,7 @@ def test_a_false_or_garbled_words_check_is_blamed_on_its_sender(check: str, why:
     by it, so its own transcript agrees): the table reveals everything and, every word being
     true, blames the call; a token that is no check is refused at once."""
     for seed in SEEDS:
-        table = LocalTable(players=2, seed=seed, ruleset="druids2004")
+        table = LocalTable(players=2, seed=seed, ruleset="druids2004", keys_seed=seed)
         cheater = table.machines[CHEATER]
 
         def seated(cheater: TableMachine = cheater) -> bool:

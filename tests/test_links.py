@@ -483,7 +483,7 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
     128 frames, asks again from its new head at once, and so on until it holds the whole game.
     Nudges are switched off, so only the catch-up can have asked again."""
     monkeypatch.setattr(runner_base, "NUDGE_AFTER_S", 1e9)
-    table = LocalTable(players=3, rounds=4, seed=1)
+    table = LocalTable(players=3, rounds=3, seed=1)  # 184 messages: two answers of 128 at most
     table.run(stop=lambda: len(table.machines[1].transcript.messages) >= 20)
     early = list(table.machines[1].transcript.messages)
     table.run()

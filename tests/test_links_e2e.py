@@ -36,7 +36,10 @@ time, blaming that peer as gone: what these attacks achieved before they were re
 
 
 def _evil(tmp_path: Path, evil: int, mode: str, seats: int = 3) -> EvilTable:
-    table = EvilTable(["bot:random"] * seats, tmp_path, GameOptions(players=seats), evil, mode)
+    """One round: each attack is refused or blamed at seating; a table that fills without the
+    refused joiner shows it by playing a round to the end (five showed nothing more)."""
+    options = GameOptions(players=seats, rounds=1)
+    table = EvilTable(["bot:random"] * seats, tmp_path, options, evil, mode)
     table.extra_args = GONE
     return table
 

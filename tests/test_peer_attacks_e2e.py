@@ -131,7 +131,10 @@ def test_stranger_is_refused_once_seated(tmp_path: Path) -> None:
 
 
 def test_junk_from_a_seated_peer_is_dropped_and_the_game_completes(tmp_path: Path) -> None:
-    table = EvilTable(["bot:random"] * 3, tmp_path, GameOptions(players=3), evil=1, mode="junk")
+    # Two rounds: junk every 7th of the cheater's messages, 5+ times at each peer, and the
+    # hand-over to a round's card table of its own with junk arriving (five showed no more).
+    options = GameOptions(players=3, rounds=2)
+    table = EvilTable(["bot:random"] * 3, tmp_path, options, evil=1, mode="junk")
     results = _play(table)
     summary = table.summary(results)
     assert summary["finished"] and summary["aborted"] is None and summary["heads_agree"]

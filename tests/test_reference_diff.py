@@ -233,9 +233,12 @@ def test_reference_diff_random_games() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(4))
 def test_reference_diff_many_games(seed: int) -> None:
-    run_games(seed=1000 + seed, count=500)
+    """1,200 more random games and 2,400 corruptions of them, on top of the 600 above (each
+    game and its two corruptions about 20 ms of CPU, both sides): 4,000 more were more draws
+    of the same generator, 80 s of the suite for no case of a kind these do not reach."""
+    run_games(seed=1000 + seed, count=300)
 
 
 def test_reference_diff_specials_heavy() -> None:

@@ -12,9 +12,11 @@ from druids_p2p.wire import read_record
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("players", [3, 4, 5])
-def test_whole_game_every_peer_agrees(players: int) -> None:
-    table = LocalTable(players=players, rounds=5, seed=players)
+@pytest.mark.parametrize(("players", "rounds"), [(3, 5), (4, 2), (5, 2)])
+def test_whole_game_every_peer_agrees(players: int, rounds: int) -> None:
+    """Every seat count plays a whole game, one of them all five rounds (a round is a card table
+    of its own: two show the hand-over from one to the next as well as five)."""
+    table = LocalTable(players=players, rounds=rounds, seed=players)
     table.run()
     heads = {m.transcript.head for m in table.machines}
     assert len(heads) == 1
@@ -22,9 +24,9 @@ def test_whole_game_every_peer_agrees(players: int) -> None:
     assert len(totals) == 1
     for m in table.machines:
         assert m.finished and m.aborted is None
-        assert len(game_of(m).round_scores) == 5
+        assert len(game_of(m).round_scores) == rounds
         assert game_of(m).winners is not None
-        assert m.rounds_audited == 5  # each round its own card table, revealed and audited
+        assert m.rounds_audited == rounds  # each round its own card table, revealed and audited
     orders = {m.order for m in table.machines}
     assert len(orders) == 1
 
@@ -57,10 +59,12 @@ def test_each_peer_learns_only_its_own_hand() -> None:
     assert len(union) == 4 * 14 and GAIA in union
 
 
-@pytest.mark.parametrize("after", [5, 40, 120, 300, 520])
+@pytest.mark.parametrize("after", [5, 40, 120, 150, 300])
 def test_restart_from_record_rebuilds_state(tmp_path: Path, after: int) -> None:
-    """Kill a peer at many points (deal, play, reveal) and rebuild it from its record."""
-    table = LocalTable(players=3, rounds=5, seed=after, records=tmp_path)
+    """Kill a peer at many points and rebuild it from its record: after ``after`` deliveries of
+    a 2-round game of 3 (about 175 a round) it is seating (5), dealing (40), playing (120),
+    revealing round 1 (150) or playing round 2 (300)."""
+    table = LocalTable(players=3, rounds=2, seed=after, records=tmp_path)
     count = {"n": 0}
 
     def stop() -> bool:

@@ -65,6 +65,12 @@ def test_the_chat_input_sends_a_line_and_the_log_shows_every_line() -> None:
         table = app.table
         assert isinstance(table, TableScreen)
         assert isinstance(app.screen, TableScreen)
+
+        def my_first_turn() -> bool:
+            snap = table.snapshot
+            return snap is not None and snap.my_turn and snap.turn == 1
+
+        await _until(pilot, my_first_turn)  # the offline table's deal, then seat 0 to lead
         # Letters that are keys elsewhere (q quits, p prompts, g y r b v s jump in the hand):
         # inside the box they are text.
         await pilot.press("c", *"good game q", "enter")

@@ -6,6 +6,7 @@ over the in-process table of peers (``tests/table2004_session.py``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 import sys
@@ -205,7 +206,10 @@ def test_the_ui_asks_and_goes_on_with_a_bot_when_a_bot_is_killed(
     sessions: list[NetSession] = []
 
     def make(post: Callable[[Any], object]) -> NetSession:
-        spec = local_table(bots, rounds=2)
+        # The killed bot is unreachable after 4 + 4 s (the defaults: 10 s, then 30 s).
+        spec = dataclasses.replace(
+            local_table(bots, rounds=2), step_deadline_s=4.0, rejoin_time_s=4.0
+        )
         session = NetSession(post, identity, tmp_path / "game", spec, snapshot_from_table)
         sessions.append(session)
         return session

@@ -27,6 +27,7 @@ from druids_p2p.cli.peer_run import (
     check_door,
     check_lobby_target,
     check_port,
+    check_rematch_wait,
     check_rematches,
     check_table_name,
     check_times,
@@ -93,8 +94,15 @@ _REMATCH = typer.Option(
     0,
     "--rematch",
     help="Play N rematches after the game: the same players and options at a new table "
-    "(the first seat hosts it; a bot sits for any seat that does not come within 30 s).",
+    "(the first seat hosts it; a bot sits for any seat that does not come within "
+    "--rematch-wait).",
     metavar="N",
+)
+_REMATCH_WAIT = typer.Option(
+    30.0,
+    "--rematch-wait",
+    help="Hosting a rematch: seconds to wait for the old seats before a bot sits in an empty one.",
+    metavar="SECONDS",
 )
 # ... and those host and join take.
 _BOT = typer.Option(None, "--bot", help="Let this bot play your seat.")
@@ -139,6 +147,7 @@ def peer_command(
     game: str = _GAME,
     go_on: bool = _GO_ON,
     rematches: int = _REMATCH,
+    rematch_wait: float = _REMATCH_WAIT,
     say: list[str] = _SAY,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
@@ -172,6 +181,7 @@ def peer_command(
         game=game,
         go_on=go_on,
         rematches=check_rematches(rematches),
+        rematch_wait=check_rematch_wait(rematch_wait),
         chat_lines=tuple(say),
     )
     if result.get("aborted"):
@@ -246,6 +256,7 @@ def host_command(
     game: str = _GAME,
     go_on: bool = _GO_ON,
     rematches: int = _REMATCH,
+    rematch_wait: float = _REMATCH_WAIT,
     say: list[str] = _SAY,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
@@ -277,6 +288,7 @@ def host_command(
         game=game,
         go_on=go_on,
         rematches=check_rematches(rematches),
+        rematch_wait=check_rematch_wait(rematch_wait),
         chat_lines=tuple(say),
     )
     print_result(result, as_json)
@@ -310,6 +322,7 @@ def join_command(
     ),
     go_on: bool = _GO_ON,
     rematches: int = _REMATCH,
+    rematch_wait: float = _REMATCH_WAIT,
     say: list[str] = _SAY,
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
@@ -373,6 +386,7 @@ def join_command(
         new=new,
         go_on=go_on,
         rematches=check_rematches(rematches),
+        rematch_wait=check_rematch_wait(rematch_wait),
         chat_lines=tuple(say),
     )
     print_result(result, as_json)

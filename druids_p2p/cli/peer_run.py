@@ -105,6 +105,7 @@ def run_one_peer(
     game: str | None = None,
     go_on: bool = False,
     rematches: int = 0,
+    rematch_wait: float = 30.0,
     chat_lines: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, TableChoice
@@ -182,6 +183,7 @@ def run_one_peer(
         resume_folder=resume_folder,
         go_on_ask=_always_yes if go_on else None,
         rematch_ask=_yes_times(rematches) if rematches else None,
+        rematch_wait_s=rematch_wait,
         chat=chat,
     )
     if host and not (open_door or allow or approve):
@@ -315,6 +317,10 @@ def check_bots(bots: list[str], plugins_dir: list[Path], game: str | None = None
 def check_times(gone_after: float, step_deadline: float, rejoin_time: float) -> None:
     if not (math.isfinite(gone_after) and gone_after > 0):
         fail("--gone-after must be a positive number of seconds")
+    check_deadlines(step_deadline, rejoin_time)
+
+
+def check_deadlines(step_deadline: float, rejoin_time: float) -> None:
     if not (math.isfinite(step_deadline) and step_deadline > 0):
         fail("--step-deadline must be a positive number of seconds")
     if not (math.isfinite(rejoin_time) and rejoin_time >= 0):
@@ -351,6 +357,13 @@ def check_rematches(rematches: int) -> int:
     if not 0 <= rematches <= MAX_REMATCHES:
         fail(f"--rematch must be 0 to {MAX_REMATCHES} rematches, not {rematches}")
     return rematches
+
+
+def check_rematch_wait(seconds: float) -> float:
+    """``--rematch-wait SECONDS``: a positive number of seconds."""
+    if not (math.isfinite(seconds) and seconds > 0):
+        fail(f"--rematch-wait must be a positive number of seconds, not {seconds:g}")
+    return seconds
 
 
 log = logging.getLogger("druids_p2p.peer.runner")

@@ -75,6 +75,18 @@ def play_command(
         help="Headless, a game played by rounds: when a seat is gone for good, the others go on "
         "without it at a new table with a bot in its seat, the scores carried (the UI asks you).",
     ),
+    step_deadline: float | None = typer.Option(
+        None,
+        "--step-deadline",
+        help="Headless: seconds a peer may owe an automatic message before it is blamed "
+        "[default: 10].",
+    ),
+    rejoin_time: float | None = typer.Option(
+        None,
+        "--rejoin-time",
+        help="Headless: seconds, once a game, a silent peer that owes a message gets to rejoin "
+        "[default: 30].",
+    ),
     confirm_plays: bool = typer.Option(
         False,
         "--confirm-plays",
@@ -108,7 +120,7 @@ def play_command(
         play_headless(
             game=game, seats=seats, rounds=rounds, variant=variant, budget_ms=budget_ms,
             workdir=workdir, as_json=as_json, plugins_dir=plugins_dir, resume=resume, new=new,
-            name=name, go_on=go_on,
+            name=name, go_on=go_on, step_deadline=step_deadline, rejoin_time=rejoin_time,
         )  # fmt: skip
         return
     for flag, given in (("--resume", resume), ("--new", new)):
@@ -117,6 +129,9 @@ def play_command(
                 f"{flag} is for --headless tables: the terminal UI asks by itself what to do "
                 "with a table left unfinished"
             )
+    for flag, value in (("--step-deadline", step_deadline), ("--rejoin-time", rejoin_time)):
+        if value is not None:
+            fail(f"{flag} is for --headless tables (the terminal UI's table keeps the defaults)")
     if beacon_port is not None and not lan:
         fail("--beacon-port is the LAN lobby's (--lan): a table on this machine sends no beacon")
     from druids_p2p.cli.play_ui import play_ui

@@ -31,7 +31,7 @@ from druids_p2p.cli.app import (
     scores_text,
     when_interrupted,
 )
-from druids_p2p.cli.peer_run import check_bots, resume_or_new
+from druids_p2p.cli.peer_run import check_bots, check_deadlines, resume_or_new
 from druids_p2p.games.registry import new_table_options
 
 
@@ -100,6 +100,12 @@ class Progress:
             say(str(event.get("text") or kind), err=True)  # a card table's opening and end
 
 
+def deadline_flags(step_deadline: float | None, rejoin_time: float | None) -> tuple[str, ...]:
+    """``--step-deadline`` and ``--rejoin-time`` for every peer, those given (else its own)."""
+    flags = (("--step-deadline", step_deadline), ("--rejoin-time", rejoin_time))
+    return tuple(part for flag, value in flags if value is not None for part in (flag, str(value)))
+
+
 def play_headless(
     *,
     game: str,
@@ -114,6 +120,8 @@ def play_headless(
     new: bool,
     name: str | None,
     go_on: bool = False,
+    step_deadline: float | None = None,
+    rejoin_time: float | None = None,
 ) -> None:
     from druids_p2p.cli.play_ui import check_time_per_move
     from druids_p2p.peer.homes import game_folder
@@ -139,6 +147,7 @@ def play_headless(
     if rounds is not None and spec.rounds:
         rounds_of(spec, rounds)
     check_time_per_move(budget_ms)
+    check_deadlines(1.0 if step_deadline is None else step_deadline, rejoin_time or 0.0)
     check_bots([seat[4:] for seat in seat_list if seat.startswith("bot:")], plugins_dir, game)
     by_rounds = spec.rounds > 0
     rounds = options_of(spec, rounds, variant)
@@ -166,6 +175,7 @@ def play_headless(
         summary = play_table(
             seat_list, options, None, budget_ms, base, resume=resume, new=new, game=game,
             plugins_dirs=tuple(plugins_dir), names=names, go_on=go_on,
+            peer_flags=deadline_flags(step_deadline, rejoin_time),
             listener=None if as_json else Progress(rounds, not by_rounds),
         )  # fmt: skip
     except LocalTableError as exc:

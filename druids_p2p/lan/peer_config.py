@@ -285,6 +285,9 @@ class PeerConfig:
     """Asked once a table has ended whether to play a rematch (``peer/session.py``): the same
     players and options at a new table, a bot for any that does not come; it answers within
     ``rematch.ASK_S``. None: never (``--rematch N``: yes N times; the terminal UI: key r)."""
+    rematch_wait_s: float = 30.0
+    """How long this peer, hosting a rematch, waits for the old seats before a bot sits in each
+    empty one (``--rematch-wait``; ``peer/session.py``'s ``FILL_AFTER_S``)."""
 
 
 BotPlayers = Callable[[str, PeerConfig, bytes], Player]

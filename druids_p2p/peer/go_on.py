@@ -325,6 +325,7 @@ def start_stand_in(
     key = rename_identity(name, home).public_key
     options = ["--bind", config.bind, "--no-announce", "--join", lobby, "--new", "--go-on"]
     options += ["--step-deadline", str(config.step_deadline_s)]
+    options += ["--rejoin-time", str(config.rejoin_time_s)]
     argv = peer_argv(f"bot:{config.stand_in_bot}", name, config.budget_ms, options)
     for folder in config.plugins_dirs:
         argv += ["--plugins-dir", str(folder)]

@@ -465,25 +465,24 @@ def play_table(
     go_on: bool = False,
     names: list[str] | None = None,
     listener: Listener | None = None,
+    peer_flags: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Play one whole game over the real protocol on loopback; the summary of all peers
     (``go_on``: the seats go on without one gone for good, a bot in its seat).
 
     ``seed`` is accepted for the tournament's interface; the mental deal draws its randomness
     from every peer's own secret, so a p2p game is never replayable from a seed. Every peer
-    process loads the plugin bots of ``plugins_dirs`` (``--plugins-dir``). ``names``,
-    ``listener``: as :class:`LocalTable` takes them. Ctrl-C makes every seat leave the table
-    (:meth:`LocalTable.leave`), then goes on up as :class:`TableLeft`.
-    """
+    loads the plugin bots of ``plugins_dirs``; ``peer_flags`` are options every peer takes.
+    ``names``, ``listener``: as :class:`LocalTable` takes them. Ctrl-C makes every seat leave
+    (:meth:`LocalTable.leave`), then goes on up as :class:`TableLeft`."""
     del seed
-    extra = ("--new",) if new else ()
     table = LocalTable(
         seats,
         workdir,
         options,
         time_per_move_ms,
         plugins_dirs=tuple(Path(d).resolve() for d in plugins_dirs),
-        extra_args=extra,
+        extra_args=(*peer_flags, "--new") if new else peer_flags,
         move_events=False,
         resume=resume,
         game=game,

@@ -54,7 +54,9 @@ __all__ = ["ASK_S", "FILL_AFTER_S", "Rematch", "pick_table", "rematch", "rematch
 ASK_S = 120.0
 """How long a peer waits for its player's answer (the end screen stays up meanwhile)."""
 FILL_AFTER_S = 30.0
-"""How long the rematch's host waits for the old seats before it seats bots in the empty ones."""
+"""How long the rematch's host waits for the old seats before it seats bots in the empty ones
+(the default of ``PeerConfig.rematch_wait_s``, ``--rematch-wait``; a joiner, which cannot know
+the host's, waits for its invitation as if it were this)."""
 
 
 @dataclass(frozen=True)
@@ -108,13 +110,13 @@ def rematch_after(machine: TableMachine, table_name: str = "table") -> Rematch |
 
 def host_rematch(config: PeerConfig, mesh: Mesh, plan: Rematch) -> tuple[bytes, list[PeerProcess]]:
     """Open the rematch's lobby to the old seats, invite them, seat a bot for each that has not
-    joined after ``FILL_AFTER_S``; the seat message and the bots' processes."""
+    joined after ``config.rematch_wait_s``; the seat message and the bots' processes."""
     me = config.identity.public_key
     bots: list[tuple[PeerProcess, bytes]] = []
     cfg = dataclasses.replace(
         config,
         announce=False,
-        lobby_timeout_s=FILL_AFTER_S + config.step_deadline_s + 10.0,
+        lobby_timeout_s=config.rematch_wait_s + config.step_deadline_s + 10.0,
         open_table=False,
         allow_joins=(),
         approve_join=lambda r: r.key in plan.keys or any(r.key == k for _, k in bots),
@@ -131,7 +133,7 @@ def host_rematch(config: PeerConfig, mesh: Mesh, plan: Rematch) -> tuple[bytes, 
             config.emit({"event": "rematch_bot", "name": name, "text": f"a bot sits for {name}"})
         return []
 
-    lobby.fill = (FILL_AFTER_S, fill)
+    lobby.fill = (config.rematch_wait_s, fill)
     try:
         seat_raw = lobby.run()
     except BaseException:

@@ -45,10 +45,13 @@ class LocalBots:
         beacon_port: int | None = None,
         plugins_dirs: tuple[Path, ...] = (),
         rematches: int = 0,
+        deadlines: tuple[str, ...] = (),
     ) -> None:
         """``rematches``: how many rematches the bots say yes to (``--rematch``, a LAN
-        table's: peer/session.py)."""
+        table's: peer/session.py). ``deadlines``: the table's ``--step-deadline`` and
+        ``--rejoin-time`` flags, as the person's own peer keeps them."""
         self.rematches = rematches
+        self.deadlines = deadlines
         self.folder = folder
         self.seats = seats
         self.bind = bind
@@ -62,7 +65,7 @@ class LocalBots:
     def _common(self) -> list[str]:
         # The person's bots go on with the person when a seat is gone for good (peer/go_on.py):
         # the person's own answer decides whether there is a next table for them to join.
-        argv = ["--gone-after", str(BOT_GONE_AFTER_S), "--go-on"]
+        argv = ["--gone-after", str(BOT_GONE_AFTER_S), "--go-on", *self.deadlines]
         if self.rematches:
             argv += ["--rematch", str(self.rematches)]
         for folder in self.plugins_dirs:

@@ -146,6 +146,9 @@ class TableSpec:
     beacon_port: int = DEFAULT_PORT
     budget_ms: float = 100.0
     gone_after_s: float = 300.0
+    step_deadline_s: float = 10.0
+    rejoin_time_s: float = 30.0
+    """The step deadline and rejoin time of the UI's peer and its bots (``PeerConfig``'s)."""
     plugins_dirs: tuple[Path, ...] = ()
     resume_folder: Path | None = None
     """Rejoin this saved table (``<game>/me/tables/<id>``) instead; the bots rejoin theirs."""
@@ -216,6 +219,10 @@ class NetSession(Session):
             budget_ms=spec.budget_ms,
             plugins_dirs=spec.plugins_dirs,
             rematches=REMATCH_BOTS if spec.lan else 0,
+            deadlines=(
+                *("--step-deadline", str(spec.step_deadline_s)),
+                *("--rejoin-time", str(spec.rejoin_time_s)),
+            ),
         )
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
@@ -249,6 +256,8 @@ class NetSession(Session):
             beacon_port=spec.beacon_port,
             budget_ms=spec.budget_ms,
             gone_after_s=spec.gone_after_s,
+            step_deadline_s=spec.step_deadline_s,
+            rejoin_time_s=spec.rejoin_time_s,
             plugins_dirs=spec.plugins_dirs,
             emit=self._emit,
             custom_player=self.player,
