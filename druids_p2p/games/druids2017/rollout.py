@@ -104,6 +104,42 @@ class FastRound:
             f.winner = rnd.to_move
         return f
 
+    @classmethod
+    def from_deal(cls, hands: list[list[int]]) -> FastRound:
+        """The round at its first move from a deal of card ids (Gaia in one hand): cheaper than
+        building the engine's :class:`Round`, for search bots that replay sampled worlds."""
+        f = cls()
+        n = f.n = len(hands)
+        f.hands = [0] * (n * 5)
+        f.mist = [0] * n
+        f.sick = [0] * n
+        f.dcount = [0] * n
+        f.gaia_seat = 0
+        for seat, hand in enumerate(hands):
+            for card in hand:
+                if card < N_DOMAIN_CARDS:
+                    f.hands[seat * 5 + card // 12] |= 1 << (card % 12)
+                    f.dcount[seat] += 1
+                elif card == GAIA_DARK:
+                    f.gaia_seat = seat
+                elif card < 63:
+                    f.mist[seat] += 1
+                else:
+                    f.sick[seat] += 1
+        f.tops = [0] * (n * 5)
+        f.npiles = [0] * n
+        f.leader = f.to_move = f.winner = f.gaia_seat
+        f.light = False
+        f.tricks_left = len(hands[0])
+        f.pending = 0
+        f.pos = 0
+        f.led = -1
+        f.best = -1
+        f.touched = 0
+        f.nsick = 0
+        f.ext = [13] * 5
+        return f
+
     def copy(self) -> FastRound:
         f = FastRound.__new__(FastRound)
         f.n = self.n
@@ -264,6 +300,17 @@ class FastRound:
         if rng.random() < 0.1:
             moves = self.legal()
             return moves[rng.randrange(len(moves))]
+        return self.greedy_move()
+
+    def greedy_move(self) -> int:
+        """The policy's choice without its random tenth: also the opponent model of inference."""
+        s = self.to_move
+        if self.pending:
+            top5 = self.tops[s * 5 : s * 5 + 5]
+            return PILE + top5.index(max(top5))
+        if self.gaia_seat >= 0:
+            base = s * 5
+            return GAIA_DARK + max(range(5), key=lambda d: _POP[self.hands[base + d]])
         base = s * 5
         led = self.led
         hands = self.hands
