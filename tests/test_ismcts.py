@@ -44,8 +44,8 @@ def _view(seed: int, policy: str = "random") -> PlayerView | None:
     return game.view(game.to_move)
 
 
-def _bot(seat: int, players: int, seed: int, **kwargs: int) -> IsmctsBot:
-    bot = IsmctsBot(**kwargs)
+def _bot(seat: int, players: int, seed: int, iterations: int | None = None) -> IsmctsBot:
+    bot = IsmctsBot(iterations)
     bot.start_game(seat, GameOptions(players=players), random.Random(seed), 20.0)
     return bot
 

@@ -25,7 +25,7 @@ import math
 import time
 from collections.abc import Callable
 
-from druids_p2p.games.druids2017.rollout import rollout
+from druids_p2p.games.druids2017.rollout import FastRound, ModelRound, rollout
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.druids2017.worlds import TRUST, WorldSampler
 from druids_p2p.games.spec import Bot
@@ -62,9 +62,14 @@ class IsmctsBot(Bot):
     """SO-ISMCTS over the public moves, worlds weighted by inference, rule-guided rollouts."""
 
     def __init__(
-        self, iterations: int | None = None, trust: float = TRUST, leader_weight: float = 0.0
+        self,
+        iterations: int | None = None,
+        trust: float = TRUST,
+        leader_weight: float = 0.0,
+        model: type[FastRound] = ModelRound,
     ) -> None:
         super().__init__()
+        self.model = model
         self.leader_weight = leader_weight
         self.clock: Callable[[], float] = time.perf_counter
         """Seconds, for the budget's guard (a test may hand it a fake clock)."""
@@ -109,7 +114,7 @@ class IsmctsBot(Bot):
         )
         iterations = self.iterations_for()
         rng = self.rng
-        sampler = WorldSampler(view, self.trust)
+        sampler = WorldSampler(view, self.trust, self.model)
         worlds = []
         for _ in range(max(MIN_WORLDS, int(iterations * WORLDS_PER_ITERATION))):
             worlds.extend(sampler.worlds(rng, 1))

@@ -29,7 +29,7 @@ from druids_p2p.games.druids2017.cards import (
     cards_for_move,
 )
 from druids_p2p.games.druids2017.determinize import public_plays, revealed_voids
-from druids_p2p.games.druids2017.rollout import FastRound
+from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
 from druids_p2p.games.druids2017.view import PlayerView
 
 TRUST = 0.5
@@ -50,8 +50,12 @@ class World:
 class WorldSampler:
     """Samples deals consistent with one view (hard evidence) and weighs them (soft evidence)."""
 
-    def __init__(self, view: PlayerView, trust: float = TRUST) -> None:
+    def __init__(
+        self, view: PlayerView, trust: float = TRUST, model: type[FastRound] = ModelRound
+    ) -> None:
         self.view = view
+        self.model = model
+        """The round type worlds are rebuilt as: its policy is the rollouts' and the model's."""
         self.trust = trust
         n = self.n = view.players
         self.seat = view.seat
@@ -140,7 +144,7 @@ class WorldSampler:
     def replay(self, deal: list[list[int]]) -> tuple[FastRound, float]:
         """The deal's round at the view's position, and the log-free likelihood of the other
         seats' observed card plays under the model (Gaia's naming and pile choices not counted)."""
-        state = FastRound.from_deal(deal)
+        state = self.model.from_deal(deal, self.view.variant)
         trust = self.trust
         weight = 1.0
         me = self.seat
