@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from druids_p2p.games.druids2017 import Game, GameOptions, deal
 from druids_p2p.games.druids2017.determinize import rebuild_round, revealed_voids
 from druids_p2p.games.druids2017.ismcts import IsmctsBot
-from druids_p2p.games.druids2017.rollout import FastRound
+from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.druids2017.worlds import WorldSampler
@@ -181,3 +181,18 @@ def test_the_budget_is_kept_on_the_real_clock() -> None:
     p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
     assert len(times) >= 20
     assert p99 <= 50.0 * 1.2, f"p99 {p99:.1f} ms over a 50 ms budget"
+
+
+def test_the_model_leads_the_highest_card_as_the_rule_bot_does() -> None:
+    """The opponent model's lead (ModelRound) is the seat's highest card, ties to its longest
+    domain, where the plain rollout policy leads the lowest of its longest domain."""
+    hands = [[60, 0, 1, 2, 23], [3, 4, 5, 6], [7, 8, 9, 10], [11, 12, 13, 14]]
+    model = ModelRound.from_deal(hands)
+    plain = FastRound.from_deal(hands)
+    for state in (model, plain):
+        for move in (60, 3, 7, 11):  # Gaia names green, G4, G8, G12: seat 3 wins
+            state.play(move)
+    assert model.to_move == plain.to_move == 3
+    # seat 3 now holds Y1, Y2, Y3 (12, 13, 14): the model leads Y3, the plain policy Y1
+    assert model.greedy_move() == 14
+    assert plain.greedy_move() == 12

@@ -30,7 +30,7 @@ from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.druids2017.worlds import TRUST, WorldSampler
 from druids_p2p.games.spec import Bot
 
-ITERATIONS_PER_MS = 4.0
+ITERATIONS_PER_MS = 8.0
 """Iterations granted per millisecond of budget (measured speed here, with headroom)."""
 WORLDS_PER_ITERATION = 0.25
 """Sampled worlds per iteration (each is reused by several iterations)."""
