@@ -86,7 +86,7 @@ def test_bench_bots_reports_whether_p99_is_within_the_budget(
     """Issue 32: a bot over 1.2 budgets on more than 1% of its moves is flagged; rule is not."""
     (tmp_path / "slow.py").write_text(SLOW_PLUGIN)
     args = ["bench", "bots", "--bots", "slow,rule,random", "--games", "3", "--players", "3"]
-    args += ["--time-per-move", "5", "--workers", "1", "--plugins-dir", str(tmp_path)]
+    args += ["--time-per-move", "50", "--workers", "1", "--plugins-dir", str(tmp_path)]
     code, out, _ = run_cli([*args, "--json"], capsys)
     assert code == 0, out
     bots = json.loads(out)["bots"]

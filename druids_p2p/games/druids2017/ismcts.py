@@ -39,7 +39,7 @@ EXPLORATION = 0.7
 """UCB1's constant, for rewards in about [-1, 1]."""
 REWARD_SCALE = 20.0
 """Score margin that counts as a reward of 1."""
-CLOCK_SHARE = 0.9
+CLOCK_SHARE = 0.85
 """Share of the budget after which the clock guard stops the search."""
 WORLDS_SHARE = 0.3
 """Share of the clock the world sampling may take before the search starts anyway."""
