@@ -50,7 +50,7 @@ RESULT_ROW = re.compile(r"^\s+(\d+)\s+(\S+)\s+(-?\d+|-)\s+(\d+|-)$")
 
 
 def result_block(stdout: str) -> tuple[str, list[tuple[int, str, int, int]], list[str]]:
-    """The result block a command printed (``cli/result_block.py``): its first line, a row per
+    """The result block a command printed (``cli/app.py``): its first line, a row per
     seat in play order (seat, name, total, place) and the records."""
     lines = stdout.strip().splitlines()
     rows = [m.groups() for m in map(RESULT_ROW.match, lines) if m]

@@ -7,6 +7,9 @@ the run waits for it alone. So on xdist workers the long tiers (``slow``, ``e2e`
 collected first and the short tests fill the gaps at the end. The order within each tier is the
 file order, and a run without ``-n`` keeps the plain file order.
 
+``tests/support`` is on ``sys.path`` for every test: the UIs and games made only for tests
+(``offline2017``, ``highcard``; importing one registers nothing).
+
 Ctrl-C: every pytest process starts the processes of its tests with SIGINT at Python's default
 (however the suite was launched), and a test that leaves it changed fails.
 """
@@ -14,11 +17,17 @@ Ctrl-C: every pytest process starts the processes of its tests with SIGINT at Py
 from __future__ import annotations
 
 import signal
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 LONG_TIERS = ("slow", "e2e", "netns")
+
+SUPPORT = str(Path(__file__).resolve().parent / "support")
+if SUPPORT not in sys.path:
+    sys.path.append(SUPPORT)
 
 
 def _is_long(item: pytest.Item) -> bool:

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from druids_p2p.bench.deal_table import Ed25519Codec, make_codecs
+from druids_p2p.bench.tables import Ed25519Codec, make_codecs
 from druids_p2p.deck import group
 from druids_p2p.deck.table_peer import Entropy
 

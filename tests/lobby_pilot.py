@@ -7,7 +7,7 @@ from typing import Any
 from textual.app import App
 from textual.pilot import Pilot
 
-from druids_p2p.tui.screens.lobby import LobbyScreen
+from druids_p2p.tui.lobby import LobbyScreen
 
 SHOWN_WITHIN = 400
 """Pauses of 50 ms before the app must show its lobby (a bound, not a speed check)."""

@@ -21,7 +21,7 @@ from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
-from druids_p2p.tui.session import Session
+from druids_p2p.tui.game_ui import Session
 
 WAIT_S = 180.0
 """A bound on a wait for real peer processes, not a speed check: loaded cores are slow."""

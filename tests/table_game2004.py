@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from druids_p2p.bench.table_deck import TableStep
+from druids_p2p.bench.tables import TableStep
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.games.druids2004 import schedule as sched
 from druids_p2p.games.druids2004.cards import N_CARDS
@@ -77,6 +77,6 @@ def translate(ops: list[sched.DeckOp]) -> list[TableStep]:
 if __name__ == "__main__":  # python3 tests/table_game2004.py: one 4-seat game
     import json
 
-    from druids_p2p.bench.table_deck import bench_table
+    from druids_p2p.bench.tables import bench_table
 
     print(json.dumps(bench_table(bot_game_steps(4, 18), 4, NUM_CARDS), indent=1))

@@ -1,5 +1,5 @@
-"""In-process card tables for the tests: the benches' bus (``druids_p2p.bench.table_deck``) and a
-Druids (2017) round's deal (``druids_p2p.bench.round_deal``), with reproducible entropy."""
+"""In-process card tables for the tests: the benches' bus (``druids_p2p.bench.tables``) and a
+Druids (2017) round's deal (``druids_p2p.bench.costs``), with reproducible entropy."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 from deck_local import rewrite, seeded_entropy
 
-from druids_p2p.bench.round_deal import deal_round
-from druids_p2p.bench.table_deck import TableBus
-from druids_p2p.bench.table_deck import make_table as make_bench_table
+from druids_p2p.bench.costs import deal_round
+from druids_p2p.bench.tables import TableBus
+from druids_p2p.bench.tables import make_table as make_bench_table
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.games.druids2017.cards import N_CARDS as N_CARDS_2017
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.tournament.forfeits import score_line
+from druids_p2p.tournament.play import score_line
 
 PLUGIN = """
 from druids_p2p.bots.base import Bot, BotSpec

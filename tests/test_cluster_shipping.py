@@ -26,8 +26,14 @@ from cli_harness import run_cli
 import druids_p2p.tournament.cluster as cluster
 from druids_p2p import __version__
 from druids_p2p.plugins import BotRegistry, load_bots
-from druids_p2p.tournament.cluster import ShippedFile, plugin_files, worker_registry
-from druids_p2p.tournament.cluster_link import ClusterTLS, plain_tcp_warning, tls_problem
+from druids_p2p.tournament.cluster import (
+    ClusterTLS,
+    ShippedFile,
+    plain_tcp_warning,
+    plugin_files,
+    tls_problem,
+    worker_registry,
+)
 from druids_p2p.tournament.config import TournamentError
 
 SHIPPED = """

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.bench.group_ops import OPS, counting
-from druids_p2p.bench.round_deal import count_deal_ops
+from druids_p2p.bench.costs import count_deal_ops
+from druids_p2p.bench.tables import OPS, counting
 from druids_p2p.deck import group
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ _INDEPENDENT = textwrap.dedent(
             return _fn(*args)
         setattr(_sodium, name, counted)
     # only now the package: every name it binds to libsodium is a counted one
-    from druids_p2p.bench import round_deal, table_deck
+    from druids_p2p.bench import costs, tables
     from druids_p2p.deck.table_peer import TablePeer
     players = int(sys.argv[1])
     made = TablePeer.__init__
@@ -56,12 +56,12 @@ _INDEPENDENT = textwrap.dedent(
         current[0] = codec.seat  # a seat's key is made in its constructor
         made(self, table_id, round_no, seats, num_cards, codec, **kw)
     TablePeer.__init__ = charged_init
-    call = table_deck.TableBus._call
+    call = tables.TableBus._call
     def charged(self, seat, fn):
         current[0] = seat
         return call(self, seat, fn)
-    table_deck.TableBus._call = charged
-    round_deal.deal_round(players, os.urandom(32))
+    tables.TableBus._call = charged
+    costs.deal_round(players, os.urandom(32))
     print(json.dumps([dict(counts[s]) for s in range(players)]))
     """
 )

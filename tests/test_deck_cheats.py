@@ -23,8 +23,8 @@ import pytest
 from deck_local import Ed25519Codec, make_codecs, random_scalar, rewrite
 from table_local import GAME, N_CARDS_2017, TABLE_ID, TableBus
 
-from druids_p2p.bench.round_deal import deal_ops
-from druids_p2p.bench.table_deck import make_table
+from druids_p2p.bench.costs import deal_ops
+from druids_p2p.bench.tables import make_table
 from druids_p2p.deck import DeckFault, DeckParams, MalformedMessage, group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.params import MAX_CARDS

@@ -11,8 +11,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from deck_local import Ed25519Codec
 from table_local import GAME, N_CARDS_2017, TABLE_ID, TableBus, dealt_round
 
-from druids_p2p.bench.round_deal import deal_ops
-from druids_p2p.bench.table_deck import make_table
+from druids_p2p.bench.costs import deal_ops
+from druids_p2p.bench.tables import make_table
 from druids_p2p.deck import DeckParams, NotReady, group
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.table_audit import TableAudit, audit_record, audit_state

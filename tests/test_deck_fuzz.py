@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from table_local import GAME, TABLE_ID
 
-from druids_p2p.bench.table_deck import make_table
+from druids_p2p.bench.tables import make_table
 from druids_p2p.deck import DeckError, DeckFault, DeckParams, MalformedMessage, group
 from druids_p2p.deck.params import MAX_CARDS
 from druids_p2p.deck.table_messages import TABLE_KINDS, TableOp, parse_table_body

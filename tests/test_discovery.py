@@ -551,7 +551,7 @@ def test_module_constants() -> None:
 
 
 def test_find_table_returns_the_heard_beacon_by_name_or_lobby_id_prefix() -> None:
-    from druids_p2p.cli.join_lookup import find_table
+    from druids_p2p.cli.tables import find_table
 
     port = free_port()
     events: list[dict[str, Any]] = []

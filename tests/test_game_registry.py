@@ -207,7 +207,7 @@ def test_the_commands_refuse_an_unknown_game_in_one_line(
 def test_every_game_deals_at_its_table_from_a_new_seat_copy() -> None:
     """``druids bench deal`` and the deck's tests deal any game: the operations a new seat copy
     schedules before anyone moves."""
-    from druids_p2p.bench.round_deal import deal_ops
+    from druids_p2p.bench.costs import deal_ops
 
     for name, rules in RULESETS.items():
         seat = rules.table_seat(rules.make_options(rules.min_players), 0, random.Random(0))

@@ -340,7 +340,7 @@ def test_join_host_port_with_a_fingerprint_checks_the_lobby_socket_host(tmp_path
     """``druids join HOST:PORT --fingerprint FP``: the beacon the lobby socket answers with must
     be signed by the pinned host, else nothing is joined (exit 2)."""
     from druids_p2p.cli.app import CliError
-    from druids_p2p.cli.join_lookup import lobby_announcement
+    from druids_p2p.cli.tables import lobby_announcement
 
     alice, mallory = _identity(1, "alice"), _identity(9, "alice")
     host = Host(tmp_path, alice, players=3)

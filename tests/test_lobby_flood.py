@@ -24,7 +24,7 @@ from cli_harness import run_cli
 from test_discovery import FAST, HOST, INFO, LOBBY, FakeClock, free_port
 
 from druids_p2p.cli.app import CliError
-from druids_p2p.cli.join_lookup import find_table
+from druids_p2p.cli.tables import find_table
 from druids_p2p.lan.discovery import BeaconSender, TableInfo, decode_beacon, encode_beacon
 from druids_p2p.lan.listener import (
     MAX_TABLES,
@@ -259,7 +259,7 @@ def test_the_ui_lobby_says_beacons_are_dropped_and_keeps_a_confirmed_host() -> N
     from textual.widgets import Static
 
     from druids_p2p.lan.network import resolve
-    from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
+    from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 
     listener, clock = _listener(), FakeClock()
     listener.clock = clock

@@ -162,7 +162,7 @@ def test_join_by_name_refuses_a_name_heard_from_two_keys_and_lists_them(
 
 
 def test_join_by_name_with_a_fingerprint_reaches_the_pinned_host_through_a_flood() -> None:
-    from druids_p2p.cli.join_lookup import find_table
+    from druids_p2p.cli.tables import find_table
 
     port = free_port()
     events: list[dict[str, Any]] = []

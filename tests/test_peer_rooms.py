@@ -15,9 +15,9 @@ from druids_p2p.lan.peer_config import Player, TableView
 from druids_p2p.table.card_table_play import MOVE_TYPES, WORDS_CHECKS
 from druids_p2p.table.table import TableMachine
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_table
-from druids_p2p.tui.names import in_your_words
+from druids_p2p.tui.game_ui import MoveRejected, TurnRequest
 from druids_p2p.tui.player import UIPlayer
-from druids_p2p.tui.session import MoveRejected, TurnRequest
+from druids_p2p.tui.widgets import in_your_words
 from druids_p2p.wire import decode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +75,7 @@ def test_the_runner_and_the_session_never_write_into_the_machine(room: str) -> N
 
 @pytest.mark.parametrize(
     "path",
-    ["druids_p2p/lan/peer_config.py", "druids_p2p/cli/bot_player.py", "druids_p2p/tui/player.py"],
+    ["druids_p2p/lan/peer_config.py", "druids_p2p/cli/peer_run.py", "druids_p2p/tui/player.py"],
 )
 def test_no_player_module_imports_the_table_machine(path: str) -> None:
     tree = ast.parse((ROOT / path).read_text())

@@ -237,7 +237,7 @@ def test_hanging_and_crashing_bots_forfeit_and_the_tournament_goes_on(
 def test_a_bot_the_host_cannot_stop_is_killed_at_the_game_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import druids_p2p.tournament.local_pool as local_pool
+    import druids_p2p.tournament.runner as local_pool
 
     folder = tmp_path / "plugins"
     folder.mkdir()

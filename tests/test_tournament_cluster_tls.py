@@ -18,8 +18,8 @@ from cli_harness import run_cli
 from tls_certs import make_tls_files
 
 from druids_p2p.tournament import TIMING_KEYS
-from druids_p2p.tournament.cluster_link import ClusterTLS
-from druids_p2p.tournament.loopback import LoopbackCluster
+from druids_p2p.tournament.cluster import ClusterTLS
+from druids_p2p.tournament.cluster_bench import LoopbackCluster
 
 pytestmark = pytest.mark.slow
 

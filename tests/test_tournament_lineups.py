@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from cli_harness import run_cli
 
-from druids_p2p.tournament.plan import deal_seed, plan_lineups
+from druids_p2p.tournament.config import deal_seed, plan_lineups
 
 
 def lines_of(folder: Path) -> list[dict[str, Any]]:

@@ -15,16 +15,16 @@ from hypothesis import strategies as st
 
 from druids_p2p.plugins import load_bots
 from druids_p2p.tournament import TIMING_KEYS, TournamentConfig, run_tournament
-from druids_p2p.tournament.live import MIN_DEALS, Monitor
-from druids_p2p.tournament.plan import plan_lineups
-from druids_p2p.tournament.sprt import (
+from druids_p2p.tournament.config import (
     SprtTest,
     bounds,
     elo_to_score,
     llr_multinomial,
     llr_normal,
     mle_with_mean,
+    plan_lineups,
 )
+from druids_p2p.tournament.live import MIN_DEALS, Monitor
 
 PENTA = [0.0, 0.25, 0.5, 0.75, 1.0]
 TRI = [0.0, 0.5, 1.0]
@@ -219,7 +219,7 @@ def test_progress_shows_ratings_and_the_llr_and_is_off_for_json_or_no_terminal(
 ) -> None:
     import sys
 
-    from druids_p2p.cli.tournament_progress import want_progress
+    from druids_p2p.cli.tournament_options import want_progress
 
     args = ["tournament", "--bots", "rule,random,random", "--games", "60", "--progress"]
     args += ["--sprt", "0,100,0.05,0.05", "--out", str(tmp_path / "p")]

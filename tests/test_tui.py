@@ -1,6 +1,6 @@
 """The terminal UI driven headless (Textual's ``run_test`` / Pilot) on exact positions.
 
-The table here is :class:`~druids_p2p.tui.druids2017.offline.OfflineSession` (the engine and rule
+The table here is :class:`~offline2017.OfflineSession` (the engine and rule
 bots in process, a fixed deal), so positions a mental-card deal cannot be made to produce are
 reachable: holding Gaia, a dimmed card that must follow, a Sickle choice on tied piles. The same
 screens over a real table of peer processes are in ``test_tui_net.py``.
@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import io
 import random
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from offline2017 import OfflineSession
 from rich.console import Console
 from rich.text import Text
 from textual.pilot import Pilot
@@ -26,16 +28,13 @@ from druids_p2p.games.druids2017.cards import COLOUR_NAMES, PILE, card_domain, i
 from druids_p2p.games.druids2017.notation import format_move, parse_move
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.dialogs import ConfirmQuit, HelpScreen
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
-from druids_p2p.tui.druids2017.offline import OfflineSession
 from druids_p2p.tui.druids2017.snapshot import card_reason, snapshot_from_game
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.pacing import NO_PACING
-from druids_p2p.tui.screens.dialogs import ConfirmQuit
-from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.session import PeerEvent
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.game_ui import NO_PACING, PeerEvent
+from druids_p2p.tui.widgets import TableLog
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 SIZE = (110, 40)
@@ -466,7 +465,10 @@ def test_play_bad_input_is_one_line(
 
 @pytest.mark.slow
 def test_screenshots_are_made(tmp_path: Path) -> None:
-    from druids_p2p.tui.screenshots import make_screenshots
+    tools = str(Path(__file__).resolve().parent.parent / "tools")
+    if tools not in sys.path:
+        sys.path.append(tools)
+    from screenshots import make_screenshots  # tools/screenshots.py: a developer's tool
 
     made = {p.name: p.read_text() for p in make_screenshots(tmp_path)}
     assert set(made) == {

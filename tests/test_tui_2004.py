@@ -33,7 +33,7 @@ from druids_p2p.games.druids2004.records import Drew, Played, Stopped, TurnEnded
 from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.games.druids2004.setup import random_setup
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
-from druids_p2p.tui.druids2004.app import RECORD_NAME, Druids2004App
+from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import (
     ConfirmLeave,
     GameOver2004,
@@ -42,10 +42,8 @@ from druids_p2p.tui.druids2004.dialogs import (
 )
 from druids_p2p.tui.druids2004.places import ritual_ready
 from druids_p2p.tui.druids2004.session import Offline2004
-from druids_p2p.tui.druids2004.table import Table2004Screen
-from druids_p2p.tui.names import seat_colour
-from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.druids2004.table import RECORD_NAME, Druids2004App, Table2004Screen
+from druids_p2p.tui.widgets import TableLog, seat_colour
 
 SIZE = (112, 42)
 

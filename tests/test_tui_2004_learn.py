@@ -40,18 +40,14 @@ from druids_p2p.games.druids2004.seat_text import seat_lines
 from druids_p2p.games.druids2004.setup import arranged_setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.druids2004.app import Druids2004App
+from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
-from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
+from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen, Snapshot2004
 from druids_p2p.tui.druids2004.places import GEM_BACK, RITUAL_MARK, SERVANT_BACK, TURN_MARK
 from druids_p2p.tui.druids2004.session import Offline2004
-from druids_p2p.tui.druids2004.snapshot import Snapshot2004
-from druids_p2p.tui.druids2004.table import Table2004Screen
-from druids_p2p.tui.pacing import NO_PACING
-from druids_p2p.tui.prefs import TablePrefs, first_time
-from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.session import PeerEvent, Session
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.druids2004.table import Druids2004App, Table2004Screen
+from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, TablePrefs, first_time
+from druids_p2p.tui.widgets import TableLog
 
 SIZE = (112, 42)
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")

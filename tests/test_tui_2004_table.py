@@ -23,8 +23,8 @@ from druids_p2p.games.druids2004.view import HIDDEN
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
-from druids_p2p.tui.pacing import NO_PACING
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.game_ui import NO_PACING
+from druids_p2p.tui.widgets import TableLog
 from druids_p2p.wire import MsgType
 
 SIZE = (112, 40)

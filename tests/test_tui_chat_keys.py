@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from offline2017 import OfflineSession, find_position, pile_choice
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import RichLog
@@ -24,11 +25,9 @@ from textual.widgets import RichLog
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, PilePrompt, RoundSummary
-from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, pile_choice
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.pacing import NO_PACING, Pacing
-from druids_p2p.tui.session import PeerEvent
-from druids_p2p.tui.widgets.chat import ChatBox, ChatInput
+from druids_p2p.tui.game_ui import NO_PACING, Pacing, PeerEvent
+from druids_p2p.tui.widgets import ChatBox, ChatInput
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 SIZE = (120, 44)

@@ -24,10 +24,8 @@ from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.dialogs import RitualSteps
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
-from druids_p2p.tui.pacing import NO_PACING, Pacing
-from druids_p2p.tui.session import PeerEvent
-from druids_p2p.tui.widgets.chat import ChatBox, ChatInput
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.game_ui import NO_PACING, Pacing, PeerEvent
+from druids_p2p.tui.widgets import ChatBox, ChatInput, TableLog
 from druids_p2p.wire import MsgType
 
 SIZE = (112, 40)

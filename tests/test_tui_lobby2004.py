@@ -1,6 +1,6 @@
 """The LAN lobby (Textual Pilot) of Druids (2004), ``druids play --lan --game druids2004``.
 
-The lobby is of the game asked for (``tui/screens/lobby.py``): its host dialog offers that game's
+The lobby is of the game asked for (``tui/lobby.py``): its host dialog offers that game's
 seats (2 to 4) and no rounds or light side, its list shows every table heard with its game, and
 it joins only tables of its game. Beacons are handed to the listener here (nothing is sent); the
 e2e tests at the end seat the person at real 2004 tables of peer processes on loopback."""
@@ -31,12 +31,11 @@ from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import resolve
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.dialogs import ApproveJoin, ConfirmJoin
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
-from druids_p2p.tui.game_ui import table_ui
-from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.game_ui import NO_PACING, table_ui
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmJoin
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire import load_or_create
 from druids_p2p.wire.identity import Identity
 

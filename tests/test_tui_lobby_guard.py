@@ -23,12 +23,11 @@ from druids_p2p.lan.listener import BeaconListener, parse_pin
 from druids_p2p.lan.network import resolve
 from druids_p2p.lan.seating import JoinRequest
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.approval import ApprovalBridge
+from druids_p2p.tui.dialogs import ApprovalBridge, ApproveJoin, ConfirmJoin
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmJoin
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
 from druids_p2p.wire.identity import Identity
 
 SIZE = (150, 40)

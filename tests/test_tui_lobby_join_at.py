@@ -16,8 +16,8 @@ from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import resolve
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2017.table import TABLE_UI
+from druids_p2p.tui.lobby import LanSetup
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.lobby import LanSetup
 from druids_p2p.wire.identity import Identity
 
 HOST = Identity.from_seed(bytes([1]) * 32, "alice")

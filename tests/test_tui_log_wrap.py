@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.widgets import TableLog
 
 WORDS = [f"word{i:02d}" for i in range(40)]
 LONG = "Druids (2004) — alice's table: waiting for " + ", ".join(WORDS)

@@ -11,9 +11,8 @@ from test_tui_pacing import FakeClock
 from textual.app import App
 from textual.message import Message
 
+from druids_p2p.tui.game_ui import Pacing, Session
 from druids_p2p.tui.paced_table import PacedTableScreen
-from druids_p2p.tui.pacing import Pacing
-from druids_p2p.tui.session import Session
 
 
 class Said(Message):

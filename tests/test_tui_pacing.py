@@ -1,8 +1,8 @@
-"""The pacer (tui/pacing.py) on a fake clock: holds, a key ending a trick's hold, blocks."""
+"""The pacer (tui/game_ui.py) on a fake clock: holds, a key ending a trick's hold, blocks."""
 
 from __future__ import annotations
 
-from druids_p2p.tui.pacing import NO_PACING, UI_PACING, Pacer
+from druids_p2p.tui.game_ui import NO_PACING, UI_PACING, Pacer
 
 
 class FakeClock:

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from offline2017 import OfflineSession, find_position, random_policy
 from rich.console import Console
 from rich.text import Text
 from textual.content import Content
@@ -32,18 +33,15 @@ from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import resolve
 from druids_p2p.lan.seating import JoinRequest
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.approval import ApprovalBridge
+from druids_p2p.tui.dialogs import ApprovalBridge, ApproveJoin, ConfirmJoin
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI as TABLE_UI_2004
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
+from druids_p2p.tui.druids2017.cards import missing_domain
 from druids_p2p.tui.druids2017.dialogs import GameOver
-from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, random_policy
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.druids2017.warnings import missing_domain
-from druids_p2p.tui.pacing import NO_PACING
+from druids_p2p.tui.game_ui import NO_PACING, PeerEvent, Session, SessionEnded
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import TableSpec
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmJoin
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.session import PeerEvent, Session, SessionEnded
 from druids_p2p.wire.identity import Identity
 
 SIZE = (160, 44)

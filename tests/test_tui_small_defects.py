@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from lobby_pilot import shown_lobby
+from offline2017 import OfflineSession, find_position, must_follow
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -25,15 +26,12 @@ from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import NetChoice
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.druids2017.offline import OfflineSession, find_position, must_follow
+from druids_p2p.tui.dialogs import ConfirmQuit
+from druids_p2p.tui.druids2017.panels import TrickPanel
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.druids2017.trick import TrickPanel
-from druids_p2p.tui.game_ui import table_ui
-from druids_p2p.tui.pacing import NO_PACING, Pacing
-from druids_p2p.tui.screens.dialogs import ConfirmQuit
-from druids_p2p.tui.screens.lobby import LanSetup
-from druids_p2p.tui.widgets.log import TableLog
-from druids_p2p.tui.widgets.size_warning import SizeWarning
+from druids_p2p.tui.game_ui import NO_PACING, Pacing, table_ui
+from druids_p2p.tui.lobby import LanSetup
+from druids_p2p.tui.widgets import SizeWarning, TableLog
 from druids_p2p.wire import Identity
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
@@ -143,7 +141,7 @@ def test_the_tournament_bar_gives_seconds_per_game_for_slow_games() -> None:
     """Under one game a second the bar said "0 games/s": it says seconds a game instead."""
     from rich.progress import Progress
 
-    from druids_p2p.cli.tournament_progress import _Rate
+    from druids_p2p.cli.tournament_options import _Rate
 
     now = [0.0]
     console = Console(file=io.StringIO())

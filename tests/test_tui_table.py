@@ -2,7 +2,7 @@
 typing, tricks that stay readable, who is who, warnings, small terminals, the end of a game.
 
 Driven headless (Textual's Pilot) over
-:class:`~druids_p2p.tui.druids2017.offline.OfflineSession` on exact positions; the pacing of the
+:class:`~offline2017.OfflineSession` on exact positions; the pacing of the
 table runs on a fake clock moved by hand.
 """
 
@@ -16,13 +16,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from offline2017 import (
+    OfflineSession,
+    find_position,
+    must_follow,
+    random_policy,
+)
 from rich.console import Console
 from rich.text import Text
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
-from druids_p2p.cli.ui_outcome import print_outcome
+from druids_p2p.cli.play_ui import print_outcome
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
 from druids_p2p.games.druids2017.cards import (
     PLAY_SICKLE,
@@ -31,23 +37,14 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.notation import format_move
 from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.dialogs import ConfirmQuit, HelpScreen
+from druids_p2p.tui.druids2017.cards import missing_domain
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
-from druids_p2p.tui.druids2017.offline import (
-    OfflineSession,
-    find_position,
-    must_follow,
-    random_policy,
-)
-from druids_p2p.tui.druids2017.piles import players_table
+from druids_p2p.tui.druids2017.panels import TrickHistory, TrickPanel, players_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
-from druids_p2p.tui.druids2017.trick import TrickPanel
-from druids_p2p.tui.druids2017.tricks import TrickHistory
-from druids_p2p.tui.druids2017.warnings import missing_domain
-from druids_p2p.tui.names import seat_colour
-from druids_p2p.tui.pacing import NO_PACING, Pacing
-from druids_p2p.tui.screens.dialogs import ConfirmQuit
-from druids_p2p.tui.screens.help import HelpScreen
+from druids_p2p.tui.game_ui import NO_PACING, Pacing
+from druids_p2p.tui.widgets import seat_colour
 
 NAMES = ("alice", "rule-1", "rule-2", "rule-3")
 SIZE = (120, 40)

@@ -1,4 +1,4 @@
-"""The warnings a player wants (tui/druids2017/warnings.py), checked against the real engine: who
+"""The warnings a player wants (tui/druids2017/cards.py), checked against the real engine: who
 takes a trick as it stands and which pile a Sickle removes, over many random rounds."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import replace
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
 from druids_p2p.games.druids2017.cards import PLAY_SICKLE, domain_card
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.tui.druids2017.warnings import (
+from druids_p2p.tui.druids2017.cards import (
     missing_domain,
     sickle_victim_pile,
     trick_leader_now,

@@ -335,7 +335,7 @@ def test_unsorted_body_keys(table: SampleTable) -> None:
         ({"body": {"move": "G7", "round": 64}}, r"round: expected int in \[0, 63\], got 64"),
         ({"body": {"move": "G7", "round": 1.0}}, "round: expected int .*got float"),
         ({"body": {"move": "", "round": 0}}, "move: expected str of 1..16 bytes, got 0 bytes"),
-        ({"body": {"move": "G 7", "round": 0}}, "character ' ' not allowed"),
+        ({"body": {"move": "G#7", "round": 0}}, "character '#' not allowed"),  # (' ', '>', '@' are)
         ({"body": {"move": b"G7", "round": 0}}, "move: expected str"),
         # Version 2: a move never carries a card opening (a card shown face up is a table_show).
         (

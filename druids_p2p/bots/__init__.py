@@ -11,8 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RegisterBot
-from druids_p2p.bots.random_bot import RandomBot
+from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RandomBot, RegisterBot
 from druids_p2p.games.registry import games
 from druids_p2p.hookspecs import hookimpl
 

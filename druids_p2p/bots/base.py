@@ -1,13 +1,10 @@
-"""The bot interface: a bot sees its seat's view (its game's ``view`` type), never the state.
-
-:class:`Bot` itself is the games' (``druids_p2p.games.spec``: a game's own bots are in its
-folder); this module adds what a plugin registers (:class:`BotSpec`) and how.
-"""
+"""The bot interface a plugin registers against (a bot sees its seat's view, never the state), and
+``random``, the baseline every other bot is measured against and which plays every game."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from druids_p2p.games.registry import default_name
 from druids_p2p.games.spec import Bot, BotFactory
@@ -64,3 +61,11 @@ class RegisterBot(Protocol):
 
 
 __all__ = ["Bot", "BotFactory", "BotSpec", "RegisterBot"]
+
+
+class RandomBot(Bot):
+    """Plays uniformly at random among ``view.legal``; reproducible through its seeded rng."""
+
+    def choose(self, view: Any) -> int:
+        legal = view.legal
+        return int(legal[self.rng.randrange(len(legal))])

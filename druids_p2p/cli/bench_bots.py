@@ -25,15 +25,15 @@ from druids_p2p.cli.app import (
     players_option,
 )
 from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
+from druids_p2p.cli.tournament_cmd import EXIT_BOT_FAILED, run_or_fail, warn_faults
 from druids_p2p.cli.tournament_options import (
     check_bots_play,
     check_common,
     default_workers,
     parse_bot_list,
     plugin_dirs_for_workers,
+    want_progress,
 )
-from druids_p2p.cli.tournament_progress import want_progress
-from druids_p2p.cli.tournament_run import EXIT_BOT_FAILED, run_or_fail, warn_faults
 from druids_p2p.games.registry import game_spec
 
 
@@ -274,7 +274,7 @@ def bench_on_clusters(
         if sizes is None:
             runs.append(bench_cluster(spec, config, registry, batch_games))
         else:
-            from druids_p2p.tournament.loopback import LoopbackCluster
+            from druids_p2p.tournament.cluster_bench import LoopbackCluster
 
             for k in sizes:
                 with LoopbackCluster(workers=k) as cluster:

@@ -15,13 +15,43 @@ from typing import Any
 
 import typer
 
-from druids_p2p.cli import commands  # noqa: F401  (registers every command on the app)
+from druids_p2p.cli import (  # noqa: F401  (each registers its commands on the app)
+    bench,  # druids bench engine, deal, table, wire
+    bench_bots,  # druids bench bots, tournament
+    bots_cmd,  # druids bots
+    id_cmd,  # druids id
+    peer_cmd,  # druids peer, host, join
+    play_cmd,  # druids play
+    records,  # druids audit, replay, demo
+    tables,  # druids tables, history
+    tournament_cmd,  # druids tournament
+)
 from druids_p2p.cli.app import CliError, Interrupted, app, forget_kept, kept_line
 
 try:  # Typer >= 0.29 vendors its own Click
     from typer._click import exceptions as _click_exc
 except ImportError:  # pragma: no cover - older Typer on top of Click
     from click import exceptions as _click_exc  # type: ignore[no-redef]
+
+HELP_ORDER = (
+    "audit",
+    "bots",
+    "demo",
+    "history",
+    "id",
+    "host",
+    "join",
+    "play",
+    "replay",
+    "tables",
+    "tournament",
+    "engine",
+    "deal",
+    "table",
+    "wire",
+)
+"""The order ``druids --help`` and ``druids bench --help`` list their commands in (one module
+registers several, so the order the modules are imported in is not it)."""
 
 EXIT_INTERRUPTED = 130
 """What a shell reports for a process stopped by Ctrl-C (128 + SIGINT)."""
@@ -87,6 +117,17 @@ def _guard_commands(typer_app: typer.Typer) -> None:
             _guard_commands(group.typer_instance)
 
 
+def _in_help_order(typer_app: typer.Typer) -> None:
+    def rank(info: Any) -> int:
+        name = info.name or getattr(info.callback, "__name__", "")
+        return HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER)
+
+    typer_app.registered_commands.sort(key=rank)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _in_help_order(group.typer_instance)
+
+
 def _interrupted() -> None:
     kept = kept_line()
     print(f"druids: interrupted: {kept}" if kept else "druids: interrupted", file=sys.stderr)
@@ -100,6 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     forget_kept()
     _guard_commands(app)
+    _in_help_order(app)
     try:
         rv = app(args=args, prog_name="druids", standalone_mode=False)
     except CliError as exc:

@@ -1,7 +1,7 @@
 """``druids peer`` / ``host`` / ``join``: playing over the LAN protocol.
 
-The option checks are in :mod:`.peer_checks`, running the peer in :mod:`.peer_run`, finding the
-table a join names in :mod:`.join_lookup`; ``druids play`` is :mod:`.play_cmd`."""
+Checking the options and running the peer are in :mod:`.peer_run`, finding the table a join
+names in :mod:`.tables`; ``druids play`` is :mod:`.play_cmd`."""
 
 from __future__ import annotations
 
@@ -21,15 +21,7 @@ from druids_p2p.cli.app import (
     rounds_option,
     variant_option,
 )
-from druids_p2p.cli.join_lookup import (
-    DEFAULT_SEARCH_S,
-    MAX_SEARCH_S,
-    check_table_game,
-    find_table,
-    lobby_announcement,
-    saved_table,
-)
-from druids_p2p.cli.peer_checks import (
+from druids_p2p.cli.peer_run import (
     bind_address,
     check_bot,
     check_door,
@@ -38,9 +30,19 @@ from druids_p2p.cli.peer_checks import (
     check_rematches,
     check_table_name,
     check_times,
+    emitter,
+    print_result,
     resume_or_new,
+    run_one_peer,
 )
-from druids_p2p.cli.peer_run import emitter, print_result, run_one_peer
+from druids_p2p.cli.tables import (
+    DEFAULT_SEARCH_S,
+    MAX_SEARCH_S,
+    check_table_game,
+    find_table,
+    lobby_announcement,
+    saved_table,
+)
 from druids_p2p.lan.discovery import DEFAULT_PORT
 
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."

@@ -1,10 +1,12 @@
-"""Running one peer from the command line: its configuration from the options, its events as
-lines on the terminal, its result printed (what ``druids peer``, ``host`` and ``join`` share)."""
+"""Running one peer for ``druids peer``, ``host`` and ``join``: the checks of their options
+before any socket opens, the bots a peer seats, and the loop that prints its events."""
 
 from __future__ import annotations
 
 import json
 import logging
+import math
+import random
 import signal
 import sys
 from pathlib import Path
@@ -12,18 +14,31 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from druids_p2p.cli.app import fail, pick_game, rounds_of, seats_of, when_interrupted
+from druids_p2p.bots.base import Bot, BotSpec
+from druids_p2p.bots.host import BotRunner
+from druids_p2p.cli.app import (
+    ORDER,
+    block,
+    fail,
+    peer_players,
+    pick_game,
+    rounds_of,
+    say,
+    scores_text,
+    seats_of,
+    when_interrupted,
+)
 from druids_p2p.cli.id_cmd import load_identity
-from druids_p2p.cli.peer_checks import check_times, resume_or_new
-from druids_p2p.cli.result_block import ORDER, block, peer_players, scores_text
-from druids_p2p.cli.streams import say
 from druids_p2p.games.registry import new_table_options
-
-ENDING_EVENTS = frozenset({"result", "game_over", "aborted"})
-"""Events the text mode does not show: the result block that ends the command says it all."""
+from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, TableView
+from druids_p2p.plugins import load_bots
 
 if TYPE_CHECKING:
     from druids_p2p.lan.chat import ChatOutbox
+
+
+ENDING_EVENTS = frozenset({"result", "game_over", "aborted"})
+"""Events the text mode does not show: the result block that ends the command says it all."""
 
 
 def emitter(as_json: bool, moves: bool = True) -> Any:
@@ -92,7 +107,6 @@ def run_one_peer(
     rematches: int = 0,
     chat_lines: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, TableChoice
     from druids_p2p.lan.seating import terminal_approver
     from druids_p2p.peer.session import run_peer
@@ -229,3 +243,173 @@ def print_result(result: dict[str, Any], as_json: bool) -> None:
             say(line)
     if result.get("aborted"):
         raise typer.Exit(1)
+
+
+def resume_or_new(resume: bool, new: bool) -> None:
+    if resume and new:
+        fail("--resume rejoins the saved table, --new starts another: give one of them")
+
+
+def check_port(option: str, port: int) -> None:
+    if not 1 <= port <= 65535:
+        fail(f"{option} must be 1..65535, not {port}")
+
+
+def check_lobby_target(target: str) -> None:
+    """``HOST:PORT`` as typed: a port outside 1..65535 or a missing host is named here, before
+    any saved table, beacon or socket is looked at."""
+    host, sep, port = target.rpartition(":")
+    if not sep:
+        return  # a table name or lobby id prefix
+    if not host or not port.isdigit():
+        fail(f"expected HOST:PORT (e.g. 192.168.1.20:45123) or a table name, not {target!r}")
+    if not 1 <= int(port) <= 65535:
+        fail(f"{target}: port {int(port)} is invalid (a port is 1..65535)")
+    import ipaddress
+    import socket
+
+    try:
+        addresses = {str(i[4][0]) for i in socket.getaddrinfo(host, None, socket.AF_INET)}
+    except (OSError, UnicodeError):
+        fail(f"{target}: no such host {host!r} (give the IPv4 address 'druids tables' shows)")
+    for ip in map(ipaddress.IPv4Address, addresses):
+        if ip.is_unspecified or ip.is_multicast or ip == ipaddress.IPv4Address("255.255.255.255"):
+            fail(f"{target}: {ip} is not one host's address")
+
+
+def check_table_name(name: str) -> None:
+    """The table name goes into every beacon: one the beacon format refuses is refused here."""
+    from druids_p2p.lan.discovery import TABLE_NAME
+    from druids_p2p.wire.errors import WireError
+    from druids_p2p.wire.schema import check
+
+    try:
+        check(TABLE_NAME, name, "--name")
+    except WireError as exc:
+        fail(f"--name {name!r}: {exc}")
+
+
+def check_bot(bot: str | None, plugins_dir: list[Path], game: str | None = None) -> None:
+    """``--bot NAME`` is looked up before the lobby opens, not once the table is full; with
+    ``game``, a bot that does not play it is refused too."""
+    check_bots([] if bot is None else [bot], plugins_dir, game)
+
+
+def check_bots(bots: list[str], plugins_dir: list[Path], game: str | None = None) -> None:
+    """Every bot name is looked up, with the plugins of ``plugins_dir`` loaded, before any peer
+    process starts (each process loads the same folders): an unknown name is one line naming
+    it; with ``game``, a bot that does not play it is refused too."""
+    from druids_p2p.cli.bots_cmd import load_registry
+
+    if not bots and not plugins_dir:
+        return
+    registry = load_registry(plugins_dir, False)
+    for bot in bots:
+        if bot not in registry:
+            fail(f"no bot named {bot!r} (known: {', '.join(registry.names())})")
+        if game is not None and not registry.get(bot).plays(game):
+            known = [b for b in registry.names() if registry.get(b).plays(game)]
+            fail(f"bot {bot!r} does not play {game} (bots that do: {', '.join(known)})")
+
+
+def check_times(gone_after: float, step_deadline: float, rejoin_time: float) -> None:
+    if not (math.isfinite(gone_after) and gone_after > 0):
+        fail("--gone-after must be a positive number of seconds")
+    if not (math.isfinite(step_deadline) and step_deadline > 0):
+        fail("--step-deadline must be a positive number of seconds")
+    if not (math.isfinite(rejoin_time) and rejoin_time >= 0):
+        fail("--rejoin-time must be a number of seconds, 0 or more")
+
+
+def bind_address(interface: str | None, address: str | None) -> str:
+    from druids_p2p.lan.network import InterfaceError, UnsafeDestination, resolve
+
+    try:
+        return resolve(interface=interface, address=address).address
+    except (InterfaceError, UnsafeDestination) as exc:
+        fail(str(exc))
+
+
+def check_door(open_door: bool, allow: list[str], approve: bool) -> tuple[str, ...]:
+    """``host``'s door options: the ``--allow`` pins (fingerprint prefixes, checked like
+    ``--fingerprint``), or one line and exit 2. ``--open`` seats anyone, so it goes alone."""
+    from druids_p2p.lan.listener import BadPin, parse_pin
+
+    if open_door and (allow or approve):
+        fail("--open seats anyone: it cannot go with --approve or --allow")
+    try:
+        return tuple(parse_pin(text, "--allow") for text in allow)
+    except BadPin as exc:
+        fail(str(exc))
+
+
+MAX_REMATCHES = 99
+
+
+def check_rematches(rematches: int) -> int:
+    """``--rematch N``: 0 to 99 games more."""
+    if not 0 <= rematches <= MAX_REMATCHES:
+        fail(f"--rematch must be 0 to {MAX_REMATCHES} rematches, not {rematches}")
+    return rematches
+
+
+log = logging.getLogger("druids_p2p.peer.runner")
+"""The seated table's logger: a bot's faults read as the peer's warnings."""
+
+
+class BotPlayer(Player):
+    """Plays a bot under its move budget (:class:`BotRunner`); a fault plays a safe move."""
+
+    def __init__(
+        self, bot: Bot, name: str, budget_ms: float, seed: bytes, spec: BotSpec | None = None
+    ) -> None:
+        """``spec``: where the bot came from, so that once the table names its game the bot
+        for that game is made (a joiner learns the game only from the seat message)."""
+        self.bot = bot
+        self.spec = spec
+        self.name = name
+        self.runner = BotRunner(bot, budget_ms)
+        self.seed = seed
+        self.faults: list[str] = []
+        self.started = False
+
+    def start(self, table: TableView) -> None:
+        seat = table.seat
+        if self.started or seat is None:
+            return
+        self.started = True
+        rules = table.ruleset
+        seat_options = table.options  # the game's own options from the seat message's
+        options = rules.make_options(
+            seat_options.players, seat_options.variant, seat_options.rounds
+        )
+        if self.spec is not None:
+            try:
+                self.bot = self.spec.factory_for(rules.name)()
+            except ValueError as exc:
+                raise PeerError(str(exc)) from None
+            self.runner = BotRunner(self.bot, self.runner.budget_ms, game=rules.name)
+        rng = random.Random(self.seed)
+        fault = self.runner.hook(self.bot.start_game, seat, options, rng, self.runner.budget_ms)
+        if fault:
+            self.faults.append(f"start_game: {fault}")
+
+    def choose(self, table: TableView) -> int:
+        self.start(table)
+        view = table.player_view()
+        assert view is not None
+        outcome = self.runner.choose(view)
+        if outcome.fault:
+            self.faults.append(outcome.fault)
+            log.warning("bot %s: %s (played a safe move instead)", self.name, outcome.fault)
+        return outcome.move
+
+
+def bot_player(name: str, config: PeerConfig, seed: bytes) -> Player:
+    """The player of a ``bot:NAME`` seat: the bot from the loaded plugins (``--plugins-dir``)."""
+    registry = load_bots(config.plugins_dirs)
+    try:
+        bot = registry.make(name)
+    except KeyError:
+        raise PeerError(f"no bot named {name!r} (known: {', '.join(registry.names())})") from None
+    return BotPlayer(bot, name, config.budget_ms, seed, registry.get(name))

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from druids_p2p.cli.app import app, fail, game_option, rounds_option, variant_option
-from druids_p2p.cli.ui_options import MOVE_PAUSE_S, TRICK_PAUSE_S, UiOptions
+from druids_p2p.cli.play_ui import MOVE_PAUSE_S, TRICK_PAUSE_S, UiOptions
 from druids_p2p.games.registry import players_help
 from druids_p2p.lan.discovery import DEFAULT_PORT
 

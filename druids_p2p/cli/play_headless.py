@@ -5,7 +5,7 @@ Each seat's player has a name (a bot ``rule-1``, ``random-2``… as the terminal
 the human seat yours) and its own folder, named so, in a game folder of the data directory
 beside every other game (``<data>/games/<when>/``, or ``--workdir``). While the game is played a
 line per round goes to stderr (none with ``--json``); the result names every player with total
-and place (``cli/result_block.py``); Ctrl-C makes every seat leave, recorded, and says where the
+and place (``cli/app.py``); Ctrl-C makes every seat leave, recorded, and says where the
 records are.
 """
 
@@ -19,16 +19,19 @@ from typing import Any
 import typer
 
 from druids_p2p.cli.app import (
+    ORDER,
+    block,
     fail,
     make_folder,
     options_of,
     pick_game,
+    players,
     rounds_of,
+    say,
+    scores_text,
     when_interrupted,
 )
-from druids_p2p.cli.peer_checks import check_bots, resume_or_new
-from druids_p2p.cli.result_block import ORDER, block, players, scores_text
-from druids_p2p.cli.streams import say
+from druids_p2p.cli.peer_run import check_bots, resume_or_new
 from druids_p2p.games.registry import new_table_options
 
 

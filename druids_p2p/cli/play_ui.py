@@ -1,23 +1,24 @@
-"""``druids play`` without ``--headless``: check the command line against the game's spec, then
-open its terminal UI (its spec's ``ui``). One entry for every game: each flag the game has no use
-for is refused by name (``--rounds``, ``--variant``, ``--offline``)."""
+"""What ``druids play`` does once its options are read: the person's table in the terminal UI,
+local or on the LAN, and what is printed when the UI closes; apart from ``play_cmd`` so that
+``druids --help`` imports no Textual."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from druids_p2p.cli.app import fail, options_of, pick_game
-from druids_p2p.cli.ui_options import UiOptions, seat_words, table_prefs
-from druids_p2p.cli.ui_outcome import open_game_folder, print_outcome
 
 if TYPE_CHECKING:
     from druids_p2p.bots.local_game import BotLookup
     from druids_p2p.tui.bots import BotSeat
-    from druids_p2p.tui.game_ui import OfflineApp
+    from druids_p2p.tui.game_ui import OfflineApp, TablePrefs
+
 
 MAX_BOTS = 4
 MAX_PAUSE_S = 60.0
@@ -101,8 +102,6 @@ def play_ui(opts: UiOptions) -> None:
         if not 0 <= seconds <= MAX_PAUSE_S:
             fail(f"{flag} must be 0 to {MAX_PAUSE_S:g} seconds, not {seconds:g}")
     if opts.lan:
-        from druids_p2p.cli.play_lan import play_lan
-
         play_lan(opts, trick_s, rounds)
         return
     registry = load_registry(opts.plugins_dir, False)
@@ -122,8 +121,8 @@ def play_ui(opts: UiOptions) -> None:
         _play_offline(opts, offline, identity.name, others, registry, folder)
         return
 
+    from druids_p2p.tui.game_ui import Pacing
     from druids_p2p.tui.launch import run_local
-    from druids_p2p.tui.pacing import Pacing
     from druids_p2p.tui.resume import saved_game
 
     outcome = run_local(
@@ -173,3 +172,169 @@ def _play_offline(
         prefs=table_prefs(opts),
     )
     print_outcome(ui.run(), folder, opts.as_json)
+
+
+PREFERRED_BOTS = ("rule", "random", "pimc")
+"""The bots offered first for a seat, when they play the game."""
+
+
+def play_lan(opts: UiOptions, trick_s: float, rounds: int) -> None:
+    """The LAN lobby of ``opts.game``; ``trick_s``: how long a finished trick stays shown (a
+    game without tricks passes 0); ``rounds``: those of a table it hosts (checked)."""
+    from druids_p2p.cli.bots_cmd import load_registry
+    from druids_p2p.cli.id_cmd import load_identity
+    from druids_p2p.lan.listener import BadPin, parse_pin
+    from druids_p2p.lan.network import InterfaceError, UnsafeDestination, resolve
+
+    if not 1 <= opts.beacon_port <= 65535:
+        fail(f"--beacon-port must be 1..65535, not {opts.beacon_port}")
+    try:
+        pins = tuple(parse_pin(fp) for fp in opts.fingerprints or ())
+    except BadPin as exc:
+        fail(str(exc))
+    registry = load_registry(opts.plugins_dir, False)
+    known = [b for b in registry.names() if registry.get(b).plays(opts.game)]
+    try:
+        net = resolve(interface=opts.interface, address=opts.address)
+    except (InterfaceError, UnsafeDestination) as exc:
+        fail(str(exc))
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        fail("the terminal UI needs a terminal; use --headless to play without one")
+    identity = load_identity(opts.name)
+
+    from druids_p2p.tui.game_ui import Pacing
+    from druids_p2p.tui.launch import run_lan
+    from druids_p2p.tui.lobby import LanSetup
+    from druids_p2p.tui.resume import saved_game
+
+    # A table of this game left unfinished: the UI asks to rejoin it first.
+    saved = saved_game(opts.workdir, game=opts.game)
+    folder = open_game_folder(opts.workdir)
+    preferred = [b for b in PREFERRED_BOTS if b in known]
+    setup = LanSetup(
+        net=net,
+        beacon_port=opts.beacon_port,
+        bots=tuple(preferred + [b for b in known if b not in preferred]),
+        budget_ms=opts.budget_ms,
+        table_name=f"{identity.name}'s table"[:32],
+        rounds=rounds,
+        variant=opts.variant,
+        game=opts.game,
+        plugins_dirs=tuple(opts.plugins_dir),
+        pins=pins,
+    )
+    pacing = Pacing(move_s=opts.move_pause, trick_s=trick_s)
+    prefs = table_prefs(opts)
+    outcome = run_lan(identity, setup, folder, saved, pacing=pacing, game=opts.game, prefs=prefs)
+    print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
+
+
+def open_game_folder(workdir: Path | None) -> Path:
+    """``--workdir`` (made if need be) or a new folder under the data directory; exit 2 naming
+    ``--workdir`` if it cannot be made, 1 if the data directory cannot."""
+    from druids_p2p.tui.launch import game_folder
+
+    try:
+        return game_folder(workdir)
+    except OSError as exc:
+        if workdir is not None:
+            fail(f"--workdir {workdir}: {exc.strerror or exc}")
+        fail(f"cannot make the game folder: {exc}", 1)
+
+
+def print_outcome(outcome: dict[str, Any] | None, folder: Path, as_json: bool) -> None:
+    """What a terminal UI's table ended with (``DruidsApp.outcome``), printed after it closes."""
+    outcome = outcome or {}
+    result = outcome.get("result") or {}
+    if as_json:
+        print(json.dumps({**outcome, "folder": str(folder)}, default=str))
+        return
+    if result.get("finished"):
+        print(f"game over: {_result_words(result, outcome)}")
+    elif outcome.get("stopped"):
+        print(f"table stopped: {outcome['stopped']}")
+    evening = [s for s in outcome.get("evening") or [] if isinstance(s, dict)]
+    if any(int(s.get("games", 0)) > 1 for s in evening):  # rematches: the running scores
+        print(
+            "this evening: "
+            + "; ".join(
+                f"{s['name']} {s['wins']} wins, {s['points']} points over {s['games']} games"
+                for s in evening
+            )
+        )
+    if outcome.get("record"):
+        print(f"record: {outcome['record']}")
+    print(f"game folder: {folder}")
+
+
+def _result_words(result: dict[str, Any], outcome: dict[str, Any]) -> str:
+    """``you (alice) won — totals: alice 47, rule-1 30, …``: names, never seat numbers."""
+    names = list(outcome.get("names") or [])
+    me = outcome.get("my_seat")
+    totals = list(result.get("totals") or [])
+    winners = [w for w in result.get("winners") or [] if isinstance(w, int)]
+
+    def name(seat: int) -> str:
+        return str(names[seat]) if 0 <= seat < len(names) else f"seat {seat}"
+
+    won = [f"you ({name(w)})" if w == me else name(w) for w in winners]
+    verb = "won" if len(won) == 1 else "share the win"
+    scores = ", ".join(f"{name(seat)} {total}" for seat, total in enumerate(totals))
+    return f"{' and '.join(won) or 'nobody'} {verb} — totals: {scores}"
+
+
+TRICK_PAUSE_S = 3.0
+"""``--trick-pause``'s default: seconds a finished trick stays shown."""
+
+MOVE_PAUSE_S = 0.6
+"""``--move-pause``'s default: seconds each move stays shown before the next."""
+
+
+@dataclass(frozen=True, slots=True)
+class UiOptions:
+    """The UI flags of ``druids play`` as typed (checked by the entry point that reads them)."""
+
+    game: str
+    lan: bool
+    seats: str | None
+    bots: str | None
+    players: int | None
+    rounds: int | None
+    """``--rounds`` if given (None: the game's whole game)."""
+    variant: bool
+    budget_ms: float
+    workdir: Path | None
+    name: str | None
+    interface: str | None
+    address: str | None
+    beacon_port: int
+    plugins_dir: list[Path] = field(default_factory=list)
+    as_json: bool = False
+    fingerprints: list[str] = field(default_factory=list)
+    trick_pause: float = TRICK_PAUSE_S
+    move_pause: float = MOVE_PAUSE_S
+    offline: bool = False
+    """The engine and in-process bots in this process, no table of peers (a game whose UI has
+    an offline table)."""
+    confirm_plays: bool = False
+    """A card is played by a second key (the first marks it): a guard against misplays."""
+
+    @property
+    def lan_flags(self) -> bool:
+        """Whether a flag that chooses the LAN (--interface, --address, --fingerprint) was given."""
+        return bool(self.interface or self.address or self.fingerprints)
+
+
+def table_prefs(opts: UiOptions) -> TablePrefs:
+    """The person's preferences at the tables this command opens: ``--confirm-plays``, and the
+    game's legend the first time this data folder sits at that game (remembered there)."""
+    from druids_p2p.tui.game_ui import TablePrefs, first_time, game_ui
+    from druids_p2p.wire import data_dir
+
+    legend = game_ui(opts.game).legend and first_time(data_dir(), f"legend-{opts.game}")
+    return TablePrefs(confirm_plays=opts.confirm_plays, legend=legend)
+
+
+def seat_words(seats: str) -> list[str]:
+    """``--seats`` split into its comma-separated entries, blanks dropped."""
+    return [s.strip() for s in seats.split(",") if s.strip()]

@@ -1,14 +1,9 @@
-"""``druids tournament``: bots against each other on duplicate deals, over worker processes.
-
-The options are parsed in :mod:`.tournament_options`, progress shown by
-:mod:`.tournament_progress`, the run and its report are :mod:`.tournament_run`'s.
-
-Options default to None so that ``--resume`` can take what is not given from the folder's
-``run.json`` (and refuse what contradicts it); a fresh run fills in the documented defaults.
-"""
+"""``druids tournament``: bots against bots over many games, locally, on a cluster or at real
+tables of peers, and the run's summary and failures as the command prints them."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,20 +25,19 @@ from druids_p2p.cli.tournament_options import (
     parse_lineups,
     pick,
     plugin_dirs_for_workers,
+    progress_bar,
+    want_progress,
     with_stopping,
-)
-from druids_p2p.cli.tournament_progress import want_progress
-from druids_p2p.cli.tournament_run import (
-    EXIT_BOT_FAILED,
-    report,
-    run_or_fail,
-    table_player,
-    warn_faults,
 )
 from druids_p2p.games.registry import default_name, game_help, games
 
 if TYPE_CHECKING:
+    from druids_p2p.plugins import BotRegistry
+    from druids_p2p.tournament import Summary
+    from druids_p2p.tournament.cluster import ClusterTLS
     from druids_p2p.tournament.config import TournamentConfig
+    from druids_p2p.tournament.summary import RunResult
+    from druids_p2p.tournament.worker import TablePlayer
 
 
 EXIT_INTERRUPTED = 130
@@ -53,7 +47,7 @@ SEAT_RANGES = ", ".join(f"{n} {s.min_players}-{s.max_players}" for n, s in games
 
 def _stored(out: Path | None) -> TournamentConfig | None:
     from druids_p2p.tournament.config import TournamentError
-    from druids_p2p.tournament.run_folder import read_run
+    from druids_p2p.tournament.summary import read_run
 
     if out is None:
         return None
@@ -152,7 +146,7 @@ def tournament_command(
     every game it played.
     """
     from druids_p2p.tournament.config import TournamentConfig
-    from druids_p2p.tournament.plot import matplotlib_missing
+    from druids_p2p.tournament.summary import matplotlib_missing
 
     if resume and out is None:
         fail("--resume needs --out DIR (the folder of the run to continue)")
@@ -228,7 +222,7 @@ def tournament_command(
     report(result, as_json)
     failed = warn_faults(result.summary)
     if plot is not None:
-        from druids_p2p.tournament.plot import plot_ratings
+        from druids_p2p.tournament.summary import plot_ratings
 
         try:
             plot_ratings(result.summary, plot)
@@ -243,3 +237,99 @@ def tournament_command(
     if failed is not None:
         echo_err(f"warning: {failed} (exit {EXIT_BOT_FAILED})")
         raise typer.Exit(EXIT_BOT_FAILED)
+
+
+def run_or_fail(
+    config: TournamentConfig,
+    registry: BotRegistry,
+    out_dir: Path,
+    *,
+    workers: int,
+    plugins_dirs: list[Path],
+    resume: bool = False,
+    game_timeout: float | None = None,
+    progress: bool = False,
+    label: str = "games",
+    cluster: str | None = None,
+    batch_games: int | None = None,
+    cluster_tls: ClusterTLS | None = None,
+) -> RunResult:
+    """Run a tournament; its user-facing failures become one-line errors. A ``--p2p`` run is
+    handed the networked table here, where the CLI joins the tournament and network layers."""
+    from druids_p2p.tournament.config import TournamentError
+    from druids_p2p.tournament.runner import run_tournament
+
+    testing = config.sprt is not None or config.stop_ci is not None
+    with progress_bar(progress, label, status_lines=testing) as live:
+        try:
+            return run_tournament(
+                config,
+                registry,
+                out_dir,
+                workers=workers,
+                plugins_dirs=plugins_dirs,
+                resume=resume,
+                game_timeout=game_timeout,
+                on_progress=live.progress,
+                on_status=live.status,
+                cluster=cluster,
+                cluster_tls=cluster_tls,
+                batch_games=batch_games,
+                table_player=table_player() if config.p2p else None,
+            )
+        except TournamentError as exc:
+            fail(str(exc))
+
+
+EXIT_BOT_FAILED = 3
+"""Exit status of ``druids tournament`` and ``druids bench bots`` when a bot faulted in every game
+it played (its factory, its moves or its process) or no game of the run finished: the run
+measured nothing of it. The summary is still printed and written."""
+
+
+def warn_faults(summary: Summary) -> str | None:
+    """Warn on stderr once per bot that forfeited a game (how many, the first reason); the
+    reason the run failed (:data:`EXIT_BOT_FAILED`), if it did, else None."""
+    from druids_p2p.tournament.summary import failed_everywhere, fault_warnings
+
+    for line in fault_warnings(summary):
+        echo_err(f"warning: {line}")
+    failed = failed_everywhere(summary)
+    if failed:
+        names = ", ".join(repr(n) for n in failed)
+        return f"{names} faulted in every game it played: nothing of it was measured"
+    if summary.games and not any(b["finished"] for b in summary.bots.values()):
+        return "no game of the run finished (see the faults in games.jsonl)"
+    return None
+
+
+def table_player() -> TablePlayer:
+    """The networked table a ``--p2p`` run plays on, handed to the tournament (which does not
+    import the network layer); one line and exit 2 if it cannot be imported."""
+    try:
+        from druids_p2p.peer.local_table import play_table
+    except ImportError as exc:
+        fail(f"--p2p cannot be played here: druids_p2p.peer.local_table does not import ({exc})")
+    return play_table
+
+
+def report(result: RunResult, as_json: bool) -> None:
+    from druids_p2p.tournament.summary import format_table
+
+    if as_json:
+        document = result.summary.as_dict()
+        if result.test is not None:
+            document["test"] = result.test
+        print(json.dumps(document))
+    else:
+        print(format_table(result.summary))
+    if result.stopped:
+        echo_err(result.stopped)
+    elif result.test is not None and "sprt" in result.test:
+        llr = result.test["sprt"]["llr"]
+        echo_err(f"SPRT: no decision (LLR {llr:+.2f}) after {result.test['deals']} deals")
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
+    echo_err(
+        f"{len(result.lines)} of {result.planned} games in {result.out_dir} "
+        f"({result.played} played now, {rate:,.1f} games/s)"
+    )

@@ -1,20 +1,26 @@
-"""The options of ``druids tournament`` and ``druids bench bots``, parsed and checked: bot lists,
-lineups and gauntlets, counts, stopping rules, ``--cluster``; each bad value one line, exit 2."""
+"""The options ``druids tournament`` and ``druids bench bots`` share, checked before a game is
+played, and the progress line both draw while their games run."""
 
 from __future__ import annotations
 
 import math
 import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from druids_p2p.cli.app import echo_err, fail
 from druids_p2p.games.registry import check_game, check_players
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from druids_p2p.plugins import BotRegistry
-    from druids_p2p.tournament.cluster_link import ClusterTLS
+    from druids_p2p.tournament.cluster import ClusterTLS
     from druids_p2p.tournament.config import TournamentConfig
 
 
@@ -130,7 +136,7 @@ def check_common(
 
 def parse_sprt(text: str) -> tuple[float, float, float, float]:
     """``LO,HI,ALPHA,BETA`` as four numbers, checked like fastchess checks them."""
-    from druids_p2p.tournament.sprt import SprtTest
+    from druids_p2p.tournament.config import SprtTest
 
     parts = [p.strip() for p in text.split(",")]
     try:
@@ -154,7 +160,7 @@ def with_stopping(
     """The config with its stopping rules (given, else the resumed run's), checked."""
     from dataclasses import replace
 
-    from druids_p2p.tournament.sprt import STAT_ELO, STATS
+    from druids_p2p.tournament.config import STAT_ELO, STATS
 
     four = parse_sprt(sprt) if sprt is not None else (stored.sprt if stored else None)
     stat = pick(sprt_stat, stored.sprt_stat if stored else None, STAT_ELO)
@@ -174,8 +180,7 @@ def with_stopping(
 def check_cluster(address: str, p2p: bool, tls: ClusterTLS | None = None) -> None:
     """One-line errors for --cluster: Dask missing, a bad address, --p2p, TLS options that do
     not fit; and the warning for plain TCP to another machine (the run goes on)."""
-    from druids_p2p.tournament.cluster import cluster_unavailable
-    from druids_p2p.tournament.cluster_link import plain_tcp_warning, tls_problem
+    from druids_p2p.tournament.cluster import cluster_unavailable, plain_tcp_warning, tls_problem
 
     if p2p:
         fail("--cluster cannot play --p2p games (each needs its peer processes on one machine)")
@@ -189,7 +194,7 @@ def check_cluster(address: str, p2p: bool, tls: ClusterTLS | None = None) -> Non
 
 def cluster_tls(ca: Path | None, cert: Path | None, key: Path | None) -> ClusterTLS | None:
     """The TLS files of --tls-ca/--tls-cert/--tls-key (None if none is given)."""
-    from druids_p2p.tournament.cluster_link import ClusterTLS
+    from druids_p2p.tournament.cluster import ClusterTLS
 
     tls = ClusterTLS(ca, cert, key)
     return tls if tls.given() else None
@@ -197,7 +202,7 @@ def cluster_tls(ca: Path | None, cert: Path | None, key: Path | None) -> Cluster
 
 def check_tls_without_cluster(tls: ClusterTLS | None) -> None:
     """--tls-* options need --cluster tls://…: one line otherwise."""
-    from druids_p2p.tournament.cluster_link import TLS_OPTIONS
+    from druids_p2p.tournament.cluster import TLS_OPTIONS
 
     if tls is not None:
         fail(f"{TLS_OPTIONS} go with --cluster tls://HOST:PORT")
@@ -213,3 +218,101 @@ def pick(given: T | None, stored: T | None, default: T) -> T:
 def plugin_dirs_for_workers(dirs: list[Path]) -> list[Path]:
     """Absolute paths: a worker must find the same plugins whatever its working directory."""
     return [d.resolve() for d in dirs]
+
+
+def rate_text(speed: float | None) -> str:
+    """Games per second, or seconds per game under one a second (slow bots: "0 games/s" said
+    nothing); empty before the first game."""
+    if not speed:
+        return ""
+    return f"{speed:,.0f} games/s" if speed >= 1 else f"{1 / speed:,.1f} s/game"
+
+
+class _Rate:
+    """A rich progress column: games per second (seconds per game when slower)."""
+
+    @staticmethod
+    def make() -> Any:
+        from rich.progress import ProgressColumn
+        from rich.text import Text
+
+        class RateColumn(ProgressColumn):
+            def render(self, task: Any) -> Text:
+                return Text(rate_text(task.finished_speed or task.speed))
+
+        return RateColumn()
+
+
+@dataclass
+class Live:
+    """The callbacks a run reports to: games done of total, and a status line (ratings, LLR)."""
+
+    progress: Callable[[int, int], None] | None = None
+    status: Callable[[str], None] | None = None
+
+
+STATUS_LINE_EVERY_S = 10.0
+"""Without a progress bar, how often a testing run prints its status line on stderr."""
+
+
+@contextmanager
+def progress_bar(enabled: bool, label: str, status_lines: bool = False) -> Iterator[Live]:
+    """A live bar on stderr (games done, rate, ETA, the ratings and LLR), or nothing.
+
+    Without the bar, ``status_lines`` prints the status line to stderr every
+    :data:`STATUS_LINE_EVERY_S` (a sequential test reports its LLR as it goes). Never stdout.
+    """
+    if not enabled:
+        if not status_lines:
+            yield Live()
+            return
+        last = [time.monotonic()]
+
+        def line(text: str) -> None:
+            now = time.monotonic()
+            if now - last[0] >= STATUS_LINE_EVERY_S:
+                last[0] = now
+                echo_err(text)
+
+        yield Live(status=line)
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _Rate.make(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+        task = bar.add_task(label, total=None, status="")
+        started = [False]
+
+        def update(done: int, total: int) -> None:
+            if not started[0]:
+                bar.reset(task, total=total, completed=done)  # rate counts this run's games
+                started[0] = True
+            else:
+                bar.update(task, completed=done, total=total)
+
+        def status(text: str) -> None:
+            bar.update(task, status=text)
+
+        yield Live(update, status)
+
+
+def want_progress(flag: bool, as_json: bool = False) -> bool:
+    """The bar when asked for, else on a terminal unless the output is JSON."""
+    return flag or (sys.stderr.isatty() and not as_json)

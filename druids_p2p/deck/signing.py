@@ -4,7 +4,7 @@ The deck needs two things from an envelope: that the sender's signature binds th
 (so a fault can be proved with the raw bytes), and that it binds the table and round (so a message
 cannot be replayed into another deal). :class:`Codec` is that contract; at a table the wire
 layer's signed envelope implements it (``table.codec``). The in-process stand-in that the deck's
-tests and ``druids bench deal`` use is ``druids_p2p.bench.deal_table.Ed25519Codec``.
+tests and ``druids bench deal`` use is ``druids_p2p.bench.tables.Ed25519Codec``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
 """Tournaments between bots: duplicate deals, worker processes, a resumable output folder.
 
-:func:`run_tournament` (:mod:`.runner`) plays a :class:`TournamentConfig` (:mod:`.config`; the plan
-in :mod:`.plan`, one game per task or a batch of cheap ones in :mod:`.worker`, the game loop in
-:mod:`.play`) into a run folder (:mod:`.run_folder`) and summarises it (:mod:`.summary`).
-:mod:`.live` follows a run as it goes (ratings, the SPRT of :mod:`.sprt`, early stops). A backend
-is handed a :class:`.feed.Feed`: :mod:`.local_pool` plays the batches in local worker processes,
-:mod:`.cluster` on a Dask cluster (:mod:`.loopback` starts one on 127.0.0.1 for tests and
-benches). ``druids tournament`` and
-``druids bench bots`` are thin layers over it;
-``docs/tournaments.md`` describes the output files.
+:func:`run_tournament` (:mod:`.runner`, with the local worker pool) plays a
+:class:`TournamentConfig` (:mod:`.config`, with the plan and the SPRT; one game per task or a
+batch of cheap ones in :mod:`.worker`, the game loop in :mod:`.play`) into a run folder and
+summarises it (:mod:`.summary`). :mod:`.live` follows a run as it goes (ratings, early stops);
+:mod:`.cluster` plays the batches on a Dask cluster, and :mod:`.cluster_bench` starts one on
+127.0.0.1 for tests and benches. ``druids tournament`` and ``druids bench bots`` are thin layers
+over it; ``docs/tournaments.md`` describes the output files.
 """
 
 from __future__ import annotations
@@ -16,15 +14,17 @@ from __future__ import annotations
 from druids_p2p.tournament.config import (
     MODE_CHALLENGE,
     MODE_ROUND_ROBIN,
+    PlannedGame,
     TournamentConfig,
     TournamentError,
+    deal_seed,
     game_timeout_s,
+    plan_challenge,
+    plan_tournament,
 )
-from druids_p2p.tournament.plan import PlannedGame, deal_seed, plan_challenge, plan_tournament
 from druids_p2p.tournament.play import STATUSES, TIMING_KEYS, play_game
-from druids_p2p.tournament.run_folder import RunResult
 from druids_p2p.tournament.runner import run_tournament
-from druids_p2p.tournament.summary import Summary, format_table, summarize
+from druids_p2p.tournament.summary import RunResult, Summary, format_table, summarize
 
 __all__ = [
     "MODE_CHALLENGE",

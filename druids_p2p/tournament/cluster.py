@@ -1,35 +1,11 @@
-"""Playing a tournament's batches on a Dask distributed cluster (``--cluster tcp://HOST:8786``).
-
-The plan does not change: the games, their seeds (from the master seed) and their indices are the
-plan's, so a cluster run writes the very ``games.jsonl`` a local run writes. Only who plays them
-changes. Each batch is a Dask task keyed by its game-index range (``druids-RUN-games-A-B``); the
-workers play it with the in-process game loop and send its lines back; the client writes them
-into the folder exactly as the local backend does, so ``--resume`` works whichever backend played
-the first part.
-
-* **A lost worker.** When a worker process dies (a bot ``os._exit``\\ s, the machine goes away),
-  the Dask scheduler reruns its unfinished tasks on another worker; a task that has killed
-  ``distributed.scheduler.allowed-failures`` workers comes back as ``KilledWorker``, and we split
-  it and replay its games one per task, then record a lone game that still kills its worker as
-  ``crashed`` (blaming nobody: a remote worker has no crash trace). A batch's lines are
-  recorded once by game index, so a batch that happens to run twice is never counted twice.
-* **Bots.** Built-in bots are on every worker. A plugin bot loaded from a file is *shipped*: the
-  client sends the file's text and its SHA-256 with the tasks; the worker writes the files into a
-  private folder made fresh (``tempfile.mkdtemp``: mode 0700, a new random name, so no other
-  local user can have put anything there or change it), checks each file's bytes against its
-  hash and imports exactly those files, once per worker. (It used to write them to a predictable
-  folder of the shared temp dir and import every ``*.py`` found there: whatever another user
-  planted.) Bots from installed packages must be installed on the workers too;
-  a worker that lacks a bot, or has another version of it or of druids-p2p, fails the task with a
-  one-line reason, and the run stops with it.
-* **Limits.** No per-game timeout on the cluster (a hung game holds its worker thread; the host
-  still stops a plugin bot's move at its limit), and ``--p2p`` is local only. How the client
-  reaches the scheduler (TLS, the plain-TCP warning) is :mod:`.cluster_link`.
-"""
+"""Playing a tournament's batches on a Dask cluster, and how the scheduler is reached: plain TCP
+on one machine, TLS across machines."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
+import ipaddress
 import logging
 import os
 import socket
@@ -37,20 +13,19 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from druids_p2p import __version__
 from druids_p2p.games.registry import game_spec
-from druids_p2p.tournament.cluster_link import ClusterTLS, connect, plain_tcp_warning
 from druids_p2p.tournament.play import STATUS_CRASHED, failed_line, play_game
 
 if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
     from druids_p2p.tournament.config import TournamentConfig
-    from druids_p2p.tournament.feed import Feed
-    from druids_p2p.tournament.worker import Batch
+    from druids_p2p.tournament.worker import Batch, Feed
+
 
 INSTALL_HINT = "pip install 'druids-p2p[cluster]'"
 CONNECT_TIMEOUT_S = 20.0
@@ -221,7 +196,7 @@ def play_on_cluster(
     import importlib
 
     from druids_p2p.tournament.config import TournamentError
-    from druids_p2p.tournament.feed import batch_size
+    from druids_p2p.tournament.worker import batch_size
 
     del plugins_dirs  # the files are found from the registry: exactly the bots that play
     # Imported as untyped modules: Dask's annotations are partial, and it is an optional extra.
@@ -298,3 +273,98 @@ def play_on_cluster(
                 client.cancel(left, force=True)
     finally:
         client.close()
+
+
+TLS_OPTIONS = "--tls-ca, --tls-cert and --tls-key"
+
+
+@dataclass(frozen=True)
+class ClusterTLS:
+    """The user's TLS files for the scheduler link (each None: Dask's configuration's)."""
+
+    ca_file: Path | None = None
+    """The CA that signed the scheduler's certificate (and the workers')."""
+    cert: Path | None = None
+    """This client's certificate: Dask's TLS authenticates both ends."""
+    key: Path | None = None
+    """Its private key (None: the certificate's file holds it too)."""
+
+    def given(self) -> list[tuple[str, Path]]:
+        named = (("--tls-ca", self.ca_file), ("--tls-cert", self.cert), ("--tls-key", self.key))
+        return [(option, path) for option, path in named if path is not None]
+
+    def security(self) -> Any:
+        """The ``distributed.security.Security`` for a ``Client``: encryption required."""
+        security_type: Any = importlib.import_module("distributed.security").Security
+        files = {"tls_ca_file": self.ca_file, "tls_client_cert": self.cert}
+        files["tls_client_key"] = self.key
+        given = {name: str(path) for name, path in files.items() if path is not None}
+        return security_type(require_encryption=True, **given)
+
+
+def _split(address: str) -> tuple[str, str]:
+    """``(scheme, host)`` of ``scheme://HOST:PORT`` (an IPv6 host without its brackets)."""
+    scheme, _, rest = address.partition("://")
+    host = rest.rpartition(":")[0]
+    return scheme, host[1:-1] if host.startswith("[") and host.endswith("]") else host
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost`` or a loopback IP literal (127.0.0.0/8, ::1); a host name is not resolved."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def plain_tcp_warning(address: str) -> str | None:
+    """The one-line warning for ``--cluster tcp://`` to anything but loopback, else None."""
+    scheme, host = _split(address)
+    if scheme != "tcp" or is_loopback(host):
+        return None
+    return (
+        f"--cluster {address} is plain TCP to another machine: anyone on the network path can "
+        f"read and change the tasks and their results, and anyone who reaches the scheduler runs "
+        f"code on its workers; use tls://HOST:PORT with {TLS_OPTIONS} (README: tournaments on a "
+        f"cluster)"
+    )
+
+
+def dask_tls_configured() -> bool:
+    """Dask's own configuration names a CA and a client certificate (a YAML file under
+    ``~/.config/dask``, or ``DASK_DISTRIBUTED__COMM__TLS__…`` variables)."""
+    config: Any = importlib.import_module("dask").config
+    ca = config.get("distributed.comm.tls.ca-file", None)
+    return bool(ca and config.get("distributed.comm.tls.client.cert", None))
+
+
+def tls_problem(address: str, tls: ClusterTLS | None) -> str | None:
+    """None if the TLS options fit ``address``, else the one-line reason."""
+    if tls is None or not tls.given():
+        if _split(address)[0] == "tls" and not dask_tls_configured():
+            return (
+                f"--cluster {address} needs {TLS_OPTIONS} (or Dask's distributed.comm.tls "
+                f"configuration): Dask's TLS authenticates both ends"
+            )
+        return None
+    if _split(address)[0] != "tls":
+        return f"{TLS_OPTIONS} go with --cluster tls://HOST:PORT, not {address}"
+    if tls.ca_file is None or tls.cert is None:
+        return (
+            "--cluster tls:// takes --tls-ca and --tls-cert together (and --tls-key unless the "
+            "certificate's file holds the key): Dask's TLS authenticates both ends"
+        )
+    for option, path in tls.given():
+        if not path.is_file():
+            return f"{option} {path}: no such file"
+    return None
+
+
+def connect(address: str, tls: ClusterTLS | None, timeout: float) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``address`` (with ``tls``'s security)."""
+    dask: Any = importlib.import_module("distributed")
+    if tls is not None and tls.given():
+        return dask.Client(address, timeout=timeout, security=tls.security())
+    return dask.Client(address, timeout=timeout)

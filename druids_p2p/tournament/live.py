@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.tournament.forfeits import score_line
-from druids_p2p.tournament.plan import PlannedGame
-from druids_p2p.tournament.sprt import SprtTest
+from druids_p2p.tournament.config import PlannedGame, SprtTest
+from druids_p2p.tournament.play import score_line
 from druids_p2p.tournament.summary import margins_of, rate_game, t_quantile_975
 
 MAX_GRID = 720

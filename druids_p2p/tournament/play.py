@@ -1,34 +1,16 @@
-"""Playing one tournament game in-process, fast enough for thousands of games a minute.
-
-:func:`play_game` plays exactly the game :func:`~druids_p2p.bots.local_game.play_local_game` plays
-for the same seating and seed — the same loop (``local_game.run_game``), for any rule set; the
-tests compare the two — with three speed-ups that matter at tournament scale:
-
-* the built-in ``random`` bot is not called at all: its move is drawn here from the very stream
-  the bot would have used (``derive_rng(seed, "bot", seat)``), without building a view;
-* other built-in bots are trusted: they run on this thread, unenforced (no thread hand-off, which
-  costs ~25 ms a game); a built-in that hangs is still stopped by the pool's game timeout;
-* plugin bots are someone else's code: they run through the host's :class:`BotRunner` with the
-  per-move budget enforced.
-
-A game in which a bot faults — it raises, fails to answer in time or answers an illegal move — is
-a *forfeit* of that bot (status ``crashed``, ``timeout`` or ``illegal``, after the first fault):
-the host still finished the game on fallback moves, and those totals are kept, but the faulting
-seat is scored as the game's loser (:mod:`.forfeits`).
-
-``trace`` (a writable byte buffer, one byte per game index) tells the parent which seat's code was
-running if the worker process dies or is killed mid-game; see :mod:`druids_p2p.tournament.worker`.
-"""
+"""Playing one tournament game in-process, fast enough for thousands a minute, and how its line
+counts for each seat (a bot that faulted never looks good)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from druids_p2p.bots.base import RandomBot
 from druids_p2p.bots.host import BotRunner, Fault, derive_rng
 from druids_p2p.bots.local_game import Seat, make_bot, run_game
-from druids_p2p.bots.random_bot import RandomBot
 from druids_p2p.games.registry import game_spec
 from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry
 
@@ -248,3 +230,67 @@ def failed_line(
         ]
     line["elapsed_ms"] = round(elapsed_ms, 3)
     return line
+
+
+FAULT_KINDS = (STATUS_CRASHED, STATUS_TIMEOUT, STATUS_ILLEGAL)
+"""What a forfeit can be, as the summary counts them (the same words as a line's status)."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One game line as every statistic reads it (per seat, in the line's seat order)."""
+
+    ranks: list[int] | None
+    """The ranks it is rated with (1 best); None: not rated (it failed blaming nobody)."""
+    totals: list[float] | None
+    """The totals the score statistics count, a forfeiting seat's at the table's lowest;
+    None: the game has no totals (it did not finish)."""
+    firsts: list[bool]
+    """The seats that count a first place."""
+    forfeits: dict[int, str]
+    """Each forfeiting seat and why (:data:`FAULT_KINDS`), in the order of their first fault."""
+    first_faults: dict[int, Mapping[str, Any]]
+    """Each forfeiting seat's first fault (none for a seat blamed without a fault entry)."""
+
+
+def forfeiting_seats(
+    line: Mapping[str, Any],
+) -> tuple[dict[int, str], dict[int, Mapping[str, Any]]]:
+    """The seats that forfeit ``line`` with the kind of each, and each one's first fault. The
+    blamed seat's kind is the line's status (a game stopped at the game timeout is the blamed
+    bot's ``timeout`` whatever its fault's words)."""
+    n = len(line["seating"])
+    kinds: dict[int, str] = {}
+    firsts: dict[int, Mapping[str, Any]] = {}
+    for fault in line.get("faults") or []:
+        seat = fault.get("seat")
+        if isinstance(seat, int) and 0 <= seat < n and seat not in kinds:
+            kinds[seat] = fault_kind(fault)
+            firsts[seat] = fault
+    blamed = line.get("blame_seat")
+    if isinstance(blamed, int) and 0 <= blamed < n:  # the status is the blamed seat's kind
+        status = line.get("status")
+        kind = status if status in FAULT_KINDS else STATUS_CRASHED
+        kinds[blamed] = kinds.get(blamed, kind) if status not in FAULT_KINDS else kind
+    return kinds, firsts
+
+
+def score_line(line: Mapping[str, Any]) -> Scored:
+    """How ``line`` counts for each seat (see the module's rules)."""
+    n = len(line["seating"])
+    forfeits, first_faults = forfeiting_seats(line)
+    raw = line.get("totals")
+    if raw is None:
+        ranks = None if not forfeits else [2 if s in forfeits else 1 for s in range(n)]
+        return Scored(ranks, None, [False] * n, forfeits, first_faults)
+    totals = [float(t) for t in raw]
+    low = min(totals)
+    scored = [low if s in forfeits else t for s, t in enumerate(totals)]
+    clean = [s for s in range(n) if s not in forfeits]
+    last = len(clean) + 1
+    ranks = [
+        last if s in forfeits else 1 + sum(totals[o] > totals[s] for o in clean) for s in range(n)
+    ]
+    best = max((totals[s] for s in clean), default=None)
+    firsts = [s not in forfeits and totals[s] == best for s in range(n)]
+    return Scored(ranks, scored, firsts, forfeits, first_faults)

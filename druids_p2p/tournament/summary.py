@@ -1,45 +1,25 @@
-"""From game lines to a summary: means with 95% confidence intervals, first places, ratings.
-
-**Confidence intervals.** The rotations of one deal share its cards, so their results are
-correlated; deals are independent. A bot's mean (score or margin) is over all its scored seats,
-and its standard error is the cluster-robust one with deals as clusters::
-
-    se² = D / (D - 1) · Σ_d (S_d - n_d · mean)² / n²
-
-(``D`` deals, ``S_d`` the sum and ``n_d`` the number of the bot's games in deal ``d``, ``n`` its
-games). With the same number of games in every deal, as in a full tournament, this is exactly
-``stdev(deal means) / √D``. The interval is ``mean ± t(0.975, D - 1) · se``; null under two deals.
-
-**Forfeits.** A seat whose bot faulted in its game — it raised, timed out or answered an illegal
-move (status ``crashed``, ``timeout``, ``illegal``), or its process died — forfeits it
-(:mod:`.forfeits`): it is rated last, its score counts as the table's lowest total (so its margin is
-the game's worst) and it is never first; the other seats count the game by their own totals. A game
-without totals (it did not finish) counts only in the ratings, its blamed seat last and the others
-sharing first; one that blames nobody is not rated.
-
-**Ratings.** ``openskill.models.PlackettLuce`` with its defaults, one update per game in game-index
-order, ranks from the totals (ties share a rank), so the same games always give the same ratings.
-A bot in two seats of one game (more seats than bots, a fixed lineup such as
-``pimc,rule,rule,rule``) enters the update once per seat, each seat a separate copy of the bot's
-one rating; its new rating is the mean of those seats' new mu and sigma. So a bot has one
-aggregate rating, not one per seat instance, and its copies ranking each other moves it little.
-"""
+"""From game lines to what a tournament reports: means with confidence intervals, first places,
+ratings and their plot, and the run folder they are read from and written to."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from druids_p2p.tournament.forfeits import score_line
+from druids_p2p.tournament.config import TournamentConfig, TournamentError
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     STATUS_ILLEGAL,
     STATUS_OK,
     STATUS_TIMEOUT,
     STATUSES,
+    score_line,
 )
 
 _T975 = (
@@ -304,3 +284,121 @@ def format_table(summary: Summary) -> str:
         "by that fault, each its loss (last place, the table's lowest score)"
     )
     return "\n".join(text)
+
+
+PLOT_EXTRA_HINT = "pip install 'druids-p2p[plot]' (or matplotlib)"
+
+
+def matplotlib_missing() -> str | None:
+    """None if matplotlib can be imported, else the one-line reason."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return f"--plot needs matplotlib: {PLOT_EXTRA_HINT}"
+    return None
+
+
+def plot_ratings(summary: Summary, path: Path, title: str = "") -> None:
+    """Draw mu after each rated game, with a mu ± 2 sigma band, one colour per bot."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: never open a window, work without a display
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 5), dpi=110)
+    order = sorted(summary.bots, key=lambda name: -summary.bots[name]["ordinal"])
+    for name in order:
+        points = summary.history.get(name, [])
+        if not points:
+            continue
+        xs = [p.game + 1 for p in points]
+        mu = [p.mu for p in points]
+        lo = [p.mu - 2 * p.sigma for p in points]
+        hi = [p.mu + 2 * p.sigma for p in points]
+        (line,) = ax.plot(xs, mu, label=f"{name} ({mu[-1]:.1f} ± {2 * points[-1].sigma:.1f})")
+        ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.18, linewidth=0)
+    ax.set_xlabel("games played")
+    ax.set_ylabel("openskill rating (mu, band: ± 2 sigma)")
+    ax.set_title(title or f"Ratings over {summary.games} games")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+RUN_FORMAT = 1
+
+
+@dataclass
+class RunResult:
+    """What :func:`run_tournament` did; ``lines`` are every game of the folder, in index order."""
+
+    config: TournamentConfig
+    out_dir: Path
+    lines: list[dict[str, Any]]
+    planned: int
+    played: int
+    """Games played by this invocation (the others were already in the folder)."""
+    seconds: float
+    interrupted: bool
+    summary: Summary
+    test: dict[str, Any] | None = None
+    """The stopping rule's state (:meth:`.live.Monitor.report`) when one was set."""
+    stopped: str | None = None
+    """Why the run stopped early (an SPRT decision, a narrow interval), or None."""
+
+    @property
+    def complete(self) -> bool:
+        return len(self.lines) == self.planned
+
+
+def read_run(out_dir: Path) -> TournamentConfig | None:
+    path = out_dir / "run.json"
+    if not path.exists():
+        return None
+    try:
+        return TournamentConfig.from_dict(json.loads(path.read_text())["config"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TournamentError(f"{path}: not a tournament run file ({exc})") from None
+
+
+def read_games(path: Path) -> dict[int, dict[str, Any]]:
+    """Lines of ``games.jsonl`` by index; a torn last line (a killed run) is dropped."""
+    games: dict[int, dict[str, Any]] = {}
+    if not path.exists():
+        return games
+    with path.open() as f:
+        for text in f:
+            try:
+                line = json.loads(text)
+                games[int(line["index"])] = line
+            except (ValueError, KeyError, TypeError):
+                continue
+    return games
+
+
+def encode_line(line: dict[str, Any]) -> str:
+    return json.dumps(line, separators=(",", ":")) + "\n"
+
+
+def write_sorted(path: Path, games: dict[int, dict[str, Any]], texts: dict[int, str]) -> None:
+    """Rewrite ``games.jsonl`` in index order (reusing the text of lines encoded this run)."""
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w") as f:
+        for index in sorted(games):
+            f.write(texts.get(index) or encode_line(games[index]))
+    os.replace(tmp, path)
+
+
+def write_summary(result: RunResult) -> None:
+    document = {
+        **result.summary.as_dict(),
+        "planned": result.planned,
+        "complete": result.complete,
+        "statuses": result.summary.statuses,
+        "config": result.config.as_dict(),
+    }
+    if result.test is not None:
+        document["test"] = result.test
+    (result.out_dir / "summary.json").write_text(json.dumps(document, indent=2) + "\n")

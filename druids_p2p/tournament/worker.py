@@ -1,22 +1,5 @@
-"""What runs inside a tournament worker process (a ``pebble.ProcessPool`` worker).
-
-Each task is a :class:`Batch` of games played one after the other; the worker returns their lines.
-Batching amortises the cost of a task (pickling, a pipe round trip, the pool's bookkeeping), which
-for a 1 ms random game is larger than the game.
-
-**The trace.** A worker can die (a bot calls ``os._exit``, segfaults, exhausts memory) or be
-killed by the pool at the game timeout, and then its results are lost. To say *whose* fault it
-was, the worker writes one byte per game into a file shared with the parent (``mmap``, one byte
-per game index, a memory write per bot call): which seat's code is running, the engine, or done.
-The parent reads the byte of the game that was running when the process went away. A memory
-write is cheap enough to do around every bot call; the built-in ``random`` seats, which run no
-bot code, skip it.
-
-**Tainted workers.** A bot that overran its move limit may still be running on a thread of this
-process (Python cannot kill a thread). Such a worker finishes its batch, then exits at the start of
-its next task before touching any game; the parent sees a lost task whose games never started and
-simply schedules them again on a fresh worker.
-"""
+"""What runs inside a tournament worker process, and the batches a backend (local processes, a Dask
+cluster) hands it."""
 
 from __future__ import annotations
 
@@ -26,15 +9,15 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from druids_p2p.games.registry import default_name, game_spec, new_table_options
 from druids_p2p.games.seam import TableOptions
-from druids_p2p.plugins import BotRegistry, load_bots
-from druids_p2p.tournament.plan import PlannedGame
+from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry, load_bots
+from druids_p2p.tournament.config import PlannedGame
 from druids_p2p.tournament.play import (
     STATUS_CRASHED,
     TRACE_DONE,
@@ -347,3 +330,41 @@ def seated(planned: tuple[str, ...], play_seats: Any) -> list[str]:
     for bot, seat in zip(planned, seats, strict=True):
         order[seat] = bot
     return order
+
+
+def batch_size(specs: Sequence[PlannedGame], registry: BotRegistry, workers: int, p2p: bool) -> int:
+    """Games per task: many cheap games per task, one game per task for anything risky or slow.
+
+    Plugin bots and p2p games go one per task, so that a lost task is exactly one lost game.
+    """
+    if p2p or not specs:
+        return 1
+    names = {name for spec in specs for name in spec.seating}
+    if any(registry.get(n).source != BUILTIN_SOURCE for n in names):
+        return 1
+    if names <= {"random"}:
+        size = 64
+    elif "pimc" in names:
+        size = 1
+    else:
+        size = 8
+    spread = -(-len(specs) // (4 * max(1, workers)))  # keep every worker busy to the end
+    return max(1, min(size, spread))
+
+
+@dataclass
+class Feed:
+    """What a backend is handed: the batches to play, and where their lines go.
+
+    ``record`` ignores a game index it already has, so a batch that is played twice (a worker
+    lost after it finished, a rescheduled task) is counted once. ``should_stop`` turns true when
+    the run must end early (an SPRT decision, ``stop_after``); ``tick`` reports progress.
+    """
+
+    batches: list[Batch]
+    record: Callable[[dict[str, Any]], None]
+    should_stop: Callable[[], bool]
+    tick: Callable[[], None]
+    per_game: float
+    batch_games: int | None = None
+    """A batch size fixed by the caller (else each backend picks its own)."""

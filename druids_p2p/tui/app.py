@@ -16,19 +16,32 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from druids_p2p.peer.homes import SET_ASIDE
-from druids_p2p.tui.approval import JoinApproval
-from druids_p2p.tui.evening import Evening
-from druids_p2p.tui.game_ui import GameTableScreen, TableUI
-from druids_p2p.tui.going_on import GoOnQuestion
-from druids_p2p.tui.pacing import UI_PACING, Pacing
+from druids_p2p.tui.dialogs import (
+    ApproveJoin,
+    ConfirmQuit,
+    GoOnPrompt,
+    GoOnQuestion,
+    HelpScreen,
+    JoinApproval,
+    ResumeTable,
+)
+from druids_p2p.tui.game_ui import (
+    NO_PREFS,
+    UI_PACING,
+    Evening,
+    GameTableScreen,
+    MoveRejected,
+    Pacing,
+    PeerEvent,
+    Session,
+    SessionEnded,
+    TablePrefs,
+    TableUI,
+    TurnRequest,
+)
+from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import NetSession, TableSpec
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
 from druids_p2p.tui.resume import SavedGame
-from druids_p2p.tui.screens.dialogs import ApproveJoin, ConfirmQuit, GoOnPrompt
-from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.screens.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.screens.resume_dialog import ResumeTable
-from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)
@@ -69,7 +82,7 @@ class DruidsApp(App[dict[str, Any] | None]):
     ) -> None:
         """``saved``: a table this seat left unfinished; the person is asked first whether to
         rejoin it or start a new one (tui/resume.py). ``pacing``: how long the table holds a
-        move and a completed trick in view (tui/pacing.py; ``clock`` times it).
+        move and a completed trick in view (tui/game_ui.py; ``clock`` times it).
         ``plugins_dirs``: where the bots of a rejoined local table find plugin bots (the lobby's
         ``lan`` has its own). ``prefs``: the person's at every table opened here."""
         super().__init__()
@@ -89,7 +102,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         self.session: Session | None = None
         self.table: GameTableScreen | None = None
         self.evening = Evening()
-        """The games of this session and the running scores over them (tui/evening.py)."""
+        """The games of this session and the running scores over them (tui/game_ui.py)."""
         self.generation = 0
         """Which session's messages are shown: a table left for a rematch posts on unheard."""
         self.rematchable = False

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from druids_p2p.tui.bots import BotSeat
-from druids_p2p.tui.pacing import UI_PACING, Pacing
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
+from druids_p2p.tui.game_ui import NO_PREFS, UI_PACING, Pacing, TablePrefs
 
 log = logging.getLogger(__name__)
 

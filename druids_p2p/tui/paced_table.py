@@ -1,4 +1,4 @@
-"""A table screen that shows what its session tells it in the pacer's time (``pacing.py``).
+"""A table screen that shows what its session tells it in the pacer's time (``game_ui.py``).
 
 Both games' tables of peers take every message of the session into a :class:`Pacer` and show
 them in order, each after the hold the last one asked for; a timer wakes the screen when the next
@@ -18,12 +18,17 @@ from typing import TypedDict
 from textual.message import Message
 from textual.timer import Timer
 
-from druids_p2p.tui.game_ui import GameTableScreen
-from druids_p2p.tui.pacing import UI_PACING, Pacer, Pacing
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
-from druids_p2p.tui.session import PeerEvent, Session
-from druids_p2p.tui.widgets.chat import CHAT_EVENTS, ChatBox, chat_line
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.game_ui import (
+    NO_PREFS,
+    UI_PACING,
+    GameTableScreen,
+    Pacer,
+    Pacing,
+    PeerEvent,
+    Session,
+    TablePrefs,
+)
+from druids_p2p.tui.widgets import CHAT_EVENTS, ChatBox, TableLog, chat_line
 
 log = logging.getLogger(__name__)
 

@@ -34,12 +34,17 @@ from druids_p2p.lan.peer_config import (
     TableView,
 )
 from druids_p2p.peer.session import run_peer
-from druids_p2p.tui.approval import ApprovalBridge
 from druids_p2p.tui.bots import BotSeat, LocalBots
-from druids_p2p.tui.game_ui import Snapshots
-from druids_p2p.tui.going_on import GoOnBridge, RematchBridge
-from druids_p2p.tui.names import in_your_words
-from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
+from druids_p2p.tui.dialogs import ApprovalBridge, GoOnBridge, RematchBridge
+from druids_p2p.tui.game_ui import (
+    MoveRejected,
+    PeerEvent,
+    Session,
+    SessionEnded,
+    Snapshots,
+    TurnRequest,
+)
+from druids_p2p.tui.widgets import in_your_words
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ table at that game's table screen; its bots rejoin too if they are not still run
 a new table (the old one is set aside: marked stopped, so it is not offered again, and kept with
 its record, never deleted), or quit.
 A stopped or finished table is never offered: homes.py decides what is still playing. The
-question itself is the ``ResumeTable`` dialog (:mod:`druids_p2p.tui.screens.resume_dialog`).
+question itself is the ``ResumeTable`` dialog (:mod:`druids_p2p.tui.dialogs`).
 """
 
 from __future__ import annotations

@@ -348,6 +348,9 @@ HASH = Bin(HASH_SIZE, HASH_SIZE)
 KEY = Bin(KEY_SIZE, KEY_SIZE)
 NAME = Str(1, 32, printable=True)
 TOKEN = Str(1, 16, charset=TOKEN_CHARS)
+MOVE_TOKEN = Str(1, 16, charset=TOKEN_CHARS | frozenset(" >@"))
+"""A public move's token: a game's notation may spell one move with a space, ``>`` and ``@``
+(``b3n Ca5>d3``, ``@b1``; wire.md §4)."""
 ROUND = Int(0, MAX_ROUNDS - 1)
 SEAT_INDEX = Int(0, MAX_SEATS - 1)
 
@@ -427,7 +430,7 @@ BODIES: dict[MsgType, Schema] = {
     MsgType.SEAT_CONFIRM: Struct({"commit": HASH, "curve": KEY, "endpoint": ENDPOINT}),
     MsgType.SEAT_NONCE: Struct({"nonce": HASH}),
     # A move token; never a card opening (a card shown face up is a ``table_show``).
-    MsgType.MOVE: Struct({"round": ROUND, "move": TOKEN}),
+    MsgType.MOVE: Struct({"round": ROUND, "move": MOVE_TOKEN}),
     MsgType.RESULT: Struct(
         {
             "totals": List(Int(-(2**31), 2**31 - 1), 2, MAX_SEATS),

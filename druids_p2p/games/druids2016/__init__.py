@@ -15,18 +15,44 @@ Modules, one concern each: ``board`` (squares, the layout's checks), ``board_fil
 one), ``moves`` (the move value and its token), ``setup``, ``game`` (play, undo, legal moves,
 the end), ``view`` (the position as JSON and text), ``replay`` (the game file), ``demo``; the
 bots' strategies: ``policy`` (the budget, ``random`` and ``rule``), ``search`` (alpha-beta) and
-``match`` (one game between two policies, the Wilson interval).
+``match`` (one game between two policies, the Wilson interval). Behind the seam: ``options``,
+``state`` (a whole game, placements included), ``cards`` and ``table_seat`` (the game at a card
+table of two peers), ``ruleset``, ``bots``, ``seat_text``; :data:`SPEC` is the game as the
+registry knows it (pyproject's ``druids_p2p.games`` entry point).
 """
 
 from druids_p2p.games.druids2016.board import Board, BoardError, parse_board
 from druids_p2p.games.druids2016.board_file import default_board, load_board
+from druids_p2p.games.druids2016.bots import Rule2016Bot, Search2016Bot, fallback_2016
 from druids_p2p.games.druids2016.game import Game, Options, Result
 from druids_p2p.games.druids2016.moves import Move
+from druids_p2p.games.druids2016.options import Options2016
 from druids_p2p.games.druids2016.replay import ReplayInputError, game_record, replay
+from druids_p2p.games.druids2016.ruleset import Druids2016Ruleset, playout
 from druids_p2p.games.druids2016.setup import InvalidSetup, Setup, random_setup
+from druids_p2p.games.druids2016.view import SeatView
 from druids_p2p.games.seam import IllegalMove
+from druids_p2p.games.spec import GameSpec
+
+SPEC = GameSpec(
+    name=Druids2016Ruleset.name,
+    title="Druids (2016)",
+    rules=Druids2016Ruleset(),
+    view=SeatView,
+    options=Options2016,
+    bots={"rule": Rule2016Bot, "search": Search2016Bot},
+    fallback=fallback_2016,
+    playout=playout,
+    api={
+        "Move2016": "druids_p2p.games.druids2016.moves:Move",
+        "Options2016": "druids_p2p.games.druids2016.options:Options2016",
+        "SeatView2016": "druids_p2p.games.druids2016.view:SeatView",
+    },
+)
+"""Druids (2016) as the registry knows it."""
 
 __all__ = [
+    "SPEC",
     "Board",
     "BoardError",
     "Game",

@@ -296,6 +296,8 @@ class Game:
         """Why ``move`` is illegal now, in a player's words, or None if it is legal."""
         if self.result is not None:
             return "the game is over"
+        if move.placement:
+            return f"{move.token()} places a Druid: the Druids are placed before the first move"
         side, origin, name = self.side, move.square, square_name(move.square)
         druid = self.occ[origin]
         if druid < 0:

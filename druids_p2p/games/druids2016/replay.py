@@ -1,7 +1,8 @@
 """``druids replay --game druids2016``: a game file in, every ruling applied, the outcome out.
 
 The file is JSON ``{"first": 0|1, "tiles": "CMFCR", "placement": {"0": [3 squares], "1": [3
-squares]}, "moves": ["b1e", ...], "board": optional}`` (issue 31); ``board`` is a board file's
+squares]}, "moves": ["b1e", ...], "board": optional}`` (issue 31), with an optional ``"game":
+"druids2016"`` (which ``druids replay FILE`` picks the game by); ``board`` is a board file's
 text (one string, or a list of its lines). Pure: the caller reads the file and prints the result.
 Exit 0 with the result, the legal moves and the position; 1 at the first illegal move, naming it;
 a malformed file raises :class:`ReplayInputError` (exit 2).
@@ -19,7 +20,8 @@ from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.setup import Setup
 from druids_p2p.games.druids2016.view import position_json
 
-KEYS = frozenset({"first", "tiles", "placement", "moves", "board"})
+NAME = "druids2016"
+KEYS = frozenset({"game", "first", "tiles", "placement", "moves", "board"})
 
 
 class ReplayInputError(ValueError):
@@ -62,6 +64,7 @@ def parse_game_file(text: str) -> tuple[Board, Setup, list[tuple[str, Move]]]:
     _expect(isinstance(data, dict), "the game file must be a JSON object")
     unknown = set(data) - KEYS
     _expect(not unknown, f"unknown key(s) in the game file: {', '.join(sorted(unknown))}")
+    _expect(data.get("game", NAME) == NAME, f'a druids2016 game file says "game": "{NAME}"')
     missing = sorted({"first", "tiles", "placement", "moves"} - set(data))
     _expect(not missing, f"the game file lacks {', '.join(repr(k) for k in missing)}")
     board = _board(data["board"]) if "board" in data else default_board()
@@ -123,6 +126,7 @@ def game_record(game: Game) -> dict[str, Any]:
     """The game file of ``game`` as played so far (what :func:`replay` reads back); the board
     is written only when it is not the default layout."""
     record: dict[str, Any] = {
+        "game": NAME,
         "first": game.setup.first,
         "tiles": game.setup.tiles,
         "placement": {str(p): [square_name(s) for s in game.setup.placements[p]] for p in (0, 1)},

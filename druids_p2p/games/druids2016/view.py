@@ -1,11 +1,15 @@
 """The position as data and as text: what a replay prints and what a demo draws.
 
-The game is one of perfect information, so every player's view is the whole position.
+The game is one of perfect information once the Druids are placed, so every player's view is
+the whole position; while they are placed (each player's choice hidden from the other until both
+are in, RULINGS-2016.md "Setup" 3) a seat sees only its own. :class:`SeatView` is what a bot and
+a terminal UI get (the spec's ``view``): its field names are kept stable.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final
 
 from druids_p2p.games.druids2016.board import (
     COLS,
@@ -13,10 +17,18 @@ from druids_p2p.games.druids2016.board import (
     ROWS,
     SQUARES,
     TERRAINS,
+    Board,
     square_name,
 )
-from druids_p2p.games.druids2016.game import KIND_LETTERS, Game
+from druids_p2p.games.druids2016.game import KIND_LETTERS, WIN, Game, Options, Result
+from druids_p2p.games.druids2016.setup import Setup
 
+DRAWING: Final = "drawing"
+"""The first player and the tiles are being drawn (at a table: shuffled and turned)."""
+PLACING: Final = "placing"
+"""The players place their Druids (two each besides the Master), hidden from each other."""
+PLAYING: Final = "playing"
+OVER: Final = "over"
 ARROWS = "^>v<"
 """A Druid's facing drawn: north (towards row 7), east, south, west."""
 
@@ -70,3 +82,112 @@ def position_lines(game: Game) -> list[str]:
     ]
     lines.append("     " + "    ".join("abcde"))
     return lines
+
+
+@dataclass(frozen=True, slots=True)
+class DruidView:
+    """A Druid on the board: its ``player``, ``square`` (0-34, a1 = 0), ``facing`` (0-3: n e
+    s w) and whether it is that player's ``master``."""
+
+    player: int
+    square: int
+    facing: int
+    master: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What ``seat`` may know. Squares are ints (a1 = 0, row-major), moves their ids
+    (``Move.of``). ``phase`` is :data:`DRAWING`, :data:`PLACING`, :data:`PLAYING` or
+    :data:`OVER`."""
+
+    seat: int
+    players: int
+    phase: str
+    board: Board
+    first: int | None
+    """The player at row 1, who moves first (None until drawn)."""
+    tiles: tuple[tuple[int, str], ...]
+    """(square, kind letter M F C R) of every tile, empty until drawn."""
+    to_move: int | None
+    legal: tuple[int, ...]
+    """The legal move ids while this seat is to move, else empty (placements, then steps)."""
+    placed: tuple[int, ...]
+    """While placing: the back-row squares this seat has chosen so far (the other's are
+    hidden). Once play starts: empty (the Druids are in ``druids``)."""
+    druids: tuple[DruidView, ...]
+    moves: tuple[int, ...]
+    """The steps played, in order (ids)."""
+    last: int | None
+    """The last step played (id), None before the first."""
+    ply: int
+    since_capture: int
+    result: Result | None
+    ended_by: str | None
+    totals: tuple[int, ...]
+    winners: tuple[int, ...] | None
+    game_over: bool
+    round_scores: tuple[tuple[int, ...], ...]
+    """The one round's totals once the game is over, else empty."""
+    setup: Setup | None
+    """Who sits where, the tiles and both placements, once play starts (a bot rebuilds the
+    position from it and ``moves``: :meth:`game`)."""
+    rules: Options
+
+    def game(self) -> Game:
+        """The position as an engine game (setup and every step replayed): what a bot searches;
+        ValueError before play starts."""
+        if self.setup is None:
+            raise ValueError("the Druids are not placed yet: there is no position to play")
+        game = Game(self.setup, self.board, self.rules)
+        for code in self.moves:
+            game.play_code(code)
+        return game
+
+
+def outcome(result: Result | None) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """(totals, winners) of a result: a win 2-0, a draw 1-1 (both win a tie); none yet:
+    (0, 0) and None."""
+    if result is None:
+        return (0, 0), None
+    if result.status == WIN and result.winner is not None:
+        totals = tuple(2 if p == result.winner else 0 for p in (0, 1))
+        return totals, (result.winner,)
+    return (1, 1), (0, 1)
+
+
+def seat_view(
+    seat: int,
+    board: Board,
+    rules: Options,
+    first: int | None,
+    tiles: str | None,
+    placed: tuple[int, ...],
+    game: Game | None,
+    to_move: int | None,
+    legal: tuple[int, ...],
+) -> SeatView:
+    """The view of ``seat``: before play (``game`` None) the draw as far as known and this
+    seat's own placement; then the whole position."""
+    if game is None:
+        phase = DRAWING if first is None or tiles is None else PLACING
+        laid = tuple(zip(board.starts, tiles, strict=True)) if tiles is not None else ()
+        return SeatView(
+            seat, 2, phase, board, first, laid, to_move, legal, placed, (), (), None, 0, 0,
+            None, None, (0, 0), None, False, (), None, rules,
+        )  # fmt: skip
+    result = game.result
+    totals, winners = outcome(result)
+    druids = tuple(
+        DruidView(game.player(d // 3), game.pos[d], game.face[d], d == game.master[d // 3])
+        for d in range(6)
+        if game.pos[d] >= 0
+    )
+    laid = tuple((s, KIND_LETTERS[game.tile[s]]) for s in range(SQUARES) if game.tile[s])
+    moves = tuple(entry[0] for entry in game.history)
+    return SeatView(
+        seat, 2, PLAYING if result is None else OVER, board, game.setup.first, laid,
+        to_move, legal, (), druids, moves, moves[-1] if moves else None, game.ply, game.quiet,
+        result, None if result is None else result.reason, totals, winners,
+        result is not None, (totals,) if result is not None else (), game.setup, rules,
+    )  # fmt: skip

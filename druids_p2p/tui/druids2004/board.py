@@ -33,14 +33,11 @@ from druids_p2p.games.druids2004.cards import ROW_SLOTS, format_card, is_gem
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.records import RitualDone
 from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import KEYS, RULES, RitualHistory, RitualSteps
-from druids_p2p.tui.druids2004.explain import signs
-from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
-from druids_p2p.tui.names import seat_colour
-from druids_p2p.tui.plain import plain
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
-from druids_p2p.tui.screens.help import HelpScreen
-from druids_p2p.tui.widgets.log import TableLog
+from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn, signs
+from druids_p2p.tui.game_ui import NO_PREFS, TablePrefs
+from druids_p2p.tui.widgets import TableLog, plain, seat_colour
 
 MARKED_KINDS = frozenset({mv.KIND_PLAY, mv.KIND_DISCARD})
 """Moves that put a card down: with ``--confirm-plays`` a second key plays them."""

@@ -25,9 +25,8 @@ from druids_p2p.games.druids2004.cards import (
 )
 from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.records import RitualDone
-from druids_p2p.tui.druids2004.explain import share_line
-from druids_p2p.tui.plain import plain
-from druids_p2p.tui.widgets.chat import CHAT_KEY
+from druids_p2p.tui.druids2004.places import share_line
+from druids_p2p.tui.widgets import CHAT_KEY, plain
 
 _CSS = """
 {name} {{ align: center middle; }}

@@ -1,22 +1,10 @@
-"""The Druids (2004) table screen at a table of peers: the shared board (``board.py``) over the
-snapshots a :class:`~druids_p2p.tui.session.Session` posts.
-
-The view is this seat's copy of the game at the mental card table, as last settled; a move the
-keys choose is handed to the session for the peer's move request it answers, and the table
-checks it on its one accept path (a refusal comes back as :class:`MoveRejected` with the rule's
-words). What the session reports is shown in order, each other seat's move held
-``pacing.move_s`` so that a person can follow the bots; rituals open step by step and the end
-waits behind them.
-
-A card this seat draws is known only once every share of it is in, which may be after the next
-player has begun its turn: the log then holds the other seats' lines until the drawn card is
-told, so that each player's turn reads together (no "you draw", "rule-1 announces a ritual",
-"you draw" any more).
-"""
+"""The Druids (2004) table screen at a table of peers: the shared board over frozen pictures of
+the table, each taken on the peer's thread, which owns the table."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Unpack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Unpack
 
 from rich.text import Text
 from textual.binding import BindingType
@@ -31,15 +19,73 @@ from druids_p2p.tui.druids2004.dialogs import (
     TalkRitualHistory,
     TalkRitualSteps,
 )
-from druids_p2p.tui.druids2004.explain import end_lines
-from druids_p2p.tui.druids2004.lan_story import drawn_lines, move_line
-from druids_p2p.tui.druids2004.places import ScoreColumn
-from druids_p2p.tui.druids2004.snapshot import Snapshot2004, own, snapshot_from_table
-from druids_p2p.tui.evening import PlayedGame
-from druids_p2p.tui.game_ui import TableUI
+from druids_p2p.tui.druids2004.places import ScoreColumn, end_lines
+from druids_p2p.tui.druids2004.replay import drawn_lines, move_line
+from druids_p2p.tui.game_ui import (
+    MoveRejected,
+    PeerEvent,
+    PlayedGame,
+    SeatSnapshot,
+    Session,
+    SessionEnded,
+    TableUI,
+    TurnRequest,
+)
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
-from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
-from druids_p2p.tui.widgets.chat import CHAT_KEY
+from druids_p2p.tui.widgets import CHAT_KEY
+
+if TYPE_CHECKING:
+    from druids_p2p.lan.peer_config import TableView
+
+
+@dataclass(frozen=True)
+class Snapshot2004:
+    names: tuple[str, ...]
+    """By play seat once the seat order is fixed (before: in seat-message order)."""
+    my_seat: int | None
+    phase: str
+    """seating, play, done."""
+    view: SeatView | None
+    """This seat's view; None before the deal is complete or while the table is not settled
+    (the screen keeps showing the last settled view)."""
+    my_turn: bool = False
+    """The peer asks this seat for a move now (only then is a move taken)."""
+    turn: int = 0
+    """Which request for a move this is: a move is submitted with it, so a stale one is
+    ignored."""
+
+    def name(self, seat: int | None) -> str:
+        if seat is None or not 0 <= seat < len(self.names):
+            return "?"
+        return self.names[seat]
+
+
+def snapshot_from_table(table: TableView, turn: int | None = None) -> Snapshot2004:
+    """A snapshot of a peer's 2004 table; call it only on the peer's own thread. ``turn`` is
+    given when the peer asks this seat for a move (its number); otherwise the snapshot never
+    offers a move."""
+    seat = table.seat
+    view = table.player_view() if seat is not None and table.settled else None
+    if view is not None and not isinstance(view, SeatView):
+        raise TypeError(f"a Druids (2004) table's view is a {type(view).__name__}")
+    my_turn = turn is not None and view is not None and view.to_move == seat and bool(view.legal)
+    return Snapshot2004(
+        names=table.names,
+        my_seat=seat,
+        phase="done" if view is not None and view.game_over else table.phase,
+        view=view,
+        my_turn=my_turn,
+        turn=0 if turn is None else turn,
+    )
+
+
+def own(snapshot: SeatSnapshot | None) -> Snapshot2004 | None:
+    """A session's snapshot as this game's table reads it (TypeError for another game's: a
+    wiring mistake)."""
+    if snapshot is None or isinstance(snapshot, Snapshot2004):
+        return snapshot
+    raise TypeError(f"a Druids (2004) table was handed a {type(snapshot).__name__}")
+
 
 QUIET_EVENTS = frozenset({"result", "round_ended", "game_over", "move"})
 """Events whose text the screen tells in its own words (moves, the end) or not at all (talk is

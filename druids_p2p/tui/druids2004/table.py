@@ -1,15 +1,16 @@
-"""The Druids (2004) table against in-process bots: the shared board (``board.py``) over an
-:class:`~druids_p2p.tui.druids2004.session.Offline2004` session, the bots moving on a worker
-thread so that the screen stays live while they think.
-"""
+"""The Druids (2004) table against in-process bots (``druids play``) and its app: the shared
+board over an offline session, the bots moving on a worker thread so the screen stays live."""
 
 from __future__ import annotations
 
 import contextlib
+import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
+from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import get_current_worker
 
@@ -18,10 +19,9 @@ from druids_p2p.games.druids2004.playout import MAX_STEPS
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, in_ui_words, what_now
 from druids_p2p.tui.druids2004.dialogs import ConfirmLeave, GameOver2004
-from druids_p2p.tui.druids2004.explain import end_lines
+from druids_p2p.tui.druids2004.places import end_lines
 from druids_p2p.tui.druids2004.session import Offline2004, TableEvent
-from druids_p2p.tui.evening import Evening, PlayedGame
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
+from druids_p2p.tui.game_ui import NO_PREFS, Evening, PlayedGame, TablePrefs
 
 __all__ = ["Table2004Screen", "in_ui_words", "what_now"]
 
@@ -40,7 +40,7 @@ class Table2004Screen(Board2004):
         prefs: TablePrefs = NO_PREFS,
     ) -> None:
         """``pause_s``: how long each bot's finished turn stays in view before the next bot
-        moves (``--move-pause``; 0 in tests); ``prefs``: the person's (tui/prefs.py)."""
+        moves (``--move-pause``; 0 in tests); ``prefs``: the person's (tui/game_ui.py)."""
         assert session.options is not None
         super().__init__(session.names, session.options.column_spaces, prefs)
         self.session = session
@@ -181,3 +181,67 @@ class Table2004Screen(Board2004):
                 self.on_end({**self.outcome(), "stopped": "you left the table"})
 
         self.app.push_screen(ConfirmLeave(), answered)
+
+
+RECORD_NAME = "record-2004.json"
+
+
+class Druids2004App(App[dict[str, Any] | None]):
+    TITLE = "Druids (2004)"
+
+    def __init__(
+        self,
+        session: Offline2004,
+        folder: Path | None = None,
+        pause_s: float = 0.0,
+        rematch: Callable[[int], Offline2004] | None = None,
+        prefs: TablePrefs = NO_PREFS,
+    ) -> None:
+        """``pause_s``: each bot's finished turn stays in view this long (``--move-pause``);
+        ``rematch``: a new game of the same players from a seed (None: no rematch offered);
+        ``prefs``: the person's (the legend the first time, ``--confirm-plays``)."""
+        super().__init__()
+        self.session = session
+        self.folder = folder
+        self.pause_s = pause_s
+        self.prefs = prefs
+        self.rematch = rematch
+        self.evening = Evening()
+        self.games = 1
+        self.table = Table2004Screen(session, self.finish, pause_s, prefs)
+
+    @property
+    def can_rematch(self) -> bool:
+        return self.rematch is not None
+
+    def on_mount(self) -> None:
+        self.push_screen(self.table)
+
+    def _record(self) -> Path | None:
+        """Write this game's record (when there is a folder); its path."""
+        if self.folder is None:
+            return None
+        name = RECORD_NAME if self.games == 1 else f"record-2004-{self.games}.json"
+        path = self.folder / name
+        path.write_text(self.session.record_text(), encoding="utf-8")
+        return path
+
+    def action_rematch(self) -> None:
+        """The end screen's ``r``: this game's record kept, a new game of the same players."""
+        if self.rematch is None or not self.table.ended:
+            self.bell()
+            return
+        self._record()
+        while len(self.screen_stack) > 1 and self.screen is not self.table:
+            self.pop_screen()
+        self.games += 1
+        self.session = self.rematch(random.SystemRandom().randrange(2**32))
+        self.table = Table2004Screen(self.session, self.finish, self.pause_s, self.prefs)
+        self.switch_screen(self.table)
+
+    def finish(self, outcome: dict[str, Any]) -> None:
+        """Write the record (when there is a folder) and leave with the outcome."""
+        path = self._record()
+        if path is not None:
+            outcome = {**outcome, "record": str(path), "folder": str(self.folder)}
+        self.exit({**outcome, "evening": self.evening.to_json()})

@@ -1,7 +1,7 @@
 """Druids (2004)'s terminal UI, as its spec names it (``GameSpec.ui``): its table at a table of
 peers (``lan_table.py``), its table against in-process bots, the viewer of a table's
-record (``replay.py``) and its screenshots (the offline table's record, in the notation, is
-replayed as JSON by ``druids replay``)."""
+record (``replay.py``; the offline table's record, in the notation, is replayed as JSON by
+``druids replay``)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,11 @@ from pathlib import Path
 
 from druids_p2p.bots.base import Bot
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset
-from druids_p2p.tui.druids2004.app import Druids2004App
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI
 from druids_p2p.tui.druids2004.replay import Replay2004App
-from druids_p2p.tui.druids2004.screenshots import make_2004_screenshots
 from druids_p2p.tui.druids2004.session import Offline2004
-from druids_p2p.tui.game_ui import GameUI
-from druids_p2p.tui.prefs import NO_PREFS, TablePrefs
+from druids_p2p.tui.druids2004.table import Druids2004App
+from druids_p2p.tui.game_ui import NO_PREFS, GameUI, TablePrefs
 
 
 def offline_app(
@@ -40,11 +38,8 @@ def offline_app(
 
 UI = GameUI(
     name=Druids2004Ruleset.name,
-    screenshots=make_2004_screenshots,
     table=TABLE_UI,
     offline=offline_app,
     replay=Replay2004App,
     legend=True,
-    lobby_svg="lobby-2004.svg",
-    lobby_tables=(("gems at noon", "hana", "192.168.1.62", 3, ["ivo"], False),),
 )

@@ -30,7 +30,7 @@ from druids_p2p.games.druids2016.board import (
     square_name,
 )
 from druids_p2p.games.druids2016.game import KIND_LETTERS, Game
-from druids_p2p.tui.names import seat_colour
+from druids_p2p.tui.widgets import seat_colour
 
 CELL_W = 8
 CELL_H = 3

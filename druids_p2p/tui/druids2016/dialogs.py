@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2016.board import (
     ARROWS,
     DRUID,
@@ -20,8 +21,7 @@ from druids_p2p.tui.druids2016.board import (
     TEMPLE_GLYPH,
     TILE_GLYPHS,
 )
-from druids_p2p.tui.plain import plain
-from druids_p2p.tui.screens.help import HelpScreen
+from druids_p2p.tui.widgets import plain
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("← → ↑ ↓ / h j k l", "move the cursor over the board"),

@@ -25,8 +25,7 @@ from druids_p2p.tui.druids2016.board import BoardView, Marks, last_move_squares
 from druids_p2p.tui.druids2016.choice import Picker
 from druids_p2p.tui.druids2016.dialogs import ConfirmLeave2016, GameOver2016, help_screen
 from druids_p2p.tui.druids2016.session import Offline2016, end_words
-from druids_p2p.tui.names import seat_colour
-from druids_p2p.tui.plain import plain
+from druids_p2p.tui.widgets import plain, seat_colour
 
 LOG_LINES = 16
 CURSOR_STEPS = {"up": (1, 0), "down": (-1, 0), "left": (0, -1), "right": (0, 1)}

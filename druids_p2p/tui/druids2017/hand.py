@@ -23,7 +23,7 @@ from druids_p2p.tui.druids2017.cards import (
     card_group,
 )
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
-from druids_p2p.tui.plain import plain
+from druids_p2p.tui.widgets import plain
 
 
 def _chip_css() -> str:

@@ -26,12 +26,9 @@ from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.games.seam import GameMove
 from druids_p2p.tui.druids2017.cards import card_text, move_text
 from druids_p2p.tui.druids2017.hand import Hand
-from druids_p2p.tui.druids2017.piles import PlayersPanel
-from druids_p2p.tui.druids2017.scores import ScoresPanel
+from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_game
-from druids_p2p.tui.druids2017.trick import TrickPanel
-from druids_p2p.tui.plain import plain
-from druids_p2p.tui.widgets.log import WrapLog
+from druids_p2p.tui.widgets import WrapLog, plain
 
 _ENDED = {"five_domains": "a fifth domain was won", "hands_empty": "the hands are played out"}
 

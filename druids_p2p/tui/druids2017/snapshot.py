@@ -23,8 +23,8 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.game import Game
 from druids_p2p.games.druids2017.notation import format_card
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.tui.names import in_your_words
-from druids_p2p.tui.session import SeatSnapshot
+from druids_p2p.tui.game_ui import SeatSnapshot
+from druids_p2p.tui.widgets import in_your_words
 
 if TYPE_CHECKING:
     from druids_p2p.lan.peer_config import TableView

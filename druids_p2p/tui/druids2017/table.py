@@ -1,7 +1,7 @@
 """The table: players and piles, the trick, scores, warnings, your hand, the log; prompts on
 your turn.
 
-What the session reports is shown in order through a :class:`~druids_p2p.tui.pacing.Pacer`
+What the session reports is shown in order through a :class:`~druids_p2p.tui.game_ui.Pacer`
 (the paced table screen, ``tui/paced_table.py``): each move stays in view a moment, a completed
 trick longer (or until a key), and the next round waits behind the round's summary. So the log,
 the trick and the hand always agree, and the person's turn (its clock too) begins when it is
@@ -23,26 +23,37 @@ from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.games.druids2017.notation import format_card
-from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
+from druids_p2p.tui.druids2017.cards import warning_line, warnings
+from druids_p2p.tui.druids2017.dialogs import (
+    GaiaPrompt,
+    GameOver,
+    PilePrompt,
+    RoundSummary,
+    help_screen,
+)
 from druids_p2p.tui.druids2017.hand import CardChip, Hand
-from druids_p2p.tui.druids2017.help import help_screen
-from druids_p2p.tui.druids2017.piles import PlayersPanel
-from druids_p2p.tui.druids2017.scores import ScoresPanel
+from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickHistory, TrickPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
-from druids_p2p.tui.druids2017.table_events import EVENT_STYLE, clock, describe, took_line
-from druids_p2p.tui.druids2017.table_status import connecting_text, seat_states, status_text
-from druids_p2p.tui.druids2017.trick import TrickPanel
-from druids_p2p.tui.druids2017.tricks import TrickHistory
-from druids_p2p.tui.druids2017.warnings import warning_line, warnings
-from druids_p2p.tui.evening import PlayedGame
-from druids_p2p.tui.game_ui import TableUI
-from druids_p2p.tui.names import who
+from druids_p2p.tui.druids2017.table_events import (
+    EVENT_STYLE,
+    clock,
+    connecting_text,
+    describe,
+    seat_states,
+    status_text,
+    took_line,
+)
+from druids_p2p.tui.game_ui import (
+    MoveRejected,
+    PeerEvent,
+    PlayedGame,
+    Session,
+    SessionEnded,
+    TableUI,
+    TurnRequest,
+)
 from druids_p2p.tui.paced_table import Paced, PacedTableScreen
-from druids_p2p.tui.plain import plain, plain_text
-from druids_p2p.tui.session import MoveRejected, PeerEvent, Session, SessionEnded, TurnRequest
-from druids_p2p.tui.widgets.chat import CHAT_KEY
-from druids_p2p.tui.widgets.log import TableLog
-from druids_p2p.tui.widgets.size_warning import SizeWarning
+from druids_p2p.tui.widgets import CHAT_KEY, SizeWarning, TableLog, plain, plain_text, who
 
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q", "ctrl+c"})
 """Keys that keep their meaning while a trick is held or a card is marked (help, quit; and chat,

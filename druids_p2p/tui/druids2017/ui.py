@@ -1,21 +1,17 @@
 """Druids (2017)'s terminal UI, as its spec names it (``GameSpec.ui``): its table at a table of
-peers, its record viewer and its screenshots. (``druids play`` seats you at a real
-table of peers on loopback, so it has no separate offline app; ``offline.py`` is for tests and
-screenshots.)"""
+peers and its record viewer. (``druids play`` seats you at a real table of peers on loopback, so
+it has no offline app; the tests' is ``tests/support/offline2017.py``.)"""
 
 from __future__ import annotations
 
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
 from druids_p2p.tui.druids2017.replay import ReplayApp
-from druids_p2p.tui.druids2017.screenshots import make_2017_screenshots
 from druids_p2p.tui.druids2017.table import TABLE_UI
 from druids_p2p.tui.game_ui import GameUI
 
 UI = GameUI(
     name=DruidsRuleset.name,
-    screenshots=make_2017_screenshots,
     table=TABLE_UI,
     replay=ReplayApp,
     tricks=True,
-    lobby_svg="lobby.svg",
 )

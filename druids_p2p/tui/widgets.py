@@ -1,0 +1,271 @@
+"""The pieces every game's table screen is built of: text from other peers shown literally (never
+as markup), one colour per seat, the chat box, the table log and the too-small-terminal banner."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, RichLog, Static
+
+from druids_p2p.tui.game_ui import SeatSnapshot
+from druids_p2p.wire.schema import MAX_CHAT_TEXT, shown
+
+
+def _lines_shown(text: str) -> str:
+    """:func:`shown` line by line: the line breaks the UI puts between lines stay breaks."""
+    return "\n".join(shown(line) for line in text.split("\n"))
+
+
+def plain(text: object, style: str = "") -> Text:
+    """``text`` (``str()`` of it) as a ``Text`` no markup parser reads, unprintables replaced
+    (line breaks kept: a dialog's lines are joined with them)."""
+    return Text(_lines_shown(str(text)), style=style)
+
+
+def plain_text(text: Text) -> Text:
+    """A styled ``Text`` with its unprintable characters replaced (its spans stay in place)."""
+    cleaned = _lines_shown(text.plain)
+    if cleaned == text.plain:
+        return text
+    copy = text.copy()
+    copy.plain = cleaned
+    return copy
+
+
+SEAT_COLOURS: tuple[str, ...] = ("#5fd7ff", "#ff87d7", "#ffaf5f", "#afafff", "#d7d787")
+"""Cyan, pink, orange, lavender, khaki: seats 0..4 in play order."""
+
+
+def seat_colour(seat: int) -> str:
+    return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+
+def who(snapshot: SeatSnapshot | None, seat: int | None) -> str:
+    """``you`` for this seat, else the seat's name."""
+    if snapshot is None or seat is None:
+        return "?"
+    return "you" if seat == snapshot.my_seat else snapshot.name(seat)
+
+
+def name_text(snapshot: SeatSnapshot | None, seat: int | None, you: bool = True) -> Text:
+    """The seat's name (or ``you``) in its colour."""
+    if snapshot is None or seat is None or not 0 <= seat < len(snapshot.names):
+        return Text("?")
+    label = who(snapshot, seat) if you else snapshot.name(seat)
+    bold = " bold" if seat == snapshot.my_seat else ""
+    return plain(label, f"{seat_colour(seat)}{bold}")
+
+
+def in_your_words(reason: str | None, seat: int) -> str | None:
+    """A refusal told to ``seat``'s player: "seat 2's hand" becomes "your hand", "seat 2" "you"."""
+    if reason is None:
+        return None
+    reason = re.sub(rf"\bseat {seat}'s\b", "your", reason)
+    return re.sub(rf"\bseat {seat}\b", "you", reason)
+
+
+CHAT_EVENTS = ("chat", "chat_refused")
+
+CHAT_KEY = Binding("c", "app.chat", "chat", priority=True)
+"""``c`` opens the chat box: on a table screen and on every prompt, summary and end screen over
+it (a modal screen hides the table's own bindings). The app (``DruidsApp.action_chat``) opens it
+over whatever is on top. A priority binding is run as the app takes the key, before it hands on
+the next: the keys typed behind ``c`` in one burst go to the box, not to the hand (a plain one
+ran only once ``c`` had bubbled up from the focused card, after the keys behind it had been
+handed to that card). None of these screens has an input that ``c`` could be text for."""
+
+
+def chat_line(event: dict[str, Any], my_seat: int | None = None) -> Text:
+    """A chat event as a log line: the speaker in bold (``you`` for this seat), then the text."""
+    if event.get("event") == "chat_refused":
+        return Text(str(event.get("text", "chat: not sent")), style="yellow")
+    seat = event.get("seat")
+    who = "you" if seat is not None and seat == my_seat else str(event.get("name", "?"))
+    line = Text(f"{who}: ", style="bold cyan")
+    line.append(str(event.get("text", "")))
+    return line
+
+
+class ChatInput(Input):
+    """The line being typed (at most a chat line's bytes' worth of characters)."""
+
+    DEFAULT_CSS = """
+    ChatInput { height: 3; border: round $accent; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            placeholder="say something to the table — Enter sends, Escape closes",
+            id="chat",
+            max_length=MAX_CHAT_TEXT,
+        )
+
+
+class ChatBox(ModalScreen[str | None]):
+    """The chat's own input at the bottom, the table still in view above: dismissed with the
+    line to send, or None when closed without one (Escape, an empty line)."""
+
+    DEFAULT_CSS = """
+    ChatBox { align: center bottom; background: $background 0%; }
+    ChatBox > ChatInput { width: 100%; margin-bottom: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "close chat")]
+
+    def compose(self) -> ComposeResult:
+        yield ChatInput()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_focus(self.query_one(ChatInput))  # now, not on the next refresh
+
+    def on_key(self, event: events.Key) -> None:
+        """A key handed to the box before its input had the focus (``c`` and the line typed in
+        one burst, or over a laggy link) is the input's all the same: a character (the input
+        takes those it is given itself, so one here was not), or Enter."""
+        try:
+            chat = self.query_one(ChatInput)
+        except NoMatches:
+            return
+        if event.is_printable and event.character is not None:
+            event.stop()
+            event.prevent_default()
+            chat.insert_text_at_cursor(event.character)
+            self.set_focus(chat)
+        elif event.key == "enter" and self.focused is not chat:
+            event.stop()
+            event.prevent_default()
+            self._say(chat.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._say(event.value)
+
+    def _say(self, text: str) -> None:
+        self.dismiss(text.strip() or None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+FIXED_TIME: list[float] = []
+"""A UTC time every new log shows instead of the clock's (screenshots.py: the same picture on
+every run); empty in play."""
+
+
+def _stamp() -> str:
+    if FIXED_TIME:
+        return time.strftime("%H:%M:%S ", time.gmtime(FIXED_TIME[0]))
+    return time.strftime("%H:%M:%S ")
+
+
+class WrapLog(RichLog):
+    """A ``RichLog`` whose lines wrap at words to its width, now and after every resize."""
+
+    def __init__(self, max_lines: int = 500, id: str | None = "log") -> None:
+        super().__init__(id=id, wrap=True, markup=False, max_lines=max_lines, min_width=1)
+        self.written: deque[Text] = deque(maxlen=max_lines)
+        """What was written, to wrap again at a new width."""
+        self._wrapped_at = 0
+
+    def add(self, line: Text) -> None:
+        """Write one line (kept, to wrap again after a resize)."""
+        self.written.append(line)
+        self.write(line, scroll_end=False)
+
+    def forget(self) -> None:
+        """Clear the log and what it keeps."""
+        self.written.clear()
+        self.clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The lines wrapped again at the new width. (Textual calls each class's handler in
+        turn, RichLog's after this one: on the first size it writes what came before.)"""
+        width = self.scrollable_content_region.width
+        if width and self._size_known and width != self._wrapped_at:
+            self._wrapped_at = width
+            self.clear()
+            for line in self.written:
+                self.write(line, scroll_end=False)
+
+
+class TableLog(WrapLog):
+    DEFAULT_CSS = """
+    TableLog { height: 1fr; min-height: 3; border: round $primary-darken-2; }
+    """
+
+    def __init__(self, max_lines: int = 500) -> None:
+        super().__init__(max_lines)
+        self.border_title = "Table log"
+        self.can_focus = False
+        self.stamp: Callable[[], str] = _stamp
+        """The time shown before each line."""
+
+        self.following = True
+        """False while the person has scrolled up to read (with the mouse wheel)."""
+
+    def append_line(self, text: Text | str, style: str = "") -> None:
+        """Add one line (a Rich ``Text`` keeps its colours; a ``str`` takes ``style``).
+
+        Lines quote names, chat and reasons from other peers: never read as markup (the log is
+        a ``RichLog`` without markup, a ``str`` becomes a ``Text``), unprintables shown as
+        U+FFFD (tui/widgets.py)."""
+        line = Text(self.stamp(), style="dim")
+        line.append_text(plain_text(text) if isinstance(text, Text) else plain(text, style))
+        self.add(line)
+        self._follow()
+
+    def _follow(self) -> None:
+        if self.following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """(Textual calls every class's handler: WrapLog's wraps the lines again after.)"""
+        self._follow()
+        self.call_after_refresh(self._follow)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.following = False
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self.call_after_refresh(self._back_at_end)
+
+    def _back_at_end(self) -> None:
+        if self.scroll_y >= self.max_scroll_y:
+            self.following = True
+
+
+class SizeWarning(Static):
+    """Shown while the terminal is smaller than ``min_width`` × ``min_height`` (``check``)."""
+
+    DEFAULT_CSS = """
+    SizeWarning { dock: top; height: auto; background: $error; color: $text;
+        text-style: bold; padding: 0 1; }
+    """
+
+    def __init__(self, what: str, min_width: int, min_height: int) -> None:
+        """``what``: the screen, as the banner names it ("the table", "the lobby")."""
+        super().__init__("", id="too-small")
+        self.what = what
+        self.min_width = min_width
+        self.min_height = min_height
+        self.display = False
+
+    def check(self, width: int, height: int) -> None:
+        small = width < self.min_width or height < self.min_height
+        self.display = small
+        if small:
+            self.update(
+                f"This terminal is {width}×{height}: {self.what} needs at least "
+                f"{self.min_width}×{self.min_height}. Make the window larger (or the font "
+                "smaller) to see all of it."
+            )
