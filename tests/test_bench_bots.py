@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from cli_harness import run_cli
@@ -58,3 +59,38 @@ def test_bench_tournament_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert report["games_per_s"] > 0
     code, out, err = run_cli(["bench", "tournament", "--workers", "0"], capsys)
     assert code == 2 and "--workers must be at least 1" in err
+
+
+SLOW_PLUGIN = '''
+import time
+from druids_p2p.api import Bot, BotSpec, hookimpl
+
+
+class Slow(Bot):
+    """Takes 1.6 budgets a move: inside the host's grace, outside an honest p99."""
+
+    def choose(self, view):
+        time.sleep(self.time_budget_ms * 1.6 / 1000.0)
+        return view.legal[0]
+
+
+@hookimpl
+def druids_register_bots(register):
+    register(BotSpec(name="slow", factory=Slow, version="1", description="sleeps"))
+'''
+
+
+def test_bench_bots_reports_whether_p99_is_within_the_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32: a bot over 1.2 budgets on more than 1% of its moves is flagged; rule is not."""
+    (tmp_path / "slow.py").write_text(SLOW_PLUGIN)
+    args = ["bench", "bots", "--bots", "slow,rule,random", "--games", "3", "--players", "3"]
+    args += ["--time-per-move", "50", "--workers", "1", "--plugins-dir", str(tmp_path)]
+    code, out, _ = run_cli([*args, "--json"], capsys)
+    assert code == 0, out
+    bots = json.loads(out)["bots"]
+    assert bots["slow"]["over_budget_share"] > 0.9 and bots["slow"]["p99_within_budget"] is False
+    assert bots["rule"]["over_budget_share"] <= 0.01 and bots["rule"]["p99_within_budget"] is True
+    code, out, _ = run_cli(args, capsys)
+    assert "p99 OVER budget" in out.splitlines()[0]

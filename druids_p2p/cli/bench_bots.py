@@ -41,11 +41,13 @@ def _ci_text(ci: list[float] | None) -> str:
     return "n/a" if ci is None else f"[{ci[0]:+.1f}, {ci[1]:+.1f}]"
 
 
-def move_times(lines: list[dict[str, Any]], name: str) -> tuple[float, float]:
-    """Mean and max time per move of ``name``'s seats over finished games (mean of per-move)."""
+def move_times(lines: list[dict[str, Any]], name: str) -> tuple[float, float, float]:
+    """Mean and max time per move of ``name``'s seats over finished games (mean of per-move),
+    and the share of its moves over ``OVERRUN`` budgets (honest at p99: at most 0.01)."""
     total = 0.0
     count = 0
     slowest = 0.0
+    over = 0
     for line in lines:
         for seat, bot in enumerate(line["seating"]):
             moves = (line.get("moves") or [None] * len(line["seating"]))[seat]
@@ -55,7 +57,9 @@ def move_times(lines: list[dict[str, Any]], name: str) -> tuple[float, float]:
             total += mean * moves
             count += moves
             slowest = max(slowest, line["move_ms_max"][seat] or 0.0)
-    return (round(total / count, 3) if count else 0.0), round(slowest, 3)
+            over += (line.get("move_ms_over") or [0] * len(line["seating"]))[seat] or 0
+    mean_ms = round(total / count, 3) if count else 0.0
+    return mean_ms, round(slowest, 3), (round(over / count, 4) if count else 0.0)
 
 
 @bench_app.command("bots")
@@ -86,6 +90,7 @@ def bench_bots_command(
     faulted in (raised, timed out, illegal move) is its loss; exit 3 if one faulted in every
     game."""
     from druids_p2p.tournament.config import MODE_CHALLENGE, TournamentConfig
+    from druids_p2p.tournament.play import OVERRUN
 
     n_workers = workers if workers is not None else default_workers()
     game = pick_game(game).name
@@ -135,7 +140,7 @@ def bench_bots_command(
         if failed is not None:
             failures.append(failed)
         stats = result.summary.bots[name]
-        mean_ms, max_ms = move_times(result.lines, name)
+        mean_ms, max_ms, over_share = move_times(result.lines, name)
         report["games"] += result.summary.games
         report["bots"][name] = {
             "games": stats["games"],
@@ -150,14 +155,17 @@ def bench_bots_command(
             "illegal": stats["illegal"],
             "move_ms_mean": mean_ms,
             "move_ms_max": max_ms,
+            "over_budget_share": over_share,
+            "p99_within_budget": over_share <= 0.01,
             "seconds": round(result.seconds, 3),
         }
         lines.append(
             f"{name} vs {players - 1} x {baseline}: margin {stats['mean_margin']:+.1f} "
             f"95% CI {_ci_text(stats['margin_ci95'])}, first {100 * stats['first_place_rate']:.0f}%"
             f", mean score {stats['mean_score']:.1f}, {stats['games']} games, "
-            f"{mean_ms:.1f} ms a move (max {max_ms:.1f}, budget {time_per_move:g})"
-            + forfeit_text(stats)
+            f"{mean_ms:.1f} ms a move (max {max_ms:.1f}, budget {time_per_move:g}, "
+            f"{100 * over_share:.1f}% over {OVERRUN:g}x: p99 "
+            f"{'within' if over_share <= 0.01 else 'OVER'} budget)" + forfeit_text(stats)
         )
     if as_json:
         print(json.dumps(report))

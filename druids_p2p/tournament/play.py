@@ -31,8 +31,12 @@ TRACE_DONE = 255
 TIMEOUT_FAULTS = ("no answer within", "still busy")
 """How the host's fault texts start when a bot did not answer in time (``BotRunner.call``)."""
 
-TIMING_KEYS = ("move_ms_mean", "move_ms_max", "elapsed_ms")
+TIMING_KEYS = ("move_ms_mean", "move_ms_max", "move_ms_over", "elapsed_ms")
 """Keys of a game line that depend on the machine, not on the seed."""
+
+OVERRUN = 1.2
+"""A move slower than this many budgets counts in ``move_ms_over``: a bot is honest when at most
+1% of its moves do (p99 within 20% of its budget, issue 32)."""
 
 
 ILLEGAL_FAULTS = ("returned",)
@@ -144,12 +148,16 @@ def play_game(
     moves = [0] * n
     spent = [0.0] * n
     slowest = [0.0] * n
+    over = [0] * n
+    limit = budget_ms * OVERRUN
     for rnd in result.rounds:
         for s, ms in zip(rnd.seats, rnd.times_ms, strict=True):
             moves[s] += 1
             spent[s] += ms
             if ms > slowest[s]:
                 slowest[s] = ms
+            if ms > limit:
+                over[s] += 1
     line: dict[str, Any] = {
         **base,
         "status": status,
@@ -167,6 +175,7 @@ def play_game(
             "moves": moves,
             "move_ms_mean": [round(spent[s] / moves[s], 4) if moves[s] else 0.0 for s in range(n)],
             "move_ms_max": [round(v, 4) for v in slowest],
+            "move_ms_over": over,
             "faults": faults,
             "elapsed_ms": round((time.perf_counter() - start) * 1000.0, 3),
         }
@@ -191,6 +200,7 @@ def _forfeit(
         "moves": [0] * n,
         "move_ms_mean": [None] * n,
         "move_ms_max": [None] * n,
+        "move_ms_over": [None] * n,
         "faults": [],
     }
 

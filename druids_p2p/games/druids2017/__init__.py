@@ -26,6 +26,7 @@ from druids_p2p.games.druids2017.cards import (
 )
 from druids_p2p.games.druids2017.deal import deal, deal_from_seed
 from druids_p2p.games.druids2017.game import Game, GameOptions
+from druids_p2p.games.druids2017.ismcts import IsmctsBot
 from druids_p2p.games.druids2017.notation import (
     format_card,
     format_move,
@@ -60,7 +61,7 @@ SPEC = GameSpec(
     options=GameOptions,
     rounds=ROUNDS_PER_GAME,
     variant="Gaia's light side",
-    bots={"rule": RuleBot, "pimc": PimcBot},
+    bots={"rule": RuleBot, "pimc": PimcBot, "ismcts": IsmctsBot},
     fallback=fallback_move,
     playout=_playout,
     ui="druids_p2p.tui.druids2017.ui:UI",

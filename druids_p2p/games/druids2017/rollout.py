@@ -49,6 +49,7 @@ class FastRound:
         "tops",
         "touched",
         "tricks_left",
+        "variant",
         "winner",
     )
 
@@ -72,6 +73,7 @@ class FastRound:
     tricks_left: int
     pending: int
     gaia_seat: int
+    variant: bool
 
     @classmethod
     def from_round(cls, rnd: Round) -> FastRound:
@@ -88,6 +90,7 @@ class FastRound:
         f.leader = rnd.leader
         f.to_move = rnd.to_move
         f.light = rnd.light
+        f.variant = rnd.variant
         f.gaia_seat = rnd.gaia_holder if not rnd.plays else -1
         f.tricks_left = rnd.hand_size[rnd.to_move]  # the current trick included
         f.pending = rnd.pending_sickles
@@ -104,8 +107,45 @@ class FastRound:
             f.winner = rnd.to_move
         return f
 
+    @classmethod
+    def from_deal(cls, hands: list[list[int]], variant: bool = False) -> FastRound:
+        """The round at its first move from a deal of card ids (Gaia in one hand): cheaper than
+        building the engine's :class:`Round`, for search bots that replay sampled worlds."""
+        f = cls()
+        n = f.n = len(hands)
+        f.hands = [0] * (n * 5)
+        f.mist = [0] * n
+        f.sick = [0] * n
+        f.dcount = [0] * n
+        f.gaia_seat = 0
+        for seat, hand in enumerate(hands):
+            for card in hand:
+                if card < N_DOMAIN_CARDS:
+                    f.hands[seat * 5 + card // 12] |= 1 << (card % 12)
+                    f.dcount[seat] += 1
+                elif card == GAIA_DARK:
+                    f.gaia_seat = seat
+                elif card < 63:
+                    f.mist[seat] += 1
+                else:
+                    f.sick[seat] += 1
+        f.tops = [0] * (n * 5)
+        f.npiles = [0] * n
+        f.leader = f.to_move = f.winner = f.gaia_seat
+        f.light = False
+        f.variant = variant
+        f.tricks_left = len(hands[0])
+        f.pending = 0
+        f.pos = 0
+        f.led = -1
+        f.best = -1
+        f.touched = 0
+        f.nsick = 0
+        f.ext = [13] * 5
+        return f
+
     def copy(self) -> FastRound:
-        f = FastRound.__new__(FastRound)
+        f = type(self).__new__(type(self))
         f.n = self.n
         f.hands = self.hands[:]
         f.mist = self.mist[:]
@@ -126,6 +166,7 @@ class FastRound:
         f.tricks_left = self.tricks_left
         f.pending = self.pending
         f.gaia_seat = self.gaia_seat
+        f.variant = self.variant
         return f
 
     def _account(self, seat: int, move: int) -> None:
@@ -234,7 +275,7 @@ class FastRound:
             mx = max(top5)
             return [PILE + d for d in range(5) if top5[d] == mx]
         if self.gaia_seat >= 0:
-            return [GAIA_DARK + d for d in range(5)]
+            return list(range(GAIA_DARK, GAIA_LIGHT + 5 if self.variant else GAIA_LIGHT))
         base = s * 5
         led = self.led
         if led >= 0 and self.hands[base + led]:
@@ -264,6 +305,17 @@ class FastRound:
         if rng.random() < 0.1:
             moves = self.legal()
             return moves[rng.randrange(len(moves))]
+        return self.greedy_move()
+
+    def greedy_move(self) -> int:
+        """The policy's choice without its random tenth: also the opponent model of inference."""
+        s = self.to_move
+        if self.pending:
+            top5 = self.tops[s * 5 : s * 5 + 5]
+            return PILE + top5.index(max(top5))
+        if self.gaia_seat >= 0:
+            base = s * 5
+            return GAIA_DARK + max(range(5), key=lambda d: _POP[self.hands[base + d]])
         base = s * 5
         led = self.led
         hands = self.hands
@@ -283,11 +335,8 @@ class FastRound:
                     return PLAY_MISTLETOE
             return led * 12 + lo - 1
         if self.pos == 0:
-            # Lead the lowest card of the seat's longest domain; specials only if nothing else.
             if self.dcount[s]:
-                d = max(range(5), key=lambda d: _POP[hands[base + d]])
-                mask = hands[base + d]
-                return d * 12 + (mask & -mask).bit_length() - 1
+                return self._lead(base)
             return PLAY_MISTLETOE if self.mist[s] else PLAY_SICKLE
         # Void (or nothing led yet): feed the lowest domain card, preferring a new domain for
         # an opponent who is winning (pushes it toward five), else keep specials for later.
@@ -301,6 +350,13 @@ class FastRound:
                         best_card, best_val = d * 12 + val - 1, val
             return best_card
         return PLAY_MISTLETOE if self.mist[s] else PLAY_SICKLE
+
+    def _lead(self, base: int) -> int:
+        """The domain card to lead: the lowest of the seat's longest domain."""
+        hands = self.hands
+        d = max(range(5), key=lambda d: _POP[hands[base + d]])
+        mask = hands[base + d]
+        return d * 12 + (mask & -mask).bit_length() - 1
 
     def _winning_is_good(self, s: int, card_value: int) -> bool:
         """Would taking the trick now (with ``card_value``) raise this seat's pile tops?"""
@@ -330,3 +386,24 @@ def rollout(state: FastRound, rng: random.Random, limit: int = 400) -> list[int]
         if state.play(state.policy_move(rng)):
             return state.scores()
     raise RuntimeError("rollout did not end")  # pragma: no cover - rounds are finite
+
+
+class ModelRound(FastRound):
+    """The rollout policy with leads modelled on the ``rule`` bot's: the seat's highest card
+    (ties: of its longest domain), as the rule bot sheds high cards when it leads. This agrees
+    with the rule bot's lead about half the time where the lowest-card lead agrees 4% of the
+    time, which matters both in rollouts and as the opponent model of inference."""
+
+    __slots__ = ()
+
+    def _lead(self, base: int) -> int:
+        hands = self.hands
+        best = -1
+        key = -1
+        for d in range(5):
+            mask = hands[base + d]
+            if mask:
+                k = mask.bit_length() * 16 + _POP[mask]
+                if k > key:
+                    key, best = k, d
+        return best * 12 + hands[base + best].bit_length() - 1
