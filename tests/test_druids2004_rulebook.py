@@ -20,11 +20,11 @@ from druids_p2p.games.druids2004.cards import (
     PLACES,
     format_card,
     gem_kind,
+    move_pawn,
     parse_card,
     place_kind,
     servants_of,
 )
-from druids_p2p.games.druids2004.column import move_pawn
 from druids_p2p.games.druids2004.hidden import known_to
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.records import RitualDone, TurnEnded

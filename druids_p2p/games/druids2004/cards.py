@@ -1,21 +1,28 @@
-"""Card identities of Druids (Colovini, 2004) as small integers, and their text tokens.
+"""The pieces of Druids (2004): card identities as small integers, the score column, the place row.
 
-Integers because every peer checks every move and bots play many games; the token of a card is
-what the notation and the views print.
-
-Cards (90 physical cards, ids 0..89):
-  * 0..53 gems: ``kind * 9 + (number - 1)``, kinds 0..5 = ``K W R B G Y`` (token ``K7``);
-  * 54..65 mystic places: ``54 + series * 6 + kind``, series 0..1 (token ``@K1``, ``@K2``);
-  * 66..89 servants: ``66 + owner * 6 + (value - 1)``, owner = seat 0..3, values 1..6 (token
-    ``S0:3`` = seat 0's servant of value 3). Seat ``s`` owns series ``s``; the series of seats
-    that are not at the table stay in the box.
-
-A gem's number plays no part in any rule (ruling "Components"); it only keeps gems distinct.
-"""
+Integers because every peer checks every move and bots play many games; the column and the row hold
+those integers and nothing else, so they sit with them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Final
+
+# Card identities of Druids (Colovini, 2004) as small integers, and their text tokens.
+#
+# Integers because every peer checks every move and bots play many games; the token of a card is
+# what the notation and the views print.
+#
+# Cards (90 physical cards, ids 0..89):
+#   * 0..53 gems: ``kind * 9 + (number - 1)``, kinds 0..5 = ``K W R B G Y`` (token ``K7``);
+#   * 54..65 mystic places: ``54 + series * 6 + kind``, series 0..1 (token ``@K1``, ``@K2``);
+#   * 66..89 servants: ``66 + owner * 6 + (value - 1)``, owner = seat 0..3, values 1..6 (token
+#     ``S0:3`` = seat 0's servant of value 3). Seat ``s`` owns series ``s``; the series of seats
+#     that are not at the table stay in the box.
+#
+# A gem's number plays no part in any rule (ruling "Components"); it only keeps gems distinct.
+
 
 KINDS: Final = "KWRBGY"
 KIND_NAMES: Final = ("black", "white", "red", "blue", "green", "yellow")
@@ -111,3 +118,61 @@ def parse_card(token: str) -> int:
         return _BY_TOKEN[token]
     except (KeyError, TypeError):
         raise ValueError(f"unknown card token {token!r}") from None
+
+
+# The score column: 6 score cards of ``S`` spaces, wrapping upward as pawns pass its top.
+#
+# The column shows scores ``base .. base + 6S - 1``. When a pawn must reach ``base + 6S`` or more,
+# the bottom card moves to the top (``base += S``) as long as no other pawn stands on it; if one
+# does, the moving pawn stops on the top space and the game ends with that player the sole winner
+# (ruling "End of the game", the score column).
+
+
+@dataclass(frozen=True, slots=True)
+class PawnMove:
+    """The result of one pawn move: the new score and base, and whether the column ended it."""
+
+    score: int
+    base: int
+    ended: bool
+    scored: int
+    """Points actually moved (fewer than asked when the column ends the game)."""
+    blocked_by: tuple[int, ...] = ()
+    """When the column ended it: the other seats whose pawns stood on its bottom card."""
+
+
+def move_pawn(
+    scores: Sequence[int], base: int, seat: int, points: int, spaces_per_card: int
+) -> PawnMove:
+    """Move ``seat``'s pawn up ``points`` spaces on a column whose bottom score is ``base``."""
+    start = scores[seat]
+    target = start + points
+    top = base + 6 * spaces_per_card  # first score the column does not show
+    while target >= top:
+        blocked = tuple(q for q, s in enumerate(scores) if q != seat and s < base + spaces_per_card)
+        if blocked:
+            last = top - 1
+            return PawnMove(last, base, True, last - start, blocked)
+        base += spaces_per_card
+        top += spaces_per_card
+    return PawnMove(target, base, False, points)
+
+
+# The row of mystic places: what was played on each place, face down until its ritual.
+
+
+@dataclass(slots=True)
+class PlaceSlot:
+    """A mystic place in the row with what was played on it (hidden until its ritual)."""
+
+    place: int
+    gems: list[tuple[int, int]] = field(default_factory=list)
+    """(seat that played it, gem), in the order played."""
+    servants: list[int] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return len(self.gems) + len(self.servants)
+
+    def copy(self) -> PlaceSlot:
+        return PlaceSlot(self.place, list(self.gems), list(self.servants))

@@ -23,16 +23,17 @@ from druids_p2p.games.druids2004.cards import (
     MAX_PLAYERS,
     ROW_SLOTS,
     START_GEMS,
+    PlaceSlot,
     format_card,
     gem_kind,
     is_gem,
     is_servant,
+    move_pawn,
     place_kind,
     servant_owner,
     servant_value,
     servants_of,
 )
-from druids_p2p.games.druids2004.column import move_pawn
 from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.records import (
     ENDED_COLUMN,
@@ -57,7 +58,6 @@ from druids_p2p.games.druids2004.ritual import (
     tie_first,
     tied_with,
 )
-from druids_p2p.games.druids2004.row import PlaceSlot
 from druids_p2p.games.druids2004.setup import Setup, starting_hands, validate_setup
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
 from druids_p2p.games.seam import IllegalMove

@@ -16,12 +16,12 @@ from druids_p2p.games.druids2004.cards import (
     GEMS,
     MAX_PLAYERS,
     PLACES,
+    PlaceSlot,
     is_gem,
     servant_owner,
     servants_of,
 )
 from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.row import PlaceSlot
 from druids_p2p.games.druids2004.setup import Setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
