@@ -16,7 +16,6 @@ from test_druids2004_rulebook import (
 )
 
 from druids_p2p.games.druids2004.cards import format_card
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.records import (
     TAKE_LAST,
     TAKE_NO_AMULETS,
@@ -25,7 +24,7 @@ from druids_p2p.games.druids2004.records import (
     TAKE_VALUE,
     GameEnded,
 )
-from druids_p2p.games.druids2004.setup import arranged_setup
+from druids_p2p.games.druids2004.setup import Options, arranged_setup
 from druids_p2p.games.druids2004.state import Game2004
 
 

@@ -26,9 +26,8 @@ from druids_p2p.games.druids2004.cards import (
     servants_of,
 )
 from druids_p2p.games.druids2004.hidden import known_to
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.records import RitualDone, TurnEnded
-from druids_p2p.games.druids2004.setup import InvalidSetup, arranged_setup, random_setup
+from druids_p2p.games.druids2004.setup import InvalidSetup, Options, arranged_setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import HIDDEN
 from druids_p2p.games.seam import IllegalMove

@@ -17,9 +17,8 @@ import pytest
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004 import schedule as sched
 from druids_p2p.games.druids2004.cards import is_gem
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import greedy_move
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.table_seat import SeatOp, TableSeat2004
 from druids_p2p.games.registry import RULESETS

@@ -21,8 +21,7 @@ from hypothesis import strategies as st
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004 import owners_word as ow
 from druids_p2p.games.druids2004.cards import GEMS, PLACES, ROW_SLOTS, PlaceSlot, gem, place
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.worlds import clone
 

@@ -22,10 +22,9 @@ import random
 from druids_p2p.games.druids2004.bots import Rule2004Bot, Search2004Bot, fallback_2004
 from druids_p2p.games.druids2004.cards import format_card, parse_card
 from druids_p2p.games.druids2004.moves import format_move, parse_move
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.playout import play_random_game
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset
-from druids_p2p.games.druids2004.setup import InvalidSetup, Setup, random_setup
+from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.seam import IllegalMove
@@ -48,7 +47,7 @@ SPEC = GameSpec(
     ui="druids_p2p.tui.druids2004.ui:UI",
     api={
         "Move2004": "druids_p2p.games.druids2004.moves:Move",
-        "Options2004": "druids_p2p.games.druids2004.options:Options",
+        "Options2004": "druids_p2p.games.druids2004.setup:Options",
         "SeatView2004": "druids_p2p.games.druids2004.view:SeatView",
     },
 )

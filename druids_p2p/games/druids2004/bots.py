@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from druids_p2p.games.druids2004 import moves
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move, search_move
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.spec import Bot
 

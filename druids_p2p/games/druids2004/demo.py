@@ -7,7 +7,6 @@ import random
 from collections.abc import Iterator
 
 from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, place_kind
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.playout import play_random_game
 from druids_p2p.games.druids2004.records import (
     ENDED_COLUMN,
@@ -24,6 +23,7 @@ from druids_p2p.games.druids2004.records import (
     Stopped,
     TurnEnded,
 )
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.state import Game2004
 
 ENDS = {

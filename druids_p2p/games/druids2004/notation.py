@@ -21,9 +21,8 @@ from typing import Any
 
 from druids_p2p.games.druids2004.cards import format_card, parse_card
 from druids_p2p.games.druids2004.moves import format_move, parse_move
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.records import MOVE_RECORDS, Reshuffled
-from druids_p2p.games.druids2004.setup import InvalidSetup, Setup, validate_setup
+from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, validate_setup
 from druids_p2p.games.druids2004.state import Game2004
 
 GAME = "druids2004"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 
 MAX_STEPS = 20_000

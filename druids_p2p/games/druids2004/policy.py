@@ -26,8 +26,8 @@ from druids_p2p.games.druids2004.cards import (
     servant_owner,
     servant_value,
 )
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.ritual import shares, taking_order, tie_first
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.druids2004.worlds import clone, sample_world

@@ -10,17 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from druids_p2p.games.druids2004.cards import servant_owner, servant_value
-from druids_p2p.games.druids2004.options import (
-    TIE_AFTER_ANNOUNCER,
-    TIE_ANNOUNCER,
-    TIE_STARTING_PLAYER,
-)
 from druids_p2p.games.druids2004.records import (
     TAKE_LAST,
     TAKE_NO_AMULETS,
     TAKE_NONE_LEFT,
     TAKE_SHORT,
     TAKE_VALUE,
+)
+from druids_p2p.games.druids2004.setup import (
+    TIE_AFTER_ANNOUNCER,
+    TIE_ANNOUNCER,
+    TIE_STARTING_PLAYER,
 )
 
 

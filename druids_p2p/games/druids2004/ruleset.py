@@ -15,10 +15,9 @@ from typing import Any
 from druids_p2p.games.druids2004 import cards, moves
 from druids_p2p.games.druids2004.demo import game_lines
 from druids_p2p.games.druids2004.notation import to_json
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.replay import replay
 from druids_p2p.games.druids2004.seat_text import parse_typed_move, seat_lines, typed_move
-from druids_p2p.games.druids2004.setup import Setup, random_setup
+from druids_p2p.games.druids2004.setup import Options, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.games.druids2004.view import SeatView

@@ -1,28 +1,80 @@
-"""The game as set up: the order of every pile, given or drawn from a passed ``random.Random``.
+"""A game of Druids (2004) before its first move: the options its rulings fix, every pile's order.
 
-Two implementations agree on a game by its card orders, not by a seed (ruling "Hidden
-information"), so a :class:`Setup` is the orders themselves; :func:`random_setup` is only a way
-to make one. Orders are listed top card first.
-
-How the orders are used (setup section of docs/rules-2004.md):
-  * ``places``: the first 6 are laid face up in slots 0..5; the other 6 are the supply, top first;
-  * ``gems``: seat 0 takes the first 4, seat 1 the next 4, ...; the rest is the gem pile;
-  * ``reserves[s]``: seat ``s``'s 6 servants; it draws the first 3, the other 3 are its reserve.
-"""
+Two implementations agree on a game by its options and card orders, not by a seed, so both are plain
+values here; the guessed rulings are options so they can change without touching the engine."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from druids_p2p.games.druids2004.cards import (
     GEMS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     PLACES,
     START_GEMS,
     format_card,
     servants_of,
 )
+
+# Options fixed for a whole game: one per ruling that is a guess, the ruling as default.
+#
+# RULINGS-2004.md marks three rulings as guesses about the published game; each is a named option
+# here so that it can change without touching the rest of the engine.
+
+
+TIE_ANNOUNCER: Final = "announcer"
+"""Equal servants take in turn order starting with the announcer (the ruling)."""
+TIE_AFTER_ANNOUNCER: Final = "after_announcer"
+"""... starting with the player after the announcer."""
+TIE_STARTING_PLAYER: Final = "starting_player"
+"""... starting with the game's starting player."""
+TIE_ORDERS: Final = (TIE_ANNOUNCER, TIE_AFTER_ANNOUNCER, TIE_STARTING_PLAYER)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """``spaces_per_card`` (ruling: 2), ``tie_order`` (ruling: announcer), ``servants_return``
+    (ruling: servants go back into their owners' reserves; False sends them out of the game)."""
+
+    players: int = 4
+    spaces_per_card: int = 2
+    tie_order: str = TIE_ANNOUNCER
+    servants_return: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.players, int) or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
+            raise ValueError(f"Druids (2004) is for 2 to 4 players, not {self.players!r}")
+        if not isinstance(self.spaces_per_card, int) or not 1 <= self.spaces_per_card <= 20:
+            raise ValueError(
+                f"spaces_per_card must be an integer 1..20, not {self.spaces_per_card!r}"
+            )
+        if self.tie_order not in TIE_ORDERS:
+            raise ValueError(
+                f"tie_order must be one of {', '.join(TIE_ORDERS)}, not {self.tie_order!r}"
+            )
+        if not isinstance(self.servants_return, bool):
+            raise ValueError(f"servants_return must be true or false, not {self.servants_return!r}")
+
+    @property
+    def column_spaces(self) -> int:
+        """Spaces the column shows at once: 6 score cards of ``spaces_per_card`` each."""
+        return 6 * self.spaces_per_card
+
+
+# The game as set up: the order of every pile, given or drawn from a passed ``random.Random``.
+#
+# Two implementations agree on a game by its card orders, not by a seed (ruling "Hidden
+# information"), so a :class:`Setup` is the orders themselves; :func:`random_setup` is only a way
+# to make one. Orders are listed top card first.
+#
+# How the orders are used (setup section of docs/rules-2004.md):
+#   * ``places``: the first 6 are laid face up in slots 0..5; the other 6 are the supply, top first;
+#   * ``gems``: seat 0 takes the first 4, seat 1 the next 4, ...; the rest is the gem pile;
+#   * ``reserves[s]``: seat ``s``'s 6 servants; it draws the first 3, the other 3 are its reserve.
 
 
 class InvalidSetup(ValueError):

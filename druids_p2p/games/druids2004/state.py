@@ -34,7 +34,6 @@ from druids_p2p.games.druids2004.cards import (
     servant_value,
     servants_of,
 )
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.records import (
     ENDED_COLUMN,
     ENDED_NOTHING_LEFT,
@@ -58,7 +57,7 @@ from druids_p2p.games.druids2004.ritual import (
     tie_first,
     tied_with,
 )
-from druids_p2p.games.druids2004.setup import Setup, starting_hands, validate_setup
+from druids_p2p.games.druids2004.setup import Options, Setup, starting_hands, validate_setup
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
 from druids_p2p.games.seam import IllegalMove
 

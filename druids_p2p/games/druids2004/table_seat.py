@@ -45,9 +45,8 @@ from druids_p2p.games.druids2004.cards import (
     servant_owner,
     servants_of,
 )
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.records import RitualDone
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.druids2004.worlds import clone

@@ -21,8 +21,7 @@ from druids_p2p.games.druids2004.cards import (
     servant_owner,
     servants_of,
 )
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.setup import Setup
+from druids_p2p.games.druids2004.setup import Options, Setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
 

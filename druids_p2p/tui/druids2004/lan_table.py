@@ -11,7 +11,7 @@ from textual.binding import BindingType
 from textual.message import Message
 
 from druids_p2p.games.druids2004.demo import ENDS
-from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, help_screen, in_ui_words
 from druids_p2p.tui.druids2004.dialogs import (

@@ -23,7 +23,6 @@ from druids_p2p.games.druids2004.cards import (
     servant_owner,
     servant_value,
 )
-from druids_p2p.games.druids2004.options import TIE_AFTER_ANNOUNCER, TIE_STARTING_PLAYER
 from druids_p2p.games.druids2004.records import (
     ENDED_COLUMN,
     TAKE_LAST,
@@ -33,6 +32,7 @@ from druids_p2p.games.druids2004.records import (
     RitualDone,
     Share,
 )
+from druids_p2p.games.druids2004.setup import TIE_AFTER_ANNOUNCER, TIE_STARTING_PLAYER
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
 from druids_p2p.tui.widgets import seat_colour
 
