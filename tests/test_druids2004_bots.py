@@ -18,7 +18,7 @@ from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.cli.main import main
 from druids_p2p.games.druids2004.bots import Rule2004Bot, Search2004Bot
 from druids_p2p.games.druids2004.cards import N_CARDS
-from druids_p2p.games.druids2004.replay import replay
+from druids_p2p.games.druids2004.notation import replay
 from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
