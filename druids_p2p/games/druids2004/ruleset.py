@@ -15,11 +15,10 @@ from typing import Any
 from druids_p2p.games.druids2004 import cards, moves
 from druids_p2p.games.druids2004.demo import game_lines
 from druids_p2p.games.druids2004.notation import replay, to_json
-from druids_p2p.games.druids2004.seat_text import parse_typed_move, seat_lines, typed_move
 from druids_p2p.games.druids2004.setup import Options, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
-from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.games.druids2004.view import SeatView, parse_typed_move, seat_lines, typed_move
 from druids_p2p.games.seam import GameMove
 
 Streams = Callable[[str, int], random.Random]
