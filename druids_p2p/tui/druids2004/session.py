@@ -21,9 +21,8 @@ from typing import Any
 from druids_p2p.bots.base import Bot
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, is_gem, place_kind
-from druids_p2p.games.druids2004.demo import ENDS
+from druids_p2p.games.druids2004.demo import ENDS, MAX_STEPS, advance
 from druids_p2p.games.druids2004.notation import dumps
-from druids_p2p.games.druids2004.playout import MAX_STEPS, advance
 from druids_p2p.games.druids2004.records import (
     Discarded,
     Drew,
