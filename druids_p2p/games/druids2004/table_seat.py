@@ -17,7 +17,7 @@ each face-down play (zone ``slot:K``) or discard (zone ``discards``); each ritua
 ``slot:K``, then its returns, its turn and the reshuffles; the final reveal.
 
 The one verdict that hidden cards decide, the "nothing left" end, waits for the owners' word
-(:mod:`.owners_word`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
+(:mod:`.hidden`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
 the hidden gems fits stops the copy (:attr:`words_contradicted`: one word is false, provably from
 this seat's cards). Each word is kept with the positions it speaks for (:class:`WordClaim`), so
 that once the final reveal shows every card :meth:`breaches` names every seat whose word the
@@ -31,8 +31,8 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from druids_p2p.games.druids2004 import hidden as ow
 from druids_p2p.games.druids2004 import moves as mv
-from druids_p2p.games.druids2004 import owners_word as ow
 from druids_p2p.games.druids2004.cards import (
     GEMS,
     PLACES,
@@ -299,7 +299,7 @@ class TableSeat2004:
 
     # ------------------------------------------------------------------ the owners' word
     def words_due(self) -> tuple[int, ...]:
-        """The seats whose word the game waits for (:mod:`.owners_word`), in seat order."""
+        """The seats whose word the game waits for (:mod:`.hidden`), in seat order."""
         if self._resume is None:
             return ()
         return tuple(q for q in self._askers if q not in self._words)
