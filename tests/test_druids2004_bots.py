@@ -16,13 +16,17 @@ from hypothesis import strategies as st
 from druids_p2p.bots.base import Bot, BotSpec, RandomBot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.cli.main import main
-from druids_p2p.games.druids2004.bots import Rule2004Bot, Search2004Bot
 from druids_p2p.games.druids2004.cards import N_CARDS
 from druids_p2p.games.druids2004.notation import replay
+from druids_p2p.games.druids2004.policy import (
+    Rule2004Bot,
+    Search2004Bot,
+    is_consistent,
+    sample_world,
+)
 from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
-from druids_p2p.games.druids2004.worlds import is_consistent, sample_world
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.plugins import builtin_registry
 

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from druids_p2p.games.druids2004 import hidden as ow
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import GEMS, PLACES, ROW_SLOTS, PlaceSlot, gem, place
+from druids_p2p.games.druids2004.policy import clone
 from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
-from druids_p2p.games.druids2004.worlds import clone
 
 Where = tuple[str, int, int]
 """Where a gem lies: ("slot", seat, slot), ("discard", seat, 0) or ("out", 0, 0)."""
