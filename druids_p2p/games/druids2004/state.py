@@ -49,8 +49,6 @@ from druids_p2p.games.druids2004.records import (
     Share,
     Stopped,
     TurnEnded,
-)
-from druids_p2p.games.druids2004.ritual import (
     shares,
     take_reasons,
     taking_order,
