@@ -18,8 +18,8 @@ from druids_p2p.bench.tables import TableStep
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.games.druids2004 import hidden as sched
 from druids_p2p.games.druids2004.cards import N_CARDS
-from druids_p2p.games.druids2004.demo import advance, random_game
 from druids_p2p.games.druids2004.policy import greedy_move
+from druids_p2p.games.druids2004.ruleset import advance, random_game
 from druids_p2p.games.druids2004.setup import Options
 
 MAX_MOVES = 5000

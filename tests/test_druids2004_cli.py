@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from druids_p2p.cli.main import main
-from druids_p2p.games.druids2004.demo import play_random_game
 from druids_p2p.games.druids2004.notation import to_json
+from druids_p2p.games.druids2004.ruleset import play_random_game
 from druids_p2p.games.druids2004.setup import Options
 
 

@@ -114,7 +114,7 @@ def test_random_play_keeps_every_card_and_every_point(seed: int, opts: Options) 
 @settings(max_examples=25, deadline=None)
 @given(seed=seeds, opts=options)
 def test_a_record_replays_the_game_exactly(seed: int, opts: Options) -> None:
-    from druids_p2p.games.druids2004.demo import play_random
+    from druids_p2p.games.druids2004.ruleset import play_random
 
     rng = random.Random(seed)
     game = Game2004(random_setup(rng, opts.players), opts)

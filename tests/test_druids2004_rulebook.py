@@ -429,7 +429,7 @@ def test_example_stall() -> None:
 
 
 def _random_games(count: int, players: int, seed: int) -> list[Game2004]:
-    from druids_p2p.games.druids2004.demo import play_random_game
+    from druids_p2p.games.druids2004.ruleset import play_random_game
 
     rng = random.Random(seed)
     return [play_random_game(rng, Options(players=players))[0] for _ in range(count)]

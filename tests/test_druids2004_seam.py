@@ -98,9 +98,9 @@ def test_deck_schedule_accounts_for_every_card_move() -> None:
     every play face down, every ritual one reveal, and the final reveal opens what is left."""
     from collections import Counter
 
-    from druids_p2p.games.druids2004.demo import play_random_game
     from druids_p2p.games.druids2004.hidden import DEAL, FINAL, PLAY, REVEAL, TURN, schedule
     from druids_p2p.games.druids2004.records import Drew, Played, RitualDone
+    from druids_p2p.games.druids2004.ruleset import play_random_game
     from druids_p2p.games.druids2004.setup import Options
 
     rng = random.Random(8)

@@ -20,10 +20,9 @@ Modules, one concern each: ``cards`` (ids, tokens), ``moves`` (move ids, tokens)
 import random
 
 from druids_p2p.games.druids2004.cards import format_card, parse_card
-from druids_p2p.games.druids2004.demo import play_random_game
 from druids_p2p.games.druids2004.moves import format_move, parse_move
 from druids_p2p.games.druids2004.policy import Rule2004Bot, Search2004Bot, fallback_2004
-from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset
+from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset, play_random_game
 from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.binding import BindingType
 from textual.message import Message
 
-from druids_p2p.games.druids2004.demo import ENDS
+from druids_p2p.games.druids2004.ruleset import ENDS
 from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, help_screen, in_ui_words

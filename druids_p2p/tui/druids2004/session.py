@@ -21,7 +21,6 @@ from typing import Any
 from druids_p2p.bots.base import Bot
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, is_gem, place_kind
-from druids_p2p.games.druids2004.demo import ENDS, MAX_STEPS, advance
 from druids_p2p.games.druids2004.notation import dumps
 from druids_p2p.games.druids2004.records import (
     Discarded,
@@ -34,6 +33,7 @@ from druids_p2p.games.druids2004.records import (
     Stopped,
     TurnEnded,
 )
+from druids_p2p.games.druids2004.ruleset import ENDS, MAX_STEPS, advance
 from druids_p2p.games.druids2004.setup import Options, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView

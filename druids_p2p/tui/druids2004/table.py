@@ -14,7 +14,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import get_current_worker
 
-from druids_p2p.games.druids2004.demo import ENDS, MAX_STEPS
+from druids_p2p.games.druids2004.ruleset import ENDS, MAX_STEPS
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, in_ui_words, what_now
 from druids_p2p.tui.druids2004.dialogs import ConfirmLeave, GameOver2004
