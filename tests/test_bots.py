@@ -18,8 +18,8 @@ from druids_p2p.games.druids2004.setup import Options as Options2004
 from druids_p2p.games.druids2017 import Game, GameOptions, PlayerView, deal, parse_hand, parse_move
 from druids_p2p.games.druids2017.cards import GAIA_DARK, PLAY_MISTLETOE, PLAY_SICKLE
 from druids_p2p.games.druids2017.notation import Move
-from druids_p2p.games.druids2017.replay import replay
 from druids_p2p.games.druids2017.rule_bot import RuleBot, fallback_move, rule_move
+from druids_p2p.games.druids2017.ruleset import replay
 from druids_p2p.testing import check_bot
 
 
