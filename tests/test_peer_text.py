@@ -20,8 +20,8 @@ from druids_p2p.lan.discovery import Seat, TableInfo, decode_beacon, encode_beac
 from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import resolve
 from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, MsgType, WireError, decode, encode
-from druids_p2p.wire.errors import BadShape, IdentityError
 from druids_p2p.wire.identity import Identity
+from druids_p2p.wire.msgtypes import BadShape, IdentityError
 from druids_p2p.wire.schema import refused_char, shown, unprintable
 
 H1 = hashlib.sha256(b"1").digest()

@@ -7,7 +7,6 @@ import json
 import typer
 
 from druids_p2p.cli.app import app, fail
-from druids_p2p.wire.errors import IdentityError
 from druids_p2p.wire.identity import (
     Identity,
     identity_path,
@@ -15,6 +14,7 @@ from druids_p2p.wire.identity import (
     new_identity,
     rename_identity,
 )
+from druids_p2p.wire.msgtypes import IdentityError
 
 
 @app.command("id")

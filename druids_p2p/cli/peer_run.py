@@ -280,7 +280,7 @@ def check_lobby_target(target: str) -> None:
 def check_table_name(name: str) -> None:
     """The table name goes into every beacon: one the beacon format refuses is refused here."""
     from druids_p2p.lan.discovery import TABLE_NAME
-    from druids_p2p.wire.errors import WireError
+    from druids_p2p.wire.msgtypes import WireError
     from druids_p2p.wire.schema import check
 
     try:

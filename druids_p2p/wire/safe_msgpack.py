@@ -13,7 +13,7 @@ from typing import Any
 
 import msgpack
 
-from druids_p2p.wire.errors import Malformed
+from druids_p2p.wire.msgtypes import Malformed
 
 # Header byte -> size of the big-endian length/count that follows it.
 _STR_LEN = {0xD9: 1, 0xDA: 2, 0xDB: 4}

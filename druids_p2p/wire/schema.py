@@ -10,8 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from druids_p2p.wire.errors import BadShape
-from druids_p2p.wire.msgtypes import HASH_SIZE, KEY_SIZE, MAX_SEQ, MsgType
+from druids_p2p.wire.msgtypes import HASH_SIZE, KEY_SIZE, MAX_SEQ, BadShape, MsgType
 
 # What text from another peer may hold: printable characters only, never a bidi control.
 BIDI_CONTROLS = frozenset(
