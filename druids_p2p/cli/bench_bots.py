@@ -24,12 +24,14 @@ from druids_p2p.cli.app import (
     pick_game,
     players_option,
 )
-from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
 from druids_p2p.cli.tournament_cmd import EXIT_BOT_FAILED, run_or_fail, warn_faults
 from druids_p2p.cli.tournament_options import (
+    PLUGINS_DIR_HELP,
+    STRICT_HELP,
     check_bots_play,
     check_common,
     default_workers,
+    load_registry,
     parse_bot_list,
     plugin_dirs_for_workers,
     want_progress,
