@@ -257,8 +257,8 @@ def bench_on_clusters(
     spec: str, config: Any, registry: Any, batch_games: int | None, as_json: bool
 ) -> None:
     """``bench tournament --cluster``: one measured run per cluster, a table or JSON."""
+    from druids_p2p.bench.costs import bench_cluster
     from druids_p2p.cli.tournament_options import check_cluster
-    from druids_p2p.tournament.cluster_bench import bench_cluster
     from druids_p2p.tournament.config import TournamentError
 
     sizes = loopback_sizes(spec)
@@ -268,7 +268,7 @@ def bench_on_clusters(
         if sizes is None:
             runs.append(bench_cluster(spec, config, registry, batch_games))
         else:
-            from druids_p2p.tournament.cluster_bench import LoopbackCluster
+            from druids_p2p.bench.costs import LoopbackCluster
 
             for k in sizes:
                 with LoopbackCluster(workers=k) as cluster:
