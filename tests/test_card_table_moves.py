@@ -25,7 +25,7 @@ from druids_p2p.table.card_table_play import (
     is_logged_move,
     message_move,
 )
-from druids_p2p.table.moves import MoveRefused, all_moves, check_table_move, take_table_move
+from druids_p2p.table.codec import MoveRefused, all_moves, check_table_move, take_table_move
 from druids_p2p.wire import Message, MsgType, decode
 
 
