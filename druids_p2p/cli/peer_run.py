@@ -44,7 +44,7 @@ from druids_p2p.wire.identity import (
 from druids_p2p.wire.msgtypes import IdentityError
 
 if TYPE_CHECKING:
-    from druids_p2p.lan.chat import ChatOutbox
+    from druids_p2p.lan.peer_config import ChatOutbox
 
 
 # ``druids id``: show, rename or replace this player's signing identity.
@@ -132,7 +132,7 @@ def emitter(as_json: bool, moves: bool = True) -> Any:
         text = event.get("text") or ", ".join(
             f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
         )
-        if kind == "chat":  # table talk reads "name: text" (lan/chat.py)
+        if kind == "chat":  # table talk reads "name: text" (lan/peer_config.py)
             text = f"{event.get('name')}: {event.get('text')}"
         scores = event.get("scores")
         if kind == "round_ended" and order and isinstance(scores, list):
@@ -289,9 +289,9 @@ def _yes_times(times: int) -> Any:
 
 
 def outbox_of(lines: tuple[str, ...]) -> ChatOutbox:
-    """``--say``: the lines said to the table once seated (lan/chat.py), checked before any
+    """``--say``: the lines said to the table once seated (lan/peer_config.py), checked before any
     socket is opened (a line that cannot be sent stops the command, naming it)."""
-    from druids_p2p.lan.chat import ChatOutbox, ChatRefused
+    from druids_p2p.lan.peer_config import ChatOutbox, ChatRefused
 
     outbox = ChatOutbox()
     for line in lines:

@@ -15,9 +15,15 @@ import time
 from typing import Any
 
 from druids_p2p.games.seam import CardTableSeat, CommonRuleset, TableOptions
-from druids_p2p.lan.chat import TableChat
 from druids_p2p.lan.mesh import MeshPort
-from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, PlayerMove, TableView
+from druids_p2p.lan.peer_config import (
+    PeerConfig,
+    PeerError,
+    Player,
+    PlayerMove,
+    TableChat,
+    TableView,
+)
 from druids_p2p.peer.deadlines import WINDOW, Deadlines, debts, lost_contact, who
 from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.links import CatchUp, FrameGuard, LinkError, Links, ResendLimiter, bounded

@@ -57,7 +57,7 @@ class MsgType(IntEnum):
     ABORT = 41
 
     CHAT = 50
-    """A line of table talk: signed, out of chain, never in the transcript (lan/chat.py)."""
+    """A line of table talk: signed, out of chain, never in the transcript (lan/peer_config.py)."""
 
     # The mental card table (docs/protocol/deck.md §15.3), in the deck's kind order.
     TABLE_KEY = 60

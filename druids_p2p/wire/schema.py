@@ -449,8 +449,8 @@ BODIES: dict[MsgType, Schema] = {
         {"reason": Str(1, 200, printable=True)},
         optional={"seat": SEAT_INDEX, "key": KEY},
     ),
-    # Table talk (lan/chat.py): out of chain like a hello; ``n`` rises with every line a sender
-    # says at this table (its clock in ms, so a restarted peer goes on above its last line).
+    # Table talk (lan/peer_config.py): out of chain like a hello; ``n`` rises with every line a
+    # sender says at this table (its clock in ms, so a restarted peer goes on above its last line).
     MsgType.CHAT: Struct({"n": Int(1, MAX_CHAT_N), "text": Str(1, MAX_CHAT_TEXT, printable=True)}),
     **TABLE_BODIES,
 }
