@@ -43,7 +43,7 @@ SPEC = GameSpec(
     bots={"rule": Rule2004Bot, "pimc": Search2004Bot},
     fallback=fallback_2004,
     playout=_playout,
-    ui="druids_p2p.tui.druids2004.ui:UI",
+    ui="druids_p2p.tui.druids2004.table:UI",
     api={
         "Move2004": "druids_p2p.games.druids2004.moves:Move",
         "Options2004": "druids_p2p.games.druids2004.setup:Options",
