@@ -23,7 +23,7 @@ from druids_p2p.games.druids2004.records import Discarded, Played
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.table import Druids2004App
-from druids_p2p.tui.druids2017.hand import CardChip, Hand
+from druids_p2p.tui.druids2017.cards import CardChip, Hand
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, TablePrefs
 

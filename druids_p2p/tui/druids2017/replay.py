@@ -24,8 +24,7 @@ from textual.widgets import Footer, Static
 from druids_p2p.audit.replay import ReplayedGame
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.games.seam import GameMove
-from druids_p2p.tui.druids2017.cards import card_text, move_text
-from druids_p2p.tui.druids2017.hand import Hand
+from druids_p2p.tui.druids2017.cards import Hand, card_text, move_text
 from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_game
 from druids_p2p.tui.widgets import WrapLog, plain

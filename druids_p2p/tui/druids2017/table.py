@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.games.druids2017.notation import format_card
-from druids_p2p.tui.druids2017.cards import warning_line, warnings
+from druids_p2p.tui.druids2017.cards import CardChip, Hand, warning_line, warnings
 from druids_p2p.tui.druids2017.dialogs import (
     GaiaPrompt,
     GameOver,
@@ -31,7 +31,6 @@ from druids_p2p.tui.druids2017.dialogs import (
     RoundSummary,
     help_screen,
 )
-from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickHistory, TrickPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
 from druids_p2p.tui.druids2017.table_events import (
