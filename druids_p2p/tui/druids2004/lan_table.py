@@ -31,8 +31,7 @@ from druids_p2p.tui.game_ui import (
     TableUI,
     TurnRequest,
 )
-from druids_p2p.tui.paced_table import Paced, PacedTableScreen
-from druids_p2p.tui.widgets import CHAT_KEY
+from druids_p2p.tui.widgets import CHAT_KEY, Paced, PacedTableScreen
 
 if TYPE_CHECKING:
     from druids_p2p.lan.peer_config import TableView

@@ -2,7 +2,7 @@
 your turn.
 
 What the session reports is shown in order through a :class:`~druids_p2p.tui.game_ui.Pacer`
-(the paced table screen, ``tui/paced_table.py``): each move stays in view a moment, a completed
+(the paced table screen, ``tui/widgets.py``): each move stays in view a moment, a completed
 trick longer (or until a key), and the next round waits behind the round's summary. So the log,
 the trick and the hand always agree, and the person's turn (its clock too) begins when it is
 shown.
@@ -51,8 +51,16 @@ from druids_p2p.tui.game_ui import (
     TableUI,
     TurnRequest,
 )
-from druids_p2p.tui.paced_table import Paced, PacedTableScreen
-from druids_p2p.tui.widgets import CHAT_KEY, SizeWarning, TableLog, plain, plain_text, who
+from druids_p2p.tui.widgets import (
+    CHAT_KEY,
+    Paced,
+    PacedTableScreen,
+    SizeWarning,
+    TableLog,
+    plain,
+    plain_text,
+    who,
+)
 
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q", "ctrl+c"})
 """Keys that keep their meaning while a trick is held or a card is marked (help, quit; and chat,
