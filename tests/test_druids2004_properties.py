@@ -15,8 +15,13 @@ from hypothesis import strategies as st
 from druids_p2p.games.druids2004.cards import N_CARDS, is_gem, servant_owner
 from druids_p2p.games.druids2004.hidden import known_to
 from druids_p2p.games.druids2004.notation import dumps, replay_game
-from druids_p2p.games.druids2004.records import ENDED_COLUMN, RitualDone
-from druids_p2p.games.druids2004.setup import TIE_ORDERS, Options, random_setup
+from druids_p2p.games.druids2004.setup import (
+    ENDED_COLUMN,
+    TIE_ORDERS,
+    Options,
+    RitualDone,
+    random_setup,
+)
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import HIDDEN
 

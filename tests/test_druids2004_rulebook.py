@@ -26,8 +26,14 @@ from druids_p2p.games.druids2004.cards import (
     servants_of,
 )
 from druids_p2p.games.druids2004.hidden import known_to
-from druids_p2p.games.druids2004.records import RitualDone, TurnEnded
-from druids_p2p.games.druids2004.setup import InvalidSetup, Options, arranged_setup, random_setup
+from druids_p2p.games.druids2004.setup import (
+    InvalidSetup,
+    Options,
+    RitualDone,
+    TurnEnded,
+    arranged_setup,
+    random_setup,
+)
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import HIDDEN
 from druids_p2p.games.seam import IllegalMove
@@ -512,7 +518,7 @@ def test_an_empty_supply_leaves_the_slot_empty() -> None:
 
 def test_nothing_left_can_follow_a_discard() -> None:
     """Discarding the last gem any hand holds (the pile empty) ends the game at once."""
-    from druids_p2p.games.druids2004.records import Discarded
+    from druids_p2p.games.druids2004.setup import Discarded
 
     for game in _random_games(400, 4, 5):
         if game.ended_by == "nothing_left" and isinstance(game.log[-2], Discarded):

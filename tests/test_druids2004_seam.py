@@ -99,9 +99,8 @@ def test_deck_schedule_accounts_for_every_card_move() -> None:
     from collections import Counter
 
     from druids_p2p.games.druids2004.hidden import DEAL, FINAL, PLAY, REVEAL, TURN, schedule
-    from druids_p2p.games.druids2004.records import Drew, Played, RitualDone
     from druids_p2p.games.druids2004.ruleset import play_random_game
-    from druids_p2p.games.druids2004.setup import Options
+    from druids_p2p.games.druids2004.setup import Drew, Options, Played, RitualDone
 
     rng = random.Random(8)
     for n in (2, 3, 4):

@@ -22,7 +22,7 @@ from druids_p2p.games.druids2004.cards import (
     place_kind,
     servant_owner,
 )
-from druids_p2p.games.druids2004.records import (
+from druids_p2p.games.druids2004.setup import (
     ENDED_NOTHING_LEFT,
     Discarded,
     Drew,

@@ -11,8 +11,15 @@ from typing import Any
 
 from druids_p2p.games.druids2004.cards import format_card, parse_card
 from druids_p2p.games.druids2004.moves import format_move, parse_move
-from druids_p2p.games.druids2004.records import MOVE_RECORDS, Reshuffled, RitualDone
-from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, validate_setup
+from druids_p2p.games.druids2004.setup import (
+    MOVE_RECORDS,
+    InvalidSetup,
+    Options,
+    Reshuffled,
+    RitualDone,
+    Setup,
+    validate_setup,
+)
 from druids_p2p.games.druids2004.state import Game2004
 
 # The JSON game notation of Druids (2004): options, every pile as set up, every operation.
@@ -58,7 +65,7 @@ class GameRecord:
 
 def _move_token(record: object) -> str:
     from druids_p2p.games.druids2004 import moves as mv
-    from druids_p2p.games.druids2004.records import Discarded, Drew, Played, RitualDone
+    from druids_p2p.games.druids2004.setup import Discarded, Drew, Played, RitualDone
 
     if isinstance(record, Played):
         return format_move(mv.play_move(record.card, record.slot))

@@ -24,8 +24,7 @@ from druids_p2p.games.druids2004.cards import (
     servant_value,
     servants_of,
 )
-from druids_p2p.games.druids2004.records import shares, taking_order, tie_first
-from druids_p2p.games.druids2004.setup import Options, Setup
+from druids_p2p.games.druids2004.setup import Options, Setup, shares, taking_order, tie_first
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
 from druids_p2p.games.spec import Bot

@@ -12,7 +12,7 @@ from typing import Any
 from druids_p2p.games.druids2004 import cards, moves
 from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, place_kind
 from druids_p2p.games.druids2004.notation import replay, to_json
-from druids_p2p.games.druids2004.records import (
+from druids_p2p.games.druids2004.setup import (
     ENDED_COLUMN,
     ENDED_NOTHING_LEFT,
     ENDED_ROW,
@@ -20,14 +20,16 @@ from druids_p2p.games.druids2004.records import (
     Discarded,
     Drew,
     GameEnded,
+    Options,
     Played,
     Record,
     Reshuffled,
     RitualDone,
+    Setup,
     Stopped,
     TurnEnded,
+    random_setup,
 )
-from druids_p2p.games.druids2004.setup import Options, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.games.druids2004.view import SeatView, parse_typed_move, seat_lines, typed_move

@@ -34,7 +34,7 @@ from druids_p2p.games.druids2004.cards import (
     servant_value,
     servants_of,
 )
-from druids_p2p.games.druids2004.records import (
+from druids_p2p.games.druids2004.setup import (
     ENDED_COLUMN,
     ENDED_NOTHING_LEFT,
     ENDED_ROW,
@@ -42,20 +42,23 @@ from druids_p2p.games.druids2004.records import (
     Discarded,
     Drew,
     GameEnded,
+    Options,
     Played,
     Record,
     Reshuffled,
     RitualDone,
+    Setup,
     Share,
     Stopped,
     TurnEnded,
     shares,
+    starting_hands,
     take_reasons,
     taking_order,
     tie_first,
     tied_with,
+    validate_setup,
 )
-from druids_p2p.games.druids2004.setup import Options, Setup, starting_hands, validate_setup
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
 from druids_p2p.games.seam import IllegalMove
 

@@ -46,8 +46,7 @@ from druids_p2p.games.druids2004.cards import (
     servants_of,
 )
 from druids_p2p.games.druids2004.policy import clone
-from druids_p2p.games.druids2004.records import RitualDone
-from druids_p2p.games.druids2004.setup import Options, random_setup
+from druids_p2p.games.druids2004.setup import Options, RitualDone, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.seam import MOVE, PLAY, WORD, GameMove, IllegalMove, TableMove

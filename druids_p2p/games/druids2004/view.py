@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import KIND_NAMES, ROW_SLOTS, format_card, place_kind
-from druids_p2p.games.druids2004.records import RitualDone
+from druids_p2p.games.druids2004.setup import RitualDone
 
 # What each seat may know: a frozen view per seat, never another seat's hidden cards.
 #

@@ -23,16 +23,17 @@ from druids_p2p.games.druids2004.cards import (
     servant_owner,
     servant_value,
 )
-from druids_p2p.games.druids2004.records import (
+from druids_p2p.games.druids2004.setup import (
     ENDED_COLUMN,
     TAKE_LAST,
     TAKE_NO_AMULETS,
     TAKE_NONE_LEFT,
     TAKE_SHORT,
+    TIE_AFTER_ANNOUNCER,
+    TIE_STARTING_PLAYER,
     RitualDone,
     Share,
 )
-from druids_p2p.games.druids2004.setup import TIE_AFTER_ANNOUNCER, TIE_STARTING_PLAYER
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
 from druids_p2p.tui.widgets import seat_colour
 
