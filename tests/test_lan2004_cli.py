@@ -70,7 +70,7 @@ def test_play_druids2004_seats_the_person_at_a_table_of_bot_peers(
     import sys
 
     import druids_p2p.tui.launch as launch
-    from druids_p2p.tui.launch import BotSeat
+    from druids_p2p.tui.bots import BotSeat
 
     asked: list[tuple[list[BotSeat], dict[str, Any]]] = []
 

@@ -23,9 +23,9 @@ from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem
 from druids_p2p.games.druids2004.view import HIDDEN
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen
 from druids_p2p.tui.game_ui import NO_PACING
-from druids_p2p.tui.launch import bot_seats
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.widgets import TableLog
 from druids_p2p.wire import MsgType, decode, load_or_create

@@ -19,11 +19,11 @@ from textual.widgets import RichLog
 
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, PeerEvent
-from druids_p2p.tui.launch import bot_seats
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.tui.widgets import ChatBox
 from druids_p2p.wire import load_or_create

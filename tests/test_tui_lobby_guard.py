@@ -230,7 +230,7 @@ def test_play_lan_bad_fingerprint_is_one_line(
 
 
 def test_a_ui_host_session_asks_through_the_bridge_and_knows_its_bots(tmp_path: Path) -> None:
-    from druids_p2p.tui.launch import bot_seats
+    from druids_p2p.tui.bots import bot_seats
     from druids_p2p.tui.player import NetSession, local_table
     from druids_p2p.wire import load_or_create
 

@@ -20,6 +20,7 @@ from textual.widgets import Select
 from druids_p2p.lan.network import resolve
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.bots import BotSeat, bot_seats
 from druids_p2p.tui.dialogs import ConfirmJoin
 from druids_p2p.tui.druids2017.cards import Hand
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
@@ -27,7 +28,6 @@ from druids_p2p.tui.druids2017.panels import players_table
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, Pacing
-from druids_p2p.tui.launch import BotSeat, bot_seats
 from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.wire import load_or_create

@@ -30,6 +30,7 @@ from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.lan.network import resolve
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.dialogs import ConfirmJoin, GoOnPrompt
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI as TABLE_UI_2004
@@ -39,7 +40,6 @@ from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, 
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, Evening, PlayedGame
-from druids_p2p.tui.launch import bot_seats
 from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.wire import load_or_create

@@ -16,8 +16,8 @@ from druids_p2p.cli.app import fail, options_of, pick_game
 
 if TYPE_CHECKING:
     from druids_p2p.bots.local_game import BotLookup
+    from druids_p2p.tui.bots import BotSeat
     from druids_p2p.tui.game_ui import OfflineApp, TablePrefs
-    from druids_p2p.tui.launch import BotSeat
 
 
 MAX_BOTS = 4
@@ -113,7 +113,7 @@ def play_ui(opts: UiOptions) -> None:
         fail("the terminal UI needs a terminal; use --headless to play without one")
     identity = load_identity(opts.name)
 
-    from druids_p2p.tui.launch import bot_seats
+    from druids_p2p.tui.bots import bot_seats
 
     folder = open_game_folder(opts.workdir)
     others = bot_seats(bot_names)
@@ -122,7 +122,8 @@ def play_ui(opts: UiOptions) -> None:
         return
 
     from druids_p2p.tui.game_ui import Pacing
-    from druids_p2p.tui.launch import run_local, saved_game
+    from druids_p2p.tui.launch import run_local
+    from druids_p2p.tui.resume import saved_game
 
     outcome = run_local(
         identity,
@@ -202,8 +203,9 @@ def play_lan(opts: UiOptions, trick_s: float, rounds: int) -> None:
     identity = load_identity(opts.name)
 
     from druids_p2p.tui.game_ui import Pacing
-    from druids_p2p.tui.launch import run_lan, saved_game
+    from druids_p2p.tui.launch import run_lan
     from druids_p2p.tui.lobby import LanSetup
+    from druids_p2p.tui.resume import saved_game
 
     # A table of this game left unfinished: the UI asks to rejoin it first.
     saved = saved_game(opts.workdir, game=opts.game)

@@ -39,9 +39,9 @@ from druids_p2p.tui.game_ui import (
     TableUI,
     TurnRequest,
 )
-from druids_p2p.tui.launch import SavedGame
 from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import NetSession, TableSpec
+from druids_p2p.tui.resume import SavedGame
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ class DruidsApp(App[dict[str, Any] | None]):
         prefs: TablePrefs = NO_PREFS,
     ) -> None:
         """``saved``: a table this seat left unfinished; the person is asked first whether to
-        rejoin it or start a new one (tui/launch.py). ``pacing``: how long the table holds a
+        rejoin it or start a new one (tui/resume.py). ``pacing``: how long the table holds a
         move and a completed trick in view (tui/game_ui.py; ``clock`` times it).
         ``plugins_dirs``: where the bots of a rejoined local table find plugin bots (the lobby's
         ``lan`` has its own). ``prefs``: the person's at every table opened here."""

@@ -20,8 +20,8 @@ from druids_p2p.lan.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.lan.listener import BeaconListener, namesakes, pin_matches
 from druids_p2p.lan.network import NetChoice
 from druids_p2p.lan.peer_config import HostSpec
+from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.dialogs import ConfirmJoin
-from druids_p2p.tui.launch import bot_seats
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.widgets import SizeWarning, plain
 

@@ -35,6 +35,7 @@ from druids_p2p.lan.peer_config import (
     TableView,
 )
 from druids_p2p.peer.session import run_peer
+from druids_p2p.tui.bots import BotSeat, LocalBots
 from druids_p2p.tui.dialogs import ApprovalBridge, GoOnBridge, RematchBridge
 from druids_p2p.tui.game_ui import (
     MoveRejected,
@@ -44,7 +45,6 @@ from druids_p2p.tui.game_ui import (
     Snapshots,
     TurnRequest,
 )
-from druids_p2p.tui.launch import BotSeat, LocalBots
 from druids_p2p.tui.widgets import in_your_words
 from druids_p2p.wire import Identity
 

@@ -1,0 +1,167 @@
+"""Bots that sit at the UI's table: separate ``druids`` peer processes on this machine.
+
+Each bot has its own data folder (identity, table secret, game record) under the game's folder.
+A bot for a table this UI hosts joins its lobby socket (``druids peer --join HOST:PORT``); a bot
+brought to someone else's LAN table finds it by its beacon (``druids join LOBBY_ID --bot NAME``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from druids_p2p.peer.local_table import PeerProcess, peer_argv
+
+BOT_GONE_AFTER_S = 3600.0
+"""How long a bot waits for a silent player: a person may think (or read the help) for a while."""
+
+
+@dataclass(frozen=True)
+class BotSeat:
+    bot: str
+    """Registered bot name (``rule``, ``random``, ``pimc``, a plugin's)."""
+    name: str
+    """Display name at the table."""
+
+
+def bot_seats(bots: list[str]) -> list[BotSeat]:
+    """Display names for a list of bots: ``rule-1``, ``rule-2``, ``pimc-3``."""
+    return [BotSeat(bot, f"{bot}-{i}"[:32]) for i, bot in enumerate(bots, start=1)]
+
+
+class LocalBots:
+    """Start, watch and stop the bot processes of one table."""
+
+    def __init__(
+        self,
+        folder: Path,
+        seats: list[BotSeat],
+        *,
+        bind: str = "127.0.0.1",
+        budget_ms: float = 100.0,
+        beacon_port: int | None = None,
+        plugins_dirs: tuple[Path, ...] = (),
+        rematches: int = 0,
+    ) -> None:
+        """``rematches``: how many rematches the bots say yes to (``--rematch``, a LAN
+        table's: peer/session.py)."""
+        self.rematches = rematches
+        self.folder = folder
+        self.seats = seats
+        self.bind = bind
+        self.budget_ms = budget_ms
+        self.beacon_port = beacon_port
+        self.plugins_dirs = plugins_dirs
+        self.peers: list[PeerProcess] = []
+        self._reported: set[int] = set()
+        atexit.register(self.close)
+
+    def _common(self) -> list[str]:
+        # The person's bots go on with the person when a seat is gone for good (peer/go_on.py):
+        # the person's own answer decides whether there is a next table for them to join.
+        argv = ["--gone-after", str(BOT_GONE_AFTER_S), "--go-on"]
+        if self.rematches:
+            argv += ["--rematch", str(self.rematches)]
+        for folder in self.plugins_dirs:
+            argv += ["--plugins-dir", str(folder)]
+        return argv
+
+    def join_lobby(self, lobby: str) -> None:
+        """Seat every bot at the table whose lobby socket is ``HOST:PORT`` (a table we host)."""
+        for index, seat in enumerate(self.seats):
+            options = ["--bind", self.bind, "--no-announce", "--join", lobby, "--new"]
+            options += self._common()
+            argv = peer_argv(f"bot:{seat.bot}", seat.name, self.budget_ms, options)
+            self._start(index, seat, argv)
+
+    def identity_keys(self) -> list[bytes]:
+        """The bots' public keys, their identities made now if need be (each process then loads
+        its own): a table this UI hosts seats them without asking the person."""
+        from druids_p2p.wire import IdentityError, rename_identity
+
+        keys = []
+        for seat in self.seats:
+            with contextlib.suppress(IdentityError):  # the process reports it itself
+                keys.append(rename_identity(seat.name, self._home(seat)).public_key)
+        return keys
+
+    def join_announced(
+        self, lobby_id: str, beacon_port: int, fingerprint: str | None = None
+    ) -> None:
+        """Seat every bot at an announced LAN table, found by its lobby id's beacon and, given
+        its host's fingerprint, only at that host's (anyone can announce a copied lobby id)."""
+        from druids_p2p.wire import IdentityError, rename_identity
+
+        for index, seat in enumerate(self.seats):
+            home = self._home(seat)
+            with contextlib.suppress(IdentityError):  # the process reports it itself
+                rename_identity(seat.name, home)  # ``join`` has no --name: name the bot first
+            argv = [
+                sys.executable,
+                "-m",
+                "druids_p2p",
+                "join",
+                lobby_id,
+                "--bot",
+                seat.bot,
+                "--address",
+                self.bind,
+                "--beacon-port",
+                str(beacon_port),
+                "--json",
+                *(["--fingerprint", fingerprint] if fingerprint else []),
+                "--new",  # a table of this game folder left unfinished never blocks this one
+                *self._common(),
+            ]
+            self._start(index, seat, argv)
+
+    def rejoin_saved(self) -> list[str]:
+        """Restart each bot of this game folder whose table is still playing and whose process
+        is gone (one that outlived a crashed UI still holds its inbox port and plays on); the
+        names of those restarted."""
+        from druids_p2p.tui.resume import port_in_use, saved_bots
+
+        started = []
+        for home, state in saved_bots(self.folder):
+            info = state.info()
+            bind = str(info.get("bind") or self.bind)
+            if port_in_use(bind, int(info.get("port", 0))):
+                continue
+            player = str(info.get("player") or "bot:rule")
+            argv = peer_argv(player, home.name, self.budget_ms, ["--resume", *self._common()])
+            self.seats.append(BotSeat(player.removeprefix("bot:"), home.name))
+            peer = PeerProcess(len(self.seats) - 1, home, argv, human=False)
+            self.peers.append(peer)
+            peer.start()
+            started.append(home.name)
+        return started
+
+    def _home(self, seat: BotSeat) -> Path:
+        return self.folder / seat.name
+
+    def _start(self, index: int, seat: BotSeat, argv: list[str]) -> None:
+        peer = PeerProcess(index, self._home(seat), argv, human=False)
+        self.peers.append(peer)
+        peer.start()
+
+    def failures(self) -> list[str]:
+        """One line per bot process that stopped without a result (each reported once)."""
+        out = []
+        for peer in self.peers:
+            if peer.index in self._reported or peer.proc is None:
+                continue
+            code = peer.proc.poll()
+            if code is None or peer.result() is not None:
+                continue
+            self._reported.add(peer.index)
+            name = self.seats[peer.index].name
+            out.append(f"bot {name} stopped (exit {code}): {peer.tail_log()}")
+        return out
+
+    def close(self) -> None:
+        """Kill every bot process still running (idempotent)."""
+        for peer in self.peers:
+            peer.kill()
