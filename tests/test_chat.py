@@ -23,8 +23,7 @@ from druids_p2p.peer.local_table import LocalTable as ProcessTable
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.wire import ZERO_HASH, MsgType, WireError, decode, encode, read_record
 from druids_p2p.wire.envelope import verify_equivocation
-from druids_p2p.wire.msgtypes import MSG_DOMAIN, PROTOCOL_VERSION, InvalidProof
-from druids_p2p.wire.safe_msgpack import pack
+from druids_p2p.wire.msgtypes import MSG_DOMAIN, PROTOCOL_VERSION, InvalidProof, pack
 
 EVIL_SCRIPT = Path(__file__).with_name("evil_peer.py")
 

@@ -44,8 +44,15 @@ from druids_p2p.lan.network import (
     resolve,
 )
 from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.msgtypes import BadShape, BadSignature, Malformed, TooLarge, WireError
-from druids_p2p.wire.safe_msgpack import pack, unpack
+from druids_p2p.wire.msgtypes import (
+    BadShape,
+    BadSignature,
+    Malformed,
+    TooLarge,
+    WireError,
+    pack,
+    unpack,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = Identity.from_seed(bytes(range(32)), "alice")

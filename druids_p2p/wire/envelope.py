@@ -32,8 +32,10 @@ from druids_p2p.wire.msgtypes import (
     MsgType,
     TooLarge,
     WireError,
+    pack,
+    require_canonical,
+    unpack,
 )
-from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
 from druids_p2p.wire.schema import BODIES, Parsed, check, parse
 
 __all__ = ["equivocation_body", "verify_equivocation"]
