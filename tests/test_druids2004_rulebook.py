@@ -12,7 +12,7 @@ from typing import TypedDict
 
 import pytest
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import (
     GEMS,
     KINDS,

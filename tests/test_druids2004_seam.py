@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import parse_card
 from druids_p2p.games.druids2004.hidden import public_token
 from druids_p2p.games.druids2004.table_seat import TableSeat2004

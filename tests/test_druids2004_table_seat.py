@@ -14,8 +14,8 @@ from dataclasses import replace
 
 import pytest
 
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004 import hidden as sched
-from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import is_gem
 from druids_p2p.games.druids2004.policy import greedy_move
 from druids_p2p.games.druids2004.setup import Options, random_setup

@@ -18,8 +18,8 @@ from itertools import permutations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004 import hidden as ow
-from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import GEMS, PLACES, ROW_SLOTS, PlaceSlot, gem, place
 from druids_p2p.games.druids2004.policy import clone
 from druids_p2p.games.druids2004.setup import Options, random_setup

@@ -26,7 +26,7 @@ from textual.widgets import Static
 from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.base import Bot
 from druids_p2p.bots.local_game import make_bot
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem, is_servant, servant_owner
 from druids_p2p.games.druids2004.notation import replay
 from druids_p2p.games.druids2004.policy import rule_move

@@ -31,7 +31,7 @@ from textual.widgets import Static
 
 from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.local_game import make_bot
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card
 from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.games.druids2004.setup import Options, RitualDone, arranged_setup, random_setup

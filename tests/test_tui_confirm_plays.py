@@ -17,7 +17,7 @@ from offline2017 import OfflineSession, find_position, must_follow
 from test_tui_2004 import _session, message, settle
 
 from druids_p2p.cli.play_ui import UiOptions, table_prefs
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem
 from druids_p2p.games.druids2004.setup import Discarded, Played
 from druids_p2p.games.druids2017 import Game, GameOptions

@@ -20,7 +20,7 @@ from textual.message import Message
 
 from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.local_game import make_bot
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.games.druids2004.setup import Discarded, Drew, Played, Record, RitualDone, Stopped
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView

@@ -19,8 +19,7 @@ Modules, one concern each: ``cards`` (ids, tokens), ``moves`` (move ids, tokens)
 
 import random
 
-from druids_p2p.games.druids2004.cards import format_card, parse_card
-from druids_p2p.games.druids2004.moves import format_move, parse_move
+from druids_p2p.games.druids2004.cards import format_card, format_move, parse_card, parse_move
 from druids_p2p.games.druids2004.policy import Rule2004Bot, Search2004Bot, fallback_2004
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset, play_random_game
 from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, random_setup
@@ -45,7 +44,7 @@ SPEC = GameSpec(
     playout=_playout,
     ui="druids_p2p.tui.druids2004.table:UI",
     api={
-        "Move2004": "druids_p2p.games.druids2004.moves:Move",
+        "Move2004": "druids_p2p.games.druids2004.cards:Move",
         "Options2004": "druids_p2p.games.druids2004.setup:Options",
         "SeatView2004": "druids_p2p.games.druids2004.view:SeatView",
     },

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Final
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import (
     N_CARDS,
     N_KINDS,

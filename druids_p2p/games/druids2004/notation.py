@@ -9,8 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from druids_p2p.games.druids2004.cards import format_card, parse_card
-from druids_p2p.games.druids2004.moves import format_move, parse_move
+from druids_p2p.games.druids2004.cards import format_card, format_move, parse_card, parse_move
 from druids_p2p.games.druids2004.setup import (
     MOVE_RECORDS,
     InvalidSetup,
@@ -64,7 +63,7 @@ class GameRecord:
 
 
 def _move_token(record: object) -> str:
-    from druids_p2p.games.druids2004 import moves as mv
+    from druids_p2p.games.druids2004 import cards as mv
     from druids_p2p.games.druids2004.setup import Discarded, Drew, Played, RitualDone
 
     if isinstance(record, Played):

@@ -9,8 +9,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from druids_p2p.games.druids2004 import moves
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import (
     GEMS,
     MAX_PLAYERS,
@@ -363,7 +362,7 @@ MAX_WORLDS = 64
 def fallback_2004(view: SeatView) -> int:
     """The host's safe move for a seat whose bot failed: ``Stop`` where the seat may stop,
     else its first legal move."""
-    return moves.STOP if moves.STOP in view.legal else view.legal[0]
+    return mv.STOP if mv.STOP in view.legal else view.legal[0]
 
 
 def _options(bot: Bot) -> Options:

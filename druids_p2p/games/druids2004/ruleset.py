@@ -9,7 +9,7 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from druids_p2p.games.druids2004 import cards, moves
+from druids_p2p.games.druids2004 import cards
 from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, place_kind
 from druids_p2p.games.druids2004.notation import replay, to_json
 from druids_p2p.games.druids2004.setup import (
@@ -78,14 +78,14 @@ class Druids2004Ruleset:
     def parse_card(self, token: str) -> int:
         return cards.parse_card(token)
 
-    Move = moves.Move
+    Move = cards.Move
     """The game's move values (the seam's ``MoveValues``)."""
 
     def typed_move(self, move: GameMove) -> str:
         return typed_move(move.id)
 
-    def parse_typed_move(self, token: str) -> moves.Move:
-        return moves.Move.of(parse_typed_move(token))
+    def parse_typed_move(self, token: str) -> cards.Move:
+        return cards.Move.of(parse_typed_move(token))
 
     def seat_lines(self, view: Any) -> list[str]:
         if not isinstance(view, SeatView):

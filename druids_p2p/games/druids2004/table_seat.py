@@ -31,8 +31,8 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004 import hidden as ow
-from druids_p2p.games.druids2004 import moves as mv
 from druids_p2p.games.druids2004.cards import (
     GEMS,
     PLACES,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import KIND_NAMES, ROW_SLOTS, format_card, place_kind
 from druids_p2p.games.druids2004.setup import RitualDone
 
@@ -84,7 +84,7 @@ class SeatView:
 #
 # Places are numbered 1–6 here, as the terminal UI numbers them (its keys 1–6), and so are the
 # moves the person types (``K7>3``, ``Ritual:3``: place 3); the notation's tokens, in records and
-# on the wire, keep the slots 0–5 (:mod:`.moves`).
+# on the wire, keep the slots 0–5 (:mod:`.cards`).
 
 
 def _place_line(slot: int, place: PlaceView | None) -> str:

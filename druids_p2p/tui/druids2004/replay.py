@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from druids_p2p.audit.replay import ReplayedGame
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem
 from druids_p2p.games.druids2004.hidden import YES
 from druids_p2p.games.druids2004.ruleset import ENDS

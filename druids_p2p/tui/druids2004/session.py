@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from druids_p2p.bots.base import Bot
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, is_gem, place_kind
 from druids_p2p.games.druids2004.notation import dumps
 from druids_p2p.games.druids2004.ruleset import ENDS, MAX_STEPS, advance
