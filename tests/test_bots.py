@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from druids_p2p.bots import RandomBot
-from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.host import BotRunner, MoveOutcome, choose_move
+from druids_p2p.bots.host import Bot, BotRunner, BotSpec, MoveOutcome, choose_move
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.druids2004.cards import Move as Move2004
 from druids_p2p.games.druids2004.setup import Options as Options2004

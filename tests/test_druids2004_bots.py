@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.bots.base import Bot, BotSpec, RandomBot
+from druids_p2p.bots.host import Bot, BotSpec, RandomBot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.cli.main import main
 from druids_p2p.games.druids2004.cards import N_CARDS
@@ -67,7 +67,7 @@ def test_a_bot_that_does_not_play_the_game_is_refused(
     plugin = tmp_path / "only2017.py"
     plugin.write_text(
         "from druids_p2p.hookspecs import hookimpl\n"
-        "from druids_p2p.bots.base import RandomBot\n"
+        "from druids_p2p.bots.host import RandomBot\n"
         "@hookimpl\n"
         "def druids_register_bots(register):\n"
         "    register(name='old', factory=RandomBot)\n"

@@ -22,7 +22,7 @@ from druids_p2p.tournament import TIMING_KEYS, TournamentConfig, TournamentError
 
 PLUGIN = """
 import os
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.hookspecs import hookimpl
 
 MARKER = {marker!r}
@@ -235,7 +235,7 @@ def test_bench_tournament_on_a_cluster(
 
 CRASHER = """
 import os
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.hookspecs import hookimpl
 
 class Crasher(Bot):

@@ -24,7 +24,7 @@ from druids_p2p.tournament.cluster import ClusterTLS
 pytestmark = pytest.mark.slow
 
 PLUGIN = """
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.hookspecs import hookimpl
 
 class Last(Bot):

@@ -24,7 +24,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from druids_p2p.bots import BuiltinBots
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.bots.local_game import make_bot
 from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem, is_servant, servant_owner

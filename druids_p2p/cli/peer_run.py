@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.host import BotRunner
+from druids_p2p.bots.host import Bot, BotRunner, BotSpec
 from druids_p2p.cli.app import (
     ORDER,
     app,

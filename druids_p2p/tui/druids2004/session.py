@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, is_gem, place_kind
 from druids_p2p.games.druids2004.notation import dumps

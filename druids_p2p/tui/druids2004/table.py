@@ -16,7 +16,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import get_current_worker
 
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.games.druids2004.ruleset import ENDS, MAX_STEPS, Druids2004Ruleset
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, in_ui_words, what_now
