@@ -32,8 +32,7 @@ from druids_p2p.tui.druids2017.dialogs import (
     help_screen,
 )
 from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickHistory, TrickPanel
-from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
-from druids_p2p.tui.druids2017.table_events import (
+from druids_p2p.tui.druids2017.replay import (
     EVENT_STYLE,
     clock,
     connecting_text,
@@ -42,6 +41,7 @@ from druids_p2p.tui.druids2017.table_events import (
     status_text,
     took_line,
 )
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
 from druids_p2p.tui.game_ui import (
     MoveRejected,
     PeerEvent,
