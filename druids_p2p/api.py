@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any as _Any
 
-from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RandomBot, RegisterBot
+from druids_p2p.bots.host import Bot, BotFactory, BotSpec, RandomBot, RegisterBot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.registry import games as _games
 from druids_p2p.games.registry import load_attr as _load_attr

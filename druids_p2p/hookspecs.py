@@ -14,7 +14,7 @@ plugin can register several things, and the host can tell exactly which plugin r
 
 This module stays import-light (pluggy and typing only) and below the bots: it imports nothing of
 the project. The ``register`` callback's precise type, ``RegisterBot``, lives with the bot
-interface in ``druids_p2p.bots.base``; plugins get both from ``druids_p2p.api``.
+interface in ``druids_p2p.bots.host``; plugins get both from ``druids_p2p.api``.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 @hookspec
 def druids_register_bots(register: Callable[..., None]) -> None:
     """Register bots: call ``register(BotSpec(...))`` or ``register(name=..., factory=...)``
-    (``register`` is a :class:`~druids_p2p.bots.base.RegisterBot`).
+    (``register`` is a :class:`~druids_p2p.bots.host.RegisterBot`).
 
     Names match ``[a-z0-9][a-z0-9_-]{0,31}`` and must be unique across all loaded plugins; a
     factory is a callable taking no arguments that returns a new
-    :class:`~druids_p2p.bots.base.Bot` (one per seat per game).
+    :class:`~druids_p2p.bots.host.Bot` (one per seat per game).
     """

@@ -36,7 +36,7 @@ import pluggy
 
 from druids_p2p import hookspecs
 from druids_p2p.bots import builtin_plugins
-from druids_p2p.bots.base import Bot, BotFactory, BotSpec
+from druids_p2p.bots.host import Bot, BotFactory, BotSpec
 
 ENTRY_POINT_GROUP = "druids_p2p.bots"
 ENV_VAR = "DRUIDS_PLUGINS"

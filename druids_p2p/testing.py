@@ -21,8 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from druids_p2p.bots.base import Bot, BotSpec, RandomBot
-from druids_p2p.bots.host import DEFAULT_BUDGET_MS
+from druids_p2p.bots.host import DEFAULT_BUDGET_MS, Bot, BotSpec, RandomBot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.plugins import register_plugin, unregister_plugin, validate_spec
 

@@ -24,8 +24,8 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.table_messages import TableShowMsg
 from druids_p2p.deck.table_peer import TablePeer
+from druids_p2p.games.druids2017.game import TRICK
 from druids_p2p.games.druids2017.rules import Round
-from druids_p2p.games.druids2017.table_schedule import TRICK
 from druids_p2p.lan.mesh import Inbound
 from druids_p2p.lan.peer_config import PeerConfig, Player
 from druids_p2p.peer import runner as runner_module

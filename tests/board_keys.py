@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.tui.druids2004.board import Board2004
 from druids_p2p.tui.druids2004.dialogs import RitualSteps
 

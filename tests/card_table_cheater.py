@@ -16,7 +16,7 @@ from typing import Any
 from message_surgery import resign, thaw
 from table_harness import LocalTable
 
-from druids_p2p.games.druids2004.owners_word import NO, YES
+from druids_p2p.games.druids2004.hidden import NO, YES
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, MsgType, decode

@@ -65,8 +65,7 @@ from druids_p2p.wire import (
     encode,
 )
 from druids_p2p.wire.envelope import equivocation_body
-from druids_p2p.wire.msgtypes import MSG_DOMAIN
-from druids_p2p.wire.safe_msgpack import pack
+from druids_p2p.wire.msgtypes import MSG_DOMAIN, pack
 
 JUNK_EVERY = 7
 FLOOD_AFTER = 12

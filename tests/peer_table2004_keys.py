@@ -15,8 +15,8 @@ from typing import Any
 from board_keys import press_keys, read_ritual_steps
 from textual.pilot import Pilot
 
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps

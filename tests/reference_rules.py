@@ -1,7 +1,7 @@
 """An independent, deliberately simple reference implementation of the Druids rulings.
 
 Written from the binding rulings only (not from the engine's code), for differential testing of
-``druids_p2p.games.druids2017.replay.replay``. Cards and moves are plain token strings, hands
+``druids_p2p.games.druids2017.ruleset.replay``. Cards and moves are plain token strings, hands
 are lists,piles are lists (bottom ... top). Slow and obvious on purpose.
 """
 

@@ -2,7 +2,7 @@
 holds it, recomputed from the implementation (``protocol_vectors`` writes and checks it).
 
 Real :class:`~druids_p2p.deck.table_peer.TablePeer` seats run the round's schedule
-(``games/druids2017/table_schedule.round_ops``) over signed wire messages, each seat's copy of
+(``games/druids2017/game.round_ops``) over signed wire messages, each seat's copy of
 the game (``TableSeat2017``) gives its owners' word and its moves, and every message is sealed
 on the head of its step and appended in the step's order (protocol.md §5), so that a second
 implementation can compare the round message by message.
@@ -20,9 +20,8 @@ from druids_p2p.deck.table_audit import audit_state
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2017.cards import HAND_SIZE, N_CARDS
-from druids_p2p.games.druids2017.game import GameOptions
+from druids_p2p.games.druids2017.game import GameOptions, round_ops
 from druids_p2p.games.druids2017.notation import MOVES, format_card
-from druids_p2p.games.druids2017.table_schedule import round_ops
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.table.card_table_play import table_op
 from druids_p2p.table.codec import TABLE_TYPES, Chain, WireCodec
@@ -51,7 +50,7 @@ class RoundGame:
 
 def round_2017_game() -> RoundGame:
     """Round 0 of a 3-seat Druids 2017 game at its card table (protocol.md §11.2): the keys, the
-    schedule of ``table_schedule.round_ops``, every seat's owners' word on Gaia and its words'
+    schedule of ``game.round_ops``, every seat's owners' word on Gaia and its words'
     check, the first trick (each mover shows its first legal move's card), then the final
     reveal (a whole round plays on to its last trick first). Each message is sealed in its
     sender's chain on the head at its step's start and appended once its step is complete, in

@@ -20,8 +20,7 @@ import druids_p2p.table  # noqa: F401  (registers the deck's parser of the card 
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed, format_move
 from druids_p2p.wire.envelope import derive_table_id, encode, head0
 from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.msgtypes import MSG_DOMAIN, MsgType
-from druids_p2p.wire.safe_msgpack import pack
+from druids_p2p.wire.msgtypes import MSG_DOMAIN, MsgType, pack
 from druids_p2p.wire.transcript import Transcript
 
 SAMPLE_NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")

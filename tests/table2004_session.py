@@ -17,8 +17,8 @@ from collections.abc import Callable
 from table_harness import LocalTable
 from textual.message import Message
 
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.seam import IllegalMove
 from druids_p2p.peer.runner_base import MachineView
 from druids_p2p.table.table_state import TableEvent

@@ -2,7 +2,7 @@
 ``bench_table``: ``python3 tests/table_game2004.py`` times one 4-seat game).
 
 The game is played by the rule bot (``greedy_move``) and its schedule
-(``games/druids2004/schedule.py``) is translated here, outside the deck, which stays
+(``games/druids2004/hidden.py``) is translated here, outside the deck, which stays
 game-agnostic. The game names cards because its engine knows them all; at the table only
 positions are public. A card the game deals becomes the position the table takes off the deck at
 that operation, and the game's later mention of that card (a play, a return) names that
@@ -16,11 +16,11 @@ import random
 
 from druids_p2p.bench.tables import TableStep
 from druids_p2p.deck.table_messages import TableOp
-from druids_p2p.games.druids2004 import schedule as sched
+from druids_p2p.games.druids2004 import hidden as sched
 from druids_p2p.games.druids2004.cards import N_CARDS
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.playout import advance, random_game
 from druids_p2p.games.druids2004.policy import greedy_move
+from druids_p2p.games.druids2004.ruleset import advance, random_game
+from druids_p2p.games.druids2004.setup import Options
 
 MAX_MOVES = 5000
 NUM_CARDS = N_CARDS

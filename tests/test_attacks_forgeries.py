@@ -30,8 +30,7 @@ from druids_p2p.wire import (
     verify_equivocation,
 )
 from druids_p2p.wire.envelope import canonical
-from druids_p2p.wire.msgtypes import MSG_DOMAIN, PROTOCOL_VERSION
-from druids_p2p.wire.safe_msgpack import pack
+from druids_p2p.wire.msgtypes import MSG_DOMAIN, PROTOCOL_VERSION, pack
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too
 

@@ -27,7 +27,7 @@ from attack_arena import (
 from table_harness import game_of
 
 from druids_p2p.games.druids2017 import GAIA
-from druids_p2p.games.druids2017.table_schedule import TRICK
+from druids_p2p.games.druids2017.game import TRICK
 from druids_p2p.wire import MsgType, decode
 
 __all__ = ["no_linger"]  # the arena's autouse fixture applies here too

@@ -22,8 +22,8 @@ from table_harness import LocalTable
 
 from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2017.cards import N_DOMAIN_CARDS, card_domain
+from druids_p2p.games.druids2017.game import NO, YES
 from druids_p2p.games.druids2017.rules import Round
-from druids_p2p.games.druids2017.table_schedule import NO, YES
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.games.seam import CardTableSeat
 from druids_p2p.table.table import TableMachine

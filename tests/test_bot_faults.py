@@ -18,7 +18,7 @@ from cli_harness import run_cli
 from druids_p2p.tournament.play import score_line
 
 PLUGIN = """
-from druids_p2p.bots.base import Bot, BotSpec
+from druids_p2p.bots.host import Bot, BotSpec
 from druids_p2p.hookspecs import hookimpl
 
 class Raiser(Bot):

@@ -10,16 +10,15 @@ from typing import Any
 import pytest
 
 from druids_p2p.bots import RandomBot
-from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.host import BotRunner, MoveOutcome, choose_move
+from druids_p2p.bots.host import Bot, BotRunner, BotSpec, MoveOutcome, choose_move
 from druids_p2p.bots.local_game import play_local_game
-from druids_p2p.games.druids2004.moves import Move as Move2004
-from druids_p2p.games.druids2004.options import Options as Options2004
+from druids_p2p.games.druids2004.cards import Move as Move2004
+from druids_p2p.games.druids2004.setup import Options as Options2004
 from druids_p2p.games.druids2017 import Game, GameOptions, PlayerView, deal, parse_hand, parse_move
 from druids_p2p.games.druids2017.cards import GAIA_DARK, PLAY_MISTLETOE, PLAY_SICKLE
 from druids_p2p.games.druids2017.notation import Move
-from druids_p2p.games.druids2017.replay import replay
 from druids_p2p.games.druids2017.rule_bot import RuleBot, fallback_move, rule_move
+from druids_p2p.games.druids2017.ruleset import replay
 from druids_p2p.testing import check_bot
 
 

@@ -26,7 +26,7 @@ from card_table_cheater import (
 from table_harness import LocalTable
 
 from druids_p2p.games.druids2004.cards import GEMS, servants_of
-from druids_p2p.games.druids2004.owners_word import NO, YES
+from druids_p2p.games.druids2004.hidden import NO, YES
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, MsgType, decode

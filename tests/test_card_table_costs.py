@@ -1,5 +1,5 @@
 """What each kind of move costs the table in messages (counted in the record, never timed), and
-which latency class the bench files it under (``table/moves.py``): a Druids (2004) draw, and a
+which latency class the bench files it under (``table/codec.py``): a Druids (2004) draw, and a
 Druids (2017) round at its own card table, its deal and its card plays."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from table_harness import LocalTable
 
 from druids_p2p.deck import group
 from druids_p2p.games.druids2017.cards import HAND_SIZE
-from druids_p2p.table.moves import MOVE_KINDS, move_kind
+from druids_p2p.table.codec import MOVE_KINDS, move_kind
 from druids_p2p.wire import Message, MsgType
 
 _MOVES = (MsgType.MOVE, MsgType.TABLE_PLAY)

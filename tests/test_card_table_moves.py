@@ -15,8 +15,8 @@ from test_card_table_play import Table
 from test_druids2004_table_seat import MAX_STEPS
 from test_druids2004_table_seat import Table as SeatsTable
 
-from druids_p2p.games.druids2004 import moves as mv
-from druids_p2p.games.druids2004 import owners_word as ow
+from druids_p2p.games.druids2004 import cards as mv
+from druids_p2p.games.druids2004 import hidden as ow
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.games.seam import MOVE, PLAY, WORD, TableMove
 from druids_p2p.table.card_table_play import (
@@ -25,7 +25,7 @@ from druids_p2p.table.card_table_play import (
     is_logged_move,
     message_move,
 )
-from druids_p2p.table.moves import MoveRefused, all_moves, check_table_move, take_table_move
+from druids_p2p.table.codec import MoveRefused, all_moves, check_table_move, take_table_move
 from druids_p2p.wire import Message, MsgType, decode
 
 

@@ -19,7 +19,7 @@ from card_table_cheater import CHEATER, cheater_seat, every_honest_machine_blame
 from table_harness import LocalTable
 
 from druids_p2p.audit.audit import audit_messages
-from druids_p2p.games.druids2004 import owners_word as ow
+from druids_p2p.games.druids2004 import hidden as ow
 from druids_p2p.games.druids2004.cards import GEMS
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
 from druids_p2p.table.card_table_play import WORDS_UNFIT

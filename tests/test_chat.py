@@ -1,5 +1,5 @@
-"""Chat at the table (lan/chat.py): a signed line reaches every peer, attributed; floods, oversized,
-forged, replayed and in-chain lines are dropped, and none of it ever changes the game.
+"""Chat at the table (lan/peer_config.py): a signed line reaches every peer, attributed; floods,
+oversized, forged, replayed and in-chain lines are dropped, and none of it ever changes the game.
 
 The table-level tests use real TableMachines (tests/table_harness.py); the end-to-end test runs
 real peer processes over loopback with one seat sending chat attacks (tests/evil_peer.py chat).
@@ -16,16 +16,14 @@ from cli_harness import audit_record
 from table_harness import LocalTable
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.lan import chat as chat_module
-from druids_p2p.lan.chat import ChatOutbox, ChatRefused, TableChat, check_text
+from druids_p2p.lan import peer_config as chat_module
 from druids_p2p.lan.network import TokenBucket
+from druids_p2p.lan.peer_config import ChatOutbox, ChatRefused, TableChat, check_text
 from druids_p2p.peer.local_table import LocalTable as ProcessTable
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.wire import ZERO_HASH, MsgType, WireError, decode, encode, read_record
 from druids_p2p.wire.envelope import verify_equivocation
-from druids_p2p.wire.errors import InvalidProof
-from druids_p2p.wire.msgtypes import MSG_DOMAIN, PROTOCOL_VERSION
-from druids_p2p.wire.safe_msgpack import pack
+from druids_p2p.wire.msgtypes import MSG_DOMAIN, PROTOCOL_VERSION, InvalidProof, pack
 
 EVIL_SCRIPT = Path(__file__).with_name("evil_peer.py")
 

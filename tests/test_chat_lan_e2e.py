@@ -24,8 +24,7 @@ from lan_peers import Peer, allowed, results_of, table_report
 
 from druids_p2p.cli.peer_run import bot_player
 from druids_p2p.games.registry import default_game, new_table_options
-from druids_p2p.lan.chat import ChatOutbox
-from druids_p2p.lan.peer_config import HostSpec, PeerConfig, Player
+from druids_p2p.lan.peer_config import ChatOutbox, HostSpec, PeerConfig, Player
 from druids_p2p.peer.session import run_peer
 from druids_p2p.wire import Identity
 

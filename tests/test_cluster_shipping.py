@@ -37,7 +37,7 @@ from druids_p2p.tournament.cluster import (
 from druids_p2p.tournament.config import TournamentError
 
 SHIPPED = """
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.hookspecs import hookimpl
 
 class First(Bot):
@@ -50,7 +50,7 @@ def druids_register_bots(register):
 """
 
 PLANTED = """
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.hookspecs import hookimpl
 
 open({marker!r}, "w").close()  # what a planted file runs the moment it is imported

@@ -31,7 +31,7 @@ from druids_p2p.deck.params import MAX_CARDS
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.druids2017.cards import GAIA
-from druids_p2p.games.druids2017.table_schedule import DECK, LEAD
+from druids_p2p.games.druids2017.game import DECK, LEAD
 
 Body = dict[str, Any]
 FIRST_PASS = 0

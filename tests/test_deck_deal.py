@@ -18,7 +18,7 @@ from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.table_audit import TableAudit, audit_record, audit_state
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE
-from druids_p2p.games.druids2017.table_schedule import LEAD
+from druids_p2p.games.druids2017.game import LEAD
 
 FINAL = TableOp("final")
 

@@ -1,5 +1,5 @@
 """Uniformity of the deal: the permutation every shuffle pass uses, and a Druids (2017) round's
-deal at the card table (``games/druids2017/table_schedule.round_ops``: ``deck`` and ``lead``
+deal at the card table (``games/druids2017/game.round_ops``: ``deck`` and ``lead``
 shuffled, seats-1 cards transferred onto ``lead``, ``lead`` reshuffled and dealt one to each seat,
 ``deck`` dealt round-robin) — on card ids with the passes' own permutations, and through real
 encrypted deals.
@@ -31,7 +31,7 @@ from druids_p2p.deck.shuffle import (
 )
 from druids_p2p.deck.table_state import TableState
 from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, N_CARDS
-from druids_p2p.games.druids2017.table_schedule import LEAD, OTHERS, round_ops
+from druids_p2p.games.druids2017.game import LEAD, OTHERS, round_ops
 
 Perm = Callable[[int, int, int, int], list[int]]
 """(operation index, seat, pass, size) -> that seat's pass over the deck: output t is input

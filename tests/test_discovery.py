@@ -43,9 +43,16 @@ from druids_p2p.lan.network import (
     guarded_sendto,
     resolve,
 )
-from druids_p2p.wire.errors import BadShape, BadSignature, Malformed, TooLarge, WireError
 from druids_p2p.wire.identity import Identity
-from druids_p2p.wire.safe_msgpack import pack, unpack
+from druids_p2p.wire.msgtypes import (
+    BadShape,
+    BadSignature,
+    Malformed,
+    TooLarge,
+    WireError,
+    pack,
+    unpack,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = Identity.from_seed(bytes(range(32)), "alice")

@@ -13,17 +13,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.bots.base import Bot, BotSpec, RandomBot
+from druids_p2p.bots.host import Bot, BotSpec, RandomBot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.cli.main import main
-from druids_p2p.games.druids2004.bots import Rule2004Bot, Search2004Bot
 from druids_p2p.games.druids2004.cards import N_CARDS
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.replay import replay
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.notation import replay
+from druids_p2p.games.druids2004.policy import (
+    Rule2004Bot,
+    Search2004Bot,
+    is_consistent,
+    sample_world,
+)
+from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
-from druids_p2p.games.druids2004.worlds import is_consistent, sample_world
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.plugins import builtin_registry
 
@@ -64,7 +67,7 @@ def test_a_bot_that_does_not_play_the_game_is_refused(
     plugin = tmp_path / "only2017.py"
     plugin.write_text(
         "from druids_p2p.hookspecs import hookimpl\n"
-        "from druids_p2p.bots.base import RandomBot\n"
+        "from druids_p2p.bots.host import RandomBot\n"
         "@hookimpl\n"
         "def druids_register_bots(register):\n"
         "    register(name='old', factory=RandomBot)\n"

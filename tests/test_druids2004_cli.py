@@ -14,8 +14,8 @@ import pytest
 
 from druids_p2p.cli.main import main
 from druids_p2p.games.druids2004.notation import to_json
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.playout import play_random_game
+from druids_p2p.games.druids2004.ruleset import play_random_game
+from druids_p2p.games.druids2004.setup import Options
 
 
 def record(seed: int = 4, players: int = 3) -> dict[str, Any]:

@@ -14,11 +14,14 @@ from hypothesis import strategies as st
 
 from druids_p2p.games.druids2004.cards import N_CARDS, is_gem, servant_owner
 from druids_p2p.games.druids2004.hidden import known_to
-from druids_p2p.games.druids2004.notation import dumps
-from druids_p2p.games.druids2004.options import TIE_ORDERS, Options
-from druids_p2p.games.druids2004.records import ENDED_COLUMN, RitualDone
-from druids_p2p.games.druids2004.replay import replay_game
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.notation import dumps, replay_game
+from druids_p2p.games.druids2004.setup import (
+    ENDED_COLUMN,
+    TIE_ORDERS,
+    Options,
+    RitualDone,
+    random_setup,
+)
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import HIDDEN
 
@@ -116,7 +119,7 @@ def test_random_play_keeps_every_card_and_every_point(seed: int, opts: Options) 
 @settings(max_examples=25, deadline=None)
 @given(seed=seeds, opts=options)
 def test_a_record_replays_the_game_exactly(seed: int, opts: Options) -> None:
-    from druids_p2p.games.druids2004.playout import play_random
+    from druids_p2p.games.druids2004.ruleset import play_random
 
     rng = random.Random(seed)
     game = Game2004(random_setup(rng, opts.players), opts)

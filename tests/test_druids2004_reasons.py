@@ -16,16 +16,16 @@ from test_druids2004_rulebook import (
 )
 
 from druids_p2p.games.druids2004.cards import format_card
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.records import (
+from druids_p2p.games.druids2004.setup import (
     TAKE_LAST,
     TAKE_NO_AMULETS,
     TAKE_NONE_LEFT,
     TAKE_SHORT,
     TAKE_VALUE,
     GameEnded,
+    Options,
+    arranged_setup,
 )
-from druids_p2p.games.druids2004.setup import arranged_setup
 from druids_p2p.games.druids2004.state import Game2004
 
 

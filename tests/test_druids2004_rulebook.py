@@ -12,7 +12,7 @@ from typing import TypedDict
 
 import pytest
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import (
     GEMS,
     KINDS,
@@ -20,15 +20,20 @@ from druids_p2p.games.druids2004.cards import (
     PLACES,
     format_card,
     gem_kind,
+    move_pawn,
     parse_card,
     place_kind,
     servants_of,
 )
-from druids_p2p.games.druids2004.column import move_pawn
 from druids_p2p.games.druids2004.hidden import known_to
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.records import RitualDone, TurnEnded
-from druids_p2p.games.druids2004.setup import InvalidSetup, arranged_setup, random_setup
+from druids_p2p.games.druids2004.setup import (
+    InvalidSetup,
+    Options,
+    RitualDone,
+    TurnEnded,
+    arranged_setup,
+    random_setup,
+)
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import HIDDEN
 from druids_p2p.games.seam import IllegalMove
@@ -430,7 +435,7 @@ def test_example_stall() -> None:
 
 
 def _random_games(count: int, players: int, seed: int) -> list[Game2004]:
-    from druids_p2p.games.druids2004.playout import play_random_game
+    from druids_p2p.games.druids2004.ruleset import play_random_game
 
     rng = random.Random(seed)
     return [play_random_game(rng, Options(players=players))[0] for _ in range(count)]
@@ -513,7 +518,7 @@ def test_an_empty_supply_leaves_the_slot_empty() -> None:
 
 def test_nothing_left_can_follow_a_discard() -> None:
     """Discarding the last gem any hand holds (the pile empty) ends the game at once."""
-    from druids_p2p.games.druids2004.records import Discarded
+    from druids_p2p.games.druids2004.setup import Discarded
 
     for game in _random_games(400, 4, 5):
         if game.ended_by == "nothing_left" and isinstance(game.log[-2], Discarded):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import parse_card
 from druids_p2p.games.druids2004.hidden import public_token
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
@@ -98,10 +98,9 @@ def test_deck_schedule_accounts_for_every_card_move() -> None:
     every play face down, every ritual one reveal, and the final reveal opens what is left."""
     from collections import Counter
 
-    from druids_p2p.games.druids2004.options import Options
-    from druids_p2p.games.druids2004.playout import play_random_game
-    from druids_p2p.games.druids2004.records import Drew, Played, RitualDone
-    from druids_p2p.games.druids2004.schedule import DEAL, FINAL, PLAY, REVEAL, TURN, schedule
+    from druids_p2p.games.druids2004.hidden import DEAL, FINAL, PLAY, REVEAL, TURN, schedule
+    from druids_p2p.games.druids2004.ruleset import play_random_game
+    from druids_p2p.games.druids2004.setup import Drew, Options, Played, RitualDone
 
     rng = random.Random(8)
     for n in (2, 3, 4):

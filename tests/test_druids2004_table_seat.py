@@ -3,7 +3,7 @@
 A true game (the engine with every card known) is played by rule bots deciding from their own
 seat's copy; each seat's copy (``TableSeat2004``) is told only what the table would open to it:
 its own deals, every turn, every ritual's cards. At every step every copy gives the same
-schedule, which is the true game's own (``schedule.py``), and shows its seat exactly the view
+schedule, which is the true game's own (``hidden.py``), and shows its seat exactly the view
 the true game shows that seat; other seats' moves it cannot check are refused with the reason.
 """
 
@@ -14,12 +14,11 @@ from dataclasses import replace
 
 import pytest
 
-from druids_p2p.games.druids2004 import moves as mv
-from druids_p2p.games.druids2004 import schedule as sched
+from druids_p2p.games.druids2004 import cards as mv
+from druids_p2p.games.druids2004 import hidden as sched
 from druids_p2p.games.druids2004.cards import is_gem
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import greedy_move
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.table_seat import SeatOp, TableSeat2004
 from druids_p2p.games.registry import RULESETS

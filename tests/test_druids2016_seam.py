@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from druids2016_registered import register
 
-from druids_p2p.bots.base import RandomBot
+from druids_p2p.bots.host import RandomBot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.druids2016 import SPEC
 from druids_p2p.games.druids2016.moves import PLACE, Move

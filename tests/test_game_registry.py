@@ -167,7 +167,7 @@ def test_a_third_game_is_in_the_help_the_checks_and_the_bots(tmp_path: Path) -> 
 def test_the_plugin_api_finds_each_games_names_through_its_spec() -> None:
     """A bot plugin written to the API before games were specs imports the same names."""
     import druids_p2p.api as api
-    from druids_p2p.games.druids2004.moves import Move as Move2004
+    from druids_p2p.games.druids2004.cards import Move as Move2004
     from druids_p2p.games.druids2017.view import PlayerView
 
     assert api.PlayerView is PlayerView and api.Move2004 is Move2004

@@ -15,10 +15,10 @@ import pytest
 from cli_harness import audit_record, check_result_block, result_block
 from lan_peers import power_cut
 
-from druids_p2p.games.druids2004.owners_word import NO, YES
+from druids_p2p.games.druids2004.hidden import NO, YES
 from druids_p2p.peer.local_table import LocalTable
 from druids_p2p.table.card_table_play import is_logged_move
-from druids_p2p.table.moves import MOVE_KINDS
+from druids_p2p.table.codec import MOVE_KINDS
 from druids_p2p.wire import Message, MsgType, decode
 from druids_p2p.wire.record import read_record
 

@@ -315,7 +315,7 @@ def test_a_seat_message_with_colliding_names_is_refused_by_every_peer() -> None:
     from sample_table import sign_fields
 
     from druids_p2p.lan.seating import make_seat_message
-    from druids_p2p.wire.errors import BadShape
+    from druids_p2p.wire.msgtypes import BadShape
 
     host, a, b = _identity(1, "alice"), _identity(2, "bob"), _identity(3, "Bob")
     seats = [(w.public_key, w.name, "tcp://127.0.0.1:5000", bytes(range(32))) for w in (host, a, b)]

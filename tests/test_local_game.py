@@ -17,8 +17,7 @@ from typing import Any, cast
 import pytest
 from dist_info import installed_games
 
-from druids_p2p.bots.base import Bot, RandomBot
-from druids_p2p.bots.host import HOOK_TIMEOUT_MS, wait_limit_ms
+from druids_p2p.bots.host import HOOK_TIMEOUT_MS, Bot, RandomBot, wait_limit_ms
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.cli.main import main
 from druids_p2p.games.registry import RULESETS, games

@@ -13,15 +13,15 @@ import pytest
 from table_harness import LocalTable
 
 from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, N_CARDS, card_domain
-from druids_p2p.games.druids2017.game import GameOptions
+from druids_p2p.games.druids2017.game import NO, TRICK, YES, GameOptions
 from druids_p2p.games.druids2017.notation import Move
-from druids_p2p.games.druids2017.table_schedule import NO, TRICK, YES
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.games.seam import MOVE, PLAY, WORD, TableMove
-from druids_p2p.table import card_table_play, moves
+from druids_p2p.table import card_table_play
+from druids_p2p.table import codec as moves
 from druids_p2p.table.card_table_play import is_logged_move, message_move
-from druids_p2p.table.codec import Chain
-from druids_p2p.table.moves import (
+from druids_p2p.table.codec import (
+    Chain,
     MoveRefused,
     all_moves,
     check_table_move,

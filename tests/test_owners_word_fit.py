@@ -1,4 +1,4 @@
-"""The owners' word fit (``owners_word.fit_words``) is exact: it finds an arrangement whenever one
+"""The owners' word fit (``hidden.fit_words``) is exact: it finds an arrangement whenever one
 exists, and only then.
 
 Positions are drawn by hypothesis (gems face down on the six places, discards, gems out of play)
@@ -18,14 +18,12 @@ from itertools import permutations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.games.druids2004 import moves as mv
-from druids_p2p.games.druids2004 import owners_word as ow
-from druids_p2p.games.druids2004.cards import GEMS, PLACES, ROW_SLOTS, gem, place
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.row import PlaceSlot
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004 import cards as mv
+from druids_p2p.games.druids2004 import hidden as ow
+from druids_p2p.games.druids2004.cards import GEMS, PLACES, ROW_SLOTS, PlaceSlot, gem, place
+from druids_p2p.games.druids2004.policy import clone
+from druids_p2p.games.druids2004.setup import Options, random_setup
 from druids_p2p.games.druids2004.state import Game2004
-from druids_p2p.games.druids2004.worlds import clone
 
 Where = tuple[str, int, int]
 """Where a gem lies: ("slot", seat, slot), ("discard", seat, 0) or ("out", 0, 0)."""

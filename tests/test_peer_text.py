@@ -15,13 +15,13 @@ from sample_table import SampleTable, sign_fields
 from table_harness import LocalTable
 
 from druids_p2p.lan import discovery
-from druids_p2p.lan.chat import ChatRefused, TableChat, check_text
 from druids_p2p.lan.discovery import Seat, TableInfo, decode_beacon, encode_beacon
 from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import resolve
+from druids_p2p.lan.peer_config import ChatRefused, TableChat, check_text
 from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, MsgType, WireError, decode, encode
-from druids_p2p.wire.errors import BadShape, IdentityError
 from druids_p2p.wire.identity import Identity
+from druids_p2p.wire.msgtypes import BadShape, IdentityError
 from druids_p2p.wire.schema import refused_char, shown, unprintable
 
 H1 = hashlib.sha256(b"1").digest()

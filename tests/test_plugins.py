@@ -12,7 +12,7 @@ import pytest
 from cli_harness import run_cli
 
 from druids_p2p.bots import RandomBot
-from druids_p2p.bots.base import Bot, BotSpec
+from druids_p2p.bots.host import Bot, BotSpec
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.hookspecs import hookimpl
 from druids_p2p.plugins import (
@@ -29,7 +29,7 @@ from druids_p2p.testing import registered_plugin
 REPO = Path(__file__).resolve().parent.parent
 
 GOOD = """
-from druids_p2p.bots.base import Bot, BotSpec
+from druids_p2p.bots.host import Bot, BotSpec
 from druids_p2p.hookspecs import hookimpl
 
 class FirstBot(Bot):

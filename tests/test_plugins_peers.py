@@ -20,7 +20,7 @@ from cli_harness import run_cli
 from tournament_harness import lines_of
 
 PLUGIN = """
-from druids_p2p.bots.base import Bot, BotSpec
+from druids_p2p.bots.host import Bot, BotSpec
 from druids_p2p.hookspecs import hookimpl
 
 class Shedder(Bot):

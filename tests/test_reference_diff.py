@@ -22,7 +22,7 @@ from reference_rules import (
     ref_replay,
 )
 
-from druids_p2p.games.druids2017.replay import ReplayInputError, replay
+from druids_p2p.games.druids2017.ruleset import ReplayInputError, replay
 
 
 def random_deal(rng: random.Random, players: int) -> list[list[str]]:

@@ -26,7 +26,7 @@ from druids_p2p.audit.replay import read_game
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.druids2004.cards import format_card
 from druids_p2p.games.seam import PLAY
-from druids_p2p.table.moves import moves_of, signed_token
+from druids_p2p.table.codec import moves_of, signed_token
 from druids_p2p.tui.druids2004.places import HandLine, ScoreColumn
 from druids_p2p.tui.druids2004.replay import Replay2004App, Replay2004Screen
 from druids_p2p.tui.game_ui import game_ui

@@ -23,8 +23,8 @@ from textual.widgets import RichLog, Static
 
 from druids_p2p.audit.replay import read_game
 from druids_p2p.games.druids2017.notation import format_card, format_move
-from druids_p2p.games.druids2017.replay import replay
-from druids_p2p.tui.druids2017.hand import CardChip
+from druids_p2p.games.druids2017.ruleset import replay
+from druids_p2p.tui.druids2017.cards import CardChip
 from druids_p2p.tui.druids2017.panels import TrickPanel
 from druids_p2p.tui.druids2017.replay import ReplayApp, ReplayScreen
 from druids_p2p.wire import MsgType, decode, read_record

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from reference_rules import DOMAIN_CARDS, HAND_SIZE, RefRound
 
-from druids_p2p.games.druids2017.replay import ReplayInputError, replay
+from druids_p2p.games.druids2017.ruleset import ReplayInputError, replay
 
 # Filler order: low values first, the domains interleaved (G1, Y1, R1, B1, V1, G2, ...).
 FILLER = sorted(DOMAIN_CARDS, key=lambda c: (int(c[1:]), "GYRBV".index(c[0])))

@@ -15,7 +15,7 @@ from druids_p2p.deck.cards import card_points
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.table_messages import TableOp
 from druids_p2p.deck.table_state import TableOpError
-from druids_p2p.games.druids2017.table_schedule import LEAD, round_ops
+from druids_p2p.games.druids2017.game import LEAD, round_ops
 
 NUM_CARDS = 16
 GAIA_HERE = 10

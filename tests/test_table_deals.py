@@ -24,7 +24,7 @@ from druids_p2p.deck.table_audit import audit_record, audit_state, secret_fault
 from druids_p2p.deck.table_messages import TableOp, TableSharesMsg, parse_table_body
 from druids_p2p.deck.table_ops import owed_shares, senders
 from druids_p2p.deck.table_state import Sent, TableOpError
-from druids_p2p.games.druids2017.table_schedule import SeatOp
+from druids_p2p.games.druids2017.game import SeatOp
 from druids_p2p.table.card_table_play import table_op
 from druids_p2p.wire import MsgType
 

@@ -25,7 +25,7 @@ from test_table_deadlines import say_hello as hellos
 
 from druids_p2p.audit.audit import audit_messages
 from druids_p2p.games.druids2017 import GAIA
-from druids_p2p.games.druids2017.table_schedule import NO, YES
+from druids_p2p.games.druids2017.game import NO, YES
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.table.card_table_play import WORDS_CHECKS, WORDS_FIT, WORDS_UNFIT
 from druids_p2p.wire import Message, MsgType, decode

@@ -19,7 +19,7 @@ SEAM_ONLY = [
     "table_state",
     "card_table_round",
     "card_table_play",
-    "moves",
+    "codec",
     "audit",
     "audit_card_table",
     "schedule",

@@ -27,7 +27,7 @@ from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.deck.table_messages import TableShuffleMsg
 from druids_p2p.deck.table_state import TableState
-from druids_p2p.games.druids2017.table_schedule import DECK
+from druids_p2p.games.druids2017.game import DECK
 from druids_p2p.wire import MsgType, decode
 
 __all__ = ["no_linger"]  # the harness's autouse fixture applies here too

@@ -27,8 +27,7 @@ from druids_p2p.deck.table_messages import TABLE_KINDS, TableOp, parse_table_bod
 from druids_p2p.deck.table_state import TableState
 from druids_p2p.table.codec import TABLE_KIND_TYPES, TABLE_TYPES
 from druids_p2p.wire import PROTOCOL_VERSION, ZERO_HASH, Identity, MsgType, decode, encode
-from druids_p2p.wire.errors import BadShape
-from druids_p2p.wire.safe_msgpack import pack
+from druids_p2p.wire.msgtypes import BadShape, pack
 
 
 def test_the_eight_table_kinds_are_wire_types_60_to_67_in_deck_md_order() -> None:

@@ -29,7 +29,7 @@ from druids_p2p.tournament.summary import clustered_mean_ci, t_quantile_975
 
 PLUGIN = '''
 import os, time
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.hookspecs import hookimpl
 
 class First(Bot):
@@ -242,7 +242,7 @@ def test_a_bot_the_host_cannot_stop_is_killed_at_the_game_timeout(
     folder = tmp_path / "plugins"
     folder.mkdir()
     (folder / "hog.py").write_text(
-        "import re\nfrom druids_p2p.bots.base import Bot\n"
+        "import re\nfrom druids_p2p.bots.host import Bot\n"
         "from druids_p2p.hookspecs import hookimpl\n"
         "class Hog(Bot):\n    def choose(self, view):\n"
         "        re.fullmatch(r'(a|aa)+b', 'a' * 100)  # holds the GIL for ages\n"

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from cli_harness import run_cli
 
+from druids_p2p.bench.costs import LoopbackCluster
 from druids_p2p.plugins import BotRegistry, load_bots, register_plugin, unregister_plugin
 from druids_p2p.tournament import TIMING_KEYS, TournamentConfig, TournamentError, run_tournament
-from druids_p2p.tournament.cluster_bench import LoopbackCluster
 
 PLUGIN = """
 import os
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.hookspecs import hookimpl
 
 MARKER = {marker!r}
@@ -215,7 +215,7 @@ def test_bench_tournament_on_a_cluster(
 ) -> None:
     import importlib
 
-    client_of: Any = importlib.import_module("distributed").Client  # untyped (cluster_bench.py)
+    client_of: Any = importlib.import_module("distributed").Client  # untyped (bench/costs.py)
     # An earlier test of this module killed a worker process mid-batch; its nanny starts it
     # again, which on a loaded machine may still be under way: the bench counts who is there.
     with client_of(cluster.address, timeout=60) as client:
@@ -235,7 +235,7 @@ def test_bench_tournament_on_a_cluster(
 
 CRASHER = """
 import os
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.hookspecs import hookimpl
 
 class Crasher(Bot):

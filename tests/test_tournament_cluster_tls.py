@@ -17,14 +17,14 @@ import pytest
 from cli_harness import run_cli
 from tls_certs import make_tls_files
 
+from druids_p2p.bench.costs import LoopbackCluster
 from druids_p2p.tournament import TIMING_KEYS
 from druids_p2p.tournament.cluster import ClusterTLS
-from druids_p2p.tournament.cluster_bench import LoopbackCluster
 
 pytestmark = pytest.mark.slow
 
 PLUGIN = """
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.hookspecs import hookimpl
 
 class Last(Bot):

@@ -29,8 +29,8 @@ from druids_p2p.games.druids2017.notation import format_move, parse_move
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.dialogs import ConfirmQuit, HelpScreen
+from druids_p2p.tui.druids2017.cards import CardChip, Hand
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
-from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.snapshot import card_reason, snapshot_from_game
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, PeerEvent

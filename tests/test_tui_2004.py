@@ -24,14 +24,13 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from druids_p2p.bots import BuiltinBots
-from druids_p2p.bots.base import Bot
+from druids_p2p.bots.host import Bot
 from druids_p2p.bots.local_game import make_bot
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem, is_servant, servant_owner
+from druids_p2p.games.druids2004.notation import replay
 from druids_p2p.games.druids2004.policy import rule_move
-from druids_p2p.games.druids2004.records import Drew, Played, Stopped, TurnEnded
-from druids_p2p.games.druids2004.replay import replay
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.setup import Drew, Played, Stopped, TurnEnded, random_setup
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
 from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import (

@@ -19,7 +19,7 @@ from cli_harness import audit_record
 from peer_table2004_keys import my_turn, play_by_keys, run_app, table_screen, until
 from textual.pilot import Pilot
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem
 from druids_p2p.games.druids2004.view import HIDDEN
 from druids_p2p.tui.app import DruidsApp

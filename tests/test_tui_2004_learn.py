@@ -31,14 +31,12 @@ from textual.widgets import Static
 
 from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.local_game import make_bot
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move
-from druids_p2p.games.druids2004.records import RitualDone
-from druids_p2p.games.druids2004.seat_text import seat_lines
-from druids_p2p.games.druids2004.setup import arranged_setup, random_setup
+from druids_p2p.games.druids2004.setup import Options, RitualDone, arranged_setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
+from druids_p2p.games.druids2004.view import seat_lines
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps

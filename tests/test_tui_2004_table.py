@@ -15,10 +15,10 @@ from board_keys import press_keys, read_ritual_steps, synced
 from table2004_session import Table2004Session
 from textual.pilot import Pilot
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.view import HIDDEN
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps

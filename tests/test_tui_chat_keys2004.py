@@ -19,8 +19,8 @@ from board_keys import press_keys, synced
 from table2004_session import Table2004Session
 from textual.pilot import Pilot
 
-from druids_p2p.games.druids2004.options import Options
 from druids_p2p.games.druids2004.policy import rule_move
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.dialogs import RitualSteps
 from druids_p2p.tui.druids2004.lan_table import TABLE_UI, LanTable2004Screen

@@ -17,13 +17,13 @@ from offline2017 import OfflineSession, find_position, must_follow
 from test_tui_2004 import _session, message, settle
 
 from druids_p2p.cli.play_ui import UiOptions, table_prefs
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem
-from druids_p2p.games.druids2004.records import Discarded, Played
+from druids_p2p.games.druids2004.setup import Discarded, Played
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.table import Druids2004App
-from druids_p2p.tui.druids2017.hand import CardChip, Hand
+from druids_p2p.tui.druids2017.cards import CardChip, Hand
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, TablePrefs
 

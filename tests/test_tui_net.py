@@ -22,8 +22,8 @@ from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import BotSeat, bot_seats
 from druids_p2p.tui.dialogs import ConfirmJoin
+from druids_p2p.tui.druids2017.cards import Hand
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
-from druids_p2p.tui.druids2017.hand import Hand
 from druids_p2p.tui.druids2017.panels import players_table
 from druids_p2p.tui.druids2017.snapshot import snapshot_from_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen

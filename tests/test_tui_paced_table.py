@@ -1,4 +1,4 @@
-"""The paced table screen (tui/paced_table.py) that both games' tables of peers stand on, over a
+"""The paced table screen (tui/widgets.py) that both games' tables of peers stand on, over a
 screen of no game: messages shown in order after each hold, a message that cannot be shown told
 in one line while the rest play on, nothing past a block, the hook after each drain."""
 
@@ -12,7 +12,7 @@ from textual.app import App
 from textual.message import Message
 
 from druids_p2p.tui.game_ui import Pacing, Session
-from druids_p2p.tui.paced_table import PacedTableScreen
+from druids_p2p.tui.widgets import PacedTableScreen
 
 
 class Said(Message):

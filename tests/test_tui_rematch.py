@@ -25,9 +25,9 @@ from test_tui_net import _audit, _play_by_keys, _run, _until
 from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
-from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.notation import replay
 from druids_p2p.games.druids2004.policy import rule_move
-from druids_p2p.games.druids2004.replay import replay
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.lan.network import resolve
 from druids_p2p.peer.local_table import PeerProcess
 from druids_p2p.tui.app import DruidsApp

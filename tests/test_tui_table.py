@@ -38,9 +38,8 @@ from druids_p2p.games.druids2017.notation import format_move
 from druids_p2p.games.druids2017.rules import ENDED_FIVE_DOMAINS
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.dialogs import ConfirmQuit, HelpScreen
-from druids_p2p.tui.druids2017.cards import missing_domain
+from druids_p2p.tui.druids2017.cards import CardChip, Hand, missing_domain
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, GameOver, PilePrompt, RoundSummary
-from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.panels import TrickHistory, TrickPanel, players_table
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, Pacing

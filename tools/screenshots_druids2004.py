@@ -20,9 +20,9 @@ from textual.message import Message
 
 from druids_p2p.bots import BuiltinBots
 from druids_p2p.bots.local_game import make_bot
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.policy import rule_move
-from druids_p2p.games.druids2004.records import Discarded, Drew, Played, Record, RitualDone, Stopped
+from druids_p2p.games.druids2004.setup import Discarded, Drew, Played, Record, RitualDone, Stopped
 from druids_p2p.games.druids2004.view import HIDDEN, SeatView
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.druids2004.dialogs import RitualSteps

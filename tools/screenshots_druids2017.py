@@ -15,9 +15,8 @@ from offline2017 import OfflineSession, find_position, must_follow
 from druids_p2p.games.druids2017 import Game, GameOptions
 from druids_p2p.games.druids2017.cards import card_domain
 from druids_p2p.tui.app import DruidsApp
-from druids_p2p.tui.druids2017.cards import warnings
+from druids_p2p.tui.druids2017.cards import CardChip, warnings
 from druids_p2p.tui.druids2017.dialogs import GaiaPrompt, PilePrompt, RoundSummary
-from druids_p2p.tui.druids2017.hand import CardChip
 from druids_p2p.tui.druids2017.table import TABLE_UI, TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, Pacing
 

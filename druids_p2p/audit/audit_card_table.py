@@ -29,8 +29,7 @@ from druids_p2p.table.card_table_play import (
     take_message,
 )
 from druids_p2p.table.card_table_round import result_problem
-from druids_p2p.table.codec import deck_envelope
-from druids_p2p.table.moves import MoveRefused, SignedMoves, moves_of
+from druids_p2p.table.codec import MoveRefused, SignedMoves, deck_envelope, moves_of
 from druids_p2p.wire import Message, MsgType
 from druids_p2p.wire.transcript import AuditProblem
 

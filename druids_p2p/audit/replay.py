@@ -27,7 +27,7 @@ from druids_p2p.games.seam import (
     TableOptions,
 )
 from druids_p2p.lan.seating import seat_order
-from druids_p2p.table.moves import all_moves, moves_of, signed_token
+from druids_p2p.table.codec import all_moves, moves_of, signed_token
 from druids_p2p.wire import (
     Message,
     MsgType,

@@ -1,4 +1,4 @@
-"""Bots: the interface (:mod:`~druids_p2p.bots.base`), the ``random`` bot, and the host.
+"""Bots: the interface (:mod:`~druids_p2p.bots.host`), the ``random`` bot, and the host.
 
 This package is also the *built-in plugin*: the loader registers it like any other plugin, so
 built-in and third-party bots go through the same validation. It registers ``random`` for every
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from druids_p2p.bots.base import Bot, BotFactory, BotSpec, RandomBot, RegisterBot
+from druids_p2p.bots.host import Bot, BotFactory, BotSpec, RandomBot, RegisterBot
 from druids_p2p.games.registry import games
 from druids_p2p.hookspecs import hookimpl
 

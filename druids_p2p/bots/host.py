@@ -1,20 +1,7 @@
-"""Hosting bots: every call into bot code is guarded, so a broken bot cannot break a game.
+"""The bot interface a plugin registers against, and hosting bots so none can break a game.
 
-A bot is someone else's code. It may raise, return nonsense, return an illegal move or hang. The
-host turns each of those into a *fault* (a line of text for the table and the tournament report)
-and plays a safe legal move for that seat instead — its game's (the spec's ``fallback``: a
-deterministic choice well under a millisecond, by default the first legal move) — so the game
-always finishes and every peer can compute the same fallback.
-
-Time is enforced by running the bot on a worker thread and waiting ``budget × GRACE_FACTOR +
-GRACE_MS``; a result that comes later is discarded. Python cannot kill a thread, so a bot that
-overran keeps its seat on fallback moves until its late call returns (it is then asked again).
-
-The host meets the game through the seam and the registry (``druids_p2p.games``): a bot answers a
-move id or its game's ``Move`` value, read here once as the id (:func:`answer_id`); a move's
-token is the game's ``Move.token()``, and only the fallback is the game's own.
-:func:`druids_p2p.bots.local_game.play_local_game` plays a whole game in-process with it.
-"""
+A bot sees its seat's view, never the state, and is someone else's code: every call into it is
+guarded (time, exceptions, illegal answers), with `random` as the baseline."""
 
 from __future__ import annotations
 
@@ -23,12 +10,95 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from druids_p2p.bots.base import Bot
-from druids_p2p.games.registry import game_spec
+from druids_p2p.games.registry import default_name, game_spec
 from druids_p2p.games.seam import CommonRuleset
+from druids_p2p.games.spec import Bot, BotFactory
+
+# The bot interface a plugin registers against (a bot sees its seat's view, never the state), and
+# ``random``, the baseline every other bot is measured against and which plays every game.
+
+
+def _default_games() -> tuple[str, ...]:
+    return (default_name(),)
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """What a plugin registers: a named, versioned way to make a bot."""
+
+    name: str
+    factory: BotFactory
+    version: str = "0"
+    description: str = ""
+    source: str = field(default="built-in", compare=False)
+    games: tuple[str, ...] = field(default_factory=_default_games)
+    """The games this bot plays (their names in the registry, ``druids_p2p.games.registry``);
+    by default the default game."""
+    factories: tuple[tuple[str, BotFactory], ...] = ()
+    """Game-specific factories (``factory`` makes the bot for every other game it plays)."""
+
+    def plays(self, game: str) -> bool:
+        return game in self.games
+
+    def factory_for(self, game: str) -> BotFactory:
+        """The factory of this bot for ``game``; ValueError (one line) if it does not play it."""
+        if game not in self.games:
+            raise ValueError(
+                f"bot {self.name!r} does not play {game} (it plays {', '.join(self.games)})"
+            )
+        return dict(self.factories).get(game, self.factory)
+
+
+class RegisterBot(Protocol):
+    """The ``register`` callback of the ``druids_register_bots`` hook (``druids_p2p.hookspecs``).
+
+    Call it with a :class:`BotSpec`, or with the spec's fields as keywords.
+    Invalid registrations are not raised into the plugin: the host reports the plugin and skips it.
+    """
+
+    def __call__(
+        self,
+        spec: BotSpec | None = None,
+        /,
+        *,
+        name: str | None = None,
+        factory: BotFactory | None = None,
+        version: str = "0",
+        description: str = "",
+    ) -> None: ...
+
+
+__all__ = ["Bot", "BotFactory", "BotSpec", "RegisterBot"]
+
+
+class RandomBot(Bot):
+    """Plays uniformly at random among ``view.legal``; reproducible through its seeded rng."""
+
+    def choose(self, view: Any) -> int:
+        legal = view.legal
+        return int(legal[self.rng.randrange(len(legal))])
+
+
+# Hosting bots: every call into bot code is guarded, so a broken bot cannot break a game.
+#
+# A bot is someone else's code. It may raise, return nonsense, return an illegal move or hang. The
+# host turns each of those into a *fault* (a line of text for the table and the tournament report)
+# and plays a safe legal move for that seat instead — its game's (the spec's ``fallback``: a
+# deterministic choice well under a millisecond, by default the first legal move) — so the game
+# always finishes and every peer can compute the same fallback.
+#
+# Time is enforced by running the bot on a worker thread and waiting ``budget × GRACE_FACTOR +
+# GRACE_MS``; a result that comes later is discarded. Python cannot kill a thread, so a bot that
+# overran keeps its seat on fallback moves until its late call returns (it is then asked again).
+#
+# The host meets the game through the seam and the registry (``druids_p2p.games``): a bot answers a
+# move id or its game's ``Move`` value, read here once as the id (:func:`answer_id`); a move's
+# token is the game's ``Move.token()``, and only the fallback is the game's own.
+# :func:`druids_p2p.bots.local_game.play_local_game` plays a whole game in-process with it.
+
 
 DEFAULT_BUDGET_MS = 100.0
 GRACE_FACTOR = 2.0

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from druids_p2p.bots import BuiltinBots
-from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.host import DEFAULT_BUDGET_MS, BotRunner, Fault, derive_rng
+from druids_p2p.bots.host import DEFAULT_BUDGET_MS, Bot, BotRunner, BotSpec, Fault, derive_rng
 from druids_p2p.games.registry import game_spec
 from druids_p2p.games.seam import CommonGameState, CommonRuleset
 

@@ -146,7 +146,7 @@ def bench_table_command(
     move latency (send to the table ready for the next move, also by class: draw, play,
     ritual, reshuffle, end)."""
     from druids_p2p.peer.local_table import LocalTableError, play_table
-    from druids_p2p.table.moves import MOVE_KINDS
+    from druids_p2p.table.codec import MOVE_KINDS
 
     spec = pick_game(game, players)
     game = spec.name

@@ -24,12 +24,14 @@ from druids_p2p.cli.app import (
     pick_game,
     players_option,
 )
-from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
 from druids_p2p.cli.tournament_cmd import EXIT_BOT_FAILED, run_or_fail, warn_faults
 from druids_p2p.cli.tournament_options import (
+    PLUGINS_DIR_HELP,
+    STRICT_HELP,
     check_bots_play,
     check_common,
     default_workers,
+    load_registry,
     parse_bot_list,
     plugin_dirs_for_workers,
     want_progress,
@@ -263,8 +265,8 @@ def bench_on_clusters(
     spec: str, config: Any, registry: Any, batch_games: int | None, as_json: bool
 ) -> None:
     """``bench tournament --cluster``: one measured run per cluster, a table or JSON."""
+    from druids_p2p.bench.costs import bench_cluster
     from druids_p2p.cli.tournament_options import check_cluster
-    from druids_p2p.tournament.cluster_bench import bench_cluster
     from druids_p2p.tournament.config import TournamentError
 
     sizes = loopback_sizes(spec)
@@ -274,7 +276,7 @@ def bench_on_clusters(
         if sizes is None:
             runs.append(bench_cluster(spec, config, registry, batch_games))
         else:
-            from druids_p2p.tournament.cluster_bench import LoopbackCluster
+            from druids_p2p.bench.costs import LoopbackCluster
 
             for k in sizes:
                 with LoopbackCluster(workers=k) as cluster:

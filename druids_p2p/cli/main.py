@@ -18,13 +18,13 @@ import typer
 from druids_p2p.cli import (  # noqa: F401  (each registers its commands on the app)
     bench,  # druids bench engine, deal, table, wire
     bench_bots,  # druids bench bots, tournament
-    bots_cmd,  # druids bots
-    id_cmd,  # druids id
     peer_cmd,  # druids peer, host, join
+    peer_run,  # druids id
     play_cmd,  # druids play
     records,  # druids audit, replay, demo
     tables,  # druids tables, history
     tournament_cmd,  # druids tournament
+    tournament_options,  # druids bots
 )
 from druids_p2p.cli.app import CliError, Interrupted, app, forget_kept, kept_line
 

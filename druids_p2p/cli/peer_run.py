@@ -1,5 +1,7 @@
-"""Running one peer for ``druids peer``, ``host`` and ``join``: the checks of their options
-before any socket opens, the bots a peer seats, and the loop that prints its events."""
+"""Running a peer for `druids peer`, `host` and `join`; `druids id`, the identity it signs with.
+
+The options are checked before any socket opens; the identity is the one file every peer loads
+first."""
 
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from druids_p2p.bots.base import Bot, BotSpec
-from druids_p2p.bots.host import BotRunner
+from druids_p2p.bots.host import Bot, BotRunner, BotSpec
 from druids_p2p.cli.app import (
     ORDER,
+    app,
     block,
     fail,
     peer_players,
@@ -28,13 +30,80 @@ from druids_p2p.cli.app import (
     seats_of,
     when_interrupted,
 )
-from druids_p2p.cli.id_cmd import load_identity
 from druids_p2p.games.registry import new_table_options
 from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, TableView
 from druids_p2p.plugins import load_bots
+from druids_p2p.wire.identity import (
+    Identity,
+    identity_path,
+    load_or_create,
+    new_identity,
+    rename_identity,
+)
+from druids_p2p.wire.msgtypes import IdentityError
 
 if TYPE_CHECKING:
-    from druids_p2p.lan.chat import ChatOutbox
+    from druids_p2p.lan.peer_config import ChatOutbox
+
+
+# ``druids id``: show, rename or replace this player's signing identity.
+
+
+@app.command("id")
+def id_command(
+    new: bool = typer.Option(False, "--new", help="Make a new key pair (the old file is kept)."),
+    name: str | None = typer.Option(None, "--name", help="Set the display name."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show this player's name and public key fingerprint (made on first use).
+
+    The identity lives in the user data folder, or in $DRUIDS_HOME if that is set.
+    """
+    archived = None
+    try:
+        if new:
+            identity, archived = new_identity(name=name)
+        elif name is not None:
+            identity = rename_identity(name)
+        else:
+            identity = load_or_create()
+    except IdentityError as exc:
+        fail(str(exc), 2)
+    path = identity_path()
+    if as_json:
+        out = {
+            "name": identity.name,
+            "public_key": identity.public_key.hex(),
+            "fingerprint": identity.fingerprint,
+            "path": str(path),
+        }
+        if archived is not None:
+            out["previous"] = str(archived)
+        print(json.dumps(out))
+        return
+    print(f"name:        {identity.name}")
+    print(f"fingerprint: {identity.fingerprint}")
+    print(f"public key:  {identity.public_key.hex()}")
+    print(f"file:        {path}")
+    if archived is not None:
+        print(f"previous identity kept as {archived}")
+
+
+def load_identity(name: str | None) -> Identity:
+    """This machine's identity, renamed to ``name`` if one is given (``peer``, ``host``, ``join``,
+    ``play``); a bad identity file is one line and exit 2. Here, not in ``peer_run``, so that
+    ``play_ui`` and the peer commands need not import each other."""
+    try:
+        identity = load_or_create()
+        if name and identity.name != name:
+            identity = rename_identity(name)
+    except IdentityError as exc:
+        fail(str(exc))
+    return identity
+
+
+# Running one peer for ``druids peer``, ``host`` and ``join``: the checks of their options
+# before any socket opens, the bots a peer seats, and the loop that prints its events.
 
 
 ENDING_EVENTS = frozenset({"result", "game_over", "aborted"})
@@ -62,7 +131,7 @@ def emitter(as_json: bool, moves: bool = True) -> Any:
         text = event.get("text") or ", ".join(
             f"{k}={v}" for k, v in event.items() if k not in ("event", "text")
         )
-        if kind == "chat":  # table talk reads "name: text" (lan/chat.py)
+        if kind == "chat":  # table talk reads "name: text" (lan/peer_config.py)
             text = f"{event.get('name')}: {event.get('text')}"
         scores = event.get("scores")
         if kind == "round_ended" and order and isinstance(scores, list):
@@ -221,9 +290,9 @@ def _yes_times(times: int) -> Any:
 
 
 def outbox_of(lines: tuple[str, ...]) -> ChatOutbox:
-    """``--say``: the lines said to the table once seated (lan/chat.py), checked before any
+    """``--say``: the lines said to the table once seated (lan/peer_config.py), checked before any
     socket is opened (a line that cannot be sent stops the command, naming it)."""
-    from druids_p2p.lan.chat import ChatOutbox, ChatRefused
+    from druids_p2p.lan.peer_config import ChatOutbox, ChatRefused
 
     outbox = ChatOutbox()
     for line in lines:
@@ -282,7 +351,7 @@ def check_lobby_target(target: str) -> None:
 def check_table_name(name: str) -> None:
     """The table name goes into every beacon: one the beacon format refuses is refused here."""
     from druids_p2p.lan.discovery import TABLE_NAME
-    from druids_p2p.wire.errors import WireError
+    from druids_p2p.wire.msgtypes import WireError
     from druids_p2p.wire.schema import check
 
     try:
@@ -301,7 +370,7 @@ def check_bots(bots: list[str], plugins_dir: list[Path], game: str | None = None
     """Every bot name is looked up, with the plugins of ``plugins_dir`` loaded, before any peer
     process starts (each process loads the same folders): an unknown name is one line naming
     it; with ``game``, a bot that does not play it is refused too."""
-    from druids_p2p.cli.bots_cmd import load_registry
+    from druids_p2p.cli.tournament_options import load_registry
 
     if not bots and not plugins_dir:
         return

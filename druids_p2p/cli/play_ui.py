@@ -78,8 +78,8 @@ def play_ui(opts: UiOptions) -> None:
     """Any game's table in the terminal UI: you and bots at a table of bot peer processes on
     loopback (a table of this game left unfinished is offered first, to rejoin), the LAN lobby
     (``--lan``), or, for a game whose UI has one, ``--offline`` against in-process bots."""
-    from druids_p2p.cli.bots_cmd import load_registry
-    from druids_p2p.cli.id_cmd import load_identity
+    from druids_p2p.cli.peer_run import load_identity
+    from druids_p2p.cli.tournament_options import load_registry
     from druids_p2p.tui.game_ui import game_ui, offline_app
 
     spec = pick_game(opts.game, opts.players)
@@ -181,8 +181,8 @@ PREFERRED_BOTS = ("rule", "random", "pimc")
 def play_lan(opts: UiOptions, trick_s: float, rounds: int) -> None:
     """The LAN lobby of ``opts.game``; ``trick_s``: how long a finished trick stays shown (a
     game without tricks passes 0); ``rounds``: those of a table it hosts (checked)."""
-    from druids_p2p.cli.bots_cmd import load_registry
-    from druids_p2p.cli.id_cmd import load_identity
+    from druids_p2p.cli.peer_run import load_identity
+    from druids_p2p.cli.tournament_options import load_registry
     from druids_p2p.lan.listener import BadPin, parse_pin
     from druids_p2p.lan.network import InterfaceError, UnsafeDestination, resolve
 

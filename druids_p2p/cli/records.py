@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from druids_p2p.bots.base import RandomBot
+from druids_p2p.bots.host import RandomBot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.cli.app import app, fail, game_option, pick_game, players_option
 from druids_p2p.games.registry import default_game, default_name, game_help, games

@@ -282,7 +282,7 @@ def lobby_announcement(target: str, pin: str | None) -> bytes:
     from druids_p2p.lan.listener import pin_matches
     from druids_p2p.lan.lobby import query_lobby
     from druids_p2p.lan.peer_config import PeerError
-    from druids_p2p.wire.errors import WireError
+    from druids_p2p.wire.msgtypes import WireError
 
     try:
         raw = query_lobby(target)

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 import typer
 
 from druids_p2p.cli.app import app, echo_err, fail, make_folder, pick_game
-from druids_p2p.cli.bots_cmd import PLUGINS_DIR_HELP, STRICT_HELP, load_registry
 from druids_p2p.cli.tournament_options import (
     DEFAULT_BUDGET_MS,
     DEFAULT_GAMES,
+    PLUGINS_DIR_HELP,
+    STRICT_HELP,
     Lineup,
     check_bots_play,
     check_cluster,
@@ -22,6 +23,7 @@ from druids_p2p.cli.tournament_options import (
     check_tls_without_cluster,
     cluster_tls,
     default_workers,
+    load_registry,
     parse_lineups,
     pick,
     plugin_dirs_for_workers,

@@ -1,8 +1,11 @@
-"""The options ``druids tournament`` and ``druids bench bots`` share, checked before a game is
-played, and the progress line both draw while their games run."""
+"""What `druids tournament` and `druids bench bots` share: the options, the bot plugins, progress.
+
+Both check their options before a game is played and load the same bot plugins, which `druids bots`
+lists."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -13,7 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from druids_p2p.cli.app import echo_err, fail
+import typer
+
+from druids_p2p.cli.app import app, echo_err, fail
 from druids_p2p.games.registry import check_game, check_players
 
 if TYPE_CHECKING:
@@ -22,6 +27,10 @@ if TYPE_CHECKING:
     from druids_p2p.plugins import BotRegistry
     from druids_p2p.tournament.cluster import ClusterTLS
     from druids_p2p.tournament.config import TournamentConfig
+
+
+# The options ``druids tournament`` and ``druids bench bots`` share, checked before a game is
+# played, and the progress line both draw while their games run.
 
 
 T = TypeVar("T")
@@ -316,3 +325,67 @@ def progress_bar(enabled: bool, label: str, status_lines: bool = False) -> Itera
 def want_progress(flag: bool, as_json: bool = False) -> bool:
     """The bar when asked for, else on a terminal unless the output is JSON."""
     return flag or (sys.stderr.isatty() and not as_json)
+
+
+# ``druids bots``: every bot the plugins provide, where it comes from, and which plugins failed.
+
+
+PLUGINS_DIR_HELP = "Also load the *.py plugin files of DIR (repeatable)."
+STRICT_HELP = "Exit 2 if any plugin fails to load instead of skipping it."
+
+
+def load_registry(plugins_dirs: list[Path] | None, strict: bool) -> BotRegistry:
+    """Load the bots for a command; bad options and strict-mode failures are one-line errors.
+
+    Shared by every command that seats bots (``--plugins-dir``/``--strict-plugins``). The
+    plugin machinery is imported here, not at module level, to keep ``druids --help`` fast.
+    """
+    from druids_p2p.plugins import PluginLoadError, load_bots
+
+    dirs = list(plugins_dirs or [])
+    for folder in dirs:
+        if not folder.is_dir():
+            fail(f"--plugins-dir {folder}: no such directory")
+    try:
+        return load_bots(dirs, strict=strict)
+    except PluginLoadError as exc:
+        fail(str(exc))
+
+
+@app.command("bots")
+def bots_command(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    plugins_dir: list[Path] = typer.Option(
+        [], "--plugins-dir", metavar="DIR", help=PLUGINS_DIR_HELP
+    ),
+    strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
+) -> None:
+    """List the bots: built-in, from installed packages and from plugin files.
+
+    Plugins that failed to load are listed with the reason (set DRUIDS_PLUGINS=a,b to load only
+    the named plugins, DRUIDS_PLUGINS=none for built-ins only).
+    """
+    registry = load_registry(plugins_dir, strict_plugins)
+    if as_json:
+        print(json.dumps(registry.as_dict()))
+        return
+    rows = [
+        (s.name, s.version, s.source, ",".join(s.games), s.description)
+        for s in registry.bots.values()
+    ]
+    head = ("NAME", "VERSION", "SOURCE", "GAMES", "")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in (0, 1, 2, 3)]
+    print(
+        f"{'NAME':{widths[0]}}  {'VERSION':{widths[1]}}  {'SOURCE':{widths[2]}}  "
+        f"{'GAMES':{widths[3]}}  DESCRIPTION"
+    )
+    for name, version, source, games, description in rows:
+        print(
+            f"{name:{widths[0]}}  {version:{widths[1]}}  {source:{widths[2]}}  "
+            f"{games:{widths[3]}}  {description}"
+        )
+    if registry.failed:
+        print(f"\n{len(registry.failed)} plugin(s) failed to load and were skipped:")
+        for failure in registry.failed:
+            where = f" ({failure.source})" if failure.source else ""
+            print(f"  {failure.plugin}{where}: {failure.error}")

@@ -21,9 +21,8 @@ from typing import Any
 from druids_p2p.games.registry import RULESETS, default_name, table_options
 from druids_p2p.lan.network import NetChoice, guarded_sendto, net_choice
 from druids_p2p.wire.envelope import split_signed_frame, verify_signature
-from druids_p2p.wire.errors import BadShape, TooLarge
 from druids_p2p.wire.identity import Identity, fingerprint, is_weak_key
-from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
+from druids_p2p.wire.msgtypes import BadShape, TooLarge, pack, require_canonical, unpack
 from druids_p2p.wire.schema import TOKEN_CHARS, Bin, Bool, Int, List, Str, Struct, Tuple, check
 
 # Finding tables on the LAN without a server: hosts broadcast small signed UDP beacons.

@@ -23,8 +23,8 @@ from druids_p2p.lan.discovery import (
     decode_beacon,
 )
 from druids_p2p.lan.network import NetChoice, net_choice
-from druids_p2p.wire.errors import WireError
 from druids_p2p.wire.identity import fingerprint
+from druids_p2p.wire.msgtypes import WireError
 
 # Hearing the tables on the LAN: the bounded list of tables kept from the beacons received.
 log = logging.getLogger(__name__)

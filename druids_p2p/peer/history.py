@@ -26,7 +26,7 @@ from druids_p2p.games.registry import ruleset_of
 from druids_p2p.lan.seating import seat_order
 from druids_p2p.peer.homes import FINISHED, PLAYING, STOPPED, HomeTable
 from druids_p2p.wire import Message, MsgType, WireError, decode
-from druids_p2p.wire.errors import RecordError
+from druids_p2p.wire.msgtypes import RecordError
 from druids_p2p.wire.record import MAGIC, iter_record
 
 MALFORMED = "malformed"

@@ -25,7 +25,7 @@ from typing import Any
 from druids_p2p.games.registry import ruleset_of
 from druids_p2p.table.table_state import write_private
 from druids_p2p.wire import MsgType, WireError, decode
-from druids_p2p.wire.errors import RecordError
+from druids_p2p.wire.msgtypes import RecordError
 from druids_p2p.wire.record import read_record, sync_dir
 
 PLAYING = "playing"

@@ -18,7 +18,7 @@ from druids_p2p.lan.peer_config import PlayerMove
 from druids_p2p.peer.deadlines import claim_of
 from druids_p2p.peer.go_on import go_on_after
 from druids_p2p.peer.runner_base import LivenessChecks, RunnerBase
-from druids_p2p.table.moves import move_kind
+from druids_p2p.table.codec import move_kind
 from druids_p2p.table.table_state import RecordLost, TableFault
 from druids_p2p.wire import (
     MsgType,
@@ -379,7 +379,7 @@ class TableRunner(LivenessChecks, TableEnding):
     def _note_counted(self) -> None:
         """Move latency: from sending our move to the table being ready for the next move (a
         draw: the others' shares of the drawn card are in), classed by the deck operations the
-        move set off meanwhile (``table/moves.py``)."""
+        move set off meanwhile (``table/codec.py``)."""
         machine = self.machine
         play = machine.card_play
         if play is None or self.move_sent_at is None:

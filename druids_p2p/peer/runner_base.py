@@ -15,9 +15,15 @@ import time
 from typing import Any
 
 from druids_p2p.games.seam import CardTableSeat, CommonRuleset, TableOptions
-from druids_p2p.lan.chat import TableChat
 from druids_p2p.lan.mesh import MeshPort
-from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, PlayerMove, TableView
+from druids_p2p.lan.peer_config import (
+    PeerConfig,
+    PeerError,
+    Player,
+    PlayerMove,
+    TableChat,
+    TableView,
+)
 from druids_p2p.peer.deadlines import WINDOW, Deadlines, debts, lost_contact, who
 from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.links import CatchUp, FrameGuard, LinkError, Links, ResendLimiter, bounded
@@ -91,7 +97,7 @@ class MachineView:
             value = self._machine.move_value(move)
         except ValueError as exc:
             return str(exc)
-        reason: str | None = play.refusal(value)  # the check its move will get (table/moves.py)
+        reason: str | None = play.refusal(value)  # the check its move will get (table/codec.py)
         return reason
 
     @property
@@ -175,7 +181,7 @@ class RunnerBase:
         from there to the table's next move are what that move set off."""
         self.latencies_ms: list[float] = []
         self.move_kinds: list[str] = []
-        """At a card table, the class of each of ``latencies_ms`` (``table/moves.py``)."""
+        """At a card table, the class of each of ``latencies_ms`` (``table/codec.py``)."""
         self.move_round = -1
         """The round the move being timed was made in (its end opens the next round's table)."""
         self.deal_started: float | None = None

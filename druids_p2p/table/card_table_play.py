@@ -15,7 +15,7 @@ the game's canonical token (its ``Move.token()``, parsed back once, by :func:`me
 which its operations follow (the ritual's reveal, the draw's deal). A move that arrives before
 this seat has completed the operations before it is held until then. Each move is taken once by
 the copy, which records it in its ``log``; this seat keeps only where its signed message lies
-(:class:`~druids_p2p.table.moves.SignedMoves`).
+(:class:`~druids_p2p.table.codec.SignedMoves`).
 
 Once every owners' word of a round is in, this seat signs its check of them (:data:`WORDS_FIT`,
 or :data:`WORDS_UNFIT` when they fit no arrangement of the cards hidden from it) and goes
@@ -43,11 +43,11 @@ from druids_p2p.games.seam import (
     MoveValues,
     TableMove,
 )
-from druids_p2p.table.codec import deck_envelope
-from druids_p2p.table.moves import (
+from druids_p2p.table.codec import (
     MoveRefused,
     SignedMoves,
     check_table_move,
+    deck_envelope,
     moves_of,
     table_refusal,
     take_table_move,
@@ -85,7 +85,7 @@ def message_move(
     """``seat``'s signed ``move``, ``table_play`` or ``table_show`` as one move value, built
     once from its body (a ``move``'s token parsed once, by the game's ``Move``; a word while
     the seats' words are due). A body for another round, or one that names no move, is refused
-    (:class:`~druids_p2p.table.moves.MoveRefused`; a token that names none after the table's own
+    (:class:`~druids_p2p.table.codec.MoveRefused`; a token that names none after the table's own
     refusals, as the rules would give it)."""
     if msg.body.get("round") != round_no:
         raise MoveRefused(
@@ -115,7 +115,7 @@ def take_message(
     copy: CardTableSeat, values: MoveValues, seat: int, msg: Message, *, round_no: int
 ) -> CardOp | None:
     """``seat``'s signed move (:func:`message_move`) taken by ``copy``, which checks it once
-    and logs it (:func:`~druids_p2p.table.moves.take_table_move`): what the table does with a
+    and logs it (:func:`~druids_p2p.table.codec.take_table_move`): what the table does with a
     received move and ``druids audit`` with every recorded one."""
     return take_table_move(copy, message_move(copy, values, seat, msg, round_no=round_no))
 
@@ -126,7 +126,7 @@ def is_logged_move(msg: Message) -> bool:
 
     A words' check (``Words:fit``/``Words:unfit``, protocol.md §11) travels as a ``move`` but is
     a seat's verdict on the words just given, not a move of the game: no rule takes it
-    (:func:`~druids_p2p.table.moves.check_table_move` refuses it, so a check sent in a move step
+    (:func:`~druids_p2p.table.codec.check_table_move` refuses it, so a check sent in a move step
     stops the table), its own step checks only its token, and neither a seat's log nor the
     audit's holds it. So in a record the table accepted, the token alone tells them apart, and
     whoever counts a card table's moves in a record counts them by this."""
@@ -224,7 +224,7 @@ class CardTablePlay:
 
     def play(self, move: GameMove) -> list[bytes]:
         """This seat's own move (it must be its turn), checked once: raises ValueError
-        (:class:`~druids_p2p.table.moves.MoveRefused`) with the rules' reason if they refuse."""
+        (:class:`~druids_p2p.table.codec.MoveRefused`) with the rules' reason if they refuse."""
         if not self.my_turn:
             raise ValueError("it is not this seat's turn")
         m = self._own_move(move)

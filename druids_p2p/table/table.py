@@ -14,7 +14,7 @@ from pathlib import Path
 from druids_p2p.games.seam import GameMove, IllegalMove
 from druids_p2p.lan.seating import confirm_contradiction, seat_order
 from druids_p2p.table.card_table_round import CardTableSteps
-from druids_p2p.table.moves import MoveRefused
+from druids_p2p.table.codec import MoveRefused
 from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault
 from druids_p2p.wire import Equivocation, Message, MsgType, Transcript, WireError
 

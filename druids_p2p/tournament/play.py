@@ -8,8 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from druids_p2p.bots.base import RandomBot
-from druids_p2p.bots.host import BotRunner, Fault, derive_rng
+from druids_p2p.bots.host import BotRunner, Fault, RandomBot, derive_rng
 from druids_p2p.bots.local_game import Seat, make_bot, run_game
 from druids_p2p.games.registry import game_spec
 from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry

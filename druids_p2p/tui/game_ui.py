@@ -89,7 +89,7 @@ class Session:
         raise NotImplementedError
 
     def send_chat(self, text: str) -> str | None:
-        """Say ``text`` to the table (lan/chat.py); the reason it is not sent, or None."""
+        """Say ``text`` to the table (lan/peer_config.py); the reason it is not sent, or None."""
         return "there is nobody to talk to at this table"
 
     def close(self) -> None:

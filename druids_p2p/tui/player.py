@@ -23,9 +23,10 @@ from typing import Any
 from textual.message import Message
 
 from druids_p2p.games.registry import default_game, table_options
-from druids_p2p.lan.chat import ChatOutbox, ChatRefused
 from druids_p2p.lan.discovery import DEFAULT_PORT
 from druids_p2p.lan.peer_config import (
+    ChatOutbox,
+    ChatRefused,
     HostSpec,
     PeerConfig,
     PeerError,
@@ -234,7 +235,7 @@ class NetSession(Session):
         self.approval: ApprovalBridge | None = None
         """Asks the person before seating a joiner at a table this UI hosts (not its own bots)."""
         self.chat = ChatOutbox()
-        """Lines the person types, sent by the peer's thread once seated (lan/chat.py)."""
+        """Lines the person types, sent by the peer's thread once seated (lan/peer_config.py)."""
         self.go_on = GoOnBridge(post)
         """Asks the person whether to go on without a seat gone for good (peer/go_on.py)."""
         self.rematch = RematchBridge() if spec.lan else None

@@ -16,24 +16,6 @@ from druids_p2p.wire.envelope import (
     next_head,
     verify_equivocation,
 )
-from druids_p2p.wire.errors import (
-    BadShape,
-    BadSignature,
-    BrokenLink,
-    Equivocation,
-    IdentityError,
-    InvalidProof,
-    Malformed,
-    NotSeated,
-    OutOfPlace,
-    RecordError,
-    SequenceError,
-    SequenceGap,
-    StaleSequence,
-    TooLarge,
-    WireError,
-    WrongTable,
-)
 from druids_p2p.wire.identity import (
     Identity,
     data_dir,
@@ -44,7 +26,28 @@ from druids_p2p.wire.identity import (
     new_identity,
     rename_identity,
 )
-from druids_p2p.wire.msgtypes import MAX_MESSAGE_SIZE, PROTOCOL_VERSION, ZERO_HASH, MsgType
+from druids_p2p.wire.msgtypes import (
+    MAX_MESSAGE_SIZE,
+    PROTOCOL_VERSION,
+    ZERO_HASH,
+    BadShape,
+    BadSignature,
+    BrokenLink,
+    Equivocation,
+    IdentityError,
+    InvalidProof,
+    Malformed,
+    MsgType,
+    NotSeated,
+    OutOfPlace,
+    RecordError,
+    SequenceError,
+    SequenceGap,
+    StaleSequence,
+    TooLarge,
+    WireError,
+    WrongTable,
+)
 from druids_p2p.wire.record import RecordRead, read_record
 from druids_p2p.wire.schema import BODIES
 from druids_p2p.wire.transcript import AppendResult, Transcript

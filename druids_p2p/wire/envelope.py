@@ -13,7 +13,6 @@ from typing import Any
 from nacl.bindings import crypto_sign_open
 from nacl.exceptions import BadSignatureError
 
-from druids_p2p.wire.errors import BadShape, BadSignature, InvalidProof, TooLarge, WireError
 from druids_p2p.wire.identity import Identity, is_weak_key
 from druids_p2p.wire.msgtypes import (
     HASH_SIZE,
@@ -27,9 +26,16 @@ from druids_p2p.wire.msgtypes import (
     SIGNATURE_SIZE,
     TABLE_DOMAIN,
     ZERO_HASH,
+    BadShape,
+    BadSignature,
+    InvalidProof,
     MsgType,
+    TooLarge,
+    WireError,
+    pack,
+    require_canonical,
+    unpack,
 )
-from druids_p2p.wire.safe_msgpack import pack, require_canonical, unpack
 from druids_p2p.wire.schema import BODIES, Parsed, check, parse
 
 __all__ = ["equivocation_body", "verify_equivocation"]

@@ -26,8 +26,7 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from nacl.bindings import crypto_sign, crypto_sign_seed_keypair
 
-from druids_p2p.wire.errors import BadShape, IdentityError
-from druids_p2p.wire.msgtypes import FINGERPRINT_DOMAIN
+from druids_p2p.wire.msgtypes import FINGERPRINT_DOMAIN, BadShape, IdentityError
 from druids_p2p.wire.schema import NAME, check
 
 # Facts about Ed25519 public keys that the protocol relies on, independent of where keys live.

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from druids_p2p.wire.errors import RecordError
-from druids_p2p.wire.msgtypes import MAX_MESSAGE_SIZE
+from druids_p2p.wire.msgtypes import MAX_MESSAGE_SIZE, RecordError
 
 MAGIC = b"DRUIDS-P2P-REC\x00\x01"
 """16 bytes: the format name, a NUL, and the record format version (1)."""

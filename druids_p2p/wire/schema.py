@@ -10,8 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from druids_p2p.wire.errors import BadShape
-from druids_p2p.wire.msgtypes import HASH_SIZE, KEY_SIZE, MAX_SEQ, MsgType
+from druids_p2p.wire.msgtypes import HASH_SIZE, KEY_SIZE, MAX_SEQ, BadShape, MsgType
 
 # What text from another peer may hold: printable characters only, never a bidi control.
 BIDI_CONTROLS = frozenset(
@@ -450,8 +449,8 @@ BODIES: dict[MsgType, Schema] = {
         {"reason": Str(1, 200, printable=True)},
         optional={"seat": SEAT_INDEX, "key": KEY},
     ),
-    # Table talk (lan/chat.py): out of chain like a hello; ``n`` rises with every line a sender
-    # says at this table (its clock in ms, so a restarted peer goes on above its last line).
+    # Table talk (lan/peer_config.py): out of chain like a hello; ``n`` rises with every line a
+    # sender says at this table (its clock in ms, so a restarted peer goes on above its last line).
     MsgType.CHAT: Struct({"n": Int(1, MAX_CHAT_N), "text": Str(1, MAX_CHAT_TEXT, printable=True)}),
     **TABLE_BODIES,
 }

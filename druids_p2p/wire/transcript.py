@@ -20,9 +20,12 @@ from druids_p2p.wire.envelope import (
     next_head,
     parse_unverified,
 )
-from druids_p2p.wire.errors import (
+from druids_p2p.wire.msgtypes import (
+    PROTOCOL_VERSION,
+    ZERO_HASH,
     BrokenLink,
     Equivocation,
+    MsgType,
     NotSeated,
     OutOfPlace,
     RecordError,
@@ -30,7 +33,6 @@ from druids_p2p.wire.errors import (
     WireError,
     WrongTable,
 )
-from druids_p2p.wire.msgtypes import PROTOCOL_VERSION, ZERO_HASH, MsgType
 from druids_p2p.wire.record import RecordRead, RecordWriter, read_record
 
 # The table transcript: the append-only, hash-chained log of a table's signed messages.

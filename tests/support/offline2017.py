@@ -139,7 +139,7 @@ class OfflineSession(Session):
 
     def send_chat(self, text: str) -> str | None:
         """Shown in the log as at a real table; the in-process bots ignore it (as bots do)."""
-        from druids_p2p.lan.chat import ChatRefused, check_text
+        from druids_p2p.lan.peer_config import ChatRefused, check_text
 
         try:
             line = check_text(text)

@@ -19,13 +19,10 @@ Modules, one concern each: ``cards`` (ids, tokens), ``moves`` (move ids, tokens)
 
 import random
 
-from druids_p2p.games.druids2004.bots import Rule2004Bot, Search2004Bot, fallback_2004
-from druids_p2p.games.druids2004.cards import format_card, parse_card
-from druids_p2p.games.druids2004.moves import format_move, parse_move
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.playout import play_random_game
-from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset
-from druids_p2p.games.druids2004.setup import InvalidSetup, Setup, random_setup
+from druids_p2p.games.druids2004.cards import format_card, format_move, parse_card, parse_move
+from druids_p2p.games.druids2004.policy import Rule2004Bot, Search2004Bot, fallback_2004
+from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset, play_random_game
+from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.seam import IllegalMove
@@ -45,10 +42,10 @@ SPEC = GameSpec(
     bots={"rule": Rule2004Bot, "pimc": Search2004Bot},
     fallback=fallback_2004,
     playout=_playout,
-    ui="druids_p2p.tui.druids2004.ui:UI",
+    ui="druids_p2p.tui.druids2004.table:UI",
     api={
-        "Move2004": "druids_p2p.games.druids2004.moves:Move",
-        "Options2004": "druids_p2p.games.druids2004.options:Options",
+        "Move2004": "druids_p2p.games.druids2004.cards:Move",
+        "Options2004": "druids_p2p.games.druids2004.setup:Options",
         "SeatView2004": "druids_p2p.games.druids2004.view:SeatView",
     },
 )

@@ -1,17 +1,7 @@
-"""The JSON game notation of Druids (2004): options, every pile as set up, every operation.
+"""The JSON notation of Druids (2004), and `druids replay` applying every ruling to a record.
 
-    {"game": "druids2004", "players": 3,
-     "options": {"spaces_per_card": 2, "tie_order": "announcer", "servants_return": true},
-     "setup": {"start": 0, "places": ["@K1", ...12], "gems": ["K7", ...54],
-               "reserves": [["S0:3", ...6], ...one per seat]},
-     "moves": ["K7>2", "S0:3>4", "Draw:gem", "Stop", "Ritual:4",
-               {"reshuffle": 0, "order": ["S0:5", ...]}, ...]}
-
-Orders are top card first. ``options`` may be left out (the rulings' defaults); every other key
-is required. A reshuffle entry gives a reserve's new order after a ritual returned servants to it;
-it comes right after the ritual, one per reserve, in seat order. That is all an implementation
-needs to replay the game exactly: no seed, no randomness.
-"""
+A record is all an implementation needs to check a game, so reading one and replaying it sit
+together."""
 
 from __future__ import annotations
 
@@ -19,12 +9,32 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from druids_p2p.games.druids2004.cards import format_card, parse_card
-from druids_p2p.games.druids2004.moves import format_move, parse_move
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.records import MOVE_RECORDS, Reshuffled
-from druids_p2p.games.druids2004.setup import InvalidSetup, Setup, validate_setup
+from druids_p2p.games.druids2004.cards import format_card, format_move, parse_card, parse_move
+from druids_p2p.games.druids2004.setup import (
+    MOVE_RECORDS,
+    InvalidSetup,
+    Options,
+    Reshuffled,
+    RitualDone,
+    Setup,
+    validate_setup,
+)
 from druids_p2p.games.druids2004.state import Game2004
+
+# The JSON game notation of Druids (2004): options, every pile as set up, every operation.
+#
+#     {"game": "druids2004", "players": 3,
+#      "options": {"spaces_per_card": 2, "tie_order": "announcer", "servants_return": true},
+#      "setup": {"start": 0, "places": ["@K1", ...12], "gems": ["K7", ...54],
+#                "reserves": [["S0:3", ...6], ...one per seat]},
+#      "moves": ["K7>2", "S0:3>4", "Draw:gem", "Stop", "Ritual:4",
+#                {"reshuffle": 0, "order": ["S0:5", ...]}, ...]}
+#
+# Orders are top card first. ``options`` may be left out (the rulings' defaults); every other key
+# is required. A reshuffle entry gives a reserve's new order after a ritual returned servants to it;
+# it comes right after the ritual, one per reserve, in seat order. That is all an implementation
+# needs to replay the game exactly: no seed, no randomness.
+
 
 GAME = "druids2004"
 
@@ -53,8 +63,8 @@ class GameRecord:
 
 
 def _move_token(record: object) -> str:
-    from druids_p2p.games.druids2004 import moves as mv
-    from druids_p2p.games.druids2004.records import Discarded, Drew, Played, RitualDone
+    from druids_p2p.games.druids2004 import cards as mv
+    from druids_p2p.games.druids2004.setup import Discarded, Drew, Played, RitualDone
 
     if isinstance(record, Played):
         return format_move(mv.play_move(record.card, record.slot))
@@ -193,3 +203,73 @@ def parse_record(text: str) -> GameRecord:
 
 def dumps(game: Game2004) -> str:
     return json.dumps(to_json(game))
+
+
+# ``druids replay --game druids2004``: a record in, every ruling applied, the outcome out.
+#
+# Exit 0 with ``ok: true`` when every entry is legal; 1 with ``ok: false``, the entry's index and
+# the reason at the first illegal one; malformed input raises :class:`RecordError` (exit 2).
+
+
+__all__ = ["RecordError", "replay", "replay_game"]
+
+
+def ritual_json(r: RitualDone) -> dict[str, Any]:
+    return {
+        "seat": r.seat,
+        "slot": r.slot,
+        "place": format_card(r.place),
+        "amulets": len(r.amulets),
+        "discarded": len(r.discarded),
+        "shares": [
+            {"servant": format_card(s.servant), "amulets": len(s.amulets), "points": s.points}
+            for s in r.shares
+        ],
+        "turned": None if r.turned is None else format_card(r.turned),
+        "ended": r.ended,
+    }
+
+
+def outcome_json(game: Game2004) -> dict[str, Any]:
+    live = game.to_move is not None
+    return {
+        "ok": True,
+        "finished": game.game_over,
+        "ended_by": game.ended_by,
+        "winners": game.winners,
+        "scores": game.totals,
+        "column_base": game.base,
+        "rituals": [ritual_json(r) for r in game.log if isinstance(r, RitualDone)],
+        "to_move": game.to_move,
+        "pending_reshuffle": game.pending_reshuffle,
+        "legal": [format_move(m) for m in game.legal_moves()] if live else None,
+    }
+
+
+def replay_game(text: str) -> tuple[int, dict[str, Any], Game2004]:
+    """Replay a record: (exit code, JSON result, the game as far as it went)."""
+    record = parse_record(text)
+    game = Game2004(record.setup, record.options)
+    for index, entry in enumerate(record.entries):
+        if game.game_over:
+            raise RecordError(f"move {index}: an entry after the game ended")
+        if isinstance(entry, Reshuffle):
+            due = game.pending_reshuffle
+            if due is not None and entry.seat != due:
+                reason: str | None = f"the reserve due is seat {due}'s, not seat {entry.seat}'s"
+            else:
+                reason = game.check_reshuffle(entry.order)
+            if reason is None:
+                game.shuffle_reserve(entry.order)
+        else:
+            reason = game.check(entry)
+            if reason is None:
+                game.play(entry)
+        if reason is not None:
+            return 1, {"ok": False, "move": index, "error": reason}, game
+    return 0, outcome_json(game), game
+
+
+def replay(text: str) -> tuple[int, dict[str, Any]]:
+    code, result, _ = replay_game(text)
+    return code, result

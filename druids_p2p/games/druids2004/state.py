@@ -17,24 +17,24 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import (
     HAND_LIMIT,
     MAX_PLAYERS,
     ROW_SLOTS,
     START_GEMS,
+    PlaceSlot,
     format_card,
     gem_kind,
     is_gem,
     is_servant,
+    move_pawn,
     place_kind,
     servant_owner,
     servant_value,
     servants_of,
 )
-from druids_p2p.games.druids2004.column import move_pawn
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.records import (
+from druids_p2p.games.druids2004.setup import (
     ENDED_COLUMN,
     ENDED_NOTHING_LEFT,
     ENDED_ROW,
@@ -42,23 +42,23 @@ from druids_p2p.games.druids2004.records import (
     Discarded,
     Drew,
     GameEnded,
+    Options,
     Played,
     Record,
     Reshuffled,
     RitualDone,
+    Setup,
     Share,
     Stopped,
     TurnEnded,
-)
-from druids_p2p.games.druids2004.ritual import (
     shares,
+    starting_hands,
     take_reasons,
     taking_order,
     tie_first,
     tied_with,
+    validate_setup,
 )
-from druids_p2p.games.druids2004.row import PlaceSlot
-from druids_p2p.games.druids2004.setup import Setup, starting_hands, validate_setup
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
 from druids_p2p.games.seam import IllegalMove
 

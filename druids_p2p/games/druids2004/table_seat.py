@@ -17,7 +17,7 @@ each face-down play (zone ``slot:K``) or discard (zone ``discards``); each ritua
 ``slot:K``, then its returns, its turn and the reshuffles; the final reveal.
 
 The one verdict that hidden cards decide, the "nothing left" end, waits for the owners' word
-(:mod:`.owners_word`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
+(:mod:`.hidden`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
 the hidden gems fits stops the copy (:attr:`words_contradicted`: one word is false, provably from
 this seat's cards). Each word is kept with the positions it speaks for (:class:`WordClaim`), so
 that once the final reveal shows every card :meth:`breaches` names every seat whose word the
@@ -31,8 +31,8 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from druids_p2p.games.druids2004 import moves as mv
-from druids_p2p.games.druids2004 import owners_word as ow
+from druids_p2p.games.druids2004 import cards as mv
+from druids_p2p.games.druids2004 import hidden as ow
 from druids_p2p.games.druids2004.cards import (
     GEMS,
     PLACES,
@@ -45,12 +45,10 @@ from druids_p2p.games.druids2004.cards import (
     servant_owner,
     servants_of,
 )
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.records import RitualDone
-from druids_p2p.games.druids2004.setup import random_setup
+from druids_p2p.games.druids2004.policy import clone
+from druids_p2p.games.druids2004.setup import Options, RitualDone, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
-from druids_p2p.games.druids2004.worlds import clone
 from druids_p2p.games.seam import MOVE, PLAY, WORD, GameMove, IllegalMove, TableMove
 
 SUPPLY, GEMS_DECK, DISCARDS = "supply", "gems", "discards"
@@ -300,7 +298,7 @@ class TableSeat2004:
 
     # ------------------------------------------------------------------ the owners' word
     def words_due(self) -> tuple[int, ...]:
-        """The seats whose word the game waits for (:mod:`.owners_word`), in seat order."""
+        """The seats whose word the game waits for (:mod:`.hidden`), in seat order."""
         if self._resume is None:
             return ()
         return tuple(q for q in self._askers if q not in self._words)

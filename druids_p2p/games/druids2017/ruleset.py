@@ -1,24 +1,30 @@
-"""Druids (2017) behind the seam: the rules its spec (``SPEC``, the package's) hands the registry.
+"""Druids (2017) behind the seam: the rules its spec hands the registry, its demo and its replay.
 
-Everything that runs a game reaches this one through the protocols of ``druids_p2p.games.seam``;
-this class translates them to the engine's :class:`Game`, :class:`Round` and notation.
-"""
+The demo and `druids replay` read a finished game the way the seam does, so they sit with it."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from druids_p2p.games.druids2017 import cards as _cards
 from druids_p2p.games.druids2017 import notation as _notation
+from druids_p2p.games.druids2017.cards import DOMAINS, N_DOMAINS, ROUNDS_PER_GAME
 from druids_p2p.games.druids2017.deal import deal as _deal
-from druids_p2p.games.druids2017.demo import game_lines as _game_lines
 from druids_p2p.games.druids2017.game import Game, GameOptions
-from druids_p2p.games.druids2017.replay import replay as _replay
+from druids_p2p.games.druids2017.notation import format_card, format_move, parse_hand, parse_move
+from druids_p2p.games.druids2017.rules import Round, TrickRecord
 from druids_p2p.games.druids2017.table_seat import ONLOOKER, TableSeat2017
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.games.seam import CommonGameState, GameMove, Playing, Streams
+from druids_p2p.games.seam import CommonGameState, GameMove, InvalidDeal, Playing, Streams
+
+# Druids (2017) behind the seam: the rules its spec (``SPEC``, the package's) hands the registry.
+#
+# Everything that runs a game reaches this one through the protocols of ``druids_p2p.games.seam``;
+# this class translates them to the engine's :class:`Game`, :class:`Round` and notation.
+
 
 PILE_CHOICES_PER_ROUND = 12
 """More than the Sickle pile choices a round can have (3 Sickles, a few ties each)."""
@@ -119,10 +125,10 @@ class DruidsRuleset:
         }
 
     def replay(self, text: str) -> tuple[int, dict[str, Any]]:
-        return _replay(text)
+        return replay(text)
 
     def describe(self, state: CommonGameState) -> Iterator[str]:
-        return _game_lines(_game(state))
+        return game_lines(_game(state))
 
     # ------------------------------------------------------------ the mental card table
     def table_seat(self, options: Any, seat: int, rng: random.Random) -> TableSeat2017:
@@ -149,3 +155,168 @@ def _game(state: CommonGameState) -> Game:
 
 
 __all__ = ["DruidsRuleset"]
+
+
+# A finished Druids (2017) game as text, trick by trick: what ``druids demo`` prints.
+#
+# It reads the game after the fact (every round keeps its tricks, piles and scores), so the demo
+# plays through the one in-process loop like any other game and only the printing is the game's.
+
+
+def _pile_summary(rnd: Round, seat: int) -> str:
+    tops = [
+        f"{format_card(rnd.piles[seat * 5 + d][-1])}({len(rnd.piles[seat * 5 + d])})"
+        for d in range(5)
+        if rnd.piles[seat * 5 + d]
+    ]
+    return " ".join(tops) or "-"
+
+
+def _trick_line(number: int, trick: TrickRecord) -> str:
+    plays = ", ".join(f"P{seat} {format_move(move)}" for seat, move in trick.plays)
+    removed = "".join(
+        f"; Sickle removes P{trick.winner}'s {DOMAINS[d]} pile" for d in trick.removed
+    )
+    return f"  trick {number:2}: {plays} -> P{trick.winner} takes it{removed}"
+
+
+def game_lines(game: Game) -> Iterator[str]:
+    """Each round (who leads, every trick, how it ended, the scores, the piles), then totals."""
+    for index, rnd in enumerate(game.rounds):
+        yield f"Round {index + 1}: P{rnd.gaia_holder} holds Gaia and leads"
+        for number, trick in enumerate(rnd.tricks, 1):
+            yield _trick_line(number, trick)
+        if rnd.scores is None:
+            continue
+        how = "five domains" if rnd.ended_by == "five_domains" else "hands empty"
+        yield f"  round over ({how}): scores {rnd.scores}"
+        for seat in range(game.players):
+            yield f"    P{seat} piles: {_pile_summary(rnd, seat)}"
+    if game.game_over:
+        winners = game.winners or []
+        yield (
+            f"Totals {game.totals}; winner{'s' if len(winners) > 1 else ''}: "
+            + ", ".join(f"P{w}" for w in winners)
+        )
+
+
+# ``druids replay``: a game in the JSON notation in, every ruling applied, the outcome out.
+#
+# This is the engine's contract with the outside world (it is checked against an independent
+# implementation of the rulings), so the input is validated strictly and the output is exact.
+# Pure: the caller reads the text and prints the result.
+
+
+class ReplayInputError(ValueError):
+    """The input is not a well-formed game record (exit code 2)."""
+
+
+def _expect(cond: bool, message: str) -> None:
+    if not cond:
+        raise ReplayInputError(message)
+
+
+def _piles_json(rnd: Round) -> list[dict[str, list[str]]]:
+    return [
+        {
+            DOMAINS[d]: [format_card(c) for c in rnd.piles[seat * N_DOMAINS + d]]
+            for d in range(N_DOMAINS)
+            if rnd.piles[seat * N_DOMAINS + d]
+        }
+        for seat in range(rnd.players)
+    ]
+
+
+def _round_json(rnd: Round) -> dict[str, Any]:
+    return {"ended_by": rnd.ended_by, "scores": rnd.scores, "piles": _piles_json(rnd)}
+
+
+def parse_record(text: str) -> tuple[GameOptions, list[tuple[list[list[int]], list[int]]]]:
+    """Parse and validate the JSON record into options and (hands, moves) per round."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise ReplayInputError(f"not valid JSON: {exc}") from None
+    _expect(isinstance(data, dict), "the record must be a JSON object")
+    unknown = set(data) - {"players", "variant", "rounds"}
+    _expect(not unknown, f"unknown key(s) in the record: {', '.join(sorted(unknown))}")
+    players = data.get("players")
+    _expect(
+        isinstance(players, int) and not isinstance(players, bool) and 3 <= players <= 5,
+        f"'players' must be 3, 4 or 5, not {players!r}",
+    )
+    variant = data.get("variant", False)
+    _expect(isinstance(variant, bool), f"'variant' must be true or false, not {variant!r}")
+    rounds = data.get("rounds")
+    _expect(isinstance(rounds, list), "'rounds' must be a list")
+    _expect(1 <= len(rounds) <= ROUNDS_PER_GAME, f"a game has 1 to 5 rounds, not {len(rounds)}")
+    parsed: list[tuple[list[list[int]], list[int]]] = []
+    for r, rnd in enumerate(rounds):
+        _expect(isinstance(rnd, dict), f"round {r} must be an object")
+        extra = set(rnd) - {"hands", "moves"}
+        _expect(not extra, f"round {r}: unknown key(s) {', '.join(sorted(extra))}")
+        hands, moves = rnd.get("hands"), rnd.get("moves", [])
+        _expect(isinstance(hands, list), f"round {r}: 'hands' must be a list")
+        _expect(isinstance(moves, list), f"round {r}: 'moves' must be a list")
+        _expect(len(hands) == players, f"round {r}: {len(hands)} hands for {players} players")
+        for s, hand in enumerate(hands):
+            _expect(
+                isinstance(hand, list) and all(isinstance(t, str) for t in hand),
+                f"round {r}: hand of seat {s} must be a list of card tokens",
+            )
+        try:
+            flat = parse_hand([t for hand in hands for t in hand])
+        except ValueError as exc:
+            raise ReplayInputError(f"round {r}: {exc}") from None
+        _expect(len(set(flat)) == len(flat), f"round {r}: a card is dealt more than once")
+        it = iter(flat)
+        ids = [[next(it) for _ in hand] for hand in hands]
+        try:
+            Round(ids, variant)  # validates sizes, duplicates and Gaia
+        except InvalidDeal as exc:
+            raise ReplayInputError(f"round {r}: {exc}") from None
+        move_ids: list[int] = []
+        for i, token in enumerate(moves):
+            _expect(isinstance(token, str), f"round {r}, move {i}: a move must be a token string")
+            try:
+                move_ids.append(parse_move(token))
+            except ValueError as exc:
+                raise ReplayInputError(f"round {r}, move {i}: {exc}") from None
+        parsed.append((ids, move_ids))
+    return GameOptions(players=players, variant=variant), parsed
+
+
+def replay(text: str) -> tuple[int, dict[str, Any]]:
+    """Replay a record. Returns (exit code, JSON result); raises ReplayInputError if malformed.
+
+    Exit code 0 with ``ok: true``, or 1 with ``ok: false`` at the first illegal move.
+    """
+    options, rounds = parse_record(text)
+    game = Game(options)
+    out_rounds: list[dict[str, Any]] = []
+    for r, (hands, moves) in enumerate(rounds):
+        rnd = game.start_round(hands)
+        for i, move in enumerate(moves):
+            if rnd.over:
+                raise ReplayInputError(f"round {r}, move {i}: a move after the round ended")
+            reason = rnd.check(move)
+            if reason is not None:
+                return 1, {"ok": False, "round": r, "move": i, "error": reason}
+            rnd.play(move)
+        if not rnd.over and r < len(rounds) - 1:
+            raise ReplayInputError(
+                f"round {r} has not ended but another round follows (only the last may stop early)"
+            )
+        out_rounds.append(_round_json(rnd))
+    last = game.round
+    assert last is not None
+    live = not last.over
+    return 0, {
+        "ok": True,
+        "rounds": out_rounds,
+        "totals": game.totals,
+        "finished": game.game_over,
+        "winners": game.winners,
+        "to_move": last.to_move if live else None,
+        "legal": [format_move(m) for m in last.legal_moves()] if live else None,
+    }

@@ -21,7 +21,7 @@ with one, told every card the record's secrets reveal, so that every seat is jud
 Each round is its own card table, closed by its final reveal, at which :meth:`breaches` judges
 the round. Its positions are numbered from 0 as cards leave decks: the ``lead`` cards first (seat
 ``s`` gets ``s``), then ``deck`` round-robin, so position ``p`` belongs to seat ``p % n``
-(:func:`.table_schedule.round_ops`).
+(:func:`.game.round_ops`).
 """
 
 from __future__ import annotations
@@ -42,21 +42,22 @@ from druids_p2p.games.druids2017.cards import (
     is_gaia_move,
     is_pile_move,
 )
-from druids_p2p.games.druids2017.game import Game, GameOptions
-from druids_p2p.games.druids2017.notation import MOVES, Move, format_card
-from druids_p2p.games.druids2017.rules import Round
-from druids_p2p.games.druids2017.table_schedule import (
+from druids_p2p.games.druids2017.game import (
     NO,
     TRICK,
     YES,
     Claim,
     GaiaWord,
+    Game,
+    GameOptions,
     Revoke,
     SeatOp,
     gaia_zone,
     round_ops,
     zone_move,
 )
+from druids_p2p.games.druids2017.notation import MOVES, Move, format_card
+from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import MOVE, PLAY, WORD, GameMove, IllegalMove, TableMove
 

@@ -28,10 +28,10 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import ROW_SLOTS, format_card, is_gem
-from druids_p2p.games.druids2004.demo import ENDS
-from druids_p2p.games.druids2004.records import RitualDone
+from druids_p2p.games.druids2004.ruleset import ENDS
+from druids_p2p.games.druids2004.setup import RitualDone
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import KEYS, RULES, RitualHistory, RitualSteps

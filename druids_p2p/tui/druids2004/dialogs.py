@@ -23,8 +23,8 @@ from druids_p2p.games.druids2004.cards import (
     place_kind,
     servant_owner,
 )
-from druids_p2p.games.druids2004.demo import ENDS
-from druids_p2p.games.druids2004.records import RitualDone
+from druids_p2p.games.druids2004.ruleset import ENDS
+from druids_p2p.games.druids2004.setup import RitualDone
 from druids_p2p.tui.druids2004.places import share_line
 from druids_p2p.tui.widgets import CHAT_KEY, plain
 

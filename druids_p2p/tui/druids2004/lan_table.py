@@ -10,8 +10,8 @@ from rich.text import Text
 from textual.binding import BindingType
 from textual.message import Message
 
-from druids_p2p.games.druids2004.demo import ENDS
-from druids_p2p.games.druids2004.options import Options
+from druids_p2p.games.druids2004.ruleset import ENDS
+from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, help_screen, in_ui_words
 from druids_p2p.tui.druids2004.dialogs import (
@@ -31,8 +31,7 @@ from druids_p2p.tui.game_ui import (
     TableUI,
     TurnRequest,
 )
-from druids_p2p.tui.paced_table import Paced, PacedTableScreen
-from druids_p2p.tui.widgets import CHAT_KEY
+from druids_p2p.tui.widgets import CHAT_KEY, Paced, PacedTableScreen
 
 if TYPE_CHECKING:
     from druids_p2p.lan.peer_config import TableView

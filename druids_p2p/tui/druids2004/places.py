@@ -23,13 +23,14 @@ from druids_p2p.games.druids2004.cards import (
     servant_owner,
     servant_value,
 )
-from druids_p2p.games.druids2004.options import TIE_AFTER_ANNOUNCER, TIE_STARTING_PLAYER
-from druids_p2p.games.druids2004.records import (
+from druids_p2p.games.druids2004.setup import (
     ENDED_COLUMN,
     TAKE_LAST,
     TAKE_NO_AMULETS,
     TAKE_NONE_LEFT,
     TAKE_SHORT,
+    TIE_AFTER_ANNOUNCER,
+    TIE_STARTING_PLAYER,
     RitualDone,
     Share,
 )

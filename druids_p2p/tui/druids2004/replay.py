@@ -14,10 +14,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from druids_p2p.audit.replay import ReplayedGame
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import format_card, is_gem
-from druids_p2p.games.druids2004.demo import ENDS
-from druids_p2p.games.druids2004.owners_word import YES
+from druids_p2p.games.druids2004.hidden import YES
+from druids_p2p.games.druids2004.ruleset import ENDS
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
 from druids_p2p.tui.druids2004.session import place_name

@@ -18,25 +18,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from druids_p2p.bots.base import Bot
-from druids_p2p.games.druids2004 import moves as mv
+from druids_p2p.bots.host import Bot
+from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import KIND_NAMES, format_card, is_gem, place_kind
-from druids_p2p.games.druids2004.demo import ENDS
 from druids_p2p.games.druids2004.notation import dumps
-from druids_p2p.games.druids2004.options import Options
-from druids_p2p.games.druids2004.playout import MAX_STEPS, advance
-from druids_p2p.games.druids2004.records import (
+from druids_p2p.games.druids2004.ruleset import ENDS, MAX_STEPS, advance
+from druids_p2p.games.druids2004.setup import (
     Discarded,
     Drew,
     GameEnded,
+    Options,
     Played,
     Record,
     Reshuffled,
     RitualDone,
+    Setup,
     Stopped,
     TurnEnded,
+    random_setup,
 )
-from druids_p2p.games.druids2004.setup import Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 

@@ -1,12 +1,14 @@
-"""The Druids (2004) table against in-process bots (``druids play``) and its app: the shared
-board over an offline session, the bots moving on a worker thread so the screen stays live."""
+"""The Druids (2004) table against in-process bots, its app, and the terminal UI its spec names.
+
+The UI (GameSpec.ui) gathers the table at a table of peers, this offline table and the record
+viewer; it is the one name the game's spec gives the neutral shell."""
 
 from __future__ import annotations
 
 import contextlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -14,14 +16,20 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import get_current_worker
 
-from druids_p2p.games.druids2004.demo import ENDS
-from druids_p2p.games.druids2004.playout import MAX_STEPS
+from druids_p2p.bots.host import Bot
+from druids_p2p.games.druids2004.ruleset import ENDS, MAX_STEPS, Druids2004Ruleset
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.board import Board2004, in_ui_words, what_now
 from druids_p2p.tui.druids2004.dialogs import ConfirmLeave, GameOver2004
+from druids_p2p.tui.druids2004.lan_table import TABLE_UI
 from druids_p2p.tui.druids2004.places import end_lines
+from druids_p2p.tui.druids2004.replay import Replay2004App
 from druids_p2p.tui.druids2004.session import Offline2004, TableEvent
-from druids_p2p.tui.game_ui import NO_PREFS, Evening, PlayedGame, TablePrefs
+from druids_p2p.tui.game_ui import NO_PREFS, Evening, GameUI, PlayedGame, TablePrefs
+
+# The Druids (2004) table against in-process bots (``druids play``) and its app: the shared
+# board over an offline session, the bots moving on a worker thread so the screen stays live.
+
 
 __all__ = ["Table2004Screen", "in_ui_words", "what_now"]
 
@@ -245,3 +253,37 @@ class Druids2004App(App[dict[str, Any] | None]):
         if path is not None:
             outcome = {**outcome, "record": str(path), "folder": str(self.folder)}
         self.exit({**outcome, "evening": self.evening.to_json()})
+
+
+# Druids (2004)'s terminal UI, as its spec names it (``GameSpec.ui``): its table at a table of
+# peers (``lan_table.py``), its table against in-process bots, the viewer of a table's
+# record (``replay.py``; the offline table's record, in the notation, is replayed as JSON by
+# ``druids replay``).
+
+
+def offline_app(
+    names: Sequence[str],
+    bots: Mapping[int, Bot],
+    *,
+    seat: int,
+    seed: int,
+    budget_ms: float,
+    folder: Path | None,
+    pause_s: float,
+    prefs: TablePrefs = NO_PREFS,
+) -> Druids2004App:
+    """You at ``seat`` and ``bots`` (by seat) on this machine; the record kept in ``folder``."""
+
+    def new_game(game_seed: int) -> Offline2004:
+        return Offline2004(tuple(names), dict(bots), seat=seat, seed=game_seed, budget_ms=budget_ms)
+
+    return Druids2004App(new_game(seed), folder, pause_s=pause_s, rematch=new_game, prefs=prefs)
+
+
+UI = GameUI(
+    name=Druids2004Ruleset.name,
+    table=TABLE_UI,
+    offline=offline_app,
+    replay=Replay2004App,
+    legend=True,
+)

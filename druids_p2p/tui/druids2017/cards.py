@@ -1,11 +1,19 @@
-"""How Druids (2017)'s cards and moves look (one colour per domain, distinct specials), and the
-warnings a player wants, computed from their view alone."""
+"""How Druids (2017)'s cards and moves look, the warnings a player wants, and your hand of them.
+
+All of it is computed from the seat's view alone; the hand groups the cards by domain, the
+playable ones bright and the others dimmed with their reason."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Static
 
 from druids_p2p.games.druids2017.cards import (
     COLOUR_NAMES,
@@ -22,6 +30,12 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.notation import format_card
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import GameMove
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot
+from druids_p2p.tui.widgets import plain
+
+# How Druids (2017)'s cards and moves look (one colour per domain, distinct specials), and the
+# warnings a player wants, computed from their view alone.
+
 
 DOMAIN_COLOURS: tuple[str, ...] = ("#3cb371", "#e6c229", "#e0474c", "#4a90e2", "#b07ce8")
 """Green, yellow, red, blue, violet (G Y R B V)."""
@@ -190,3 +204,241 @@ def warning_line(warning: Warning, names: tuple[str, ...], me: int) -> str:
     return (
         f"A Sickle is in this trick: if you take it, it removes your {colour} pile (your highest)"
     )
+
+
+# Your hand, grouped by domain: playable cards bright, the others dimmed with their reason.
+
+
+def _chip_css() -> str:
+    colours = {f"dom-{d}": c for d, c in zip(DOMAINS, DOMAIN_COLOURS, strict=True)}
+    colours |= {"gaia": GAIA_COLOUR, "mistletoe": MISTLETOE_COLOUR, "sickle": SICKLE_COLOUR}
+    rules = []
+    for cls, colour in colours.items():
+        rules.append(f"CardChip.{cls}.playable {{ background: {colour}; color: #101010; }}")
+        rules.append(f"CardChip.{cls}.dimmed {{ color: {colour} 45%; }}")
+    return "\n".join(rules)
+
+
+class CardChip(Static, can_focus=True):
+    """One card: focus it to read why it can (not) be played; click, enter or space plays it."""
+
+    DEFAULT_CSS = """
+    CardChip { width: auto; height: 1; padding: 0 1; margin: 0 1 0 0; }
+    CardChip.playable { text-style: bold; }
+    CardChip.dimmed { background: $surface; text-style: none; }
+    CardChip.gaia, CardChip.mistletoe, CardChip.sickle { text-style: bold italic; }
+    CardChip:focus { text-style: bold reverse; }
+    CardChip.marked { text-style: bold reverse underline; }
+    CardChip.dimmed:focus { text-style: reverse; }
+    """ + _chip_css()
+
+    class Chosen(Message):
+        def __init__(self, card: int) -> None:
+            super().__init__()
+            self.card = card
+
+    class Focused(Message):
+        def __init__(self, card: int) -> None:
+            super().__init__()
+            self.card = card
+
+    def __init__(self, card: int, playable: bool) -> None:
+        state = "playable" if playable else "dimmed"
+        super().__init__(
+            format_card(card), id=f"card-{card}", classes=f"{card_class(card)} {state}"
+        )
+        self.card = card
+        self.playable = playable
+
+    def on_click(self) -> None:
+        self.focus()
+        self.post_message(self.Chosen(self.card))
+
+    def on_focus(self) -> None:
+        self.post_message(self.Focused(self.card))
+
+
+class HandRow(Horizontal):
+    DEFAULT_CSS = """
+    HandRow { height: 1; }
+    HandRow > .label { width: 9; color: $text-muted; }
+    """
+
+
+class Hand(Vertical):
+    """Six rows (green, yellow, red, blue, violet, specials) and a hint line."""
+
+    DEFAULT_CSS = """
+    Hand { height: auto; border: round $primary; padding: 0 1; }
+    Hand.my-turn { border: round $success; }
+    Hand #hand-rows { height: auto; }
+    Hand #hint { height: 1; color: $text-muted; }
+    Hand #hint.error { color: $error; text-style: bold; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "step(-1)", "previous card", show=False),
+        Binding("right", "step(1)", "next card", show=False),
+        Binding("up", "row(-1)", "row above", show=False),
+        Binding("down", "row(1)", "row below", show=False),
+        Binding("enter,space", "play", "play", show=True),
+        *(Binding(k, f"jump({i})", show=False) for i, k in enumerate("gyrbvs")),
+    ]
+
+    def __init__(self, replay: bool = False) -> None:
+        """``replay``: a hand shown by the replay viewer: its cards are looked at, never
+        played (no card takes the focus, no "play" key, no word about whose turn it is)."""
+        super().__init__(id="hand")
+        self.border_title = "Your hand"
+        self.snapshot: TableSnapshot | None = None
+        self._shown: tuple[tuple[int, bool], ...] | None = None
+        self.replay = replay
+        self.closed = replay
+        """The table stopped or the person left: nothing more to play."""
+
+    def compose(self) -> ComposeResult:
+        yield Vertical(id="hand-rows")
+        yield Static("", id="hint")
+
+    # ------------------------------------------------------------------ content
+    def chips(self) -> list[CardChip]:
+        return list(self.query(CardChip))
+
+    async def show(self, snapshot: TableSnapshot | None) -> None:
+        """Re-render for a new snapshot, keeping the focused card if it is still held."""
+        self.snapshot = snapshot
+        view = snapshot.view if snapshot is not None else None
+        cards = view.hand if view is not None else ()
+        assert snapshot is not None or not cards
+        shown = tuple((c, snapshot.playable(c)) for c in cards) if snapshot is not None else ()
+        self.set_class(bool(snapshot and snapshot.my_turn), "my-turn")
+        if shown == self._shown:
+            self._refresh_hint()
+            return
+        self._shown = shown
+        focused = self.screen.focused if self.is_attached else None
+        keep = focused.card if isinstance(focused, CardChip) else None
+        rows = self.query_one("#hand-rows", Vertical)
+        await rows.remove_children()
+        groups: list[list[CardChip]] = [[] for _ in GROUP_LABELS]
+        for card, playable in shown:
+            chip = CardChip(card, playable or self.replay)
+            chip.can_focus = not self.replay
+            groups[card_group(card)].append(chip)
+        new_rows = []
+        for index, label in enumerate(GROUP_LABELS):
+            colour = DOMAIN_COLOURS[index] if index < SPECIALS else "white"
+            chips = groups[index]
+            filler = [] if chips else [Static("—", classes="empty")]
+            row = HandRow(
+                Static(f"[{colour}]{label}[/]", classes="label"), *chips, *filler, id=f"row-{index}"
+            )
+            new_rows.append(row)
+        await rows.mount_all(new_rows)
+        target = self._chip(keep) if keep is not None else None
+        if snapshot is not None and snapshot.my_turn and (target is None or not target.playable):
+            target = next((c for c in self.chips() if c.playable), target)
+        if target is not None and (keep is not None or (snapshot and snapshot.my_turn)):
+            self._focus(target)
+        self.refresh_bindings()  # "play" is offered only on this seat's turn
+        self._refresh_hint()
+
+    def _chip(self, card: int | None) -> CardChip | None:
+        return next((c for c in self.chips() if c.card == card), None)
+
+    def hint(self, text: str, error: bool = False) -> None:
+        hint = self.query_one("#hint", Static)
+        hint.update(plain(text))  # a refusal's reason is text, never markup
+        hint.set_class(error, "error")
+
+    def _refresh_hint(self) -> None:
+        if self.replay:
+            self.hint("")
+            return
+        focused = self.screen.focused if self.is_attached else None
+        if isinstance(focused, CardChip):
+            self.describe(focused.card)
+        elif self.snapshot is not None and self.snapshot.my_turn:
+            self.hint("Your turn: pick a card (arrows, tab or the mouse), enter to play")
+        else:
+            self.hint("")
+
+    def describe(self, card: int) -> None:
+        snapshot = self.snapshot
+        token = format_card(card)
+        if snapshot is None:
+            self.hint(token)
+            return
+        reason = snapshot.reason(card)
+        if reason is None:
+            verb = "lead it, naming a domain" if token == "Gaia" else "play it"
+            self.hint(f"{token}: playable — enter to {verb}")
+        else:
+            self.hint(f"{token}: {reason}")
+
+    def on_card_chip_focused(self, message: CardChip.Focused) -> None:
+        self.describe(message.card)
+
+    # ------------------------------------------------------------------ keys
+    def _focus(self, chip: CardChip) -> None:
+        """Focus ``chip`` now. ``Widget.focus`` only schedules it: a key already queued behind
+        the one that moved the focus (``r`` then enter, typed fast or arriving in one burst
+        over SSH) then played the card focused before."""
+        if self.is_attached:
+            self.screen.set_focus(chip)
+        else:
+            chip.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``play`` is offered while the game is on (off turn it explains why not), never
+        once it is over or stopped."""
+        if action == "play":
+            snap = self.snapshot
+            if snap is None or snap.view is None or self.closed:
+                return False
+            return snap.my_turn or not (snap.view.game_over or snap.phase == "done")
+        return True
+
+    def _focused_chip(self) -> CardChip | None:
+        focused = self.screen.focused
+        return focused if isinstance(focused, CardChip) else None
+
+    def action_step(self, delta: int) -> None:
+        chips = self.chips()
+        if not chips:
+            return
+        current = self._focused_chip()
+        index = chips.index(current) if current in chips else -1
+        self._focus(chips[(index + delta) % len(chips)])
+
+    def action_row(self, delta: int) -> None:
+        chips = self.chips()
+        if not chips:
+            return
+        current = self._focused_chip()
+        group = card_group(current.card) if current is not None else 0
+        column = 0
+        if current is not None:
+            column = [c for c in chips if card_group(c.card) == group].index(current)
+        for step in range(1, len(GROUP_LABELS) + 1):
+            target = (group + delta * step) % len(GROUP_LABELS)
+            row = [c for c in chips if card_group(c.card) == target]
+            if row:
+                self._focus(row[min(column, len(row) - 1)])
+                return
+
+    def action_jump(self, group: int) -> None:
+        row = [c for c in self.chips() if card_group(c.card) == group]
+        if row:
+            self._focus(next((c for c in row if c.playable), row[0]))
+
+    def action_play(self) -> None:
+        current = self._focused_chip()
+        if current is not None:
+            self.post_message(CardChip.Chosen(current.card))
+
+    def focus_hand(self) -> None:
+        chips = self.chips()
+        target = next((c for c in chips if c.playable), chips[0] if chips else None)
+        if target is not None:
+            self._focus(target)

@@ -2,7 +2,7 @@
 your turn.
 
 What the session reports is shown in order through a :class:`~druids_p2p.tui.game_ui.Pacer`
-(the paced table screen, ``tui/paced_table.py``): each move stays in view a moment, a completed
+(the paced table screen, ``tui/widgets.py``): each move stays in view a moment, a completed
 trick longer (or until a key), and the next round waits behind the round's summary. So the log,
 the trick and the hand always agree, and the person's turn (its clock too) begins when it is
 shown.
@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.games.druids2017.notation import format_card
-from druids_p2p.tui.druids2017.cards import warning_line, warnings
+from druids_p2p.tui.druids2017.cards import CardChip, Hand, warning_line, warnings
 from druids_p2p.tui.druids2017.dialogs import (
     GaiaPrompt,
     GameOver,
@@ -31,10 +31,8 @@ from druids_p2p.tui.druids2017.dialogs import (
     RoundSummary,
     help_screen,
 )
-from druids_p2p.tui.druids2017.hand import CardChip, Hand
 from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickHistory, TrickPanel
-from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
-from druids_p2p.tui.druids2017.table_events import (
+from druids_p2p.tui.druids2017.replay import (
     EVENT_STYLE,
     clock,
     connecting_text,
@@ -43,6 +41,7 @@ from druids_p2p.tui.druids2017.table_events import (
     status_text,
     took_line,
 )
+from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
 from druids_p2p.tui.game_ui import (
     MoveRejected,
     PeerEvent,
@@ -52,8 +51,16 @@ from druids_p2p.tui.game_ui import (
     TableUI,
     TurnRequest,
 )
-from druids_p2p.tui.paced_table import Paced, PacedTableScreen
-from druids_p2p.tui.widgets import CHAT_KEY, SizeWarning, TableLog, plain, plain_text, who
+from druids_p2p.tui.widgets import (
+    CHAT_KEY,
+    Paced,
+    PacedTableScreen,
+    SizeWarning,
+    TableLog,
+    plain,
+    plain_text,
+    who,
+)
 
 PASS_KEYS = frozenset({"question_mark", "q", "ctrl+q", "ctrl+c"})
 """Keys that keep their meaning while a trick is held or a card is marked (help, quit; and chat,
