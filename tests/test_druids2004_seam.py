@@ -14,6 +14,7 @@ from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import parse_card
 from druids_p2p.games.druids2004.hidden import public_token
 from druids_p2p.games.druids2004.table_seat import TableSeat2004
+from druids_p2p.games.druids2016.table_seat import Druids2016Seat
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
 from druids_p2p.games.druids2017.table_seat import TableSeat2017
 from druids_p2p.games.registry import RULESETS, SeatOptions, new_table_options
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent / "druids_p2p"
 
 
 def test_both_games_are_registered() -> None:
-    assert set(RULESETS) == {"druids2017", "druids2004"}
+    assert {"druids2017", "druids2004", "druids2016"} <= set(RULESETS)
     rules = RULESETS["druids2004"]
     assert (rules.min_players, rules.max_players, rules.deck_size) == (2, 4, 90)
     game = rules.new_game(3, seed=7)
@@ -45,7 +46,11 @@ def test_every_game_is_played_at_the_card_table() -> None:
     copy at the mental card table (the seam's ``table_seat``) and the size of its deck; 2017
     keeps its rule set, whose seat copy is the card table's."""
     assert isinstance(RULESETS["druids2017"], DruidsRuleset)
-    copies = {"druids2017": TableSeat2017, "druids2004": TableSeat2004}
+    copies = {
+        "druids2017": TableSeat2017,
+        "druids2004": TableSeat2004,
+        "druids2016": Druids2016Seat,
+    }
     for name, rules in RULESETS.items():
         options = rules.make_options(rules.min_players, False, 1)
         copy = rules.table_seat(options, 0, random.Random(1))
