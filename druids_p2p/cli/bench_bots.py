@@ -9,6 +9,7 @@ mean score margin over its opponents with a 95% confidence interval (deals as th
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -56,6 +57,63 @@ def move_times(lines: list[dict[str, Any]], name: str) -> tuple[float, float]:
             count += moves
             slowest = max(slowest, line["move_ms_max"][seat] or 0.0)
     return (round(total / count, 3) if count else 0.0), round(slowest, 3)
+
+
+def move_p99(lines: list[dict[str, Any]], name: str, budget_ms: float) -> float | None:
+    """The 99th percentile (nearest rank) of ``name``'s move times when it is over the budget,
+    exact because a game line keeps every move over it (``move_ms_over``); None when at least
+    99% of its moves kept to the budget."""
+    count = 0
+    over: list[float] = []
+    for line in lines:
+        for seat, bot in enumerate(line["seating"]):
+            if bot != name:
+                continue
+            count += (line.get("moves") or [0] * len(line["seating"]))[seat] or 0
+            over.extend((line.get("move_ms_over") or [None] * len(line["seating"]))[seat] or [])
+    beyond = count - math.ceil(0.99 * count) + 1  # the p99 is the beyond-th slowest move
+    if count == 0 or beyond > len(over):
+        return None
+    return max(budget_ms, sorted(over, reverse=True)[beyond - 1])
+
+
+def duel(lines: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
+    """In a two-seat game: ``name``'s wins, draws and losses (a game it forfeited is a loss) and
+    its win rate with a 95% CI, deals as the units (a deal's two games share a position)."""
+    from druids_p2p.tournament.summary import clustered_mean_ci
+
+    counts = {"wins": 0, "draws": 0, "losses": 0}
+    points: list[tuple[int, float]] = []
+    for line in lines:
+        seating = line["seating"]
+        if len(seating) != 2 or name not in seating:
+            return None
+        seat = seating.index(name)
+        winners = line.get("winners") or []
+        if line.get("blame_seat") == seat or seat not in winners:
+            kind = "losses"
+        else:
+            kind = "wins" if len(winners) == 1 else "draws"
+        counts[kind] += 1
+        points.append((int(line["deal"]), 1.0 if kind == "wins" else 0.0))
+    rate, ci = clustered_mean_ci(points)
+    clipped = None if ci is None else [max(0.0, ci[0]), min(1.0, ci[1])]  # a rate's bounds
+    return {**counts, "win_rate": rate, "win_rate_ci95": clipped}
+
+
+def _p99_text(p99_ms: float | None, budget_ms: float) -> str:
+    return f"<= {budget_ms:g}" if p99_ms is None else f"{p99_ms:.1f}"
+
+
+def _duel_text(record: dict[str, Any] | None) -> str:
+    if record is None:
+        return ""
+    ci = record["win_rate_ci95"]
+    interval = "n/a" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    return (
+        f", won {record['wins']} drew {record['draws']} lost {record['losses']}: "
+        f"wins {100 * record['win_rate']:.1f}% 95% CI {interval}"
+    )
 
 
 @bench_app.command("bots")
@@ -136,6 +194,8 @@ def bench_bots_command(
             failures.append(failed)
         stats = result.summary.bots[name]
         mean_ms, max_ms = move_times(result.lines, name)
+        p99_ms = move_p99(result.lines, name, time_per_move)
+        record = duel(result.lines, name)
         report["games"] += result.summary.games
         report["bots"][name] = {
             "games": stats["games"],
@@ -150,14 +210,16 @@ def bench_bots_command(
             "illegal": stats["illegal"],
             "move_ms_mean": mean_ms,
             "move_ms_max": max_ms,
+            "move_ms_p99_over_budget": p99_ms,
+            **({} if record is None else record),
             "seconds": round(result.seconds, 3),
         }
         lines.append(
             f"{name} vs {players - 1} x {baseline}: margin {stats['mean_margin']:+.1f} "
             f"95% CI {_ci_text(stats['margin_ci95'])}, first {100 * stats['first_place_rate']:.0f}%"
             f", mean score {stats['mean_score']:.1f}, {stats['games']} games, "
-            f"{mean_ms:.1f} ms a move (max {max_ms:.1f}, budget {time_per_move:g})"
-            + forfeit_text(stats)
+            f"{mean_ms:.1f} ms a move (p99 {_p99_text(p99_ms, time_per_move)}, max {max_ms:.1f}"
+            f", budget {time_per_move:g})" + _duel_text(record) + forfeit_text(stats)
         )
     if as_json:
         print(json.dumps(report))

@@ -49,7 +49,7 @@ TRACE_DONE = 255
 TIMEOUT_FAULTS = ("no answer within", "still busy")
 """How the host's fault texts start when a bot did not answer in time (``BotRunner.call``)."""
 
-TIMING_KEYS = ("move_ms_mean", "move_ms_max", "elapsed_ms")
+TIMING_KEYS = ("move_ms_mean", "move_ms_max", "move_ms_over", "elapsed_ms")
 """Keys of a game line that depend on the machine, not on the seed."""
 
 
@@ -162,12 +162,15 @@ def play_game(
     moves = [0] * n
     spent = [0.0] * n
     slowest = [0.0] * n
+    over: list[list[float]] = [[] for _ in range(n)]
     for rnd in result.rounds:
         for s, ms in zip(rnd.seats, rnd.times_ms, strict=True):
             moves[s] += 1
             spent[s] += ms
             if ms > slowest[s]:
                 slowest[s] = ms
+            if ms > budget_ms:
+                over[s].append(round(ms, 2))
     line: dict[str, Any] = {
         **base,
         "status": status,
@@ -185,6 +188,7 @@ def play_game(
             "moves": moves,
             "move_ms_mean": [round(spent[s] / moves[s], 4) if moves[s] else 0.0 for s in range(n)],
             "move_ms_max": [round(v, 4) for v in slowest],
+            "move_ms_over": over,
             "faults": faults,
             "elapsed_ms": round((time.perf_counter() - start) * 1000.0, 3),
         }
@@ -209,6 +213,7 @@ def _forfeit(
         "moves": [0] * n,
         "move_ms_mean": [None] * n,
         "move_ms_max": [None] * n,
+        "move_ms_over": [[] for _ in range(n)],
         "faults": [],
     }
 
