@@ -306,6 +306,7 @@ def play_p2p_game(
         "moves": [None] * n,
         "move_ms_mean": [None] * n,
         "move_ms_max": [None] * n,
+        "move_ms_over": [None] * n,
         "faults": faults,
         "elapsed_ms": round((time.perf_counter() - start) * 1000.0, 3),
     }
