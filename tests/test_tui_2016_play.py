@@ -142,9 +142,7 @@ def test_a_person_plays_druids2016_at_a_table_of_two_peers_by_keys(
         sessions.append(session)
         return session
 
-    app = DruidsApp(
-        table_ui=TABLE_UI, make_session=make, expected=("rule-1",), pacing=NO_PACING
-    )
+    app = DruidsApp(table_ui=TABLE_UI, make_session=make, expected=("rule-1",), pacing=NO_PACING)
 
     async def body(pilot: Pilot[Any]) -> None:
         await until(pilot, lambda: isinstance(app.table, LanTable2016Screen), "the table")
