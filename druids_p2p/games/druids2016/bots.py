@@ -18,13 +18,15 @@ from druids_p2p.games.druids2016.search import search_move
 from druids_p2p.games.druids2016.view import SeatView
 from druids_p2p.games.spec import Bot
 
-NODES_PER_MS: Final = 6
-"""Search nodes granted per millisecond of budget: an idle core visits about 50 a ms, a core
-shared four ways about 12, so the nodes run out first and the clock is only the cap."""
-TIME_SHARE: Final = 0.6
+NODES_PER_MS: Final = 24
+"""Search nodes granted per millisecond of budget: an idle core visits about 50 a ms, so the
+nodes run out in about half the budget there; on a loaded core the clock (below) stops it
+first."""
+TIME_SHARE: Final = 0.7
 """The share of the time budget the bot may use (counted from the call, the position's rebuild
 included) before the search stops, whatever its nodes: the rest is headroom for a loaded
-machine's stalls, so that 99% of moves keep within 120% of the budget."""
+machine's stalls, so that 99% of moves keep within 120% of the budget (``druids bench bots``
+reports the p99)."""
 
 
 def fallback_2016(view: Any) -> int:
