@@ -163,3 +163,50 @@ def test_a_person_plays_druids2016_at_a_table_of_two_peers_by_keys(
         await pilot.press("enter")  # the end read: leave
 
     run_app(app, SIZE, body, sessions)
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_the_record_of_a_table_of_peers_is_stepped_through_in_the_viewer(tmp_path: Path) -> None:
+    """``druids replay RECORD`` of a 2016 table (two real peer processes, headless): the viewer
+    opens at the end (the last move named, how the game ended), Home goes to the start, → to
+    the first move, each drawn from the owner's view after that many moves."""
+    import os
+    import subprocess
+
+    from druids_p2p.audit.replay import read_game
+    from druids_p2p.tui.druids2016.board import BoardView
+    from druids_p2p.tui.druids2016.replay import Replay2016App, Replay2016Screen
+    from druids_p2p.tui.druids2016.ui import UI
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2016",
+         "--seats", "bot:rule,bot:random", "--time-per-move", "20", "--json"],
+        capture_output=True, text=True, timeout=WAIT_S, stdin=subprocess.DEVNULL,
+        env=dict(os.environ, DRUIDS_HOME=str(tmp_path)),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    game = read_game(Path(json.loads(proc.stdout)["records"][0]))
+    assert UI.replay is Replay2016App and game.card_table is not None
+    views, plays = game.card_table.views, game.card_table.plays
+    assert len(views) == len(plays) + 1 and game.card_table.ended_by
+
+    def caption(app: Replay2016App) -> str:
+        return str(app.screen.query_one("#caption").render())
+
+    async def viewer() -> None:
+        app = Replay2016App(game)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, Replay2016Screen)
+            shown = app.screen.query_one(BoardView).game
+            assert f"move {len(plays)} of {len(plays)}" in caption(app)
+            assert f"the game ended: {game.card_table.ended_by}" in caption(app)
+            assert shown.ply == views[-1][app.screen.seat].ply
+            await pilot.press("home")
+            assert caption(app).startswith("the start")
+            await pilot.press("right")
+            first = plays[0]
+            assert f"move 1 of {len(plays)}: " in caption(app) and first.token in caption(app)
+
+    asyncio.run(viewer())

@@ -10,20 +10,17 @@ messages are shown in order through the pacer, another seat's move held ``pacing
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Unpack
 
 from textual.binding import BindingType
 from textual.message import Message
 
-from druids_p2p.games.druids2016.board_file import default_board
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.moves import Move
-from druids_p2p.games.druids2016.setup import random_setup
 from druids_p2p.games.druids2016.view import DRAWING, PLACING, SeatView
 from druids_p2p.tui.druids2016.dialogs import GameOver2016, help_screen
-from druids_p2p.tui.druids2016.session import placing_position
+from druids_p2p.tui.druids2016.session import view_position
 from druids_p2p.tui.druids2016.snapshot import Snapshot2016, own, snapshot_from_table
 from druids_p2p.tui.druids2016.table import Table2016Screen
 from druids_p2p.tui.game_ui import TableUI
@@ -51,9 +48,6 @@ class PeerSeat2016:
         """The number of the peer's request for this seat's move, until it is answered."""
         self.awaiting = False
         """A move was sent: waiting for the peer to take it (or refuse it)."""
-        self.board = default_board()
-        self.drawing = random_setup(random.Random(0), self.board)
-        """A stand-in for the board while the first player and the tiles are being drawn."""
 
     def name(self, player: int) -> str:
         return "you" if player == self.seat else self.names[player]
@@ -87,15 +81,7 @@ class PeerSeat2016:
         return None
 
     def position(self) -> Game:
-        view = self.view
-        if view is None or view.phase == DRAWING or view.first is None:
-            setup = self.drawing
-            return placing_position(self.board, setup.first, setup.tiles, self.seat, (), None)
-        if view.phase == PLACING:
-            laid = dict(view.tiles)
-            tiles = "".join(laid[s] for s in view.board.starts)
-            return placing_position(view.board, view.first, tiles, self.seat, view.placed, None)
-        return view.game()
+        return view_position(self.view, self.seat)
 
     def submit(self, move: Move) -> str | None:
         if not self.my_move:

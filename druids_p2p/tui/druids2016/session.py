@@ -17,7 +17,7 @@ import random
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Protocol
 
 from druids_p2p.games.druids2016.arrange import arranged
 from druids_p2p.games.druids2016.board import Board, square_name
@@ -35,6 +35,7 @@ from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import Budget, clone, rule_move
 from druids_p2p.games.druids2016.replay import game_record
 from druids_p2p.games.druids2016.setup import Setup, random_setup
+from druids_p2p.games.druids2016.view import DRAWING, PLACING, SeatView
 
 
 class BoardSeat(Protocol):
@@ -77,6 +78,23 @@ def placing_position(
             druids.update({square_name(s): f"{player}{facing}" for s in placed})
     laid = {square_name(s): k for s, k in zip(board.starts, tiles, strict=True)}
     return arranged(board, first, druids, laid, options=options)
+
+
+STAND_IN: Final = random_setup(random.Random(0), default_board())
+"""The tiles drawn while a table draws them (the board must show some): never the game's."""
+
+
+def view_position(view: SeatView | None, seat: int) -> Game:
+    """The board of a seat's view: while the table draws, a stand-in; while placing, the tiles,
+    both Masters and the seat's own placements; then the whole position."""
+    if view is None or view.phase == DRAWING or view.first is None:
+        board = default_board() if view is None else view.board
+        return placing_position(board, STAND_IN.first, STAND_IN.tiles, seat, (), None)
+    if view.phase == PLACING:
+        laid = dict(view.tiles)
+        tiles = "".join(laid[s] for s in view.board.starts)
+        return placing_position(view.board, view.first, tiles, seat, view.placed, view.rules)
+    return view.game()
 
 
 Chooser = Callable[[Game], "Move | int"]

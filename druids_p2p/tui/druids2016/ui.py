@@ -1,8 +1,8 @@
 """Druids (2016)'s terminal UI, as its spec names it (``GameSpec.ui``): its table at a table of
 peers (``lan_table.py``), its table against in-process bots (``app.py``, the bots handed in
-as :class:`Bot` objects and asked on their seat's view: ``seat_bots.py``) and its screenshots.
-The offline table's game file is replayed by ``druids replay --game druids2016``; a table of
-peers' record by ``druids replay RECORD`` in text (no viewer of its own here yet)."""
+as :class:`Bot` objects and asked on their seat's view: ``seat_bots.py``), the viewer of a
+table's record (``replay.py``) and its screenshots. The offline table's game file is replayed
+by ``druids replay --game druids2016``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from druids_p2p.games.druids2016.game import Options
 from druids_p2p.games.spec import Bot
 from druids_p2p.tui.druids2016.app import Druids2016App
 from druids_p2p.tui.druids2016.lan_table import TABLE_UI
+from druids_p2p.tui.druids2016.replay import Replay2016App
 from druids_p2p.tui.druids2016.screenshots import make_2016_screenshots
 from druids_p2p.tui.druids2016.seat_bots import bot_chooser, bot_placement, start_bot
 from druids_p2p.tui.druids2016.session import Offline2016
@@ -59,4 +60,5 @@ UI = GameUI(
     screenshots=make_2016_screenshots,
     table=TABLE_UI,
     offline=offline_app,
+    replay=Replay2016App,
 )
