@@ -20,13 +20,14 @@ from druids_p2p.games.spec import Bot
 
 NODES_PER_MS: Final = 24
 """Search nodes granted per millisecond of budget: an idle core visits about 50 a ms, so the
-nodes run out in about half the budget there; on a loaded core the clock (below) stops it
-first."""
-TIME_SHARE: Final = 0.7
+nodes run out in about half the budget there (and the game replays exactly); on a loaded core
+the clock (below) stops the search first."""
+TIME_SHARE: Final = 0.5
 """The share of the time budget the bot may use (counted from the call, the position's rebuild
-included) before the search stops, whatever its nodes: the rest is headroom for a loaded
-machine's stalls, so that 99% of moves keep within 120% of the budget (``druids bench bots``
-reports the p99)."""
+included) before the search stops, whatever its nodes. The rest is headroom for a loaded
+machine: on 2 cores at load 10, a move capped at 60-70% of 100 ms still ran past 120 ms in
+2-9% of moves (the process waits its turn for a core), so that 99% of moves keep within 120%
+of the budget (``druids bench bots`` reports the p99)."""
 
 
 def fallback_2016(view: Any) -> int:
