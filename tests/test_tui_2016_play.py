@@ -187,9 +187,10 @@ def test_the_record_of_a_table_of_peers_is_stepped_through_in_the_viewer(tmp_pat
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     game = read_game(Path(json.loads(proc.stdout)["records"][0]))
-    assert UI.replay is Replay2016App and game.card_table is not None
-    views, plays = game.card_table.views, game.card_table.plays
-    assert len(views) == len(plays) + 1 and game.card_table.ended_by
+    played = game.card_table
+    assert UI.replay is Replay2016App and played is not None
+    views, plays, ended = played.views, played.plays, played.ended_by
+    assert len(views) == len(plays) + 1 and ended
 
     def caption(app: Replay2016App) -> str:
         return str(app.screen.query_one("#caption").render())
@@ -201,7 +202,7 @@ def test_the_record_of_a_table_of_peers_is_stepped_through_in_the_viewer(tmp_pat
             assert isinstance(app.screen, Replay2016Screen)
             shown = app.screen.query_one(BoardView).game
             assert f"move {len(plays)} of {len(plays)}" in caption(app)
-            assert f"the game ended: {game.card_table.ended_by}" in caption(app)
+            assert f"the game ended: {ended}" in caption(app)
             assert shown.ply == views[-1][app.screen.seat].ply
             await pilot.press("home")
             assert caption(app).startswith("the start")
