@@ -94,3 +94,33 @@ def test_bench_bots_reports_whether_p99_is_within_the_budget(
     assert bots["rule"]["over_budget_share"] <= 0.01 and bots["rule"]["p99_within_budget"] is True
     code, out, _ = run_cli(args, capsys)
     assert "p99 OVER budget" in out.splitlines()[0]
+
+
+def test_move_p99_is_exact_from_the_moves_kept_over_the_budget() -> None:
+    """A game line keeps every move over the budget (``move_ms_over``): the p99 (nearest rank)
+    over all of a bot's moves is then exact when it is over the budget, else None."""
+    from druids_p2p.cli.bench_bots import move_p99
+
+    def line(moves: int, over: list[float]) -> dict[str, object]:
+        return {"seating": ["search", "rule"], "moves": [moves, moves], "move_ms_over": [over, []]}
+
+    # 200 moves, 3 over 100 ms: the p99 is the 3rd slowest (rank 198 of 200)
+    lines = [line(100, [130.0, 101.0]), line(100, [150.0])]
+    assert move_p99(lines, "search", 100.0) == 101.0
+    assert move_p99([line(100, [400.0]), line(100, [])], "search", 100.0) is None
+    assert move_p99(lines, "rule", 100.0) is None
+
+
+def test_bench_bots_druids2016_counts_wins_draws_losses_with_an_interval(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Two seats: each game of the bot a win, a draw or a loss; the win rate has a 95% CI with
+    deals as the units, inside [0, 1]; the p99 of its move times is reported."""
+    args = ["bench", "bots", "--game", "druids2016", "--bots", "rule,random", "--games", "12"]
+    code, out, _ = run_cli([*args, "--time-per-move", "20", "--workers", "1", "--json"], capsys)
+    assert code == 0, out
+    rule = json.loads(out)["bots"]["rule"]
+    assert rule["wins"] + rule["draws"] + rule["losses"] == rule["games"] == 12
+    lo, hi = rule["win_rate_ci95"]
+    assert 0.0 <= lo <= rule["win_rate"] == rule["wins"] / 12 <= hi <= 1.0
+    assert "move_ms_p99_over_budget" in rule

@@ -163,3 +163,32 @@ def test_ctrl_c_stops_a_headless_table_and_says_where_its_records_are(tmp_path: 
     for record in records:
         code, report = audit_record(str(record))
         assert code == 4 and report["verdict"] == "stopped", report
+
+
+def test_a_game_without_rounds_says_no_round_count(capsys: pytest.CaptureFixture[str]) -> None:
+    """The seats' round events of a game of one long round (Druids 2004 and 2016, highcard:
+    ``spec.rounds == 0``) are told without 'round 1 of 5': the game has no rounds to count."""
+    from druids_p2p.cli.play_cmd import Progress
+
+    progress = Progress(5, card_table=True)
+    progress({"event": "seated", "order": ["rule-1", "random-2"]})
+    progress({"event": "round_started", "round": 0, "text": "the table is dealt"})
+    progress({"event": "round_ended", "round": 0, "scores": [2, 0], "text": "rule-1 won"})
+    said = capsys.readouterr().err
+    assert "round" not in said and "game over" in said and "rule-1 +2" in said, said
+
+
+def test_headless_druids2016_prints_no_rounds(tmp_path: Path) -> None:
+    """``druids play --headless --game druids2016``: two real peer processes play the board game
+    to its end, and stderr says no 'round N of M' (it has no rounds)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2016",
+         "--seats", "bot:rule,bot:random", "--time-per-move", "20"],
+        capture_output=True, text=True, timeout=BOUND_S, stdin=subprocess.DEVNULL,
+        env=_env(tmp_path),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not [line for line in proc.stderr.splitlines() if " of 5" in line], proc.stderr
+    _, _, records = result_block(proc.stdout)
+    assert len(records) == 2
+    _audited(records[0])

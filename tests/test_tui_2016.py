@@ -123,7 +123,12 @@ async def test_a_whole_game_against_the_rule_bot_by_keys(tmp_path: Path) -> None
         await pilot.press("enter")
         await pilot.pause()
     outcome = app.return_value
-    assert outcome is not None and outcome["result"] == result.json()
+    assert outcome is not None and outcome["result"] == {
+        **result.json(),
+        "finished": True,
+        "totals": [2 * (p == result.winner) if result.winner is not None else 1 for p in (0, 1)],
+        "winners": [result.winner] if result.winner is not None else [0, 1],
+    }
     code, replayed = replay((tmp_path / RECORD_NAME).read_text(encoding="utf-8"))
     assert code == 0 and replayed["result"] == result.json()
 
@@ -269,6 +274,9 @@ async def test_the_end_screen_says_who_won_and_why() -> None:
         "status": "win",
         "winner": 0,
         "reason": "master_in_temple",
+        "finished": True,
+        "totals": [2, 0],
+        "winners": [0],
     }
 
 

@@ -9,6 +9,7 @@ mean score margin over its opponents with a 95% confidence interval (deals as th
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -43,9 +44,13 @@ def _ci_text(ci: list[float] | None) -> str:
     return "n/a" if ci is None else f"[{ci[0]:+.1f}, {ci[1]:+.1f}]"
 
 
-def move_times(lines: list[dict[str, Any]], name: str) -> tuple[float, float, float]:
+def move_times(
+    lines: list[dict[str, Any]], name: str, budget_ms: float
+) -> tuple[float, float, float]:
     """Mean and max time per move of ``name``'s seats over finished games (mean of per-move),
     and the share of its moves over ``OVERRUN`` budgets (honest at p99: at most 0.01)."""
+    from druids_p2p.tournament.play import OVERRUN
+
     total = 0.0
     count = 0
     slowest = 0.0
@@ -59,9 +64,67 @@ def move_times(lines: list[dict[str, Any]], name: str) -> tuple[float, float, fl
             total += mean * moves
             count += moves
             slowest = max(slowest, line["move_ms_max"][seat] or 0.0)
-            over += (line.get("move_ms_over") or [0] * len(line["seating"]))[seat] or 0
+            kept = (line.get("move_ms_over") or [None] * len(line["seating"]))[seat] or []
+            over += sum(1 for ms in kept if ms > budget_ms * OVERRUN)
     mean_ms = round(total / count, 3) if count else 0.0
     return mean_ms, round(slowest, 3), (round(over / count, 4) if count else 0.0)
+
+
+def move_p99(lines: list[dict[str, Any]], name: str, budget_ms: float) -> float | None:
+    """The 99th percentile (nearest rank) of ``name``'s move times when it is over the budget,
+    exact because a game line keeps every move over it (``move_ms_over``); None when at least
+    99% of its moves kept to the budget."""
+    count = 0
+    over: list[float] = []
+    for line in lines:
+        for seat, bot in enumerate(line["seating"]):
+            if bot != name:
+                continue
+            count += (line.get("moves") or [0] * len(line["seating"]))[seat] or 0
+            over.extend((line.get("move_ms_over") or [None] * len(line["seating"]))[seat] or [])
+    beyond = count - math.ceil(0.99 * count) + 1  # the p99 is the beyond-th slowest move
+    if count == 0 or beyond > len(over):
+        return None
+    return max(budget_ms, sorted(over, reverse=True)[beyond - 1])
+
+
+def duel(lines: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
+    """In a two-seat game: ``name``'s wins, draws and losses (a game it forfeited is a loss) and
+    its win rate with a 95% CI, deals as the units (a deal's two games share a position)."""
+    from druids_p2p.tournament.summary import clustered_mean_ci
+
+    counts = {"wins": 0, "draws": 0, "losses": 0}
+    points: list[tuple[int, float]] = []
+    for line in lines:
+        seating = line["seating"]
+        if len(seating) != 2 or name not in seating:
+            return None
+        seat = seating.index(name)
+        winners = line.get("winners") or []
+        if line.get("blame_seat") == seat or seat not in winners:
+            kind = "losses"
+        else:
+            kind = "wins" if len(winners) == 1 else "draws"
+        counts[kind] += 1
+        points.append((int(line["deal"]), 1.0 if kind == "wins" else 0.0))
+    rate, ci = clustered_mean_ci(points)
+    clipped = None if ci is None else [max(0.0, ci[0]), min(1.0, ci[1])]  # a rate's bounds
+    return {**counts, "win_rate": rate, "win_rate_ci95": clipped}
+
+
+def _p99_text(p99_ms: float | None, budget_ms: float) -> str:
+    return f"<= {budget_ms:g}" if p99_ms is None else f"{p99_ms:.1f}"
+
+
+def _duel_text(record: dict[str, Any] | None) -> str:
+    if record is None:
+        return ""
+    ci = record["win_rate_ci95"]
+    interval = "n/a" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    return (
+        f", won {record['wins']} drew {record['draws']} lost {record['losses']}: "
+        f"wins {100 * record['win_rate']:.1f}% 95% CI {interval}"
+    )
 
 
 @bench_app.command("bots")
@@ -142,7 +205,9 @@ def bench_bots_command(
         if failed is not None:
             failures.append(failed)
         stats = result.summary.bots[name]
-        mean_ms, max_ms, over_share = move_times(result.lines, name)
+        mean_ms, max_ms, over_share = move_times(result.lines, name, time_per_move)
+        p99_ms = move_p99(result.lines, name, time_per_move)
+        record = duel(result.lines, name)
         report["games"] += result.summary.games
         report["bots"][name] = {
             "games": stats["games"],
@@ -158,16 +223,20 @@ def bench_bots_command(
             "move_ms_mean": mean_ms,
             "move_ms_max": max_ms,
             "over_budget_share": over_share,
-            "p99_within_budget": over_share <= 0.01,
+            "p99_within_budget": p99_ms is None or p99_ms <= OVERRUN * time_per_move,
+            "move_ms_p99_over_budget": p99_ms,
+            **({} if record is None else record),
             "seconds": round(result.seconds, 3),
         }
         lines.append(
             f"{name} vs {players - 1} x {baseline}: margin {stats['mean_margin']:+.1f} "
             f"95% CI {_ci_text(stats['margin_ci95'])}, first {100 * stats['first_place_rate']:.0f}%"
             f", mean score {stats['mean_score']:.1f}, {stats['games']} games, "
-            f"{mean_ms:.1f} ms a move (max {max_ms:.1f}, budget {time_per_move:g}, "
-            f"{100 * over_share:.1f}% over {OVERRUN:g}x: p99 "
-            f"{'within' if over_share <= 0.01 else 'OVER'} budget)" + forfeit_text(stats)
+            f"{mean_ms:.1f} ms a move (p99 {_p99_text(p99_ms, time_per_move)}, max {max_ms:.1f}"
+            f", budget {time_per_move:g}, {100 * over_share:.1f}% over {OVERRUN:g}x: p99 "
+            f"{'within' if p99_ms is None or p99_ms <= OVERRUN * time_per_move else 'OVER'} budget)"
+            + _duel_text(record)
+            + forfeit_text(stats)
         )
     if as_json:
         print(json.dumps(report))

@@ -251,7 +251,8 @@ def player_names(seats: list[str], name: str | None) -> list[str]:
 
 
 class Progress:
-    """The first seat's events as a line per round on stderr, players named."""
+    """The first seat's events as a line per round on stderr, players named; a game not
+    played by rounds (``spec.rounds == 0``) is told with no round count."""
 
     def __init__(self, rounds: int, card_table: bool = False) -> None:
         """``card_table``: a game of one long round (not played by rounds), whose opening is
@@ -271,10 +272,16 @@ class Progress:
             running = self.totals or [0] * len(scores)
             self.totals = [t + s for t, s in zip(running, scores, strict=False)]
             said = scores_text(self.order, scores, self.totals)
-            n = int(event.get("round", 0)) + 1
-            say(f"round {n} of {self.rounds}: {said}", err=True)
-        elif kind == "rejoining" or (self.card_table and kind in ("round_started", "round_ended")):
-            say(str(event.get("text") or kind), err=True)  # a card table's opening and end
+            if self.card_table:  # one long round: no round to count
+                ended = event.get("ended_by")
+                say(f"game over{f' ({ended})' if ended else ''}: {said}", err=True)
+            else:
+                n = int(event.get("round", 0)) + 1
+                say(f"round {n} of {self.rounds}: {said}", err=True)
+        elif kind == "rejoining":
+            say(str(event.get("text") or kind), err=True)
+        elif self.card_table and kind == "round_started":  # its opening, said without a round
+            say("the table opens: keys, shuffles, the deal", err=True)
 
 
 def deadline_flags(step_deadline: float | None, rejoin_time: float | None) -> tuple[str, ...]:

@@ -147,16 +147,15 @@ def play_game(
     moves = [0] * n
     spent = [0.0] * n
     slowest = [0.0] * n
-    over = [0] * n
-    limit = budget_ms * OVERRUN
+    over: list[list[float]] = [[] for _ in range(n)]
     for rnd in result.rounds:
         for s, ms in zip(rnd.seats, rnd.times_ms, strict=True):
             moves[s] += 1
             spent[s] += ms
             if ms > slowest[s]:
                 slowest[s] = ms
-            if ms > limit:
-                over[s] += 1
+            if ms > budget_ms:
+                over[s].append(round(ms, 2))
     line: dict[str, Any] = {
         **base,
         "status": status,
@@ -199,7 +198,7 @@ def _forfeit(
         "moves": [0] * n,
         "move_ms_mean": [None] * n,
         "move_ms_max": [None] * n,
-        "move_ms_over": [None] * n,
+        "move_ms_over": [[] for _ in range(n)],
         "faults": [],
     }
 

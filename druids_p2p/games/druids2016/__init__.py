@@ -43,6 +43,7 @@ SPEC = GameSpec(
     bots={"rule": Rule2016Bot, "search": Search2016Bot},
     fallback=fallback_2016,
     playout=playout,
+    ui="druids_p2p.tui.druids2016.ui:UI",
     api={
         "Move2016": "druids_p2p.games.druids2016.moves:Move",
         "Options2016": "druids_p2p.games.druids2016.options:Options2016",

@@ -18,11 +18,16 @@ from druids_p2p.games.druids2016.search import search_move
 from druids_p2p.games.druids2016.view import SeatView
 from druids_p2p.games.spec import Bot
 
-NODES_PER_MS: Final = 12
-"""Search nodes granted per millisecond of budget (about half what one core visits: headroom
-for a loaded machine)."""
-TIME_SHARE: Final = 0.8
-"""The share of the time budget the search may use before it stops, whatever its nodes."""
+NODES_PER_MS: Final = 24
+"""Search nodes granted per millisecond of budget: an idle core visits about 50 a ms, so the
+nodes run out in about half the budget there (and the game replays exactly); on a loaded core
+the clock (below) stops the search first."""
+TIME_SHARE: Final = 0.5
+"""The share of the time budget the bot may use (counted from the call, the position's rebuild
+included) before the search stops, whatever its nodes. The rest is headroom for a loaded
+machine: on 2 cores at load 10, a move capped at 60-70% of 100 ms still ran past 120 ms in
+2-9% of moves (the process waits its turn for a core), so that 99% of moves keep within 120%
+of the budget (``druids bench bots`` reports the p99)."""
 
 
 def fallback_2016(view: Any) -> int:
@@ -35,12 +40,15 @@ def _choose(bot: Bot, view: Any, policy: Policy) -> int:
         raise TypeError("this bot plays Druids (2016) only")
     if view.setup is None:  # placing: hidden from each other, nothing to search
         return int(view.legal[bot.rng.randrange(len(view.legal))])
+    start = time.perf_counter()
+    game = view.game()
+    left = bot.time_budget_ms * TIME_SHARE / 1000 - (time.perf_counter() - start)
     budget = Budget(
         nodes=max(1, int(bot.time_budget_ms * NODES_PER_MS)),
-        seconds=max(0.001, bot.time_budget_ms * TIME_SHARE / 1000),
+        seconds=max(0.001, left),
         clock=time.perf_counter,
     )
-    return policy(view.game(), bot.rng, budget).code
+    return policy(game, bot.rng, budget).code
 
 
 class Rule2016Bot(Bot):

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import random
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final, Protocol
 
 from druids_p2p.games.druids2016.arrange import arranged
 from druids_p2p.games.druids2016.board import Board, square_name
@@ -34,6 +35,67 @@ from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import Budget, clone, rule_move
 from druids_p2p.games.druids2016.replay import game_record
 from druids_p2p.games.druids2016.setup import Setup, random_setup
+from druids_p2p.games.druids2016.view import DRAWING, PLACING, SeatView
+
+
+class BoardSeat(Protocol):
+    """What the board's table screen (``table.py``) plays at: this process's table
+    (:class:`Offline2016`) or a peer's seat at a table of peers (``lan_table.py``)."""
+
+    names: tuple[str, str]
+    seat: int
+    log: list[str]
+
+    def name(self, player: int) -> str: ...
+    @property
+    def placing(self) -> bool: ...
+    @property
+    def placed(self) -> Sequence[int]: ...
+    @property
+    def my_move(self) -> bool: ...
+    @property
+    def bot_to_move(self) -> bool: ...
+    def place_choices(self) -> list[int]: ...
+    def place(self, square: int) -> str | None: ...
+    def position(self) -> Game: ...
+    def submit(self, move: Move) -> str | None: ...
+    def bot_step(self) -> bool: ...
+    def waiting_words(self) -> str: ...
+
+
+def placing_position(
+    board: Board, first: int, tiles: str, seat: int, placed: Sequence[int], options: Options | None
+) -> Game:
+    """The board while the Druids are placed: the ``tiles`` (on the board's starts, in order),
+    both Masters on their Temples and ``seat``'s Druids placed so far (the other's are hidden
+    until both are in)."""
+    druids: dict[str, str] = {}
+    for player in (0, 1):
+        side = player ^ first
+        facing = "s" if side == 0 else "n"
+        druids[square_name(board.temples[side])] = f"{player}{facing}*"
+        if player == seat:
+            druids.update({square_name(s): f"{player}{facing}" for s in placed})
+    laid = {square_name(s): k for s, k in zip(board.starts, tiles, strict=True)}
+    return arranged(board, first, druids, laid, options=options)
+
+
+STAND_IN: Final = random_setup(random.Random(0), default_board())
+"""The tiles drawn while a table draws them (the board must show some): never the game's."""
+
+
+def view_position(view: SeatView | None, seat: int) -> Game:
+    """The board of a seat's view: while the table draws, a stand-in; while placing, the tiles,
+    both Masters and the seat's own placements; then the whole position."""
+    if view is None or view.phase == DRAWING or view.first is None:
+        board = default_board() if view is None else view.board
+        return placing_position(board, STAND_IN.first, STAND_IN.tiles, seat, (), None)
+    if view.phase == PLACING:
+        laid = dict(view.tiles)
+        tiles = "".join(laid[s] for s in view.board.starts)
+        return placing_position(view.board, view.first, tiles, seat, view.placed, view.rules)
+    return view.game()
+
 
 Chooser = Callable[[Game], "Move | int"]
 """A bot as the offline table asks it: the position (a copy it may change) -> a legal move (its
@@ -85,6 +147,9 @@ class Offline2016:
     """The whole setup (no placement to choose), or None: drawn from ``seed``, the person's
     two Druids then placed on the board (:meth:`place`)."""
     options: Options | None = None
+    bot_places: Callable[[Setup], Sequence[int]] | None = None
+    """Chooses the bot's placement (its three back-row squares, the Master's first) from the
+    drawn setup; None: the drawn one stands."""
     faults: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     """One line a move: ``12. alice b3n Ca5>d3``."""
@@ -99,6 +164,11 @@ class Offline2016:
         if len(self.names) != 2 or self.seat not in (0, 1) or set(self.bots) != {1 - self.seat}:
             raise ValueError("Druids (2016) is played by you and one bot")
         self.drawn = self.setup or random_setup(random.Random(self.seed), self.board)
+        if self.setup is None and self.bot_places is not None:
+            both = list(self.drawn.placements)
+            a, b, c = self.bot_places(self.drawn)
+            both[1 - self.seat] = (a, b, c)
+            self.drawn = Setup(self.drawn.first, self.drawn.tiles, (both[0], both[1]))
         if self.setup is not None:
             self.game = Game(self.setup, self.board, self.options)
 
@@ -158,16 +228,18 @@ class Offline2016:
             return self._placing_position()
 
     def _placing_position(self) -> Game:
-        setup, board = self.drawn, self.board
-        druids: dict[str, str] = {}
-        for player in (0, 1):
-            side = setup.side_of(player)
-            facing = "s" if side == 0 else "n"
-            druids[square_name(board.temples[side])] = f"{player}{facing}*"
-            if player == self.seat:
-                druids.update({square_name(s): f"{player}{facing}" for s in self.placed})
-        tiles = {square_name(s): k for s, k in zip(board.starts, setup.tiles, strict=True)}
-        return arranged(board, setup.first, druids, tiles, options=self.options)
+        drawn = self.drawn
+        return placing_position(
+            self.board, drawn.first, drawn.tiles, self.seat, self.placed, self.options
+        )
+
+    @property
+    def my_move(self) -> bool:
+        """The person may choose a move now (their turn: the bot never holds it back)."""
+        return True
+
+    def waiting_words(self) -> str:
+        return f"{self.names[1 - self.seat]} is thinking…"
 
     @property
     def bot_to_move(self) -> bool:

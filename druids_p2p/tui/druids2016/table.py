@@ -21,10 +21,11 @@ from textual.worker import get_current_worker
 from druids_p2p.games.druids2016.board import COLS, ROWS
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.moves import Move
+from druids_p2p.games.druids2016.view import outcome as totals_of
 from druids_p2p.tui.druids2016.board import BoardView, Marks, last_move_squares
 from druids_p2p.tui.druids2016.choice import Picker
 from druids_p2p.tui.druids2016.dialogs import ConfirmLeave2016, GameOver2016, help_screen
-from druids_p2p.tui.druids2016.session import Offline2016, end_words
+from druids_p2p.tui.druids2016.session import BoardSeat, Offline2016, end_words
 from druids_p2p.tui.widgets import plain, seat_colour
 
 LOG_LINES = 16
@@ -62,14 +63,19 @@ class Table2016Screen(Screen[None]):
 
     def __init__(self, session: Offline2016, on_end: Callable[[dict[str, Any]], None]) -> None:
         super().__init__()
-        self.session = session
+        self._start(session, on_end)
+
+    def _start(self, seat: BoardSeat, on_end: Callable[[dict[str, Any]], None]) -> None:
+        """What the screen holds: the seat it plays (``BoardSeat``: this process's table, or a
+        peer's seat at a table of peers, ``lan_table.py``) and what to do once the end is read."""
+        self.board_seat = seat
         self.on_end = on_end
-        self.shown: Game = session.position()
+        self.shown: Game = seat.position()
         self.picker: Picker | None = None
         self.cursor = self._start_cursor()
         self.message = ""
         self.busy = False
-        self.ended = False
+        self.end_shown = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -90,17 +96,17 @@ class Table2016Screen(Screen[None]):
     # ----------------------------------------------------------------- drawing
     def _start_cursor(self) -> int:
         game = self.shown
-        side = game.setup.side_of(self.session.seat)
+        side = game.setup.side_of(self.board_seat.seat)
         return game.pos[game.master[side]]
 
     def refresh_table(self) -> None:
         """Draw the position as it stands now; a new choice when it is the person's move."""
-        game = self.session.position()
+        game = self.board_seat.position()
         moved = game.ply != self.shown.ply or self.picker is None
         self.shown = game
-        if self.session.placing:
+        if self.board_seat.placing:
             self.picker = None
-        elif game.to_move == self.session.seat and not self.busy:
+        elif self.board_seat.my_move and game.to_move == self.board_seat.seat and not self.busy:
             if moved:
                 self.picker = Picker(game, game.legal_moves())
                 if self.cursor not in self.picker.movable and self.picker.movable:
@@ -108,15 +114,21 @@ class Table2016Screen(Screen[None]):
         else:
             self.picker = None
         self.draw()
-        if game.result is not None and not self.ended:
-            self.ended = True
+        if game.result is not None and not self.end_shown and self.end_ready():
+            self.end_shown = True
             self.app.push_screen(GameOver2016(*self.end_lines()), self._game_over_read)
+
+    def end_ready(self) -> bool:
+        """The end may be shown (at a table of peers: once the table has told its result)."""
+        return True
 
     def marks(self) -> Marks:
         last = last_move_squares(self.shown)
         p = self.picker
-        if self.session.placing:
-            return Marks(cursor=self.cursor, destinations=frozenset(self.session.place_choices()))
+        if self.board_seat.placing:
+            return Marks(
+                cursor=self.cursor, destinations=frozenset(self.board_seat.place_choices())
+            )
         if p is None:
             return Marks(cursor=self.cursor, last=last)
         landing = frozenset({p.step.final}) if p.step is not None else p.landings()
@@ -131,7 +143,7 @@ class Table2016Screen(Screen[None]):
         )
 
     def draw(self) -> None:
-        game, s = self.shown, self.session
+        game, s = self.shown, self.board_seat
         self.query_one(BoardView).show(game, self.marks())
         players = Text()
         for player in (0, 1):
@@ -151,20 +163,22 @@ class Table2016Screen(Screen[None]):
     def hint(self) -> str:
         game = self.shown
         if game.result is not None:
-            return f"Game over: {end_words(game, self.session.name)}"
-        if self.session.placing:
-            row = 1 if game.setup.side_of(self.session.seat) == 0 else 7
-            left = 2 - len(self.session.placed)
+            return f"Game over: {end_words(game, self.board_seat.name)}"
+        if self.board_seat.placing:
+            row = 1 if game.setup.side_of(self.board_seat.seat) == 0 else 7
+            left = 2 - len(self.board_seat.placed)
+            if not self.board_seat.place_choices():
+                return self.board_seat.waiting_words()
             return (
                 f"place your Druids: choose {left} more square(s) of row {row} "
                 "(your Master ★ stands on your Temple)"
             )
         if self.picker is None:
-            return f"{self.session.names[1 - self.session.seat]} is thinking…"
+            return self.board_seat.waiting_words()
         return self.picker.hint()
 
     def end_lines(self) -> tuple[str, list[str]]:
-        game, s = self.shown, self.session
+        game, s = self.shown, self.board_seat
         result = game.result
         assert result is not None
         if result.winner is None:
@@ -183,11 +197,13 @@ class Table2016Screen(Screen[None]):
 
     def outcome(self) -> dict[str, Any]:
         result = self.shown.result
+        totals, winners = totals_of(result)
+        told = {"finished": True, "totals": list(totals), "winners": list(winners or ())}
         return {
             "game": "druids2016",
-            "names": list(self.session.names),
-            "my_seat": self.session.seat,
-            "result": None if result is None else result.json(),
+            "names": list(self.board_seat.names),
+            "my_seat": self.board_seat.seat,
+            "result": None if result is None else {**result.json(), **told},
             "moves": self.shown.ply,
         }
 
@@ -206,7 +222,7 @@ class Table2016Screen(Screen[None]):
         if self.picker is None:
             self.message = (
                 "place your Druids first"
-                if self.session.placing
+                if self.board_seat.placing
                 else "the game is over"
                 if self.shown.result
                 else "wait: it is not your move"
@@ -223,7 +239,7 @@ class Table2016Screen(Screen[None]):
         self._chose(event.square)
 
     def _chose(self, square: int) -> None:
-        if self.session.placing:
+        if self.board_seat.placing:
             self._place(square)
             return
         picker = self._ready()
@@ -231,17 +247,17 @@ class Table2016Screen(Screen[None]):
             self._outcome(picker, picker.choose(square))
 
     def _place(self, square: int) -> None:
-        reason = self.session.place(square)
+        reason = self.board_seat.place(square)
         self.message = reason or ""
         if reason is not None:
             self.app.bell()
         self.refresh_table()
-        if reason is None and not self.session.placing:
+        if reason is None and not self.board_seat.placing:
             self._run_bot()
 
     def action_cycle(self, delta: int) -> None:
-        if self.session.placing:
-            choices = self.session.place_choices()
+        if self.board_seat.placing:
+            choices = self.board_seat.place_choices()
             later = [s for s in choices if (s - self.cursor) * delta > 0]
             self.cursor = (
                 (min(later) if delta > 0 else max(later))
@@ -280,7 +296,7 @@ class Table2016Screen(Screen[None]):
         self.draw()
 
     def _play(self, move: Move) -> None:
-        reason = self.session.submit(move)
+        reason = self.board_seat.submit(move)
         self.message = "" if reason is None else f"{move.token()}: {reason}"
         if reason is not None:
             self.app.bell()
@@ -291,14 +307,14 @@ class Table2016Screen(Screen[None]):
 
     # ----------------------------------------------------------------- the bot
     def _run_bot(self) -> None:
-        if self.session.bot_to_move:
+        if self.board_seat.bot_to_move:
             self.busy = True
             self.refresh_table()
             self.run_worker(self._bot, thread=True, exclusive=True, group="bot")
 
     def _bot(self) -> None:
         worker = get_current_worker()
-        while not worker.is_cancelled and self.session.bot_step():
+        while not worker.is_cancelled and self.board_seat.bot_step():
             pass
         if not worker.is_cancelled:
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
