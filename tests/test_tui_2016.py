@@ -16,8 +16,14 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from druids_p2p.games.druids2016.arrange import arranged
-from druids_p2p.games.druids2016.board import COLS, ROWS, Board, parse_square, square_name
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import (
+    COLS,
+    ROWS,
+    Board,
+    default_board,
+    parse_square,
+    square_name,
+)
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import Budget, rule_move

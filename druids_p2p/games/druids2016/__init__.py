@@ -21,8 +21,13 @@ table of two peers), ``ruleset``, ``bots``, ``seat_text``; :data:`SPEC` is the g
 registry knows it (pyproject's ``druids_p2p.games`` entry point).
 """
 
-from druids_p2p.games.druids2016.board import Board, BoardError, parse_board
-from druids_p2p.games.druids2016.board_file import default_board, load_board
+from druids_p2p.games.druids2016.board import (
+    Board,
+    BoardError,
+    default_board,
+    load_board,
+    parse_board,
+)
 from druids_p2p.games.druids2016.bots import Rule2016Bot, Search2016Bot, fallback_2016
 from druids_p2p.games.druids2016.game import Game, Options, Result
 from druids_p2p.games.druids2016.moves import Move

@@ -12,8 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from druids_p2p.games.druids2016.board import Board
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import Board, default_board
 from druids_p2p.games.druids2016.game import Game, Options, Result
 from druids_p2p.games.druids2016.policy import Budget, Policy
 from druids_p2p.games.druids2016.setup import Setup, random_setup

@@ -13,8 +13,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from druids_p2p.games.druids2016.board import Board, parse_board, parse_square, square_name
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import (
+    Board,
+    default_board,
+    parse_board,
+    parse_square,
+    square_name,
+)
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.setup import Setup

@@ -13,8 +13,7 @@ from typing import Any
 
 from druids_p2p.games.druids2016 import cards
 from druids_p2p.games.druids2016 import moves as mv
-from druids_p2p.games.druids2016.board import square_name
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import default_board, square_name
 from druids_p2p.games.druids2016.demo import game_lines
 from druids_p2p.games.druids2016.options import PLAYERS, Options2016
 from druids_p2p.games.druids2016.replay import NAME, game_record, replay

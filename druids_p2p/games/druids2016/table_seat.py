@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from druids_p2p.games.druids2016 import cards as cd
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import default_board
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.moves import PLACE, Move
 from druids_p2p.games.druids2016.options import Options2016

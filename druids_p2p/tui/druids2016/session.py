@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from druids_p2p.games.druids2016.arrange import arranged
-from druids_p2p.games.druids2016.board import Board, square_name
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import Board, default_board, square_name
 from druids_p2p.games.druids2016.game import (
     MASTER_CAPTURED,
     MASTER_IN_TEMPLE,

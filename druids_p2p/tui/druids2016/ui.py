@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import default_board
 from druids_p2p.games.druids2016.game import Options
 from druids_p2p.games.spec import Bot
 from druids_p2p.tui.druids2016.app import Druids2016App
