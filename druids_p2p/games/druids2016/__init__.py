@@ -29,9 +29,8 @@ from druids_p2p.games.druids2016.board import (
     parse_board,
 )
 from druids_p2p.games.druids2016.bots import Rule2016Bot, Search2016Bot, fallback_2016
-from druids_p2p.games.druids2016.game import Game, Options, Result
+from druids_p2p.games.druids2016.game import Game, Options, Options2016, Result
 from druids_p2p.games.druids2016.moves import Move
-from druids_p2p.games.druids2016.options import Options2016
 from druids_p2p.games.druids2016.replay import ReplayInputError, game_record, replay
 from druids_p2p.games.druids2016.ruleset import Druids2016Ruleset, playout
 from druids_p2p.games.druids2016.setup import InvalidSetup, Setup, random_setup
@@ -51,7 +50,7 @@ SPEC = GameSpec(
     ui="druids_p2p.tui.druids2016.ui:UI",
     api={
         "Move2016": "druids_p2p.games.druids2016.moves:Move",
-        "Options2016": "druids_p2p.games.druids2016.options:Options2016",
+        "Options2016": "druids_p2p.games.druids2016.game:Options2016",
         "SeatView2016": "druids_p2p.games.druids2016.view:SeatView",
     },
 )

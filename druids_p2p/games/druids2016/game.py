@@ -4,11 +4,14 @@ are played on and taken back (a search plays and undoes millions), the legal mov
 Moves travel as integer codes (:attr:`Move.code`) inside: generation and play make no objects
 but the undo record. Squares are ``0..34`` (a1 = 0, row-major), Druids ``0..5`` (side 0's are
 0-2: side 0 sits at row 1 and moves first), tile kinds the small ints below.
+
+The table's options (formerly ``options.py``) sit at the end: ``Options2016`` only wraps this
+module's :class:`Options` (issue 30: fewer, whole modules).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from druids_p2p.games.druids2016.board import (
@@ -355,3 +358,28 @@ class Game:
         if reason is not None:
             raise IllegalMove(reason)
         self.play_code(move.code)
+
+
+# ---- formerly options.py:
+# What a game of Druids (2016) is started with, at a table or in process: the seat message's
+# fields (the seam's ``TableOptions``) and the engine's draw rules.
+#
+# The game seats exactly two and has neither rounds nor a variant, so ``variant`` and ``rounds``
+# are always their defaults (a seat message's are not read); the board is the shipped layout (a
+# table binds no board file).
+
+PLAYERS = 2
+
+
+@dataclass(frozen=True)
+class Options2016:
+    """Two seats; ``rules`` the draw rules (threefold repetition, 200 quiet moves)."""
+
+    players: int = PLAYERS
+    variant: bool = False
+    rounds: int = 1
+    rules: Options = field(default_factory=Options)
+
+    def __post_init__(self) -> None:
+        if self.players != PLAYERS:
+            raise ValueError(f"druids2016 seats exactly {PLAYERS} players, not {self.players}")

@@ -15,7 +15,7 @@ from druids_p2p.games.druids2016 import cards
 from druids_p2p.games.druids2016 import moves as mv
 from druids_p2p.games.druids2016.board import default_board, square_name
 from druids_p2p.games.druids2016.demo import game_lines
-from druids_p2p.games.druids2016.options import PLAYERS, Options2016
+from druids_p2p.games.druids2016.game import PLAYERS, Options2016
 from druids_p2p.games.druids2016.replay import NAME, game_record, replay
 from druids_p2p.games.druids2016.seat_text import parse_typed_move, seat_lines
 from druids_p2p.games.druids2016.state import Druids2016State, draw_start

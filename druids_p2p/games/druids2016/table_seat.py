@@ -31,9 +31,8 @@ from dataclasses import dataclass
 
 from druids_p2p.games.druids2016 import cards as cd
 from druids_p2p.games.druids2016.board import default_board
-from druids_p2p.games.druids2016.game import Game
+from druids_p2p.games.druids2016.game import Game, Options2016
 from druids_p2p.games.druids2016.moves import PLACE, Move
-from druids_p2p.games.druids2016.options import Options2016
 from druids_p2p.games.druids2016.state import PLACED, place_choices, placer, setup_of
 from druids_p2p.games.druids2016.view import SeatView, outcome, seat_view
 from druids_p2p.games.seam import MOVE, PLAY, GameMove, IllegalMove, TableMove

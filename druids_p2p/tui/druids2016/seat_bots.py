@@ -13,9 +13,8 @@ import random
 from collections.abc import Callable, Sequence
 
 from druids_p2p.games.druids2016.board import Board
-from druids_p2p.games.druids2016.game import Game, Options
+from druids_p2p.games.druids2016.game import Game, Options, Options2016
 from druids_p2p.games.druids2016.moves import Move
-from druids_p2p.games.druids2016.options import Options2016
 from druids_p2p.games.druids2016.setup import Setup
 from druids_p2p.games.druids2016.state import place_choices
 from druids_p2p.games.druids2016.view import seat_view
