@@ -28,11 +28,11 @@ from druids_p2p.games.druids2016.board import (
     load_board,
     parse_board,
 )
-from druids_p2p.games.druids2016.bots import Rule2016Bot, Search2016Bot, fallback_2016
 from druids_p2p.games.druids2016.game import Game, Options, Options2016, Result
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.replay import ReplayInputError, game_record, replay
 from druids_p2p.games.druids2016.ruleset import Druids2016Ruleset, playout
+from druids_p2p.games.druids2016.search import Rule2016Bot, Search2016Bot, fallback_2016
 from druids_p2p.games.druids2016.setup import InvalidSetup, Setup, random_setup
 from druids_p2p.games.druids2016.view import SeatView
 from druids_p2p.games.seam import IllegalMove
