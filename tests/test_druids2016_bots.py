@@ -15,7 +15,6 @@ from collections.abc import Iterator
 import pytest
 from druids2016_positions import BOARD, TILES, position, tokens
 
-from druids_p2p.games.druids2016.demo import demo_lines
 from druids_p2p.games.druids2016.game import WIN, Game
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import (
@@ -27,6 +26,7 @@ from druids_p2p.games.druids2016.policy import (
     rule_move,
     temple_distances,
 )
+from druids_p2p.games.druids2016.replay import demo_lines
 from druids_p2p.games.druids2016.search import (
     MATE_BAND,
     Searcher,

@@ -18,10 +18,9 @@ from typing import Any
 from druids_p2p.games.druids2016 import cards
 from druids_p2p.games.druids2016 import moves as mv
 from druids_p2p.games.druids2016.board import COLS, ROWS, TERRAINS, default_board, square_name
-from druids_p2p.games.druids2016.demo import game_lines
 from druids_p2p.games.druids2016.game import PLAYERS, Options2016
 from druids_p2p.games.druids2016.moves import Move
-from druids_p2p.games.druids2016.replay import NAME, game_record, replay
+from druids_p2p.games.druids2016.replay import NAME, game_lines, game_record, replay
 from druids_p2p.games.druids2016.state import Druids2016State, draw_start
 from druids_p2p.games.druids2016.table_seat import ONLOOKER, Druids2016Seat
 from druids_p2p.games.druids2016.view import ARROWS, PLACING, SeatView
