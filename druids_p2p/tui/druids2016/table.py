@@ -2,16 +2,20 @@
 what to choose next and the moves so far; the person's move is chosen on the board, square by
 square (``choice.py``), by keys or by the mouse, and the bot moves on a worker thread so that the
 screen stays live while it thinks. The end of the game opens a dialog saying who won and why.
+
+The app (formerly ``app.py``: the offline game's Textual app) sits at the end: it only opens this
+screen (issue 30: fewer, whole modules).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -337,3 +341,34 @@ class Table2016Screen(Screen[None]):
                 self.on_end({**self.outcome(), "stopped": "you left the table"})
 
         self.app.push_screen(ConfirmLeave2016(), answered)
+
+
+# ---- formerly app.py:
+# The Textual application for a Druids (2016) table against a bot in this process: the table
+# screen, then its end. The game file (``druids replay --game druids2016``) is written into the
+# game folder when the table closes, finished or not (once the Druids are placed):
+# ``record-2016.json``.
+
+RECORD_NAME = "record-2016.json"
+
+
+class Druids2016App(App[dict[str, Any] | None]):
+    TITLE = "Druids (2016)"
+
+    def __init__(self, session: Offline2016, folder: Path | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.folder = folder
+        self.table = Table2016Screen(session, self.finish)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.table)
+
+    def finish(self, outcome: dict[str, Any]) -> None:
+        """Write the record (when there is a folder and a game) and leave with the outcome."""
+        text = self.session.record_text()
+        if self.folder is not None and text is not None:
+            path = self.folder / RECORD_NAME
+            path.write_text(text, encoding="utf-8")
+            outcome = {**outcome, "record": str(path), "folder": str(self.folder)}
+        self.exit(outcome)

@@ -12,10 +12,10 @@ from pathlib import Path
 from druids_p2p.games.druids2016.board import default_board
 from druids_p2p.games.druids2016.game import Options
 from druids_p2p.games.spec import Bot
-from druids_p2p.tui.druids2016.app import Druids2016App
 from druids_p2p.tui.druids2016.lan_table import TABLE_UI
 from druids_p2p.tui.druids2016.replay import Replay2016App
 from druids_p2p.tui.druids2016.session import Offline2016, bot_chooser, bot_placement, start_bot
+from druids_p2p.tui.druids2016.table import Druids2016App
 from druids_p2p.tui.game_ui import NO_PREFS, GameUI, TablePrefs
 
 
