@@ -23,9 +23,8 @@ from textual.message import Message
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.view import DRAWING, PLACING, SeatView
-from druids_p2p.tui.druids2016.dialogs import GameOver2016, help_screen
 from druids_p2p.tui.druids2016.session import view_position
-from druids_p2p.tui.druids2016.table import Table2016Screen
+from druids_p2p.tui.druids2016.table import GameOver2016, Table2016Screen, help_screen
 from druids_p2p.tui.game_ui import (
     MoveRejected,
     PeerEvent,
