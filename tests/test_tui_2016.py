@@ -15,7 +15,6 @@ from board_keys import synced
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from druids_p2p.games.druids2016.arrange import arranged
 from druids_p2p.games.druids2016.board import (
     COLS,
     ROWS,
@@ -24,7 +23,7 @@ from druids_p2p.games.druids2016.board import (
     parse_square,
     square_name,
 )
-from druids_p2p.games.druids2016.game import Game
+from druids_p2p.games.druids2016.game import Game, arranged
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import Budget, rule_move
 from druids_p2p.games.druids2016.replay import replay

@@ -22,7 +22,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from druids_p2p.games.druids2016.arrange import arranged
 from druids_p2p.games.druids2016.board import Board, default_board, square_name
 from druids_p2p.games.druids2016.game import (
     MASTER_CAPTURED,
@@ -33,6 +32,7 @@ from druids_p2p.games.druids2016.game import (
     Game,
     Options,
     Options2016,
+    arranged,
 )
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import Budget, clone, rule_move
