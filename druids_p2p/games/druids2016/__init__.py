@@ -16,8 +16,8 @@ Modules, one concern each: ``board`` (squares, the layout's checks, reading a bo
 the table's options; a position arranged by hand), ``view`` (the position as JSON and text),
 ``replay`` (the game file, the demo); the bots' strategies: ``policy`` (the budget, ``random``
 and ``rule``) and ``search`` (alpha-beta; one game between two policies, the Wilson interval;
-the seam's bots). Behind the seam: ``state`` (a whole game, placements included), ``cards`` and
-``table_seat`` (the game at a card table of two peers), ``ruleset`` (with the seat's text);
+the seam's bots). Behind the seam: ``state`` (a whole game, placements included), ``table_seat``
+(the game at a card table of two peers, its cards), ``ruleset`` (with the seat's text);
 :data:`SPEC` is the game as the registry knows it (pyproject's ``druids_p2p.games`` entry
 point).
 """

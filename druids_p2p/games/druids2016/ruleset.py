@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from druids_p2p.games.druids2016 import cards
 from druids_p2p.games.druids2016 import moves as mv
+from druids_p2p.games.druids2016 import table_seat as ts
 from druids_p2p.games.druids2016.board import COLS, ROWS, TERRAINS, default_board, square_name
 from druids_p2p.games.druids2016.game import PLAYERS, Options2016
 from druids_p2p.games.druids2016.moves import Move
@@ -36,7 +36,7 @@ class Druids2016Ruleset:
     name = NAME
     min_players = PLAYERS
     max_players = PLAYERS
-    deck_size = cards.N_CARDS
+    deck_size = ts.N_CARDS
     table_flags: frozenset[str] = frozenset()
     Move = mv.Move
     """The game's move values (the seam's ``MoveValues``): steps and placements."""
@@ -48,10 +48,10 @@ class Druids2016Ruleset:
         return Druids2016State(default_board(), opts.rules, first, tiles)
 
     def format_card(self, card: int) -> str:
-        return cards.format_card(card)
+        return ts.format_card(card)
 
     def parse_card(self, token: str) -> int:
-        return cards.parse_card(token)
+        return ts.parse_card(token)
 
     def typed_move(self, move: GameMove) -> str:
         return move.token()
