@@ -3,10 +3,8 @@ test says only the pieces that matter (player 0 sits at row 1 and moves first)."
 
 from __future__ import annotations
 
-from druids_p2p.games.druids2016.arrange import arranged
-from druids_p2p.games.druids2016.board import parse_square
-from druids_p2p.games.druids2016.board_file import default_board
-from druids_p2p.games.druids2016.game import Game, Options
+from druids_p2p.games.druids2016.board import default_board, parse_square
+from druids_p2p.games.druids2016.game import Game, Options, arranged
 from druids_p2p.games.druids2016.moves import Move
 
 BOARD = default_board()

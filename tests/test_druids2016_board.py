@@ -11,9 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from druids_p2p.games.druids2016 import board_file
-from druids_p2p.games.druids2016.board import BoardError, parse_board, square_name
-from druids_p2p.games.druids2016.board_file import default_board, load_board
+from druids_p2p.games.druids2016 import board as board_module
+from druids_p2p.games.druids2016.board import (
+    BoardError,
+    default_board,
+    load_board,
+    parse_board,
+    square_name,
+)
 from druids_p2p.games.druids2016.moves import Move
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +43,7 @@ def test_board_the_default_layout_is_the_rulings_drawing() -> None:
 
 
 def test_board_the_default_file_is_package_data_that_pip_ships() -> None:
-    path = Path(board_file.__file__).with_name(board_file.DEFAULT_BOARD_NAME)
+    path = Path(board_module.__file__).with_name(board_module.DEFAULT_BOARD_NAME)
     assert load_board(path).cells == default_board().cells
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
     shipped = data["tool"]["setuptools"]["package-data"]["druids_p2p"]

@@ -15,9 +15,7 @@ from collections.abc import Iterator
 import pytest
 from druids2016_positions import BOARD, TILES, position, tokens
 
-from druids_p2p.games.druids2016.demo import demo_lines
 from druids_p2p.games.druids2016.game import WIN, Game
-from druids_p2p.games.druids2016.match import play_game, seeded_setup, wilson
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import (
     Budget,
@@ -28,7 +26,15 @@ from druids_p2p.games.druids2016.policy import (
     rule_move,
     temple_distances,
 )
-from druids_p2p.games.druids2016.search import MATE_BAND, Searcher, search_move
+from druids_p2p.games.druids2016.replay import demo_lines
+from druids_p2p.games.druids2016.search import (
+    MATE_BAND,
+    Searcher,
+    play_game,
+    search_move,
+    seeded_setup,
+    wilson,
+)
 
 POLICIES: list[Policy] = [random_move, rule_move, search_move]
 NODES = Budget(nodes=400)

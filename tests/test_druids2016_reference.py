@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.games.druids2016.board import Board, parse_board, square_name
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import Board, default_board, parse_board, square_name
 from druids_p2p.games.druids2016.game import Game, Options
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.setup import random_setup

@@ -9,10 +9,16 @@ from typing import Any
 
 import pytest
 
-from druids_p2p.games.druids2016.board_file import default_board
-from druids_p2p.games.druids2016.demo import demo_lines, play_out, random_policy
+from druids_p2p.games.druids2016.board import default_board
 from druids_p2p.games.druids2016.game import Game
-from druids_p2p.games.druids2016.replay import ReplayInputError, game_record, replay
+from druids_p2p.games.druids2016.replay import (
+    ReplayInputError,
+    demo_lines,
+    game_record,
+    play_out,
+    random_policy,
+    replay,
+)
 from druids_p2p.games.druids2016.setup import random_setup
 
 START: dict[str, Any] = {

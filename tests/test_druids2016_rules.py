@@ -205,8 +205,8 @@ def test_symbol_tile_move_is_required_and_must_be_of_the_symbol_kind() -> None:
 
 
 def test_symbol_ruling_no_free_square_nothing_moves_and_the_move_is_bare() -> None:
-    from druids_p2p.games.druids2016.arrange import arranged
     from druids_p2p.games.druids2016.board import parse_board
+    from druids_p2p.games.druids2016.game import arranged
 
     board = parse_board(
         ". . T . .\nM M M M M\n. F F F .\n* C * C *\n. R R R .\nM M M M M\n. . T . .\n", "tight"

@@ -16,8 +16,8 @@ from druids2016_registered import register
 from druids_p2p.bots.host import RandomBot
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.druids2016 import SPEC
+from druids_p2p.games.druids2016.game import Options2016
 from druids_p2p.games.druids2016.moves import PLACE, Move
-from druids_p2p.games.druids2016.options import Options2016
 from druids_p2p.games.druids2016.state import Druids2016State
 from druids_p2p.games.druids2016.view import PLACING, PLAYING
 from druids_p2p.games.registry import game_spec

@@ -17,8 +17,7 @@ from table_harness import LocalTable
 
 from druids_p2p.audit.audit import audit_file
 from druids_p2p.games.druids2016.board import DIRECTION_NAMES, square_name
-from druids_p2p.games.druids2016.cards import square_cards
-from druids_p2p.games.druids2016.table_seat import PLACEMENT, TURNS, Druids2016Seat
+from druids_p2p.games.druids2016.table_seat import PLACEMENT, TURNS, Druids2016Seat, square_cards
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_state import TableFault
 from druids_p2p.wire import Message, MsgType, read_record

@@ -15,17 +15,21 @@ from board_keys import synced
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from druids_p2p.games.druids2016.arrange import arranged
-from druids_p2p.games.druids2016.board import COLS, ROWS, Board, parse_square, square_name
-from druids_p2p.games.druids2016.board_file import default_board
-from druids_p2p.games.druids2016.game import Game
+from druids_p2p.games.druids2016.board import (
+    COLS,
+    ROWS,
+    Board,
+    default_board,
+    parse_square,
+    square_name,
+)
+from druids_p2p.games.druids2016.game import Game, arranged
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import Budget, rule_move
 from druids_p2p.games.druids2016.replay import replay
-from druids_p2p.tui.druids2016.app import RECORD_NAME, Druids2016App
 from druids_p2p.tui.druids2016.board import CELL_H, CELL_W, LEFT, TOP, BoardView
-from druids_p2p.tui.druids2016.dialogs import GameOver2016
 from druids_p2p.tui.druids2016.session import Chooser, Offline2016, rule_chooser
+from druids_p2p.tui.druids2016.table import RECORD_NAME, Druids2016App, GameOver2016
 
 SIZE = (104, 32)
 MAX_MOVES = 400

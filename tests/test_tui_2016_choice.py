@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import random
 
-from druids_p2p.games.druids2016.board import NEIGHBOURS
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import NEIGHBOURS, default_board
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.setup import random_setup

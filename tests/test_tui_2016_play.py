@@ -32,10 +32,8 @@ from druids_p2p.games.druids2016.policy import Budget, rule_move
 from druids_p2p.games.druids2016.replay import replay
 from druids_p2p.tui.app import DruidsApp
 from druids_p2p.tui.bots import bot_seats
-from druids_p2p.tui.druids2016.app import Druids2016App
-from druids_p2p.tui.druids2016.dialogs import GameOver2016
 from druids_p2p.tui.druids2016.lan_table import TABLE_UI, LanTable2016Screen
-from druids_p2p.tui.druids2016.table import Table2016Screen
+from druids_p2p.tui.druids2016.table import Druids2016App, GameOver2016, Table2016Screen
 from druids_p2p.tui.game_ui import NO_PACING
 from druids_p2p.tui.player import NetSession, local_table
 from druids_p2p.wire import load_or_create

@@ -17,9 +17,8 @@ import argparse
 import sys
 import time
 
-from druids_p2p.games.druids2016.match import play_game, wilson
 from druids_p2p.games.druids2016.policy import Budget, Policy, random_move, rule_move
-from druids_p2p.games.druids2016.search import search_move
+from druids_p2p.games.druids2016.search import play_game, search_move, wilson
 
 POLICIES: dict[str, Policy] = {"random": random_move, "rule": rule_move, "search": search_move}
 

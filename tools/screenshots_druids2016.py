@@ -12,12 +12,11 @@ import asyncio
 import random
 from pathlib import Path
 
-from druids_p2p.games.druids2016.arrange import arranged
-from druids_p2p.games.druids2016.board import parse_square, square_name
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import default_board, parse_square, square_name
+from druids_p2p.games.druids2016.game import arranged
 from druids_p2p.games.druids2016.policy import Budget, rule_move
-from druids_p2p.tui.druids2016.app import Druids2016App
 from druids_p2p.tui.druids2016.session import Offline2016, rule_chooser
+from druids_p2p.tui.druids2016.table import Druids2016App
 
 SIZE = (100, 26)
 SEED = 5

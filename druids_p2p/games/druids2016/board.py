@@ -1,13 +1,17 @@
 """The board as data: squares, symbols, Temples and Stars, checked against the seed's constraints.
 
 The printed board is not public, so RULINGS-2016.md makes the layout a file that anyone may replace
-(an owner of the printed game types theirs in). This module only parses text: reading files is
-``board_file``'s job, so the engine stays pure.
+(an owner of the printed game types theirs in). Parsing is pure; the board file's reading (formerly
+``board_file.py``) sits at the end, the engine's one touch of the file system, beside the one parser
+it feeds (issue 30: fewer, whole modules).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
 from typing import Final
 
 COLS: Final = 5
@@ -176,3 +180,31 @@ def parse_board(text: str, name: str) -> Board:
         tile_ok=tile_ok,
         text="\n".join(rows) + "\n",
     )
+
+
+# ---- formerly board_file.py:
+# Reading a board file: the one module of the engine that touches the file system.
+#
+# The default layout ships as package data (``default.board``), so a pip install carries it; any
+# other file is checked by :func:`druids_p2p.games.druids2016.board.parse_board` the same way.
+
+DEFAULT_BOARD_NAME = "default.board"
+
+
+def load_board(path: str | Path) -> Board:
+    """The board in the file at ``path``; BoardError (one line, naming the file) if it cannot be
+    read or breaks a constraint."""
+    name = f"board file {str(path)!r}"
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BoardError(f"{name}: cannot be read ({reason})") from None
+    return parse_board(text, name)
+
+
+@cache
+def default_board() -> Board:
+    """The project's layout (RULINGS-2016.md "Board"), read once from the package's data."""
+    text = resources.files(__package__).joinpath(DEFAULT_BOARD_NAME).read_text(encoding="utf-8")
+    return parse_board(text, f"the default board ({DEFAULT_BOARD_NAME})")

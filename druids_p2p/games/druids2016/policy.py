@@ -191,5 +191,5 @@ def rule_move(game: Game, rng: random.Random, budget: Budget) -> Move:
 
 
 def demo_policy(policy: Policy, rng: random.Random, budget: Budget) -> Callable[[Game], int]:
-    """``policy`` as :mod:`druids_p2p.games.druids2016.demo` takes one (game -> move code)."""
+    """``policy`` as :mod:`druids_p2p.games.druids2016.replay` takes one (game -> move code)."""
     return lambda game: policy(game, rng, budget).code

@@ -3,25 +3,27 @@
 It translates the seam's calls to the engine (:class:`~.game.Game`), the in-process game with
 its placements (:class:`~.state.Druids2016State`), the table seat (:mod:`.table_seat`) and the
 game file of issue 31, which ``druids replay`` reads (:mod:`.replay`).
+
+The seat's text (formerly ``seat_text.py``: a seat's lines and a typed move, what the seam's
+``seat_lines`` and ``parse_typed_move`` answer) sits at the end (issue 30: fewer, whole modules).
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from druids_p2p.games.druids2016 import cards
 from druids_p2p.games.druids2016 import moves as mv
-from druids_p2p.games.druids2016.board import square_name
-from druids_p2p.games.druids2016.board_file import default_board
-from druids_p2p.games.druids2016.demo import game_lines
-from druids_p2p.games.druids2016.options import PLAYERS, Options2016
-from druids_p2p.games.druids2016.replay import NAME, game_record, replay
-from druids_p2p.games.druids2016.seat_text import parse_typed_move, seat_lines
+from druids_p2p.games.druids2016 import table_seat as ts
+from druids_p2p.games.druids2016.board import COLS, ROWS, TERRAINS, default_board, square_name
+from druids_p2p.games.druids2016.game import PLAYERS, Options2016
+from druids_p2p.games.druids2016.moves import Move
+from druids_p2p.games.druids2016.replay import NAME, game_lines, game_record, replay
 from druids_p2p.games.druids2016.state import Druids2016State, draw_start
 from druids_p2p.games.druids2016.table_seat import ONLOOKER, Druids2016Seat
-from druids_p2p.games.druids2016.view import SeatView
+from druids_p2p.games.druids2016.view import ARROWS, PLACING, SeatView
 from druids_p2p.games.seam import CommonGameState, GameMove, Streams
 
 PLACEMENTS = 4
@@ -34,7 +36,7 @@ class Druids2016Ruleset:
     name = NAME
     min_players = PLAYERS
     max_players = PLAYERS
-    deck_size = cards.N_CARDS
+    deck_size = ts.N_CARDS
     table_flags: frozenset[str] = frozenset()
     Move = mv.Move
     """The game's move values (the seam's ``MoveValues``): steps and placements."""
@@ -46,10 +48,10 @@ class Druids2016Ruleset:
         return Druids2016State(default_board(), opts.rules, first, tiles)
 
     def format_card(self, card: int) -> str:
-        return cards.format_card(card)
+        return ts.format_card(card)
 
     def parse_card(self, token: str) -> int:
-        return cards.parse_card(token)
+        return ts.parse_card(token)
 
     def typed_move(self, move: GameMove) -> str:
         return move.token()
@@ -153,3 +155,46 @@ def _state(state: object) -> Druids2016State:
 
 
 __all__ = ["Druids2016Ruleset", "playout"]
+
+
+# ---- formerly seat_text.py:
+# A seat's view as a person at a plain terminal reads it, and the moves as it types them.
+
+
+def _cell(view: SeatView, square: int, tiles: dict[int, str]) -> str:
+    cell = view.board.cells[square]
+    ground = tiles.get(square) or (cell.lower() if cell in TERRAINS else cell)
+    druid = next((d for d in view.druids if d.square == square), None)
+    if druid is None:
+        mine = square in view.placed
+        return f"{ground}{view.seat}? " if mine else f" {ground}  "
+    return f"{ground}{druid.player}{ARROWS[druid.facing]}{'*' if druid.master else ' '}"
+
+
+def seat_lines(view: SeatView) -> list[str]:
+    """The board (row 7 on top; a tile in capitals, a bare symbol in small letters, a Druid as
+    its player, its facing and ``*`` for the Master), then whose move it is and the legal
+    moves."""
+    tiles = dict(view.tiles)
+    lines = [
+        f"  {r + 1} " + " ".join(_cell(view, r * COLS + c, tiles) for c in range(COLS))
+        for r in reversed(range(ROWS))
+    ]
+    lines.append("     " + "    ".join("abcde"))
+    if view.first is not None:
+        lines.append(f"P{view.first} sits at row 1 and moved first; you are P{view.seat}")
+    if view.phase == PLACING and view.placed:
+        lines.append("your Druids so far: " + " ".join(square_name(s) for s in view.placed))
+    if view.legal:
+        lines.append("legal: " + " ".join(Move.of(m).token() for m in view.legal))
+    if view.result is not None:
+        lines.append(f"game over: {view.ended_by}, winners {list(view.winners or ())}")
+    return lines
+
+
+def parse_typed_move(text: str) -> Move:
+    """A move as typed: its token, or a bare square (``b1``) for a placement."""
+    token = " ".join(text.split())
+    if re.fullmatch(r"[a-e][1-7]", token):
+        token = "@" + token
+    return Move.from_token(token)

@@ -7,17 +7,30 @@ the engine's own end rules (Master, no move, threefold repetition, 200 moves) sc
 that end the game. A node budget makes it deterministic; a time budget reads the clock the
 :class:`~druids_p2p.games.druids2016.policy.Budget` carries, and the deepest finished iteration
 (or a better move proved in the unfinished one) is played.
+
+One game between two policies and the Wilson interval (formerly ``match.py``) sit at the end:
+they measure this bot (issue 30: fewer, whole modules).
+
+The seam's bots (formerly ``bots.py``: rule, search and the fallback) sit at the end, beside the
+search they wrap (issue 30: fewer, whole modules).
 """
 
 from __future__ import annotations
 
+import math
 import random
-from typing import Final
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
 
-from druids_p2p.games.druids2016.board import NEIGHBOURS
-from druids_p2p.games.druids2016.game import DRAW, K_CLOUD, K_RIVER, Game
+from druids_p2p.games.druids2016.board import NEIGHBOURS, Board, default_board
+from druids_p2p.games.druids2016.game import DRAW, K_CLOUD, K_RIVER, Game, Options, Result
 from druids_p2p.games.druids2016.moves import Move
-from druids_p2p.games.druids2016.policy import Budget, clone, temple_distances
+from druids_p2p.games.druids2016.policy import Budget, Policy, clone, rule_move, temple_distances
+from druids_p2p.games.druids2016.setup import Setup, random_setup
+from druids_p2p.games.druids2016.view import SeatView
+from druids_p2p.games.spec import Bot
 
 WIN_SCORE: Final = 100_000
 """A won position ``n`` plies from the root scores ``WIN_SCORE - n``: the quickest win first."""
@@ -258,3 +271,126 @@ def search_move(game: Game, rng: random.Random, budget: Budget) -> Move:
     """The search bot's move: alpha-beta within ``budget`` (see :class:`Searcher`)."""
     code, _ = Searcher(game, rng, budget).run()
     return Move.from_code(code)
+
+
+# ---- formerly match.py:
+# One game between two policies, and the arithmetic of many: what a bench, a test or a
+# tournament needs to pit bots against each other without a table.
+#
+# Pure: the setup comes from a seed, each policy gets its own ``random.Random`` derived from it,
+# and time is measured only by the clocks inside the budgets passed in.
+
+
+def seeded_setup(seed: int, first: int, board: Board) -> Setup:
+    """The setup ``random_setup`` draws from ``seed``, with player ``first`` at row 1: the
+    same tiles and the same Druids on each row whoever sits there, so a pair of games with
+    ``first`` 0 and 1 plays one position from both chairs."""
+    setup = random_setup(random.Random(seed), board)
+    if setup.first == first:
+        return setup
+    placements = setup.placements
+    return Setup(first, setup.tiles, (placements[1], placements[0]))
+
+
+@dataclass(frozen=True)
+class Played:
+    """A finished game: its ``result``, the player who moved ``first``, its length in moves
+    (``plies``) and the engine's game (for its record)."""
+
+    result: Result
+    first: int
+    plies: int
+    game: Game
+
+
+def play_game(
+    policies: Sequence[Policy],
+    budgets: Sequence[Budget],
+    seed: int,
+    first: int,
+    board: Board | None = None,
+    options: Options | None = None,
+) -> Played:
+    """Player ``p`` (0, 1) chooses with ``policies[p]`` within ``budgets[p]`` from the setup of
+    :func:`seeded_setup`; ``first`` moves first. Each policy draws from its own seeded rng. A
+    move a policy returns is checked (ValueError naming it if illegal)."""
+    board = board or default_board()
+    game = Game(seeded_setup(seed, first, board), board, options)
+    rngs = [random.Random(f"druids2016 match {seed} {first} {p}") for p in (0, 1)]
+    while game.result is None:
+        player = game.player(game.side)
+        move = policies[player](game, rngs[player], budgets[player])
+        reason = game.check(move)
+        if reason is not None:
+            raise ValueError(f"player {player}'s policy chose {move.token()!r}: {reason}")
+        game.play_code(move.code)
+    return Played(game.result, first, game.ply, game)
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (Wilson 1927; z = 1.96 for 95%): unlike
+    p ± z·se it stays inside [0, 1] and is honest near 0 and 1, where bots live."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    denominator = 1 + z * z / n
+    return max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator)
+
+
+# ---- formerly bots.py:
+# Druids (2016)'s bots as the spec names them: thin :class:`Bot` wrappers over the pure
+# policies (``rule`` in :mod:`.policy`, ``search`` in :mod:`.search`; the built-in ``random`` bot
+# plays ``view.legal`` as it is), and the host's fallback.
+#
+# A bot rebuilds the position from its view (:meth:`SeatView.game`) and thinks on it. A placement
+# (``@b1``) is chosen at random from the bot's own rng: the placements are hidden from each other,
+# so no position tells a better one. The search's budget is in nodes, from the time budget (so a
+# game replays exactly on any machine), with the time budget itself as a cap.
+
+NODES_PER_MS: Final = 24
+"""Search nodes granted per millisecond of budget: an idle core visits about 50 a ms, so the
+nodes run out in about half the budget there (and the game replays exactly); on a loaded core
+the clock (below) stops the search first."""
+TIME_SHARE: Final = 0.5
+"""The share of the time budget the bot may use (counted from the call, the position's rebuild
+included) before the search stops, whatever its nodes. The rest is headroom for a loaded
+machine: on 2 cores at load 10, a move capped at 60-70% of 100 ms still ran past 120 ms in
+2-9% of moves (the process waits its turn for a core), so that 99% of moves keep within 120%
+of the budget (``druids bench bots`` reports the p99)."""
+
+
+def fallback_2016(view: Any) -> int:
+    """The smallest legal move id: deterministic and instant, the same on every peer."""
+    return int(min(view.legal))
+
+
+def _choose(bot: Bot, view: Any, policy: Policy) -> int:
+    if not isinstance(view, SeatView):
+        raise TypeError("this bot plays Druids (2016) only")
+    if view.setup is None:  # placing: hidden from each other, nothing to search
+        return int(view.legal[bot.rng.randrange(len(view.legal))])
+    start = time.perf_counter()
+    game = view.game()
+    left = bot.time_budget_ms * TIME_SHARE / 1000 - (time.perf_counter() - start)
+    budget = Budget(
+        nodes=max(1, int(bot.time_budget_ms * NODES_PER_MS)),
+        seconds=max(0.001, left),
+        clock=time.perf_counter,
+    )
+    return policy(game, bot.rng, budget).code
+
+
+class Rule2016Bot(Bot):
+    """Wins at once, never lets a win through, keeps Druids, brings its Master on (two plies)."""
+
+    def choose(self, view: Any) -> int:
+        return _choose(self, view, rule_move)
+
+
+class Search2016Bot(Bot):
+    """Alpha-beta with iterative deepening over the whole position, within the budget."""
+
+    def choose(self, view: Any) -> int:
+        return _choose(self, view, search_move)

@@ -21,6 +21,9 @@ are a legal placement, so :meth:`breaches` is always empty.
 
 An *onlooker* (:data:`ONLOOKER`) holds no hand and follows all of it: what ``druids audit``
 replays a record with.
+
+The cards (formerly ``cards.py``: the setup deck and the square cards, docs/protocol/deck.md
+§11.5) come first: only this seat and the seam deal with them (issue 30: fewer, whole modules).
 """
 
 from __future__ import annotations
@@ -28,19 +31,85 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
-from druids_p2p.games.druids2016 import cards as cd
-from druids_p2p.games.druids2016.board_file import default_board
-from druids_p2p.games.druids2016.game import Game
+from druids_p2p.games.druids2016.board import default_board
+from druids_p2p.games.druids2016.game import Game, Options2016
 from druids_p2p.games.druids2016.moves import PLACE, Move
-from druids_p2p.games.druids2016.options import Options2016
+from druids_p2p.games.druids2016.setup import TILE_SET
 from druids_p2p.games.druids2016.state import PLACED, place_choices, placer, setup_of
 from druids_p2p.games.druids2016.view import SeatView, outcome, seat_view
 from druids_p2p.games.seam import MOVE, PLAY, GameMove, IllegalMove, TableMove
 
+# ---- formerly cards.py:
+# The cards a table of two peers draws Druids (2016)'s setup with: nothing of the game is a
+# card, so these stand for its chance and its secret choices (docs/protocol/deck.md §16).
+#
+# * 0-4, the five **tile cards** ``C1 C2 M F R``: shuffled with the two seat cards and turned,
+#   their order is the tiles' on the start squares (c4, a3, a5, e3, e5 on the default board);
+# * 5-6, the **seat cards** ``P0 P1``: of the two, the one turned first names the player at row
+#   1, who moves first;
+# * 7-14, the **square cards** ``P0:1`` .. ``P1:4``: player ``p``'s ``k``-th free back-row square
+#   (its back row but the Temple, from column a to e), dealt to ``p`` alone; two of them played
+#   face down are its placement, committed before either player's is opened.
+
+TILE_CARDS: Final = tuple(range(len(TILE_SET)))
+SEAT_CARDS: Final = (5, 6)
+SETUP_CARDS: Final = (*TILE_CARDS, *SEAT_CARDS)
+"""The setup deck: shuffled by both peers, then every card turned face up."""
+SLOTS: Final = 4
+"""Free squares on a back row (five squares, one the Temple)."""
+SQUARE_BASE: Final = len(SETUP_CARDS)
+N_CARDS: Final = SQUARE_BASE + 2 * SLOTS
+TILE_TOKENS: Final = ("C1", "C2", "M", "F", "R")
+TOKENS: Final[tuple[str, ...]] = (
+    *TILE_TOKENS,
+    "P0",
+    "P1",
+    *(f"P{p}:{k + 1}" for p in (0, 1) for k in range(SLOTS)),
+)
+_BY_TOKEN: Final = {t: c for c, t in enumerate(TOKENS)}
+
+
+def tile_kind(card: int) -> str:
+    """The kind (C, M, F, R) of a tile card."""
+    return TILE_SET[card]
+
+
+def square_card(player: int, slot: int) -> int:
+    """The card of ``player``'s ``slot``-th free back-row square (0-3)."""
+    return SQUARE_BASE + SLOTS * player + slot
+
+
+def square_cards(player: int) -> tuple[int, ...]:
+    return tuple(square_card(player, k) for k in range(SLOTS))
+
+
+def slot_of(card: int) -> tuple[int, int]:
+    """(player, slot) of a square card; ValueError for another card."""
+    if not SQUARE_BASE <= card < N_CARDS:
+        raise ValueError(f"card {card} is no square card")
+    return divmod(card - SQUARE_BASE, SLOTS)
+
+
+def format_card(card: int) -> str:
+    """The card's token; ValueError for an id that is no card."""
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < N_CARDS:
+        raise ValueError(f"no card has id {card!r}")
+    return TOKENS[card]
+
+
+def parse_card(token: str) -> int:
+    """The card ``token`` names; ValueError naming the token otherwise."""
+    card = _BY_TOKEN.get(token) if isinstance(token, str) else None
+    if card is None:
+        raise ValueError(f"unknown card token {token!r} (C1 C2 M F R, P0 P1, P0:1 .. P1:4)")
+    return card
+
+
 ONLOOKER = -1
 SETUP, PLACEMENT = "setup", "placement"
-TURNS = len(cd.SETUP_CARDS)
+TURNS = len(SETUP_CARDS)
 """Positions 0-6 are the setup deck's cards, turned."""
 
 
@@ -50,7 +119,7 @@ def place_deck(player: int) -> str:
 
 def hand_positions(player: int) -> tuple[int, ...]:
     """The positions dealt to ``player``: its four square cards."""
-    return tuple(range(TURNS + cd.SLOTS * player, TURNS + cd.SLOTS * (player + 1)))
+    return tuple(range(TURNS + SLOTS * player, TURNS + SLOTS * (player + 1)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +139,10 @@ class Op:
 def setup_ops() -> list[Op]:
     """The draw and the deal of the square cards, in order (the module's steps 1-3)."""
     return [
-        Op("shuffle", deck=SETUP, cards=cd.SETUP_CARDS),
-        *(Op("shuffle", deck=place_deck(p), cards=cd.square_cards(p)) for p in (0, 1)),
+        Op("shuffle", deck=SETUP, cards=SETUP_CARDS),
+        *(Op("shuffle", deck=place_deck(p), cards=square_cards(p)) for p in (0, 1)),
         *(Op("turn", deck=SETUP, zone=SETUP) for _ in range(TURNS)),
-        *(Op("deals", deck=place_deck(p), seats=(p,) * cd.SLOTS) for p in (0, 1)),
+        *(Op("deals", deck=place_deck(p), seats=(p,) * SLOTS) for p in (0, 1)),
     ]
 
 
@@ -101,17 +170,17 @@ class Druids2016Seat:
     def first(self) -> int | None:
         """The player at row 1, once the setup deck is turned."""
         turned = [self._cards.get(p) for p in range(TURNS)]
-        return next((c - cd.SEAT_CARDS[0] for c in turned if c in cd.SEAT_CARDS), None)
+        return next((c - SEAT_CARDS[0] for c in turned if c in SEAT_CARDS), None)
 
     @property
     def tiles(self) -> str | None:
         turned = [self._cards.get(p) for p in range(TURNS)]
         if any(c is None for c in turned):
             return None
-        return "".join(cd.tile_kind(c) for c in turned if c is not None and c in cd.TILE_CARDS)
+        return "".join(tile_kind(c) for c in turned if c is not None and c in TILE_CARDS)
 
     def _square(self, card: int) -> int:
-        player, slot = cd.slot_of(card)
+        player, slot = slot_of(card)
         first = self.first
         assert first is not None
         return place_choices(self.board, player ^ first, ())[slot]
@@ -192,21 +261,21 @@ class Druids2016Seat:
         return due
 
     def learn(self, position: int, card: int) -> None:
-        if not 0 <= position < cd.N_CARDS:
+        if not 0 <= position < N_CARDS:
             raise ValueError(f"no position {position} has been dealt")
         if position < TURNS:
-            fits = card in cd.SETUP_CARDS
+            fits = card in SETUP_CARDS
         else:
-            fits = card in cd.square_cards((position - TURNS) // cd.SLOTS)
+            fits = card in square_cards((position - TURNS) // SLOTS)
         if not fits:
             raise ValueError(f"position {position} cannot hold card {card}")
         known = self._cards.get(position)
         if known is not None:
             if known != card:
-                raise ValueError(f"position {position} holds {cd.format_card(known)}, not {card}")
+                raise ValueError(f"position {position} holds {format_card(known)}, not {card}")
             return
         if card in self._where:
-            raise ValueError(f"{cd.format_card(card)} lies at position {self._where[card]}")
+            raise ValueError(f"{format_card(card)} lies at position {self._where[card]}")
         self._cards[position], self._where[card] = card, position
         self._start_play()
 
@@ -278,7 +347,7 @@ class Druids2016Seat:
         if move.square not in choices or move.square in self.placed(self.seat):
             why = f"P{self.seat} may not place a Druid on {move.token()[1:]}"
             raise IllegalMove(why)
-        return cd.square_card(self.seat, choices.index(move.square)), PLACEMENT
+        return square_card(self.seat, choices.index(move.square)), PLACEMENT
 
     def position_of(self, card: int) -> int:
         where = self._where.get(card)

@@ -2,19 +2,26 @@
 what to choose next and the moves so far; the person's move is chosen on the board, square by
 square (``choice.py``), by keys or by the mouse, and the bot moves on a worker thread so that the
 screen stays live while it thinks. The end of the game opens a dialog saying who won and why.
+
+The app (formerly ``app.py``: the offline game's Textual app) sits at the end: it only opens this
+screen (issue 30: fewer, whole modules).
+
+The dialogs (formerly ``dialogs.py``: leave, game over, help) come first: this screen opens them
+(issue 30: fewer, whole modules).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
@@ -22,11 +29,108 @@ from druids_p2p.games.druids2016.board import COLS, ROWS
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.view import outcome as totals_of
-from druids_p2p.tui.druids2016.board import BoardView, Marks, last_move_squares
+from druids_p2p.tui.dialogs import HelpScreen
+from druids_p2p.tui.druids2016.board import (
+    ARROWS,
+    DRUID,
+    MASTER,
+    STAR_GLYPH,
+    TEMPLE_GLYPH,
+    TILE_GLYPHS,
+    BoardView,
+    Marks,
+    last_move_squares,
+)
 from druids_p2p.tui.druids2016.choice import Picker
-from druids_p2p.tui.druids2016.dialogs import ConfirmLeave2016, GameOver2016, help_screen
 from druids_p2p.tui.druids2016.session import BoardSeat, Offline2016, end_words
 from druids_p2p.tui.widgets import plain, seat_colour
+
+# ---- formerly dialogs.py:
+# The Druids (2016) table's dialogs: the end of the game, leaving, and the help (key ``?``)
+# with the keys, the signs on the board and the rules in brief (docs/rules-2016.md in full).
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("← → ↑ ↓ / h j k l", "move the cursor over the board"),
+    ("enter / space / click", "choose the square: a Druid, then where it goes, then the tile"),
+    ("tab / shift+tab", "focus your next / previous Druid that can move"),
+    ("n e s w", "step the focused Druid north (up) / east / south / west"),
+    ("escape", "take back the last choice (the tile, the step, the Druid)"),
+    ("?", "this help"),
+    ("q", "leave the table"),
+)
+SIGNS: tuple[tuple[str, str], ...] = (
+    (f"{DRUID}{ARROWS[0]}", "a Druid in its player's colour; the arrow is its facing"),
+    (f"{MASTER}{ARROWS[2]}", "the Master Druid (into the other Temple wins; captured loses)"),
+    (f"{TEMPLE_GLYPH}T", "a Temple (c1 for the player at row 1, c7 for the other)"),
+    (STAR_GLYPH, "a Star (the tiles start on the middle one and beside the others)"),
+    ("(M) (F) (C) (R)", "a terrain symbol printed on the board: ending a move on it moves a tile"),
+    (f"{TILE_GLYPHS['M']}M", "the Mountain tile: no Druid may enter it"),
+    (f"{TILE_GLYPHS['F']}F", "the Forest tile: a Druid on it cannot be captured"),
+    (f"{TILE_GLYPHS['C']}C", "a Cloud tile: a Druid entering one moves on to the other"),
+    (f"{TILE_GLYPHS['R']}R", "the River tile: a Druid entering it moves one square further"),
+    ("colours", "blue: the focused Druid; green: where it may go; purple: where the tile may "
+     "go; olive: the Cloud tiles to choose from; brown: the last move"),
+)  # fmt: skip
+RULES: tuple[str, ...] = (
+    "Move one of your Druids one square, in any direction but the one it faces; it then faces "
+    "the way it moved. Moving onto an opponent's Druid captures it.",
+    "Ending a move on a terrain symbol moves a tile of that kind to a free square (you choose).",
+    "You win with your Master Druid in the other player's Temple, or by capturing their Master; "
+    "a player with no legal move loses.",
+    "A position seen for the third time, or 200 moves without a capture, is a draw.",
+)
+
+
+def help_screen() -> HelpScreen:
+    return HelpScreen(KEYS, RULES, "Druids (2016)", "docs/rules-2016.md", SIGNS)
+
+
+_CSS = """
+{name} {{ align: center middle; }}
+{name} > Vertical {{
+    width: 76; height: auto; max-height: 100%; border: thick $primary;
+    background: $surface; padding: 0 2;
+}}
+{name} .title {{ text-style: bold; margin-bottom: 1; }}
+{name} .hint {{ color: $text-muted; margin-top: 1; }}
+"""
+
+
+class GameOver2016(ModalScreen[None]):
+    """Who won and why (or why it is a draw), in a few lines; enter leaves the table."""
+
+    DEFAULT_CSS = _CSS.format(name="GameOver2016")
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape,q", "close", "leave")]
+
+    def __init__(self, headline: str, lines: Sequence[str]) -> None:
+        super().__init__()
+        self.headline = headline
+        self.lines = tuple(lines)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(plain(self.headline), classes="title", id="headline")  # names
+            yield Static(plain("\n".join(self.lines)), id="game-over")
+            yield Static("enter: leave the table", classes="hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmLeave2016(ModalScreen[bool]):
+    DEFAULT_CSS = _CSS.format(name="ConfirmLeave2016")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "leave"),
+        Binding("n,escape", "answer(False)", "stay"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Leave the game? (y / n)", classes="title")
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)
+
 
 LOG_LINES = 16
 CURSOR_STEPS = {"up": (1, 0), "down": (-1, 0), "left": (0, -1), "right": (0, 1)}
@@ -337,3 +441,34 @@ class Table2016Screen(Screen[None]):
                 self.on_end({**self.outcome(), "stopped": "you left the table"})
 
         self.app.push_screen(ConfirmLeave2016(), answered)
+
+
+# ---- formerly app.py:
+# The Textual application for a Druids (2016) table against a bot in this process: the table
+# screen, then its end. The game file (``druids replay --game druids2016``) is written into the
+# game folder when the table closes, finished or not (once the Druids are placed):
+# ``record-2016.json``.
+
+RECORD_NAME = "record-2016.json"
+
+
+class Druids2016App(App[dict[str, Any] | None]):
+    TITLE = "Druids (2016)"
+
+    def __init__(self, session: Offline2016, folder: Path | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.folder = folder
+        self.table = Table2016Screen(session, self.finish)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.table)
+
+    def finish(self, outcome: dict[str, Any]) -> None:
+        """Write the record (when there is a folder and a game) and leave with the outcome."""
+        text = self.session.record_text()
+        if self.folder is not None and text is not None:
+            path = self.folder / RECORD_NAME
+            path.write_text(text, encoding="utf-8")
+            outcome = {**outcome, "record": str(path), "folder": str(self.folder)}
+        self.exit(outcome)

@@ -1,6 +1,6 @@
 """Druids (2016)'s terminal UI, as its spec names it (``GameSpec.ui``): its table at a table of
-peers (``lan_table.py``), its table against in-process bots (``app.py``, the bots handed in
-as :class:`Bot` objects and asked on their seat's view: ``seat_bots.py``), the viewer of a
+peers (``lan_table.py``), its table against in-process bots (``table.py``, the bots handed in
+as :class:`Bot` objects and asked on their seat's view: ``session.py``), the viewer of a
 table's record (``replay.py``). The offline table's game file is replayed by ``druids replay
 --game druids2016``; the screenshots are ``tools/screenshots_druids2016.py``'s."""
 
@@ -9,14 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from druids_p2p.games.druids2016.board_file import default_board
+from druids_p2p.games.druids2016.board import default_board
 from druids_p2p.games.druids2016.game import Options
 from druids_p2p.games.spec import Bot
-from druids_p2p.tui.druids2016.app import Druids2016App
 from druids_p2p.tui.druids2016.lan_table import TABLE_UI
 from druids_p2p.tui.druids2016.replay import Replay2016App
-from druids_p2p.tui.druids2016.seat_bots import bot_chooser, bot_placement, start_bot
-from druids_p2p.tui.druids2016.session import Offline2016
+from druids_p2p.tui.druids2016.session import Offline2016, bot_chooser, bot_placement, start_bot
+from druids_p2p.tui.druids2016.table import Druids2016App
 from druids_p2p.tui.game_ui import NO_PREFS, GameUI, TablePrefs
 
 
