@@ -108,8 +108,10 @@ def _prove_passes(
         if sent.raw not in state.own:
             todo.append((sent, ShuffleStatement(seat, pass_no, source, out, msg.proof), context))
         source, context = out, (sent.raw,)
-    if not todo or verify_shuffles(params, joint, [st for _, st, _ in todo], own):
+    # every seat waits for this batch before the table goes on: half of its sum on the helper
+    # thread, where there is a second core (lincomb.py)
+    if not todo or verify_shuffles(params, joint, [st for _, st, _ in todo], own, split=True):
         return
     for sent, st, made in todo:
-        if not verify_shuffles(params, joint, [st]):
+        if not verify_shuffles(params, joint, [st], split=True):
             raise _pass_fault(sent, _BAD_PROOF, *made, *state.key_raws())

@@ -27,7 +27,7 @@ output lists and the commitments (``deck.md`` §7.1 gives the byte layout).
 Cost for ``N`` ciphertexts: the prover makes ``5N`` generic and ``3N`` base-point
 multiplications (``4N`` generic on the public start), the verifier ``8N`` generic and ``N``
 base-point ones (libsodium has no multi-scalar multiplication; ``lincomb.py`` sums them, and
-moves part of the prover's work, and of the check before a seat's own shuffle, to a second core,
+moves part of the prover's work, and of the batch check of a shuffle's passes, to a second core,
 as the deal waits for them). All the prover's
 randomness is derived from the seat's committed shuffle seed, so an honest proof is a
 deterministic function of the seed: a restarted peer re-sends identical bytes and the

@@ -20,6 +20,7 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
+from druids_p2p.deck.lincomb import multiply_all
 from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
 from druids_p2p.deck.shuffle import (
     derive_permutation,
@@ -291,7 +292,7 @@ class TablePeer:
         state = self.state
         owed = owed_shares(state, index, self.seat)
         a_list = [state.positions[p].a for p in owed]
-        d_list = [group.mul(self._secret, a) for a in a_list]
+        d_list = multiply_all(self._secret, a_list, split=True)
         params = state.context(b"share", deck, index)
         e, s = prove_shares(params, self.seat, self._secret, self._key, owed, a_list, d_list)
         parts = tuple(SharePart(p, d) for p, d in zip(owed, d_list, strict=True))
