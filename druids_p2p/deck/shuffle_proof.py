@@ -41,8 +41,6 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import rbcl
-
 from druids_p2p.deck import group
 from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.encoding import (
@@ -102,19 +100,19 @@ def _mul(k: int, point: bytes) -> bytes:
     k %= L
     if k == 0 or point == IDENTITY:
         return IDENTITY
-    out: bytes = rbcl.crypto_scalarmult_ristretto255(_scalar(k), point)
-    return out
+    return group.mul(k.to_bytes(32, "little"), point)
 
 
 def _base(k: int) -> bytes:
     k %= L
     if k == 0:
         return IDENTITY
-    out: bytes = rbcl.crypto_scalarmult_ristretto255_base(_scalar(k))
-    return out
+    return group.base_mul(k.to_bytes(32, "little"))
 
 
-_add = rbcl.crypto_core_ristretto255_add
+_add = group.add
+"""(libsodium without rbcl's per-call checks, deck/sodium.py: every point here is computed or
+one ``group.is_element`` accepted.)"""
 
 
 @functools.lru_cache(maxsize=1)
