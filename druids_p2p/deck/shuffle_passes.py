@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from druids_p2p.deck.deals_shares import prove_held_shares
 from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.shuffle_proof import OwnShuffle, ShuffleStatement, verify_shuffles
@@ -71,10 +72,12 @@ def _pass_fault(sent: Sent[TableMessage], reason: str, *context: bytes) -> DeckF
 
 def prove_held(state: TableState, own: Mapping[int, OwnShuffle] | None = None) -> None:
     """Check now the proofs of the passes a shuffle in progress holds (its first
-    ``state.progress``), which it would otherwise check with the rest once the last pass is in.
-    Who asks: whoever is about to blame a seat for not sending its pass (a deadline, the audit of
-    a record that stops there), so that a bad pass before it is blamed first, as the table
-    would have once the shuffle completed. :class:`DeckFault` on the first bad one."""
+    ``state.progress``), which it would otherwise check with the rest once the last pass is in,
+    or of the ``table_shares`` a deals in progress holds (``deals_shares.prove_held_shares``).
+    Who asks: whoever is about to blame a seat for not sending its message (a deadline, the
+    audit of a record that stops there), so that a bad one before it is blamed first, as the
+    table would have once the operation completed. :class:`DeckFault` on the first bad one."""
+    prove_held_shares(state)
     op = state.current
     if op is None or op.kind != SHUFFLE or state.begun != state.done or not state.progress:
         return
