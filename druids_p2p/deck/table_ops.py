@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from druids_p2p.deck import group
+from druids_p2p.deck import shuffle_passes as batches
 from druids_p2p.deck.cards import card_points, card_table
-from druids_p2p.deck.deals_shares import BAD_SHARES, challenge_holds, keep_terms, prove_deals
 from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open
-from druids_p2p.deck.shuffle_passes import shuffle
 from druids_p2p.deck.shuffle_proof import OwnShuffle
 from druids_p2p.deck.table_messages import (
     CREATE,
@@ -118,7 +117,7 @@ def advance(state: TableState, own: Mapping[int, OwnShuffle] | None = None) -> l
         if index in state.fresh:
             _check_parts(state, index, op)
         if op.kind == SHUFFLE:
-            if not shuffle(state, index, op, None if own is None else own.get(index)):
+            if not batches.shuffle(state, index, op, None if own is None else own.get(index)):
                 break
         elif not _STEP[op.kind](state, index, op):
             break
@@ -232,7 +231,7 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
     share DLEQ-proven in the context of the operation: a ``table_share`` by its own proof, a
     ``table_shares`` by its one proof of all its shares (a bad one convicts its signer; which
     share is wrong is not needed), whose challenge is checked before any of its shares is stored
-    and whose equation on ``T2`` with the deals' others' once all are in (``deals_shares``)."""
+    and whose equation on ``T2`` with the deals' others' once all are in (``prove_deals``)."""
     params = state.context(b"share", op.deck, index)
     complete, fresh = _unchecked(state, index, senders(state, index, op))
     for seat, sent in fresh:
@@ -251,8 +250,8 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
         if not (
             sent.raw in state.own or sent.raw in state.proven or _proven(state, params, seat, msg)
         ):
-            many = isinstance(msg, TableSharesMsg)
-            reason = BAD_SHARES if many else f"{msg.KIND}: {_BAD_SHARE} for position {got[0]}"
+            one = f"{msg.KIND}: {_BAD_SHARE} for position {got[0]}"
+            reason = batches.BAD_SHARES if isinstance(msg, TableSharesMsg) else one
             raise DeckFault(seat, reason, (sent.raw, state.keys[seat].raw))
         for part in parts:
             state.positions[part.position].shares[seat] = Sent(seat, part, sent.raw)
@@ -260,7 +259,7 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
     if not complete:
         return False
     if op.kind == DEALS:  # the equation on T2 of every seat's table_shares, in one batch
-        prove_deals(state, params, index, senders(state, index, op))
+        batches.prove_deals(state, params, index, senders(state, index, op))
     if op.kind == TURN:
         p = state.at_op[index]
         state.positions[p].card = _decrypt(state, p, state.shares_of(p))
@@ -299,7 +298,7 @@ def precheck_share(
     if _proven(state, params, seat, msg):
         state.proven.add(raw)
         if isinstance(msg, TableSharesMsg):  # its part of the batch, while the others come
-            keep_terms(state, params, seat, msg, raw)
+            batches.keep_terms(state, params, seat, msg, raw)
 
 
 def _proven(
@@ -307,11 +306,11 @@ def _proven(
 ) -> bool:
     """The message's proof holds with ``seat``'s key: a ``table_share``'s of its one share (8.2),
     a ``table_shares``' challenge (8.3; the equation on its ``T2`` is checked with the deals'
-    other ``table_shares`` once all are in, ``deals_shares.prove_deals``)."""
+    other ``table_shares`` once all are in, ``shuffle_passes.prove_deals``)."""
     if isinstance(msg, TableShareMsg):
         key, a = state.keys[seat].msg.key, state.positions[msg.position].a
         return verify_open(params, seat, msg.position, key, a, msg.share, (msg.e, msg.s))
-    return challenge_holds(state, params, seat, msg)
+    return batches.challenge_holds(state, params, seat, msg)
 
 
 def _unchecked(

@@ -166,7 +166,7 @@ class TableState:
         (``table_ops.precheck_share``): not checked a second time when the step is complete."""
         self.share_terms: dict[bytes, SharesTerms] = {}
         """A ``table_shares``' part of its deals' batch check, by its raw bytes, made once
-        (``deals_shares.keep_terms``)."""
+        (``shuffle_passes.keep_terms``)."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
         self._ctx_prefix = encode(TAG_TABLE_CONTEXT, table_id)
         """The start of every context's hash input (the tag and the table id), encoded once."""
