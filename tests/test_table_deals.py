@@ -207,7 +207,7 @@ def reprove(bus: TableBus, seat: int, body: dict[str, Any]) -> None:
     a_list = [peer.state.positions[p].a for p in positions]
     d_list = [part["d"] for part in body["shares"]]
     params = peer.state.context(b"share", "d", 1)
-    body["e"], body["s"] = prove_shares(
+    body["e"], body["s"], body["t2"] = prove_shares(
         params, seat, peer._secret, peer._key, positions, a_list, d_list
     )
 
@@ -286,6 +286,7 @@ def test_a_table_shares_for_a_single_deal_or_a_share_for_a_deals_is_blamed() -> 
         if other == "table_shares":
             part = {k: body[k] for k in ("d", "pos")}
             wrong = {"op": body["op"], "round": body["round"], "shares": [part], **proof}
+            wrong["t2"] = body["d"]  # (any point: the kind is checked first)
         else:
             wrong = {"op": body["op"], "round": body["round"], **dict(body["shares"][0]), **proof}
         raw = bus.codecs[1].seal(other, dict(sorted(wrong.items())))

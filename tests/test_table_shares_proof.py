@@ -57,7 +57,7 @@ def reproved(
     params = context_params(TABLE_ID, round_no, SEATS, b"share", "d", op)
     a_list = [state.positions[part["pos"]].a for part in parts]
     d_list = [part["d"] for part in parts]
-    body["e"], body["s"] = prove_shares(
+    body["e"], body["s"], body["t2"] = prove_shares(
         params, seat, peer._secret, peer._key, listed, a_list, d_list
     )
 
@@ -97,7 +97,7 @@ def test_an_honest_table_shares_is_one_proof_over_every_owed_share() -> None:
     bus.push(TableOp("deals", deck="d", seats=BATCH))
     for seat, (_, raw) in enumerate(bus.sent[before:]):
         body = bus.codecs[0].open(raw).body
-        assert sorted(body) == ["e", "op", "round", "s", "shares"]
+        assert sorted(body) == ["e", "op", "round", "s", "shares", "t2"]
         assert all(sorted(part) == ["d", "pos"] for part in body["shares"])
         assert [part["pos"] for part in body["shares"]] == [
             p for p in range(len(BATCH)) if p % SEATS != seat
@@ -106,7 +106,8 @@ def test_an_honest_table_shares_is_one_proof_over_every_owed_share() -> None:
 
 def test_one_wrong_share_among_many_blames_the_sender_even_with_a_proof_made_for_it() -> None:
     """Seat 1 puts (x+1)·A for one of its six shares and proves the whole list with its secret:
-    the combination is false, so the one proof fails and seat 1 is blamed at once."""
+    its challenge holds, but the combination is false, so the deals' batch fails, and seat 1's
+    proof alone: seat 1 is blamed once the deals' last ``table_shares`` is in."""
     bus = shuffled(b"wrong")
     state = bus.peers[CHEAT].state
 
@@ -160,7 +161,7 @@ def test_a_proof_replayed_from_an_earlier_deals_is_refused() -> None:
     first = bus.codecs[0].open(old).body
 
     def replay(body: dict[str, Any]) -> None:
-        body["e"], body["s"] = first["e"], first["s"]
+        body["e"], body["s"], body["t2"] = first["e"], first["s"], first["t2"]
 
     tamper_next_shares(bus, replay)
     with pytest.raises(DeckFault) as info:
@@ -187,5 +188,8 @@ def test_the_proof_holds_only_for_its_exact_statement() -> None:
     assert not verify_shares(params, CHEAT, key, OWED, a_list, d_list[:-1], proof)
     assert not verify_shares(params, CHEAT, key, [], [], [], proof)
     zero = bytes(32)
-    assert not verify_shares(params, CHEAT, key, OWED, a_list, d_list, (zero, proof[1]))
-    assert not verify_shares(params, CHEAT, key, OWED, a_list, d_list, (proof[0], zero))
+    e, s, t2 = proof
+    assert not verify_shares(params, CHEAT, key, OWED, a_list, d_list, (zero, s, t2))
+    assert not verify_shares(params, CHEAT, key, OWED, a_list, d_list, (e, zero, t2))
+    other = group.add(t2, group.BASE)  # T2 is bound by the challenge and by its equation
+    assert not verify_shares(params, CHEAT, key, OWED, a_list, d_list, (e, s, other))

@@ -84,7 +84,7 @@ def test_a_v2_schedule_with_shows_runs_over_signed_wire_messages_and_audits() ->
     shares = [decode(m.raw) for m in game.sent if m.type is MsgType.TABLE_SHARES]
     assert len(shares) == 2 * 3, "one table_shares a seat for each deals"
     for msg in shares:
-        assert tuple(msg.body) == ("e", "op", "round", "s", "shares"), "one proof for all"
+        assert tuple(msg.body) == ("e", "op", "round", "s", "shares", "t2"), "one proof for all"
         assert all(tuple(part) == ("d", "pos") for part in msg.body["shares"])
         assert len(msg.body["shares"]) == 2, "its shares of the two others' positions"
     assert len({peer.state.digest() for peer in game.peers}) == 1
@@ -151,7 +151,8 @@ def _opening(**changes: Any) -> dict[str, Any]:
 
 
 def _shares(*parts: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    body = {"e": S, "op": 8, "round": 1, "s": S, "shares": list(parts) or [_part()]} | changes
+    body = {"e": S, "op": 8, "round": 1, "s": S, "shares": list(parts) or [_part()], "t2": P}
+    body |= changes
     return dict(sorted(body.items()))
 
 
@@ -210,10 +211,11 @@ BAD_BODIES = [
     ("table_shares", _shares(_part(x=2)), r"shares\[0\]: .* 'pos', 'x'"),
     (
         "table_shares",
-        {"e": S, "op": 8, "round": 1, "s": S},
-        "expected keys e, op, round, s, shares",
+        {"e": S, "op": 8, "round": 1, "s": S, "shares": [_part()]},
+        "expected keys e, op, round, s, shares, t2",
     ),
     ("table_shares", _shares(s=S[:31]), "s: expected bin of 32"),
+    ("table_shares", _shares(t2=P[:31]), "t2: expected bin of 32"),
     ("table_shuffle", _shuffle(a=[P] * 129), "a: expected an array of 1..128 items"),
     ("table_shuffle", _shuffle(1, deck="reserve:0/1"), f"deck: {NAME_BOUND}"),
     ("table_shuffle", _shuffle(129), "an array of 1..128 items"),

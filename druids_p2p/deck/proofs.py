@@ -9,7 +9,11 @@
   (the batched DLEQ of Henry and Goldberg; Davidson et al., "Privacy Pass", PoPETs 2018, §3.2).
   If any D_t != x*A_t, the combination holds only with probability about 1/l over the hash.
   Version 1 proved a sender's shares for one recipient so; a ``table_shares`` proves all of its
-  sender's shares of a deals so, its statement naming every position (:func:`prove_shares`).
+  sender's shares of a deals so, its statement naming every position (:func:`prove_shares`),
+  and carries its commitment ``T2``, so that a receiver checks its challenge at once and the
+  equation on ``T2`` of every ``table_shares`` of the deals in one batch, each weighted by a hash
+  of all it sent (Bellare–Garay–Rabin, as the passes of a shuffle): one multiplication a dealt
+  position for all of them, not one a position for each (:func:`shares_batch_holds`).
 
 Challenges are Fiat-Shamir hashes bound to the table, round and seat(s), so a proof cannot be
 replayed in another context. Nonces are deterministic, as RFC 6979 §3.2 and RFC 8032 §5.1.6 make
@@ -30,6 +34,7 @@ from druids_p2p.deck.encoding import (
     INT_PAIR,
     TAG_DEALS_BATCH,
     TAG_DEALS_DLEQ,
+    TAG_DEALS_WEIGHT,
     TAG_KEY_POK,
     TAG_NONCE,
     TAG_OPEN_DLEQ,
@@ -41,10 +46,12 @@ from druids_p2p.deck.encoding import (
     encode_int,
     encode_points,
     hash_encoded_to_scalar,
+    hash_to_scalar,
     sha512,
     xof,
 )
 from druids_p2p.deck.errors import GroupError
+from druids_p2p.deck.lincomb import sum_products
 from druids_p2p.deck.params import DeckParams
 
 Proof = tuple[bytes, bytes]
@@ -104,6 +111,10 @@ def _respond(w: bytes, e: bytes, secret: bytes) -> bytes:
 
 
 _ZERO = bytes(32)
+
+
+def _int(scalar: bytes) -> int:
+    return int.from_bytes(scalar, "little")
 
 
 def _usable(e: bytes, s: bytes) -> bool:
@@ -264,12 +275,12 @@ def _prove_combined(
     secret: bytes, statement: Statement, digest: bytes, a_list: list[bytes]
 ) -> Proof:
     """A Chaum-Pedersen proof on A* = sum c_t*A_t, the c_t read from ``digest``."""
-    coefs = batch_coefficients(digest, len(a_list))
-    smul, mul = group.scalar_mul, group.mul
+    coefs = [_int(c) for c in batch_coefficients(digest, len(a_list))]
 
     def commit(w: bytes) -> tuple[bytes, bytes]:
-        terms = [mul(smul(w, c), a) for c, a in zip(coefs, a_list, strict=True)]
-        return group.base_mul(w), group.sum_points(terms)
+        w_int = _int(w)
+        scalars = [w_int * c for c in coefs]
+        return group.base_mul(w), sum_products(group.IDENTITY, scalars, a_list, split=True)
 
     return _prove(secret, statement, commit)
 
@@ -286,18 +297,16 @@ def _verify_combined(
     e, s = proof
     if not _usable(e, s):
         return False
-    coefs = batch_coefficients(digest, len(a_list))
-    smul, mul = group.scalar_mul, group.mul
-    neg_e = group.scalar_negate(e)
+    coefs = [_int(c) for c in batch_coefficients(digest, len(a_list))]
+    s_int, e_int = _int(s), _int(e)
     try:
         t1 = _commit_base(s, e, key)
-        terms: list[bytes] = []
-        for c, a, d in zip(coefs, a_list, d_list, strict=True):
-            terms.append(mul(smul(s, c), a))
-            terms.append(mul(smul(neg_e, c), d))
-        t2 = group.sum_points(terms)
     except GroupError:
         return False
+    # T2 = Σ (s·c_t)·A_t − (e·c_t)·D_t: one sum, half of it on the helper thread (every seat
+    # waits for this check before the deal goes on; lincomb.py)
+    scalars = [s_int * c for c in coefs] + [-e_int * c for c in coefs]
+    t2 = sum_products(group.IDENTITY, scalars, [*a_list, *d_list], split=True)
     return statement.challenge(t1, t2) == e
 
 
@@ -336,6 +345,12 @@ def shares_statement(
     return Statement(TAG_DEALS_DLEQ, (shares_digest(params, seat, key, positions, a_list, d_list),))
 
 
+SharesProof = tuple[bytes, bytes, bytes]
+"""A ``table_shares``' composite proof ``(e, s, T2)``: the challenge, the response and the second
+commitment, which it carries so that the equation on ``T2`` of every ``table_shares`` of a deals
+is checked in one batch (deck.md §8.3)."""
+
+
 def prove_shares(
     params: DeckParams,
     seat: int,
@@ -344,13 +359,95 @@ def prove_shares(
     positions: list[int],
     a_list: list[bytes],
     d_list: list[bytes],
-) -> Proof:
+) -> SharesProof:
     """One proof that every d_t = x*A_t with the x of ``key``: one base and len generic
     multiplications (a proof a share would cost two each)."""
     statement = shares_statement(params, seat, key, positions, a_list, d_list)
     (digest,) = statement.items
     assert isinstance(digest, bytes)
-    return _prove_combined(secret, statement, digest, a_list)
+    coefs = [_int(c) for c in batch_coefficients(digest, len(a_list))]
+    made: list[bytes] = []
+
+    def commit(w: bytes) -> tuple[bytes, bytes]:
+        w_int = _int(w)
+        t2 = sum_products(group.IDENTITY, [w_int * c for c in coefs], a_list, split=True)
+        made.append(t2)
+        return group.base_mul(w), t2
+
+    e, s = _prove(secret, statement, commit)
+    return e, s, made[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class SharesTerms:
+    """One ``table_shares``' part of its deals' batch equation (deck.md §8.3):
+    ``ρ·(s·A* − e·D* − T2) = Σ_t alphas[t]·A_t + rest``, the ``A_t`` those of its positions in
+    order. ``rest`` is computed once, when the message is checked; the ``A_t`` terms wait for
+    the other seats' (the same points: one multiplication each for all of them)."""
+
+    alphas: tuple[int, ...]
+    """ρ·s·c_t for each of its positions (integers, not reduced)."""
+    rest: bytes
+    """Σ_t (−ρ·e·c_t)·d_t − ρ·T2."""
+
+
+def shares_challenge_holds(
+    params: DeckParams,
+    seat: int,
+    key: bytes,
+    positions: list[int],
+    a_list: list[bytes],
+    d_list: list[bytes],
+    proof: SharesProof,
+) -> bool:
+    """The check of a ``table_shares``' proof as it arrives: the lists alike and not empty,
+    ``e`` and ``s`` non-zero, and ``e = H2S(deals-dleq, digest, s·B − e·h, T2)``. One base and one
+    generic multiplication; the equation on ``T2`` is :func:`shares_batch_holds`'."""
+    e, s, t2 = proof
+    if not (len(positions) == len(a_list) == len(d_list)) or not a_list or not _usable(e, s):
+        return False
+    try:
+        t1 = _commit_base(s, e, key)
+    except GroupError:
+        return False
+    return shares_statement(params, seat, key, positions, a_list, d_list).challenge(t1, t2) == e
+
+
+def shares_terms(
+    params: DeckParams,
+    seat: int,
+    key: bytes,
+    positions: list[int],
+    a_list: list[bytes],
+    d_list: list[bytes],
+    proof: SharesProof,
+) -> SharesTerms:
+    """The message's part of the batch, weighted by ``ρ = H2S(deals-weight, digest, T2, e, s)``
+    (hashed from all it sent, so no seat can pick an error that cancels another's): ``len + 1``
+    generic multiplications."""
+    e, s, t2 = proof
+    digest = shares_digest(params, seat, key, positions, a_list, d_list)
+    coefs = [_int(c) for c in batch_coefficients(digest, len(a_list))]
+    rho = _int(hash_to_scalar(TAG_DEALS_WEIGHT, digest, t2, e, s))
+    weight_d = -rho * _int(e)
+    rest = sum_products(
+        group.IDENTITY, [weight_d * c for c in coefs] + [-rho], [*d_list, t2], split=True
+    )
+    weight_a = rho * _int(s)
+    return SharesTerms(tuple(weight_a * c for c in coefs), rest)
+
+
+def shares_batch_holds(parts: list[tuple[list[bytes], SharesTerms]]) -> bool:
+    """True iff ``Σ ρ_j·(s_j·A*_j − e_j·D*_j − T2_j)`` over every ``(A list, terms)`` is the
+    identity: each ``A_t`` multiplied once for every message that has a share of it."""
+    merged: dict[bytes, int] = {}
+    total = group.IDENTITY
+    for a_list, terms in parts:
+        for a, alpha in zip(a_list, terms.alphas, strict=True):
+            merged[a] = merged.get(a, 0) + alpha
+        total = terms.rest if total == group.IDENTITY else group.add(total, terms.rest)
+    total = sum_products(total, list(merged.values()), list(merged), split=True)
+    return total == group.IDENTITY
 
 
 def verify_shares(
@@ -360,13 +457,11 @@ def verify_shares(
     positions: list[int],
     a_list: list[bytes],
     d_list: list[bytes],
-    proof: Proof,
+    proof: SharesProof,
 ) -> bool:
-    """One base and 2*len + 1 generic multiplications (a proof a share: one base and three
-    generic each). False for lists of different lengths or none."""
-    if not (len(positions) == len(a_list) == len(d_list)) or not a_list:
+    """Both checks of one ``table_shares``' proof, alone: one base and ``2·len + 2`` generic
+    multiplications. False for lists of different lengths or none."""
+    if not shares_challenge_holds(params, seat, key, positions, a_list, d_list, proof):
         return False
-    statement = shares_statement(params, seat, key, positions, a_list, d_list)
-    (digest,) = statement.items
-    assert isinstance(digest, bytes)
-    return _verify_combined(statement, digest, key, a_list, d_list, proof)
+    terms = shares_terms(params, seat, key, positions, a_list, d_list, proof)
+    return shares_batch_holds([(a_list, terms)])

@@ -27,7 +27,7 @@ output lists and the commitments (``deck.md`` §7.1 gives the byte layout).
 Cost for ``N`` ciphertexts: the prover makes ``5N`` generic and ``3N`` base-point
 multiplications (``4N`` generic on the public start), the verifier ``8N`` generic and ``N``
 base-point ones (libsodium has no multi-scalar multiplication; ``lincomb.py`` sums them, and
-moves part of the prover's work, and of the check before a seat's own shuffle, to a second core,
+moves part of the prover's work, and of the batch check of a shuffle's passes, to a second core,
 as the deal waits for them). All the prover's
 randomness is derived from the seat's committed shuffle seed, so an honest proof is a
 deterministic function of the seed: a restarted peer re-sends identical bytes and the
@@ -40,8 +40,6 @@ import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import rbcl
 
 from druids_p2p.deck import group
 from druids_p2p.deck.elgamal import Deck
@@ -102,19 +100,19 @@ def _mul(k: int, point: bytes) -> bytes:
     k %= L
     if k == 0 or point == IDENTITY:
         return IDENTITY
-    out: bytes = rbcl.crypto_scalarmult_ristretto255(_scalar(k), point)
-    return out
+    return group.mul(k.to_bytes(32, "little"), point)
 
 
 def _base(k: int) -> bytes:
     k %= L
     if k == 0:
         return IDENTITY
-    out: bytes = rbcl.crypto_scalarmult_ristretto255_base(_scalar(k))
-    return out
+    return group.base_mul(k.to_bytes(32, "little"))
 
 
-_add = rbcl.crypto_core_ristretto255_add
+_add = group.add
+"""(libsodium without rbcl's per-call checks, deck/sodium.py: every point here is computed or
+one ``group.is_element`` accepted.)"""
 
 
 @functools.lru_cache(maxsize=1)

@@ -204,8 +204,9 @@ class SharePart(bs.Part):
 @dataclass(frozen=True, slots=True)
 class TableSharesMsg(bs.Whole):
     """A seat's part of a ``deals``: its share of every position dealt to another seat, in
-    position order (none of its own), and ONE Chaum-Pedersen proof (e, s) that all of them use
-    the secret of its key (deck.md §8.3), so a receiver checks one proof, not one a share."""
+    position order (none of its own), and ONE Chaum-Pedersen proof (e, s, T2) that all of them
+    use the secret of its key (deck.md §8.3), so a receiver checks one proof, not one a share;
+    ``T2`` lets it check the equation on it with every other seat's of the deals at once."""
 
     KIND: ClassVar[str] = KIND_TABLE_SHARES
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(
@@ -219,12 +220,14 @@ class TableSharesMsg(bs.Whole):
             bs.parts_members,
         ),
         *bs.DLEQ,
+        bs.point_field("t2", "t2"),
     )
     round_no: int
     op: int
     shares: tuple[SharePart, ...]
     e: bytes
     s: bytes
+    t2: bytes
 
 
 @dataclass(frozen=True, slots=True)

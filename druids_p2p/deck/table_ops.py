@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from druids_p2p.deck import group
+from druids_p2p.deck import shuffle_passes as batches
 from druids_p2p.deck.cards import card_points, card_table
 from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
-from druids_p2p.deck.proofs import verify_open, verify_shares
-from druids_p2p.deck.shuffle_passes import shuffle
+from druids_p2p.deck.proofs import verify_open
 from druids_p2p.deck.shuffle_proof import OwnShuffle
 from druids_p2p.deck.table_messages import (
     CREATE,
@@ -52,6 +52,7 @@ from druids_p2p.deck.table_state import (
     TableState,
 )
 
+_BAD_SHARE = "invalid decryption share proof"
 MAX_STEPS = 1 << 20
 """A bound on the loop of :func:`advance` (every step completes one operation)."""
 
@@ -116,7 +117,7 @@ def advance(state: TableState, own: Mapping[int, OwnShuffle] | None = None) -> l
         if index in state.fresh:
             _check_parts(state, index, op)
         if op.kind == SHUFFLE:
-            if not shuffle(state, index, op, None if own is None else own.get(index)):
+            if not batches.shuffle(state, index, op, None if own is None else own.get(index)):
                 break
         elif not _STEP[op.kind](state, index, op):
             break
@@ -229,7 +230,8 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
     ``table_shares`` a seat, of each position dealt to another seat, in position order): every
     share DLEQ-proven in the context of the operation: a ``table_share`` by its own proof, a
     ``table_shares`` by its one proof of all its shares (a bad one convicts its signer; which
-    share is wrong is not needed). A message is checked whole before any share is stored."""
+    share is wrong is not needed), whose challenge is checked before any of its shares is stored
+    and whose equation on ``T2`` with the deals' others' once all are in (``prove_deals``)."""
     params = state.context(b"share", op.deck, index)
     complete, fresh = _unchecked(state, index, senders(state, index, op))
     for seat, sent in fresh:
@@ -248,18 +250,16 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
         if not (
             sent.raw in state.own or sent.raw in state.proven or _proven(state, params, seat, msg)
         ):
-            which = (
-                "(one proof for all its shares)"
-                if isinstance(msg, TableSharesMsg)
-                else f"for position {got[0]}"
-            )
-            reason = f"{msg.KIND}: invalid decryption share proof {which}"
+            one = f"{msg.KIND}: {_BAD_SHARE} for position {got[0]}"
+            reason = batches.BAD_SHARES if isinstance(msg, TableSharesMsg) else one
             raise DeckFault(seat, reason, (sent.raw, state.keys[seat].raw))
         for part in parts:
             state.positions[part.position].shares[seat] = Sent(seat, part, sent.raw)
         state.checked.add((index, seat))
     if not complete:
         return False
+    if op.kind == DEALS:  # the equation on T2 of every seat's table_shares, in one batch
+        batches.prove_deals(state, params, index, senders(state, index, op))
     if op.kind == TURN:
         p = state.at_op[index]
         state.positions[p].card = _decrypt(state, p, state.shares_of(p))
@@ -294,23 +294,23 @@ def precheck_share(
     parts = msg.shares if isinstance(msg, TableSharesMsg) else (msg,)
     if key is None or [part.position for part in parts] != owed_shares(state, index, seat):
         return
-    if _proven(state, state.context(b"share", op.deck, index), seat, msg):
+    params = state.context(b"share", op.deck, index)
+    if _proven(state, params, seat, msg):
         state.proven.add(raw)
+        if isinstance(msg, TableSharesMsg):  # its part of the batch, while the others come
+            batches.keep_terms(state, params, seat, msg, raw)
 
 
 def _proven(
     state: TableState, params: DeckParams, seat: int, msg: TableShareMsg | TableSharesMsg
 ) -> bool:
     """The message's proof holds with ``seat``'s key: a ``table_share``'s of its one share (8.2),
-    a ``table_shares``' one composite proof of all its shares (8.3)."""
-    key = state.keys[seat].msg.key
+    a ``table_shares``' challenge (8.3; the equation on its ``T2`` is checked with the deals'
+    other ``table_shares`` once all are in, ``shuffle_passes.prove_deals``)."""
     if isinstance(msg, TableShareMsg):
-        a = state.positions[msg.position].a
+        key, a = state.keys[seat].msg.key, state.positions[msg.position].a
         return verify_open(params, seat, msg.position, key, a, msg.share, (msg.e, msg.s))
-    got = [part.position for part in msg.shares]
-    a_list = [state.positions[p].a for p in got]
-    d_list = [part.share for part in msg.shares]
-    return verify_shares(params, seat, key, got, a_list, d_list, (msg.e, msg.s))
+    return batches.challenge_holds(state, params, seat, msg)
 
 
 def _unchecked(
@@ -340,11 +340,8 @@ def _check_dleq(
     if sent.raw in state.own or sent.raw in state.proven:
         return
     if not verify_open(params, sent.seat, p, key.msg.key, a, share, proof):
-        raise DeckFault(
-            sent.seat,
-            f"{sent.msg.KIND}: invalid decryption share proof for position {p}",
-            (sent.raw, key.raw),
-        )
+        why = f"{sent.msg.KIND}: {_BAD_SHARE} for position {p}"
+        raise DeckFault(sent.seat, why, (sent.raw, key.raw))
 
 
 def _decrypt(state: TableState, p: int, shares: list[bytes]) -> int:

@@ -20,6 +20,7 @@ from druids_p2p.deck import group
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
+from druids_p2p.deck.lincomb import multiply_all
 from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
 from druids_p2p.deck.shuffle import (
     derive_permutation,
@@ -157,10 +158,11 @@ class TablePeer:
         return self._act() if self._started else []
 
     def prove_held(self) -> None:
-        """Check now the proofs of the passes held by the shuffle in progress (they are
-        otherwise checked together once its last pass is in): a caller about to blame a seat
-        for a missing pass asks first, so that a bad pass before it is the one blamed
-        (:class:`DeckFault`, :func:`~druids_p2p.deck.table_ops.prove_held`)."""
+        """Check now the proofs of the passes held by the shuffle in progress, or of the
+        ``table_shares`` held by the deals in progress (they are otherwise checked together
+        once the last is in): a caller about to blame a seat for a missing message asks first,
+        so that a bad one before it is the one blamed (:class:`DeckFault`,
+        :func:`~druids_p2p.deck.shuffle_passes.prove_held`)."""
         prove_held(self.state, self._passes)
 
     def precheck(self, env: Envelope) -> None:
@@ -291,11 +293,11 @@ class TablePeer:
         state = self.state
         owed = owed_shares(state, index, self.seat)
         a_list = [state.positions[p].a for p in owed]
-        d_list = [group.mul(self._secret, a) for a in a_list]
+        d_list = multiply_all(self._secret, a_list, split=True)
         params = state.context(b"share", deck, index)
-        e, s = prove_shares(params, self.seat, self._secret, self._key, owed, a_list, d_list)
+        e, s, t2 = prove_shares(params, self.seat, self._secret, self._key, owed, a_list, d_list)
         parts = tuple(SharePart(p, d) for p, d in zip(owed, d_list, strict=True))
-        return TableSharesMsg(state.round_no, index, parts, e, s)
+        return TableSharesMsg(state.round_no, index, parts, e, s, t2)
 
     def _share(self, what: bytes, name: str, index: int, p: int) -> tuple[bytes, bytes, bytes]:
         """This seat's decryption share of position ``p`` with its DLEQ proof, bound to the

@@ -24,7 +24,7 @@ from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.encoding import encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
-from druids_p2p.deck.proofs import verify_key
+from druids_p2p.deck.proofs import SharesTerms, verify_key
 from druids_p2p.deck.table_messages import (
     DEALS,
     FINAL,
@@ -164,6 +164,9 @@ class TableState:
         self.proven: set[bytes] = set()
         """Raws of shares whose proof held when checked ahead of their step's end
         (``table_ops.precheck_share``): not checked a second time when the step is complete."""
+        self.share_terms: dict[bytes, SharesTerms] = {}
+        """A ``table_shares``' part of its deals' batch check, by its raw bytes, made once
+        (``shuffle_passes.keep_terms``)."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
         self._ctx_prefix = encode(TAG_TABLE_CONTEXT, table_id)
         """The start of every context's hash input (the tag and the table id), encoded once."""
