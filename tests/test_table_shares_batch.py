@@ -14,7 +14,7 @@ import pytest
 from deck_local import rewrite
 from table_local import GAME, TABLE_ID, TableBus, make_table
 
-from druids_p2p.bench.group_ops import counting
+from druids_p2p.bench.tables import counting
 from druids_p2p.deck import group
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.lincomb import sum_products
