@@ -123,6 +123,7 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
                 "round": 1,
                 "s": H1,
                 "shares": [{"d": H1, "pos": p} for p in (3, 5, 4000)],
+                "t2": H2,
             },
         ),
     ]
