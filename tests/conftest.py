@@ -1,4 +1,4 @@
-"""Suite-wide scheduling for parallel runs (README's command runs ``pytest -n 2``).
+"""Suite-wide scheduling for parallel runs (README's command runs ``pytest -n 3``).
 
 With ``--dist loadgroup`` (pyproject's addopts) xdist hands out work units in collection order,
 after the ``xdist_group`` groups (largest first). Left in file order, a long real-process test
