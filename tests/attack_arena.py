@@ -105,9 +105,17 @@ class Arena(LocalTable):
         seed: int = 0,
         cheater: int = 1,
         keys_seed: int | None = None,
+        ruleset: str | None = None,
     ) -> None:
-        """``keys_seed``: the same keys, deal and game every run (``LocalTable``)."""
-        super().__init__(players=players, rounds=rounds, seed=seed, keys_seed=keys_seed)
+        """``keys_seed``: the same keys, deal and game every run (``LocalTable``); ``ruleset``:
+        the game (None: the default)."""
+        super().__init__(
+            players=players,
+            rounds=rounds,
+            seed=seed,
+            keys_seed=keys_seed,
+            ruleset=ruleset or "druids2017",
+        )
         self.cheater: int | None = cheater
         self.faults: dict[int, TableFault] = {}
         """What each peer found itself (not what it was told by an ABORT)."""

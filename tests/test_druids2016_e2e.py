@@ -72,3 +72,19 @@ def test_demo_prints_a_whole_game(meta: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     last = proc.stdout.strip().splitlines()[-1]
     assert last.startswith("P0 wins") or last.startswith("P1 wins") or last.startswith("Drawn")
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+@pytest.mark.parametrize("p2p", [False, True])
+def test_a_tournament_of_druids2016(tmp_path: Path, meta: Path, p2p: bool) -> None:
+    """In worker processes, and (``--p2p``) a peer process per seat over the real protocol: each
+    game a win or a draw of the two seats, its ratings in the summary."""
+    games = 2 if p2p else 6
+    args = ["tournament", *GAME, "--bots", "rule,random", "--games", str(games), "--json"]
+    args += ["--time-per-move", "20", "--workers", "1", "--out", str(tmp_path)]
+    summary = json_of(druids(meta, *args, *(["--p2p"] if p2p else [])))
+    assert set(summary["bots"]) == {"rule", "random"}, summary
+    lines = [json.loads(x) for x in (tmp_path / "games.jsonl").read_text().splitlines()]
+    assert len(lines) >= games and all(g["game"] == "druids2016" for g in lines), lines
+    assert all(g["status"] == "ok" and len(g["totals"]) == 2 for g in lines), lines

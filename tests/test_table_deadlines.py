@@ -40,10 +40,17 @@ class FakeClock:
 
 
 def clocked_arena(
-    tmp_path: Path, seed: int, cheater: int = 1, players: int = 3, rounds: int = 1
+    tmp_path: Path,
+    seed: int,
+    cheater: int = 1,
+    players: int = 3,
+    rounds: int = 1,
+    ruleset: str | None = None,
 ) -> Arena:
     """An arena whose runners read ``arena.clock`` and use the default deadlines."""
-    arena = Arena(tmp_path, players=players, rounds=rounds, seed=seed, cheater=cheater)
+    arena = Arena(
+        tmp_path, players=players, rounds=rounds, seed=seed, cheater=cheater, ruleset=ruleset
+    )
     clock = FakeClock()
     arena.clock = clock  # type: ignore[attr-defined]
     for runner in arena.runners.values():
@@ -658,3 +665,25 @@ def test_a_bad_pass_before_a_dropped_one_is_blamed_at_the_deadline_not_the_silen
     assert not any(arena.stopped(k) for k in arena.honest), "no proof is checked before the end"
     pass_time(arena, STEP_S + REJOIN_S + 10)
     arena.assert_blamed(1, "invalid proof of a shuffle")
+
+
+@pytest.mark.parametrize("msg_type", [MsgType.TABLE_SHUFFLE, MsgType.TABLE_REVEAL])
+def test_druids2016_a_withheld_setup_message_is_blamed_at_the_deadline(
+    tmp_path: Path, msg_type: MsgType
+) -> None:
+    """Druids (2016) at the table has the same deadlines and blame as the other games: a seat
+    that withholds its shuffle pass of the setup, or the reveal of the placements, while saying
+    hello is blamed once the step deadline passes, not before."""
+    from druids2016_registered import register
+
+    meta = tmp_path / "meta"
+    meta.mkdir()
+    for _ in register(meta):
+        arena = clocked_arena(tmp_path, seed=3, players=2, ruleset="druids2016")
+        arena.tamper = withholding(arena, 1, msg_type)
+        arena.run()
+        assert not any(arena.stopped(k) for k in arena.honest)
+        pass_time(arena, STEP_S - 2, keepalive=say_hello(arena, 1))
+        assert not any(arena.stopped(k) for k in arena.honest), "blamed before the deadline"
+        pass_time(arena, 10, keepalive=say_hello(arena, 1))
+        blamed_everywhere(arena, 1, f"withheld {msg_type.label} past the deadline")
