@@ -209,3 +209,55 @@ def test_the_record_of_a_table_of_peers_is_stepped_through_in_the_viewer(tmp_pat
             assert f"move 1 of {len(plays)}: " in caption(app) and first.token in caption(app)
 
     asyncio.run(viewer())
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_the_lan_lobby_hosts_a_druids2016_table_with_a_bot_seat_and_it_is_played_by_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``druids play --lan --game druids2016``: the lobby hosts (h) a 2-seat table whose other
+    seat is a bot; the bot's peer process finds the table by its beacon on loopback and the
+    person plays the whole game at the 2016 table screen, whose record audits complete."""
+    from textual.widgets import Select
+
+    from druids_p2p.lan.network import resolve
+    from druids_p2p.tui.game_ui import table_ui
+    from druids_p2p.tui.lobby import LanSetup, LobbyScreen
+
+    monkeypatch.setenv("DRUIDS_HOME", str(tmp_path / "home"))
+    port = random.randint(42000, 58000)
+    setup = LanSetup(
+        net=resolve(), beacon_port=port, bots=("rule",), game="druids2016", budget_ms=20.0
+    )
+    app = DruidsApp(
+        table_ui=table_ui("druids2016"),
+        lan=setup,
+        identity=load_or_create().with_name("tester"),
+        folder=tmp_path / "game",
+        pacing=NO_PACING,
+    )
+
+    async def body(pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        lobby.query_one("#players", Select).value = 2
+        lobby.query_one("#seat-2", Select).value = "rule"
+        await pilot.pause()
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.table, LanTable2016Screen), "the 2016 table")
+        table = app.table
+        assert isinstance(table, LanTable2016Screen)
+        await until(pilot, lambda: table.peer_seat.my_move, "the person's first turn")
+        steps = await _play_to_the_end(pilot, table, lambda: table.peer_seat.my_move)
+        assert steps >= 1 and table.finished and table.stopped is None
+        record = table.record
+        assert record is not None
+        code, report = audit_record(record)
+        assert code == 0 and report["verdict"] == "complete", report
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("q")
+
+    run_app(app, SIZE, body)
