@@ -1,8 +1,6 @@
-"""Before a table is seated: the host's lobby (the beacon, a plain lobby socket that answers druids
-join HOST:PORT, the signed joins and the signed seat message) and a joiner asking it for a seat,
-who asks again while it waits so that a host that left is noticed (no message is added for that:
-the question is the one druids join HOST:PORT asks first). From then on every peer is equal
-(peer/runner.py).
+"""Before a table is seated: the host's lobby (beacon, lobby socket, signed joins, seat message) and
+a joiner asking it for a seat, again while it waits so that a host that left is noticed. From then
+on every peer is equal (protocol.md §3).
 """
 
 from __future__ import annotations
