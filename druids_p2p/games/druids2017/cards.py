@@ -1,6 +1,6 @@
-"""Card and move identities as small integers (protocol.md Appendix A lists them): every peer checks
-every move and search bots run millions of playouts, so a card id indexes tables directly and a hand
-is five 12-bit masks.
+"""Card and move identities as small integers (protocol.md Appendix A lists the cards): every peer
+checks every move and search bots run millions of playouts, so a card id indexes tables directly and
+a hand is five 12-bit masks.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ MIN_PLAYERS: Final = 3
 MAX_PLAYERS: Final = 5
 ROUNDS_PER_GAME: Final = 5
 
+# Move ids: 0..59 play that domain card; GAIA_DARK + d (GAIA_LIGHT + d) leads Gaia naming domain d;
+# PILE + d removes pile d; GAIA_BARE, Gaia naming nothing, is never legal (kept to say why).
 GAIA_DARK: Final = 60
 GAIA_LIGHT: Final = 65
 PLAY_MISTLETOE: Final = 70
