@@ -70,7 +70,7 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
 
 
 def check_seating(messages: Sequence[Message], keys: tuple[bytes, ...], until: int) -> None:
-    """The seating's content up to message ``until`` (protocol.md §6): the seat list is the
+    """The seating's content up to message ``until`` (protocol.md §3, §4): the seat list is the
     seats' own word, each confirmation agrees with its signer's join, each nonce opens its
     commitment; for every game a table plays. Raises :class:`AuditProblem`."""
     seat_msg = messages[0]

@@ -1,7 +1,7 @@
 """What the mental card table needs from Druids (2004): who knows each card when, the operations.
 
 Also the owners' word, the one verdict hidden cards decide: all three are the game's
-hidden-information split, which the table (issue 18) follows."""
+hidden-information split, which the table follows."""
 
 from __future__ import annotations
 

@@ -89,7 +89,7 @@ class Druids2016Ruleset:
         deals: Sequence[Sequence[Sequence[int]]],
         moves: Sequence[Sequence[int]],
     ) -> dict[str, Any]:
-        """The game file (issue 31's JSON, with ``"game"``); before play starts, the
+        """The game file (docs/rules-2016.md §6, with ``"game"``); before play starts, the
         placements so far (the file is then not a whole game)."""
         game = _state(state)
         if game.game is not None:
