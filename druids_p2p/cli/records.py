@@ -107,9 +107,10 @@ def replay_command(
         help=f'Notation: {game_help()} [the file\'s own "game", else {default_name()}]',
     ),
 ) -> None:
-    """Replay a game record of any game: in the terminal UI (→/← a step, PgDn/PgUp a round or turn,
-    q quits), as text without a terminal, or as JSON with --json. A file in the JSON notation is
-    checked by the rules and its outcome printed (exit 1: an illegal move). Exit 2: malformed input.
+    """Replay a game record of any game: step through it, print it as text, or as JSON with --json.
+
+    In the terminal UI →/← is a step, PgDn/PgUp a round or turn, q quits. A game in JSON notation is
+    checked and its outcome printed (exit 1: an illegal move; 2: malformed input).
     """
     from druids_p2p.audit.replay import is_record_file
 
