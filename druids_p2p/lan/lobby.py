@@ -221,11 +221,11 @@ class Lobby:
         continues: Account | None = None,
         stand_in: bytes | None = None,
     ) -> None:
-        """``invite``: seats already linked (a table going on without a seat, ``peer/go_on.py``,
-        ``go_on.py``) that are sent the announcement over the mesh, each second until they
-        join. ``continues``: the previous table's account this table carries, which every
-        joiner but the ``stand_in`` (a bot in the departed seat) must carry the same in its
-        join (``seating.py``)."""
+        """``invite``: seats already linked (a table going on without a seat, ``peer/go_on.py``),
+        sent the announcement over the mesh each second until they join. ``continues``: the previous
+        table's account, which every joiner but the ``stand_in`` must carry the same (protocol.md
+        §4, "Going on").
+        """
         self.invite = invite
         self.continues = continues
         self.stand_in = stand_in

@@ -50,11 +50,9 @@ OTHERS = tuple(c for c in range(N_CARDS) if c != GAIA)
 
 @dataclass(frozen=True, slots=True)
 class SeatOp:
-    """One card-table operation (the seam's ``CardOp``; the games import no deck): the fields of
-    the deck's ``TableOp``. Kinds used: shuffle, create (a new deck of public cards, no
-    message), transfer (``source`` to the bottom of ``deck``), deals (the top ``len(seats)``
-    cards of ``deck``, the i-th to ``seats[i]``), show (``seat`` lays a position of its hand
-    face up into ``zone``), final."""
+    """One card-table operation as the seam's ``CardOp`` gives it (the games import no deck);
+    deck.md §6.2 defines each kind.
+    """
 
     kind: str
     deck: str = ""
