@@ -74,8 +74,8 @@ def run_tournament(
 ) -> RunResult:
     """Play the tournament of ``config`` into ``out_dir``; Ctrl-C stops and keeps what finished.
 
-    ``cluster`` plays the batches on a Dask scheduler instead of local workers; ``table_player``
-    (for ``p2p`` configs) is injected because tournaments do not import the network layer.
+    ``stop_after`` acts as Ctrl-C after that many games (resume tests); ``cluster`` plays on a Dask
+    scheduler; ``table_player`` plays ``p2p`` games (injected: tournaments import no network layer).
     """
     if config.p2p and table_player is None:
         raise TournamentError("a --p2p run needs a table player (peer.local_table.play_table)")

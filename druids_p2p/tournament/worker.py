@@ -198,10 +198,10 @@ def play_p2p_game(
     game: str | None = None,
     plugins_dirs: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
-    """One game over the real protocol (one peer process per seat on loopback), as a game line. The
-    coin flip fixes the play order and every peer's secret the deal, so these are not duplicate
-    deals (docs/tournaments.md, ``--p2p``); ``timeout`` lets the table stop its peers itself before
-    the pool kills this worker.
+    """One game over the real protocol (a peer process a seat, on loopback) as a game line, from the
+    table's summary in play order (``totals``, ``round_scores``, ``winners``, ``play_seats``,
+    ``aborted``, ``blame``). Not a duplicate deal (docs/tournaments.md ``--p2p``); ``timeout`` lets
+    the table stop its peers before the pool kills this worker.
     """
     n = options.players
     start = time.perf_counter()
