@@ -1,9 +1,5 @@
-"""druids-p2p: the Druids card game (Amigo, 2017) played peer to peer on a LAN.
-
-Layers, each importing only those before it: ``engine`` (pure rules) -> ``wire`` (identities, signed
-envelopes, the game record) -> ``deck`` (the mental-card deal) -> ``lan`` (discovery, lobby, mesh)
--> ``table`` (the table machine) -> ``peer``/``audit`` -> ``cli``/``tui``. ``bots`` and
-``tournament`` sit beside, on the engine's interface.
+"""druids-p2p: card games (Druids 2017, 2004, 2016) played peer to peer on a LAN, on one mental card
+table. README's layout section names the packages and the import contracts that order them.
 """
 
 __version__ = "0.1.0"

@@ -1,35 +1,7 @@
-"""The public plugin API: everything a bot author imports, from this one module.
+"""The public plugin API: everything a bot author imports, from this one module (docs/plugins.md).
 
-A plugin (a file in ``plugins/``, a package with a ``druids_p2p.bots`` entry point) writes::
-
-    from druids_p2p.api import Bot, BotSpec, PlayerView, RegisterBot, hookimpl
-
-    class MyBot(Bot):
-        def choose(self, view: PlayerView) -> int:
-            return view.legal[0]
-
-    @hookimpl
-    def druids_register_bots(register: RegisterBot) -> None:
-        register(BotSpec(name="mybot", factory=MyBot, version="1.0"))
-
-What is here, and stays here under :data:`API_VERSION`:
-
-- the bot interface: :class:`Bot`, :class:`BotSpec`, ``BotFactory``; the hook marker
-  :data:`hookimpl` and the ``register`` callback's type :class:`RegisterBot`;
-  :class:`RandomBot`, the baseline opponent;
-- testing a bot: :func:`check_bot`, :func:`duplicate_margin`, :func:`registered_plugin`, and
-  :func:`play_local_game` (one game in-process: how a failure's seed is reproduced);
-- each registered game's names for its bots (its spec's ``api``: what its bots see and are
-  started with, its cards, moves and notation, its heuristics), looked up when first imported.
-  Druids (2017)'s are ``PlayerView``, ``GameOptions``, ``Move``, ``MOVES``, the card constants
-  and helpers, ``format_move``/``parse_move``/``format_card``/``parse_card`` and ``rule_move``;
-  Druids (2004)'s ``SeatView2004``, ``Options2004`` and ``Move2004``. A bot's ``choose`` may
-  return a move id or its game's ``Move``: the host reads it once as its id.
-
-The modules these come from are internal and may move; this module is the contract (an
-import-linter contract and ``tests/test_layers.py`` check that ``plugins/``, ``examples/`` and
-docs/plugins.md import nothing else). A change that breaks a plugin written against it raises
-:data:`API_VERSION`'s major number; additions raise the minor one.
+The modules these come from are internal and may move; this module is the contract, checked by an
+import-linter contract, and versioned by :data:`API_VERSION` (a break raises its major number).
 """
 
 from __future__ import annotations

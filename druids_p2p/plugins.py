@@ -1,18 +1,7 @@
-"""Finding and loading plugins, each on its own, into a :class:`BotRegistry`.
+"""Finding and loading plugins, each on its own, into a :class:`BotRegistry` (docs/plugins.md).
 
-Plugins come from four places, in this order: the built-ins (always), plugins registered
-in-process with :func:`register_plugin` (tests, embedding), installed packages through the
-``druids_p2p.bots`` entry-point group, and ``*.py`` files in plugin folders (``./plugins``, the
-checkout's ``plugins/`` when running from one, and every ``--plugins-dir``).
-
-A plugin is third-party code, so each one is loaded in isolation: importing it, calling its hooks
-and checking what it registered happen inside one ``try``, and its registrations are committed only
-if all of that succeeds. A broken plugin is reported (:attr:`BotRegistry.failed`) and skipped; the
-others and the host are unaffected. That is why entry points are loaded one by one here and not
-with ``PluginManager.load_setuptools_entrypoints``, which stops at the first failure.
-
-``DRUIDS_PLUGINS`` (comma-separated plugin names: entry-point names or file stems) restricts which
-external plugins load; unset or empty loads all, ``none`` loads none. Built-ins always load.
+A plugin is third-party code: each is loaded and checked inside one ``try``, so a broken one is
+skipped and reported (hence entry points one by one: pluggy's loader stops at the first failure).
 """
 
 from __future__ import annotations
@@ -382,10 +371,8 @@ def load_bots(
 ) -> BotRegistry:
     """Load the built-ins and every allowed plugin; report and skip the ones that fail.
 
-    ``strict=True`` raises :class:`PluginLoadError` after loading if anything failed. ``env``
-    replaces ``os.environ`` for reading ``DRUIDS_PLUGINS``; ``default_dirs``/``entry_points``
-    turn those sources off (tests). ``files``: plugin files imported by path, after the
-    folders' (a cluster worker's shipped files: exactly those, never what else is beside them).
+    ``strict=True`` raises :class:`PluginLoadError` if anything failed; ``env``, ``default_dirs``,
+    ``entry_points`` and ``files`` replace the sources (tests; a cluster worker's shipped files).
     """
     registry = builtin_registry()
     allowed = plugin_filter(env)

@@ -1,17 +1,7 @@
 """A test kit for bot authors: play many games with your bot and fail loudly on any misbehaviour.
 
-::
-
-    from druids_p2p.api import check_bot  # plugins import the public API, not this module
-    from mypackage import MyBot
-
-    def test_my_bot_is_well_behaved():
-        check_bot(MyBot, games=20)   # raises AssertionError listing every failure
-
-The bot plays every seat position of 3, 4 and 5-player games against random bots, through the
-same host that runs real games (:mod:`druids_p2p.bots.host`), so anything the host would report
-as a fault — an exception, a non-int or illegal move, a move over the time budget, a lifecycle
-hook that raises — is a failure here, with the seed that reproduces it.
+It plays through the same host as real games, so whatever the host would report as a fault is a
+failure here, with the seed that reproduces it (docs/plugins.md, "Testing your bot").
 """
 
 from __future__ import annotations
@@ -67,11 +57,8 @@ def check_bot(
 ) -> BotCheckReport:
     """Play ``games`` games, the bot against random bots; AssertionError on any failure.
 
-    Game ``i`` has ``players[i % len(players)]`` seats, the bot in seat ``(i // len(players)) %
-    seats``, and seed ``seed + i`` (pass that to :func:`~druids_p2p.bots.local_game.play_local_game`
-    to replay it). A move counts as too slow when the bot's own time exceeds ``budget_ms``,
-    even where the host's grace would still have accepted it. With ``raise_on_failure=False``
-    the report is returned either way.
+    Game ``i`` has seed ``seed + i`` (replay it with :func:`play_local_game`); a move over
+    ``budget_ms`` of the bot's own time fails even where the host's grace would accept it.
     """
     if isinstance(bot, BotSpec):
         problem = validate_spec(bot)
@@ -139,10 +126,8 @@ def duplicate_margin(
 ) -> MarginReport:
     """How much ``bot`` outscores ``opponent``: the same deals, the bot rotated through every seat.
 
-    Deal ``seed + g`` is played ``players`` times, the bot in each seat in turn and opponents in
-    the others; a game's margin is the bot's total minus the mean of the others'. Duplicate deals
-    cancel most of the luck of the cards, so a few dozen deals give a usable figure. Budgets are
-    not enforced (trusted bots, for speed).
+    Duplicate deals cancel most of the cards' luck, so a few dozen deals give a usable figure;
+    budgets are not enforced (trusted bots, for speed).
     """
     margins: list[float] = []
     for g in range(games):

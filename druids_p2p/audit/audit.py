@@ -1,8 +1,5 @@
-"""``druids audit`` for LAN game records: the whole game re-checked from the signed messages alone.
-
-On top of the chain check (``wire/transcript.py``) and the schedule (``schedule.py``), it
-recomputes the seat-order coin flip and replays every round's card table
-(``audit_card_table.py``); the verdict is one of protocol.md §9's.
+"""``druids audit`` for LAN game records: the whole game re-checked from the signed messages alone,
+in protocol.md §9's order ("Offline audit"), ending in one of its verdicts.
 """
 
 from __future__ import annotations
@@ -45,12 +42,9 @@ def audit_file(path: Path) -> AuditReport:
 
 
 def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditReport:
-    """Audit a record's entries in the order ``protocol.md`` §9 ("Offline audit") defines: the
-    chain, the schedule and the stop tail, the seating, then each round (deal, then moves with
-    every hand known). A problem the record's own stop names (its recorder's abort blames the same
-    seat, in the round the record stops in) is the reason it stopped: a *stopped* verdict with
-    the evidence checked, not an invalid record. A record of another protocol version is
-    refused before anything else, by name (unreadable: this version's rules do not read it)."""
+    """Audit a record's entries in protocol.md §9's order ("Offline audit"); a fault its recorder's
+    own abort names is the reason it stopped (*stopped*, evidence checked), not an invalid record.
+    """
     refusal = version_refusal(raws)
     if refusal is not None:
         return AuditReport(messages=len(raws), problem=AuditProblem(refusal, unreadable=True))
@@ -76,7 +70,7 @@ def audit_messages(raws: Sequence[bytes], tail: str | None = None) -> AuditRepor
 
 
 def check_seating(messages: Sequence[Message], keys: tuple[bytes, ...], until: int) -> None:
-    """The seating's content up to message ``until`` (protocol.md §6): the seat list is the
+    """The seating's content up to message ``until`` (protocol.md §3, §4): the seat list is the
     seats' own word, each confirmation agrees with its signer's join, each nonce opens its
     commitment; for every game a table plays. Raises :class:`AuditProblem`."""
     seat_msg = messages[0]

@@ -1,9 +1,6 @@
 """``druids audit`` for a game at the mental card table: the record replayed round by round with
-every card known, through the same checks the table made (protocol.md §11, offline audit).
-
-It replays the game's onlooker where the game has one (it holds no hand, so every seat is judged
-alike), else seat 0's copy; a round without every seat's final secret is replayed with the cards
-opened publicly and is at best incomplete.
+every card known, through the table's own checks (protocol.md §11, "The offline audit"). The game's
+onlooker replays it where the game has one (it holds no hand, so every seat is judged alike).
 """
 
 from __future__ import annotations

@@ -18,12 +18,11 @@ from druids_p2p.wire.transcript import AuditProblem, AuditStop
 
 # The offline audit's schedule check: a record is its table's canonical transcript, and its stop.
 def stop_tail_from(msgs: Sequence[Message], recorder: bytes | None) -> int | None:
-    """The first index ``i`` such that ``msgs[i:]`` is the recorder's own messages (no abort
-    among them), then aborts of distinct seats; ``None`` without a recorder.
+    """The first index ``i`` such that ``msgs[i:]`` is the recorder's own messages (no abort among
+    them), then aborts of distinct seats; ``None`` without a recorder.
 
-    The rest of a stop tail past its first message is a stop tail too, so the indices it may
-    begin at are exactly this one and every later one: one scan back from the end finds it,
-    where testing each index forward costs O(n²) on a long record."""
+    One scan back from the end: any suffix of a stop tail is one too, and testing forward is O(n²).
+    """
     if recorder is None:
         return None
     i = len(msgs)
@@ -212,10 +211,9 @@ class StopTail:
     def read(self, owing: Owing | None) -> tuple[str, AuditStop] | None:
         """The record's stop (its recorder's abort, read) and the ``aborted`` line, or None.
 
-        A seat that signed an abort while the record shows it owed an automatic message of the
-        step it stopped in withheld that message (``protocol.md`` §9), whatever its abort says:
-        checked from the record. Otherwise the recorder's abort (the last) is the stop, with the
-        seat it blames, or, when it stopped on another seat's word, that seat's abort's claim."""
+        A withheld automatic message is read from the record whatever the abort claims (protocol.md
+        §9, "Audit verdicts").
+        """
         aborts = self.aborts()
         if not aborts:
             return None

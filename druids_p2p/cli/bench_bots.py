@@ -1,9 +1,6 @@
 """``druids bench bots`` (how much stronger is a bot?) and ``druids bench tournament`` (how fast?).
-
-Both run the tournament engine into a temporary folder, so what they measure is what
-``druids tournament`` does. ``bench bots`` plays each bot but the last against copies of the
-last (the baseline) on duplicate deals — the bot in every seat of every deal — and reports its
-mean score margin over its opponents with a 95% confidence interval (deals as the units).
+Both run the tournament engine into a temporary folder, so they measure what ``druids tournament``
+does (docs/tournaments.md, ``druids bench bots``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Entry point of the ``druids`` command: runs the Typer app and turns every failure into one line.
-
-Typer would print usage errors as a framed box and unexpected errors as a traceback; the project
-promises a clear one-line error and a non-zero exit for any bad input instead. Ctrl-C is one line
-too, saying what the command kept (Typer alone would exit 130 without a word).
+Typer alone would print a framed box, a traceback, or (Ctrl-C) nothing; the project promises one
+clear line and a non-zero exit, and for Ctrl-C what the command kept.
 """
 
 from __future__ import annotations

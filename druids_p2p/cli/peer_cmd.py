@@ -261,10 +261,9 @@ def host_command(
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
-    Only the joiners you let in are seated: --allow FP seats the key with that fingerprint (ask
-    your friends for theirs: 'druids id'), --approve shows each other joiner (name and key
-    fingerprint) and seats it only if you answer y, --open seats anyone who finds the table.
-    With none of them every joiner is refused, and told which fingerprint to ask you to allow."""
+    Only joiners you let in are seated: --allow FP (a fingerprint, from 'druids id'), --approve (ask
+    y/n for each) or --open (anyone); without them every joiner is refused.
+    """
     pick_game(game, players)
     check_table_name(name)
     pins = check_door(open_door, allow, approve)
@@ -327,13 +326,8 @@ def join_command(
 ) -> None:
     """Join a table by its lobby address (HOST:PORT) or by its announced name.
 
-    By name (or a prefix of the lobby id that 'druids tables --json' shows), the table is found by
-    its beacon and joined with that signed beacon directly: the host's mesh endpoint and keys are
-    in it, so the host's lobby socket is not asked. A name announced by two hosts is refused
-    unless --fingerprint says which host is meant.
-
-    Run again after a crash, the same command rejoins the table this player was seated at: the
-    saved table is looked up first, by name (the host no longer announces a seated table).
+    By name, the table's signed beacon is joined directly; a name two hosts announce needs
+    --fingerprint. Run again after a crash, the same command rejoins the table this player sat at.
     """
     from druids_p2p.lan.listener import BadPin, parse_pin
 

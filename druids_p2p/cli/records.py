@@ -58,11 +58,8 @@ def audit_command(
 ) -> None:
     """Re-verify every signature and link of a game record and replay every move.
 
-    Exit 0: valid and complete (the game was played to its end). Exit 3: valid, incomplete
-    (the record of a peer still playing, or one cut at an entry boundary). Exit 4: valid, stopped
-    with a recorded reason (the seat it names, e.g. "seat 2 unreachable", "seat 1 left"). Exit 1:
-    invalid: the first problem, naming the message index and the seat at fault. Exit 2: the file
-    is no readable record. --json prints the same verdict as its "verdict" field.
+    Exit 0: valid, complete. Exit 3: valid, incomplete. Exit 4: valid, stopped (naming whom it
+    blames). Exit 1: invalid (the first problem's message and seat). Exit 2: no readable record.
     """
     if not file.is_file() or not os.access(file, os.R_OK):
         fail(f"{file}: no such readable file")
@@ -110,16 +107,10 @@ def replay_command(
         help=f'Notation: {game_help()} [the file\'s own "game", else {default_name()}]',
     ),
 ) -> None:
-    """Replay a game record of any game: step through it in the terminal UI (→/← a step,
-    PgDn/PgUp a round or a turn, q quits), print it as text when there is no terminal, or as
-    JSON with --json; each says which game the record holds.
+    """Replay a game record of any game: step through it, print it as text, or as JSON with --json.
 
-    A record shows the game as its owner saw it (their hand, everyone's piles) and every hand
-    once it is revealed; --json prints the game, the players, each round's hands and moves (a
-    card table's moves and outcome), the game in the JSON notation and the audit's verdict. A
-    file in the JSON notation is checked through the rules engine and its outcome printed as
-    JSON (exit 1: an illegal move, as {"ok": false, ...}). Exit 2: malformed input (one line on
-    stderr).
+    In the terminal UI →/← is a step, PgDn/PgUp a round or turn, q quits. A game in JSON notation is
+    checked and its outcome printed (exit 1: an illegal move; 2: malformed input).
     """
     from druids_p2p.audit.replay import is_record_file
 

@@ -183,15 +183,11 @@ def saved_table(target: str, resume: bool, new: bool) -> Path | None:
 def find_table(
     name: str, bind: str, beacon_port: int, seconds: float, emit: Any, pin: str | None = None
 ) -> bytes:
-    """The signed beacon of the one open table called ``name`` (or whose lobby id starts with
-    it), heard within ``seconds``, hosted by a key whose fingerprint starts with ``pin`` if given.
-
-    Once a match is heard it listens one beacon interval more, so that a second table of the same
-    name is noticed instead of joined at random. A name heard from two host keys is ambiguous: the
-    candidates are listed (one line each, with fingerprints) and nothing is joined unless ``pin``
-    chooses one (lan/listener.py). So is a name heard while the listener had to drop beacons for
-    room (a flood of keys filled the list): the table meant may be among those dropped. The
-    pinned host's beacons are never dropped for room (the listener keeps them)."""
+    """The signed beacon of the one open table called ``name`` (or whose lobby id starts with it),
+    heard within ``seconds``, hosted by a key whose fingerprint starts with ``pin`` if given. It
+    listens one beacon interval past a match, and refuses a name heard from two keys, or heard while
+    the listener dropped beacons for room, unless ``pin`` chooses (discovery.md).
+    """
     from druids_p2p.lan.discovery import DEFAULT_INTERVAL, DEFAULT_JITTER
     from druids_p2p.lan.listener import (
         BeaconListener,

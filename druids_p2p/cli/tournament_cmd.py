@@ -141,11 +141,8 @@ def tournament_command(
 ) -> None:
     """Play bots against each other on duplicate deals and rate them.
 
-    Every deal is played once per rotation of its lineup through the seats. Writes games.jsonl,
-    summary.json and run.json into --out; Ctrl-C keeps what finished, --resume continues. A bot
-    that raises, times out or answers an illegal move forfeits that game (its loss, counted in
-    the crashed/timeouts/illegal columns, warned about on stderr); exit 3 if one faulted in
-    every game it played.
+    Writes games.jsonl, summary.json and run.json into --out; Ctrl-C keeps what finished, --resume
+    continues. A bot that faults forfeits that game; exit 3 if one faulted in every game it played.
     """
     from druids_p2p.tournament.config import TournamentConfig
     from druids_p2p.tournament.summary import matplotlib_missing

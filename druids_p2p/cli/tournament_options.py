@@ -89,11 +89,9 @@ def unique(names: list[str]) -> tuple[str, ...]:
 def parse_lineups(
     bots: str, gauntlet: str | None, players: int | None, registry: BotRegistry
 ) -> Lineup:
-    """``--bots`` (and ``--gauntlet``) as a round robin, a fixed lineup or a gauntlet.
-
-    A repeated name makes ``--bots`` one fixed lineup, one bot per seat. With ``--gauntlet A``
-    every item of ``--bots`` is an opponent set: ``B`` (``players - 1`` copies of B) or
-    ``B+C+D`` (exactly ``players - 1`` bots).
+    """``--bots`` (and ``--gauntlet``) as a round robin, a fixed lineup (a name repeated) or a
+    gauntlet (each item of ``--bots`` an opponent set: ``B``, or ``B+C+D``, exactly ``players - 1``
+    bots).
     """
     from druids_p2p.tournament.config import MODE_GAUNTLET, MODE_LINEUP, MODE_ROUND_ROBIN
 

@@ -1,11 +1,6 @@
-"""The registry of games: every :class:`~druids_p2p.games.spec.GameSpec` an installed package
-registers under the entry-point group ``druids_p2p.games``, the built-in games exactly as a third
-party's (pyproject.toml).
-
-It names no game: the table, the audit, the CLI, the bots and the tournaments ask it by the name a
-seat message binds or a person typed. Specs are loaded once; one that fails to load, or that
-disagrees with itself, is kept aside as broken and named in the one-line error of whoever asks
-for it, so it takes no other game down.
+"""The registry of games: every :class:`~druids_p2p.games.spec.GameSpec` registered under the
+entry-point group ``druids_p2p.games``, the built-ins exactly as a third party's. A spec that fails
+to load is kept aside and named in the error of whoever asks for it, taking no other game down.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """The seam between a rule set and everything that runs it (network, deck, bots, tournaments, TUI).
-
-Those layers talk to a :class:`CardTableRuleset` (its :class:`CommonRuleset` part in process, its
-seat copies at the mental card table), never to a game's internals: each game is one package
-under ``druids_p2p.games`` registered by its entry point (``games/registry.py``), and the games
-never import each other (import-linter contracts check both). A move crosses the seam as its
-game's move value (:class:`GameMove`: an id and one canonical token, parsed once where text
-enters), a card as an integer; a refused move is an :class:`IllegalMove` whose ``reason`` the
-mover is told.
-
-This module imports no game: it is what every game and every runner agree on.
+Those layers talk to a :class:`CardTableRuleset`, never to a game's internals, so a game is one
+package and an entry point (docs/games.md); this module imports no game.
 """
 
 from __future__ import annotations
@@ -32,12 +24,10 @@ class InvalidDeal(ValueError):
 
 
 class GameMove(Protocol):
-    """One move of a game as a value (python-chess's ``Move``): every game's ``Move`` is one.
-
-    Its ``id`` is the small int the engine, the bots and their rollouts index arrays with (a
-    bot may answer with it); :meth:`token` is its one canonical spelling, the one a signed
-    ``move`` carries and a record writes. Each value is made once per id (equal moves are the
-    same object), so it is carried, never re-parsed, from where its text entered."""
+    """One move of a game as a value (python-chess's ``Move``): an ``id`` engines and bots index
+    arrays with, and one canonical :meth:`token`, the one a signed ``move`` carries. Made once per
+    id, so it is carried, never re-parsed, from where its text entered.
+    """
 
     @property
     def id(self) -> int: ...
@@ -205,15 +195,9 @@ class CommonRuleset(Protocol):
 
 
 class CardOp(Protocol):
-    """One operation of the mental card table, as a game's schedule gives it (deck.md §15.1).
-
-    The fields of the deck's ``TableOp`` (which a game may not import): ``shuffle`` a ``deck``
-    (``cards`` listed when it is new), ``deal`` its top to ``seat``'s hand, ``deals`` its top
-    ``len(seats)`` cards, the i-th to ``seats[i]``'s hand (as many deals would, in one step),
-    ``turn`` its top face up into ``zone``, ``play`` (``seat`` puts a position of its hand face
-    down into ``zone``), ``show`` (the same, face up), ``reveal`` a ``zone``, ``return`` a public
-    ``position`` into ``deck``, ``transfer`` the top of deck ``source`` to the bottom of
-    ``deck``, ``final``."""
+    """One operation of the mental card table as a game's schedule gives it: the fields of the
+    deck's ``TableOp``, which a game may not import (deck.md §6.2 defines each operation).
+    """
 
     @property
     def kind(self) -> str: ...
@@ -244,13 +228,11 @@ shown face up (``table_show``)."""
 
 @dataclass(frozen=True, slots=True)
 class TableMove:
-    """One move at a card table as one value: who made it, which kind, and what it names.
-
-    A ``word`` carries its ``token``; a public ``move`` its game's :class:`GameMove` in
-    ``move``; a ``play`` the ``position`` of the mover's hand it puts into ``zone`` and, shown
-    face up, the ``card`` (None face down). The table builds it once from a signed body (or
-    from a seat's own choice) and checks it once; a seat's copy keeps the ones it took, in
-    order: its :attr:`CardTableSeat.log`, the one record of the game's moves."""
+    """One move at a card table as one value: who made it, which kind, and what it names (a
+    ``word``'s token, a public ``move``'s :class:`GameMove`, a ``play``'s position, zone and, face
+    up, card). Built and checked once; a seat's :attr:`CardTableSeat.log` is the one record of the
+    moves.
+    """
 
     kind: str
     seat: int
@@ -263,11 +245,10 @@ class TableMove:
 
 class CardTableSeat(GameProgress, Protocol):
     """One seat's copy of a game played at a mental card table: it knows only what that seat may
-    know, yet gives every seat the same schedule and the same verdict on every move.
-
-    Positions are numbered as cards leave decks (each ``deal`` and ``turn`` takes the next), as
-    the table numbers them. A refused move raises ValueError (the game's own ``IllegalMove``)
-    whose message says why: the table blames the mover with it."""
+    know, yet gives every seat the same schedule and verdicts. Positions are numbered as cards leave
+    decks; a refused move raises ValueError (the game's ``IllegalMove``) whose message blames the
+    mover.
+    """
 
     @property
     def ended_by(self) -> str | None:

@@ -1,9 +1,6 @@
-"""A game as one value: what a game package hands the registry through its entry point.
-
-A game is a folder and one ``druids_p2p.games`` entry point naming its :class:`GameSpec`
-(docs/games.md); everything that runs games (the table, the audit, the CLI, the bots, the
-tournaments, the terminal UI) reads it through ``druids_p2p.games.registry`` and names no game.
-Only the seam's types appear here, so a spec module imports nothing but its own game and this.
+"""A game as one value: the :class:`GameSpec` a game package hands the registry through its
+``druids_p2p.games`` entry point (docs/games.md), so that nothing that runs games names one. Only
+the seam's types appear here.
 """
 
 from __future__ import annotations
@@ -18,12 +15,11 @@ from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, MoveValues
 
 
 class Bot:
-    """A player of some game's seats: subclass and override :meth:`choose`; the rest is optional.
-
-    It sees its seat's view (the game's ``view`` type, never the state) and may keep memory across
-    one game's moves; it is handed its own seeded ``random.Random`` so that games are reproducible
-    whatever process runs it. Here, beside the spec, so that a game's own bots are in its folder
-    (the plugin API re-exports it as ``druids_p2p.api.Bot``)."""
+    """A player of some game's seats: subclass and override :meth:`choose`; the rest is optional. It
+    sees its seat's view, never the state, and gets its own seeded ``random.Random`` so games replay
+    in any process. Beside the spec so a game's bots live in its folder (re-exported as
+    ``api.Bot``).
+    """
 
     def __init__(self) -> None:
         self.seat = -1

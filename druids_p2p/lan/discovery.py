@@ -323,11 +323,8 @@ CLOSING_SPACING = 0.02
 class BeaconSender:
     """Announces one table about once a second from a daemon thread until :meth:`stop`.
 
-    ``net`` is a :class:`NetChoice`, a local IPv4 address, or ``None`` for loopback. The socket is
-    bound to the chosen address so that beacons leave with the right source address, and they go
-    only to that network's broadcast address. A full table is announced as closing and then stays
-    silent until :meth:`update` frees a seat. Send errors (a cable pulled, no buffer space) are
-    counted in ``send_errors`` and otherwise ignored: the next beacon may get through.
+    Sent from the chosen address to its network's broadcast address only (discovery.md); a failed
+    send is only counted (``send_errors``): the next beacon may get through.
     """
 
     def __init__(

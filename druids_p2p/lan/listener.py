@@ -70,17 +70,8 @@ class _Tombstone:
 class BeaconListener:
     """Keeps the list of tables heard on one network; single-threaded, driven by :meth:`poll`.
 
-    The socket is bound to the network's broadcast address (with SO_REUSEADDR and SO_REUSEPORT), so
-    any number of peers on one host hear every beacon, and only beacons sent to that network.
-    Tables are keyed by (host key, lobby id): a forged beacon can only ever touch entries signed by
-    its own key. A key holds at most ``MAX_TABLES_PER_KEY`` entries (its oldest makes room for its
-    newest) and a source address at most ``MAX_TABLES_PER_SOURCE`` (further new ones are dropped),
-    so one flooder fills its own slots, never the whole list. A beacon whose counter is not above
-    the last one seen for its table is dropped as stale, so reordered or replayed datagrams cannot
-    roll a table back or reopen a closed one. A new table of a host ``keep`` says is the user's
-    (pinned, confirmed) is never dropped for room: the least recently heard table of a host it
-    does not keep makes way (counted as ``evicted``).
-    ``clock`` exists so that tests can expire tables without sleeping.
+    Bound to the broadcast address, so every peer on one host hears every beacon; discovery.md has
+    the checks that keep a flooder to its own slots. ``clock`` lets tests expire tables.
     """
 
     def __init__(

@@ -1,8 +1,6 @@
-"""Before a table is seated: the host's lobby (the beacon, a plain lobby socket that answers druids
-join HOST:PORT, the signed joins and the signed seat message) and a joiner asking it for a seat,
-who asks again while it waits so that a host that left is noticed (no message is added for that:
-the question is the one druids join HOST:PORT asks first). From then on every peer is equal
-(peer/runner.py).
+"""Before a table is seated: the host's lobby (beacon, lobby socket, signed joins, seat message) and
+a joiner asking it for a seat, again while it waits so that a host that left is noticed. From then
+on every peer is equal (protocol.md §3).
 """
 
 from __future__ import annotations
@@ -223,11 +221,11 @@ class Lobby:
         continues: Account | None = None,
         stand_in: bytes | None = None,
     ) -> None:
-        """``invite``: seats already linked (a table going on without a seat, ``peer/go_on.py``,
-        ``go_on.py``) that are sent the announcement over the mesh, each second until they
-        join. ``continues``: the previous table's account this table carries, which every
-        joiner but the ``stand_in`` (a bot in the departed seat) must carry the same in its
-        join (``seating.py``)."""
+        """``invite``: seats already linked (a table going on without a seat, ``peer/go_on.py``),
+        sent the announcement over the mesh each second until they join. ``continues``: the previous
+        table's account, which every joiner but the ``stand_in`` must carry the same (protocol.md
+        §4, "Going on").
+        """
         self.invite = invite
         self.continues = continues
         self.stand_in = stand_in

@@ -1,8 +1,6 @@
-"""The ZeroMQ full mesh between the peers of one table (the ROUTER/DEALER layout Zyre uses), CURVE
-on every link, and the MeshPort protocol through which the runner reaches it (as the tests'
-in-memory meshes do). A routing id names a connection, never a peer (protocol.md §1). Every socket
-option that matters is set explicitly: pyzmq's defaults hang on close, drop silently at 1000
-queued messages, or accept any size.
+"""The ZeroMQ full mesh between the peers of one table (Zyre's ROUTER/DEALER layout), CURVE on every
+link (protocol.md §1), and the MeshPort protocol the runner reaches it through. Every socket option
+that matters is set: pyzmq's defaults hang on close, drop at 1000 queued messages, accept any size.
 """
 
 from __future__ import annotations
@@ -230,11 +228,9 @@ class Mesh:
     def _renew(self, peer_id: bytes) -> None:
         """A new DEALER, with a fresh routing id, for a link whose connection dropped.
 
-        libzmq would reconnect the old one with its old routing id, and an inbox with handover
-        off that still holds the old connection (it has not noticed it died: a cut cable) never
-        reads a connection whose routing id is held, not even once the old one is gone (4.3.5,
-        ``router_t::identify_peer``): that link would stay dead. What the old DEALER still
-        queued is lost, as on any lost link; the table resends it (protocol.md §8)."""
+        libzmq would reuse the old routing id, which an inbox that missed the drop never reads again
+        (protocol.md §1); what the old DEALER queued is resent, as after any lost link.
+        """
         target = self._targets.get(peer_id)
         if target is None or peer_id not in self.peers:
             return
@@ -246,11 +242,9 @@ class Mesh:
     def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
         """Queue a message to one peer; False if there is no link or its queue is full.
 
-        ``both_links`` also sends it back over the peer's own connection to our inbox: two TCP
-        connections rarely stall at once, so a resend that matters (a nudge, a resend answer)
-        is not stuck behind one connection's retransmission back-off on a lossy link. That copy
-        goes only to a routing id whose frames authenticated as the peer's CURVE key (the one
-        its DEALER here checks), and not at all before one came."""
+        ``both_links`` also sends it over the peer's own connection to our inbox (protocol.md §1
+        "both links"), so a resend that matters is not stuck behind one connection's back-off.
+        """
         target = self._targets.get(peer_id)
         if both_links and target is not None:
             route = self._routes.route_of(target[1])
@@ -372,11 +366,9 @@ class Mesh:
     def close_gate(self, raw_keys: Iterable[bytes]) -> None:
         """Admit only these CURVE keys from now on, and keep no connection from any other.
 
-        The gate refuses new connections; frames already queued from other keys are dropped in
-        :meth:`poll`; and if the gate let any other key in while it was open, the inbox is
-        unbound and bound again, which closes every connection it accepted: the seated peers'
-        DEALERs reconnect through the closed gate (what they sent meanwhile is resent, as after
-        any lost link), a stranger's cannot."""
+        If another key got in while the gate was open, the inbox is bound again, closing every
+        connection: the seats reconnect, a stranger cannot (protocol.md §1).
+        """
         keep = frozenset(raw_keys)
         self._routes.keep_only(keep)
         if not self.gate.close_to_strangers(keep):

@@ -1,8 +1,6 @@
-"""Where a peer talks and who may talk to it: the network it uses (an explicit interface or
-address, loopback by default, never the limited broadcast address), the inbox endpoints it
-accepts in a signed message (only tcp://A.B.C.D:PORT on the table's own network), and the CURVE
-keys its mesh inbox admits, with the routing id bound to each (a routing id never stands for a
-peer).
+"""Where a peer talks and who may talk to it: its network (loopback unless named), the inbox
+endpoints it accepts in a signed message, and the CURVE keys its inbox admits, each bound to its
+routing ids.
 """
 
 from __future__ import annotations
@@ -266,10 +264,9 @@ heard (a route it forgot is bound again by its next frame: forgetting never rebi
 class CurveGate:
     """ZAP credentials provider: which CURVE public keys may connect to our inbox.
 
-    ZAP is asked once per connection, at its handshake: closing the gate refuses new connections
-    only. So the gate also remembers which keys it let in while it was open (to know whether a
-    stranger may still hold a connection when it closes), and the mesh drops those connections
-    (``Mesh.close_gate``)."""
+    ZAP is asked only at a handshake, so the gate remembers whom it let in while open: the mesh then
+    drops those connections (``Mesh.close_gate``).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

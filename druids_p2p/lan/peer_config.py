@@ -333,11 +333,9 @@ def _to_stderr(line: str) -> None:
 class PromptPlayer(Player):
     """A person at a plain terminal (the Textual UI is a player of its own, ``tui/player.py``).
 
-    Game-neutral: the rule set tells the seat's view in a few lines (``seat_lines``) and names
-    each legal move (``typed_move``: the tokens the person types back, numbered as the lines
-    number things). It reads a token as a
-    move of the game and no more: whether that move is legal now is the table's one check, and
-    a refused move is asked again with the table's reason (:meth:`refused`)."""
+    Game-neutral: the rule set shows the view and names the legal moves; the table alone judges a
+    move, and a refused one is asked again with its reason.
+    """
 
     def __init__(
         self, ask: Callable[[str], str], tell: Callable[[str], None] | None = None

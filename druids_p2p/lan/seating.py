@@ -215,13 +215,9 @@ def make_seat_message(
     continues: Account | None = None,
     stand_in: int | None = None,
 ) -> bytes:
-    """The host's seat message: (key, name, endpoint, curve) per seat in join order, and the
-    raw signed ``join`` of every seat but the host's, in seat order (``joins``), for the game
-    ``ruleset``; with ``continues`` and ``stand_in``, a table going on from a previous one's
-    account, the seat at index ``stand_in`` a bot standing in for the departed seat.
-
-    The table id is the hash of the seated keys, the options and a nonce, so every later
-    signature at the table also signs who sits there and what is played.
+    """The host's seat message (protocol.md §3): per seat (key, name, endpoint, curve) in join
+    order, every other seat's raw signed ``join`` (``joins``), and for a table going on
+    (``continues``) the index of a bot standing in for the departed seat (``stand_in``).
     """
     nonce = nonce or secrets.token_bytes(32)
     keys = [s[0] for s in seats]
@@ -253,11 +249,9 @@ def make_seat_message(
 def seat_list_fault(seat_message: Message) -> str | None:
     """Why the seat message's endpoints and CURVE keys are not every seat's own word, or None.
 
-    Each seat but the host's must be backed by its quoted ``join``: signed by that seat, for the
-    same table offer as the others, naming exactly the listed endpoint and CURVE key. The host's
-    own entry is the host's word (it signs the seat message). Anything else is the host's fault,
-    proven by the seat message alone. So is a seat message not built on ``head_0`` (wire.md §6):
-    the host signs it before anything else exists at the table."""
+    Each seat but the host's must be backed by its quoted ``join``, and the message must carry
+    ``head_0`` (protocol.md §3); a failure is the host's fault, proven by the seat message alone.
+    """
     if seat_message.head != head0(seat_message.table_id):
         return "the seat message is not built on head_0 (the head of the empty transcript)"
     account = account_fault(seat_message)
@@ -315,12 +309,10 @@ def quoted_join(seat_message: Message, key: bytes) -> bytes | None:
 
 
 def confirm_contradiction(seat_message: Message, confirm: Message) -> str | None:
-    """What the seat message lists for ``confirm``'s signer that its own signed confirmation
-    contradicts (its inbox endpoint or its CURVE key), or None if they agree.
-
-    Once :func:`seat_list_fault` found nothing, every listed address is its seat's own signed
-    word (its quoted join, or the host's seat message): a confirmation saying otherwise is its
-    signer contradicting itself, and the two messages prove it."""
+    """What the seat message lists for ``confirm``'s signer that its own confirmation contradicts
+    (endpoint or CURVE key), or None. After :func:`seat_list_fault`, every listing is its seat's own
+    signed word, so a contradiction convicts the signer (protocol.md §4).
+    """
     body = seat_message.body
     if "endpoints" not in body or "curves" not in body:
         return None

@@ -1,12 +1,7 @@
 """Tournaments between bots: duplicate deals, worker processes, a resumable output folder.
 
-:func:`run_tournament` (:mod:`.runner`, with the local worker pool) plays a
-:class:`TournamentConfig` (:mod:`.config`, with the plan and the SPRT; one game per task or a
-batch of cheap ones in :mod:`.worker`, the game loop in :mod:`.play`) into a run folder and
-summarises it (:mod:`.summary`). :mod:`.live` follows a run as it goes (ratings, early stops);
-:mod:`.cluster` plays the batches on a Dask cluster, and :mod:`druids_p2p.bench.costs` starts one on
-127.0.0.1 for tests and benches. ``druids tournament`` and ``druids bench bots`` are thin layers
-over it; ``docs/tournaments.md`` describes the output files.
+``druids tournament`` and ``druids bench bots`` are thin layers over :func:`run_tournament`;
+``docs/tournaments.md`` describes the plans, the statistics and the output files.
 """
 
 from __future__ import annotations

@@ -108,12 +108,9 @@ def _four(value: Any) -> tuple[float, float, float, float] | None:
 def game_timeout_s(
     players: int, budget_ms: float, rounds: int = UNUSED_ROUNDS, game: str | None = None
 ) -> float:
-    """The longest a game may take when every bot uses its whole limit on every call.
-
-    Every move may take the host's wait limit (the rule set bounds the moves: ``max_moves``);
-    every lifecycle hook its hook limit, counted as two per round and seat and one more per
-    seat (a game of fewer rounds only has more room). A worker still busy past this is stuck
-    in something the host cannot interrupt.
+    """The longest a game may take when every bot uses its whole limit on every call (every move the
+    wait limit, two hooks per round and seat and one more per seat): a worker still busy past it is
+    stuck in something the host cannot interrupt.
     """
     moves = game_spec(game).rules.max_moves(players, rounds)
     hooks = players * (2 * rounds + 1)
@@ -164,12 +161,8 @@ def _grouped(counts: dict[str, int], order: Sequence[str]) -> list[str]:
 def plan_tournament(
     bots: Sequence[str], players: int, games: int, master: int
 ) -> list[PlannedGame]:
-    """Every game of a round robin between ``bots`` at ``players`` seats.
-
-    One bot: it plays itself, one game per deal. More bots than seats: each deal seats the
-    ``players`` bots that have played the fewest deals so far, ties broken by a draw from the
-    master seed, so appearances stay within one of each other. Fewer bots than seats: every bot
-    plays every deal and the extra seats go, the same balanced way, to second copies.
+    """Every game of a round robin between ``bots`` at ``players`` seats, balanced so that
+    appearances stay within one of each other (docs/tournaments.md, "Fair by construction").
     """
     if len(set(bots)) != len(bots) or not bots:
         raise ValueError("a tournament needs bots, each listed once")
@@ -216,12 +209,8 @@ def plan_challenge(
 
 
 def plan_lineups(lineups: Sequence[Sequence[str]], games: int, master: int) -> list[PlannedGame]:
-    """Fixed lineups (a bot may repeat), each rotated through the seats on every deal.
-
-    One lineup is ``--bots pimc,rule,rule,rule``; several are a gauntlet (the same bot first,
-    then each opponent set). Deal ``d`` plays lineup ``k`` in rotation ``r`` as game
-    ``(d·K + k)·P + r``: every lineup meets the same cards, so a gauntlet's opponents are compared
-    on the very same deals, and any prefix of whole deals is balanced between them.
+    """Fixed lineups (a bot may repeat), each rotated through the seats on every deal: every lineup
+    meets the same cards, so a gauntlet's opponents are compared on the very same deals.
     """
     if not lineups or any(len(lu) != len(lineups[0]) for lu in lineups) or len(lineups[0]) < 2:
         raise ValueError("lineups need at least two seats each, all of the same length")

@@ -1,13 +1,7 @@
 """What a running tournament knows so far: ratings, margins, the SPRT — and whether to stop.
 
-Games finish in any order (several workers, several machines), but every statistic here is taken
-over the *prefix of whole deals*: deal ``d`` counts once deals ``0..d`` have all their games.
-So a stop (an SPRT decision, a narrow enough interval) happens at a deal fixed by the seed, not by
-the speed of the workers: the same seed stops at the same deal on one core or on a cluster, and a
-resumed run decides where the uninterrupted one would have.
-
-Everything is updated incrementally (one rating update per game, running sums for the intervals),
-so a check costs the same after a hundred games as after a hundred thousand.
+Every statistic is over the *prefix of whole deals*, so a stop happens at a deal fixed by the seed,
+not by the workers' speed; updates are incremental, so a check costs the same however long the run.
 """
 
 from __future__ import annotations

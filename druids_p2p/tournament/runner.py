@@ -74,16 +74,8 @@ def run_tournament(
 ) -> RunResult:
     """Play the tournament of ``config`` into ``out_dir``; Ctrl-C stops and keeps what finished.
 
-    ``stop_after`` stops (as if interrupted) once that many games have been played, for tests of
-    resuming. ``game_timeout`` overrides :func:`game_timeout_s`. Workers use ``registry`` where
-    they are forked from this process, else they load ``plugins_dirs`` as the caller did.
-    ``cluster`` (a Dask scheduler address) plays the batches on that cluster instead of local
-    worker processes (:mod:`.cluster`; ``cluster_tls``: the user's TLS files for a ``tls://``
-    scheduler, :mod:`.cluster`); the games and the folder are the same. ``on_status``
-    gets a short line (ratings, the LLR) now and then; ``batch_games`` fixes the batch size.
-    ``table_player`` plays a ``p2p`` config's games over the real protocol: the caller passes
-    ``peer.local_table.play_table`` (tournaments do not import the network layer); each of its
-    peer processes loads ``plugins_dirs`` too.
+    ``stop_after`` acts as Ctrl-C after that many games (resume tests); ``cluster`` plays on a Dask
+    scheduler; ``table_player`` plays ``p2p`` games (injected: tournaments import no network layer).
     """
     if config.p2p and table_player is None:
         raise TournamentError("a --p2p run needs a table player (peer.local_table.play_table)")

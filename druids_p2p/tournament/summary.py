@@ -120,11 +120,8 @@ class Summary:
 def rate_game(
     model: Any, ratings: dict[str, Any], seating: Sequence[str], ranks: Sequence[int]
 ) -> list[str]:
-    """One rating update in place; the names updated.
-
-    One fresh copy per seat: openskill given the same object twice moves both seats together
-    whatever their ranks (a bot in a fixed lineup would be rated wrongly). A bot in several
-    seats takes the mean of its seats' new mu and sigma.
+    """One rating update in place; the names updated. One fresh copy per seat: openskill given one
+    object twice moves both seats together whatever their ranks.
     """
     teams = [[model.rating(mu=ratings[n].mu, sigma=ratings[n].sigma, name=n)] for n in seating]
     new = model.rate(teams, ranks=list(ranks))

@@ -35,12 +35,9 @@ TAINTED_EXIT = 75
 class TablePlayer(Protocol):
     """Plays one whole game over the real protocol (``--p2p``): ``peer.local_table.play_table``.
 
-    Injected by the caller (the CLI) through :class:`Batch`, so that tournaments stand beside the
-    network layer and never import it (an import-linter contract); a module-level function, so
-    it travels to the worker processes by reference. ``new``: the peers start a new table even
-    where an interrupted attempt at this game left one unfinished (it is kept, set aside);
-    ``game``: the rule set the host's table plays; ``plugins_dirs``: where every peer process
-    finds the plugin bots (the run's ``--plugins-dir``)."""
+    Injected through :class:`Batch` so that tournaments never import the network layer (an
+    import-linter contract); a module-level function, so it travels to workers by reference.
+    """
 
     def __call__(
         self,
@@ -89,11 +86,9 @@ _PARENT_REGISTRY: BotRegistry | None = None
 
 
 def share_registry(registry: BotRegistry | None) -> None:
-    """Hand the parent's registry to workers started by ``fork`` (they inherit this global).
-
-    The workers then seat exactly the bots the parent checked, plugin code is not imported once
-    more per worker, and in-process registrations (``register_plugin``) are seen too. Workers
-    started another way load the bots again from the plugin folders.
+    """Hand the parent's registry to workers started by ``fork`` (they inherit this global), so they
+    seat exactly the bots the parent checked; workers started otherwise load the plugin folders
+    again.
     """
     global _PARENT_REGISTRY
     _PARENT_REGISTRY = registry
@@ -176,12 +171,10 @@ def _raise_stopped(signum: int, frame: Any) -> None:
 
 @contextlib.contextmanager
 def stopped_cleanly() -> Iterator[None]:
-    """While a table plays: a ``SIGTERM`` from the pool unwinds the table player, which stops
-    its peer processes on the way out, before this worker exits.
-
-    The pool's own handler exits at once, and the peers (children of this worker) would play
-    on, orphaned, into the game's folder, which a resumed run plays again. Only in the main
-    thread, where signal handlers live (pool workers run their tasks there)."""
+    """While a table plays: a ``SIGTERM`` from the pool unwinds the table player, so its peer
+    processes stop before this worker exits instead of playing on, orphaned, into the game's folder.
+    Main thread only, where signal handlers live.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -205,24 +198,10 @@ def play_p2p_game(
     game: str | None = None,
     plugins_dirs: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
-    """One game over the real protocol (one peer process per seat on loopback), as a game line.
-
-    ``play_table`` (the injected :class:`TablePlayer`) gets the seats as ``bot:NAME`` player
-    specs and returns ``totals``, ``round_scores``, ``winners``, ``records``, and
-    ``finished``/``aborted``/``blame`` (a seat) when the table stopped, all in the play order,
-    and ``play_seats``: the play seat each of our seats got. The protocol's coin flip fixes that
-    order, not the plan, so the line's ``seating`` is the bots in the order they played. It has
-    no per-seat move times, so those are null. The mental deck draws on every peer's own
-    secret, so p2p games do not replay from the seed: they are not duplicate deals, and their
-    rotations are the coin flip's. ``timeout`` is passed on so that the
-    table stops its peer processes itself before the pool would kill this worker (and orphan
-    them). A game folder that already exists is an interrupted attempt (a resumed run plays
-    the game again): its peers start a new table beside the one left unfinished, which keeps
-    its record. A game not dealt by rounds reports no round scores: it is one round (as the
-    in-process line has it, with the table's ``ended_by`` for a game other than the default).
-    Every peer process loads the plugin bots of ``plugins_dirs``. A bot's faults, which each
-    peer reports with its result (``bot_faults``, by play seat), forfeit the game as
-    in-process (:func:`~druids_p2p.tournament.play.status_of`).
+    """One game over the real protocol (a peer process a seat, on loopback) as a game line, from the
+    table's summary in play order (``totals``, ``round_scores``, ``winners``, ``play_seats``,
+    ``aborted``, ``blame``). Not a duplicate deal (docs/tournaments.md ``--p2p``); ``timeout`` lets
+    the table stop its peers before the pool kills this worker.
     """
     n = options.players
     start = time.perf_counter()
@@ -354,11 +333,9 @@ def batch_size(specs: Sequence[PlannedGame], registry: BotRegistry, workers: int
 
 @dataclass
 class Feed:
-    """What a backend is handed: the batches to play, and where their lines go.
-
-    ``record`` ignores a game index it already has, so a batch that is played twice (a worker
-    lost after it finished, a rescheduled task) is counted once. ``should_stop`` turns true when
-    the run must end early (an SPRT decision, ``stop_after``); ``tick`` reports progress.
+    """What a backend is handed: the batches to play, and where their lines go. ``record`` ignores a
+    game index it already has, so a batch played twice (a lost worker, a rescheduled task) counts
+    once.
     """
 
     batches: list[Batch]

@@ -80,11 +80,11 @@ class DruidsApp(App[dict[str, Any] | None]):
         plugins_dirs: tuple[Path, ...] = (),
         prefs: TablePrefs = NO_PREFS,
     ) -> None:
-        """``saved``: a table this seat left unfinished; the person is asked first whether to
-        rejoin it or start a new one (tui/resume.py). ``pacing``: how long the table holds a
-        move and a completed trick in view (tui/game_ui.py; ``clock`` times it).
-        ``plugins_dirs``: where the bots of a rejoined local table find plugin bots (the lobby's
-        ``lan`` has its own). ``prefs``: the person's at every table opened here."""
+        """``saved``: a table this seat left unfinished (the person is asked first: rejoin or start
+        anew). ``pacing``: how long a move and a completed trick stay in view. ``plugins_dirs``:
+        where a rejoined local table's bots find plugins. ``prefs``: the person's preferences, for
+        every table opened here.
+        """
         super().__init__()
         self.table_ui = table_ui
         self.prefs = prefs

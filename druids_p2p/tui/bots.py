@@ -1,8 +1,6 @@
-"""Bots that sit at the UI's table: separate ``druids`` peer processes on this machine.
-
-Each bot has its own data folder (identity, table secret, game record) under the game's folder.
-A bot for a table this UI hosts joins its lobby socket (``druids peer --join HOST:PORT``); a bot
-brought to someone else's LAN table finds it by its beacon (``druids join LOBBY_ID --bot NAME``).
+"""Bots that sit at the UI's table: separate ``druids`` peer processes on this machine, each with
+its own data folder under the game's; it joins this UI's lobby socket, or another host's table by
+its beacon.
 """
 
 from __future__ import annotations

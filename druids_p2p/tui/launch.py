@@ -1,9 +1,6 @@
 """Start the UI from the command line: a local table (``druids play``) or the lobby (``--lan``).
-
-Everything that can be wrong with the command line is checked before the screen is taken over,
-so bad input is one line on stderr. The game's table screen is its UI's (``GameSpec.ui``, found
-by the game's name: ``game``, None for the default). The game's folder (this peer's record, the
-bots' data and a log) is kept after the UI closes, and its record path printed.
+Everything on the command line is checked before the screen is taken over, so bad input is one line
+on stderr; the game's folder is kept after the UI closes and its record path printed.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The bridge to the net layer: this seat's :class:`UIPlayer` and the :class:`NetSession` that runs
-the peer (``run_peer``) on a worker thread and the bots as processes.
-
-Threads: the peer's thread owns the table (the player sees it through a read-only view, never
-the machine). It takes snapshots and posts Textual messages
-(thread-safe); the UI thread only ever puts chosen moves on a queue that ``UIPlayer.choose``
-waits on.
+"""The bridge to the peer: this seat's :class:`UIPlayer` and the :class:`NetSession` that runs the
+peer on a worker thread and the bots as processes. The peer's thread owns the table and posts
+snapshots; the UI thread only puts chosen moves on the queue ``UIPlayer.choose`` waits on.
 """
 
 from __future__ import annotations

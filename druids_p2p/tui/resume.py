@@ -1,13 +1,6 @@
-"""The terminal UI's answer to a table left unfinished (the UI or its machine crashed).
-
-``druids play`` (with or without ``--lan``) looks for a table of the game asked for (``--game``)
-this person's seat was still playing in a game folder (``--workdir``, else every folder under
-``<data>/games``) and asks first: rejoin it (the same folder, the UI's peer rejoining its saved
-table at that game's table screen; its bots rejoin too if they are not still running), or start
-a new table (the old one is set aside: marked stopped, so it is not offered again, and kept with
-its record, never deleted), or quit.
-A stopped or finished table is never offered: homes.py decides what is still playing. The
-question itself is the ``ResumeTable`` dialog (:mod:`druids_p2p.tui.dialogs`).
+"""The terminal UI's answer to a table left unfinished (the UI or its machine crashed): rejoin it,
+start a new table (the old one set aside, its record kept), or quit. Only a table still playing is
+offered (``peer/homes.py`` decides).
 """
 
 from __future__ import annotations

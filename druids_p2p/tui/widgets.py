@@ -232,11 +232,10 @@ class TableLog(WrapLog):
         """False while the person has scrolled up to read (with the mouse wheel)."""
 
     def append_line(self, text: Text | str, style: str = "") -> None:
-        """Add one line (a Rich ``Text`` keeps its colours; a ``str`` takes ``style``).
-
-        Lines quote names, chat and reasons from other peers: never read as markup (the log is
-        a ``RichLog`` without markup, a ``str`` becomes a ``Text``), unprintables shown as
-        U+FFFD (tui/widgets.py)."""
+        """Add one line (a Rich ``Text`` keeps its colours; a ``str`` takes ``style``). Lines quote
+        other peers' names, chat and reasons, so they are never read as markup and unprintables show
+        as U+FFFD.
+        """
         line = Text(self.stamp(), style="dim")
         line.append_text(plain_text(text) if isinstance(text, Text) else plain(text, style))
         self.add(line)

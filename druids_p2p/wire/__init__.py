@@ -1,8 +1,7 @@
 """The wire layer: identities, signed message envelopes, and the hash-chained game record.
 
-Pure code over bytes (no sockets): everything a peer receives passes :func:`decode`, and every
-failure of this layer is a :class:`WireError`. The byte-level protocol is specified in
-``docs/protocol/wire.md``.
+Pure code over bytes (no sockets), so peers and the offline audit check alike; every failure is a
+:class:`WireError`. The bytes are specified in ``docs/protocol/wire.md``.
 """
 
 from druids_p2p.wire.envelope import (

@@ -50,9 +50,7 @@ ED25519_ORDER = 2**252 + 27742317777372353535851937790883648493
 def split_signed_frame(data: Any, limit: int, what: str, frame: str) -> tuple[bytes, Any, Any]:
     """Size-check and unpack the outer frame: (the bytes, the frame tuple, the signature item).
 
-    ``what`` names the thing in the size error ("message", "beacon"), ``frame`` the frame in
-    shape errors ("frame", "beacon frame"). The signature item is returned unchecked: callers
-    check its length and the frame's canonical form in their own order.
+    The signature item comes back unchecked: callers check it and the canonical form in their order.
     """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise WireError(f"expected bytes, got {type(data).__name__}")
@@ -72,12 +70,10 @@ def split_signed_frame(data: Any, limit: int, what: str, frame: str) -> tuple[by
 def verify_signature(
     key: bytes, message: bytes, signature: bytes, label: str, subject: str = ""
 ) -> None:
-    """Strict Ed25519 verification: canonical S first, then the signature over ``message``.
+    """Strict Ed25519 verification, canonical S first (wire.md §2, signature rules).
 
-    libsodium's verifier (through PyNaCl) rather than OpenSSL's: it verifies in about half the time
-    here (~55 µs against ~105 µs), which is most of a message's cost on a 2-core table, and it is
-    strict where OpenSSL is lenient (it also refuses a small-order R and a non-canonical key), so
-    the rule every peer applies is the stricter one, written down in ``docs/protocol/wire.md``."""
+    libsodium's verifier, not OpenSSL's: about twice as fast, and strict where OpenSSL is lenient.
+    """
     if len(signature) != 64 or int.from_bytes(signature[32:], "little") >= ED25519_ORDER:
         raise BadSignature(f"{label}: non-canonical S (>= group order)")
     if len(key) != 32:
@@ -90,13 +86,7 @@ def verify_signature(
 
 # Table identity and the transcript head chain: the hashes that bind messages to one table.
 def derive_table_id(seats: Sequence[bytes], options: Mapping[str, Any], nonce: bytes) -> bytes:
-    """SHA-256 over the seat list, the options and a nonce.
-
-    Every later message carries this id under its sender's signature, so signing any message at
-    the table also signs the exact seat list and options: a peer cannot be moved to a table whose
-    membership differs from the one it agreed to. Options are encoded with sorted keys so that the
-    id does not depend on how a caller built the dict.
-    """
+    """The table id (wire.md §6), so every signature at a table also signs its seats and options."""
     canonical = {key: options[key] for key in sorted(options, key=lambda k: k.encode("utf-8"))}
     return hashlib.sha256(TABLE_DOMAIN + pack([list(seats), canonical, nonce])).digest()
 
@@ -325,13 +315,9 @@ _OUT_OF_CHAIN = frozenset({MsgType.EQUIVOCATION, MsgType.RESEND, MsgType.HELLO, 
 
 
 def verify_equivocation(a: bytes, b: bytes) -> Message:
-    """Return the first message if (a, b) convicts its sender, else raise :class:`InvalidProof`.
+    """Return the first message if (a, b) convicts its sender (wire.md §8), else raise InvalidProof.
 
-    Requires ``a < b`` bytewise so that a proof has a single spelling. Quoted messages may not be
-    proofs themselves, and that is checked before any signature, so verifying a proof costs at
-    most three signature checks however it is nested. Nor may they be resend requests, hellos
-    (keepalives) or chat lines: like proofs, those are out-of-chain messages that always carry
-    seq 0 and are never appended to a transcript, so an honest peer signs many of them.
+    Nested proofs are refused before any signature, so a proof costs at most three checks.
     """
     if a >= b:
         raise InvalidProof(

@@ -158,9 +158,7 @@ class StaleSequence(SequenceError):
 class Equivocation(StaleSequence):
     """Two different messages signed by one sender with one sequence number.
 
-    Because encodings are canonical and Ed25519 signatures are deterministic, honest software never
-    produces two different byte strings for the same slot, so the pair alone convicts the sender;
-    anyone can re-check it with :func:`druids_p2p.wire.envelope.verify_equivocation`.
+    Canonical encodings and deterministic signatures let the pair alone convict (wire.md §8).
     """
 
     def __init__(self, first: bytes, second: bytes, sender: bytes, seq: int) -> None:

@@ -1,8 +1,7 @@
 """The on-disk game record: a magic header, then each raw message prefixed by its length.
 
-Messages are self-verifying (signed, hash-chained), so the file adds no checksums of its own; all
-it must do is let a reader find the last complete message after a crash and say how the rest was
-cut off. Reading streams one bounded message at a time, whatever the file size.
+Messages are signed and hash-chained, so the file needs no checksums: it only lets a reader find the
+last complete message after a crash, streaming one bounded message at a time.
 """
 
 from __future__ import annotations

@@ -139,12 +139,11 @@ class OneOf:
 
 @dataclass(frozen=True)
 class Parsed:
-    """A body stated, and parsed, by the layer that owns it: the card table's eight bodies are
-    the deck's (``deck/table_messages.py``, deck.md §5), which the wire may not import. The
-    layer that joins the two (``table/codec.py``) registers the deck's parser under
-    ``name`` (:func:`register_parser`); the decoder runs it once, refuses what it refuses as
-    :class:`BadShape`, and keeps what it returns (``Message.parsed``) so the body is not
-    parsed a second time. Unregistered, every such body is refused."""
+    """A body the owning layer parses (the card table's, deck.md §5), which the wire may not import.
+
+    ``table/codec.py`` registers the parser under ``name``; the decoder keeps its result as
+    ``Message.parsed``, and refuses every body whose parser is not registered.
+    """
 
     name: str
 

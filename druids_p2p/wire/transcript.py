@@ -100,12 +100,9 @@ class Transcript:
 
     @classmethod
     def replay(cls, raws: Iterable[bytes]) -> Transcript:
-        """Rebuild in memory from raw messages, verifying everything.
+        """Rebuild in memory from raw messages, verifying everything (also the audit's chain check).
 
-        A problem raises :class:`ReplayError` naming the message index, with the original error
-        (an :class:`Equivocation` keeps its proof) as ``__cause__``. Duplicates are refused too:
-        a saved record never holds one. (The one replay loop: ``druids audit``'s chain check,
-        ``wire.audit.verify_chain``, reads its verdict from the same error.)
+        A problem raises :class:`ReplayError` naming the message index (its cause: the error).
         """
         transcript: Transcript | None = None
         for index, raw in enumerate(raws):
@@ -188,9 +185,8 @@ class Transcript:
     def append(self, message: bytes | Message) -> AppendResult:
         """Check and append one message; ``"duplicate"`` if these exact bytes are already here.
 
-        Raises :class:`WrongTable`, :class:`NotSeated`, :class:`OutOfPlace`,
-        :class:`SequenceGap` (ask for a resend), :class:`BrokenLink`, or :class:`Equivocation`
-        (keep its pair: it convicts the sender), besides any decoding error.
+        Raises a :class:`WireError` naming the failed check (:class:`SequenceGap`: ask for a resend;
+        :class:`Equivocation`: keep its pair, which convicts the sender).
         """
         msg = message if isinstance(message, Message) else decode(message)
         if msg.table_id != self.table_id:
@@ -282,13 +278,9 @@ class AuditProblem(Exception):
 class AuditStop:
     """Why a valid record stops before the end of its game: its recorder's abort, read.
 
-    ``summary`` is the verdict's short form (``seat 2 unreachable``, ``seat 1 left``,
-    ``lost contact with the table``, ``seat 3 withheld table_reveal``...); ``reason`` the recorded
-    words. ``seat`` is the blamed play seat (None when nobody is blamed), ``message_index`` the
-    entry that shows it (the evidence when ``checked``, else the recorder's abort).
-    ``checked``: the audit found the blamed fault in the record itself, not only the claim.
-    ``claimed_by``: the seat whose abort the recorder stopped on, when it stopped on another
-    peer's word (the blame is then that peer's claim, not the recorder's)."""
+    ``summary`` is the verdict's short form, ``seat`` the blamed seat (None: nobody),
+    ``message_index`` its evidence, ``checked`` whether the record itself shows the fault.
+    """
 
     summary: str
     reason: str
@@ -298,6 +290,7 @@ class AuditStop:
     stopped_by: int | None = None
     """The recorder's own seat (the signer of the record's last entry, its abort)."""
     claimed_by: int | None = None
+    """The seat whose abort the recorder stopped on, when that was another peer's claim."""
 
     def __str__(self) -> str:
         text = f"valid, stopped: {self.summary}"

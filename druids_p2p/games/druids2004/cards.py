@@ -209,12 +209,10 @@ KIND_STOP: Final = "stop"
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Move:
-    """One move as a value: its kind and the card / slot / source it names (-1 when none), its
-    ``id`` (the int the engine and the bots index arrays with) and its one canonical
-    :meth:`token` (python-chess's ``Move``, ``uci()``).
-
-    Every value is made once, here: :meth:`of` and :func:`decode` are an index, equality and
-    hash are identity's, and a token is parsed once, where text enters (:meth:`from_token`)."""
+    """One move as a value (python-chess's ``Move``): its kind and the card / slot / source it names
+    (-1 when none), its ``id`` and its one canonical :meth:`token`. Every value is made once, here,
+    so equality is identity and a token is parsed once, where text enters.
+    """
 
     kind: str
     card: int = -1

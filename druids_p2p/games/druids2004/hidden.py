@@ -1,7 +1,7 @@
 """What the mental card table needs from Druids (2004): who knows each card when, the operations.
 
 Also the owners' word, the one verdict hidden cards decide: all three are the game's
-hidden-information split, which the table (issue 18) follows."""
+hidden-information split, which the table follows."""
 
 from __future__ import annotations
 
@@ -231,13 +231,10 @@ def owners(game: Game2004) -> tuple[int, ...]:
 
 
 def word_true(said: bool, gems: Iterable[tuple[int, int]]) -> bool:
-    """Whether a word is true of the cards: ``said`` yes (one of the owner's face-down gems
-    lies on a place of its own kind) or no (none does), against ``gems``, each (the gem's
-    card, the kind of the place it lies on).
-
-    The one judge of a word, so that the two who judge words agree: the table's final audit
-    holds each word against the revealed cards, and ``druids audit`` holds it against its
-    replay's (every card known) at the word's message (``TableSeat2004.word_of``)."""
+    """Whether a word is true of ``gems`` (each the gem's card and the kind of the place it lies
+    on): ``said`` yes, one lies on a place of its own kind; no, none does. The one judge of a word,
+    so the table's final audit and ``druids audit`` agree.
+    """
     return any(gem_kind(g) == kind for g, kind in gems) == said
 
 
@@ -252,19 +249,10 @@ def holds_match(game: Game2004, seat: int) -> bool:
 def fit_words(
     game: Game2004, known: Iterable[int], me: int, words: dict[int, bool]
 ) -> dict[int, int] | None:
-    """A relabelling of the gems hidden from ``me`` (a permutation of them: old card -> the card
-    that takes its place) after which every other seat's face-down gems agree with its word;
-    None exactly when no arrangement of those gems does (then some word is false).
-
-    Hidden are the other seats' face-down gems on the places and their discards that ``me`` has
-    not seen: all share one back, so any permutation of them leaves every card ``me`` saw alone.
-    ``me``'s own word is not judged here: its gems are its own, known to it. A "no" seat's
-    hidden slots must each take a gem not of their place's kind; a "yes" seat (not already
-    shown true by a gem ``me`` knows) needs one slot that takes a gem of its place's kind.
-    Which slot carries that match matters only by the place's kind (slots of one seat on
-    places of one kind are interchangeable), so the search enumerates, per "yes" seat, the
-    kind its match is of: at most ``N_KINDS`` (6) kinds for each of at most three other seats,
-    216 cases, each one small flow of gem kinds into slot classes (:func:`_deal_kinds`).
+    """A permutation of the gems hidden from ``me`` after which every other seat's face-down gems
+    agree with its word, or None when none does (then some word is false). A search over the kind
+    each "yes" seat's match is of (at most 6³ cases), each a small flow of gem kinds into slot
+    classes.
     """
     seen = set(known)
     slots: list[tuple[int, int, int]] = []
@@ -307,13 +295,10 @@ def _arrange(
     matches: dict[int, int],
     words: dict[int, bool],
 ) -> list[int] | None:
-    """The hidden gems in slot order (then the ``elsewhere`` discards) such that the slot of
-    each "yes" seat ``s`` chosen to match (its first on a place of kind ``matches[s]``) takes a
-    gem of that kind and every "no" slot a gem of another kind; None if the gems cannot.
-
-    Each slot falls in a class: ``(k, True)`` needs kind ``k``, ``(k, False)`` any kind but
-    ``k``, ``(_ANY, False)`` any kind; the gems' kinds are dealt to the classes by
-    :func:`_deal_kinds`, and each class then takes its kinds' gems in increasing id order."""
+    """The hidden gems in slot order (then the ``elsewhere`` discards) such that each "yes" seat's
+    matching slot (its first on a place of kind ``matches[s]``) takes a gem of that kind and every
+    "no" slot one of another kind; None if they cannot.
+    """
     classes: list[tuple[int, bool]] = []
     for seat, kind, _ in slots:
         if matches.get(seat) == kind:

@@ -160,11 +160,9 @@ def arranged_setup(
     servants: dict[int, Sequence[int]] | None = None,
     pile: Sequence[int] = (),
 ) -> Setup:
-    """A setup with the named cards where they are asked for, every other card in id order.
-
-    ``row`` are the first places (slot 0 first), ``gems[s]`` seat ``s``'s starting gems,
-    ``servants[s]`` its reserve from the top (the first 3 are drawn into its hand), ``pile`` the
-    top of the gem pile. For worked examples and tests: it is still just a set of orders.
+    """A setup with the named cards where asked (``row``: the first places; ``gems[s]``,
+    ``servants[s]``: seat ``s``'s; ``pile``: the gem pile's top), every other card in id order: for
+    worked examples and tests.
     """
     gems = gems or {}
     servants = servants or {}

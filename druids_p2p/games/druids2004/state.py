@@ -1,15 +1,6 @@
-"""A game of Druids (2004) as a state machine: setup, every decision of a turn, rituals, ends.
-
-Verify, can, do (as python-chess and pokerkit do): :meth:`Game2004.check` gives the precise
-reason a move is illegal, :meth:`legal_moves` lists the legal ones, :meth:`play` applies one and
-appends one frozen record to :attr:`log`. No I/O, no clock; the only randomness a game needs
-(the reserves' reshuffles after a ritual) is handed in as an order
-(:meth:`shuffle_reserve`) or drawn from a passed ``random.Random`` (:meth:`shuffle_reserve_random`).
-While a reshuffle is due nobody is to move.
-
-A turn: optional ritual (only before the first card) -> the plays (two cards, never two servants;
-one when the hand cannot make two) -> optional discard -> draws one at a time -> stop. A turn whose
-only remaining decision would be ``Stop`` ends by itself.
+"""A game of Druids (2004) as a state machine (docs/rules-2004.md): verify, can, do, as python-chess
+and pokerkit do (:meth:`Game2004.check`, :meth:`legal_moves`, :meth:`play`, one frozen record a
+move). No I/O, no clock; a reshuffle's order is handed in, and nobody moves while one is due.
 """
 
 from __future__ import annotations

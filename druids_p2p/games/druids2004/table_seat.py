@@ -1,27 +1,7 @@
-"""One seat's copy of a Druids (2004) game at a mental card table: what it may know, no more.
-
-At a table no seat knows the whole game, yet every seat must agree on every public fact (whose
-turn, what is legal, each ritual's outcome, the end) and check every other seat's move. A seat
-runs the full engine (:class:`Game2004`) on a *world*: a complete game state that agrees with
-the truth wherever this seat can see (its hand, its own face-down cards, every open card) and
-fills every hidden place with some card of the right back (a gem, a servant of its owner, a
-place). What the engine decides from the others' moves depends only on backs, sizes and open
-cards, so every seat's world decides alike. When the table opens a card to this seat (a deal to
-it, a turn, a ritual) and the world holds another card there, the two ids swap everywhere in the
-world: the true card sat somewhere this seat cannot see, under the same back, so the swap
-changes nothing it saw.
-
-The table's schedule comes out as :class:`SeatOp` data (the seam's ``SeatOp``): the setup's
-shuffles (decks ``supply``, ``gems``, ``reserve:S``), turns (zone ``row:K``) and deals; each draw;
-each face-down play (zone ``slot:K``) or discard (zone ``discards``); each ritual's reveal of
-``slot:K``, then its returns, its turn and the reshuffles; the final reveal.
-
-The one verdict that hidden cards decide, the "nothing left" end, waits for the owners' word
-(:mod:`.hidden`): :meth:`words_due`, :meth:`word`; a set of words that no arrangement of
-the hidden gems fits stops the copy (:attr:`words_contradicted`: one word is false, provably from
-this seat's cards). Each word is kept with the positions it speaks for (:class:`WordClaim`), so
-that once the final reveal shows every card :meth:`breaches` names every seat whose word the
-truth contradicts.
+"""One seat's copy of a Druids (2004) game at a mental card table: what it may know, no more. It
+runs the engine on a *world* that agrees with every card it saw and fills hidden places with cards
+of the right back, which is all the engine's public verdicts depend on. The schedule, the owners'
+words and their judgement are protocol.md §11.1's.
 """
 
 from __future__ import annotations

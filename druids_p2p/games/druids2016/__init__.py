@@ -1,25 +1,7 @@
-"""Druids (Grant Rodiek, Hyperbole Games, 2016), the Terrain Only variant, as RULINGS-2016.md
-rules it: a two-player abstract on a 7x5 board whose layout is data.
-
-A pure engine (no I/O but ``board``'s board-file reading, of a file or the shipped default; no
-clock; randomness only from a passed ``random.Random``)::
-
-    >>> import random
-    >>> from druids_p2p.games.druids2016 import Game, Move, default_board, random_setup
-    >>> board = default_board()
-    >>> game = Game(random_setup(random.Random(1), board), board)
-    >>> game.check(Move.from_token("c1s"))
-    'the Druid on c1 faces s and may not move that way'
-
-Modules, one concern each: ``board`` (squares, the layout's checks, reading a board file),
-``moves`` (the move value and its token), ``setup``, ``game`` (play, undo, legal moves, the end;
-the table's options; a position arranged by hand), ``view`` (the position as JSON and text),
-``replay`` (the game file, the demo); the bots' strategies: ``policy`` (the budget, ``random``
-and ``rule``) and ``search`` (alpha-beta; one game between two policies, the Wilson interval;
-the seam's bots). Behind the seam: ``state`` (a whole game, placements included), ``table_seat``
-(the game at a card table of two peers, its cards), ``ruleset`` (with the seat's text);
-:data:`SPEC` is the game as the registry knows it (pyproject's ``druids_p2p.games`` entry
-point).
+"""Druids (Grant Rodiek, Hyperbole Games, 2016), the Terrain Only variant, as RULINGS-2016.md rules
+it (docs/rules-2016.md): a two-player abstract on a 7x5 board whose layout is data. A pure engine
+(no I/O but reading a board file, no clock, randomness only from a passed ``random.Random``);
+:data:`SPEC` is the game as the registry knows it.
 """
 
 from druids_p2p.games.druids2016.board import (

@@ -1,9 +1,6 @@
 """The board as data: squares, symbols, Temples and Stars, checked against the seed's constraints.
-
-The printed board is not public, so RULINGS-2016.md makes the layout a file that anyone may replace
-(an owner of the printed game types theirs in). Parsing is pure; the board file's reading (formerly
-``board_file.py``) sits at the end, the engine's one touch of the file system, beside the one parser
-it feeds (issue 30: fewer, whole modules).
+The printed board is not public, so the layout is a file anyone may replace; reading it is the
+engine's one touch of the file system.
 """
 
 from __future__ import annotations

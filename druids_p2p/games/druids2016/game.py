@@ -1,15 +1,6 @@
-"""The Terrain Only game of Druids (2016) as RULINGS-2016.md rules it: one position that moves
-are played on and taken back (a search plays and undoes millions), the legal moves, the end.
-
-Moves travel as integer codes (:attr:`Move.code`) inside: generation and play make no objects
-but the undo record. Squares are ``0..34`` (a1 = 0, row-major), Druids ``0..5`` (side 0's are
-0-2: side 0 sits at row 1 and moves first), tile kinds the small ints below.
-
-The table's options (formerly ``options.py``) sit at the end: ``Options2016`` only wraps this
-module's :class:`Options` (issue 30: fewer, whole modules).
-
-A position set up by hand (formerly ``arrange.py``: what a rule's test or a puzzle starts from)
-sits at the end, built on this module's Game (issue 30: fewer, whole modules).
+"""The Terrain Only game of Druids (2016) as RULINGS-2016.md rules it: one position that moves are
+played on and taken back (a search plays and undoes millions, so moves are integer codes inside),
+the legal moves, the end; the table's options and a position arranged by hand.
 """
 
 from __future__ import annotations

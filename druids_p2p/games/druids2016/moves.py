@@ -1,21 +1,7 @@
-"""A move as a value and its token in the rulings' notation (RULINGS-2016.md "Notation").
-
-``b1e``: the Druid on b1 steps east. A tile move forced by a symbol follows after one space:
-``b1n Fd3`` (the Forest tile goes to d3), ``b3n Ca5>d3`` (the Cloud tile on a5 goes to d3: a Cloud
-names its source, since there are two). Each move has one token and one integer ``code`` (what
-crosses the seam and what a search keeps), both independent of the position: a bare step's code
-is ``square * 4 + direction`` (below 140), a tile move adds
-``140 * (kind + 5 * (source + 1 + 36 * (target + 1)))`` (kind 1-4: M F C R; ``source + 1`` is 0
-unless a Cloud).
-
-A *placement* (RULINGS-2016.md "Setup" 3: a Druid put on a back-row square before the first
-move, committed face down at a table) is a move too, so that a bot or a person chooses it like
-any other: ``@b1``, code ``PLACE + square``, above every step's code.
-
-The values are interned (docs/games.md "Moves as values"): :meth:`Move.of`, :meth:`from_code`
-and :meth:`from_token` give one object per code, made when first asked for (there are about
-186,000 possible codes, too many to make at import), and a copy (pickle, deepcopy) is that
-object again.
+"""A move as a value and its token in the rulings' notation (docs/rules-2016.md §6): ``b1e``, ``b1n
+Fd3``, ``b3n Ca5>d3``, and a placement ``@b1``, a move too so it is chosen like any other. Each has
+one position-independent integer ``code``, interned on first use (docs/games.md "Moves as values":
+about 186,000 codes, too many to make at import).
 """
 
 from __future__ import annotations

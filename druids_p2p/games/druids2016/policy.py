@@ -1,11 +1,6 @@
-"""Move choosers for Druids (2016) bots: ``random`` and the ``rule`` heuristics (``search`` is in
-:mod:`druids_p2p.games.druids2016.search`).
-
-Every policy is a pure function ``(game, rng, budget) -> Move``: it reads the position (the game
-is one of perfect information), draws only from the ``random.Random`` passed in, measures time
-only with the clock its :class:`Budget` carries, and leaves ``game`` as it found it (it thinks on
-a :func:`clone`). So the same seed, budget and position give the same move, and a bot, a test or
-a tournament decides where randomness and time come from.
+"""Move choosers for Druids (2016) bots: ``random`` and ``rule``. Each is a pure function ``(game,
+rng, budget) -> Move`` that draws only from ``rng``, reads time only from its :class:`Budget` and
+thinks on a clone, so the same seed, budget and position give the same move.
 """
 
 from __future__ import annotations
@@ -146,22 +141,9 @@ def _tile_score(game: Game, side: int) -> int:
 
 
 def rule_move(game: Game, rng: random.Random, budget: Budget) -> Move:
-    """The rule bot: one ply of its own and one of the opponent's, these rules in this order.
-
-    1. **Win now** if a move wins (the Master onto the opponent's Temple, wherever a River or
-       Cloud leaves it, or a capture of the opponent's Master): the first such move found.
-    2. **Never leave the Master capturable** (nor the Temple open, nor itself without a move):
-       keep only the moves after which no reply of the opponent wins at once; if every move
-       loses, keep them all.
-    3. Among those, **capture when safe**: prefer the most material after the opponent's best
-       capture in reply (a capture that is taken straight back gains nothing; a Druid left
-       hanging costs one).
-    4. Then **advance the Master**: fewest Master moves to the opponent's Temple (counting the
-       zigzag the facing rule forces; a River push or Cloud jump that carries the Master further
-       counts, since the Master's square after the move is what is measured).
-    5. Then **use the tiles**: own Druids on Forest tiles (uncapturable) and the opponent's
-       Master hemmed in (fewer steps) are better; a forced tile move is chosen by this too.
-    6. Ties are broken by ``rng``. The budget is not needed: the bot thinks two plies only.
+    """The rule bot, two plies deep: win now; never leave the Master capturable (unless every move
+    does); capture when safe; advance the Master (fewest moves to the opponent's Temple); use the
+    tiles (Druids on Forest, the opponent's Master hemmed in); ties broken by ``rng``.
     """
     work = clone(game)
     side = work.side

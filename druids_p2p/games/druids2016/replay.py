@@ -1,14 +1,6 @@
-"""``druids replay --game druids2016``: a game file in, every ruling applied, the outcome out.
-
-The file is JSON ``{"first": 0|1, "tiles": "CMFCR", "placement": {"0": [3 squares], "1": [3
-squares]}, "moves": ["b1e", ...], "board": optional}`` (issue 31), with an optional ``"game":
-"druids2016"`` (which ``druids replay FILE`` picks the game by); ``board`` is a board file's
-text (one string, or a list of its lines). Pure: the caller reads the file and prints the result.
-Exit 0 with the result, the legal moves and the position; 1 at the first illegal move, naming it;
-a malformed file raises :class:`ReplayInputError` (exit 2).
-
-The demo (formerly ``demo.py``: a game played out and drawn) sits at the end, beside the game
-record it prints (issue 30: fewer, whole modules).
+"""``druids replay --game druids2016``: a game file in (docs/rules-2016.md §6), every ruling
+applied, the outcome out; and the demo, which prints such a game. Pure: the caller reads and prints,
+and a malformed file raises :class:`ReplayInputError` (exit 2).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Druids (2016)'s rules behind the seam: the one object its spec names as the game's rules.
-
-It translates the seam's calls to the engine (:class:`~.game.Game`), the in-process game with
-its placements (:class:`~.state.Druids2016State`), the table seat (:mod:`.table_seat`) and the
-game file of issue 31, which ``druids replay`` reads (:mod:`.replay`).
-
-The seat's text (formerly ``seat_text.py``: a seat's lines and a typed move, what the seam's
-``seat_lines`` and ``parse_typed_move`` answer) sits at the end (issue 30: fewer, whole modules).
+"""Druids (2016)'s rules behind the seam: the one object its spec names as the game's rules,
+translating the seam's calls to the engine, the in-process game, the table seat and the game file;
+and the seat's text (a seat's lines, a typed move).
 """
 
 from __future__ import annotations
@@ -94,7 +89,7 @@ class Druids2016Ruleset:
         deals: Sequence[Sequence[Sequence[int]]],
         moves: Sequence[Sequence[int]],
     ) -> dict[str, Any]:
-        """The game file (issue 31's JSON, with ``"game"``); before play starts, the
+        """The game file (docs/rules-2016.md §6, with ``"game"``); before play starts, the
         placements so far (the file is then not a whole game)."""
         game = _state(state)
         if game.game is not None:

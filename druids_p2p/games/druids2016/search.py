@@ -1,18 +1,6 @@
-"""The ``search`` bot: alpha-beta over the perfect-information game, with iterative deepening,
-a transposition table keyed by the engine's position key, move ordering (the table's move,
-captures, killers, history) and a static evaluation at the horizon.
-
-It plays and undoes moves on a clone with the engine's fast path (``play_code``/``undo``), so
-the engine's own end rules (Master, no move, threefold repetition, 200 moves) score the leaves
-that end the game. A node budget makes it deterministic; a time budget reads the clock the
-:class:`~druids_p2p.games.druids2016.policy.Budget` carries, and the deepest finished iteration
-(or a better move proved in the unfinished one) is played.
-
-One game between two policies and the Wilson interval (formerly ``match.py``) sit at the end:
-they measure this bot (issue 30: fewer, whole modules).
-
-The seam's bots (formerly ``bots.py``: rule, search and the fallback) sit at the end, beside the
-search they wrap (issue 30: fewer, whole modules).
+"""The ``search`` bot: alpha-beta with iterative deepening and a transposition table, on a clone
+with the engine's fast play/undo so the engine's own end rules score the leaves. A node budget makes
+it deterministic. Here too: a game between two policies, and the seam's bots.
 """
 
 from __future__ import annotations

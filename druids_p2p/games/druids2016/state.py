@@ -1,10 +1,6 @@
-"""A whole game in one process, placement included: what the in-process loop (tournaments,
-``druids bench bots``, ``druids demo``) plays through the seam.
-
-The first player and the tiles are drawn at the start; then each player places its two Druids
-besides the Master, one placement move (``@b1``) at a time, the first player first, and neither
-sees the other's until both are in (the view hides them: RULINGS-2016.md "Setup" 3); then the
-engine's :class:`Game` plays the steps.
+"""A whole game in one process, placements included, for the in-process loop (tournaments, benches,
+``druids demo``): neither player sees the other's placement until both are in (RULINGS-2016.md
+"Setup" 3).
 """
 
 from __future__ import annotations

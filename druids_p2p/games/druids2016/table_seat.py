@@ -1,29 +1,7 @@
-"""One seat's copy of a Druids (2016) game at the mental card table (docs/protocol/deck.md §16).
-
-The game hides nothing once play starts, but its start must be drawn so that neither peer can
-bias it, and the placements committed before either is seen. The card table does both with its
-proven operations, given at the start in this order:
-
-1. ``shuffle`` the new deck ``setup`` (the five tile cards and the two seat cards), ``shuffle``
-   the new decks ``place:0`` and ``place:1`` (each player's four square cards): one proven
-   pass from each peer, so the order is uniform unless both peers collude;
-2. seven ``turn`` of ``setup`` into zone ``setup`` (positions 0-6, face up to all): the tile
-   cards' order lays the tiles, the first seat card turned names the first player;
-3. ``deals`` of ``place:0`` to seat 0 (positions 7-10) and of ``place:1`` to seat 1 (11-14).
-
-Then each player, the first player first, puts two of its square cards face down into zone
-``placement`` (a ``table_play`` each: which position, never which card, is public); once the
-four are down, ``reveal`` of ``placement`` opens them (each by its owner, with the deck's proof
-that it is the card dealt there: a placement cannot change once committed) and play starts.
-Every step is a public signed ``move`` with its token, checked by each copy against the engine;
-at the end, ``final``. Nothing is judged only at the reveal: any two square cards of a player
-are a legal placement, so :meth:`breaches` is always empty.
-
-An *onlooker* (:data:`ONLOOKER`) holds no hand and follows all of it: what ``druids audit``
-replays a record with.
-
-The cards (formerly ``cards.py``: the setup deck and the square cards, docs/protocol/deck.md
-§11.5) come first: only this seat and the seam deal with them (issue 30: fewer, whole modules).
+"""One seat's copy of a Druids (2016) game at the mental card table, and its cards. The game hides
+nothing once play starts, but its start must be drawn so that neither peer can bias it and the
+placements committed unseen: the schedule that does both is deck.md §11.5's. The onlooker
+(:data:`ONLOOKER`) holds no hand: what ``druids audit`` replays with.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The position as data and as text: what a replay prints and what a demo draws.
-
-The game is one of perfect information once the Druids are placed, so every player's view is
-the whole position; while they are placed (each player's choice hidden from the other until both
-are in, RULINGS-2016.md "Setup" 3) a seat sees only its own. :class:`SeatView` is what a bot and
-a terminal UI get (the spec's ``view``): its field names are kept stable.
+"""The position as data and as text: what a replay prints and a demo draws. Every seat sees the
+whole position but the other's placement until both are in; :class:`SeatView` is what a bot and a
+terminal UI get (the spec's ``view``), so its field names are kept stable.
 """
 
 from __future__ import annotations

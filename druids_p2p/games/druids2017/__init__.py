@@ -1,16 +1,6 @@
-"""The pure rules engine: Druids (Amigo, 2017) and the small game interface the rest talks to.
-
-No I/O, no clock, no randomness it is not handed. Everything a peer, bot or UI needs:
-
-    >>> from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed, parse_move
-    >>> game = Game(GameOptions(players=4))
-    >>> rnd = game.start_round(deal_from_seed(7, 4))
-    >>> game.check(parse_move("G1")) is not None   # the Gaia holder must lead Gaia first
-    True
-    >>> game.play(game.legal_moves()[0])            # Gaia naming green
-
-Cards and moves are small integers (``engine.cards``) with a text notation (``engine.notation``).
-:data:`SPEC` is the game as the registry knows it (pyproject's ``druids_p2p.games`` entry point).
+"""The pure rules engine of Druids (Amigo, 2017) (docs/rules.md): no I/O, no clock, no randomness it
+is not handed. Cards and moves are small integers with a text notation; :data:`SPEC` is the game as
+the registry knows it.
 """
 
 import random

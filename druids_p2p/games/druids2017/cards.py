@@ -1,18 +1,6 @@
-"""Card and move identities as small integers.
-
-Integers (not objects) because every peer checks every move and search bots run millions of
-playouts: a card id indexes lookup tables directly, and a hand is five 12-bit masks.
-
-Cards (65 physical cards, ids 0..64):
-  * ``domain * 12 + (value - 1)`` for the 60 domain cards (domains 0..4 = G Y R B V, values 1..12);
-  * 60 = Gaia; 61, 62 = the two Mistletoes; 63, 64 = the two Golden Sickles.
-
-Moves (ids 0..77):
-  * 0..59 play that domain card;
-  * 60..64 lead Gaia naming domain ``m - 60`` (dark side); 65..69 the same, light side;
-  * 70 play a Mistletoe; 71 play a Sickle (the two copies of each are interchangeable);
-  * 72..76 the Sickle pile choice: remove the pile of domain ``m - 72``;
-  * 77 a bare "Gaia" with no domain named: never legal, kept so the reason can be explained.
+"""Card and move identities as small integers (protocol.md Appendix A lists the cards): every peer
+checks every move and search bots run millions of playouts, so a card id indexes tables directly and
+a hand is five 12-bit masks.
 """
 
 from __future__ import annotations
@@ -36,6 +24,8 @@ MIN_PLAYERS: Final = 3
 MAX_PLAYERS: Final = 5
 ROUNDS_PER_GAME: Final = 5
 
+# Move ids: 0..59 play that domain card; GAIA_DARK + d (GAIA_LIGHT + d) leads Gaia naming domain d;
+# PILE + d removes pile d; GAIA_BARE, Gaia naming nothing, is never legal (kept to say why).
 GAIA_DARK: Final = 60
 GAIA_LIGHT: Final = 65
 PLAY_MISTLETOE: Final = 70

@@ -1,11 +1,6 @@
-"""Sampling the hidden cards a seat cannot see, consistent with everything its view knows.
-
-Search bots (PIMC, ISMCTS) plan in sampled "worlds". A world must agree with the view: the seat's
-own hand, every card played this round, the hand sizes, Gaia's holder before the lead, and the voids
-that not following revealed (a seat that played off the led domain, other than with Mistletoe or
-Sickle, held none of it then and so holds none now). :func:`rebuild_round` turns a sampled deal back
-into an engine :class:`~druids_p2p.games.druids2017.rules.Round` at the view's position by
-replaying the public play, so a sample that breaks any rule is caught rather than silently searched.
+"""Sampling the hidden cards a seat cannot see, consistent with everything its view knows: the
+"worlds" search bots plan in. :func:`rebuild_round` replays the public play on a sampled deal, so a
+sample that breaks any rule is caught rather than silently searched.
 """
 
 from __future__ import annotations
@@ -64,11 +59,9 @@ def _played_cards(view: PlayerView) -> tuple[list[list[int]], set[int]]:
 
 
 def sample_deal(view: PlayerView, rng: random.Random) -> list[list[int]]:
-    """A deal for this round (every seat's hand at the start) that is consistent with ``view``.
-
-    The seat's own cards are its real ones; the others are drawn at random from the unseen cards,
-    respecting hand sizes and revealed voids (best effort: after a few dead ends the voids are
-    dropped rather than fail, which the rebuild then rejects, so callers should retry).
+    """A deal for this round consistent with ``view``: the seat's own cards, the others drawn from
+    the unseen cards within hand sizes and revealed voids (best effort: the voids may be dropped
+    after a few dead ends, which the rebuild rejects, so callers retry).
     """
     n = view.players
     played, seen = _played_cards(view)

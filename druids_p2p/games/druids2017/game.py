@@ -50,11 +50,9 @@ OTHERS = tuple(c for c in range(N_CARDS) if c != GAIA)
 
 @dataclass(frozen=True, slots=True)
 class SeatOp:
-    """One card-table operation (the seam's ``CardOp``; the games import no deck): the fields of
-    the deck's ``TableOp``. Kinds used: shuffle, create (a new deck of public cards, no
-    message), transfer (``source`` to the bottom of ``deck``), deals (the top ``len(seats)``
-    cards of ``deck``, the i-th to ``seats[i]``), show (``seat`` lays a position of its hand
-    face up into ``zone``), final."""
+    """One card-table operation as the seam's ``CardOp`` gives it (the games import no deck);
+    deck.md §6.2 defines each kind.
+    """
 
     kind: str
     deck: str = ""
@@ -67,16 +65,11 @@ class SeatOp:
 
 
 def round_ops(players: int) -> list[SeatOp]:
-    """A round's deal, at its own card table: Gaia and ``players - 1`` other cards, shuffled in
-    the ``lead`` deck, go one to each seat; the rest of each hand is dealt round-robin from
-    ``deck``. So each seat's hand is uniform and Gaia lies at a uniform seat, and nobody learns
-    where. Each of the two is one ``deals`` (every seat's shares of the cards in one message),
-    so position ``p`` goes to seat ``p % players`` as ``h * players`` single deals would.
-
-    ``lead`` starts as Gaia alone, made by every seat alike (``create``: no message, no pass):
-    a shuffle of one card would hide nothing, as ``lead`` is shuffled once the transfers are on
-    it and before anything leaves it (deck.md §14.2). So a round makes two shuffles, ``2 *
-    players`` passes one after another, not three."""
+    """A round's deal at its own card table (protocol.md §11.2): Gaia and ``players - 1`` other
+    cards shuffled in ``lead``, one to each seat, the rest dealt round-robin from ``deck``, so every
+    hand is uniform and nobody learns where Gaia lies. ``lead`` starts as Gaia, created, not
+    shuffled alone.
+    """
     h = HAND_SIZE[players]
     ops = [SeatOp("shuffle", deck=DECK, cards=OTHERS), SeatOp("create", deck=LEAD, cards=(GAIA,))]
     ops += [SeatOp("transfer", deck=LEAD, source=DECK) for _ in range(players - 1)]

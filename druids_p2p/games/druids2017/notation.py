@@ -1,9 +1,6 @@
-"""The project's text notation for cards and moves (its "PGN"): stable, human-readable tokens.
-
-Cards: ``G1``..``G12``, ``Y..``, ``R..``, ``B..``, ``V..``, ``Gaia``, ``Mistletoe``, ``Sickle``.
-Moves: a card token plays that card; ``Gaia:R`` leads Gaia naming red (dark side), ``Gaia:R:light``
-the light side (``Gaia:R:dark`` is accepted as a spelling of ``Gaia:R``); ``Pile:B`` removes the
-blue pile when a Sickle's highest piles tie.
+"""The project's text notation for cards and moves (its "PGN"): stable, human-readable tokens, as
+``G1``, ``Gaia:R`` (naming red, dark side), ``Gaia:R:light``, ``Pile:B``; the full list is
+protocol.md Appendix A.
 """
 
 from __future__ import annotations

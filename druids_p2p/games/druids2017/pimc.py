@@ -1,13 +1,7 @@
-"""``pimc``: Perfect-Information Monte Carlo search with rule-guided rollouts.
-
-For each decision it samples worlds consistent with the view (``engine.determinize``: hand sizes,
-played cards, revealed voids), tries every legal move in every world, plays each world to the end
-of the round with the rollout policy, and picks the move with the best mean score margin over the
-opponents. On Hearts-like games flat PIMC with a good rollout policy beat both rule bots and ISMCTS
-with random rollouts (RESEARCH.md), and its strength grows with the number of worlds.
-
-The work per move is fixed by the time budget through a calibrated rollout count, not by the clock,
-so a seeded game replays identically on any machine and in any worker.
+"""``pimc``: Perfect-Information Monte Carlo with rule-guided rollouts: every legal move tried in
+sampled worlds, played out by the rollout policy, and the best mean score margin played. A
+calibrated rollout count, not the clock, fixes the work, so a seeded game replays identically
+anywhere.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""A tuned kernel for uniformly random legal play of whole games: benchmarks and rollouts.
-
-Same rules as :mod:`.rules`, written for speed instead of clarity: a hand is
-five 12-bit masks, pile tops are plain ints, random draws are ``getrandbits`` with rejection,
-the deal is an in-place partial Fisher-Yates, and tables are bound to locals. The tests replay
-recorded kernel games through :class:`.game.Game` move for move, so the two
-can never drift apart.
+"""A tuned kernel for uniformly random legal play of whole games (benchmarks, rollouts): the rules
+of :mod:`.rules` written for speed. Tests replay recorded kernel games through :class:`.game.Game`
+move for move, so the two cannot drift apart.
 """
 
 from __future__ import annotations

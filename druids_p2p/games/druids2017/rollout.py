@@ -1,11 +1,6 @@
-"""Fast rule-guided rollouts of one round from any position: the inner loop of the search bot.
-
-A :class:`FastRound` is the engine's round flattened to integer lists (hands as 12-bit masks per
-domain, pile tops as values), copied cheaply per rollout. The rollout policy is a compact version
-of the ``rule`` bot's judgement: follow low into tricks you cannot or should not win, win tricks
-whose lowest cards are high, stay clear of a fifth domain, send Sickles at opponents' best piles and
-Mistletoes out of bad tricks, with a little randomness so worlds do not all play alike. The search
-bot's strength comes mostly from this policy (see RESEARCH.md: policy beats iterations).
+"""Fast rule-guided rollouts of one round from any position: the inner loop of the search bot. The
+round flattened to integer lists, copied cheaply per rollout, played by a compact ``rule`` policy
+with a little randomness: the search's strength comes mostly from this policy.
 """
 
 from __future__ import annotations

@@ -1,23 +1,7 @@
-"""The ``rule`` bot: a hand-written Druids player that knows how the scoring works.
-
-What the scoring rewards (``docs/rules.md`` §4–5): a pile scores only its *top* card, and a won
-trick puts its *lowest* card of each domain on top (light side: the highest). So:
-
-* winning a trick is good only when its lowest card per domain beats the tops it replaces; a trick
-  full of low cards is poison to its winner, and a fifth domain is −3 and ends the round;
-* a card played into a trick someone else wins lands on *their* piles: feed winners low cards
-  (a low follow, or a low discard into a domain where their top is high, or their fifth domain);
-* a card that cannot lower anything (above the trick's low) is a free chance to shed a high card,
-  which would otherwise force a win later;
-* a Sickle removes the *winner's* highest pile: play it into a trick an opponent wins, late, when
-  their best pile is high; Mistletoe dodges a follow that would win a bad trick.
-
-The bot scores every legal move with a one-trick lookahead: who probably wins the trick (from the
-unseen cards of the led domain and the voids it has observed), and what the win does to that
-seat's pile score, weighted towards the end of the round (early tops are usually overwritten).
-It uses only the :class:`~druids_p2p.games.druids2017.view.PlayerView`, keeps no state and draws
-no random numbers, so :func:`rule_move` doubles as the host's deterministic fallback and as a
-rollout policy.
+"""The ``rule`` bot: a hand-written player that knows the scoring (docs/rules.md §4–5): a pile
+scores its top card and a won trick tops it with its lowest, so feed winners low cards and win only
+tricks worth it. A one-trick lookahead on the view alone, no state, no randomness, so
+:func:`rule_move` is also the host's deterministic fallback and a rollout policy.
 """
 
 from __future__ import annotations
@@ -97,11 +81,8 @@ def _my_counts(view: PlayerView) -> list[int]:
 
 
 def _gaia_choice(view: PlayerView) -> int:
-    """Name the domain where our cards add up highest (dark side).
-
-    The others are then short of it, so few follow and the Gaia trick stays small, and the led
-    domain of the round's first trick strips the others of the cards that could beat ours later,
-    when our high cards can choose which tricks to take.
+    """Name the domain where our cards add up highest (dark side): the others are short of it, so
+    the Gaia trick stays small and the first trick strips them of cards that could beat ours later.
     """
     strength = [0] * N_DOMAINS
     for card in view.hand:

@@ -1,10 +1,6 @@
 """One round of Druids (Amigo, 2017) as a state machine: the rules every peer runs on every move.
-
-The round is the unit that the deal produces and the audit replays, so it owns everything that
-happens between a deal and the scores: the Gaia lead, following, trick winners, stacking, the
-five-domain end, Sickle pile removal (with the winner's choice on ties) and scoring. The state is
-plain integers and lists so it can be copied and stepped quickly; the typed public surface is
-``legal_moves`` / ``check`` / ``play`` (verify, can, do).
+The round is what a deal produces and the audit replays; its state is plain integers and lists so it
+copies and steps quickly, behind ``legal_moves`` / ``check`` / ``play``.
 """
 
 from __future__ import annotations
@@ -131,13 +127,9 @@ class Round:
     def hidden(
         cls, players: int, seat: int | None, hand: list[int], variant: bool = False
     ) -> Round:
-        """A round as one seat at a table sees it: its own hand known, the others' hidden
-        (``seat`` None: as an onlooker sees it, every hand hidden and ``hand`` empty).
-
-        Other seats' cards become known one by one through :meth:`reveal` as they are opened for
-        play, so this round enforces every rule that public information can decide (turn order,
-        the Gaia lead, Sickle choices, scoring); whether a hidden hand could have followed is
-        decided at the end-of-round audit, when the whole deal is known.
+        """A round as one seat at a table sees it (``seat`` None: an onlooker, every hand hidden).
+        Others' cards enter by :meth:`reveal` as they are played, so every rule public cards decide
+        is enforced now; whether a hidden hand could have followed waits for the end-of-round audit.
         """
         if players not in HAND_SIZE:
             raise InvalidDeal(f"Druids is for 3 to 5 players, not {players}")

@@ -1,27 +1,7 @@
-"""One seat's copy of a Druids (2017) game at the mental card table: its own hand, no more.
-
-Every seat checks every move, yet sees only its own hand. The copy runs the engine's hidden
-round (:meth:`Game.start_hidden_round`): its own hand is known, another seat's card enters the
-engine (:meth:`Round.reveal`) only as that seat shows it, so every rule that public cards decide
-(turn order, the Gaia lead, Sickle pile choices, scores, the end) is enforced alike by every
-copy. Two facts only the hidden cards decide are judged later, from the final reveal:
-
-* who holds Gaia. The ``lead`` deck deals one card to each seat, Gaia among them; each seat then
-  gives its word (``Word:yes``/``Word:no``) whether its ``lead`` card is Gaia. Exactly one yes,
-  agreeing with every card this copy knows, makes that seat the holder, which leads; anything
-  else is :attr:`words_contradicted` (the table goes to the final reveal and judges the words).
-* follow-suit. A play off the led domain is accepted, and the positions its seat held then are
-  kept, so that :meth:`breaches` can judge it once every card is known.
-
-An *onlooker* (seat :data:`ONLOOKER`) holds no hand: it follows the game by what is public alone,
-and since the words' one consequence is public (who leads) and every card is shown as it is
-played, it follows every round to its end without a secret; ``druids audit`` replays a record
-with one, told every card the record's secrets reveal, so that every seat is judged alike.
-
-Each round is its own card table, closed by its final reveal, at which :meth:`breaches` judges
-the round. Its positions are numbered from 0 as cards leave decks: the ``lead`` cards first (seat
-``s`` gets ``s``), then ``deck`` round-robin, so position ``p`` belongs to seat ``p % n``
-(:func:`.game.round_ops`).
+"""One seat's copy of a Druids (2017) game at the mental card table: its own hand, no more. It runs
+the engine's hidden round, so every copy enforces what public cards decide; who holds Gaia (the
+owners' words) and follow-suit are judged at the final reveal (:meth:`breaches`). The schedule and
+the judgement are protocol.md §11.2's; the onlooker holds no hand and replays for the audit.
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
-"""What the two Druids (2004) table screens share: the layout, drawing one seat's view, the
-rituals told step by step, and the keys that choose a move.
-
-The offline table (``table.py``, the engine and in-process bots) and the table of peers
-(``lan_table.py``, a seat copy at a mental card table) differ only in where the view comes from
-and where a chosen move goes, so both are this screen with :meth:`Board2004.submit_move` and
-the view they hold. Every decision of a turn is a key (``?`` lists them): choose a card with ← →,
-a digit plays it onto that place; ``r`` and a digit announces a ritual; ``x`` discards the chosen
-gem; ``g`` / ``s`` draws one card from the gem pile / your reserve, so each draw is chosen after
-seeing the card the last one brought; enter ends the turn. A key the rules refuse is answered
-with the reason on the message line, and nothing is played. Rituals — anyone's — open step by
-step in a dialog that stays until read, in the order they happened; the game's end follows them.
-With ``--confirm-plays`` a card put down (a play, a discard) is marked by its key and played by
-the same key again (or enter); any other key cancels the mark and does nothing else.
+"""What the two Druids (2004) table screens share: the layout, one seat's view, rituals told step by
+step, and the keys that choose a move (``?`` lists them). The offline table and the table of peers
+differ only in where the view comes from and where a chosen move goes (:meth:`submit_move`).
 """
 
 from __future__ import annotations

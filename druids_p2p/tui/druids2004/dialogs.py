@@ -1,9 +1,5 @@
-"""The Druids (2004) table's dialogs: a ritual told step by step, the help, the end, leaving.
-
-A ritual changes the table at once (cards revealed, points moved, a place turned), faster than a
-person can follow in a log line; so its results open in a dialog that shows one step per key
-press — what was revealed, which gems became amulets, then each servant in taking order with the
-amulets it took — and stays until the person closes it.
+"""The Druids (2004) table's dialogs: a ritual told step by step, the help, the end, leaving. A
+ritual changes the table faster than a log line can tell, so its results open one step per key.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""A Druids (2004) table without the network: the engine, one person's seat and in-process bots.
-
-The person's seat sees only its :class:`~druids_p2p.games.druids2004.view.SeatView`; the log lines
-this module writes are the public story of the game (who played a gem or a servant where, who drew
-from which source) plus the person's own cards, never another seat's hidden card. Bots are asked
-for their move with their own seat's view, and a bot that raises or answers with a move that is not
-legal plays ``Stop`` (or its first legal move) instead, as at a hosted bot table.
-
-It is what ``druids play --game druids2004 --offline`` plays; the table screen, its screenshots
-and its tests play it without peer processes.
+"""A Druids (2004) table without the network, for ``--offline``, the screen's tests and screenshots.
+The log is the game's public story plus the person's own cards, never another seat's hidden card; a
+bot that raises or answers an illegal move plays ``Stop`` (or its first legal move) instead.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""The Druids (2016) board drawn as a grid, and the squares a click lands on.
-
-Row 7 at the top, as the rulings draw it. Each square is a box of :data:`CELL_W` x
-:data:`CELL_H` characters: what is printed on it (a Temple ``⌂``, a Star ``✶``, a terrain symbol
-in brackets), the tile lying on it (``▲`` Mountain, ``♣`` Forest, ``☁`` Cloud, ``≈`` River, in the
-tile's colour), a Druid in its owner's colour with an arrow for its facing and ``★`` for the
-Master, and the square's name. Backgrounds mark what the player is choosing among (the focused
-Druid, its destinations, the forced tile's sources and squares) and the last move; the cursor is
-a bright frame. The position is the engine's :class:`Game` (a copy: the game is one of perfect
-information, so every seat sees the whole of it).
+"""The Druids (2016) board drawn as a grid (row 7 at the top, as the rulings draw it), and the
+squares a click lands on. The game is of perfect information, so every seat draws the whole position
+(a copy of the engine's :class:`Game`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Choosing a Druids (2016) move on the board, square by square, as a person does: the Druid,
-then where it goes, then (when its landing square is a terrain symbol) which tile moves where.
-
-Pure and without Textual, so that the keys, the mouse and the tests all go through the same
-steps: a :class:`Picker` is built from the position and its legal moves, each chosen square
-either narrows the choice or completes one legal move; it never makes a move the engine does not
-list, so a complete choice is always legal.
+"""Choosing a Druids (2016) move on the board, square by square: the Druid, where it goes, then (on
+a terrain symbol) which tile moves where. Pure and without Textual, so keys, mouse and tests take
+the same steps, and a complete choice is always one of the engine's legal moves.
 """
 
 from __future__ import annotations

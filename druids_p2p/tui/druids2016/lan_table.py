@@ -1,14 +1,6 @@
-"""The Druids (2016) table screen at a table of peers: the offline table's board and keys
-(``table.py``) over the snapshots a :class:`~druids_p2p.tui.game_ui.Session` posts.
-
-The position is this seat's copy of the game at the mental card table, as last settled (the
-other seat's placement shows once both are in); the move the keys or mouse choose is handed to
-the session for the peer's move request it answers, and the table checks it on its one accept
-path (a refusal comes back as :class:`MoveRejected` with the rule's words). The session's
-messages are shown in order through the pacer, another seat's move held ``pacing.move_s``.
-
-The snapshot (formerly ``snapshot.py``: the settled game a session posts) comes first, read only
-by this screen (issue 30: fewer, whole modules).
+"""The Druids (2016) table screen at a table of peers: the offline table's board and keys over the
+snapshots a :class:`~druids_p2p.tui.game_ui.Session` posts. The chosen move goes to the session; the
+table alone judges it, and a refusal comes back as :class:`MoveRejected` with its reason.
 """
 
 from __future__ import annotations

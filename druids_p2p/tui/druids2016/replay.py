@@ -1,10 +1,7 @@
 """``druids replay RECORD`` of a Druids (2016) table: the game stepped through move by move.
 
-The record is read by the audit's own replay (``audit/replay.py``), which gives each seat's
-view after every move; each step here is that view from the record's owner (``--seat N`` picks
-another) drawn on the live table's board, the move that led to it lit and named. A record
-without every seat's secret (one that stopped before its final reveal) has no views: its moves
-are listed alone. Keys: → / n next move, ← / p previous, Home / End first or last, q quits.
+Each step is a seat's view from the audit's own replay (``audit/replay.py``), drawn on the live
+table's board; a record without every seat's secret has no views, so its moves are listed alone.
 """
 
 from __future__ import annotations

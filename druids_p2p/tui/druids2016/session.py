@@ -1,16 +1,6 @@
-"""A Druids (2016) table without the network: the engine, the person's player and a bot.
-
-First the person places two Druids on their back row (the Master stands on the Temple): the
-bot's placement is drawn before and shown only once both are in, as the rulings have it
-(RULINGS-2016.md "Setup" 3). From then on the game is one of perfect information, so the person
-and the bot see the same position. The
-bot is a *chooser* (position -> move); one that raises or answers with a move that is not legal
-plays the first legal move instead, and the fault is noted, as at a hosted bot table. It is what
-``druids play --game druids2016 --offline`` plays; the screen, its tests and its screenshots play
-it without peer processes.
-
-The bots' seat (formerly ``seat_bots.py``: a bot's placement, chooser and start) sits at the end,
-beside the Chooser it answers to (issue 30: fewer, whole modules).
+"""A Druids (2016) table without the network, for ``--offline``, the screen's tests and screenshots:
+the engine, the person and a bot, whose placement is shown only once both are in (RULINGS-2016.md
+"Setup" 3). A bot that raises or answers an illegal move plays the first legal one, fault noted.
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
-"""The Druids (2016) table against a bot in this process: the board (``board.py``), the players,
-what to choose next and the moves so far; the person's move is chosen on the board, square by
-square (``choice.py``), by keys or by the mouse, and the bot moves on a worker thread so that the
-screen stays live while it thinks. The end of the game opens a dialog saying who won and why.
-
-The app (formerly ``app.py``: the offline game's Textual app) sits at the end: it only opens this
-screen (issue 30: fewer, whole modules).
-
-The dialogs (formerly ``dialogs.py``: leave, game over, help) come first: this screen opens them
-(issue 30: fewer, whole modules).
+"""The Druids (2016) table against a bot in this process, with its dialogs and app: the board, the
+players and the moves so far; the person chooses on the board, square by square, and the bot moves
+on a worker thread so that the screen stays live while it thinks.
 """
 
 from __future__ import annotations

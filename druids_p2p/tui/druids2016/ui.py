@@ -1,8 +1,6 @@
 """Druids (2016)'s terminal UI, as its spec names it (``GameSpec.ui``): its table at a table of
-peers (``lan_table.py``), its table against in-process bots (``table.py``, the bots handed in
-as :class:`Bot` objects and asked on their seat's view: ``session.py``), the viewer of a
-table's record (``replay.py``). The offline table's game file is replayed by ``druids replay
---game druids2016``; the screenshots are ``tools/screenshots_druids2016.py``'s."""
+peers, its table against in-process bots, and the viewer of a table's record.
+"""
 
 from __future__ import annotations
 

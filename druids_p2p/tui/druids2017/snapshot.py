@@ -1,8 +1,5 @@
-"""An immutable picture of the table for the UI, taken on the thread that owns the table.
-
-The peer's worker thread mutates the table machine; the UI thread must never read it. So every
-time something happens the worker takes a :class:`TableSnapshot` (a frozen ``PlayerView`` plus
-names, phase and, on this seat's turn, why each unplayable card is unplayable) and posts it.
+"""An immutable picture of the table for the UI, taken on the thread that owns the table: the peer's
+worker thread mutates the table machine, which the UI thread must never read.
 """
 
 from __future__ import annotations

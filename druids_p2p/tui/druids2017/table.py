@@ -1,11 +1,6 @@
-"""The table: players and piles, the trick, scores, warnings, your hand, the log; prompts on
-your turn.
-
-What the session reports is shown in order through a :class:`~druids_p2p.tui.game_ui.Pacer`
-(the paced table screen, ``tui/widgets.py``): each move stays in view a moment, a completed
-trick longer (or until a key), and the next round waits behind the round's summary. So the log,
-the trick and the hand always agree, and the person's turn (its clock too) begins when it is
-shown.
+"""The table: players and piles, the trick, scores, warnings, your hand, the log; prompts on your
+turn. Events are shown in order through a :class:`~druids_p2p.tui.game_ui.Pacer`, so log, trick and
+hand always agree, and the person's turn (and clock) begins when it is shown.
 """
 
 from __future__ import annotations
