@@ -15,7 +15,7 @@ and recorded through the machine).
 from __future__ import annotations
 
 import logging
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast, overload
 
 from druids_p2p.games.seam import IllegalMove
 from druids_p2p.lan.mesh import MeshPort
@@ -62,10 +62,16 @@ class _Part(Generic[T]):
         self.part = part
         self.name = name
 
-    def __get__(self, runner: object, owner: object = None) -> T:
+    @overload
+    def __get__(self, runner: None, owner: object = None) -> _Part[T]: ...
+    @overload
+    def __get__(self, runner: TableRunner, owner: object = None) -> T: ...
+    def __get__(self, runner: TableRunner | None, owner: object = None) -> T | _Part[T]:
+        if runner is None:
+            return self  # on the class: the descriptor itself (help(), inspection)
         return cast(T, getattr(getattr(runner, self.part), self.name))
 
-    def __set__(self, runner: object, value: T) -> None:
+    def __set__(self, runner: TableRunner, value: T) -> None:
         setattr(getattr(runner, self.part), self.name, value)
 
 
