@@ -28,7 +28,7 @@ from druids_p2p.games.druids2017.game import TRICK
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.lan.mesh import Inbound
 from druids_p2p.lan.peer_config import PeerConfig, Player
-from druids_p2p.peer import runner as runner_module
+from druids_p2p.peer import ending as runner_module
 from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.runner import TableRunner
 from druids_p2p.table.table import TableMachine

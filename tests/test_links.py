@@ -31,7 +31,7 @@ from druids_p2p.lan.mesh import Inbound, Mesh
 from druids_p2p.lan.network import EndpointError, TableNetwork, parse_endpoint
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, Player, TableView
 from druids_p2p.lan.seating import make_join, make_seat_message
-from druids_p2p.peer import runner_base
+from druids_p2p.peer import liveness as runner_base
 from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.links import (
     RESEND_BURST,

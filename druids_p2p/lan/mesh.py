@@ -64,7 +64,7 @@ def raw_to_z85(key: bytes) -> bytes:
 
 # ==================================================================== socket options
 # Kept in one place (issue 13 items 3 and 4): how a mesh link notices it is dead and how fast it
-# comes back. The table sends its own signed hello every second (TableRunner._keepalive), so
+# comes back. The table sends its own signed hello every second (peer/liveness.py), so
 # TCP alone has to notice a dead link; ZMTP heartbeats stay off.
 HEARTBEAT_IVL_MS = 0
 """ZMTP heartbeats off. In libzmq 4.3.5 the heartbeat timer calls ``out_event`` on an engine

@@ -309,7 +309,7 @@ class Player:
     def stays_for_talk(self) -> bool:
         """True while the person is still at the table after its end (the end screen open):
         the peer keeps carrying chat until they leave (at most ``TALK_AFTER_GAME_S``,
-        peer/runner.py). A bot or a terminal player is done at the end."""
+        peer/ending.py). A bot or a terminal player is done at the end."""
         return False
 
     def poll(self, table: TableView) -> PlayerMove | None:

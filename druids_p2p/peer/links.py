@@ -1,12 +1,14 @@
-"""A seated peer's links to the other seats and what crosses them before any signature work: where
-each seat is reached (its own signed seat_confirm, never the host's word), a rate limit per link
-and no frame decoded twice (a relayed flood would cost every victim a core), and resend requests
-answered within bounds (protocol.md §8, §9).
+"""A seated peer's links to the other seats and what crosses them outside the machine's steps:
+where each seat is reached (its own signed seat_confirm, never the host's word), a rate limit per
+link and no frame decoded twice before any signature work (a relayed flood would cost every victim
+a core), the runner's control messages, and resend requests asked and answered within bounds
+(protocol.md §8, §9).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -18,7 +20,7 @@ from druids_p2p.lan.network import TokenBucket
 from druids_p2p.peer.deadlines import who
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_state import TableFault
-from druids_p2p.wire import Message, WireError, decode
+from druids_p2p.wire import ZERO_HASH, Message, MsgType, WireError, decode, encode
 
 __all__ = [
     "LINK_BURST",
@@ -34,8 +36,14 @@ __all__ = [
     "LinkError",
     "Links",
     "ResendLimiter",
+    "Resends",
     "bounded",
+    "broadcast",
+    "control",
 ]
+
+
+log = logging.getLogger(__name__)
 
 
 # A seated peer's links to the other seats, from each peer's own signed word.
@@ -137,6 +145,32 @@ def bounded(raws: list[bytes], limit: int = RESEND_MAX_MESSAGES) -> list[bytes]:
     return raws[:limit]
 
 
+def broadcast(mesh: MeshPort, raws: list[bytes]) -> None:
+    """Each of ``raws`` to every other seat, in order."""
+    for raw in raws:
+        mesh.broadcast(raw)
+
+
+def control(
+    machine: TableMachine, msg_type: MsgType, body: dict[str, object], chain: bool
+) -> bytes:
+    """One of the runner's control messages (hello, resend, equivocation, abort); ``chain`` makes
+    it the next message of this peer's chain (an abort), sealed and recorded by the machine."""
+    if chain:
+        return machine.seal_control(msg_type, body)
+    # Out-of-chain control messages carry seq 0 and a zero prev: they are never appended to
+    # a transcript, take no slot, and a proof quoting one is refused (wire/envelope.py).
+    return encode(
+        machine.identity,
+        msg_type,
+        table_id=machine.table_id,
+        seq=0,
+        prev=ZERO_HASH,
+        head=machine.head,
+        body=body,
+    )
+
+
 class CatchUp:
     """Which peers this peer asked for a resend, and how many frames came over each link since:
     a full answer's worth means the answer may have been cut short, so ask again."""
@@ -162,6 +196,43 @@ class CatchUp:
         """Nothing is outstanding any more (the table made no progress for a while: the
         liveness check asks afresh whom it still waits for)."""
         self._received.clear()
+
+
+class Resends:
+    """This peer's resend requests and its answers to the others' (module docstring)."""
+
+    def __init__(self, mesh: MeshPort, machine: TableMachine) -> None:
+        self.mesh = mesh
+        self.machine = machine
+        self.limiter = ResendLimiter()
+        self.catch_up = CatchUp()
+
+    def answer(self, msg: Message) -> None:
+        """At most ``RESEND_MAX_MESSAGES`` frames per answer, and a bounded rate of answers
+        per requesting seat: a request costs its sender one frame."""
+        if not self.limiter.allow(msg.sender):
+            log.info("a resend request from %s came too fast: unanswered", msg.sender.hex()[:12])
+            return
+        machine = self.machine
+        if "head" in msg.body:
+            raws = machine.answer_resend(msg.body["head"])
+        else:
+            raws = machine.messages_since(msg.body["sender"], msg.body["seq"])
+        for raw in bounded(raws):
+            self.mesh.send(msg.sender, raw, both_links=True)
+
+    def ask(self, key: bytes, head: bytes | None = None) -> None:
+        """Ask ``key`` for what it holds after ``head`` (by default our transcript's head)."""
+        body: dict[str, object] = {"head": self.machine.head if head is None else head}
+        raw = control(self.machine, MsgType.RESEND, body, chain=False)
+        self.mesh.send(key, raw, both_links=True)
+        self.catch_up.asked(key)
+
+    def ask_everyone(self, head: bytes | None = None, but: bytes | None = None) -> None:
+        """Ask every other seat (``but`` one) for what it holds after ``head``."""
+        for key in self.machine.list_keys:
+            if key not in (self.machine.me, but):
+                self.ask(key, head)
 
 
 # What a seated peer does with a frame before any signature work: count it against its link's

@@ -1,229 +1,162 @@
 """The seated table's loop: one peer's table machine driven over the mesh to the end. Each tick the
 runner hands the machine what arrived, sends what it says, asks the player for a move on this
-seat's turn (a read-only view, never the machine) and runs its liveness checks; a TableFault
-ends the table: the abort is recorded after this peer's unfinished step messages and sent with
-the evidence first (protocol.md §9), and either way the peer lingers a little to answer resend
-requests so slower peers can finish.
+seat's turn (a read-only view, never the machine) and runs its liveness checks, until the game
+ends or a TableFault stops it.
+
+The loop is the runner's one job; it composes the parts that do the rest, one job each: the
+links and resends (``links.py``), the hellos and deadlines (``liveness.py``), the grace periods
+after a claim (``grace.py``), the deal and move times (``timings.py``) and the ending: abort,
+result, lingering (``ending.py``). The machine makes, checks and records seat, seat_confirm,
+seat_nonce, the card table's, move and result. The runner's are never handed to it: hello,
+resend, chat, equivocation (out of chain) and abort, the only one in this peer's chain (sealed
+and recorded through the machine).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import time
-from typing import Any
+from typing import Any, Generic, TypeVar, cast, overload
 
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.lan.peer_config import PlayerMove
-from druids_p2p.peer.deadlines import claim_of
-from druids_p2p.peer.go_on import go_on_after
-from druids_p2p.peer.runner_base import LivenessChecks, RunnerBase
-from druids_p2p.table.codec import move_kind
-from druids_p2p.table.table_state import RecordLost, TableFault
-from druids_p2p.wire import (
-    MsgType,
-    WireError,
-    decode,
-    equivocation_body,
-    verify_equivocation,
+from druids_p2p.lan.mesh import MeshPort
+from druids_p2p.lan.peer_config import (
+    PeerConfig,
+    PeerError,
+    Player,
+    PlayerMove,
+    TableChat,
+    TableView,
 )
+from druids_p2p.peer.deadlines import Deadlines
+from druids_p2p.peer.ending import Ending
+from druids_p2p.peer.grace import Grace
+from druids_p2p.peer.homes import HomeTable
+from druids_p2p.peer.links import (
+    FrameGuard,
+    LinkError,
+    Links,
+    ResendLimiter,
+    Resends,
+    broadcast,
+    control,
+)
+from druids_p2p.peer.liveness import Liveness
+from druids_p2p.peer.timings import Timings
+from druids_p2p.peer.view import MachineView
+from druids_p2p.table.table import TableMachine
+from druids_p2p.table.table_state import TableEvent, TableFault
+from druids_p2p.wire import MsgType, WireError, verify_equivocation
 
-__all__ = [
-    "CLIENT",
-    "KEEPALIVE_S",
-    "LINGER_AFTER_GAME_S",
-    "LINGER_FOR_THE_END_S",
-    "LINGER_QUIET_S",
-    "TableEnding",
-    "TableRunner",
-]
+__all__ = ["TableRunner"]
 
-
-# How a seated table ends for this peer: its abort, its result, and lingering for the others.
 log = logging.getLogger(__name__)
 
-LINGER_AFTER_GAME_S = 1.5
-LINGER_FOR_THE_END_S = 10.0
-LINGER_QUIET_S = 2.5
-TALK_AFTER_GAME_S = 600.0
-"""The longest a peer whose person is still at the ended table keeps carrying chat."""
+T = TypeVar("T")
 
 
-class TableEnding(RunnerBase):
-    """The runner's abort, result and lingering (module docstring)."""
+class _Part(Generic[T]):
+    """An attribute one of the runner's parts keeps, read and set through the runner: its
+    callers and the tests reach the runner's state by one name (``runner.divergence``...)."""
 
-    def _abort(self, fault: TableFault) -> dict[str, Any]:
-        """Stop on ``fault``: record this peer's abort, tell the others (evidence first),
-        linger, and return the result."""
-        self._emit_events()
-        machine = self.machine
-        machine.abort(fault)
-        if isinstance(fault, RecordLost):  # any slot of our chain may be taken: sign nothing
-            result = self._result()
-            self.config.emit({"event": "aborted", "reason": fault.reason, "blame": None})
-            self.config.emit({"event": "result", **result})
-            return result
-        body: dict[str, object] = {"reason": fault.reason[:200]}
-        if fault.seat is not None:
-            body["seat"] = fault.seat
-            keys = machine.order or machine.list_keys
-            body["key"] = keys[fault.seat]
-        # Our own messages already sent for a step that never completed go into the record
-        # first: the abort is chained after them, and the record must end with its reason.
-        own_pending = machine.own_pending()
-        for own in own_pending:
-            with contextlib.suppress(WireError):
-                machine.record_control(own)
-        for raw in fault.evidence:  # a blamed peer's own abort, in its place in its chain
-            with contextlib.suppress(WireError):
-                msg = decode(raw)
-                if msg.type is MsgType.ABORT and msg.sender != machine.me:
-                    machine.record_control(msg)
-        raw = self._control(MsgType.ABORT, body, chain=True)
-        try:
-            machine.record_control(raw)
-        except WireError as exc:
-            log.warning("could not record the abort in the transcript: %s", exc)
-        machine.flush()
-        # Then sent again with it: a peer that stops while its own step messages are unsent
-        # (its own confirmation showed the seat message misplacing it) must still show them.
-        outgoing = [*(own.raw for own in own_pending), raw]
-        proof: bytes | None = None
-        if len(fault.evidence) == 2:
-            try:
-                verify_equivocation(*sorted(fault.evidence))  # other evidence pairs are no proof
-                proof = self._control(
-                    MsgType.EQUIVOCATION, equivocation_body(*fault.evidence), chain=False
-                )
-            except WireError:
-                proof = None
-        if proof is not None:
-            outgoing.insert(0, proof)
-        elif fault.seat is not None and fault.evidence:
-            # The culprit's own signed message goes out first (protocol.md §9): a peer that was
-            # shown another version of it now holds two and proves the equivocation; one that
-            # never got it checks it like any message. Either way it blames on its own checks.
-            outgoing.insert(0, fault.evidence[0])
-        self.broadcast(outgoing)
-        result = self._result()
-        self.config.emit({"event": "aborted", "reason": fault.reason, "blame": fault.seat})
-        self.config.emit({"event": "result", **result})
-        self._linger()
-        return result
+    def __init__(self, part: str, name: str) -> None:
+        self.part = part
+        self.name = name
 
-    def _result(self) -> dict[str, Any]:
-        """What ``run_peer`` returns (and the CLI prints); a finished game is marked so."""
-        machine = self.machine
-        totals, winners = machine.outcome()  # a card table's: this seat's copy of the game
-        rounds = machine.all_round_scores()
-        ended_by = None if machine.card_play is None else machine.card_play.copy.ended_by
-        result: dict[str, Any] = {
-            "finished": machine.finished,
-            "aborted": None if machine.aborted is None else machine.aborted.reason,
-            "blame": None if machine.aborted is None else machine.aborted.seat,
-            "claim": claim_of(machine),
-            "seat": machine.my_seat,
-            "name": machine.identity.name,
-            "names": [machine.names.get(key, "?") for key in machine.order or machine.list_keys],
-            "totals": totals,
-            "round_scores": rounds,
-            "winners": winners,
-            "ended_by": ended_by,
-            "record": str(self.state.record),
-            "head": machine.head.hex(),
-            "deal_ms": self.deal_ms,
-            "deal_cpu_ms": self.deal_cpu_ms,
-            "cpu_s": round(time.process_time(), 3),
-            "move_latency_ms": self.latencies_ms,
-            "move_kinds": self.move_kinds,
-            "bad_messages": self.bad_messages,
-            "links": self.frames.stats(),
-            "automatic_max_s": round(self.deadlines.pace.longest_s, 3),
-            "rejoin_spent_s": {
-                str(machine.names.get(k, "?")): round(t, 3) for k, t in self.deadlines.spent.items()
-            },
-            "faults": getattr(self.player, "faults", []),
-        }
-        if machine.finished:
-            machine.flush()
-            names = [machine.name_of_seat(s) for s in range(len(totals))]  # play order
-            self.state.mark_finished({"totals": totals, "winners": winners, "names": names})
-        return result
+    @overload
+    def __get__(self, runner: None, owner: object = None) -> _Part[T]: ...
+    @overload
+    def __get__(self, runner: TableRunner, owner: object = None) -> T: ...
+    def __get__(self, runner: TableRunner | None, owner: object = None) -> T | _Part[T]:
+        if runner is None:
+            return self  # on the class: the descriptor itself (help(), inspection)
+        return cast(T, getattr(getattr(runner, self.part), self.name))
 
-    def _linger(self) -> None:
-        """Answer resend requests a little longer, so slower peers can finish too.
-
-        After a finished game, also (at most ``LINGER_FOR_THE_END_S``) until no peer still
-        playing has sent its keepalive hello for ``LINGER_QUIET_S`` (a finished peer sends
-        none): a peer that left at once, its last messages lost on a lossy link, left the
-        others waiting for them until ``gone_after`` (seen at 30% loss).
-
-        Chat goes on meanwhile, both ways (a "gg" said as the game ends is heard), and for as
-        long as the person is still at the table (:meth:`Player.stays_for_talk`, the terminal
-        UI's end screen), at most ``TALK_AFTER_GAME_S``: their last words reach the others who
-        are still there too."""
-        start = time.monotonic()
-        until = start + LINGER_AFTER_GAME_S
-        last_hello = start
-        going_on = self.config.go_on_ask is not None and go_on_after(self.machine) is not None
-        while True:
-            now = time.monotonic()
-            playing = self.machine.finished and now - last_hello < LINGER_QUIET_S
-            talking = (
-                self.player.stays_for_talk()
-                and not self.player.wants_to_leave()
-                and now < start + TALK_AFTER_GAME_S
-                and not going_on  # the question whether to go on comes first; talk goes on there
-            )
-            done = not playing or now >= start + LINGER_FOR_THE_END_S
-            if now >= until and done and not talking:
-                return
-            for inbound in self.mesh.poll(20):
-                link = self.key_of_link.get(inbound.curve)
-                if not self.frames.admit(link, blame=False):
-                    continue  # a flood goes on being dropped unread after the table stopped
-                try:
-                    msg = self.frames.decode(inbound.payload)
-                except WireError:
-                    continue
-                if msg.table_id != self.machine.table_id:
-                    continue
-                if msg.type is MsgType.RESEND:
-                    self._answer_resend(msg)
-                elif msg.type is MsgType.HELLO and self._own_link(inbound.curve, msg.sender):
-                    last_hello = time.monotonic()  # someone is still playing: stay a little
-                elif msg.type is MsgType.CHAT and msg.sender in self.machine.list_keys:
-                    self.chat.receive(msg)
-            self.broadcast(self.chat.outgoing())
-
-    def _own_link(self, curve: bytes, sender: bytes) -> bool:
-        """A frame signed by ``sender`` came over ``sender``'s own link (protocol.md §8)."""
-        return self.key_of_link.get(curve) == sender
+    def __set__(self, runner: TableRunner, value: T) -> None:
+        setattr(getattr(runner, self.part), self.name, value)
 
 
-# The seated table's loop: one peer's table machine driven over the mesh to the end.
-KEEPALIVE_S = 1.0
-"""A signed hello goes out about this often, so that silence means gone, not thinking."""
-CLIENT = "druids-p2p/0.1.0"
-"""What this peer's hellos say it runs."""
-
-
-class TableRunner(LivenessChecks, TableEnding):
+class TableRunner:
     """Drives one seated table over the mesh until the game ends or is aborted."""
+
+    last_heard = _Part[dict[bytes, float]]("liveness", "last_heard")
+    away = _Part[set[bytes]]("liveness", "away")
+    last_progress = _Part[float]("liveness", "last_progress")
+    last_keepalive = _Part[float]("liveness", "last_keepalive")
+    resend_limiter = _Part[ResendLimiter]("resends", "limiter")
+    abort_claim = _Part[str | None]("grace", "abort_claim")
+    abort_claim_deadline = _Part[float]("grace", "abort_claim_deadline")
+    divergence = _Part[TableFault | None]("grace", "divergence")
+    divergence_deadline = _Part[float]("grace", "divergence_deadline")
+
+    def __init__(
+        self,
+        config: PeerConfig,
+        mesh: MeshPort,
+        machine: TableMachine,
+        state: HomeTable,
+        player: Player,
+    ) -> None:
+        self.config = config
+        self.mesh = mesh
+        self.machine = machine
+        self.state = state
+        self.player = player
+        self.table: TableView = MachineView(machine)
+        """What the player is shown of the table (read-only; never the machine)."""
+        self.clock = config.clock
+
+        def clock() -> float:
+            return self.clock()  # late-bound: a test sets a fake clock after construction
+
+        self.deadlines = Deadlines(
+            config.step_deadline_s, config.gone_after_s, config.away_after_s, config.rejoin_time_s
+        )
+        self.links = Links(mesh, machine)
+        self.key_of_link = self.links.key_of_link
+        """Raw CURVE key of an authenticated link -> the Ed25519 key of the seat behind it."""
+        self.frames = FrameGuard(machine, clock)
+        """Each link's rate limit and the cache of frames decoded (``links.py``)."""
+        self.resends = Resends(mesh, machine)
+        self.chat = TableChat(machine, config.emit, self.clock, config.chat)
+        self.grace = Grace(machine, self.resends, self.deadlines, clock)
+        self.liveness = Liveness(
+            config, mesh, machine, self.resends, self.deadlines, self.grace.aborts, clock
+        )
+        self.timings = Timings()
+        self.ending = Ending(
+            config,
+            mesh,
+            machine,
+            state,
+            self.resends,
+            self.frames,
+            self.key_of_link,
+            self.chat,
+            self.deadlines,
+            self.timings,
+        )
+        self.bad_messages = 0
+        self.early: list[bytes] = []
+        """Frames of this table taken in the lobby, before seating: handed in first."""
+        self.held_events: list[dict[str, Any]] = []
+        machine.listen(self._on_event)
 
     def run(self, resume: bool = False) -> dict[str, Any]:
         """Play the seated table to its end (``resume``: a restarted peer, which first asks
         everyone for what it missed); returns this peer's result."""
         machine = self.machine
         self.player.attach(self.table)
-        self.connect_all()
-        if resume:
-            self._ask_everyone_to_resend()
-        start = self.clock()
-        for key in machine.list_keys:
-            self.last_heard[key] = start
         try:
-            self.broadcast(machine.start())
+            # Links from the seat message until every seat's own signed confirmation is in,
+            # then from the confirmations (``links.py``).
+            self.links.start()
+        except LinkError as exc:
+            raise PeerError(str(exc)) from None
+        if resume:
+            self.resends.ask_everyone()
+        self.liveness.start()
+        try:
+            broadcast(self.mesh, machine.start())
             for raw in self.early:
                 self._on_message(raw)
             while not machine.finished and machine.aborted is None:
@@ -233,7 +166,7 @@ class TableRunner(LivenessChecks, TableEnding):
         self._emit_events()
         result = self._result()
         self.config.emit({"event": "result", **result})  # before lingering: others may wait
-        self._linger()
+        self.ending.linger(self.player)
         return result
 
     def _tick(self) -> None:
@@ -251,64 +184,43 @@ class TableRunner(LivenessChecks, TableEnding):
             # A full answer may have been cut short: ask for the rest. Only frames new here
             # count: an answer comes over both links, and its second copy is no news.
             fresh = self.frames.repeats == repeats
-            if fresh and self.catch_up.heard(link) and link is not None:
-                self._ask_resend(link)
+            if fresh and self.resends.catch_up.heard(link) and link is not None:
+                self.resends.ask(link)
         if not self.links.settled:
             self.links.update()
         # What happened is told before this seat is asked for a move: a user interface that
         # takes its picture of the table from each event must not see one older than the ask.
         self._emit_events()
-        self.broadcast(self.chat.outgoing())  # talk waits for nothing, a grace period neither
-        step = machine.step  # the round's deal is done once a move is due
-        if step is not None and step.name == "card_move" and self.deal_started is not None:
-            self.deal_ms.append((time.perf_counter() - self.deal_started) * 1000.0)
-            self.deal_cpu_ms.append((time.process_time() - self.deal_cpu_started) * 1000.0)
-            self.deal_started = None
-        if self._in_grace():
-            self._check_deadlines(self.clock())  # its own deadlines still run out meanwhile
+        broadcast(self.mesh, self.chat.outgoing())  # talk waits for nothing, a grace period neither
+        self.timings.dealt(machine)
+        if self.grace.in_grace():
+            self.liveness.check_deadlines(self.clock())  # its own deadlines still run out meanwhile
             return
         if machine.my_turn:
             self._play(self.player.poll(self.table))
         self._emit_events()
         self._keepalive()
-        self._check_liveness()
+        self.liveness.check()
 
     def _play(self, move: PlayerMove | None) -> None:
         """This seat's move, if the player has one: checked once, by the machine, which refuses
         an illegal one (the player is told why and asked again on the next tick)."""
         if move is None:
             return
-        play = self.machine.card_play
-        ops_before = 0 if play is None else len(play.peer.state.ops)
-        self.move_round = -1 if play is None else play.round_no
-        sent_in = self.machine.step  # a move that completes its step at once (ours alone)
+        self.timings.moving(self.machine)
         try:
             raws = self.machine.play(move)
         except IllegalMove as exc:
             self.player.refused(move, str(exc))
             return
-        self.move_sent_at = time.perf_counter()
-        self.move_step = sent_in  # leaves the table at the next one before play() returns
-        self.move_ops_from = ops_before
-        self.broadcast(raws)
+        self.timings.moved()
+        broadcast(self.mesh, raws)
         self.last_progress = self.clock()
-        self._note_counted()  # a public move may leave the table ready at once
+        self.timings.counted(self.machine)  # a public move may leave the table ready at once
 
     def _keepalive(self) -> None:
-        """A signed hello about once a second, so silence means a peer is gone, not thinking.
-        Its ``n`` (this clock in ms, always above the last) makes each one news: a copy of an
-        older one, relayed or replayed, is not (``_on_hello``)."""
-        now = self.clock()
-        if now - self.last_keepalive < KEEPALIVE_S:
-            return
-        self.last_keepalive = now
-        self.hello_n = max(self.hello_n + 1, int(time.time() * 1000))
-        body: dict[str, object] = {
-            "name": self.machine.identity.name,
-            "client": CLIENT,
-            "n": self.hello_n,
-        }
-        self.broadcast([self._control(MsgType.HELLO, body, chain=False)])
+        """This peer's hello, when one is due (``liveness.py``)."""
+        self.liveness.keepalive()
 
     def _on_message(self, raw: bytes, link: bytes | None = None) -> None:
         """One frame from the mesh; ``link`` is the seat key its CURVE link authenticated."""
@@ -325,17 +237,19 @@ class TableRunner(LivenessChecks, TableEnding):
             return
         now = self.clock()
         # Liveness (issue 27 item 2): only its own link speaks for a seat, and a hello only
-        # when it is news (``_on_hello``); anything else still goes on to be checked below.
+        # when it is news; anything else still goes on to be checked below.
         if msg.type is MsgType.HELLO:
-            self._on_hello(msg, link, now)
+            why = self.liveness.on_hello(msg, link, now)
+            if why is not None:
+                self._drop(why)
             return  # a keepalive: hearing it is all it is for
         if link == msg.sender:
-            self._heard(msg.sender, now)
+            self.liveness.heard(msg.sender, now)
         if msg.type is MsgType.CHAT:
             self.chat.receive(msg)  # table talk: shown or dropped, never part of the game
             return
         if msg.type is MsgType.RESEND:
-            self._answer_resend(msg)
+            self.resends.answer(msg)
             return
         if msg.type is MsgType.EQUIVOCATION:
             try:
@@ -353,49 +267,63 @@ class TableRunner(LivenessChecks, TableEnding):
                 (msg.body["a"], msg.body["b"]),
             )
         if msg.type is MsgType.ABORT:
-            self._peer_aborted(msg)
+            self.grace.peer_aborted(msg)
             return
-        if self.divergence is not None:
+        if self.grace.divergence is not None:
             # Only one thing matters now: another copy of a message we already hold.
             if msg.seq < machine.next_seq(msg.sender):
                 machine.receive(msg)  # raises the equivocation, with both signed copies
             return
-        before = self._progress_mark()
+        # Progress is a message new here, appended or held for a later step. A duplicate (a
+        # nudge resends its pending messages to everyone) is not: it would reset this peer's
+        # own nudge timer, and with several peers waiting only one would ever ask again.
+        before = machine.held()
         try:
-            self.broadcast(machine.receive(msg))
+            broadcast(self.mesh, machine.receive(msg))
             if machine.deferred:
                 machine.check_deferred()  # our messages are out: the fault held back now
         except TableFault as fault:
-            if not self._seek_proof(fault):
+            if not self.grace.seek_proof(fault):
                 raise
             return
         except ValueError as exc:
             self._drop(f"dropped a message: {exc}")
             return
-        if self._progress_mark() != before:
+        if machine.held() != before:
             self.last_progress = now
-        self._note_counted()
+        self.timings.counted(machine)
 
-    def _note_counted(self) -> None:
-        """Move latency: from sending our move to the table being ready for the next move (a
-        draw: the others' shares of the drawn card are in), classed by the deck operations the
-        move set off meanwhile (``table/codec.py``)."""
-        machine = self.machine
-        play = machine.card_play
-        if play is None or self.move_sent_at is None:
-            return
-        step = machine.step
-        ready = machine.phase != "play" or (
-            step is not self.move_step
-            and step is not None
-            and step.name in ("card_move", "card_word", "card_check")
-            and not machine.own_pending_in_step()
-        )
-        if ready:
-            took = (time.perf_counter() - self.move_sent_at) * 1000.0
-            deck = play.peer.state
-            done = [deck.ops[i].kind for i in range(self.move_ops_from, deck.done)]
-            ended = machine.phase != "play" or play.round_no != self.move_round  # a round's end
-            self.latencies_ms.append(took)
-            self.move_kinds.append(move_kind(done, ended))
-            self.move_sent_at = None
+    def _drop(self, why: str) -> None:
+        """A frame refused: counted, logged with the reason, and otherwise ignored."""
+        self.bad_messages += 1
+        log.warning("%s", why)
+
+    def _on_event(self, event: TableEvent) -> None:
+        """Held until what caused it has been sent: printing (a pipe write that wakes whoever
+        reads it) must not delay the messages the other peers are waiting for."""
+        if event.kind == "round_started":
+            self.timings.round_started()
+        self.held_events.append({"event": event.kind, "text": event.text, **event.data})
+
+    def _emit_events(self) -> None:
+        events, self.held_events = self.held_events, []
+        for data in events:
+            self.config.emit(data)
+
+    # ---------------------------------------------------------------- the parts, by name
+    def _abort(self, fault: TableFault) -> dict[str, Any]:
+        """Stop on ``fault`` (``ending.py``), what happened so far told first."""
+        self._emit_events()
+        return self.ending.abort(fault, self.player, self.bad_messages)
+
+    def _result(self) -> dict[str, Any]:
+        return self.ending.result(self.player, self.bad_messages)
+
+    def _in_grace(self) -> bool:
+        return self.grace.in_grace()
+
+    def _ask_resend(self, key: bytes, head: bytes | None = None) -> None:
+        self.resends.ask(key, head)
+
+    def _control(self, msg_type: MsgType, body: dict[str, object], chain: bool) -> bytes:
+        return control(self.machine, msg_type, body, chain)
