@@ -23,9 +23,9 @@ from druids_p2p.wire import decode
 ROOT = Path(__file__).resolve().parent.parent
 WING = [ROOT / "druids_p2p" / p for p in ("lan", "table", "peer", "audit")]
 """The packages the network wing (once ``net/``) is split into, by job."""
-ROOMS = ["peer_config", "lobby", "runner", "liveness", "grace", "ending", "session", "mesh"]
+ROOMS = ["peer_config", "lobby", "runner", "liveness", "ending", "session", "mesh"]
 """What ``net/peer.py`` (six jobs, 1,201 lines) became."""
-DRIVERS = ["runner", "view", "liveness", "grace", "timings", "ending", "session"]
+DRIVERS = ["runner", "view", "liveness", "ending", "session"]
 """The rooms that drive a table machine."""
 MACHINE_INSIDES = {"transcript", "chain", "pending", "on_event", "heads", "seating", "deck"}
 """What the machine keeps to itself: a driver reads none of it and writes nothing at all."""

@@ -169,7 +169,7 @@ _ON_WORD = re.compile(
     r"^stopped on .* \(seat (?P<by>\d+)\)'s word: (?P<reason>.*?)"
     r"(?: \(blames seat (?P<seat>\d+)\))?$"
 )
-"""The recorder's words when it stopped on another seat's claim (``peer/grace.py``)."""
+"""The recorder's words when it stopped on another seat's claim (``peer/liveness.py``)."""
 
 
 @dataclass(frozen=True)

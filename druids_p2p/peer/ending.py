@@ -1,7 +1,7 @@
 """How a seated table ends for this peer: on a fault, its abort recorded after its own unfinished
-step messages and sent with the evidence first (protocol.md §9); either way its result, and a
-finished game marked so in its home; then it lingers a little to answer resend requests, so that
-slower peers can finish, and to carry the last words of chat.
+step messages and sent with the evidence first (protocol.md §9); either way its result with the
+deal and move times `druids bench` reads, and a finished game marked in its home; then it
+lingers to answer resend requests and carry the last words of chat.
 """
 
 from __future__ import annotations
@@ -17,12 +17,84 @@ from druids_p2p.peer.deadlines import Deadlines, claim_of
 from druids_p2p.peer.go_on import go_on_after
 from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.links import FrameGuard, Resends, broadcast, control
-from druids_p2p.peer.timings import Timings
+from druids_p2p.table.codec import move_kind
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_state import RecordLost, TableFault
 from druids_p2p.wire import MsgType, WireError, decode, equivocation_body, verify_equivocation
 
-__all__ = ["LINGER_AFTER_GAME_S", "LINGER_FOR_THE_END_S", "LINGER_QUIET_S", "Ending"]
+__all__ = ["LINGER_AFTER_GAME_S", "LINGER_FOR_THE_END_S", "LINGER_QUIET_S", "Ending", "Timings"]
+
+
+class Timings:
+    """Each round's deal (wall and CPU) and each of this peer's moves, from sending it to the
+    table being ready for the next, for the result ``druids bench`` reads."""
+
+    def __init__(self) -> None:
+        self.deal_ms: list[float] = []
+        self.deal_cpu_ms: list[float] = []
+        """This process's CPU per deal (beside the wall ``deal_ms``): a shared machine's load
+        moves the wall figure, much less this one."""
+        self.latencies_ms: list[float] = []
+        self.move_kinds: list[str] = []
+        """At a card table, the class of each of ``latencies_ms`` (``table/codec.py``)."""
+        self._deal_started: float | None = None
+        self._deal_cpu_started = 0.0
+        self._sent_at: float | None = None
+        self._sent_in: object = None
+        """The step our last move was sent in (a card table's latency ends in another one)."""
+        self._ops_from = 0
+        """The deck's operation count before our last move: the operations from there to the
+        table's next move are what that move set off."""
+        self._round = -1
+        """The round the move being timed was made in (its end opens the next round's table)."""
+        self._next: tuple[int, object] = (0, None)
+
+    def round_started(self) -> None:
+        self._deal_started = time.perf_counter()
+        self._deal_cpu_started = time.process_time()
+
+    def dealt(self, machine: TableMachine) -> None:
+        """The round's deal is done once a move is due."""
+        step = machine.step
+        if step is not None and step.name == "card_move" and self._deal_started is not None:
+            self.deal_ms.append((time.perf_counter() - self._deal_started) * 1000.0)
+            self.deal_cpu_ms.append((time.process_time() - self._deal_cpu_started) * 1000.0)
+            self._deal_started = None
+
+    def moving(self, machine: TableMachine) -> None:
+        """Our move is about to be played: where the table stands before it."""
+        play = machine.card_play
+        self._round = -1 if play is None else play.round_no
+        # A move that completes its step at once (ours alone) leaves it before play() returns.
+        self._next = (0 if play is None else len(play.peer.state.ops), machine.step)
+
+    def moved(self) -> None:
+        """Our move was played and is being sent: its clock starts."""
+        self._sent_at = time.perf_counter()
+        self._ops_from, self._sent_in = self._next
+
+    def counted(self, machine: TableMachine) -> None:
+        """Our move's clock stops once the table is ready for the next move (a draw: the
+        others' shares of the drawn card are in)."""
+        play = machine.card_play
+        if play is None or self._sent_at is None:
+            return
+        step = machine.step
+        ready = machine.phase != "play" or (
+            step is not self._sent_in
+            and step is not None
+            and step.name in ("card_move", "card_word", "card_check")
+            and not machine.own_pending_in_step()
+        )
+        if ready:
+            took = (time.perf_counter() - self._sent_at) * 1000.0
+            deck = play.peer.state
+            done = [deck.ops[i].kind for i in range(self._ops_from, deck.done)]
+            ended = machine.phase != "play" or play.round_no != self._round  # a round's end
+            self.latencies_ms.append(took)
+            self.move_kinds.append(move_kind(done, ended))
+            self._sent_at = None
+
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ ends or a TableFault stops it.
 
 The loop is the runner's one job; it composes the parts that do the rest, one job each: the
 links and resends (``links.py``), the hellos and deadlines (``liveness.py``), the grace periods
-after a claim (``grace.py``), the deal and move times (``timings.py``) and the ending: abort,
+after a claim (``liveness.py``), the deal and move times (``ending.py``) and the ending: abort,
 result, lingering (``ending.py``). The machine makes, checks and records seat, seat_confirm,
 seat_nonce, the card table's, move and result. The runner's are never handed to it: hello,
 resend, chat, equivocation (out of chain) and abort, the only one in this peer's chain (sealed
@@ -28,8 +28,7 @@ from druids_p2p.lan.peer_config import (
     TableView,
 )
 from druids_p2p.peer.deadlines import Deadlines
-from druids_p2p.peer.ending import Ending
-from druids_p2p.peer.grace import Grace
+from druids_p2p.peer.ending import Ending, Timings
 from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.links import (
     FrameGuard,
@@ -40,8 +39,7 @@ from druids_p2p.peer.links import (
     broadcast,
     control,
 )
-from druids_p2p.peer.liveness import Liveness
-from druids_p2p.peer.timings import Timings
+from druids_p2p.peer.liveness import Grace, Liveness
 from druids_p2p.peer.view import MachineView
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_state import TableEvent, TableFault
