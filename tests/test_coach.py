@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from druids_p2p.bots.local_game import derive_rng
+from druids_p2p.bots.host import derive_rng
 from druids_p2p.games.registry import game_spec
 
 GAMES = ("druids2017", "druids2004", "druids2016")
