@@ -115,7 +115,7 @@ def _stop(*peers: PeerProcess) -> None:
 def test_a_coach_host_refuses_a_second_person_in_one_line(tmp_path: Path) -> None:
     host = Person(0, tmp_path / "alice", _host_argv(3), human=False)
     host.start()
-    peers = [host]
+    peers: list[PeerProcess] = [host]
     try:
         lobby = str(host.wait_for("lobby", BOUND_S)["lobby"])
         bob = _join(tmp_path, 1, "bob", lobby, bot=False)
@@ -138,7 +138,7 @@ def test_every_peer_refuses_a_coach_table_seating_two_persons(tmp_path: Path) ->
     rename_identity("alice", tmp_path / "alice")
     host = PeerProcess(0, tmp_path / "alice", _host_argv(3, "coach-persons"), human=False)
     host.start()
-    peers = [host]
+    peers: list[PeerProcess] = [host]
     try:
         lobby = str(host.wait_for("lobby", BOUND_S)["lobby"])
         bob = _join(tmp_path, 1, "bob", lobby, bot=False)
@@ -159,7 +159,7 @@ def test_every_peer_refuses_a_coach_table_seating_two_persons(tmp_path: Path) ->
 def test_a_coach_table_of_one_person_and_bots_plays_to_the_end(tmp_path: Path) -> None:
     host = Person(0, tmp_path / "alice", _host_argv(3), human=False)
     host.start()
-    peers = [host]
+    peers: list[PeerProcess] = [host]
     try:
         lobby = str(host.wait_for("lobby", BOUND_S)["lobby"])
         peers += [_join(tmp_path, k, f"bot{k}", lobby, bot=True) for k in (1, 2)]
