@@ -55,6 +55,11 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("tab / shift+tab", "focus your next / previous Druid that can move"),
     ("n e s w", "step the focused Druid north (up) / east / south / west"),
     ("escape", "take back the last choice (the tile, the step, the Druid)"),
+    (
+        "a",
+        "at a table of you and your bots (the coach on): what the strongest bot would play "
+        "here, and why",
+    ),
     ("?", "this help"),
     ("q", "leave the table"),
 )

@@ -46,6 +46,11 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("p", "open the Gaia or Sickle prompt again"),
     ("t", "every trick of this round: who played what, who took it"),
     (
+        "a",
+        "at a table of you and your bots (the coach on): what the strongest bot would play "
+        "here, and why",
+    ),
+    (
         "c",
         "chat, also over a prompt or summary: every key is the line's until enter says it "
         "or escape closes the box",
