@@ -5,6 +5,7 @@ shows what its session tells it in the pacer's time."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import time
@@ -18,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.message import Message
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, RichLog, Static
 
@@ -317,6 +318,32 @@ MIN_WAKE_S = 0.02
 never in a busy loop."""
 
 
+def ask_coach(screen: Screen[Any], view: Any, show: Callable[[str], None]) -> None:
+    """Ask the game's coach (``GameSpec.coach``) about ``view``, this seat's own on its move
+    (None: not its move), on a thread of ``screen``: a search takes a moment and the table
+    stays live. ``show`` gets the line on the UI thread. One path for every game's screen, at a
+    table of peers and offline."""
+    if view is None or not getattr(view, "legal", ()):
+        show("ask me when it is your move")
+        return
+    spec = next((s for s in games().values() if isinstance(view, s.view)), None)
+    coach = spec.coach if spec is not None else None
+    if coach is None:
+        show("this game has no coach")
+        return
+
+    def work() -> None:
+        try:
+            _, line = coach(view)
+        except Exception as exc:  # advice must never take the table down
+            log.exception("the coach failed")
+            line = f"no advice: the coach failed ({type(exc).__name__})"
+        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+            screen.app.call_from_thread(show, line)
+
+    screen.run_worker(work, thread=True, group="coach", exclusive=True)
+
+
 class Paced(TypedDict, total=False):
     """The keywords every paced table screen takes (``TableUI.open`` passes both), which a
     game's screen hands on to :class:`PacedTableScreen` as they came."""
@@ -398,25 +425,8 @@ class PacedTableScreen(GameTableScreen):
         """The strongest bot's move for the position on show, and why, in the log: worked out
         on a thread (a search takes a moment), from this seat's own view only."""
         snapshot = self.snapshot
-        view = getattr(snapshot, "view", None)
-        if view is None or not getattr(snapshot, "my_turn", False) or not view.legal:
-            self.show_chat({"event": "coach", "text": "ask me when it is your move"})
-            return
-        spec = next((s for s in games().values() if isinstance(view, s.view)), None)
-        coach = spec.coach if spec is not None else None
-        if coach is None:
-            self.show_chat({"event": "coach", "text": "this game has no coach"})
-            return
-
-        def work() -> None:
-            try:
-                _, line = coach(view)
-            except Exception as exc:  # advice must never take the table down
-                log.exception("the coach failed")
-                line = f"no advice: the coach failed ({type(exc).__name__})"
-            self.app.call_from_thread(self._coach_said, line)
-
-        self.run_worker(work, thread=True, group="coach", exclusive=True)
+        mine = getattr(snapshot, "my_turn", False)
+        ask_coach(self, getattr(snapshot, "view", None) if mine else None, self._coach_said)
 
     def _coach_said(self, line: str) -> None:
         """In the log, and for a moment over whatever prompt is open on the table."""

@@ -43,7 +43,7 @@ from druids_p2p.tui.druids2016.board import (
 )
 from druids_p2p.tui.druids2016.choice import Picker
 from druids_p2p.tui.druids2016.session import BoardSeat, Offline2016, end_words
-from druids_p2p.tui.widgets import plain, seat_colour
+from druids_p2p.tui.widgets import COACH_KEY, ask_coach, plain, seat_colour
 
 # ---- formerly dialogs.py:
 # The Druids (2016) table's dialogs: the end of the game, leaving, and the help (key ``?``)
@@ -459,6 +459,8 @@ RECORD_NAME = "record-2016.json"
 
 class Druids2016App(App[dict[str, Any] | None]):
     TITLE = "Druids (2016)"
+    BINDINGS: ClassVar[list[BindingType]] = [COACH_KEY]
+    """You and a bot on this machine: the coach is on (``a``)."""
 
     def __init__(self, session: Offline2016, folder: Path | None = None) -> None:
         super().__init__()
@@ -468,6 +470,16 @@ class Druids2016App(App[dict[str, Any] | None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.table)
+
+    def action_coach(self) -> None:
+        """``a``: the coach on the position on show, once the Druids are placed, on your move."""
+        table = self.table
+
+        def show(line: str) -> None:
+            table.message = f"coach: {line}"
+            table.draw()
+
+        ask_coach(table, None if table.busy else self.session.my_view(), show)
 
     def finish(self, outcome: dict[str, Any]) -> None:
         """Write the record (when there is a folder and a game) and leave with the outcome."""
