@@ -109,10 +109,10 @@ def _why_play(view: SeatView, card: int, slot: int, token: str) -> str:
     others = len(place.servants) - mine
     where = _place_text(view, slot)
     if is_gem(card) and gem_kind(card) == kind:
-        wait = (
-            f"{mine} servants of yours wait there" if mine else "no servant of yours is there yet"
+        return (
+            f"{token}: an amulet for {where} at its ritual; servants there: {mine} yours, "
+            f"{others} the others'"
         )
-        return f"{token}: an amulet for {where} at its ritual; {wait}, {others} of the others'"
     if is_gem(card):
         return (
             f"{token}: a {KIND_NAMES[gem_kind(card)]} gem is no amulet on {where}, but face down "
@@ -120,8 +120,8 @@ def _why_play(view: SeatView, card: int, slot: int, token: str) -> str:
         )
     gems = len(place.gems)
     return (
-        f"{token}: your servant claims {where}'s amulets: {gems} gems lie there, "
-        f"{len(place.servants)} servants so far (lowest value takes first)"
+        f"{token}: a servant of yours claims amulets on {where}: {gems} gems lie there and "
+        f"{len(place.servants)} servants before it (the lowest value takes first)"
     )
 
 
