@@ -31,6 +31,8 @@ Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is t
   the 200-byte bound), one signed by a key with no seat, one claiming an honest seat as sender,
   one with an in-chain sequence number, an exact replay of an earlier line of its own, and an
   "equivocation proof" quoting two of its own chat lines.
+* ``coach-persons`` (a host): with the coach on it seats a second person anyway (its lobby's
+  refusal of that join patched out), so its seat message declares two persons.
 * ``flood``: once the deal is under way it replays one of its earlier signed messages to every
   peer :data:`FLOOD_COPIES` times, back to back (one signature check each, before issue 27).
 """
@@ -349,6 +351,8 @@ def install(mode: str) -> None:
         TableMachine.receive = _veto_receive  # type: ignore[method-assign]
     elif mode == "flood":
         Mesh.broadcast = _flood_broadcast  # type: ignore[method-assign]
+    elif mode == "coach-persons":
+        lobby_module.join_refusal = lambda *args: None  # type: ignore[attr-defined]
     elif mode == "chat":
         TableMachine.__init__ = _remember_machine  # type: ignore[method-assign, assignment]
         Mesh.broadcast = _chat_broadcast  # type: ignore[method-assign]

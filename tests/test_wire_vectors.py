@@ -80,3 +80,55 @@ def test_seat_and_move_messages() -> None:
     msg = decode(move)
     assert msg.hash.hex() == MOVE_HASH == hashlib.sha256(move).hexdigest()
     assert next_head(head1, msg.hash).hex() == HEAD2
+
+
+# A table with the coach on (issue 32): ``coach: true`` in the options (sent only when on, so the
+# table above keeps its id), Alice its one person, Bob and Carol bots (``bots``), and Bob's signed
+# join saying so (``bot: true``), for the offer of lobby id ``aa`` × 16.
+COACH_OPTIONS = {
+    "coach": True,
+    "players": 3,
+    "rounds": 5,
+    "ruleset": "druids2017",
+    "variant": False,
+}
+COACH_TABLE_ID = "d5947a82585ebf91cb2ccc747198f4774bff09c2012691be82bd0db475c018bf"
+COACH_HEAD0 = "e25cd3c1f6558f30439ed473538af7aa8ab903d68b305cf0de8fc050c723e821"
+COACH_SEAT_HASH = "2a123efd5e94646bf6a79164e57acf1d91b82b80d91e7c8338201ad6246f8933"
+OFFER = "4861236b8753694d9913c8cb185a6e3b1f5e8a0cfec55e781c2486c5c2cac8dd"
+BOT_JOIN_HASH = "18ef08f8aa0cdde8a574070c6ce949ab62c3e070eb591eb3b675aa2cbf3e57f1"
+
+
+def test_a_coach_table_and_a_bot_join() -> None:
+    from druids_p2p.lan.lobby import lobby_table_id
+    from druids_p2p.lan.persons import coach_fault
+
+    preimage = msgpack.packb([SEATS, COACH_OPTIONS, NONCE])
+    assert preimage[2 + 3 * 34 : 2 + 3 * 34 + 8] == bytes.fromhex("85a5636f616368c3")
+    table_id = derive_table_id(SEATS, COACH_OPTIONS, NONCE)
+    assert table_id.hex() == COACH_TABLE_ID
+    assert head0(table_id).hex() == COACH_HEAD0
+    body = {
+        "bots": [1, 2],
+        "names": ["alice", "bob", "carol"],
+        "nonce": NONCE,
+        "options": COACH_OPTIONS,
+        "seats": SEATS,
+    }
+    seat = encode(
+        ALICE, "seat", table_id=table_id, seq=0, prev=ZERO_HASH, head=head0(table_id), body=body
+    )
+    assert len(seat) == 452 and decode(seat).hash.hex() == COACH_SEAT_HASH
+    assert coach_fault(decode(seat)) is None
+    offer = lobby_table_id(b"\xaa" * 16)
+    assert offer.hex() == OFFER
+    join_body = {
+        "bot": True,
+        "curve": b"\x01" * 32,
+        "endpoint": "tcp://127.0.0.1:6001",
+        "name": "bob",
+    }
+    join = encode(
+        BOB, "join", table_id=offer, seq=0, prev=ZERO_HASH, head=ZERO_HASH, body=join_body
+    )
+    assert len(join) == 294 and decode(join).hash.hex() == BOT_JOIN_HASH

@@ -114,6 +114,12 @@ _GAME = game_option()
 _APPROVE = typer.Option(False, "--approve", help=_APPROVE_HELP)
 _OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
 _ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")
+_COACH = typer.Option(
+    False,
+    "--coach",
+    help="Host a table with the coach on (a person may ask what the strongest bot would play): "
+    "it seats one person, the rest bots; every peer refuses it with a second person.",
+)
 _SAY = typer.Option(
     [], "--say", help="Say this line to the table once seated (table chat; repeatable)."
 )
@@ -149,6 +155,7 @@ def peer_command(
     rematches: int = _REMATCH,
     rematch_wait: float = _REMATCH_WAIT,
     say: list[str] = _SAY,
+    coach: bool = _COACH,
 ) -> None:
     """One peer process (what host/join/play start); progress as JSON lines on stdout."""
     pick_game(game, players)
@@ -183,6 +190,7 @@ def peer_command(
         rematches=check_rematches(rematches),
         rematch_wait=check_rematch_wait(rematch_wait),
         chat_lines=tuple(say),
+        coach=coach,
     )
     if result.get("aborted"):
         raise typer.Exit(1)
@@ -258,6 +266,7 @@ def host_command(
     rematches: int = _REMATCH,
     rematch_wait: float = _REMATCH_WAIT,
     say: list[str] = _SAY,
+    coach: bool = _COACH,
 ) -> None:
     """Host a table: announce it on the LAN, wait for players, then play.
 
@@ -289,6 +298,7 @@ def host_command(
         rematches=check_rematches(rematches),
         rematch_wait=check_rematch_wait(rematch_wait),
         chat_lines=tuple(say),
+        coach=coach,
     )
     print_result(result, as_json)
 

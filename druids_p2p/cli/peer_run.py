@@ -176,6 +176,7 @@ def run_one_peer(
     rematches: int = 0,
     rematch_wait: float = 30.0,
     chat_lines: tuple[str, ...] = (),
+    coach: bool = False,
 ) -> dict[str, Any]:
     from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, TableChoice
     from druids_p2p.lan.seating import terminal_approver
@@ -191,7 +192,7 @@ def run_one_peer(
     chat = outbox_of(chat_lines)
     logging.basicConfig(level=logging.WARNING, format="druids: %(message)s")
     identity = load_identity(name)
-    options = new_table_options(game, players, variant, rounds)
+    options = new_table_options(game, players, variant, rounds, coach)
     spec = HostSpec(table_name, options, game)
 
     def ask(prompt: str) -> str:

@@ -234,6 +234,8 @@ class SeatOptions:
     players: int
     variant: bool
     rounds: int
+    coach: bool = False
+    """The table lets its one person ask the coach (protocol.md §3, "The coach"): any game."""
 
 
 def ruleset_of(options: Mapping[str, Any]) -> Any:
@@ -254,7 +256,12 @@ def table_options(options: Mapping[str, Any]) -> tuple[str, SeatOptions]:
         raise ValueError(
             f"the table names the rule set {name!r}, which is not known here ({known})"
         )
-    seat = SeatOptions(int(options["players"]), bool(options["variant"]), int(options["rounds"]))
+    seat = SeatOptions(
+        int(options["players"]),
+        bool(options["variant"]),
+        int(options["rounds"]),
+        bool(options.get("coach", False)),
+    )
     check_players(name, seat.players)
     game_options(name, seat)  # the game's own checks (rounds, variant)
     return name, seat
@@ -266,7 +273,11 @@ def game_options(name: str, options: SeatOptions) -> Any:
 
 
 def new_table_options(
-    name: str, players: int, variant: bool = False, rounds: int = UNUSED_ROUNDS
+    name: str,
+    players: int,
+    variant: bool = False,
+    rounds: int = UNUSED_ROUNDS,
+    coach: bool = False,
 ) -> SeatOptions:
     """What a host of game ``name`` puts in its seat message; a game played without rounds or
     variant gets the defaults for them (the wire binds all three).
@@ -278,6 +289,7 @@ def new_table_options(
         players,
         variant if spec.variant else False,
         rounds if spec.rounds else UNUSED_ROUNDS,
+        coach,
     )
 
 

@@ -53,6 +53,11 @@ BotFactory = Callable[[], Bot]
 Fallback = Callable[[Any], int]
 """A seat's safe move for its view when its bot failed: deterministic and cheap, since every
 peer computes the same one."""
+Coach = Callable[[Any], tuple[int, str]]
+"""The coach of a game (``GameSpec.coach``): for a seat's view with legal moves (the game's
+``view`` type, what a bot sees), the move its strongest bot would play and one line saying why,
+drawn from the position, naming the move in the game's notation ("lead Y12: every yellow above
+it is gone"). Only at a table with the coach on (protocol.md §3: one person, the rest bots)."""
 Playout = Callable[[random.Random, Any], int]
 """One whole game of uniformly random legal moves with the given options, drawing from the
 generator: its number of moves (``druids bench engine``)."""
@@ -97,6 +102,8 @@ class GameSpec:
     api: Mapping[str, str] = field(default_factory=dict)
     """Names the plugin API (``druids_p2p.api``) re-exports for this game's bots, each as
     ``"module:attr"``."""
+    coach: Coach | None = None
+    """Its coach (a person learning against bots asks it for a move and why), if it has one."""
     default: bool = False
     """The game a seat message that names none plays (wire.md §6: every version-1 table) and
     ``--game`` defaults to; at most one registered game says so."""
@@ -146,4 +153,13 @@ def exports(module: str, *names: str) -> dict[str, str]:
     return {name: f"{module}:{name}" for name in names}
 
 
-__all__ = ["Bot", "BotFactory", "Fallback", "GameSpec", "Playout", "exports", "first_legal"]
+__all__ = [
+    "Bot",
+    "BotFactory",
+    "Coach",
+    "Fallback",
+    "GameSpec",
+    "Playout",
+    "exports",
+    "first_legal",
+]

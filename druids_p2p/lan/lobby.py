@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import ipaddress
 import logging
 import os
-import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,8 +25,10 @@ from druids_p2p.lan.discovery import (
     decode_beacon,
     encode_beacon,
 )
+from druids_p2p.lan.lobby_query import QUESTION, query_lobby
 from druids_p2p.lan.mesh import LobbyMesh
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
+from druids_p2p.lan.persons import coach_fault, join_refusal
 from druids_p2p.lan.seating import (
     Account,
     Admission,
@@ -67,9 +67,6 @@ SAY_AT_S = (3.0, 8.0, 15.0, 30.0, 60.0)
 """When the wait is said (seconds since the join was sent); then every :data:`SAY_EVERY_S`."""
 
 SAY_EVERY_S = 60.0
-
-QUESTION = b"druids-p2p/v1 lobby?"
-"""What ``query_lobby`` asks: the host's lobby answers any message with its announcement."""
 
 
 class HostWatch:
@@ -181,34 +178,6 @@ def lobby_table_id(lobby_id: bytes) -> bytes:
     return hashlib.sha256(LOBBY_DOMAIN + lobby_id).digest()
 
 
-def query_lobby(target: str, timeout_s: float = 5.0) -> bytes:
-    """Ask a host's plain lobby socket for its signed table announcement."""
-    host, sep, port = target.rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        raise PeerError(f"expected HOST:PORT, not {target!r}")
-    try:
-        infos = socket.getaddrinfo(host, int(port), socket.AF_INET, socket.SOCK_STREAM)
-    except (OSError, ValueError) as exc:
-        raise PeerError(f"{target}: {exc}") from None
-    for info in infos:  # a lobby is one host: never a broadcast, multicast or "any" address
-        ip = ipaddress.IPv4Address(str(info[4][0]))
-        if ip == ipaddress.IPv4Address("255.255.255.255") or ip.is_multicast or ip.is_unspecified:
-            raise PeerError(f"{target}: {ip} is not a host address")
-    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.setsockopt(zmq.MAXMSGSIZE, 4096)
-    try:
-        sock.connect(f"tcp://{host}:{port}")
-        sock.send(b"druids-p2p/v1 lobby?")
-        if not sock.poll(int(timeout_s * 1000)):
-            raise PeerError(f"no table answers at {target}")
-        reply: bytes = sock.recv()
-        return reply
-    finally:
-        sock.close(linger=0)
-
-
 class Lobby:
     """The host side before seating: beacon, lobby socket, joins."""
 
@@ -252,6 +221,8 @@ class Lobby:
         )
         self.joins: dict[bytes, bytes] = {}
         """Each seated joiner's raw signed join."""
+        self.bots = {self.identity.public_key} if config.is_bot else set()
+        """The seated keys a program plays (the host's on its own word, a joiner's on its join)."""
         self.beacon: BeaconSender | None = None
         if config.announce:
             self.beacon = BeaconSender(
@@ -300,6 +271,7 @@ class Lobby:
                 ruleset=self.spec.ruleset,
                 continues=self.continues,
                 stand_in=stand_in,
+                bots=[i for i, key in enumerate(keys) if key in self.bots],
             )
         finally:  # also when nobody filled the table: an open socket would hang the context
             self.close()
@@ -359,9 +331,14 @@ class Lobby:
         if len(self.seats) >= self.spec.options.players:
             self._reply(routing_id, "the table is full")
             return
-        account = self._account_refusal(msg)
+        persons = sum(1 for seat in self.seats if seat[0] not in self.bots)
+        coach = bool(getattr(self.spec.options, "coach", False))
+        account = self._account_refusal(msg) or join_refusal(
+            coach, bool(msg.body.get("bot")), persons
+        )
         if account is not None:
             self._reply(routing_id, account)
+            self.config.emit({"event": "refused", "name": msg.body["name"], "reason": account})
             return
         name = unique_name(msg.body["name"], [seat[1] for seat in self.seats])
         players = self.spec.options.players
@@ -384,6 +361,8 @@ class Lobby:
         entry = (msg.sender, name, msg.body["endpoint"], msg.body["curve"])
         self.seats.append(entry)
         self.joins[msg.sender] = msg.raw  # quoted in the seat message: the joiner's own word
+        if msg.body.get("bot"):
+            self.bots.add(msg.sender)
         self.config.emit({"event": "joined", "name": entry[1], "seats": len(self.seats)})
         if self.beacon is not None:
             self.beacon.update(self.info())
@@ -439,7 +418,8 @@ def join_table(
     mesh.watch_dealer(host_key)
     identity = config.identity
     offer_id = lobby_table_id(beacon.lobby_id)
-    join = make_join(identity, offer_id, mesh.endpoint, mesh.curve_public_raw, continues)
+    curve = mesh.curve_public_raw
+    join = make_join(identity, offer_id, mesh.endpoint, curve, continues, config.is_bot)
     mesh.send(host_key, join)
     config.emit({"event": "joining", "table": beacon.info.name, "host": beacon.host_name})
     watch = HostWatch(mesh.ctx, beacon, config.emit)  # says how the wait goes, never silent
@@ -473,6 +453,8 @@ def _wait_for_seat(
             if msg.type is MsgType.SEAT and identity.public_key in msg.body["seats"]:
                 try:
                     table_options(msg.body["options"])
+                    if (coach := coach_fault(msg)) is not None:
+                        raise ValueError(coach)
                 except ValueError as exc:
                     raise PeerError(f"the host's seat message is refused: {exc}") from None
                 for endpoint in msg.body.get("endpoints", ()):

@@ -459,6 +459,11 @@ class PeerConfig:
     """How long this peer, hosting a rematch, waits for the old seats before a bot sits in each
     empty one (``--rematch-wait``; ``peer/session.py``'s ``FILL_AFTER_S``)."""
 
+    @property
+    def is_bot(self) -> bool:
+        """A program plays this seat (``bot:NAME``), not a person: what its join says."""
+        return self.custom_player is None and self.player.startswith("bot:")
+
 
 BotPlayers = Callable[[str, PeerConfig, bytes], Player]
 """``(bot name, config, the seat's secret seed) -> Player``, raising :class:`PeerError` for an

@@ -16,6 +16,7 @@ from typing import Any
 from druids_p2p.games.registry import RULESETS, default_game, ruleset_of, table_options
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.lan.listener import pin_matches
+from druids_p2p.lan.persons import bot_seats, coach_fault
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,
@@ -178,12 +179,15 @@ def carried_in_play_order(
 def options_body(options: TableOptions, ruleset: str | None = None) -> dict[str, object]:
     """The seat message's ``options``: the game by name (None: the default) and its options
     (wire.md §6)."""
-    return {
+    body: dict[str, object] = {
         "players": options.players,
         "rounds": options.rounds,
         "ruleset": ruleset if ruleset is not None else default_game(),
         "variant": options.variant,
     }
+    if getattr(options, "coach", False):
+        body["coach"] = True  # sent only when on: a table without it has the id it always had
+    return body
 
 
 def make_join(
@@ -192,14 +196,18 @@ def make_join(
     endpoint: str,
     curve: bytes,
     continues: Account | None = None,
+    bot: bool = False,
 ) -> bytes:
     """A joiner's signed request for a seat at table offer ``offer_id``, saying where its inbox
     listens and with which CURVE key: its own word, which the seat message will quote.
     ``continues``: the account of the previous table this seat sat at, as its own record gives
-    it, when the new table goes on from there (``seating.py``)."""
+    it, when the new table goes on from there (``seating.py``). ``bot``: a program plays this
+    seat, not a person (its own word, which a table with the coach on counts persons by)."""
     body: dict[str, object] = {"name": identity.name, "endpoint": endpoint, "curve": curve}
     if continues is not None:
         body["continues"] = continues
+    if bot:
+        body["bot"] = True
     return encode(
         identity, MsgType.JOIN, table_id=offer_id, seq=0, prev=ZERO_HASH, head=ZERO_HASH, body=body
     )
@@ -214,10 +222,12 @@ def make_seat_message(
     ruleset: str | None = None,
     continues: Account | None = None,
     stand_in: int | None = None,
+    bots: Sequence[int] = (),
 ) -> bytes:
     """The host's seat message (protocol.md §3): per seat (key, name, endpoint, curve) in join
-    order, every other seat's raw signed ``join`` (``joins``), and for a table going on
-    (``continues``) the index of a bot standing in for the departed seat (``stand_in``).
+    order, every other seat's raw signed ``join`` (``joins``), for a table going on
+    (``continues``) the index of a bot standing in for the departed seat (``stand_in``), and the
+    seats a program plays (``bots``).
     """
     nonce = nonce or secrets.token_bytes(32)
     keys = [s[0] for s in seats]
@@ -234,6 +244,8 @@ def make_seat_message(
     if continues is not None and stand_in is not None:
         body["continues"] = continues
         body["stand_in"] = stand_in
+    if bots:
+        body["bots"] = sorted(set(bots))
     table_id = derive_table_id(keys, body["options"], nonce)  # type: ignore[arg-type]
     return encode(
         host,
@@ -257,6 +269,11 @@ def seat_list_fault(seat_message: Message) -> str | None:
     account = account_fault(seat_message)
     if account is not None:
         return account
+    return _addresses_fault(seat_message) or coach_fault(seat_message)
+
+
+def _addresses_fault(seat_message: Message) -> str | None:
+    """The seat list's addresses and declarations against the joins it quotes."""
     body = seat_message.body
     if "endpoints" not in body and "curves" not in body:
         return None  # no addresses at all: a table that is not on a network (no links)
@@ -294,6 +311,12 @@ def seat_list_fault(seat_message: Message) -> str | None:
             return (
                 f"the seat message lists for {name} an endpoint or CURVE key that {name}'s own "
                 "signed join does not say"
+            )
+        if bool(join.body.get("bot", False)) != (index in bot_seats(seat_message)):
+            said = "a bot" if index in bot_seats(seat_message) else "a person"
+            return (
+                f"the seat message lists {name} as {said}, which {name}'s own signed join does "
+                "not say"
             )
         decoded[key] = join
     return joins_fault(seat_message, decoded)

@@ -285,6 +285,17 @@ class DruidsApp(App[dict[str, Any] | None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(self.table_ui.help())
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The coach's key (``COACH_KEY``) is there only at a table with the coach on."""
+        if action == "coach":
+            return self.table is not None and self.table.coach_on
+        return True
+
+    def action_coach(self) -> None:
+        """``a`` at a table with the coach on (its screen and every prompt over it)."""
+        if self.table is not None and self.table.coach_on and not self.leaving:
+            self.table.ask_coach()
+
     def action_chat(self) -> None:
         """``c`` at a table (``CHAT_KEY``: its screen and every prompt over it): the chat box."""
         if self.table is not None and not self.leaving:

@@ -80,6 +80,8 @@ class Session:
     """The peer's result once the game ended or stopped."""
     record: str | None = None
     """Where this peer's game record is written, once known."""
+    coach_on: bool = False
+    """The table's options turn the coach on (one person, the rest bots: protocol.md §3)."""
 
     def start(self) -> None:
         raise NotImplementedError
@@ -336,6 +338,14 @@ class GameTableScreen(Screen[None]):
     def open_chat(self) -> None:
         """Open the chat box (key ``c``, over the table or any prompt on it)."""
         raise NotImplementedError
+
+    @property
+    def coach_on(self) -> bool:
+        """The table's signed options turn the coach on (key ``a``)."""
+        return False
+
+    def ask_coach(self) -> None:
+        """Show what the strongest bot would play here and why (key ``a``)."""
 
 
 TableScreenFactory = Callable[..., GameTableScreen]

@@ -170,12 +170,15 @@ def local_table(
     variant: bool = False,
     budget_ms: float = 100.0,
     game: str | None = None,
+    coach: bool = True,
 ) -> TableSpec:
     """You and ``bots`` on this machine over loopback; nothing announced. The options are the
-    rule set ``game``'s, checked as a seat message's are (ValueError says what is wrong)."""
+    rule set ``game``'s, checked as a seat message's are (ValueError says what is wrong); the
+    coach is on (you are its one person: key ``a`` asks it)."""
     players = len(bots) + 1
     game = game if game is not None else default_game()
     fields = {"ruleset": game, "players": players, "variant": variant, "rounds": rounds}
+    fields["coach"] = coach
     _, options = table_options(fields)
     return TableSpec(bots=bots, host=HostSpec("local", options, game), budget_ms=budget_ms)
 
@@ -318,6 +321,7 @@ class NetSession(Session):
         table = self.player.table
         snapshot = None
         if table is not None:
+            self.coach_on = bool(getattr(table.options, "coach", False))  # the signed options'
             try:
                 snapshot = self.snapshots(table, None)
             except Exception as exc:  # a snapshot must never stop the peer

@@ -5,6 +5,7 @@ shows what its session tells it in the pacer's time."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import time
@@ -18,10 +19,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.message import Message
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, RichLog, Static
 
+from druids_p2p.games.registry import games
 from druids_p2p.tui.game_ui import (
     NO_PREFS,
     UI_PACING,
@@ -103,8 +105,18 @@ ran only once ``c`` had bubbled up from the focused card, after the keys behind 
 handed to that card). None of these screens has an input that ``c`` could be text for."""
 
 
+COACH_KEY = Binding("a", "app.coach", "coach")
+"""``a`` asks the coach what the strongest bot would play here and why: at a table with the coach
+on (one person, the rest bots; absent elsewhere), on its screen and on a prompt over it (Gaia's
+lead, a Sickle's pile), as ``c`` is (the app, ``DruidsApp.action_coach``, hands it to the
+table). No game's table or prompt has another use for it."""
+
+
 def chat_line(event: dict[str, Any], my_seat: int | None = None) -> Text:
-    """A chat event as a log line: the speaker in bold (``you`` for this seat), then the text."""
+    """A chat event as a log line: the speaker in bold (``you`` for this seat), then the text;
+    the coach's advice (``coach``) in its own colour."""
+    if event.get("event") == "coach":
+        return Text(f"coach: {event.get('text', '')}", style="bold green")
     if event.get("event") == "chat_refused":
         return Text(str(event.get("text", "chat: not sent")), style="yellow")
     seat = event.get("seat")
@@ -305,6 +317,32 @@ MIN_WAKE_S = 0.02
 never in a busy loop."""
 
 
+def ask_coach(screen: Screen[Any], view: Any, show: Callable[[str], None]) -> None:
+    """Ask the game's coach (``GameSpec.coach``) about ``view``, this seat's own on its move
+    (None: not its move), on a thread of ``screen``: a search takes a moment and the table
+    stays live. ``show`` gets the line on the UI thread. One path for every game's screen, at a
+    table of peers and offline."""
+    if view is None or not getattr(view, "legal", ()):
+        show("ask me when it is your move")
+        return
+    spec = next((s for s in games().values() if isinstance(view, s.view)), None)
+    coach = spec.coach if spec is not None else None
+    if coach is None:
+        show("this game has no coach")
+        return
+
+    def work() -> None:
+        try:
+            _, line = coach(view)
+        except Exception as exc:  # advice must never take the table down
+            log.exception("the coach failed")
+            line = f"no advice: the coach failed ({type(exc).__name__})"
+        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+            screen.app.call_from_thread(show, line)
+
+    screen.run_worker(work, thread=True, group="coach", exclusive=True)
+
+
 class Paced(TypedDict, total=False):
     """The keywords every paced table screen takes (``TableUI.open`` passes both), which a
     game's screen hands on to :class:`PacedTableScreen` as they came."""
@@ -317,6 +355,8 @@ class Paced(TypedDict, total=False):
 class PacedTableScreen(GameTableScreen):
     """A game's table of peers over ``session``, shown through a pacer; a subclass shows each
     message (:meth:`show`) and tells a message it could not show (:meth:`display_error`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [COACH_KEY]
 
     def __init__(
         self,
@@ -374,6 +414,24 @@ class PacedTableScreen(GameTableScreen):
         mine = snapshot.my_seat if snapshot is not None else None
         for panel in self.query(TableLog):  # (one; none only on a screen not composed yet)
             panel.append_line(chat_line(event, mine))
+
+    # ------------------------------------------------------------ the coach
+    @property
+    def coach_on(self) -> bool:
+        return self.session.coach_on
+
+    def ask_coach(self) -> None:
+        """The strongest bot's move for the position on show, and why, in the log: worked out
+        on a thread (a search takes a moment), from this seat's own view only."""
+        snapshot = self.snapshot
+        mine = getattr(snapshot, "my_turn", False)
+        ask_coach(self, getattr(snapshot, "view", None) if mine else None, self._coach_said)
+
+    def _coach_said(self, line: str) -> None:
+        """In the log, and for a moment over whatever prompt is open on the table."""
+        self.show_chat({"event": "coach", "text": line})
+        if self.app.screen is not self:
+            self.app.notify(line, title="coach", timeout=12)
 
     # ------------------------------------------------------------ the paced queue
     async def receive(self, message: Message) -> None:

@@ -354,11 +354,12 @@ SEAT_INDEX = Int(0, MAX_SEATS - 1)
 
 OPTIONS = Struct(
     {"players": Int(2, MAX_SEATS), "rounds": Int(1, MAX_ROUNDS), "variant": Bool()},
-    optional={"ruleset": TOKEN},
+    optional={"ruleset": TOKEN, "coach": Bool()},
 )
 """Game options bound into the table id: the rule set by name (absent in records of protocol
 version 1, which were all Druids 2017) and its options. The rule set decides what is playable
-(``druids_p2p.games.registry.table_options``); the wire only bounds."""
+(``druids_p2p.games.registry.table_options``); the wire only bounds. ``coach``: the table lets
+its one person ask the coach (sent only when true; protocol.md §3, "The coach")."""
 
 ENDPOINT = Str(9, 64, charset=TOKEN_CHARS | frozenset("/[]"))
 """A ZeroMQ endpoint such as ``tcp://10.0.0.2:45123``."""
@@ -408,7 +409,8 @@ BODIES: dict[MsgType, Schema] = {
         {"name": NAME, "client": Str(1, 64, printable=True), "n": Int(1, MAX_HELLO_N)}
     ),
     MsgType.JOIN: Struct(
-        {"name": NAME}, optional={"endpoint": ENDPOINT, "curve": KEY, "continues": CONTINUES}
+        {"name": NAME},
+        optional={"endpoint": ENDPOINT, "curve": KEY, "continues": CONTINUES, "bot": Bool()},
     ),
     MsgType.SEAT: Struct(
         {
@@ -423,6 +425,7 @@ BODIES: dict[MsgType, Schema] = {
             "joins": List(Bin(1, MAX_JOIN), 1, MAX_SEATS - 1),
             "continues": CONTINUES,
             "stand_in": SEAT_INDEX,
+            "bots": List(SEAT_INDEX, 1, MAX_SEATS, unique=True),
         },
     ),
     MsgType.SEAT_CONFIRM: Struct({"commit": HASH, "curve": KEY, "endpoint": ENDPOINT}),

@@ -6,6 +6,7 @@
 import random
 
 from druids_p2p.games.druids2004.cards import format_card, format_move, parse_card, parse_move
+from druids_p2p.games.druids2004.coach import coach
 from druids_p2p.games.druids2004.policy import Rule2004Bot, Search2004Bot, fallback_2004
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset, play_random_game
 from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, random_setup
@@ -26,6 +27,7 @@ SPEC = GameSpec(
     view=SeatView,
     options=Options,
     bots={"rule": Rule2004Bot, "pimc": Search2004Bot},
+    coach=coach,
     fallback=fallback_2004,
     playout=_playout,
     ui="druids_p2p.tui.druids2004.table:UI",

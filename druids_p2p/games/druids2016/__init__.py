@@ -11,6 +11,7 @@ from druids_p2p.games.druids2016.board import (
     load_board,
     parse_board,
 )
+from druids_p2p.games.druids2016.coach import coach
 from druids_p2p.games.druids2016.game import Game, Options, Options2016, Result
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.replay import ReplayInputError, game_record, replay
@@ -28,6 +29,7 @@ SPEC = GameSpec(
     view=SeatView,
     options=Options2016,
     bots={"rule": Rule2016Bot, "search": Search2016Bot},
+    coach=coach,
     fallback=fallback_2016,
     playout=playout,
     ui="druids_p2p.tui.druids2016.ui:UI",

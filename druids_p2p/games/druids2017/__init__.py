@@ -14,6 +14,7 @@ from druids_p2p.games.druids2017.cards import (
     cards_for_move,
     move_for_card,
 )
+from druids_p2p.games.druids2017.coach import coach
 from druids_p2p.games.druids2017.deal import deal, deal_from_seed
 from druids_p2p.games.druids2017.game import Game, GameOptions
 from druids_p2p.games.druids2017.ismcts import IsmctsBot
@@ -54,6 +55,7 @@ SPEC = GameSpec(
     bots={"rule": RuleBot, "pimc": PimcBot, "ismcts": IsmctsBot},
     fallback=fallback_move,
     playout=_playout,
+    coach=coach,
     ui="druids_p2p.tui.druids2017.ui:UI",
     api={
         **exports(

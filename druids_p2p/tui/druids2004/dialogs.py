@@ -169,6 +169,11 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("enter", "end your turn (stop drawing); with a card marked, play it"),
     ("space / enter", "in a ritual: the next step; escape shows every step"),
     ("l", "every ritual of the game, step by step"),
+    (
+        "a",
+        "at a table of you and your bots (the coach on): what the strongest bot would play "
+        "here, and why",
+    ),
     ("c", "at a table of peers, also over a ritual: chat (enter says the line, escape closes)"),
     ("?", "this help: the signs on the board, the keys, the rules"),
     ("q / ctrl+c", "quit (asks first while the game is on)"),

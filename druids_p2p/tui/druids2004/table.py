@@ -26,6 +26,7 @@ from druids_p2p.tui.druids2004.places import end_lines
 from druids_p2p.tui.druids2004.replay import Replay2004App
 from druids_p2p.tui.druids2004.session import Offline2004, TableEvent
 from druids_p2p.tui.game_ui import NO_PREFS, Evening, GameUI, PlayedGame, TablePrefs
+from druids_p2p.tui.widgets import COACH_KEY, ask_coach, chat_line
 
 # The Druids (2004) table against in-process bots (``druids play``) and its app: the shared
 # board over an offline session, the bots moving on a worker thread so the screen stays live.
@@ -196,6 +197,8 @@ RECORD_NAME = "record-2004.json"
 
 class Druids2004App(App[dict[str, Any] | None]):
     TITLE = "Druids (2004)"
+    BINDINGS: ClassVar[list[BindingType]] = [COACH_KEY]
+    """You and your bots on this machine: the coach is on (``a``)."""
 
     def __init__(
         self,
@@ -224,6 +227,17 @@ class Druids2004App(App[dict[str, Any] | None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.table)
+
+    def action_coach(self) -> None:
+        """``a``: the coach on the position on show, on your move."""
+        table = self.table
+        view = table.view
+        mine = view.to_move == self.session.seat and not table.busy and not view.game_over
+
+        def show(line: str) -> None:
+            table.log_line(chat_line({"event": "coach", "text": line}))
+
+        ask_coach(table, view if mine else None, show)
 
     def _record(self) -> Path | None:
         """Write this game's record (when there is a folder); its path."""

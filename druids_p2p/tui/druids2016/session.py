@@ -236,6 +236,18 @@ class Offline2016:
     def waiting_words(self) -> str:
         return f"{self.names[1 - self.seat]} is thinking…"
 
+    def my_view(self) -> SeatView | None:
+        """The person's view on their move once the Druids are placed (what the coach reads:
+        the game is one of perfect information then), else None."""
+        with self.lock:
+            game = self.game
+            if game is None or game.to_move != self.seat:
+                return None
+            legal = tuple(game.legal_codes())
+            first = game.setup.first
+            board, rules = game.board, game.options
+            return seat_view(self.seat, board, rules, first, None, (), game, self.seat, legal)
+
     @property
     def bot_to_move(self) -> bool:
         with self.lock:

@@ -36,7 +36,7 @@ from druids_p2p.tui.druids2016.board import (
 )
 from druids_p2p.tui.druids2016.choice import Picker
 from druids_p2p.tui.druids2016.session import BoardSeat, Offline2016, end_words
-from druids_p2p.tui.widgets import plain, seat_colour
+from druids_p2p.tui.widgets import COACH_KEY, ask_coach, plain, seat_colour
 
 # ---- formerly dialogs.py:
 # The Druids (2016) table's dialogs: the end of the game, leaving, and the help (key ``?``)
@@ -48,6 +48,11 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("tab / shift+tab", "focus your next / previous Druid that can move"),
     ("n e s w", "step the focused Druid north (up) / east / south / west"),
     ("escape", "take back the last choice (the tile, the step, the Druid)"),
+    (
+        "a",
+        "at a table of you and your bots (the coach on): what the strongest bot would play "
+        "here, and why",
+    ),
     ("?", "this help"),
     ("q", "leave the table"),
 )
@@ -447,6 +452,8 @@ RECORD_NAME = "record-2016.json"
 
 class Druids2016App(App[dict[str, Any] | None]):
     TITLE = "Druids (2016)"
+    BINDINGS: ClassVar[list[BindingType]] = [COACH_KEY]
+    """You and a bot on this machine: the coach is on (``a``)."""
 
     def __init__(self, session: Offline2016, folder: Path | None = None) -> None:
         super().__init__()
@@ -456,6 +463,16 @@ class Druids2016App(App[dict[str, Any] | None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.table)
+
+    def action_coach(self) -> None:
+        """``a``: the coach on the position on show, once the Druids are placed, on your move."""
+        table = self.table
+
+        def show(line: str) -> None:
+            table.message = f"coach: {line}"
+            table.draw()
+
+        ask_coach(table, None if table.busy else self.session.my_view(), show)
 
     def finish(self, outcome: dict[str, Any]) -> None:
         """Write the record (when there is a folder and a game) and leave with the outcome."""

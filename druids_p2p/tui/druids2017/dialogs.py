@@ -27,7 +27,7 @@ from druids_p2p.tui.dialogs import APP_KEYS, BOTTOM_CSS, HelpScreen, dialog_css
 from druids_p2p.tui.druids2017.cards import DOMAIN_COLOURS, card_text
 from druids_p2p.tui.druids2017.panels import score_text, scores_table
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
-from druids_p2p.tui.widgets import CHAT_KEY, name_text, plain, who
+from druids_p2p.tui.widgets import CHAT_KEY, COACH_KEY, name_text, plain, who
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("← →", "previous / next card in your hand"),
@@ -45,6 +45,11 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("1-5", "in the Sickle prompt: the tied pile to remove"),
     ("p", "open the Gaia or Sickle prompt again"),
     ("t", "every trick of this round: who played what, who took it"),
+    (
+        "a",
+        "at a table of you and your bots (the coach on): what the strongest bot would play "
+        "here, and why",
+    ),
     (
         "c",
         "chat, also over a prompt or summary: every key is the line's until enter says it "
@@ -98,6 +103,7 @@ class GaiaPrompt(ModalScreen[int | None]):
         Binding("d", "side(False)", "dark side", show=False),
         Binding("escape", "cancel", "back to the table"),
         CHAT_KEY,
+        COACH_KEY,
         *APP_KEYS,
     ]
 
@@ -160,6 +166,7 @@ class PilePrompt(ModalScreen[int | None]):
         *(Binding(str(i + 1), f"pick({i})", show=False) for i in range(5)),
         Binding("escape", "cancel", "back to the table"),
         CHAT_KEY,
+        COACH_KEY,
         *APP_KEYS,
     ]
 
