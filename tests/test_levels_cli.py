@@ -84,11 +84,16 @@ def test_druids_bots_lists_each_games_levels(capsys: pytest.CaptureFixture[str])
     }
 
 
+def _highcard_env() -> dict[str, str]:
+    """This checkout, the test game's package and its entry point's metadata on the path."""
+    paths = [str(ROOT), str(SUPPORT), str(SUPPORT / "highcard_dist")]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
+
+
 def test_a_game_that_names_no_levels_is_listed_with_the_default_and_plays_them() -> None:
     """The test game ``highcard`` (registered by its entry point only) names no levels: random,
     then its own bot; the level bots play it like any other game's."""
-    paths = [str(ROOT), str(SUPPORT), str(SUPPORT / "highcard_dist")]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
+    env = _highcard_env()
     run = [sys.executable, "-m", "druids_p2p"]
     listed = subprocess.run(
         [*run, "bots", "--json"], capture_output=True, text=True, timeout=120, env=env
@@ -102,6 +107,23 @@ def test_a_game_that_names_no_levels_is_listed_with_the_default_and_plays_them()
     )
     assert played.returncode == 0, played.stderr
     assert json.loads(played.stdout)["bots"]["hard"]["games"] == 12
+
+
+@pytest.mark.e2e
+def test_level_bots_play_at_a_table_of_peer_processes(tmp_path: Path) -> None:
+    """Each level's bot is found by name in every peer process, as any bot is: a whole table of
+    the game that names no levels, one peer a level, finishes with one result."""
+    seats = "bot:hard,bot:easy,bot:normal"
+    play = ["play", "--headless", "--game", "highcard", "--seats", seats, "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", *play, "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, env=_highcard_env(),
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["finished"] and out["aborted"] is None and sum(out["totals"]) == 3
+    assert sorted(p["name"] for p in out["players"]) == ["easy-2", "hard-1", "normal-3"]
 
 
 class RecordingApp(DruidsApp):
