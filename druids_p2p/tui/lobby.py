@@ -129,13 +129,6 @@ class LobbyScreen(Screen[None]):
                         allow_blank=False,
                     )
                     yield Checkbox("light side", self.setup.variant, id="variant")
-                yield Label("level")
-                yield Select(
-                    [("each seat's", EACH_SEAT), *((name, name) for name in LEVELS)],
-                    value=level or EACH_SEAT,
-                    id="level",
-                    allow_blank=False,
-                )
             with Horizontal(classes="row"):
                 for seat in range(2, self.seat_range.stop):
                     yield Label(f"player {seat}", id=f"seat-label-{seat}")
@@ -146,6 +139,13 @@ class LobbyScreen(Screen[None]):
                         allow_blank=False,
                     )
             with Horizontal(classes="row"):
+                yield Label("bots' level")  # every bot seat plays it (druids play --level)
+                yield Select(
+                    [("each seat's", EACH_SEAT), *((name, name) for name in LEVELS)],
+                    value=level or EACH_SEAT,
+                    id="level",
+                    allow_blank=False,
+                )
                 yield Button("Host (h)", id="host", variant="primary")
         with Vertical(classes="form", id="join-form") as form:
             form.border_title = "Join the selected table (enter)"
