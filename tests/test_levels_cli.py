@@ -70,6 +70,16 @@ def test_level_seats_its_bot_at_every_other_seat_headless_and_in_the_ui(
     ]
 
 
+def test_level_is_the_lan_lobbys_first_choice_from_the_command_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str | None] = []
+    monkeypatch.setattr(play_ui, "play_lan", lambda opts, trick_s, rounds: seen.append(opts.level))
+    code, _, err = run_cli(["play", "--lan", "--level", "normal"], capsys)
+    assert code == 0, err
+    assert seen == ["normal"]
+
+
 def test_druids_bots_lists_each_games_levels(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(["bots"], capsys)
     assert code == 0
