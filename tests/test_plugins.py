@@ -265,7 +265,7 @@ def test_cli_bots_json_schema(
     code, out, err = bots_cli(args, capsys, monkeypatch, tmp_path)
     assert code == 0, err
     doc = json.loads(out)
-    assert set(doc) == {"bots", "failed"}
+    assert set(doc) == {"bots", "failed", "levels"}
     for bot in doc["bots"]:
         assert set(bot) == {"name", "version", "source", "description", "games"}
         assert all(isinstance(v, str) for k, v in bot.items() if k != "games")

@@ -69,7 +69,7 @@ def test_installed_package_is_listed_by_the_cli(installed: Path, tmp_path: Path)
         "name": "example",
         "version": "0.1.0",
         "source": SOURCE,
-        "description": "Example package bot: ducks high, feeds low.",
+        "description": "Example package bot: leads high, ducks high, feeds low.",
         "games": ["druids2017"],
     }
 

@@ -2,8 +2,9 @@
 
 This package is also the *built-in plugin*: the loader registers it like any other plugin, so
 built-in and third-party bots go through the same validation. It registers ``random`` for every
-registered game and each game's own bots (its spec's ``bots``, which live in the game's folder),
-one :class:`BotSpec` a name over the games that have it.
+registered game, each game's own bots (its spec's ``bots``, which live in the game's folder),
+one :class:`BotSpec` a name over the games that have it, and the levels ``easy``, ``normal`` and
+``hard`` for every game (each game's spec says which of its bots plays them: ``bots/levels.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import sys
 from typing import Any
 
 from druids_p2p.bots.host import Bot, BotFactory, BotSpec, RandomBot, RegisterBot
+from druids_p2p.bots.levels import level_factory
 from druids_p2p.games.registry import games
+from druids_p2p.games.spec import LEVELS
 from druids_p2p.hookspecs import hookimpl
 
 __all__ = ["Bot", "BotFactory", "BotSpec", "RandomBot"]
@@ -51,6 +54,18 @@ def druids_register_bots(register: RegisterBot) -> None:
                 description=_description(first),
                 games=tuple(game for game, _ in made),
                 factories=tuple((game, f) for game, f in made[1:]),
+            )
+        )
+    for level in LEVELS:
+        made_for = [(game, level_factory(game, level)) for game in everyone]
+        register(
+            BotSpec(
+                name=level,
+                factory=made_for[0][1],
+                version=BUILTIN_VERSION,
+                description=f"The {level} level: each game's bot for it (druids bots lists them).",
+                games=everyone,
+                factories=tuple(made_for[1:]),
             )
         )
 

@@ -117,6 +117,12 @@ def play_command(
         "--confirm-plays",
         help="UI: a card is played by a second key (the first marks it; another key cancels).",
     ),
+    level: str | None = typer.Option(
+        None,
+        "--level",
+        metavar="easy|normal|hard",
+        help="Every bot seat plays this level: the game's bot measured for it (druids bots).",
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
@@ -124,6 +130,8 @@ def play_command(
         fail("--offline is the terminal UI's table against in-process bots; not --headless")
     if go_on and not headless:
         fail("--go-on is for --headless: the terminal UI asks you whether to go on")
+    if level is not None:
+        seats, bots = level_seats(level, game, seats, bots, players, headless and not lan)
     if headless:
         refuse_ui_flags(
             {
@@ -182,8 +190,32 @@ def play_command(
             move_pause=MOVE_PAUSE_S if move_pause is None else move_pause,
             offline=offline,
             confirm_plays=confirm_plays,
+            level=level,
         )
     )
+
+
+def level_seats(
+    level: str, game: str, seats: str | None, bots: str | None, players: int | None, headless: bool
+) -> tuple[str | None, str | None]:
+    """``--seats`` and ``--bots`` for ``--level``: you and the level's bot in every other seat
+    (the bot named after the level plays the game's bot for it: ``bots/levels.py``); a bad
+    level, or bots also named, is a one-line error."""
+    from druids_p2p.games.spec import LEVELS
+
+    if level not in LEVELS:
+        fail(f"--level {level!r}: choose one of {', '.join(LEVELS)}")
+    if seats is not None or bots is not None:
+        flag = "--seats" if seats is not None else "--bots"
+        fail(
+            f"--level {level} seats its bot in every bot seat; {flag} names them: give one "
+            f"(a seat 'bot:{level}' is that level's bot)"
+        )
+    spec = pick_game(game, players)
+    others = [level] * ((players or spec.default_players) - 1)
+    if headless:
+        return ",".join(["human", *(f"bot:{b}" for b in others)]), None
+    return None, ",".join(others)
 
 
 def refuse_ui_flags(given: dict[str, bool], bots: str | None) -> None:

@@ -222,6 +222,7 @@ def play_lan(opts: UiOptions, trick_s: float, rounds: int) -> None:
         game=opts.game,
         plugins_dirs=tuple(opts.plugins_dir),
         pins=pins,
+        level=opts.level,
     )
     pacing = Pacing(move_s=opts.move_pause, trick_s=trick_s)
     prefs = table_prefs(opts)
@@ -318,6 +319,9 @@ class UiOptions:
     an offline table)."""
     confirm_plays: bool = False
     """A card is played by a second key (the first marks it): a guard against misplays."""
+    level: str | None = None
+    """``--level``: the level the LAN lobby's table setup offers first (at a local table
+    ``bots`` already names the level's bot for every seat)."""
 
     @property
     def lan_flags(self) -> bool:

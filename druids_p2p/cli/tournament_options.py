@@ -364,8 +364,9 @@ def bots_command(
     the named plugins, DRUIDS_PLUGINS=none for built-ins only).
     """
     registry = load_registry(plugins_dir, strict_plugins)
+    levels = level_table()
     if as_json:
-        print(json.dumps(registry.as_dict()))
+        print(json.dumps({**registry.as_dict(), "levels": levels}))
         return
     rows = [
         (s.name, s.version, s.source, ",".join(s.games), s.description)
@@ -382,8 +383,23 @@ def bots_command(
             f"{name:{widths[0]}}  {version:{widths[1]}}  {source:{widths[2]}}  "
             f"{games:{widths[3]}}  {description}"
         )
+    print("\nLEVELS (druids play --level; measured in README):")
+    width = max(len(game) for game in levels)
+    for game, by_level in levels.items():
+        print(f"{game:{width}}  " + "; ".join(f"{n}: {bot}" for n, bot in by_level.items()))
     if registry.failed:
         print(f"\n{len(registry.failed)} plugin(s) failed to load and were skipped:")
         for failure in registry.failed:
             where = f" ({failure.source})" if failure.source else ""
             print(f"  {failure.plugin}{where}: {failure.error}")
+
+
+def level_table() -> dict[str, dict[str, str]]:
+    """Each registered game's levels: which of its bots plays each (``GameSpec.level``)."""
+    from druids_p2p.games.registry import games
+    from druids_p2p.games.spec import LEVELS
+
+    return {
+        name: {level: spec.level(level).describe() for level in LEVELS}
+        for name, spec in games().items()
+    }

@@ -68,6 +68,50 @@ def first_legal(view: Any) -> int:
     return int(view.legal[0])
 
 
+LEVELS = ("easy", "normal", "hard")
+"""The levels a person chooses (``druids play --level``), weakest first."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """Which of a game's bots plays at one level, and how: a person picks a level, not a bot,
+    and the game's folder, which measured them, says which bot that is (README's ladder)."""
+
+    bot: str
+    """One of the game's own bots (its spec's ``bots``) or ``random``."""
+    budget_ms: float | None = None
+    """Its time a move at most (the table's budget if that is less); None: the table's."""
+    blunders: float = 0.0
+    """The share of its moves replaced by a uniformly random legal move, 0 to 1: a weaker
+    player that still plays its bot's game between its slips."""
+
+    def describe(self) -> str:
+        """``rule, one move in 2 at random`` or ``pimc at 30 ms a move at most``."""
+        text = self.bot
+        if self.budget_ms is not None:
+            text += f" at {self.budget_ms:g} ms a move at most"
+        if self.blunders:
+            text += f", one move in {1 / self.blunders:.3g} at random"
+        return text
+
+    def problem(self, bots: Mapping[str, BotFactory]) -> str | None:
+        """Why this level cannot be played with a game's ``bots``, or None."""
+        if self.bot != "random" and self.bot not in bots:
+            return f"its bot {self.bot!r} is not one of the game's ({', '.join(bots) or 'none'})"
+        if self.budget_ms is not None and not self.budget_ms > 0:
+            return f"its budget {self.budget_ms:g} ms is not positive"
+        if not 0.0 <= self.blunders <= 1.0:
+            return f"its share of random moves {self.blunders:g} is not 0 to 1"
+        return None
+
+
+def default_levels(bots: Mapping[str, BotFactory]) -> dict[str, Level]:
+    """The levels of a game that measured none: easy is ``random``, normal its first bot and
+    hard its last (a game lists its bots simplest first); ``random`` throughout without bots."""
+    names = list(bots) or ["random"]
+    return {"easy": Level("random"), "normal": Level(names[0]), "hard": Level(names[-1])}
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Everything the program knows of one game (the fields are documented in docs/games.md)."""
@@ -104,6 +148,9 @@ class GameSpec:
     ``"module:attr"``."""
     coach: Coach | None = None
     """Its coach (a person learning against bots asks it for a move and why), if it has one."""
+    levels: Mapping[str, Level] = field(default_factory=dict)
+    """Which bot plays each of :data:`LEVELS` (``druids play --level``), as measured in README;
+    a level it does not name is :func:`default_levels`'."""
     default: bool = False
     """The game a seat message that names none plays (wire.md §6: every version-1 table) and
     ``--game`` defaults to; at most one registered game says so."""
@@ -120,6 +167,12 @@ class GameSpec:
     def default_players(self) -> int:
         """The seats a command that is not told offers: 4 where the game seats 4."""
         return max(self.min_players, min(4, self.max_players))
+
+    def level(self, name: str) -> Level:
+        """The bot that plays level ``name`` (one of :data:`LEVELS`) of this game."""
+        if name not in LEVELS:
+            raise ValueError(f"no level {name!r} (levels: {', '.join(LEVELS)})")
+        return self.levels.get(name) or default_levels(self.bots)[name]
 
     @property
     def notation(self) -> MoveValues:
@@ -145,6 +198,14 @@ class GameSpec:
             return f"it seats {self.min_players} to {self.max_players} (a table seats 2 to 8)"
         if self.ui and ":" not in self.ui:
             return f"its ui {self.ui!r} is not 'module:attr'"
+        for name, level in self.levels.items():
+            why = (
+                f"it has no level {name!r}, only {', '.join(LEVELS)}"
+                if name not in LEVELS
+                else level.problem(self.bots)
+            )
+            if why is not None:
+                return f"level {name}: {why}" if name in LEVELS else why
         return None
 
 
@@ -154,12 +215,15 @@ def exports(module: str, *names: str) -> dict[str, str]:
 
 
 __all__ = [
+    "LEVELS",
     "Bot",
     "BotFactory",
     "Coach",
     "Fallback",
     "GameSpec",
+    "Level",
     "Playout",
+    "default_levels",
     "exports",
     "first_legal",
 ]

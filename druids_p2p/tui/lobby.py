@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
 from druids_p2p.games.registry import RULESETS, default_name, new_table_options
+from druids_p2p.games.spec import LEVELS
 from druids_p2p.lan.discovery import DEFAULT_PORT, TableAnnouncement
 from druids_p2p.lan.listener import BeaconListener, namesakes, pin_matches
 from druids_p2p.lan.network import NetChoice
@@ -27,6 +28,8 @@ from druids_p2p.tui.widgets import SizeWarning, plain
 
 OPEN_SEAT = "open"
 """A seat left for a player on the LAN."""
+EACH_SEAT = "each"
+"""The level choice that leaves each seat's bot as chosen."""
 
 
 @dataclass
@@ -48,6 +51,8 @@ class LanSetup:
     """Fingerprint prefixes (``table_choice.parse_pin``) of hosts joined without asking."""
     trusted: set[bytes] = field(default_factory=set)
     """Host keys the person confirmed in this session (asked once per host)."""
+    level: str | None = None
+    """The level (``druids play --level``) whose bot the bot seats start with."""
 
     def pinned(self, host_key: bytes) -> bool:
         return host_key in self.trusted or any(pin_matches(p, host_key) for p in self.pins)
@@ -99,6 +104,9 @@ class LobbyScreen(Screen[None]):
         table.border_title = f"Tables announced (enter or j: join a {game} table)"
         yield table
         bot_options = [(f"bot: {b}", b) for b in self.setup.bots]
+        bot_options += [(f"bot: {b}", b) for b in LEVELS if b not in self.setup.bots]
+        level = self.setup.level
+        first_bot = level or (self.setup.bots[0] if self.setup.bots else OPEN_SEAT)
         with Vertical(classes="form", id="host-form") as form:
             form.border_title = "Host a new table (h)"
             with Horizontal(classes="row"):
@@ -126,11 +134,18 @@ class LobbyScreen(Screen[None]):
                     yield Label(f"player {seat}", id=f"seat-label-{seat}")
                     yield Select(
                         [("LAN player", OPEN_SEAT), *bot_options],
-                        value=self.setup.bots[0] if self.setup.bots else OPEN_SEAT,
+                        value=first_bot,
                         id=f"seat-{seat}",
                         allow_blank=False,
                     )
             with Horizontal(classes="row"):
+                yield Label("bots' level")  # every bot seat plays it (druids play --level)
+                yield Select(
+                    [("each seat's", EACH_SEAT), *((name, name) for name in LEVELS)],
+                    value=level or EACH_SEAT,
+                    id="level",
+                    allow_blank=False,
+                )
                 yield Button("Host (h)", id="host", variant="primary")
         with Vertical(classes="form", id="join-form") as form:
             form.border_title = "Join the selected table (enter)"
@@ -281,6 +296,11 @@ class LobbyScreen(Screen[None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "players":
             self._show_seats()
+        elif event.select.id == "level" and event.value in LEVELS:
+            for seat in range(2, self.seat_range.stop):  # every bot seat plays the level
+                chosen = self.query_one(f"#seat-{seat}", Select)
+                if chosen.value != OPEN_SEAT:
+                    chosen.value = event.value
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_join()

@@ -13,7 +13,7 @@ from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, rand
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.games.spec import GameSpec
+from druids_p2p.games.spec import GameSpec, Level
 
 
 def _playout(rng: random.Random, options: Options) -> int:
@@ -28,6 +28,11 @@ SPEC = GameSpec(
     options=Options,
     bots={"rule": Rule2004Bot, "pimc": Search2004Bot},
     coach=coach,
+    levels={  # measured in README ("Levels")
+        "easy": Level("rule", blunders=0.5),
+        "normal": Level("rule"),
+        "hard": Level("pimc"),
+    },
     fallback=fallback_2004,
     playout=_playout,
     ui="druids_p2p.tui.druids2004.table:UI",

@@ -20,7 +20,7 @@ from druids_p2p.games.druids2016.search import Rule2016Bot, Search2016Bot, fallb
 from druids_p2p.games.druids2016.setup import InvalidSetup, Setup, random_setup
 from druids_p2p.games.druids2016.view import SeatView
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.games.spec import GameSpec
+from druids_p2p.games.spec import GameSpec, Level
 
 SPEC = GameSpec(
     name=Druids2016Ruleset.name,
@@ -30,6 +30,11 @@ SPEC = GameSpec(
     options=Options2016,
     bots={"rule": Rule2016Bot, "search": Search2016Bot},
     coach=coach,
+    levels={  # measured in README ("Levels")
+        "easy": Level("rule", blunders=0.5),
+        "normal": Level("rule"),
+        "hard": Level("search"),
+    },
     fallback=fallback_2016,
     playout=playout,
     ui="druids_p2p.tui.druids2016.ui:UI",

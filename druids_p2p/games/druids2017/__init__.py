@@ -37,7 +37,7 @@ from druids_p2p.games.druids2017.rules import (
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import IllegalMove, InvalidDeal
-from druids_p2p.games.spec import GameSpec, exports
+from druids_p2p.games.spec import GameSpec, Level, exports
 
 
 def _playout(rng: random.Random, options: GameOptions) -> int:
@@ -53,6 +53,11 @@ SPEC = GameSpec(
     rounds=ROUNDS_PER_GAME,
     variant="Gaia's light side",
     bots={"rule": RuleBot, "pimc": PimcBot, "ismcts": IsmctsBot},
+    levels={  # measured in README ("Levels")
+        "easy": Level("rule", blunders=0.5),
+        "normal": Level("rule"),
+        "hard": Level("pimc"),
+    },
     fallback=fallback_move,
     playout=_playout,
     coach=coach,

@@ -1,8 +1,11 @@
 """The ``example`` bot: get rid of high cards while someone else takes the trick.
 
 A won trick tops its winner's piles with its *lowest* cards, so a bot that avoids winning and
-hands its lowest cards to the winners does no harm to itself. This one also shows the optional
-lifecycle hooks: it keeps a count of the tricks it won, for its own curiosity.
+hands its lowest cards to the winners does no harm to itself. But a bot that never wins scores
+nothing: it leads its *highest* card, which takes the trick at a moment of its choosing instead of
+forcing it to win some worse trick later (leading low, it lost to random play; README "Levels"
+has the figure). This one also shows the optional lifecycle hooks: it keeps a count of the tricks
+it won, for its own curiosity.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ def _value(move: int) -> int:
 
 
 class LowballBot(Bot):
-    """Ducks with its highest losing card, feeds its lowest card to others' tricks."""
+    """Leads high, ducks with its highest losing card, feeds its lowest card to others' tricks."""
 
     def start_game(
         self, seat: int, options: GameOptions, rng: random.Random, time_budget_ms: float
@@ -45,9 +48,11 @@ class LowballBot(Bot):
         if not cards:
             return legal[0]
         led = view.lead_domain
+        if led < 0:
+            return max(cards, key=_value)  # we lead: our highest card takes the trick now
         following = [m for m in cards if m // N_VALUES == led]
-        if led < 0 or not following:
-            return min(cards, key=_value)
+        if not following:
+            return min(cards, key=_value)  # void: feed the winner a low card
         best = max(
             (_value(m) for _, m in view.trick if m < N_DOMAIN_CARDS and m // N_VALUES == led),
             default=0,

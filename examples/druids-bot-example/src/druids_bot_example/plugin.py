@@ -14,6 +14,6 @@ def druids_register_bots(register: RegisterBot) -> None:
             name="example",
             factory=LowballBot,
             version=__version__,
-            description="Example package bot: ducks high, feeds low.",
+            description="Example package bot: leads high, ducks high, feeds low.",
         )
     )
