@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from druids_p2p.deck import group
 from druids_p2p.deck import shuffle_passes as batches
 from druids_p2p.deck.cards import card_points, card_table
-from druids_p2p.deck.elgamal import decrypt_with
+from druids_p2p.deck.elgamal import Deck, decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open
@@ -138,7 +138,9 @@ def _begin(state: TableState, index: int, op: TableOp) -> None:
     elif op.kind == SHUFFLE and op.cards:
         raise TableOpError(f"deck {op.deck} exists: a reshuffle lists no cards")
     if op.kind == SHUFFLE:
-        state.sizes[index] = len(_deck(state, op.deck).a)
+        deck = _deck(state, op.deck)
+        state.sizes[index] = len(deck.a)
+        state.starts[index] = (Deck(tuple(deck.a), tuple(deck.c)), deck.shuffles + 1)
     elif op.kind in (DEAL, TURN, DEALS):
         _take(state, index, op)
     elif op.kind in (PLAY, SHOW) and not (op.seat is not None and 0 <= op.seat < state.seats):

@@ -21,6 +21,7 @@ from typing import Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import Body
+from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.encoding import encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
@@ -157,6 +158,9 @@ class TableState:
         """Shuffle operations -> the ciphertexts their deck held when they began (none: no pass
         is owed). Kept, because the deck may be drawn down by the operations after it before a
         caller that follows the transcript asks who owed its passes."""
+        self.starts: dict[int, tuple[Deck, int]] = {}
+        """Shuffle operations -> their deck as they began and their pass number: what the final
+        audit follows each pass from (``audit_logs``)."""
         self.begun = -1
         """The last operation whose start (deck creation, position taken) has run."""
         self.checked: set[tuple[int, int]] = set()
