@@ -1,12 +1,6 @@
-"""The discrete logs of the table's ``A`` points once every secret is out, so that the final
-audit multiplies by the base point (a third of the cost of a generic multiplication).
-
-Every ``A`` is ``a·B``: ``B`` at a public start, and a pass adds its re-randomiser, which its
-seat derived from its secret and the pass's statement (deck.md §15.2), so after the final
-reveal anybody can follow ``a`` through every pass. A log is used only once ``a·B`` is checked
-to be the point (a seat that did not derive its pass so is no exception: its points are
-multiplied as before), so the audit's every product, and so its verdict, is the same.
-"""
+"""The discrete log of each ``A`` once every secret is out, so that the final audit multiplies by
+the base point, a third of a generic multiplication's cost (deck.md §10.3); a log is used only
+once checked, so every product, and every verdict, is the same."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The card table's final audit: with every secret revealed, every card at the table is known.
-
-:func:`audit_record` replays a game's operations and signed messages through a fresh
-:class:`TableState` (every proof of a shuffle, every share proof, every play and every claim is
-checked again, by somebody who made none of them) and then :func:`audit_state` decrypts every
-position and every deck with the joint secret, re-checks every published share and every
-opening (a reveal's or a show's) against its sender's revealed secret and every public card
-against its ciphertext, and checks that no card was lost or duplicated. The first failure names
-a seat, with signed evidence (deck.md §15.5).
-"""
+"""The card table's final audit (deck.md §10.3): once every secret is out every card is known,
+so every share, opening and card is checked again by someone who made none of them, and the
+first failure names a seat with signed evidence."""
 
 from __future__ import annotations
 

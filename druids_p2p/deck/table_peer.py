@@ -1,15 +1,6 @@
-"""One seat at the card table, driven by plain method calls (no I/O), like DeckPeer for the deal.
-
-The caller pushes the rule set's operations (:meth:`TablePeer.push`, the same list at every
-seat; for its own plays and shows it also names the position it puts down), broadcasts every byte
-string returned, and feeds every byte string received to :meth:`TablePeer.receive`. Each call
-returns this seat's messages for whatever the table has reached; messages that arrive early are
-kept until their operation comes.
-
-The seat's secret x_i never leaves it before the final reveal. What it alone knows is the card
-of every position dealt to it (:meth:`known`); everything else it learns comes from the public
-state that every seat holds alike.
-"""
+"""One seat at the card table, driven by plain method calls (no I/O) so that the same code runs
+in a peer, a test and a bench: push the schedule's operations, feed it what arrives, send what it
+returns. Its secret, and the cards dealt to it, are all it holds that the public state does not."""
 
 from __future__ import annotations
 
@@ -169,12 +160,9 @@ class TablePeer:
         prove_held(self.state, self._passes)
 
     def precheck(self, env: Envelope) -> None:
-        """Another seat's message that the table holds until the rest of its step is in: the
-        shares of a ``table_share`` for the deal or turn in progress, or of a ``table_shares``
-        for the deals in progress, have their proofs checked now
-        (:func:`~druids_p2p.deck.table_ops.precheck_share`), so that once the last message
-        arrives only that one is left to check. Nothing is stored and nothing is judged: the
-        message is received, and blamed if need be, as any other (:meth:`receive`)."""
+        """Check now the proof of another seat's share(s) for the step in progress, so that only
+        the last message to arrive is left to check then (nothing stored or judged here:
+        :func:`~druids_p2p.deck.table_ops.precheck_share`)."""
         if env.seat == self._seat or env.kind not in (KIND_TABLE_SHARE, KIND_TABLE_SHARES):
             return
         try:

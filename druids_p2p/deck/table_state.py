@@ -1,17 +1,6 @@
-"""The card table's public state: decks of ciphertexts, positions in zones, and who sent what.
-
-Every seat (and an auditor replaying a record) holds one :class:`TableState` and feeds it the same
-operations and the same signed messages; the checks of :mod:`druids_p2p.deck.table_ops` then move
-it the same way everywhere, so :meth:`TableState.digest` is equal at every honest seat. It holds
-no secret: what a seat alone knows (its own cards) lives in
-:class:`~druids_p2p.deck.table_peer.TablePeer`.
-
-A *deck* is an ordered list of ciphertexts, top first. A *position* is a ciphertext that left a
-deck (dealt or turned), numbered 0, 1, … in the order they left; it stays bound to that
-ciphertext for the rest of the game wherever it moves, so a card played face down is provably
-the card that was dealt. A *zone* (a hand, a place, the discards) is an ordered list of
-positions.
-"""
+"""The card table's public state (decks, positions, zones, who sent what), kept apart from any
+secret so that every seat and an auditor hold the same one and agree on its digest (deck.md §15:
+decks, positions and zones are defined there)."""
 
 from __future__ import annotations
 
