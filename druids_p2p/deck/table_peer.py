@@ -13,14 +13,9 @@ from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
 from druids_p2p.deck.lincomb import multiply_all
 from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
-from druids_p2p.deck.shuffle import (
-    derive_permutation,
-    derive_rerandomizers,
-    shuffle_step,
-    statement_seed,
-)
+from druids_p2p.deck.shuffle import shuffle_output, statement_seed
 from druids_p2p.deck.shuffle_passes import prove_held, shuffle_input
-from druids_p2p.deck.shuffle_proof import OwnShuffle
+from druids_p2p.deck.shuffle_proof import OwnShuffle, prove_shuffle
 from druids_p2p.deck.signing import Codec, Envelope
 from druids_p2p.deck.table_messages import (
     DEAL,
@@ -247,14 +242,11 @@ class TablePeer:
             params = state.context(b"shuffle", op.deck, index)
             source, pass_no = shuffle_input(state, index), state.decks[op.deck].shuffles + 1
             seed = statement_seed(self._secret, params, seat, pass_no, source, joint)
-            out, proof = shuffle_step(params, seat, pass_no, seed, source, joint)
-            size = len(source)
-            self._passes[index] = OwnShuffle(
-                source,
-                out,
-                derive_permutation(params, seat, pass_no, seed, size),
-                derive_rerandomizers(params, seat, pass_no, seed, size),
-            )
+            # shuffle_step's two halves: its permutation and re-randomisers are kept, not derived
+            # a second time
+            out, perm, rs = shuffle_output(params, seat, pass_no, seed, source, joint)
+            proof = prove_shuffle(params, seat, pass_no, seed, joint, source, out, perm, rs)
+            self._passes[index] = OwnShuffle(source, out, perm, rs)
             return TableShuffleMsg(round_no, index, op.deck, out.a, out.c, proof)
         if op.kind in (DEAL, TURN):
             p = state.at_op[index]
