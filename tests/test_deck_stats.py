@@ -26,7 +26,7 @@ from druids_p2p.deck.shuffle import (
     ByteStream,
     derive_permutation,
     fisher_yates,
-    shuffle_step,
+    shuffle_output,
     uniform_below,
 )
 from druids_p2p.deck.table_state import TableState
@@ -220,9 +220,9 @@ def test_encrypted_deals_follow_the_plain_model(monkeypatch: pytest.MonkeyPatch)
         made[(params.table_id, seat, pass_no)] = derive_permutation(
             params, seat, pass_no, seed, len(rest[0])
         )
-        return shuffle_step(params, seat, pass_no, seed, *rest)
+        return shuffle_output(params, seat, pass_no, seed, *rest)
 
-    monkeypatch.setattr(table_peer_module, "shuffle_step", recording)
+    monkeypatch.setattr(table_peer_module, "shuffle_output", recording)
     holders: Counter[int] = Counter()
     for i in range(6):
         players = 3 + i % 3

@@ -1,20 +1,14 @@
-"""The card table's final audit: with every secret revealed, every card at the table is known.
-
-:func:`audit_record` replays a game's operations and signed messages through a fresh
-:class:`TableState` (every proof of a shuffle, every share proof, every play and every claim is
-checked again, by somebody who made none of them) and then :func:`audit_state` decrypts every
-position and every deck with the joint secret, re-checks every published share and every
-opening (a reveal's or a show's) against its sender's revealed secret and every public card
-against its ciphertext, and checks that no card was lost or duplicated. The first failure names
-a seat, with signed evidence (deck.md §15.5).
-"""
+"""The card table's final audit (deck.md §10.3): once every secret is out every card is known,
+so every share, opening and card is checked again by someone who made none of them, and the
+first failure names a seat with signed evidence."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from druids_p2p.deck import group
+from druids_p2p.deck.audit_logs import KnownLogs
 from druids_p2p.deck.cards import card_table
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.shuffle_passes import prove_held
@@ -47,9 +41,13 @@ class TableAudit:
     """Per seat, the cards dealt to it, in the order of the deals."""
 
 
-def _decrypt(c: bytes, a: bytes, x: int, num_cards: int) -> int | None:
+Times = Callable[[int, bytes], bytes]
+"""``k·A`` (:class:`~druids_p2p.deck.audit_logs.KnownLogs`, or a generic multiplication)."""
+
+
+def _decrypt(c: bytes, a: bytes, x: int, num_cards: int, times: Times | None = None) -> int | None:
     """C − x·A with the joint secret x: the card, or None for a point that is no card."""
-    out: bytes = group.sub(c, _secret_mul(x, a))
+    out: bytes = group.sub(c, (times or _secret_mul)(x, a))
     return card_table(num_cards).get(out)
 
 
@@ -86,18 +84,21 @@ def secret_fault(state: TableState, seat: int, secret: bytes, raw: bytes) -> Dec
     return None
 
 
-def _share_faults_at(state: TableState, p: int, secrets: dict[int, int]) -> Iterator[DeckFault]:
+def _share_faults_at(
+    state: TableState, p: int, secrets: dict[int, int], times: Times | None = None
+) -> Iterator[DeckFault]:
     """Each share and opening share of position ``p`` by a seat in ``secrets`` that is not that
     seat's secret times the position's A (deck.md §15.6, checks 1 and 2)."""
     pos = state.positions[p]
+    times = times or _secret_mul
     for seat, sent in sorted(pos.shares.items()):
-        if seat in secrets and _secret_mul(secrets[seat], pos.a) != sent.msg.share:
+        if seat in secrets and times(secrets[seat], pos.a) != sent.msg.share:
             reason = f"audit: its share of position {p} is not its secret times A"
             yield DeckFault(seat, reason, (sent.raw,))
     opener = pos.opened
     if opener is not None and opener.seat in secrets:
         (opening,) = (o for o in opener.msg.opens if o.position == p)
-        if _secret_mul(secrets[opener.seat], pos.a) != opening.share:
+        if times(secrets[opener.seat], pos.a) != opening.share:
             reason = f"audit: its opening share of position {p} is not its secret times A"
             yield DeckFault(opener.seat, reason, (opener.raw,))
 
@@ -113,20 +114,21 @@ def audit_state(state: TableState) -> TableAudit:
     if not state.finished:
         raise ValueError("the final reveal is not complete")
     x = sum(state.secrets.values()) % group.ORDER
+    times = KnownLogs(state).times
     cards: list[int | None] = []
     for p, pos in enumerate(state.positions):
-        fault = next(_share_faults_at(state, p, state.secrets), None)
+        fault = next(_share_faults_at(state, p, state.secrets, times), None)
         if fault is not None:
             raise fault
         opener = pos.opened
-        card = _decrypt(pos.c, pos.a, x, state.num_cards)
+        card = _decrypt(pos.c, pos.a, x, state.num_cards, times)
         if pos.card is not None and pos.card != card and opener is not None:
             raise DeckFault(
                 opener.seat, f"audit: position {p} was opened as card {pos.card}", (opener.raw,)
             )
         cards.append(card)
     live = tuple(p for p, pos in enumerate(state.positions) if pos.zone is not None)
-    decks = _round_cards(state, x, cards, frozenset(state.created), live, state.decks)
+    decks = _round_cards(state, x, cards, frozenset(state.created), live, state.decks, times)
     positions: list[AuditedPosition] = []
     for p, pos in enumerate(state.positions):
         card = cards[p]
@@ -149,6 +151,7 @@ def _round_cards(
     created: frozenset[int],
     held: tuple[int, ...],
     decks: dict[str, DeckState],
+    times: Times | None = None,
 ) -> dict[str, tuple[int, ...]]:
     """The table's cards: the positions ``held`` in its zones
     (``cards`` gives each position's) and its ``decks`` hold every ``created`` card exactly
@@ -170,7 +173,7 @@ def _round_cards(
         deck = decks[name]
         blame = _shuffler(state, deck.source_raws)
         out[name] = tuple(
-            place(_decrypt(c, a, x, state.num_cards), f"deck {name}[{t}]", blame)
+            place(_decrypt(c, a, x, state.num_cards, times), f"deck {name}[{t}]", blame)
             for t, (a, c) in enumerate(zip(deck.a, deck.c, strict=True))
         )
     missing = sorted(created - set(seen))

@@ -1,11 +1,6 @@
-"""Each card-table operation's checks and effects, in the order deck.md §15.4 lists them.
-
-:func:`advance` completes operations in schedule order as far as the stored messages allow.
-Every check that fails on a signed message blames its signer with the signed bytes as evidence
-(:class:`DeckFault`); a schedule the table cannot follow is :class:`TableOpError` (nobody is
-blamed: the caller's rules are wrong); a decryption that yields no card although every proof held
-is :class:`AuditRequired`, as in the deal.
-"""
+"""Each card-table operation's checks and effects, in deck.md §15.4's order, in one place so
+that every seat and the auditor move the state alike: a failed check blames the signer
+(:class:`DeckFault`), a schedule the table cannot follow blames nobody (:class:`TableOpError`)."""
 
 from __future__ import annotations
 
@@ -14,7 +9,7 @@ from collections.abc import Mapping
 from druids_p2p.deck import group
 from druids_p2p.deck import shuffle_passes as batches
 from druids_p2p.deck.cards import card_points, card_table
-from druids_p2p.deck.elgamal import decrypt_with
+from druids_p2p.deck.elgamal import Deck, decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open
@@ -138,7 +133,9 @@ def _begin(state: TableState, index: int, op: TableOp) -> None:
     elif op.kind == SHUFFLE and op.cards:
         raise TableOpError(f"deck {op.deck} exists: a reshuffle lists no cards")
     if op.kind == SHUFFLE:
-        state.sizes[index] = len(_deck(state, op.deck).a)
+        deck = _deck(state, op.deck)
+        state.sizes[index] = len(deck.a)
+        state.starts[index] = (Deck(tuple(deck.a), tuple(deck.c)), deck.shuffles + 1)
     elif op.kind in (DEAL, TURN, DEALS):
         _take(state, index, op)
     elif op.kind in (PLAY, SHOW) and not (op.seat is not None and 0 <= op.seat < state.seats):
@@ -226,12 +223,9 @@ def _check_parts(state: TableState, index: int, op: TableOp) -> None:
 
 # --------------------------------------------------------------------------- the operations
 def _shares(state: TableState, index: int, op: TableOp) -> bool:
-    """A deal or a turn (one ``table_share`` a seat, of the position) or a deals (one
-    ``table_shares`` a seat, of each position dealt to another seat, in position order): every
-    share DLEQ-proven in the context of the operation: a ``table_share`` by its own proof, a
-    ``table_shares`` by its one proof of all its shares (a bad one convicts its signer; which
-    share is wrong is not needed), whose challenge is checked before any of its shares is stored
-    and whose equation on ``T2`` with the deals' others' once all are in (``prove_deals``)."""
+    """A deal, a turn or a deals: every share proven in the operation's context before it is
+    stored (a ``table_shares``' equation on ``T2`` in one batch once all are in, deck.md §8.3);
+    a bad proof convicts its signer."""
     params = state.context(b"share", op.deck, index)
     complete, fresh = _unchecked(state, index, senders(state, index, op))
     for seat, sent in fresh:
@@ -275,12 +269,9 @@ def owed_shares(state: TableState, index: int, seat: int) -> list[int]:
 def precheck_share(
     state: TableState, seat: int, msg: TableShareMsg | TableSharesMsg, raw: bytes
 ) -> None:
-    """Check ``seat``'s share(s) for the deal, deals or turn in progress while the others' are
-    still on their way, so the last message to arrive is the only one left to check: a draw
-    waits for one proof, not one per seat, a deals for one seat's proof, not every seat's.
-    Stores nothing but the fact that the message's proof held (``state.proven``);
-    anything else about the message (its slot, its step, its positions, a bad proof) is
-    judged as before, when it is stored."""
+    """Check ``seat``'s share(s) for the step in progress while the others' are on their way, so
+    a draw waits for one proof, not one a seat; only the fact that it held is kept
+    (``state.proven``), everything else is judged when the message is stored."""
     index = state.done
     op = state.current
     if op is None or msg.op != index or state.begun != index:

@@ -1,15 +1,6 @@
-"""One seat at the card table, driven by plain method calls (no I/O), like DeckPeer for the deal.
-
-The caller pushes the rule set's operations (:meth:`TablePeer.push`, the same list at every
-seat; for its own plays and shows it also names the position it puts down), broadcasts every byte
-string returned, and feeds every byte string received to :meth:`TablePeer.receive`. Each call
-returns this seat's messages for whatever the table has reached; messages that arrive early are
-kept until their operation comes.
-
-The seat's secret x_i never leaves it before the final reveal. What it alone knows is the card
-of every position dealt to it (:meth:`known`); everything else it learns comes from the public
-state that every seat holds alike.
-"""
+"""One seat at the card table, driven by plain method calls (no I/O) so that the same code runs
+in a peer, a test and a bench: push the schedule's operations, feed it what arrives, send what it
+returns. Its secret, and the cards dealt to it, are all it holds that the public state does not."""
 
 from __future__ import annotations
 
@@ -22,14 +13,9 @@ from druids_p2p.deck.elgamal import decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
 from druids_p2p.deck.lincomb import multiply_all
 from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
-from druids_p2p.deck.shuffle import (
-    derive_permutation,
-    derive_rerandomizers,
-    shuffle_step,
-    statement_seed,
-)
+from druids_p2p.deck.shuffle import shuffle_output, statement_seed
 from druids_p2p.deck.shuffle_passes import prove_held, shuffle_input
-from druids_p2p.deck.shuffle_proof import OwnShuffle
+from druids_p2p.deck.shuffle_proof import OwnShuffle, prove_shuffle
 from druids_p2p.deck.signing import Codec, Envelope
 from druids_p2p.deck.table_messages import (
     DEAL,
@@ -91,6 +77,9 @@ class TablePeer:
         self._key = group.base_mul(secret)
         self._choices: dict[int, int] = {}
         self._cards: dict[int, int] = {}
+        self._own_shares: dict[int, bytes] = {}
+        """x·A of each position dealt to this seat, made to read its card and kept for its
+        opening (a show, a reveal): one multiplication fewer on the mover's path."""
         self._passes: dict[int, OwnShuffle] = {}
         """This seat's pass of each shuffle, as it made it (secret: its permutation)."""
         self._started = False
@@ -166,12 +155,9 @@ class TablePeer:
         prove_held(self.state, self._passes)
 
     def precheck(self, env: Envelope) -> None:
-        """Another seat's message that the table holds until the rest of its step is in: the
-        shares of a ``table_share`` for the deal or turn in progress, or of a ``table_shares``
-        for the deals in progress, have their proofs checked now
-        (:func:`~druids_p2p.deck.table_ops.precheck_share`), so that once the last message
-        arrives only that one is left to check. Nothing is stored and nothing is judged: the
-        message is received, and blamed if need be, as any other (:meth:`receive`)."""
+        """Check now the proof of another seat's share(s) for the step in progress, so that only
+        the last message to arrive is left to check then (nothing stored or judged here:
+        :func:`~druids_p2p.deck.table_ops.precheck_share`)."""
         if env.seat == self._seat or env.kind not in (KIND_TABLE_SHARE, KIND_TABLE_SHARES):
             return
         try:
@@ -236,6 +222,7 @@ class TablePeer:
                 if pos.owner != self._seat:
                     continue
                 own = group.mul(self._secret, pos.a)
+                self._own_shares[p] = own
                 shares = [own, *state.shares_of(p)]
                 card = card_table(state.num_cards).get(decrypt_with(pos.c, shares))
                 if card is None:
@@ -255,14 +242,11 @@ class TablePeer:
             params = state.context(b"shuffle", op.deck, index)
             source, pass_no = shuffle_input(state, index), state.decks[op.deck].shuffles + 1
             seed = statement_seed(self._secret, params, seat, pass_no, source, joint)
-            out, proof = shuffle_step(params, seat, pass_no, seed, source, joint)
-            size = len(source)
-            self._passes[index] = OwnShuffle(
-                source,
-                out,
-                derive_permutation(params, seat, pass_no, seed, size),
-                derive_rerandomizers(params, seat, pass_no, seed, size),
-            )
+            # shuffle_step's two halves: its permutation and re-randomisers are kept, not derived
+            # a second time
+            out, perm, rs = shuffle_output(params, seat, pass_no, seed, source, joint)
+            proof = prove_shuffle(params, seat, pass_no, seed, joint, source, out, perm, rs)
+            self._passes[index] = OwnShuffle(source, out, perm, rs)
             return TableShuffleMsg(round_no, index, op.deck, out.a, out.c, proof)
         if op.kind in (DEAL, TURN):
             p = state.at_op[index]
@@ -303,7 +287,7 @@ class TablePeer:
         """This seat's decryption share of position ``p`` with its DLEQ proof, bound to the
         operation (what, deck or zone, index), the seat and the position."""
         a = self.state.positions[p].a
-        d = group.mul(self._secret, a)
+        d = self._own_shares.get(p) or group.mul(self._secret, a)
         params = self.state.context(what, name, index)
         e, s = prove_open(params, self._seat, p, self._secret, self._key, a, d)
         return d, e, s

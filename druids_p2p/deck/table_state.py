@@ -1,17 +1,6 @@
-"""The card table's public state: decks of ciphertexts, positions in zones, and who sent what.
-
-Every seat (and an auditor replaying a record) holds one :class:`TableState` and feeds it the same
-operations and the same signed messages; the checks of :mod:`druids_p2p.deck.table_ops` then move
-it the same way everywhere, so :meth:`TableState.digest` is equal at every honest seat. It holds
-no secret: what a seat alone knows (its own cards) lives in
-:class:`~druids_p2p.deck.table_peer.TablePeer`.
-
-A *deck* is an ordered list of ciphertexts, top first. A *position* is a ciphertext that left a
-deck (dealt or turned), numbered 0, 1, … in the order they left; it stays bound to that
-ciphertext for the rest of the game wherever it moves, so a card played face down is provably
-the card that was dealt. A *zone* (a hand, a place, the discards) is an ordered list of
-positions.
-"""
+"""The card table's public state (decks, positions, zones, who sent what), kept apart from any
+secret so that every seat and an auditor hold the same one and agree on its digest (deck.md §15:
+decks, positions and zones are defined there)."""
 
 from __future__ import annotations
 
@@ -21,6 +10,7 @@ from typing import Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import Body
+from druids_p2p.deck.elgamal import Deck
 from druids_p2p.deck.encoding import encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
@@ -157,6 +147,9 @@ class TableState:
         """Shuffle operations -> the ciphertexts their deck held when they began (none: no pass
         is owed). Kept, because the deck may be drawn down by the operations after it before a
         caller that follows the transcript asks who owed its passes."""
+        self.starts: dict[int, tuple[Deck, int]] = {}
+        """Shuffle operations -> their deck as they began and their pass number: what the final
+        audit follows each pass from (``audit_logs``)."""
         self.begun = -1
         """The last operation whose start (deck creation, position taken) has run."""
         self.checked: set[tuple[int, int]] = set()
