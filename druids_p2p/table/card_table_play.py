@@ -173,7 +173,7 @@ class CardTablePlay:
         """Deck operations pushed so far (the deck's own count of completed ones is ``done``)."""
         self._learned = 0
         self._held: list[Message] = []
-        self.word_rounds: list[tuple[int, tuple[int, ...]]] = []
+        self._word_rounds: list[tuple[int, tuple[int, ...]]] = []
         """Each time the game asked for the seats' words: (operations pushed then, the seats
         asked), for the table's schedule (this seat's own word may settle a round at once)."""
         self._asking = False
@@ -200,9 +200,16 @@ class CardTablePlay:
         """The last round's table is revealed and judged: the copy's next round goes to
         ``peer``, a fresh card table (new keys, positions from 0)."""
         self.peer, self._pushed, self._learned = peer, 0, 0
-        self.word_rounds.clear()
+        self._word_rounds.clear()
         self._asking = False
         return self.peer.start() + self._run()
+
+    def words_asked_by(self, op: int) -> tuple[int, ...] | None:
+        """The seats the game asked for their words before operation ``op`` was pushed, each
+        time once (the table's next word step), or None."""
+        if self._word_rounds and self._word_rounds[0][0] <= op:
+            return self._word_rounds.pop(0)[1]
+        return None
 
     @property
     def my_turn(self) -> bool:
@@ -315,7 +322,7 @@ class CardTablePlay:
                 continue
             asked = self.copy.words_asked()
             if asked and not self._asking:
-                self.word_rounds.append((self._pushed, asked))
+                self._word_rounds.append((self._pushed, asked))
             self._asking = bool(asked)
             word = self.copy.own_word() if asked else None  # (a word is owed only when asked)
             if word is not None:  # this seat's word about its own face-down cards

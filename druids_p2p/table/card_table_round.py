@@ -199,8 +199,8 @@ class CardRound:
             self.check_due = False
             return "card_check", order, MsgType.MOVE
         while True:
-            if play.word_rounds and play.word_rounds[0][0] <= op:
-                _, asked = play.word_rounds.pop(0)  # the owners' word: Word:yes / Word:no moves
+            asked = play.words_asked_by(op)  # the owners' word: Word:yes / Word:no moves
+            if asked is not None:
                 self.cursor = (op, 0)
                 return "card_word", tuple(order[s] for s in asked), MsgType.MOVE
             if op >= len(state.ops):

@@ -1,9 +1,6 @@
-"""One peer's pure view of a seated table (no sockets, no clock): the TableMachine takes decoded
-messages and says what to send, appending each step once complete, in its sender order, built on
-the step's head. Its steps are its methods; the jobs with data of their own are collaborators:
-the seating (``table_state.Seating``), the record and held messages (``ledger.Ledger``) and the
-game at the card table (``card_table_round.CardRound``).
-"""
+"""One peer's pure view of a seated table (no sockets, no clock), whose steps are its methods;
+the jobs with data of their own are objects it holds: the seating (``table_state.Seating``), the
+record and held messages (``ledger.Ledger``) and the card table's rounds (``CardRound``)."""
 
 from __future__ import annotations
 
@@ -12,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from druids_p2p.games.registry import RULESETS, table_options
-from druids_p2p.games.seam import CardTableRuleset, GameMove, IllegalMove, TableOptions
+from druids_p2p.games.seam import CardTableRuleset, GameMove, IllegalMove
 from druids_p2p.lan.network import TableNetwork
 from druids_p2p.lan.seating import carried_rounds, seat_list_fault
 from druids_p2p.table.card_table_play import MOVE_TYPES
@@ -26,9 +23,8 @@ __all__ = ["TableMachine"]
 
 
 class TableMachine:
-    """One peer at one seated table. Feed it decoded messages; send what it returns."""
-
-    options: TableOptions
+    """One peer at one seated table. Feed it decoded messages; send what it returns: each step
+    is appended once complete, in its sender order, every message built on the step's head."""
 
     def __init__(
         self,
@@ -171,8 +167,7 @@ class TableMachine:
             raise self._verdict
 
     def take_over(self, fault: TableFault) -> None:
-        """The runner handles ``fault`` from now on (a divergence whose proof it seeks): it is
-        not raised again, so the other signed copy can still come in and convict its signer."""
+        """The runner handles ``fault`` from now on (a divergence whose proof it seeks)."""
         if self._verdict is fault:
             self._verdict = None
 
@@ -355,8 +350,7 @@ class TableMachine:
     # ================================================================ the seating steps
     def on_confirms(self, batch: list[Message]) -> None:
         """Every seat confirmed: reveal this seat's nonce."""
-        for msg in batch:
-            self.seating.confirms[msg.sender] = msg
+        self.seating.take_confirms(batch)
         self._next("nonce", self.list_keys, MsgType.SEAT_NONCE)
         self._send_own(MsgType.SEAT_NONCE, {"nonce": self.secret.seat_nonce()})
 

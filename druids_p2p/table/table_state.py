@@ -257,6 +257,10 @@ class Seating:
                 msg.raw,
             )
 
+    def take_confirms(self, batch: list[Message]) -> None:
+        for msg in batch:
+            self.confirms[msg.sender] = msg
+
     def take_nonces(self, batch: list[Message]) -> None:
         """Every nonce is out: each must open its seat's commitment; then the coin flip."""
         for msg in batch:
