@@ -160,9 +160,11 @@ class CardRound:
 
     # ================================================================ the cursor
     def take(self, name: str, batch: list[Message]) -> None:
-        """Step ``name`` is complete and appended: its messages go to the deck and the copy."""
+        """Step ``name`` (a deck, move or word step) is complete and appended: its messages go to
+        the deck and the copy, and the cursor moves past it."""
         play = self.play
         assert play is not None
+        op, pass_no = self.cursor
         first = len(self.ledger.transcript) - len(batch)  # the batch's moves' places
         for i, msg in enumerate(batch):
             if is_logged_move(msg):
@@ -171,16 +173,13 @@ class CardRound:
                 self.guard(msg, partial(play.receive, msg))
         if name == "card_word":
             self.check_due = True
-
-    def advance(self, name: str, batch: list[Message]) -> None:
-        """Move the cursor past step ``name`` (a deck, move or word step)."""
-        assert self.play is not None
-        op, pass_no = self.cursor
         if name in ("card_move", "card_word"):
-            op += sum(msg.type in CARD_PLAYS for msg in batch)  # a card play is an operation
+            for msg in batch:
+                if msg.type in CARD_PLAYS:
+                    op += 1  # the move was the play operation's one message
         elif op == KEYS:
             op = 0
-        elif self.play.peer.state.ops[op].kind == "shuffle" and pass_no + 1 < self.options.players:
+        elif play.peer.state.ops[op].kind == "shuffle" and pass_no + 1 < self.options.players:
             pass_no += 1
         else:
             op, pass_no = op + 1, 0

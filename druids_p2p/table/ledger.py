@@ -183,15 +183,13 @@ class Ledger:
                 batch.append(msg)
         return batch, len(batch) == len(step.senders)
 
-    def check_type(self, step: Step, msg: Message) -> None:
-        if msg.type not in step.types:
-            wanted = "/".join(sorted(t.label for t in step.types))
-            raise self.seating.fault(msg, f" sent {msg.type.label} when {wanted} was due")
+    def wrong_type(self, step: Step, msg: Message) -> TableFault:
+        """A message of another type than its step's: its sender's fault."""
+        wanted = "/".join(sorted(t.label for t in step.types))
+        return self.seating.fault(msg, f" sent {msg.type.label} when {wanted} was due")
 
-    def check_head(self, step: Step, msg: Message) -> None:
+    def diverged(self, step: Step, msg: Message) -> TableFault:
         """A message built on another head than its step's: the transcripts diverge."""
-        if msg.head == self.steps.head:
-            return
         reason = (
             f"{self.seating.who(msg.sender)} built on transcript head {msg.head.hex()[:12]}…, "
             f"this peer's is {self.steps.head.hex()[:12]}… at step {step.name}"
@@ -200,8 +198,8 @@ class Ledger:
         if msg.sender != self.me:
             # Each step's messages carry its head, so transcripts that agreed at the last
             # step's start and differ now differ in that step: ask for the sender's copy.
-            raise Divergence(reason, msg.sender, self.steps.previous_head, (msg.raw,))
-        raise TableFault(reason, None, (msg.raw,))
+            return Divergence(reason, msg.sender, self.steps.previous_head, (msg.raw,))
+        return TableFault(reason, None, (msg.raw,))
 
     def take(self, batch: list[Message]) -> None:
         """Append a complete step's messages to the record (synced when ours next leave)."""

@@ -126,7 +126,7 @@ class TableMachine:
     def my_turn(self) -> bool:
         """True when the game waits for this peer's move (the step's, set from the game's turn
         when the step began)."""
-        step = self.step
+        step = self.steps.current
         if self.phase != "play" or step is None or step.name != "card_move":
             return False
         return step.senders == (self.me,) and not self.own_pending_in_step()
@@ -198,7 +198,7 @@ class TableMachine:
         if self.aborted is not None or msg.table_id != self.table_id:
             return []
         self.check_deferred()
-        if msg.sender not in self.pending:
+        if msg.sender not in self.ledger.pending:
             raise TableFault("a message from a key that has no seat at this table")
         if msg.type in (MsgType.RESEND, MsgType.EQUIVOCATION, MsgType.ABORT, MsgType.CHAT):
             raise ValueError("control messages are handled by the peer, not the machine")
@@ -241,7 +241,7 @@ class TableMachine:
         self.on_event = on_event
 
     def own_pending_in_step(self) -> bool:
-        return bool(self.pending[self.me])
+        return bool(self.ledger.pending[self.me])
 
     def own_pending(self) -> list[Message]:
         """This peer's own messages sent for a step that has not completed, in chain order."""
@@ -256,14 +256,14 @@ class TableMachine:
         return (self.ledger.messages_after(head) or []) + self.resend_own()
 
     def next_seq(self, key: bytes) -> int:
-        return self.transcript.next_seq(key)
+        return self.ledger.transcript.next_seq(key)
 
     def has_next(self, key: bytes) -> bool:
         """True if ``key``'s next message for the record is already here (held for its step)."""
-        return self.transcript.next_seq(key) in self.pending[key]
+        return self.ledger.transcript.next_seq(key) in self.ledger.pending[key]
 
     def messages_since(self, key: bytes, seq: int) -> list[bytes]:
-        return [m.raw for m in self.transcript.since(key, seq)]
+        return [m.raw for m in self.ledger.transcript.since(key, seq)]
 
     def held(self) -> tuple[int, int]:
         """(messages recorded, messages held for a later step): changes when one was new here."""
@@ -271,15 +271,15 @@ class TableMachine:
 
     def seal_control(self, msg_type: MsgType, body: dict[str, object]) -> bytes:
         """This peer's next chained message, on the record's head: the runner's abort."""
-        return self.chain.seal(msg_type, body, self.transcript.head)
+        return self.ledger.chain.seal(msg_type, body, self.ledger.transcript.head)
 
     def record_control(self, msg: bytes | Message) -> None:
         """Append a message the machine does not handle (an abort); WireError if not next."""
-        self.transcript.append(msg)
+        self.ledger.transcript.append(msg)
 
     def flush(self) -> None:
         """Write the record to disk and sync it (the game's end, an abort)."""
-        self.transcript.flush(sync=True)
+        self.ledger.transcript.flush(sync=True)
 
     def abort(self, fault: TableFault) -> None:
         """Stop on ``fault``: nothing is received or played from now on."""
@@ -298,7 +298,7 @@ class TableMachine:
 
     def _next(self, name: str, senders: Sequence[bytes], *types: MsgType) -> None:
         """Begin the next step, at the transcript's head now."""
-        self.steps.begin(Step(name, tuple(senders), frozenset(types), self.transcript.head))
+        self.steps.begin(Step(name, tuple(senders), frozenset(types), self.ledger.transcript.head))
 
     def _send_own(self, msg_type: MsgType, body: dict[str, object]) -> None:
         self.ledger.send_own(msg_type, body)
@@ -328,7 +328,7 @@ class TableMachine:
 
     def _pump(self) -> None:
         for _ in range(100_000):
-            step = self.step
+            step = self.steps.current
             if step is None or not step.senders or self.aborted is not None:
                 break
             batch, complete = self.ledger.due(step)
@@ -340,12 +340,14 @@ class TableMachine:
             _HANDLERS[step.name](self, batch)
 
     def _check_in_step(self, step: Step, msg: Message) -> None:
-        self.ledger.check_type(step, msg)
+        if msg.type not in step.types:
+            raise self.ledger.wrong_type(step, msg)
         if msg.type is MsgType.SEAT_CONFIRM:
             self.seating.check_confirm(msg)
         if msg.type is MsgType.RESULT:
             self.check_result(msg)
-        self.ledger.check_head(step, msg)
+        if msg.head != self.steps.head:
+            raise self.ledger.diverged(step, msg)
 
     # ================================================================ the seating steps
     def on_confirms(self, batch: list[Message]) -> None:
@@ -376,7 +378,7 @@ class TableMachine:
 
     def on_card_step(self, batch: list[Message]) -> None:
         """A deck, move, word or check step is complete: its messages go to the deck and copy."""
-        step = self.step
+        step = self.steps.current
         assert step is not None
         self.steps.close()  # what this seat seals now builds on the head after the batch
         if step.name == "card_check":
@@ -386,7 +388,6 @@ class TableMachine:
             if step.name in ("card_move", "card_word"):
                 for msg in batch:
                     self._moved(msg, self.card_round.shown(msg))
-            self.card_round.advance(step.name, batch)
         self._next_step()
 
     def _moved(self, msg: Message, token: str) -> None:
@@ -419,9 +420,10 @@ class TableMachine:
             return
         mover = play.copy.to_move
         assert mover is not None, "the game waits for nobody"
-        self._next("card_move", (self.order[mover],), *MOVE_TYPES)
-        if self.order[mover] == self.me:
-            self.card_round.replay_own_move(self.step_head)
+        mover_key = self.seating.order[mover]
+        self._next("card_move", (mover_key,), *MOVE_TYPES)
+        if mover_key == self.me:
+            self.card_round.replay_own_move(self.steps.head)
 
     def _round_over(self) -> None:
         """A round's card table is revealed: audit it, then the result (the game is over) or
@@ -447,7 +449,7 @@ class TableMachine:
     def take_back_own_move(self) -> None:
         """Our own move for the move step under way, sent back by a peer (our record lost it after
         it left): made again as if our record held it, never chosen anew (protocol.md §8)."""
-        step = self.step
+        step = self.steps.current
         if step is not None and step.name == "card_move" and step.senders == (self.me,):
             self.card_round.replay_own_move(self.step_head)
 
