@@ -329,7 +329,7 @@ def _veto_receive(self: TableMachine, msg: Message) -> list[bytes]:
 
 def install(mode: str) -> None:
     MODE["mode"] = mode
-    TableMachine.__init__ = _remember_identity  # type: ignore[method-assign, assignment]
+    TableMachine.__init__ = _remember_identity  # type: ignore[method-assign]
     if mode in ("substitute", "ipc-seat"):
         # the lobby calls the name it imported: patch it there, where it is looked up
         lobby_module.make_seat_message = _substituting_seat_message  # type: ignore[attr-defined]
@@ -337,7 +337,7 @@ def install(mode: str) -> None:
     elif mode == "ipc-join":
         Mesh.__init__ = _ipc_mesh_init  # type: ignore[method-assign]
     elif mode == "ipc-confirm":
-        TableMachine.__init__ = _ipc_confirming_init  # type: ignore[method-assign, assignment]
+        TableMachine.__init__ = _ipc_confirming_init  # type: ignore[method-assign]
     elif mode == "equivocate":
         TableMachine.play = _equivocating_play  # type: ignore[method-assign]
         Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
@@ -354,7 +354,7 @@ def install(mode: str) -> None:
     elif mode == "coach-persons":
         lobby_module.join_refusal = lambda *args: None  # type: ignore[attr-defined]
     elif mode == "chat":
-        TableMachine.__init__ = _remember_machine  # type: ignore[method-assign, assignment]
+        TableMachine.__init__ = _remember_machine  # type: ignore[method-assign]
         Mesh.broadcast = _chat_broadcast  # type: ignore[method-assign]
     else:
         raise SystemExit(f"evil_peer: unknown mode {mode!r}")

@@ -17,7 +17,7 @@ import pytest
 from attack_arena import Arena, no_linger
 from message_surgery import resign
 
-from druids_p2p.table.table import MAX_BUFFERED
+from druids_p2p.table.ledger import MAX_BUFFERED
 from druids_p2p.wire import (
     MAX_MESSAGE_SIZE,
     ZERO_HASH,

@@ -1,29 +1,9 @@
-"""One seat of a game played at a mental card table (Druids 2004), over signed wire messages.
-
-Two parts are kept in step here: the rule set's copy of the game for this seat (the seam's
-:class:`~druids_p2p.games.seam.CardTableSeat`, which knows only what this seat may know and gives
-the table's schedule as data) and the deck's :class:`~druids_p2p.deck.table_peer.TablePeer`
-(which runs each operation with its proofs, deck.md §15). The copy's operations are pushed to the
-deck in order; once the deck has completed all of them, every card they opened to this seat (its
-own deals, every turn, every revealed card) is told to the copy, which then gives the next
-operations, or waits for a move.
-
-A move travels as one signed message: a card put down is the deck's ``table_play`` of its
-position (every seat checks it against its copy of the rules before the deck checks that the
-position lies in the mover's hand), a public move (a ritual, a draw, a stop) is a ``move`` with
-the game's canonical token (its ``Move.token()``, parsed back once, by :func:`message_move`), after
-which its operations follow (the ritual's reveal, the draw's deal). A move that arrives before
-this seat has completed the operations before it is held until then. Each move is taken once by
-the copy, which records it in its ``log``; this seat keeps only where its signed message lies
-(:class:`~druids_p2p.table.codec.SignedMoves`).
-
-Once every owners' word of a round is in, this seat signs its check of them (:data:`WORDS_FIT`,
-or :data:`WORDS_UNFIT` when they fit no arrangement of the cards hidden from it) and goes
-no further until every seat's check is in (:meth:`CardTablePlay.settle_words`): a seat that
-cannot go on must not be left behind by those that can (protocol.md §11, "The words' check").
-
-No step schedule or clock here: the table machine's round driver orders and times the
-messages (deadlines, blame by step); this is what each step does with them.
+"""One seat of a game played at a mental card table, over signed wire messages: the rule set's
+copy of the game for this seat (which knows only what this seat may know and gives the table's
+operations as data) kept in step with the deck's seat (which runs each operation with its
+proofs, deck.md §15). Each move is taken once, by the copy; this seat keeps only where its
+signed message lies. No schedule and no clock here: the table machine orders and times the
+messages (protocol.md §11, including "The words' check").
 """
 
 from __future__ import annotations
@@ -173,7 +153,7 @@ class CardTablePlay:
         """Deck operations pushed so far (the deck's own count of completed ones is ``done``)."""
         self._learned = 0
         self._held: list[Message] = []
-        self.word_rounds: list[tuple[int, tuple[int, ...]]] = []
+        self._word_rounds: list[tuple[int, tuple[int, ...]]] = []
         """Each time the game asked for the seats' words: (operations pushed then, the seats
         asked), for the table's schedule (this seat's own word may settle a round at once)."""
         self._asking = False
@@ -200,9 +180,16 @@ class CardTablePlay:
         """The last round's table is revealed and judged: the copy's next round goes to
         ``peer``, a fresh card table (new keys, positions from 0)."""
         self.peer, self._pushed, self._learned = peer, 0, 0
-        self.word_rounds.clear()
+        self._word_rounds.clear()
         self._asking = False
         return self.peer.start() + self._run()
+
+    def words_asked_by(self, op: int) -> tuple[int, ...] | None:
+        """The seats the game asked for their words before operation ``op`` was pushed, each
+        time once (the table's next word step), or None."""
+        if self._word_rounds and self._word_rounds[0][0] <= op:
+            return self._word_rounds.pop(0)[1]
+        return None
 
     @property
     def my_turn(self) -> bool:
@@ -315,7 +302,7 @@ class CardTablePlay:
                 continue
             asked = self.copy.words_asked()
             if asked and not self._asking:
-                self.word_rounds.append((self._pushed, asked))
+                self._word_rounds.append((self._pushed, asked))
             self._asking = bool(asked)
             word = self.copy.own_word() if asked else None  # (a word is owed only when asked)
             if word is not None:  # this seat's word about its own face-down cards

@@ -1,26 +1,27 @@
-"""A game at the mental card table as the table machine's steps, round after round (the schedule
-is protocol.md §11's): this seat's copy of the game and its deck seat driven in step, each round
-its own deck, audited at its final reveal, then the result every seat signs.
+"""The game at the mental card table as far as the transcript has taken it, round after round
+(the schedule is protocol.md §11's): this seat's copy of the game and its deck seat, each round
+its own deck, a cursor over the operations the transcript has completed, and what a round's end
+checks. The machine (``table.py``) begins the steps this names and signs the result.
 
-The schedule is followed by a cursor over the operations the transcript has completed, not over
-this seat's deck, which may have gone ahead on its own messages alone (a play, a reveal only it
-owes).
+The cursor follows the transcript, not this seat's deck, which may have gone ahead on its own
+messages alone (a play, a reveal only it owes).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, NoReturn
 
 from druids_p2p.deck import AuditRequired, DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.table_audit import audit_state
 from druids_p2p.deck.table_ops import senders
 from druids_p2p.deck.table_peer import TablePeer
-from druids_p2p.games.seam import GameMove
+from druids_p2p.games.seam import CardTableRuleset, GameMove, TableOptions
+from druids_p2p.lan.seating import carried_in_play_order, winners_of, with_carried
 from druids_p2p.table.card_table_play import (
     CARD_PLAYS,
-    MOVE_TYPES,
     WORDS_CHECKS,
     WORDS_UNFIT,
     CardTablePlay,
@@ -28,10 +29,10 @@ from druids_p2p.table.card_table_play import (
     is_logged_move,
 )
 from druids_p2p.table.codec import TABLE_KIND_TYPES, WireCodec
-from druids_p2p.table.table_state import TableFault, TableMachineState
-from druids_p2p.wire import Message, MsgType, next_head
+from druids_p2p.table.ledger import Ledger
+from druids_p2p.table.table_state import Seating, TableFault, TableSecret
+from druids_p2p.wire import Message, MsgType
 
-# A game at the mental card table as the table machine's steps, round after round.
 KEYS = -1
 """The cursor before the first operation: the keys step."""
 _OP_TYPES = {
@@ -43,6 +44,9 @@ _OP_TYPES = {
     "final": MsgType.TABLE_REVEAL,
 }
 assert set(_OP_TYPES.values()) <= set(TABLE_KIND_TYPES.values())
+
+Due = tuple[str, tuple[bytes, ...], MsgType]
+"""A step to begin: its name, its senders (in append order) and the message type they owe."""
 
 
 # The ``result`` step: every seat signs the totals and winners it computed, once the game is
@@ -64,104 +68,113 @@ def result_problem(body: Mapping[str, Any], totals: list[int], winners: list[int
     return None
 
 
-class CardTableSteps(TableMachineState):
-    """The table machine's steps at the mental card table, round after round, and its result
-    step: the methods :class:`~druids_p2p.table.table.TableMachine` adds to its state."""
+class CardRound:
+    """This seat's game at the card table (:class:`CardTablePlay`, once seated) and where the
+    transcript is in its operations."""
 
-    def start_card_table(self) -> None:
-        """Seating is done: this seat's copy of the game and the first round's card table, then
-        its keys step."""
-        rules = self.card_rules
-        seat = self.my_seat
-        assert seat is not None
-        self.steps.close()  # until the keys step begins below: our key is sealed on the head now
-        o = self.options
+    def __init__(
+        self,
+        rules: CardTableRuleset,
+        ruleset: str,
+        options: TableOptions,
+        secret: TableSecret,
+        seating: Seating,
+        ledger: Ledger,
+        carried: dict[bytes, list[int]],
+    ) -> None:
+        """``carried``: each seat's rounds from the previous tables of a game going on without a
+        departed seat (``lan/seating.py``), counted in the outcome."""
+        self.rules, self.ruleset, self.options = rules, ruleset, options
+        self.secret, self.seating, self.ledger = secret, seating, ledger
+        self.carried = carried
+        self.play: CardTablePlay | None = None
+        """This seat's copy of the game and deck seat, once seated."""
+        self.cursor = (KEYS, 0)
+        """(operation, pass) the transcript has reached."""
+        self.check_due = False
+        """The words' check step comes next (every owners'-word step is followed by one)."""
+        self.contradiction: Message | None = None
+        """The first signed ``Words:unfit``: the table reveals all and judges the words."""
+
+    def seat(self, seat: int, seal_move: Callable[[str], Message]) -> CardTablePlay:
+        """Seating is done: this seat's copy of the game and the first round's card table."""
+        rules, o = self.rules, self.options
         world = random.Random(self.secret.derive("table-world"))  # guesses only, never a secret
         copy = rules.table_seat(rules.make_options(o.players, o.variant, o.rounds), seat, world)
-
-        def seal_move(token: str) -> Message:
-            assert self.card_play is not None
-            body = {"move": token, "round": self.card_play.round_no}
-            msg = self.chain.seal_message(MsgType.MOVE, body, self._head())
-            self._queue_own(msg)
-            return msg
-
-        self.card_play = CardTablePlay(
-            copy, self._new_table(0), self.seat_of, seal_move, self.recorded, rules.Move
+        ledger = self.ledger
+        self.play = CardTablePlay(
+            copy, self.new_table(0), self.seating.seat_of, seal_move, ledger.recorded, rules.Move
         )
-        self.card_cursor = (KEYS, 0)
-        self.phase = "play"
-        self._event("round_started", "round 1: keys, shuffles, the deal", {"round": 0})
-        self._guard(None, self.card_play.start)
-        self._next_step()
+        self.cursor = (KEYS, 0)
+        return self.play
 
-    def _new_table(self, round_no: int) -> TablePeer:
+    def new_table(self, round_no: int) -> TablePeer:
         """This seat's deck seat at round ``round_no``'s card table: fresh keys, positions from 0,
         its secret drawn from this table's secret and the round (deterministic: a restart signs
         the same messages again)."""
-        seat = self.my_seat
+        seat = self.seating.my_seat
         assert seat is not None
+        ledger = self.ledger
         codec = WireCodec(
-            seat, self.chain, lambda: self._head(), self.seat_of, self.recorded, self._queue_own
+            seat,
+            ledger.chain,
+            ledger.head_after_own,
+            self.seating.seat_of,
+            ledger.recorded,
+            ledger.queue_own,
         )
         tag = f"table/{self.ruleset}" if round_no == 0 else f"table/{self.ruleset}/{round_no}"
         return TablePeer(
-            self.table_id,
+            self.seating.seat_message.table_id,
             round_no,
             self.options.players,
-            self.card_rules.deck_size,
+            self.rules.deck_size,
             codec,
             entropy=self.secret.entropy(tag),
         )
 
-    def _head(self) -> bytes:
-        """The head our next message builds on: the transcript's, after every message of ours
-        already sealed but not yet appended. Those are for steps of ours alone that come first (a
-        deck can only run ahead of the transcript on this seat's own messages: its pass, its play,
-        a reveal only it owes), so the head their steps leave is known here already."""
-        head = self.transcript.head
-        for seq, msg in sorted(self.pending[self.me].items()):
-            if self.transcript.next_seq(self.me) <= seq < self.chain.seq:
-                head = next_head(head, msg.hash)
-        return head
-
-    def move_value(self, move: int | GameMove) -> GameMove:
-        """A player's move as the game's value: a move id (a bot answers with one) is made one
-        here, where it enters the table, once (ValueError for an id that is no move)."""
-        return self.card_rules.Move.of(move) if isinstance(move, int) else move
-
-    def own_card_move(self, move: int | GameMove) -> None:
-        """This seat's move, checked by its copy of the rules (IllegalMove / ValueError)."""
-        assert self.card_play is not None
-        self.card_play.play(self.move_value(move))
-
-    def on_card_step(self, batch: list[Message]) -> None:
-        """A deck step or a move step is complete: hand its messages to the deck and the copy."""
-        play = self.card_play
+    def next_round(self) -> None:
+        """The last round is judged: the next one at a fresh card table, from its keys step."""
+        play = self.play
         assert play is not None
-        step = self.step
-        assert step is not None
-        self.steps.close()  # what this seat seals now builds on the head after the batch
-        op, pass_no = self.card_cursor
-        if step.name == "card_check":
-            self._on_check(batch)
-            self._next_step()
-            return
-        first = len(self.transcript) - len(batch)  # the batch is appended: its moves' places
+        self.cursor = (KEYS, 0)
+        self.guard(None, lambda: play.next_round(self.new_table(play.round_no + 1)))
+
+    # ================================================================ the game's score
+    def outcome(self) -> tuple[list[int], list[int] | None]:
+        """The game's totals (play order) and winners (None while it is not over), the carried
+        rounds counted too."""
+        order = self.seating.order
+        if self.play is None:
+            return [0] * self.options.players, None
+        game = self.play.copy
+        if not self.carried or not order:
+            return list(game.totals), game.winners
+        totals = with_carried(game.totals, order, self.carried)
+        return totals, None if game.winners is None else winners_of(totals)
+
+    def all_round_scores(self) -> list[list[int]]:
+        """Every round's scores in play order: the carried ones first, then this table's."""
+        own = [] if self.play is None else [list(s) for s in self.play.copy.round_scores]
+        return carried_in_play_order(self.seating.order, self.carried) + own
+
+    # ================================================================ the cursor
+    def take(self, name: str, batch: list[Message]) -> None:
+        """Step ``name`` (a deck, move or word step) is complete and appended: its messages go to
+        the deck and the copy, and the cursor moves past it."""
+        play = self.play
+        assert play is not None
+        op, pass_no = self.cursor
+        first = len(self.ledger.transcript) - len(batch)  # the batch's moves' places
         for i, msg in enumerate(batch):
             if is_logged_move(msg):
                 play.placed(msg.raw, first + i)
-            if msg.sender != self.me:
-                self._guard(msg, lambda m=msg: play.receive(m))
-        if step.name == "card_word":
-            self.card_check_due = True
-        if step.name in ("card_move", "card_word"):
+            if msg.sender != self.seating.me:
+                self.guard(msg, partial(play.receive, msg))
+        if name == "card_word":
+            self.check_due = True
+        if name in ("card_move", "card_word"):
             for msg in batch:
-                seat = self.seat_of(msg.sender)
-                token = self._shown(msg)
-                self._event(
-                    "move", f"{self._who(msg.sender)} {token}", {"seat": seat, "move": token}
-                )
                 if msg.type in CARD_PLAYS:
                     op += 1  # the move was the play operation's one message
         elif op == KEYS:
@@ -170,137 +183,135 @@ class CardTableSteps(TableMachineState):
             pass_no += 1
         else:
             op, pass_no = op + 1, 0
-        self.card_cursor = (op, pass_no)
-        self._next_step()
+        self.cursor = (op, pass_no)
 
-    def _on_check(self, batch: list[Message]) -> None:
-        """Every seat's check of the last words: a token that is neither is its sender's fault;
-        one ``Words:unfit`` (the first, in play order, is kept as the call) sends every seat
-        to the final reveal, where the audit judges the words."""
-        assert self.card_play is not None
-        for msg in batch:
-            token = msg.body["move"]
-            if token not in WORDS_CHECKS:
-                raise TableFault(
-                    f"{self._who(msg.sender)} sent {token!r} when the words' check was due",
-                    self.seat_of(msg.sender),
-                    (msg.raw,),
-                )
-            seat = self.seat_of(msg.sender)
-            self._event("move", f"{self._who(msg.sender)} {token}", {"seat": seat, "move": token})
-        calls = [m for m in batch if m.body["move"] == WORDS_UNFIT]
-        if calls:
-            self.card_contradiction = calls[0]
-            why = f"{self._who(calls[0].sender)} finds the owners' words fit no arrangement"
-            self._event("audit", f"{why}: every card is revealed", {"why": why})
-        self._guard(None, lambda: self.card_play.settle_words(bool(calls)))
-
-    def _next_step(self) -> None:
-        """Begin the step the cursor has reached (skipping operations nobody sends for)."""
-        play = self.card_play
+    def due(self) -> Due | None:
+        """The deck, word or check step the cursor has reached (skipping operations nobody sends
+        for), or None once the operations pushed so far are all done."""
+        play = self.play
         assert play is not None
-        state = play.peer.state
-        op, pass_no = self.card_cursor
+        state, order = play.peer.state, self.seating.order
+        op, pass_no = self.cursor
         if op == KEYS:
-            self._next("card_deck", self.order, MsgType.TABLE_KEY)
-            return
-        if self.card_check_due:  # right after the words: every seat's check of them
-            self.card_check_due = False
-            self._next("card_check", self.order, MsgType.MOVE)
-            return
+            return "card_deck", order, MsgType.TABLE_KEY
+        if self.check_due:  # right after the words: every seat's check of them
+            self.check_due = False
+            return "card_check", order, MsgType.MOVE
         while True:
-            if play.word_rounds and play.word_rounds[0][0] <= op:
-                _, asked = play.word_rounds.pop(0)  # the owners' word: Word:yes / Word:no moves
-                self.card_cursor = (op, 0)
-                self._next("card_word", tuple(self.order[s] for s in asked), MsgType.MOVE)
-                return
+            asked = play.words_asked_by(op)  # the owners' word: Word:yes / Word:no moves
+            if asked is not None:
+                self.cursor = (op, 0)
+                return "card_word", tuple(order[s] for s in asked), MsgType.MOVE
             if op >= len(state.ops):
                 break
             owed = senders(state, op, state.ops[op])
             if owed:
                 kind = state.ops[op].kind
                 who = (owed[pass_no],) if kind == "shuffle" else owed
-                self.card_cursor = (op, pass_no)
-                self._next("card_deck", tuple(self.order[s] for s in who), _OP_TYPES[kind])
-                return
+                self.cursor = (op, pass_no)
+                return "card_deck", tuple(order[s] for s in who), _OP_TYPES[kind]
             op, pass_no = op + 1, 0
-        self.card_cursor = (op, 0)
-        copy = play.copy
-        if self.card_contradiction is not None:
-            self._audit()
-            self._blame_the_call(self.card_contradiction)
-        if play.closed:
-            self._round_over()
-            return
-        mover = copy.to_move
-        assert mover is not None, "the game waits for nobody"
-        self._next("card_move", (self.order[mover],), *MOVE_TYPES)
-        if self.order[mover] == self.me:
-            self._replay_own_move()
+        self.cursor = (op, 0)
+        return None
 
-    def _round_over(self) -> None:
-        """A round's card table is revealed: audit it and judge its breaches, then the result
-        (the game is over) or the next round's table."""
-        play = self.card_play
+    # ================================================================ the words' check
+    def check_token(self, msg: Message) -> str:
+        """A seat's check of the last words: a token that is neither is its sender's fault."""
+        token = msg.body["move"]
+        if token not in WORDS_CHECKS:
+            raise self.seating.fault(msg, f" sent {token!r} when the words' check was due")
+        return str(token)
+
+    def call_of(self, batch: list[Message]) -> Message | None:
+        """The first ``Words:unfit`` in play order, kept as the call that sends every seat to
+        the final reveal, where the audit judges the words."""
+        calls = [m for m in batch if m.body["move"] == WORDS_UNFIT]
+        if calls:
+            self.contradiction = calls[0]
+        return calls[0] if calls else None
+
+    def settle_words(self, called: bool) -> None:
+        play = self.play
         assert play is not None
-        self._audit()
-        r = play.round_no
-        self.rounds_audited = r + 1
-        copy = play.copy
-        scores = copy.round_scores[-1] if copy.round_scores else list(copy.totals)
-        self._event(
-            "round_ended",
-            f"round {r + 1} over ({copy.ended_by}): scores {scores}",
-            {"round": r, "scores": list(scores), "ended_by": copy.ended_by},
-        )
-        if copy.game_over:  # (the record is synced as our result or next keys leave: write-ahead)
-            self.start_result()
-            return
-        self.card_cursor = (KEYS, 0)
-        self._event("round_started", f"round {r + 2}: keys, shuffles, the deal", {"round": r + 1})
-        self._guard(None, lambda: play.next_round(self._new_table(r + 1)))
-        self._next_step()
+        self.guard(None, lambda: play.settle_words(called))
 
-    def _shown(self, msg: Message) -> str:
+    # ================================================================ a round's end
+    def audit(self) -> None:
+        """Every secret is out: the deck recomputes every position and deck (deck.md §15.6), and
+        the copy judges every move by the cards now known."""
+        play = self.play
+        assert play is not None
+        try:
+            audit = audit_state(play.peer.state)
+        except DeckFault as exc:
+            raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
+        cards = {p.index: p.card for p in audit.positions}
+        for seat, taken, reason in play.copy.breaches(cards)[:1]:
+            at = play.signed.at(play.round_no, taken)  # the breach's move, where the record has it
+            evidence = (self.ledger.transcript.messages[at].raw,) if at >= 0 else ()
+            where = f" in round {play.round_no + 1}" if "rounds" in self.rules.table_flags else ""
+            raise TableFault(
+                f"audit: {self.seating.who(self.seating.order[seat])} broke a rule{where}: "
+                f"{reason} (the final reveal shows every card)",
+                seat,
+                evidence,
+            )
+
+    def judge_the_call(self) -> NoReturn:
+        """A seat called the owners' words contradicted and every card is out: the audit blames
+        a liar's word, else every word is true and the caller, whose cards the reveal shows, had
+        an arrangement before it (the truth): its call is false."""
+        call = self.contradiction
+        assert call is not None
+        self.audit()
+        raise TableFault(
+            f"audit: {self.seating.who(call.sender)} called the owners' words contradicted, but "
+            "every word is true (the final reveal shows every card)",
+            self.seating.seat_of(call.sender),
+            (call.raw,),
+        )
+
+    # ================================================================ helpers
+    def shown(self, msg: Message) -> str:
         """A move message as the events show it: the game's token, or the card put down."""
         if msg.type is MsgType.MOVE:
             return str(msg.body["move"])
         if msg.type is MsgType.TABLE_SHOW:
-            assert self.card_play is not None
-            shown: GameMove = self.card_play.copy.shown_move(
-                int(msg.body["card"]), str(msg.body["zone"])
-            )
+            assert self.play is not None
+            card, zone = int(msg.body["card"]), str(msg.body["zone"])
+            shown: GameMove = self.play.copy.shown_move(card, zone)
             return shown.token()
         return f"play {msg.body['zone']}"
 
-    def take_back_own_move(self) -> None:
-        """Our own move for the move step under way, sent back by a peer (our record lost it after
-        it left): made again as if our record held it, never chosen anew (protocol.md §8)."""
-        step = self.step
-        if step is not None and step.name == "card_move" and step.senders == (self.me,):
-            self._replay_own_move()
+    def move_value(self, move: int | GameMove) -> GameMove:
+        """A player's move as the game's value: a move id (a bot answers with one) is made one
+        here, where it enters the table, once (ValueError for an id that is no move)."""
+        return self.rules.Move.of(move) if isinstance(move, int) else move
 
-    def _replay_own_move(self) -> None:
-        """A restarted peer whose saved record holds its move for this step makes that move again,
-        now, as it made it then (its player is not asked twice): the same bytes at the same head."""
-        assert self.card_play is not None
-        seq = self.transcript.next_seq(self.me)
-        saved = self.pending[self.me].get(seq)
-        if saved is None or seq < self.chain.seq or saved.head != self.step_head:
+    def play_own(self, move: int | GameMove) -> None:
+        """This seat's move, checked by its copy of the rules (IllegalMove / ValueError)."""
+        assert self.play is not None
+        self.play.play(self.move_value(move))
+
+    def replay_own_move(self, head: bytes) -> None:
+        """A restarted peer whose saved record holds its move for the step at ``head`` makes it
+        again as it made it then (its player is not asked twice): the same bytes."""
+        saved = self.ledger.saved_own(head)
+        if saved is None:
             return  # nothing saved for this step, or this step's move is already made
-        move = self._saved_move(saved)
+        move = self.saved_move(saved)
         if move is None:
             raise TableFault(f"the saved record's {saved.type.label} is no move this seat can make")
         try:
-            self.own_card_move(move)
+            self.play_own(move)
         except ValueError as exc:  # the saved record is not this table's: it replays otherwise
             raise TableFault(f"the saved record's own move is refused on replay: {exc}") from None
 
-    def _saved_move(self, saved: Message) -> GameMove | None:
-        """The move id of this seat's saved move message (a card put down: the legal move that puts
+    def saved_move(self, saved: Message) -> GameMove | None:
+        """The move of this seat's saved move message (a card put down: the legal move that puts
         the card at that position of its hand into that zone), None if it is none."""
-        play, rules = self.card_play, self.card_rules
-        assert play is not None and rules is not None
+        play, rules = self.play, self.rules
+        assert play is not None
         try:
             if saved.type is MsgType.MOVE:
                 return rules.Move.from_token(str(saved.body["move"]))
@@ -312,54 +323,18 @@ class CardTableSteps(TableMachineState):
             return None
         return None
 
-    def _audit(self) -> None:
-        """Every secret is out: the deck recomputes every position and deck (deck.md §15.6)."""
-        assert self.card_play is not None
-        try:
-            audit = audit_state(self.card_play.peer.state)
-        except DeckFault as exc:
-            raise TableFault(f"audit: {exc.reason}", exc.seat, exc.evidence) from None
-        play = self.card_play
-        cards = {p.index: p.card for p in audit.positions}
-        for seat, taken, reason in play.copy.breaches(cards)[:1]:
-            at = play.signed.at(
-                play.round_no, taken
-            )  # the breach's move, where the record holds it
-            evidence = (self.transcript.messages[at].raw,) if at >= 0 else ()
-            where = (
-                f" in round {play.round_no + 1}" if "rounds" in self.card_rules.table_flags else ""
-            )
-            raise TableFault(
-                f"audit: {self._who(self.order[seat])} broke a rule{where}: {reason} (the final "
-                "reveal shows every card)",
-                seat,
-                evidence,
-            )
-
-    def _blame_the_call(self, call: Message) -> NoReturn:
-        """The audit found every word true, so the seat that called them contradicted, whose
-        cards the reveal shows, had an arrangement before it (the truth): its call is false."""
-        raise TableFault(
-            f"audit: {self._who(call.sender)} called the owners' words contradicted, but every "
-            "word is true (the final reveal shows every card)",
-            self.seat_of(call.sender),
-            (call.raw,),
-        )
-
     def prove_held(self) -> None:
         """Before a seat is blamed for a pass it did not send: the passes the shuffle holds are
-        proven now (otherwise they are, together, once its last pass is in; deck.md §10.2), so a bad
-        pass before the silence is blamed first (a :class:`TableFault` naming its shuffler)."""
-        if self.card_play is not None:
-            self._guard(None, self.card_play.peer.prove_held)
+        proven now (deck.md §10.2), so a bad pass before the silence is blamed first."""
+        if self.play is not None:
+            self.guard(None, self.play.peer.prove_held)
 
-    def _guard(self, msg: Message | None, call: object) -> None:
+    def guard(self, msg: Message | None, call: Callable[[], object]) -> None:
         """Run a deck or copy call; a cheat found is a :class:`TableFault` naming its seat."""
-        assert callable(call)
         try:
             call()
         except MoveFault as exc:
-            mover = self._who(self.order[exc.seat])
+            mover = self.seating.who(self.seating.order[exc.seat])
             raise TableFault(
                 f"{mover}'s move is refused: {exc.reason}", exc.seat, (exc.raw,)
             ) from None
@@ -370,36 +345,6 @@ class CardTableSteps(TableMachineState):
         except RuntimeError as exc:  # the rules cannot decide from what is known (nobody's fault)
             raise TableFault(f"the game cannot go on at this table: {exc}", None) from None
         except (MalformedMessage, DeckError) as exc:
-            seat = None if msg is None else self.seat_of(msg.sender)
+            seat = None if msg is None else self.seating.seat_of(msg.sender)
             raw = () if msg is None else (msg.raw,)
             raise TableFault(f"card table: {exc}", seat, raw) from None
-
-    def start_result(self) -> None:
-        """The last round is audited: every seat now signs what the game gives."""
-        totals, winners = self.outcome()
-        assert winners is not None
-        self.phase = "result"
-        self._next("result", self.order, MsgType.RESULT)
-        self._send_own(MsgType.RESULT, result_body(totals, winners))
-
-    def check_result(self, msg: Message) -> None:
-        """A result is checked the moment it is its sender's next message in the step."""
-        totals, winners = self.outcome()
-        assert winners is not None
-        problem = result_problem(msg.body, totals, winners)
-        if problem is not None:
-            raise TableFault(
-                f"{self._who(msg.sender)} {problem}", self.seat_of(msg.sender), (msg.raw,)
-            )
-
-    def on_results(self, batch: list[Message]) -> None:
-        """Every seat signed the same result as this peer: the game is over."""
-        totals, winners = self.outcome()
-        self.phase = "done"
-        self.steps.close()
-        self.finished = True
-        self._event(
-            "game_over",
-            f"game over: totals {totals}, winners {winners}",
-            {"totals": totals, "winners": winners},
-        )

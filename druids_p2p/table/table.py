@@ -1,60 +1,180 @@
-"""One peer's pure view of a seated table (no sockets, no clock): the TableMachine takes decoded
-messages and says what to send, appending each step once complete, in its sender order, built on
-the step's head; the seating steps (every seat confirms its seat, then reveals its seat nonce
-for the coin flip of the play order) are here, the card table's in card_table_round.py.
-"""
+"""One peer's pure view of a seated table (no sockets, no clock), whose steps are its methods;
+the jobs with data of their own are objects it holds: the seating (``table_state.Seating``), the
+record and held messages (``ledger.Ledger``) and the card table's rounds (``CardRound``)."""
 
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from typing import Any
 
-from druids_p2p.games.seam import GameMove, IllegalMove
-from druids_p2p.lan.seating import confirm_contradiction, seat_order
-from druids_p2p.table.card_table_round import CardTableSteps
-from druids_p2p.table.codec import MoveRefused
-from druids_p2p.table.table_state import Divergence, Step, TableEvent, TableFault
-from druids_p2p.wire import Equivocation, Message, MsgType, Transcript, WireError
+from druids_p2p.games.registry import RULESETS, table_options
+from druids_p2p.games.seam import CardTableRuleset, GameMove, IllegalMove
+from druids_p2p.lan.network import TableNetwork
+from druids_p2p.lan.seating import carried_rounds, seat_list_fault
+from druids_p2p.table.card_table_play import MOVE_TYPES
+from druids_p2p.table.card_table_round import CardRound, result_body, result_problem
+from druids_p2p.table.codec import Chain, MoveRefused
+from druids_p2p.table.ledger import Ledger
+from druids_p2p.table.table_state import Seating, Step, StepLog, TableEvent, TableFault, TableSecret
+from druids_p2p.wire import Identity, Message, MsgType, Transcript
 
-__all__ = ["MAX_BUFFERED", "TableMachine", "default_record_path", "record_dir_name"]
-
-
-log = logging.getLogger(__name__)
-
-MAX_BUFFERED = 64
-"""Messages held per sender ahead of the schedule; more is flooding and is dropped."""
+__all__ = ["TableMachine"]
 
 
-class TableMachine(CardTableSteps):
-    """One peer at one seated table. Feed it decoded messages; send what it returns.
+class TableMachine:
+    """One peer at one seated table. Feed it decoded messages; send what it returns: each step
+    is appended once complete, in its sender order, every message built on the step's head."""
 
-    Its state and who owns what: :class:`~druids_p2p.table.table_state.TableMachineState`; its
-    steps are its methods: the seating ones here, the card table's and the result's from
-    :class:`~druids_p2p.table.card_table_round.CardTableSteps`."""
+    def __init__(
+        self,
+        identity: Identity,
+        seat_message: Message,
+        secret: TableSecret,
+        endpoint: str,
+        curve: bytes,
+        transcript: Transcript | None = None,
+        network: TableNetwork | None = None,
+    ) -> None:
+        """``network``: where every seat's confirmed endpoint must be (default: ``endpoint``'s)."""
+        if seat_message.type is not MsgType.SEAT:
+            raise ValueError("a table starts from its seat message")
+        self.identity, self.me, self.seat_message = identity, identity.public_key, seat_message
+        self.list_keys: tuple[bytes, ...] = tuple(seat_message.body["seats"])
+        if self.me not in self.list_keys:
+            raise ValueError("this identity is not seated at this table")
+        self.ruleset, self.options = table_options(seat_message.body["options"])
+        self.card_rules: CardTableRuleset = RULESETS[self.ruleset]
+        if self.options.players != len(self.list_keys):
+            raise ValueError("the seat message seats a different number of players")
+        self.secret, self.endpoint, self.curve = secret, endpoint, curve
+        self.network = network or TableNetwork.of_endpoint(endpoint)
+        self.seating = seating = Seating(self.me, seat_message, self.network)
+        self.names = seating.names
+        self.seat_fault = seat_list_fault(seat_message)
+        """Why the seat message's addresses are not every seat's own word (the host's fault)."""
+        self.carried: dict[bytes, list[int]] = {}
+        """Each seat's rounds from the earlier tables of a game going on without a departed seat."""
+        if self.seat_fault is None:
+            self.carried = carried_rounds(seat_message)
+        self.rounds_audited = 0  # (what an account of this table carries)
+        transcript = transcript or Transcript.start(seat_message)
+        seat_confirm = frozenset({MsgType.SEAT_CONFIRM})
+        self.steps = StepLog(Step("confirm", self.list_keys, seat_confirm, transcript.head))
+        self.ledger = Ledger(identity, seating, transcript, self.steps)
+        self.card_round = CardRound(
+            self.card_rules, self.ruleset, self.options, secret, seating, self.ledger, self.carried
+        )
+        self.events: list[TableEvent] = []
+        self.phase = "seating"
+        self.finished = False
+        self.aborted: TableFault | None = None
+        self._verdict: TableFault | None = None
+        """A fault found while our own messages were queued: raised once they are sent."""
+        self.on_event: Callable[[TableEvent], None] | None = None
 
-    # ================================================================ public queries
+    # ================================================================ views
+    @property
+    def transcript(self) -> Transcript:
+        return self.ledger.transcript
+
+    @property
+    def pending(self) -> dict[bytes, dict[int, Message]]:
+        return self.ledger.pending  # held for a step not yet complete, by sender and seq
+
+    @property
+    def chain(self) -> Chain:
+        return self.ledger.chain
+
+    @property
+    def card_play(self) -> Any:  # CardTablePlay | None (its users reach into the game untyped)
+        return self.card_round.play
+
+    @property
+    def card_contradiction(self) -> Message | None:
+        return self.card_round.contradiction
+
+    @property
+    def order(self) -> tuple[bytes, ...]:
+        return self.seating.order
+
+    @property
+    def table_id(self) -> bytes:
+        return self.seat_message.table_id
+
+    @property
+    def heads(self) -> Sequence[bytes]:
+        return self.transcript.heads  # heads[i]: the head once message i was appended
+
+    @property
+    def head(self) -> bytes:
+        return self.transcript.head  # (what this peer holds, as a resend request names it)
+
+    @property
+    def step(self) -> Step | None:
+        return self.steps.current  # (None between steps that wait on this peer's own work)
+
+    @property
+    def step_head(self) -> bytes:
+        return self.steps.head
+
+    @property
+    def my_seat(self) -> int | None:
+        return self.seating.my_seat  # (once the play order is fixed)
+
     @property
     def my_turn(self) -> bool:
-        """True when the game waits for this peer's move. Who moves is the step's (set from
-        the game's turn when the step began), nobody else's."""
-        step = self.step
+        """True when the game waits for this peer's move (the step's, set from the game's turn
+        when the step began)."""
+        step = self.steps.current
         if self.phase != "play" or step is None or step.name != "card_move":
             return False
         return step.senders == (self.me,) and not self.own_pending_in_step()
 
-    def own_pending_in_step(self) -> bool:
-        return bool(self.pending[self.me])
+    def seat_of(self, key: bytes) -> int | None:
+        return self.seating.seat_of(key)
+
+    def name_of_seat(self, seat: int) -> str:
+        return self.seating.name_of_seat(seat)
+
+    def confirmed_addresses(self) -> list[tuple[bytes, str, bytes]] | None:
+        return self.seating.confirmed_addresses()
+
+    def recorded(self, raw: bytes) -> Message | None:
+        return self.ledger.recorded(raw)
+
+    def outcome(self) -> tuple[list[int], list[int] | None]:
+        """The game's totals (play order) and winners (None while it is not over)."""
+        return self.card_round.outcome()
+
+    def all_round_scores(self) -> list[list[int]]:
+        return self.card_round.all_round_scores()
+
+    def view(self) -> Any:
+        """This seat's view of the round (the rule set's own type), None before a deal."""
+        play = self.card_round.play
+        return None if play is None or self.my_seat is None else play.copy.view(self.my_seat)
+
+    # ================================================================ deferred checks
+    @property
+    def deferred(self) -> bool:
+        """True while a fault found waits for our own messages to go out first."""
+        return self._verdict is not None
+
+    def check_deferred(self) -> None:
+        """Raise the fault found while our own messages were still to be sent, once they are."""
+        if self._verdict is not None:
+            raise self._verdict
+
+    def take_over(self, fault: TableFault) -> None:
+        """The runner handles ``fault`` from now on (a divergence whose proof it seeks)."""
+        if self._verdict is fault:
+            self._verdict = None
 
     # ================================================================ driving
     def start(self) -> list[bytes]:
-        """Send this peer's seat confirmation (idempotent: the same bytes every time).
-
-        Raises :class:`TableFault` blaming the host when its seat message lists for a seat an
-        address that is not that seat's own signed word (``seating.seat_list_fault``): this
-        peer's confirmation is then made (pending, for the record and the others to see) but
-        nothing is appended."""
+        """Send this peer's seat confirmation (idempotent: the same bytes every time); a seat
+        message listing addresses not the seats' own is the host's fault (``seat_fault``)."""
         first = 1 if self.seat_message.sender == self.me else 0
         if self.chain.seq > first:  # already started (or replayed): what it sent, again
             return self.resend_own()
@@ -62,94 +182,41 @@ class TableMachine(CardTableSteps):
         body: dict[str, object] = {"commit": commit, "curve": self.curve, "endpoint": self.endpoint}
         self._send_own(MsgType.SEAT_CONFIRM, body)
         if self.seat_fault is not None:
-            host = self.seat_message.sender
-            raise TableFault(
-                f"{self._who(host)}'s seat message is refused: {self.seat_fault}",
-                self.seat_of(host),
-                (self.seat_message.raw,),
+            raise self.seating.fault(
+                self.seat_message, f"'s seat message is refused: {self.seat_fault}"
             )
         self._pump()
         self.check_deferred()  # a replayed record's openings are proven before going on
         return self._drain()
 
     def load_record(self, messages: Sequence[Message]) -> None:
-        """Queue a saved record's messages (after the seat message) for replay by :meth:`start`.
-
-        Our own messages in it are regenerated byte for byte (deterministic secrets and
-        signatures) or adopted (moves and card openings, which a bot chose), never re-chosen.
-        """
-        for msg in messages:
-            if msg.type is not MsgType.SEAT and msg.sender in self.pending:
-                self.pending[msg.sender][msg.seq] = msg
+        """Hold a saved record's messages for replay by :meth:`start` (ours are made again)."""
+        self.ledger.load(messages)
 
     def receive(self, msg: Message) -> list[bytes]:
-        """Take one decoded message from the network (or a record); return messages to send.
-
-        The caller sends what this returns, then calls :meth:`check_deferred` before anything
-        else (this method does so itself first, should the caller not have)."""
+        """Take one decoded message; send what this returns, then call :meth:`check_deferred`."""
         if self.aborted is not None or msg.table_id != self.table_id:
             return []
         self.check_deferred()
-        if msg.sender not in self.pending:
+        if msg.sender not in self.ledger.pending:
             raise TableFault("a message from a key that has no seat at this table")
         if msg.type in (MsgType.RESEND, MsgType.EQUIVOCATION, MsgType.ABORT, MsgType.CHAT):
             raise ValueError("control messages are handled by the peer, not the machine")
-        if msg.sender == self.me:
-            self._check_own(msg)  # ours from a peer: the same, or taken back
-        chain_next = self.transcript.next_seq(msg.sender)
-        if msg.seq < chain_next:
-            try:
-                self.transcript.append(msg)  # duplicate (ignored) or equivocation (raised)
-            except Equivocation as exc:
-                raise TableFault(
-                    f"{self._who(msg.sender)} signed two different messages with sequence "
-                    f"number {msg.seq}",
-                    self.seat_of(msg.sender),
-                    (exc.first, exc.second),
-                ) from None
+        if not self.ledger.hold(msg):
             return []
-        senders = self.steps.senders_at(msg.head)
-        if senders and msg.sender not in senders:
-            # Every message of a step carries that step's head, and honest peers sign only for
-            # their own steps: a message built on the head of a step that was not its sender's
-            # is signed proof that it was sent out of turn.
-            raise TableFault(
-                f"{self._who(msg.sender)} sent {msg.type.label} out of turn (the step at that "
-                f"head was {', '.join(self._who(k) for k in senders)}'s)",
-                self.seat_of(msg.sender),
-                (msg.raw,),
-            )
-        held = self.pending[msg.sender]
-        earlier = held.get(msg.seq)
-        if earlier is not None and earlier.raw != msg.raw:
-            raise TableFault(
-                f"{self._who(msg.sender)} signed two different messages with sequence "
-                f"number {msg.seq}",
-                self.seat_of(msg.sender),
-                (earlier.raw, msg.raw),
-            )
-        if len(held) >= MAX_BUFFERED and msg.seq not in held and msg.seq != chain_next:
-            # (the sender's very next message is always taken: what it sent ahead, a flood
-            # perhaps, cannot crowd out what the table is waiting for)
-            log.warning("%s is too far ahead; message dropped", self._who(msg.sender))
-            return []
-        held[msg.seq] = msg
-        if self.card_play is not None:  # a share's proof, while the step's others are on the way
-            self.card_play.precheck(msg)
+        play = self.card_round.play
+        if play is not None:  # a share's proof, while the step's others are on the way
+            play.precheck(msg)
             if msg.sender == self.me:
                 self.take_back_own_move()
         self._pump_then_fault()
         return self._drain()
 
     def check_everything_held(self) -> None:
-        """Run now every check still waiting: when another peer says it stopped, this peer's own
-        checks on what it holds decide whom to blame (protocol.md §9). At the card table every
-        message is checked as its step completes, but for the passes of a shuffle in progress
-        (their proofs are checked together once the last is in, deck.md §10.2: checked now)
-        and a fault held back for our own messages (:class:`TableFault`). Also asked before a
-        seat is blamed for a message past its deadline."""
+        """Run every check still waiting (a held-back fault, a shuffle's passes in progress) when
+        another peer says it stopped, or before a seat is blamed past its deadline."""
         self.check_deferred()
-        self.prove_held()
+        self.card_round.prove_held()
 
     def play(self, move: int | GameMove) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
@@ -157,7 +224,7 @@ class TableMachine(CardTableSteps):
         if not self.my_turn:
             raise IllegalMove("it is not this seat's turn")
         try:
-            self.own_card_move(move)  # its copy of the rules checks it, once (ValueError)
+            self.card_round.play_own(move)  # its copy of the rules checks it, once (ValueError)
         except MoveRefused as refused:
             raise IllegalMove(refused.rule or refused.reason) from None
         except ValueError as refused:  # the card table's copy of the rules
@@ -165,238 +232,263 @@ class TableMachine(CardTableSteps):
         self._pump_then_fault()
         return self._drain()
 
-    def resend_own(self) -> list[bytes]:
-        """What others may be waiting for from this peer, again (after a peer rejoined): its
-        messages of the current step."""
-        return [m.raw for _, m in sorted(self.pending[self.me].items())]
+    def move_value(self, move: int | GameMove) -> GameMove:
+        return self.card_round.move_value(move)
 
-    def answer_resend(self, head: bytes) -> list[bytes]:
-        """What a rejoining peer whose transcript ends at ``head`` needs from this peer: the
-        transcript after that point (if this peer knows it) and its own pending messages."""
-        return (self.messages_after(head) or []) + self.resend_own()
-
-    def messages_after(self, head: bytes) -> list[bytes] | None:
-        """Transcript messages after the point whose head is ``head`` (None if unknown)."""
-        index = self.transcript.index_of_head(head)
-        if index is None:
-            return None
-        return [m.raw for m in self.transcript.messages[index + 1 :]]
-
-    def _drain(self) -> list[bytes]:
-        """What to send now. Write-ahead (protocol.md §8): the record is synced (once for the
-        batch) before any signed message of ours leaves, so it holds all that message builds
-        on and every move we chose: a restart makes every slot we signed again, byte for byte."""
-        out, self._outbox = self._outbox, []
-        if out:
-            self.transcript.flush(sync=True)
-        return out
-
-    # ================================================================ internals: the schedule
-    def _pump_then_fault(self) -> None:
-        """Pump; a fault found while our own messages of the step are queued waits until the
-        caller has sent them (:meth:`check_deferred` raises it): the others need them to find
-        it themselves (our reveal, when every reveal was in but ours and the audit convicts)."""
-        try:
-            self._pump()
-        except TableFault as fault:
-            if not self._outbox:
-                raise
-            self._verdict = fault
-
-    def _pump(self) -> None:
-        for _ in range(100_000):
-            step = self.step
-            if step is None or not step.senders or self.aborted is not None:
-                break
-            batch: list[Message] = []
-            complete = True
-            next_seq, pending = self.transcript.next_seq, self.pending
-            for key in step.senders:
-                msg = pending[key].get(next_seq(key))
-                if msg is None:
-                    complete = False
-                else:
-                    batch.append(msg)
-            for msg in batch:  # checked as soon as it is here, not when the step is complete
-                self._check_in_step(step, msg)
-            if not complete:
-                break
-            for msg in batch:
-                del self.pending[msg.sender][msg.seq]
-                self._append(msg)
-            self.transcript.flush(sync=False)
-            self._apply(step, batch)
-
-    def _check_in_step(self, step: Step, msg: Message) -> None:
-        if msg.type not in step.types:
-            wanted = "/".join(sorted(t.label for t in step.types))
-            raise TableFault(
-                f"{self._who(msg.sender)} sent {msg.type.label} when {wanted} was due",
-                self.seat_of(msg.sender),
-                (msg.raw,),
-            )
-        if msg.type is MsgType.SEAT_CONFIRM:
-            self.check_confirm(msg)
-        if msg.type is MsgType.RESULT:
-            self.check_result(msg)
-        if msg.head != self.step_head:
-            reason = (
-                f"{self._who(msg.sender)} built on transcript head {msg.head.hex()[:12]}…, "
-                f"this peer's is {self.step_head.hex()[:12]}… at step {step.name}"
-                f" ({msg.type.label}): the transcripts diverge"
-            )
-            if msg.sender != self.me:
-                # Each step's messages carry its head, so transcripts that agreed at the last
-                # step's start and differ now differ in that step: ask for the sender's copy.
-                raise Divergence(reason, msg.sender, self.prev_step_head, (msg.raw,))
-            raise TableFault(reason, None, (msg.raw,))
-
-    def _append(self, msg: Message) -> None:
-        try:
-            self.transcript.append(msg)
-        except Equivocation as exc:
-            raise TableFault(
-                f"{self._who(msg.sender)} equivocated",
-                self.seat_of(msg.sender),
-                (exc.first, exc.second),
-            ) from None
-        except WireError as exc:
-            raise TableFault(
-                f"{self._who(msg.sender)}: {exc}", self.seat_of(msg.sender), (msg.raw,)
-            ) from None
-
-    def _apply(self, step: Step, batch: list[Message]) -> None:
-        _HANDLERS[step.name](self, batch)
-
-    # ================================================================ for the runner
-    # It drives the machine through these alone; which message types are the machine's and
-    # which the runner's control messages: peer/runner_base.py's docstring.
+    # ================================================================ for the runner (peer/)
     def listen(self, on_event: Callable[[TableEvent], None] | None) -> None:
         """Who is told of every :class:`TableEvent` as it happens (the runner; None: nobody)."""
         self.on_event = on_event
 
-    @property
-    def head(self) -> bytes:
-        """The record's head: what this peer holds, as a resend request or a result names it."""
-        return self.transcript.head
-
-    def next_seq(self, key: bytes) -> int:
-        """The sequence number the record expects next from ``key``."""
-        return self.transcript.next_seq(key)
-
-    def has_next(self, key: bytes) -> bool:
-        """True if ``key``'s next message for the record is already here (held for its step)."""
-        return self.transcript.next_seq(key) in self.pending[key]
-
-    def messages_since(self, key: bytes, seq: int) -> list[bytes]:
-        """``key``'s recorded messages from ``seq`` on (a resend request by sender)."""
-        return [m.raw for m in self.transcript.since(key, seq)]
-
-    def held(self) -> tuple[int, int]:
-        """(messages recorded, messages held for a later step): changes when one was new here."""
-        return len(self.heads), sum(len(waiting) for waiting in self.pending.values())
+    def own_pending_in_step(self) -> bool:
+        return bool(self.ledger.pending[self.me])
 
     def own_pending(self) -> list[Message]:
         """This peer's own messages sent for a step that has not completed, in chain order."""
-        return [msg for _, msg in sorted(self.pending[self.me].items())]
+        return self.ledger.own_pending()
+
+    def resend_own(self) -> list[bytes]:
+        """What others may be waiting for from this peer, again (after a peer rejoined)."""
+        return [m.raw for m in self.ledger.own_pending()]
+
+    def answer_resend(self, head: bytes) -> list[bytes]:
+        """What a peer whose transcript ends at ``head`` needs: what follows, and ours pending."""
+        return (self.ledger.messages_after(head) or []) + self.resend_own()
+
+    def next_seq(self, key: bytes) -> int:
+        return self.ledger.transcript.next_seq(key)
+
+    def has_next(self, key: bytes) -> bool:
+        """True if ``key``'s next message for the record is already here (held for its step)."""
+        return self.ledger.transcript.next_seq(key) in self.ledger.pending[key]
+
+    def messages_since(self, key: bytes, seq: int) -> list[bytes]:
+        return [m.raw for m in self.ledger.transcript.since(key, seq)]
+
+    def held(self) -> tuple[int, int]:
+        """(messages recorded, messages held for a later step): changes when one was new here."""
+        return self.ledger.held()
 
     def seal_control(self, msg_type: MsgType, body: dict[str, object]) -> bytes:
         """This peer's next chained message, on the record's head: the runner's abort."""
-        return self.chain.seal(msg_type, body, self.transcript.head)
+        return self.ledger.chain.seal(msg_type, body, self.ledger.transcript.head)
 
     def record_control(self, msg: bytes | Message) -> None:
-        """Append a message the machine does not handle to the record (an abort, and, before
-        ours, what it must follow); raises :class:`WireError` if it is not the next there."""
-        self.transcript.append(msg)
+        """Append a message the machine does not handle (an abort); WireError if not next."""
+        self.ledger.transcript.append(msg)
 
     def flush(self) -> None:
         """Write the record to disk and sync it (the game's end, an abort)."""
-        self.transcript.flush(sync=True)
+        self.ledger.transcript.flush(sync=True)
 
     def abort(self, fault: TableFault) -> None:
         """Stop on ``fault``: nothing is received or played from now on."""
         self.aborted = fault
 
     def adopt_record(self, transcript: Transcript) -> None:
-        """Record on into ``transcript`` from now on: a restarted peer's own saved record, once
-        this machine has replayed it to the same head, or past it by this peer's own messages
-        alone (raises ValueError otherwise): replay made again, byte for byte, what this peer
-        owed next (a pass, its shares), which the others may wait for, so it is written on."""
-        at = self.transcript.index_of_head(transcript.head)
-        ahead = [] if at is None else self.transcript.messages[at + 1 :]
-        if at is None or any(msg.sender != self.me for msg in ahead):
-            raise ValueError("the record does not replay to the same table state")
-        for msg in ahead:
-            transcript.append(msg)
-        transcript.flush(sync=True)  # what was read may be the page cache's: durable before sends
-        self.transcript = transcript
+        """Record on into a restarted peer's saved record, once replay reached its head."""
+        self.ledger.adopt(transcript)
+
+    # ================================================================ the schedule
+    def _event(self, kind: str, text: str, data: dict[str, object] | None = None) -> None:
+        event = TableEvent(kind, text, data or {})
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _next(self, name: str, senders: Sequence[bytes], *types: MsgType) -> None:
+        """Begin the next step, at the transcript's head now."""
+        self.steps.begin(Step(name, tuple(senders), frozenset(types), self.ledger.transcript.head))
+
+    def _send_own(self, msg_type: MsgType, body: dict[str, object]) -> None:
+        self.ledger.send_own(msg_type, body)
+
+    def _queue_own(self, msg: Message) -> None:
+        self.ledger.queue_own(msg)
+
+    def _seal_move(self, token: str) -> Message:
+        """This seat's signed ``move`` (the card table's copy asks for it)."""
+        play = self.card_round.play
+        assert play is not None
+        body: dict[str, object] = {"move": token, "round": play.round_no}
+        return self.ledger.seal_after_own(MsgType.MOVE, body)
+
+    def _drain(self) -> list[bytes]:
+        return self.ledger.drain()  # (the record synced first: write-ahead)
+
+    def _pump_then_fault(self) -> None:
+        """Pump; a fault found while our own messages are queued waits until the caller sent
+        them (:meth:`check_deferred`): the others need them to find it themselves."""
+        try:
+            self._pump()
+        except TableFault as fault:
+            if not self.ledger.sending:
+                raise
+            self._verdict = fault
+
+    def _pump(self) -> None:
+        for _ in range(100_000):
+            step = self.steps.current
+            if step is None or not step.senders or self.aborted is not None:
+                break
+            batch, complete = self.ledger.due(step)
+            for msg in batch:  # checked as soon as it is here, not when the step is complete
+                self._check_in_step(step, msg)
+            if not complete:
+                break
+            self.ledger.take(batch)
+            _HANDLERS[step.name](self, batch)
+
+    def _check_in_step(self, step: Step, msg: Message) -> None:
+        if msg.type not in step.types:
+            raise self.ledger.wrong_type(step, msg)
+        if msg.type is MsgType.SEAT_CONFIRM:
+            self.seating.check_confirm(msg)
+        if msg.type is MsgType.RESULT:
+            self.check_result(msg)
+        if msg.head != self.steps.head:
+            raise self.ledger.diverged(step, msg)
 
     # ================================================================ the seating steps
     def on_confirms(self, batch: list[Message]) -> None:
         """Every seat confirmed: reveal this seat's nonce."""
-        for msg in batch:
-            self.seating.confirms[msg.sender] = msg
+        self.seating.take_confirms(batch)
         self._next("nonce", self.list_keys, MsgType.SEAT_NONCE)
         self._send_own(MsgType.SEAT_NONCE, {"nonce": self.secret.seat_nonce()})
 
-    def check_confirm(self, msg: Message) -> None:
-        """A confirmation names an endpoint on the table's network (else its signer is blamed)
-        and agrees with what the seat message lists for its signer, which is its signer's own
-        signed word (its quoted join; for the host, the seat message): else its signer
-        contradicts itself, and the seat message and the confirmation prove it."""
-        refused = self.network.refusal(msg.body["endpoint"])
-        if refused is not None:
-            raise TableFault(
-                f"{self._who(msg.sender)}'s seat confirmation is refused: {refused}",
-                self.seat_of(msg.sender),
-                (msg.raw,),
-            )
-        wrong = confirm_contradiction(self.seat_message, msg)
-        if wrong is not None:
-            own = "seat message" if msg.sender == self.seat_message.sender else "join"
-            raise TableFault(
-                f"{self._who(msg.sender)}'s seat confirmation names {wrong}, which its own "
-                f"signed {own} does not",
-                self.seat_of(msg.sender),
-                (self.seat_message.raw, msg.raw),
-            )
-
     def on_nonces(self, batch: list[Message]) -> None:
-        """Every nonce is out: check each against its commitment, flip the coin, deal round 1."""
-        for msg in batch:
-            nonce = msg.body["nonce"]
-            commit = self.seating.confirms[msg.sender].body["commit"]
-            if hashlib.sha256(nonce).digest() != commit:
-                raise TableFault(
-                    f"{self._who(msg.sender)}'s seat nonce does not match its commitment",
-                    self.list_keys.index(msg.sender),
-                    (self.seating.confirms[msg.sender].raw, msg.raw),
-                )
-            self.seating.nonces[msg.sender] = nonce
-        self.order = seat_order(self.table_id, self.list_keys, self.seating.nonces)
+        """Every nonce is out and opens its commitment: the coin flip fixes the play order."""
+        self.seating.take_nonces(batch)
         names = ", ".join(f"{i}: {self.names[k]}" for i, k in enumerate(self.order))
-        order = [
-            self.names[k] for k in self.order
-        ]  # the players by play seat, for who prints results
+        order = [self.names[k] for k in self.order]  # the players by play seat
         self._event("seated", f"seat order fixed by coin flip — {names}", {"order": order})
-        self.start_card_table()  # the game at the mental card table (table/card_table_round.py)
+        self.start_card_table()
+
+    # ================================================================ the card table's steps
+    def start_card_table(self) -> None:
+        """Seating is done: this seat's copy of the game and the first round's keys step."""
+        seat = self.my_seat
+        assert seat is not None
+        self.steps.close()  # until the keys step begins: our key is sealed on the head now
+        play = self.card_round.seat(seat, self._seal_move)
+        self.phase = "play"
+        self._event("round_started", "round 1: keys, shuffles, the deal", {"round": 0})
+        self.card_round.guard(None, play.start)
+        self._next_step()
+
+    def on_card_step(self, batch: list[Message]) -> None:
+        """A deck, move, word or check step is complete: its messages go to the deck and copy."""
+        step = self.steps.current
+        assert step is not None
+        self.steps.close()  # what this seat seals now builds on the head after the batch
+        if step.name == "card_check":
+            self._on_check(batch)
+        else:
+            self.card_round.take(step.name, batch)
+            if step.name in ("card_move", "card_word"):
+                for msg in batch:
+                    self._moved(msg, self.card_round.shown(msg))
+        self._next_step()
+
+    def _moved(self, msg: Message, token: str) -> None:
+        seat, who = self.seat_of(msg.sender), self.seating.who(msg.sender)
+        self._event("move", f"{who} {token}", {"seat": seat, "move": token})
+
+    def _on_check(self, batch: list[Message]) -> None:
+        """Every seat's check of the last words; one ``Words:unfit`` sends every seat to the
+        final reveal, where the audit judges the words (protocol.md §11, "The words' check")."""
+        for msg in batch:
+            self._moved(msg, self.card_round.check_token(msg))
+        call = self.card_round.call_of(batch)
+        if call is not None:
+            why = f"{self.seating.who(call.sender)} finds the owners' words fit no arrangement"
+            self._event("audit", f"{why}: every card is revealed", {"why": why})
+        self.card_round.settle_words(call is not None)
+
+    def _next_step(self) -> None:
+        """Begin the step the card table has reached: a deck, word or check step, or a move."""
+        due = self.card_round.due()
+        if due is not None:
+            self._next(*due)
+            return
+        play = self.card_round.play
+        assert play is not None
+        if self.card_contradiction is not None:
+            self.card_round.judge_the_call()
+        if play.closed:
+            self._round_over()
+            return
+        mover = play.copy.to_move
+        assert mover is not None, "the game waits for nobody"
+        mover_key = self.seating.order[mover]
+        self._next("card_move", (mover_key,), *MOVE_TYPES)
+        if mover_key == self.me:
+            self.card_round.replay_own_move(self.steps.head)
+
+    def _round_over(self) -> None:
+        """A round's card table is revealed: audit it, then the result (the game is over) or
+        the next round's table."""
+        play = self.card_round.play
+        assert play is not None
+        self.card_round.audit()
+        r, copy = play.round_no, play.copy
+        self.rounds_audited = r + 1
+        scores = copy.round_scores[-1] if copy.round_scores else list(copy.totals)
+        self._event(
+            "round_ended",
+            f"round {r + 1} over ({copy.ended_by}): scores {scores}",
+            {"round": r, "scores": list(scores), "ended_by": copy.ended_by},
+        )
+        if copy.game_over:  # (the record is synced as our result or next keys leave: write-ahead)
+            self.start_result()
+            return
+        self._event("round_started", f"round {r + 2}: keys, shuffles, the deal", {"round": r + 1})
+        self.card_round.next_round()
+        self._next_step()
+
+    def take_back_own_move(self) -> None:
+        """Our own move for the move step under way, sent back by a peer (our record lost it after
+        it left): made again as if our record held it, never chosen anew (protocol.md §8)."""
+        step = self.steps.current
+        if step is not None and step.name == "card_move" and step.senders == (self.me,):
+            self.card_round.replay_own_move(self.step_head)
+
+    # ================================================================ the result step
+    def start_result(self) -> None:
+        """The last round is audited: every seat now signs what the game gives."""
+        totals, winners = self.outcome()
+        assert winners is not None
+        self.phase = "result"
+        self._next("result", self.order, MsgType.RESULT)
+        self._send_own(MsgType.RESULT, result_body(totals, winners))
+
+    def check_result(self, msg: Message) -> None:
+        """A result is checked the moment it is its sender's next message in the step."""
+        totals, winners = self.outcome()
+        assert winners is not None
+        problem = result_problem(msg.body, totals, winners)
+        if problem is not None:
+            raise self.seating.fault(msg, f" {problem}")
+
+    def on_results(self, batch: list[Message]) -> None:
+        """Every seat signed the same result as this peer: the game is over."""
+        totals, winners = self.outcome()
+        self.phase = "done"
+        self.steps.close()
+        self.finished = True
+        self._event(
+            "game_over",
+            f"game over: totals {totals}, winners {winners}",
+            {"totals": totals, "winners": winners},
+        )
 
 
 _HANDLERS: dict[str, Callable[[TableMachine, list[Message]], None]] = {
     "confirm": TableMachine.on_confirms,
     "nonce": TableMachine.on_nonces,
     "result": TableMachine.on_results,
-    "card_deck": TableMachine.on_card_step,
-    "card_move": TableMachine.on_card_step,
-    "card_word": TableMachine.on_card_step,
-    "card_check": TableMachine.on_card_step,
+    **dict.fromkeys(
+        ("card_deck", "card_move", "card_word", "card_check"), TableMachine.on_card_step
+    ),
 }
 """Each step's method, run once the step is complete."""
-
-
-def record_dir_name(table_id: bytes) -> str:
-    return table_id.hex()[:24]
-
-
-def default_record_path(base: Path, table_id: bytes, name: str) -> Path:
-    return base / "records" / f"{record_dir_name(table_id)}-{name}.druids"
