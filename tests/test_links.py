@@ -31,7 +31,7 @@ from druids_p2p.lan.mesh import Inbound, Mesh
 from druids_p2p.lan.network import EndpointError, TableNetwork, parse_endpoint
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, Player, TableView
 from druids_p2p.lan.seating import make_join, make_seat_message
-from druids_p2p.peer import liveness as runner_base
+from druids_p2p.peer import liveness
 from druids_p2p.peer.homes import HomeTable
 from druids_p2p.peer.links import (
     RESEND_BURST,
@@ -482,7 +482,7 @@ def test_a_peer_far_behind_catches_up_in_full_answers_without_waiting_for_a_nudg
     """Peer 1, from a snapshot early in a long game, asks peer 0 (finished) once: it receives
     128 frames, asks again from its new head at once, and so on until it holds the whole game.
     Nudges are switched off, so only the catch-up can have asked again."""
-    monkeypatch.setattr(runner_base, "NUDGE_AFTER_S", 1e9)
+    monkeypatch.setattr(liveness, "NUDGE_AFTER_S", 1e9)
     table = LocalTable(players=3, rounds=3, seed=1)  # 184 messages: two answers of 128 at most
     table.run(stop=lambda: len(table.machines[1].transcript.messages) >= 20)
     early = list(table.machines[1].transcript.messages)
