@@ -28,7 +28,7 @@ from typing import Any
 import zmq
 
 from druids_p2p.deck import table_peer as table_peer_module
-from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle_proof import ShuffleProof
 from druids_p2p.lan.mesh import raw_to_z85

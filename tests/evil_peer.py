@@ -48,8 +48,7 @@ from message_surgery import reproved_show, resign, thaw
 
 from druids_p2p.deck import group
 from druids_p2p.deck import table_peer as table_peer_module
-from druids_p2p.deck.cards import card_points
-from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.cards import Deck, card_points
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle_proof import ShuffleProof
 from druids_p2p.games.seam import GameMove

@@ -20,7 +20,7 @@ from textual.message import Message
 from druids_p2p.games.druids2004.policy import rule_move
 from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.seam import IllegalMove
-from druids_p2p.peer.view import MachineView
+from druids_p2p.peer.runner import MachineView
 from druids_p2p.table.table_state import TableEvent
 from druids_p2p.tui.druids2004.lan_table import Snapshot2004, snapshot_from_table
 from druids_p2p.tui.game_ui import MoveRejected, PeerEvent, Session, TurnRequest

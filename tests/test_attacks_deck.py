@@ -27,8 +27,7 @@ from attack_arena import (
 )
 
 from druids_p2p.deck import group
-from druids_p2p.deck.cards import card_points
-from druids_p2p.deck.elgamal import decrypt_with
+from druids_p2p.deck.cards import card_points, decrypt_with
 from druids_p2p.games.druids2017 import GAIA, format_move
 from druids_p2p.table.table import TableMachine
 from druids_p2p.wire import MsgType, decode

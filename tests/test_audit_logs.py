@@ -1,4 +1,4 @@
-"""The final audit's multiplications by the base point (deck/audit_logs.py): once every secret
+"""The final audit's multiplications by the base point (deck/table_audit.py): once every secret
 is out, each ``A`` is ``a·B`` with ``a`` followed through every pass, so the audit checks every
 share and decrypts every card with base multiplications only; a seat that did not derive its
 pass from its secret (its proof still holds) leaves its points to the generic multiplication,

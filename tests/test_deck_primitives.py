@@ -9,8 +9,7 @@ import rbcl
 from deck_local import random_scalar
 
 from druids_p2p.deck import DeckParams, group
-from druids_p2p.deck.cards import card_points, card_table
-from druids_p2p.deck.elgamal import Deck, decrypt_with, public_encryptions
+from druids_p2p.deck.cards import Deck, card_points, card_table, decrypt_with, public_encryptions
 from druids_p2p.deck.encoding import encode
 from druids_p2p.deck.errors import GroupError
 from druids_p2p.deck.proofs import (

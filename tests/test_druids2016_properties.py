@@ -14,11 +14,10 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.games.druids2016.board import default_board
+from druids_p2p.games.druids2016.board import default_board, random_setup
 from druids_p2p.games.druids2016.game import Game, Options
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.replay import game_record, play_out, random_policy, replay_game
-from druids_p2p.games.druids2016.setup import random_setup
 from druids_p2p.games.druids2016.view import position_json
 
 BOARD = default_board()

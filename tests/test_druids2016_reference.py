@@ -16,10 +16,15 @@ from dataclasses import dataclass, field
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from druids_p2p.games.druids2016.board import Board, default_board, parse_board, square_name
+from druids_p2p.games.druids2016.board import (
+    Board,
+    default_board,
+    parse_board,
+    random_setup,
+    square_name,
+)
 from druids_p2p.games.druids2016.game import Game, Options
 from druids_p2p.games.druids2016.moves import Move
-from druids_p2p.games.druids2016.setup import random_setup
 
 STEPS = {"n": (0, 1), "e": (1, 0), "s": (0, -1), "w": (-1, 0)}
 COLS = "abcde"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from druids_p2p.games.druids2016.board import default_board
+from druids_p2p.games.druids2016.board import default_board, random_setup
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.replay import (
     ReplayInputError,
@@ -19,7 +19,6 @@ from druids_p2p.games.druids2016.replay import (
     random_policy,
     replay,
 )
-from druids_p2p.games.druids2016.setup import random_setup
 
 START: dict[str, Any] = {
     "first": 1,

@@ -1,5 +1,5 @@
 """Levels for people (issue 32): ``easy``, ``normal`` and ``hard`` are a property of each game's
-spec (``games/spec.py``: :class:`Level`), registered as bots for every game (``bots/levels.py``),
+spec (``games/spec.py``: :class:`Level`), registered as bots for every game (``bots/host.py``),
 so that ``druids play --level`` and the LAN lobby's table setup name no game.
 
 Here: every registered game's levels resolve to its own bots (the test game ``highcard``, which
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from druids_p2p.bots import BuiltinBots
-from druids_p2p.bots.levels import LevelBot, level_factory
+from druids_p2p.bots.host import LevelBot, level_factory
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.registry import games
 from druids_p2p.games.spec import LEVELS, Bot, GameSpec, Level, default_levels

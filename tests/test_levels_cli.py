@@ -1,6 +1,6 @@
 """``druids play --level``, ``druids bots``' levels and the LAN lobby's level choice (issue 32).
 
-The flag seats the level's bot (the bot named after the level: ``bots/levels.py``) in every
+The flag seats the level's bot (the bot named after the level: ``bots/host.py``) in every
 other seat, for the terminal UI and ``--headless``; a bad level or bots also named is one line,
 exit 2. The lobby's host form offers the level and, chosen by keys, every bot seat plays it."""
 

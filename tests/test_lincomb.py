@@ -10,7 +10,7 @@ import time
 import pytest
 
 from druids_p2p.deck import group, lincomb
-from druids_p2p.deck.elgamal import Deck, public_encryptions
+from druids_p2p.deck.cards import Deck, public_encryptions
 from druids_p2p.deck.params import SHUFFLE_PASS, DeckParams
 from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.deck.shuffle_proof import verify_shuffle

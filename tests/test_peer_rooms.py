@@ -25,7 +25,7 @@ WING = [ROOT / "druids_p2p" / p for p in ("lan", "table", "peer", "audit")]
 """The packages the network wing (once ``net/``) is split into, by job."""
 ROOMS = ["peer_config", "lobby", "runner", "liveness", "ending", "session", "mesh"]
 """What ``net/peer.py`` (six jobs, 1,201 lines) became."""
-DRIVERS = ["runner", "view", "liveness", "ending", "session"]
+DRIVERS = ["runner", "liveness", "ending", "session"]
 """The rooms that drive a table machine."""
 MACHINE_INSIDES = {"transcript", "chain", "pending", "on_event", "heads", "seating", "deck"}
 """What the machine keeps to itself: a driver reads none of it and writes nothing at all."""
@@ -81,7 +81,7 @@ def test_no_player_module_imports_the_table_machine(path: str) -> None:
     tree = ast.parse((ROOT / path).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert not imported & {"druids_p2p.table.table", "druids_p2p.peer.view"}, path
+    assert not imported & {"druids_p2p.table.table", "druids_p2p.peer.runner"}, path
 
 
 class _Recorder(Player):

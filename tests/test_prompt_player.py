@@ -15,7 +15,7 @@ from table_harness import LocalTable
 from druids_p2p.games.druids2004.cards import N_GEMS, format_card
 from druids_p2p.games.seam import IllegalMove
 from druids_p2p.lan.peer_config import MAX_ASKS, PeerError, PromptPlayer
-from druids_p2p.peer.view import MachineView
+from druids_p2p.peer.runner import MachineView
 
 MAX_STEPS = 500_000
 """More deliveries and moves than a whole game takes."""

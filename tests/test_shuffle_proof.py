@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import proof_to_body
-from druids_p2p.deck.cards import card_points
-from druids_p2p.deck.elgamal import Deck, public_encryptions, rerandomize
+from druids_p2p.deck.cards import Deck, card_points, public_encryptions, rerandomize
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
 from druids_p2p.deck.shuffle_proof import (

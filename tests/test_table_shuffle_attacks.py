@@ -22,8 +22,7 @@ from attack_arena import (
 from message_surgery import resign, thaw
 
 from druids_p2p.deck import group
-from druids_p2p.deck.cards import card_points
-from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.cards import Deck, card_points
 from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.deck.table_messages import TableShuffleMsg
 from druids_p2p.deck.table_state import TableState

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import random
 
-from druids_p2p.games.druids2016.board import NEIGHBOURS, default_board
+from druids_p2p.games.druids2016.board import NEIGHBOURS, default_board, random_setup
 from druids_p2p.games.druids2016.game import Game
 from druids_p2p.games.druids2016.moves import Move
-from druids_p2p.games.druids2016.setup import random_setup
 from druids_p2p.tui.druids2016.choice import Picker
 
 GAMES = 12

@@ -174,8 +174,8 @@ def test_the_record_of_a_table_of_peers_is_stepped_through_in_the_viewer(tmp_pat
 
     from druids_p2p.audit.replay import read_game
     from druids_p2p.tui.druids2016.board import BoardView
+    from druids_p2p.tui.druids2016.lan_table import UI
     from druids_p2p.tui.druids2016.replay import Replay2016App, Replay2016Screen
-    from druids_p2p.tui.druids2016.ui import UI
 
     proc = subprocess.run(
         [sys.executable, "-m", "druids_p2p", "play", "--headless", "--game", "druids2016",

@@ -24,8 +24,7 @@ from druids_p2p.deck import group, shuffle_proof
 from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.errors import MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
-from druids_p2p.deck.signing import Envelope
-from druids_p2p.deck.table_messages import PLAY, SHOW, TableOp
+from druids_p2p.deck.table_messages import PLAY, SHOW, Envelope, TableOp
 from druids_p2p.deck.table_peer import Entropy, TablePeer
 
 ENVELOPE_DOMAIN = b"druids-p2p/v1 deck-envelope\x00"

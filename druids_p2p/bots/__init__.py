@@ -4,7 +4,7 @@ This package is also the *built-in plugin*: the loader registers it like any oth
 built-in and third-party bots go through the same validation. It registers ``random`` for every
 registered game, each game's own bots (its spec's ``bots``, which live in the game's folder),
 one :class:`BotSpec` a name over the games that have it, and the levels ``easy``, ``normal`` and
-``hard`` for every game (each game's spec says which of its bots plays them: ``bots/levels.py``).
+``hard`` for every game (each game's spec says which of its bots plays them: ``bots/host.py``).
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from druids_p2p.bots.host import Bot, BotFactory, BotSpec, RandomBot, RegisterBot
-from druids_p2p.bots.levels import level_factory
+from druids_p2p.bots.host import Bot, BotFactory, BotSpec, RandomBot, RegisterBot, level_factory
 from druids_p2p.games.registry import games
 from druids_p2p.games.spec import LEVELS
 from druids_p2p.hookspecs import hookimpl

@@ -1,7 +1,8 @@
-"""The bot interface a plugin registers against, and hosting bots so none can break a game.
-
-A bot sees its seat's view, never the state, and is someone else's code: every call into it is
-guarded (time, exceptions, illegal answers), with `random` as the baseline."""
+"""The bot interface a plugin registers against, and hosting bots so none can break a game.  A bot
+sees its seat's view, never the state, and is someone else's code: every call into it is guarded
+(time, exceptions, illegal answers), with `random` as the baseline. The levels a person chooses
+become bots here too, so a level is seated, measured and played as any other bot.
+"""
 
 from __future__ import annotations
 
@@ -15,10 +16,62 @@ from typing import Any, Protocol
 
 from druids_p2p.games.registry import default_name, game_spec
 from druids_p2p.games.seam import CommonRuleset
-from druids_p2p.games.spec import Bot, BotFactory
+from druids_p2p.games.spec import Bot, BotFactory, Level
 
-# The bot interface a plugin registers against (a bot sees its seat's view, never the state), and
-# ``random``, the baseline every other bot is measured against and which plays every game.
+__all__ = ["Bot", "BotFactory", "BotSpec", "LevelBot", "RegisterBot", "level_factory"]
+
+
+# The levels a person chooses (``easy``, ``normal``, ``hard``) as bots any table can seat.
+class LevelBot(Bot):
+    """A game's bot at a level: its budget capped at the level's, and a share of its moves
+    replaced by a random legal one (the level's ``blunders``)."""
+
+    def __init__(self, level: Level, inner: Bot) -> None:
+        super().__init__()
+        self.level = level
+        self.inner = inner
+        self.slips = random.Random(0)
+
+    def start_game(
+        self, seat: int, options: Any, rng: random.Random, time_budget_ms: float
+    ) -> None:
+        super().start_game(seat, options, rng, time_budget_ms)
+        if self.level.blunders:  # a level without slips plays its bot move for move
+            self.slips = random.Random(rng.getrandbits(64))
+        cap = self.level.budget_ms
+        budget = time_budget_ms if cap is None else min(cap, time_budget_ms)
+        self.inner.start_game(seat, options, rng, budget)
+
+    def choose(self, view: Any) -> Any:
+        move = self.inner.choose(view)  # asked every move: a bot may keep memory between them
+        if self.level.blunders and self.slips.random() < self.level.blunders:
+            legal = view.legal
+            return int(legal[self.slips.randrange(len(legal))])
+        return move
+
+    def end_round(self, view: Any) -> None:
+        self.inner.end_round(view)
+
+    def end_game(self, view: Any) -> None:
+        self.inner.end_game(view)
+
+
+def level_factory(game: str, name: str) -> BotFactory:
+    """What makes game ``game``'s bot for level ``name`` (the spec's :meth:`GameSpec.level`)."""
+    from druids_p2p.bots.host import RandomBot
+
+    spec = game_spec(game)
+    level = spec.level(name)
+    inner: BotFactory = RandomBot if level.bot == "random" else spec.bots[level.bot]
+
+    def make() -> Bot:
+        return LevelBot(level, inner())
+
+    make.__doc__ = f"Level {name}: {level.describe()}."
+    return make
+
+
+# The bot interface a plugin registers against, and hosting bots so none can break a game.
 
 
 def _default_games() -> tuple[str, ...]:
@@ -69,9 +122,6 @@ class RegisterBot(Protocol):
         version: str = "0",
         description: str = "",
     ) -> None: ...
-
-
-__all__ = ["Bot", "BotFactory", "BotSpec", "RegisterBot"]
 
 
 class RandomBot(Bot):

@@ -199,7 +199,7 @@ def level_seats(
     level: str, game: str, seats: str | None, bots: str | None, players: int | None, headless: bool
 ) -> tuple[str | None, str | None]:
     """``--seats`` and ``--bots`` for ``--level``: you and the level's bot in every other seat
-    (the bot named after the level plays the game's bot for it: ``bots/levels.py``); a bad
+    (the bot named after the level plays the game's bot for it: ``bots/host.py``); a bad
     level, or bots also named, is a one-line error."""
     from druids_p2p.games.spec import LEVELS
 

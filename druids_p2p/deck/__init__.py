@@ -16,7 +16,7 @@ from druids_p2p.deck.errors import (
     NotReady,
 )
 from druids_p2p.deck.params import DeckParams
-from druids_p2p.deck.signing import Codec, Envelope
+from druids_p2p.deck.table_messages import Codec, Envelope
 
 __all__ = [
     "AuditRequired",

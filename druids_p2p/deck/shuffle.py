@@ -10,7 +10,7 @@ bytes, and after the reveal everybody recomputes the step, proof included, bit f
 from __future__ import annotations
 
 from druids_p2p.deck import group
-from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.encoding import (
     TAG_SHUFFLE_PERM,
     TAG_SHUFFLE_RAND,

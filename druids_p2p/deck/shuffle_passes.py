@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.proofs import (

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from druids_p2p.deck import group
-from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.encoding import (
     TAG_SHUFFLE_CHAIN_BASE,
     TAG_SHUFFLE_CHALLENGE,

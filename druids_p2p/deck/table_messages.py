@@ -1,28 +1,59 @@
-"""The card table's operations (as data) and its eight message bodies (deck.md §15).
-
-A rule set says *what* happens at the table as a list of :class:`TableOp` (shuffle a deck, deal
-its top card to a seat or its top cards to several seats, turn its top card face up, a seat
-plays a position face down or shows it face up, the owners open a zone, a revealed card goes
-back into a deck, a deck's top card moves onto another deck, the final reveal). The deck never
-learns what a card means. Each seat's part of an operation is one signed message whose body
-names the operation's index ``op``, so a message can never be taken for another operation's.
-
-Bodies are strictly validated by the deal's rule (:mod:`druids_p2p.deck.body_schema`): sorted
-keys, exact types, canonical points and scalars, bounded arrays; anything else is
-:class:`~druids_p2p.deck.errors.MalformedMessage`.
+"""The card table's operations (as data) and its eight message bodies (deck.md §15).  A rule set
+says *what* happens at the table as a list of :class:`TableOp` (shuffle a deck, deal its top
+card to a seat or its top cards to several seats, turn its top card face up, a seat plays a
+position face down or shows it face up, the owners open a zone, a revealed card goes back into a
+deck, a deck's top card moves onto another deck, the final reveal). The deck never learns what a
+card means. Each seat's part of an operation is one signed message whose body names the
+operation's index ``op``, so a message can never be taken for another operation's.  Bodies are
+strictly validated by the deal's rule (:mod:`druids_p2p.deck.body_schema`): sorted keys, exact
+types, canonical points and scalars, bounded arrays; anything else is
+:class:`~druids_p2p.deck.errors.MalformedMessage`. The seam to signed bytes (`Codec`) is here
+too: the signature binds a body to its seat, table and round.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, TypeAlias
 
 from druids_p2p.deck import body_schema as bs
+from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.errors import MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS
 from druids_p2p.deck.shuffle_proof import ShuffleProof
 
+
+# The seam between deck messages and signed bytes.
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """An authenticated message: ``raw`` is the exact signed bytes, kept as evidence."""
+
+    seat: int
+    kind: str
+    body: Body
+    raw: bytes
+    shaped: Any = field(default=None, compare=False)
+    """The body as its message, shape checked when it was decoded (the wire's decoder runs the
+    deck's parser, ``table_messages.shape_table_body``), or None: the deck parses ``body``."""
+
+
+class Codec(Protocol):
+    """Signs this seat's bodies and authenticates everybody's, for one table and round."""
+
+    @property
+    def seat(self) -> int: ...
+
+    def seal(self, kind: str, body: Body) -> bytes:
+        """The signed bytes of ``body`` from this codec's seat."""
+        ...
+
+    def open(self, raw: bytes) -> Envelope:
+        """Authenticate ``raw``; raise :class:`MalformedMessage` for anything not provably sent."""
+        ...
+
+
+# The card table's operations (as data) and its eight message bodies (deck.md §15).
 MAX_TABLE_CARDS = 256
 """Card ids of a table are 0..N-1 with N <= 256 (Druids 2004: 90). A deck still holds at most
 MAX_CARDS ciphertexts, so one shuffle with its proof fits a wire message."""
@@ -90,13 +121,13 @@ class TableOp:
     def __post_init__(self) -> None:
         if self.kind not in OP_KINDS:
             raise ValueError(f"unknown table operation {self.kind!r}")
-        for field, value, used in (
+        for part, value, used in (
             ("deck", self.deck, _WITH_DECK),
             ("zone", self.zone, _WITH_ZONE),
             ("source", self.source, _WITH_SOURCE),
         ):
             if (self.kind in used) != bool(value) or (value and not NAME.match(value)):
-                raise ValueError(f"{self.kind}: {field} {value!r} is missing, unused or not a name")
+                raise ValueError(f"{self.kind}: {part} {value!r} is missing, unused or not a name")
         if (self.kind in (DEAL, PLAY, SHOW)) != (self.seat is not None):
             raise ValueError(f"{self.kind}: a seat is needed exactly for deal, play and show")
         if (self.kind == RETURN) != (self.position is not None):

@@ -8,8 +8,7 @@ from collections.abc import Mapping
 
 from druids_p2p.deck import group
 from druids_p2p.deck import shuffle_passes as batches
-from druids_p2p.deck.cards import card_points, card_table
-from druids_p2p.deck.elgamal import Deck, decrypt_with
+from druids_p2p.deck.cards import Deck, card_points, card_table, decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open

@@ -8,15 +8,13 @@ import os
 from collections.abc import Callable
 
 from druids_p2p.deck import group
-from druids_p2p.deck.cards import card_table
-from druids_p2p.deck.elgamal import decrypt_with
+from druids_p2p.deck.cards import card_table, decrypt_with
 from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
 from druids_p2p.deck.lincomb import multiply_all
 from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
 from druids_p2p.deck.shuffle import shuffle_output, statement_seed
 from druids_p2p.deck.shuffle_passes import prove_held, shuffle_input
 from druids_p2p.deck.shuffle_proof import OwnShuffle, prove_shuffle
-from druids_p2p.deck.signing import Codec, Envelope
 from druids_p2p.deck.table_messages import (
     DEAL,
     DEALS,
@@ -29,6 +27,8 @@ from druids_p2p.deck.table_messages import (
     SHUFFLE,
     TABLE_MESSAGES,
     TURN,
+    Codec,
+    Envelope,
     Opening,
     SharePart,
     TableKeyMsg,

@@ -10,7 +10,7 @@ from typing import Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import Body
-from druids_p2p.deck.elgamal import Deck
+from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.encoding import encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams

@@ -1,15 +1,13 @@
 """The seated table's loop: one peer's table machine driven over the mesh to the end. Each tick the
 runner hands the machine what arrived, sends what it says, asks the player for a move on this
 seat's turn (a read-only view, never the machine) and runs its liveness checks, until the game
-ends or a TableFault stops it.
-
-The loop is the runner's one job; it composes the parts that do the rest, one job each: the
-links and resends (``links.py``), the hellos and deadlines (``liveness.py``), the grace periods
-after a claim (``liveness.py``), the deal and move times (``ending.py``) and the ending: abort,
-result, lingering (``ending.py``). The machine makes, checks and records seat, seat_confirm,
-seat_nonce, the card table's, move and result. The runner's are never handed to it: hello,
-resend, chat, equivocation (out of chain) and abort, the only one in this peer's chain (sealed
-and recorded through the machine).
+ends or a TableFault stops it.  The loop is the runner's one job; it composes the parts that do
+the rest, one job each: the links and resends (``links.py``), the hellos and deadlines
+(``liveness.py``), the grace periods after a claim (``liveness.py``), the deal and move times
+(``ending.py``) and the ending: abort, result, lingering (``ending.py``). The machine makes,
+checks and records seat, seat_confirm, seat_nonce, the card table's, move and result. The
+runner's are never handed to it: hello, resend, chat, equivocation (out of chain) and abort, the
+only one in this peer's chain (sealed and recorded through the machine).
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Generic, TypeVar, cast, overload
 
-from druids_p2p.games.seam import IllegalMove
+from druids_p2p.games.seam import CardTableSeat, CommonRuleset, IllegalMove, TableOptions
 from druids_p2p.lan.mesh import MeshPort
 from druids_p2p.lan.peer_config import (
     PeerConfig,
@@ -40,12 +38,116 @@ from druids_p2p.peer.links import (
     control,
 )
 from druids_p2p.peer.liveness import Grace, Liveness
-from druids_p2p.peer.view import MachineView
 from druids_p2p.table.table import TableMachine
 from druids_p2p.table.table_state import TableEvent, TableFault
 from druids_p2p.wire import MsgType, WireError, verify_equivocation
 
-__all__ = ["TableRunner"]
+__all__ = ["MachineView", "TableRunner"]
+
+
+# What a player is shown of its seated table: a read-only :class:`TableView` over the table
+# machine, so that no player (a bot, a person's UI) can reach the machine and change it.
+class MachineView:
+    """The :class:`TableView` of a seated table machine: reads it, never writes, and keeps it
+    out of reach (a player is handed this, typed as the protocol)."""
+
+    __slots__ = ("_machine",)
+
+    def __init__(self, machine: TableMachine) -> None:
+        self._machine = machine
+
+    @property
+    def seat(self) -> int | None:
+        return self._machine.my_seat
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        machine = self._machine
+        if machine.order:
+            return tuple(machine.name_of_seat(s) for s in range(machine.options.players))
+        return tuple(str(machine.names[k]) for k in machine.list_keys)
+
+    @property
+    def options(self) -> TableOptions:
+        return self._machine.options
+
+    @property
+    def ruleset(self) -> CommonRuleset:
+        return self._machine.card_rules
+
+    def _game(self) -> CardTableSeat | None:
+        """The game's progress: this seat's copy of it (None before the seats are fixed)."""
+        play = self._machine.card_play
+        return None if play is None else play.copy
+
+    @property
+    def phase(self) -> str:
+        return self._machine.phase
+
+    def player_view(self) -> Any:
+        return self._machine.view()
+
+    @property
+    def settled(self) -> bool:
+        play = self._machine.card_play
+        if play is None:
+            return True
+        deck = play.peer.state
+        if deck.done < len(deck.ops):  # a shuffle, deal, turn or reveal is under way
+            return False
+        # Between a ritual's steps, or while the owners' words are due, nobody is to move.
+        return bool(play.copy.game_over or play.copy.to_move is not None)
+
+    def check(self, move: PlayerMove) -> str | None:
+        play = self._machine.card_play
+        if play is None:
+            return "the game has not started"
+        try:
+            value = self._machine.move_value(move)
+        except ValueError as exc:
+            return str(exc)
+        reason: str | None = play.refusal(value)  # the check its move will get (table/codec.py)
+        return reason
+
+    @property
+    def game_over(self) -> bool:
+        game = self._game()
+        return game is not None and game.game_over
+
+    @property
+    def round_scores(self) -> tuple[tuple[int, ...], ...]:
+        """Every round's scores, a continued table's carried rounds first."""
+        return tuple(tuple(s) for s in self._machine.all_round_scores())
+
+    @property
+    def carried_rounds(self) -> int:
+        """Rounds carried from the previous tables of a game going on (``lan/seating.py``)."""
+        carried = self._machine.carried
+        return len(next(iter(carried.values()))) if carried else 0
+
+    @property
+    def stand_in(self) -> int | None:
+        """The play seat of the bot standing in for a departed seat at a continued table."""
+        machine = self._machine
+        index = machine.seat_message.body.get("stand_in")
+        if index is None or not machine.order:
+            return None
+        return machine.order.index(machine.list_keys[index])
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(self._machine.outcome()[0])
+
+    @property
+    def winners(self) -> tuple[int, ...] | None:
+        winners = self._machine.outcome()[1]
+        return None if winners is None else tuple(winners)
+
+    @property
+    def ended_by(self) -> str | None:
+        game = self._game()
+        return None if game is None else game.ended_by
+
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,12 @@ it (docs/rules-2016.md): a two-player abstract on a 7x5 board whose layout is da
 from druids_p2p.games.druids2016.board import (
     Board,
     BoardError,
+    InvalidSetup,
+    Setup,
     default_board,
     load_board,
     parse_board,
+    random_setup,
 )
 from druids_p2p.games.druids2016.coach import coach
 from druids_p2p.games.druids2016.game import Game, Options, Options2016, Result
@@ -17,7 +20,6 @@ from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.replay import ReplayInputError, game_record, replay
 from druids_p2p.games.druids2016.ruleset import Druids2016Ruleset, playout
 from druids_p2p.games.druids2016.search import Rule2016Bot, Search2016Bot, fallback_2016
-from druids_p2p.games.druids2016.setup import InvalidSetup, Setup, random_setup
 from druids_p2p.games.druids2016.view import SeatView
 from druids_p2p.games.seam import IllegalMove
 from druids_p2p.games.spec import GameSpec, Level
@@ -37,7 +39,7 @@ SPEC = GameSpec(
     },
     fallback=fallback_2016,
     playout=playout,
-    ui="druids_p2p.tui.druids2016.ui:UI",
+    ui="druids_p2p.tui.druids2016.lan_table:UI",
     api={
         "Move2016": "druids_p2p.games.druids2016.moves:Move",
         "Options2016": "druids_p2p.games.druids2016.game:Options2016",

@@ -17,12 +17,14 @@ from druids_p2p.games.druids2016.board import (
     SOUTH,
     SQUARES,
     TERRAINS,
+    TILE_SET,
     Board,
+    InvalidSetup,
+    Setup,
     parse_square,
     square_name,
 )
 from druids_p2p.games.druids2016.moves import Move
-from druids_p2p.games.druids2016.setup import TILE_SET, InvalidSetup, Setup
 from druids_p2p.games.seam import IllegalMove
 
 NO_TILE: Final = 0

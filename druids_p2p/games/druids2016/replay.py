@@ -12,9 +12,11 @@ from typing import Any
 
 from druids_p2p.games.druids2016.board import (
     Board,
+    Setup,
     default_board,
     parse_board,
     parse_square,
+    random_setup,
     square_name,
 )
 from druids_p2p.games.druids2016.game import (
@@ -27,7 +29,6 @@ from druids_p2p.games.druids2016.game import (
     Game,
 )
 from druids_p2p.games.druids2016.moves import Move
-from druids_p2p.games.druids2016.setup import Setup, random_setup
 from druids_p2p.games.druids2016.view import position_json, position_lines
 
 NAME = "druids2016"

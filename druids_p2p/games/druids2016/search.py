@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from druids_p2p.games.druids2016.board import NEIGHBOURS, Board, default_board
+from druids_p2p.games.druids2016.board import NEIGHBOURS, Board, Setup, default_board, random_setup
 from druids_p2p.games.druids2016.game import DRAW, K_CLOUD, K_RIVER, Game, Options, Result
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import Budget, Policy, clone, rule_move, temple_distances
-from druids_p2p.games.druids2016.setup import Setup, random_setup
 from druids_p2p.games.druids2016.view import SeatView
 from druids_p2p.games.spec import Bot
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import random
 
-from druids_p2p.games.druids2016.board import Board, square_name
+from druids_p2p.games.druids2016.board import TILE_SET, Board, Setup, square_name
 from druids_p2p.games.druids2016.game import Game, Options
 from druids_p2p.games.druids2016.moves import PLACE, Move
-from druids_p2p.games.druids2016.setup import TILE_SET, Setup
 from druids_p2p.games.druids2016.view import SeatView, outcome, seat_view
 from druids_p2p.games.seam import IllegalMove
 

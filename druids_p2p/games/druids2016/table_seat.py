@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from druids_p2p.games.druids2016.board import default_board
+from druids_p2p.games.druids2016.board import TILE_SET, default_board
 from druids_p2p.games.druids2016.game import Game, Options2016
 from druids_p2p.games.druids2016.moves import PLACE, Move
-from druids_p2p.games.druids2016.setup import TILE_SET
 from druids_p2p.games.druids2016.state import PLACED, place_choices, placer, setup_of
 from druids_p2p.games.druids2016.view import SeatView, outcome, seat_view
 from druids_p2p.games.seam import MOVE, PLAY, GameMove, IllegalMove, TableMove

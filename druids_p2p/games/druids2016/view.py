@@ -15,10 +15,10 @@ from druids_p2p.games.druids2016.board import (
     SQUARES,
     TERRAINS,
     Board,
+    Setup,
     square_name,
 )
 from druids_p2p.games.druids2016.game import KIND_LETTERS, WIN, Game, Options, Result
-from druids_p2p.games.druids2016.setup import Setup
 
 DRAWING: Final = "drawing"
 """The first player and the tiles are being drawn (at a table: shuffled and turned)."""

@@ -12,10 +12,11 @@ from druids_p2p.games.druids2017.cards import (
     N_CARDS,
     ROUNDS_PER_GAME,
     cards_for_move,
+    deal,
+    deal_from_seed,
     move_for_card,
 )
 from druids_p2p.games.druids2017.coach import coach
-from druids_p2p.games.druids2017.deal import deal, deal_from_seed
 from druids_p2p.games.druids2017.game import Game, GameOptions
 from druids_p2p.games.druids2017.ismcts import IsmctsBot
 from druids_p2p.games.druids2017.notation import (
@@ -61,7 +62,7 @@ SPEC = GameSpec(
     fallback=fallback_move,
     playout=_playout,
     coach=coach,
-    ui="druids_p2p.tui.druids2017.ui:UI",
+    ui="druids_p2p.tui.druids2017.table:UI",
     api={
         **exports(
             "druids_p2p.games.druids2017.cards",

@@ -1,12 +1,17 @@
 """Card and move identities as small integers (protocol.md Appendix A lists the cards): every peer
-checks every move and search bots run millions of playouts, so a card id indexes tables directly and
-a hand is five 12-bit masks.
+checks every move and search bots run millions of playouts, so a card id indexes tables directly
+and a hand is five 12-bit masks. Dealing for local play is here too (the LAN deal is the mental
+card table's); its randomness is passed in.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Final
 
+# Card and move identities as small integers (protocol.md Appendix A lists the cards): every peer
+# checks every move and search bots run millions of playouts, so a card id indexes tables
+# directly and a hand is five 12-bit masks.
 DOMAINS: Final = "GYRBV"
 DOMAIN_NAMES: Final = ("Healing Arts", "Prophecy", "Shape-Shifting", "Astronomy", "Fine Arts")
 COLOUR_NAMES: Final = ("green", "yellow", "red", "blue", "violet")
@@ -85,3 +90,28 @@ def is_gaia_move(move: int) -> bool:
 
 def is_pile_move(move: int) -> bool:
     return PILE <= move < GAIA_BARE
+
+
+# Dealing for local play (the LAN deal is the mental-card protocol in ``druids_p2p.deck``).
+def deal(rng: random.Random, players: int) -> list[list[int]]:
+    """Deal hands with Gaia always dealt, to a uniformly random seat, the rest uniformly random.
+
+    As the physical game does (Gaia shuffled into the dealt part), pick ``k - 1`` of the other 64
+    cards uniformly, then give Gaia a uniformly random one of the ``k`` dealt slots.
+    """
+    if players not in HAND_SIZE:
+        raise ValueError(f"Druids is for 3 to 5 players, not {players}")
+    size = HAND_SIZE[players]
+    dealt = players * size
+    others = [c for c in range(N_CARDS) if c != GAIA]
+    for i in range(dealt - 1):
+        j = i + rng.randrange(len(others) - i)
+        others[i], others[j] = others[j], others[i]
+    cards = others[: dealt - 1]
+    cards.insert(rng.randrange(dealt), GAIA)
+    return [sorted(cards[s * size : (s + 1) * size]) for s in range(players)]
+
+
+def deal_from_seed(seed: int | str | bytes, players: int) -> list[list[int]]:
+    """Deal from an explicit seed: the same seed always gives the same hands."""
+    return deal(random.Random(seed), players)

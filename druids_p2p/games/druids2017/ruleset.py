@@ -12,7 +12,7 @@ from typing import Any
 from druids_p2p.games.druids2017 import cards as _cards
 from druids_p2p.games.druids2017 import notation as _notation
 from druids_p2p.games.druids2017.cards import DOMAINS, N_DOMAINS, ROUNDS_PER_GAME
-from druids_p2p.games.druids2017.deal import deal as _deal
+from druids_p2p.games.druids2017.cards import deal as _deal
 from druids_p2p.games.druids2017.game import Game, GameOptions
 from druids_p2p.games.druids2017.notation import format_card, format_move, parse_hand, parse_move
 from druids_p2p.games.druids2017.rules import Round, TrickRecord

@@ -5,24 +5,42 @@ table alone judges it, and a refusal comes back as :class:`MoveRejected` with it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
 from textual.binding import BindingType
 from textual.message import Message
 
-from druids_p2p.games.druids2016.game import Game
+from druids_p2p.games.druids2016.board import default_board
+from druids_p2p.games.druids2016.game import Game, Options
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.view import DRAWING, PLACING, SeatView
-from druids_p2p.tui.druids2016.session import view_position
-from druids_p2p.tui.druids2016.table import GameOver2016, Table2016Screen, help_screen
+from druids_p2p.games.spec import Bot
+from druids_p2p.tui.druids2016.replay import Replay2016App
+from druids_p2p.tui.druids2016.session import (
+    Offline2016,
+    bot_chooser,
+    bot_placement,
+    start_bot,
+    view_position,
+)
+from druids_p2p.tui.druids2016.table import (
+    Druids2016App,
+    GameOver2016,
+    Table2016Screen,
+    help_screen,
+)
 from druids_p2p.tui.game_ui import (
+    NO_PREFS,
+    GameUI,
     MoveRejected,
     PeerEvent,
     SeatSnapshot,
     Session,
     SessionEnded,
+    TablePrefs,
     TableUI,
     TurnRequest,
 )
@@ -294,3 +312,44 @@ class LanTable2016Screen(Table2016Screen, PacedTableScreen):
 
 TABLE_UI = TableUI(screen=LanTable2016Screen, snapshots=snapshot_from_table, help=help_screen)
 """Druids (2016) at a table of peers: this screen over the peer's snapshots."""
+
+
+def offline_app(
+    names: Sequence[str],
+    bots: Mapping[int, Bot],
+    *,
+    seat: int,
+    seed: int,
+    budget_ms: float,
+    folder: Path | None,
+    pause_s: float = 0.0,
+    prefs: TablePrefs = NO_PREFS,
+) -> Druids2016App:
+    """You at ``seat`` (0 or 1) and the bot in the other seat on this machine; the game file
+    kept in ``folder``. (``pause_s`` and ``prefs`` are the other games': the board shows the
+    last move lit until the next, and has no preference yet.)"""
+    if len(names) != 2 or seat not in (0, 1) or set(bots) != {1 - seat}:
+        raise ValueError("Druids (2016) is played by you and one bot")
+    board, rules, other = default_board(), Options(), 1 - seat
+    bot = bots[other]
+    faults: list[str] = []
+    start_bot(bot, other, rules, seed, budget_ms)
+    session = Offline2016(
+        (names[0], names[1]),
+        {other: bot_chooser(bot, other, board, rules)},
+        seat=seat,
+        seed=seed,
+        board=board,
+        options=rules,
+        bot_places=bot_placement(bot, other, board, rules, faults),
+        faults=faults,
+    )
+    return Druids2016App(session, folder)
+
+
+UI = GameUI(
+    name="druids2016",
+    table=TABLE_UI,
+    offline=offline_app,
+    replay=Replay2016App,
+)

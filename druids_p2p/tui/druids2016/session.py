@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from druids_p2p.games.druids2016.board import Board, default_board, square_name
+from druids_p2p.games.druids2016.board import Board, Setup, default_board, random_setup, square_name
 from druids_p2p.games.druids2016.game import (
     MASTER_CAPTURED,
     MASTER_IN_TEMPLE,
@@ -27,7 +27,6 @@ from druids_p2p.games.druids2016.game import (
 from druids_p2p.games.druids2016.moves import Move
 from druids_p2p.games.druids2016.policy import Budget, clone, rule_move
 from druids_p2p.games.druids2016.replay import game_record
-from druids_p2p.games.druids2016.setup import Setup, random_setup
 from druids_p2p.games.druids2016.state import place_choices
 from druids_p2p.games.druids2016.view import DRAWING, PLACING, SeatView, seat_view
 from druids_p2p.games.spec import Bot

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.games.druids2017.notation import format_card
+from druids_p2p.games.druids2017.ruleset import DruidsRuleset
 from druids_p2p.tui.druids2017.cards import CardChip, Hand, warning_line, warnings
 from druids_p2p.tui.druids2017.dialogs import (
     GaiaPrompt,
@@ -29,6 +30,7 @@ from druids_p2p.tui.druids2017.dialogs import (
 from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickHistory, TrickPanel
 from druids_p2p.tui.druids2017.replay import (
     EVENT_STYLE,
+    ReplayApp,
     clock,
     connecting_text,
     describe,
@@ -38,6 +40,7 @@ from druids_p2p.tui.druids2017.replay import (
 )
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
 from druids_p2p.tui.game_ui import (
+    GameUI,
     MoveRejected,
     PeerEvent,
     PlayedGame,
@@ -435,3 +438,11 @@ class TableScreen(PacedTableScreen):
 
 TABLE_UI = TableUI(screen=TableScreen, snapshots=snapshot_from_table, help=help_screen)
 """Druids (2017) at a table of peers: this screen over the peer's snapshots (``tui/game_ui.py``)."""
+
+
+UI = GameUI(
+    name=DruidsRuleset.name,
+    table=TABLE_UI,
+    replay=ReplayApp,
+    tricks=True,
+)
