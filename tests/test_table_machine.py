@@ -64,7 +64,7 @@ def test_restart_from_record_rebuilds_state(tmp_path: Path, after: int) -> None:
     """Kill a peer at many points and rebuild it from its record: after ``after`` deliveries of
     a 2-round game of 3 (about 175 a round) it is seating (5), dealing (40), playing (120),
     revealing round 1 (150) or playing round 2 (300)."""
-    table = LocalTable(players=3, rounds=2, seed=after, records=tmp_path)
+    table = LocalTable(players=3, rounds=2, seed=after, keys_seed=after, records=tmp_path)
     count = {"n": 0}
 
     def stop() -> bool:

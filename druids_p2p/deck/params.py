@@ -32,8 +32,9 @@ class DeckParams:
     seats: int
     hand_size: int
     required: frozenset[int] = frozenset()
-    encoded: bytes = field(init=False, repr=False, compare=False)
-    """``enc(table_id, round_no)``: how every proof's statement begins, encoded once."""
+    encoded: bytes = field(default=b"", repr=False, compare=False)
+    """``enc(table_id, round_no)``: how every proof's statement begins, encoded once: here, or
+    by :meth:`druids_p2p.deck.table_state.TableState.context`, which makes one an operation."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.table_id, bytes) or not 1 <= len(self.table_id) <= MAX_TABLE_ID:
@@ -53,7 +54,9 @@ class DeckParams:
                 raise ValueError("required cards must be card ids of the deck")
             if len(self.required) > self.dealt:
                 raise ValueError("more required cards than dealt cards")
-        object.__setattr__(self, "encoded", encode_bytes(self.table_id) + encode_int(self.round_no))
+        if not self.encoded:
+            encoded = encode_bytes(self.table_id) + encode_int(self.round_no)
+            object.__setattr__(self, "encoded", encoded)
 
     # ------------------------------------------------------------------ the deal plan
     @property

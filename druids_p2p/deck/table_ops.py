@@ -359,8 +359,12 @@ def _put_down(state: TableState, index: int, op: TableOp) -> bool:
     if sent is None:
         return False
     msg = sent.msg
-    assert isinstance(msg, TablePlayMsg | TableShowMsg)
-    now, past = ("shows", "showed") if isinstance(msg, TableShowMsg) else ("plays", "played")
+    shown: TableShowMsg | None = None  # (its type asked once: on every card put down)
+    if isinstance(msg, TableShowMsg):
+        shown, now, past = msg, "shows", "showed"
+    else:
+        assert isinstance(msg, TablePlayMsg)
+        now, past = "plays", "played"
     p, hand = msg.position, hand_zone(op.seat)
     if msg.zone != op.zone:
         raise DeckFault(
@@ -372,8 +376,8 @@ def _put_down(state: TableState, index: int, op: TableOp) -> bool:
         raise DeckFault(
             op.seat, f"{msg.KIND}: {past} position {p}, which is not in its hand", (sent.raw,)
         )
-    if isinstance(msg, TableShowMsg):
-        _open(state, state.context(b"open", op.zone, index), Sent(sent.seat, msg, sent.raw))
+    if shown is not None:
+        _open(state, state.context(b"open", op.zone, index), Sent(sent.seat, shown, sent.raw))
     state.zones[hand].remove(p)
     state.zones.setdefault(op.zone, []).append(p)
     state.positions[p].zone = op.zone

@@ -11,7 +11,7 @@ from typing import Generic, TypeVar
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.cards import Deck
-from druids_p2p.deck.encoding import encode, encode_int, sha256
+from druids_p2p.deck.encoding import POINT_PREFIX, encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
 from druids_p2p.deck.proofs import SharesTerms, verify_key
@@ -163,6 +163,7 @@ class TableState:
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
         self._ctx_prefix = encode(TAG_TABLE_CONTEXT, table_id)
         """The start of every context's hash input (the tag and the table id), encoded once."""
+        self._round_encoded = encode_int(round_no)
         self._ctx_starts: dict[tuple[bytes, str], bytes] = {}
         """(what, name) -> the context's hash input but the operation, encoded once."""
         self.joint_key: bytes | None = None
@@ -183,7 +184,8 @@ class TableState:
                 start = self._ctx_prefix + encode(what, name.encode())
                 self._ctx_starts[(what, name)] = start
             digest = hashlib.sha256(start + encode_int(op)).digest()
-            params = DeckParams(digest, self.round_no, MAX_CARDS, self.seats, 1)
+            encoded = POINT_PREFIX + digest + self._round_encoded  # enc(digest, round_no)
+            params = DeckParams(digest, self.round_no, MAX_CARDS, self.seats, 1, encoded=encoded)
             self._ctx[key] = params
         return params
 
@@ -196,7 +198,7 @@ class TableState:
 
     @property
     def finished(self) -> bool:
-        return bool(self.secrets) and len(self.secrets) == self.seats
+        return len(self.secrets) == self.seats  # (seats >= 2: checked when made)
 
     def zone(self, name: str) -> tuple[int, ...]:
         return tuple(self.zones.get(name, ()))

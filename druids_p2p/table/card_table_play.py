@@ -291,7 +291,8 @@ class CardTablePlay:
         out: list[bytes] = []
         state = self.peer.state  # (this loop runs on every message: no property in between)
         for _ in range(100_000):
-            self._learn()
+            if self._learned != state.done:
+                self._learn()
             if state.done != self._pushed or self.checking or self.revealing or state.finished:
                 break
             ops = self.copy.ops()
@@ -329,8 +330,6 @@ class CardTablePlay:
     def _learn(self) -> None:
         """Tell the copy every card the completed operations opened to this seat."""
         state = self.peer.state
-        if self._learned == state.done:
-            return  # (asked at every turn of the loop: mostly nothing new)
         known = self.peer.known()
         for index in range(self._learned, state.done):
             op = state.ops[index]

@@ -176,12 +176,15 @@ class Ledger:
     def due(self, step: Step) -> tuple[list[Message], bool]:
         """The step's messages held now, in its sender order, and whether all are here."""
         batch: list[Message] = []
+        complete = True  # (asked on every message at a table: no len() in between)
         next_seq, pending = self.transcript.next_seq, self.pending
         for key in step.senders:
             msg = pending[key].get(next_seq(key))
-            if msg is not None:
+            if msg is None:
+                complete = False
+            else:
                 batch.append(msg)
-        return batch, len(batch) == len(step.senders)
+        return batch, complete
 
     def wrong_type(self, step: Step, msg: Message) -> TableFault:
         """A message of another type than its step's: its sender's fault."""
