@@ -439,6 +439,8 @@ class LobbyMesh(MeshPort, Protocol):
     endpoint: str
     network: TableNetwork
     ctx: zmq.Context[zmq.Socket[bytes]]
+    renewals: int
+    """Links renewed after their connection dropped: what they held is lost (a join, say)."""
 
     @property
     def curve_public_raw(self) -> bytes: ...
