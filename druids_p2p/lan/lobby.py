@@ -459,9 +459,8 @@ def _wait_for_seat(
     """The seat message that seats this joiner, and the table messages that came first."""
     host_key = beacon.host_key
     identity = config.identity
-    deadline = time.monotonic() + config.lobby_timeout_s
+    deadline, renewals = time.monotonic() + config.lobby_timeout_s, mesh.renewals
     early: list[bytes] = []
-    renewals = mesh.renewals
     while time.monotonic() < deadline:
         watch.tick()
         if mesh.renewals != renewals and identity.public_key not in watch.listed:
