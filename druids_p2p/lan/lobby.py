@@ -459,12 +459,12 @@ def _wait_for_seat(
     """The seat message that seats this joiner, and the table messages that came first."""
     host_key = beacon.host_key
     identity = config.identity
-    deadline, renewals = time.monotonic() + config.lobby_timeout_s, mesh.renewals
+    deadline, renewals = time.monotonic() + config.lobby_timeout_s, mesh.renewed.get(host_key, 0)
     early: list[bytes] = []
     while time.monotonic() < deadline:
         watch.tick()
-        if mesh.renewals != renewals and identity.public_key not in watch.listed:
-            renewals = mesh.renewals  # a renewed link lost what it held: maybe the join
+        if mesh.renewed.get(host_key, 0) != renewals and identity.public_key not in watch.listed:
+            renewals = mesh.renewed[host_key]  # its renewed link lost what it held: the join?
             mesh.send(host_key, join)  # (protocol.md §3; a repeated join is ignored)
         for inbound in mesh.poll(50):
             try:

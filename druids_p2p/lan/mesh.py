@@ -177,6 +177,8 @@ class Mesh:
         :meth:`poll`): what the link did, for logs and tests."""
         self.renewals = 0
         """Times a DEALER was replaced after its connection dropped (:meth:`_renew`)."""
+        self.renewed: dict[bytes, int] = {}
+        """The same, per peer: what a link held when it dropped is lost (a joiner's join)."""
 
     @property
     def curve_public_raw(self) -> bytes:
@@ -239,6 +241,7 @@ class Mesh:
         if target is None or peer_id not in self.peers:
             return
         self.renewals += 1
+        self.renewed[peer_id] = self.renewed.get(peer_id, 0) + 1
         log.info("a link's connection dropped: reconnecting with a fresh routing id")
         self.disconnect(peer_id)
         self.connect(peer_id, *target)
@@ -439,8 +442,8 @@ class LobbyMesh(MeshPort, Protocol):
     endpoint: str
     network: TableNetwork
     ctx: zmq.Context[zmq.Socket[bytes]]
-    renewals: int
-    """Links renewed after their connection dropped: what they held is lost (a join, say)."""
+    renewed: dict[bytes, int]
+    """Per peer, its link's renewals after a dropped connection: what it held is lost."""
 
     @property
     def curve_public_raw(self) -> bytes: ...
