@@ -18,7 +18,7 @@ from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.lan.discovery import decode_beacon
 from druids_p2p.lan.listener import parse_pin
 from druids_p2p.lan.lobby import Lobby, join_table, seat_entries
-from druids_p2p.lan.mesh import Mesh
+from druids_p2p.lan.mesh import Inbound, Mesh
 from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError
 from druids_p2p.lan.seating import (
     CLOSED_NOTE,
@@ -105,21 +105,45 @@ class Host:
         self.mesh.close()
 
 
+class DroppingMesh(Mesh):
+    """A joiner's mesh whose link drops with the first message it queues (its join): the DEALER
+    is renewed as after any dropped connection (``Mesh._renew``), and what it held is lost."""
+
+    dropping: bytes | None = None
+    dropped = 0
+
+    def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
+        if self.dropped:
+            return super().send(peer_id, payload, both_links)
+        self.dropped, self.dropping = 1, peer_id
+        return True  # queued, as far as the sender knows
+
+    def poll(self, timeout_ms: int, limit: int = 256) -> list[Inbound]:
+        if self.dropping is not None:  # the drop is noticed where the monitor is read
+            self._renew(self.dropping)
+            self.dropping = None
+        return super().poll(timeout_ms, limit)
+
+
 @dataclass
 class Joiner:
     identity: Identity
     tmp: Path
     seat_raw: bytes | None = None
     error: str | None = None
+    mesh_kind: type[Mesh] = Mesh
+    lobby_timeout_s: float = BOUND_S
 
     def start(self, announcement: bytes) -> None:
         self.thread = threading.Thread(target=self._run, args=(announcement,), daemon=True)
         self.thread.start()
 
     def _run(self, announcement: bytes) -> None:
-        mesh = Mesh("127.0.0.1")
+        mesh = self.mesh_kind("127.0.0.1")
         config = PeerConfig(
-            home=self.tmp / self.identity.name, identity=self.identity, lobby_timeout_s=BOUND_S
+            home=self.tmp / self.identity.name,
+            identity=self.identity,
+            lobby_timeout_s=self.lobby_timeout_s,
         )
         try:
             self.seat_raw, _ = join_table(config, mesh, announcement)
@@ -197,6 +221,27 @@ def test_without_open_allow_or_an_approver_the_door_is_closed(tmp_path: Path) ->
         (e["name"], e["fingerprint"], e["reason"]) for e in host.events if e["event"] == "refused"
     ]
     assert refused == [(w.name, w.fingerprint, CLOSED_NOTE) for w in who]
+
+
+def test_a_join_lost_with_its_dropped_link_is_sent_again(tmp_path: Path) -> None:
+    """Under loss a link's connection drops and is renewed, losing what it held: a joiner whose
+    join went that way sends it again, and is seated (before, the host waited for it until its
+    lobby timed out: a table that never seated under 30% loss)."""
+    host = Host(tmp_path, _identity(1, "alice"), players=3, lobby_timeout_s=10.0)
+    joiners = [
+        Joiner(_identity(2, "bob"), tmp_path, lobby_timeout_s=10.0),
+        Joiner(_identity(3, "carol"), tmp_path, mesh_kind=DroppingMesh, lobby_timeout_s=10.0),
+    ]
+    announcement = host.start()
+    try:
+        for joiner in joiners:
+            joiner.start(announcement)
+        for joiner in joiners:
+            joiner.finish()
+    finally:
+        host.finish()
+    assert host.error is None, host.error
+    assert [(j.error, j.seat_raw) for j in joiners] == [(None, host.seat_raw)] * 2
 
 
 def test_open_seats_anyone(tmp_path: Path) -> None:

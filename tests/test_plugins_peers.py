@@ -75,7 +75,7 @@ def test_tournament_p2p_plays_plugin_bots_and_counts_their_faults(
     every game (last, counted as crashed) and the run exits 3."""
     out = tmp_path / "run"
     args = ["tournament", "--p2p", "--bots", "shedder,raiser,rule", "--games", "3"]
-    args += ["--players", "3", "--workers", "2", "--plugins-dir", str(plugins)]
+    args += ["--players", "3", "--workers", "2", "--plugins-dir", str(plugins), "--rounds", "1"]
     code, stdout, err = run_cli([*args, "--out", str(out), "--json"], capsys)
     lines = lines_of(out)
     assert len(lines) == 3

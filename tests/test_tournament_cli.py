@@ -68,6 +68,12 @@ def test_json_summary_and_output_files(tmp_path: Path, capsys: pytest.CaptureFix
         (["--bots", "rule", "--games", "x"], "Invalid value for '--games'"),
         (["--bots", "rule", "--plugins-dir", "/no/such/dir"], "no such directory"),
         (["--bots", "rule", "--game-timeout", "-1"], "--game-timeout must be above 0"),
+        (["--bots", "rule,random", "--rounds", "0"], "--rounds must be 1 to 5, not 0"),
+        (["--bots", "rule", "--rounds", "two"], "Invalid value for '--rounds'"),
+        (
+            ["--bots", "rule,random", "--game", "druids2004", "--rounds", "2"],
+            "--rounds is an option of a game played by rounds; druids2004 has none",
+        ),
     ],
 )
 def test_bad_flags_are_one_line_errors(
@@ -188,6 +194,7 @@ def test_plot_without_matplotlib_is_a_one_line_error(
 def test_ctrl_c_keeps_finished_games_and_resume_completes_them(tmp_path: Path) -> None:
     out = tmp_path / "run"
     args = ["--bots", "rule,random,pimc", "--games", "60", "--players", "3", "--workers", "2"]
+    args += ["--rounds", "1"]  # the resumed run reads it from run.json: its lines have 1 round
     stdout, _ = interrupt_after([*args, "--time-per-move", "2"], out, 3, 60)
     done = lines_of(out)
     assert 3 <= len(done) < 60
@@ -195,20 +202,25 @@ def test_ctrl_c_keeps_finished_games_and_resume_completes_them(tmp_path: Path) -
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is False and summary["games"] == len(done)
     assert b"bot" in stdout  # the table of what finished
-    resume_to_the_end(out, 60, 300)
+    full = resume_to_the_end(out, 60, 300)
+    assert {len(line["round_scores"]) for line in full} == {1}
 
 
 @pytest.mark.slow
 @pytest.mark.e2e
 def test_p2p_over_real_peer_processes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--rounds 2`` reaches every table's seat message (the default, all 5, is shown
+    in-process above and by ``druids play --headless``)."""
     out = tmp_path / "run"
     args = ["tournament", "--bots", "rule,random", "--games", "3", "--players", "3", "--p2p"]
+    args += ["--rounds", "2"]
     code, stdout, err = run_cli([*args, "--workers", "2", "--out", str(out), "--json"], capsys)
     assert code == 0, err
     assert json.loads(stdout)["games"] == 3
+    assert json.loads((out / "run.json").read_text())["config"]["rounds"] == 2
     for line in lines_of(out):
         assert line["status"] == "ok", line["faults"]
-        assert len(line["round_scores"]) == 5
+        assert len(line["round_scores"]) == 2
         assert [sum(seat) for seat in zip(*line["round_scores"], strict=True)] == line["totals"]
         assert line["move_ms_mean"] == [None, None, None]
         assert line["seating"] == coin_flip_order(out / "p2p" / f"game-{line['index']:06d}")

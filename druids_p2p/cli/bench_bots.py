@@ -19,8 +19,10 @@ from druids_p2p.cli.app import (
     echo_err,
     fail,
     game_option,
+    options_of,
     pick_game,
     players_option,
+    rounds_option,
 )
 from druids_p2p.cli.tournament_cmd import EXIT_BOT_FAILED, run_or_fail, warn_faults
 from druids_p2p.cli.tournament_options import (
@@ -146,6 +148,7 @@ def bench_bots_command(
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
     game: str = game_option(),
+    rounds: int | None = rounds_option(),
 ) -> None:
     """Each bot against players-1 copies of the baseline (the last of --bots), duplicate deals:
     mean score margin over its opponents with a 95% CI, and first-place rate. A game a bot
@@ -155,7 +158,10 @@ def bench_bots_command(
     from druids_p2p.tournament.play import OVERRUN
 
     n_workers = workers if workers is not None else default_workers()
-    game = pick_game(game).name
+    spec = pick_game(game)
+    game = spec.name
+    if rounds is not None:
+        options_of(spec, rounds, False)  # one line, exit 2, for rounds the game cannot play
     players = players if players is not None else game_spec(game).default_players
     check_common(players, games, n_workers, time_per_move, game)
     registry = load_registry(plugins_dir, strict_plugins)
@@ -185,6 +191,7 @@ def bench_bots_command(
             time_per_move_ms=time_per_move,
             mode=MODE_CHALLENGE,
             game=game,
+            rounds=rounds,
         )
         with tempfile.TemporaryDirectory(prefix="druids-bench-") as tmp:
             result = run_or_fail(

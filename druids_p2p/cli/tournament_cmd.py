@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from druids_p2p.cli.app import app, echo_err, fail, make_folder, pick_game
+from druids_p2p.cli.app import (
+    app,
+    echo_err,
+    fail,
+    make_folder,
+    options_of,
+    pick_game,
+    rounds_option,
+)
 from druids_p2p.cli.tournament_options import (
     DEFAULT_BUDGET_MS,
     DEFAULT_GAMES,
@@ -138,6 +146,7 @@ def tournament_command(
     ),
     strict_plugins: bool = typer.Option(False, "--strict-plugins", help=STRICT_HELP),
     game: str | None = typer.Option(None, "--game", help=f"{game_help()} [{default_name()}]"),
+    rounds: int | None = rounds_option(),
 ) -> None:
     """Play bots against each other on duplicate deals and rate them.
 
@@ -171,6 +180,9 @@ def tournament_command(
     names = list(who.bots)
     spec = pick_game(pick(game, stored.game if stored else None, default_name()))
     the_game = spec.name
+    n_rounds = pick(rounds, stored.rounds if stored else None, None)
+    if n_rounds is not None:
+        options_of(spec, n_rounds, False)  # one line, exit 2, for rounds the game cannot play
     low, high = spec.min_players, spec.max_players
     n_players = pick(
         who.players if who.lineups else players,
@@ -196,6 +208,7 @@ def tournament_command(
         mode=who.mode,
         lineups=who.lineups,
         game=the_game,
+        rounds=n_rounds,
     )
     config = with_stopping(config, stored, sprt, sprt_stat, stop_after_ci)
     tls = cluster_tls(tls_ca, tls_cert, tls_key)

@@ -87,6 +87,7 @@ class HostWatch:
         self.asked = float("-inf")
         self.answered: float | None = None
         self.seats = (beacon.info.seats_taken, beacon.info.players)
+        self.listed: frozenset[bytes] = frozenset()  # the keys its last answer lists as seated
         self.said = 0
         self.said_answering: bool | None = None
         self.sock: zmq.Socket[bytes] | None = None
@@ -134,6 +135,7 @@ class HostWatch:
             if (beacon.host_key, beacon.lobby_id) == (self.beacon.host_key, self.beacon.lobby_id):
                 self.answered = now
                 self.seats = (beacon.info.seats_taken, beacon.info.players)
+                self.listed = frozenset(seat.key for seat in beacon.info.seats)
 
     def _next_say(self) -> float:
         if self.said < len(SAY_AT_S):
@@ -435,10 +437,13 @@ def _wait_for_seat(
     """The seat message that seats this joiner, and the table messages that came first."""
     host_key = beacon.host_key
     identity = config.identity
-    deadline = time.monotonic() + config.lobby_timeout_s
+    deadline, renewals = time.monotonic() + config.lobby_timeout_s, mesh.renewed.get(host_key, 0)
     early: list[bytes] = []
     while time.monotonic() < deadline:
         watch.tick()
+        if mesh.renewed.get(host_key, 0) != renewals and identity.public_key not in watch.listed:
+            renewals = mesh.renewed[host_key]  # its renewed link lost what it held: the join?
+            mesh.send(host_key, join)  # (protocol.md §3; a repeated join is ignored)
         for inbound in mesh.poll(50):
             try:
                 msg = decode(inbound.payload)

@@ -175,6 +175,8 @@ class Mesh:
         :meth:`poll`): what the link did, for logs and tests."""
         self.renewals = 0
         """Times a DEALER was replaced after its connection dropped (:meth:`_renew`)."""
+        self.renewed: dict[bytes, int] = {}
+        """The same, per peer: what a link held when it dropped is lost (a joiner's join)."""
 
     @property
     def curve_public_raw(self) -> bytes:
@@ -235,6 +237,7 @@ class Mesh:
         if target is None or peer_id not in self.peers:
             return
         self.renewals += 1
+        self.renewed[peer_id] = self.renewed.get(peer_id, 0) + 1
         log.info("a link's connection dropped: reconnecting with a fresh routing id")
         self.disconnect(peer_id)
         self.connect(peer_id, *target)
@@ -431,6 +434,8 @@ class LobbyMesh(MeshPort, Protocol):
     endpoint: str
     network: TableNetwork
     ctx: zmq.Context[zmq.Socket[bytes]]
+    renewed: dict[bytes, int]
+    """Per peer, its link's renewals after a dropped connection: what it held is lost."""
 
     @property
     def curve_public_raw(self) -> bytes: ...

@@ -155,7 +155,7 @@ def play_cluster_batch(
                 f"{WORKER_ERROR}{where} has bot {name!r} version "
                 f"{registry.get(name).version}, the client {version}"
             )
-    options = game_spec(batch.game).rules.make_options(batch.players, batch.variant)
+    options = game_spec(batch.game).rules.make_options(batch.players, batch.variant, batch.rounds)
     lines = []
     for spec in batch.games:
         line = play_game(

@@ -50,6 +50,9 @@ class TournamentConfig:
     game: str = field(default_factory=default_name)
     """The game played (left out of run.json for the default game, as before other games
     existed)."""
+    rounds: int | None = None
+    """The rounds of a game played by rounds (``--rounds``); None: the game's most (left out of
+    run.json then, as before the option existed)."""
 
     def sprt_test(self) -> SprtTest | None:
         if self.sprt is None:
@@ -71,6 +74,8 @@ class TournamentConfig:
         d["sprt"] = None if self.sprt is None else list(self.sprt)
         if self.game == default_name():
             del d["game"]
+        if self.rounds is None:
+            del d["rounds"]
         return d
 
     @classmethod
@@ -90,6 +95,7 @@ class TournamentConfig:
             sprt_stat=str(d.get("sprt_stat", "elo")),
             stop_ci=None if d.get("stop_ci") is None else float(d["stop_ci"]),
             game=str(d.get("game") or default_name()),
+            rounds=None if d.get("rounds") is None else int(d["rounds"]),
         )
 
     def differences(self, other: TournamentConfig) -> list[str]:

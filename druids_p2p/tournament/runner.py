@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from druids_p2p.games.registry import UNUSED_ROUNDS
 from druids_p2p.plugins import BotRegistry
 from druids_p2p.tournament.cluster import ClusterTLS
 from druids_p2p.tournament.config import (
@@ -104,7 +105,7 @@ def run_tournament(
         monitor.add(done[index])
     todo = [s for s in specs if s.index not in done] if monitor.decision is None else []
     per_game = game_timeout if game_timeout is not None else game_timeout_s(
-        config.players, config.time_per_move_ms, game=config.game
+        config.players, config.time_per_move_ms, config.rounds or UNUSED_ROUNDS, config.game
     )  # fmt: skip
     played = 0
     start = time.perf_counter()
@@ -125,6 +126,7 @@ def run_tournament(
             config.game,
             table_player if config.p2p else None,
             tuple(str(Path(d).resolve()) for d in plugins_dirs) if config.p2p else (),
+            config.rounds,
         )
 
     def tick() -> None:

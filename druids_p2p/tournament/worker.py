@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from druids_p2p.games.registry import default_name, game_spec, new_table_options
+from druids_p2p.games.registry import UNUSED_ROUNDS, default_name, game_spec, new_table_options
 from druids_p2p.games.seam import TableOptions
 from druids_p2p.plugins import BUILTIN_SOURCE, BotRegistry, load_bots
 from druids_p2p.tournament.config import PlannedGame
@@ -70,6 +70,8 @@ class Batch:
     """How ``p2p`` games are played (required with ``p2p``)."""
     plugins_dirs: tuple[str, ...] = ()
     """The run's plugin folders, handed to every peer process of a ``p2p`` game."""
+    rounds: int | None = None
+    """The rounds of a game played by rounds (None: the game's most)."""
 
 
 @dataclass
@@ -134,9 +136,9 @@ def play_batch(batch: Batch) -> list[dict[str, Any]]:
         os._exit(TAINTED_EXIT)
     # A table's seat-message options over the network; the engine's own options in-process.
     options: Any = (
-        new_table_options(batch.game, batch.players, batch.variant)
+        new_table_options(batch.game, batch.players, batch.variant, batch.rounds or UNUSED_ROUNDS)
         if batch.p2p
-        else game_spec(batch.game).rules.make_options(batch.players, batch.variant)
+        else game_spec(batch.game).rules.make_options(batch.players, batch.variant, batch.rounds)
     )
     trace = _trace()
     lines: list[dict[str, Any]] = []
