@@ -238,3 +238,25 @@ def test_an_unproven_abort_cannot_blame_an_innocent_seat(tmp_path: Path) -> None
     aborted = arena.machines[1].aborted
     assert aborted is not None
     assert aborted.seat != innocent
+
+
+def test_a_seated_joiners_join_sent_again_is_not_a_bad_message(tmp_path: Path) -> None:
+    """A joiner sends its join again after its link to the host was renewed (lan/lobby.py), and
+    under loss that can be after the host seated the table: the late copy is no fault of anyone's
+    and is not counted as a bad message; a join from a key with no seat here still is."""
+    from druids_p2p.lan.seating import make_join
+    from druids_p2p.wire import Identity
+
+    arena = Arena(tmp_path, players=3, seed=23, cheater=0)
+    arena.run_to_play()
+    host = arena.runners[0]
+    seated = make_join(arena.ids[1], b"\x05" * 32, "tcp://127.0.0.1:1", b"\x00" * 32)
+    host._on_message(seated, arena.ids[1].public_key)
+    assert host.bad_messages == 0
+    stranger = make_join(
+        Identity.generate("stranger"), b"\x05" * 32, "tcp://127.0.0.1:1", bytes(32)
+    )
+    host._on_message(stranger)
+    assert host.bad_messages == 1
+    arena.run()
+    assert all(x.finished for x in arena.machines)
