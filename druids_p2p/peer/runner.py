@@ -332,9 +332,9 @@ class TableRunner:
         except WireError as exc:
             self._drop(f"dropped a bad message: {exc}")
             return
-        if msg.type is MsgType.JOIN and link is not None and link == msg.sender:
-            if link in machine.list_keys:
-                return  # a seated joiner's join sent again after its link was renewed (lobby)
+        seated = link is not None and link == msg.sender and link in machine.list_keys
+        if msg.type is MsgType.JOIN and seated:
+            return  # a seated joiner's join sent again after its link was renewed (lobby)
         if msg.table_id != machine.table_id or msg.sender not in machine.list_keys:
             self._drop("dropped a message from outside this table")
             return
