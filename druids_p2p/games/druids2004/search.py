@@ -1,0 +1,115 @@
+"""``search`` for Druids (2004): determinized sampling that spends its budget, with common
+random numbers.
+
+``pimc`` (:class:`~druids_p2p.games.druids2004.policy.Search2004Bot`) samples 10 worlds at a 100 ms
+budget and so uses a fifth of it, and each of its candidate moves is rolled out with different
+random draws, so the comparison between two candidates carries the rollouts' noise twice. This bot
+keeps the same worlds (uniform over the cards it cannot see, consistent with everything its view
+shows) and the same greedy rollout, but
+
+* it samples as many worlds as its budget pays for (a calibrated cost per world, so the work and
+  thus the move are fixed by the seed, the budget and the position, not by the clock);
+* every candidate of one world is rolled out from the same seed (common random numbers: the
+  candidates differ by their own move, not by their luck), which makes a world's comparison sharp;
+* it looks one round of turns further (each seat twice) before it evaluates.
+
+A clock guard stops the sampling early only on a machine too slow for the calibrated work, so the
+budget is kept (``druids bench bots`` reports each bot's p99 move time).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from druids_p2p.games.druids2004.policy import _options, candidates, clone, rollout, sample_world
+from druids_p2p.games.druids2004.setup import Options
+from druids_p2p.games.druids2004.view import SeatView
+from druids_p2p.games.spec import Bot
+
+MS_PER_WORLD = 3.0
+"""Budget granted per sampled world, all its candidates rolled out (measured here: about 2 ms on
+a loaded core at 8 candidates)."""
+MIN_WORLDS = 4
+MAX_WORLDS = 200
+CANDIDATES = 8
+"""Candidate moves searched: every non-play move and the rule heuristics' best plays."""
+CLOCK_SHARE = 0.75
+"""Share of the budget after which the clock guard stops the sampling."""
+
+
+def crn_search(
+    view: SeatView,
+    options: Options,
+    rng: random.Random,
+    worlds: int,
+    deadline: float = math.inf,
+    clock: Callable[[], float] = time.perf_counter,
+    limit: int = CANDIDATES,
+    turns: int | None = None,
+) -> tuple[int, int]:
+    """The candidate with the best mean evaluation over sampled worlds, every candidate of a world
+    rolled out from one seed; and how many worlds were searched (fewer than ``worlds`` only when
+    ``deadline`` came first)."""
+    legal = view.legal
+    if len(legal) == 1:
+        return legal[0], 0
+    cands = candidates(view, options, rng, limit)
+    if len(cands) == 1:
+        return cands[0], 0
+    totals = [0.0] * len(cands)
+    horizon = turns if turns is not None else 2 * view.players + 1
+    done = 0
+    began = clock()
+    for done in range(worlds):
+        now = clock()
+        if done and now + 1.5 * (now - began) / done > deadline:
+            break  # the next world would likely end past the deadline
+        base = sample_world(view, options, rng)
+        seed = rng.getrandbits(64)
+        for i, move in enumerate(cands):
+            world = clone(base)
+            world.play(move)
+            totals[i] += rollout(world, view.seat, random.Random(seed), horizon)
+    else:
+        done = worlds
+    best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+    return cands[best], done
+
+
+class DeepSearch2004Bot(Bot):
+    """Determinized sampling over the whole budget, candidates compared on common random numbers,
+    rollouts two rounds of turns deep."""
+
+    def __init__(self, worlds: int | None = None) -> None:
+        super().__init__()
+        self.fixed_worlds = worlds
+        """Worlds per move regardless of the budget (and no clock): reproducible tests."""
+        self.clock: Callable[[], float] = time.perf_counter
+        self.last_worlds = 0
+        """Worlds the last search covered (fewer than planned when the clock stopped it)."""
+
+    @property
+    def worlds(self) -> int:
+        if self.fixed_worlds is not None:
+            return self.fixed_worlds
+        count = int(self.time_budget_ms / MS_PER_WORLD)
+        return max(MIN_WORLDS, min(MAX_WORLDS, count))
+
+    def choose(self, view: Any) -> int:
+        start = self.clock()
+        deadline = (
+            math.inf
+            if self.fixed_worlds is not None
+            else start + self.time_budget_ms * CLOCK_SHARE / 1000.0
+        )
+        move, self.last_worlds = crn_search(
+            view, _options(self), self.rng, self.worlds, deadline, self.clock
+        )
+        return move
+
+
+__all__ = ["DeepSearch2004Bot", "crn_search"]

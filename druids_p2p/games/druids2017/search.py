@@ -1,0 +1,147 @@
+"""``search`` for Druids (2017): determinized search with the ``rule`` bot as the model of play.
+
+Flat Perfect-Information Monte Carlo (as ``pimc``) changed in the two places where it guesses:
+
+* **Which worlds.** Deals are drawn consistent with every hard fact (hand sizes, voids shown by not
+  following, Gaia's holder), then weighted by how likely each other seat's observed plays are if it
+  plays as the ``rule`` bot does — asked exactly, in that world, through
+  :class:`~druids_p2p.games.druids2017.rule_model.RuleRound` — mixed with uniform play (``TRUST``),
+  so a seat that plays otherwise only flattens the weights. Worlds are then drawn in proportion to
+  their weight (importance resampling), as in the inference of Buro et al. for Skat and of
+  Cowling, Powley & Whitehouse (2012).
+* **How the others answer.** Each candidate move is rolled out with the rule bot's own choices for
+  the next ``RULE_PLIES`` moves (the rest of this trick and the next, where the move's effect
+  lies), then with the cheap rollout policy of :mod:`.rollout` to the end of the round.
+
+Every candidate of one world is rolled out from one seed (common random numbers), and the move
+with the best mean margin over the opponents wins. The work — worlds weighed, rollouts — is fixed
+by the budget (calibrated per millisecond), so the same seed, budget and position give the same
+move; a clock guard stops early only on a machine too slow for that work, to keep the budget.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+import time
+from collections.abc import Callable
+
+from druids_p2p.games.druids2017.rule_bot import rule_move
+from druids_p2p.games.druids2017.rule_model import RuleRound
+from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.games.druids2017.worlds import World, WorldSampler
+from druids_p2p.games.spec import Bot
+
+TRUST = 0.9
+"""Weight of the rule bot's choice in an observed play's likelihood (the rest is uniform)."""
+RULE_PLIES = 8
+"""Moves of a rollout played by the exact rule model before the cheap policy takes over."""
+WORLDS_PER_MS = 0.4
+"""Candidate worlds weighed per millisecond of budget."""
+ROLLOUTS_PER_MS = 2.0
+"""Rollouts per millisecond of budget, shared among the legal moves."""
+MIN_WORLDS = 4
+CLOCK_SHARE = 0.8
+"""Share of the budget after which the clock guard stops the search."""
+WEIGH_SHARE = 0.35
+"""Share of the clock the weighing of worlds may take before the rollouts start anyway."""
+
+
+def rollout_mixed(state: RuleRound, rng: random.Random, plies: int) -> list[int]:
+    """Play the round to its end: ``plies`` moves by the rule model, then the cheap policy."""
+    for _ in range(plies):
+        if state.play(state.policy_move(rng)):
+            return state.scores()
+    play, cheap = state.play, state.cheap_move
+    for _ in range(400):
+        if play(cheap(rng)):
+            return state.scores()
+    raise RuntimeError("rollout did not end")  # pragma: no cover - rounds are finite
+
+
+class SearchBot(Bot):
+    """PIMC over worlds weighed by the rule bot's likelihood, rule-model replies, common random
+    numbers."""
+
+    def __init__(
+        self,
+        worlds: int | None = None,
+        rollouts: int | None = None,
+        trust: float = TRUST,
+        rule_plies: int = RULE_PLIES,
+    ) -> None:
+        super().__init__()
+        self.fixed = (worlds, rollouts)
+        """Worlds weighed and rollouts per move regardless of the budget, and no clock (tests)."""
+        self.trust = trust
+        self.rule_plies = rule_plies
+        self.clock: Callable[[], float] = time.perf_counter
+        self.last_work = (0, 0)
+        """(worlds weighed, rollouts) of the last search."""
+
+    def work_for(self) -> tuple[int, int]:
+        worlds, rollouts = self.fixed
+        ms = self.time_budget_ms
+        return (
+            worlds if worlds is not None else max(MIN_WORLDS, int(ms * WORLDS_PER_MS)),
+            rollouts if rollouts is not None else max(8, int(ms * ROLLOUTS_PER_MS)),
+        )
+
+    def choose(self, view: PlayerView) -> int:
+        legal = list(view.legal)
+        if len(legal) == 1:
+            return legal[0]
+        clock = self.clock
+        start = clock()
+        timed = self.fixed == (None, None)
+        deadline = start + self.time_budget_ms * CLOCK_SHARE / 1000.0 if timed else math.inf
+        n_worlds, n_rollouts = self.work_for()
+        rng = self.rng
+        sampler = WorldSampler(view, self.trust, RuleRound)
+        worlds: list[World] = []
+        weigh_until = start + (deadline - start) * WEIGH_SHARE
+        for _ in range(n_worlds):
+            worlds.extend(sampler.worlds(rng, 1))
+            if worlds and clock() > weigh_until:
+                break
+        if not worlds:
+            return rule_move(view)
+        cumulative: list[float] = []
+        acc = 0.0
+        for world in worlds:
+            acc += world.weight
+            cumulative.append(acc)
+        if acc <= 0.0:
+            cumulative = [float(i + 1) for i in range(len(worlds))]
+            acc = float(len(worlds))
+        seat, n = view.seat, view.players
+        per_move = max(1, n_rollouts // len(legal))
+        totals = [0.0] * len(legal)
+        done = 0
+        began = clock()
+        plies = self.rule_plies
+        for done in range(per_move):
+            now = clock()
+            if done and now + (now - began) / done > deadline:
+                break
+            pick = bisect.bisect_right(cumulative, rng.random() * acc)
+            base = worlds[min(pick, len(worlds) - 1)].state
+            seed = rng.getrandbits(64)
+            for i, move in enumerate(legal):
+                state = base.copy()
+                assert isinstance(state, RuleRound)
+                if state.play(move):
+                    scores = state.scores()
+                else:
+                    scores = rollout_mixed(state, random.Random(seed), plies)
+                mine = scores[seat]
+                totals[i] += mine - (sum(scores) - mine) / (n - 1)
+        else:
+            done = per_move
+        self.last_work = (len(worlds), done * len(legal))
+        best = max(range(len(legal)), key=lambda i: (totals[i], -i))
+        return legal[best]
+
+
+__all__ = ["SearchBot", "rollout_mixed"]
