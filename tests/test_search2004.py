@@ -10,7 +10,7 @@ import pytest
 
 from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.games.druids2004.policy import rule_move
-from druids_p2p.games.druids2004.search import DeepSearch2004Bot
+from druids_p2p.games.druids2004.search import BudgetSearch2004Bot
 from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.games.spec import Bot
@@ -39,7 +39,7 @@ def _views(players: int = 3, seed: int = 1) -> tuple[list[SeatView], Options]:
 
 
 def _bot(options: Options, seed: int, worlds: int | None, budget: float = 20.0) -> Any:
-    bot = DeepSearch2004Bot(worlds)
+    bot = BudgetSearch2004Bot(worlds)
     bot.start_game(0, options, random.Random(seed), budget)
     return bot
 

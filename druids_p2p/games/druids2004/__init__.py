@@ -22,6 +22,7 @@ import random
 from druids_p2p.games.druids2004.cards import format_card, format_move, parse_card, parse_move
 from druids_p2p.games.druids2004.policy import Rule2004Bot, Search2004Bot, fallback_2004
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset, play_random_game
+from druids_p2p.games.druids2004.search import BudgetSearch2004Bot
 from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
@@ -39,7 +40,7 @@ SPEC = GameSpec(
     rules=Druids2004Ruleset(),
     view=SeatView,
     options=Options,
-    bots={"rule": Rule2004Bot, "pimc": Search2004Bot},
+    bots={"rule": Rule2004Bot, "pimc": Search2004Bot, "search": BudgetSearch2004Bot},
     fallback=fallback_2004,
     playout=_playout,
     ui="druids_p2p.tui.druids2004.table:UI",

@@ -44,6 +44,7 @@ from druids_p2p.games.druids2017.rules import (
     Round,
 )
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
+from druids_p2p.games.druids2017.search import SearchBot
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import IllegalMove, InvalidDeal
 from druids_p2p.games.spec import GameSpec, exports
@@ -61,7 +62,7 @@ SPEC = GameSpec(
     options=GameOptions,
     rounds=ROUNDS_PER_GAME,
     variant="Gaia's light side",
-    bots={"rule": RuleBot, "pimc": PimcBot, "ismcts": IsmctsBot},
+    bots={"rule": RuleBot, "pimc": PimcBot, "ismcts": IsmctsBot, "search": SearchBot},
     fallback=fallback_move,
     playout=_playout,
     ui="druids_p2p.tui.druids2017.ui:UI",
