@@ -23,7 +23,7 @@ from druids_p2p.games.druids2017.cards import (
     PLAY_MISTLETOE,
     PLAY_SICKLE,
 )
-from druids_p2p.games.druids2017.rollout import ModelRound
+from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
 from druids_p2p.games.druids2017.rule_bot import _Evaluator
 from druids_p2p.games.druids2017.rules import Round
 
@@ -108,6 +108,14 @@ class RuleRound(ModelRound):
             moves = self.legal()
             return moves[rng.randrange(len(moves))]
         return self.greedy_move()
+
+    def plain(self) -> ModelRound:
+        """The same position as a :class:`ModelRound` (sharing its lists: copy it before play),
+        whose rollouts skip the public bookkeeping this class keeps."""
+        f = ModelRound.__new__(ModelRound)
+        for name in FastRound.__slots__:
+            setattr(f, name, getattr(self, name))
+        return f
 
     def cheap_move(self, rng: random.Random) -> int:
         """The cheap rollout policy's choice (:class:`ModelRound`'s), for the rest of a rollout."""

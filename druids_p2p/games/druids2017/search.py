@@ -29,7 +29,9 @@ import math
 import random
 import time
 from collections.abc import Callable
+from random import Random
 
+from druids_p2p.games.druids2017.rollout import ModelRound, rollout
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.games.druids2017.rule_model import RuleRound
 from druids_p2p.games.druids2017.view import PlayerView
@@ -42,7 +44,7 @@ RULE_PLIES = 0
 """Moves of a rollout played by the exact rule model before the cheap policy takes over."""
 WORLDS_PER_MS = 0.4
 """Candidate worlds weighed per millisecond of budget."""
-ROLLOUTS_PER_MS = 5.0
+ROLLOUTS_PER_MS = 6.0
 """Rollouts per millisecond of budget, shared among the legal moves."""
 MIN_WORLDS = 4
 ESS_SHARE = 0.25
@@ -152,20 +154,27 @@ class SearchBot(Bot):
         done = 0
         began = clock()
         plies = self.rule_plies
+        bases: dict[int, ModelRound] = {}
         for done in range(per_move):
             now = clock()
             if done and now + (now - began) / done > deadline:
                 break
-            pick = bisect.bisect_right(cumulative, rng.random() * acc)
-            base = worlds[min(pick, len(worlds) - 1)].state
+            pick = min(bisect.bisect_right(cumulative, rng.random() * acc), len(worlds) - 1)
+            base = worlds[pick].state
+            assert isinstance(base, RuleRound)
+            plain = bases.get(pick)
+            if plain is None:
+                plain = bases[pick] = base.plain()
             seed = rng.getrandbits(64)
             for i, move in enumerate(legal):
-                state = base.copy()
-                assert isinstance(state, RuleRound)
-                if state.play(move):
-                    scores = state.scores()
+                if plies:
+                    state = base.copy()
+                    ended = state.play(move)
+                    scores = state.scores() if ended else rollout_mixed(state, Random(seed), plies)
                 else:
-                    scores = rollout_mixed(state, random.Random(seed), plies)
+                    cheap = plain.copy()
+                    ended = cheap.play(move)
+                    scores = cheap.scores() if ended else rollout(cheap, Random(seed))
                 mine = scores[seat]
                 totals[i] += mine - (sum(scores) - mine) / (n - 1)
         else:
