@@ -20,6 +20,11 @@ Every candidate of one world is rolled out from one seed (common random numbers)
 with the best mean margin over the opponents wins. The work — worlds weighed, rollouts — is fixed
 by the budget (calibrated per millisecond), so the same seed, budget and position give the same
 move; a clock guard stops early only on a machine too slow for that work, to keep the budget.
+The guard reads the CPU time of the bot's own thread (``time.thread_time``): where the bot has a
+core that is its wall time, and where the machine is busier than its cores the bot still does the
+work its budget pays for — as ``pimc`` does — rather than a fraction of it that depends on the
+others' load, so that a comparison in one run is a comparison of the bots (``druids bench bots``
+reports the wall time: p99 and the share of moves over 1.2 budgets).
 """
 
 from __future__ import annotations
@@ -112,7 +117,7 @@ class SearchBot(Bot):
         """Worlds weighed and rollouts per move regardless of the budget, and no clock (tests)."""
         self.trust = trust
         self.rule_plies = rule_plies
-        self.clock: Callable[[], float] = time.perf_counter
+        self.clock: Callable[[], float] = time.thread_time
         self.last_work = (0, 0)
         """(worlds weighed, rollouts) of the last search."""
 
