@@ -110,8 +110,15 @@ class SearchBot(Bot):
         trust: float = TRUST,
         rule_plies: int = RULE_PLIES,
         ess_share: float = ESS_SHARE,
+        fresh: bool = False,
+        recent: int | None = None,
     ) -> None:
         super().__init__()
+        self.fresh = fresh
+        """Each world rolled out once for every legal move, its weight applied to the outcome (as
+        ``pimc``, every world a new one), instead of rollouts from a resampled few."""
+        self.recent = recent
+        """Count only the latest this many public plays in a world's likelihood (None: all)."""
         self.ess_share = ess_share
         self.fixed = (worlds, rollouts)
         """Worlds weighed and rollouts per move regardless of the budget, and no clock (tests)."""
@@ -140,6 +147,10 @@ class SearchBot(Bot):
         n_worlds, n_rollouts = self.work_for()
         rng = self.rng
         sampler = WorldSampler(view, self.trust, RuleRound)
+        if self.recent is not None:
+            sampler.checked_from = max(0, len(sampler.plays) - self.recent)
+        if self.fresh:
+            return self._fresh(view, legal, sampler, n_worlds, deadline)
         worlds: list[World] = []
         weigh_until = start + (deadline - start) * WEIGH_SHARE
         for _ in range(n_worlds):
@@ -185,6 +196,51 @@ class SearchBot(Bot):
         else:
             done = per_move
         self.last_work = (len(worlds), done * len(legal))
+        best = max(range(len(legal)), key=lambda i: (totals[i], -i))
+        return legal[best]
+
+    def _fresh(
+        self,
+        view: PlayerView,
+        legal: list[int],
+        sampler: WorldSampler,
+        n_worlds: int,
+        deadline: float,
+    ) -> int:
+        """A new world for each iteration, every legal move rolled out in it on one seed; the
+        margins summed with the worlds' tempered weights."""
+        rng, clock = self.rng, self.clock
+        seat, n = view.seat, view.players
+        weights: list[float] = []
+        margins: list[list[float]] = []
+        began = clock()
+        for done in range(n_worlds):
+            now = clock()
+            if done and now + (now - began) / done > deadline:
+                break
+            found = sampler.worlds(rng, 1)
+            if not found:
+                continue
+            base = found[0].state
+            assert isinstance(base, RuleRound)
+            plain = base.plain()
+            seed = rng.getrandbits(64)
+            row = []
+            for move in legal:
+                cheap = plain.copy()
+                ended = cheap.play(move)
+                scores = cheap.scores() if ended else rollout(cheap, Random(seed))
+                mine = scores[seat]
+                row.append(mine - (sum(scores) - mine) / (n - 1))
+            weights.append(found[0].weight)
+            margins.append(row)
+        self.last_work = (len(weights), len(weights) * len(legal))
+        if not weights:
+            return rule_move(view)
+        totals = [0.0] * len(legal)
+        for w, row in zip(tempered(weights, self.ess_share * len(weights)), margins, strict=True):
+            for i, m in enumerate(row):
+                totals[i] += w * m
         best = max(range(len(legal)), key=lambda i: (totals[i], -i))
         return legal[best]
 
