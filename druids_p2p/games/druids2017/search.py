@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable
 from random import Random
 
+from druids_p2p.games.druids2017.cards import ROUNDS_PER_GAME
 from druids_p2p.games.druids2017.rollout import ModelRound, rollout
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.games.druids2017.rule_model import RuleRound
@@ -112,8 +113,12 @@ class SearchBot(Bot):
         ess_share: float = ESS_SHARE,
         fresh: bool = False,
         recent: int | None = None,
+        win_weight: float = 0.0,
     ) -> None:
         super().__init__()
+        self.win_weight = win_weight
+        """Points a rollout adds to its margin where the seat ends the game's totals first (on the
+        last round; a share ``1 / (rounds left + 1)`` of it before): first place is what counts."""
         self.fresh = fresh
         """Each world rolled out once for every legal move, its weight applied to the outcome (as
         ``pimc``, every world a new one), instead of rollouts from a resampled few."""
@@ -213,6 +218,9 @@ class SearchBot(Bot):
         seat, n = view.seat, view.players
         weights: list[float] = []
         margins: list[list[float]] = []
+        totals_so_far = view.totals if len(view.totals) == n else (0,) * n
+        left = ROUNDS_PER_GAME - 1 - view.round_index
+        bonus = self.win_weight / (1 + left) if self.win_weight else 0.0
         began = clock()
         for done in range(n_worlds):
             now = clock()
@@ -231,7 +239,12 @@ class SearchBot(Bot):
                 ended = cheap.play(move)
                 scores = cheap.scores() if ended else rollout(cheap, Random(seed))
                 mine = scores[seat]
-                row.append(mine - (sum(scores) - mine) / (n - 1))
+                margin = mine - (sum(scores) - mine) / (n - 1)
+                if bonus:
+                    final = [t + sc for t, sc in zip(totals_so_far, scores, strict=True)]
+                    if final[seat] >= max(final):
+                        margin += bonus
+                row.append(margin)
             weights.append(found[0].weight)
             margins.append(row)
         self.last_work = (len(weights), len(weights) * len(legal))
