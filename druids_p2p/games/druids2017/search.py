@@ -1,30 +1,32 @@
 """``search`` for Druids (2017): determinized search with the ``rule`` bot as the model of play.
 
-Flat Perfect-Information Monte Carlo (as ``pimc``) changed in the two places where it guesses:
+Flat Perfect-Information Monte Carlo (as ``pimc``: a new world for every iteration, every legal
+move rolled out in it) changed where it guesses:
 
 * **Which worlds.** Deals are drawn consistent with every hard fact (hand sizes, voids shown by not
-  following, Gaia's holder), then weighted by how likely each other seat's observed plays are if it
-  plays as the ``rule`` bot does — asked exactly, in that world, through
+  following, Gaia's holder), then weighted by how likely the other seats' latest ``RECENT`` plays
+  are if they play as the ``rule`` bot does — asked exactly, in that world, through
   :class:`~druids_p2p.games.druids2017.rule_model.RuleRound` — mixed with uniform play (``TRUST``),
-  so a seat that plays otherwise only flattens the weights. Worlds are then drawn in proportion to
-  their weight (importance resampling), as in the inference of Buro et al. for Skat and of
-  Cowling, Powley & Whitehouse (2012).
+  so a seat that plays otherwise only flattens the weights (inference from play, as Buro et al.
+  for Skat and Cowling, Powley & Whitehouse 2012). A world's weight multiplies its outcomes.
 * **How sure it is.** Raw likelihoods leave one or two worlds of forty standing for all of them
   from the third trick on; the weights are tempered (:func:`tempered`) to keep an effective
   quarter of the worlds.
+* **Common random numbers.** Every legal move of one world is rolled out from one seed, so moves
+  differ by themselves, not by their rollouts' luck.
 
-Each candidate move is rolled out with the cheap policy of :mod:`.rollout` (``RULE_PLIES`` moves
-of the exact rule model first is an option: it costs four times the rollouts and lost in a screen).
+Measured options, off by default (screens on duplicate deals against three ``rule`` bots): a few
+worlds resampled by weight (``fresh=False``: 40 weighed worlds, about 10 effective, lost to
+``pimc``'s ~90 distinct ones), ``RULE_PLIES`` moves of the exact rule model at the head of each
+rollout (four times the cost, lost), and ``win_weight`` (a bonus for ending the game first).
 
-Every candidate of one world is rolled out from one seed (common random numbers), and the move
-with the best mean margin over the opponents wins. The work — worlds weighed, rollouts — is fixed
-by the budget (calibrated per millisecond), so the same seed, budget and position give the same
-move; a clock guard stops early only on a machine too slow for that work, to keep the budget.
-The guard reads the CPU time of the bot's own thread (``time.thread_time``): where the bot has a
-core that is its wall time, and where the machine is busier than its cores the bot still does the
-work its budget pays for — as ``pimc`` does — rather than a fraction of it that depends on the
-others' load, so that a comparison in one run is a comparison of the bots (``druids bench bots``
-reports the wall time: p99 and the share of moves over 1.2 budgets).
+The work is fixed by the budget (worlds per millisecond), so the same seed, budget and position
+give the same move; a clock guard stops early only on a machine too slow for that work, to keep
+the budget. The guard reads the CPU time of the bot's own thread (``time.thread_time``): where the
+bot has a core that is its wall time, and where the machine is busier than its cores the bot still
+does the work its budget pays for — as ``pimc`` does — rather than a fraction of it that depends on
+the others' load, so that a comparison in one run is a comparison of the bots (``druids bench
+bots`` reports the wall time: p99 and the share of moves over 1.2 budgets).
 """
 
 from __future__ import annotations
@@ -48,8 +50,13 @@ TRUST = 0.9
 """Weight of the rule bot's choice in an observed play's likelihood (the rest is uniform)."""
 RULE_PLIES = 0
 """Moves of a rollout played by the exact rule model before the cheap policy takes over."""
-WORLDS_PER_MS = 0.4
-"""Candidate worlds weighed per millisecond of budget."""
+WORLDS_PER_MS = 0.95
+"""Worlds per millisecond of budget (about 0.65 ms of CPU each: 95 take 62 ms, ``pimc``'s CPU at
+100 ms)."""
+RESAMPLED_WORLDS_PER_MS = 0.4
+"""Worlds weighed per millisecond of budget when a few are resampled (``fresh=False``)."""
+RECENT = 8
+"""The latest public plays a world's likelihood counts (the exact model costs ~60 us a play)."""
 ROLLOUTS_PER_MS = 6.0
 """Rollouts per millisecond of budget, shared among the legal moves."""
 MIN_WORLDS = 4
@@ -111,8 +118,8 @@ class SearchBot(Bot):
         trust: float = TRUST,
         rule_plies: int = RULE_PLIES,
         ess_share: float = ESS_SHARE,
-        fresh: bool = False,
-        recent: int | None = None,
+        fresh: bool = True,
+        recent: int | None = RECENT,
         win_weight: float = 0.0,
     ) -> None:
         super().__init__()
@@ -137,7 +144,11 @@ class SearchBot(Bot):
         worlds, rollouts = self.fixed
         ms = self.time_budget_ms
         return (
-            worlds if worlds is not None else max(MIN_WORLDS, int(ms * WORLDS_PER_MS)),
+            worlds
+            if worlds is not None
+            else max(
+                MIN_WORLDS, int(ms * (WORLDS_PER_MS if self.fresh else RESAMPLED_WORLDS_PER_MS))
+            ),
             rollouts if rollouts is not None else max(8, int(ms * ROLLOUTS_PER_MS)),
         )
 
