@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -41,10 +42,21 @@ def _view(seed: int, policy: str = "random") -> PlayerView | None:
     return game.view(game.to_move)
 
 
-def _bot(view: PlayerView, seed: int, work: tuple[int, int] | None = None) -> SearchBot:
-    bot = SearchBot(*(work or (None, None)))
+def _bot(
+    view: PlayerView, seed: int, work: tuple[int, int] | None = None, **options: Any
+) -> SearchBot:
+    bot = SearchBot(*(work or (None, None)), **options)
     bot.start_game(view.seat, GameOptions(players=view.players), random.Random(seed), 20.0)
     return bot
+
+
+OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"recent": 8},
+    {"fresh": False, "recent": None, "rule_plies": 4},
+    {"win_weight": 20.0},
+]
+"""The default search and its measured options (inference, resampling, rule plies, win weight)."""
 
 
 def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:
@@ -64,6 +76,7 @@ def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:
             assert seat is not None
             view = game.view(seat)
             expected = rule_move(view)
+            assert game.round is not None
             assert RuleRound.from_round(game.round).greedy_move() == expected
             assert world.greedy_move() == expected
             checked += 1
@@ -89,8 +102,9 @@ def test_same_seed_work_and_position_give_the_same_move() -> None:
         view = _view(seed, "rule")
         if view is None or len(view.legal) < 2:
             continue
-        moves = {_bot(view, 7, (12, 40)).choose(view) for _ in range(3)}
-        assert len(moves) == 1
+        for options in OPTIONS:
+            moves = {_bot(view, 7, (12, 40), **options).choose(view) for _ in range(3)}
+            assert len(moves) == 1, options
         checked += 1
     assert checked >= 10
 
@@ -101,7 +115,8 @@ def test_search_plays_only_legal_moves(seed: int) -> None:
     view = _view(seed)
     if view is None:
         return
-    assert _bot(view, seed, (6, 20)).choose(view) in view.legal
+    for options in OPTIONS:
+        assert _bot(view, seed, (6, 20), **options).choose(view) in view.legal
 
 
 class _SlowClock:

@@ -1,24 +1,20 @@
-"""``search`` for Druids (2017): determinized search with the ``rule`` bot as the model of play.
+"""``search`` for Druids (2017): determinized search over the whole budget, with common random
+numbers and, as options, inference from play by the ``rule`` bot's own model.
 
-Flat Perfect-Information Monte Carlo (as ``pimc``: a new world for every iteration, every legal
-move rolled out in it) changed where it guesses:
+Flat Perfect-Information Monte Carlo, as ``pimc`` (a new world for every iteration, every legal
+move rolled out in it with the cheap policy of :mod:`.rollout`), with **common random numbers**:
+every legal move of one world is rolled out from one seed, so moves differ by themselves, not by
+their rollouts' luck. The options, each measured on duplicate deals against three ``rule`` bots
+(issue 32; README's bots section) and off by default because none paid:
 
-* **Which worlds.** Deals are drawn consistent with every hard fact (hand sizes, voids shown by not
-  following, Gaia's holder), then weighted by how likely the other seats' latest ``RECENT`` plays
-  are if they play as the ``rule`` bot does — asked exactly, in that world, through
-  :class:`~druids_p2p.games.druids2017.rule_model.RuleRound` — mixed with uniform play (``TRUST``),
-  so a seat that plays otherwise only flattens the weights (inference from play, as Buro et al.
-  for Skat and Cowling, Powley & Whitehouse 2012). A world's weight multiplies its outcomes.
-* **How sure it is.** Raw likelihoods leave one or two worlds of forty standing for all of them
-  from the third trick on; the weights are tempered (:func:`tempered`) to keep an effective
-  quarter of the worlds.
-* **Common random numbers.** Every legal move of one world is rolled out from one seed, so moves
-  differ by themselves, not by their rollouts' luck.
-
-Measured options, off by default (screens on duplicate deals against three ``rule`` bots): a few
-worlds resampled by weight (``fresh=False``: 40 weighed worlds, about 10 effective, lost to
-``pimc``'s ~90 distinct ones), ``RULE_PLIES`` moves of the exact rule model at the head of each
-rollout (four times the cost, lost), and ``win_weight`` (a bonus for ending the game first).
+* **inference** (``recent``): worlds weighted by how likely the other seats' latest plays are if
+  they play as the ``rule`` bot does — asked exactly, in that world, through
+  :class:`~druids_p2p.games.druids2017.rule_model.RuleRound` — mixed with uniform play
+  (``TRUST``), the weights tempered (:func:`tempered`) to keep an effective quarter of the worlds
+  (raw likelihoods leave one or two of forty standing for all from the third trick on);
+* **resampling** (``fresh=False``): a few weighed worlds drawn by weight for every rollout;
+* **rule plies** (``rule_plies``): the exact rule model plays the head of each rollout;
+* **win weight** (``win_weight``): a bonus for rollouts that end the game first.
 
 The work is fixed by the budget (worlds per millisecond), so the same seed, budget and position
 give the same move; a clock guard stops early only on a machine too slow for that work, to keep
@@ -50,13 +46,15 @@ TRUST = 0.9
 """Weight of the rule bot's choice in an observed play's likelihood (the rest is uniform)."""
 RULE_PLIES = 0
 """Moves of a rollout played by the exact rule model before the cheap policy takes over."""
-WORLDS_PER_MS = 0.95
-"""Worlds per millisecond of budget (about 0.65 ms of CPU each: 95 take 62 ms, ``pimc``'s CPU at
-100 ms)."""
+WORLDS_PER_MS = 1.7
+"""Worlds per millisecond of budget (about 0.36 ms of CPU each without inference: 170 take 60 ms,
+``pimc``'s CPU at 100 ms)."""
 RESAMPLED_WORLDS_PER_MS = 0.4
 """Worlds weighed per millisecond of budget when a few are resampled (``fresh=False``)."""
-RECENT = 8
-"""The latest public plays a world's likelihood counts (the exact model costs ~60 us a play)."""
+RECENT = 0
+"""The latest public plays a world's likelihood counts (the exact model costs ~60 us a play): none
+by default, as inference did not pay in the screens (8 plays, 95 worlds: margin +4.9 where the
+same work on 170 unweighted worlds made +9.9, and ``pimc`` +8.1)."""
 ROLLOUTS_PER_MS = 6.0
 """Rollouts per millisecond of budget, shared among the legal moves."""
 MIN_WORLDS = 4
@@ -108,8 +106,8 @@ def rollout_mixed(state: RuleRound, rng: random.Random, plies: int) -> list[int]
 
 
 class SearchBot(Bot):
-    """PIMC over worlds weighed by how likely the others' plays were under the rule bot, tempered,
-    rolled out on common random numbers."""
+    """PIMC over the whole budget on common random numbers; inference from play by the rule
+    bot's model as an option."""
 
     def __init__(
         self,
