@@ -79,7 +79,36 @@ def test_the_clock_guard_stops_the_search_within_the_budget(step_ms: float) -> N
     for view in views:
         bot = _bot(options, 3, None)
         clock = bot.clock = _SlowClock(step_ms / 1000.0)
+        bot.wall = lambda: 0.0  # the CPU guard alone
         assert bot.choose(view) in view.legal
         assert clock.now * 1000.0 <= 20.0 * 1.2, f"{clock.now * 1000.0:.1f} ms of a 20 ms budget"
         searched += bot.last_worlds
     assert searched > (5 * len(views) if step_ms < 1.0 else 0)
+
+
+class _SharedCore:
+    """A core shared with other work: every world (each reading of the thread's CPU clock, which
+    stands still) takes ``step`` seconds of wall time."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def cpu(self) -> float:
+        self.now += self.step
+        return 0.0
+
+    def wall(self) -> float:
+        return self.now
+
+
+def test_the_wall_clock_stops_the_search_where_the_cpu_clock_would_not() -> None:
+    """Where the CPU guard alone would run every planned world (35 ms of a 20 ms budget here),
+    the hard stop on the wall clock keeps the move within the budget."""
+    views, options = _views(4, 2)
+    for view in views:
+        bot = _bot(options, 3, None)
+        core = _SharedCore(0.005)
+        bot.clock, bot.wall = core.cpu, core.wall
+        assert bot.choose(view) in view.legal
+        assert core.now * 1000.0 <= 20.0 * 1.2, f"{core.now * 1000.0:.1f} ms of a 20 ms budget"

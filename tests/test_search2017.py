@@ -178,3 +178,36 @@ def test_the_budget_is_kept_on_the_real_clock() -> None:
     p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
     assert len(times) >= 20
     assert p99 <= 50.0 * 1.2, f"p99 {p99:.1f} ms over a 50 ms budget"
+
+
+class _SharedCore:
+    """A core shared with other work: each reading of the thread's CPU clock (which stands
+    still) comes ``step`` seconds of wall time later."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def cpu(self) -> float:
+        self.now += self.step
+        return 0.0
+
+    def wall(self) -> float:
+        return self.now
+
+
+def test_the_wall_clock_stops_the_search_where_the_cpu_clock_would_not() -> None:
+    """Where the CPU guard alone would run every planned world, the hard stop on the wall clock
+    keeps the move within the budget (20 ms, at most one step over)."""
+    checked = 0
+    for seed in range(30):
+        view = _view(seed, "rule")
+        if view is None or len(view.legal) < 2:
+            continue
+        bot = _bot(view, seed)
+        core = _SharedCore(0.002)
+        bot.clock, bot.wall = core.cpu, core.wall
+        assert bot.choose(view) in view.legal
+        assert core.now * 1000.0 <= 20.0 * 1.2, f"{core.now * 1000.0:.1f} ms of a 20 ms budget"
+        checked += 1
+    assert checked >= 10

@@ -11,7 +11,8 @@ numbers for a world's candidates, and rollouts twice as deep.
 A clock guard stops the sampling early only on a machine too slow for the calibrated work, so the
 budget is kept (``druids bench bots`` reports each bot's p99 move time). It reads the CPU time of
 the bot's thread, as Druids 2017's ``search`` does and for the same reason: on a machine busier
-than its cores the bot does the work its budget pays for, as ``pimc`` does.
+than its cores the bot does the work its budget pays for, as ``pimc`` does — up to a hard stop at
+``WALL_SHARE`` of the budget in wall time, which keeps the budget where a core is shared.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ MAX_WORLDS = 200
 CANDIDATES = 8
 """Candidate moves searched: every non-play move and the rule heuristics' best plays."""
 CLOCK_SHARE = 0.75
-"""Share of the budget after which the clock guard stops the sampling."""
+"""Share of the budget (in the thread's CPU time) after which the clock guard stops the sampling."""
+WALL_SHARE = 0.9
+"""Share of the budget in wall time after which the sampling stops whatever its CPU time."""
 
 
 def budget_search(
@@ -45,14 +48,17 @@ def budget_search(
     worlds: int,
     deadline: float = math.inf,
     clock: Callable[[], float] = time.thread_time,
+    wall_deadline: float = math.inf,
+    wall: Callable[[], float] = time.perf_counter,
     limit: int = CANDIDATES,
     turns: int | None = None,
     common: bool = False,
 ) -> tuple[int, int]:
     """The candidate with the best mean evaluation over sampled worlds (with ``common``, every
     candidate of a world rolled out from one seed); and how many worlds were searched (fewer than
-    ``worlds`` only when ``deadline`` came first). Rollouts last ``turns`` turns, by default one
-    for each seat and one more, as ``pimc``'s."""
+    ``worlds`` only when ``deadline``, in ``clock`` time, or ``wall_deadline``, in wall time, came
+    first). Rollouts last ``turns`` turns, by default one for each seat and one more, as
+    ``pimc``'s."""
     legal = view.legal
     if len(legal) == 1:
         return legal[0], 0
@@ -63,10 +69,14 @@ def budget_search(
     horizon = turns if turns is not None else view.players + 1
     done = 0
     began = clock()
+    wall_began = wall()
     for done in range(worlds):
         now = clock()
         if done and now + 1.5 * (now - began) / done > deadline:
             break  # the next world would likely end past the deadline
+        wall_now = wall()
+        if done and wall_now + 1.5 * (wall_now - wall_began) / done > wall_deadline:
+            break  # or past the wall-time deadline (a core shared with other work)
         base = sample_world(view, options, rng)
         seed = rng.getrandbits(64) if common else 0
         for i, move in enumerate(cands):
@@ -88,6 +98,8 @@ class BudgetSearch2004Bot(Bot):
         self.fixed_worlds = worlds
         """Worlds per move regardless of the budget (and no clock): reproducible tests."""
         self.clock: Callable[[], float] = time.thread_time
+        self.wall: Callable[[], float] = time.perf_counter
+        """The wall clock of the hard stop (``WALL_SHARE`` of the budget)."""
         self.last_worlds = 0
         """Worlds the last search covered (fewer than planned when the clock stopped it)."""
 
@@ -105,8 +117,20 @@ class BudgetSearch2004Bot(Bot):
             if self.fixed_worlds is not None
             else start + self.time_budget_ms * CLOCK_SHARE / 1000.0
         )
+        wall_deadline = (
+            math.inf
+            if self.fixed_worlds is not None
+            else self.wall() + self.time_budget_ms * WALL_SHARE / 1000.0
+        )
         move, self.last_worlds = budget_search(
-            view, _options(self), self.rng, self.worlds, deadline, self.clock
+            view,
+            _options(self),
+            self.rng,
+            self.worlds,
+            deadline,
+            self.clock,
+            wall_deadline,
+            self.wall,
         )
         return move
 

@@ -21,8 +21,9 @@ give the same move; a clock guard stops early only on a machine too slow for tha
 the budget. The guard reads the CPU time of the bot's own thread (``time.thread_time``): where the
 bot has a core that is its wall time, and where the machine is busier than its cores the bot still
 does the work its budget pays for — as ``pimc`` does — rather than a fraction of it that depends on
-the others' load, so that a comparison in one run is a comparison of the bots (``druids bench
-bots`` reports the wall time: p99 and the share of moves over 1.2 budgets).
+the others' load, so that a comparison in one run is a comparison of the bots — up to a hard stop
+at ``WALL_SHARE`` of the budget in wall time, which keeps the budget where a core is shared
+(``druids bench bots`` reports the wall time: p99 and the share of moves over 1.2 budgets).
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ MIN_WORLDS = 4
 ESS_SHARE = 0.25
 """The worlds' weights are tempered until their effective number is at least this share of them."""
 CLOCK_SHARE = 0.8
-"""Share of the budget after which the clock guard stops the search."""
+"""Share of the budget (in the thread's CPU time) after which the clock guard stops the search."""
+WALL_SHARE = 0.9
+"""Share of the budget in wall time after which the search stops whatever its CPU time."""
 WEIGH_SHARE = 0.35
 """Share of the clock the weighing of worlds may take before the rollouts start anyway."""
 
@@ -135,6 +138,11 @@ class SearchBot(Bot):
         self.trust = trust
         self.rule_plies = rule_plies
         self.clock: Callable[[], float] = time.thread_time
+        self.wall: Callable[[], float] = time.perf_counter
+        """The wall clock of the hard stop (``WALL_SHARE`` of the budget): a core shared with
+        other work makes the CPU guard's work take longer than the budget, this stops it."""
+        self._wall_deadline = math.inf
+        self._wall_began = 0.0
         self.last_work = (0, 0)
         """(worlds weighed, rollouts) of the last search."""
 
@@ -158,6 +166,10 @@ class SearchBot(Bot):
         start = clock()
         timed = self.fixed == (None, None)
         deadline = start + self.time_budget_ms * CLOCK_SHARE / 1000.0 if timed else math.inf
+        self._wall_began = self.wall()
+        self._wall_deadline = (
+            self._wall_began + self.time_budget_ms * WALL_SHARE / 1000.0 if timed else math.inf
+        )
         n_worlds, n_rollouts = self.work_for()
         rng = self.rng
         sampler = WorldSampler(view, self.trust, RuleRound)
@@ -167,9 +179,10 @@ class SearchBot(Bot):
             return self._fresh(view, legal, sampler, n_worlds, deadline)
         worlds: list[World] = []
         weigh_until = start + (deadline - start) * WEIGH_SHARE
+        wall_weigh_until = self._wall_began + (self._wall_deadline - self._wall_began) * WEIGH_SHARE
         for _ in range(n_worlds):
             worlds.extend(sampler.worlds(rng, 1))
-            if worlds and clock() > weigh_until:
+            if worlds and (clock() > weigh_until or self.wall() > wall_weigh_until):
                 break
         if not worlds:
             return rule_move(view)
@@ -183,11 +196,12 @@ class SearchBot(Bot):
         totals = [0.0] * len(legal)
         done = 0
         began = clock()
+        self._wall_began = self.wall()
         plies = self.rule_plies
         bases: dict[int, ModelRound] = {}
         for done in range(per_move):
             now = clock()
-            if done and now + (now - began) / done > deadline:
+            if done and (now + (now - began) / done > deadline or self._late(done)):
                 break
             pick = min(bisect.bisect_right(cumulative, rng.random() * acc), len(worlds) - 1)
             base = worlds[pick].state
@@ -213,6 +227,12 @@ class SearchBot(Bot):
         best = max(range(len(legal)), key=lambda i: (totals[i], -i))
         return legal[best]
 
+    def _late(self, done: int) -> bool:
+        """Whether the next of ``done`` equal steps since the loop began would likely end past the
+        wall deadline."""
+        now = self.wall()
+        return now + (now - self._wall_began) / done > self._wall_deadline
+
     def _fresh(
         self,
         view: PlayerView,
@@ -231,9 +251,10 @@ class SearchBot(Bot):
         left = ROUNDS_PER_GAME - 1 - view.round_index
         bonus = self.win_weight / (1 + left) if self.win_weight else 0.0
         began = clock()
+        self._wall_began = self.wall()
         for done in range(n_worlds):
             now = clock()
-            if done and now + (now - began) / done > deadline:
+            if done and (now + (now - began) / done > deadline or self._late(done)):
                 break
             found = sampler.worlds(rng, 1)
             if not found:
