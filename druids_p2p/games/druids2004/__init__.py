@@ -9,6 +9,7 @@ from druids_p2p.games.druids2004.cards import format_card, format_move, parse_ca
 from druids_p2p.games.druids2004.coach import coach
 from druids_p2p.games.druids2004.policy import Rule2004Bot, Search2004Bot, fallback_2004
 from druids_p2p.games.druids2004.ruleset import Druids2004Ruleset, play_random_game
+from druids_p2p.games.druids2004.search import BudgetSearch2004Bot
 from druids_p2p.games.druids2004.setup import InvalidSetup, Options, Setup, random_setup
 from druids_p2p.games.druids2004.state import Game2004
 from druids_p2p.games.druids2004.view import SeatView
@@ -26,7 +27,7 @@ SPEC = GameSpec(
     rules=Druids2004Ruleset(),
     view=SeatView,
     options=Options,
-    bots={"rule": Rule2004Bot, "pimc": Search2004Bot},
+    bots={"rule": Rule2004Bot, "pimc": Search2004Bot, "search": BudgetSearch2004Bot},
     coach=coach,
     levels={  # measured in README ("Levels")
         "easy": Level("rule", blunders=0.5),

@@ -36,6 +36,7 @@ from druids_p2p.games.druids2017.rules import (
     Round,
 )
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
+from druids_p2p.games.druids2017.search import SearchBot
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import IllegalMove, InvalidDeal
 from druids_p2p.games.spec import GameSpec, Level, exports
@@ -53,7 +54,7 @@ SPEC = GameSpec(
     options=GameOptions,
     rounds=ROUNDS_PER_GAME,
     variant="Gaia's light side",
-    bots={"rule": RuleBot, "pimc": PimcBot, "ismcts": IsmctsBot},
+    bots={"rule": RuleBot, "pimc": PimcBot, "ismcts": IsmctsBot, "search": SearchBot},
     levels={  # measured in README ("Levels")
         "easy": Level("rule", blunders=0.5),
         "normal": Level("rule"),

@@ -107,25 +107,16 @@ class _Evaluator:
     """Everything the move scores share, computed once per decision."""
 
     def __init__(self, view: PlayerView) -> None:
-        n = view.players
-        me = view.seat
-        self.me = me
-        self.n = n
-        self.light = light = view.light
-        tops = [[0] * N_DOMAINS for _ in range(n)]
+        tops = [[0] * N_DOMAINS for _ in range(view.players)]
         for seat, row in enumerate(view.pile_tops):
             t = tops[seat]
             for d, card in enumerate(row):
                 if card is not None:
                     t[d] = card % N_VALUES + 1
-        self.tops = tops
-        self.scores = [sum(t) for t in tops]
-        self.npiles = [sum(1 for v in t if v) for t in tops]
-
         # Seen cards (ours and played) and voids shown by not following.
         seen = [0] * N_DOMAINS
         specials_seen = 0
-        void = [[False] * N_DOMAINS for _ in range(n)]
+        void = [[False] * N_DOMAINS for _ in range(view.players)]
         for card in view.hand:
             if card < N_DOMAIN_CARDS:
                 seen[card // N_VALUES] |= 1 << (card % N_VALUES)
@@ -134,19 +125,6 @@ class _Evaluator:
         for trick in view.tricks:
             specials_seen += _scan(trick[1], seen, void)
         specials_seen += _scan(view.trick, seen, void)
-        self.void = void
-        unseen: list[list[int]] = []
-        total = 0
-        for d in range(N_DOMAINS):
-            vals = [v + 1 for v in range(N_VALUES) if not seen[d] >> v & 1]
-            unseen.append(vals)
-            total += len(vals)
-        # Gaia is always seen once play is under way; 4 Mistletoes and Sickles in all.
-        total += max(0, 4 + 1 - specials_seen)
-        self.unseen = unseen
-        self.total_unseen = max(total, 1)
-        self.frac = [view.hand_sizes[p] / self.total_unseen for p in range(n)]
-
         # The trick so far.
         led = view.lead_domain
         best_seat, best_val = view.leader, -1
@@ -159,26 +137,67 @@ class _Evaluator:
                 if d == led and val > best_val:
                     best_seat, best_val = seat, val
                 cur = lows.get(d)
-                if cur is None or (val > cur if light else val < cur):
+                if cur is None or (val > cur if view.light else val < cur):
                     lows[d] = val
             elif move < PLAY_MISTLETOE:
                 if best_val < 0:
                     best_seat, best_val = seat, 0
             elif move == PLAY_SICKLE:
                 sickles += 1
+        self.setup(view.seat, view.light, tops, seen, specials_seen, void, view.hand_sizes)
+        self.trick_state(led, best_seat, best_val, lows, sickles, len(view.trick))
+
+    def setup(
+        self,
+        me: int,
+        light: bool,
+        tops: list[list[int]],
+        seen: list[int],
+        specials_seen: int,
+        void: list[list[bool]],
+        hand_sizes: tuple[int, ...] | list[int],
+    ) -> None:
+        """What a decision knows besides the trick: pile tops (values, 0 for none) per seat, the
+        cards it has seen per domain (a 12-bit mask: its hand and every card played this round),
+        how many special cards it has seen, the revealed voids and every seat's hand size.
+        Separate from the view so that a search can ask the rule bot in a sampled world
+        (``rule_model``) without building a view."""
+        n = len(tops)
+        self.me = me
+        self.n = n
+        self.light = light
+        self.tops = tops
+        self.scores = [sum(t) for t in tops]
+        self.npiles = [sum(1 for v in t if v) for t in tops]
+        self.void = void
+        unseen: list[list[int]] = []
+        total = 0
+        for d in range(N_DOMAINS):
+            vals = [v + 1 for v in range(N_VALUES) if not seen[d] >> v & 1]
+            unseen.append(vals)
+            total += len(vals)
+        # Gaia is always seen once play is under way; 4 Mistletoes and Sickles in all.
+        total += max(0, 4 + 1 - specials_seen)
+        self.unseen = unseen
+        self.total_unseen = max(total, 1)
+        self.frac = [hand_sizes[p] / self.total_unseen for p in range(n)]
+        total_tricks = HAND_SIZE[n]
+        remaining = max(hand_sizes[me] - 1, 0)
+        self.rem_frac = remaining / total_tricks
+        progress = 1.0 - remaining / max(total_tricks - 1, 1)
+        self.weight = EARLY_WEIGHT + (1.0 - EARLY_WEIGHT) * progress
+
+    def trick_state(
+        self, led: int, best_seat: int, best_val: int, lows: dict[int, int], sickles: int, k: int
+    ) -> None:
+        """The trick so far: led domain, who is winning it with what, the lowest (light side:
+        highest) value per domain in it, its Sickles, and how many cards it holds."""
         self.led = led
         self.best_seat = best_seat
         self.best_val = best_val
         self.lows = lows
         self.sickles = sickles
-        k = len(view.trick)
-        self.later = [(me + i) % n for i in range(1, n - k)]
-
-        total_tricks = HAND_SIZE[n]
-        remaining = max(len(view.hand) - 1, 0)
-        self.rem_frac = remaining / total_tricks
-        progress = 1.0 - remaining / max(total_tricks - 1, 1)
-        self.weight = EARLY_WEIGHT + (1.0 - EARLY_WEIGHT) * progress
+        self.later = [(self.me + i) % self.n for i in range(1, self.n - k)]
 
     # ------------------------------------------------------------ outcomes
     def _five_value(self, seat: int) -> float:

@@ -89,6 +89,9 @@ class WorldSampler:
         self.spare = len(unseen) - sum(needs)
         """Unseen cards that are out of the round (not dealt)."""
         self.plays = plays
+        self.checked_from = 0
+        """Index of the first public play the likelihood counts (a search with a costly model may
+        count only the latest)."""
         self.removed = [list(t[3]) for t in view.tricks]
         self.sickles_in = [sum(1 for _, m in t[1] if m == PLAY_SICKLE) for t in view.tricks]
 
@@ -151,8 +154,14 @@ class WorldSampler:
         trick = 0
         pos = 0
         n = self.n
-        for seat, move in self.plays:
-            if seat != me and trust > 0.0 and (move < N_DOMAIN_CARDS or move >= PLAY_MISTLETOE):
+        checked = self.checked_from
+        for index, (seat, move) in enumerate(self.plays):
+            if (
+                seat != me
+                and index >= checked
+                and trust > 0.0
+                and (move < N_DOMAIN_CARDS or move >= PLAY_MISTLETOE)
+            ):
                 legal = state.legal()
                 if len(legal) > 1:
                     hit = trust if state.greedy_move() == move else 0.0

@@ -1,0 +1,291 @@
+"""``search`` for Druids (2017): determinized search over the whole budget, with common random
+numbers and, as options, inference from play by the ``rule`` bot's own model.
+
+Flat Perfect-Information Monte Carlo, as ``pimc`` (a new world for every iteration, every legal
+move rolled out in it with the cheap policy of :mod:`.rollout`), with **common random numbers**:
+every legal move of one world is rolled out from one seed, so moves differ by themselves, not by
+their rollouts' luck. The options, each measured on duplicate deals against three ``rule`` bots
+(issue 32; README's bots section) and off by default because none paid:
+
+* **inference** (``recent``): worlds weighted by how likely the other seats' latest plays are if
+  they play as the ``rule`` bot does — asked exactly, in that world, through
+  :class:`~druids_p2p.games.druids2017.rule_model.RuleRound` — mixed with uniform play
+  (``TRUST``), the weights tempered (:func:`tempered`) to keep an effective quarter of the worlds
+  (raw likelihoods leave one or two of forty standing for all from the third trick on);
+* **resampling** (``fresh=False``): a few weighed worlds drawn by weight for every rollout;
+* **rule plies** (``rule_plies``): the exact rule model plays the head of each rollout;
+* **win weight** (``win_weight``): a bonus for rollouts that end the game first.
+
+The work is fixed by the budget (worlds per millisecond), so the same seed, budget and position
+give the same move; a clock guard stops early only on a machine too slow for that work, to keep
+the budget. The guard reads the CPU time of the bot's own thread (``time.thread_time``): where the
+bot has a core that is its wall time, and where the machine is busier than its cores the bot still
+does the work its budget pays for — as ``pimc`` does — rather than a fraction of it that depends on
+the others' load, so that a comparison in one run is a comparison of the bots — up to a hard stop
+at ``WALL_SHARE`` of the budget in wall time, which keeps the budget where a core is shared
+(``druids bench bots`` reports the wall time: p99 and the share of moves over 1.2 budgets).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+import time
+from collections.abc import Callable
+from random import Random
+
+from druids_p2p.games.druids2017.cards import ROUNDS_PER_GAME
+from druids_p2p.games.druids2017.rollout import ModelRound, rollout
+from druids_p2p.games.druids2017.rule_bot import rule_move
+from druids_p2p.games.druids2017.rule_model import RuleRound
+from druids_p2p.games.druids2017.view import PlayerView
+from druids_p2p.games.druids2017.worlds import World, WorldSampler
+from druids_p2p.games.spec import Bot
+
+TRUST = 0.9
+"""Weight of the rule bot's choice in an observed play's likelihood (the rest is uniform)."""
+RULE_PLIES = 0
+"""Moves of a rollout played by the exact rule model before the cheap policy takes over."""
+WORLDS_PER_MS = 1.7
+"""Worlds per millisecond of budget (about 0.36 ms of CPU each without inference: 170 take 60 ms,
+``pimc``'s CPU at 100 ms)."""
+RESAMPLED_WORLDS_PER_MS = 0.4
+"""Worlds weighed per millisecond of budget when a few are resampled (``fresh=False``)."""
+RECENT = 0
+"""The latest public plays a world's likelihood counts (the exact model costs ~60 us a play): none
+by default, as inference did not pay in the screens (8 plays, 95 worlds: margin +4.9 where the
+same work on 170 unweighted worlds made +9.9, and ``pimc`` +8.1)."""
+ROLLOUTS_PER_MS = 6.0
+"""Rollouts per millisecond of budget, shared among the legal moves."""
+MIN_WORLDS = 4
+ESS_SHARE = 0.25
+"""The worlds' weights are tempered until their effective number is at least this share of them."""
+CLOCK_SHARE = 0.8
+"""Share of the budget (in the thread's CPU time) after which the clock guard stops the search."""
+WALL_SHARE = 0.9
+"""Share of the budget in wall time after which the search stops whatever its CPU time."""
+WEIGH_SHARE = 0.35
+"""Share of the clock the weighing of worlds may take before the rollouts start anyway."""
+
+
+def tempered(weights: list[float], target: float) -> list[float]:
+    """The weights raised to the largest power in [0, 1] (bisection) whose effective sample size,
+    (sum w)^2 / sum w^2, is still at least ``target``: the likelihood sharpens the worlds' odds
+    without letting one or two worlds stand for all of them (with the rule policy as the model,
+    40 worlds' raw weights are worth about two from the third trick on)."""
+    floor = 1e-300
+    logs = [math.log(max(w, floor)) for w in weights]
+    top = max(logs)
+    logs = [x - top for x in logs]
+
+    def ess(alpha: float) -> tuple[float, list[float]]:
+        ws = [math.exp(alpha * x) for x in logs]
+        return sum(ws) ** 2 / sum(w * w for w in ws), ws
+
+    value, ws = ess(1.0)
+    if value >= target:
+        return ws
+    lo, hi = 0.0, 1.0
+    for _ in range(12):
+        mid = (lo + hi) / 2
+        if ess(mid)[0] >= target:
+            lo = mid
+        else:
+            hi = mid
+    return ess(lo)[1]
+
+
+def rollout_mixed(state: RuleRound, rng: random.Random, plies: int) -> list[int]:
+    """Play the round to its end: ``plies`` moves by the rule model, then the cheap policy."""
+    for _ in range(plies):
+        if state.play(state.policy_move(rng)):
+            return state.scores()
+    play, cheap = state.play, state.cheap_move
+    for _ in range(400):
+        if play(cheap(rng)):
+            return state.scores()
+    raise RuntimeError("rollout did not end")  # pragma: no cover - rounds are finite
+
+
+class SearchBot(Bot):
+    """PIMC over the whole budget on common random numbers; inference from play by the rule
+    bot's model as an option."""
+
+    def __init__(
+        self,
+        worlds: int | None = None,
+        rollouts: int | None = None,
+        trust: float = TRUST,
+        rule_plies: int = RULE_PLIES,
+        ess_share: float = ESS_SHARE,
+        fresh: bool = True,
+        recent: int | None = RECENT,
+        win_weight: float = 0.0,
+    ) -> None:
+        super().__init__()
+        self.win_weight = win_weight
+        """Points a rollout adds to its margin where the seat ends the game's totals first (on the
+        last round; a share ``1 / (rounds left + 1)`` of it before): first place is what counts."""
+        self.fresh = fresh
+        """Each world rolled out once for every legal move, its weight applied to the outcome (as
+        ``pimc``, every world a new one), instead of rollouts from a resampled few."""
+        self.recent = recent
+        """Count only the latest this many public plays in a world's likelihood (None: all)."""
+        self.ess_share = ess_share
+        self.fixed = (worlds, rollouts)
+        """Worlds weighed and rollouts per move regardless of the budget, and no clock (tests)."""
+        self.trust = trust
+        self.rule_plies = rule_plies
+        self.clock: Callable[[], float] = time.thread_time
+        self.wall: Callable[[], float] = time.perf_counter
+        """The wall clock of the hard stop (``WALL_SHARE`` of the budget): a core shared with
+        other work makes the CPU guard's work take longer than the budget, this stops it."""
+        self._wall_deadline = math.inf
+        self._wall_began = 0.0
+        self.last_work = (0, 0)
+        """(worlds weighed, rollouts) of the last search."""
+
+    def work_for(self) -> tuple[int, int]:
+        worlds, rollouts = self.fixed
+        ms = self.time_budget_ms
+        return (
+            worlds
+            if worlds is not None
+            else max(
+                MIN_WORLDS, int(ms * (WORLDS_PER_MS if self.fresh else RESAMPLED_WORLDS_PER_MS))
+            ),
+            rollouts if rollouts is not None else max(8, int(ms * ROLLOUTS_PER_MS)),
+        )
+
+    def choose(self, view: PlayerView) -> int:
+        legal = list(view.legal)
+        if len(legal) == 1:
+            return legal[0]
+        clock = self.clock
+        start = clock()
+        timed = self.fixed == (None, None)
+        deadline = start + self.time_budget_ms * CLOCK_SHARE / 1000.0 if timed else math.inf
+        self._wall_began = self.wall()
+        self._wall_deadline = (
+            self._wall_began + self.time_budget_ms * WALL_SHARE / 1000.0 if timed else math.inf
+        )
+        n_worlds, n_rollouts = self.work_for()
+        rng = self.rng
+        sampler = WorldSampler(view, self.trust, RuleRound)
+        if self.recent is not None:
+            sampler.checked_from = max(0, len(sampler.plays) - self.recent)
+        if self.fresh:
+            return self._fresh(view, legal, sampler, n_worlds, deadline)
+        worlds: list[World] = []
+        weigh_until = start + (deadline - start) * WEIGH_SHARE
+        wall_weigh_until = self._wall_began + (self._wall_deadline - self._wall_began) * WEIGH_SHARE
+        for _ in range(n_worlds):
+            worlds.extend(sampler.worlds(rng, 1))
+            if worlds and (clock() > weigh_until or self.wall() > wall_weigh_until):
+                break
+        if not worlds:
+            return rule_move(view)
+        cumulative: list[float] = []
+        acc = 0.0
+        for weight in tempered([w.weight for w in worlds], self.ess_share * len(worlds)):
+            acc += weight
+            cumulative.append(acc)
+        seat, n = view.seat, view.players
+        per_move = max(1, n_rollouts // len(legal))
+        totals = [0.0] * len(legal)
+        done = 0
+        began = clock()
+        self._wall_began = self.wall()
+        plies = self.rule_plies
+        bases: dict[int, ModelRound] = {}
+        for done in range(per_move):
+            now = clock()
+            if done and (now + (now - began) / done > deadline or self._late(done)):
+                break
+            pick = min(bisect.bisect_right(cumulative, rng.random() * acc), len(worlds) - 1)
+            base = worlds[pick].state
+            assert isinstance(base, RuleRound)
+            plain = bases.get(pick)
+            if plain is None:
+                plain = bases[pick] = base.plain()
+            seed = rng.getrandbits(64)
+            for i, move in enumerate(legal):
+                if plies:
+                    state = base.copy()
+                    ended = state.play(move)
+                    scores = state.scores() if ended else rollout_mixed(state, Random(seed), plies)
+                else:
+                    cheap = plain.copy()
+                    ended = cheap.play(move)
+                    scores = cheap.scores() if ended else rollout(cheap, Random(seed))
+                mine = scores[seat]
+                totals[i] += mine - (sum(scores) - mine) / (n - 1)
+        else:
+            done = per_move
+        self.last_work = (len(worlds), done * len(legal))
+        best = max(range(len(legal)), key=lambda i: (totals[i], -i))
+        return legal[best]
+
+    def _late(self, done: int) -> bool:
+        """Whether the next of ``done`` equal steps since the loop began would likely end past the
+        wall deadline."""
+        now = self.wall()
+        return now + (now - self._wall_began) / done > self._wall_deadline
+
+    def _fresh(
+        self,
+        view: PlayerView,
+        legal: list[int],
+        sampler: WorldSampler,
+        n_worlds: int,
+        deadline: float,
+    ) -> int:
+        """A new world for each iteration, every legal move rolled out in it on one seed; the
+        margins summed with the worlds' tempered weights."""
+        rng, clock = self.rng, self.clock
+        seat, n = view.seat, view.players
+        weights: list[float] = []
+        margins: list[list[float]] = []
+        totals_so_far = view.totals if len(view.totals) == n else (0,) * n
+        left = ROUNDS_PER_GAME - 1 - view.round_index
+        bonus = self.win_weight / (1 + left) if self.win_weight else 0.0
+        began = clock()
+        self._wall_began = self.wall()
+        for done in range(n_worlds):
+            now = clock()
+            if done and (now + (now - began) / done > deadline or self._late(done)):
+                break
+            found = sampler.worlds(rng, 1)
+            if not found:
+                continue
+            base = found[0].state
+            assert isinstance(base, RuleRound)
+            plain = base.plain()
+            seed = rng.getrandbits(64)
+            row = []
+            for move in legal:
+                cheap = plain.copy()
+                ended = cheap.play(move)
+                scores = cheap.scores() if ended else rollout(cheap, Random(seed))
+                mine = scores[seat]
+                margin = mine - (sum(scores) - mine) / (n - 1)
+                if bonus:
+                    final = [t + sc for t, sc in zip(totals_so_far, scores, strict=True)]
+                    if final[seat] >= max(final):
+                        margin += bonus
+                row.append(margin)
+            weights.append(found[0].weight)
+            margins.append(row)
+        self.last_work = (len(weights), len(weights) * len(legal))
+        if not weights:
+            return rule_move(view)
+        totals = [0.0] * len(legal)
+        for w, row in zip(tempered(weights, self.ess_share * len(weights)), margins, strict=True):
+            for i, m in enumerate(row):
+                totals[i] += w * m
+        best = max(range(len(legal)), key=lambda i: (totals[i], -i))
+        return legal[best]
+
+
+__all__ = ["SearchBot", "rollout_mixed"]

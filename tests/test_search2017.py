@@ -1,0 +1,213 @@
+"""Druids (2017) ``search``: its opponent model is exactly the rule bot, its tempered worlds keep an
+effective number, the same seed, work and position give the same move, only legal moves, and the
+budget is kept (by the clock guard on any machine, and on the real clock)."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from druids_p2p.games.druids2017 import Game, GameOptions, deal
+from druids_p2p.games.druids2017.rule_bot import rule_move
+from druids_p2p.games.druids2017.rule_model import RuleRound
+from druids_p2p.games.druids2017.search import SearchBot, tempered
+from druids_p2p.games.druids2017.view import PlayerView
+
+
+def _position(seed: int, policy: str = "random") -> Game:
+    rng = random.Random(seed)
+    n = rng.choice([3, 4, 5])
+    game = Game(GameOptions(players=n, variant=bool(seed % 2)))
+    game.start_round(deal(rng, n))
+    for _ in range(rng.randrange(60)):
+        if game.round_over:
+            break
+        seat = game.to_move
+        assert seat is not None
+        view = game.view(seat)
+        game.play(rule_move(view) if policy == "rule" else rng.choice(view.legal))
+    return game
+
+
+def _view(seed: int, policy: str = "random") -> PlayerView | None:
+    game = _position(seed, policy)
+    if game.round_over or game.to_move is None:
+        return None
+    return game.view(game.to_move)
+
+
+def _bot(
+    view: PlayerView, seed: int, work: tuple[int, int] | None = None, **options: Any
+) -> SearchBot:
+    bot = SearchBot(*(work or (None, None)), **options)
+    bot.start_game(view.seat, GameOptions(players=view.players), random.Random(seed), 20.0)
+    return bot
+
+
+OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"recent": 8},
+    {"fresh": False, "recent": None, "rule_plies": 4},
+    {"win_weight": 20.0},
+]
+"""The default search and its measured options (inference, resampling, rule plies, win weight)."""
+
+
+def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:
+    """RuleRound's move, from the engine's round or replayed from the deal as a search replays a
+    world, is rule_move of the seat's view: 3-5 seats, both sides of Gaia, a third of the moves
+    random so that odd positions come up too."""
+    rng = random.Random(5)
+    checked = 0
+    for seed in range(40):
+        n = 3 + seed % 3
+        game = Game(GameOptions(players=n, variant=seed % 2 == 0))
+        hands = deal(random.Random(seed), n)
+        game.start_round(hands)
+        world = RuleRound.from_deal([list(h) for h in hands], seed % 2 == 0)
+        while not game.round_over:
+            seat = game.to_move
+            assert seat is not None
+            view = game.view(seat)
+            expected = rule_move(view)
+            assert game.round is not None
+            assert RuleRound.from_round(game.round).greedy_move() == expected
+            assert world.greedy_move() == expected
+            checked += 1
+            move = rng.choice(view.legal) if rng.random() < 0.3 else expected
+            game.play(move)
+            world.play(move)
+    assert checked > 1000
+
+
+def test_tempered_weights_keep_an_effective_number_of_worlds() -> None:
+    raw = [1.0, 1e-3, 1e-9] + [1e-30] * 37
+    ws = tempered(raw, 10.0)
+    ess = sum(ws) ** 2 / sum(w * w for w in ws)
+    assert ess >= 10.0 - 1e-6
+    assert ws[0] > ws[1] > ws[2] > ws[3]  # the order of the likelihoods is kept
+    even = tempered([0.5] * 8, 4.0)
+    assert even == [1.0] * 8  # already effective enough: untouched (up to scale)
+
+
+def test_same_seed_work_and_position_give_the_same_move() -> None:
+    checked = 0
+    for seed in range(40):
+        view = _view(seed, "rule")
+        if view is None or len(view.legal) < 2:
+            continue
+        for options in OPTIONS:
+            moves = {_bot(view, 7, (12, 40), **options).choose(view) for _ in range(3)}
+            assert len(moves) == 1, options
+        checked += 1
+    assert checked >= 10
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_search_plays_only_legal_moves(seed: int) -> None:
+    view = _view(seed)
+    if view is None:
+        return
+    for options in OPTIONS:
+        assert _bot(view, seed, (6, 20), **options).choose(view) in view.legal
+
+
+class _SlowClock:
+    """A clock that advances ``step`` seconds at every reading: a machine where each world and
+    each rollout costs that much, whatever the load of the machine running the test."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("step_ms", [0.05, 0.5, 3.0])
+def test_the_clock_guard_stops_the_search_within_the_budget(step_ms: float) -> None:
+    """However slow a world or a rollout is, the search stops before it would run past the
+    budget (20 ms, at most one reading's worth over), and still searches when it can."""
+    checked = 0
+    for seed in range(30):
+        view = _view(seed, "rule")
+        if view is None or len(view.legal) < 2:
+            continue
+        bot = _bot(view, seed)
+        clock = bot.clock = _SlowClock(step_ms / 1000.0)
+        assert bot.choose(view) in view.legal
+        assert clock.now * 1000.0 <= 20.0 * 1.2, f"{clock.now * 1000.0:.1f} ms of a 20 ms budget"
+        if step_ms < 1.0:
+            assert bot.last_work[1] > 0
+        checked += 1
+    assert checked >= 10
+
+
+def test_the_budget_is_kept_on_the_real_clock() -> None:
+    """On the clock, every move of whole rounds against rule bots: p99 within 20% of 50 ms
+    (a timing test: on a machine busier than its cores, the scheduler alone can break it)."""
+    if os.getloadavg()[0] > (os.cpu_count() or 1):
+        pytest.skip(f"load {os.getloadavg()[0]:.1f} above the cores: wall time measures the rest")
+    times: list[float] = []
+    for seed in range(6):
+        rng = random.Random(seed)
+        game = Game(GameOptions(players=4))
+        game.start_round(deal(rng, 4))
+        bot = SearchBot()
+        bot.start_game(0, GameOptions(players=4), random.Random(seed), 50.0)
+        while not game.round_over:
+            seat = game.to_move
+            assert seat is not None
+            view = game.view(seat)
+            if seat == 0:
+                start = time.perf_counter()
+                move = bot.choose(view)
+                times.append((time.perf_counter() - start) * 1000.0)
+            else:
+                move = rule_move(view)
+            game.play(move)
+    times.sort()
+    p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+    assert len(times) >= 20
+    assert p99 <= 50.0 * 1.2, f"p99 {p99:.1f} ms over a 50 ms budget"
+
+
+class _SharedCore:
+    """A core shared with other work: each reading of the thread's CPU clock (which stands
+    still) comes ``step`` seconds of wall time later."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def cpu(self) -> float:
+        self.now += self.step
+        return 0.0
+
+    def wall(self) -> float:
+        return self.now
+
+
+def test_the_wall_clock_stops_the_search_where_the_cpu_clock_would_not() -> None:
+    """Where the CPU guard alone would run every planned world, the hard stop on the wall clock
+    keeps the move within the budget (20 ms, at most one step over)."""
+    checked = 0
+    for seed in range(30):
+        view = _view(seed, "rule")
+        if view is None or len(view.legal) < 2:
+            continue
+        bot = _bot(view, seed)
+        core = _SharedCore(0.002)
+        bot.clock, bot.wall = core.cpu, core.wall
+        assert bot.choose(view) in view.legal
+        assert core.now * 1000.0 <= 20.0 * 1.2, f"{core.now * 1000.0:.1f} ms of a 20 ms budget"
+        checked += 1
+    assert checked >= 10
