@@ -12,12 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from druids_p2p.games.druids2017 import Game, GameOptions, deal
-from druids_p2p.games.druids2017.determinize import rebuild_round, revealed_voids
+from druids_p2p.games.druids2017.determinize import WorldSampler, rebuild_round, revealed_voids
 from druids_p2p.games.druids2017.ismcts import IsmctsBot
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.games.druids2017.worlds import WorldSampler
 
 
 def _position(seed: int, policy: str = "random") -> Game:

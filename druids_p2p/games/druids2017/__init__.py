@@ -27,7 +27,6 @@ from druids_p2p.games.druids2017.notation import (
     parse_move,
     parse_move_token,
 )
-from druids_p2p.games.druids2017.pimc import PimcBot
 from druids_p2p.games.druids2017.playout import play_random_game
 from druids_p2p.games.druids2017.rule_bot import RuleBot, fallback_move
 from druids_p2p.games.druids2017.rules import (
@@ -36,7 +35,7 @@ from druids_p2p.games.druids2017.rules import (
     Round,
 )
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
-from druids_p2p.games.druids2017.search import SearchBot
+from druids_p2p.games.druids2017.search import PimcBot, SearchBot
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import IllegalMove, InvalidDeal
 from druids_p2p.games.spec import GameSpec, Level, exports

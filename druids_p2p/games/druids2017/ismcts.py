@@ -9,9 +9,9 @@ up each seat's own reward at the nodes where it moved. Unlike flat PIMC (``pimc`
 rollouts on the moves that look best, and it answers opponents' replies inside the trick instead of
 assuming one policy for them — which removes much of PIMC's strategy fusion.
 
-Worlds come from :mod:`~druids_p2p.games.druids2017.worlds`: hard evidence by construction (voids,
-Gaia, hand sizes), soft evidence (the plays each seat chose) as a likelihood weight; an iteration
-draws a world in proportion to its weight.
+Worlds come from :mod:`~druids_p2p.games.druids2017.determinize`: hard evidence by
+construction (voids, Gaia, hand sizes), soft evidence (the plays each seat chose) as a likelihood
+weight; an iteration draws a world in proportion to its weight.
 
 Budget: the work is a number of iterations fixed by the time budget (``ITERATIONS_PER_MS``), so a
 seed, a budget and a position give the same move; a clock guard stops the search early, only on a
@@ -25,9 +25,9 @@ import math
 import time
 from collections.abc import Callable
 
+from druids_p2p.games.druids2017.determinize import TRUST, WorldSampler
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound, rollout
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.games.druids2017.worlds import TRUST, WorldSampler
 from druids_p2p.games.spec import Bot
 
 ITERATIONS_PER_MS = 8.0

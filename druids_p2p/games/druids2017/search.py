@@ -1,29 +1,27 @@
 """``search`` for Druids (2017): determinized search over the whole budget, with common random
-numbers and, as options, inference from play by the ``rule`` bot's own model.
-
-Flat Perfect-Information Monte Carlo, as ``pimc`` (a new world for every iteration, every legal
-move rolled out in it with the cheap policy of :mod:`.rollout`), with **common random numbers**:
+numbers and, as options, inference from play by the ``rule`` bot's own model.  Flat
+Perfect-Information Monte Carlo, as ``pimc`` (a new world for every iteration, every legal move
+rolled out in it with the cheap policy of :mod:`.rollout`), with **common random numbers**:
 every legal move of one world is rolled out from one seed, so moves differ by themselves, not by
 their rollouts' luck. The options, each measured on duplicate deals against three ``rule`` bots
-(issue 32; README's bots section) and off by default because none paid:
-
-* **inference** (``recent``): worlds weighted by how likely the other seats' latest plays are if
-  they play as the ``rule`` bot does — asked exactly, in that world, through
-  :class:`~druids_p2p.games.druids2017.rule_model.RuleRound` — mixed with uniform play
-  (``TRUST``), the weights tempered (:func:`tempered`) to keep an effective quarter of the worlds
-  (raw likelihoods leave one or two of forty standing for all from the third trick on);
-* **resampling** (``fresh=False``): a few weighed worlds drawn by weight for every rollout;
-* **rule plies** (``rule_plies``): the exact rule model plays the head of each rollout;
-* **win weight** (``win_weight``): a bonus for rollouts that end the game first.
-
-The work is fixed by the budget (worlds per millisecond), so the same seed, budget and position
-give the same move; a clock guard stops early only on a machine too slow for that work, to keep
-the budget. The guard reads the CPU time of the bot's own thread (``time.thread_time``): where the
-bot has a core that is its wall time, and where the machine is busier than its cores the bot still
-does the work its budget pays for — as ``pimc`` does — rather than a fraction of it that depends on
-the others' load, so that a comparison in one run is a comparison of the bots — up to a hard stop
-at ``WALL_SHARE`` of the budget in wall time, which keeps the budget where a core is shared
+(issue 32; README's bots section) and off by default because none paid:  * **inference**
+(``recent``): worlds weighted by how likely the other seats' latest plays are if   they play as
+the ``rule`` bot does — asked exactly, in that world, through
+:class:`~druids_p2p.games.druids2017.rule_model.RuleRound` — mixed with uniform play
+(``TRUST``), the weights tempered (:func:`tempered`) to keep an effective quarter of the worlds
+(raw likelihoods leave one or two of forty standing for all from the third trick on); *
+**resampling** (``fresh=False``): a few weighed worlds drawn by weight for every rollout; *
+**rule plies** (``rule_plies``): the exact rule model plays the head of each rollout; * **win
+weight** (``win_weight``): a bonus for rollouts that end the game first.  The work is fixed by
+the budget (worlds per millisecond), so the same seed, budget and position give the same move; a
+clock guard stops early only on a machine too slow for that work, to keep the budget. The guard
+reads the CPU time of the bot's own thread (``time.thread_time``): where the bot has a core that
+is its wall time, and where the machine is busier than its cores the bot still does the work its
+budget pays for — as ``pimc`` does — rather than a fraction of it that depends on the others'
+load, so that a comparison in one run is a comparison of the bots — up to a hard stop at
+``WALL_SHARE`` of the budget in wall time, which keeps the budget where a core is shared
 (``druids bench bots`` reports the wall time: p99 and the share of moves over 1.2 budgets).
+`pimc`, the plain determinized search it grew from, is here too.
 """
 
 from __future__ import annotations
@@ -36,13 +34,57 @@ from collections.abc import Callable
 from random import Random
 
 from druids_p2p.games.druids2017.cards import ROUNDS_PER_GAME
-from druids_p2p.games.druids2017.rollout import ModelRound, rollout
+from druids_p2p.games.druids2017.determinize import World, WorldSampler, sample_round
+from druids_p2p.games.druids2017.rollout import FastRound, ModelRound, rollout
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.games.druids2017.rule_model import RuleRound
 from druids_p2p.games.druids2017.view import PlayerView
-from druids_p2p.games.druids2017.worlds import World, WorldSampler
 from druids_p2p.games.spec import Bot
 
+__all__ = ["PimcBot", "SearchBot", "rollout_mixed"]
+
+
+# ``pimc``: every legal move tried in sampled worlds, played out by the rule-guided rollouts; a
+# calibrated rollout count, not the clock, fixes the work, so a seeded game replays anywhere.
+PIMC_ROLLOUTS_PER_MS = 8.0
+"""Rollouts granted per millisecond of budget: about half the measured speed here, for headroom."""
+MIN_WORLDS = 4
+MAX_WORLDS = 400
+
+
+class PimcBot(Bot):
+    """Flat PIMC: worlds x legal moves rollouts, mean margin over the opponents."""
+
+    def __init__(self, worlds: int | None = None) -> None:
+        super().__init__()
+        self.fixed_worlds = worlds
+
+    def worlds_for(self, legal_count: int) -> int:
+        if self.fixed_worlds is not None:
+            return self.fixed_worlds
+        rollouts = self.time_budget_ms * PIMC_ROLLOUTS_PER_MS
+        return max(MIN_WORLDS, min(MAX_WORLDS, int(rollouts / (legal_count + 1))))
+
+    def choose(self, view: PlayerView) -> int:
+        legal = list(view.legal)
+        if len(legal) == 1:
+            return legal[0]
+        seat = view.seat
+        n = view.players
+        totals = [0.0] * len(legal)
+        for _ in range(self.worlds_for(len(legal))):
+            base = FastRound.from_round(sample_round(view, self.rng))
+            for i, move in enumerate(legal):
+                world = base.copy()
+                scores = world.scores() if world.play(move) else rollout(world, self.rng)
+                mine = scores[seat]
+                totals[i] += mine - (sum(scores) - mine) / (n - 1)
+        best = max(range(len(legal)), key=lambda i: totals[i])
+        return legal[best]
+
+
+# ``search`` for Druids (2017): determinized search over the whole budget, with common random
+# numbers and, as options, inference from play by the ``rule`` bot's own model.
 TRUST = 0.9
 """Weight of the rule bot's choice in an observed play's likelihood (the rest is uniform)."""
 RULE_PLIES = 0
@@ -58,7 +100,6 @@ by default, as inference did not pay in the screens (8 plays, 95 worlds: margin 
 same work on 170 unweighted worlds made +9.9, and ``pimc`` +8.1)."""
 ROLLOUTS_PER_MS = 6.0
 """Rollouts per millisecond of budget, shared among the legal moves."""
-MIN_WORLDS = 4
 ESS_SHARE = 0.25
 """The worlds' weights are tempered until their effective number is at least this share of them."""
 CLOCK_SHARE = 0.8
@@ -286,6 +327,3 @@ class SearchBot(Bot):
                 totals[i] += w * m
         best = max(range(len(legal)), key=lambda i: (totals[i], -i))
         return legal[best]
-
-
-__all__ = ["SearchBot", "rollout_mixed"]
