@@ -1,7 +1,7 @@
 """One seat of a game played at a mental card table, over signed wire messages.
 
 It keeps the rule set's copy of the game for this seat in step with the deck's seat (deck.md
-§15); the table machine orders and times the messages (protocol.md §11).
+§10.2); the table machine orders and times the messages (protocol.md §11).
 """
 
 from __future__ import annotations

@@ -234,7 +234,7 @@ class CardRound:
 
     # ================================================================ a round's end
     def audit(self) -> None:
-        """Every secret is out: the deck recomputes every position and deck (deck.md §15.6), and
+        """Every secret is out: the deck recomputes every position and deck (deck.md §10.3), and
         the copy judges every move by the cards now known."""
         play = self.play
         assert play is not None

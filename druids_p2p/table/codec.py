@@ -36,7 +36,7 @@ from druids_p2p.wire.schema import register_parser
 # neither the deck nor the wire may import the other.
 
 
-# The mental card table's eight messages (deck.md §15.3) as wire types 60–67.
+# The mental card table's eight messages (deck.md §5) as wire types 60–67.
 TABLE_KIND_TYPES: dict[str, MsgType] = {
     KIND_TABLE_KEY: MsgType.TABLE_KEY,
     KIND_TABLE_SHUFFLE: MsgType.TABLE_SHUFFLE,
