@@ -42,7 +42,7 @@ def reproved_show(peer: TablePeer, show: Mapping[str, Any]) -> dict[str, Any]:
     """The same ``table_show`` (a card played face up) with another valid proof: a second valid
     spelling only its seat can make, which is what an equivocating mover signs. Its nonce is
     random: an honest prover's is the statement's own (deck.md §8), so proving again would give
-    the same bytes. The proof's context is the show's own (deck.md §15: ``open``, its zone, its
+    the same bytes. The proof's context is the show's own (deck.md §9: ``open``, its zone, its
     operation)."""
     p, x = show["pos"], peer._secret
     params = peer.state.context(b"open", show["zone"], show["op"])

@@ -79,7 +79,7 @@ class Table:
         elif op.kind == "return":
             for positions in self.zones.values():
                 if op.position in positions:
-                    positions.remove(op.position)  # it leaves its zone (deck.md §15.5)
+                    positions.remove(op.position)  # it leaves its zone (deck.md §6.2, `return`)
         elif op.kind == "reveal":
             for position in self.zones.get(op.zone, []):
                 for seat in self.seats:

@@ -1,4 +1,4 @@
-"""The card table's ``deals`` operation (deck.md §15.4): the top cards of a deck dealt to several
+"""The card table's ``deals`` operation (deck.md §10.2): the top cards of a deck dealt to several
 seats in one step, each seat's part one signed ``table_shares`` with its share of every position
 dealt to another seat. With real TablePeer objects in process (tests/table_local.py): a deals gives
 every seat what the same single deals give, the audit re-checks its shares as single ones, and a

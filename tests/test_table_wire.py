@@ -1,6 +1,6 @@
-"""The card table's eight messages as wire types 60–67 (wire.md §5, deck.md §15.3).
+"""The card table's eight messages as wire types 60–67 (wire.md §5, deck.md §5).
 
-A whole small card-table game (deck.md §15.7's operations) runs over real signed wire messages
+A whole small card-table game (deck.md §14.1's operations) runs over real signed wire messages
 through the table's codec (``table.codec.WireCodec``), and every body a hostile peer could sign
 outside the deck's bounds is refused by the wire decoder itself, naming the field.
 """
@@ -39,7 +39,7 @@ def test_the_eight_table_kinds_are_wire_types_60_to_67_in_deck_md_order() -> Non
 def test_a_card_table_game_runs_over_signed_wire_messages_and_audits() -> None:
     game = wire_table_game()
     kinds = [m.type for m in game.sent]
-    v2 = {MsgType.TABLE_SHOW, MsgType.TABLE_SHARES}  # §15.7's game has neither (see the next)
+    v2 = {MsgType.TABLE_SHOW, MsgType.TABLE_SHARES}  # §14.1's game has neither (see the next)
     assert set(kinds) == TABLE_TYPES - v2, "every other one of the eight messages travelled"
     for msg in game.sent:
         again = decode(msg.raw)  # what a receiver does: verify, then check the body's schema

@@ -1,10 +1,7 @@
 """Bots: the interface (:mod:`~druids_p2p.bots.host`), the ``random`` bot, and the host.
 
-This package is also the *built-in plugin*: the loader registers it like any other plugin, so
-built-in and third-party bots go through the same validation. It registers ``random`` for every
-registered game, each game's own bots (its spec's ``bots``, which live in the game's folder),
-one :class:`BotSpec` a name over the games that have it, and the levels ``easy``, ``normal`` and
-``hard`` for every game (each game's spec says which of its bots plays them: ``bots/host.py``).
+This package is also the *built-in plugin*, registered by the loader like any other plugin so
+built-in and third-party bots go through the same validation (the levels: ``bots/host.py``).
 """
 
 from __future__ import annotations

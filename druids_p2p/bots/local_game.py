@@ -1,15 +1,8 @@
 """The one in-process game loop: any rule set, through the seam, every bot call guarded.
 
-The bot host (:func:`play_local_game`), tournaments (``druids_p2p.tournament.play``, in local and
-cluster workers), ``druids demo`` and ``druids bench bots`` all play a game here. The loop knows
-no game: it meets it through its rules (its spec's, ``druids_p2p.games.registry``) — whose move, the
-legal moves, a view, the chance steps (a deal per round, a setup, a reshuffle), the ends of rounds
-and the record — so another registered game plays here as it is.
-
-Every chance step draws from ``derive_rng(seed, purpose, index)`` (the game's rules name the
-purposes: a deal per round, a setup, a reshuffle) and the bot at seat ``s`` gets
-``derive_rng(seed, "bot", s)``: the same seed plays the same chance whoever sits where, so
-rotating bots over the seats of one seed gives duplicate games.
+The host, tournaments, ``druids demo`` and ``druids bench bots`` all play here, so a registered
+game plays everywhere as it is. Chance and each seat's bot draw from ``derive_rng(seed, ...)``
+separately, so rotating bots over the seats of one seed gives duplicate games.
 """
 
 from __future__ import annotations
@@ -262,10 +255,8 @@ def play_local_game(
 ) -> LocalGameResult:
     """Play one whole game of ``game`` in-process between ``players`` (one per seat, in order).
 
-    ``options`` default to the rule set's for that many seats. Bot faults are recorded and the
-    seat plays the fallback move; exceptions from bot *factories* propagate (nothing ran yet).
-    ``registry`` resolves names given as strings (default: the built-in bots only);
-    ``enforce_budget`` may be given per seat.
+    A bot's fault is recorded and its seat plays the fallback move; a bot *factory*'s exception
+    propagates (nothing ran yet). ``registry`` resolves names (default: the built-in bots).
     """
     spec = game_spec(game)
     game, rules = spec.name, spec.rules

@@ -1,10 +1,8 @@
-"""The mental card table: shuffles, deals, face-down and face-up plays among peers with no trusted
-dealer.
+"""The mental card table: shuffles, deals, face-down and face-up plays among peers, no dealer.
 
-Game-agnostic: cards are ids 0..N-1, seats 0..n-1, and a game says what happens as a list of
-operations. ElGamal on ristretto255 under a joint key, a proof of every shuffle, a Chaum-Pedersen
-proof on every decryption share, and a blame for every deviation. The protocol is specified byte
-by byte in docs/protocol/deck.md.
+Game-agnostic (cards are ids, a game gives a list of operations), so every game shares one
+audited deck: ElGamal on ristretto255, a proof of every shuffle and share, a blame for every
+deviation. Specified byte by byte in docs/protocol/deck.md.
 """
 
 from druids_p2p.deck.errors import (

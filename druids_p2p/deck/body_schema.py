@@ -1,19 +1,8 @@
 """The one statement of the card table's message bodies, and how one is checked and written.
 
-Every body (deck.md §5) follows one rule: a map with sorted string keys, exact types (bool is not
-an int), bounded integers and arrays, and points and scalars of 32 bytes that are canonical
-non-identity group elements and canonical scalars; anything else is
-:class:`~druids_p2p.deck.errors.MalformedMessage`. A message names its fields (:class:`Field`, in
-the order they are checked) and :class:`Schema` writes the body in sorted key order and reads it
-back into the message's constructor arguments.
-
-A body is read in two parts, each once. Its *shape* (keys, types, lengths, bounds) is checked
-when the message is decoded: at a LAN table by the wire's decoder, which the net layer hands
-this very parser (``table/codec.py``), so a body of the wrong shape is refused on receipt
-like any malformed frame and never reaches a step. What only the group can tell (is this point
-an element other than the identity, is this scalar below l) is checked by the deck when it
-stores the message (:meth:`Schema.members`): a signed body that fails it convicts its signer.
-:meth:`Whole.from_body` does both, for a reader that holds only a body.
+One statement, so the wire's decoder and the deck check a body alike: its shape on receipt (a
+bad one is dropped, blaming nobody), its group membership when stored (a failure convicts the
+signer). The rule and the two parts: deck.md §5.
 """
 
 from __future__ import annotations

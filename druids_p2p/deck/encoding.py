@@ -1,9 +1,7 @@
-"""Unambiguous byte encodings for everything that is hashed.
+"""Unambiguous byte encodings for everything that is hashed (deck.md §3).
 
-Every hash input is a domain tag followed by items, each written as a 4-byte big-endian length and
-the item bytes (integers first become 8 bytes big-endian). Length prefixes make the encoding
-injective, so two different statements can never hash the same way; the tag makes a hash computed
-for one purpose (a commitment, a proof challenge, a shuffle stream) useless for any other.
+Length prefixes make the encoding injective, so two statements never hash alike; the domain tag
+makes a hash computed for one purpose useless for any other.
 """
 
 from __future__ import annotations

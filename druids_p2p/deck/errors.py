@@ -1,12 +1,8 @@
 """The three ways the deck layer says no, kept apart because callers react differently.
 
-* :class:`MalformedMessage`: bytes that do not even parse, or whose signature does not verify. No
-  seat can be blamed for them (anyone can send garbage), so the caller just drops them.
-* :class:`DeckFault`: a seat provably broke the protocol; the signed message(s) in ``evidence``
-  convict it in front of any third party that knows the seats' signing keys.
-* :class:`AuditRequired`: something is wrong but nobody can be named until every seat has revealed
-  its round secrets; the caller then collects the reveals and runs the audit, which always ends in a
-  :class:`DeckFault`.
+:class:`MalformedMessage` blames nobody (anyone can send garbage) and is dropped;
+:class:`DeckFault` convicts a seat with signed evidence; :class:`AuditRequired` names nobody
+until the reveals and the audit, which ends in a fault (deck.md §10).
 """
 
 from __future__ import annotations

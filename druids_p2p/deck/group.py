@@ -1,20 +1,8 @@
 """ristretto255 through libsodium (rbcl), with the checks libsodium leaves to the caller.
 
-Why ristretto255: a prime-order group with canonical 32-byte encodings, built-in hash-to-group and
-no cofactor to clear, so "is this a group element" is one decode. (secp256k1 through coincurve
-measured ~25% faster per re-encryption here, but offers no hash-to-group and the deal already fits
-its budget; see docs/protocol/deck.md.)
-
-Points and scalars are plain ``bytes`` (32 each) because every value is hashed, compared and sent
-as bytes anyway, and wrapping them in objects measurably slows the hot loops.
-
-libsodium pitfalls handled here: ``is_valid_point`` accepts the identity; ``add``/``sub`` do not
-validate their inputs at all (an invalid encoding silently gives the identity); scalar
-multiplication clears the top bit of the scalar instead of reducing it, and fails for a zero
-scalar. So every received point goes through :func:`is_element` and every received scalar
-through :func:`is_canonical_scalar`, and only then reaches the arithmetic, which calls libsodium
-without rbcl's per-call wrappers (:mod:`druids_p2p.deck.sodium`: they re-check types and lengths
-that are known here, at more cost than the arithmetic).
+ristretto255 has prime order and canonical encodings, so "is this an element" is one decode (why
+not secp256k1, and the libsodium pitfalls each received value is checked against: deck.md §3).
+Points and scalars stay plain 32-byte ``bytes``: wrapping them measurably slows the hot loops.
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
-"""Sums of products start + Σ k_i·P_i through libsodium, and a helper thread for the deal's
-critical path.
+"""Sums of products start + Σ k_i·P_i through libsodium, and a helper thread for the deal's path.
 
-Why one sum: libsodium has no multi-scalar multiplication, so a sum of N products costs N
-multiplications and N additions however it is arranged (deck.md §13); the proof of a shuffle's
-prover and its batch verifier, and the composite proof of a ``table_shares``, all use
-:func:`sum_products`. It calls libsodium through ``deck.group`` (``deck/sodium.py``, without
-rbcl's per-call checks): every point it meets is one the deck computed or a received one that
-``group.is_element`` accepted, every scalar 32 bytes it reduced itself.
-
-Why a helper thread, and where: rbcl reaches libsodium through ctypes, which releases the GIL
-for the length of each call, so two threads multiply at once on two cores. The deal's critical
-path is its passes, made one after another while the other seats wait (deck.md §10.2): a seat
-makes its own pass as soon as the one before is well formed, so the second core is free then:
-a shuffle re-encrypts its ``C`` side and its proof makes ``t_3``, ``t_{4,1}``, ``t_{4,2}`` on the
-helper (:func:`in_background`). Every check the table waits for is split too
-(``sum_products(..., split=True)``): the batch of a shuffle's passes once the last is in, a
-``table_shares``' proof, a seat's own shares and their proof. Where a seat has its own
-machine, or the others are idle, the check takes half the wall time, for about 3% more CPU (the
-interpreter's lock handed between the threads, once a multiplication of 50 µs); where every
-seat of a two-core machine checks at once the split gains nothing, and costs nothing measurable.
-Nothing about the result changes: point addition is commutative and associative, so the sum is
-the same point bit for bit, and so is every proof and verdict.
+libsodium has no multi-scalar multiplication, so the shuffle proofs and share proofs share this
+one sum. ctypes releases the GIL in each call, so the checks the table waits for run on two
+cores: half the wall time, the same point bit for bit (deck.md §13).
 """
 
 from __future__ import annotations
@@ -96,13 +78,11 @@ SPLIT_AT = 16
 def sum_products(
     start: bytes, scalars: Sequence[int], points: Sequence[bytes], *, split: bool = False
 ) -> bytes:
-    """start + Σ k_i·P_i for any integers k_i and valid encodings P_i (a product with k_i ≡ 0
-    mod l or P_i the identity is skipped: libsodium raises for both, and a verifier meets
-    either when an adversary arranges it). ``start`` may be the identity.
+    """start + Σ k_i·P_i for any integers k_i and valid encodings P_i; ``start`` may be identity.
 
-    ``split``: half of the products go to the helper thread (where there is a second core), for
-    a caller whose sum the rest of the table waits for with that core idle (a seat checking the
-    shuffles before its own, deck.md §6.3); the same point either way."""
+    A product with k_i ≡ 0 mod l or P_i the identity is skipped (libsodium raises; an adversary can
+    arrange either). ``split``: half the products on the helper thread; the same point either way.
+    """
     half = len(scalars) // 2
     if split and half >= SPLIT_AT // 2 and two_cores() and not getattr(_helper, "busy", False):
         other = in_background(_sum, IDENTITY, scalars[:half], points[:half])

@@ -1,27 +1,8 @@
-"""Non-interactive proofs in the (e, s) form: challenge and response, 64 bytes in all.
+"""Non-interactive Schnorr and Chaum-Pedersen proofs in the (e, s) form, 64 bytes (deck.md §8).
 
-* Schnorr proof of knowledge of x for h = x*B: stops a seat from publishing a key share it does
-  not know (the rogue-key attack h_n = x'*B - sum of the others, which would give it the joint key).
-* Chaum-Pedersen (DLEQ) proof that log_B(h) = log_A(D): a decryption share D = x*A is made with the
-  same x as the published key share, so a wrong share can be blamed the moment it arrives.
-* Batched DLEQ: one proof for many shares (A_t, D_t) by the same x, on the random combinations
-  A* = sum c_t*A_t and D* = sum c_t*D_t with c_t derived by Fiat-Shamir from all the shares
-  (the batched DLEQ of Henry and Goldberg; Davidson et al., "Privacy Pass", PoPETs 2018, §3.2).
-  If any D_t != x*A_t, the combination holds only with probability about 1/l over the hash.
-  Version 1 proved a sender's shares for one recipient so; a ``table_shares`` proves all of its
-  sender's shares of a deals so, its statement naming every position (:func:`prove_shares`),
-  and carries its commitment ``T2``, so that a receiver checks its challenge at once and the
-  equation on ``T2`` of every ``table_shares`` of the deals in one batch, each weighted by a hash
-  of all it sent (Bellare–Garay–Rabin, as the passes of a shuffle): one multiplication a dealt
-  position for all of them, not one a position for each (:func:`shares_batch_holds`).
-
-Challenges are Fiat-Shamir hashes bound to the table, round and seat(s), so a proof cannot be
-replayed in another context. Nonces are deterministic, as RFC 6979 §3.2 and RFC 8032 §5.1.6 make
-a signature's: w hashes the secret with the proof's whole :class:`Statement` (exactly what its
-challenge hashes before the commitments), so the same statement gives the same proof (a restarted
-peer re-sends identical bytes) and two statements never share a nonce (two challenges answered
-with one nonce would give the secret away). Verifiers reject e = 0 and s = 0 because libsodium
-refuses to multiply by zero and honest proofs never produce them.
+They stop a rogue key share and convict a wrong decryption share on arrival; challenges bind
+the table, round and seats, and nonces are deterministic (RFC 6979 §3.2, RFC 8032 §5.1.6).
+Batched DLEQ: Henry–Goldberg; Davidson et al., "Privacy Pass", PoPETs 2018, §3.2.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""One seat's shuffle step, derived entirely from its secret 32-byte seed.
+"""One seat's shuffle step, derived entirely from its secret 32-byte seed (deck.md §7).
 
-Every step carries a zero-knowledge proof of a shuffle (:mod:`druids_p2p.deck.shuffle_proof`), which
-every peer checks before the deck is drawn from (deck.md §10.2). Determinism still matters: a
-seat commits to SHA-256(seed) before any key is known, so its permutation is fixed before it sees
-anybody's (the deal stays uniform with one honest seat), a restarted peer re-sends identical
-bytes, and after the reveal everybody recomputes the step, proof included, bit for bit.
+Deterministic so that a restarted peer re-sends identical bytes and the audit recomputes the
+step, proof included; the seed is derived from the seat's secret and the pass's whole input
+(deck.md §9), so the deal stays uniform with one honest seat (§11.4).
 """
 
 from __future__ import annotations
@@ -94,7 +92,7 @@ def derive_rerandomizers(
 def statement_seed(
     secret: bytes, params: DeckParams, seat: int, pass_no: int, deck: Deck, joint_key: bytes
 ) -> bytes:
-    """The seed of a shuffle nobody committed to in advance (the card table's, deck.md §15.2):
+    """The seed of a shuffle nobody committed to in advance (the card table's, deck.md §9):
     SHA-256 of the seat's secret and the shuffle's whole statement. The same input deck gives the
     same pass, proof included; any other input another permutation, re-randomisers and proof
     randomness, so no randomness ever serves two statements (RFC 6979's rule for nonces)."""

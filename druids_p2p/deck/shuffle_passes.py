@@ -1,19 +1,8 @@
 """The card-table operations whose messages are checked in one batch once the last is in.
 
-A shuffle's passes (deck.md §10.2 ``shuffle``): each seat's pass taken as soon as it is well
-formed, so that the next seat builds on it at once, and every pass's proof checked in one batch
-before the shuffle completes, so before anything is taken from the deck or any share of it is
-made. A deals' ``table_shares`` (deck.md §8.3, §10.2 ``deals``): each one's challenge checked as
-soon as it is stored (a bad one convicts its signer at once), and the equation on ``T2`` of all
-of them in one batch before the deals completes, so before any of their shares is used: every
-seat checks every other seat's shares, and the messages share their ``A_t`` (each position dealt
-is in the shares of every seat but its receiver), so one weighted sum multiplies each ``A_t``
-once for all of them, not once a message.
-
-Kept apart from :mod:`druids_p2p.deck.table_ops` (which calls :func:`shuffle` and
-:func:`prove_deals`) because a batch, its fallback that blames the first bad message in seat
-order, and the check of the messages held when a seat falls silent are one piece of reasoning
-(deck.md §10.2, "Why building on a pass whose proof is not yet checked is safe").
+A shuffle's passes and a deals' ``table_shares`` are each batched, one weighted sum for all,
+before anything is drawn or used (deck.md §10.2, §8.3). Kept apart from ``table_ops`` because the
+batch, its fallback blame and the silent-seat check are one piece of reasoning (deck.md §10.2).
 """
 
 from __future__ import annotations

@@ -1,37 +1,8 @@
 """A zero-knowledge proof that a shuffle is a permutation and re-encryption of its input.
 
-The construction is the Terelius–Wikström proof of a shuffle (D. Terelius and D. Wikström,
-"Proofs of Restricted Shuffles", AFRICACRYPT 2010, building on D. Wikström, "A
-Commitment-Consistent Proof of a Shuffle", ACISP 2009), the one Verificatum implements, written
-exactly as the pseudo-code of R. Haenni, P. Locher, R. Koenig and E. Dubuis, "Pseudo-Code
-Algorithms for Verifiable Re-Encryption Mix-Nets", Financial Cryptography 2017 Workshops (Voting),
-LNCS 10323: Algorithms 4.4 (GenPermutationCommitment), 4.5 (GenCommitmentChain), 4.6
-(GenShuffleProof) and 4.7 (CheckShuffleProof), made non-interactive by Fiat–Shamir. The group is
-ristretto255 in additive notation; the paper's multiplicative ``x^y`` is ``y·x`` here.
-
-Why it is here: without it the last shuffler could publish fresh encryptions of cards of its
-choosing and, once the salts fix who gets which position, know every hand before the first lead;
-the end-of-round recomputation would convict it only after the damage, and only if it revealed.
-With it, every peer checks every shuffle (at the card table: all of one deck's passes in one
-batch once the last is in, deck.md §10.2) and publishes no share of a deck whose passes are not
-all proven to be permutations and re-encryptions of their inputs under the joint key.
-
-Mapping to the paper: an ElGamal ciphertext ``e_i = (a_i, b_i)`` is our ``(C_i, A_i)``; ``pk``
-is the joint key ``H``; ``g`` is the base point ``B``; ``h`` and ``h_1..h_N`` are independent
-generators from hash-to-group (:func:`generators`), so nobody knows a discrete-log relation
-between them or with ``B``. The paper's challenges ``u_i`` are integers below ``2^τ``; ours are
-full scalars mod ``l`` (soundness error about ``N/l < 2^-243`` per challenge, below ``2^-128``).
-Every challenge hashes the context: table id, round, seat, pass, the joint key, the input and
-output lists and the commitments (``deck.md`` §7.1 gives the byte layout).
-
-Cost for ``N`` ciphertexts: the prover makes ``5N`` generic and ``3N`` base-point
-multiplications (``4N`` generic on the public start), the verifier ``8N`` generic and ``N``
-base-point ones (libsodium has no multi-scalar multiplication; ``lincomb.py`` sums them, and
-moves part of the prover's work, and of the batch check of a shuffle's passes, to a second core,
-as the deal waits for them). All the prover's
-randomness is derived from the seat's committed shuffle seed, so an honest proof is a
-deterministic function of the seed: a restarted peer re-sends identical bytes and the
-end-of-round audit recomputes the proof bit for bit.
+Terelius–Wikström (AFRICACRYPT 2010), as Haenni et al., FC 2017 Workshops, LNCS 10323, Alg. 4.4–4.7.
+Without it the last shuffler could substitute cards and know every hand before the first lead.
+Mapping, challenges, soundness and cost: deck.md §7.1.
 """
 
 from __future__ import annotations
@@ -347,16 +318,9 @@ def verify_shuffles(
 ) -> bool:
     """True iff every statement's proof holds (CheckShuffleProof, Algorithm 4.7, for each).
 
-    Every point and scalar of the proofs must already have passed the message checks
-    (canonical, not the identity); lengths are checked here. The paper's N + 5 equations of
-    each proof, ``t'_k = t_k``, are checked together as one: Σ w_k·(t'_k − t_k) = 0 with weights
-    hashed from each whole statement and proof (Bellare–Garay–Rabin small-exponent batch
-    verification with full-size weights: a false equation survives with probability about
-    1/l). Terms on the same point are merged before multiplying, which is where the batch
-    pays: seat 0's public input (every A_i is B) costs one base multiplication instead of N,
-    the generators h_i are shared by every proof, and one shuffle's output is the next one's
-    input. It accepts exactly when every equation holds but for that negligible chance.
-    ``split``: the sum is split with the helper thread (``lincomb.sum_products``).
+    Points and scalars must already have passed the message checks; lengths are checked here. All
+    equations are checked as one weighted sum (Bellare–Garay–Rabin, deck.md §7.1), which pays
+    because terms on a shared point merge. ``split``: as ``lincomb.sum_products``.
     """
     terms: dict[bytes, int] = {}
     base = 0

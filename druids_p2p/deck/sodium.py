@@ -1,16 +1,8 @@
-"""libsodium's ristretto255 functions called through rbcl's own ctypes binding, without its
-Python wrappers.
+"""libsodium's ristretto255 functions through rbcl's ctypes binding, without its Python wrappers.
 
-rbcl wraps each libsodium call in a function that checks its arguments' types and lengths
-(two ``isinstance`` and two ``len`` calls for an addition) before the one foreign call that
-does the work; a move's proofs make hundreds of these calls, so the checks cost more than the
-arithmetic. Here the same foreign functions are called directly, which is safe only for
-arguments known to be ``bytes`` of the right length: every point and scalar handed to these
-functions is either one this peer computed (libsodium's own output, a hash's digest) or a
-received one that :func:`druids_p2p.deck.group.is_element` or
-:func:`~druids_p2p.deck.group.is_canonical_scalar` accepted first (both check the type and the
-32 bytes). Nothing that arrives over the wire reaches them unchecked; :mod:`druids_p2p.deck.group`
-is their one caller.
+rbcl's per-call type and length checks cost more than the arithmetic. Safe only because
+:mod:`druids_p2p.deck.group`, the one caller, hands them values it computed or has already
+checked (``is_element``, ``is_canonical_scalar``): nothing from the wire arrives unchecked.
 """
 
 from __future__ import annotations

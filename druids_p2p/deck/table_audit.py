@@ -158,7 +158,7 @@ def _share_faults_at(
     state: TableState, p: int, secrets: dict[int, int], times: Times | None = None
 ) -> Iterator[DeckFault]:
     """Each share and opening share of position ``p`` by a seat in ``secrets`` that is not that
-    seat's secret times the position's A (deck.md §15.6, checks 1 and 2)."""
+    seat's secret times the position's A (deck.md §10.3, checks 1 and 2)."""
     pos = state.positions[p]
     times = times or _secret_mul
     for seat, sent in sorted(pos.shares.items()):

@@ -1,14 +1,8 @@
-"""The card table's operations (as data) and its eight message bodies (deck.md §15).  A rule set
-says *what* happens at the table as a list of :class:`TableOp` (shuffle a deck, deal its top
-card to a seat or its top cards to several seats, turn its top card face up, a seat plays a
-position face down or shows it face up, the owners open a zone, a revealed card goes back into a
-deck, a deck's top card moves onto another deck, the final reveal). The deck never learns what a
-card means. Each seat's part of an operation is one signed message whose body names the
-operation's index ``op``, so a message can never be taken for another operation's.  Bodies are
-strictly validated by the deal's rule (:mod:`druids_p2p.deck.body_schema`): sorted keys, exact
-types, canonical points and scalars, bounded arrays; anything else is
-:class:`~druids_p2p.deck.errors.MalformedMessage`. The seam to signed bytes (`Codec`) is here
-too: the signature binds a body to its seat, table and round.
+"""The card table's operations (as data) and its eight message bodies (deck.md §5, §6.2).
+
+A rule set says *what* happens as a list of :class:`TableOp`, so the deck never learns what a
+card means; each message names its operation's index, so it can never be taken for another's.
+Bodies follow :mod:`~druids_p2p.deck.body_schema`; `Codec` binds them to seat, table and round.
 """
 
 from __future__ import annotations
@@ -53,7 +47,7 @@ class Codec(Protocol):
         ...
 
 
-# The card table's operations (as data) and its eight message bodies (deck.md §15).
+# The card table's operations (as data) and its eight message bodies (deck.md §5, §6.2).
 MAX_TABLE_CARDS = 256
 """Card ids of a table are 0..N-1 with N <= 256 (Druids 2004: 90). A deck still holds at most
 MAX_CARDS ciphertexts, so one shuffle with its proof fits a wire message."""
@@ -89,24 +83,8 @@ def hand_zone(seat: int) -> str:
 class TableOp:
     """One operation, as the rule set's schedule gives it to every seat alike.
 
-    * ``shuffle``: ``deck``; ``cards`` (top first) when the deck is new, empty when it exists.
-    * ``deal``: the top of ``deck`` to ``seat``'s hand (zone ``hand:seat``).
-    * ``turn``: the top of ``deck`` face up into ``zone``.
-    * ``play``: ``seat`` moves a position of its hand (its own choice, in its message) to ``zone``.
-    * ``reveal``: every hidden position of ``zone`` is opened by its owner.
-    * ``return``: the revealed ``position`` goes into ``deck`` as the public encryption of its
-      card (the deck must then be shuffled before anything is taken from it).
-    * ``final``: every seat reveals its secret; everything is then known and audited.
-    * ``transfer``: the top of deck ``source`` goes, face down and unchanged, to the bottom of
-      ``deck`` (which must then be shuffled before anything is taken from it).
-    * ``show``: ``seat`` lays a position of its hand (its own choice, in its message) face up
-      into ``zone``, opening it.
-    * ``deals``: the top ``len(seats)`` cards of ``deck``, in order, the i-th to ``seats[i]``'s
-      hand: what as many ``deal`` operations would do (the same positions), in one step of one
-      message per seat (its shares of every position but its own), not one step per card.
-    * ``create``: a new ``deck`` of ``cards`` (top first), each the public encryption of its
-      card, made alike by every seat with no message (the deck must then be shuffled before
-      anything is taken from it: where each card lies is public).
+    The kinds (``shuffle``, ``deal``, ``deals``, ``turn``, ``play``, ``show``, ``reveal``,
+    ``return``, ``transfer``, ``create``, ``final``), their fields and effects: deck.md §6.2.
     """
 
     kind: str

@@ -1,4 +1,4 @@
-"""Each card-table operation's checks and effects, in deck.md §15.4's order, in one place so
+"""Each card-table operation's checks and effects, in deck.md §10.2's order, in one place so
 that every seat and the auditor move the state alike: a failed check blames the signer
 (:class:`DeckFault`), a schedule the table cannot follow blames nobody (:class:`TableOpError`)."""
 

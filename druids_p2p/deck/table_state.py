@@ -1,6 +1,6 @@
 """The card table's public state (decks, positions, zones, who sent what), kept apart from any
-secret so that every seat and an auditor hold the same one and agree on its digest (deck.md §15:
-decks, positions and zones are defined there)."""
+secret so that every seat and an auditor hold the same one and agree on its digest (deck.md §9;
+decks, positions and zones: §6.1)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from druids_p2p.deck.table_messages import (
 )
 
 TAG_TABLE_CONTEXT = b"druids-p2p/v1 table context"
-"""Fiat–Shamir context of every proof at the card table (deck.md §15.2)."""
+"""Fiat–Shamir context of every proof at the card table (deck.md §9)."""
 TAG_TABLE_STATE = b"druids-p2p/v1 table state"
 MAX_AHEAD = 64
 """Messages a seat may have stored for operations not yet pushed (a bound on memory)."""

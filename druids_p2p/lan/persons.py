@@ -1,10 +1,8 @@
 """Who at a table is a person and who a bot, and the coach option's one rule about it.
 
-A seat is a bot when its own signed ``join`` says so (``bot: true``; the host's own seat on the
-host's word), and the seat message lists every such seat in ``bots``, checked against the joins it
-quotes (``seating.seat_list_fault``). A table whose options turn the coach on may seat one person
-at most: the coach tells what the strongest bot would play, which is help for someone learning
-against bots and an unfair hand at a table of people (protocol.md §3, "The coach").
+A seat is a bot when its own signed ``join`` says so. A coached table seats one person at most:
+the coach is help for someone learning against bots, an unfair hand among people
+(protocol.md §3, "The coach").
 """
 
 from __future__ import annotations

@@ -264,15 +264,12 @@ class Deadlines:
 def lost_contact(
     now: float, last_heard: Mapping[bytes, float], me: bytes, silent_s: float
 ) -> float | None:
-    """Seconds since this peer heard from *any* other peer, when every one of them has been
-    silent for over ``silent_s`` (the runner passes half the overdue debt's deadline: live peers
-    send a keepalive every second, so that long a silence from all is this peer's own link); else
-    None.
+    """Seconds since this peer heard from *any* other peer, if all were silent over ``silent_s``.
 
-    A peer whose own link is down hears from nobody: blaming the seat it happened to wait for
-    would record a split as that seat's fault (issue 13 item 5). It records instead that it lost
-    contact with the table, blaming nobody; the peers that still hear each other blame the seat
-    that fell silent, as unreachable (``protocol.md`` §9)."""
+    A peer whose own link is down hears from nobody: blaming the seat it waited for would record a
+    split as that seat's fault (issue 13 item 5), so it records lost contact, blaming nobody
+    (``protocol.md`` §9).
+    """
     others = [t for key, t in last_heard.items() if key != me]
     if not others:
         return None

@@ -233,15 +233,10 @@ class Ending:
     def linger(self, player: Player) -> None:
         """Answer resend requests a little longer, so slower peers can finish too.
 
-        After a finished game, also (at most ``LINGER_FOR_THE_END_S``) until no peer still
-        playing has sent its keepalive hello for ``LINGER_QUIET_S`` (a finished peer sends
-        none): a peer that left at once, its last messages lost on a lossy link, left the
-        others waiting for them until ``gone_after`` (seen at 30% loss).
-
-        Chat goes on meanwhile, both ways (a "gg" said as the game ends is heard), and for as
-        long as the person is still at the table (:meth:`Player.stays_for_talk`, the terminal
-        UI's end screen), at most ``TALK_AFTER_GAME_S``: their last words reach the others who
-        are still there too."""
+        A peer that left at once, its last messages lost on a lossy link, left the others
+        waiting until ``gone_after`` (seen at 30% loss). Chat goes on meanwhile, so last
+        words are heard; every wait here is bounded by its constant.
+        """
         machine = self.machine
         start = time.monotonic()
         until = start + LINGER_AFTER_GAME_S

@@ -1,15 +1,8 @@
 """The past games a data folder keeps, newest first: ``druids history``.
 
-Every seat a peer of this machine took keeps its table under some home's ``tables/<id24>/``
-(``homes.py``): the data folder itself for ``druids host``/``join``/``peer``, a game folder's
-``me`` and ``bots/<name>`` homes for the terminal UI, a ``--workdir``'s ``seat<i>`` homes for
-``druids play --headless``. So the history is every such folder under the data folder, each
-table once however many of its seats this machine kept (a local table keeps them all), read from
-what the seat kept: its seat message (game, players), its ``state.json`` (how it ended, the
-totals every seat signed) and, for the names in play order when ``state.json`` does not keep
-them, the seating at the start of its record. Nothing here can fail on a folder: one that cannot
-be read is an entry saying why (``malformed``), so a crash or a hand-edited file never hides the
-rest of the list.
+Every seat's table lives under some home's ``tables/<id24>/`` (``homes.py``), so the history is
+each such table once, read from what its seats kept. A folder that cannot be read is an entry
+saying why (``malformed``): a crash or a hand-edited file never hides the rest of the list.
 """
 
 from __future__ import annotations

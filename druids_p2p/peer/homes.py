@@ -1,15 +1,8 @@
 """The tables a peer's home keeps, and which one (if any) a new command resumes.
 
-Every table a peer was seated at stays under ``<home>/tables/<id>/`` with its record, forever:
-nothing here deletes. Its ``state.json`` says whether it is still *playing* (a crash may have
-interrupted it: the same command rejoins it), *finished*, or *stopped* (an abort ends its record,
-ours or another's, or it cannot be replayed). Only a playing table is ever resumed, and only the
-one the command asks for: ``--resume``, or the same request as the one that seated it (the same
-table name for ``host``/``join NAME``, the same lobby address for ``join HOST:PORT``, the same
-announced lobby for the UI). Any other request while a table is playing is refused in one line
-that says how to resume it or start a new table beside it (``--new``, which sets the old one
-aside: marked stopped once the new table is seated, its record kept): a stopped or finished table
-never blocks a new one, and an unrelated command never resumes an old one by surprise.
+Tables are kept forever under ``<home>/tables/<id>/``. Only a *playing* table is resumed, and only
+when the command asks for it (``--resume`` or the same request that seated it); any other request
+is refused in one line saying how to resume or start beside it (``--new``): no surprise resumes.
 """
 
 from __future__ import annotations

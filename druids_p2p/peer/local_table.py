@@ -467,14 +467,12 @@ def play_table(
     listener: Listener | None = None,
     peer_flags: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Play one whole game over the real protocol on loopback; the summary of all peers
-    (``go_on``: the seats go on without one gone for good, a bot in its seat).
+    """Play one whole game over the real protocol on loopback; the summary of all peers.
 
-    ``seed`` is accepted for the tournament's interface; the mental deal draws its randomness
-    from every peer's own secret, so a p2p game is never replayable from a seed. Every peer
-    loads the plugin bots of ``plugins_dirs``; ``peer_flags`` are options every peer takes.
-    ``names``, ``listener``: as :class:`LocalTable` takes them. Ctrl-C makes every seat leave
-    (:meth:`LocalTable.leave`), then goes on up as :class:`TableLeft`."""
+    ``seed`` only fits the tournament's interface: the mental deal draws from every peer's own
+    secret, so a p2p game is never replayable from a seed. Ctrl-C makes every seat leave, then
+    goes on up as :class:`TableLeft`.
+    """
     del seed
     table = LocalTable(
         seats,

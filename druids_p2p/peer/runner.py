@@ -1,13 +1,8 @@
-"""The seated table's loop: one peer's table machine driven over the mesh to the end. Each tick the
-runner hands the machine what arrived, sends what it says, asks the player for a move on this
-seat's turn (a read-only view, never the machine) and runs its liveness checks, until the game
-ends or a TableFault stops it.  The loop is the runner's one job; it composes the parts that do
-the rest, one job each: the links and resends (``links.py``), the hellos and deadlines
-(``liveness.py``), the grace periods after a claim (``liveness.py``), the deal and move times
-(``ending.py``) and the ending: abort, result, lingering (``ending.py``). The machine makes,
-checks and records seat, seat_confirm, seat_nonce, the card table's, move and result. The
-runner's are never handed to it: hello, resend, chat, equivocation (out of chain) and abort, the
-only one in this peer's chain (sealed and recorded through the machine).
+"""The seated table's loop: one peer's table machine driven over the mesh to the end.
+
+The loop is the runner's one job; it composes parts that each do one (``links.py``,
+``liveness.py``, ``ending.py``). The machine keeps the game's messages; the runner's own (hello,
+resend, chat, equivocation, abort) never reach it, except abort, sealed through it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""One peer's process at a LAN table, start to end: :func:`run_peer` picks the table (a new one,
-or the saved one the command asks to rejoin: everything a restarted process needs is kept under
-``<home>/tables/<id>/``), takes a seat through the lobby and hands the machine and this seat's
-player to the runner; then, on this peer's own verdict, it goes on without a departed seat,
-reseats, or plays a rematch (the same people and options, a bot for any empty seat, nothing
-carried over).
+"""One peer's process at a LAN table, start to end.
+
+:func:`run_peer` picks the table (new, or the saved one the command asks to rejoin), takes a seat
+and hands it to the runner; then, on this peer's own verdict, goes on without a departed seat,
+reseats, or plays a rematch.
 """
 
 from __future__ import annotations
@@ -214,11 +213,9 @@ def pick_table(config: PeerConfig) -> HomeTable | None:
 def run_peer(config: PeerConfig) -> dict[str, Any]:
     """Host, join or rejoin a table and play it to the end; returns this peer's result.
 
-    Only the saved table the command asks for is rejoined (:func:`pick_table`); a table that
-    stops (an abort, ours or another's) is marked stopped, so it never blocks the next one.
-    A table stopped at its coin flip by this peer's own verdict on a seat goes on without that
-    seat, at a new table of the others (``go_on.py``); the last table's result is returned.
-    Every event also goes to ``events.jsonl`` in the table's folder."""
+    A stopped table is marked so, and never blocks the next one; a table stopped at its coin flip by
+    this peer's verdict on a seat goes on without it (``go_on.py``). Events go to ``events.jsonl``.
+    """
     try:
         TableNetwork.of_address(config.bind)
     except EndpointError as exc:

@@ -1,9 +1,7 @@
-"""One seat of a game played at a mental card table, over signed wire messages: the rule set's
-copy of the game for this seat (which knows only what this seat may know and gives the table's
-operations as data) kept in step with the deck's seat (which runs each operation with its
-proofs, deck.md §15). Each move is taken once, by the copy; this seat keeps only where its
-signed message lies. No schedule and no clock here: the table machine orders and times the
-messages (protocol.md §11, including "The words' check").
+"""One seat of a game played at a mental card table, over signed wire messages.
+
+It keeps the rule set's copy of the game for this seat in step with the deck's seat (deck.md
+§10.2); the table machine orders and times the messages (protocol.md §11).
 """
 
 from __future__ import annotations
@@ -101,15 +99,11 @@ def take_message(
 
 
 def is_logged_move(msg: Message) -> bool:
-    """Whether ``msg`` is one of the moves and words a seat copy's ``log`` records:
-    a card put down, or a ``move`` other than a words' check.
+    """Whether ``msg`` is a move or words a seat copy's ``log`` records (not a words' check).
 
-    A words' check (``Words:fit``/``Words:unfit``, protocol.md §11) travels as a ``move`` but is
-    a seat's verdict on the words just given, not a move of the game: no rule takes it
-    (:func:`~druids_p2p.table.codec.check_table_move` refuses it, so a check sent in a move step
-    stops the table), its own step checks only its token, and neither a seat's log nor the
-    audit's holds it. So in a record the table accepted, the token alone tells them apart, and
-    whoever counts a card table's moves in a record counts them by this."""
+    A words' check travels as a ``move`` but is a verdict, not a move (protocol.md §11): no log or
+    audit holds it, so whoever counts a record's moves counts them by this.
+    """
     if msg.type in CARD_PLAYS:
         return True
     return msg.type is MsgType.MOVE and msg.body.get("move") not in WORDS_CHECKS

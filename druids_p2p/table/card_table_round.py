@@ -1,7 +1,4 @@
-"""The game at the mental card table as far as the transcript has taken it, round after round
-(the schedule is protocol.md §11's): this seat's copy of the game and its deck seat, each round
-its own deck, a cursor over the operations the transcript has completed, and what a round's end
-checks. The machine (``table.py``) begins the steps this names and signs the result.
+"""The game at the mental card table as far as the transcript has taken it (protocol.md §11).
 
 The cursor follows the transcript, not this seat's deck, which may have gone ahead on its own
 messages alone (a play, a reveal only it owes).
@@ -237,7 +234,7 @@ class CardRound:
 
     # ================================================================ a round's end
     def audit(self) -> None:
-        """Every secret is out: the deck recomputes every position and deck (deck.md §15.6), and
+        """Every secret is out: the deck recomputes every position and deck (deck.md §10.3), and
         the copy judges every move by the cards now known."""
         play = self.play
         assert play is not None

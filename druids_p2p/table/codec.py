@@ -36,7 +36,7 @@ from druids_p2p.wire.schema import register_parser
 # neither the deck nor the wire may import the other.
 
 
-# The mental card table's eight messages (deck.md §15.3) as wire types 60–67.
+# The mental card table's eight messages (deck.md §5) as wire types 60–67.
 TABLE_KIND_TYPES: dict[str, MsgType] = {
     KIND_TABLE_KEY: MsgType.TABLE_KEY,
     KIND_TABLE_SHUFFLE: MsgType.TABLE_SHUFFLE,
@@ -68,15 +68,11 @@ def deck_envelope(msg: Message, seat: int) -> Envelope | None:
 
 
 class Chain:
-    """This peer's own message chain at a table: the sequence number and back-link of its next
-    message, and the sealing.
+    """This peer's own message chain at a table: its next message's seq and back-link, and sealing.
 
-    The position has one owner and is never copied: the table's record says how far our chain
-    is recorded, by whatever route a message of ours got there (the pump, a replayed record, the
-    runner's ``record_control``); ``recorded()`` is the seq and back-link it expects from us next
-    (asked each time: a restarted peer swaps its record for its saved one). The chain adds the
-    one thing the record cannot know: the newest message it signed, which may still wait for its
-    step. The next message follows whichever is further."""
+    The record owns the position (never copied: a restarted peer swaps in its saved record); the
+    chain adds only the newest message it signed, which may still wait for its step.
+    """
 
     def __init__(
         self, identity: Identity, table_id: bytes, recorded: Callable[[], tuple[int, bytes]]

@@ -62,7 +62,7 @@ class MsgType(IntEnum):
     CHAT = 50
     """A line of table talk: signed, out of chain, never in the transcript (lan/peer_config.py)."""
 
-    # The mental card table (docs/protocol/deck.md §15.3), in the deck's kind order.
+    # The mental card table (docs/protocol/deck.md §5), in the deck's kind order.
     TABLE_KEY = 60
     TABLE_SHUFFLE = 61
     TABLE_SHARE = 62

@@ -1,12 +1,8 @@
 """The coach of Druids (2004): the move the strongest bot would play, and why, in one line.
 
-The move is the search bot's (``pimc``: flat Monte Carlo over worlds consistent with the view,
-``policy.search_move``) at a fixed number of worlds and a seed drawn from the position, so the
-same position gets the same advice. A search cannot say why, so the reason is read off the
-position for the move it chose: what a ritual would pay over worlds consistent with what the
-seat sees, whether a gem is an amulet where it goes (only gems of the place's kind score),
-whose servants wait on a place, what a discard or a draw leaves. Moves are named as the person
-types them (places 1-6).
+The move is ``pimc``'s at a fixed number of worlds and a seed from the position, so the same
+position gets the same advice; a search cannot say why, so the reason is read off the position
+for that move (README, "the coach"). Moves are named as the person types them (places 1-6).
 """
 
 from __future__ import annotations

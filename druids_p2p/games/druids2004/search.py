@@ -1,18 +1,8 @@
 """``search`` for Druids (2004): determinized sampling that spends its budget.
 
-``pimc`` (:class:`~druids_p2p.games.druids2004.policy.Search2004Bot`) samples 10 worlds at a 100 ms
-budget and so uses about a fifth of it. This bot keeps the same worlds (uniform over the cards it
-cannot see, consistent with everything its view shows), candidates and greedy rollouts, and samples
-as many worlds as its budget pays for: a calibrated cost per world, so the work and thus the move
-are fixed by the seed, the budget and the position, not by the clock. Two options were measured
-and left off by default (screens of 3-player games against two ``pimc``, fixed work): common random
-numbers for a world's candidates, and rollouts twice as deep.
-
-A clock guard stops the sampling early only on a machine too slow for the calibrated work, so the
-budget is kept (``druids bench bots`` reports each bot's p99 move time). It reads the CPU time of
-the bot's thread, as Druids 2017's ``search`` does and for the same reason: on a machine busier
-than its cores the bot does the work its budget pays for, as ``pimc`` does — up to a hard stop at
-``WALL_SHARE`` of the budget in wall time, which keeps the budget where a core is shared.
+``pimc`` uses about a fifth of its budget; this bot samples the same worlds for as many as a
+calibrated cost per world pays, so seed, budget and position fix the move, not the clock. A CPU-
+time guard and a ``WALL_SHARE`` hard stop keep the budget on a slow or shared machine (README).
 """
 
 from __future__ import annotations

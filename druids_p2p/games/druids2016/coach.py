@@ -1,11 +1,8 @@
 """The coach of Druids (2016): the move the strongest bot would play, and why, in one line.
 
-The move is the ``search`` bot's (alpha-beta, ``search.py``) at a fixed node budget and a seed
-drawn from the position, so the same position gets the same advice. The search cannot say why,
-so the reason is read off the position after the move: a win now, a Druid taken, how many of
-the other moves would let the opponent win at once (what is forced), how far the Master is from
-the opponent's Temple. While the Druids are placed nothing is known of the other's choice, and
-the line says so.
+The move is the ``search`` bot's at a fixed node budget and a seed from the position, so the
+same position gets the same advice; a search cannot say why, so the reason is read off the
+position after the move (README, "the coach").
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from druids_p2p.games.seam import MOVE, PLAY, GameMove, IllegalMove, TableMove
 
 # ---- formerly cards.py:
 # The cards a table of two peers draws Druids (2016)'s setup with: nothing of the game is a
-# card, so these stand for its chance and its secret choices (docs/protocol/deck.md §16).
+# card, so these stand for its chance and its secret choices (docs/protocol/deck.md §11.5).
 #
 # * 0-4, the five **tile cards** ``C1 C2 M F R``: shuffled with the two seat cards and turned,
 #   their order is the tiles' on the start squares (c4, a3, a5, e3, e5 on the default board);

@@ -1,12 +1,8 @@
 """The coach of Druids (2017): the move the strongest bot would play, and why, in one line.
 
-The move is the ISMCTS bot's (``ismcts.py``) at a fixed number of iterations and a seed drawn
-from the position, so the same position gets the same advice; a search cannot say why it chose,
-so the reason is read off the position for the move it chose: what is gone (every card of the
-domain above it already played, or in the hand), what is forced, who takes the trick so far and
-what lands on whose pile (a pile scores its top; a won trick's lowest card per domain goes on
-top, the highest on the light side). Only the seat's view is read: the coach knows no more than
-the person.
+The move is ``ismcts``'s at a fixed number of iterations and a seed from the position, so the
+same position gets the same advice; a search cannot say why, so the reason is read off the
+seat's own view for that move: the coach knows no more than the person (README, "the coach").
 """
 
 from __future__ import annotations

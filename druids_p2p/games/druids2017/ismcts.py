@@ -1,21 +1,8 @@
 """``ismcts``: single-observer information-set MCTS with inference and rule-guided rollouts.
 
-Cowling, Powley & Whitehouse (2012), "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2):
-one tree over the *public* move sequence from this seat's information set; every iteration draws a
-world (a determinization), walks the tree choosing only moves legal in that world by UCB1 with
-availability counts (a move's exploration term counts the iterations it could have been chosen,
-not the parent's visits), expands one node, finishes the round with the rollout policy and backs
-up each seat's own reward at the nodes where it moved. Unlike flat PIMC (``pimc``) it spends its
-rollouts on the moves that look best, and it answers opponents' replies inside the trick instead of
-assuming one policy for them — which removes much of PIMC's strategy fusion.
-
-Worlds come from :mod:`~druids_p2p.games.druids2017.determinize`: hard evidence by
-construction (voids, Gaia, hand sizes), soft evidence (the plays each seat chose) as a likelihood
-weight; an iteration draws a world in proportion to its weight.
-
-Budget: the work is a number of iterations fixed by the time budget (``ITERATIONS_PER_MS``), so a
-seed, a budget and a position give the same move; a clock guard stops the search early, only on a
-machine too slow for that work, so that the budget is kept (``druids bench bots`` reports p99).
+Cowling, Powley & Whitehouse (2012), "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2).
+Unlike flat PIMC it spends rollouts on the moves that look best and answers replies inside the
+trick, removing much of PIMC's strategy fusion; iterations are fixed by the budget (README).
 """
 
 from __future__ import annotations

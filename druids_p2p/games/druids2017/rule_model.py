@@ -1,13 +1,8 @@
 """The ``rule`` bot's own choice inside a sampled world: an exact opponent model for search.
 
-:class:`~druids_p2p.games.druids2017.rollout.ModelRound`'s policy agrees with the ``rule`` bot on
-about 59% of its moves. :class:`RuleRound` instead asks the rule bot's evaluator itself
-(``rule_bot._Evaluator``), fed from the world's integers rather than from a view: what each seat
-has seen is its hand and the cards played this round (kept here as public masks), the voids its
-view would show, the pile tops and hand sizes. Its :meth:`RuleRound.greedy_move` is exactly
-``rule_move`` of that seat's view (a test checks it on thousands of positions), at about a third of
-a rollout's cost per move, so a search can weigh worlds by how likely the observed plays are under
-the rule policy and roll out with it.
+:class:`RuleRound` runs the rule bot's evaluator on the world's integers, so its
+:meth:`RuleRound.greedy_move` is exactly ``rule_move`` of that seat's view (a test checks it)
+at a third of a rollout's cost: a search can weigh worlds by the observed plays and roll out.
 """
 
 from __future__ import annotations

@@ -1,27 +1,8 @@
-"""``search`` for Druids (2017): determinized search over the whole budget, with common random
-numbers and, as options, inference from play by the ``rule`` bot's own model.  Flat
-Perfect-Information Monte Carlo, as ``pimc`` (a new world for every iteration, every legal move
-rolled out in it with the cheap policy of :mod:`.rollout`), with **common random numbers**:
-every legal move of one world is rolled out from one seed, so moves differ by themselves, not by
-their rollouts' luck. The options, each measured on duplicate deals against three ``rule`` bots
-(issue 32; README's bots section) and off by default because none paid:  * **inference**
-(``recent``): worlds weighted by how likely the other seats' latest plays are if   they play as
-the ``rule`` bot does — asked exactly, in that world, through
-:class:`~druids_p2p.games.druids2017.rule_model.RuleRound` — mixed with uniform play
-(``TRUST``), the weights tempered (:func:`tempered`) to keep an effective quarter of the worlds
-(raw likelihoods leave one or two of forty standing for all from the third trick on); *
-**resampling** (``fresh=False``): a few weighed worlds drawn by weight for every rollout; *
-**rule plies** (``rule_plies``): the exact rule model plays the head of each rollout; * **win
-weight** (``win_weight``): a bonus for rollouts that end the game first.  The work is fixed by
-the budget (worlds per millisecond), so the same seed, budget and position give the same move; a
-clock guard stops early only on a machine too slow for that work, to keep the budget. The guard
-reads the CPU time of the bot's own thread (``time.thread_time``): where the bot has a core that
-is its wall time, and where the machine is busier than its cores the bot still does the work its
-budget pays for — as ``pimc`` does — rather than a fraction of it that depends on the others'
-load, so that a comparison in one run is a comparison of the bots — up to a hard stop at
-``WALL_SHARE`` of the budget in wall time, which keeps the budget where a core is shared
-(``druids bench bots`` reports the wall time: p99 and the share of moves over 1.2 budgets).
-`pimc`, the plain determinized search it grew from, is here too.
+"""``search`` for Druids (2017): flat determinized search over the budget, common random numbers.
+
+Every legal move of a world is rolled out from one seed, so moves differ by themselves, not by
+luck. The work is fixed by the budget (CPU-time guard, ``WALL_SHARE`` stop); the options were
+measured and left off (issue 32; README's bots section). ``pimc``, its origin, is here too.
 """
 
 from __future__ import annotations
