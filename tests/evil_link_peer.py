@@ -30,7 +30,6 @@ import zmq
 from druids_p2p.deck import table_peer as table_peer_module
 from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.params import DeckParams
-from druids_p2p.deck.shuffle_proof import ShuffleProof
 from druids_p2p.lan.mesh import raw_to_z85
 from druids_p2p.peer.links import Links
 from druids_p2p.peer.runner import TableRunner
@@ -162,9 +161,9 @@ def _slow_tick(self: TableRunner) -> None:
     _original_tick(self)
 
 
-def _crashing_shuffle_step(
+def _crashing_shuffle_output(
     params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint_key: bytes
-) -> tuple[Deck, ShuffleProof]:
+) -> tuple[Deck, list[int], list[bytes]]:
     _say("slow-crash: killed before its shuffle")
     os.kill(os.getpid(), signal.SIGKILL)
     raise AssertionError("unreachable")
@@ -181,12 +180,14 @@ def install(mode: str) -> None:
         "slow-crash": [
             (TableRunner, "_on_message", _slow_on_message),
             (TableRunner, "_tick", _slow_tick),
-            (table_peer_module, "shuffle_step", _crashing_shuffle_step),
+            (table_peer_module, "shuffle_output", _crashing_shuffle_output),
         ],
     }
     if mode not in patches:
         raise SystemExit(f"evil_link_peer: unknown mode {mode!r}")
     for owner, name, replacement in patches[mode]:
+        if not hasattr(owner, name):  # a renamed seam would make the attack silently honest
+            raise SystemExit(f"evil_link_peer: {owner!r} has no {name!r} to replace")
         setattr(owner, name, replacement)
 
 

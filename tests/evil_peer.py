@@ -50,7 +50,6 @@ from druids_p2p.deck import group
 from druids_p2p.deck import table_peer as table_peer_module
 from druids_p2p.deck.cards import Deck, card_points
 from druids_p2p.deck.params import DeckParams
-from druids_p2p.deck.shuffle_proof import ShuffleProof
 from druids_p2p.games.seam import GameMove
 from druids_p2p.lan import lobby as lobby_module
 from druids_p2p.lan.mesh import Mesh
@@ -80,7 +79,7 @@ MODE: dict[str, str] = {"mode": ""}
 _original_init = TableMachine.__init__
 _original_play = TableMachine.play
 _original_broadcast = Mesh.broadcast
-_original_shuffle_step = getattr(table_peer_module, "shuffle_step")  # noqa: B009 (not exported)
+_original_shuffle_output = getattr(table_peer_module, "shuffle_output")  # noqa: B009 (not exported)
 _original_make_seat_message = lobby_module.make_seat_message  # type: ignore[attr-defined]
 _original_mesh_init = Mesh.__init__
 _original_seat_entries = lobby_module.seat_entries
@@ -189,19 +188,19 @@ def _flood_broadcast(self: Mesh, payload: bytes, exclude: Iterable[bytes] = ()) 
     print(f"evil flood: {FLOOD_COPIES} copies to each peer", file=sys.stderr, flush=True)
 
 
-def _forged_shuffle_step(
+def _forged_shuffle_output(
     params: DeckParams, seat: int, pass_no: int, seed: bytes, deck: Deck, joint_key: bytes
-) -> tuple[Deck, ShuffleProof]:
-    """Its pass at the card table (``TablePeer``'s ``shuffle_step``): fresh encryptions of the
-    cards 0, 1, ... of its own choosing, with the proof of its honest pass."""
+) -> tuple[Deck, list[int], list[bytes]]:
+    """Its pass at the card table (``TablePeer``'s ``shuffle_output``): fresh encryptions of the
+    cards 0, 1, ... of its own choosing, proven with its honest pass's witnesses."""
     joint = joint_key
-    _, proof = _original_shuffle_step(params, seat, pass_no, seed, deck, joint)
+    _, perm, rs = _original_shuffle_output(params, seat, pass_no, seed, deck, joint)
     points = card_points(len(deck.a))
     pairs = []
     for card in range(len(deck.a)):
         r = group.scalar_from_wide(os.urandom(64))
         pairs.append((group.base_mul(r), group.add(points[card], group.mul(r, joint))))
-    return Deck(tuple(a for a, _ in pairs), tuple(c for _, c in pairs)), proof
+    return Deck(tuple(a for a, _ in pairs), tuple(c for _, c in pairs)), perm, rs
 
 
 CHAT_EVERY = 10
@@ -341,7 +340,7 @@ def install(mode: str) -> None:
         TableMachine.play = _equivocating_play  # type: ignore[method-assign]
         Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
     elif mode == "forge-shuffle":
-        setattr(table_peer_module, "shuffle_step", _forged_shuffle_step)  # noqa: B010 (its pass)
+        setattr(table_peer_module, "shuffle_output", _forged_shuffle_output)  # noqa: B010 (its pass)
     elif mode == "junk":
         Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
     elif mode == "nonce-veto":
