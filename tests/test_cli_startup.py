@@ -65,3 +65,10 @@ def test_a_peer_process_imports_no_benchmark_tournament_or_tui() -> None:
     for name in ("bench", "bench_bots", "tournament_cmd", "play_cmd", "play_ui", "records"):
         assert f"druids_p2p.cli.{name}" not in mods, name
     assert not {m for m in mods if m.split(".")[0] in ("textual", "dask", "matplotlib")}
+
+
+def test_help_loads_no_network_or_crypto_stack() -> None:
+    mods = _modules_after("--help")
+    assert "druids_p2p.cli.peer_cmd" in mods and "druids_p2p.cli.bench" in mods
+    assert not {m for m in mods if m.split(".")[0] in ("zmq", "cryptography", "nacl", "textual")}
+    assert not {m for m in mods if m.startswith(("druids_p2p.wire", "druids_p2p.lan.discovery"))}
