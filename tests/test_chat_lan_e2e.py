@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from lan_peers import Peer, allowed, results_of, table_report
 
-from druids_p2p.cli.peer_run import bot_player
+from druids_p2p.cli.bot_player import bot_player
 from druids_p2p.games.registry import default_game, new_table_options
 from druids_p2p.lan.peer_config import ChatOutbox, HostSpec, PeerConfig, Player
 from druids_p2p.peer.session import run_peer

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from druids_p2p.cli.peer_run import BotPlayer, bot_player
+from druids_p2p.cli.bot_player import BotPlayer, bot_player
 from druids_p2p.lan.peer_config import PeerConfig, PeerError, make_player
 from druids_p2p.wire import Identity
 

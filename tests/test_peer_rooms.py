@@ -75,7 +75,12 @@ def test_the_runner_and_the_session_never_write_into_the_machine(room: str) -> N
 
 @pytest.mark.parametrize(
     "path",
-    ["druids_p2p/lan/peer_config.py", "druids_p2p/cli/peer_run.py", "druids_p2p/tui/player.py"],
+    [
+        "druids_p2p/lan/peer_config.py",
+        "druids_p2p/cli/peer_run.py",
+        "druids_p2p/cli/bot_player.py",
+        "druids_p2p/tui/player.py",
+    ],
 )
 def test_no_player_module_imports_the_table_machine(path: str) -> None:
     tree = ast.parse((ROOT / path).read_text())

@@ -6,6 +6,7 @@ clear line and a non-zero exit, and for Ctrl-C what the command kept.
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.metadata
 import sys
 from collections.abc import Callable
@@ -13,17 +14,6 @@ from typing import Any
 
 import typer
 
-from druids_p2p.cli import (  # noqa: F401  (each registers its commands on the app)
-    bench,  # druids bench engine, deal, table, wire
-    bench_bots,  # druids bench bots, tournament
-    peer_cmd,  # druids peer, host, join
-    peer_run,  # druids id
-    play_cmd,  # druids play
-    records,  # druids audit, replay, demo
-    tables,  # druids tables, history
-    tournament_cmd,  # druids tournament
-    tournament_options,  # druids bots
-)
 from druids_p2p.cli.app import CliError, Interrupted, app, forget_kept, kept_line
 
 try:  # Typer >= 0.29 vendors its own Click
@@ -53,6 +43,38 @@ registers several, so the order the modules are imported in is not it)."""
 
 EXIT_INTERRUPTED = 130
 """What a shell reports for a process stopped by Ctrl-C (128 + SIGINT)."""
+
+
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "audit": ("records",),
+    "bench": ("bench", "bench_bots"),  # engine, deal, table, wire; bots, tournament
+    "bots": ("tournament_options",),
+    "demo": ("records",),
+    "history": ("tables",),
+    "host": ("peer_cmd",),
+    "id": ("peer_run",),
+    "join": ("peer_cmd",),
+    "peer": ("peer_cmd",),
+    "play": ("play_cmd",),
+    "replay": ("records",),
+    "tables": ("tables",),
+    "tournament": ("tournament_cmd",),
+}
+"""The modules of ``druids_p2p.cli`` that register each top-level command on the app. A run
+imports only its command's (a peer process, a thousand of them in the test suite, needs neither the
+benchmarks nor the tournament nor the TUI launcher); ``--help``, ``--version`` and a word that is no
+command import them all, so what they print is what it always was."""
+
+
+def load_commands(args: list[str]) -> None:
+    """Register the commands ``args`` may run: its first word's (:data:`COMMAND_MODULES`), else
+    all of them."""
+    first = args[0] if args and not args[0].startswith("-") else ""
+    names = COMMAND_MODULES.get(first) or tuple(
+        sorted({m for mods in COMMAND_MODULES.values() for m in mods})
+    )
+    for name in names:
+        importlib.import_module(f"druids_p2p.cli.{name}")
 
 
 def _usage_hint(exc: Any) -> str:
@@ -138,6 +160,7 @@ def main(argv: list[str] | None = None) -> None:
     stopped)."""
     args = sys.argv[1:] if argv is None else argv
     forget_kept()
+    load_commands(args)
     _guard_commands(app)
     _in_help_order(app)
     try:

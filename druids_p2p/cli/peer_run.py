@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import random
 import signal
 import sys
 from pathlib import Path
@@ -16,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from druids_p2p.bots.host import Bot, BotRunner, BotSpec
 from druids_p2p.cli.app import (
     ORDER,
     app,
@@ -31,19 +29,10 @@ from druids_p2p.cli.app import (
     when_interrupted,
 )
 from druids_p2p.games.registry import new_table_options
-from druids_p2p.lan.peer_config import PeerConfig, PeerError, Player, TableView
-from druids_p2p.plugins import load_bots
-from druids_p2p.wire.identity import (
-    Identity,
-    identity_path,
-    load_or_create,
-    new_identity,
-    rename_identity,
-)
-from druids_p2p.wire.msgtypes import IdentityError
 
 if TYPE_CHECKING:
     from druids_p2p.lan.peer_config import ChatOutbox
+    from druids_p2p.wire.identity import Identity
 
 
 # ``druids id``: show, rename or replace this player's signing identity.
@@ -59,6 +48,14 @@ def id_command(
 
     The identity lives in the user data folder, or in $DRUIDS_HOME if that is set.
     """
+    from druids_p2p.wire.identity import (
+        identity_path,
+        load_or_create,
+        new_identity,
+        rename_identity,
+    )
+    from druids_p2p.wire.msgtypes import IdentityError
+
     archived = None
     try:
         if new:
@@ -93,6 +90,9 @@ def load_identity(name: str | None) -> Identity:
     """This machine's identity, renamed to ``name`` if one is given (``peer``, ``host``, ``join``,
     ``play``); a bad identity file is one line and exit 2. Here, not in ``peer_run``, so that
     ``play_ui`` and the peer commands need not import each other."""
+    from druids_p2p.wire.identity import load_or_create, rename_identity
+    from druids_p2p.wire.msgtypes import IdentityError
+
     try:
         identity = load_or_create()
         if name and identity.name != name:
@@ -178,6 +178,7 @@ def run_one_peer(
     chat_lines: tuple[str, ...] = (),
     coach: bool = False,
 ) -> dict[str, Any]:
+    from druids_p2p.cli.bot_player import bot_player
     from druids_p2p.lan.peer_config import HostSpec, PeerConfig, PeerError, TableChoice
     from druids_p2p.lan.seating import terminal_approver
     from druids_p2p.peer.session import run_peer
@@ -434,65 +435,3 @@ def check_rematch_wait(seconds: float) -> float:
     if not (math.isfinite(seconds) and seconds > 0):
         fail(f"--rematch-wait must be a positive number of seconds, not {seconds:g}")
     return seconds
-
-
-log = logging.getLogger("druids_p2p.peer.runner")
-"""The seated table's logger: a bot's faults read as the peer's warnings."""
-
-
-class BotPlayer(Player):
-    """Plays a bot under its move budget (:class:`BotRunner`); a fault plays a safe move."""
-
-    def __init__(
-        self, bot: Bot, name: str, budget_ms: float, seed: bytes, spec: BotSpec | None = None
-    ) -> None:
-        """``spec``: where the bot came from, so that once the table names its game the bot
-        for that game is made (a joiner learns the game only from the seat message)."""
-        self.bot = bot
-        self.spec = spec
-        self.name = name
-        self.runner = BotRunner(bot, budget_ms)
-        self.seed = seed
-        self.faults: list[str] = []
-        self.started = False
-
-    def start(self, table: TableView) -> None:
-        seat = table.seat
-        if self.started or seat is None:
-            return
-        self.started = True
-        rules = table.ruleset
-        seat_options = table.options  # the game's own options from the seat message's
-        options = rules.make_options(
-            seat_options.players, seat_options.variant, seat_options.rounds
-        )
-        if self.spec is not None:
-            try:
-                self.bot = self.spec.factory_for(rules.name)()
-            except ValueError as exc:
-                raise PeerError(str(exc)) from None
-            self.runner = BotRunner(self.bot, self.runner.budget_ms, game=rules.name)
-        rng = random.Random(self.seed)
-        fault = self.runner.hook(self.bot.start_game, seat, options, rng, self.runner.budget_ms)
-        if fault:
-            self.faults.append(f"start_game: {fault}")
-
-    def choose(self, table: TableView) -> int:
-        self.start(table)
-        view = table.player_view()
-        assert view is not None
-        outcome = self.runner.choose(view)
-        if outcome.fault:
-            self.faults.append(outcome.fault)
-            log.warning("bot %s: %s (played a safe move instead)", self.name, outcome.fault)
-        return outcome.move
-
-
-def bot_player(name: str, config: PeerConfig, seed: bytes) -> Player:
-    """The player of a ``bot:NAME`` seat: the bot from the loaded plugins (``--plugins-dir``)."""
-    registry = load_bots(config.plugins_dirs)
-    try:
-        bot = registry.make(name)
-    except KeyError:
-        raise PeerError(f"no bot named {name!r} (known: {', '.join(registry.names())})") from None
-    return BotPlayer(bot, name, config.budget_ms, seed, registry.get(name))

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from druids_p2p.bots.host import RandomBot
-from druids_p2p.bots.local_game import play_local_game
 from druids_p2p.cli.app import app, fail, game_option, pick_game, players_option
 from druids_p2p.games.registry import default_game, default_name, game_help, games
 
@@ -212,6 +210,9 @@ def demo_command(
     game_name: str = game_option(),
 ) -> None:
     """Play a whole game between random local players and print it, as the game tells it."""
+    from druids_p2p.bots.host import RandomBot
+    from druids_p2p.bots.local_game import play_local_game
+
     spec = pick_game(game_name, players)
     seats = players if players is not None else spec.default_players
     options = spec.rules.make_options(seats, variant)

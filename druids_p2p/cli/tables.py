@@ -9,14 +9,16 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from druids_p2p.cli.app import app, echo_err, fail
 from druids_p2p.cli.peer_run import check_port
-from druids_p2p.lan.discovery import DEFAULT_PORT, TableAnnouncement
-from druids_p2p.lan.network import InterfaceError, UnsafeDestination, resolve
+from druids_p2p.lan.ports import DEFAULT_PORT
+
+if TYPE_CHECKING:
+    from druids_p2p.lan.discovery import TableAnnouncement
 
 DEFAULT_SECONDS = 2.5
 MAX_SECONDS = 600.0
@@ -80,6 +82,8 @@ def tables_command(
     port = _beacon_port(beacon_port, old_port)
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
         fail(f"--seconds must be more than 0 and at most {MAX_SECONDS:g}, not {seconds}")
+    from druids_p2p.lan.network import InterfaceError, UnsafeDestination, resolve
+
     try:
         net = resolve(interface=interface, address=address)
     except (InterfaceError, UnsafeDestination) as exc:

@@ -20,6 +20,7 @@ from typing import Any
 
 from druids_p2p.games.registry import RULESETS, default_name, table_options
 from druids_p2p.lan.network import NetChoice, guarded_sendto, net_choice
+from druids_p2p.lan.ports import DEFAULT_PORT as DEFAULT_PORT  # re-exported
 from druids_p2p.wire.envelope import split_signed_frame, verify_signature
 from druids_p2p.wire.identity import Identity, fingerprint, is_weak_key
 from druids_p2p.wire.msgtypes import BadShape, TooLarge, pack, require_canonical, unpack
@@ -29,7 +30,6 @@ from druids_p2p.wire.schema import TOKEN_CHARS, Bin, Bool, Int, List, Str, Struc
 BEACON_DOMAIN = b"druids-p2p/v1 beacon\x00"
 """Prefixed to the signed bytes: a beacon signature is never valid as a message, nor vice versa."""
 BEACON_VERSION = 1
-DEFAULT_PORT = 47650
 MAX_BEACON_SIZE = 1200
 """Fits one Ethernet frame with room to spare, so a beacon is never IP-fragmented."""
 LOBBY_ID_SIZE = 16

@@ -419,7 +419,7 @@ class PeerConfig:
     custom_player: Player | None = None
     """Plays this seat instead of ``player`` (the terminal UI plugs itself in here)."""
     bot_players: BotPlayers | None = None
-    """Builds the player of a ``bot:NAME`` seat (the CLI passes ``cli.peer_run.bot_player``).
+    """Builds the player of a ``bot:NAME`` seat (the CLI passes ``cli.bot_player.bot_player``).
     Injected so that the network layer meets players only as :class:`Player` and never imports
     the bots or the plugin loader; None: only ``human`` and ``custom_player`` seats can play."""
     approve_join: Approver | None = None
