@@ -26,6 +26,7 @@ from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import KEYS, RULES, RitualHistory, RitualSteps
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn, signs
 from druids_p2p.tui.game_ui import NO_PREFS, TablePrefs
+from druids_p2p.tui.steady import show_text
 from druids_p2p.tui.widgets import TableLog, plain, seat_colour
 
 MARKED_KINDS = frozenset({mv.KIND_PLAY, mv.KIND_DISCARD})
@@ -173,8 +174,8 @@ class Board2004(Screen[None]):
             self.query_one(HandLine).show(view, self.cursor)
             self.query_one(ScoreColumn).show(view, self.names)
         # Both may quote a player's name or a peer's reason: plain text, never markup.
-        self.query_one("#status", Static).update(plain(self.status_line(view)))
-        self.query_one("#message", Static).update(plain(self.message))
+        show_text(self.query_one("#status", Static), plain(self.status_line(view)))
+        show_text(self.query_one("#message", Static), plain(self.message))
         self.next_dialog()
 
     def log_line(self, text: Text | str, seat: int | None = None) -> None:

@@ -35,6 +35,7 @@ from druids_p2p.games.druids2004.setup import (
     Share,
 )
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
+from druids_p2p.tui.steady import show_once, show_text
 from druids_p2p.tui.widgets import seat_colour
 
 KIND_STYLES = ("bold grey62", "bold bright_white", "bold red", "bold dodger_blue1", "bold green3",
@@ -157,7 +158,7 @@ class PlaceRow(Static):
         self.border_title = "Mystic places (★: a ritual may be announced)"
 
     def show(self, view: SeatView) -> None:
-        self.update(place_row(view))
+        show_once(self, view.row, lambda: place_row(view))
 
 
 class HandLine(Static):
@@ -173,7 +174,7 @@ class HandLine(Static):
     def show(self, view: SeatView, cursor: int) -> None:
         if self.own:
             self.border_title = f"Your hand — you are S{view.seat}, your servants S{view.seat}:1–6"
-        self.update(hand_text(view, cursor))
+        show_text(self, hand_text(view, cursor))
 
 
 class ScoreColumn(Static):
@@ -191,7 +192,8 @@ class ScoreColumn(Static):
         """``names``: the seats' names, once known (a table of peers learns them at seating)."""
         if names is not None:
             self.names = tuple(names)
-        self.update(score_column(view, self.names, self.column_spaces))
+        key = (view, self.names, self.column_spaces)
+        show_once(self, key, lambda: score_column(view, self.names, self.column_spaces))
 
 
 Name = Callable[[int], str]

@@ -318,23 +318,14 @@ class Hand(Vertical):
         self._shown = shown
         focused = self.screen.focused if self.is_attached else None
         keep = focused.card if isinstance(focused, CardChip) else None
-        rows = self.query_one("#hand-rows", Vertical)
-        await rows.remove_children()
-        groups: list[list[CardChip]] = [[] for _ in GROUP_LABELS]
+        groups: list[list[tuple[int, bool]]] = [[] for _ in GROUP_LABELS]
         for card, playable in shown:
-            chip = CardChip(card, playable or self.replay)
-            chip.can_focus = not self.replay
-            groups[card_group(card)].append(chip)
-        new_rows = []
-        for index, label in enumerate(GROUP_LABELS):
-            colour = DOMAIN_COLOURS[index] if index < SPECIALS else "white"
-            chips = groups[index]
-            filler = [] if chips else [Static("—", classes="empty")]
-            row = HandRow(
-                Static(f"[{colour}]{label}[/]", classes="label"), *chips, *filler, id=f"row-{index}"
-            )
-            new_rows.append(row)
-        await rows.mount_all(new_rows)
+            groups[card_group(card)].append((card, playable or self.replay))
+        rows = self.query_one("#hand-rows", Vertical)
+        if not rows.children:
+            await rows.mount_all(self._new_row(i) for i in range(len(GROUP_LABELS)))
+        for index, wanted in enumerate(groups):
+            await self._fill_row(self.query_one(f"#row-{index}", HandRow), wanted)
         target = self._chip(keep) if keep is not None else None
         if snapshot is not None and snapshot.my_turn and (target is None or not target.playable):
             target = next((c for c in self.chips() if c.playable), target)
@@ -342,6 +333,38 @@ class Hand(Vertical):
             self._focus(target)
         self.refresh_bindings()  # "play" is offered only on this seat's turn
         self._refresh_hint()
+
+    def _new_row(self, index: int) -> HandRow:
+        colour = DOMAIN_COLOURS[index] if index < SPECIALS else "white"
+        label = GROUP_LABELS[index]
+        label_widget = Static(f"[{colour}]{label}[/]", classes="label")
+        return HandRow(label_widget, Static("—", classes="empty"), id=f"row-{index}")
+
+    async def _fill_row(self, row: HandRow, wanted: list[tuple[int, bool]]) -> None:
+        """The row's chips made ``wanted`` in place: a chip still held keeps its widget (and the
+        focus) and only changes class when its playability does; a played card's chip alone is
+        removed. Mounting the hand afresh restyled every chip of every row at each move."""
+        chips = [c for c in row.children if isinstance(c, CardChip)]
+        if [c.card for c in chips] != [card for card, _ in wanted]:
+            held = {card for card, _ in wanted}
+            gone = [c for c in row.children if not isinstance(c, CardChip) or c.card not in held]
+            await row.remove_children([c for c in gone if not c.has_class("label")])
+            kept = {c.card: c for c in chips if c.card in held}
+            for position, (card, playable) in enumerate(wanted):
+                if card not in kept:
+                    chip = CardChip(card, playable)
+                    chip.can_focus = not self.replay
+                    await row.mount(
+                        chip, before=position + 1 if position + 1 < len(row.children) else None
+                    )
+            if not wanted:
+                await row.mount(Static("—", classes="empty"))
+            chips = [c for c in row.children if isinstance(c, CardChip)]
+        for chip, (_, playable) in zip(chips, wanted, strict=True):
+            if chip.playable != playable:
+                chip.playable = playable
+                chip.set_class(playable, "playable")
+                chip.set_class(not playable, "dimmed")
 
     def _chip(self, card: int | None) -> CardChip | None:
         return next((c for c in self.chips() if c.card == card), None)

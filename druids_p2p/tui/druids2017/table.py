@@ -49,6 +49,7 @@ from druids_p2p.tui.game_ui import (
     TableUI,
     TurnRequest,
 )
+from druids_p2p.tui.steady import show_text
 from druids_p2p.tui.widgets import (
     CHAT_KEY,
     Paced,
@@ -335,12 +336,12 @@ class TableScreen(PacedTableScreen):
             self.turn_key = key
             self.turn_since = time.monotonic()
         status = self.query_one("#status", Static)
-        status.set_class(False, "my-turn")
-        status.set_class(self.stopped is not None, "stopped")
-        status.update(plain_text(self.status_text()))  # it may quote a peer's reason
         snap = self.snapshot
-        if snap is not None and snap.my_turn and not self.awaiting and self.stopped is None:
-            status.set_class(True, "my-turn")
+        # Each class set once (set off then on again, the line was restyled twice per draw).
+        mine = snap is not None and snap.my_turn and not self.awaiting and self.stopped is None
+        status.set_class(mine, "my-turn")
+        status.set_class(self.stopped is not None, "stopped")
+        show_text(status, plain_text(self.status_text()))  # it may quote a peer's reason
         if snap is not None:
             self.query_one(PlayersPanel).show(snap, self.states())
         elif self.expected:
