@@ -21,11 +21,11 @@ from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import resolve
 from druids_p2p.peer.homes import SET_ASIDE, HomeTable
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.bots import SavedGame, saved_game
 from druids_p2p.tui.dialogs import ResumeTable
 from druids_p2p.tui.druids2017.table import TABLE_UI
 from druids_p2p.tui.game_ui import Session
 from druids_p2p.tui.lobby import LanSetup, LobbyScreen
-from druids_p2p.tui.resume import SavedGame, saved_game
 from druids_p2p.wire.identity import Identity
 
 SIZE = (150, 40)

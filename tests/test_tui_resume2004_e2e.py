@@ -23,11 +23,11 @@ from test_tui_resume_e2e import rejoining_app
 from textual.pilot import Pilot
 
 from druids_p2p.peer.local_table import PeerProcess, peer_argv
+from druids_p2p.tui.bots import saved_game
 from druids_p2p.tui.dialogs import ResumeTable
 from druids_p2p.tui.druids2004.dialogs import GameOver2004, RitualSteps
 from druids_p2p.tui.druids2004.lan_table import LanTable2004Screen
 from druids_p2p.tui.player import NetSession
-from druids_p2p.tui.resume import saved_game
 from druids_p2p.wire import rename_identity
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(420)]

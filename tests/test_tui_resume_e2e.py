@@ -17,11 +17,11 @@ from textual.pilot import Pilot
 
 from druids_p2p.peer.local_table import PeerProcess, peer_argv
 from druids_p2p.tui.app import DruidsApp
+from druids_p2p.tui.bots import SavedGame, saved_game
 from druids_p2p.tui.dialogs import ResumeTable
 from druids_p2p.tui.druids2017.table import TableScreen
 from druids_p2p.tui.game_ui import NO_PACING, table_ui
 from druids_p2p.tui.player import NetSession
-from druids_p2p.tui.resume import SavedGame, saved_game
 from druids_p2p.wire import load_or_create, rename_identity
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]

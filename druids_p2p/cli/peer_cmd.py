@@ -44,7 +44,7 @@ from druids_p2p.cli.tables import (
     lobby_announcement,
     saved_table,
 )
-from druids_p2p.lan.ports import DEFAULT_PORT
+from druids_p2p.lan import DEFAULT_PORT
 
 _GONE_HELP = "Seconds a player may take over a move before the game ends blaming it."
 

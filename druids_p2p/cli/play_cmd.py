@@ -32,7 +32,7 @@ from druids_p2p.cli.app import (
 from druids_p2p.cli.peer_run import check_bots, check_deadlines, resume_or_new
 from druids_p2p.cli.play_ui import MOVE_PAUSE_S, TRICK_PAUSE_S, UiOptions
 from druids_p2p.games.registry import new_table_options, players_help
-from druids_p2p.lan.ports import DEFAULT_PORT
+from druids_p2p.lan import DEFAULT_PORT
 
 # ``druids play``: the terminal UI with you and bots (``cli/play_ui.py``), or with ``--headless`` a
 # whole table of peer processes on loopback (``cli/play_cmd.py``). A flag the chosen mode has

@@ -121,9 +121,9 @@ def play_ui(opts: UiOptions) -> None:
         _play_offline(opts, offline, identity.name, others, registry, folder)
         return
 
+    from druids_p2p.tui.bots import saved_game
     from druids_p2p.tui.game_ui import Pacing
     from druids_p2p.tui.launch import run_local
-    from druids_p2p.tui.resume import saved_game
 
     outcome = run_local(
         identity,
@@ -202,10 +202,10 @@ def play_lan(opts: UiOptions, trick_s: float, rounds: int) -> None:
         fail("the terminal UI needs a terminal; use --headless to play without one")
     identity = load_identity(opts.name)
 
+    from druids_p2p.tui.bots import saved_game
     from druids_p2p.tui.game_ui import Pacing
     from druids_p2p.tui.launch import run_lan
     from druids_p2p.tui.lobby import LanSetup
-    from druids_p2p.tui.resume import saved_game
 
     # A table of this game left unfinished: the UI asks to rejoin it first.
     saved = saved_game(opts.workdir, game=opts.game)

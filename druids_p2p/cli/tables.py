@@ -15,7 +15,7 @@ import typer
 
 from druids_p2p.cli.app import app, echo_err, fail
 from druids_p2p.cli.peer_run import check_port
-from druids_p2p.lan.ports import DEFAULT_PORT
+from druids_p2p.lan import DEFAULT_PORT
 
 if TYPE_CHECKING:
     from druids_p2p.lan.discovery import TableAnnouncement

@@ -2,4 +2,8 @@
 the seats. Loopback only unless the user names a network, so nothing leaves the machine by accident.
 """
 
-__all__: list[str] = []
+__all__ = ["DEFAULT_PORT"]
+
+DEFAULT_PORT = 47650
+"""The UDP port a host's beacons go to and a listener hears (``--beacon-port``'s default): here,
+not in the beacon code, so a command's option defaults name it without loading the network stack."""

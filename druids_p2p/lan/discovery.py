@@ -19,8 +19,8 @@ from types import TracebackType
 from typing import Any
 
 from druids_p2p.games.registry import RULESETS, default_name, table_options
+from druids_p2p.lan import DEFAULT_PORT as DEFAULT_PORT  # re-exported
 from druids_p2p.lan.network import NetChoice, guarded_sendto, net_choice
-from druids_p2p.lan.ports import DEFAULT_PORT as DEFAULT_PORT  # re-exported
 from druids_p2p.wire.envelope import split_signed_frame, verify_signature
 from druids_p2p.wire.identity import Identity, fingerprint, is_weak_key
 from druids_p2p.wire.msgtypes import BadShape, TooLarge, pack, require_canonical, unpack

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from druids_p2p.peer.homes import SET_ASIDE
+from druids_p2p.tui.bots import SavedGame
 from druids_p2p.tui.dialogs import (
     ApproveJoin,
     ConfirmQuit,
@@ -41,7 +42,6 @@ from druids_p2p.tui.game_ui import (
 )
 from druids_p2p.tui.lobby import LanSetup, LobbyScreen
 from druids_p2p.tui.player import NetSession, TableSpec
-from druids_p2p.tui.resume import SavedGame
 from druids_p2p.wire import Identity
 
 log = logging.getLogger(__name__)

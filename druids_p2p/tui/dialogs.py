@@ -18,7 +18,7 @@ from textual.widgets import Button, Static
 from druids_p2p.lan.seating import JoinRequest
 from druids_p2p.peer.go_on import ASK_S
 from druids_p2p.peer.session import ASK_S as REMATCH_ASK_S
-from druids_p2p.tui.resume import SavedGame
+from druids_p2p.tui.bots import SavedGame
 from druids_p2p.tui.widgets import plain
 
 _DIALOG_CSS = """

@@ -1,6 +1,8 @@
-"""What the neutral TUI needs of one game's TUI package, and what passes between them: the
-messages a table posts, the person's preferences, the pacing of what is shown and the evening's
-scores; nothing of the game itself."""
+"""What the neutral TUI needs of one game's TUI package, and what passes between them: the messages
+a table posts, the person's preferences, the pacing of what is shown and the evening's scores;
+nothing of the game itself. Panels a game UI updates only when their content changed
+(`show_once`) are here too, so a table update restyles only what changed.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +14,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from rich.console import RenderableType
+from rich.text import Text
 from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
+from textual.widgets import Static
 
 from druids_p2p.games.registry import game_spec, games, load_attr
 
@@ -22,7 +27,43 @@ if TYPE_CHECKING:
     from druids_p2p.audit.replay import ReplayedGame
     from druids_p2p.lan.peer_config import TableView
 
+__all__ = ["Evening", "PlayedGame", "Standing"]
 
+
+# A ``Static`` that is given its content again only when it changed.
+def text_key(text: Text) -> tuple[Any, ...]:
+    """Everything a ``Text`` is shown with (``Text.__eq__`` leaves out its style and layout)."""
+    return (
+        text.plain,
+        str(text.style),
+        tuple(text.spans),
+        text.justify,
+        text.overflow,
+        text.no_wrap,
+        text.end,
+    )
+
+
+def show_once(widget: Static, key: object, make: Callable[[], RenderableType]) -> None:
+    """Update ``widget`` with ``make()`` unless it last showed the same ``key``."""
+    if getattr(widget, "_steady_key", _NEVER) == key:
+        return
+    widget._steady_key = key  # type: ignore[attr-defined]
+    widget.update(make())
+
+
+def show_text(widget: Static, text: Text | str) -> None:
+    """Update ``widget`` with ``text`` unless it already shows the same text, styled the same."""
+    key = text_key(text) if isinstance(text, Text) else ("str", text)
+    show_once(widget, key, lambda: text)
+
+
+_NEVER = object()
+
+
+# What the neutral TUI needs of one game's TUI package, and what passes between them: the
+# messages a table posts, the person's preferences, the pacing of what is shown and the evening's
+# scores; nothing of the game itself.
 class SeatSnapshot(Protocol):
     """What every game's snapshot of a table says, and all the neutral TUI reads of one: who
     sits where, which seat is this one, which move request it answers."""
@@ -221,9 +262,6 @@ class Evening:
 def _four(counts: list[int]) -> tuple[int, int, int, int]:
     games, wins, points, stopped = counts
     return games, wins, points, stopped
-
-
-__all__ = ["Evening", "PlayedGame", "Standing"]
 
 
 T = TypeVar("T")

@@ -25,8 +25,7 @@ from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import KEYS, RULES, RitualHistory, RitualSteps
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn, signs
-from druids_p2p.tui.game_ui import NO_PREFS, TablePrefs
-from druids_p2p.tui.steady import show_text
+from druids_p2p.tui.game_ui import NO_PREFS, TablePrefs, show_text
 from druids_p2p.tui.widgets import TableLog, plain, seat_colour
 
 MARKED_KINDS = frozenset({mv.KIND_PLAY, mv.KIND_DISCARD})

@@ -35,7 +35,7 @@ from druids_p2p.games.druids2004.setup import (
     Share,
 )
 from druids_p2p.games.druids2004.view import HIDDEN, PlaceView, SeatView
-from druids_p2p.tui.steady import show_once, show_text
+from druids_p2p.tui.game_ui import show_once, show_text
 from druids_p2p.tui.widgets import seat_colour
 
 KIND_STYLES = ("bold grey62", "bold bright_white", "bold red", "bold dodger_blue1", "bold green3",

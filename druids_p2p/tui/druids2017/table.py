@@ -48,8 +48,8 @@ from druids_p2p.tui.game_ui import (
     SessionEnded,
     TableUI,
     TurnRequest,
+    show_text,
 )
-from druids_p2p.tui.steady import show_text
 from druids_p2p.tui.widgets import (
     CHAT_KEY,
     Paced,
