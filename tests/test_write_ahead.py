@@ -54,7 +54,9 @@ def test_every_own_message_leaves_after_its_record_is_synced_one_fsync_a_batch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ruleset: str, players: int
 ) -> None:
     log = SyncLog().install(monkeypatch)
-    table = WatchedTable(log, players=players, seed=5, records=tmp_path, ruleset=ruleset)
+    table = WatchedTable(
+        log, players=players, seed=5, keys_seed=5, records=tmp_path, ruleset=ruleset
+    )
     table.run()
     assert all(m.finished for m in table.machines)
     assert not table.unsynced_sends, table.unsynced_sends[:5]
