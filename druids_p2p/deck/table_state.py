@@ -149,7 +149,7 @@ class TableState:
         caller that follows the transcript asks who owed its passes."""
         self.starts: dict[int, tuple[Deck, int]] = {}
         """Shuffle operations -> their deck as they began and their pass number: what the final
-        audit follows each pass from (``audit_logs``)."""
+        audit follows each pass from (``table_audit.KnownLogs``)."""
         self.begun = -1
         """The last operation whose start (deck creation, position taken) has run."""
         self.checked: set[tuple[int, int]] = set()
