@@ -1,13 +1,18 @@
-"""A tuned kernel for uniformly random legal play of whole games (benchmarks, rollouts): the rules
-of :mod:`.rules` written for speed. Tests replay recorded kernel games through :class:`.game.Game`
-move for move, so the two cannot drift apart.
+"""Tuned kernels: uniformly random legal play of whole games (benchmarks) and the search bots'
+rule-guided rollouts of one round, the rules of :mod:`.rules` written for speed. Tests replay
+recorded kernel games through :class:`.game.Game` move for move, and hold the rollout kernel to
+the stepwise :class:`.rollout.FastRound`, so they cannot drift apart.
 """
 
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, ROUNDS_PER_GAME
+
+if TYPE_CHECKING:
+    from druids_p2p.games.druids2017.rollout import FastRound
 
 _BITS: tuple[tuple[int, ...], ...] = tuple(
     tuple(v for v in range(12) if mask >> v & 1) for mask in range(1 << 12)
@@ -217,3 +222,194 @@ def play_random_game(
                     tops[base] + tops[base + 1] + tops[base + 2] + tops[base + 3] + tops[base + 4]
                 )
     return totals, moves
+
+
+def policy_rollout(state: FastRound, rng: random.Random, high_lead: bool, limit: int) -> list[int]:
+    """Play ``state``'s round to its end with the rollout policy of :mod:`.rollout` and return
+    the round scores: :meth:`.rollout.FastRound.policy_move` then ``play``, move by move, fused
+    into one loop over local integers (a search's inner loop: a call per move cost more than the
+    move). ``high_lead`` leads as :class:`.rollout.ModelRound` does (else as ``FastRound``). The
+    same random calls in the same order leave the same state as the stepwise path; a test checks
+    both on many seeded positions."""
+    n = state.n
+    last = n - 1
+    hands, mist, sick, dcount = state.hands, state.mist, state.sick, state.dcount
+    tops, npiles = state.tops, state.npiles
+    leader, to_move, pos = state.leader, state.to_move, state.pos
+    led, best, winner, touched = state.led, state.best, state.winner, state.touched
+    ext, nsick, light = state.ext, state.nsick, state.light
+    tricks_left, pending, gaia_seat = state.tricks_left, state.pending, state.gaia_seat
+    rand, randrange = rng.random, rng.randrange
+    pop, bits_of, doms5 = _POP, _BITS, _DOMS5
+    ended = False
+    if pending:  # a tied Sickle choice: the policy removes the first highest pile
+        wb = winner * 5
+        while pending:
+            top5 = tops[wb : wb + 5]
+            mx = max(top5)
+            if not mx:
+                pending = 0
+                break
+            i = top5.index(mx)
+            tops[wb + i] = 0
+            npiles[winner] -= 1
+            pending -= 1
+        ended = tricks_left == 0
+    moves = 0
+    while not ended:
+        moves += 1
+        if moves > limit:
+            raise RuntimeError("rollout did not end")  # pragma: no cover - rounds are finite
+        s = to_move
+        base = s * 5
+        if gaia_seat >= 0:  # lead Gaia's dark side naming the seat's longest domain
+            dom, cnt = 0, pop[hands[base]]
+            for d in (1, 2, 3, 4):
+                if pop[hands[base + d]] > cnt:
+                    dom, cnt = d, pop[hands[base + d]]
+            light = False
+            ext = [13, 13, 13, 13, 13]
+            gaia_seat = -1
+            led = dom
+            if best < 0:
+                best, winner = 0, s
+            dom = -2
+        else:
+            ms, ss = mist[s], sick[s]
+            dom, v = -1, 1  # -1 with v 0: a Mistletoe, v 1: a Sickle
+            if rand() < 0.1:  # uniformly among the legal moves, in their ascending order
+                mask = hands[base + led] if led >= 0 else 0
+                if mask:
+                    pc = pop[mask]
+                    r = randrange(pc + (ms > 0) + (ss > 0))
+                    if r < pc:
+                        dom, v = led, bits_of[mask][r]
+                    elif r == pc and ms:
+                        v = 0
+                else:
+                    pc = dcount[s]
+                    r = randrange(pc + (ms > 0) + (ss > 0))
+                    if r < pc:
+                        dom = 0
+                        mask = hands[base]
+                        while r >= pop[mask]:
+                            r -= pop[mask]
+                            dom += 1
+                            mask = hands[base + dom]
+                        v = bits_of[mask][r]
+                    elif r == pc and ms:
+                        v = 0
+            elif ss and pos == last and winner != s and max(tops[winner * 5 : winner * 5 + 5]) >= 8:
+                pass  # a Sickle on an opponent's trick with a high pile
+            elif led >= 0 and hands[base + led]:
+                mask = hands[base + led]
+                lo = (mask & -mask).bit_length()
+                hi = mask.bit_length()
+                dom, v = led, lo - 1
+                if hi > best:
+                    good = False
+                    if pos == last or hi >= 11:  # would winning now raise this seat's piles?
+                        gain = new = 0
+                        for d in doms5[touched | (1 << led)]:
+                            cur = ext[d]
+                            if d == led:
+                                if light:
+                                    cur = cur if cur > hi else hi
+                                elif hi < cur:
+                                    cur = hi
+                            old = tops[base + d]
+                            if not old:
+                                new += 1
+                            gain += cur - old
+                        good = npiles[s] + new < 5 and gain - 3 * nsick > 0
+                    if good:
+                        v = hi - 1
+                    elif lo > best and ms:
+                        dom, v = -1, 0
+            elif dcount[s]:
+                if pos == 0 and high_lead:  # the highest card, ties to the longest domain
+                    key = -1
+                    for d in range(5):
+                        mask = hands[base + d]
+                        if mask:
+                            k = mask.bit_length() * 16 + pop[mask]
+                            if k > key:
+                                key, dom = k, d
+                    v = hands[base + dom].bit_length() - 1
+                elif pos == 0:  # the lowest card of the longest domain
+                    dom, cnt = 0, pop[hands[base]]
+                    for d in (1, 2, 3, 4):
+                        if pop[hands[base + d]] > cnt:
+                            dom, cnt = d, pop[hands[base + d]]
+                    mask = hands[base + dom]
+                    v = (mask & -mask).bit_length() - 1
+                else:  # void: feed the lowest card
+                    val = 99
+                    for d in range(5):
+                        mask = hands[base + d]
+                        if mask:
+                            low = (mask & -mask).bit_length()
+                            if low < val:
+                                dom, val = d, low
+                    v = val - 1
+            elif ms:
+                v = 0
+        # ---- the move
+        if dom >= 0:
+            hands[base + dom] ^= 1 << v
+            dcount[s] -= 1
+            v += 1
+            if led < 0:
+                led = dom
+            if dom == led and v > best:
+                best, winner = v, s
+            if light:
+                if v > ext[dom]:
+                    ext[dom] = v
+            elif v < ext[dom]:
+                ext[dom] = v
+            touched |= 1 << dom
+        elif dom == -1:
+            if v:
+                sick[s] -= 1
+                nsick += 1
+            else:
+                mist[s] -= 1
+        pos += 1
+        if pos < n:
+            to_move = s + 1 if s < last else 0
+            continue
+        # ---- the trick is taken
+        w = winner
+        wb = w * 5
+        for d in doms5[touched]:
+            if not tops[wb + d]:
+                npiles[w] += 1
+            tops[wb + d] = ext[d]
+        tricks_left -= 1
+        leader = to_move = w
+        pos, led, best, touched = 0, -1, -1, 0
+        ext = [0, 0, 0, 0, 0] if light else [13, 13, 13, 13, 13]
+        if npiles[w] == 5:
+            pending, tricks_left = 0, -1
+            break
+        pending, nsick = nsick, 0
+        while pending:
+            top5 = tops[wb : wb + 5]
+            mx = max(top5)
+            if not mx:
+                pending = 0
+                break
+            i = top5.index(mx)
+            tops[wb + i] = 0
+            npiles[w] -= 1
+            pending -= 1
+        ended = tricks_left == 0
+    state.leader, state.to_move, state.pos = leader, to_move, pos
+    state.led, state.best, state.winner, state.touched = led, best, winner, touched
+    state.ext, state.nsick, state.light = ext, nsick, light
+    state.tricks_left, state.pending, state.gaia_seat = tricks_left, pending, gaia_seat
+    scores = [sum(tops[b : b + 5]) for b in range(0, n * 5, 5)]
+    if tricks_left < 0:
+        scores[winner] = -3
+    return scores

@@ -15,6 +15,7 @@ from druids_p2p.games.druids2017.cards import (
     PLAY_MISTLETOE,
     PLAY_SICKLE,
 )
+from druids_p2p.games.druids2017.playout import policy_rollout
 from druids_p2p.games.druids2017.rules import Round
 
 _POP = tuple(bin(m).count("1") for m in range(1 << 12))
@@ -376,7 +377,12 @@ class FastRound:
 
 
 def rollout(state: FastRound, rng: random.Random, limit: int = 400) -> list[int]:
-    """Play the round to its end with the rollout policy; returns the round scores."""
+    """Play the round to its end with the rollout policy; returns the round scores. The two
+    policies here run in :func:`.playout.policy_rollout`'s fused loop; a subclass with its own
+    policy steps through it."""
+    high_lead = _KERNEL_LEAD.get(type(state))
+    if high_lead is not None:
+        return policy_rollout(state, rng, high_lead, limit)
     for _ in range(limit):
         if state.play(state.policy_move(rng)):
             return state.scores()
@@ -402,3 +408,7 @@ class ModelRound(FastRound):
                 if k > key:
                     key, best = k, d
         return best * 12 + hands[base + best].bit_length() - 1
+
+
+_KERNEL_LEAD: dict[type[FastRound], bool] = {FastRound: False, ModelRound: True}
+"""The classes whose policy the rollout kernel plays, and whether it leads high."""
