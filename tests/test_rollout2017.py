@@ -9,7 +9,7 @@ import random
 import pytest
 
 from druids_p2p.games.druids2017 import deal
-from druids_p2p.games.druids2017.rollout import FastRound, ModelRound, rollout
+from druids_p2p.games.druids2017.rollout import FastRound, ModelRound, rollout, rollout_draws
 from druids_p2p.games.druids2017.rules import Round
 
 
@@ -18,6 +18,22 @@ def _stepwise(state: FastRound, rng: random.Random) -> list[int]:
         if state.play(state.policy_move(rng)):
             return state.scores()
     raise AssertionError("a round must end")
+
+
+class _Draws(random.Random):
+    """The stepwise policy's generator reading ``rollout_draws``' numbers as it does."""
+
+    def __init__(self, draws: list[float]) -> None:
+        self.draws = draws
+        self.at = 0
+
+    def random(self) -> float:
+        u = self.draws[self.at % len(self.draws)]
+        self.at += 1
+        return u
+
+    def randrange(self, k: int) -> int:  # type: ignore[override]
+        return min(int(self.random() * k), k - 1)
 
 
 def _slots(state: FastRound) -> dict[str, object]:
@@ -46,3 +62,31 @@ def test_the_kernel_plays_exactly_as_the_stepwise_policy(model: type[FastRound])
                 checked += 1
             rnd.play(rng.choice(rnd.legal_moves()))
     assert checked > 10_000 and pending >= 5 and gaia >= 150
+
+
+def test_rollouts_on_drawn_numbers_play_exactly_as_the_stepwise_policy() -> None:
+    """Numbers drawn once (as a search draws them once per world) and read in turn, too few
+    of them included (they are read again from the start): the same state and scores."""
+    checked = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        rnd = Round(deal(rng, 3 + seed % 3), variant=seed % 4 < 2)
+        while not rnd.over:
+            for model in (FastRound, ModelRound):
+                base = model.from_round(rnd)
+                draws = [rng.random() for _ in range(rng.choice([5, 40, 128]))]
+                kernel, step = base.copy(), base.copy()
+                assert rollout_draws(kernel, draws) == _stepwise(step, _Draws(draws))
+                assert _slots(kernel) == _slots(step)
+                checked += 1
+            rnd.play(rng.choice(rnd.legal_moves()))
+    assert checked > 3000
+
+
+def test_rollouts_on_drawn_numbers_refuse_a_policy_they_do_not_play() -> None:
+    class Other(ModelRound):
+        __slots__ = ()
+
+    base = Other.from_round(Round(deal(random.Random(1), 4)))
+    with pytest.raises(TypeError, match="Other"):
+        rollout_draws(base, [0.5])

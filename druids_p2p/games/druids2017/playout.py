@@ -7,6 +7,7 @@ the stepwise :class:`.rollout.FastRound`, so they cannot drift apart.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, ROUNDS_PER_GAME
@@ -18,6 +19,10 @@ _BITS: tuple[tuple[int, ...], ...] = tuple(
     tuple(v for v in range(12) if mask >> v & 1) for mask in range(1 << 12)
 )
 _POP: tuple[int, ...] = tuple(len(b) for b in _BITS)
+_LO: tuple[int, ...] = tuple((m & -m).bit_length() for m in range(1 << 12))
+"""Value 1..12 of a mask's lowest card (0: none)."""
+_HI: tuple[int, ...] = tuple(m.bit_length() for m in range(1 << 12))
+"""Value 1..12 of a mask's highest card (0: none)."""
 _DOMS5: tuple[tuple[int, ...], ...] = tuple(
     tuple(d for d in range(5) if mask >> d & 1) for mask in range(32)
 )
@@ -224,13 +229,20 @@ def play_random_game(
     return totals, moves
 
 
-def policy_rollout(state: FastRound, rng: random.Random, high_lead: bool, limit: int) -> list[int]:
+def policy_rollout(
+    state: FastRound,
+    rand: Callable[[], float],
+    randrange: Callable[[int], int],
+    high_lead: bool,
+    limit: int,
+) -> list[int]:
     """Play ``state``'s round to its end with the rollout policy of :mod:`.rollout` and return
     the round scores: :meth:`.rollout.FastRound.policy_move` then ``play``, move by move, fused
     into one loop over local integers (a search's inner loop: a call per move cost more than the
-    move). ``high_lead`` leads as :class:`.rollout.ModelRound` does (else as ``FastRound``). The
-    same random calls in the same order leave the same state as the stepwise path; a test checks
-    both on many seeded positions."""
+    move). ``high_lead`` leads as :class:`.rollout.ModelRound` does (else as ``FastRound``).
+    ``rand`` and ``randrange`` are the policy's ``rng.random`` and ``rng.randrange``: the same
+    calls in the same order leave the same state as the stepwise path (a test checks both on many
+    seeded positions)."""
     n = state.n
     last = n - 1
     hands, mist, sick, dcount = state.hands, state.mist, state.sick, state.dcount
@@ -239,8 +251,7 @@ def policy_rollout(state: FastRound, rng: random.Random, high_lead: bool, limit:
     led, best, winner, touched = state.led, state.best, state.winner, state.touched
     ext, nsick, light = state.ext, state.nsick, state.light
     tricks_left, pending, gaia_seat = state.tricks_left, state.pending, state.gaia_seat
-    rand, randrange = rng.random, rng.randrange
-    pop, bits_of, doms5 = _POP, _BITS, _DOMS5
+    pop, bits_of, doms5, lows, highs = _POP, _BITS, _DOMS5, _LO, _HI
     ended = False
     if pending:  # a tied Sickle choice: the policy removes the first highest pile
         wb = winner * 5
@@ -303,8 +314,8 @@ def policy_rollout(state: FastRound, rng: random.Random, high_lead: bool, limit:
                 pass  # a Sickle on an opponent's trick with a high pile
             elif led >= 0 and hands[base + led]:
                 mask = hands[base + led]
-                lo = (mask & -mask).bit_length()
-                hi = mask.bit_length()
+                lo = lows[mask]
+                hi = highs[mask]
                 dom, v = led, lo - 1
                 if hi > best:
                     good = False
@@ -332,25 +343,22 @@ def policy_rollout(state: FastRound, rng: random.Random, high_lead: bool, limit:
                     for d in range(5):
                         mask = hands[base + d]
                         if mask:
-                            k = mask.bit_length() * 16 + pop[mask]
+                            k = highs[mask] * 16 + pop[mask]
                             if k > key:
                                 key, dom = k, d
-                    v = hands[base + dom].bit_length() - 1
+                    v = highs[hands[base + dom]] - 1
                 elif pos == 0:  # the lowest card of the longest domain
                     dom, cnt = 0, pop[hands[base]]
                     for d in (1, 2, 3, 4):
                         if pop[hands[base + d]] > cnt:
                             dom, cnt = d, pop[hands[base + d]]
-                    mask = hands[base + dom]
-                    v = (mask & -mask).bit_length() - 1
+                    v = lows[hands[base + dom]] - 1
                 else:  # void: feed the lowest card
                     val = 99
                     for d in range(5):
-                        mask = hands[base + d]
-                        if mask:
-                            low = (mask & -mask).bit_length()
-                            if low < val:
-                                dom, val = d, low
+                        low = lows[hands[base + d]]
+                        if low and low < val:
+                            dom, val = d, low
                     v = val - 1
             elif ms:
                 v = 0

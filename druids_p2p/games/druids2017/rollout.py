@@ -6,6 +6,8 @@ with a little randomness: the search's strength comes mostly from this policy.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from itertools import cycle
 
 from druids_p2p.games.druids2017.cards import (
     GAIA_DARK,
@@ -382,11 +384,27 @@ def rollout(state: FastRound, rng: random.Random, limit: int = 400) -> list[int]
     policy steps through it."""
     high_lead = _KERNEL_LEAD.get(type(state))
     if high_lead is not None:
-        return policy_rollout(state, rng, high_lead, limit)
+        return policy_rollout(state, rng.random, rng.randrange, high_lead, limit)
     for _ in range(limit):
         if state.play(state.policy_move(rng)):
             return state.scores()
     raise RuntimeError("rollout did not end")  # pragma: no cover - rounds are finite
+
+
+def rollout_draws(state: FastRound, draws: Sequence[float], limit: int = 400) -> list[int]:
+    """:func:`rollout` with its randomness read from ``draws`` (uniform in [0, 1), taken in turn,
+    and from the start again should they run out; ``randrange(k)`` is ``int(u * k)``) instead of
+    a generator: a search that rolls every legal move of a world out on common random numbers
+    draws them once per world, where seeding a generator per rollout cost half a rollout."""
+    high_lead = _KERNEL_LEAD.get(type(state))
+    if high_lead is None:
+        raise TypeError(f"no rollout kernel plays {type(state).__name__}'s policy")
+    rand = cycle(draws).__next__
+
+    def randrange(k: int) -> int:
+        return min(int(rand() * k), k - 1)
+
+    return policy_rollout(state, rand, randrange, high_lead, limit)
 
 
 class ModelRound(FastRound):
