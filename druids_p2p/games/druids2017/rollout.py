@@ -111,22 +111,24 @@ class FastRound:
         building the engine's :class:`Round`, for search bots that replay sampled worlds."""
         f = cls()
         n = f.n = len(hands)
-        f.hands = [0] * (n * 5)
-        f.mist = [0] * n
-        f.sick = [0] * n
-        f.dcount = [0] * n
+        masks = f.hands = [0] * (n * 5)
+        mist = f.mist = [0] * n
+        sick = f.sick = [0] * n
+        dcount = f.dcount = [0] * n
         f.gaia_seat = 0
         for seat, hand in enumerate(hands):
+            base = seat * 5
             for card in hand:
                 if card < N_DOMAIN_CARDS:
-                    f.hands[seat * 5 + card // 12] |= 1 << (card % 12)
-                    f.dcount[seat] += 1
+                    dom = card // 12
+                    masks[base + dom] |= 1 << (card - dom * 12)
+                    dcount[seat] += 1
                 elif card == GAIA_DARK:
                     f.gaia_seat = seat
                 elif card < 63:
-                    f.mist[seat] += 1
+                    mist[seat] += 1
                 else:
-                    f.sick[seat] += 1
+                    sick[seat] += 1
         f.tops = [0] * (n * 5)
         f.npiles = [0] * n
         f.leader = f.to_move = f.winner = f.gaia_seat
@@ -194,21 +196,38 @@ class FastRound:
         s = self.to_move
         if self.pending:
             return self._remove(s * 5 + move - PILE)
-        if move < N_DOMAIN_CARDS:
-            self.hands[s * 5 + move // 12] ^= 1 << (move % 12)
+        if move < N_DOMAIN_CARDS:  # (``_account`` inlined: the replay of every world runs it)
+            dom = move // 12
+            val = move - dom * 12
+            self.hands[s * 5 + dom] ^= 1 << val
             self.dcount[s] -= 1
+            val += 1
+            led = self.led
+            if led < 0:
+                led = self.led = dom
+            if dom == led and val > self.best:
+                self.best = val
+                self.winner = s
+            ext = self.ext
+            if self.light:
+                if val > ext[dom]:
+                    ext[dom] = val
+            elif val < ext[dom]:
+                ext[dom] = val
+            self.touched |= 1 << dom
         elif move < PLAY_MISTLETOE:
             self.light = move >= GAIA_LIGHT
             self.ext = [0] * 5 if self.light else [13] * 5
             self.gaia_seat = -1
+            self._account(s, move)
         elif move == PLAY_MISTLETOE:
             self.mist[s] -= 1
         else:
             self.sick[s] -= 1
-        self._account(s, move)
-        self.pos += 1
-        if self.pos < self.n:
-            self.to_move = (s + 1) % self.n
+            self.nsick += 1
+        pos = self.pos = self.pos + 1
+        if pos < self.n:
+            self.to_move = s + 1 if s + 1 < self.n else 0
             return False
         return self._take()
 
