@@ -17,11 +17,8 @@ from druids_p2p.games.druids2017.cards import (
     PLAY_MISTLETOE,
     PLAY_SICKLE,
 )
-from druids_p2p.games.druids2017.playout import policy_rollout
+from druids_p2p.games.druids2017.playout import _BITS, _DOMS5, _POP, policy_rollout
 from druids_p2p.games.druids2017.rules import Round
-
-_POP = tuple(bin(m).count("1") for m in range(1 << 12))
-_DOMS5 = tuple(tuple(d for d in range(5) if m >> d & 1) for m in range(32))
 
 
 class FastRound:
@@ -82,9 +79,10 @@ class FastRound:
         f.hands = list(rnd.hands)
         f.mist = [len(m) for m in rnd.mistletoes]
         f.sick = [len(s) for s in rnd.sickles]
-        f.dcount = [sum(_POP[rnd.hands[s * 5 + d]] for d in range(5)) for s in range(n)]
-        f.tops = [p[-1] % 12 + 1 if p else 0 for p in rnd.piles]
-        f.npiles = [sum(1 for d in range(5) if rnd.piles[s * 5 + d]) for s in range(n)]
+        pops = [_POP[m] for m in rnd.hands]
+        f.dcount = [sum(pops[b : b + 5]) for b in range(0, n * 5, 5)]
+        tops = f.tops = [p[-1] % 12 + 1 if p else 0 for p in rnd.piles]
+        f.npiles = [5 - tops[b : b + 5].count(0) for b in range(0, n * 5, 5)]
         f.leader = rnd.leader
         f.to_move = rnd.to_move
         f.light = rnd.light
@@ -295,13 +293,12 @@ class FastRound:
             return list(range(GAIA_DARK, GAIA_LIGHT + 5 if self.variant else GAIA_LIGHT))
         base = s * 5
         led = self.led
-        if led >= 0 and self.hands[base + led]:
-            mask = self.hands[base + led]
-            moves = [led * 12 + v for v in range(12) if mask >> v & 1]
+        hands = self.hands
+        if led >= 0 and hands[base + led]:
+            first = led * 12
+            moves = [first + v for v in _BITS[hands[base + led]]]
         else:
-            moves = [
-                d * 12 + v for d in range(5) for v in range(12) if self.hands[base + d] >> v & 1
-            ]
+            moves = [d * 12 + v for d in range(5) for v in _BITS[hands[base + d]]]
         if self.mist[s]:
             moves.append(PLAY_MISTLETOE)
         if self.sick[s]:
