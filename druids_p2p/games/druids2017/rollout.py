@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from itertools import cycle
+from typing import TypeVar
 
 from druids_p2p.games.druids2017.cards import (
     GAIA_DARK,
@@ -19,6 +20,8 @@ from druids_p2p.games.druids2017.cards import (
 )
 from druids_p2p.games.druids2017.playout import _BITS, _DOMS5, _POP, policy_rollout
 from druids_p2p.games.druids2017.rules import Round
+
+_Round = TypeVar("_Round", bound="FastRound")
 
 
 class FastRound:
@@ -109,24 +112,7 @@ class FastRound:
         building the engine's :class:`Round`, for search bots that replay sampled worlds."""
         f = cls()
         n = f.n = len(hands)
-        masks = f.hands = [0] * (n * 5)
-        mist = f.mist = [0] * n
-        sick = f.sick = [0] * n
-        dcount = f.dcount = [0] * n
-        f.gaia_seat = 0
-        for seat, hand in enumerate(hands):
-            base = seat * 5
-            for card in hand:
-                if card < N_DOMAIN_CARDS:
-                    dom = card // 12
-                    masks[base + dom] |= 1 << (card - dom * 12)
-                    dcount[seat] += 1
-                elif card == GAIA_DARK:
-                    f.gaia_seat = seat
-                elif card < 63:
-                    mist[seat] += 1
-                else:
-                    sick[seat] += 1
+        f.gaia_seat = max(f._fill_hands(hands), 0)
         f.tops = [0] * (n * 5)
         f.npiles = [0] * n
         f.leader = f.to_move = f.winner = f.gaia_seat
@@ -166,6 +152,39 @@ class FastRound:
         f.gaia_seat = self.gaia_seat
         f.variant = self.variant
         return f
+
+    def with_hands(self: _Round, hands: Sequence[Sequence[int]]) -> _Round:
+        """This position with every seat's hand now replaced by ``hands`` (card ids; Gaia only
+        where it is still to be led). What play has shown (piles, the trick, whose turn, what a
+        subclass keeps) is the same in every world a search samples at one position, so one
+        replayed world and a sample's hands make the next world without replaying the round."""
+        f = self.copy()
+        assert isinstance(f, type(self))
+        f._fill_hands(hands)
+        return f
+
+    def _fill_hands(self, hands: Sequence[Sequence[int]]) -> int:
+        """Set every seat's hand from card ids; returns the seat holding Gaia (-1: none)."""
+        n = self.n
+        masks = self.hands = [0] * (n * 5)
+        mist = self.mist = [0] * n
+        sick = self.sick = [0] * n
+        dcount = self.dcount = [0] * n
+        gaia = -1
+        for seat, hand in enumerate(hands):
+            base = seat * 5
+            for card in hand:
+                if card < N_DOMAIN_CARDS:
+                    dom = card // 12
+                    masks[base + dom] |= 1 << (card - dom * 12)
+                    dcount[seat] += 1
+                elif card == GAIA_DARK:
+                    gaia = seat
+                elif card < 63:
+                    mist[seat] += 1
+                else:
+                    sick[seat] += 1
+        return gaia
 
     def _account(self, seat: int, move: int) -> None:
         """Fold a card already on the table into the trick summary (no hand change)."""
