@@ -102,28 +102,29 @@ def play_random_game(
         leader = gseat
         light = False
         five = -1
-        first = True
-        for _trick in range(h):
-            led = -1
-            best = -1
-            winner = leader
+        # Gaia's lead opens the first trick: the others follow in it.
+        gaia_led = getrandbits(3)
+        while gaia_led >= 5:
+            gaia_led = getrandbits(3)
+        if variant and getrandbits(1):
+            light = True
+        if rec:
+            rec_moves.append((65 if light else 60) + gaia_led)
+        seats = orders[leader][1:]
+        for trick in range(h):
             touched = 0
             nsick = 0
             ext = [0, 0, 0, 0, 0] if light else [13, 13, 13, 13, 13]
-            for s in orders[leader]:
-                moves += 1
-                if first:
-                    first = False
-                    led = getrandbits(3)
-                    while led >= 5:
-                        led = getrandbits(3)
-                    best = 0
-                    if variant and getrandbits(1):
-                        light = True
-                        ext = [0, 0, 0, 0, 0]
-                    if rec:
-                        rec_moves.append((65 if light else 60) + led)
-                    continue
+            winner = leader
+            if trick:
+                led = -1
+                best = -1
+                seats = orders[leader]
+            else:
+                led = gaia_led
+                best = 0
+            moves += n
+            for s in seats:
                 base = s * 5
                 ms = mist[s]
                 ss = sick[s]
