@@ -26,6 +26,10 @@ _HI: tuple[int, ...] = tuple(m.bit_length() for m in range(1 << 12))
 _DOMS5: tuple[tuple[int, ...], ...] = tuple(
     tuple(d for d in range(5) if mask >> d & 1) for mask in range(32)
 )
+_ORDERS: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n)) for n in HAND_SIZE
+}
+"""Per table size, the seats in playing order from each leader."""
 _BL: tuple[int, ...] = tuple(max(m - 1, 0).bit_length() for m in range(80))
 _OTHERS: tuple[int, ...] = tuple(c for c in range(65) if c != GAIA)
 
@@ -267,26 +271,27 @@ def policy_rollout(
             npiles[winner] -= 1
             pending -= 1
         ended = tricks_left == 0
-    moves = 0
+    if gaia_seat >= 0:  # Gaia's lead: its dark side, naming the seat's longest domain
+        base = to_move * 5
+        dom, cnt = 0, pop[hands[base]]
+        for d in (1, 2, 3, 4):
+            if pop[hands[base + d]] > cnt:
+                dom, cnt = d, pop[hands[base + d]]
+        light = False
+        ext = [13, 13, 13, 13, 13]
+        gaia_seat = -1
+        led = dom
+        if best < 0:
+            best, winner = 0, to_move
+        pos += 1
+    orders = _ORDERS[n]
+    tricks = 0
     while not ended:
-        moves += 1
-        if moves > limit:
+        tricks += 1
+        if tricks > limit:
             raise RuntimeError("rollout did not end")  # pragma: no cover - rounds are finite
-        s = to_move
-        base = s * 5
-        if gaia_seat >= 0:  # lead Gaia's dark side naming the seat's longest domain
-            dom, cnt = 0, pop[hands[base]]
-            for d in (1, 2, 3, 4):
-                if pop[hands[base + d]] > cnt:
-                    dom, cnt = d, pop[hands[base + d]]
-            light = False
-            ext = [13, 13, 13, 13, 13]
-            gaia_seat = -1
-            led = dom
-            if best < 0:
-                best, winner = 0, s
-            dom = -2
-        else:
+        for s in orders[leader][pos:]:
+            base = s * 5
             ms, ss = mist[s], sick[s]
             dom, v = -1, 1  # -1 with v 0: a Mistletoe, v 1: a Sickle
             if rand() < 0.1:  # uniformly among the legal moves, in their ascending order
@@ -363,31 +368,28 @@ def policy_rollout(
                     v = val - 1
             elif ms:
                 v = 0
-        # ---- the move
-        if dom >= 0:
-            hands[base + dom] ^= 1 << v
-            dcount[s] -= 1
-            v += 1
-            if led < 0:
-                led = dom
-            if dom == led and v > best:
-                best, winner = v, s
-            if light:
-                if v > ext[dom]:
+            # ---- the move
+            if dom >= 0:
+                hands[base + dom] ^= 1 << v
+                dcount[s] -= 1
+                v += 1
+                if led < 0:
+                    led = dom
+                if dom == led and v > best:
+                    best, winner = v, s
+                if light:
+                    if v > ext[dom]:
+                        ext[dom] = v
+                elif v < ext[dom]:
                     ext[dom] = v
-            elif v < ext[dom]:
-                ext[dom] = v
-            touched |= 1 << dom
-        elif dom == -1:
-            if v:
-                sick[s] -= 1
-                nsick += 1
-            else:
-                mist[s] -= 1
-        pos += 1
-        if pos < n:
-            to_move = s + 1 if s < last else 0
-            continue
+                touched |= 1 << dom
+            elif dom == -1:
+                if v:
+                    sick[s] -= 1
+                    nsick += 1
+                else:
+                    mist[s] -= 1
+            pos += 1
         # ---- the trick is taken
         w = winner
         wb = w * 5
