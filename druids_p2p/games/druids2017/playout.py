@@ -23,6 +23,8 @@ _LO: tuple[int, ...] = tuple((m & -m).bit_length() for m in range(1 << 12))
 """Value 1..12 of a mask's lowest card (0: none)."""
 _HI: tuple[int, ...] = tuple(m.bit_length() for m in range(1 << 12))
 """Value 1..12 of a mask's highest card (0: none)."""
+_LEAD_KEY: tuple[int, ...] = tuple(_HI[m] * 16 + _POP[m] for m in range(1 << 12))
+"""The high lead's order of domains: the highest card, then the most cards (0: none)."""
 _DOMS5: tuple[tuple[int, ...], ...] = tuple(
     tuple(d for d in range(5) if mask >> d & 1) for mask in range(32)
 )
@@ -256,7 +258,7 @@ def policy_rollout(
     led, best, winner, touched = state.led, state.best, state.winner, state.touched
     ext, nsick, light = state.ext, state.nsick, state.light
     tricks_left, pending, gaia_seat = state.tricks_left, state.pending, state.gaia_seat
-    pop, bits_of, doms5, lows, highs = _POP, _BITS, _DOMS5, _LO, _HI
+    pop, bits_of, doms5, lows, highs, lead_keys = _POP, _BITS, _DOMS5, _LO, _HI, _LEAD_KEY
     ended = False
     if pending:  # a tied Sickle choice: the policy removes the first highest pile
         wb = winner * 5
@@ -292,9 +294,10 @@ def policy_rollout(
             raise RuntimeError("rollout did not end")  # pragma: no cover - rounds are finite
         for s in orders[leader][pos:]:
             base = s * 5
-            ms, ss = mist[s], sick[s]
-            dom, v = -1, 1  # -1 with v 0: a Mistletoe, v 1: a Sickle
+            # The choice: a domain card (dom, v) or dom -1 with v 0, a Mistletoe, v 1, a Sickle.
             if rand() < 0.1:  # uniformly among the legal moves, in their ascending order
+                ms, ss = mist[s], sick[s]
+                dom, v = -1, 1
                 mask = hands[base + led] if led >= 0 else 0
                 if mask:
                     pc = pop[mask]
@@ -316,10 +319,14 @@ def policy_rollout(
                         v = bits_of[mask][r]
                     elif r == pc and ms:
                         v = 0
-            elif ss and pos == last and winner != s and max(tops[winner * 5 : winner * 5 + 5]) >= 8:
-                pass  # a Sickle on an opponent's trick with a high pile
-            elif led >= 0 and hands[base + led]:
-                mask = hands[base + led]
+            elif (
+                sick[s]
+                and pos == last
+                and winner != s
+                and max(tops[winner * 5 : winner * 5 + 5]) >= 8
+            ):
+                dom, v = -1, 1  # a Sickle on an opponent's trick with a high pile
+            elif led >= 0 and (mask := hands[base + led]):
                 lo = lows[mask]
                 hi = highs[mask]
                 dom, v = led, lo - 1
@@ -341,17 +348,14 @@ def policy_rollout(
                         good = npiles[s] + new < 5 and gain - 3 * nsick > 0
                     if good:
                         v = hi - 1
-                    elif lo > best and ms:
+                    elif lo > best and mist[s]:
                         dom, v = -1, 0
             elif dcount[s]:
                 if pos == 0 and high_lead:  # the highest card, ties to the longest domain
-                    key = -1
-                    for d in range(5):
-                        mask = hands[base + d]
-                        if mask:
-                            k = highs[mask] * 16 + pop[mask]
-                            if k > key:
-                                key, dom = k, d
+                    dom, key = 0, lead_keys[hands[base]]
+                    for d in (1, 2, 3, 4):
+                        if lead_keys[hands[base + d]] > key:
+                            dom, key = d, lead_keys[hands[base + d]]
                     v = highs[hands[base + dom]] - 1
                 elif pos == 0:  # the lowest card of the longest domain
                     dom, cnt = 0, pop[hands[base]]
@@ -360,14 +364,14 @@ def policy_rollout(
                             dom, cnt = d, pop[hands[base + d]]
                     v = lows[hands[base + dom]] - 1
                 else:  # void: feed the lowest card
-                    val = 99
-                    for d in range(5):
+                    dom, val = -1, 99
+                    for d in (0, 1, 2, 3, 4):
                         low = lows[hands[base + d]]
                         if low and low < val:
                             dom, val = d, low
                     v = val - 1
-            elif ms:
-                v = 0
+            else:
+                dom, v = -1, 0 if mist[s] else 1
             # ---- the move
             if dom >= 0:
                 hands[base + dom] ^= 1 << v
@@ -383,12 +387,11 @@ def policy_rollout(
                 elif v < ext[dom]:
                     ext[dom] = v
                 touched |= 1 << dom
-            elif dom == -1:
-                if v:
-                    sick[s] -= 1
-                    nsick += 1
-                else:
-                    mist[s] -= 1
+            elif v:
+                sick[s] -= 1
+                nsick += 1
+            else:
+                mist[s] -= 1
             pos += 1
         # ---- the trick is taken
         w = winner
