@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, ROUNDS_PER_GAME
-
-if TYPE_CHECKING:
-    from druids_p2p.games.druids2017.rollout import FastRound
 
 _BITS: tuple[tuple[int, ...], ...] = tuple(
     tuple(v for v in range(12) if mask >> v & 1) for mask in range(1 << 12)
@@ -236,8 +233,34 @@ def play_random_game(
     return totals, moves
 
 
+class RoundState(Protocol):
+    """The fields of :class:`.rollout.FastRound` the rollout kernel reads, plays on and writes
+    back (a protocol, so that this module does not import that one, which imports it)."""
+
+    n: int
+    hands: list[int]
+    mist: list[int]
+    sick: list[int]
+    dcount: list[int]
+    tops: list[int]
+    npiles: list[int]
+    leader: int
+    to_move: int
+    pos: int
+    led: int
+    best: int
+    winner: int
+    touched: int
+    ext: list[int]
+    nsick: int
+    light: bool
+    tricks_left: int
+    pending: int
+    gaia_seat: int
+
+
 def policy_rollout(
-    state: FastRound,
+    state: RoundState,
     rand: Callable[[], float],
     randrange: Callable[[int], int],
     high_lead: bool,
