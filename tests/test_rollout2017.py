@@ -45,7 +45,7 @@ def _slots(state: FastRound) -> dict[str, object]:
 @pytest.mark.parametrize("model", [FastRound, ModelRound])
 def test_the_kernel_plays_exactly_as_the_stepwise_policy(model: type[FastRound]) -> None:
     checked = pending = gaia = 0
-    for seed in range(150):
+    for seed in range(100):
         rng = random.Random(seed)
         n = 3 + seed % 3
         hands = deal(rng, n)
@@ -54,7 +54,7 @@ def test_the_kernel_plays_exactly_as_the_stepwise_policy(model: type[FastRound])
             base = model.from_round(rnd)
             pending += bool(base.pending)
             gaia += base.gaia_seat >= 0
-            for r in range(3):
+            for r in range(2):
                 kernel, step = base.copy(), base.copy()
                 a, b = random.Random(seed * 7 + r), random.Random(seed * 7 + r)
                 assert type(kernel) is model
@@ -63,7 +63,7 @@ def test_the_kernel_plays_exactly_as_the_stepwise_policy(model: type[FastRound])
                 assert a.getstate() == b.getstate()
                 checked += 1
             rnd.play(rng.choice(rnd.legal_moves()))
-    assert checked > 10_000 and pending >= 5 and gaia >= 150
+    assert checked > 8_000 and pending >= 5 and gaia >= 100
 
 
 def test_rollouts_on_drawn_numbers_play_exactly_as_the_stepwise_policy() -> None:
@@ -98,7 +98,7 @@ def test_a_world_with_new_hands_is_the_replay_of_that_world() -> None:
     """One replayed world with a sample's hands in it (``with_hands``) is, slot for slot, the
     world the sampler replays from that sample's deal: both models, 3-5 seats, every position."""
     checked = 0
-    for seed in range(40):
+    for seed in range(25):
         rng = random.Random(seed)
         n = 3 + seed % 3
         game = Game(GameOptions(players=n, variant=seed % 2 == 0))
@@ -128,4 +128,4 @@ def test_a_world_with_new_hands_is_the_replay_of_that_world() -> None:
                         )
                     checked += 1
             game.play(rng.choice(view.legal))
-    assert checked > 3000
+    assert checked > 1500
