@@ -430,7 +430,7 @@ def rollout_draws(state: FastRound, draws: Sequence[float], limit: int = 400) ->
     """:func:`rollout` with its randomness read from ``draws`` (uniform in [0, 1), taken in turn,
     and from the start again should they run out; ``randrange(k)`` is ``int(u * k)``) instead of
     a generator: a search that rolls every legal move of a world out on common random numbers
-    draws them once per world, where seeding a generator per rollout cost half a rollout."""
+    draws them once per world, where seeding a generator per rollout costs a quarter of one."""
     high_lead = _KERNEL_LEAD.get(type(state))
     if high_lead is None:
         raise TypeError(f"no rollout kernel plays {type(state).__name__}'s policy")
