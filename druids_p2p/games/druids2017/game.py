@@ -285,19 +285,20 @@ class Game:
         return rounds[-1].to_move if rounds else None
 
     def legal_moves(self) -> list[int]:
-        return [] if self.round is None else self.round.legal_moves()
+        rounds = self.rounds  # (every move of every peer and bot: no property in between)
+        return rounds[-1].legal_moves() if rounds else []
 
     def check(self, move: int) -> str | None:
         """None if legal, else why not (pokerkit style: verify before do)."""
-        if self.round is None:
-            return "no round has been dealt"
-        return self.round.check(move)
+        rounds = self.rounds
+        return rounds[-1].check(move) if rounds else "no round has been dealt"
 
     def play(self, move: int) -> None:
         """Apply a move; raises IllegalMove with the reason if it is not legal."""
-        if self.round is None:
+        rounds = self.rounds
+        if not rounds:
             raise IllegalMove("no round has been dealt")
-        self.round.play(move)
+        rounds[-1].play(move)
 
     # -------------------------------------------------------------- scores
     @property

@@ -6,6 +6,9 @@ with a little randomness: the search's strength comes mostly from this policy.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from itertools import cycle
+from typing import TypeVar
 
 from druids_p2p.games.druids2017.cards import (
     GAIA_DARK,
@@ -15,10 +18,10 @@ from druids_p2p.games.druids2017.cards import (
     PLAY_MISTLETOE,
     PLAY_SICKLE,
 )
+from druids_p2p.games.druids2017.playout import _BITS, _DOMS5, _POP, policy_rollout
 from druids_p2p.games.druids2017.rules import Round
 
-_POP = tuple(bin(m).count("1") for m in range(1 << 12))
-_DOMS5 = tuple(tuple(d for d in range(5) if m >> d & 1) for m in range(32))
+_Round = TypeVar("_Round", bound="FastRound")
 
 
 class FastRound:
@@ -79,9 +82,10 @@ class FastRound:
         f.hands = list(rnd.hands)
         f.mist = [len(m) for m in rnd.mistletoes]
         f.sick = [len(s) for s in rnd.sickles]
-        f.dcount = [sum(_POP[rnd.hands[s * 5 + d]] for d in range(5)) for s in range(n)]
-        f.tops = [p[-1] % 12 + 1 if p else 0 for p in rnd.piles]
-        f.npiles = [sum(1 for d in range(5) if rnd.piles[s * 5 + d]) for s in range(n)]
+        pops = [_POP[m] for m in rnd.hands]
+        f.dcount = [sum(pops[b : b + 5]) for b in range(0, n * 5, 5)]
+        tops = f.tops = [p[-1] % 12 + 1 if p else 0 for p in rnd.piles]
+        f.npiles = [5 - tops[b : b + 5].count(0) for b in range(0, n * 5, 5)]
         f.leader = rnd.leader
         f.to_move = rnd.to_move
         f.light = rnd.light
@@ -108,22 +112,7 @@ class FastRound:
         building the engine's :class:`Round`, for search bots that replay sampled worlds."""
         f = cls()
         n = f.n = len(hands)
-        f.hands = [0] * (n * 5)
-        f.mist = [0] * n
-        f.sick = [0] * n
-        f.dcount = [0] * n
-        f.gaia_seat = 0
-        for seat, hand in enumerate(hands):
-            for card in hand:
-                if card < N_DOMAIN_CARDS:
-                    f.hands[seat * 5 + card // 12] |= 1 << (card % 12)
-                    f.dcount[seat] += 1
-                elif card == GAIA_DARK:
-                    f.gaia_seat = seat
-                elif card < 63:
-                    f.mist[seat] += 1
-                else:
-                    f.sick[seat] += 1
+        f.gaia_seat = max(f._fill_hands(hands), 0)
         f.tops = [0] * (n * 5)
         f.npiles = [0] * n
         f.leader = f.to_move = f.winner = f.gaia_seat
@@ -164,6 +153,39 @@ class FastRound:
         f.variant = self.variant
         return f
 
+    def with_hands(self: _Round, hands: Sequence[Sequence[int]]) -> _Round:
+        """This position with every seat's hand now replaced by ``hands`` (card ids; Gaia only
+        where it is still to be led). What play has shown (piles, the trick, whose turn, what a
+        subclass keeps) is the same in every world a search samples at one position, so one
+        replayed world and a sample's hands make the next world without replaying the round."""
+        f = self.copy()
+        assert isinstance(f, type(self))
+        f._fill_hands(hands)
+        return f
+
+    def _fill_hands(self, hands: Sequence[Sequence[int]]) -> int:
+        """Set every seat's hand from card ids; returns the seat holding Gaia (-1: none)."""
+        n = self.n
+        masks = self.hands = [0] * (n * 5)
+        mist = self.mist = [0] * n
+        sick = self.sick = [0] * n
+        dcount = self.dcount = [0] * n
+        gaia = -1
+        for seat, hand in enumerate(hands):
+            base = seat * 5
+            for card in hand:
+                if card < N_DOMAIN_CARDS:
+                    dom = card // 12
+                    masks[base + dom] |= 1 << (card - dom * 12)
+                    dcount[seat] += 1
+                elif card == GAIA_DARK:
+                    gaia = seat
+                elif card < 63:
+                    mist[seat] += 1
+                else:
+                    sick[seat] += 1
+        return gaia
+
     def _account(self, seat: int, move: int) -> None:
         """Fold a card already on the table into the trick summary (no hand change)."""
         if move < N_DOMAIN_CARDS:
@@ -191,21 +213,38 @@ class FastRound:
         s = self.to_move
         if self.pending:
             return self._remove(s * 5 + move - PILE)
-        if move < N_DOMAIN_CARDS:
-            self.hands[s * 5 + move // 12] ^= 1 << (move % 12)
+        if move < N_DOMAIN_CARDS:  # (``_account`` inlined: the replay of every world runs it)
+            dom = move // 12
+            val = move - dom * 12
+            self.hands[s * 5 + dom] ^= 1 << val
             self.dcount[s] -= 1
+            val += 1
+            led = self.led
+            if led < 0:
+                led = self.led = dom
+            if dom == led and val > self.best:
+                self.best = val
+                self.winner = s
+            ext = self.ext
+            if self.light:
+                if val > ext[dom]:
+                    ext[dom] = val
+            elif val < ext[dom]:
+                ext[dom] = val
+            self.touched |= 1 << dom
         elif move < PLAY_MISTLETOE:
             self.light = move >= GAIA_LIGHT
             self.ext = [0] * 5 if self.light else [13] * 5
             self.gaia_seat = -1
+            self._account(s, move)
         elif move == PLAY_MISTLETOE:
             self.mist[s] -= 1
         else:
             self.sick[s] -= 1
-        self._account(s, move)
-        self.pos += 1
-        if self.pos < self.n:
-            self.to_move = (s + 1) % self.n
+            self.nsick += 1
+        pos = self.pos = self.pos + 1
+        if pos < self.n:
+            self.to_move = s + 1 if s + 1 < self.n else 0
             return False
         return self._take()
 
@@ -273,13 +312,12 @@ class FastRound:
             return list(range(GAIA_DARK, GAIA_LIGHT + 5 if self.variant else GAIA_LIGHT))
         base = s * 5
         led = self.led
-        if led >= 0 and self.hands[base + led]:
-            mask = self.hands[base + led]
-            moves = [led * 12 + v for v in range(12) if mask >> v & 1]
+        hands = self.hands
+        if led >= 0 and hands[base + led]:
+            first = led * 12
+            moves = [first + v for v in _BITS[hands[base + led]]]
         else:
-            moves = [
-                d * 12 + v for d in range(5) for v in range(12) if self.hands[base + d] >> v & 1
-            ]
+            moves = [d * 12 + v for d in range(5) for v in _BITS[hands[base + d]]]
         if self.mist[s]:
             moves.append(PLAY_MISTLETOE)
         if self.sick[s]:
@@ -376,11 +414,32 @@ class FastRound:
 
 
 def rollout(state: FastRound, rng: random.Random, limit: int = 400) -> list[int]:
-    """Play the round to its end with the rollout policy; returns the round scores."""
+    """Play the round to its end with the rollout policy; returns the round scores. The two
+    policies here run in :func:`.playout.policy_rollout`'s fused loop; a subclass with its own
+    policy steps through it."""
+    high_lead = _KERNEL_LEAD.get(type(state))
+    if high_lead is not None:
+        return policy_rollout(state, rng.random, rng.randrange, high_lead, limit)
     for _ in range(limit):
         if state.play(state.policy_move(rng)):
             return state.scores()
     raise RuntimeError("rollout did not end")  # pragma: no cover - rounds are finite
+
+
+def rollout_draws(state: FastRound, draws: Sequence[float], limit: int = 400) -> list[int]:
+    """:func:`rollout` with its randomness read from ``draws`` (uniform in [0, 1), taken in turn,
+    and from the start again should they run out; ``randrange(k)`` is ``int(u * k)``) instead of
+    a generator: a search that rolls every legal move of a world out on common random numbers
+    draws them once per world, where seeding a generator per rollout costs a quarter of one."""
+    high_lead = _KERNEL_LEAD.get(type(state))
+    if high_lead is None:
+        raise TypeError(f"no rollout kernel plays {type(state).__name__}'s policy")
+    rand = cycle(draws).__next__
+
+    def randrange(k: int) -> int:
+        return min(int(rand() * k), k - 1)
+
+    return policy_rollout(state, rand, randrange, high_lead, limit)
 
 
 class ModelRound(FastRound):
@@ -402,3 +461,7 @@ class ModelRound(FastRound):
                 if k > key:
                     key, best = k, d
         return best * 12 + hands[base + best].bit_length() - 1
+
+
+_KERNEL_LEAD: dict[type[FastRound], bool] = {FastRound: False, ModelRound: True}
+"""The classes whose policy the rollout kernel plays, and whether it leads high."""

@@ -280,6 +280,8 @@ class Round:
             return "the round is over" if self.over else "waiting for the Gaia holder to lead"
         if not isinstance(move, int) or not 0 <= move <= GAIA_BARE:
             return f"unknown move {move!r}"
+        if move < N_DOMAIN_CARDS and self.plays and not self.pending_sickles:
+            return self._check_card(seat, move)  # most moves: no other rule applies
         token = format_move(move)
         if self.pending_sickles:
             tied = self.tied_highest_piles(seat)
@@ -307,12 +309,17 @@ class Round:
             return None if self.mistletoes[seat] else f"seat {seat} holds no Mistletoe"
         if move == PLAY_SICKLE:
             return None if self.sickles[seat] else f"seat {seat} holds no Sickle"
+        return self._check_card(seat, move)
+
+    def _check_card(self, seat: int, move: int) -> str | None:
+        """Why ``seat`` may not play domain card ``move`` now (in hand, follows the led domain)."""
         domain, value = divmod(move, N_VALUES)
         base = seat * N_DOMAINS
         if not self.hands[base + domain] >> value & 1:
-            return f"{token} is not in seat {seat}'s hand"
+            return f"{format_move(move)} is not in seat {seat}'s hand"
         led = self.lead_domain
         if led >= 0 and domain != led and self.hands[base + led]:
+            token = format_move(move)
             held = " ".join(format_card(led * N_VALUES + v) for v in _BITS[self.hands[base + led]])
             return (
                 f"{token} does not follow {COLOUR_NAMES[led]}: seat {seat} holds {held} "
@@ -328,7 +335,8 @@ class Round:
             raise IllegalMove(reason)
         seat = self.to_move
         assert seat is not None
-        self.plays.append((seat, move))
+        played = (seat, move)
+        self.plays.append(played)
         if self.pending_sickles:
             self._remove_pile(seat, move - PILE)
             self._resolve_sickles(seat)
@@ -346,8 +354,9 @@ class Round:
         else:
             self.sickles[seat].pop()
         self.hand_size[seat] -= 1
-        self.trick.append((seat, move))
-        if len(self.trick) < self.players:
+        trick = self.trick
+        trick.append(played)
+        if len(trick) < self.players:
             self.to_move = (seat + 1) % self.players
             return
         self._take_trick()
@@ -368,21 +377,19 @@ class Round:
     def _take_trick(self) -> None:
         winner = self._trick_winner()
         base = winner * N_DOMAINS
-        by_domain: dict[int, list[int]] = {}
-        for _, move in self.trick:
-            if move < N_DOMAIN_CARDS:
-                by_domain.setdefault(move // N_VALUES, []).append(move)
-        for domain, cards in by_domain.items():
-            # Lowest ends on top (light side: highest): stack the trick's cards sorted that way.
-            cards.sort(reverse=not self.light)
-            self.piles[base + domain].extend(cards)
-        self.tricks.append(TrickRecord(self.leader, tuple(self.trick), winner, ()))
-        sickles = sum(1 for _, move in self.trick if move == PLAY_SICKLE)
+        trick = self.trick
+        moves = [m for _, m in trick]
+        # Lowest ends on top (light side: highest): stack each domain's cards sorted that way.
+        piles = self.piles
+        for move in sorted([m for m in moves if m < N_DOMAIN_CARDS], reverse=not self.light):
+            piles[base + move // N_VALUES].append(move)
+        self.tricks.append(TrickRecord(self.leader, tuple(trick), winner, ()))
+        sickles = moves.count(PLAY_SICKLE)
         self.trick = []
         self.lead_domain = -1
         self.leader = winner
         self.to_move = winner
-        if all(self.piles[base + d] for d in range(N_DOMAINS)):
+        if all(piles[base : base + N_DOMAINS]):
             self._end(ENDED_FIVE_DOMAINS, five_domain_seat=winner)
             return
         self.pending_sickles = sickles
