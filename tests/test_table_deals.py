@@ -250,7 +250,7 @@ def test_a_table_shares_with_a_share_of_its_own_position_is_blamed() -> None:
     assert "shares for positions [0, 1, 2, 3, 5]" in fault.reason, fault.reason
 
 
-BAD_PROOF = "table_shares: invalid decryption share proof (one proof for all its shares)"
+BAD_PROOF = "table_shares: invalid decryption share proof (one proof for a seat's cards)"
 
 
 def test_a_table_shares_with_a_bad_proof_is_blamed_with_its_key() -> None:

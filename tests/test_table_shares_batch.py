@@ -25,7 +25,7 @@ from druids_p2p.deck.table_state import context_params
 NUM_CARDS, CARDS, SEATS = 16, tuple(range(12)), 3
 BATCH = (0, 1, 2) * 3
 """Nine cards round-robin: each seat owes its shares of the six positions dealt to the others."""
-REASON = "table_shares: invalid decryption share proof (one proof for all its shares)"
+REASON = "table_shares: invalid decryption share proof (one proof for a seat's cards)"
 DEALS = TableOp("deals", deck="d", seats=BATCH)
 
 

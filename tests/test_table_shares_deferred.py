@@ -29,7 +29,7 @@ DEALS = TableOp("deals", deck="d", seats=BATCH)
 SHUFFLE = TableOp("shuffle", deck="d", cards=CARDS)
 SHOW = TableOp("show", zone="trick", seat=1)
 CHEAT, VICTIM, BYSTANDER = 2, 1, 0
-REASON = "table_shares: invalid decryption share proof (one proof for all its shares)"
+REASON = "table_shares: invalid decryption share proof (one proof for a seat's cards)"
 
 
 def dealt(seed: bytes, false_share: bool = True) -> tuple[TableBus, list[bytes]]:

@@ -29,7 +29,7 @@ BATCH = (0, 1, 2) * 3
 """Nine cards round-robin: seat 1 owes its shares of the six positions dealt to seats 0 and 2."""
 CHEAT = 1
 OWED = [0, 2, 3, 5, 6, 8]
-REASON = "table_shares: invalid decryption share proof (one proof for all its shares)"
+REASON = "table_shares: invalid decryption share proof (one proof for a seat's cards)"
 
 
 def shuffled(seed: bytes) -> TableBus:

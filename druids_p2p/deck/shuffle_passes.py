@@ -135,7 +135,7 @@ def _prove_passes(
 
 
 # --------------------------------------------------------------------------- a deals' shares
-BAD_SHARES = "table_shares: invalid decryption share proof (one proof for all its shares)"
+BAD_SHARES = "table_shares: invalid decryption share proof (one proof for a seat's cards)"
 
 
 def owed_shares(state: TableState, index: int, seat: int) -> list[int]:
