@@ -160,3 +160,21 @@ def test_an_honest_deal_is_checked_whole_by_the_final_reveal_and_a_false_claim_b
             bus2.peers[seat].receive(raw)
     bus2.push(TableOp("final"))
     assert all(p.state.finished and p.state.unproven == {} for p in bus2.peers)
+
+
+def test_a_seat_with_nothing_to_do_checks_the_proofs_left_one_seats_cards_at_a_time() -> None:
+    """``TablePeer.check_unproven`` (what a peer runs while nothing arrives): the proofs of the
+    lowest seat's cards first, a false one blamed as at an opening; an honest deal's all
+    checked after one call a seat."""
+    bus, made = dealt(b"idle")
+    bystander_after_the_deal(bus, made)
+    with pytest.raises(DeckFault) as info:
+        bus.peers[BYSTANDER].check_unproven()  # seat 1's cards: seat 2's false share
+    blames_the_cheat(bus, made, info)
+    bus, made = dealt(b"idle", false_share=False)
+    bystander_after_the_deal(bus, made)
+    peer = bus.peers[BYSTANDER]
+    peer.check_unproven()
+    assert sorted(peer.state.unproven) == [CHEAT]
+    peer.check_unproven()
+    assert peer.state.unproven == {}

@@ -13,7 +13,13 @@ from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
 from druids_p2p.deck.lincomb import multiply_all
 from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
 from druids_p2p.deck.shuffle import shuffle_output, statement_seed
-from druids_p2p.deck.shuffle_passes import owed_shares, prove_held, share_groups, shuffle_input
+from druids_p2p.deck.shuffle_passes import (
+    owed_shares,
+    prove_held,
+    prove_unproven,
+    share_groups,
+    shuffle_input,
+)
 from druids_p2p.deck.shuffle_proof import OwnShuffle, prove_shuffle
 from druids_p2p.deck.table_messages import (
     DEAL,
@@ -154,6 +160,13 @@ class TablePeer:
         so that a bad one before it is the one blamed (:class:`DeckFault`,
         :func:`~druids_p2p.deck.shuffle_passes.prove_held`)."""
         prove_held(self.state, self._passes)
+
+    def check_unproven(self) -> None:
+        """Check now the stored proofs of one seat's cards (the lowest seat's) that the deals
+        left unchecked here (:func:`~druids_p2p.deck.shuffle_passes.prove_unproven`): a caller
+        with nothing else to do asks, so that opening that seat's first card finds them done."""
+        if self.state.unproven:
+            prove_unproven(self.state, min(self.state.unproven))
 
     def precheck(self, env: Envelope) -> None:
         """Check now the proof of another seat's share(s) for the step in progress, so that only

@@ -326,6 +326,15 @@ class CardRound:
         if self.play is not None:
             self.guard(None, self.play.peer.prove_held)
 
+    def check_unproven(self) -> bool:
+        """The deal's share proofs of one seat's cards, left for later (deck.md §10.2), checked
+        now: True if there were some; a bad one is a :class:`TableFault` naming its sender."""
+        play = self.play
+        if play is None or not play.peer.state.unproven:
+            return False
+        self.guard(None, play.peer.check_unproven)
+        return True
+
     def guard(self, msg: Message | None, call: Callable[[], object]) -> None:
         """Run a deck or copy call; a cheat found is a :class:`TableFault` naming its seat."""
         try:

@@ -218,6 +218,11 @@ class TableMachine:
         self.check_deferred()
         self.card_round.prove_held()
 
+    def check_while_idle(self) -> bool:
+        """One seat's share proofs the deal left for later (deck.md §10.2), checked while nothing
+        arrives, so that its first card's opening finds them done: True if there were some."""
+        return self.aborted is None and self.card_round.check_unproven()
+
     def play(self, move: int | GameMove) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
         self.check_deferred()
