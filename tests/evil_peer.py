@@ -54,7 +54,7 @@ from druids_p2p.deck import table_peer as table_peer_module
 from druids_p2p.deck.cards import Deck, card_points
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.proofs import prove_shares
-from druids_p2p.deck.table_messages import SharePart, SharesProof, TableSharesMsg
+from druids_p2p.deck.table_messages import SeatProof, SharePart, TableSharesMsg
 from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.seam import GameMove
 from druids_p2p.lan import lobby as lobby_module
@@ -229,7 +229,7 @@ def _false_shares(self: TablePeer, index: int, deck: str) -> TableSharesMsg:
     params = state.context(b"share", deck, index)
     secret, key = self._secret, self._key
     e, s, t2 = prove_shares(params, self.seat, secret, key, positions, a_list, d_list)
-    proofs = (SharesProof(victim, e, s, t2), *msg.proofs[1:])
+    proofs = (SeatProof(victim, e, s, t2), *msg.proofs[1:])
     print(f"evil false-share: seat {victim}'s position {first.position}", file=sys.stderr)
     return TableSharesMsg(msg.round_no, msg.op, tuple(shares), proofs)
 

@@ -23,7 +23,7 @@ from druids_p2p.deck.shuffle_proof import OwnShuffle, ShuffleStatement, verify_s
 from druids_p2p.deck.table_messages import (
     DEALS,
     SHUFFLE,
-    SharesProof,
+    SeatProof,
     TableMessage,
     TableOp,
     TableShareMsg,
@@ -192,7 +192,7 @@ def defer(state: TableState, index: int, seat: int, msg: TableSharesMsg) -> None
             state.unproven.setdefault(proof.seat, []).append((index, seat))
 
 
-def due_proofs(state: TableState, msg: TableSharesMsg) -> list[SharesProof]:
+def due_proofs(state: TableState, msg: TableSharesMsg) -> list[SeatProof]:
     """The proofs of ``msg`` this state checks during its deals: those of the shares of its own
     seat's cards (an auditor's: all); the others wait in ``state.unproven``."""
     viewer = state.viewer
@@ -200,7 +200,7 @@ def due_proofs(state: TableState, msg: TableSharesMsg) -> list[SharesProof]:
 
 
 def _claim(
-    state: TableState, seat: int, msg: TableSharesMsg, proof: SharesProof
+    state: TableState, seat: int, msg: TableSharesMsg, proof: SeatProof
 ) -> tuple[bytes, list[int], list[bytes], list[bytes], tuple[bytes, bytes, bytes]]:
     shares = msg.shares
     parts = [shares[i] for i in share_groups(state, [x.position for x in shares])[proof.seat]]
@@ -211,7 +211,7 @@ def _claim(
 
 
 def challenge_holds(
-    state: TableState, params: DeckParams, seat: int, msg: TableSharesMsg, proof: SharesProof
+    state: TableState, params: DeckParams, seat: int, msg: TableSharesMsg, proof: SeatProof
 ) -> bool:
     """The check of one proof of ``seat``'s ``table_shares`` (its positions and proofs' seats
     already checked): its challenge binds ``s·B − e·h`` and ``T2``
@@ -225,7 +225,7 @@ def keep_terms(
     params: DeckParams,
     seat: int,
     msg: TableSharesMsg,
-    proof: SharesProof,
+    proof: SeatProof,
     raw: bytes,
 ) -> tuple[list[bytes], SharesTerms]:
     """The proof's part of a batch (its A list and terms), computed once (ahead of its step's
@@ -239,7 +239,7 @@ def keep_terms(
     return a_list, terms
 
 
-Claim = tuple[DeckParams, int, Sent[TableMessage], SharesProof]
+Claim = tuple[DeckParams, int, Sent[TableMessage], SeatProof]
 """One proof of a ``table_shares`` to check: its context, its sender, its message, the proof."""
 
 

@@ -211,7 +211,7 @@ class SharePart(bs.Part):
 
 
 @dataclass(frozen=True, slots=True)
-class SharesProof(bs.Part):
+class SeatProof(bs.Part):
     """The composite Chaum-Pedersen proof (e, s, T2) of a ``table_shares``' shares of the
     positions dealt to one seat, ``seat`` (deck.md §8.3): that seat checks it during the deal,
     to read its cards; every other seat when one of them is opened, or at the final reveal."""
@@ -247,7 +247,7 @@ class TableSharesMsg(bs.Whole):
         bs.Field(
             "proofs",
             "proofs",
-            bs.parts_of(SharesProof.from_body, 1, MAX_SEATS - 1),
+            bs.parts_of(SeatProof.from_body, 1, MAX_SEATS - 1),
             bs.as_bodies,
             bs.parts_members,
         ),
@@ -255,7 +255,7 @@ class TableSharesMsg(bs.Whole):
     round_no: int
     op: int
     shares: tuple[SharePart, ...]
-    proofs: tuple[SharesProof, ...]
+    proofs: tuple[SeatProof, ...]
 
 
 @dataclass(frozen=True, slots=True)

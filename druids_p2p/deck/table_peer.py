@@ -36,8 +36,8 @@ from druids_p2p.deck.table_messages import (
     Codec,
     Envelope,
     Opening,
+    SeatProof,
     SharePart,
-    SharesProof,
     TableKeyMsg,
     TableMessage,
     TableOp,
@@ -298,7 +298,7 @@ class TablePeer:
             ps = [owed[i] for i in group_of]
             a_g, d_g = [a_list[i] for i in group_of], [d_list[i] for i in group_of]
             e, s, t2 = prove_shares(params, self.seat, self._secret, self._key, ps, a_g, d_g)
-            proofs.append(SharesProof(owner, e, s, t2))
+            proofs.append(SeatProof(owner, e, s, t2))
         parts = tuple(SharePart(p, d) for p, d in zip(owed, d_list, strict=True))
         return TableSharesMsg(state.round_no, index, parts, tuple(proofs))
 
