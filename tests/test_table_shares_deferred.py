@@ -163,18 +163,20 @@ def test_an_honest_deal_is_checked_whole_by_the_final_reveal_and_a_false_claim_b
 
 
 def test_a_seat_with_nothing_to_do_checks_the_proofs_left_one_seats_cards_at_a_time() -> None:
-    """``TablePeer.check_unproven`` (what a peer runs while nothing arrives): the proofs of the
-    lowest seat's cards first, a false one blamed as at an opening; an honest deal's all
-    checked after one call a seat."""
+    """``TablePeer.check_unproven`` (what a peer runs while nothing arrives): nothing while the
+    table deals (its critical path), then the proofs of the lowest seat's cards first, a false
+    one blamed as at an opening; an honest deal's all checked after one call a seat."""
     bus, made = dealt(b"idle")
-    bystander_after_the_deal(bus, made)
+    peer = bus.peers[BYSTANDER]
+    peer.receive(made[VICTIM])
+    assert peer.state.unproven and not peer.check_unproven(), "not while the table deals"
+    peer.receive(made[CHEAT])
     with pytest.raises(DeckFault) as info:
-        bus.peers[BYSTANDER].check_unproven()  # seat 1's cards: seat 2's false share
+        peer.check_unproven()  # seat 1's cards: seat 2's false share
     blames_the_cheat(bus, made, info)
     bus, made = dealt(b"idle", false_share=False)
     bystander_after_the_deal(bus, made)
     peer = bus.peers[BYSTANDER]
-    peer.check_unproven()
-    assert sorted(peer.state.unproven) == [CHEAT]
-    peer.check_unproven()
-    assert peer.state.unproven == {}
+    assert peer.check_unproven() and sorted(peer.state.unproven) == [CHEAT]
+    assert peer.check_unproven() and peer.state.unproven == {}
+    assert not peer.check_unproven()

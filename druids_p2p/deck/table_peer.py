@@ -161,12 +161,18 @@ class TablePeer:
         :func:`~druids_p2p.deck.shuffle_passes.prove_held`)."""
         prove_held(self.state, self._passes)
 
-    def check_unproven(self) -> None:
+    def check_unproven(self) -> bool:
         """Check now the stored proofs of one seat's cards (the lowest seat's) that the deals
-        left unchecked here (:func:`~druids_p2p.deck.shuffle_passes.prove_unproven`): a caller
-        with nothing else to do asks, so that opening that seat's first card finds them done."""
-        if self.state.unproven:
-            prove_unproven(self.state, min(self.state.unproven))
+        left unchecked here (:func:`~druids_p2p.deck.shuffle_passes.prove_unproven`), unless the
+        table is dealing (a shuffle, a deal: work on its critical path): a caller with nothing
+        else to do asks, so that opening that seat's first card finds them done. True if it
+        checked some."""
+        state = self.state
+        current = state.current
+        if not state.unproven or (current is not None and current.kind not in (PLAY, SHOW)):
+            return False
+        prove_unproven(state, min(state.unproven))
+        return True
 
     def precheck(self, env: Envelope) -> None:
         """Check now the proof of another seat's share(s) for the step in progress, so that only
