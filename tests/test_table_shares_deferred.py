@@ -44,14 +44,15 @@ def dealt(seed: bytes, false_share: bool = True) -> tuple[TableBus, list[bytes]]
     return bus, made
 
 
-def _falsify(bus: TableBus, body: dict[str, Any]) -> None:
+def _falsify(bus: TableBus, body: dict[str, Any], op: int = 1, which: int = 1) -> None:
     peer = bus.peers[CHEAT]
     state = peer.state
     mine = [part for part in body["shares"] if state.positions[part["pos"]].owner == VICTIM]
-    mine[1]["d"] = group.add(mine[1]["d"], state.positions[mine[1]["pos"]].a)  # position 4
+    false = mine[which]  # (position 4 at the first deals)
+    false["d"] = group.add(false["d"], state.positions[false["pos"]].a)
     positions = [part["pos"] for part in mine]
     a_list = [state.positions[p].a for p in positions]
-    params = context_params(TABLE_ID, GAME, SEATS, b"share", "d", 1)
+    params = context_params(TABLE_ID, GAME, SEATS, b"share", "d", op)
     d_list = [part["d"] for part in mine]
     e, s, t2 = prove_shares(params, CHEAT, peer._secret, peer._key, positions, a_list, d_list)
     (proof,) = [pr for pr in body["proofs"] if pr["seat"] == VICTIM]
@@ -162,21 +163,45 @@ def test_an_honest_deal_is_checked_whole_by_the_final_reveal_and_a_false_claim_b
     assert all(p.state.finished and p.state.unproven == {} for p in bus2.peers)
 
 
-def test_a_seat_with_nothing_to_do_checks_the_proofs_left_one_seats_cards_at_a_time() -> None:
-    """``TablePeer.check_unproven`` (what a peer runs while nothing arrives): nothing while the
-    table deals (its critical path), then the proofs of the lowest seat's cards first, a false
-    one blamed as at an opening; an honest deal's all checked after one call a seat."""
+def test_a_waiting_seat_checks_the_proofs_left_aside_and_takes_the_result_when_due() -> None:
+    """``TablePeer.check_unproven`` (what a LAN peer runs while nothing arrives): nothing while
+    the table deals (its critical path), then one check of every proof left, on the
+    low-priority thread; the opening (or a blame, or the final reveal) that needs them takes
+    its result: a false share is blamed exactly as without it, an honest deal is left with
+    nothing unchecked."""
     bus, made = dealt(b"idle")
     peer = bus.peers[BYSTANDER]
     peer.receive(made[VICTIM])
     assert peer.state.unproven and not peer.check_unproven(), "not while the table deals"
     peer.receive(made[CHEAT])
+    assert peer.check_unproven() and not peer.check_unproven(), "one check at a time"
     with pytest.raises(DeckFault) as info:
-        peer.check_unproven()  # seat 1's cards: seat 2's false share
+        peer.prove_held()
     blames_the_cheat(bus, made, info)
     bus, made = dealt(b"idle", false_share=False)
     bystander_after_the_deal(bus, made)
     peer = bus.peers[BYSTANDER]
-    assert peer.check_unproven() and sorted(peer.state.unproven) == [CHEAT]
-    assert peer.check_unproven() and peer.state.unproven == {}
+    assert peer.check_unproven()
+    assert peer.state.aside is not None and peer.state.aside[1].result() is True
+    peer.prove_held()
+    assert peer.state.unproven == {} and peer.state.aside is None
     assert not peer.check_unproven()
+
+
+def test_a_check_aside_leaves_a_later_deals_proofs_to_be_checked() -> None:
+    """A check started aside after one deals covers that deals' proofs only: a false share in a
+    deals after it is still blamed when its proofs are due."""
+    bus, made = dealt(b"later", false_share=False)
+    for seat, raws in enumerate(([made[1], made[2]], [made[0], made[2]], [made[0], made[1]])):
+        for raw in raws:
+            bus.peers[seat].receive(raw)
+    peer = bus.peers[BYSTANDER]
+    assert peer.check_unproven()
+    again = TableOp("deals", deck="d", seats=(0, 1, 2))
+    more = [raw for p in bus.peers for raw in p.push(again)]
+    more[CHEAT] = rewrite(bus.codecs[CHEAT], more[CHEAT], lambda b: _falsify(bus, b, 2, 0))
+    peer.receive(more[VICTIM])
+    peer.receive(more[CHEAT])
+    with pytest.raises(DeckFault) as info:
+        peer.prove_held()
+    assert info.value.seat == CHEAT and info.value.evidence[0] == more[CHEAT]

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.errors import DeckFault
+from druids_p2p.deck.lincomb import aside
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.proofs import (
     SharesTerms,
@@ -22,6 +23,8 @@ from druids_p2p.deck.proofs import (
 from druids_p2p.deck.shuffle_proof import OwnShuffle, ShuffleStatement, verify_shuffles
 from druids_p2p.deck.table_messages import (
     DEALS,
+    PLAY,
+    SHOW,
     SHUFFLE,
     SeatProof,
     TableMessage,
@@ -280,8 +283,23 @@ def prove_unproven(state: TableState, owner: int | None = None) -> None:
     checked during their deals (:attr:`TableState.unproven`): before one of its cards is opened,
     before a silence is blamed, at the final reveal. Both checks of each, in one batch; if it
     fails, each alone in order of deals, sender and seat: the first bad one is blamed, as that
-    seat blamed it during the deal (deck.md §10.2)."""
+    seat blamed it during the deal (deck.md §10.2). A check of them all made aside
+    (:func:`check_aside`) is waited for and, if it held, taken instead."""
+    aside, state.aside = state.aside, None
+    if aside is not None and aside[1].result():
+        for seat, entries in aside[0].items():  # (a later deals may have added others since)
+            left = [e for e in state.unproven.get(seat, ()) if e not in entries]
+            state.unproven.pop(seat, None)
+            if left:
+                state.unproven[seat] = left
     owners = sorted(state.unproven) if owner is None else [owner]
+    _prove(state, unproven_claims(state, owners), challenge=True)
+    for seat in owners:
+        state.unproven.pop(seat, None)
+
+
+def unproven_claims(state: TableState, owners: list[int]) -> list[Claim]:
+    """The unchecked proofs of ``owners``' cards, in order of deals, sender and seat."""
     todo: list[tuple[int, int, int]] = []
     for seat in owners:
         todo += [(index, sender, seat) for index, sender in state.unproven.get(seat, ())]
@@ -291,9 +309,37 @@ def prove_unproven(state: TableState, owner: int | None = None) -> None:
         assert isinstance(sent.msg, TableSharesMsg)
         params = state.context(b"share", state.ops[index].deck, index)
         claims += [(params, sender, sent, pr) for pr in sent.msg.proofs if pr.seat == seat]
-    _prove(state, claims, challenge=True)
-    for seat in owners:
-        state.unproven.pop(seat, None)
+    return claims
+
+
+def check_aside(state: TableState) -> bool:
+    """Start checking every unchecked proof on the low-priority thread (``lincomb.aside``),
+    unless one such check is under way or the table is dealing: its result is taken by
+    :func:`prove_unproven` when one is due, a failure checked there again to name the culprit.
+    True if it started one."""
+    current = state.current
+    if not state.unproven or state.aside is not None:
+        return False
+    if current is not None and current.kind not in (PLAY, SHOW):
+        return False
+    owners = sorted(state.unproven)
+    taken = {seat: list(state.unproven[seat]) for seat in owners}
+    state.aside = (taken, aside(claims_hold, state, unproven_claims(state, owners)))
+    return True
+
+
+def claims_hold(state: TableState, claims: list[Claim]) -> bool:
+    """Both checks of every claim, in one batch, changing nothing (it runs beside the table:
+    it reads only keys and positions' ``A``, which nothing changes once dealt)."""
+    parts = []
+    for params, seat, sent, proof in claims:
+        msg = sent.msg
+        assert isinstance(msg, TableSharesMsg)
+        key, positions, a_list, d_list, triple = _claim(state, seat, msg, proof)
+        if not shares_challenge_holds(params, seat, key, positions, a_list, d_list, triple):
+            return False
+        parts.append((a_list, shares_terms(params, seat, key, positions, a_list, d_list, triple)))
+    return shares_batch_holds(parts)
 
 
 def _prove(

@@ -14,9 +14,9 @@ from druids_p2p.deck.lincomb import multiply_all
 from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
 from druids_p2p.deck.shuffle import shuffle_output, statement_seed
 from druids_p2p.deck.shuffle_passes import (
+    check_aside,
     owed_shares,
     prove_held,
-    prove_unproven,
     share_groups,
     shuffle_input,
 )
@@ -162,17 +162,12 @@ class TablePeer:
         prove_held(self.state, self._passes)
 
     def check_unproven(self) -> bool:
-        """Check now the stored proofs of one seat's cards (the lowest seat's) that the deals
-        left unchecked here (:func:`~druids_p2p.deck.shuffle_passes.prove_unproven`), unless the
-        table is dealing (a shuffle, a deal: work on its critical path): a caller with nothing
-        else to do asks, so that opening that seat's first card finds them done. True if it
-        checked some."""
-        state = self.state
-        current = state.current
-        if not state.unproven or (current is not None and current.kind not in (PLAY, SHOW)):
-            return False
-        prove_unproven(state, min(state.unproven))
-        return True
+        """Start checking, on the low-priority thread, the stored proofs of other seats' cards
+        that the deals left unchecked here, unless the table is dealing (its critical path) or
+        such a check is under way (:func:`~druids_p2p.deck.shuffle_passes.check_aside`): a LAN
+        peer asks while it waits, so that the first card opened finds them checked, on a core
+        the moves did not need. True if it started one."""
+        return check_aside(self.state)
 
     def precheck(self, env: Envelope) -> None:
         """Check now the proof of another seat's share(s) for the step in progress, so that only

@@ -329,8 +329,8 @@ class CardRound:
             self.guard(None, self.play.peer.prove_held)
 
     def check_unproven(self) -> bool:
-        """The deal's share proofs of one seat's cards, left for later (deck.md §10.2), checked
-        now: True if there were some; a bad one is a :class:`TableFault` naming its sender."""
+        """The deal's share proofs of other seats' cards, left for later (deck.md §10.2): their
+        check started aside (``TablePeer.check_unproven``); True if it started now."""
         play = self.play
         return play is not None and self.guard(None, play.peer.check_unproven)
 

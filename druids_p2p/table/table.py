@@ -219,8 +219,9 @@ class TableMachine:
         self.card_round.prove_held()
 
     def check_while_idle(self) -> bool:
-        """One seat's share proofs the deal left for later (deck.md §10.2), checked while nothing
-        arrives, so that its first card's opening finds them done: True if there were some."""
+        """The share proofs the deal left for later (deck.md §10.2), checked aside (a thread of
+        the lowest priority) once nothing arrives, so that the first card opened finds them
+        done: True if that check started now."""
         return self.aborted is None and self.card_round.check_unproven()
 
     def play(self, move: int | GameMove) -> list[bytes]:
