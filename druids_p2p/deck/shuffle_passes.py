@@ -284,9 +284,10 @@ def prove_unproven(state: TableState, owner: int | None = None) -> None:
     before a silence is blamed, at the final reveal. Both checks of each, in one batch; if it
     fails, each alone in order of deals, sender and seat: the first bad one is blamed, as that
     seat blamed it during the deal (deck.md §10.2). A check of them all made aside
-    (:func:`check_aside`) is waited for and, if it held, taken instead."""
+    (:func:`check_aside`) is waited for and, if it held, taken instead (if it did not, or
+    raised, they are checked here)."""
     aside, state.aside = state.aside, None
-    if aside is not None and aside[1].result():
+    if aside is not None and aside[1].exception() is None and aside[1].result():
         for seat, entries in aside[0].items():  # (a later deals may have added others since)
             left = [e for e in state.unproven.get(seat, ()) if e not in entries]
             state.unproven.pop(seat, None)
