@@ -9,6 +9,9 @@ Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is t
 * ``forge-shuffle``: each shuffle pass of its is fresh encryptions of cards and randomness of
   its own choosing (issue 12's attack: a last shuffler doing this would know every hand), sent
   with the proof of its honest pass.
+* ``false-share``: in each ``table_shares`` of its, one share of a card of the first seat it
+  deals to is false (``x·A + A``), under a proof of that seat's shares made for it (its challenge
+  holds, its equation does not): a seat checks only its own cards' proofs during the deal.
 * ``junk``: besides its real traffic, every few messages it sends every peer garbage bytes,
   truncated and bit-flipped messages, a message signed by a key with no seat, one of its own
   messages re-signed for another table, and an exact replay of an earlier message.
@@ -50,6 +53,9 @@ from druids_p2p.deck import group
 from druids_p2p.deck import table_peer as table_peer_module
 from druids_p2p.deck.cards import Deck, card_points
 from druids_p2p.deck.params import DeckParams
+from druids_p2p.deck.proofs import prove_shares
+from druids_p2p.deck.table_messages import SeatProof, SharePart, TableSharesMsg
+from druids_p2p.deck.table_peer import TablePeer
 from druids_p2p.games.seam import GameMove
 from druids_p2p.lan import lobby as lobby_module
 from druids_p2p.lan.mesh import Mesh
@@ -203,6 +209,31 @@ def _forged_shuffle_output(
     return Deck(tuple(a for a, _ in pairs), tuple(c for _, c in pairs)), perm, rs
 
 
+_original_shares = TablePeer._shares
+
+
+def _false_shares(self: TablePeer, index: int, deck: str) -> TableSharesMsg:
+    """Its part of a deals (``TablePeer._shares``) with the first share of the first seat's
+    cards it deals to made false, under a proof of that seat's shares made for it."""
+    msg = _original_shares(self, index, deck)
+    state, victim = self.state, msg.proofs[0].seat
+    theirs = [i for i, x in enumerate(msg.shares) if state.positions[x.position].owner == victim]
+    shares = list(msg.shares)
+    first = shares[theirs[0]]
+    shares[theirs[0]] = SharePart(
+        first.position, group.add(first.share, state.positions[first.position].a)
+    )
+    positions = [shares[i].position for i in theirs]
+    a_list = [state.positions[p].a for p in positions]
+    d_list = [shares[i].share for i in theirs]
+    params = state.context(b"share", deck, index)
+    secret, key = self._secret, self._key
+    e, s, t2 = prove_shares(params, self.seat, secret, key, positions, a_list, d_list)
+    proofs = (SeatProof(victim, e, s, t2), *msg.proofs[1:])
+    print(f"evil false-share: seat {victim}'s position {first.position}", file=sys.stderr)
+    return TableSharesMsg(msg.round_no, msg.op, tuple(shares), proofs)
+
+
 CHAT_EVERY = 10
 CHAT_FLOOD = 12
 
@@ -341,6 +372,8 @@ def install(mode: str) -> None:
         Mesh.broadcast = _equivocating_broadcast  # type: ignore[method-assign]
     elif mode == "forge-shuffle":
         setattr(table_peer_module, "shuffle_output", _forged_shuffle_output)  # noqa: B010 (its pass)
+    elif mode == "false-share":
+        TablePeer._shares = _false_shares  # type: ignore[method-assign]
     elif mode == "junk":
         Mesh.broadcast = _junk_broadcast  # type: ignore[method-assign]
     elif mode == "nonce-veto":

@@ -137,8 +137,10 @@ def _proofs(
         if isinstance(body, TableKeyMsg):
             keys[msg.sender] = body.key
             proofs.append((msg.sender, body.e, body.s, raw))
-        elif isinstance(body, TableShareMsg | TableSharesMsg):
+        elif isinstance(body, TableShareMsg):
             proofs.append((msg.sender, body.e, body.s, raw))
+        elif isinstance(body, TableSharesMsg):
+            proofs += [(msg.sender, pr.e, pr.s, raw) for pr in body.proofs]
         elif isinstance(body, TableOpenMsg):
             proofs += [(msg.sender, o.e, o.s, raw) for o in body.opens]
     return keys, proofs

@@ -69,7 +69,7 @@ def test_tampered_decryption_share_is_blamed_on_its_sender(tmp_path: Path) -> No
     arena.tamper = rewrite(arena, 1, MsgType.TABLE_SHARES, mutate)
     arena.run()
     assert len(position) == 1, "the cheater's first table_shares was not tampered with"
-    arena.assert_blamed(1, "table_shares: invalid decryption share proof (one proof for all")
+    arena.assert_blamed(1, "table_shares: invalid decryption share proof (one proof for a seat")
 
 
 def test_tampered_share_in_a_card_shown_is_blamed(tmp_path: Path) -> None:

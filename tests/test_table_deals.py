@@ -20,9 +20,10 @@ from table_local import GAME, TABLE_ID, TableBus, make_table
 from druids_p2p.deck import group
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.proofs import prove_shares
+from druids_p2p.deck.shuffle_passes import owed_shares
 from druids_p2p.deck.table_audit import audit_record, audit_state, secret_fault
 from druids_p2p.deck.table_messages import TableOp, TableSharesMsg, parse_table_body
-from druids_p2p.deck.table_ops import owed_shares, senders
+from druids_p2p.deck.table_ops import senders
 from druids_p2p.deck.table_state import Sent, TableOpError
 from druids_p2p.games.druids2017.game import SeatOp
 from druids_p2p.table.card_table_play import table_op
@@ -201,15 +202,20 @@ def own_share(bus: TableBus, seat: int, p: int) -> dict[str, Any]:
 
 
 def reprove(bus: TableBus, seat: int, body: dict[str, Any]) -> None:
-    """``seat`` makes a true composite proof of the shares now in ``body`` (deck.md §8.3)."""
+    """``seat`` makes true composite proofs of the shares now in ``body``, one a seat they are
+    dealt to (deck.md §8.3)."""
     peer = bus.peers[seat]
-    positions = [part["pos"] for part in body["shares"]]
-    a_list = [peer.state.positions[p].a for p in positions]
-    d_list = [part["d"] for part in body["shares"]]
+    owners: dict[int, list[dict[str, Any]]] = {}
+    for part in body["shares"]:
+        owners.setdefault(peer.state.positions[part["pos"]].owner, []).append(part)
     params = peer.state.context(b"share", "d", 1)
-    body["e"], body["s"], body["t2"] = prove_shares(
-        params, seat, peer._secret, peer._key, positions, a_list, d_list
-    )
+    body["proofs"] = []
+    for owner, parts in sorted(owners.items()):
+        positions = [part["pos"] for part in parts]
+        a_list = [peer.state.positions[p].a for p in positions]
+        d_list = [part["d"] for part in parts]
+        e, s, t2 = prove_shares(params, seat, peer._secret, peer._key, positions, a_list, d_list)
+        body["proofs"].append({"e": e, "s": s, "seat": owner, "t2": t2})
 
 
 @pytest.mark.parametrize(
@@ -244,14 +250,14 @@ def test_a_table_shares_with_a_share_of_its_own_position_is_blamed() -> None:
     assert "shares for positions [0, 1, 2, 3, 5]" in fault.reason, fault.reason
 
 
-BAD_PROOF = "table_shares: invalid decryption share proof (one proof for all its shares)"
+BAD_PROOF = "table_shares: invalid decryption share proof (one proof for a seat's cards)"
 
 
 def test_a_table_shares_with_a_bad_proof_is_blamed_with_its_key() -> None:
     bus = shuffled(b"cheat")
 
     def forge(body: dict[str, Any]) -> None:
-        body["s"] = body["e"]
+        body["proofs"][0]["s"] = body["proofs"][0]["e"]  # its proof of seat 0's shares
 
     fault = refused(bus, 2, forge)
     assert fault.reason == BAD_PROOF
@@ -282,12 +288,13 @@ def test_a_table_shares_for_a_single_deal_or_a_share_for_a_deals_is_blamed() -> 
         (honest,) = bus.peers[1].push(op)
         assert bus.kind(honest) == kind
         body = dict(bus.codecs[1].open(honest).body)
-        proof = {"e": body["e"], "s": body["s"]}
         if other == "table_shares":
             part = {k: body[k] for k in ("d", "pos")}
-            wrong = {"op": body["op"], "round": body["round"], "shares": [part], **proof}
-            wrong["t2"] = body["d"]  # (any point: the kind is checked first)
+            # (any point for T2: the kind is checked first)
+            proof = {"e": body["e"], "s": body["s"], "seat": 0, "t2": body["d"]}
+            wrong = {"op": body["op"], "round": body["round"], "shares": [part], "proofs": [proof]}
         else:
+            proof = {k: body["proofs"][0][k] for k in ("e", "s")}
             wrong = {"op": body["op"], "round": body["round"], **dict(body["shares"][0]), **proof}
         raw = bus.codecs[1].seal(other, dict(sorted(wrong.items())))
         receiver = bus.peers[2]
@@ -312,7 +319,7 @@ def test_a_table_shares_is_proven_as_it_arrives_and_a_bad_one_only_when_it_is_ju
     assert peer.state.proven == {made[1][0]}
 
     def forge(body: dict[str, Any]) -> None:
-        body["s"] = body["e"]
+        body["proofs"][0]["s"] = body["proofs"][0]["e"]  # its proof of seat 0's shares
 
     forged = rewrite(bus.codecs[2], made[2][0], forge)
     fewer = rewrite(bus.codecs[2], made[2][0], lambda b: b["shares"].pop())

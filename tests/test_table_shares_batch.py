@@ -1,10 +1,10 @@
-"""A deals' ``table_shares`` are checked in two steps (deck.md §8.3): each one's challenge as it
-arrives, and the equation on its ``T2`` with every other seat's of the deals in one batch, each
-message's weighted by a hash of all it sent, once the last is in. Real TablePeer objects in
-process: a ``T2`` that is not its proof's commitment is refused at the batch and blamed on its
-signer; two seats whose errors would cancel in an unweighted sum are refused too; a bad one held
-when a seat falls silent is blamed first; and the batch multiplies each dealt ``A_t`` once for
-all the messages, not once a message."""
+"""A deals' ``table_shares`` proofs of a seat's cards are checked by that seat in two steps
+(deck.md §8.3): each one's challenge as it arrives, and the equation on its ``T2`` with every
+other seat's proof of its cards in one batch, each weighted by a hash of all it sent, once the
+last is in. Real TablePeer objects in process: a ``T2`` that is not its proof's commitment is
+refused at the batch and blamed on its signer; two seats whose errors would cancel in an
+unweighted sum are refused too; a bad one held when a seat falls silent is blamed first; and the
+batch multiplies each A of the seat's cards once for all the messages, not once a message."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from druids_p2p.deck.table_state import context_params
 NUM_CARDS, CARDS, SEATS = 16, tuple(range(12)), 3
 BATCH = (0, 1, 2) * 3
 """Nine cards round-robin: each seat owes its shares of the six positions dealt to the others."""
-REASON = "table_shares: invalid decryption share proof (one proof for all its shares)"
+REASON = "table_shares: invalid decryption share proof (one proof for a seat's cards)"
 DEALS = TableOp("deals", deck="d", seats=BATCH)
 
 
@@ -43,34 +43,49 @@ def shuffled(seed: bytes) -> TableBus:
     return bus
 
 
+HONEST = 0
+"""The seat that checks: the proofs below are those of the shares of its cards."""
+
+
+def _proof(body: dict[str, Any]) -> dict[str, Any]:
+    """The body's proof of the shares of seat ``HONEST``'s cards."""
+    (proof,) = [pr for pr in body["proofs"] if pr["seat"] == HONEST]
+    assert isinstance(proof, dict)
+    return proof
+
+
 def _statement(bus: TableBus, seat: int, body: dict[str, Any]) -> tuple[Any, ...]:
     state = bus.peers[seat].state
     params = context_params(TABLE_ID, GAME, SEATS, b"share", "d", 1)
-    positions = [part["pos"] for part in body["shares"]]
+    parts = [part for part in body["shares"] if state.positions[part["pos"]].owner == HONEST]
+    positions = [part["pos"] for part in parts]
     a_list = [state.positions[p].a for p in positions]
-    d_list = [part["d"] for part in body["shares"]]
+    d_list = [part["d"] for part in parts]
     return params, positions, a_list, d_list
 
 
 def commit_to(bus: TableBus, seat: int, body: dict[str, Any], t2: bytes, w: int = 7) -> None:
-    """``seat`` proves its shares in ``body`` with its true secret and a ``T2`` of its choice:
-    ``e`` binds ``T1 = w·B`` and that ``T2``, ``s = w + e·x``, so the challenge holds."""
+    """``seat`` proves its shares of ``HONEST``'s cards in ``body`` with its true secret and a
+    ``T2`` of its choice: ``e`` binds ``T1 = w·B`` and that ``T2``, ``s = w + e·x``, so the
+    challenge holds."""
     peer = bus.peers[seat]
     params, positions, a_list, d_list = _statement(bus, seat, body)
     statement = shares_statement(params, seat, peer._key, positions, a_list, d_list)
     e = statement.challenge(group.base_mul(_scalar(w)), t2)
-    body["e"], body["t2"] = e, t2
-    body["s"] = _scalar(w + _ints(e) * _ints(peer._secret))
+    proof = _proof(body)
+    proof["e"], proof["t2"] = e, t2
+    proof["s"] = _scalar(w + _ints(e) * _ints(peer._secret))
 
 
 def error_of(bus: TableBus, seat: int, body: dict[str, Any]) -> bytes:
-    """``s·A* − e·D* − T2`` of ``seat``'s body: the identity for an honest proof."""
+    """``s·A* − e·D* − T2`` of ``seat``'s proof of ``HONEST``'s cards: the identity when true."""
     params, positions, a_list, d_list = _statement(bus, seat, body)
     digest = shares_digest(params, seat, bus.peers[seat]._key, positions, a_list, d_list)
     coefs = [_ints(c) for c in batch_coefficients(digest, len(a_list))]
-    e, s = _ints(body["e"]), _ints(body["s"])
+    proof = _proof(body)
+    e, s = _ints(proof["e"]), _ints(proof["s"])
     scalars = [s * c for c in coefs] + [-e * c for c in coefs] + [-1]
-    return sum_products(group.IDENTITY, scalars, [*a_list, *d_list, body["t2"]])
+    return sum_products(group.IDENTITY, scalars, [*a_list, *d_list, proof["t2"]])
 
 
 def own_messages(bus: TableBus) -> list[bytes]:
@@ -87,7 +102,7 @@ def test_a_t2_that_is_not_its_commitment_is_refused_at_the_batch_and_blamed() ->
     made = own_messages(bus)
 
     def wrong_t2(body: dict[str, Any]) -> None:
-        commit_to(bus, 1, body, group.add(body["t2"], group.BASE))
+        commit_to(bus, 1, body, group.add(_proof(body)["t2"], group.BASE))
 
     made[1] = rewrite(bus.codecs[1], made[1], wrong_t2)
     honest = bus.peers[0]
@@ -109,7 +124,7 @@ def test_two_seats_whose_errors_cancel_in_an_unweighted_sum_are_refused() -> Non
     errors: list[bytes] = []
 
     def false_share(body: dict[str, Any]) -> None:
-        part = body["shares"][2]
+        part = body["shares"][2]  # position 3, dealt to seat 0
         part["d"] = group.add(part["d"], state.positions[part["pos"]].a)
         commit_to(bus, 1, body, _honest_t2(bus, 1, body, w=7))  # as an honest prover would
         errors.append(error_of(bus, 1, body))
@@ -146,7 +161,7 @@ def test_a_bad_table_shares_held_when_a_seat_falls_silent_is_blamed_first() -> N
     made[1] = rewrite(
         bus.codecs[1],
         made[1],
-        lambda body: commit_to(bus, 1, body, group.add(body["t2"], group.BASE)),
+        lambda body: commit_to(bus, 1, body, group.add(_proof(body)["t2"], group.BASE)),
     )
     honest = bus.peers[0]
     honest.receive(made[1])
@@ -166,10 +181,11 @@ def test_an_honest_deals_passes_its_batch_and_prove_held_blames_nobody() -> None
 
 
 def test_the_batch_multiplies_each_dealt_a_once_for_every_message() -> None:
-    """A seat's check of the others' ``table_shares`` of a deals of ``k`` positions, ``m``
-    shares each: one generic multiplication a message for its challenge, ``m + 1`` for its
-    shares and ``T2``, and one a position for all of them (``k``), where a check of each alone
-    took ``2m + 1`` a message; then one a card of its own hand, to read it."""
+    """A seat's check, during the deal, of the others' proofs of the shares of its ``h`` cards:
+    one generic multiplication a message for its challenge, ``h + 1`` for its shares and ``T2``,
+    and one a card for all of them (``h``), where a check of each alone took ``2h + 1`` a
+    message; then one a card of its hand, to read it. The proofs of the other seats' cards wait
+    (deck.md §10.2): none of their shares is multiplied here."""
     bus = shuffled(b"cost")
     made = own_messages(bus)
     honest = bus.peers[0]
@@ -177,7 +193,7 @@ def test_the_batch_multiplies_each_dealt_a_once_for_every_message() -> None:
         ops.current = 0
         honest.receive(made[1])
         honest.receive(made[2])
-    owed, positions, senders = 6, len(BATCH), 2
-    own_cards = positions // SEATS
-    assert ops.of(0)["mul"] == senders * (1 + owed + 1) + positions + own_cards, ops.of(0)
-    assert ops.of(0)["mul"] < senders * (2 * owed + 1) + own_cards
+    senders, own_cards = 2, len(BATCH) // SEATS
+    assert ops.of(0)["mul"] == senders * (1 + own_cards + 1) + own_cards + own_cards, ops.of(0)
+    assert ops.of(0)["mul"] < senders * (2 * own_cards + 1) + own_cards
+    assert sorted(honest.state.unproven) == [1, 2], "the proofs of seats 1's and 2's cards wait"

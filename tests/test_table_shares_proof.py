@@ -1,10 +1,11 @@
-"""A ``table_shares`` carries ONE composite Chaum-Pedersen proof (deck.md §8.3): its sender's
-shares of a deals all use the one secret of its key, proven at once on a random linear
-combination whose coefficients hash the whole statement (the batched DLEQ of Henry and Goldberg,
-"Privacy Pass", Davidson et al. 2018, §3.2). Real TablePeer objects in process: one wrong share
-among many, a proof from another operation, round, position set or sender, or over a subset of
-the shares, is refused by every honest seat and blamed on the signer with its signed message
-and its key as evidence; which share is wrong is not needed."""
+"""A ``table_shares`` carries one composite Chaum-Pedersen proof a seat it deals to (deck.md
+§8.3): its sender's shares of that seat's cards all use the one secret of its key, proven at
+once on a random linear combination whose coefficients hash the whole statement (the batched DLEQ
+of Henry and Goldberg, "Privacy Pass", Davidson et al. 2018, §3.2). Real TablePeer objects in
+process: one wrong share among many, a proof from another operation, round, position set or
+sender, or over a subset of the shares, is refused by the seat whose cards it proves and blamed
+on the signer with its signed message and its key as evidence; which share is wrong is not
+needed."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ BATCH = (0, 1, 2) * 3
 """Nine cards round-robin: seat 1 owes its shares of the six positions dealt to seats 0 and 2."""
 CHEAT = 1
 OWED = [0, 2, 3, 5, 6, 8]
-REASON = "table_shares: invalid decryption share proof (one proof for all its shares)"
+REASON = "table_shares: invalid decryption share proof (one proof for a seat's cards)"
 
 
 def shuffled(seed: bytes) -> TableBus:
@@ -44,22 +45,26 @@ def reproved(
     op: int = 1,
     round_no: int = GAME,
     seat: int = CHEAT,
-    positions: list[int] | None = None,
+    shift: int = 0,
     keep: slice = slice(None),
 ) -> None:
-    """The cheater re-makes the body's composite proof with its true secret, over the shares
-    now in ``body`` (or the ``keep`` slice of them), for operation ``op`` of round ``round_no``,
-    as ``seat``, of ``positions`` (default: the body's)."""
+    """The cheater re-makes the body's composite proofs (one a seat it deals to) with its true
+    secret, each over the shares now in ``body`` of that seat's cards (or the ``keep`` slice of
+    them), for operation ``op`` of round ``round_no``, as ``seat``, of those positions each
+    shifted by ``shift``."""
     peer = bus.peers[CHEAT]
     state = peer.state
-    parts = body["shares"][keep]
-    listed = positions if positions is not None else [part["pos"] for part in parts]
     params = context_params(TABLE_ID, round_no, SEATS, b"share", "d", op)
-    a_list = [state.positions[part["pos"]].a for part in parts]
-    d_list = [part["d"] for part in parts]
-    body["e"], body["s"], body["t2"] = prove_shares(
-        params, seat, peer._secret, peer._key, listed, a_list, d_list
-    )
+    for proof in body["proofs"]:
+        mine = [
+            part for part in body["shares"] if state.positions[part["pos"]].owner == proof["seat"]
+        ]
+        parts = mine[keep]
+        listed = [part["pos"] + shift for part in parts]
+        a_list = [state.positions[part["pos"]].a for part in parts]
+        d_list = [part["d"] for part in parts]
+        e, s, t2 = prove_shares(params, seat, peer._secret, peer._key, listed, a_list, d_list)
+        proof |= {"e": e, "s": s, "t2": t2}
 
 
 def tamper_next_shares(bus: TableBus, mutate: Callable[[dict[str, Any]], None]) -> None:
@@ -97,7 +102,8 @@ def test_an_honest_table_shares_is_one_proof_over_every_owed_share() -> None:
     bus.push(TableOp("deals", deck="d", seats=BATCH))
     for seat, (_, raw) in enumerate(bus.sent[before:]):
         body = bus.codecs[0].open(raw).body
-        assert sorted(body) == ["e", "op", "round", "s", "shares", "t2"]
+        assert sorted(body) == ["op", "proofs", "round", "shares"]
+        assert [pr["seat"] for pr in body["proofs"]] == [s for s in range(SEATS) if s != seat]
         assert all(sorted(part) == ["d", "pos"] for part in body["shares"])
         assert [part["pos"] for part in body["shares"]] == [
             p for p in range(len(BATCH)) if p % SEATS != seat
@@ -136,7 +142,7 @@ def test_one_share_changed_under_the_honest_proof_blames_the_sender() -> None:
         ("another operation", {"op": 2}),
         ("another round", {"round_no": GAME + 1}),
         ("another sender", {"seat": 2}),
-        ("another position set", {"positions": [p + 1 for p in OWED]}),
+        ("another position set", {"shift": 1}),
     ],
 )
 def test_a_proof_made_for_another_context_is_refused(name: str, where: dict[str, Any]) -> None:
@@ -147,9 +153,9 @@ def test_a_proof_made_for_another_context_is_refused(name: str, where: dict[str,
 
 
 def test_a_proof_over_a_subset_of_the_shares_is_refused() -> None:
-    """A true proof of the first five shares only, sent with all six."""
+    """True proofs of the first two of each seat's three shares only, sent with all six."""
     bus = shuffled(b"subset")
-    refused(bus, lambda body: reproved(bus, body, keep=slice(0, 5)))
+    refused(bus, lambda body: reproved(bus, body, keep=slice(0, 2)))
 
 
 def test_a_proof_replayed_from_an_earlier_deals_is_refused() -> None:
@@ -161,7 +167,7 @@ def test_a_proof_replayed_from_an_earlier_deals_is_refused() -> None:
     first = bus.codecs[0].open(old).body
 
     def replay(body: dict[str, Any]) -> None:
-        body["e"], body["s"], body["t2"] = first["e"], first["s"], first["t2"]
+        body["proofs"] = first["proofs"]  # one for seat 0's card, one for seat 2's
 
     tamper_next_shares(bus, replay)
     with pytest.raises(DeckFault) as info:

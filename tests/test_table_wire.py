@@ -84,9 +84,12 @@ def test_a_v2_schedule_with_shows_runs_over_signed_wire_messages_and_audits() ->
     shares = [decode(m.raw) for m in game.sent if m.type is MsgType.TABLE_SHARES]
     assert len(shares) == 2 * 3, "one table_shares a seat for each deals"
     for msg in shares:
-        assert tuple(msg.body) == ("e", "op", "round", "s", "shares", "t2"), "one proof for all"
+        assert tuple(msg.body) == ("op", "proofs", "round", "shares")
         assert all(tuple(part) == ("d", "pos") for part in msg.body["shares"])
         assert len(msg.body["shares"]) == 2, "its shares of the two others' positions"
+        proofs = msg.body["proofs"]
+        assert [tuple(pr) for pr in proofs] == [("e", "s", "seat", "t2")] * 2, "one a recipient"
+        assert msg.sender not in [pr["seat"] for pr in proofs]
     assert len({peer.state.digest() for peer in game.peers}) == 1
     audit = audit_record(
         game.table_id,
@@ -151,9 +154,13 @@ def _opening(**changes: Any) -> dict[str, Any]:
 
 
 def _shares(*parts: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    body = {"e": S, "op": 8, "round": 1, "s": S, "shares": list(parts) or [_part()], "t2": P}
+    body = {"op": 8, "proofs": [_share_proof()], "round": 1, "shares": list(parts) or [_part()]}
     body |= changes
     return dict(sorted(body.items()))
+
+
+def _share_proof(**changes: Any) -> dict[str, Any]:
+    return {"e": S, "s": S, "seat": 1, "t2": P} | changes
 
 
 def _part(**changes: Any) -> dict[str, Any]:
@@ -211,11 +218,14 @@ BAD_BODIES = [
     ("table_shares", _shares(_part(x=2)), r"shares\[0\]: .* 'pos', 'x'"),
     (
         "table_shares",
-        {"e": S, "op": 8, "round": 1, "s": S, "shares": [_part()]},
-        "expected keys e, op, round, s, shares, t2",
+        {"op": 8, "round": 1, "shares": [_part()]},
+        "expected keys op, proofs, round, shares",
     ),
-    ("table_shares", _shares(s=S[:31]), "s: expected bin of 32"),
-    ("table_shares", _shares(t2=P[:31]), "t2: expected bin of 32"),
+    ("table_shares", _shares(proofs=[]), "proofs: expected an array of 1..7 items"),
+    ("table_shares", _shares(proofs=[_share_proof()] * 8), "proofs: expected an array of 1..7"),
+    ("table_shares", _shares(proofs=[_share_proof(seat=8)]), r"proofs\[0\]\.seat: .* 0\.\.7"),
+    ("table_shares", _shares(proofs=[_share_proof(s=S[:31])]), r"proofs\[0\]\.s: expected bin"),
+    ("table_shares", _shares(proofs=[_share_proof(t2=P[:31])]), r"\.t2: expected bin of 32"),
     ("table_shuffle", _shuffle(a=[P] * 129), "a: expected an array of 1..128 items"),
     ("table_shuffle", _shuffle(1, deck="reserve:0/1"), f"deck: {NAME_BOUND}"),
     ("table_shuffle", _shuffle(129), "an array of 1..128 items"),
@@ -251,7 +261,9 @@ def test_a_well_shaped_body_of_each_kind_decodes(kind: str) -> None:
         "table_open": {"op": 6, "opens": [_opening(card=255)] * 2, "round": 1},
         "table_reveal": {"op": 10, "round": 1, "x": S},
         "table_show": _show(card=255, pos=4095, op=2**32 - 1),
-        "table_shares": _shares(*[_part(pos=4095)] * 128, op=2**32 - 1),
+        "table_shares": _shares(
+            *[_part(pos=4095)] * 128, op=2**32 - 1, proofs=[_share_proof(seat=7)] * 7
+        ),
     }[kind]
     assert decode(_raw(kind, body)).type is TABLE_KIND_TYPES[kind]
 

@@ -7,6 +7,7 @@ cores: half the wall time, the same point bit for bit (deck.md §13).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
@@ -26,9 +27,12 @@ _helper = threading.local()
 waiting for itself would never end)."""
 
 
+_aside: ThreadPoolExecutor | None = None
+
+
 def _reset_after_fork() -> None:
-    global _pool
-    _pool = None  # the helper thread does not exist in a forked child
+    global _pool, _aside
+    _pool = _aside = None  # the helper threads do not exist in a forked child
 
 
 os.register_at_fork(after_in_child=_reset_after_fork)
@@ -69,6 +73,24 @@ def in_background(fn: Callable[..., T], *args: object) -> Future[T]:
 
 def _mark_helper() -> None:
     _helper.busy = True
+
+
+def aside(fn: Callable[..., T], *args: object) -> Future[T]:
+    """Run ``fn(*args)`` on a thread of the lowest priority (where the OS has one per thread, as
+    Linux): work nothing waits for yet, done on a core nothing else wants (the checks a deal
+    left for later, while the game's moves go on); it hands nothing on to the helper."""
+    global _aside
+    with _lock:
+        if _aside is None:
+            _aside = ThreadPoolExecutor(1, thread_name_prefix="druids-aside", initializer=_low)
+        pool = _aside
+    return pool.submit(fn, *args)
+
+
+def _low() -> None:
+    _helper.busy = True  # (its sums stay on it: the helper thread runs at normal priority)
+    with contextlib.suppress(AttributeError, OSError):  # (no per-thread priority here)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
 
 
 SPLIT_AT = 16

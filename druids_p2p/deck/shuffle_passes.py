@@ -11,19 +11,25 @@ from collections.abc import Mapping
 
 from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.errors import DeckFault
+from druids_p2p.deck.lincomb import aside
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.proofs import (
     SharesTerms,
     shares_batch_holds,
     shares_challenge_holds,
     shares_terms,
+    verify_open,
 )
 from druids_p2p.deck.shuffle_proof import OwnShuffle, ShuffleStatement, verify_shuffles
 from druids_p2p.deck.table_messages import (
     DEALS,
+    PLAY,
+    SHOW,
     SHUFFLE,
+    SeatProof,
     TableMessage,
     TableOp,
+    TableShareMsg,
     TableSharesMsg,
     TableShuffleMsg,
 )
@@ -132,75 +138,239 @@ def _prove_passes(
 
 
 # --------------------------------------------------------------------------- a deals' shares
-BAD_SHARES = "table_shares: invalid decryption share proof (one proof for all its shares)"
+BAD_SHARES = "table_shares: invalid decryption share proof (one proof for a seat's cards)"
+
+
+def owed_shares(state: TableState, index: int, seat: int) -> list[int]:
+    """The positions of deal, deals or turn ``index`` (begun) whose share ``seat`` owes: every
+    one not dealt to it, in position order."""
+    return [p for p in state.taken(index) if state.positions[p].owner != seat]
+
+
+def proven(
+    state: TableState, params: DeckParams, seat: int, msg: TableShareMsg | TableSharesMsg
+) -> bool:
+    """The message's proof holds with ``seat``'s key: a ``table_share``'s of its one share (8.2),
+    the challenge of each due proof of a ``table_shares`` (8.3; the equations on their ``T2``
+    are checked with the deals' other ``table_shares`` once all are in,
+    ``prove_deals``)."""
+    if isinstance(msg, TableShareMsg):
+        key, a = state.keys[seat].msg.key, state.positions[msg.position].a
+        return verify_open(params, seat, msg.position, key, a, msg.share, (msg.e, msg.s))
+    return all(challenge_holds(state, params, seat, msg, pr) for pr in due_proofs(state, msg))
+
+
+def share_groups(state: TableState, positions: list[int]) -> dict[int, list[int]]:
+    """owner -> the indexes into ``positions`` (a deals' positions) of that seat's, in seat
+    order: the shares one proof of a ``table_shares`` covers (deck.md §8.3)."""
+    groups: dict[int, list[int]] = {}
+    for i, p in enumerate(positions):
+        owner = state.positions[p].owner
+        assert owner is not None  # a deals deals every position to a seat
+        groups.setdefault(owner, []).append(i)
+    return dict(sorted(groups.items()))
+
+
+def proof_seats_fit(state: TableState, msg: TableSharesMsg, owed: list[int]) -> bool:
+    """A ``table_shares`` carries one proof a seat it deals to, in seat order."""
+    return [pr.seat for pr in msg.proofs] == list(share_groups(state, owed))
+
+
+def check_proof_seats(
+    state: TableState, seat: int, msg: TableSharesMsg, owed: list[int], raw: bytes
+) -> None:
+    """Check 1 of a ``table_shares`` (its shares' positions checked): its proofs' seats."""
+    if not proof_seats_fit(state, msg, owed):
+        want = list(share_groups(state, owed))
+        why = f"proofs for seats {[pr.seat for pr in msg.proofs]}, but its shares are of "
+        raise DeckFault(seat, f"{msg.KIND}: {why}positions dealt to seats {want}", (raw,))
+
+
+def defer(state: TableState, index: int, seat: int, msg: TableSharesMsg) -> None:
+    """Keep the proofs of ``seat``'s ``table_shares`` this state does not check during the
+    deals (the shares of other seats' cards) for :func:`prove_unproven`."""
+    due = {pr.seat for pr in due_proofs(state, msg)}
+    for proof in msg.proofs:
+        if proof.seat not in due:
+            state.unproven.setdefault(proof.seat, []).append((index, seat))
+
+
+def due_proofs(state: TableState, msg: TableSharesMsg) -> list[SeatProof]:
+    """The proofs of ``msg`` this state checks during its deals: those of the shares of its own
+    seat's cards (an auditor's: all); the others wait in ``state.unproven``."""
+    viewer = state.viewer
+    return [pr for pr in msg.proofs if viewer is None or pr.seat == viewer]
 
 
 def _claim(
-    state: TableState, seat: int, msg: TableSharesMsg
+    state: TableState, seat: int, msg: TableSharesMsg, proof: SeatProof
 ) -> tuple[bytes, list[int], list[bytes], list[bytes], tuple[bytes, bytes, bytes]]:
-    positions = [part.position for part in msg.shares]
+    shares = msg.shares
+    parts = [shares[i] for i in share_groups(state, [x.position for x in shares])[proof.seat]]
+    positions = [part.position for part in parts]
     a_list = [state.positions[p].a for p in positions]
-    d_list = [part.share for part in msg.shares]
-    return state.keys[seat].msg.key, positions, a_list, d_list, (msg.e, msg.s, msg.t2)
+    d_list = [part.share for part in parts]
+    return state.keys[seat].msg.key, positions, a_list, d_list, (proof.e, proof.s, proof.t2)
 
 
-def challenge_holds(state: TableState, params: DeckParams, seat: int, msg: TableSharesMsg) -> bool:
-    """The check of ``seat``'s ``table_shares`` as it arrives (its positions already checked):
-    its challenge binds ``s·B − e·h`` and ``T2`` (``proofs.shares_challenge_holds``)."""
-    key, positions, a_list, d_list, proof = _claim(state, seat, msg)
-    return shares_challenge_holds(params, seat, key, positions, a_list, d_list, proof)
+def challenge_holds(
+    state: TableState, params: DeckParams, seat: int, msg: TableSharesMsg, proof: SeatProof
+) -> bool:
+    """The check of one proof of ``seat``'s ``table_shares`` (its positions and proofs' seats
+    already checked): its challenge binds ``s·B − e·h`` and ``T2``
+    (``proofs.shares_challenge_holds``)."""
+    key, positions, a_list, d_list, triple = _claim(state, seat, msg, proof)
+    return shares_challenge_holds(params, seat, key, positions, a_list, d_list, triple)
 
 
 def keep_terms(
-    state: TableState, params: DeckParams, seat: int, msg: TableSharesMsg, raw: bytes
-) -> SharesTerms:
-    """The message's part of the batch, computed once (ahead of its step's end, when the net
-    layer checks it early, or when the step completes) and kept by its raw bytes."""
-    terms = state.share_terms.get(raw)
+    state: TableState,
+    params: DeckParams,
+    seat: int,
+    msg: TableSharesMsg,
+    proof: SeatProof,
+    raw: bytes,
+) -> tuple[list[bytes], SharesTerms]:
+    """The proof's part of a batch (its A list and terms), computed once (ahead of its step's
+    end, when the net layer checks it early, or when it is checked) and kept by the message's
+    raw bytes and the proof's seat."""
+    key, positions, a_list, d_list, triple = _claim(state, seat, msg, proof)
+    terms = state.share_terms.get((raw, proof.seat))
     if terms is None:
-        key, positions, a_list, d_list, proof = _claim(state, seat, msg)
-        terms = shares_terms(params, seat, key, positions, a_list, d_list, proof)
-        state.share_terms[raw] = terms
-    return terms
+        terms = shares_terms(params, seat, key, positions, a_list, d_list, triple)
+        state.share_terms[(raw, proof.seat)] = terms
+    return a_list, terms
+
+
+Claim = tuple[DeckParams, int, Sent[TableMessage], SeatProof]
+"""One proof of a ``table_shares`` to check: its context, its sender, its message, the proof."""
 
 
 def prove_deals(state: TableState, params: DeckParams, index: int, seats: tuple[int, ...]) -> None:
-    """Every other seat's ``table_shares`` of deals ``index`` (all stored, each one's challenge
-    checked) in one batch; if it fails, each alone in seat order: :class:`DeckFault` on the
-    first bad one, with its signed message and its key as evidence."""
-    _prove(state, params, [(seat, state.slots[(index, seat)]) for seat in seats])
+    """The due proofs (:func:`due_proofs`) of every other seat's ``table_shares`` of deals
+    ``index`` (all stored, each one's challenge checked) in one batch; if it fails, each alone
+    in seat order: :class:`DeckFault` on the first bad one, with its signed message and its key
+    as evidence."""
+    _prove(state, _due(state, params, index, seats))
 
 
 def prove_held_shares(state: TableState) -> None:
-    """Check now the ``table_shares`` the deals in progress holds (they are otherwise checked
-    together once the last is in): a caller about to blame a seat for not sending its own asks
+    """Check now every proof still unproven of a completed deals, and the ``table_shares`` the
+    deals in progress holds (they are otherwise checked together once the last is in): a caller
+    about to blame a seat for not sending its own (or stopping on another peer's abort) asks
     first, so that a bad one before the silence is the one blamed."""
+    prove_unproven(state)
     op = state.current
     if op is None or op.kind != DEALS or state.begun != state.done:
         return
     index = state.done
-    held = sorted(seat for (i, seat) in state.checked if i == index)
-    todo = [(seat, state.slots[(index, seat)]) for seat in held]
-    _prove(state, state.context(b"share", op.deck, index), todo, batch=False)
+    held = tuple(sorted(seat for (i, seat) in state.checked if i == index))
+    _prove(state, _due(state, state.context(b"share", op.deck, index), index, held), False)
+
+
+def _due(state: TableState, params: DeckParams, index: int, seats: tuple[int, ...]) -> list[Claim]:
+    out: list[Claim] = []
+    for seat in seats:
+        sent = state.slots[(index, seat)]
+        if sent.raw not in state.own:
+            assert isinstance(sent.msg, TableSharesMsg)
+            out += [(params, seat, sent, proof) for proof in due_proofs(state, sent.msg)]
+    return out
+
+
+def prove_unproven(state: TableState, owner: int | None = None) -> None:
+    """Check the stored proofs of the shares of ``owner``'s cards (None: of every seat's) not
+    checked during their deals (:attr:`TableState.unproven`): before one of its cards is opened,
+    before a silence is blamed, at the final reveal. Both checks of each, in one batch; if it
+    fails, each alone in order of deals, sender and seat: the first bad one is blamed, as that
+    seat blamed it during the deal (deck.md §10.2). A check of them all made aside
+    (:func:`check_aside`) is waited for and, if it held, taken instead (if it did not, or
+    raised, they are checked here)."""
+    aside, state.aside = state.aside, None
+    if aside is not None and aside[1].exception() is None and aside[1].result():
+        for seat, entries in aside[0].items():  # (a later deals may have added others since)
+            left = [e for e in state.unproven.get(seat, ()) if e not in entries]
+            state.unproven.pop(seat, None)
+            if left:
+                state.unproven[seat] = left
+    owners = sorted(state.unproven) if owner is None else [owner]
+    _prove(state, unproven_claims(state, owners), challenge=True)
+    for seat in owners:
+        state.unproven.pop(seat, None)
+
+
+def unproven_claims(state: TableState, owners: list[int]) -> list[Claim]:
+    """The unchecked proofs of ``owners``' cards, in order of deals, sender and seat."""
+    todo: list[tuple[int, int, int]] = []
+    for seat in owners:
+        todo += [(index, sender, seat) for index, sender in state.unproven.get(seat, ())]
+    claims: list[Claim] = []
+    for index, sender, seat in sorted(todo):
+        sent = state.slots[(index, sender)]
+        assert isinstance(sent.msg, TableSharesMsg)
+        params = state.context(b"share", state.ops[index].deck, index)
+        claims += [(params, sender, sent, pr) for pr in sent.msg.proofs if pr.seat == seat]
+    return claims
+
+
+def check_aside(state: TableState) -> bool:
+    """Start checking every unchecked proof on the low-priority thread (``lincomb.aside``),
+    unless one such check is under way or the table is dealing: its result is taken by
+    :func:`prove_unproven` when one is due, a failure checked there again to name the culprit.
+    True if it started one."""
+    current = state.current
+    if not state.unproven or state.aside is not None:
+        return False
+    if current is not None and current.kind not in (PLAY, SHOW):
+        return False
+    owners = sorted(state.unproven)
+    taken = {seat: list(state.unproven[seat]) for seat in owners}
+    state.aside = (taken, aside(claims_hold, state, unproven_claims(state, owners)))
+    return True
+
+
+def claims_hold(state: TableState, claims: list[Claim]) -> bool:
+    """Both checks of every claim, in one batch, changing nothing (it runs beside the table:
+    it reads only keys and positions' ``A``, which nothing changes once dealt)."""
+    parts = []
+    for params, seat, sent, proof in claims:
+        msg = sent.msg
+        assert isinstance(msg, TableSharesMsg)
+        key, positions, a_list, d_list, triple = _claim(state, seat, msg, proof)
+        if not shares_challenge_holds(params, seat, key, positions, a_list, d_list, triple):
+            return False
+        parts.append((a_list, shares_terms(params, seat, key, positions, a_list, d_list, triple)))
+    return shares_batch_holds(parts)
 
 
 def _prove(
-    state: TableState,
-    params: DeckParams,
-    todo: list[tuple[int, Sent[TableMessage]]],
-    batch: bool = True,
+    state: TableState, claims: list[Claim], batch: bool = True, challenge: bool = False
 ) -> None:
-    """The equations on ``T2`` of ``todo`` (but this seat's own): in one sum if ``batch``, and
-    each alone if that fails or is not asked for; the first false one, in seat order, blamed."""
-    todo = [(seat, sent) for seat, sent in todo if sent.raw not in state.own]
-    parts: list[tuple[list[bytes], SharesTerms]] = []
-    for seat, sent in todo:
-        msg = sent.msg
-        assert isinstance(msg, TableSharesMsg)
-        a_list = [state.positions[part.position].a for part in msg.shares]
-        parts.append((a_list, keep_terms(state, params, seat, msg, sent.raw)))
-    if not parts or (batch and shares_batch_holds(parts)):
+    """The equations on ``T2`` of ``claims``: in one sum if ``batch``, and each alone if that
+    fails or is not asked for; with their challenges first if ``challenge`` (proofs not checked
+    when their message was taken); the first false one, in order, blamed."""
+    if not claims:
         return
-    for (seat, sent), part in zip(todo, parts, strict=True):
-        if not shares_batch_holds([part]):
+    parts = [_terms(state, claim) for claim in claims]
+    if (
+        batch
+        and not (challenge and not all(_challenge(state, claim) for claim in claims))
+        and shares_batch_holds(parts)
+    ):
+        return
+    for claim, part in zip(claims, parts, strict=True):
+        if (challenge and not _challenge(state, claim)) or not shares_batch_holds([part]):
+            _, seat, sent, _ = claim
             raise DeckFault(seat, BAD_SHARES, (sent.raw, state.keys[seat].raw))
+
+
+def _terms(state: TableState, claim: Claim) -> tuple[list[bytes], SharesTerms]:
+    params, seat, sent, proof = claim
+    assert isinstance(sent.msg, TableSharesMsg)
+    return keep_terms(state, params, seat, sent.msg, proof, sent.raw)
+
+
+def _challenge(state: TableState, claim: Claim) -> bool:
+    params, seat, sent, proof = claim
+    assert isinstance(sent.msg, TableSharesMsg)
+    return challenge_holds(state, params, seat, sent.msg, proof)

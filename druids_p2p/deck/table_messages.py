@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Protocol, TypeAlias
 from druids_p2p.deck import body_schema as bs
 from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.errors import MalformedMessage
-from druids_p2p.deck.params import MAX_CARDS
+from druids_p2p.deck.params import MAX_CARDS, MAX_SEATS
 from druids_p2p.deck.shuffle_proof import ShuffleProof
 
 
@@ -202,8 +202,8 @@ class TableShareMsg(bs.Whole):
 
 @dataclass(frozen=True, slots=True)
 class SharePart(bs.Part):
-    """One position's share in a ``table_shares``: its position and d = x_i·A (the message's one
-    proof covers them all)."""
+    """One position's share in a ``table_shares``: its position and d = x_i·A (the proof of
+    its owner's shares covers it)."""
 
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(POSITION, bs.point_field("d", "share"))
     position: int
@@ -211,11 +211,27 @@ class SharePart(bs.Part):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatProof(bs.Part):
+    """The composite Chaum-Pedersen proof (e, s, T2) of a ``table_shares``' shares of the
+    positions dealt to one seat, ``seat`` (deck.md §8.3): that seat checks it during the deal,
+    to read its cards; every other seat when one of them is opened, or at the final reveal."""
+
+    SCHEMA: ClassVar[bs.Schema] = bs.Schema(
+        bs.Field("seat", "seat", bs.an_int(0, MAX_SEATS - 1)), *bs.DLEQ, bs.point_field("t2", "t2")
+    )
+    seat: int
+    e: bytes
+    s: bytes
+    t2: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class TableSharesMsg(bs.Whole):
     """A seat's part of a ``deals``: its share of every position dealt to another seat, in
-    position order (none of its own), and ONE Chaum-Pedersen proof (e, s, T2) that all of them
-    use the secret of its key (deck.md §8.3), so a receiver checks one proof, not one a share;
-    ``T2`` lets it check the equation on it with every other seat's of the deals at once."""
+    position order (none of its own), and one composite proof a seat it deals to, in seat order
+    (deck.md §8.3): a receiver checks during the deal only the proof of the shares of its own
+    cards, the others' when their cards are opened; ``T2`` lets it check the equation on it
+    with every other seat's proof of the same cards at once."""
 
     KIND: ClassVar[str] = KIND_TABLE_SHARES
     SCHEMA: ClassVar[bs.Schema] = bs.Schema(
@@ -228,15 +244,18 @@ class TableSharesMsg(bs.Whole):
             bs.as_bodies,
             bs.parts_members,
         ),
-        *bs.DLEQ,
-        bs.point_field("t2", "t2"),
+        bs.Field(
+            "proofs",
+            "proofs",
+            bs.parts_of(SeatProof.from_body, 1, MAX_SEATS - 1),
+            bs.as_bodies,
+            bs.parts_members,
+        ),
     )
     round_no: int
     op: int
     shares: tuple[SharePart, ...]
-    e: bytes
-    s: bytes
-    t2: bytes
+    proofs: tuple[SeatProof, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -223,15 +223,15 @@ def _check_parts(state: TableState, index: int, op: TableOp) -> None:
 # --------------------------------------------------------------------------- the operations
 def _shares(state: TableState, index: int, op: TableOp) -> bool:
     """A deal, a turn or a deals: every share proven in the operation's context before it is
-    stored (a ``table_shares``' equation on ``T2`` in one batch once all are in, deck.md §8.3);
-    a bad proof convicts its signer."""
+    stored (a ``table_shares``' proofs: those of the shares of this state's seat's cards, the
+    others when their cards are opened, deck.md §8.3, §10.2); a bad proof convicts its signer."""
     params = state.context(b"share", op.deck, index)
     complete, fresh = _unchecked(state, index, senders(state, index, op))
     for seat, sent in fresh:
         msg = sent.msg
         assert isinstance(msg, TableShareMsg | TableSharesMsg)
         parts = msg.shares if isinstance(msg, TableSharesMsg) else (msg,)
-        got, owed = [part.position for part in parts], owed_shares(state, index, seat)
+        got, owed = [part.position for part in parts], batches.owed_shares(state, index, seat)
         if got != owed:
             wrong = (
                 f"shares for positions {got}, but operation {index} wants its shares of "
@@ -240,29 +240,29 @@ def _shares(state: TableState, index: int, op: TableOp) -> bool:
                 else f"share for position {got[0]}, but operation {index} takes position {owed[0]}"
             )
             raise DeckFault(seat, f"{msg.KIND}: {wrong}", (sent.raw,))
+        if isinstance(msg, TableSharesMsg):
+            batches.check_proof_seats(state, seat, msg, owed, sent.raw)
         if not (
-            sent.raw in state.own or sent.raw in state.proven or _proven(state, params, seat, msg)
+            sent.raw in state.own
+            or sent.raw in state.proven
+            or batches.proven(state, params, seat, msg)
         ):
             one = f"{msg.KIND}: {_BAD_SHARE} for position {got[0]}"
             reason = batches.BAD_SHARES if isinstance(msg, TableSharesMsg) else one
             raise DeckFault(seat, reason, (sent.raw, state.keys[seat].raw))
         for part in parts:
             state.positions[part.position].shares[seat] = Sent(seat, part, sent.raw)
+        if isinstance(msg, TableSharesMsg) and sent.raw not in state.own:
+            batches.defer(state, index, seat, msg)
         state.checked.add((index, seat))
     if not complete:
         return False
-    if op.kind == DEALS:  # the equation on T2 of every seat's table_shares, in one batch
+    if op.kind == DEALS:  # the equation on T2 of every seat's due proofs, in one batch
         batches.prove_deals(state, params, index, senders(state, index, op))
     if op.kind == TURN:
         p = state.at_op[index]
         state.positions[p].card = _decrypt(state, p, state.shares_of(p))
     return True
-
-
-def owed_shares(state: TableState, index: int, seat: int) -> list[int]:
-    """The positions of deal, deals or turn ``index`` (begun) whose share ``seat`` owes: every
-    one not dealt to it, in position order."""
-    return [p for p in state.taken(index) if state.positions[p].owner != seat]
 
 
 def precheck_share(
@@ -282,25 +282,17 @@ def precheck_share(
         return
     key = state.keys.get(seat)
     parts = msg.shares if isinstance(msg, TableSharesMsg) else (msg,)
-    if key is None or [part.position for part in parts] != owed_shares(state, index, seat):
+    owed = batches.owed_shares(state, index, seat)
+    if key is None or [part.position for part in parts] != owed:
+        return
+    if isinstance(msg, TableSharesMsg) and not batches.proof_seats_fit(state, msg, owed):
         return
     params = state.context(b"share", op.deck, index)
-    if _proven(state, params, seat, msg):
+    if batches.proven(state, params, seat, msg):
         state.proven.add(raw)
         if isinstance(msg, TableSharesMsg):  # its part of the batch, while the others come
-            batches.keep_terms(state, params, seat, msg, raw)
-
-
-def _proven(
-    state: TableState, params: DeckParams, seat: int, msg: TableShareMsg | TableSharesMsg
-) -> bool:
-    """The message's proof holds with ``seat``'s key: a ``table_share``'s of its one share (8.2),
-    a ``table_shares``' challenge (8.3; the equation on its ``T2`` is checked with the deals'
-    other ``table_shares`` once all are in, ``shuffle_passes.prove_deals``)."""
-    if isinstance(msg, TableShareMsg):
-        key, a = state.keys[seat].msg.key, state.positions[msg.position].a
-        return verify_open(params, seat, msg.position, key, a, msg.share, (msg.e, msg.s))
-    return batches.challenge_holds(state, params, seat, msg)
+            for proof in batches.due_proofs(state, msg):
+                batches.keep_terms(state, params, seat, msg, proof, raw)
 
 
 def _unchecked(
@@ -412,6 +404,8 @@ def _open(state: TableState, params: DeckParams, sent: Sent[Opened]) -> None:
     for opening in sent.msg.opens:
         p = opening.position
         pos = state.positions[p]
+        if pos.owner in state.unproven:  # the shares of its cards, before one is read
+            batches.prove_unproven(state, pos.owner)
         _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
         card = _decrypt(state, p, [opening.share, *state.shares_of(p)])
         if card != opening.card:
@@ -464,6 +458,7 @@ def _made(state: TableState, index: int, op: TableOp) -> bool:
 def _final(state: TableState, index: int, op: TableOp) -> bool:
     if any((index, s) not in state.slots for s in range(state.seats)):
         return False
+    batches.prove_unproven(state)  # every share is proven before the secrets are public
     secrets: dict[int, int] = {}
     for seat in range(state.seats):
         sent = state.slots[(index, seat)]

@@ -13,7 +13,13 @@ from druids_p2p.deck.errors import AuditRequired, MalformedMessage, NotReady
 from druids_p2p.deck.lincomb import multiply_all
 from druids_p2p.deck.proofs import prove_key, prove_open, prove_shares
 from druids_p2p.deck.shuffle import shuffle_output, statement_seed
-from druids_p2p.deck.shuffle_passes import prove_held, shuffle_input
+from druids_p2p.deck.shuffle_passes import (
+    check_aside,
+    owed_shares,
+    prove_held,
+    share_groups,
+    shuffle_input,
+)
 from druids_p2p.deck.shuffle_proof import OwnShuffle, prove_shuffle
 from druids_p2p.deck.table_messages import (
     DEAL,
@@ -30,6 +36,7 @@ from druids_p2p.deck.table_messages import (
     Codec,
     Envelope,
     Opening,
+    SeatProof,
     SharePart,
     TableKeyMsg,
     TableMessage,
@@ -44,7 +51,7 @@ from druids_p2p.deck.table_messages import (
     hand_zone,
     parse_table_body,
 )
-from druids_p2p.deck.table_ops import advance, due, owed_shares, precheck_share
+from druids_p2p.deck.table_ops import advance, due, precheck_share
 from druids_p2p.deck.table_state import TableState
 
 Entropy = Callable[[int], bytes]
@@ -65,7 +72,7 @@ class TablePeer:
         *,
         entropy: Entropy = os.urandom,
     ) -> None:
-        self.state = TableState(table_id, round_no, seats, num_cards)
+        self.state = TableState(table_id, round_no, seats, num_cards, codec.seat)
         self._codec = codec
         self._seat = codec.seat
         """The codec's seat (it signs for one seat, for good), read once."""
@@ -153,6 +160,14 @@ class TablePeer:
         so that a bad one before it is the one blamed (:class:`DeckFault`,
         :func:`~druids_p2p.deck.shuffle_passes.prove_held`)."""
         prove_held(self.state, self._passes)
+
+    def check_unproven(self) -> bool:
+        """Start checking, on the low-priority thread, the stored proofs of other seats' cards
+        that the deals left unchecked here, unless the table is dealing (its critical path) or
+        such a check is under way (:func:`~druids_p2p.deck.shuffle_passes.check_aside`): a LAN
+        peer asks while it waits, so that the first card opened finds them checked, on a core
+        the moves did not need. True if it started one."""
+        return check_aside(self.state)
 
     def precheck(self, env: Envelope) -> None:
         """Check now the proof of another seat's share(s) for the step in progress, so that only
@@ -272,16 +287,21 @@ class TablePeer:
 
     def _shares(self, index: int, deck: str) -> TableSharesMsg:
         """This seat's part of deals ``index``: its share of every position it owes, with one
-        composite proof of them all (deck.md §8.3), bound to the operation, the seat and the
-        positions."""
+        composite proof a seat it deals to (deck.md §8.3), each bound to the operation, this
+        seat and that seat's positions."""
         state = self.state
         owed = owed_shares(state, index, self.seat)
         a_list = [state.positions[p].a for p in owed]
         d_list = multiply_all(self._secret, a_list, split=True)
         params = state.context(b"share", deck, index)
-        e, s, t2 = prove_shares(params, self.seat, self._secret, self._key, owed, a_list, d_list)
+        proofs = []
+        for owner, group_of in share_groups(state, owed).items():
+            ps = [owed[i] for i in group_of]
+            a_g, d_g = [a_list[i] for i in group_of], [d_list[i] for i in group_of]
+            e, s, t2 = prove_shares(params, self.seat, self._secret, self._key, ps, a_g, d_g)
+            proofs.append(SeatProof(owner, e, s, t2))
         parts = tuple(SharePart(p, d) for p, d in zip(owed, d_list, strict=True))
-        return TableSharesMsg(state.round_no, index, parts, e, s, t2)
+        return TableSharesMsg(state.round_no, index, parts, tuple(proofs))
 
     def _share(self, what: bytes, name: str, index: int, p: int) -> tuple[bytes, bytes, bytes]:
         """This seat's decryption share of position ``p`` with its DLEQ proof, bound to the

@@ -5,6 +5,7 @@ decks, positions and zones: §6.1)."""
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -105,7 +106,9 @@ def context_params(
 class TableState:
     """Everything public at one table for one game (``round_no`` names the game)."""
 
-    def __init__(self, table_id: bytes, round_no: int, seats: int, num_cards: int) -> None:
+    def __init__(
+        self, table_id: bytes, round_no: int, seats: int, num_cards: int, viewer: int | None = None
+    ) -> None:
         if not isinstance(table_id, bytes) or not 1 <= len(table_id) <= MAX_TABLE_ID:
             raise ValueError(f"table_id must be 1..{MAX_TABLE_ID} bytes")
         if not 0 <= round_no <= MAX_ROUND:
@@ -120,6 +123,9 @@ class TableState:
             seats,
             num_cards,
         )
+        self.viewer = viewer
+        """The seat whose state this is: during a deals it checks only the proofs of the shares
+        of its own cards (the others wait in :attr:`unproven`); None, an auditor, checks all."""
         self.ops: list[TableOp] = []
         self.done = 0
         """Operations completed; ``ops[done]`` is in progress."""
@@ -157,9 +163,16 @@ class TableState:
         self.proven: set[bytes] = set()
         """Raws of shares whose proof held when checked ahead of their step's end
         (``table_ops.precheck_share``): not checked a second time when the step is complete."""
-        self.share_terms: dict[bytes, SharesTerms] = {}
-        """A ``table_shares``' part of its deals' batch check, by its raw bytes, made once
-        (``shuffle_passes.keep_terms``)."""
+        self.share_terms: dict[tuple[bytes, int], SharesTerms] = {}
+        """A ``table_shares``' proof's part of its batch check, by the message's raw bytes and
+        the proof's seat, made once (``shuffle_passes.keep_terms``)."""
+        self.unproven: dict[int, list[tuple[int, int]]] = {}
+        """seat -> (deals, sender) of every stored ``table_shares`` proof of the shares of that
+        seat's cards not checked yet (a seat checks another's when one of its cards is opened,
+        before a silence is blamed, and at the final reveal: ``shuffle_passes.prove_unproven``)."""
+        self.aside: tuple[dict[int, list[tuple[int, int]]], Future[bool]] | None = None
+        """The check of those of :attr:`unproven` under way on the low-priority thread, if a LAN
+        peer started one while waiting (``shuffle_passes.check_aside``): taken when one is due."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
         self._ctx_prefix = encode(TAG_TABLE_CONTEXT, table_id)
         """The start of every context's hash input (the tag and the table id), encoded once."""

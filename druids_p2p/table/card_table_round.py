@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from druids_p2p.deck import AuditRequired, DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.table_audit import audit_state
@@ -29,6 +29,8 @@ from druids_p2p.table.codec import TABLE_KIND_TYPES, WireCodec
 from druids_p2p.table.ledger import Ledger
 from druids_p2p.table.table_state import Seating, TableFault, TableSecret
 from druids_p2p.wire import Message, MsgType
+
+T = TypeVar("T")
 
 KEYS = -1
 """The cursor before the first operation: the keys step."""
@@ -326,10 +328,17 @@ class CardRound:
         if self.play is not None:
             self.guard(None, self.play.peer.prove_held)
 
-    def guard(self, msg: Message | None, call: Callable[[], object]) -> None:
-        """Run a deck or copy call; a cheat found is a :class:`TableFault` naming its seat."""
+    def check_unproven(self) -> bool:
+        """The deal's share proofs of other seats' cards, left for later (deck.md §10.2): their
+        check started aside (``TablePeer.check_unproven``); True if it started now."""
+        play = self.play
+        return play is not None and self.guard(None, play.peer.check_unproven)
+
+    def guard(self, msg: Message | None, call: Callable[[], T]) -> T:
+        """Run a deck or copy call (its result); a cheat found is a :class:`TableFault` naming
+        its seat."""
         try:
-            call()
+            return call()
         except MoveFault as exc:
             mover = self.seating.who(self.seating.order[exc.seat])
             raise TableFault(

@@ -218,6 +218,12 @@ class TableMachine:
         self.check_deferred()
         self.card_round.prove_held()
 
+    def check_while_idle(self) -> bool:
+        """The share proofs the deal left for later (deck.md §10.2), checked aside (a thread of
+        the lowest priority) once nothing arrives, so that the first card opened finds them
+        done: True if that check started now."""
+        return self.aborted is None and self.card_round.check_unproven()
+
     def play(self, move: int | GameMove) -> list[bytes]:
         """Make this peer's move (it must be its turn); raises IllegalMove if it is not legal."""
         self.check_deferred()
