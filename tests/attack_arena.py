@@ -209,8 +209,10 @@ class Arena(LocalTable):
     def expire_abort_claims(self) -> None:
         """Let the grace period for unverified abort claims run out (the runners' clock)."""
         for runner in self.runners.values():
-            if runner.machine.aborted is None and (runner.abort_claim or runner.divergence):
-                runner.abort_claim_deadline = runner.divergence_deadline = 0.0
+            if runner.machine.aborted is None and (
+                runner.grace.abort_claim or runner.grace.divergence
+            ):
+                runner.grace.abort_claim_deadline = runner.grace.divergence_deadline = 0.0
                 try:
                     runner._in_grace()
                 except TableFault as fault:
