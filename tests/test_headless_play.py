@@ -99,6 +99,8 @@ def test_headless_json_is_quiet_and_lists_the_players_in_play_order(tmp_path: Pa
     assert [p["total"] for p in players] == report["totals"] == result["totals"]
     assert [p["place"] for p in players] == [_place(report["totals"], s) for s in range(3)]
     assert result["records"] == [p["record"] for p in players]  # one order for every list
+    assert result["winners"] == report["winners"]
+    assert all(Path(r).is_file() for r in result["records"])
     for player in players:
         _in_data_folder(tmp_path, player["record"], player["name"])
 
