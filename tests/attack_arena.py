@@ -107,7 +107,8 @@ class Arena(LocalTable):
         keys_seed: int | None = None,
         ruleset: str | None = None,
     ) -> None:
-        """``keys_seed``: the same keys, deal and game every run (``LocalTable``); ``ruleset``:
+        """``keys_seed``: where the keys, deal and game come from (``LocalTable``; default:
+        ``seed``); ``ruleset``:
         the game (None: the default)."""
         super().__init__(
             players=players,

@@ -18,13 +18,15 @@ from druids_p2p.peer.homes import HomeTable
 from druids_p2p.wire import MsgType, decode
 
 
-def _finished_table(home: Path, mtime: float, players: int = 3) -> tuple[HomeTable, list[str]]:
+def _finished_table(
+    home: Path, mtime: float, seed: int, players: int = 3
+) -> tuple[HomeTable, list[str]]:
     """A whole one-round game of table machines in this process, kept in ``home`` as a peer
     keeps it (seat message, record, state.json finished with its result); the play order's
-    names."""
+    names. Each ``seed`` is another table (its keys and id too)."""
     scratch = home.parent / f"scratch-{mtime:.0f}"
     scratch.mkdir(parents=True)
-    table = LocalTable(players=players, rounds=1, records=scratch)
+    table = LocalTable(players=players, rounds=1, seed=seed, records=scratch)
     table.start_all()
     table.run()
     machine = table.machines[0]
@@ -46,13 +48,13 @@ def test_history_lists_each_game_once_newest_first_with_names_and_results(
 ) -> None:
     data = tmp_path / "data"
     monkeypatch.setenv("DRUIDS_HOME", str(data))
-    old, old_names = _finished_table(data / "games" / "20240101-1" / "me", 1_700_000_000)
+    old, old_names = _finished_table(data / "games" / "20240101-1" / "me", 1_700_000_000, 1)
     # The same table seen from a bot's home beside it: one game, not two.
     twin = data / "games" / "20240101-1" / "bots" / "rule-1" / "tables" / old.table_id
     twin.mkdir(parents=True)
     for name in ("seat.msg", "state.json", "record.druids"):
         (twin / name).write_bytes((old.folder / name).read_bytes())
-    new, _ = _finished_table(data, 1_800_000_000)  # a `druids host` table: home = the data dir
+    new, _ = _finished_table(data, 1_800_000_000, 2)  # a `druids host` table: home = the data dir
     stopped = HomeTable(data / "tables" / "c0ffee")
     stopped.save(seat_message("druids2004", players=2), b"pub", b"sec", 4000, {"role": "join"})
     stopped.mark_stopped("rule-2 (seat 1) unreachable: gone for 31 s")
