@@ -161,7 +161,7 @@ def test_a_third_game_is_in_the_help_the_checks_and_the_bots(tmp_path: Path) -> 
         assert bots.get("first").games == ("toy",) and "toy" in bots.get("random").games
         first = bots.get("first").factory_for("toy")()
         assert first.choose(type("V", (), {"legal": [7, 8]})()) == 7
-        assert bots.get("first").description == "Always the first legal move (a game's own bot)."
+        assert bots.get("first").about() == "Always the first legal move (a game's own bot)."
 
 
 def test_the_plugin_api_finds_each_games_names_through_its_spec() -> None:
