@@ -639,9 +639,10 @@ def test_a_table_with_the_coach_on_says_so_in_its_beacon_and_in_druids_tables(
     data = encode_beacon(HOST, coached, LOBBY, 1)
     assert decode_beacon(data).info.coach is True
     assert unpack(unpack(data, 1)[0], 3)["options"]["coach"] is True
-    assert "coach" not in _fields()["options"] and decode_beacon(
-        encode_beacon(HOST, INFO, LOBBY, 1)
-    ).info.coach is False
+    assert (
+        "coach" not in _fields()["options"]
+        and decode_beacon(encode_beacon(HOST, INFO, LOBBY, 1)).info.coach is False
+    )
     f = _fields()
     off = {**f, "options": {"coach": False, **f["options"]}}
     with pytest.raises(BadShape, match="coach"):
