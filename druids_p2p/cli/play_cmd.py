@@ -135,11 +135,14 @@ def play_command(
     if offline and headless:
         fail("--offline is the terminal UI's table against in-process bots; not --headless")
     if not coach and (headless or lan or offline):
-        where = "--headless" if headless else "--lan" if lan else "--offline"
-        fail(
-            f"--no-coach is for the terminal UI's table of you and your bots, not {where} "
-            "(there the coach is the host's --coach, or always at hand)"
+        where, why = (
+            ("--headless", "a headless table has no coach")
+            if headless
+            else ("--lan", "the lobby's tables have it off (druids host --coach turns it on)")
+            if lan
+            else ("--offline", "the offline table is yours and your bots' alone: it is at hand")
         )
+        fail(f"--no-coach is for the terminal UI's table of you and your bots, not {where}: {why}")
     if go_on and not headless:
         fail("--go-on is for --headless: the terminal UI asks you whether to go on")
     if level is not None:
