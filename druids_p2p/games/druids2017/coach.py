@@ -178,24 +178,23 @@ def _why_mistletoe(view: PlayerView, token: str) -> str:
     if best is not None and card_value(mine[0]) > best[1]:
         return (
             f"{token}: you need not follow {_colour(domain)}: even your lowest, "
-            f"{format_card(mine[0])}, would top the trick"
+            f"{format_card(mine[0])}, would top the trick so far"
         )
     return f"{token}: you need not follow {_colour(domain)} ({' '.join(map(format_card, mine))})"
 
 
 def _why_sickle(view: PlayerView, token: str) -> str:
+    rule = "whoever takes this trick loses its pile with the highest top once the trick is on"
     best = _winner(view) if view.lead_domain >= 0 else None
     if best is None:
-        return f"{token}: whoever takes this trick loses its highest pile"
-    seat = best[0]
-    tops = [t for t in view.pile_tops[seat] if t is not None]
-    if not tops:
-        return f"{token}: {_who(view, seat)} takes the trick so far; it has no pile to lose yet"
-    high = max(tops, key=card_value)
-    return (
-        f"{token}: {_who(view, seat)} takes the trick so far and would lose its highest "
-        f"pile ({format_card(high)})"
+        return f"{token}: {rule}"
+    who = _who(view, best[0])
+    tops = [t for t in view.pile_tops[best[0]] if t is not None]
+    whose = "your" if best[0] == view.seat else f"{who}'s"
+    now = (
+        f"{whose} highest now: {format_card(max(tops, key=card_value))}" if tops else "no pile yet"
     )
+    return f"{token}: {who} takes the trick so far; {rule} ({now})"
 
 
 def _why_lead(view: PlayerView, card: int, token: str) -> str:
