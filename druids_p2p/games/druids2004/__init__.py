@@ -24,7 +24,7 @@ SPEC = GameSpec(
     levels={  # measured in README ("Levels")
         "easy": Level("rule", blunders=0.5),
         "normal": Level("rule"),
-        "hard": Level("pimc"),
+        "hard": Level("search"),
     },
     fallback=f"{_HERE}.policy:fallback_2004",
     playout=f"{_HERE}.ruleset:playout",
