@@ -139,3 +139,31 @@ def test_a_druids2017_peer_imports_no_other_game_beyond_its_light_spec(
         assert set(OTHER_GAMES) <= mods  # their light specs, which the registry lists
         beyond = sorted(m for m in mods if m.startswith(tuple(f"{g}." for g in OTHER_GAMES)))
         assert not beyond, f"{peer['argv']} imported {beyond}"
+
+
+def test_help_still_lists_every_game_with_its_seats_and_a_bad_game_is_one_line() -> None:
+    """The help reads each game's spec alone (its seats are the spec's), and says what it said
+    when every game's rules were imported to build it."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = [sys.executable, "-m", "druids_p2p"]
+    shown = subprocess.run(
+        [*run, "play", "--help"], capture_output=True, text=True, env=env, timeout=60, cwd=ROOT
+    )
+    text = " ".join(shown.stdout.split())
+    assert (
+        shown.returncode == 0 and "Game: druids2017 (default) or druids2004 or druids2016" in text
+    )
+    assert "3, 4 or 5 seats (druids2004: 2, 3 or 4; druids2016: 2)" in text
+    assert "Rounds in the game (druids2017: 1-5)" in text
+    bad = subprocess.run(
+        [*run, "play", "--headless", "--game", "chess"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.strip().splitlines() == [
+        "druids: error: --game 'chess': unknown game (known: druids2017, druids2004, druids2016)"
+    ]
