@@ -97,7 +97,10 @@ class Lazy(Generic[_T]):
             return self.default
         value = spec.__dict__[self.name]
         if isinstance(value, str):
-            value = spec.__dict__[self.name] = load_attr(value)
+            try:
+                value = spec.__dict__[self.name] = load_attr(value)
+            except AttributeError as exc:  # out of a read, it would pass for the field's absence
+                raise ImportError(f"{value}: {exc}") from None
         return cast(_T, value)
 
     def __set__(self, spec: object, value: _T | str) -> None:
