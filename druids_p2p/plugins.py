@@ -181,7 +181,7 @@ class BotRegistry:
                     "name": s.name,
                     "version": s.version,
                     "source": s.source,
-                    "description": s.description,
+                    "description": s.about(),
                     "games": list(s.games),
                 }
                 for s in self.bots.values()

@@ -56,6 +56,18 @@ def test_the_built_in_games_are_registered_as_a_third_partys_would_be() -> None:
         assert getattr(sys.modules[module], attr) is spec
 
 
+def test_every_part_a_built_in_spec_names_loads_and_agrees() -> None:
+    """A built-in spec names its parts as ``module:attr`` (imported when first read): each one
+    is there, its rules agree with the spec (seats, flags, name) and each bot is a Bot."""
+    for name in project_entry_points()[GROUP]:
+        spec = game_spec(name)
+        assert spec.problem(load=True) is None, name
+        assert isinstance(spec.view, type) and isinstance(spec.options, type)
+        assert callable(spec.fallback) and spec.coach is not None and spec.playout is not None
+        for bot, factory in spec.bots.items():
+            assert isinstance(factory(), Bot), (name, bot)
+
+
 def test_no_module_outside_a_games_folders_names_a_game() -> None:
     """The issue's grep: every name of a built-in game is in its own folders (``games/<name>``,
     ``tui/<name>``) and pyproject's entry points, nowhere else in the package."""
@@ -108,6 +120,49 @@ NOT_A_SPEC = object()
 MISNAMED = _spec("other")
 DISAGREES = _spec("torn", rounds=3)  # says --rounds, its rules read no rounds
 DEFAULT_TOO = _spec("usurper", default=True)
+TORN_RULES = _Rules("lazytorn")
+LAZY_TORN = GameSpec(  # names its parts; says --rounds, its rules read no rounds
+    name="lazytorn", title="t", rules=f"{__name__}:TORN_RULES", view="builtins:object",
+    options="builtins:object", players=(2, 3), rounds=3,
+)  # fmt: skip
+SEATS_RULES = _Rules("lazyseats")
+LAZY_SEATS = GameSpec(  # says it seats 2 to 4, its rules 2 to 3
+    name="lazyseats", title="s", rules=f"{__name__}:SEATS_RULES", view="builtins:object",
+    options="builtins:object", players=(2, 4),
+)  # fmt: skip
+LAZY_GONE = GameSpec(
+    name="lazygone", title="g", rules="no_such_module_anywhere:RULES", view="builtins:object",
+    options="builtins:object", players=(2, 2),
+)  # fmt: skip
+
+
+def test_a_game_that_names_its_parts_is_listed_by_its_spec_and_checked_when_played(
+    tmp_path: Path,
+) -> None:
+    """A spec naming its rules as ``module:attr`` is listed (help, seats) without them; the
+    first time it is played its rules are imported and checked against it, and one that does
+    not load or disagrees is then broken, one line naming it, no other game taken down."""
+    plugins = {
+        "lazytorn": f"{__name__}:LAZY_TORN",
+        "lazyseats": f"{__name__}:LAZY_SEATS",
+        "lazygone": f"{__name__}:LAZY_GONE",
+    }
+    with installed_games(tmp_path, plugins):
+        assert set(plugins) <= set(games()) and not registry().broken
+        assert "lazyseats: 2, 3 or 4" in players_help() and "lazygone: 2" in players_help()
+        whys = {
+            "lazytorn": "offers ['rounds']",
+            "lazyseats": "it says it seats 2 to 4, its rules (2, 3)",
+            "lazygone": "ModuleNotFoundError",
+        }
+        for name, why in whys.items():
+            with pytest.raises(ValueError) as info:
+                check_game(name)
+            text = str(info.value)
+            assert text.startswith(f"--game {name!r}: the game is broken") and why in text
+            assert "\n" not in text
+            assert name in registry().broken and name not in games() and name not in RULESETS
+        assert check_game("druids2017") == "druids2017" and "druids2017" in RULESETS
 
 
 def test_a_broken_game_plugin_is_reported_alone_by_name(tmp_path: Path) -> None:
@@ -161,7 +216,7 @@ def test_a_third_game_is_in_the_help_the_checks_and_the_bots(tmp_path: Path) -> 
         assert bots.get("first").games == ("toy",) and "toy" in bots.get("random").games
         first = bots.get("first").factory_for("toy")()
         assert first.choose(type("V", (), {"legal": [7, 8]})()) == 7
-        assert bots.get("first").description == "Always the first legal move (a game's own bot)."
+        assert bots.get("first").about() == "Always the first legal move (a game's own bot)."
 
 
 def test_the_plugin_api_finds_each_games_names_through_its_spec() -> None:

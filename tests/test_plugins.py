@@ -114,7 +114,7 @@ def test_builtins_are_always_there() -> None:
     assert {"random", "rule"} <= set(registry.names())
     for spec in registry.bots.values():
         assert spec.source == "built-in"
-        assert spec.version and spec.description
+        assert spec.version and spec.about()
     assert isinstance(registry.make("rule"), Bot)
     assert not registry.failed
 

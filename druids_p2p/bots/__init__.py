@@ -19,11 +19,6 @@ __all__ = ["Bot", "BotFactory", "BotSpec", "RandomBot"]
 BUILTIN_VERSION = "1"
 
 
-def _description(factory: BotFactory) -> str:
-    doc = (factory.__doc__ or "").strip().split("\n\n")[0]
-    return " ".join(doc.split())
-
-
 @hookimpl
 def druids_register_bots(register: RegisterBot) -> None:
     everyone = tuple(games())
@@ -47,7 +42,8 @@ def druids_register_bots(register: RegisterBot) -> None:
                 name=name,
                 factory=first,
                 version=BUILTIN_VERSION,
-                description=_description(first),
+                # described by its factory's docstring (BotSpec.about) when listed: a process
+                # that seats one game's bot imports no other's
                 games=tuple(game for game, _ in made),
                 factories=tuple((game, f) for game, f in made[1:]),
             )

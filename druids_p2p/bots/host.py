@@ -96,6 +96,13 @@ class BotSpec:
     def plays(self, game: str) -> bool:
         return game in self.games
 
+    def about(self) -> str:
+        """What ``druids bots`` says of it: its description, else the first paragraph of its
+        factory's docstring (a game's own bots: their modules are imported only then)."""
+        if self.description:
+            return self.description
+        return " ".join((self.factory.__doc__ or "").strip().split("\n\n")[0].split())
+
     def factory_for(self, game: str) -> BotFactory:
         """The factory of this bot for ``game``; ValueError (one line) if it does not play it."""
         if game not in self.games:

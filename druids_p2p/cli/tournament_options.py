@@ -369,8 +369,7 @@ def bots_command(
         print(json.dumps({**registry.as_dict(), "levels": levels}))
         return
     rows = [
-        (s.name, s.version, s.source, ",".join(s.games), s.description)
-        for s in registry.bots.values()
+        (s.name, s.version, s.source, ",".join(s.games), s.about()) for s in registry.bots.values()
     ]
     head = ("NAME", "VERSION", "SOURCE", "GAMES", "")
     widths = [max(len(r[i]) for r in [head, *rows]) for i in (0, 1, 2, 3)]

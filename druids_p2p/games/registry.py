@@ -1,11 +1,12 @@
 """The registry of games: every :class:`~druids_p2p.games.spec.GameSpec` registered under the
 entry-point group ``druids_p2p.games``, the built-ins exactly as a third party's. A spec that fails
 to load is kept aside and named in the error of whoever asks for it, taking no other game down.
+Listing the games reads their specs only; a game's rules are imported (and checked against its
+spec) when it is played.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from functools import cache
 from typing import Any
 
 from druids_p2p.games.seam import CardTableRuleset
-from druids_p2p.games.spec import GameSpec
+from druids_p2p.games.spec import GameSpec, load_attr
 
 GROUP = "druids_p2p.games"
 """The entry-point group a game package registers its spec under (``name = "module:SPEC"``)."""
@@ -33,8 +34,10 @@ class Registry:
     """The loaded games: the good ones by name (the default first, then by name), and why each
     broken one is."""
 
-    specs: Mapping[str, GameSpec]
-    broken: Mapping[str, str]
+    specs: dict[str, GameSpec]
+    broken: dict[str, str]
+    checked: set[str]
+    """The games whose rules are imported and checked against their spec (:func:`played`)."""
 
 
 def _one_line(exc: BaseException) -> str:
@@ -79,7 +82,7 @@ def registry() -> Registry:
         broken[name] = f"it claims to be the default game, which only {PROGRAM}'s may be"
         del specs[name]
     order = sorted(specs, key=lambda n: (not specs[n].default, n))
-    return Registry({n: specs[n] for n in order}, broken)
+    return Registry({n: specs[n] for n in order}, broken, set())
 
 
 def _distribution(ep: importlib.metadata.EntryPoint) -> str:
@@ -130,11 +133,27 @@ def game_spec(name: str | None = None) -> GameSpec:
         raise ValueError(_unknown(name)) from None
 
 
+def played(name: str | None = None) -> GameSpec:
+    """The spec of game ``name`` (None: the default) with its rules imported and checked against
+    it, once; ValueError (one line, naming it) if it has none or they disagree, and the game is
+    broken from then on (a spec that names its rules lazily is checked when it is played)."""
+    spec = game_spec(name)
+    reg = registry()
+    if spec.name not in reg.checked:
+        problem = spec.problem(load=True)
+        if problem is not None:
+            reg.broken[spec.name] = problem
+            del reg.specs[spec.name]
+            raise ValueError(_unknown(spec.name))
+        reg.checked.add(spec.name)
+    return spec
+
+
 def check_game(name: str | None) -> str:
-    """``name`` (None: the default) if it is a registered game; ValueError naming it otherwise,
-    as ``--game``."""
+    """``name`` (None: the default) if it is a registered game whose rules load; ValueError
+    naming it otherwise, as ``--game``."""
     try:
-        return game_spec(name).name
+        return played(name).name
     except ValueError as exc:
         raise ValueError(f"--game {exc}") from None
 
@@ -158,10 +177,13 @@ class _Rules(Mapping[str, CardTableRuleset]):
     audit and the records look a seat message's game up in."""
 
     def __getitem__(self, name: str) -> CardTableRuleset:
-        spec = games().get(name)
-        if spec is None or spec.table is None:
+        try:
+            table = played(name).table
+        except ValueError:
+            raise KeyError(name) from None
+        if table is None:
             raise KeyError(name)
-        return spec.table
+        return table
 
     def __iter__(self) -> Iterator[str]:
         return (n for n, s in games().items() if s.table is not None)
@@ -293,15 +315,6 @@ def new_table_options(
     )
 
 
-def load_attr(target: str) -> Any:
-    """What ``"module:attr"`` names (a spec's ``ui`` and ``api`` entries), imported now."""
-    module, _, attr = target.partition(":")
-    value: Any = importlib.import_module(module)
-    for part in attr.split("."):
-        value = getattr(value, part)
-    return value
-
-
 __all__ = [
     "GROUP",
     "RULESETS",
@@ -319,6 +332,7 @@ __all__ = [
     "games",
     "load_attr",
     "new_table_options",
+    "played",
     "players_help",
     "registry",
     "reload",

@@ -1,15 +1,18 @@
 """A game as one value: the :class:`GameSpec` a game package hands the registry through its
 ``druids_p2p.games`` entry point (docs/games.md), so that nothing that runs games names one. Only
-the seam's types appear here.
+the seam's types appear here. Its heavy parts may be named as ``"module:attr"`` and are then
+imported when first read: a process imports only the game it plays (a thousand peer processes
+in the test suite).
 """
 
 from __future__ import annotations
 
+import importlib
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from druids_p2p.games.seam import CardTableRuleset, CommonRuleset, MoveValues
 
@@ -63,6 +66,96 @@ Playout = Callable[[random.Random, Any], int]
 generator: its number of moves (``druids bench engine``)."""
 
 
+def load_attr(target: str) -> Any:
+    """What ``"module:attr"`` names, imported now."""
+    module, _, attr = target.partition(":")
+    value: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        value = getattr(value, part)
+    return value
+
+
+_T = TypeVar("_T")
+_REQUIRED: Any = object()
+
+
+class Lazy(Generic[_T]):
+    """A :class:`GameSpec` field given as its value or as ``"module:attr"``, imported when first
+    read (then kept): a spec that names its parts so imports none of them until they are used."""
+
+    def __init__(self, default: _T = _REQUIRED) -> None:
+        self.default = default
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, spec: object | None, owner: type | None = None) -> _T:
+        if spec is None:  # the class's own: the dataclass's default, if the field has one
+            if self.default is _REQUIRED:
+                raise AttributeError(self.name)
+            return self.default
+        value = spec.__dict__[self.name]
+        if isinstance(value, str):
+            try:
+                value = spec.__dict__[self.name] = load_attr(value)
+            except AttributeError as exc:  # out of a read, it would pass for the field's absence
+                raise ImportError(f"{value}: {exc}") from None
+        return cast(_T, value)
+
+    def __set__(self, spec: object, value: _T | str) -> None:
+        spec.__dict__[self.name] = value
+
+    def loaded(self, spec: object) -> bool:
+        """Whether ``spec``'s value is here (given as one, or imported since)."""
+        return not isinstance(spec.__dict__[self.name], str)
+
+
+class _Deferred:
+    """A bot factory named as ``"module:attr"``: imported when a bot is made or described."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def __call__(self) -> Bot:
+        return cast(Bot, load_attr(self.target)())
+
+    @property
+    def __doc__(self) -> str | None:  # type: ignore[override]
+        return cast(str | None, load_attr(self.target).__doc__)
+
+    def __repr__(self) -> str:
+        return f"<bot {self.target}>"
+
+
+class _Bots(Mapping[str, "BotFactory"]):
+    """A spec's bots by name; one named as ``"module:attr"`` is imported when made."""
+
+    def __init__(self, bots: Mapping[str, BotFactory | str]) -> None:
+        self._bots = {n: _Deferred(b) if isinstance(b, str) else b for n, b in bots.items()}
+
+    def __getitem__(self, name: str) -> BotFactory:
+        return self._bots[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._bots)
+
+    def __len__(self) -> int:
+        return len(self._bots)
+
+    __hash__ = object.__hash__  # a field's default (never changed)
+
+
+class BotsField:
+    """:attr:`GameSpec.bots`: ``{name: factory or "module:attr"}`` in, factories out."""
+
+    def __get__(self, spec: object | None, owner: type | None = None) -> Mapping[str, BotFactory]:
+        return _Bots({}) if spec is None else cast(_Bots, spec.__dict__["bots"])
+
+    def __set__(self, spec: object, value: Mapping[str, BotFactory | str]) -> None:
+        spec.__dict__["bots"] = _Bots(value)
+
+
 def first_legal(view: Any) -> int:
     """The fallback of a game that names none: the first of ``view.legal``."""
     return int(view.legal[0])
@@ -112,32 +205,38 @@ def default_levels(bots: Mapping[str, BotFactory]) -> dict[str, Level]:
     return {"easy": Level("random"), "normal": Level(names[0]), "hard": Level(names[-1])}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GameSpec:
-    """Everything the program knows of one game (the fields are documented in docs/games.md)."""
+    """Everything the program knows of one game (the fields are documented in docs/games.md).
+    ``rules``, ``view``, ``options``, ``fallback``, ``playout``, ``coach`` and each of ``bots``
+    may be given as ``"module:attr"`` (:class:`Lazy`), imported when first read; the rest is
+    what the registry lists without them (names, seats, rounds, variant, levels)."""
 
     name: str
     """Its name: ``--game``, the ``ruleset`` a seat message binds into the table id, records."""
     title: str
     """What a person reads ("Druids (2017)")."""
-    rules: CommonRuleset
+    rules: Lazy[CommonRuleset] = Lazy()
     """The rules: a new game, the in-process loop's steps, the record, ``replay`` and ``describe``
     (``druids demo``); a :class:`CardTableRuleset` (a seat's copy, an onlooker) if tables of
     peers can deal it. Its ``table_flags`` say which of ``rounds`` and ``variant`` it reads."""
-    view: type
+    view: Lazy[type] = Lazy()
     """What a bot of this game sees (``Bot.choose``'s argument)."""
-    options: type
+    options: Lazy[type] = Lazy()
     """What a bot of this game is started with (``Bot.start_game``'s options)."""
+    players: tuple[int, int] | None = None
+    """The fewest and most players, as its rules say (checked when they load): what the help
+    and ``--players`` read without importing them; None: read from the rules."""
     rounds: int = 0
     """The most rounds a game may have (``--rounds`` 1 to this, by default this); 0 for a game
     played without rounds."""
     variant: str = ""
     """What ``--variant`` turns on ("Gaia's light side"); empty for a game without one."""
-    bots: Mapping[str, BotFactory] = field(default_factory=dict)
+    bots: BotsField = BotsField()
     """Its own bots by name (each name's description: the first line of its factory's docstring);
     the built-in ``random`` bot plays every game besides."""
-    fallback: Fallback = first_legal
-    playout: Playout | None = None
+    fallback: Lazy[Fallback] = Lazy(first_legal)
+    playout: Lazy[Playout | None] = Lazy(None)
     """Its fast random playout, if it has one (else ``druids bench engine`` plays random bots
     through the in-process loop)."""
     ui: str = ""
@@ -146,7 +245,7 @@ class GameSpec:
     api: Mapping[str, str] = field(default_factory=dict)
     """Names the plugin API (``druids_p2p.api``) re-exports for this game's bots, each as
     ``"module:attr"``."""
-    coach: Coach | None = None
+    coach: Lazy[Coach | None] = Lazy(None)
     """Its coach (a person learning against bots asks it for a move and why), if it has one."""
     levels: Mapping[str, Level] = field(default_factory=dict)
     """Which bot plays each of :data:`LEVELS` (``druids play --level``), as measured in README;
@@ -157,11 +256,11 @@ class GameSpec:
 
     @property
     def min_players(self) -> int:
-        return self.rules.min_players
+        return self.players[0] if self.players is not None else self.rules.min_players
 
     @property
     def max_players(self) -> int:
-        return self.rules.max_players
+        return self.players[1] if self.players is not None else self.rules.max_players
 
     @property
     def default_players(self) -> int:
@@ -184,18 +283,11 @@ class GameSpec:
         """Its rules at a mental card table; None for a game listed for replay and demo only."""
         return self.rules if isinstance(self.rules, CardTableRuleset) else None
 
-    def problem(self) -> str | None:
-        """Why this spec cannot be registered (its parts disagree), or None."""
-        if self.rules.name != self.name:
-            return f"its rules are named {self.rules.name!r}, not {self.name!r}"
-        flags: frozenset[str] = getattr(self.rules, "table_flags", frozenset())
-        said = {f for f, on in (("rounds", self.rounds), ("variant", self.variant)) if on}
-        if set(flags) != said:
-            return (
-                f"its rules read {sorted(flags)} of a seat message, its spec offers {sorted(said)}"
-            )
-        if not 2 <= self.min_players <= self.max_players <= 8:
-            return f"it seats {self.min_players} to {self.max_players} (a table seats 2 to 8)"
+    def problem(self, load: bool = False) -> str | None:
+        """Why this spec cannot be registered (its parts disagree), or None. Its rules are
+        checked if they are here, or ``load``: then imported (an ImportError is a problem)."""
+        if self.players is not None and not 2 <= self.players[0] <= self.players[1] <= 8:
+            return f"it seats {self.players[0]} to {self.players[1]} (a table seats 2 to 8)"
         if self.ui and ":" not in self.ui:
             return f"its ui {self.ui!r} is not 'module:attr'"
         for name, level in self.levels.items():
@@ -206,6 +298,25 @@ class GameSpec:
             )
             if why is not None:
                 return f"level {name}: {why}" if name in LEVELS else why
+        if not (load or GameSpec.__dict__["rules"].loaded(self)):
+            return None
+        try:
+            rules = self.rules
+        except Exception as exc:
+            return f"its rules {self.__dict__['rules']} do not load: {type(exc).__name__}: {exc}"
+        if rules.name != self.name:
+            return f"its rules are named {rules.name!r}, not {self.name!r}"
+        flags: frozenset[str] = getattr(rules, "table_flags", frozenset())
+        said = {f for f, on in (("rounds", self.rounds), ("variant", self.variant)) if on}
+        if set(flags) != said:
+            return (
+                f"its rules read {sorted(flags)} of a seat message, its spec offers {sorted(said)}"
+            )
+        seats = (rules.min_players, rules.max_players)
+        if self.players is not None and self.players != seats:
+            return f"it says it seats {self.players[0]} to {self.players[1]}, its rules {seats}"
+        if not 2 <= seats[0] <= seats[1] <= 8:
+            return f"it seats {seats[0]} to {seats[1]} (a table seats 2 to 8)"
         return None
 
 
@@ -221,9 +332,11 @@ __all__ = [
     "Coach",
     "Fallback",
     "GameSpec",
+    "Lazy",
     "Level",
     "Playout",
     "default_levels",
     "exports",
     "first_legal",
+    "load_attr",
 ]

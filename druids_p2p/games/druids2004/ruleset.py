@@ -199,6 +199,11 @@ def play_random_game(rng: random.Random, options: Options) -> tuple[Game2004, in
 # its places numbered 1-6 as every screen numbers them (the notation's slots are 0-5).
 
 
+def playout(rng: random.Random, options: Options) -> int:
+    """The spec's ``playout``: one whole random game's moves (``druids bench engine``)."""
+    return play_random_game(rng, options)[1]
+
+
 ENDS = {
     ENDED_COLUMN: "the score column could not move on",
     ENDED_ROW: "only one place is left without a ritual",
@@ -280,3 +285,7 @@ def demo_lines(players: int, seed: int, options: Options | None = None) -> Itera
     opts = options or Options(players=players)
     game, _ = play_random_game(random.Random(seed), opts)
     yield from game_lines(game)
+
+
+RULES = Druids2004Ruleset()
+"""The rules, as the game's spec names them (``GameSpec.rules``)."""

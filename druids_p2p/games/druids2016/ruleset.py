@@ -149,7 +149,7 @@ def _state(state: object) -> Druids2016State:
     return state
 
 
-__all__ = ["Druids2016Ruleset", "playout"]
+__all__ = ["RULES", "Druids2016Ruleset", "playout"]
 
 
 # ---- formerly seat_text.py:
@@ -193,3 +193,7 @@ def parse_typed_move(text: str) -> Move:
     if re.fullmatch(r"[a-e][1-7]", token):
         token = "@" + token
     return Move.from_token(token)
+
+
+RULES = Druids2016Ruleset()
+"""The rules, as the game's spec names them (``GameSpec.rules``)."""

@@ -1,9 +1,8 @@
 """The pure rules engine of Druids (Amigo, 2017) (docs/rules.md): no I/O, no clock, no randomness it
 is not handed. Cards and moves are small integers with a text notation; :data:`SPEC` is the game as
-the registry knows it.
+the registry knows it, its bots, coach and playout named (imported when used: a peer imports only
+the bot it seats).
 """
-
-import random
 
 from druids_p2p.games.druids2017.cards import (
     DOMAINS,
@@ -16,9 +15,7 @@ from druids_p2p.games.druids2017.cards import (
     deal_from_seed,
     move_for_card,
 )
-from druids_p2p.games.druids2017.coach import coach
 from druids_p2p.games.druids2017.game import Game, GameOptions
-from druids_p2p.games.druids2017.ismcts import IsmctsBot
 from druids_p2p.games.druids2017.notation import (
     format_card,
     format_move,
@@ -27,22 +24,17 @@ from druids_p2p.games.druids2017.notation import (
     parse_move,
     parse_move_token,
 )
-from druids_p2p.games.druids2017.playout import play_random_game
-from druids_p2p.games.druids2017.rule_bot import RuleBot, fallback_move
 from druids_p2p.games.druids2017.rules import (
     ENDED_FIVE_DOMAINS,
     ENDED_HANDS_EMPTY,
     Round,
 )
 from druids_p2p.games.druids2017.ruleset import DruidsRuleset
-from druids_p2p.games.druids2017.search import PimcBot, SearchBot
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import IllegalMove, InvalidDeal
 from druids_p2p.games.spec import GameSpec, Level, exports
 
-
-def _playout(rng: random.Random, options: GameOptions) -> int:
-    return play_random_game(rng, options.players, options.variant)[1]
+_HERE = "druids_p2p.games.druids2017"
 
 
 SPEC = GameSpec(
@@ -53,15 +45,21 @@ SPEC = GameSpec(
     options=GameOptions,
     rounds=ROUNDS_PER_GAME,
     variant="Gaia's light side",
-    bots={"rule": RuleBot, "pimc": PimcBot, "ismcts": IsmctsBot, "search": SearchBot},
+    players=(3, 5),
+    bots={
+        "rule": f"{_HERE}.rule_bot:RuleBot",
+        "pimc": f"{_HERE}.search:PimcBot",
+        "ismcts": f"{_HERE}.ismcts:IsmctsBot",
+        "search": f"{_HERE}.search:SearchBot",
+    },
     levels={  # measured in README ("Levels")
         "easy": Level("rule", blunders=0.5),
         "normal": Level("rule"),
         "hard": Level("pimc"),
     },
-    fallback=fallback_move,
-    playout=_playout,
-    coach=coach,
+    fallback=f"{_HERE}.rule_bot:fallback_move",
+    playout=f"{_HERE}.playout:playout",
+    coach=f"{_HERE}.coach:coach",
     ui="druids_p2p.tui.druids2017.table:UI",
     api={
         **exports(

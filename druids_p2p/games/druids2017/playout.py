@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, ROUNDS_PER_GAME
 
@@ -34,6 +34,11 @@ _OTHERS: tuple[int, ...] = tuple(c for c in range(65) if c != GAIA)
 
 Record = list[tuple[list[list[int]], list[int]]]
 """Per round: (hands as card ids per seat, move ids in order)."""
+
+
+def playout(rng: random.Random, options: Any) -> int:
+    """The spec's ``playout`` for a game's options: one whole random game's moves."""
+    return play_random_game(rng, options.players, options.variant)[1]
 
 
 def play_random_game(
