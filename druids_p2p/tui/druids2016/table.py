@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from druids_p2p.games.druids2016.board import COLS, ROWS
@@ -36,6 +36,7 @@ from druids_p2p.tui.druids2016.board import (
 )
 from druids_p2p.tui.druids2016.choice import Picker
 from druids_p2p.tui.druids2016.session import BoardSeat, Offline2016, end_words
+from druids_p2p.tui.game_ui import KeysFooter
 from druids_p2p.tui.widgets import COACH_KEY, ask_coach, plain, seat_colour
 
 # ---- formerly dialogs.py:
@@ -189,7 +190,7 @@ class Table2016Screen(Screen[None]):
                 moves = Static(id="moves")
                 moves.border_title = "Moves"
                 yield moves
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.refresh_table()

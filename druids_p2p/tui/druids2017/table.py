@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.games.druids2017.notation import format_card
@@ -41,6 +41,7 @@ from druids_p2p.tui.druids2017.replay import (
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
 from druids_p2p.tui.game_ui import (
     GameUI,
+    KeysFooter,
     MoveRejected,
     PeerEvent,
     PlayedGame,
@@ -134,7 +135,7 @@ class TableScreen(PacedTableScreen):
         yield Static("", id="warnings")
         yield Hand()
         yield TableLog()
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_status)
