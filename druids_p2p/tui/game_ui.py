@@ -74,6 +74,8 @@ class KeysFooter(Footer):
             self.call_after_refresh(self._rebuild)
 
     async def _rebuild(self) -> None:
+        if not self.is_attached or self._pruning:  # (as ``recompose``: its screen is gone)
+            return
         shown = self.screen.active_bindings.items()
         key = self.app.get_key_display
         keys = tuple((k, b, on, tip, key(b)) for k, (_, b, on, tip) in shown)

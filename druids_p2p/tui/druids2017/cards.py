@@ -311,7 +311,7 @@ class Hand(Vertical):
         cards = view.hand if view is not None else ()
         assert snapshot is not None or not cards
         shown = tuple((c, snapshot.playable(c)) for c in cards) if snapshot is not None else ()
-        self.set_class(bool(snapshot and snapshot.my_turn), "my-turn")
+        self._turn_border(bool(snapshot and snapshot.my_turn))
         if shown == self._shown:
             self._refresh_hint()
             return
@@ -363,8 +363,15 @@ class Hand(Vertical):
         for chip, (_, playable) in zip(chips, wanted, strict=True):
             if chip.playable != playable:
                 chip.playable = playable
-                chip.set_class(playable, "playable")
-                chip.set_class(not playable, "dimmed")
+                chip.update_classes({"playable": playable, "dimmed": not playable})  # one restyle
+
+    def _turn_border(self, mine: bool) -> None:
+        """The ``my-turn`` class, restyling the hand alone: only its border depends on it, and
+        Textual's ``set_class`` restyles every row and chip under it too."""
+        if self.has_class("my-turn") != mine:
+            self.set_class(mine, "my-turn", update=False)
+            if self.is_attached:
+                self.app.stylesheet.update_nodes([self], animate=True)
 
     def _chip(self, card: int | None) -> CardChip | None:
         return next((c for c in self.chips() if c.card == card), None)
