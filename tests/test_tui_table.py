@@ -27,6 +27,7 @@ from rich.text import Text
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
+from textual.widgets._footer import FooterKey
 
 from druids_p2p.cli.play_ui import print_outcome
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
@@ -179,6 +180,31 @@ def test_domain_jump_then_enter_in_one_burst_plays_the_jumped_to_card() -> None:
         assert rnd is not None
         mine = [m for s, m in rnd.plays if s == 0]
         assert mine[-1] == wanted, (format_move(mine[-1]), format_move(wanted))
+
+    _run(app, body)
+
+
+def test_the_footer_is_built_again_only_when_its_keys_change() -> None:
+    """Moving between the cards of the hand changes no key the footer offers: its keys stay the
+    same widgets (Textual's Footer built them all again, restyling each, on every focus move),
+    and they are still the keys the screen offers."""
+    seed, prefix = find_position(_leading)
+    app = _app(seed, prefix)
+
+    async def body(pilot: Pilot[Any]) -> None:
+        before = list(app.screen.query(FooterKey))
+        assert before
+        for key in ("right", "right", "down", "left"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.focused, CardChip)
+        after = list(app.screen.query(FooterKey))
+        assert [id(k) for k in after] == [id(k) for k in before]
+        active = app.screen.active_bindings
+        offered = {b.description for _, b, _, _ in active.values() if b.show}
+        offered.add(active[app.COMMAND_PALETTE_BINDING][1].description)  # shown at the right
+        assert {k.description for k in after} == offered
+        assert "play" in offered
 
     _run(app, body)
 
