@@ -31,6 +31,7 @@ from druids_p2p.games.druids2017.notation import format_card
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import GameMove
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
+from druids_p2p.tui.game_ui import show_text
 from druids_p2p.tui.widgets import plain
 
 # How Druids (2017)'s cards and moves look (one colour per domain, distinct specials), and the
@@ -378,7 +379,7 @@ class Hand(Vertical):
 
     def hint(self, text: str, error: bool = False) -> None:
         hint = self.query_one("#hint", Static)
-        hint.update(plain(text))  # a refusal's reason is text, never markup
+        show_text(hint, plain(text))  # a refusal's reason is text, never markup
         hint.set_class(error, "error")
 
     def _refresh_hint(self) -> None:

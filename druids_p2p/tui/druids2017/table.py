@@ -27,7 +27,13 @@ from druids_p2p.tui.druids2017.dialogs import (
     RoundSummary,
     help_screen,
 )
-from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickHistory, TrickPanel
+from druids_p2p.tui.druids2017.panels import (
+    PlayersPanel,
+    ScoresPanel,
+    TrickHistory,
+    TrickPanel,
+    show_content,
+)
 from druids_p2p.tui.druids2017.replay import (
     EVENT_STYLE,
     ReplayApp,
@@ -320,7 +326,7 @@ class TableScreen(PacedTableScreen):
         if snap is not None and view is not None and snap.my_seat is not None:
             lines = [f"⚠ {warning_line(w, snap.names, snap.my_seat)}" for w in warnings(view)]
         box.display = bool(lines)
-        box.update(plain("\n".join(lines)))  # they name players
+        show_text(box, plain("\n".join(lines)))  # they name players
 
     def _turn_key(self) -> tuple[Any, ...] | None:
         view = self.snapshot.view if self.snapshot is not None else None
@@ -346,7 +352,7 @@ class TableScreen(PacedTableScreen):
         if snap is not None:
             self.query_one(PlayersPanel).show(snap, self.states())
         elif self.expected:
-            self.query_one(PlayersPanel).update(self._connecting())
+            show_content(self.query_one(PlayersPanel), self._connecting())
 
     def _connecting(self) -> Text:
         return connecting_text(self)
