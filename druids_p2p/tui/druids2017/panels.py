@@ -8,7 +8,8 @@ from dataclasses import fields
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
-from rich.table import Table
+from rich.style import Style
+from rich.table import Column, Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -37,18 +38,22 @@ def content_key(content: object) -> object:
     a key equal to nothing else, so it is always shown."""
     if isinstance(content, Text):
         return text_key(content)
-    if isinstance(content, str | int | float | bool | None):
+    if isinstance(content, str | int | float | bool | Style | None):
         return content
     if isinstance(content, list | tuple):
-        return tuple(content_key(c) for c in content)
+        return tuple(map(content_key, content))
     if isinstance(content, Group):
         return ("group", content.fit, content_key(content.renderables))
     if isinstance(content, Table):
-        attrs = (content.title, content.caption, content.expand, content.width)
-        columns = [[content_key(getattr(c, f.name)) for f in fields(c)] for c in content.columns]
-        rows = [(r.style, r.end_section) for r in content.rows]
-        return ("table", content_key(attrs), content_key(columns), tuple(rows))
+        t = content
+        shape = (t.expand, t.width, t.show_header, t.show_edge, t.header_style, t.box, t.padding)
+        columns = [content_key([getattr(c, name) for name in _COLUMN_FIELDS]) for c in t.columns]
+        rows = [(r.style, r.end_section) for r in t.rows]
+        return ("table", shape, content_key((t.title, t.caption)), tuple(columns), tuple(rows))
     return object()
+
+
+_COLUMN_FIELDS = tuple(f.name for f in fields(Column))
 
 
 def show_content(panel: Static, content: RenderableType) -> None:
