@@ -46,10 +46,12 @@ def content_key(content: object) -> object:
         return ("group", content.fit, content_key(content.renderables))
     if isinstance(content, Table):
         t = content
-        shape = (t.expand, t.width, t.show_header, t.show_edge, t.header_style, t.box, t.padding)
+        shape = (t.expand, t.width, t.min_width, t.box, t.padding, t.style, tuple(t.row_styles))
+        shown = (t.show_header, t.show_edge, t.show_lines, t.header_style)
         columns = [content_key([getattr(c, name) for name in _COLUMN_FIELDS]) for c in t.columns]
         rows = [(r.style, r.end_section) for r in t.rows]
-        return ("table", shape, content_key((t.title, t.caption)), tuple(columns), tuple(rows))
+        titles = content_key((t.title, t.caption))
+        return ("table", shape, shown, titles, tuple(columns), tuple(rows))
     return object()
 
 
