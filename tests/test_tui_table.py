@@ -209,6 +209,34 @@ def test_the_footer_is_built_again_only_when_its_keys_change() -> None:
     _run(app, body)
 
 
+def test_the_hands_turn_border_is_what_a_full_restyle_would_give() -> None:
+    """The hand restyles itself alone when the turn changes (its ``my-turn`` class): every
+    node under it must look as if all were restyled, on the turn and off it — a rule under
+    ``Hand.my-turn`` (a chip's look on the turn) would need them all restyled."""
+    seed, prefix = find_position(must_follow(0))  # some cards dimmed on the turn
+    app = _app(seed, prefix)
+
+    def looks(hand: Hand) -> list[object]:
+        nodes = hand.walk_children(with_self=True)
+        return [(n, n.styles.border, n.styles.background) for n in nodes]
+
+    async def body(pilot: Pilot[Any]) -> None:
+        hand = _table(app).query_one(Hand)
+        seen: set[bool] = set()
+        for _ in range(12):
+            shown = looks(hand)
+            app.stylesheet.update_nodes(hand.walk_children(with_self=True))
+            assert looks(hand) == shown
+            seen.add(hand.has_class("my-turn"))
+            if seen == {True, False}:
+                break
+            await pilot.press("enter")
+            await pilot.pause()
+        assert seen == {True, False}
+
+    _run(app, body)
+
+
 # ---------------------------------------------------------------------- item 3, pacing
 def test_moves_are_paced_and_a_completed_trick_stays_until_its_time_or_a_key() -> None:
     seed, prefix = find_position(_last_to_play)
