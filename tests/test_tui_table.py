@@ -27,6 +27,7 @@ from rich.text import Text
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
+from textual.widgets._footer import FooterKey
 
 from druids_p2p.cli.play_ui import print_outcome
 from druids_p2p.games.druids2017 import Game, GameOptions, deal_from_seed
@@ -179,6 +180,59 @@ def test_domain_jump_then_enter_in_one_burst_plays_the_jumped_to_card() -> None:
         assert rnd is not None
         mine = [m for s, m in rnd.plays if s == 0]
         assert mine[-1] == wanted, (format_move(mine[-1]), format_move(wanted))
+
+    _run(app, body)
+
+
+def test_the_footer_is_built_again_only_when_its_keys_change() -> None:
+    """Moving between the cards of the hand changes no key the footer offers: its keys stay the
+    same widgets (Textual's Footer built them all again, restyling each, on every focus move),
+    and they are still the keys the screen offers."""
+    seed, prefix = find_position(_leading)
+    app = _app(seed, prefix)
+
+    async def body(pilot: Pilot[Any]) -> None:
+        before = list(app.screen.query(FooterKey))
+        assert before
+        for key in ("right", "right", "down", "left"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.focused, CardChip)
+        after = list(app.screen.query(FooterKey))
+        assert [id(k) for k in after] == [id(k) for k in before]
+        active = app.screen.active_bindings
+        offered = {b.description for _, b, _, _ in active.values() if b.show}
+        offered.add(active[app.COMMAND_PALETTE_BINDING][1].description)  # shown at the right
+        assert {k.description for k in after} == offered
+        assert "play" in offered
+
+    _run(app, body)
+
+
+def test_the_hands_turn_border_is_what_a_full_restyle_would_give() -> None:
+    """The hand restyles itself alone when the turn changes (its ``my-turn`` class): every
+    node under it must look as if all were restyled, on the turn and off it — a rule under
+    ``Hand.my-turn`` (a chip's look on the turn) would need them all restyled."""
+    seed, prefix = find_position(must_follow(0))  # some cards dimmed on the turn
+    app = _app(seed, prefix)
+
+    def looks(hand: Hand) -> list[object]:
+        nodes = hand.walk_children(with_self=True)
+        return [(n, n.styles.border, n.styles.background) for n in nodes]
+
+    async def body(pilot: Pilot[Any]) -> None:
+        hand = _table(app).query_one(Hand)
+        seen: set[bool] = set()
+        for _ in range(12):
+            shown = looks(hand)
+            app.stylesheet.update_nodes(hand.walk_children(with_self=True))
+            assert looks(hand) == shown
+            seen.add(hand.has_class("my-turn"))
+            if seen == {True, False}:
+                break
+            await pilot.press("enter")
+            await pilot.pause()
+        assert seen == {True, False}
 
     _run(app, body)
 

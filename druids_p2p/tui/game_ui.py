@@ -1,7 +1,8 @@
 """What the neutral TUI needs of one game's TUI package, and what passes between them: the messages
 a table posts, the person's preferences, the pacing of what is shown and the evening's scores;
 nothing of the game itself. Panels a game UI updates only when their content changed
-(`show_once`) are here too, so a table update restyles only what changed.
+(`show_once`) and the footer (`KeysFooter`) are here too, so a table update restyles only what
+changed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from rich.text import Text
 from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from druids_p2p.games.registry import game_spec, games, load_attr
 
@@ -59,6 +60,28 @@ def show_text(widget: Static, text: Text | str) -> None:
 
 
 _NEVER = object()
+
+
+class KeysFooter(Footer):
+    """Textual's ``Footer``, built again only when the keys it shows changed: Textual's own is
+    rebuilt, each key restyled twice, on every focus move (each card of a hand) and refresh."""
+
+    _keys: tuple[object, ...] | None = None
+
+    def bindings_changed(self, screen: Screen[Any]) -> None:
+        self._bindings_ready = True  # (as Footer's, which calls ``recompose`` directly)
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self.call_after_refresh(self._rebuild)
+
+    async def _rebuild(self) -> None:
+        if not self.is_attached or self._pruning:  # (as ``recompose``: its screen is gone)
+            return
+        shown = self.screen.active_bindings.items()
+        key = self.app.get_key_display
+        keys = tuple((k, b, on, tip, key(b)) for k, (_, b, on, tip) in shown)
+        if keys != self._keys:
+            self._keys = keys
+            await self.recompose()
 
 
 # What the neutral TUI needs of one game's TUI package, and what passes between them: the

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static
 
 from druids_p2p.games.registry import RULESETS, default_name, new_table_options
 from druids_p2p.games.spec import LEVELS
@@ -23,6 +23,7 @@ from druids_p2p.lan.network import NetChoice
 from druids_p2p.lan.peer_config import HostSpec
 from druids_p2p.tui.bots import bot_seats
 from druids_p2p.tui.dialogs import ConfirmJoin
+from druids_p2p.tui.game_ui import KeysFooter
 from druids_p2p.tui.player import TableSpec
 from druids_p2p.tui.widgets import SizeWarning, plain
 
@@ -163,7 +164,7 @@ class LobbyScreen(Screen[None]):
                 )
                 yield Button("Join (j)", id="join", variant="success")
         yield Static("listening for tables…", id="lobby-status")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)

@@ -21,13 +21,14 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, RichLog, Static
+from textual.widgets import Input, RichLog, Static
 
 from druids_p2p.games.registry import games
 from druids_p2p.tui.game_ui import (
     NO_PREFS,
     UI_PACING,
     GameTableScreen,
+    KeysFooter,
     Pacer,
     Pacing,
     PeerEvent,
@@ -153,7 +154,7 @@ class ChatBox(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         yield ChatInput()
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.set_focus(self.query_one(ChatInput))  # now, not on the next refresh

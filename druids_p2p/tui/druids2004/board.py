@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from druids_p2p.games.druids2004 import cards as mv
 from druids_p2p.games.druids2004.cards import ROW_SLOTS, format_card, is_gem
@@ -25,7 +25,7 @@ from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.dialogs import HelpScreen
 from druids_p2p.tui.druids2004.dialogs import KEYS, RULES, RitualHistory, RitualSteps
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn, signs
-from druids_p2p.tui.game_ui import NO_PREFS, TablePrefs, show_text
+from druids_p2p.tui.game_ui import NO_PREFS, KeysFooter, TablePrefs, show_text
 from druids_p2p.tui.widgets import TableLog, plain, seat_colour
 
 MARKED_KINDS = frozenset({mv.KIND_PLAY, mv.KIND_DISCARD})
@@ -162,7 +162,7 @@ class Board2004(Screen[None]):
         with Horizontal(id="lower"):
             yield ScoreColumn(self.names, self.column_spaces)
             yield TableLog()
-        yield Footer()
+        yield KeysFooter()
 
     def draw(self) -> None:
         """Draw the current view, then the next unread ritual."""

@@ -169,11 +169,12 @@ class HandLine(Static):
         hand's owner itself."""
         super().__init__(id="hand")
         self.own = own
-        self.border_title = "Your hand"
+        self.border_title = self._title = "Your hand"
 
     def show(self, view: SeatView, cursor: int) -> None:
-        if self.own:
-            self.border_title = f"Your hand — you are S{view.seat}, your servants S{view.seat}:1–6"
+        title = f"Your hand — you are S{view.seat}, your servants S{view.seat}:1–6"
+        if self.own and title != self._title:  # (setting it, even unchanged, renders it again)
+            self.border_title = self._title = title
         show_text(self, hand_text(view, cursor))
 
 

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from druids_p2p.audit.replay import ReplayedGame
 from druids_p2p.games.druids2004 import cards as mv
@@ -21,6 +21,7 @@ from druids_p2p.games.druids2004.ruleset import ENDS
 from druids_p2p.games.druids2004.view import SeatView
 from druids_p2p.tui.druids2004.places import HandLine, PlaceRow, ScoreColumn
 from druids_p2p.tui.druids2004.session import place_name
+from druids_p2p.tui.game_ui import KeysFooter
 from druids_p2p.tui.widgets import WrapLog, plain
 
 _PLAY = re.compile(r"play slot:(\d)$")
@@ -233,7 +234,7 @@ class Replay2004Screen(Screen[None]):
         log.border_title = "Moves"
         log.can_focus = False
         yield log
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.show_step()

@@ -23,6 +23,7 @@ from druids_p2p.games.druids2016.board import (
     square_name,
 )
 from druids_p2p.games.druids2016.game import KIND_LETTERS, Game
+from druids_p2p.tui.game_ui import text_key
 from druids_p2p.tui.widgets import seat_colour
 
 CELL_W = 8
@@ -190,13 +191,21 @@ class BoardView(Widget):
         super().__init__(id=id)
         self.game = game
         self.marks = Marks()
+        self._text = board_text(game, self.marks)
+        self._key = text_key(self._text)
 
     def show(self, game: Game, marks: Marks) -> None:
+        """Draw ``game`` with ``marks``: rendered again only when the board's text changed (a
+        redraw after a key that moved nothing, or after another seat's chat, renders nothing)."""
         self.game, self.marks = game, marks
-        self.refresh()
+        text = board_text(game, marks)
+        key = text_key(text)
+        if key != self._key:
+            self._text, self._key = text, key
+            self.refresh()
 
     def render(self) -> Text:
-        return board_text(self.game, self.marks)
+        return self._text
 
     def on_click(self, event: events.Click) -> None:
         square = square_at(event.x, event.y)

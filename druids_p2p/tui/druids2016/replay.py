@@ -12,12 +12,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from druids_p2p.audit.replay import ReplayedGame
 from druids_p2p.games.druids2016.view import SeatView
 from druids_p2p.tui.druids2016.board import BoardView, Marks, last_move_squares
 from druids_p2p.tui.druids2016.session import view_position
+from druids_p2p.tui.game_ui import KeysFooter
 from druids_p2p.tui.widgets import plain
 
 LOG_MOVES = 30
@@ -58,7 +59,7 @@ class Replay2016Screen(Screen[None]):
                 moves = Static(id="moves")
                 moves.border_title = "Moves"
                 yield moves
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.draw()

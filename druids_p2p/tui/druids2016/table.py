@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from druids_p2p.games.druids2016.board import COLS, ROWS
@@ -36,6 +36,7 @@ from druids_p2p.tui.druids2016.board import (
 )
 from druids_p2p.tui.druids2016.choice import Picker
 from druids_p2p.tui.druids2016.session import BoardSeat, Offline2016, end_words
+from druids_p2p.tui.game_ui import KeysFooter, show_text
 from druids_p2p.tui.widgets import COACH_KEY, ask_coach, plain, seat_colour
 
 # ---- formerly dialogs.py:
@@ -189,7 +190,7 @@ class Table2016Screen(Screen[None]):
                 moves = Static(id="moves")
                 moves.border_title = "Moves"
                 yield moves
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.refresh_table()
@@ -257,10 +258,10 @@ class Table2016Screen(Screen[None]):
             you = " (you)" if player == s.seat else ""
             players.append(f"{you}: row {1 if side == 0 else 7}, {left} Druid(s)\n")
         players.append(f"move {game.ply + 1}, {game.quiet} since the last capture", style="dim")
-        self.query_one("#players", Static).update(players)
-        self.query_one("#hint", Static).update(plain(self.hint()))
-        self.query_one("#message", Static).update(plain(self.message))
-        self.query_one("#moves", Static).update(plain("\n".join(s.log[-LOG_LINES:])))
+        show_text(self.query_one("#players", Static), players)
+        show_text(self.query_one("#hint", Static), plain(self.hint()))
+        show_text(self.query_one("#message", Static), plain(self.message))
+        show_text(self.query_one("#moves", Static), plain("\n".join(s.log[-LOG_LINES:])))
 
     def hint(self) -> str:
         game = self.shown

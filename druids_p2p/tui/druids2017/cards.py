@@ -31,6 +31,7 @@ from druids_p2p.games.druids2017.notation import format_card
 from druids_p2p.games.druids2017.view import PlayerView
 from druids_p2p.games.seam import GameMove
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
+from druids_p2p.tui.game_ui import show_text
 from druids_p2p.tui.widgets import plain
 
 # How Druids (2017)'s cards and moves look (one colour per domain, distinct specials), and the
@@ -311,7 +312,7 @@ class Hand(Vertical):
         cards = view.hand if view is not None else ()
         assert snapshot is not None or not cards
         shown = tuple((c, snapshot.playable(c)) for c in cards) if snapshot is not None else ()
-        self.set_class(bool(snapshot and snapshot.my_turn), "my-turn")
+        self._turn_border(bool(snapshot and snapshot.my_turn))
         if shown == self._shown:
             self._refresh_hint()
             return
@@ -363,15 +364,22 @@ class Hand(Vertical):
         for chip, (_, playable) in zip(chips, wanted, strict=True):
             if chip.playable != playable:
                 chip.playable = playable
-                chip.set_class(playable, "playable")
-                chip.set_class(not playable, "dimmed")
+                chip.update_classes({"playable": playable, "dimmed": not playable})  # one restyle
+
+    def _turn_border(self, mine: bool) -> None:
+        """The ``my-turn`` class, restyling the hand alone: only its border depends on it, and
+        Textual's ``set_class`` restyles every row and chip under it too."""
+        if self.has_class("my-turn") != mine:
+            self.set_class(mine, "my-turn", update=False)
+            if self.is_attached:
+                self.app.stylesheet.update_nodes([self], animate=True)
 
     def _chip(self, card: int | None) -> CardChip | None:
         return next((c for c in self.chips() if c.card == card), None)
 
     def hint(self, text: str, error: bool = False) -> None:
         hint = self.query_one("#hint", Static)
-        hint.update(plain(text))  # a refusal's reason is text, never markup
+        show_text(hint, plain(text))  # a refusal's reason is text, never markup
         hint.set_class(error, "error")
 
     def _refresh_hint(self) -> None:

@@ -4,10 +4,12 @@ scores, the trick on the table and every trick of the round so far."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import ClassVar
 
-from rich.console import Group
-from rich.table import Table
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.table import Column, Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -25,7 +27,40 @@ from druids_p2p.games.druids2017.cards import (
 from druids_p2p.games.druids2017.notation import MOVES
 from druids_p2p.tui.druids2017.cards import DOMAIN_COLOURS, card_text, domain_text, move_text
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot
+from druids_p2p.tui.game_ui import show_once, text_key
 from druids_p2p.tui.widgets import name_text, who
+
+
+def content_key(content: object) -> object:
+    """Everything ``content`` (text, a group of it, a table of text cells) is shown with, to
+    give a panel its content again only when it changed: most table updates change no panel
+    but one, and each update renders (and lays out) a panel afresh. Any other renderable gets
+    a key equal to nothing else, so it is always shown."""
+    if isinstance(content, Text):
+        return text_key(content)
+    if isinstance(content, str | int | float | bool | Style | None):
+        return content
+    if isinstance(content, list | tuple):
+        return tuple(map(content_key, content))
+    if isinstance(content, Group):
+        return ("group", content.fit, content_key(content.renderables))
+    if isinstance(content, Table):
+        t = content
+        shape = (t.expand, t.width, t.min_width, t.box, t.padding, t.style, tuple(t.row_styles))
+        shown = (t.show_header, t.show_edge, t.show_lines, t.header_style)
+        columns = [content_key([getattr(c, name) for name in _COLUMN_FIELDS]) for c in t.columns]
+        rows = [(r.style, r.end_section) for r in t.rows]
+        titles = content_key((t.title, t.caption))
+        return ("table", shape, shown, titles, tuple(columns), tuple(rows))
+    return object()
+
+
+_COLUMN_FIELDS = tuple(f.name for f in fields(Column))
+
+
+def show_content(panel: Static, content: RenderableType) -> None:
+    """``panel.update(content)`` unless it shows the same content already."""
+    show_once(panel, content_key(content), lambda: content)
 
 
 def score_text(score: int) -> str:
@@ -92,7 +127,7 @@ class PlayersPanel(Static):
         self.border_title = "Players and piles (top card, size)"
 
     def show(self, snapshot: TableSnapshot | None, states: Mapping[int, Text]) -> None:
-        self.update(players_table(snapshot, states))
+        show_content(self, players_table(snapshot, states))
 
 
 def scores_table(snapshot: TableSnapshot | None, winners: tuple[int, ...] = ()) -> Table:
@@ -131,7 +166,7 @@ class ScoresPanel(Static):
 
     def show(self, snapshot: TableSnapshot | None) -> None:
         winners = snapshot.winners if snapshot is not None and snapshot.winners else ()
-        self.update(scores_table(snapshot, tuple(winners)))
+        show_content(self, scores_table(snapshot, tuple(winners)))
 
 
 NAME_WIDTH = 14
@@ -260,7 +295,7 @@ class TrickPanel(Static):
         """``replay``: a step of a replay, which shows the trick it is after whole (the step
         "trick 2" is the table after trick 2, whose next trick has no card yet)."""
         self.set_class(held and not replay, "held")
-        self.update(trick_lines(snapshot, held or replay, go_on=not replay))
+        show_content(self, trick_lines(snapshot, held or replay, go_on=not replay))
 
 
 def trick_history(snapshot: TableSnapshot | None) -> Table | Text:

@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from druids_p2p.audit.replay import ReplayedGame
 from druids_p2p.games.druids2017 import Game, GameOptions
@@ -26,6 +26,7 @@ from druids_p2p.games.seam import GameMove
 from druids_p2p.tui.druids2017.cards import Hand, card_text, domain_text, move_text
 from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickPanel
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, snapshot_from_game
+from druids_p2p.tui.game_ui import KeysFooter
 from druids_p2p.tui.widgets import WrapLog, name_text, plain, who
 
 # What each event of the table says in the log and changes on the screen, and the status line
@@ -432,7 +433,7 @@ class ReplayScreen(Screen[None]):
         log.border_title = "Plays"
         log.can_focus = False
         yield log
-        yield Footer()
+        yield KeysFooter()
 
     async def on_mount(self) -> None:
         await self.show_step()

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from druids_p2p.games.druids2017.cards import GAIA, is_gaia_move, move_for_card
 from druids_p2p.games.druids2017.notation import format_card
@@ -27,7 +27,13 @@ from druids_p2p.tui.druids2017.dialogs import (
     RoundSummary,
     help_screen,
 )
-from druids_p2p.tui.druids2017.panels import PlayersPanel, ScoresPanel, TrickHistory, TrickPanel
+from druids_p2p.tui.druids2017.panels import (
+    PlayersPanel,
+    ScoresPanel,
+    TrickHistory,
+    TrickPanel,
+    show_content,
+)
 from druids_p2p.tui.druids2017.replay import (
     EVENT_STYLE,
     ReplayApp,
@@ -41,6 +47,7 @@ from druids_p2p.tui.druids2017.replay import (
 from druids_p2p.tui.druids2017.snapshot import TableSnapshot, own, snapshot_from_table
 from druids_p2p.tui.game_ui import (
     GameUI,
+    KeysFooter,
     MoveRejected,
     PeerEvent,
     PlayedGame,
@@ -134,7 +141,7 @@ class TableScreen(PacedTableScreen):
         yield Static("", id="warnings")
         yield Hand()
         yield TableLog()
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_status)
@@ -319,7 +326,7 @@ class TableScreen(PacedTableScreen):
         if snap is not None and view is not None and snap.my_seat is not None:
             lines = [f"⚠ {warning_line(w, snap.names, snap.my_seat)}" for w in warnings(view)]
         box.display = bool(lines)
-        box.update(plain("\n".join(lines)))  # they name players
+        show_text(box, plain("\n".join(lines)))  # they name players
 
     def _turn_key(self) -> tuple[Any, ...] | None:
         view = self.snapshot.view if self.snapshot is not None else None
@@ -345,7 +352,7 @@ class TableScreen(PacedTableScreen):
         if snap is not None:
             self.query_one(PlayersPanel).show(snap, self.states())
         elif self.expected:
-            self.query_one(PlayersPanel).update(self._connecting())
+            show_content(self.query_one(PlayersPanel), self._connecting())
 
     def _connecting(self) -> Text:
         return connecting_text(self)
