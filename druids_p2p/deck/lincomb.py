@@ -13,12 +13,13 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.group import IDENTITY, ORDER
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 _pool: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
@@ -85,6 +86,59 @@ def aside(fn: Callable[..., T], *args: object) -> Future[T]:
             _aside = ThreadPoolExecutor(1, thread_name_prefix="druids-aside", initializer=_low)
         pool = _aside
     return pool.submit(fn, *args)
+
+
+class Aside(Generic[T, R]):
+    """``fold`` of ``work(item)`` over ``items``, worked in order on the low-priority thread
+    (:func:`aside`) until :meth:`take` is called: the caller that needs the answer then works
+    what the thread has not finished itself. A thread of the lowest priority can wait long for
+    a core on a busy machine, and whoever waited on it would wait as long (issue 29)."""
+
+    def __init__(
+        self, work: Callable[[T], R | None], items: Sequence[T], fold: Callable[[list[R]], bool]
+    ) -> None:
+        """``work`` returns None for an item that fails: the answer is then False."""
+        self._work, self._items, self._fold = work, list(items), fold
+        self._done: list[R] = []
+        self._answer: bool | None = None
+        self._taken = False
+        self._lock = threading.Lock()
+        self.future = aside(self._run)
+        """Done once the thread has the answer (True or False), or gave up (None: taken)."""
+
+    def _run(self) -> bool | None:
+        for item in self._items:
+            with self._lock:
+                if self._taken:
+                    return None
+            out = self._work(item)
+            with self._lock:
+                if self._taken:
+                    return None
+                if out is None:
+                    self._answer = False
+                    return False
+                self._done.append(out)
+        answer = self._fold(list(self._done))
+        with self._lock:
+            if not self._taken:
+                self._answer = answer
+        return answer
+
+    def take(self) -> bool:
+        """The answer, now: the thread's if it has one, else worked here from where it is (the
+        item it is working on, worked again here: a few ms, where waiting could be any time)."""
+        with self._lock:
+            self._taken = True
+            answer, done = self._answer, list(self._done)
+        if answer is not None:
+            return answer
+        for item in self._items[len(done) :]:
+            out = self._work(item)
+            if out is None:
+                return False
+            done.append(out)
+        return self._fold(done)
 
 
 def _low() -> None:

@@ -5,15 +5,15 @@ decks, positions and zones: §6.1)."""
 from __future__ import annotations
 
 import hashlib
-from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.encoding import POINT_PREFIX, encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
+from druids_p2p.deck.lincomb import Aside
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
 from druids_p2p.deck.proofs import SharesTerms, verify_key
 from druids_p2p.deck.table_messages import (
@@ -170,7 +170,7 @@ class TableState:
         """seat -> (deals, sender) of every stored ``table_shares`` proof of the shares of that
         seat's cards not checked yet (a seat checks another's when one of its cards is opened,
         before a silence is blamed, and at the final reveal: ``shuffle_passes.prove_unproven``)."""
-        self.aside: tuple[dict[int, list[tuple[int, int]]], Future[bool]] | None = None
+        self.aside: tuple[dict[int, list[tuple[int, int]]], Aside[Any, Any]] | None = None
         """The check of those of :attr:`unproven` under way on the low-priority thread, if a LAN
         peer started one while waiting (``shuffle_passes.check_aside``): taken when one is due."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
