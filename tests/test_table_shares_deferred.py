@@ -183,9 +183,9 @@ def test_a_waiting_seat_checks_the_proofs_left_aside_and_takes_the_result_when_d
     bystander_after_the_deal(bus, made)
     peer = bus.peers[BYSTANDER]
     assert peer.check_unproven()
-    assert peer.state.aside is not None and peer.state.aside[1].future.result() is True
+    assert peer.state.aside and all(c.future.result() for _, c in peer.state.aside.values())
     peer.prove_held()
-    assert peer.state.unproven == {} and peer.state.aside is None
+    assert peer.state.unproven == {} and peer.state.aside == {}
     assert not peer.check_unproven()
 
 
@@ -239,6 +239,6 @@ def test_an_opening_that_needs_the_check_left_aside_does_not_wait_for_its_starve
                 assert outcome[0].reason == REASON
             else:
                 assert outcome[0] is None and peer.state.unproven == {}
-                assert peer.state.aside is None
+                assert peer.state.aside == {}
     finally:
         release.set()

@@ -283,17 +283,19 @@ def prove_unproven(state: TableState, owner: int | None = None) -> None:
     checked during their deals (:attr:`TableState.unproven`): before one of its cards is opened,
     before a silence is blamed, at the final reveal. Both checks of each, in one batch; if it
     fails, each alone in order of deals, sender and seat: the first bad one is blamed, as that
-    seat blamed it during the deal (deck.md §10.2). A check of them all made aside
-    (:func:`check_aside`) is taken, finished here if the thread has not (never waited for),
-    and if it held, taken instead (if it did not, or raised, they are checked here)."""
-    aside, state.aside = state.aside, None
-    if aside is not None and _held(aside[1]):
-        for seat, entries in aside[0].items():  # (a later deals may have added others since)
-            left = [e for e in state.unproven.get(seat, ()) if e not in entries]
+    seat blamed it during the deal (deck.md §10.2). A seat's check made aside
+    (:func:`check_aside`) is taken, finished here if the thread has not (never waited for), and
+    if it held, taken instead (if it did not, or raised, they are checked here); the other
+    seats' go on aside."""
+    owners = sorted(state.unproven) if owner is None else [owner]
+    for seat in owners:
+        check = state.aside.pop(seat, None)
+        if check is not None and _held(check[1]):
+            # (a later deals may have added others since)
+            left = [e for e in state.unproven.get(seat, ()) if e not in check[0]]
             state.unproven.pop(seat, None)
             if left:
                 state.unproven[seat] = left
-    owners = sorted(state.unproven) if owner is None else [owner]
     _prove(state, unproven_claims(state, owners), challenge=True)
     for seat in owners:
         state.unproven.pop(seat, None)
@@ -314,22 +316,19 @@ def unproven_claims(state: TableState, owners: list[int]) -> list[Claim]:
 
 
 def check_aside(state: TableState) -> bool:
-    """Start checking every unchecked proof on the low-priority thread (``lincomb.aside``),
-    unless one such check is under way or the table is dealing: its result is taken by
-    :func:`prove_unproven` when one is due, a failure checked there again to name the culprit.
-    True if it started one."""
+    """Start checking every unchecked proof on the low-priority thread (``lincomb.aside``), one
+    check for each seat whose cards they are (an opening needs only its owner's), unless such
+    checks are under way or the table is dealing: each is taken by :func:`prove_unproven` when
+    due, a failure checked there again to name the culprit. True if it started them."""
     current = state.current
-    if not state.unproven or state.aside is not None:
+    if not state.unproven or state.aside:
         return False
     if current is not None and current.kind not in (PLAY, SHOW):
         return False
-    owners = sorted(state.unproven)
-    taken = {seat: list(state.unproven[seat]) for seat in owners}
-    claims = unproven_claims(state, owners)
-    state.aside = (
-        taken,
-        Aside(lambda claim: _claim_part(state, claim), claims, shares_batch_holds),
-    )
+    for seat in sorted(state.unproven):
+        claims = unproven_claims(state, [seat])
+        check = Aside(lambda claim: _claim_part(state, claim), claims, shares_batch_holds)
+        state.aside[seat] = (list(state.unproven[seat]), check)
     return True
 
 

@@ -170,9 +170,10 @@ class TableState:
         """seat -> (deals, sender) of every stored ``table_shares`` proof of the shares of that
         seat's cards not checked yet (a seat checks another's when one of its cards is opened,
         before a silence is blamed, and at the final reveal: ``shuffle_passes.prove_unproven``)."""
-        self.aside: tuple[dict[int, list[tuple[int, int]]], Aside[Any, Any]] | None = None
-        """The check of those of :attr:`unproven` under way on the low-priority thread, if a LAN
-        peer started one while waiting (``shuffle_passes.check_aside``): taken when one is due."""
+        self.aside: dict[int, tuple[list[tuple[int, int]], Aside[Any, Any]]] = {}
+        """seat -> the check of its :attr:`unproven` entries (those listed) under way on the
+        low-priority thread, if a LAN peer started them while waiting
+        (``shuffle_passes.check_aside``): each taken when it is due."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
         self._ctx_prefix = encode(TAG_TABLE_CONTEXT, table_id)
         """The start of every context's hash input (the tag and the table id), encoded once."""
