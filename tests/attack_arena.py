@@ -107,7 +107,8 @@ class Arena(LocalTable):
         keys_seed: int | None = None,
         ruleset: str | None = None,
     ) -> None:
-        """``keys_seed``: the same keys, deal and game every run (``LocalTable``); ``ruleset``:
+        """``keys_seed``: where the keys, deal and game come from (``LocalTable``; default:
+        ``seed``); ``ruleset``:
         the game (None: the default)."""
         super().__init__(
             players=players,
@@ -209,8 +210,10 @@ class Arena(LocalTable):
     def expire_abort_claims(self) -> None:
         """Let the grace period for unverified abort claims run out (the runners' clock)."""
         for runner in self.runners.values():
-            if runner.machine.aborted is None and (runner.abort_claim or runner.divergence):
-                runner.abort_claim_deadline = runner.divergence_deadline = 0.0
+            if runner.machine.aborted is None and (
+                runner.grace.abort_claim or runner.grace.divergence
+            ):
+                runner.grace.abort_claim_deadline = runner.grace.divergence_deadline = 0.0
                 try:
                     runner._in_grace()
                 except TableFault as fault:

@@ -114,9 +114,9 @@ def _keeping_on_message(self: TableRunner, raw: bytes, link: bytes | None = None
 
 
 def _relaying_keepalive(self: TableRunner) -> None:
-    before = self.last_keepalive
+    before = self.liveness.last_keepalive
     _original_keepalive(self)
-    if self.last_keepalive == before:
+    if self.liveness.last_keepalive == before:
         return
     RELAYED["turn"] += 1
     for sender, kept in HELLOS.items():

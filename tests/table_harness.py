@@ -76,15 +76,17 @@ class LocalTable:
         records: Path | None = None,
         ruleset: str = "druids2017",
         keys_seed: int | None = None,
+        fresh_keys: bool = False,
     ) -> None:
         """``seed`` orders deliveries and picks moves; the keys, the offer and the table secrets
-        are fresh unless ``keys_seed`` is given, which makes the whole game (the deck's shuffles
-        and a card table's deal included) the same every run: a flaky game made reproducible."""
+        come from ``keys_seed`` (default: ``seed``), so the whole game (the deck's shuffles and a
+        card table's deal included) is the same every run: a test that fails, fails every time.
+        ``fresh_keys``: the OS's randomness instead, a new game each run."""
         self.rng = random.Random(seed)
-        fresh = _fresh_bytes(keys_seed)
+        fresh = _fresh_bytes(None if fresh_keys else seed if keys_seed is None else keys_seed)
         self.ids = [
             Identity.generate(f"p{i}")
-            if keys_seed is None
+            if fresh_keys
             else Identity.from_seed(fresh(f"key {i}"), f"p{i}")
             for i in range(players)
         ]

@@ -70,7 +70,9 @@ def test_table_machines_keep_one_log_whose_records_point_into_the_transcript(
 ) -> None:
     """Every move and word is in the log once, in transcript order; the words' checks, ``move``
     messages too, are not moves (:func:`is_logged_move`). ``None``: a fresh game each run."""
-    table = LocalTable(players=3, seed=5, ruleset="druids2004", keys_seed=keys_seed)
+    table = LocalTable(
+        players=3, seed=5, ruleset="druids2004", keys_seed=keys_seed, fresh_keys=keys_seed is None
+    )
     table.run()
     machines = table.machines
     assert all(m.finished for m in machines)

@@ -74,6 +74,8 @@ LONG_NAME = "x" * 60
         (["host", "--beacon-port", "0"], "--beacon-port must be 1..65535"),
         (["host", "--beacon-port", "99999"], "--beacon-port must be 1..65535"),
         (["host", "--bot", "nosuchbot"], "no bot named 'nosuchbot'"),
+        (["host", "--players", "three"], "--players': 'three'"),  # a number: named as typed
+        (["host", "--gone-after", "soon"], "--gone-after': 'soon'"),
         (["host", "--plugins-dir", "/nonexistent-dir"], "--plugins-dir /nonexistent-dir"),
         (["tournament", "--bots", "rule,random", "--out", "/dev/null"], "--out /dev/null"),
         # A flag the chosen mode has no use for is refused by name, never silently ignored.

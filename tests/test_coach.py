@@ -95,13 +95,14 @@ def _lead_view(played: tuple[int, ...]) -> Any:
 
 def test_the_2017_coach_says_when_every_card_above_its_lead_is_gone() -> None:
     """The issue's example: a lead with nothing of its domain above it left out takes the
-    trick; with the 12 still out it says so, and what lands on the winner's pile."""
+    trick; with the 12 still out it says so: it may not take the trick, and which of the
+    trick's cards ends on the taker's pile (not that the lead does: a lower one may follow)."""
     from druids_p2p.games.druids2017.coach import _why
 
     gone = _lead_view((23, 14, 15, 16))  # Y12 was played (and G3, G4, G5)
     assert _why(gone, 22) == "lead Y11: every yellow above it is gone: it takes the trick"
     out = _lead_view((14, 15, 16, 17))  # no yellow seen: Y12 is out
     assert _why(out, 22) == (
-        "lead Y11: 1 higher yellow is still out, so whoever takes the trick gets Y11 on top of "
-        "its yellow pile"
+        "lead Y11: 1 higher yellow is still out, so it may not take the trick; the lowest yellow "
+        "of a trick goes on top of its taker's yellow pile"
     )

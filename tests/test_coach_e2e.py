@@ -15,6 +15,7 @@ Each process has its own ``DRUIDS_HOME``; beacons go to 127.255.255.255 on a fre
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -172,3 +173,26 @@ def test_a_coach_table_of_one_person_and_bots_plays_to_the_end(tmp_path: Path) -
     seat = decode(path.read_bytes())
     assert seat.body["options"]["coach"] is True
     assert list(seat.body["bots"]) == [1, 2]
+
+
+def test_a_coach_hosts_beacon_is_listed_with_the_coach_on(tmp_path: Path) -> None:
+    """``druids tables`` hears a ``druids host --coach`` process's beacon and says "coach on"
+    (``--json``: ``coach``), before anyone joins."""
+    argv = _host_argv(3)
+    port = argv[argv.index("--beacon-port") + 1]
+    host = Person(0, tmp_path / "alice", argv, human=False)
+    host.start()
+    try:
+        host.wait_for("lobby", BOUND_S)
+        listed = subprocess.run(
+            [sys.executable, "-m", "druids_p2p", "tables", "--beacon-port", port, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=BOUND_S,
+            env={**os.environ, "DRUIDS_HOME": str(tmp_path / "lister")},
+        )
+    finally:
+        _stop(host)
+    assert listed.returncode == 0, listed.stderr
+    (table,) = json.loads(listed.stdout)
+    assert (table["name"], table["coach"]) == ("coached", True)

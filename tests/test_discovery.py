@@ -626,3 +626,51 @@ def test_cli_text_names_each_tables_game(capsys: pytest.CaptureFixture[str]) -> 
     header, row = out.splitlines()[:2]
     assert "GAME" in header.split()
     assert row.split()[:2] == ["gems", "2"] and "druids2004" in row.split()
+
+
+def test_a_table_with_the_coach_on_says_so_in_its_beacon_and_in_druids_tables(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The coach is a table option (protocol.md §3, "The coach"): a host announces it in the
+    beacon's options (``coach: true``, only when on, so a table without it sends the bytes it
+    always did), a listener reads it, ``coach: false`` is refused as a second spelling of off, and
+    ``druids tables`` shows "coach on" (``--json``: ``coach``)."""
+    coached = dataclasses.replace(INFO, coach=True)
+    data = encode_beacon(HOST, coached, LOBBY, 1)
+    assert decode_beacon(data).info.coach is True
+    assert unpack(unpack(data, 1)[0], 3)["options"]["coach"] is True
+    assert (
+        "coach" not in _fields()["options"]
+        and decode_beacon(encode_beacon(HOST, INFO, LOBBY, 1)).info.coach is False
+    )
+    f = _fields()
+    off = {**f, "options": {"coach": False, **f["options"]}}
+    with pytest.raises(BadShape, match="coach"):
+        decode_beacon(_sign_fields(off))
+    port = free_port()
+    with BeaconSender(HOST, coached, None, port, lobby_id=LOBBY, **FAST):
+        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--beacon-port", str(port)], capsys)
+        assert code == 0
+        assert "coach on" in out.splitlines()[1], out
+        code, out, _ = run_cli(
+            ["tables", "--json", "--seconds", "0.5", "--beacon-port", str(port)], capsys
+        )
+    assert code == 0 and json.loads(out)[0]["coach"] is True
+    port = free_port()
+    with BeaconSender(HOST, INFO, None, port, lobby_id=LOBBY, **FAST):
+        code, out, _ = run_cli(["tables", "--seconds", "0.5", "--beacon-port", str(port)], capsys)
+    assert code == 0 and "coach" not in out
+
+
+def test_the_documented_coach_beacon_matches_the_encoder() -> None:
+    """discovery.md's second example, a table with the coach on, is the encoder's bytes."""
+    doc = (ROOT / "docs" / "protocol" / "discovery.md").read_text()
+    block = re.search(r"<!-- example-beacon-coach -->\s*```\n(.*?)```", doc, re.S)
+    assert block is not None
+    hexdump = "".join(line.split("|")[0][8:] for line in block.group(1).splitlines())
+    documented = bytes.fromhex(hexdump.replace(" ", ""))
+    info = TableInfo(
+        "Friday night", "tcp://10.0.0.2:45123", CURVE, players=3, coach=True, seats=INFO.seats[:1]
+    )
+    assert documented == encode_beacon(HOST, info, LOBBY, 7)
+    assert decode_beacon(documented).info.coach is True

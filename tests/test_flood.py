@@ -53,7 +53,7 @@ def seated_arena(tmp_path: Path, seed: int) -> Arena:
     clock = FakeClock()
     for runner in arena.runners.values():
         runner.clock = clock
-        runner.last_progress = clock.now
+        runner.liveness.last_progress = clock.now
     arena.run_to_play()
     assert not any(arena.stopped(k) for k in arena.honest)
     return arena

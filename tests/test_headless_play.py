@@ -25,6 +25,7 @@ from cli_harness import audit_record, check_result_block, result_block
 
 from druids_p2p.games.registry import new_table_options
 from druids_p2p.peer.local_table import LocalTable
+from druids_p2p.wire import MsgType, decode
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -99,6 +100,21 @@ def test_headless_json_is_quiet_and_lists_the_players_in_play_order(tmp_path: Pa
     assert [p["total"] for p in players] == report["totals"] == result["totals"]
     assert [p["place"] for p in players] == [_place(report["totals"], s) for s in range(3)]
     assert result["records"] == [p["record"] for p in players]  # one order for every list
+    assert result["winners"] == report["winners"]
+    assert all(Path(r).is_file() for r in result["records"])
+    # ``druids history`` lists the game once, as its three seats kept it (test_history.py).
+    listed = subprocess.run(
+        [sys.executable, "-m", "druids_p2p", "history", "--json"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=_env(tmp_path),
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    (game,) = json.loads(listed.stdout)
+    assert game["status"] == "finished" and game["seen_from"] == 3
+    assert [p["total"] for p in game["players"]] == result["totals"]
+    assert game["record"] in result["records"]
+    seat = decode((Path(game["folder"]) / "seat.msg").read_bytes())
+    assert seat.type is MsgType.SEAT
+    assert sorted(p["name"] for p in game["players"]) == sorted(seat.body["names"])
     for player in players:
         _in_data_folder(tmp_path, player["record"], player["name"])
 

@@ -71,21 +71,6 @@ def test_killed_peer_restarts_and_the_game_completes(tmp_path: Path) -> None:
         assert _audit(record)["ok"]
 
 
-def test_play_headless_cli_json(tmp_path: Path) -> None:
-    out = subprocess.run(
-        [
-            sys.executable, "-m", "druids_p2p", "play", "--headless",
-            "--seats", "bot:random,bot:rule,bot:random", "--rounds", "1",
-            "--workdir", str(tmp_path), "--json",
-        ],
-        capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
-    assert set(result) >= {"totals", "winners", "records"}
-    assert len(result["records"]) == 3 and all(Path(r).is_file() for r in result["records"])
-
-
 @pytest.mark.parametrize(
     "args",
     [

@@ -332,7 +332,7 @@ def test_a_resend_flood_is_answered_bounded_and_rate_limited(tmp_path: Path) -> 
         runner_mesh.connect(asker.public_key, receiver.endpoint, receiver.curve_public_raw)
         config = PeerConfig(home=tmp_path, identity=table.ids[0])
         runner = TableRunner(config, runner_mesh, machine, HomeTable(tmp_path / "t"), Player())
-        runner.resend_limiter = ResendLimiter(clock=clock)
+        runner.resends.limiter = ResendLimiter(clock=clock)
         request = encode(
             asker,
             MsgType.RESEND,
@@ -353,7 +353,7 @@ def test_a_resend_flood_is_answered_bounded_and_rate_limited(tmp_path: Path) -> 
         assert flood(50, b"end 1") == RESEND_BURST * RESEND_MAX_MESSAGES
         clock.now += 1.0
         assert flood(50, b"end 2") == int(RESEND_PER_S) * RESEND_MAX_MESSAGES
-        assert runner.resend_limiter.refused == 100 - RESEND_BURST - int(RESEND_PER_S)
+        assert runner.resends.limiter.refused == 100 - RESEND_BURST - int(RESEND_PER_S)
         assert runner.bad_messages == 0  # asking too often is no fault, only unanswered
     finally:
         runner_mesh.close()

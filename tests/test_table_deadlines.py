@@ -55,11 +55,11 @@ def clocked_arena(
     arena.clock = clock  # type: ignore[attr-defined]
     for runner in arena.runners.values():
         runner.clock = clock
-        runner.last_progress = clock.now
+        runner.liveness.last_progress = clock.now
         runner.deadlines.step_s, runner.deadlines.move_s = STEP_S, MOVE_S
         runner.deadlines.rejoin_s = REJOIN_S
         for key in runner.machine.list_keys:
-            runner.last_heard[key] = clock.now
+            runner.liveness.last_heard[key] = clock.now
     return arena
 
 
@@ -170,7 +170,7 @@ def test_hellos_do_not_pay_an_owed_deck_message(tmp_path: Path, msg_type: MsgTyp
     assert not any(arena.stopped(k) for k in arena.honest)
     pass_time(arena, STEP_S - 2, keepalive=say_hello(arena, 1))
     assert not any(arena.stopped(k) for k in arena.honest), "blamed before the deadline"
-    assert not arena.runners[0].away, "a peer sending keepalives is not away"
+    assert not arena.runners[0].liveness.away, "a peer sending keepalives is not away"
     pass_time(arena, 10, keepalive=say_hello(arena, 1))
     blamed_everywhere(arena, 1, f"withheld {msg_type.label} past the deadline")
     for k in arena.honest:  # each honest peer found it on its own clock
@@ -457,10 +457,10 @@ def default_arena(tmp_path: Path, seed: int) -> Arena:
     arena.clock = clock  # type: ignore[attr-defined]
     for runner in arena.runners.values():
         runner.clock = clock
-        runner.last_progress = clock.now
+        runner.liveness.last_progress = clock.now
         runner.player = Idle()
         for key in runner.machine.list_keys:
-            runner.last_heard[key] = clock.now
+            runner.liveness.last_heard[key] = clock.now
     return arena
 
 

@@ -60,3 +60,31 @@ def test_the_lobby_lists_the_address_to_join_by() -> None:
     (row,) = rows
     assert row[header.index("join at")] == "127.0.0.1:40123"
     assert "45123" not in " ".join(row)
+
+
+def test_the_lobby_says_which_tables_have_the_coach_on() -> None:
+    """A table whose beacon says the coach is on (one person, the rest bots) is listed with
+    "coach on" beside its game, so a person looking for people to play knows before joining."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # a free port, nothing sent
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    listener = BeaconListener(resolve(), port)
+    app = RecordingApp(LanSetup(net=resolve(), beacon_port=port, listener=listener))
+    games: dict[str, str] = {}
+
+    async def main() -> None:
+        async with app.run_test(size=(150, 40)) as pilot:
+            lobby = await shown_lobby(app, pilot)
+            coached = dataclasses.replace(INFO, name="learning", players=3, coach=True)
+            listener.handle(encode_beacon(HOST, coached, bytes([2]) * 16, 1), ("127.0.0.1", 1))
+            listener.handle(encode_beacon(HOST, INFO, bytes([1]) * 16, 1), ("127.0.0.1", 1))
+            lobby.poll()
+            await pilot.pause()
+            table = lobby.query_one("#tables", DataTable)
+            header = [str(c.label) for c in table.columns.values()]
+            for i in range(table.row_count):
+                row = [str(c) for c in table.get_row_at(i)]
+                games[row[header.index("table")]] = row[header.index("game")]
+
+    asyncio.run(main())
+    assert games == {"learning": "druids2017, coach on", "Friday night": "druids2017"}

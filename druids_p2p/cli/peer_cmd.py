@@ -116,7 +116,7 @@ _OPEN = typer.Option(False, "--open", help=_OPEN_HELP)
 _ALLOW = typer.Option([], "--allow", help=_ALLOW_HELP, metavar="FP")
 _COACH = typer.Option(
     False,
-    "--coach",
+    "--coach/--no-coach",
     help="Host a table with the coach on (a person may ask what the strongest bot would play): "
     "it seats one person, the rest bots; every peer refuses it with a second person.",
 )

@@ -123,11 +123,26 @@ def play_command(
         metavar="easy|normal|hard",
         help="Every bot seat plays this level: the game's bot measured for it (druids bots).",
     ),
+    coach: bool = typer.Option(
+        True,
+        "--coach/--no-coach",
+        help="UI, your table of bots: the coach (key a: what the strongest bot would play, and "
+        "why) is on, a signed table option; --no-coach leaves it off.",
+    ),
 ) -> None:
     """Play at a table on this machine: the terminal UI with you and bots (default), the LAN
     lobby (--lan), or a whole headless table of peer processes on loopback (--headless)."""
     if offline and headless:
         fail("--offline is the terminal UI's table against in-process bots; not --headless")
+    if not coach and (headless or lan or offline):
+        where, why = (
+            ("--headless", "a headless table has no coach")
+            if headless
+            else ("--lan", "the lobby's tables have it off (druids host --coach turns it on)")
+            if lan
+            else ("--offline", "the offline table is yours and your bots' alone: it is at hand")
+        )
+        fail(f"--no-coach is for the terminal UI's table of you and your bots, not {where}: {why}")
     if go_on and not headless:
         fail("--go-on is for --headless: the terminal UI asks you whether to go on")
     if level is not None:
@@ -191,6 +206,7 @@ def play_command(
             offline=offline,
             confirm_plays=confirm_plays,
             level=level,
+            coach=coach,
         )
     )
 

@@ -137,6 +137,7 @@ def play_ui(opts: UiOptions) -> None:
         pacing=Pacing(move_s=opts.move_pause, trick_s=trick_s),
         game=game,
         prefs=table_prefs(opts),
+        coach=opts.coach,
     )
     print_outcome(outcome, Path((outcome or {}).get("folder") or folder), opts.as_json)
 
@@ -322,6 +323,8 @@ class UiOptions:
     level: str | None = None
     """``--level``: the level the LAN lobby's table setup offers first (at a local table
     ``bots`` already names the level's bot for every seat)."""
+    coach: bool = True
+    """``--coach/--no-coach``: the coach at the table of you and your bots (a signed option)."""
 
     @property
     def lan_flags(self) -> bool:

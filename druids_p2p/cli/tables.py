@@ -31,7 +31,7 @@ def _row(t: TableAnnouncement) -> list[str]:
         info.name,
         f"{info.players}" + (" +variant" if info.variant else ""),
         f"{info.seats_taken}/{info.players} ({info.seats_free} free)",
-        info.ruleset,
+        info.ruleset + (", coach on" if info.coach else ""),
         f"{b.host_name} [{b.host_fingerprint}]",
         info.lobby_address or "-",
         seated,

@@ -58,7 +58,8 @@ _SIGNED = Struct(
                 "rounds": Int(1, 64),
                 "ruleset": Str(1, 16, charset=TOKEN_CHARS),
                 "variant": Bool(),
-            }
+            },
+            optional={"coach": Bool()},
         ),
         "seats": List(Tuple((_NAME, _KEY)), 0, _MAX_SEATS),
         "v": Int(0, 255),
@@ -95,6 +96,8 @@ class TableInfo:
     rounds: int = 5
     """Druids 2017's full game (a beacon of another game states its own)."""
     ruleset: str = field(default_factory=default_name)
+    coach: bool = False
+    """The table's options turn the coach on: one person, the rest bots (protocol.md §3)."""
     seats: tuple[Seat, ...] = ()
     lobby_port: int | None = None
     """The TCP port of the host's plain lobby socket, on the endpoint's address: what
@@ -177,6 +180,7 @@ class TableAnnouncement:
             "players": info.players,
             "rounds": info.rounds,
             "variant": info.variant,
+            "coach": info.coach,
             "seats_taken": info.seats_taken,
             "seats_free": info.seats_free,
             "seats": [
@@ -223,6 +227,8 @@ def _check_fields(fields: Any) -> None:
         raise BadShape("beacon.host: small-order public key refused")
     _check_endpoint(fields["endpoint"])
     options = fields["options"]
+    if options.get("coach") is False:
+        raise BadShape("beacon.options.coach: sent only when true (a table without it is off)")
     if options["ruleset"] in RULESETS:  # (a table of a game not known here is listed as such)
         try:
             table_options(options)
@@ -253,6 +259,7 @@ def encode_beacon(
         "lobby": lobby_id,
         "name": info.name,
         "options": {
+            **({"coach": True} if info.coach else {}),  # only when on; sorts first
             "players": info.players,
             "rounds": info.rounds,
             "ruleset": info.ruleset,
@@ -295,6 +302,7 @@ def decode_beacon(data: bytes) -> Beacon:
         variant=options["variant"],
         rounds=options["rounds"],
         ruleset=options["ruleset"],
+        coach=bool(options.get("coach", False)),
         seats=tuple(Seat(name, key) for name, key in fields["seats"]),
         lobby_port=fields.get("lobby_port"),
     )

@@ -241,6 +241,7 @@ class Lobby:
             variant=o.variant,
             rounds=o.rounds,
             ruleset=self.spec.ruleset,
+            coach=bool(getattr(o, "coach", False)),
             seats=tuple(Seat(name, key) for key, name, _, _ in self.seats),
             lobby_port=self.lobby_port,
         )

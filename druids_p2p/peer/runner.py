@@ -8,7 +8,7 @@ resend, chat, equivocation, abort) never reach it, except abort, sealed through 
 from __future__ import annotations
 
 import logging
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import Any
 
 from druids_p2p.games.seam import CardTableSeat, CommonRuleset, IllegalMove, TableOptions
 from druids_p2p.lan.mesh import MeshPort
@@ -27,7 +27,6 @@ from druids_p2p.peer.links import (
     FrameGuard,
     LinkError,
     Links,
-    ResendLimiter,
     Resends,
     broadcast,
     control,
@@ -146,42 +145,9 @@ class MachineView:
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-
-class _Part(Generic[T]):
-    """An attribute one of the runner's parts keeps, read and set through the runner: its
-    callers and the tests reach the runner's state by one name (``runner.divergence``...)."""
-
-    def __init__(self, part: str, name: str) -> None:
-        self.part = part
-        self.name = name
-
-    @overload
-    def __get__(self, runner: None, owner: object = None) -> _Part[T]: ...
-    @overload
-    def __get__(self, runner: TableRunner, owner: object = None) -> T: ...
-    def __get__(self, runner: TableRunner | None, owner: object = None) -> T | _Part[T]:
-        if runner is None:
-            return self  # on the class: the descriptor itself (help(), inspection)
-        return cast(T, getattr(getattr(runner, self.part), self.name))
-
-    def __set__(self, runner: TableRunner, value: T) -> None:
-        setattr(getattr(runner, self.part), self.name, value)
-
 
 class TableRunner:
     """Drives one seated table over the mesh until the game ends or is aborted."""
-
-    last_heard = _Part[dict[bytes, float]]("liveness", "last_heard")
-    away = _Part[set[bytes]]("liveness", "away")
-    last_progress = _Part[float]("liveness", "last_progress")
-    last_keepalive = _Part[float]("liveness", "last_keepalive")
-    resend_limiter = _Part[ResendLimiter]("resends", "limiter")
-    abort_claim = _Part[str | None]("grace", "abort_claim")
-    abort_claim_deadline = _Part[float]("grace", "abort_claim_deadline")
-    divergence = _Part[TableFault | None]("grace", "divergence")
-    divergence_deadline = _Part[float]("grace", "divergence_deadline")
 
     def __init__(
         self,
@@ -313,7 +279,7 @@ class TableRunner:
             return
         self.timings.moved()
         broadcast(self.mesh, raws)
-        self.last_progress = self.clock()
+        self.liveness.last_progress = self.clock()
         self.timings.counted(self.machine)  # a public move may leave the table ready at once
 
     def _keepalive(self) -> None:
@@ -391,7 +357,7 @@ class TableRunner:
             self._drop(f"dropped a message: {exc}")
             return
         if machine.held() != before:
-            self.last_progress = now
+            self.liveness.last_progress = now
         self.timings.counted(machine)
 
     def _drop(self, why: str) -> None:

@@ -45,6 +45,7 @@ def run_local(
     pacing: Pacing = UI_PACING,
     game: str | None = None,
     prefs: TablePrefs = NO_PREFS,
+    coach: bool = True,
 ) -> dict[str, Any] | None:
     from druids_p2p.tui.app import DruidsApp
     from druids_p2p.tui.game_ui import table_ui
@@ -52,7 +53,9 @@ def run_local(
 
     table = table_ui(game)
     _log_to_file(folder)
-    spec = local_table(bots, rounds=rounds, variant=variant, budget_ms=budget_ms, game=game)
+    spec = local_table(
+        bots, rounds=rounds, variant=variant, budget_ms=budget_ms, game=game, coach=coach
+    )
     spec.plugins_dirs = plugins_dirs
     sessions: list[NetSession] = []
 

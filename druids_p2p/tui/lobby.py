@@ -258,9 +258,8 @@ class LobbyScreen(Screen[None]):
             pin = "✓ " if self.setup.pinned(t.beacon.host_key) else ""
             known = RULESETS.get(info.ruleset)  # a game without rounds has no variant either
             dealt = known is not None and "rounds" in known.table_flags
-            game: str | Text = info.ruleset
-            if info.ruleset != self.setup.game:
-                game = Text(info.ruleset, style="dim")
+            said = info.ruleset + (", coach on" if info.coach else "")
+            game: str | Text = said if info.ruleset == self.setup.game else Text(said, style="dim")
             table.add_row(
                 name,
                 game,

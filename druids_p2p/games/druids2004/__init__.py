@@ -32,7 +32,7 @@ SPEC = GameSpec(
     levels={  # measured in README ("Levels")
         "easy": Level("rule", blunders=0.5),
         "normal": Level("rule"),
-        "hard": Level("pimc"),
+        "hard": Level("search"),
     },
     fallback=fallback_2004,
     playout=_playout,

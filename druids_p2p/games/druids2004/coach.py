@@ -1,7 +1,8 @@
 """The coach of Druids (2004): the move the strongest bot would play, and why, in one line.
 
-The move is ``pimc``'s at a fixed number of worlds and a seed from the position, so the same
-position gets the same advice; a search cannot say why, so the reason is read off the position
+The move is ``search``'s (the strongest: it beats ``pimc`` head to head, README) at the worlds
+its 100 ms budget buys, fixed, and a seed from the position, so the same position gets the same
+advice; a search cannot say why, so the reason is read off the position
 for that move (README, "the coach"). Moves are named as the person types them (places 1-6).
 """
 
@@ -19,14 +20,16 @@ from druids_p2p.games.druids2004.cards import (
     is_servant,
     place_kind,
 )
-from druids_p2p.games.druids2004.policy import ritual_points, sample_world, search_move
+from druids_p2p.games.druids2004.policy import ritual_points, sample_world
+from druids_p2p.games.druids2004.search import MS_PER_WORLD, budget_search
 from druids_p2p.games.druids2004.setup import Options
 from druids_p2p.games.druids2004.view import SeatView, typed_move
 
-COACH_BOT = "pimc"
-"""The bot whose move the coach gives: this game's strongest (README's ladder)."""
-COACH_WORLDS = 16
-"""Worlds its search samples per question (a fixed count, never the clock)."""
+COACH_BOT = "search"
+"""The bot whose move the coach gives: this game's strongest (README, "Druids (2004)")."""
+COACH_WORLDS = int(100 / MS_PER_WORLD)
+"""Worlds its search samples per question: what its 100 ms budget buys (35), as a fixed count,
+never the clock."""
 RITUAL_WORLDS = 8
 """Worlds a ritual's pay is averaged over in the reason."""
 
@@ -39,7 +42,8 @@ def coach(view: SeatView) -> tuple[int, str]:
     if len(legal) == 1:
         return legal[0], f"{typed_move(legal[0])}: forced, the only legal move"
     try:
-        move, who = search_move(view, options, rng, COACH_WORLDS), f"{COACH_BOT}'s choice"
+        move = budget_search(view, options, rng, COACH_WORLDS)[0]
+        who = f"{COACH_BOT}'s choice"
     except Exception:  # a failing search must not leave the person without advice
         move, who = legal[0], "the first legal move: the search failed"
     if move not in legal:
@@ -65,7 +69,7 @@ def _why(view: SeatView, move: int, options: Options, rng: random.Random) -> str
         kinds = {place_kind(p.place) for p in view.row if p is not None}
         kind = KIND_NAMES[gem_kind(m.card)]
         if gem_kind(m.card) not in kinds:
-            return f"{token}: no place in the row is {kind}: it can never be an amulet there"
+            return f"{token}: no place in the row is {kind} now: it is an amulet on none of them"
         count = sum(
             1 for p in view.row if p is not None and place_kind(p.place) == gem_kind(m.card)
         )

@@ -1,8 +1,9 @@
 """The coach of Druids (2017): the move the strongest bot would play, and why, in one line.
 
-The move is ``ismcts``'s at a fixed number of iterations and a seed from the position, so the
-same position gets the same advice; a search cannot say why, so the reason is read off the
-seat's own view for that move: the coach knows no more than the person (README, "the coach").
+The move is ``search``'s (the strongest: README's bots section) at the work of its 100 ms budget,
+fixed, and a seed from the position, so the same position gets the same advice; a search cannot
+say why, so the reason is read off the seat's own view for that move: the coach knows no more
+than the person, and says only what holds whatever the others play next (README, "the coach").
 """
 
 from __future__ import annotations
@@ -25,16 +26,16 @@ from druids_p2p.games.druids2017.cards import (
     domain_card,
 )
 from druids_p2p.games.druids2017.game import GameOptions
-from druids_p2p.games.druids2017.ismcts import IsmctsBot
 from druids_p2p.games.druids2017.notation import format_card, format_move
 from druids_p2p.games.druids2017.rule_bot import rule_move
+from druids_p2p.games.druids2017.search import WORLDS_PER_MS, SearchBot
 from druids_p2p.games.druids2017.view import PlayerView
 
-COACH_BOT = "ismcts"
-"""The bot whose move the coach gives: the strongest of this game's (README's ladder)."""
-COACH_ITERATIONS = 800
-"""Its search per question: a fixed count (about its 100 ms budget), never the clock, so the
-same position always gets the same move."""
+COACH_BOT = "search"
+"""The bot whose move the coach gives: the strongest of this game's (README's bots section)."""
+COACH_WORLDS = int(100 * WORLDS_PER_MS)
+"""Worlds its search samples per question: what its 100 ms budget buys (170), as a fixed count,
+never the clock, so the same position always gets the same move (about 0.05-0.15 s of CPU)."""
 
 
 def coach(view: PlayerView) -> tuple[int, str]:
@@ -50,7 +51,7 @@ def _choice(view: PlayerView) -> tuple[int, str]:
     if len(legal) == 1:
         return legal[0], "the only legal move"
     seed = hashlib.sha256(repr(view).encode()).digest()
-    bot = IsmctsBot(iterations=COACH_ITERATIONS)
+    bot = SearchBot(worlds=COACH_WORLDS)
     options = GameOptions(players=view.players, variant=view.variant)
     bot.start_game(view.seat, options, random.Random(seed), 100.0)
     try:
@@ -159,8 +160,8 @@ def _why_gaia(view: PlayerView, move: int, token: str) -> str:
     side = "; light side: each trick's highest card goes on top" if light else ""
     if not mine:
         return (
-            f"lead {token}: you hold no {colour}, so the highest {colour} played takes this "
-            f"trick, not you{side}"
+            f"lead {token}: you hold no {colour}, so any {colour} another seat plays takes this "
+            f"trick from Gaia{side}"
         )
     held = " ".join(format_card(c) for c in sorted(mine))
     return f"lead {token}: Gaia counts {colour} 0; you hold {len(mine)} {colour} ({held}){side}"
@@ -177,24 +178,23 @@ def _why_mistletoe(view: PlayerView, token: str) -> str:
     if best is not None and card_value(mine[0]) > best[1]:
         return (
             f"{token}: you need not follow {_colour(domain)}: even your lowest, "
-            f"{format_card(mine[0])}, would top the trick"
+            f"{format_card(mine[0])}, would top the trick so far"
         )
     return f"{token}: you need not follow {_colour(domain)} ({' '.join(map(format_card, mine))})"
 
 
 def _why_sickle(view: PlayerView, token: str) -> str:
+    rule = "whoever takes this trick loses its pile with the highest top once the trick is on"
     best = _winner(view) if view.lead_domain >= 0 else None
     if best is None:
-        return f"{token}: whoever takes this trick loses its highest pile"
-    seat = best[0]
-    tops = [t for t in view.pile_tops[seat] if t is not None]
-    if not tops:
-        return f"{token}: {_who(view, seat)} takes the trick so far; it has no pile to lose yet"
-    high = max(tops, key=card_value)
-    return (
-        f"{token}: {_who(view, seat)} takes the trick so far and would lose its highest "
-        f"pile ({format_card(high)})"
+        return f"{token}: {rule}"
+    who = _who(view, best[0])
+    tops = [t for t in view.pile_tops[best[0]] if t is not None]
+    whose = "your" if best[0] == view.seat else f"{who}'s"
+    now = (
+        f"{whose} highest now: {format_card(max(tops, key=card_value))}" if tops else "no pile yet"
     )
+    return f"{token}: {who} takes the trick so far; {rule} ({now})"
 
 
 def _why_lead(view: PlayerView, card: int, token: str) -> str:
@@ -203,10 +203,23 @@ def _why_lead(view: PlayerView, card: int, token: str) -> str:
     if out == 0:
         gone = "gone" if not mine else "gone or yours"
         return f"lead {token}: every {colour} above it is {gone}: it takes the trick"
+    end = "highest" if view.light else "lowest"
     return (
-        f"lead {token}: {_count(out, 'higher ' + colour)} still out, so whoever takes the trick "
-        f"gets {token} on top of its {colour} pile"
+        f"lead {token}: {_count(out, 'higher ' + colour)} still out, so it may not take the "
+        f"trick; the {end} {colour} of a trick goes on top of its taker's {colour} pile"
     )
+
+
+def _top_note(view: PlayerView, card: int, seat: int) -> str:
+    """What ends on top of ``seat``'s pile when ``card`` is the trick's last: only where nothing
+    can take that pile away (no Sickle in the trick, not the taker's fifth domain)."""
+    domain = card_domain(card)
+    piles = view.pile_tops[seat]
+    fifth = piles[domain] is None and sum(t is not None for t in piles) == N_DOMAINS - 1
+    if fifth or any(m == PLAY_SICKLE for _, m in view.trick):
+        return ""
+    whose = "your" if seat == view.seat else f"P{seat}'s"
+    return f"; {format_card(_top_after(view, card))} ends on top of {whose} {_colour(domain)} pile"
 
 
 def _why_follow(view: PlayerView, card: int, token: str) -> str:
@@ -214,19 +227,23 @@ def _why_follow(view: PlayerView, card: int, token: str) -> str:
     mine = [c for c in view.hand if c < N_DOMAIN_CARDS and card_domain(c) == card_domain(card)]
     only = f"your only {colour}; " if len(mine) == 1 else ""
     best = _winner(view)
+    last = len(view.trick) == view.players - 1
     if best is not None and card_value(card) < best[1]:
         seat = best[0]
+        under = f"{token}: {only}it stays under {_who(view, seat)}'s {colour} {best[1]}"
+        if last:
+            return f"{under}: {_who(view, seat)} takes the trick{_top_note(view, card, seat)}"
+        return f"{under}: it cannot take the trick"
+    if last:
         return (
-            f"{token}: {only}it stays under {_who(view, seat)}'s {colour} {best[1]}, so "
-            f"{_who(view, seat)} takes the trick with {format_card(_top_after(view, card))} "
-            f"on its {colour} pile"
+            f"{token}: {only}you play last and top the trick: you take the trick"
+            f"{_top_note(view, card, view.seat)}"
         )
     out, _ = _higher_out(view, card)
-    top = format_card(_top_after(view, card))
     if out == 0:
-        return f"{token}: {only}every {colour} above it is gone: you take the trick, {top} on top"
+        return f"{token}: {only}every {colour} above it is gone: you take the trick"
     more = _count(out, "higher " + colour)
-    return f"{token}: {only}it leads the trick for now ({more} still out); {top} on top"
+    return f"{token}: {only}it leads the trick for now ({more} still out)"
 
 
 def _why_discard(view: PlayerView, card: int, token: str) -> str:
@@ -241,8 +258,8 @@ def _why_discard(view: PlayerView, card: int, token: str) -> str:
     have = sum(1 for t in piles if t is not None)
     if piles[card_domain(card)] is None and have == N_DOMAINS - 1:
         return (
-            f"{token}: you hold no {led}; it would be {_who(view, seat)}'s fifth domain, "
-            "ending the round at -3 for it"
+            f"{token}: you hold no {led}; if the trick stays {_who(view, seat)}'s, it is its "
+            "fifth domain, ending the round at -3 for it"
         )
     if piles[card_domain(card)] is None:
         where = f"a new {colour} pile for {_who(view, seat)}"
@@ -252,4 +269,4 @@ def _why_discard(view: PlayerView, card: int, token: str) -> str:
     )
 
 
-__all__ = ["COACH_BOT", "COACH_ITERATIONS", "coach"]
+__all__ = ["COACH_BOT", "COACH_WORLDS", "coach"]
