@@ -166,8 +166,8 @@ def test_an_honest_deal_is_checked_whole_by_the_final_reveal_and_a_false_claim_b
 
 def test_a_waiting_seat_checks_the_proofs_left_aside_and_takes_the_result_when_due() -> None:
     """``TablePeer.check_unproven`` (what a LAN peer runs while nothing arrives): nothing while
-    the table deals (its critical path), then one check of every proof left, on the
-    low-priority thread; the opening (or a blame, or the final reveal) that needs them takes
+    the table deals (its critical path), then one check for each seat of every proof left, on
+    the aside thread; the opening (or a blame, or the final reveal) that needs them takes
     its result: a false share is blamed exactly as without it, an honest deal is left with
     nothing unchecked."""
     bus, made = dealt(b"idle")
@@ -209,7 +209,7 @@ def test_a_check_aside_leaves_a_later_deals_proofs_to_be_checked() -> None:
 
 
 def test_an_opening_that_needs_the_check_left_aside_does_not_wait_for_its_starved_thread() -> None:
-    """The low-priority thread may wait long for a core on a loaded machine, and whoever waits
+    """The aside thread may wait long for a core on a loaded machine, and whoever waits
     on it waits as long (issue 29: a 2017 round's first opening held up for tens of ms). Here
     its one worker is kept busy, so the check left aside never starts: the opening that needs
     the proofs checks them itself, at once, blaming a false share exactly as the thread would."""

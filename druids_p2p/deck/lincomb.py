@@ -7,7 +7,6 @@ cores: half the wall time, the same point bit for bit (deck.md §13).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import threading
@@ -73,26 +72,29 @@ def in_background(fn: Callable[..., T], *args: object) -> Future[T]:
 
 
 def _mark_helper() -> None:
-    _helper.busy = True
+    _helper.busy = True  # (the helper's and the aside thread's sums stay on them)
 
 
 def aside(fn: Callable[..., T], *args: object) -> Future[T]:
-    """Run ``fn(*args)`` on a thread of the lowest priority (where the OS has one per thread, as
-    Linux): work nothing waits for yet, done on a core nothing else wants (the checks a deal
-    left for later, while the game's moves go on); it hands nothing on to the helper."""
+    """Run ``fn(*args)`` on the aside thread: work nothing waits for yet (the checks a deal left
+    for later, while the game's moves go on); it hands nothing on to the helper. At normal
+    priority: a thread holding the GIL at the lowest, preempted on a busy machine, held up every
+    thread of its process (a bot's move waited 118-180 ms for it under load, issue 29)."""
     global _aside
     with _lock:
         if _aside is None:
-            _aside = ThreadPoolExecutor(1, thread_name_prefix="druids-aside", initializer=_low)
+            _aside = ThreadPoolExecutor(
+                1, thread_name_prefix="druids-aside", initializer=_mark_helper
+            )
         pool = _aside
     return pool.submit(fn, *args)
 
 
 class Aside(Generic[T, R]):
-    """``fold`` of ``work(item)`` over ``items``, worked in order on the low-priority thread
+    """``fold`` of ``work(item)`` over ``items``, worked in order on the aside thread
     (:func:`aside`) until :meth:`take` is called: the caller that needs the answer then works
-    what the thread has not finished itself. A thread of the lowest priority can wait long for
-    a core on a busy machine, and whoever waited on it would wait as long (issue 29)."""
+    what the thread has not finished itself, as the thread may wait long for a core on a busy
+    machine, and whoever waited on it would wait as long (issue 29)."""
 
     def __init__(
         self, work: Callable[[T], R | None], items: Sequence[T], fold: Callable[[list[R]], bool]
@@ -139,12 +141,6 @@ class Aside(Generic[T, R]):
                 return False
             done.append(out)
         return self._fold(done)
-
-
-def _low() -> None:
-    _helper.busy = True  # (its sums stay on it: the helper thread runs at normal priority)
-    with contextlib.suppress(AttributeError, OSError):  # (no per-thread priority here)
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
 
 
 SPLIT_AT = 16

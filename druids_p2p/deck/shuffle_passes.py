@@ -316,7 +316,7 @@ def unproven_claims(state: TableState, owners: list[int]) -> list[Claim]:
 
 
 def check_aside(state: TableState) -> bool:
-    """Start checking every unchecked proof on the low-priority thread (``lincomb.aside``), one
+    """Start checking every unchecked proof on the aside thread (``lincomb.aside``), one
     check for each seat whose cards they are (an opening needs only its owner's), unless such
     checks are under way or the table is dealing: each is taken by :func:`prove_unproven` when
     due, a failure checked there again to name the culprit. True if it started them."""

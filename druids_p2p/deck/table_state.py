@@ -172,7 +172,7 @@ class TableState:
         before a silence is blamed, and at the final reveal: ``shuffle_passes.prove_unproven``)."""
         self.aside: dict[int, tuple[list[tuple[int, int]], Aside[Any, Any]]] = {}
         """seat -> the check of its :attr:`unproven` entries (those listed) under way on the
-        low-priority thread, if a LAN peer started them while waiting
+        aside thread, if a LAN peer started them while waiting
         (``shuffle_passes.check_aside``): each taken when it is due."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
         self._ctx_prefix = encode(TAG_TABLE_CONTEXT, table_id)
