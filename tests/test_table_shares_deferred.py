@@ -9,13 +9,14 @@ and a seat that claims a true proof false cannot get its sender blamed."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 from deck_local import rewrite
 from table_local import GAME, TABLE_ID, TableBus, make_table
 
-from druids_p2p.deck import group
+from druids_p2p.deck import group, lincomb
 from druids_p2p.deck.errors import DeckFault
 from druids_p2p.deck.proofs import prove_open, prove_shares
 from druids_p2p.deck.table_audit import audit_record
@@ -165,8 +166,8 @@ def test_an_honest_deal_is_checked_whole_by_the_final_reveal_and_a_false_claim_b
 
 def test_a_waiting_seat_checks_the_proofs_left_aside_and_takes_the_result_when_due() -> None:
     """``TablePeer.check_unproven`` (what a LAN peer runs while nothing arrives): nothing while
-    the table deals (its critical path), then one check of every proof left, on the
-    low-priority thread; the opening (or a blame, or the final reveal) that needs them takes
+    the table deals (its critical path), then one check for each seat of every proof left, on
+    the aside thread; the opening (or a blame, or the final reveal) that needs them takes
     its result: a false share is blamed exactly as without it, an honest deal is left with
     nothing unchecked."""
     bus, made = dealt(b"idle")
@@ -182,9 +183,9 @@ def test_a_waiting_seat_checks_the_proofs_left_aside_and_takes_the_result_when_d
     bystander_after_the_deal(bus, made)
     peer = bus.peers[BYSTANDER]
     assert peer.check_unproven()
-    assert peer.state.aside is not None and peer.state.aside[1].result() is True
+    assert peer.state.aside and all(c.future.result() for _, c in peer.state.aside.values())
     peer.prove_held()
-    assert peer.state.unproven == {} and peer.state.aside is None
+    assert peer.state.unproven == {} and peer.state.aside == {}
     assert not peer.check_unproven()
 
 
@@ -205,3 +206,39 @@ def test_a_check_aside_leaves_a_later_deals_proofs_to_be_checked() -> None:
     with pytest.raises(DeckFault) as info:
         peer.prove_held()
     assert info.value.seat == CHEAT and info.value.evidence[0] == more[CHEAT]
+
+
+def test_an_opening_that_needs_the_check_left_aside_does_not_wait_for_its_starved_thread() -> None:
+    """The aside thread may wait long for a core on a loaded machine, and whoever waits
+    on it waits as long (issue 29: a 2017 round's first opening held up for tens of ms). Here
+    its one worker is kept busy, so the check left aside never starts: the opening that needs
+    the proofs checks them itself, at once, blaming a false share exactly as the thread would."""
+    release = threading.Event()
+    lincomb.aside(release.wait, 30.0)  # the aside pool's one worker, taken until released
+    try:
+        for false_share in (True, False):
+            bus, made = dealt(b"starved", false_share=false_share)
+            bystander_after_the_deal(bus, made)
+            peer = bus.peers[BYSTANDER]
+            assert peer.check_unproven()
+            outcome: list[BaseException | None] = []
+
+            def due(peer: Any = peer, outcome: list[BaseException | None] = outcome) -> None:
+                try:
+                    peer.prove_held()
+                    outcome.append(None)
+                except DeckFault as fault:
+                    outcome.append(fault)
+
+            opener = threading.Thread(target=due, daemon=True)
+            opener.start()
+            opener.join(10.0)
+            assert outcome, "the opening waited for the starved thread"
+            if false_share:
+                assert isinstance(outcome[0], DeckFault) and outcome[0].seat == CHEAT
+                assert outcome[0].reason == REASON
+            else:
+                assert outcome[0] is None and peer.state.unproven == {}
+                assert peer.state.aside == {}
+    finally:
+        release.set()

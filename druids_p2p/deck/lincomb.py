@@ -7,18 +7,18 @@ cores: half the wall time, the same point bit for bit (deck.md §13).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.group import IDENTITY, ORDER
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 _pool: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
@@ -72,25 +72,75 @@ def in_background(fn: Callable[..., T], *args: object) -> Future[T]:
 
 
 def _mark_helper() -> None:
-    _helper.busy = True
+    _helper.busy = True  # (the helper's and the aside thread's sums stay on them)
 
 
 def aside(fn: Callable[..., T], *args: object) -> Future[T]:
-    """Run ``fn(*args)`` on a thread of the lowest priority (where the OS has one per thread, as
-    Linux): work nothing waits for yet, done on a core nothing else wants (the checks a deal
-    left for later, while the game's moves go on); it hands nothing on to the helper."""
+    """Run ``fn(*args)`` on the aside thread: work nothing waits for yet (the checks a deal left
+    for later, while the game's moves go on); it hands nothing on to the helper. At normal
+    priority: a thread holding the GIL at the lowest, preempted on a busy machine, held up every
+    thread of its process (a bot's move waited 118-180 ms for it under load, issue 29)."""
     global _aside
     with _lock:
         if _aside is None:
-            _aside = ThreadPoolExecutor(1, thread_name_prefix="druids-aside", initializer=_low)
+            _aside = ThreadPoolExecutor(
+                1, thread_name_prefix="druids-aside", initializer=_mark_helper
+            )
         pool = _aside
     return pool.submit(fn, *args)
 
 
-def _low() -> None:
-    _helper.busy = True  # (its sums stay on it: the helper thread runs at normal priority)
-    with contextlib.suppress(AttributeError, OSError):  # (no per-thread priority here)
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+class Aside(Generic[T, R]):
+    """``fold`` of ``work(item)`` over ``items``, worked in order on the aside thread
+    (:func:`aside`) until :meth:`take` is called: the caller that needs the answer then works
+    what the thread has not finished itself, as the thread may wait long for a core on a busy
+    machine, and whoever waited on it would wait as long (issue 29)."""
+
+    def __init__(
+        self, work: Callable[[T], R | None], items: Sequence[T], fold: Callable[[list[R]], bool]
+    ) -> None:
+        """``work`` returns None for an item that fails: the answer is then False."""
+        self._work, self._items, self._fold = work, list(items), fold
+        self._done: list[R] = []
+        self._answer: bool | None = None
+        self._taken = False
+        self._lock = threading.Lock()
+        self.future = aside(self._run)
+        """Done once the thread has the answer (True or False), or gave up (None: taken)."""
+
+    def _run(self) -> bool | None:
+        for item in self._items:
+            with self._lock:
+                if self._taken:
+                    return None
+            out = self._work(item)
+            with self._lock:
+                if self._taken:
+                    return None
+                if out is None:
+                    self._answer = False
+                    return False
+                self._done.append(out)
+        answer = self._fold(list(self._done))
+        with self._lock:
+            if not self._taken:
+                self._answer = answer
+        return answer
+
+    def take(self) -> bool:
+        """The answer, now: the thread's if it has one, else worked here from where it is (the
+        item it is working on, worked again here: a few ms, where waiting could be any time)."""
+        with self._lock:
+            self._taken = True
+            answer, done = self._answer, list(self._done)
+        if answer is not None:
+            return answer
+        for item in self._items[len(done) :]:
+            out = self._work(item)
+            if out is None:
+                return False
+            done.append(out)
+        return self._fold(done)
 
 
 SPLIT_AT = 16

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.errors import DeckFault
-from druids_p2p.deck.lincomb import aside
+from druids_p2p.deck.lincomb import Aside
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.proofs import (
     SharesTerms,
@@ -283,17 +283,19 @@ def prove_unproven(state: TableState, owner: int | None = None) -> None:
     checked during their deals (:attr:`TableState.unproven`): before one of its cards is opened,
     before a silence is blamed, at the final reveal. Both checks of each, in one batch; if it
     fails, each alone in order of deals, sender and seat: the first bad one is blamed, as that
-    seat blamed it during the deal (deck.md §10.2). A check of them all made aside
-    (:func:`check_aside`) is waited for and, if it held, taken instead (if it did not, or
-    raised, they are checked here)."""
-    aside, state.aside = state.aside, None
-    if aside is not None and aside[1].exception() is None and aside[1].result():
-        for seat, entries in aside[0].items():  # (a later deals may have added others since)
-            left = [e for e in state.unproven.get(seat, ()) if e not in entries]
+    seat blamed it during the deal (deck.md §10.2). A seat's check made aside
+    (:func:`check_aside`) is taken, finished here if the thread has not (never waited for), and
+    if it held, taken instead (if it did not, or raised, they are checked here); the other
+    seats' go on aside."""
+    owners = sorted(state.unproven) if owner is None else [owner]
+    for seat in owners:
+        check = state.aside.pop(seat, None)
+        if check is not None and _held(check[1]):
+            # (a later deals may have added others since)
+            left = [e for e in state.unproven.get(seat, ()) if e not in check[0]]
             state.unproven.pop(seat, None)
             if left:
                 state.unproven[seat] = left
-    owners = sorted(state.unproven) if owner is None else [owner]
     _prove(state, unproven_claims(state, owners), challenge=True)
     for seat in owners:
         state.unproven.pop(seat, None)
@@ -314,33 +316,40 @@ def unproven_claims(state: TableState, owners: list[int]) -> list[Claim]:
 
 
 def check_aside(state: TableState) -> bool:
-    """Start checking every unchecked proof on the low-priority thread (``lincomb.aside``),
-    unless one such check is under way or the table is dealing: its result is taken by
-    :func:`prove_unproven` when one is due, a failure checked there again to name the culprit.
-    True if it started one."""
+    """Start checking every unchecked proof on the aside thread (``lincomb.aside``), one
+    check for each seat whose cards they are (an opening needs only its owner's), unless such
+    checks are under way or the table is dealing: each is taken by :func:`prove_unproven` when
+    due, a failure checked there again to name the culprit. True if it started them."""
     current = state.current
-    if not state.unproven or state.aside is not None:
+    if not state.unproven or state.aside:
         return False
     if current is not None and current.kind not in (PLAY, SHOW):
         return False
-    owners = sorted(state.unproven)
-    taken = {seat: list(state.unproven[seat]) for seat in owners}
-    state.aside = (taken, aside(claims_hold, state, unproven_claims(state, owners)))
+    for seat in sorted(state.unproven):
+        claims = unproven_claims(state, [seat])
+        check = Aside(lambda claim: _claim_part(state, claim), claims, shares_batch_holds)
+        state.aside[seat] = (list(state.unproven[seat]), check)
     return True
 
 
-def claims_hold(state: TableState, claims: list[Claim]) -> bool:
-    """Both checks of every claim, in one batch, changing nothing (it runs beside the table:
-    it reads only keys and positions' ``A``, which nothing changes once dealt)."""
-    parts = []
-    for params, seat, sent, proof in claims:
-        msg = sent.msg
-        assert isinstance(msg, TableSharesMsg)
-        key, positions, a_list, d_list, triple = _claim(state, seat, msg, proof)
-        if not shares_challenge_holds(params, seat, key, positions, a_list, d_list, triple):
-            return False
-        parts.append((a_list, shares_terms(params, seat, key, positions, a_list, d_list, triple)))
-    return shares_batch_holds(parts)
+def _claim_part(state: TableState, claim: Claim) -> tuple[list[bytes], SharesTerms] | None:
+    """A claim's challenge checked and its part of the batch, changing nothing (it runs beside
+    the table: it reads only keys and positions' ``A``, which nothing changes once dealt)."""
+    params, seat, sent, proof = claim
+    msg = sent.msg
+    assert isinstance(msg, TableSharesMsg)
+    key, positions, a_list, d_list, triple = _claim(state, seat, msg, proof)
+    if not shares_challenge_holds(params, seat, key, positions, a_list, d_list, triple):
+        return None
+    return a_list, shares_terms(params, seat, key, positions, a_list, d_list, triple)
+
+
+def _held(check: Aside[Claim, tuple[list[bytes], SharesTerms]]) -> bool:
+    """The check aside's answer, finished here if need be; one that raised is no answer."""
+    try:
+        return check.take()
+    except Exception:  # as a thread's exception was: none, the claims checked again here
+        return False
 
 
 def _prove(

@@ -162,7 +162,7 @@ class TablePeer:
         prove_held(self.state, self._passes)
 
     def check_unproven(self) -> bool:
-        """Start checking, on the low-priority thread, the stored proofs of other seats' cards
+        """Start checking, on the aside thread, the stored proofs of other seats' cards
         that the deals left unchecked here, unless the table is dealing (its critical path) or
         such a check is under way (:func:`~druids_p2p.deck.shuffle_passes.check_aside`): a LAN
         peer asks while it waits, so that the first card opened finds them checked, on a core

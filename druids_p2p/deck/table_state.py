@@ -5,15 +5,15 @@ decks, positions and zones: §6.1)."""
 from __future__ import annotations
 
 import hashlib
-from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.encoding import POINT_PREFIX, encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
+from druids_p2p.deck.lincomb import Aside
 from druids_p2p.deck.params import MAX_CARDS, MAX_ROUND, MAX_SEATS, MAX_TABLE_ID, DeckParams
 from druids_p2p.deck.proofs import SharesTerms, verify_key
 from druids_p2p.deck.table_messages import (
@@ -170,9 +170,10 @@ class TableState:
         """seat -> (deals, sender) of every stored ``table_shares`` proof of the shares of that
         seat's cards not checked yet (a seat checks another's when one of its cards is opened,
         before a silence is blamed, and at the final reveal: ``shuffle_passes.prove_unproven``)."""
-        self.aside: tuple[dict[int, list[tuple[int, int]]], Future[bool]] | None = None
-        """The check of those of :attr:`unproven` under way on the low-priority thread, if a LAN
-        peer started one while waiting (``shuffle_passes.check_aside``): taken when one is due."""
+        self.aside: dict[int, tuple[list[tuple[int, int]], Aside[Any, Any]]] = {}
+        """seat -> the check of its :attr:`unproven` entries (those listed) under way on the
+        aside thread, if a LAN peer started them while waiting
+        (``shuffle_passes.check_aside``): each taken when it is due."""
         self._ctx: dict[tuple[bytes, str, int], DeckParams] = {}
         self._ctx_prefix = encode(TAG_TABLE_CONTEXT, table_id)
         """The start of every context's hash input (the tag and the table id), encoded once."""

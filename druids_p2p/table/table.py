@@ -219,8 +219,8 @@ class TableMachine:
         self.card_round.prove_held()
 
     def check_while_idle(self) -> bool:
-        """The share proofs the deal left for later (deck.md §10.2), checked aside (a thread of
-        the lowest priority) once nothing arrives, so that the first card opened finds them
+        """The share proofs the deal left for later (deck.md §10.2), checked aside (on a second
+        thread) once nothing arrives, so that the first card opened finds them
         done: True if that check started now."""
         return self.aborted is None and self.card_round.check_unproven()
 
