@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from druids_p2p.games.druids2017 import Game, GameOptions, deal
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.games.druids2017.rule_model import RuleRound
-from druids_p2p.games.druids2017.search import SearchBot, tempered
+from druids_p2p.games.druids2017.search import SearchBot, first_chance, tempered
 from druids_p2p.games.druids2017.view import PlayerView
 
 
@@ -55,6 +55,7 @@ OPTIONS: list[dict[str, Any]] = [
     {"recent": 8},
     {"fresh": False, "recent": None, "rule_plies": 4},
     {"win_weight": 20.0},
+    {"first_place": True},
 ]
 """The default search and its measured options (inference, resampling, rule plies, win weight)."""
 
@@ -94,6 +95,20 @@ def test_tempered_weights_keep_an_effective_number_of_worlds() -> None:
     assert ws[0] > ws[1] > ws[2] > ws[3]  # the order of the likelihoods is kept
     even = tempered([0.5] * 8, 4.0)
     assert even == [1.0] * 8  # already effective enough: untouched (up to scale)
+
+
+def test_the_chance_of_first_place_counts_ties_and_sharpens_as_rounds_run_out() -> None:
+    """In the last round the chance is the bench's first place (ties count); before it, a lead
+    is worth more the fewer rounds are left, more lead is never worth less, and an even table
+    gives each seat a little over a quarter (ties count for all of them)."""
+    assert first_chance([50, 50, 40, 10], 0, 0) == 1.0  # a shared first place
+    assert first_chance([49, 50, 40, 10], 0, 0) == 0.0
+    for left in (1, 2, 4):
+        even = first_chance([30, 30, 30, 30], 1, left)
+        assert 0.125 < even < 0.2
+        ahead = [first_chance([30 + lead, 30, 30, 30], 0, left) for lead in range(0, 40, 5)]
+        assert ahead == sorted(ahead) and ahead[-1] > 0.9
+    assert first_chance([40, 30, 30, 30], 0, 1) > first_chance([40, 30, 30, 30], 0, 4)
 
 
 def test_same_seed_work_and_position_give_the_same_move() -> None:

@@ -89,6 +89,27 @@ WALL_SHARE = 0.9
 """Share of the budget in wall time after which the search stops whatever its CPU time."""
 WEIGH_SHARE = 0.35
 """Share of the clock the weighing of worlds may take before the rollouts start anyway."""
+ROUND_SPREAD = 9.6
+"""Standard deviation of the difference of two seats' scores in one round (rule bots, 4 seats,
+40 games: 9.6): how far the rounds still to come may move a lead."""
+MARGIN_WEIGHT = 0.005
+"""Chance of first place one point of margin is worth where the chance alone is flat (a game
+already won or lost in every world)."""
+
+
+def first_chance(final: list[int], seat: int, rounds_left: int) -> float:
+    """The chance that ``seat`` ends the game first (ties count, as the bench counts them) from
+    these totals with ``rounds_left`` rounds to come: each rival's lead a normal variable of
+    spread ``ROUND_SPREAD`` a round, the rivals taken as independent."""
+    mine = final[seat]
+    if rounds_left <= 0:
+        return 1.0 if mine >= max(final) else 0.0
+    scale = ROUND_SPREAD * math.sqrt(2.0 * rounds_left)
+    chance = 1.0
+    for other, theirs in enumerate(final):
+        if other != seat:
+            chance *= 0.5 * (1.0 + math.erf((mine - theirs + 0.5) / scale))
+    return chance
 
 
 def tempered(weights: list[float], target: float) -> list[float]:
@@ -144,8 +165,13 @@ class SearchBot(Bot):
         fresh: bool = True,
         recent: int | None = RECENT,
         win_weight: float = 0.0,
+        first_place: bool = False,
     ) -> None:
         super().__init__()
+        self.first_place = first_place
+        """Rate a rollout by the seat's chance of ending the game first (:func:`first_chance` of
+        the totals it leads to, plus ``MARGIN_WEIGHT`` a point of margin), as the bench counts
+        first places, rather than by its margin in this round."""
         self.win_weight = win_weight
         """Points a rollout adds to its margin where the seat ends the game's totals first (on the
         last round; a share ``1 / (rounds left + 1)`` of it before): first place is what counts."""
@@ -272,6 +298,7 @@ class SearchBot(Bot):
         totals_so_far = view.totals if len(view.totals) == n else (0,) * n
         left = ROUNDS_PER_GAME - 1 - view.round_index
         bonus = self.win_weight / (1 + left) if self.win_weight else 0.0
+        first = self.first_place
         began = clock()
         self._wall_began = self.wall()
         for done in range(n_worlds):
@@ -292,7 +319,10 @@ class SearchBot(Bot):
                 scores = cheap.scores() if ended else rollout(cheap, Random(seed))
                 mine = scores[seat]
                 margin = mine - (sum(scores) - mine) / (n - 1)
-                if bonus:
+                if first:
+                    final = [t + sc for t, sc in zip(totals_so_far, scores, strict=True)]
+                    margin = first_chance(final, seat, left) + MARGIN_WEIGHT * margin
+                elif bonus:
                     final = [t + sc for t, sc in zip(totals_so_far, scores, strict=True)]
                     if final[seat] >= max(final):
                         margin += bonus
