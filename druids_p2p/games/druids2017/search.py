@@ -299,18 +299,25 @@ class SearchBot(Bot):
         left = ROUNDS_PER_GAME - 1 - view.round_index
         bonus = self.win_weight / (1 + left) if self.win_weight else 0.0
         first = self.first_place
+        weighed = sampler.trust > 0.0 and sampler.checked_from < len(sampler.plays)
         began = clock()
         self._wall_began = self.wall()
         for done in range(n_worlds):
             now = clock()
             if done and (now + (now - began) / done > deadline or self._late(done)):
                 break
-            found = sampler.worlds(rng, 1)
-            if not found:
-                continue
-            base = found[0].state
-            assert isinstance(base, RuleRound)
-            plain = base.plain()
+            if weighed:
+                found = sampler.worlds(rng, 1)
+                if not found:
+                    continue
+                base = found[0].state
+                assert isinstance(base, RuleRound)
+                plain, weight = base.plain(), found[0].weight
+            else:
+                hidden = sampler.hidden_hands(rng)  # the same draws as ``worlds``, no replay
+                if hidden is None:
+                    continue
+                plain, weight = sampler.state_of(hidden), 1.0
             seed = rng.getrandbits(64)
             row = []
             for move in legal:
@@ -327,7 +334,7 @@ class SearchBot(Bot):
                     if final[seat] >= max(final):
                         margin += bonus
                 row.append(margin)
-            weights.append(found[0].weight)
+            weights.append(weight)
             margins.append(row)
         self.last_work = (len(weights), len(weights) * len(legal))
         if not weights:
