@@ -97,6 +97,33 @@ MARGIN_WEIGHT = 0.005
 already won or lost in every world)."""
 
 
+PRUNE_Z = 2.0
+"""A move is dropped once its mean falls this many standard errors (of its difference from the
+best move's, world by world) below the best's."""
+PRUNED_WORLDS = 4
+"""At most this many times the planned worlds, when pruning leaves rollouts to spare."""
+
+
+def pruned(active: list[int], rows: list[list[float]]) -> list[int]:
+    """The moves of ``active`` still worth rolling out: those not clearly below the best (their
+    difference from it, world by world on common random numbers, is within ``PRUNE_Z`` standard
+    errors)."""
+    k = len(rows)
+    means = {i: sum(row[i] for row in rows) / k for i in active}
+    best = max(active, key=lambda i: (means[i], -i))
+    keep = []
+    for i in active:
+        if i == best:
+            keep.append(i)
+            continue
+        diffs = [row[best] - row[i] for row in rows]
+        mean = sum(diffs) / k
+        var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+        if mean <= PRUNE_Z * math.sqrt(var / k):
+            keep.append(i)
+    return keep
+
+
 def first_chance(final: list[int], seat: int, rounds_left: int) -> float:
     """The chance that ``seat`` ends the game first (ties count, as the bench counts them) from
     these totals with ``rounds_left`` rounds to come: each rival's lead a normal variable of
@@ -166,8 +193,13 @@ class SearchBot(Bot):
         recent: int | None = RECENT,
         win_weight: float = 0.0,
         first_place: bool = False,
+        prune: bool = False,
     ) -> None:
         super().__init__()
+        self.prune = prune
+        """Successive pruning: at a quarter, half, all and twice the planned worlds, moves clearly
+        below the best stop being rolled out (:func:`pruned`), and their rollouts go to more
+        worlds for the rest (the same rollouts in all)."""
         self.first_place = first_place
         """Rate a rollout by the seat's chance of ending the game first (:func:`first_chance` of
         the totals it leads to, plus ``MARGIN_WEIGHT`` a point of margin), as the bench counts
@@ -302,10 +334,15 @@ class SearchBot(Bot):
         weighed = sampler.trust > 0.0 and sampler.checked_from < len(sampler.plays)
         began = clock()
         self._wall_began = self.wall()
-        for done in range(n_worlds):
+        active = list(range(len(legal)))
+        budget = n_worlds * len(legal)
+        spent = done = 0
+        checks = [c for c in (n_worlds // 4, n_worlds // 2, n_worlds, 2 * n_worlds) if c >= 8]
+        while spent < budget and done < PRUNED_WORLDS * n_worlds:
             now = clock()
             if done and (now + (now - began) / done > deadline or self._late(done)):
                 break
+            done += 1
             if weighed:
                 found = sampler.worlds(rng, 1)
                 if not found:
@@ -319,10 +356,10 @@ class SearchBot(Bot):
                     continue
                 plain, weight = sampler.state_of(hidden), 1.0
             seed = rng.getrandbits(64)
-            row = []
-            for move in legal:
+            row = [0.0] * len(legal)
+            for i in active:
                 cheap = plain.copy()
-                ended = cheap.play(move)
+                ended = cheap.play(legal[i])
                 scores = cheap.scores() if ended else rollout(cheap, Random(seed))
                 mine = scores[seat]
                 margin = mine - (sum(scores) - mine) / (n - 1)
@@ -333,15 +370,18 @@ class SearchBot(Bot):
                     final = [t + sc for t, sc in zip(totals_so_far, scores, strict=True)]
                     if final[seat] >= max(final):
                         margin += bonus
-                row.append(margin)
+                row[i] = margin
+            spent += len(active)
             weights.append(weight)
             margins.append(row)
-        self.last_work = (len(weights), len(weights) * len(legal))
+            if self.prune and not weighed and len(weights) in checks and len(active) > 1:
+                active = pruned(active, margins)
+        self.last_work = (len(weights), spent)
         if not weights:
             return rule_move(view)
         totals = [0.0] * len(legal)
         for w, row in zip(tempered(weights, self.ess_share * len(weights)), margins, strict=True):
             for i, m in enumerate(row):
                 totals[i] += w * m
-        best = max(range(len(legal)), key=lambda i: (totals[i], -i))
+        best = max(active, key=lambda i: (totals[i], -i))
         return legal[best]
