@@ -225,6 +225,8 @@ class SearchBot(Bot):
         self._wall_began = 0.0
         self.last_work = (0, 0)
         """(worlds weighed, rollouts) of the last search."""
+        self.last_values: dict[int, float] = {}
+        """The last search's (fresh worlds) weighted mean value of each move it kept."""
 
     def work_for(self) -> tuple[int, int]:
         worlds, rollouts = self.fixed
@@ -380,8 +382,11 @@ class SearchBot(Bot):
         if not weights:
             return rule_move(view)
         totals = [0.0] * len(legal)
-        for w, row in zip(tempered(weights, self.ess_share * len(weights)), margins, strict=True):
+        tempers = tempered(weights, self.ess_share * len(weights))
+        for w, row in zip(tempers, margins, strict=True):
             for i, m in enumerate(row):
                 totals[i] += w * m
+        mass = sum(tempers) or 1.0
+        self.last_values = {legal[i]: totals[i] / mass for i in active}
         best = max(active, key=lambda i: (totals[i], -i))
         return legal[best]
