@@ -43,7 +43,7 @@ def _view(seed: int, policy: str = "random") -> PlayerView | None:
 
 
 def _bot(
-    view: PlayerView, seed: int, work: tuple[int, int] | None = None, **options: Any
+    view: PlayerView, seed: int, work: tuple[int, int | None] | None = None, **options: Any
 ) -> SearchBot:
     bot = SearchBot(*(work or (None, None)), **options)
     bot.start_game(view.seat, GameOptions(players=view.players), random.Random(seed), 20.0)
@@ -52,13 +52,14 @@ def _bot(
 
 OPTIONS: list[dict[str, Any]] = [
     {},
+    {"first_place": False},
     {"recent": 8},
     {"fresh": False, "recent": None, "rule_plies": 4},
-    {"win_weight": 20.0},
-    {"first_place": True},
-    {"first_place": True, "prune": True},
+    {"win_weight": 20.0, "first_place": False},
+    {"prune": True},
 ]
-"""The default search and its measured options (inference, resampling, rule plies, win weight)."""
+"""The default search and its measured options (margin, inference, resampling, rule plies, win
+weight, pruning)."""
 
 
 def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:
@@ -257,3 +258,24 @@ def test_the_wall_clock_stops_the_search_where_the_cpu_clock_would_not() -> None
         assert core.now * 1000.0 <= 20.0 * 1.2, f"{core.now * 1000.0:.1f} ms of a 20 ms budget"
         checked += 1
     assert checked >= 10
+
+
+def test_in_the_last_round_the_search_plays_for_first_place_not_for_margin() -> None:
+    """A one-round game: the search rates moves by first place (the margin only a tie-break
+    worth MARGIN_WEIGHT a point), so the values of the moves it keeps lie within [0, 1 +
+    MARGIN_WEIGHT x the largest margin], where the margin's own values spread over tens of
+    points; and the options' round count is what it counts the rounds left by."""
+    checked = 0
+    for seed in range(40):
+        view = _view(seed, "rule")
+        if view is None or len(view.legal) < 2 or view.players != 4:
+            continue
+        bot = SearchBot(30, None)
+        bot.start_game(view.seat, GameOptions(players=4, rounds=1), random.Random(seed), 20.0)
+        bot.choose(view)
+        assert all(-0.5 <= v <= 1.5 for v in bot.last_values.values()), bot.last_values
+        margin = SearchBot(30, None, first_place=False)
+        margin.start_game(view.seat, GameOptions(players=4, rounds=1), random.Random(seed), 20.0)
+        margin.choose(view)
+        checked += max(abs(v) for v in margin.last_values.values()) > 2.0
+    assert checked >= 3

@@ -1,8 +1,10 @@
 """``search`` for Druids (2017): flat determinized search over the budget, common random numbers.
 
 Every legal move of a world is rolled out from one seed, so moves differ by themselves, not by
-luck. The work is fixed by the budget (CPU-time guard, ``WALL_SHARE`` stop); the options were
-measured and left off (issue 32; README's bots section). ``pimc``, its origin, is here too.
+luck, and a rollout is rated by the seat's chance of ending the game first, which is what the
+bench counts. The work is fixed by the budget (CPU-time guard, ``WALL_SHARE`` stop); the other
+options were measured and left off (issue 32; README's bots section). ``pimc``, its origin, is
+here too.
 """
 
 from __future__ import annotations
@@ -179,8 +181,8 @@ def rollout_mixed(state: RuleRound, rng: random.Random, plies: int) -> list[int]
 
 
 class SearchBot(Bot):
-    """PIMC over the whole budget on common random numbers; inference from play by the rule
-    bot's model as an option."""
+    """PIMC over the whole budget on common random numbers, rated by the chance of first place;
+    the round's margin, inference from play by the rule bot's model and pruning as options."""
 
     def __init__(
         self,
@@ -192,7 +194,7 @@ class SearchBot(Bot):
         fresh: bool = True,
         recent: int | None = RECENT,
         win_weight: float = 0.0,
-        first_place: bool = False,
+        first_place: bool = True,
         prune: bool = False,
     ) -> None:
         super().__init__()
@@ -330,7 +332,8 @@ class SearchBot(Bot):
         weights: list[float] = []
         margins: list[list[float]] = []
         totals_so_far = view.totals if len(view.totals) == n else (0,) * n
-        left = ROUNDS_PER_GAME - 1 - view.round_index
+        rounds = getattr(getattr(self, "options", None), "rounds", ROUNDS_PER_GAME)
+        left = max(0, rounds - 1 - view.round_index)
         bonus = self.win_weight / (1 + left) if self.win_weight else 0.0
         first = self.first_place
         weighed = sampler.trust > 0.0 and sampler.checked_from < len(sampler.plays)
