@@ -8,8 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from druids_p2p.games.druids2017 import GAIA, Game, GameOptions, deal
-from druids_p2p.games.druids2017.determinize import revealed_voids, sample_deal, sample_round
-from druids_p2p.games.druids2017.rollout import FastRound, rollout
+from druids_p2p.games.druids2017.determinize import (
+    WorldSampler,
+    revealed_voids,
+    sample_deal,
+    sample_round,
+)
+from druids_p2p.games.druids2017.rollout import FastRound, ModelRound, rollout
 from druids_p2p.games.druids2017.rules import Round
 
 
@@ -101,3 +106,23 @@ def test_rollout_ends_with_scores() -> None:
     rnd = Round(deal(random.Random(2), 5))
     scores = rollout(FastRound.from_round(rnd), random.Random(2))
     assert len(scores) == 5 and all(-3 <= s <= 60 for s in scores)
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_a_patched_world_is_the_replayed_world(seed: int) -> None:
+    """WorldSampler.state_of (one replay of the public play, each world's hidden hands patched
+    in) builds exactly the state a replay of that world's deal builds, field by field."""
+    game = _position(seed)
+    if game.round_over or game.to_move is None:
+        return
+    view = game.view(game.to_move)
+    sampler = WorldSampler(view, 0.0, ModelRound)
+    rng = random.Random(seed)
+    for _ in range(3):
+        hidden = sampler.hidden_hands(rng)
+        assert hidden is not None
+        replayed = sampler.replay(sampler.deal_of(hidden))[0]
+        patched = sampler.state_of(hidden)
+        for name in FastRound.__slots__:
+            assert getattr(patched, name) == getattr(replayed, name), name

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from druids_p2p.games.druids2017 import Game, GameOptions, deal
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.games.druids2017.rule_model import RuleRound
-from druids_p2p.games.druids2017.search import SearchBot, tempered
+from druids_p2p.games.druids2017.search import SearchBot, first_chance, pruned, tempered
 from druids_p2p.games.druids2017.view import PlayerView
 
 
@@ -43,7 +43,7 @@ def _view(seed: int, policy: str = "random") -> PlayerView | None:
 
 
 def _bot(
-    view: PlayerView, seed: int, work: tuple[int, int] | None = None, **options: Any
+    view: PlayerView, seed: int, work: tuple[int, int | None] | None = None, **options: Any
 ) -> SearchBot:
     bot = SearchBot(*(work or (None, None)), **options)
     bot.start_game(view.seat, GameOptions(players=view.players), random.Random(seed), 20.0)
@@ -52,11 +52,14 @@ def _bot(
 
 OPTIONS: list[dict[str, Any]] = [
     {},
+    {"first_place": False},
     {"recent": 8},
     {"fresh": False, "recent": None, "rule_plies": 4},
-    {"win_weight": 20.0},
+    {"win_weight": 20.0, "first_place": False},
+    {"prune": True},
 ]
-"""The default search and its measured options (inference, resampling, rule plies, win weight)."""
+"""The default search and its measured options (margin, inference, resampling, rule plies, win
+weight, pruning)."""
 
 
 def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:
@@ -94,6 +97,50 @@ def test_tempered_weights_keep_an_effective_number_of_worlds() -> None:
     assert ws[0] > ws[1] > ws[2] > ws[3]  # the order of the likelihoods is kept
     even = tempered([0.5] * 8, 4.0)
     assert even == [1.0] * 8  # already effective enough: untouched (up to scale)
+
+
+def test_the_chance_of_first_place_counts_ties_and_sharpens_as_rounds_run_out() -> None:
+    """In the last round the chance is the bench's first place (ties count); before it, a lead
+    is worth more the fewer rounds are left, more lead is never worth less, and an even table
+    gives each seat a little over a quarter (ties count for all of them)."""
+    assert first_chance([50, 50, 40, 10], 0, 0) == 1.0  # a shared first place
+    assert first_chance([49, 50, 40, 10], 0, 0) == 0.0
+    for left in (1, 2, 4):
+        even = first_chance([30, 30, 30, 30], 1, left)
+        assert 0.125 < even < 0.2
+        ahead = [first_chance([30 + lead, 30, 30, 30], 0, left) for lead in range(0, 40, 5)]
+        assert ahead == sorted(ahead) and ahead[-1] > 0.9
+    assert first_chance([40, 30, 30, 30], 0, 1) > first_chance([40, 30, 30, 30], 0, 4)
+
+
+def test_pruning_drops_only_moves_clearly_below_the_best() -> None:
+    """Move 1 is below move 0 by 1 in every world (a certain loss on common random numbers), move
+    2 by 1 on average with a spread of 10 (within the noise): only move 1 goes."""
+    noise = random.Random(1)
+    rows = []
+    for _ in range(40):
+        luck = noise.gauss(0.0, 10.0)
+        rows.append([luck, luck - 1.0, luck - 1.0 + noise.gauss(0.0, 10.0)])
+    assert pruned([0, 1, 2], rows) == [0, 2]
+    assert pruned([0], rows) == [0]
+
+
+def test_pruning_spends_the_same_rollouts_on_more_worlds() -> None:
+    """With pruning the search does (about) the rollouts it plans, never more, and once moves go
+    their rollouts buy more worlds for the rest."""
+    more = 0
+    for seed in range(40):
+        view = _view(seed, "rule")
+        if view is None or len(view.legal) < 3:
+            continue
+        plain = _bot(view, seed, (40, None), first_place=True)
+        plain.choose(view)
+        bot = _bot(view, seed, (40, None), first_place=True, prune=True)
+        assert bot.choose(view) in view.legal
+        worlds, rollouts = bot.last_work
+        assert rollouts < 40 * len(view.legal) + len(view.legal)
+        more += worlds > plain.last_work[0]
+    assert more >= 3
 
 
 def test_same_seed_work_and_position_give_the_same_move() -> None:
@@ -211,3 +258,24 @@ def test_the_wall_clock_stops_the_search_where_the_cpu_clock_would_not() -> None
         assert core.now * 1000.0 <= 20.0 * 1.2, f"{core.now * 1000.0:.1f} ms of a 20 ms budget"
         checked += 1
     assert checked >= 10
+
+
+def test_in_the_last_round_the_search_plays_for_first_place_not_for_margin() -> None:
+    """A one-round game: the search rates moves by first place (the margin only a tie-break
+    worth MARGIN_WEIGHT a point), so the values of the moves it keeps lie within [0, 1 +
+    MARGIN_WEIGHT x the largest margin], where the margin's own values spread over tens of
+    points; and the options' round count is what it counts the rounds left by."""
+    checked = 0
+    for seed in range(40):
+        view = _view(seed, "rule")
+        if view is None or len(view.legal) < 2 or view.players != 4:
+            continue
+        bot = SearchBot(30, None)
+        bot.start_game(view.seat, GameOptions(players=4, rounds=1), random.Random(seed), 20.0)
+        bot.choose(view)
+        assert all(-0.5 <= v <= 1.5 for v in bot.last_values.values()), bot.last_values
+        margin = SearchBot(30, None, first_place=False)
+        margin.start_game(view.seat, GameOptions(players=4, rounds=1), random.Random(seed), 20.0)
+        margin.choose(view)
+        checked += max(abs(v) for v in margin.last_values.values()) > 2.0
+    assert checked >= 3

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from druids_p2p.games.druids2017.cards import (
     GAIA,
+    MISTLETOES,
     N_CARDS,
     N_DOMAIN_CARDS,
     N_VALUES,
@@ -231,6 +232,8 @@ class WorldSampler:
         count only the latest)."""
         self.removed = [list(t[3]) for t in view.tricks]
         self.sickles_in = [sum(1 for _, m in t[1] if m == PLAY_SICKLE) for t in view.tricks]
+        self._template: FastRound | None = None
+        """The view's position replayed once, for :meth:`state_of`."""
 
     def hidden_hands(self, rng: random.Random) -> list[list[int]] | None:
         """The unseen seats' current hands, or None after repeated dead ends (never a deal that
@@ -270,8 +273,10 @@ class WorldSampler:
     def deal(self, rng: random.Random) -> list[list[int]] | None:
         """A start-of-round deal consistent with the view, or None if none was found."""
         hidden = self.hidden_hands(rng)
-        if hidden is None:
-            return None
+        return None if hidden is None else self.deal_of(hidden)
+
+    def deal_of(self, hidden: list[list[int]]) -> list[list[int]]:
+        """The start-of-round deal of these current hidden hands (the view's own, the plays)."""
         deal = []
         for s in range(self.n):
             start = list(self.view.hand) if s == self.seat else hidden[s]
@@ -280,6 +285,40 @@ class WorldSampler:
                 start.append(GAIA)
             deal.append(start)
         return deal
+
+    def state_of(self, hidden: list[list[int]]) -> ModelRound:
+        """The world of these current hidden hands at the view's position, as :meth:`replay` of
+        its deal would build it but without replaying: the public play is replayed once (on any
+        consistent deal, as it does not depend on the hidden cards) and each world patches the
+        unseen seats' hands into a copy (a test checks it against the replay)."""
+        if self._template is None:
+            first = self.hidden_hands(random.Random(0))
+            if first is None:
+                raise ValueError("no deal is consistent with the view")
+            model, checked = self.model, self.checked_from
+            self.model, self.checked_from = ModelRound, len(self.plays)
+            try:
+                self._template = self.replay(self.deal_of(first))[0]
+            finally:
+                self.model, self.checked_from = model, checked
+        state = self._template.copy()
+        assert isinstance(state, ModelRound)
+        hands, dcount, mist, sick = state.hands, state.dcount, state.mist, state.sick
+        for s, cards in enumerate(hidden):
+            if s == self.seat:
+                continue
+            base = s * 5
+            hands[base : base + 5] = [0] * 5
+            dcount[s] = mist[s] = sick[s] = 0
+            for card in cards:
+                if card < N_DOMAIN_CARDS:
+                    hands[base + card // N_VALUES] |= 1 << card % N_VALUES
+                    dcount[s] += 1
+                elif card in MISTLETOES:
+                    mist[s] += 1
+                else:
+                    sick[s] += 1
+        return state
 
     def replay(self, deal: list[list[int]]) -> tuple[FastRound, float]:
         """The deal's round at the view's position, and the log-free likelihood of the other

@@ -1,8 +1,10 @@
 """``search`` for Druids (2017): flat determinized search over the budget, common random numbers.
 
 Every legal move of a world is rolled out from one seed, so moves differ by themselves, not by
-luck. The work is fixed by the budget (CPU-time guard, ``WALL_SHARE`` stop); the options were
-measured and left off (issue 32; README's bots section). ``pimc``, its origin, is here too.
+luck, and a rollout is rated by the seat's chance of ending the game first, which is what the
+bench counts. The work is fixed by the budget (CPU-time guard, ``WALL_SHARE`` stop); the other
+options were measured and left off (issue 32; README's bots section). ``pimc``, its origin, is
+here too.
 """
 
 from __future__ import annotations
@@ -89,6 +91,54 @@ WALL_SHARE = 0.9
 """Share of the budget in wall time after which the search stops whatever its CPU time."""
 WEIGH_SHARE = 0.35
 """Share of the clock the weighing of worlds may take before the rollouts start anyway."""
+ROUND_SPREAD = 9.6
+"""Standard deviation of the difference of two seats' scores in one round (rule bots, 4 seats,
+40 games: 9.6): how far the rounds still to come may move a lead."""
+MARGIN_WEIGHT = 0.005
+"""Chance of first place one point of margin is worth where the chance alone is flat (a game
+already won or lost in every world)."""
+
+
+PRUNE_Z = 2.0
+"""A move is dropped once its mean falls this many standard errors (of its difference from the
+best move's, world by world) below the best's."""
+PRUNED_WORLDS = 4
+"""At most this many times the planned worlds, when pruning leaves rollouts to spare."""
+
+
+def pruned(active: list[int], rows: list[list[float]]) -> list[int]:
+    """The moves of ``active`` still worth rolling out: those not clearly below the best (their
+    difference from it, world by world on common random numbers, is within ``PRUNE_Z`` standard
+    errors)."""
+    k = len(rows)
+    means = {i: sum(row[i] for row in rows) / k for i in active}
+    best = max(active, key=lambda i: (means[i], -i))
+    keep = []
+    for i in active:
+        if i == best:
+            keep.append(i)
+            continue
+        diffs = [row[best] - row[i] for row in rows]
+        mean = sum(diffs) / k
+        var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+        if mean <= PRUNE_Z * math.sqrt(var / k):
+            keep.append(i)
+    return keep
+
+
+def first_chance(final: list[int], seat: int, rounds_left: int) -> float:
+    """The chance that ``seat`` ends the game first (ties count, as the bench counts them) from
+    these totals with ``rounds_left`` rounds to come: each rival's lead a normal variable of
+    spread ``ROUND_SPREAD`` a round, the rivals taken as independent."""
+    mine = final[seat]
+    if rounds_left <= 0:
+        return 1.0 if mine >= max(final) else 0.0
+    scale = ROUND_SPREAD * math.sqrt(2.0 * rounds_left)
+    chance = 1.0
+    for other, theirs in enumerate(final):
+        if other != seat:
+            chance *= 0.5 * (1.0 + math.erf((mine - theirs + 0.5) / scale))
+    return chance
 
 
 def tempered(weights: list[float], target: float) -> list[float]:
@@ -131,8 +181,8 @@ def rollout_mixed(state: RuleRound, rng: random.Random, plies: int) -> list[int]
 
 
 class SearchBot(Bot):
-    """PIMC over the whole budget on common random numbers; inference from play by the rule
-    bot's model as an option."""
+    """PIMC over the whole budget on common random numbers, rated by the chance of first place;
+    the round's margin, inference from play by the rule bot's model and pruning as options."""
 
     def __init__(
         self,
@@ -144,8 +194,18 @@ class SearchBot(Bot):
         fresh: bool = True,
         recent: int | None = RECENT,
         win_weight: float = 0.0,
+        first_place: bool = True,
+        prune: bool = False,
     ) -> None:
         super().__init__()
+        self.prune = prune
+        """Successive pruning: at a quarter, half, all and twice the planned worlds, moves clearly
+        below the best stop being rolled out (:func:`pruned`), and their rollouts go to more
+        worlds for the rest (the same rollouts in all)."""
+        self.first_place = first_place
+        """Rate a rollout by the seat's chance of ending the game first (:func:`first_chance` of
+        the totals it leads to, plus ``MARGIN_WEIGHT`` a point of margin), as the bench counts
+        first places, rather than by its margin in this round."""
         self.win_weight = win_weight
         """Points a rollout adds to its margin where the seat ends the game's totals first (on the
         last round; a share ``1 / (rounds left + 1)`` of it before): first place is what counts."""
@@ -167,6 +227,8 @@ class SearchBot(Bot):
         self._wall_began = 0.0
         self.last_work = (0, 0)
         """(worlds weighed, rollouts) of the last search."""
+        self.last_values: dict[int, float] = {}
+        """The last search's (fresh worlds) weighted mean value of each move it kept."""
 
     def work_for(self) -> tuple[int, int]:
         worlds, rollouts = self.fixed
@@ -270,41 +332,64 @@ class SearchBot(Bot):
         weights: list[float] = []
         margins: list[list[float]] = []
         totals_so_far = view.totals if len(view.totals) == n else (0,) * n
-        left = ROUNDS_PER_GAME - 1 - view.round_index
+        rounds = getattr(getattr(self, "options", None), "rounds", ROUNDS_PER_GAME)
+        left = max(0, rounds - 1 - view.round_index)
         bonus = self.win_weight / (1 + left) if self.win_weight else 0.0
+        first = self.first_place
+        weighed = sampler.trust > 0.0 and sampler.checked_from < len(sampler.plays)
         began = clock()
         self._wall_began = self.wall()
-        for done in range(n_worlds):
+        active = list(range(len(legal)))
+        budget = n_worlds * len(legal)
+        spent = done = 0
+        checks = [c for c in (n_worlds // 4, n_worlds // 2, n_worlds, 2 * n_worlds) if c >= 8]
+        while spent < budget and done < PRUNED_WORLDS * n_worlds:
             now = clock()
             if done and (now + (now - began) / done > deadline or self._late(done)):
                 break
-            found = sampler.worlds(rng, 1)
-            if not found:
-                continue
-            base = found[0].state
-            assert isinstance(base, RuleRound)
-            plain = base.plain()
+            done += 1
+            if weighed:
+                found = sampler.worlds(rng, 1)
+                if not found:
+                    continue
+                base = found[0].state
+                assert isinstance(base, RuleRound)
+                plain, weight = base.plain(), found[0].weight
+            else:
+                hidden = sampler.hidden_hands(rng)  # the same draws as ``worlds``, no replay
+                if hidden is None:
+                    continue
+                plain, weight = sampler.state_of(hidden), 1.0
             seed = rng.getrandbits(64)
-            row = []
-            for move in legal:
+            row = [0.0] * len(legal)
+            for i in active:
                 cheap = plain.copy()
-                ended = cheap.play(move)
+                ended = cheap.play(legal[i])
                 scores = cheap.scores() if ended else rollout(cheap, Random(seed))
                 mine = scores[seat]
                 margin = mine - (sum(scores) - mine) / (n - 1)
-                if bonus:
+                if first:
+                    final = [t + sc for t, sc in zip(totals_so_far, scores, strict=True)]
+                    margin = first_chance(final, seat, left) + MARGIN_WEIGHT * margin
+                elif bonus:
                     final = [t + sc for t, sc in zip(totals_so_far, scores, strict=True)]
                     if final[seat] >= max(final):
                         margin += bonus
-                row.append(margin)
-            weights.append(found[0].weight)
+                row[i] = margin
+            spent += len(active)
+            weights.append(weight)
             margins.append(row)
-        self.last_work = (len(weights), len(weights) * len(legal))
+            if self.prune and not weighed and len(weights) in checks and len(active) > 1:
+                active = pruned(active, margins)
+        self.last_work = (len(weights), spent)
         if not weights:
             return rule_move(view)
         totals = [0.0] * len(legal)
-        for w, row in zip(tempered(weights, self.ess_share * len(weights)), margins, strict=True):
+        tempers = tempered(weights, self.ess_share * len(weights))
+        for w, row in zip(tempers, margins, strict=True):
             for i, m in enumerate(row):
                 totals[i] += w * m
-        best = max(range(len(legal)), key=lambda i: (totals[i], -i))
+        mass = sum(tempers) or 1.0
+        self.last_values = {legal[i]: totals[i] / mass for i in active}
+        best = max(active, key=lambda i: (totals[i], -i))
         return legal[best]
