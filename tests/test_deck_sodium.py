@@ -53,6 +53,20 @@ def test_a_druids_process_leaves_nothing_in_the_temp_folder(tmp_path: Path) -> N
     assert [p.suffix for p in kept if p.is_file()] == [".so"], kept
 
 
+def test_a_cache_file_that_is_no_library_is_written_again(tmp_path: Path) -> None:
+    """A damaged cache (a truncated copy, say) is not loaded: the next process writes it anew,
+    and still leaves nothing in the temp folder."""
+    tmp, cache = tmp_path / "tmp", tmp_path / "cache"
+    tmp.mkdir()
+    _run(IMPORT, tmp, cache)
+    (kept,) = (p for p in cache.rglob("*") if p.is_file())
+    size = kept.stat().st_size
+    kept.write_bytes(b"\x7fELF not a library")
+    out = _run(OPERATE, tmp, cache)
+    assert out.split() == [BASE_HEX, TWO_B_HEX]
+    assert sorted(tmp.iterdir()) == [] and kept.stat().st_size == size
+
+
 def test_without_a_writable_cache_the_process_still_leaves_nothing(tmp_path: Path) -> None:
     """The cache home is a file, so no folder can be made under it (root ignores permission
     bits, a file does not): libsodium is loaded as rbcl loads it, and rbcl's file removed."""
