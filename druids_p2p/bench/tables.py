@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-import rbcl
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from druids_p2p.deck import group, shuffle_proof
+from druids_p2p.deck import group, shuffle_proof, sodium
 from druids_p2p.deck.body_schema import Body
 from druids_p2p.deck.errors import MalformedMessage
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
@@ -293,12 +292,7 @@ OPS = ("mul", "base", "add", "sub", "valid", "hash")
 """What is counted: generic and base-point multiplications, additions, subtractions, point
 checks (``is_valid_point``) and hash-to-group calls."""
 
-_RBCL = {
-    "crypto_scalarmult_ristretto255": "mul",
-    "crypto_scalarmult_ristretto255_base": "base",
-    "crypto_core_ristretto255_add": "add",
-    "crypto_core_ristretto255_from_hash": "hash",
-}
+_SODIUM = {"from_hash": "hash"}
 _GROUP = {"_mul": "mul", "_base": "base", "add": "add", "sub": "sub", "_is_valid": "valid"}
 _SHUFFLE_PROOF = {"_add": "add"}
 
@@ -338,12 +332,12 @@ def counting() -> Iterator[OpCounter]:
     counter = OpCounter()
     saved: list[tuple[object, str, object]] = []
     try:
-        for module, names in ((rbcl, _RBCL), (group, _GROUP), (shuffle_proof, _SHUFFLE_PROOF)):
+        for module, names in ((sodium, _SODIUM), (group, _GROUP), (shuffle_proof, _SHUFFLE_PROOF)):
             for name, op in names.items():
                 original = getattr(module, name)
                 saved.append((module, name, original))
                 setattr(module, name, counter.wrap(original, op))
         yield counter
     finally:
-        for module, name, original in reversed(saved):
-            setattr(module, name, original)
+        for owner, name, original in reversed(saved):
+            setattr(owner, name, original)

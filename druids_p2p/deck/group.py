@@ -1,4 +1,4 @@
-"""ristretto255 through libsodium (rbcl), with the checks libsodium leaves to the caller.
+"""ristretto255 through libsodium (deck/sodium.py), with the checks libsodium leaves to the caller.
 
 ristretto255 has prime order and canonical encodings, so "is this an element" is one decode (why
 not secp256k1, and the libsodium pitfalls each received value is checked against: deck.md §3).
@@ -8,8 +8,6 @@ Points and scalars stay plain 32-byte ``bytes``: wrapping them measurably slows 
 from __future__ import annotations
 
 import hashlib
-
-import rbcl
 
 from druids_p2p.deck import sodium
 from druids_p2p.deck.encoding import Item, encode
@@ -22,7 +20,8 @@ ORDER = 2**252 + 27742317777372353535851937790883648493
 
 IDENTITY = bytes(POINT_BYTES)
 ONE = (1).to_bytes(SCALAR_BYTES, "little")
-BASE: bytes = rbcl.crypto_scalarmult_ristretto255_base(ONE)
+BASE = bytes.fromhex("e2f2ae0a6abc4e71a884a961c500515f58e30b6aa582dd8db6a65945e08d2d76")
+"""The generator B (RFC 9496 §4.4, its encoding in Appendix A.1): ``base_mul(ONE)``."""
 
 add = sodium.add
 """Point addition; inputs must already be valid encodings (libsodium does not check)."""
@@ -111,7 +110,4 @@ def scalar_from_wide(data: bytes) -> bytes:
 def hash_to_point(tag: bytes, *items: Item) -> bytes:
     """from_hash(SHA-512(enc(tag, items))) (RFC 9496 §4.3.4): a point nobody knows a discrete
     log of, relative to any other point made this way or to the base point."""
-    point: bytes = rbcl.crypto_core_ristretto255_from_hash(
-        hashlib.sha512(encode(tag, *items)).digest()
-    )
-    return point
+    return sodium.from_hash(hashlib.sha512(encode(tag, *items)).digest())
