@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -226,3 +227,17 @@ def test_a_dealer_whose_connection_dropped_comes_back_with_a_fresh_routing_id() 
     finally:
         for mesh in (b, c, stranger):
             mesh.close()
+
+
+def test_closing_the_mesh_returns_though_a_socket_of_its_context_is_still_open() -> None:
+    """A peer stopped in its lobby (SIGTERM just after its lobby line) closes the mesh while the
+    lobby's ROUTER, made on the mesh's context, is still open: ``Context.term()`` waited for it
+    for ever, so the process never exited. Closing the mesh closes every socket of its context."""
+    mesh = Mesh("127.0.0.1")
+    left_open = mesh.ctx.socket(zmq.ROUTER)  # as the lobby's and a host watch's sockets are
+    left_open.bind("tcp://127.0.0.1:0")
+    closer = threading.Thread(target=mesh.close, daemon=True)
+    closer.start()
+    closer.join(timeout=10)
+    assert not closer.is_alive(), "Mesh.close() blocked on a socket of its context left open"
+    assert left_open.closed

@@ -399,11 +399,13 @@ class Mesh:
             self.poller.register(sock, zmq.POLLIN)
 
     def close(self) -> None:
+        """Close every link and every other socket made on this mesh's context (a lobby's, a host
+        watch's): ``term()`` alone waits for ever for one left open by a peer stopped mid-lobby."""
         for peer_id in list(self.peers):
             self.disconnect(peer_id)
         self.inbox.close(linger=0)
         self.auth.stop()
-        self.ctx.term()
+        self.ctx.destroy(linger=0)
 
 
 # What a seated table's runner needs of the network: the :class:`MeshPort` protocol.
