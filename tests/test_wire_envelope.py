@@ -118,12 +118,10 @@ def _bodies(table: SampleTable) -> list[tuple[MsgType, dict[str, Any]]]:
         (
             MsgType.TABLE_SHARES,
             {
-                "e": H2,
                 "op": 6,
+                "proofs": [{"seat": 1, "e": H2, "s": H1, "t2": H2}],
                 "round": 1,
-                "s": H1,
                 "shares": [{"d": H1, "pos": p} for p in (3, 5, 4000)],
-                "t2": H2,
             },
         ),
     ]
