@@ -27,7 +27,7 @@ from druids_p2p.lan.discovery import (
     BEACON_DOMAIN,
     MAX_BEACON_SIZE,
     BeaconSender,
-    Seat,
+    SeatedPlayer,
     TableAnnouncement,
     TableInfo,
     decode_beacon,
@@ -65,7 +65,7 @@ INFO = TableInfo(
     curve_key=CURVE,
     players=4,
     variant=True,
-    seats=(Seat("alice", HOST.public_key), Seat("bob", BOB.public_key)),
+    seats=(SeatedPlayer("alice", HOST.public_key), SeatedPlayer("bob", BOB.public_key)),
 )
 
 
@@ -132,7 +132,8 @@ def test_round_trip() -> None:
 
 def test_largest_beacon_fits() -> None:
     seats = tuple(
-        Seat("W" * 32, Identity.from_seed(bytes([i]) * 32, "x").public_key) for i in range(5)
+        SeatedPlayer("W" * 32, Identity.from_seed(bytes([i]) * 32, "x").public_key)
+        for i in range(5)
     )
     info = TableInfo(
         name="N" * 48,
@@ -181,9 +182,12 @@ def test_documented_example_matches_encoder() -> None:
         {"players": 2},
         {"rounds": 6},
         {"ruleset": "no spaces"},
-        {"players": 3, "seats": tuple(Seat(f"p{i}", bytes([i + 1]) * 32) for i in range(4))},
-        {"seats": (Seat("a", HOST.public_key), Seat("b", HOST.public_key))},
-        {"seats": (Seat("weak", bytes(32)),)},
+        {
+            "players": 3,
+            "seats": tuple(SeatedPlayer(f"p{i}", bytes([i + 1]) * 32) for i in range(4)),
+        },
+        {"seats": (SeatedPlayer("a", HOST.public_key), SeatedPlayer("b", HOST.public_key))},
+        {"seats": (SeatedPlayer("weak", bytes(32)),)},
     ],
 )
 def test_encoder_refuses_what_listeners_would_drop(change: dict[str, Any]) -> None:
@@ -388,7 +392,11 @@ def test_full_table_closes_and_reopens() -> None:
         BeaconSender(HOST, INFO, None, port, **FAST) as sender,
     ):
         assert len(poll_until(listener, lambda t: len(t) == 1)) == 1
-        seats = (*INFO.seats, Seat("carol", bytes([9]) * 32), Seat("dave", bytes([10]) * 32))
+        seats = (
+            *INFO.seats,
+            SeatedPlayer("carol", bytes([9]) * 32),
+            SeatedPlayer("dave", bytes([10]) * 32),
+        )
         sender.update(dataclasses.replace(INFO, seats=seats))
         assert poll_until(listener, lambda t: t == []) == []
         sender.update(INFO)

@@ -24,11 +24,11 @@ pytestmark = pytest.mark.netns
 SENDER = """
 import sys, time
 from druids_p2p.lan.discovery import BeaconSender
-from druids_p2p.lan.discovery import Seat, TableInfo
+from druids_p2p.lan.discovery import SeatedPlayer, TableInfo
 from druids_p2p.wire.identity import Identity
 me = Identity.from_seed(bytes(range(32)), "ns-host")
 info = TableInfo("netns table", "tcp://10.77.0.1:45123", bytes(range(32)),
-                 seats=(Seat("ns-host", me.public_key),))
+                 seats=(SeatedPlayer("ns-host", me.public_key),))
 sender = BeaconSender(me, info, sys.argv[1], int(sys.argv[2]), interval=0.2, jitter=0.05).start()
 print("announcing", flush=True)
 time.sleep(120)

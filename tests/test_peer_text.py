@@ -15,7 +15,7 @@ from sample_table import SampleTable, sign_fields
 from table_harness import LocalTable
 
 from druids_p2p.lan import discovery
-from druids_p2p.lan.discovery import Seat, TableInfo, decode_beacon, encode_beacon
+from druids_p2p.lan.discovery import SeatedPlayer, TableInfo, decode_beacon, encode_beacon
 from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import resolve
 from druids_p2p.lan.peer_config import ChatRefused, TableChat, check_text
@@ -109,7 +109,7 @@ def test_a_beacon_with_a_bidi_or_control_name_is_refused_and_not_listed(
     monkeypatch: pytest.MonkeyPatch, bad: str
 ) -> None:
     good = TableInfo("friday", "tcp://127.0.0.1:45123", bytes(range(32)), players=4)
-    seat = Seat(f"bob{bad}", bytes([5]) * 32)
+    seat = SeatedPlayer(f"bob{bad}", bytes([5]) * 32)
     cases = [
         (f"evil{bad}", good, "host_name"),
         ("mallory", replace(good, name=f"fri{bad}day"), "name"),
@@ -124,7 +124,7 @@ def test_a_beacon_with_a_bidi_or_control_name_is_refused_and_not_listed(
             listener.handle(raw, ("127.0.0.1", 40000))
         assert listener.poll(0) == []
         # the same beacons with markup in every name are listed (and shown literally)
-        marked = replace(good, name="[/x]", seats=(Seat("[b]x[/b]", bytes([5]) * 32),))
+        marked = replace(good, name="[/x]", seats=(SeatedPlayer("[b]x[/b]", bytes([5]) * 32),))
         listener.handle(_forged_beacon(monkeypatch, "[@click=app.quit]B", marked), ("127.0.0.1", 1))
         (table,) = listener.poll(0)
         assert (table.beacon.host_name, table.name) == ("[@click=app.quit]B", "[/x]")

@@ -28,7 +28,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, RichLog, Static
 
 from druids_p2p.games.druids2017 import GameOptions
-from druids_p2p.lan.discovery import Seat, TableInfo, encode_beacon
+from druids_p2p.lan.discovery import SeatedPlayer, TableInfo, encode_beacon
 from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import resolve
 from druids_p2p.lan.seating import JoinRequest
@@ -113,7 +113,10 @@ def _beacon(host_name: str, table_name: str, seated: str, n: int) -> bytes:
     host = Identity.from_seed(bytes([10 + n]) * 32, host_name)
     info = TableInfo(
         table_name, "tcp://127.0.0.1:45123", bytes(range(32)), players=4,
-        seats=(Seat(host_name, host.public_key), Seat(seated, bytes([30 + n]) * 32)),
+        seats=(
+            SeatedPlayer(host_name, host.public_key),
+            SeatedPlayer(seated, bytes([30 + n]) * 32),
+        ),
     )  # fmt: skip
     return encode_beacon(host, info, bytes([n]) * 16, 1)
 

@@ -181,7 +181,7 @@ ORDER = "play"
 """How the ``players`` of a result are ordered (said in its JSON): by play seat, 0 first."""
 
 
-class Player(TypedDict):
+class ResultSeat(TypedDict):
     """One seat of a result: its player's name, its play seat, place and total (None while the
     game did not finish), and its record (None where this machine holds none)."""
 
@@ -214,26 +214,26 @@ def players(
     winners: list[int] | None,
     records: list[str | None],
     finished: bool,
-) -> list[Player]:
+) -> list[ResultSeat]:
     """Every seat's player in play order (``names[s]``, ``records[s]``: play seat ``s``'s)."""
     ranks = places(totals, winners) if finished else [None] * len(names)
-    out: list[Player] = []
+    out: list[ResultSeat] = []
     for seat, name in enumerate(names):
         total = totals[seat] if totals is not None and seat < len(totals) else None
         place = ranks[seat] if seat < len(ranks) else None
         record = records[seat] if seat < len(records) else None
-        out.append(Player(name=name, seat=seat, place=place, total=total, record=record))
+        out.append(ResultSeat(name=name, seat=seat, place=place, total=total, record=record))
     return out
 
 
-def _won(table: list[Player], winners: list[int] | None) -> str:
+def _won(table: list[ResultSeat], winners: list[int] | None) -> str:
     won = [table[w]["name"] for w in winners or () if 0 <= w < len(table)]
     if not won:
         return "nobody won"
     return f"{won[0]} won" if len(won) == 1 else f"{' and '.join(won)} share the win"
 
 
-def block(result: dict[str, Any], table: list[Player], records: list[str]) -> list[str]:
+def block(result: dict[str, Any], table: list[ResultSeat], records: list[str]) -> list[str]:
     """The lines a command ends with: the outcome, a row per seat (play order), the records."""
     if result.get("aborted"):
         lines = [f"table stopped: {result['aborted']}"]
@@ -262,7 +262,7 @@ def scores_text(names: list[str], scores: list[Any], totals: list[int] | None = 
     return ", ".join(parts)
 
 
-def peer_players(result: dict[str, Any]) -> list[Player]:
+def peer_players(result: dict[str, Any]) -> list[ResultSeat]:
     """A ``host``/``join`` peer's result as players: every seat's name (the seat message's),
     this seat's record only."""
     names = [str(n) for n in result.get("names") or []]
@@ -275,4 +275,4 @@ def peer_players(result: dict[str, Any]) -> list[Player]:
     )
 
 
-__all__ = ["ORDER", "Player", "block", "peer_players", "places", "players", "scores_text"]
+__all__ = ["ORDER", "ResultSeat", "block", "peer_players", "places", "players", "scores_text"]

@@ -71,7 +71,7 @@ _ENDPOINT = re.compile(r"tcp://(\d{1,3}(?:\.\d{1,3}){3}):([1-9]\d{0,4})")
 
 
 @dataclass(frozen=True, slots=True)
-class Seat:
+class SeatedPlayer:
     """A player already seated at an advertised table."""
 
     name: str
@@ -98,7 +98,7 @@ class TableInfo:
     ruleset: str = field(default_factory=default_name)
     coach: bool = False
     """The table's options turn the coach on: one person, the rest bots (protocol.md §3)."""
-    seats: tuple[Seat, ...] = ()
+    seats: tuple[SeatedPlayer, ...] = ()
     lobby_port: int | None = None
     """The TCP port of the host's plain lobby socket, on the endpoint's address: what
     ``druids join HOST:PORT`` asks (``endpoint`` is the mesh, which only CURVE clients reach)."""
@@ -303,7 +303,7 @@ def decode_beacon(data: bytes) -> Beacon:
         rounds=options["rounds"],
         ruleset=options["ruleset"],
         coach=bool(options.get("coach", False)),
-        seats=tuple(Seat(name, key) for name, key in fields["seats"]),
+        seats=tuple(SeatedPlayer(name, key) for name, key in fields["seats"]),
         lobby_port=fields.get("lobby_port"),
     )
     return Beacon(

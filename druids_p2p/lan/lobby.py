@@ -20,7 +20,7 @@ from druids_p2p.lan.discovery import (
     LOBBY_ID_SIZE,
     Beacon,
     BeaconSender,
-    Seat,
+    SeatedPlayer,
     TableInfo,
     decode_beacon,
     encode_beacon,
@@ -242,7 +242,7 @@ class Lobby:
             rounds=o.rounds,
             ruleset=self.spec.ruleset,
             coach=bool(getattr(o, "coach", False)),
-            seats=tuple(Seat(name, key) for key, name, _, _ in self.seats),
+            seats=tuple(SeatedPlayer(name, key) for key, name, _, _ in self.seats),
             lobby_port=self.lobby_port,
         )
 

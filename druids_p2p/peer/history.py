@@ -31,7 +31,7 @@ MAX_FOLDERS = 100_000
 
 
 @dataclass
-class Seat:
+class PastSeat:
     name: str
     total: int | None = None
     won: bool = False
@@ -46,7 +46,7 @@ class PastGame:
     game: str | None = None
     status: str = MALFORMED
     """``finished``, ``stopped``, ``playing`` (left unfinished: a crash) or ``malformed``."""
-    players: list[Seat] = field(default_factory=list)
+    players: list[PastSeat] = field(default_factory=list)
     """In play order once the seating is known (the totals' order), else the seat list's."""
     reason: str | None = None
     """Why it stopped, or what is wrong with the folder."""
@@ -129,7 +129,7 @@ def read_game(folder: Path) -> PastGame:
         game.reason = f"its seat message is a {seat.type.label}"
         return game
     names = [str(n) for n in seat.body["names"]]
-    game.players = [Seat(n) for n in names]
+    game.players = [PastSeat(n) for n in names]
     account, stand_in = seat.body.get("continues"), seat.body.get("stand_in")
     if account is not None and isinstance(stand_in, int) and 0 <= stand_in < len(names):
         game.went_on_from = f"{bytes(account['table']).hex()[:24]} ({names[stand_in]})"
@@ -185,7 +185,7 @@ def _take_result(game: PastGame, seat: Message, result: object) -> str | None:
     if names is None:
         return "its record does not say the play order (its seating is cut short)"
     game.players = [
-        Seat(str(name), int(total), i in winners)
+        PastSeat(str(name), int(total), i in winners)
         for i, (name, total) in enumerate(zip(names, totals, strict=True))
     ]
     return None
