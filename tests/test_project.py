@@ -31,3 +31,18 @@ def test_the_readme_test_command_runs_the_whole_suite_on_three_workers() -> None
     assert command.endswith("python3 -m pytest -q -n 3"), command
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "--dist loadgroup" in pyproject["tool"]["pytest"]["ini_options"]["addopts"]
+
+
+MODULES_BEFORE_THE_LAYOUT = 251
+"""Issue 30: the package's module count before its layout by job; the rule is a third fewer."""
+
+
+def test_no_module_is_over_500_lines_and_the_package_keeps_a_third_fewer_modules() -> None:
+    modules = sorted((ROOT / "druids_p2p").rglob("*.py"))
+    long = [
+        (str(m.relative_to(ROOT)), n)
+        for m in modules
+        if (n := len(m.read_text().splitlines())) > 500
+    ]
+    assert not long, long
+    assert len(modules) <= MODULES_BEFORE_THE_LAYOUT * 2 // 3, len(modules)
