@@ -279,14 +279,9 @@ def _due(state: TableState, params: DeckParams, index: int, seats: tuple[int, ..
 
 
 def prove_unproven(state: TableState, owner: int | None = None) -> None:
-    """Check the stored proofs of the shares of ``owner``'s cards (None: of every seat's) not
-    checked during their deals (:attr:`TableState.unproven`): before one of its cards is opened,
-    before a silence is blamed, at the final reveal. Both checks of each, in one batch; if it
-    fails, each alone in order of deals, sender and seat: the first bad one is blamed, as that
-    seat blamed it during the deal (deck.md §10.2). A seat's check made aside
-    (:func:`check_aside`) is taken, finished here if the thread has not (never waited for), and
-    if it held, taken instead (if it did not, or raised, they are checked here); the other
-    seats' go on aside."""
+    """Check the share proofs of ``owner``'s cards (None: every seat's) left for later by the
+    deals, before they are used; a failed batch is checked again one by one so the first bad
+    sender is blamed, and a check already made aside is taken instead (deck.md §10.2)."""
     owners = sorted(state.unproven) if owner is None else [owner]
     for seat in owners:
         check = state.aside.pop(seat, None)

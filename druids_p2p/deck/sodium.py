@@ -1,12 +1,6 @@
-"""libsodium's ristretto255 functions, called through ctypes without rbcl's Python wrappers.
-
-rbcl's per-call type and length checks cost more than the arithmetic. Safe only because
-:mod:`druids_p2p.deck.group`, the one caller, hands them values it computed or has already
-checked (``is_element``, ``is_canonical_scalar``): nothing from the wire arrives unchecked.
-
-rbcl ships libsodium as a hex string that its import decodes and writes to a new temporary file,
-never removed: 2.7 MB left behind by every process, ~20 ms of CPU. So the library is loaded from
-a per-user cache file written once (:func:`_load`), and rbcl imported only where that fails.
+"""libsodium's ristretto255 functions through ctypes: rbcl's wrappers check more than the
+arithmetic costs (``group``, the one caller, passes only checked values), and rbcl's import leaves
+a 2.7 MB copy of the library in the temp folder, so it is loaded from a per-user cache instead.
 """
 
 from __future__ import annotations

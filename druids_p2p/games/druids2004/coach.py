@@ -1,9 +1,6 @@
-"""The coach of Druids (2004): the move the strongest bot would play, and why, in one line.
-
-The move is ``search``'s (the strongest: it beats ``pimc`` head to head, README) at the worlds
-its 100 ms budget buys, fixed, and a seed from the position, so the same position gets the same
-advice; a search cannot say why, so the reason is read off the position
-for that move (README, "the coach"). Moves are named as the person types them (places 1-6).
+"""The coach of Druids (2004): ``search``'s move at fixed work, seeded by the position (the same
+advice for the same position), named as the person types it, with a reason read off the position,
+since a search cannot say why (README, "the coach").
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The coach of Druids (2017): the move the strongest bot would play, and why, in one line.
-
-The move is ``search``'s (the strongest: README's bots section) at the work of its 100 ms budget,
-fixed, and a seed from the position, so the same position gets the same advice; a search cannot
-say why, so the reason is read off the seat's own view for that move: the coach knows no more
-than the person, and says only what holds whatever the others play next (README, "the coach").
+"""The coach of Druids (2017): ``search``'s move at fixed work, seeded by the position (the same
+advice for the same position), and a reason read off the seat's own view that holds whatever the
+others play next, since a search cannot say why (README, "the coach").
 """
 
 from __future__ import annotations

@@ -271,13 +271,9 @@ def policy_rollout(
     high_lead: bool,
     limit: int,
 ) -> list[int]:
-    """Play ``state``'s round to its end with the rollout policy of :mod:`.rollout` and return
-    the round scores: :meth:`.rollout.FastRound.policy_move` then ``play``, move by move, fused
-    into one loop over local integers (a search's inner loop: a call per move cost more than the
-    move). ``high_lead`` leads as :class:`.rollout.ModelRound` does (else as ``FastRound``).
-    ``rand`` and ``randrange`` are the policy's ``rng.random`` and ``rng.randrange``: the same
-    calls in the same order leave the same state as the stepwise path (a test checks both on many
-    seeded positions)."""
+    """The round's scores after :mod:`.rollout`'s policy plays it out, fused into one loop over
+    local integers because a call per move cost more than the move; the same ``rand`` and
+    ``randrange`` calls as the stepwise path (``high_lead``: ``ModelRound``'s lead)."""
     n = state.n
     last = n - 1
     hands, mist, sick, dcount = state.hands, state.mist, state.sick, state.dcount

@@ -1,10 +1,6 @@
-"""``search`` for Druids (2017): flat determinized search over the budget, common random numbers.
-
-Every legal move of a world is rolled out from one seed, so moves differ by themselves, not by
-luck, and a rollout is rated by the seat's chance of ending the game first, which is what the
-bench counts. The work is fixed by the budget (CPU-time guard, ``WALL_SHARE`` stop); the other
-options were measured and left off (issue 32; README's bots section). ``pimc``, its origin, is
-here too.
+"""``search`` for Druids (2017), and ``pimc`` its origin: every legal move of a world rolled out
+on the same numbers, so moves differ by themselves, not by luck, each rated by the chance of
+finishing first (what the bench counts); the options left off are in README's bots section.
 """
 
 from __future__ import annotations
