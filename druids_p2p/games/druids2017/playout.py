@@ -264,6 +264,19 @@ class RoundState(Protocol):
     gaia_seat: int
 
 
+def _drop_highest_piles(tops: list[int], npiles: list[int], seat: int, count: int) -> None:
+    """The policy's Sickles on ``seat``: its highest pile removed ``count`` times, the first of
+    equal tops first, while any is left."""
+    base = seat * 5
+    for _ in range(count):
+        top5 = tops[base : base + 5]
+        mx = max(top5)
+        if not mx:
+            return
+        tops[base + top5.index(mx)] = 0
+        npiles[seat] -= 1
+
+
 def policy_rollout(
     state: RoundState,
     rand: Callable[[], float],
@@ -285,17 +298,8 @@ def policy_rollout(
     pop, bits_of, doms5, lows, highs, lead_keys = _POP, _BITS, _DOMS5, _LO, _HI, _LEAD_KEY
     ended = False
     if pending:  # a tied Sickle choice: the policy removes the first highest pile
-        wb = winner * 5
-        while pending:
-            top5 = tops[wb : wb + 5]
-            mx = max(top5)
-            if not mx:
-                pending = 0
-                break
-            i = top5.index(mx)
-            tops[wb + i] = 0
-            npiles[winner] -= 1
-            pending -= 1
+        _drop_highest_piles(tops, npiles, winner, pending)
+        pending = 0
         ended = tricks_left == 0
     if gaia_seat >= 0:  # Gaia's lead: its dark side, naming the seat's longest domain
         base = to_move * 5
@@ -431,17 +435,9 @@ def policy_rollout(
         if npiles[w] == 5:
             pending, tricks_left = 0, -1
             break
-        pending, nsick = nsick, 0
-        while pending:
-            top5 = tops[wb : wb + 5]
-            mx = max(top5)
-            if not mx:
-                pending = 0
-                break
-            i = top5.index(mx)
-            tops[wb + i] = 0
-            npiles[w] -= 1
-            pending -= 1
+        if nsick:
+            _drop_highest_piles(tops, npiles, w, nsick)
+        pending = nsick = 0
         ended = tricks_left == 0
     state.leader, state.to_move, state.pos = leader, to_move, pos
     state.led, state.best, state.winner, state.touched = led, best, winner, touched
