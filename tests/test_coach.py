@@ -18,11 +18,8 @@ ASKED = 12
 """Positions asked about per game (spread over one game each)."""
 
 
-def _positions(name: str, seed: int, every: int) -> Iterator[Any]:
-    """Views of the seat to move in one game of random play, every ``every``-th move."""
-    spec = game_spec(name)
-    rules = spec.rules
-    options = rules.make_options(spec.default_players, False, 1 if spec.rounds else 5)
+def _streams(seed: int) -> Any:
+    """The game's seeded chance streams, one per purpose and index."""
     streams: dict[tuple[str, int], random.Random] = {}
 
     def stream(purpose: str, index: int) -> random.Random:
@@ -30,21 +27,38 @@ def _positions(name: str, seed: int, every: int) -> Iterator[Any]:
             streams[purpose, index] = derive_rng(seed, purpose, index)
         return streams[purpose, index]
 
-    rng = random.Random(seed)
-    game = rules.start(options, stream)
-    table = rules.in_play(game)
-    for step in range(2000):
-        mover = table.to_move
-        if mover is None:
-            if game.game_over:
-                return
-            rules.chance(game, stream)
-            table = rules.in_play(game)
-            continue
-        legal = table.legal_moves()
-        if step % every == 0:
-            yield game.view(mover)
-        table.play(legal[rng.randrange(len(legal))])
+    return stream
+
+
+def _games(name: str, seeds: range, every: int, least: int = 1) -> Iterator[tuple[Any, Any]]:
+    """(game, view of the seat to move) in games of random play, every ``every``-th move where
+    the seat has at least ``least`` legal moves (test_coach_truth's positions too)."""
+    spec = game_spec(name)
+    rules = spec.rules
+    for seed in seeds:
+        options = rules.make_options(spec.default_players, False, 1 if spec.rounds else 5)
+        stream = _streams(seed)
+        rng = random.Random(seed)
+        game = rules.start(options, stream)
+        table = rules.in_play(game)
+        for step in range(2000):
+            mover = table.to_move
+            if mover is None:
+                if game.game_over:
+                    break
+                rules.chance(game, stream)
+                table = rules.in_play(game)
+                continue
+            legal = table.legal_moves()
+            if step % every == 0 and len(legal) >= least:
+                yield game, game.view(mover)
+            table.play(legal[rng.randrange(len(legal))])
+
+
+def _positions(name: str, seed: int, every: int) -> Iterator[Any]:
+    """Views of the seat to move in one game of random play, every ``every``-th move."""
+    for _, view in _games(name, range(seed, seed + 1), every):
+        yield view
 
 
 def _named(name: str, move: int) -> str:
