@@ -189,14 +189,10 @@ def test_equivocating_peer_is_blamed_by_every_honest_peer(tmp_path: Path) -> Non
             assert "equivocated" in result["aborted"] or "two different" in result["aborted"]
 
 
-def test_a_false_share_of_one_seats_card_is_blamed_by_every_honest_peer(tmp_path: Path) -> None:
-    """The cheater's ``table_shares`` carries a false share of a card of one seat, under a proof
-    of that seat's shares made for it. Only that seat checks that proof during the deal; it
-    blames the cheater, and every other honest peer checks the proof itself (while idle, or on
-    that seat's abort) and blames the cheater too, never the seat that found it."""
-    table = EvilTable(
-        ["bot:random"] * 3, tmp_path, GameOptions(players=3), evil=1, mode="false-share"
-    )
+def _blamed_by_every_honest_peer(tmp_path: Path, mode: str, reason: str) -> None:
+    """Seat 1 cheats as ``mode`` says: every peer aborts, and every honest one (the cheater's own
+    copy of what it made blames no one) names the cheater for ``reason``."""
+    table = EvilTable(["bot:random"] * 3, tmp_path, GameOptions(players=3), evil=1, mode=mode)
     results = _play(table)
     evil_seat = results[1]["seat"]
     assert evil_seat is not None
@@ -206,22 +202,18 @@ def test_a_false_share_of_one_seats_card_is_blamed_by_every_honest_peer(tmp_path
         if index != 1:
             _no_crash(peer)
             assert result["blame"] == evil_seat, result
-            assert "invalid decryption share proof" in result["aborted"], result
+            assert reason in result["aborted"], result
+
+
+def test_a_false_share_of_one_seats_card_is_blamed_by_every_honest_peer(tmp_path: Path) -> None:
+    """The cheater's ``table_shares`` carries a false share of a card of one seat, under a proof
+    of that seat's shares made for it. Only that seat checks that proof during the deal; it
+    blames the cheater, and every other honest peer checks the proof itself (while idle, or on
+    that seat's abort) and blames the cheater too, never the seat that found it."""
+    _blamed_by_every_honest_peer(tmp_path, "false-share", "invalid decryption share proof")
 
 
 def test_a_forged_shuffle_is_blamed_by_every_honest_peer_before_any_share(tmp_path: Path) -> None:
     """The cheater's shuffle is fresh encryptions of cards of its choosing: every honest peer
     process refuses it at the shuffle step (its proof of a shuffle fails) and blames it."""
-    table = EvilTable(
-        ["bot:random"] * 3, tmp_path, GameOptions(players=3), evil=1, mode="forge-shuffle"
-    )
-    results = _play(table)
-    evil_seat = results[1]["seat"]
-    assert evil_seat is not None
-    for index, (peer, result) in enumerate(zip(table.peers, results, strict=True)):
-        assert peer.proc is not None and peer.proc.returncode == 1
-        assert not result["finished"] and result["aborted"]
-        if index != 1:  # the cheater's own copy of its shuffle is the one it made: no blame there
-            _no_crash(peer)
-            assert result["blame"] == evil_seat, result
-            assert "invalid proof of a shuffle" in result["aborted"], result
+    _blamed_by_every_honest_peer(tmp_path, "forge-shuffle", "invalid proof of a shuffle")
