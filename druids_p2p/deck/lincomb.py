@@ -20,19 +20,16 @@ from druids_p2p.deck.group import IDENTITY, ORDER
 T = TypeVar("T")
 R = TypeVar("R")
 
-_pool: ThreadPoolExecutor | None = None
+_pools: dict[str, ThreadPoolExecutor] = {}
+"""The helper thread (``druids-deck``) and the aside thread (``druids-aside``), by name."""
 _lock = threading.Lock()
 _helper = threading.local()
 """``busy`` is set on the helper thread: work it hands on runs there at once (one helper only:
 waiting for itself would never end)."""
 
 
-_aside: ThreadPoolExecutor | None = None
-
-
 def _reset_after_fork() -> None:
-    global _pool, _aside
-    _pool = _aside = None  # the helper threads do not exist in a forked child
+    _pools.clear()  # the helper threads do not exist in a forked child
 
 
 os.register_at_fork(after_in_child=_reset_after_fork)
@@ -57,18 +54,22 @@ def two_cores() -> bool:
 
 def in_background(fn: Callable[..., T], *args: object) -> Future[T]:
     """Run ``fn(*args)`` on the helper thread (or at once, here, on a single CPU)."""
-    global _pool
     if not two_cores() or getattr(_helper, "busy", False):
         done: Future[T] = Future()
         done.set_result(fn(*args))
         return done
+    return _thread("druids-deck").submit(fn, *args)
+
+
+def _thread(name: str) -> ThreadPoolExecutor:
+    """The one thread named ``name``, started when first asked for."""
     with _lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(
-                1, thread_name_prefix="druids-deck", initializer=_mark_helper
+        pool = _pools.get(name)
+        if pool is None:
+            pool = _pools[name] = ThreadPoolExecutor(
+                1, thread_name_prefix=name, initializer=_mark_helper
             )
-        pool = _pool
-    return pool.submit(fn, *args)
+        return pool
 
 
 def _mark_helper() -> None:
@@ -80,14 +81,7 @@ def aside(fn: Callable[..., T], *args: object) -> Future[T]:
     for later, while the game's moves go on); it hands nothing on to the helper. At normal
     priority: a thread holding the GIL at the lowest, preempted on a busy machine, held up every
     thread of its process (a bot's move waited 118-180 ms for it under load, issue 29)."""
-    global _aside
-    with _lock:
-        if _aside is None:
-            _aside = ThreadPoolExecutor(
-                1, thread_name_prefix="druids-aside", initializer=_mark_helper
-            )
-        pool = _aside
-    return pool.submit(fn, *args)
+    return _thread("druids-aside").submit(fn, *args)
 
 
 class Aside(Generic[T, R]):
