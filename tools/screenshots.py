@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from druids_p2p.games.registry import default_game
-from druids_p2p.lan.discovery import Seat, TableInfo, encode_beacon
+from druids_p2p.lan.discovery import SeatedPlayer, TableInfo, encode_beacon
 from druids_p2p.lan.listener import BeaconListener
 from druids_p2p.lan.network import NetChoice
 from druids_p2p.tui.app import DruidsApp
@@ -69,8 +69,8 @@ async def _lobby(out: Path, game: str, file: str, tables: list[tuple[LobbyTable,
                 rounds=5,
                 ruleset=ruleset,
                 seats=(
-                    Seat(host, ident.public_key),
-                    *(Seat(s, _identity(s).public_key) for s in seated),
+                    SeatedPlayer(host, ident.public_key),
+                    *(SeatedPlayer(s, _identity(s).public_key) for s in seated),
                 ),
             )
             raw = encode_beacon(ident, info, hashlib.sha256(ip.encode()).digest()[:16], 1)
