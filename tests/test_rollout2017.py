@@ -8,10 +8,9 @@ import random
 
 import pytest
 
-from druids_p2p.games.druids2017 import Game, GameOptions, deal, playout
+from druids_p2p.games.druids2017 import Game, GameOptions, deal
 from druids_p2p.games.druids2017.determinize import WorldSampler
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound, rollout, rollout_draws
-from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.games.druids2017.rule_model import RuleRound
 from druids_p2p.games.druids2017.rules import Round
 
@@ -43,12 +42,8 @@ def _slots(state: FastRound) -> dict[str, object]:
     return {name: getattr(state, name) for name in FastRound.__slots__}
 
 
-@pytest.mark.parametrize("shed", [False, True])
 @pytest.mark.parametrize("model", [FastRound, ModelRound])
-def test_the_kernel_plays_exactly_as_the_stepwise_policy(
-    model: type[FastRound], shed: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(playout, "SHED_FOLLOW", shed)
+def test_the_kernel_plays_exactly_as_the_stepwise_policy(model: type[FastRound]) -> None:
     checked = pending = gaia = 0
     for seed in range(100):
         rng = random.Random(seed)
@@ -71,13 +66,9 @@ def test_the_kernel_plays_exactly_as_the_stepwise_policy(
     assert checked > 8_000 and pending >= 5 and gaia >= 100
 
 
-@pytest.mark.parametrize("shed", [False, True])
-def test_rollouts_on_drawn_numbers_play_exactly_as_the_stepwise_policy(
-    shed: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_rollouts_on_drawn_numbers_play_exactly_as_the_stepwise_policy() -> None:
     """Numbers drawn once (as a search draws them once per world) and read in turn, too few
     of them included (they are read again from the start): the same state and scores."""
-    monkeypatch.setattr(playout, "SHED_FOLLOW", shed)
     checked = 0
     for seed in range(60):
         rng = random.Random(seed)
@@ -138,42 +129,3 @@ def test_a_world_with_new_hands_is_the_replay_of_that_world() -> None:
                     checked += 1
             game.play(rng.choice(view.legal))
     assert checked > 1500
-
-
-def _agreement() -> dict[str, float]:
-    """The share of positions of whole rule-bot rounds (4 seats, dark side) where
-    ``ModelRound``'s choice is the rule bot's, by kind of decision."""
-    counts: dict[str, list[int]] = {}
-    for seed in range(60):
-        game = Game(GameOptions(players=4))
-        game.start_round(deal(random.Random(seed), 4))
-        while not game.round_over:
-            seat = game.to_move
-            assert seat is not None and game.round is not None
-            view = game.view(seat)
-            expected = rule_move(view)
-            state = ModelRound.from_round(game.round)
-            if len(view.legal) > 1 and not state.pending and state.gaia_seat < 0 and state.pos:
-                follows = state.led >= 0 and state.hands[seat * 5 + state.led]
-                kind = "last" if follows and state.pos == 3 else "follow" if follows else "void"
-                for key in (kind, "all"):
-                    row = counts.setdefault(key, [0, 0])
-                    row[0] += state.greedy_move() == expected
-                    row[1] += 1
-            game.play(expected)
-    return {key: agree / seen for key, (agree, seen) in counts.items()}
-
-
-def test_the_shedding_policy_chooses_as_the_rule_bot_far_more_often(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """With ``SHED_FOLLOW`` the rollout policy's follows and discards that do not win are the
-    rule bot's (opponents at the table that are rule bots are predicted): here 93% of last
-    follows and 77% of discards against 58% and 45% without (positions after the lead)."""
-    monkeypatch.setattr(playout, "SHED_FOLLOW", False)
-    before = _agreement()
-    monkeypatch.setattr(playout, "SHED_FOLLOW", True)
-    after = _agreement()
-    assert before["last"] < 0.7 and before["void"] < 0.6
-    assert after["last"] > 0.9 and after["void"] > 0.75 and after["follow"] > before["follow"]
-    assert after["all"] > before["all"] + 0.2

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from druids_p2p.games.druids2017.cards import GAIA, HAND_SIZE, ROUNDS_PER_GAME
-from druids_p2p.games.druids2017.rule_bot import EARLY_WEIGHT, SHED
 
 _BITS: tuple[tuple[int, ...], ...] = tuple(
     tuple(v for v in range(12) if mask >> v & 1) for mask in range(1 << 12)
@@ -32,13 +31,6 @@ _ORDERS: dict[int, tuple[tuple[int, ...], ...]] = {
 """Per table size, the seats in playing order from each leader."""
 _BL: tuple[int, ...] = tuple(max(m - 1, 0).bit_length() for m in range(80))
 _OTHERS: tuple[int, ...] = tuple(c for c in range(65) if c != GAIA)
-
-EXPLORE = 0.1
-"""Share of the rollout policy's moves chosen uniformly among the legal ones (the rest by its
-rules), here and in the stepwise :meth:`.rollout.FastRound.policy_move`."""
-
-SHED_FOLLOW = False
-"""``ModelRound``'s follow that cannot win sheds as the rule bot does (:func:`shed_follow`)."""
 
 Record = list[tuple[list[list[int]], list[int]]]
 """Per round: (hands as card ids per seat, move ids in order)."""
@@ -285,71 +277,6 @@ def _drop_highest_piles(tops: list[int], npiles: list[int], seat: int, count: in
         npiles[seat] -= 1
 
 
-def _weight_per_other(held: int, n: int) -> float:
-    """The ``rule`` bot's weight of an opponent's pile change with ``held`` cards in hand, over
-    the ``n - 1`` others (its early tricks count less)."""
-    remaining = held - 1 if held > 1 else 0
-    progress = 1.0 - remaining / (HAND_SIZE[n] - 1)
-    return (EARLY_WEIGHT + (1.0 - EARLY_WEIGHT) * progress) / (n - 1)
-
-
-_PER_OTHER: dict[int, tuple[float, ...]] = {
-    n: tuple(_weight_per_other(held, n) for held in range(HAND_SIZE[n] + 2)) for n in HAND_SIZE
-}
-"""Per table size and cards held, :func:`_weight_per_other` (looked up in the rollouts)."""
-
-
-def shed_follow(lo: int, high: int, low: int, k: float) -> int:
-    """The value (1-12) the ``rule`` bot follows with in a trick it will not win (dark side),
-    between its lowest card ``lo`` and ``high``, its highest below the winning card, where the
-    trick's lowest card of the led domain is ``low`` (13: none): it scores a card by the winner's
-    pile top, ``min(low, value)``, at ``k`` a point (its weight per other seat), against shedding
-    high cards; the score is convex in the value, so one of the two is best (ties to the
-    lowest)."""
-    shed_high = SHED * high - k * (low if low < high else high)
-    shed_low = SHED * lo - k * (low if low < lo else lo)
-    return high if shed_high > shed_low else lo
-
-
-def shed_discard(
-    hands: list[int], base: int, tops: list[int], wb: int, touched: int, ext: list[int], k: float
-) -> int:
-    """The domain card a seat void in the led domain gives the trick as the ``rule`` bot scores
-    it with the trick's winner (its piles from ``wb``) keeping it (dark side): that seat's pile
-    tops after the trick (a fifth pile, its round lost, best of all) at ``k`` a point against
-    shedding high cards; per domain only its lowest or highest card can be best, ties to the
-    lowest card id."""
-    new = 0
-    for d in _DOMS5[touched]:
-        if not tops[wb + d]:
-            new += 1
-    top5 = tops[wb : wb + 5]
-    five = 5 - top5.count(0) + new == 4
-    lost = (sum(top5) + 3) / (len(tops) // 5 - 1)  # a fifth pile: the winner's round, lost
-    best_card, best_value = -1, -1e9
-    for d in (0, 1, 2, 3, 4):
-        mask = hands[base + d]
-        if not mask:
-            continue
-        lo, hi = _LO[mask], _HI[mask]
-        if touched >> d & 1:
-            e = ext[d]
-            u = SHED * lo + k * (e - lo if lo < e else 0)
-            if u > best_value:
-                best_card, best_value = d * 12 + lo - 1, u
-            u = SHED * hi + k * (e - hi if hi < e else 0)
-        elif five and not tops[wb + d]:
-            u = SHED * hi + lost
-        else:
-            u = (SHED - k) * lo + k * tops[wb + d]
-            if u > best_value:
-                best_card, best_value = d * 12 + lo - 1, u
-            u = (SHED - k) * hi + k * tops[wb + d]
-        if u > best_value:
-            best_card, best_value = d * 12 + hi - 1, u
-    return best_card
-
-
 def policy_rollout(
     state: RoundState,
     rand: Callable[[], float],
@@ -369,9 +296,6 @@ def policy_rollout(
     ext, nsick, light = state.ext, state.nsick, state.light
     tricks_left, pending, gaia_seat = state.tricks_left, state.pending, state.gaia_seat
     pop, bits_of, doms5, lows, highs, lead_keys = _POP, _BITS, _DOMS5, _LO, _HI, _LEAD_KEY
-    explore = EXPLORE
-    shed = high_lead and SHED_FOLLOW
-    per_other = _PER_OTHER[n]
     ended = False
     if pending:  # a tied Sickle choice: the policy removes the first highest pile
         _drop_highest_piles(tops, npiles, winner, pending)
@@ -399,7 +323,7 @@ def policy_rollout(
         for s in orders[leader][pos:]:
             base = s * 5
             # The choice: a domain card (dom, v) or dom -1 with v 0, a Mistletoe, v 1, a Sickle.
-            if rand() < explore:  # uniformly among the legal moves, in their ascending order
+            if rand() < 0.1:  # uniformly among the legal moves, in their ascending order
                 ms, ss = mist[s], sick[s]
                 dom, v = -1, 1
                 mask = hands[base + led] if led >= 0 else 0
@@ -454,11 +378,6 @@ def policy_rollout(
                         v = hi - 1
                     elif lo > best and mist[s]:
                         dom, v = -1, 0
-                if shed and dom == led and v == lo - 1 and lo < best and not light:
-                    high = highs[mask & ((1 << (best - 1)) - 1)]
-                    if high > lo:
-                        k = per_other[dcount[s] + mist[s] + sick[s]]
-                        v = shed_follow(lo, high, ext[led], k) - 1
             elif dcount[s]:
                 if pos == 0 and high_lead:  # the highest card, ties to the longest domain
                     dom, key = 0, lead_keys[hands[base]]
@@ -472,11 +391,6 @@ def policy_rollout(
                         if pop[hands[base + d]] > cnt:
                             dom, cnt = d, pop[hands[base + d]]
                     v = lows[hands[base + dom]] - 1
-                elif shed and led >= 0 and winner != s and not light and dcount[s] > 1:
-                    k = per_other[dcount[s] + mist[s] + sick[s]]
-                    v = shed_discard(hands, base, tops, winner * 5, touched, ext, k)
-                    dom = v // 12
-                    v -= dom * 12
                 else:  # void: feed the lowest card
                     dom, val = -1, 99
                     for d in (0, 1, 2, 3, 4):

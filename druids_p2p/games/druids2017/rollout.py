@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from itertools import cycle
 from typing import TypeVar
 
-from druids_p2p.games.druids2017 import playout
 from druids_p2p.games.druids2017.cards import (
     GAIA_DARK,
     GAIA_LIGHT,
@@ -19,16 +18,7 @@ from druids_p2p.games.druids2017.cards import (
     PLAY_MISTLETOE,
     PLAY_SICKLE,
 )
-from druids_p2p.games.druids2017.playout import (
-    _BITS,
-    _DOMS5,
-    _HI,
-    _PER_OTHER,
-    _POP,
-    policy_rollout,
-    shed_discard,
-    shed_follow,
-)
+from druids_p2p.games.druids2017.playout import _BITS, _DOMS5, _POP, policy_rollout
 from druids_p2p.games.druids2017.rules import Round
 
 _Round = TypeVar("_Round", bound="FastRound")
@@ -345,7 +335,7 @@ class FastRound:
             base = s * 5
             # Name the domain where this seat holds the most cards (it will follow it anyway).
             return GAIA_DARK + max(range(5), key=lambda d: _POP[self.hands[base + d]])
-        if rng.random() < playout.EXPLORE:
+        if rng.random() < 0.1:
             moves = self.legal()
             return moves[rng.randrange(len(moves))]
         return self.greedy_move()
@@ -376,7 +366,7 @@ class FastRound:
                     return led * 12 + hi - 1
                 if lo > self.best and self.mist[s]:
                     return PLAY_MISTLETOE
-            return led * 12 + self._follow_low(s, mask, lo) - 1
+            return led * 12 + lo - 1
         if self.pos == 0:
             if self.dcount[s]:
                 return self._lead(base)
@@ -384,10 +374,6 @@ class FastRound:
         # Void (or nothing led yet): feed the lowest domain card, preferring a new domain for
         # an opponent who is winning (pushes it toward five), else keep specials for later.
         if self.dcount[s]:
-            if self._sheds() and led >= 0 and self.winner != s and self.dcount[s] > 1:
-                k = _PER_OTHER[self.n][self.dcount[s] + self.mist[s] + self.sick[s]]
-                wb = self.winner * 5
-                return shed_discard(hands, base, self.tops, wb, self.touched, self.ext, k)
             best_card, best_val = -1, 99
             for d in range(5):
                 mask = hands[base + d]
@@ -397,14 +383,6 @@ class FastRound:
                         best_card, best_val = d * 12 + val - 1, val
             return best_card
         return PLAY_MISTLETOE if self.mist[s] else PLAY_SICKLE
-
-    def _follow_low(self, s: int, mask: int, lo: int) -> int:
-        """The value to follow with where the policy does not mean to win: the lowest."""
-        return lo
-
-    def _sheds(self) -> bool:
-        """Whether the policy sheds as the ``rule`` bot does where it does not win (dark side)."""
-        return False
 
     def _lead(self, base: int) -> int:
         """The domain card to lead: the lowest of the seat's longest domain."""
@@ -483,19 +461,6 @@ class ModelRound(FastRound):
                 if k > key:
                     key, best = k, d
         return best * 12 + hands[base + best].bit_length() - 1
-
-    def _sheds(self) -> bool:
-        return playout.SHED_FOLLOW and not self.light
-
-    def _follow_low(self, s: int, mask: int, lo: int) -> int:
-        """As the ``rule`` bot sheds on a trick it does not win (:func:`.playout.shed_follow`)."""
-        if not self._sheds() or lo >= self.best:
-            return lo
-        high = _HI[mask & ((1 << (self.best - 1)) - 1)]
-        if high <= lo:
-            return lo
-        k = _PER_OTHER[self.n][self.dcount[s] + self.mist[s] + self.sick[s]]
-        return shed_follow(lo, high, self.ext[self.led], k)
 
 
 _KERNEL_LEAD: dict[type[FastRound], bool] = {FastRound: False, ModelRound: True}
