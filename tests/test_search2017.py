@@ -66,10 +66,11 @@ OPTIONS: list[dict[str, Any]] = [
     {"fresh": False, "recent": None, "rule_plies": 4},
     {"win_weight": 20.0, "first_place": False},
     {"prune": True},
-    {"rule_trick": True},
+    {"rule_trick": False},
+    {"rule_tricks": 1},
 ]
 """The default search and its measured options (margin, inference, resampling, rule plies, win
-weight, pruning)."""
+weight, pruning, the kernel alone after the move, a whole trick more by the rule model)."""
 
 
 def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:
