@@ -262,7 +262,7 @@ class Grace:
             return None
         if not reason.startswith("card table: ") or reason.startswith("card table needs"):
             return None
-        if machine.transcript.index_of_head(abort.head) is None or machine.pending[keys[blamed]]:
+        if not machine.holds_head(abort.head) or machine.has_next(keys[blamed]):
             return None
         return TableFault(
             f"{who(machine, sender)} falsely blamed {who(machine, keys[blamed])} ({reason[:120]}):"
