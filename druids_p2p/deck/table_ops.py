@@ -333,6 +333,11 @@ def _decrypt(state: TableState, p: int, shares: list[bytes]) -> int:
     card = card_table(state.num_cards).get(decrypt_with(pos.c, shares))
     if card is None:
         raise AuditRequired(f"position {p} decrypts to no card", tuple(_raws(pos)))
+    return _fresh(state, p, card)
+
+
+def _fresh(state: TableState, p: int, card: int) -> int:
+    """``card``, read at position ``p``, unless it is already public at another position."""
     for q, other in enumerate(state.positions):
         if q != p and other.card == card and other.zone is not None:
             raise AuditRequired(f"card {card} at position {p} is already at position {q}")
@@ -400,14 +405,19 @@ def _reveal(state: TableState, index: int, op: TableOp) -> bool:
 def _open(state: TableState, params: DeckParams, sent: Sent[Opened]) -> None:
     """Each position the owner opens (a reveal's openings, a show's one): its share is proven
     (8.2) and, with the shares published when the position left its deck, decrypts to the card
-    it claims, which is then public."""
+    it claims, which is then public (this seat's own: the card it decrypted from those shares
+    when it was dealt, not decrypted twice)."""
+    own = sent.raw in state.own
     for opening in sent.msg.opens:
         p = opening.position
         pos = state.positions[p]
         if pos.owner in state.unproven:  # the shares of its cards, before one is read
             batches.prove_unproven(state, pos.owner)
         _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
-        card = _decrypt(state, p, [opening.share, *state.shares_of(p)])
+        if own:  # this seat's own card, read from the same proven shares when it was dealt
+            card = _fresh(state, p, opening.card)
+        else:
+            card = _decrypt(state, p, [opening.share, *state.shares_of(p)])
         if card != opening.card:
             why = f"{sent.msg.KIND}: claimed card {opening.card} at position {p}, which holds"
             raise DeckFault(sent.seat, f"{why} card {card}", (sent.raw, *_raws(pos)))
