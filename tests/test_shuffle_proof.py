@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import proof_to_body
-from druids_p2p.deck.cards import Deck, card_points, public_encryptions, rerandomize
+from druids_p2p.bench.tables import counting
+from druids_p2p.deck.cards import (
+    Deck,
+    card_points,
+    public_encryptions,
+    public_sides,
+    rerandomize,
+)
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
 from druids_p2p.deck.shuffle_proof import (
@@ -282,3 +289,37 @@ def test_a_batch_after_the_verifier_s_own_shuffle_is_checked_the_same(seat: int)
         own, rerandomizers=(random_scalar(os.urandom), *own.rerandomizers[1:])
     )
     assert not verify_shuffles(PARAMS, key, [st], wrong)
+
+
+# ------------------------------------------------------------------------------ public start
+def _public(key: bytes) -> dict[bytes, int]:
+    return {c: i for i, c in enumerate(public_sides(PARAMS.num_cards, key))}
+
+
+def test_a_public_start_s_c_sides_cost_the_batch_no_multiplication() -> None:
+    """Card i is (i + 1)·B, so the C side (i + 1)·B + H of a public start is rewritten onto B
+    and H (deck.md §7.1): the same verdict on an honest first pass, with one generic
+    multiplication fewer for each of its cards."""
+    _, key = _key()
+    source = public_encryptions(PARAMS, PARAMS.shuffled_cards(), key)
+    out, proof = _honest(PARAMS, 0, source, key)
+    st = ShuffleStatement(0, 1, source, out, proof)
+    with counting() as plain:
+        assert verify_shuffles(PARAMS, key, [st])
+    with counting() as moved:
+        assert verify_shuffles(PARAMS, key, [st], public=_public(key))
+    assert plain.of(None)["mul"] - moved.of(None)["mul"] == len(source)
+
+
+@pytest.mark.parametrize("public", [False, True])
+def test_a_first_pass_that_swaps_a_public_card_is_refused(public: bool) -> None:
+    """The first shuffler proves a genuine shuffle of another public start, card 0 swapped for
+    card 60 (which the deck does not hold): refused with the public rewrite as without it."""
+    _, key = _key()
+    cards = PARAMS.shuffled_cards()
+    source = public_encryptions(PARAMS, cards, key)
+    swapped = public_encryptions(PARAMS, (60, *cards[1:]), key)
+    out, proof = _honest(PARAMS, 0, swapped, key)
+    assert verify_shuffles(PARAMS, key, [ShuffleStatement(0, 1, swapped, out, proof)])
+    st = ShuffleStatement(0, 1, source, out, proof)
+    assert not verify_shuffles(PARAMS, key, [st], public=_public(key) if public else None)

@@ -13,7 +13,6 @@ from druids_p2p.deck.sodium import scalar_reduce
 
 Item = bytes | int
 
-TAG_CARD = b"druids-p2p/v1 card"
 TAG_COMMIT = b"druids-p2p/v1 deck commit"
 TAG_KEY_POK = b"druids-p2p/v1 deck key-pok"
 TAG_SHUFFLE_PERM = b"druids-p2p/v1 deck shuffle-perm"

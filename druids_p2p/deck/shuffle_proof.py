@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from druids_p2p.deck import group
@@ -315,12 +315,15 @@ def verify_shuffles(
     statements: Sequence[ShuffleStatement],
     own: OwnShuffle | None = None,
     split: bool = False,
+    public: Mapping[bytes, int] | None = None,
 ) -> bool:
     """True iff every statement's proof holds (CheckShuffleProof, Algorithm 4.7, for each).
 
     Points and scalars must already have passed the message checks; lengths are checked here. All
     equations are checked as one weighted sum (Bellare–Garay–Rabin, deck.md §7.1), which pays
-    because terms on a shared point merge. ``split``: as ``lincomb.sum_products``.
+    because terms on a shared point merge. ``split``: as ``lincomb.sum_products``. ``public``:
+    C sides of public encryptions under ``joint_key`` -> their card ``i`` (``C = (i + 1)·B + H``,
+    ``cards.public_ciphertexts``), whose terms move onto B and H (the same sum).
     """
     terms: dict[bytes, int] = {}
     base = 0
@@ -331,6 +334,8 @@ def verify_shuffles(
         base += part
     if own is not None:
         base += _move_onto_source(own, joint_key, terms)
+    if public:
+        base += _move_onto_base(public, joint_key, terms)
     total = _base(base + terms.pop(group.BASE, 0))
     # Σ k·P, one multiplication and one addition per distinct point (libsodium has no
     # multi-scalar multiplication): about 22·N terms per other seat's shuffle.
@@ -354,6 +359,22 @@ def _move_onto_source(own: OwnShuffle, joint_key: bytes, terms: dict[bytes, int]
         if k:
             terms[src.c[j]] = get(src.c[j], 0) + k
             terms[joint_key] = get(joint_key, 0) + k * r
+    return base
+
+
+def _move_onto_base(public: Mapping[bytes, int], joint_key: bytes, terms: dict[bytes, int]) -> int:
+    """Rewrite k·C, for C = (i + 1)·B + H a public encryption's C side, as (k·(i + 1))·B + k·H:
+    no multiplication for the public start of a deck (deck.md §7.1); return the factor of B."""
+    base = 0
+    pop = terms.pop
+    moved = 0
+    for point, card in public.items():
+        k = pop(point, 0)
+        if k:
+            base += k * (card + 1)
+            moved += k
+    if moved:
+        terms[joint_key] = terms.get(joint_key, 0) + moved
     return base
 
 
