@@ -330,7 +330,8 @@ def verify_shuffles(
         base += _move_onto_base(public, joint_key, terms)
     total = _base(base + terms.pop(group.BASE, 0))
     # Σ k·P, one multiplication and one addition per distinct point (libsodium has no
-    # multi-scalar multiplication): about 22·N terms per other seat's shuffle.
+    # multi-scalar multiplication): 3·N + 6 distinct points per pass after the first (deck.md
+    # §7.1), the generators shared.
     total = sum_products(total, list(terms.values()), list(terms), split=split)
     return bool(total == IDENTITY)
 
