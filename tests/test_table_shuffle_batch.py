@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from deck_local import rewrite
+from linear_pass import holds_but_the_product, linear_pass
 from table_local import CARDS, GAME, TABLE_ID, TableBus, make_table
 
 from druids_p2p.deck import group
@@ -186,3 +187,39 @@ def test_a_first_pass_over_a_swapped_public_start_is_blamed_on_its_shuffler() ->
     assert not any(bus.kind(raw) == "table_shares" for _, raw in bus.sent)
     for peer in bus.peers[1:]:
         assert peer.state.done == 0 and not peer.state.positions
+
+
+def test_a_linear_pass_that_is_no_permutation_is_blamed_on_its_shuffler() -> None:
+    """Seat 1's pass combines seat 0's output by a matrix whose rows sum to 1 but that is no
+    permutation (half a card, a card and a half), with a proof whose every equation but the
+    product argument's holds (deck.md §7.1): the batch refuses it and every other seat blames
+    seat 1 with its pass, the pass it was built on and the keys, before anything is dealt."""
+    seats = 4
+    bus = make_table(seats, NUM_CARDS, b"batch linear")
+
+    def combine(body: dict[str, Any]) -> None:
+        state = bus.peers[1].state
+        joint = state.joint_key
+        assert joint is not None
+        before = state.slots[(0, 0)].msg
+        assert isinstance(before, TableShuffleMsg)
+        source = Deck(before.a, before.c)
+        params = state.context(b"shuffle", "d", 0)
+        out, proof = linear_pass(params, 1, 1, joint, source)
+        assert holds_but_the_product(params, 1, 1, joint, source, out, proof)
+        body.update(TableShuffleMsg(state.round_no, 0, "d", out.a, out.c, proof).to_body())
+
+    def intercept(sender: int, raw: bytes) -> bytes | None:
+        if sender != 1 or bus.kind(raw) != "table_shuffle":
+            return raw
+        return rewrite(bus.codecs[1], raw, combine)
+
+    bus.intercept = intercept
+    with pytest.raises(DeckFault) as info:
+        bus.push(SHUFFLE)
+        bus.push(TableOp("deals", deck="d", seats=tuple(range(seats))))
+    made = passes(bus)
+    assert info.value.seat == 1 and "invalid proof of a shuffle" in info.value.reason
+    assert info.value.evidence[:2] == (made[1], made[0])
+    assert set(bus.peers[0].state.key_raws()) <= set(info.value.evidence)
+    assert not any(bus.kind(raw) == "table_shares" for _, raw in bus.sent)
