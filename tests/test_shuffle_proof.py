@@ -216,7 +216,7 @@ def vector_lines() -> list[str]:
     perm = derive_permutation(params, seat, 1, seed, len(source))
     rs = derive_rerandomizers(params, seat, 1, seed, len(source))
     gens = generators(len(source))
-    # the shape of version 1's deck_shuffle body, as deck.md §7.2 hashes it, with a table_shuffle's proof
+    # version 1's deck_shuffle shape, as deck.md §7.2 hashes it, with a table_shuffle's proof
     body = {"a": out.a, "c": out.c, "pass": 1, "proof": proof_to_body(proof), "round": 7}
     assert TableShuffleMsg(7, 0, "d", out.a, out.c, proof).to_body()["proof"] == body["proof"]
     lines = [
