@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from druids_p2p.deck import group
 from druids_p2p.deck import shuffle_passes as batches
-from druids_p2p.deck.cards import Deck, card_points, card_table, decrypt_with
+from druids_p2p.deck.cards import Deck, card_table, decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open
@@ -148,18 +148,16 @@ def _create(state: TableState, op: TableOp) -> None:
     the joint key H: the same bytes at every seat, from the schedule alone. A ``create`` leaves
     it unshuffled (every card's place is public, so nothing may be taken from it before a
     shuffle); a shuffle of a new deck shuffles it at once."""
-    joint = state.joint_key
-    assert joint is not None
     cards = op.cards
     if not cards or len(cards) > MAX_CARDS or len(set(cards)) != len(cards):
         raise TableOpError(f"deck {op.deck}: a new deck needs 1..{MAX_CARDS} distinct cards")
     if any(not 0 <= c < state.num_cards or c in state.created for c in cards):
         raise TableOpError(f"deck {op.deck}: a card is not an id or is already at the table")
-    points = card_points(state.num_cards)
+    sides = state.public()[0]
     state.created.update(cards)
     state.decks[op.deck] = DeckState(
         [group.BASE] * len(cards),
-        [group.add(points[c], joint) for c in cards],
+        [sides[c] for c in cards],
         unshuffled_returns=op.kind == CREATE,
     )
 
@@ -435,10 +433,8 @@ def _return(state: TableState, index: int, op: TableOp) -> bool:
         raise TableOpError(f"position {p} is hidden or already in a deck: it cannot be returned")
     if len(deck.a) >= MAX_CARDS:
         raise TableOpError(f"deck {op.deck} is full")
-    joint = state.joint_key
-    assert joint is not None
     deck.a.append(group.BASE)
-    deck.c.append(group.add(card_points(state.num_cards)[pos.card], joint))
+    deck.c.append(state.public()[0][pos.card])
     deck.unshuffled_returns = True
     state.zones[pos.zone].remove(p)
     pos.zone = None
