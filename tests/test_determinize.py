@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from druids_p2p.games.druids2017 import GAIA, Game, GameOptions, deal
+from druids_p2p.games.druids2017.cards import N_VALUES
 from druids_p2p.games.druids2017.determinize import (
     WorldSampler,
     revealed_voids,
@@ -15,6 +17,8 @@ from druids_p2p.games.druids2017.determinize import (
     sample_round,
 )
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound, rollout
+from druids_p2p.games.druids2017.rule_bot import rule_move
+from druids_p2p.games.druids2017.rule_model import RuleRound
 from druids_p2p.games.druids2017.rules import Round
 
 
@@ -126,3 +130,79 @@ def test_a_patched_world_is_the_replayed_world(seed: int) -> None:
         patched = sampler.state_of(hidden)
         for name in FastRound.__slots__:
             assert getattr(patched, name) == getattr(replayed, name), name
+
+
+def _rule_position(seed: int, noise: float) -> Game:
+    """A round played by rule bots, a share ``noise`` of the moves random instead."""
+    rng = random.Random(seed)
+    n = rng.choice([3, 4, 5])
+    game = Game(GameOptions(players=n, variant=bool(seed % 2)))
+    game.start_round(deal(rng, n))
+    for _ in range(rng.randrange(8, 60)):
+        if game.round_over or game.to_move is None:
+            break
+        view = game.view(game.to_move)
+        game.play(rng.choice(view.legal) if rng.random() < noise else rule_move(view))
+    return game
+
+
+def _hidden(game: Game, seat: int) -> list[list[int]]:
+    """Every other seat's current hand (card ids; Gaia left out, as the sampler's are)."""
+    rnd = game.round
+    assert rnd is not None
+    out: list[list[int]] = []
+    for s in range(game.players):
+        if s == seat:
+            out.append([])
+            continue
+        cards = [
+            d * N_VALUES + v
+            for d in range(5)
+            for v in range(N_VALUES)
+            if rnd.hands[s * 5 + d] >> v & 1
+        ]
+        out.append(cards + list(rnd.mistletoes[s]) + list(rnd.sickles[s]))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_the_cached_likelihood_is_the_replays(seed: int) -> None:
+    """WorldSampler.weight_of (the rule model's scores cached by the part of a hand they read,
+    no replay) gives every world the likelihood a replay of its deal under the model gives."""
+    game = _rule_position(seed, 0.2)
+    if game.round_over or game.to_move is None:
+        return
+    view = game.view(game.to_move)
+    sampler = WorldSampler(view, 0.9, RuleRound)
+    rng = random.Random(seed)
+    for _ in range(8):
+        hidden = sampler.hidden_hands(rng)
+        assert hidden is not None
+        expected = sampler.replay(sampler.deal_of(hidden))[1]
+        assert sampler.weight_of(hidden) == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_world_against_a_rule_seats_choice_is_weighed_out() -> None:
+    """With full trust in the model, the true hands of rule bots weigh 1 and sampled worlds in
+    which some seat's rule bot would have played otherwise weigh 0 (a replay says which)."""
+    ruled_out = positions = 0
+    for seed in range(60):
+        game = _rule_position(seed, 0.0)
+        if game.round_over or game.to_move is None:
+            continue
+        seat = game.to_move
+        view = game.view(seat)
+        sampler = WorldSampler(view, 1.0, RuleRound)
+        assert sampler.weight_of(_hidden(game, seat)) == 1.0
+        rng = random.Random(seed)
+        for _ in range(10):
+            hidden = sampler.hidden_hands(rng)
+            assert hidden is not None
+            weight = sampler.weight_of(hidden)
+            assert weight == sampler.replay(sampler.deal_of(hidden))[1]
+            assert weight in (0.0, 1.0)
+            ruled_out += weight == 0.0
+        positions += 1
+    assert positions >= 35
+    assert ruled_out >= 150

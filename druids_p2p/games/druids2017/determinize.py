@@ -21,6 +21,7 @@ from druids_p2p.games.druids2017.cards import (
     cards_for_move,
 )
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
+from druids_p2p.games.druids2017.rule_model import Evidence, RuleRound
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.view import PlayerView
 
@@ -232,6 +233,7 @@ class WorldSampler:
         count only the latest)."""
         self.removed = [list(t[3]) for t in view.tricks]
         self.sickles_in = [sum(1 for _, m in t[1] if m == PLAY_SICKLE) for t in view.tricks]
+        self._evidence: Evidence | None = None
         self._template: FastRound | None = None
         """The view's position replayed once, for :meth:`state_of`."""
 
@@ -353,6 +355,45 @@ class WorldSampler:
                     state.play(PILE + self.removed[trick][done])
                 trick += 1
         return state, weight
+
+    def evidence(self) -> Evidence:
+        """The other seats' plays this likelihood counts, each at its public position (built
+        once, on one consistent world, as the positions do not depend on the hidden cards)."""
+        if self._evidence is None:
+            first = self.hidden_hands(random.Random(0))
+            if first is None:
+                raise ValueError("no deal is consistent with the view")
+            evidence = Evidence(self.trust)
+            counted = [0] * self.n
+            state = RuleRound.from_deal(self.deal_of(first), self.view.variant)
+            trick = pos = 0
+            for index, (seat, move) in enumerate(self.plays):
+                if (
+                    seat != self.seat
+                    and index >= self.checked_from
+                    and (move < N_DOMAIN_CARDS or move >= PLAY_MISTLETOE)
+                ):
+                    evidence.observe(state, move, self.played[seat][counted[seat] :])
+                counted[seat] += 1
+                state.play(move)
+                pos += 1
+                if pos == self.n:
+                    pos = 0
+                    while state.pending and trick < len(self.removed):
+                        done = self.sickles_in[trick] - state.pending
+                        if done >= len(self.removed[trick]):
+                            break
+                        state.play(PILE + self.removed[trick][done])
+                    trick += 1
+            self._evidence = evidence
+        return self._evidence
+
+    def weight_of(self, hidden: list[list[int]]) -> float:
+        """:meth:`replay`'s likelihood of the world of these current hidden hands, without
+        replaying it (:class:`~.rule_model.Evidence`: the rule model, whatever ``model`` is)."""
+        if self.trust <= 0.0 or self.checked_from >= len(self.plays):
+            return 1.0
+        return self.evidence().weight(hidden)
 
     def worlds(self, rng: random.Random, count: int) -> list[World]:
         """Up to ``count`` weighted worlds (fewer only if sampling keeps failing)."""

@@ -11,12 +11,14 @@ import random
 
 from druids_p2p.games.druids2017.cards import (
     GAIA_DARK,
+    MISTLETOES,
     N_DOMAIN_CARDS,
     N_DOMAINS,
     N_VALUES,
     PILE,
     PLAY_MISTLETOE,
     PLAY_SICKLE,
+    SICKLES,
 )
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
 from druids_p2p.games.druids2017.rule_bot import _Evaluator
@@ -134,6 +136,13 @@ class RuleRound(ModelRound):
         legal = self.legal()
         if len(legal) == 1:
             return legal[0]
+        return self.evaluator().best(tuple(legal))
+
+    def evaluator(self) -> _Evaluator:
+        """The rule bot's evaluator of the view of the seat to move (a card to play)."""
+        s = self.to_move
+        base = s * 5
+        hands = self.hands
         n = self.n
         tops = self.tops
         ev = _Evaluator.__new__(_Evaluator)
@@ -153,9 +162,160 @@ class RuleRound(ModelRound):
         )
         ext = self.ext
         lows = {d: ext[d] for d in range(5) if self.touched >> d & 1}
-        best = self.best
-        ev.trick_state(self.led, self.winner, best, lows, self.nsick, self.pos)
-        return ev.best(tuple(legal))
+        ev.trick_state(self.led, self.winner, self.best, lows, self.nsick, self.pos)
+        return ev
 
 
-__all__ = ["RuleRound"]
+class Evidence:
+    """The other seats' observed plays of this round, weighed in any world by the rule model
+    without replaying it: the rule bot's score of a move reads the seat's hand only through its
+    cards of the domain the move leads or follows (and how many it holds of the one domain its
+    piles would still lack), the rest of its view being public. So one public position per play,
+    scores cached by that part of the hand and shared by every world, and each seat's factor
+    cached by its hand: the same likelihood as :meth:`~.determinize.WorldSampler.replay`'s
+    (a test checks it) at a fraction of its cost."""
+
+    def __init__(self, trust: float) -> None:
+        self.trust = trust
+        self.plays: list[_Play] = []
+        self._seat_cache: dict[tuple[int, ...], float] = {}
+
+    def observe(self, state: RuleRound, move: int, later: list[int]) -> None:
+        """Count the play of ``move`` by the seat to move in ``state`` (a consistent world), whose
+        card plays from this one on are ``later`` (card ids)."""
+        self.plays.append(_Play(state, move, later))
+
+    def weight(self, hidden: list[list[int]]) -> float:
+        """The likelihood of the observed plays given these current hands of the seats."""
+        by_seat: dict[int, list[_Play]] = {}
+        for play in self.plays:
+            by_seat.setdefault(play.seat, []).append(play)
+        weight = 1.0
+        cache = self._seat_cache
+        trust = self.trust
+        for seat, plays in by_seat.items():
+            masks = [0, 0, 0, 0, 0, 0, 0, seat]
+            for card in hidden[seat]:
+                if card < N_DOMAIN_CARDS:
+                    masks[card // N_VALUES] |= 1 << card % N_VALUES
+                elif card in MISTLETOES:
+                    masks[5] += 1
+                elif card in SICKLES:
+                    masks[6] += 1
+            key = tuple(masks)
+            factor = cache.get(key)
+            if factor is None:
+                factor = 1.0
+                for play in plays:
+                    factor *= play.factor(masks, trust)
+                cache[key] = factor
+            weight *= factor
+        return weight
+
+
+class _Play:
+    """One observed play and its public position: the rule bot's evaluator there, built once."""
+
+    __slots__ = ("d2", "ev", "later", "led", "lows", "move", "played", "scores", "seat", "tops")
+
+    def __init__(self, state: RuleRound, move: int, later: list[int]) -> None:
+        self.seat = state.to_move
+        self.move = move
+        self.ev = state.evaluator()
+        self.led = state.led
+        self.played = state.played[:]
+        self.lows = set(self.ev.lows)
+        self.tops = self.ev.tops[self.seat]
+        masks = [0] * 7
+        for card in later:
+            if card < N_DOMAIN_CARDS:
+                masks[card // N_VALUES] |= 1 << card % N_VALUES
+            elif card in MISTLETOES:
+                masks[5] += 1
+            elif card in SICKLES:
+                masks[6] += 1
+        self.later = masks
+        self.scores: dict[tuple[int, int, int, int], tuple[int, float]] = {}
+        self.d2: dict[int, tuple[int, int]] = {}
+
+    def _domains(self, group: int) -> tuple[int, int]:
+        """The domain whose unseen cards the scores of a group's moves read, and the one whose
+        unseen count they may read (the only domain its piles would lack; -1: none)."""
+        if group < N_DOMAINS:
+            dom = group
+            first = self.led if self.led >= 0 else dom
+            lows = self.lows | {dom}
+        else:
+            first = self.led
+            lows = self.lows
+        missing = [d for d in range(N_DOMAINS) if not self.tops[d] and d not in lows]
+        pair = (first, missing[0] if len(missing) == 1 else -1)
+        self.d2[group] = pair
+        return pair
+
+    def factor(self, hand: list[int], trust: float) -> float:
+        """The likelihood of this play when the seat's hand now is ``hand`` (5 domain masks,
+        Mistletoes, Sickles): trust in the rule bot's choice, the rest uniform."""
+        later = self.later
+        masks = [hand[d] | later[d] for d in range(5)]
+        led = self.led
+        if led >= 0 and masks[led]:
+            groups = [led]
+            count = _POP[masks[led]]
+        else:
+            groups = [d for d in range(5) if masks[d]]
+            count = 0
+            for d in groups:
+                count += _POP[masks[d]]
+        if hand[5] + later[5]:
+            groups.append(PLAY_MISTLETOE)
+            count += 1
+        if hand[6] + later[6]:
+            groups.append(PLAY_SICKLE)
+            count += 1
+        if count < 2:
+            return 1.0
+        best_move, best_score = self._best(groups[0], masks)
+        for group in groups[1:]:
+            move, score = self._best(group, masks)
+            if score > best_score:
+                best_move, best_score = move, score
+        return (trust if best_move == self.move else 0.0) + (1.0 - trust) / count
+
+    def _best(self, group: int, masks: list[int]) -> tuple[int, float]:
+        """The rule bot's best move of one group of the legal moves (a domain's cards, or a
+        special) and its score: what it reads of the hand is the key of a cache."""
+        pair = self.d2.get(group) or self._domains(group)
+        d1, d2 = pair
+        key = (
+            group,
+            masks[group] if group < N_DOMAINS else 0,
+            masks[d1] if d1 >= 0 else 0,
+            _POP[masks[d2]] if d2 >= 0 else 0,
+        )
+        found = self.scores.get(key)
+        if found is None:
+            ev = self.ev
+            played = self.played
+            if d1 >= 0:
+                seen = played[d1] | masks[d1]
+                ev.unseen[d1] = [v + 1 for v in range(N_VALUES) if not seen >> v & 1]
+            if d2 >= 0:
+                seen = played[d2] | masks[d2]
+                ev.unseen[d2] = [v + 1 for v in range(N_VALUES) if not seen >> v & 1]
+            if group < N_DOMAINS:
+                moves = [group * N_VALUES + v for v in _BITS[masks[group]]]
+            else:
+                moves = [group]
+            best_move, best_score = moves[0], ev.score(moves[0])
+            for move in moves[1:]:
+                score = ev.score(move)
+                if score > best_score:
+                    best_move, best_score = move, score
+            found = self.scores[key] = (best_move, best_score)
+        return found
+
+
+_BITS = tuple(tuple(v for v in range(N_VALUES) if m >> v & 1) for m in range(1 << N_VALUES))
+
+__all__ = ["Evidence", "RuleRound"]

@@ -348,18 +348,11 @@ class SearchBot(Bot):
             if done and (now + (now - began) / done > deadline or self._late(done)):
                 break
             done += 1
-            if weighed:
-                found = sampler.worlds(rng, 1)
-                if not found:
-                    continue
-                base = found[0].state
-                assert isinstance(base, RuleRound)
-                plain, weight = base.plain(), found[0].weight
-            else:
-                hidden = sampler.hidden_hands(rng)  # the same draws as ``worlds``, no replay
-                if hidden is None:
-                    continue
-                plain, weight = sampler.state_of(hidden), 1.0
+            hidden = sampler.hidden_hands(rng)  # the same draws as ``worlds``, no replay
+            if hidden is None:
+                continue
+            plain = sampler.state_of(hidden)
+            weight = sampler.weight_of(hidden) if weighed else 1.0
             draws = [draw() for _ in range(DRAWS)]
             row = [0.0] * len(legal)
             for i in active:
