@@ -21,7 +21,7 @@ from druids_p2p.games.druids2017.cards import (
     SICKLES,
 )
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
-from druids_p2p.games.druids2017.rule_bot import _Evaluator
+from druids_p2p.games.druids2017.rule_bot import GAMMA, _Evaluator
 from druids_p2p.games.druids2017.rules import Round
 
 _POP = tuple(bin(m).count("1") for m in range(1 << 12))
@@ -216,7 +216,20 @@ class Evidence:
 class _Play:
     """One observed play and its public position: the rule bot's evaluator there, built once."""
 
-    __slots__ = ("d2", "ev", "later", "led", "lows", "move", "played", "scores", "seat", "tops")
+    __slots__ = (
+        "bounds",
+        "card_scores",
+        "d2",
+        "ev",
+        "later",
+        "led",
+        "lows",
+        "move",
+        "played",
+        "scores",
+        "seat",
+        "tops",
+    )
 
     def __init__(self, state: RuleRound, move: int, later: list[int]) -> None:
         self.seat = state.to_move
@@ -237,6 +250,8 @@ class _Play:
         self.later = masks
         self.scores: dict[tuple[int, int, int, int], tuple[int, float]] = {}
         self.d2: dict[int, tuple[int, int]] = {}
+        self.card_scores: dict[tuple[int, ...], float] = {}
+        self.bounds: dict[int, tuple[int, int, int]] = {}
 
     def _domains(self, group: int) -> tuple[int, int]:
         """The domain whose unseen cards the scores of a group's moves read, and the one whose
@@ -295,27 +310,102 @@ class _Play:
         )
         found = self.scores.get(key)
         if found is None:
-            ev = self.ev
-            played = self.played
-            if d1 >= 0:
-                seen = played[d1] | masks[d1]
-                ev.unseen[d1] = [v + 1 for v in range(N_VALUES) if not seen >> v & 1]
-            if d2 >= 0:
-                seen = played[d2] | masks[d2]
-                ev.unseen[d2] = [v + 1 for v in range(N_VALUES) if not seen >> v & 1]
             if group < N_DOMAINS:
                 moves = [group * N_VALUES + v for v in _BITS[masks[group]]]
             else:
                 moves = [group]
-            best_move, best_score = moves[0], ev.score(moves[0])
+            best_move, best_score = moves[0], self._card_score(moves[0], d1, d2, masks)
             for move in moves[1:]:
-                score = ev.score(move)
+                score = self._card_score(move, d1, d2, masks)
                 if score > best_score:
                     best_move, best_score = move, score
             found = self.scores[key] = (best_move, best_score)
         return found
 
+    def _card_score(self, move: int, d1: int, d2: int, masks: list[int]) -> float:
+        """The rule bot's score of ``move``: of the hand it reads how many cards of domain
+        ``d1`` lie above the trick's best after the move, how many below its lowest and their
+        sum, how many in all, and how many of domain ``d2`` (the cache's key)."""
+        above, below, reads = self.bounds.get(move) or self._bounds(move)
+        held = masks[d1] if d1 >= 0 else 0
+        key: tuple[int, ...]
+        if reads == _READS_NONE:
+            key = (move,)
+        elif reads == _READS_HIGHER:
+            key = (move, _POP[held & above])
+        else:
+            key = (
+                move,
+                _POP[held & above],
+                self._adjusted(move, below, held & below) if below else 0,
+                _POP[held] if d2 >= 0 else -1,
+                _POP[masks[d2]] if d2 >= 0 else -1,
+            )
+        score = self.card_scores.get(key)
+        if score is None:
+            ev = self.ev
+            played = self.played
+            if d1 >= 0:
+                seen = played[d1] | held
+                ev.unseen[d1] = [v + 1 for v in range(N_VALUES) if not seen >> v & 1]
+            if d2 >= 0:
+                seen = played[d2] | masks[d2]
+                ev.unseen[d2] = [v + 1 for v in range(N_VALUES) if not seen >> v & 1]
+            score = self.card_scores[key] = ev.score(move)
+        return score
 
+    def _adjusted(self, move: int, below: int, held: int) -> int:
+        """What the rule bot expects its winning card's pile to show once the later seats
+        dropped what they may below it (``_Evaluator._my_win``'s sum, on the unseen values
+        below the trick's lowest, ``below`` less those ``held``)."""
+        ev = self.ev
+        free = below & ~self.played[ev.led if ev.led >= 0 else move // N_VALUES] & ~held
+        count = _POP[free]
+        low = _POP[below] + 1
+        if not count:
+            return low
+        miss = 1.0
+        led = ev.led if ev.led >= 0 else move // N_VALUES
+        for p in ev.later:
+            if not ev.void[p][led]:
+                miss *= 1.0 - GAMMA * (1.0 - (1.0 - ev.frac[p]) ** count)
+        q = 1.0 - miss
+        return round(low - q * (low - _VALSUM[free] / count)) or 1
+
+    def _bounds(self, move: int) -> tuple[int, int, int]:
+        """The values (a 12-bit mask) above the trick's best after ``move``, those below its
+        lowest card of the led domain after it, and what of the hand the score reads: nothing
+        (the trick's last card), how many cards are above the best (someone else wins it), or
+        more (the move wins it for now: what may still fall under it, and the fifth domain)."""
+        ev = self.ev
+        best = ev.best_val
+        led = ev.led
+        low = None
+        wins = False
+        if move < N_DOMAIN_CARDS:
+            dom, value = divmod(move, N_VALUES)
+            value += 1
+            if led < 0:
+                led = dom
+            if dom == led and value > best:
+                best = value
+                wins = True
+            low = ev.lows.get(led)
+            if dom == led and (low is None or (value > low if ev.light else value < low)):
+                low = value
+        elif led >= 0:
+            low = ev.lows.get(led)
+            wins = ev.best_seat == ev.me
+        above = sum(1 << v for v in range(N_VALUES) if v + 1 > best)
+        below = 0 if low is None else sum(1 << v for v in range(N_VALUES) if v + 1 < low)
+        if ev.light:
+            below = 0  # the light side's score does not read what lies below
+        reads = _READS_NONE if not ev.later else _READS_ALL if wins else _READS_HIGHER
+        self.bounds[move] = (above, below, reads)
+        return above, below, reads
+
+
+_READS_NONE, _READS_HIGHER, _READS_ALL = 0, 1, 2
 _BITS = tuple(tuple(v for v in range(N_VALUES) if m >> v & 1) for m in range(1 << N_VALUES))
 
 __all__ = ["Evidence", "RuleRound"]
