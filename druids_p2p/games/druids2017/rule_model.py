@@ -179,21 +179,25 @@ class Evidence:
         self.trust = trust
         self.plays: list[_Play] = []
         self._seat_cache: dict[tuple[int, ...], float] = {}
+        self._by_seat: dict[int, list[_Play]] | None = None
 
     def observe(self, state: RuleRound, move: int, later: list[int]) -> None:
         """Count the play of ``move`` by the seat to move in ``state`` (a consistent world), whose
         card plays from this one on are ``later`` (card ids)."""
         self.plays.append(_Play(state, move, later))
+        self._by_seat = None
 
     def weight(self, hidden: list[list[int]]) -> float:
         """The likelihood of the observed plays given these current hands of the seats."""
-        by_seat: dict[int, list[_Play]] = {}
-        for play in self.plays:
-            by_seat.setdefault(play.seat, []).append(play)
+        if self._by_seat is None:
+            by_seat: dict[int, list[_Play]] = {}
+            for play in self.plays:
+                by_seat.setdefault(play.seat, []).append(play)
+            self._by_seat = by_seat
         weight = 1.0
         cache = self._seat_cache
         trust = self.trust
-        for seat, plays in by_seat.items():
+        for seat, plays in self._by_seat.items():
             masks = [0, 0, 0, 0, 0, 0, 0, seat]
             for card in hidden[seat]:
                 if card < N_DOMAIN_CARDS:
@@ -217,10 +221,13 @@ class _Play:
     """One observed play and its public position: the rule bot's evaluator there, built once."""
 
     __slots__ = (
+        "adjusted",
         "bounds",
         "card_scores",
         "d2",
         "ev",
+        "follow_reads",
+        "follows",
         "later",
         "led",
         "lows",
@@ -252,6 +259,14 @@ class _Play:
         self.d2: dict[int, tuple[int, int]] = {}
         self.card_scores: dict[tuple[int, ...], float] = {}
         self.bounds: dict[int, tuple[int, int, int]] = {}
+        self.follows: dict[tuple[int | bool, ...], float] = {}
+        """Factors of a following seat, by what the choice reads of its hand."""
+        for group in (*range(N_DOMAINS), PLAY_MISTLETOE, PLAY_SICKLE):
+            self._domains(group)
+        self.follow_reads = (-1, -1)
+        if self.led >= 0:
+            self.follow_reads = (self.d2[self.led][1], self.d2[PLAY_MISTLETOE][1])
+        self.adjusted: dict[tuple[int, int], int] = {}
 
     def _domains(self, group: int) -> tuple[int, int]:
         """The domain whose unseen cards the scores of a group's moves read, and the one whose
@@ -272,36 +287,66 @@ class _Play:
         """The likelihood of this play when the seat's hand now is ``hand`` (5 domain masks,
         Mistletoes, Sickles): trust in the rule bot's choice, the rest uniform."""
         later = self.later
-        masks = [hand[d] | later[d] for d in range(5)]
+        masks = [hand[0] | later[0], hand[1] | later[1], hand[2] | later[2]]
+        masks.append(hand[3] | later[3])
+        masks.append(hand[4] | later[4])
         led = self.led
+        mist = hand[5] + later[5] > 0
+        sick = hand[6] + later[6] > 0
         if led >= 0 and masks[led]:
+            # Following: the choice reads the seat's cards of the led domain and at most two
+            # counts (the fifth domain's, for a card and for a special).
+            a, b = self.follow_reads
+            key = (masks[led], _POP[masks[a]] if a >= 0 else -1, _POP[masks[b]] if b >= 0 else -1)
+            key += (mist, sick)
+            found = self.follows.get(key)
+            if found is not None:
+                return found
             groups = [led]
             count = _POP[masks[led]]
         else:
+            key = ()
             groups = [d for d in range(5) if masks[d]]
             count = 0
             for d in groups:
                 count += _POP[masks[d]]
-        if hand[5] + later[5]:
+        if mist:
             groups.append(PLAY_MISTLETOE)
             count += 1
-        if hand[6] + later[6]:
+        if sick:
             groups.append(PLAY_SICKLE)
             count += 1
         if count < 2:
-            return 1.0
-        best_move, best_score = self._best(groups[0], masks)
-        for group in groups[1:]:
-            move, score = self._best(group, masks)
-            if score > best_score:
-                best_move, best_score = move, score
-        return (trust if best_move == self.move else 0.0) + (1.0 - trust) / count
+            factor = 1.0
+        else:
+            factor = (trust if self._chosen(groups, masks) else 0.0) + (1.0 - trust) / count
+        if key:
+            self.follows[key] = factor
+        return factor
+
+    def _chosen(self, groups: list[int], masks: list[int]) -> bool:
+        """Whether the observed move is the rule bot's choice among these groups of legal moves
+        (in the order it scans them: the first of equal scores wins): its own group first, the
+        others only until one beats it."""
+        move = self.move
+        own = move // N_VALUES if move < N_DOMAIN_CARDS else move
+        best, score = self._best(own, masks)
+        if best != move:
+            return False
+        before = True
+        for group in groups:
+            if group == own:
+                before = False
+                continue
+            other = self._best(group, masks)[1]
+            if other > score or (before and other == score):
+                return False
+        return True
 
     def _best(self, group: int, masks: list[int]) -> tuple[int, float]:
         """The rule bot's best move of one group of the legal moves (a domain's cards, or a
         special) and its score: what it reads of the hand is the key of a cache."""
-        pair = self.d2.get(group) or self._domains(group)
-        d1, d2 = pair
+        d1, d2 = self.d2[group]
         key = (
             group,
             masks[group] if group < N_DOMAINS else 0,
@@ -334,10 +379,14 @@ class _Play:
         elif reads == _READS_HIGHER:
             key = (move, _POP[held & above])
         else:
+            under = held & below
+            adjusted = self.adjusted.get((move, under)) if below else 0
+            if adjusted is None:
+                adjusted = self.adjusted[move, under] = self._adjusted(move, below, under)
             key = (
                 move,
                 _POP[held & above],
-                self._adjusted(move, below, held & below) if below else 0,
+                adjusted,
                 _POP[held] if d2 >= 0 else -1,
                 _POP[masks[d2]] if d2 >= 0 else -1,
             )
