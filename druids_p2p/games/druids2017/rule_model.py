@@ -293,19 +293,19 @@ class _Play:
         led = self.led
         mist = hand[5] + later[5] > 0
         sick = hand[6] + later[6] > 0
+        key: tuple[int | bool, ...] = ()
         if led >= 0 and masks[led]:
             # Following: the choice reads the seat's cards of the led domain and at most two
             # counts (the fifth domain's, for a card and for a special).
             a, b = self.follow_reads
             key = (masks[led], _POP[masks[a]] if a >= 0 else -1, _POP[masks[b]] if b >= 0 else -1)
-            key += (mist, sick)
+            key += (mist, sick)  # (a tuple of five, for the cache)
             found = self.follows.get(key)
             if found is not None:
                 return found
             groups = [led]
             count = _POP[masks[led]]
         else:
-            key = ()
             groups = [d for d in range(5) if masks[d]]
             count = 0
             for d in groups:
