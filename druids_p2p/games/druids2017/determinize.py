@@ -7,6 +7,7 @@ bots sample with what play has shown (voids, cards seen) are drawn here too.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from druids_p2p.games.druids2017.cards import (
@@ -394,6 +395,47 @@ class WorldSampler:
         if self.trust <= 0.0 or self.checked_from >= len(self.plays):
             return 1.0
         return self.evidence().weight(hidden)
+
+    def chain(self, rng: random.Random, burn: int, thin: int) -> Iterator[list[list[int]]]:
+        """Hidden hands drawn by a Metropolis chain whose target is the rule model's posterior
+        (the consistent deals, each weighed by :meth:`weight_of`): from one sampled world, a
+        step swaps two cards between two holders (the unseen seats and the undealt cards; a
+        symmetric proposal, within the revealed voids) and is kept with the ratio of the two
+        seats' likelihoods; a world every ``thin`` steps after ``burn``."""
+        hidden = self.hidden_hands(rng)
+        if hidden is None:
+            return
+        evidence = self.evidence()
+        n = self.n
+        held = {c for hand in hidden for c in hand}
+        allowed = {c: mask | 1 << n for mask, cards in self.classes for c in cards}
+        hands = [hand[:] for hand in hidden] + [[c for c in allowed if c not in held]]
+        holders = [s for s in range(n + 1) if hands[s]]
+        seats = [s for s in holders if s < n]
+        if len(holders) < 2 or not seats:
+            while True:
+                yield [hand[:] for hand in hidden]
+        like = [evidence.seat_factor(s, hands[s]) if s < n else 1.0 for s in range(n + 1)]
+        step = 0
+        while True:
+            step += 1
+            a = seats[rng.randrange(len(seats))]
+            b = holders[rng.randrange(len(holders) - 1)]
+            if b == a:
+                b = holders[-1]
+            i, j = rng.randrange(len(hands[a])), rng.randrange(len(hands[b]))
+            x, y = hands[a][i], hands[b][j]
+            if allowed[x] >> b & 1 and allowed[y] >> a & 1:
+                hand_a = hands[a][:]
+                hand_a[i] = y
+                hand_b = hands[b][:]
+                hand_b[j] = x
+                new_a = evidence.seat_factor(a, hand_a)
+                new_b = evidence.seat_factor(b, hand_b) if b < n else 1.0
+                if rng.random() * like[a] * like[b] < new_a * new_b:
+                    hands[a], hands[b], like[a], like[b] = hand_a, hand_b, new_a, new_b
+            if step > burn and (step - burn) % thin == 0:
+                yield [hand[:] for hand in hands[:n]]
 
     def worlds(self, rng: random.Random, count: int) -> list[World]:
         """Up to ``count`` weighted worlds (fewer only if sampling keeps failing)."""

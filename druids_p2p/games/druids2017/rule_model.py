@@ -189,32 +189,46 @@ class Evidence:
 
     def weight(self, hidden: list[list[int]]) -> float:
         """The likelihood of the observed plays given these current hands of the seats."""
+        weight = 1.0
+        for seat in self.seats():
+            weight *= self.seat_factor(seat, hidden[seat])
+        return weight
+
+    def seats(self) -> list[int]:
+        """The seats with plays counted, in the order of their first."""
         if self._by_seat is None:
             by_seat: dict[int, list[_Play]] = {}
             for play in self.plays:
                 by_seat.setdefault(play.seat, []).append(play)
             self._by_seat = by_seat
-        weight = 1.0
-        cache = self._seat_cache
-        trust = self.trust
-        for seat, plays in self._by_seat.items():
-            masks = [0, 0, 0, 0, 0, 0, 0, seat]
-            for card in hidden[seat]:
-                if card < N_DOMAIN_CARDS:
-                    masks[card // N_VALUES] |= 1 << card % N_VALUES
-                elif card in MISTLETOES:
-                    masks[5] += 1
-                elif card in SICKLES:
-                    masks[6] += 1
-            key = tuple(masks)
-            factor = cache.get(key)
-            if factor is None:
-                factor = 1.0
-                for play in plays:
-                    factor *= play.factor(masks, trust)
-                cache[key] = factor
-            weight *= factor
-        return weight
+        return list(self._by_seat)
+
+    def seat_factor(self, seat: int, cards: list[int]) -> float:
+        """The likelihood of ``seat``'s counted plays if it holds ``cards`` now (the factors of
+        the seats are independent: a seat's choices read only its own hand)."""
+        if self._by_seat is None:
+            self.seats()
+        assert self._by_seat is not None
+        plays = self._by_seat.get(seat)
+        if not plays:
+            return 1.0
+        masks = [0, 0, 0, 0, 0, 0, 0, seat]
+        for card in cards:
+            if card < N_DOMAIN_CARDS:
+                masks[card // N_VALUES] |= 1 << card % N_VALUES
+            elif card in MISTLETOES:
+                masks[5] += 1
+            elif card in SICKLES:
+                masks[6] += 1
+        key = tuple(masks)
+        factor = self._seat_cache.get(key)
+        if factor is None:
+            factor = 1.0
+            trust = self.trust
+            for play in plays:
+                factor *= play.factor(masks, trust)
+            self._seat_cache[key] = factor
+        return factor
 
 
 class _Play:
@@ -299,7 +313,7 @@ class _Play:
             # counts (the fifth domain's, for a card and for a special).
             a, b = self.follow_reads
             key = (masks[led], _POP[masks[a]] if a >= 0 else -1, _POP[masks[b]] if b >= 0 else -1)
-            key += (mist, sick)  # (a tuple of five, for the cache)
+            key += (mist, sick)
             found = self.follows.get(key)
             if found is not None:
                 return found

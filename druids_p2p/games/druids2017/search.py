@@ -195,8 +195,12 @@ class SearchBot(Bot):
         win_weight: float = 0.0,
         first_place: bool = True,
         prune: bool = False,
+        chain: tuple[int, int] | None = None,
     ) -> None:
         super().__init__()
+        self.chain = chain
+        """Draw the worlds from a Metropolis chain on the rule model's likelihood of every play
+        (``WorldSampler.chain``: burn-in steps, steps between worlds), each weighing 1."""
         self.prune = prune
         """Successive pruning: at a quarter, half, all and twice the planned worlds, moves clearly
         below the best stop being rolled out (:func:`pruned`), and their rollouts go to more
@@ -343,16 +347,18 @@ class SearchBot(Bot):
         budget = n_worlds * len(legal)
         spent = done = 0
         checks = [c for c in (n_worlds // 4, n_worlds // 2, n_worlds, 2 * n_worlds) if c >= 8]
+        chain = sampler.chain(rng, *self.chain) if self.chain and sampler.plays else None
         while spent < budget and done < PRUNED_WORLDS * n_worlds:
             now = clock()
             if done and (now + (now - began) / done > deadline or self._late(done)):
                 break
             done += 1
-            hidden = sampler.hidden_hands(rng)  # the same draws as ``worlds``, no replay
+            # (without a chain, the same draws as ``worlds``, and no replay)
+            hidden = next(chain, None) if chain is not None else sampler.hidden_hands(rng)
             if hidden is None:
                 continue
             plain = sampler.state_of(hidden)
-            weight = sampler.weight_of(hidden) if weighed else 1.0
+            weight = sampler.weight_of(hidden) if weighed and chain is None else 1.0
             draws = [draw() for _ in range(DRAWS)]
             row = [0.0] * len(legal)
             for i in active:
