@@ -3,6 +3,8 @@
 :class:`RuleRound` runs the rule bot's evaluator on the world's integers, so its
 :meth:`RuleRound.greedy_move` is exactly ``rule_move`` of that seat's view (a test checks it)
 at a third of a rollout's cost: a search can weigh worlds by the observed plays and roll out.
+:class:`Evidence` gives the same likelihood of every observed play without replaying a world,
+from caches shared by all the worlds of one decision (about 0.1 ms a world mid-round).
 """
 
 from __future__ import annotations

@@ -74,9 +74,9 @@ of 40 ms a move, the CPU 170 took before the rollouts' kernel was fused)."""
 RESAMPLED_WORLDS_PER_MS = 0.4
 """Worlds weighed per millisecond of budget when a few are resampled (``fresh=False``)."""
 RECENT = 0
-"""The latest public plays a world's likelihood counts (the exact model costs ~60 us a play): none
-by default, as inference did not pay in the screens (8 plays, 95 worlds: margin +4.9 where the
-same work on 170 unweighted worlds made +9.9, and ``pimc`` +8.1)."""
+"""The latest public plays a world's likelihood counts (None: every play, about 0.1 ms a world
+mid-round with ``rule_model.Evidence``'s caches): none by default, as inference did not pay in
+the screens, neither on the latest 8 plays nor on every play (README's bots section)."""
 ROLLOUTS_PER_MS = 6.0
 """Rollouts per millisecond of budget, shared among the legal moves."""
 ESS_SHARE = 0.25
