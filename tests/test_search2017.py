@@ -57,9 +57,10 @@ OPTIONS: list[dict[str, Any]] = [
     {"fresh": False, "recent": None, "rule_plies": 4},
     {"win_weight": 20.0, "first_place": False},
     {"prune": True},
+    {"chain": (20, 2)},
 ]
 """The default search and its measured options (margin, inference, resampling, rule plies, win
-weight, pruning)."""
+weight, pruning, worlds from the likelihood's chain)."""
 
 
 def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:
