@@ -72,7 +72,14 @@ class FakeMesh:
         self.index = index
 
     def broadcast(self, payload: bytes, exclude: Iterable[bytes] = ()) -> None:
-        self.arena.broadcast(self.index, [payload])
+        skip = set(exclude)
+        if not skip:
+            self.arena.broadcast(self.index, [payload])
+            return
+        self.arena.sent.append((self.index, payload))  # (sent first to the seats skipped here)
+        for j, ident in enumerate(self.arena.ids):
+            if j != self.index and ident.public_key not in skip:
+                self.arena.queue.append((self.index, j, payload))
 
     def send(self, peer_id: bytes, payload: bytes, both_links: bool = False) -> bool:
         """One delivery even over "both links": the arena's one queue never stalls."""

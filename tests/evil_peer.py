@@ -36,6 +36,9 @@ Usage: ``python tests/evil_peer.py MODE peer [the usual peer options]``. It is t
   "equivocation proof" quoting two of its own chat lines.
 * ``coach-persons`` (a host): with the coach on it seats a second person anyway (its lobby's
   refusal of that join patched out), so its seat message declares two persons.
+* ``false-accuse``: it plays honestly until the first card is shown, then stops the table
+  blaming the next play seat for a bad share proof in that seat's last ``table_shares`` (which
+  holds: the claim is false), relaying that message first as an honest accuser does.
 * ``flood``: once the deal is under way it replays one of its earlier signed messages to every
   peer :data:`FLOOD_COPIES` times, back to back (one signature check each, before issue 27).
 """
@@ -60,7 +63,7 @@ from druids_p2p.games.seam import GameMove
 from druids_p2p.lan import lobby as lobby_module
 from druids_p2p.lan.mesh import Mesh
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_state import TableSecret
+from druids_p2p.table.table_state import TableFault, TableSecret
 from druids_p2p.wire import (
     ZERO_HASH,
     Identity,
@@ -356,6 +359,23 @@ def _veto_receive(self: TableMachine, msg: Message) -> list[bytes]:
     return out
 
 
+def _false_accusing_receive(self: TableMachine, msg: Message) -> list[bytes]:
+    out: list[bytes] = _original_receive(self, msg)
+    if msg.type is not MsgType.TABLE_SHOW or self.my_seat is None:
+        return out
+    accused = (self.my_seat + 1) % len(self.order)
+    key = self.order[accused]
+    shares = [
+        m for m in self.transcript.messages if m.sender == key and m.type is MsgType.TABLE_SHARES
+    ]
+    print(f"evil false-accuse: blaming seat {accused}'s true table_shares", file=sys.stderr)
+    raise TableFault(
+        f"card table: table_shares: invalid decryption share proof for seat {self.my_seat}",
+        accused,
+        (shares[-1].raw,),
+    )
+
+
 def install(mode: str) -> None:
     MODE["mode"] = mode
     TableMachine.__init__ = _remember_identity  # type: ignore[method-assign]
@@ -380,6 +400,8 @@ def install(mode: str) -> None:
         Mesh.send = _veto_send  # type: ignore[method-assign]
         Mesh.broadcast = _veto_broadcast  # type: ignore[method-assign]
         TableMachine.receive = _veto_receive  # type: ignore[method-assign]
+    elif mode == "false-accuse":
+        TableMachine.receive = _false_accusing_receive  # type: ignore[method-assign]
     elif mode == "flood":
         Mesh.broadcast = _flood_broadcast  # type: ignore[method-assign]
     elif mode == "coach-persons":

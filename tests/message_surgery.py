@@ -56,10 +56,9 @@ def reproved_show(peer: TablePeer, show: Mapping[str, Any]) -> dict[str, Any]:
 def fake_shuffle_body(size: int, deck: str = "deck", op: int = 0) -> dict[str, object]:
     """A ``table_shuffle`` of the wire's shape (the deck layer, not the wire, checks the points)."""
     points, scalars = [b"x" * 32] * size, [b"s" * 32] * size
-    proof: dict[str, bytes | list[bytes]] = {"c": points, "ch": points, "sh": scalars}
-    proof |= {"sp": scalars, "th": points}
+    proof: dict[str, bytes | list[bytes]] = {"b": scalars, "c": points, "sp": scalars}
     proof |= {k: b"s" * 32 for k in ("s1", "s2", "s3", "s4")}
-    proof |= {k: b"y" * 32 for k in ("t1", "t2", "t3", "t41", "t42")}
+    proof |= {k: b"y" * 32 for k in ("d1", "d2", "t1", "t3", "t41", "t42")}
     body = {"a": points, "c": [b"y" * 32] * size, "deck": deck, "op": op}
     return body | {"proof": dict(sorted(proof.items())), "round": 1}
 

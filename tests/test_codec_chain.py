@@ -160,7 +160,7 @@ def test_the_codec_finds_decoded_messages_through_the_lookup_it_is_given(
     assert seat is not None
     # The codec a seat's card table is given (card_table_round._new_table): its lookup is the
     # record's (``recorded``).
-    codec = WireCodec(seat, m.chain, lambda: m.step_head, m.seat_of, m.recorded, m._queue_own)
+    codec = WireCodec(seat, m.chain, lambda: m.step_head, m.seat_of, m.recorded, m.ledger.queue_own)
     calls = _counting_decode(monkeypatch)
     assert codec.open(held.raw).raw is held.raw
     assert calls == []

@@ -22,6 +22,7 @@ from cli_harness import run_cli
 from druids_p2p.bench.costs import count_deal_ops
 from druids_p2p.bench.tables import OPS, counting
 from druids_p2p.deck import group
+from druids_p2p.deck.cards import card_points, card_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,12 +85,16 @@ def test_the_counter_misses_no_libsodium_call() -> None:
         env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), PATH]))},
     )
     independent = json.loads(done.stdout)
+    # the card points (a base multiplication each, made once a process) are made again here,
+    # charged as in the fresh process to the seat that first asks for them
+    card_points.cache_clear()
+    card_table.cache_clear()
     ours = count_deal_ops(players)
     for seat in range(players):
         assert {op: n for op, n in ours[seat].items() if op != "hash"} == {
             op: independent[seat].get(op, 0) for op in ("mul", "base", "add", "sub", "valid")
         }, seat
-    assert all(counted["mul"] > 1000 for counted in ours)
+    assert all(counted["mul"] > 500 for counted in ours)
 
 
 def test_counting_restores_libsodium() -> None:

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import math
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from druids_p2p.games.druids2017 import GAIA, Game, GameOptions, deal
+from druids_p2p.games.druids2017.cards import N_VALUES
 from druids_p2p.games.druids2017.determinize import (
     WorldSampler,
+    rebuild_round,
     revealed_voids,
     sample_deal,
     sample_round,
 )
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound, rollout
+from druids_p2p.games.druids2017.rule_bot import rule_move
+from druids_p2p.games.druids2017.rule_model import RuleRound
 from druids_p2p.games.druids2017.rules import Round
 
 
@@ -126,3 +132,121 @@ def test_a_patched_world_is_the_replayed_world(seed: int) -> None:
         patched = sampler.state_of(hidden)
         for name in FastRound.__slots__:
             assert getattr(patched, name) == getattr(replayed, name), name
+
+
+def _rule_position(seed: int, noise: float) -> Game:
+    """A round played by rule bots, a share ``noise`` of the moves random instead."""
+    rng = random.Random(seed)
+    n = rng.choice([3, 4, 5])
+    game = Game(GameOptions(players=n, variant=bool(seed % 2)))
+    game.start_round(deal(rng, n))
+    for _ in range(rng.randrange(8, 60)):
+        if game.round_over or game.to_move is None:
+            break
+        view = game.view(game.to_move)
+        game.play(rng.choice(view.legal) if rng.random() < noise else rule_move(view))
+    return game
+
+
+def _hidden(game: Game, seat: int) -> list[list[int]]:
+    """Every other seat's current hand (card ids; Gaia left out, as the sampler's are)."""
+    rnd = game.round
+    assert rnd is not None
+    out: list[list[int]] = []
+    for s in range(game.players):
+        if s == seat:
+            out.append([])
+            continue
+        cards = [
+            d * N_VALUES + v
+            for d in range(5)
+            for v in range(N_VALUES)
+            if rnd.hands[s * 5 + d] >> v & 1
+        ]
+        out.append(cards + list(rnd.mistletoes[s]) + list(rnd.sickles[s]))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_the_cached_likelihood_is_the_replays(seed: int) -> None:
+    """WorldSampler.weight_of (the rule model's scores cached by the part of a hand they read,
+    no replay) gives every world the likelihood a replay of its deal under the model gives."""
+    game = _rule_position(seed, 0.2)
+    if game.round_over or game.to_move is None:
+        return
+    view = game.view(game.to_move)
+    sampler = WorldSampler(view, 0.9, RuleRound)
+    rng = random.Random(seed)
+    for _ in range(8):
+        hidden = sampler.hidden_hands(rng)
+        assert hidden is not None
+        expected = sampler.replay(sampler.deal_of(hidden))[1]
+        assert sampler.weight_of(hidden) == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_world_against_a_rule_seats_choice_is_weighed_out() -> None:
+    """With full trust in the model, the true hands of rule bots weigh 1 and sampled worlds in
+    which some seat's rule bot would have played otherwise weigh 0 (a replay says which)."""
+    ruled_out = positions = 0
+    for seed in range(60):
+        game = _rule_position(seed, 0.0)
+        if game.round_over or game.to_move is None:
+            continue
+        seat = game.to_move
+        view = game.view(seat)
+        sampler = WorldSampler(view, 1.0, RuleRound)
+        assert sampler.weight_of(_hidden(game, seat)) == 1.0
+        rng = random.Random(seed)
+        for _ in range(10):
+            hidden = sampler.hidden_hands(rng)
+            assert hidden is not None
+            weight = sampler.weight_of(hidden)
+            assert weight == sampler.replay(sampler.deal_of(hidden))[1]
+            assert weight in (0.0, 1.0)
+            ruled_out += weight == 0.0
+        positions += 1
+    assert positions >= 35
+    assert ruled_out >= 150
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**9))
+def test_the_chain_keeps_its_worlds_consistent_with_the_view(seed: int) -> None:
+    """Every world of WorldSampler.chain replays the public play (hand sizes, voids, cards
+    seen) and the same generator seed gives the same worlds."""
+    game = _rule_position(seed, 0.2)
+    if game.round_over or game.to_move is None:
+        return
+    view = game.view(game.to_move)
+    sampler = WorldSampler(view, 0.9, RuleRound)
+    worlds = []
+    for hidden, _ in zip(sampler.chain(random.Random(seed), 20, 2), range(6), strict=False):
+        rebuild_round(view, sampler.deal_of(hidden))  # raises on an inconsistent world
+        worlds.append(hidden)
+    again = list(zip(sampler.chain(random.Random(seed), 20, 2), range(6), strict=False))
+    assert [hidden for hidden, _ in again] == worlds
+
+
+def test_the_chain_draws_worlds_the_rule_model_finds_likely() -> None:
+    """Worlds from the chain explain the rule bots' plays far better than worlds drawn within
+    the hard constraints alone: their mean log likelihood is much higher, near the true hands'."""
+    closer = positions = 0
+    for seed in range(100, 130):
+        game = _rule_position(seed, 0.0)
+        if game.round_over or game.to_move is None:
+            continue
+        view = game.view(game.to_move)
+        sampler = WorldSampler(view, 0.9, RuleRound)
+        if len(sampler.plays) < 12:
+            continue
+        rng = random.Random(seed)
+        drawn = [sampler.hidden_hands(rng) for _ in range(30)]
+        prior = sum(math.log(sampler.weight_of(h)) for h in drawn if h is not None) / 30
+        chain = sampler.chain(rng, 40, 3)
+        post = sum(math.log(sampler.weight_of(next(chain))) for _ in range(30)) / 30
+        truth = math.log(sampler.weight_of(_hidden(game, game.to_move)))
+        positions += 1
+        closer += truth - post < (truth - prior) / 2
+    assert positions >= 12
+    assert closer >= positions - 1

@@ -217,3 +217,10 @@ def test_a_forged_shuffle_is_blamed_by_every_honest_peer_before_any_share(tmp_pa
     """The cheater's shuffle is fresh encryptions of cards of its choosing: every honest peer
     process refuses it at the shuffle step (its proof of a shuffle fails) and blames it."""
     _blamed_by_every_honest_peer(tmp_path, "forge-shuffle", "invalid proof of a shuffle")
+
+
+def test_a_false_claim_that_a_true_share_is_bad_is_blamed_on_the_claimant(tmp_path: Path) -> None:
+    """The cheater stops the table blaming the next seat for a bad share proof, relaying that
+    seat's ``table_shares``, whose proofs all hold: every honest peer checks it, judges the
+    claim false and blames the claimant, never the seat it accused (protocol.md §9)."""
+    _blamed_by_every_honest_peer(tmp_path, "false-accuse", "falsely blamed")

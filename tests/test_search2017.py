@@ -68,9 +68,11 @@ OPTIONS: list[dict[str, Any]] = [
     {"prune": True},
     {"rule_trick": False},
     {"rule_tricks": 1},
+    {"chain": (20, 2)},
 ]
 """The default search and its measured options (margin, inference, resampling, rule plies, win
-weight, pruning, the kernel alone after the move, a whole trick more by the rule model)."""
+weight, pruning, the kernel alone after the move, a whole trick more by the rule model, worlds
+from the likelihood's chain)."""
 
 
 def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:

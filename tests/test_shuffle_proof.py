@@ -15,10 +15,18 @@ import pytest
 from deck_local import random_scalar
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from linear_pass import holds_but_the_product, linear_pass
 
+from druids_p2p.bench.tables import counting
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import proof_to_body
-from druids_p2p.deck.cards import Deck, card_points, public_encryptions, rerandomize
+from druids_p2p.deck.cards import (
+    Deck,
+    card_points,
+    public_encryptions,
+    public_sides,
+    rerandomize,
+)
 from druids_p2p.deck.params import DeckParams
 from druids_p2p.deck.shuffle import derive_permutation, derive_rerandomizers, shuffle_step
 from druids_p2p.deck.shuffle_proof import (
@@ -145,7 +153,7 @@ def test_changing_any_field_of_the_proof_breaks_it(field: str) -> None:
     value = getattr(proof, field)
     point = group.base_mul(random_scalar(os.urandom))
     scalar = random_scalar(os.urandom)
-    is_point = field in ("perm", "chain", "t_hat") or field.startswith("t")
+    is_point = field in ("perm", "d1", "d2") or field.startswith("t")
     item = point if is_point else scalar
     changed = (item, *value[1:]) if isinstance(value, tuple) else item
     # The field is chosen by name at run time, so its type is known only then.
@@ -156,7 +164,7 @@ def test_changing_any_field_of_the_proof_breaks_it(field: str) -> None:
 
 def test_wrong_lengths_are_refused_not_raised() -> None:
     key, source, out, proof = _statement()
-    short = dataclasses.replace(proof, s_hat=proof.s_hat[:-1])
+    short = dataclasses.replace(proof, b_tilde=proof.b_tilde[:-1])
     assert not verify_shuffle(PARAMS, 1, 1, key, source, out, short)
     assert not verify_shuffle(PARAMS, 1, 1, key, source, out.head(11), proof)
 
@@ -164,8 +172,7 @@ def test_wrong_lengths_are_refused_not_raised() -> None:
 def test_identities_an_adversary_arranges_do_not_raise() -> None:
     """c_i = h_i for every i makes c̄ the identity: the verifier must say no, not crash."""
     key, source, out, proof = _statement()
-    _, gens = generators(len(source))
-    bad = dataclasses.replace(proof, perm=gens)
+    bad = dataclasses.replace(proof, perm=generators(len(source)))
     assert verify_shuffle(PARAMS, 1, 1, key, source, out, bad) is False
 
 
@@ -208,8 +215,8 @@ def vector_lines() -> list[str]:
     out, proof = shuffle_step(params, seat, 1, seed, source, key)
     perm = derive_permutation(params, seat, 1, seed, len(source))
     rs = derive_rerandomizers(params, seat, 1, seed, len(source))
-    chain_base, gens = generators(len(source))
-    # version 1's deck_shuffle body, as deck.md §7.2 hashes it; its proof map is a table_shuffle's
+    gens = generators(len(source))
+    # version 1's deck_shuffle shape, as deck.md §7.2 hashes it, with a table_shuffle's proof
     body = {"a": out.a, "c": out.c, "pass": 1, "proof": proof_to_body(proof), "round": 7}
     assert TableShuffleMsg(7, 0, "d", out.a, out.c, proof).to_body()["proof"] == body["proof"]
     lines = [
@@ -220,19 +227,18 @@ def vector_lines() -> list[str]:
         f"x = {secret.hex()}",
         f"H = {key.hex()}",
         f"seed = {seed.hex()}",
-        f"h = {chain_base.hex()}",
         *(f"h_{i} = {g.hex()}" for i, g in enumerate(gens)),
         f"perm = {' '.join(str(p) for p in perm)}",
         *(f"r'_{i} = {r.hex()}" for i, r in enumerate(rs)),
         *(f"A'_{i} = {a.hex()}" for i, a in enumerate(out.a)),
         *(f"C'_{i} = {c.hex()}" for i, c in enumerate(out.c)),
         *(f"c_{i} = {c.hex()}" for i, c in enumerate(proof.perm)),
-        *(f"ĉ_{i} = {c.hex()}" for i, c in enumerate(proof.chain)),
-        *(f"{name} = {getattr(proof, name).hex()}" for name in ("t1", "t2", "t3", "t41", "t42")),
-        *(f"t̂_{i} = {t.hex()}" for i, t in enumerate(proof.t_hat)),
+        *(f"{name} = {getattr(proof, name).hex()}" for name in ("t1", "t3", "t41", "t42")),
+        f"c_δ = {proof.d1.hex()}",
+        f"c_Δ = {proof.d2.hex()}",
         *(f"{name} = {getattr(proof, name).hex()}" for name in ("s1", "s2", "s3", "s4")),
-        *(f"ŝ_{i} = {s.hex()}" for i, s in enumerate(proof.s_hat)),
         *(f"s'_{i} = {s.hex()}" for i, s in enumerate(proof.s_prime)),
+        *(f"b̃_{i} = {b.hex()}" for i, b in enumerate(proof.b_tilde)),
         f"body_sha256 = {hashlib.sha256(msgpack.packb(body)).hexdigest()}",
     ]
     assert verify_shuffle(params, seat, 1, key, source, out, proof)
@@ -282,3 +288,56 @@ def test_a_batch_after_the_verifier_s_own_shuffle_is_checked_the_same(seat: int)
         own, rerandomizers=(random_scalar(os.urandom), *own.rerandomizers[1:])
     )
     assert not verify_shuffles(PARAMS, key, [st], wrong)
+
+
+# ------------------------------------------------------------------------------ public start
+def _public(key: bytes) -> dict[bytes, int]:
+    return {c: i for i, c in enumerate(public_sides(PARAMS.num_cards, key))}
+
+
+def test_a_public_start_s_c_sides_cost_the_batch_no_multiplication() -> None:
+    """Card i is (i + 1)·B, so the C side (i + 1)·B + H of a public start is rewritten onto B
+    and H (deck.md §7.1): the same verdict on an honest first pass, with one generic
+    multiplication fewer for each of its cards."""
+    _, key = _key()
+    source = public_encryptions(PARAMS, PARAMS.shuffled_cards(), key)
+    out, proof = _honest(PARAMS, 0, source, key)
+    st = ShuffleStatement(0, 1, source, out, proof)
+    with counting() as plain:
+        assert verify_shuffles(PARAMS, key, [st])
+    with counting() as moved:
+        assert verify_shuffles(PARAMS, key, [st], public=_public(key))
+    assert plain.of(None)["mul"] - moved.of(None)["mul"] == len(source)
+
+
+@pytest.mark.parametrize("public", [False, True])
+def test_a_first_pass_that_swaps_a_public_card_is_refused(public: bool) -> None:
+    """The first shuffler proves a genuine shuffle of another public start, card 0 swapped for
+    card 60 (which the deck does not hold): refused with the public rewrite as without it."""
+    _, key = _key()
+    cards = PARAMS.shuffled_cards()
+    source = public_encryptions(PARAMS, cards, key)
+    swapped = public_encryptions(PARAMS, (60, *cards[1:]), key)
+    out, proof = _honest(PARAMS, 0, swapped, key)
+    assert verify_shuffles(PARAMS, key, [ShuffleStatement(0, 1, swapped, out, proof)])
+    st = ShuffleStatement(0, 1, source, out, proof)
+    assert not verify_shuffles(PARAMS, key, [st], public=_public(key) if public else None)
+
+
+# ------------------------------------------------------------------------------ the product
+@pytest.mark.parametrize("forced_last", [False, True])
+def test_a_linear_pass_that_is_no_permutation_is_refused_by_the_product_argument(
+    forced_last: bool,
+) -> None:
+    """Terelius–Wikström's criterion needs both halves: M·1 = 1 (t_1) and Π(M·u) = Πu. A pass
+    built on a matrix whose rows sum to 1 but is no permutation passes every other equation
+    (checked here one by one) and is refused by the product argument (deck.md §7.1), whether
+    the cheater proves its own product (b̃_{N-1} ≠ c·Πu) or states the wanted one (then c_δ,
+    c_Δ do not open to it)."""
+    _, key = _key()
+    source = _random_deck(4, key)
+    out, proof = linear_pass(PARAMS, 1, 1, key, source, forced_last)
+    assert holds_but_the_product(PARAMS, 1, 1, key, source, out, proof)
+    assert not verify_shuffle(PARAMS, 1, 1, key, source, out, proof)
+    honest_out, honest = _honest(PARAMS, 1, source, key)
+    assert holds_but_the_product(PARAMS, 1, 1, key, source, honest_out, honest)

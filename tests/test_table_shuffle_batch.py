@@ -10,11 +10,15 @@ from typing import Any
 
 import pytest
 from deck_local import rewrite
+from linear_pass import holds_but_the_product, linear_pass
 from table_local import CARDS, GAME, TABLE_ID, TableBus, make_table
 
+from druids_p2p.deck import group
+from druids_p2p.deck.cards import Deck
 from druids_p2p.deck.errors import DeckFault
+from druids_p2p.deck.shuffle import shuffle_step
 from druids_p2p.deck.table_audit import audit_record
-from druids_p2p.deck.table_messages import TableOp
+from druids_p2p.deck.table_messages import TableOp, TableShuffleMsg
 from druids_p2p.deck.table_ops import waiting
 
 NUM_CARDS = 16
@@ -148,3 +152,74 @@ def test_honest_passes_held_when_a_seat_falls_silent_leave_the_silence_to_blame(
     with pytest.raises(DeckFault) as audited:
         audit_record(TABLE_ID, GAME, seats, NUM_CARDS, bus.codecs[0], [SHUFFLE], record)
     assert audited.value.seat == 2 and "no table_shuffle message" in audited.value.reason
+
+
+def test_a_first_pass_over_a_swapped_public_start_is_blamed_on_its_shuffler() -> None:
+    """Seat 0 sends a genuine proof of a shuffle of another public start (card 0 swapped for
+    card 9, which the deck does not hold): the batch, which takes the public start's C sides as
+    multiples of B plus H (deck.md §7.1), refuses it and blames seat 0 at every other seat,
+    before anything is dealt."""
+    seats = 4
+    bus = make_table(seats, NUM_CARDS, b"batch swapped start")
+
+    def swap(body: dict[str, Any]) -> None:
+        state = bus.peers[0].state
+        joint = state.joint_key
+        assert joint is not None
+        sides = state.public()[0]
+        cards = (9, *CARDS[1:])
+        start = Deck((group.BASE,) * len(cards), tuple(sides[c] for c in cards))
+        params = state.context(b"shuffle", "d", 0)
+        out, proof = shuffle_step(params, 0, 1, bytes(32), start, joint)
+        body.update(TableShuffleMsg(state.round_no, 0, "d", out.a, out.c, proof).to_body())
+
+    def intercept(sender: int, raw: bytes) -> bytes | None:
+        if sender != 0 or bus.kind(raw) != "table_shuffle":
+            return raw
+        return rewrite(bus.codecs[0], raw, swap)
+
+    bus.intercept = intercept
+    with pytest.raises(DeckFault) as info:
+        bus.push(SHUFFLE)
+        bus.push(TableOp("deals", deck="d", seats=tuple(range(seats))))
+    assert info.value.seat == 0 and "invalid proof of a shuffle" in info.value.reason
+    assert info.value.evidence[0] == passes(bus)[0]
+    assert not any(bus.kind(raw) == "table_shares" for _, raw in bus.sent)
+    for peer in bus.peers[1:]:
+        assert peer.state.done == 0 and not peer.state.positions
+
+
+def test_a_linear_pass_that_is_no_permutation_is_blamed_on_its_shuffler() -> None:
+    """Seat 1's pass combines seat 0's output by a matrix whose rows sum to 1 but that is no
+    permutation (half a card, a card and a half), with a proof whose every equation but the
+    product argument's holds (deck.md §7.1): the batch refuses it and every other seat blames
+    seat 1 with its pass, the pass it was built on and the keys, before anything is dealt."""
+    seats = 4
+    bus = make_table(seats, NUM_CARDS, b"batch linear")
+
+    def combine(body: dict[str, Any]) -> None:
+        state = bus.peers[1].state
+        joint = state.joint_key
+        assert joint is not None
+        before = state.slots[(0, 0)].msg
+        assert isinstance(before, TableShuffleMsg)
+        source = Deck(before.a, before.c)
+        params = state.context(b"shuffle", "d", 0)
+        out, proof = linear_pass(params, 1, 1, joint, source)
+        assert holds_but_the_product(params, 1, 1, joint, source, out, proof)
+        body.update(TableShuffleMsg(state.round_no, 0, "d", out.a, out.c, proof).to_body())
+
+    def intercept(sender: int, raw: bytes) -> bytes | None:
+        if sender != 1 or bus.kind(raw) != "table_shuffle":
+            return raw
+        return rewrite(bus.codecs[1], raw, combine)
+
+    bus.intercept = intercept
+    with pytest.raises(DeckFault) as info:
+        bus.push(SHUFFLE)
+        bus.push(TableOp("deals", deck="d", seats=tuple(range(seats))))
+    made = passes(bus)
+    assert info.value.seat == 1 and "invalid proof of a shuffle" in info.value.reason
+    assert info.value.evidence[:2] == (made[1], made[0])
+    assert set(bus.peers[0].state.key_raws()) <= set(info.value.evidence)
+    assert not any(bus.kind(raw) == "table_shares" for _, raw in bus.sent)

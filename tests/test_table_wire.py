@@ -173,9 +173,8 @@ def _show(**changes: Any) -> dict[str, Any]:
 
 
 def _proof(size: int) -> dict[str, Any]:
-    proof: dict[str, Any] = {"c": [P] * size, "ch": [P] * size, "sh": [S] * size}
-    proof |= {"sp": [S] * size, "th": [P] * size}
-    proof |= {k: S for k in ("s1", "s2", "s3", "s4")} | {k: P for k in ("t1", "t2", "t3")}
+    proof: dict[str, Any] = {"b": [S] * size, "c": [P] * size, "sp": [S] * size}
+    proof |= {k: S for k in ("s1", "s2", "s3", "s4")} | {k: P for k in ("d1", "d2", "t1", "t3")}
     proof |= {"t41": P, "t42": P}
     return dict(sorted(proof.items()))
 
@@ -307,10 +306,10 @@ def test_a_well_shaped_point_the_group_refuses_is_blamed_on_its_signer_when_stor
 def _in_group_shuffle(size: int, **changes: Any) -> dict[str, Any]:
     """A shuffle body whose every point and scalar the group accepts (the base point, one)."""
     b, one = group.BASE, group.ONE
-    proof: dict[str, Any] = {k: [b] * size for k in ("c", "ch", "th")}
-    proof |= {k: [one] * size for k in ("sh", "sp")}
+    proof: dict[str, Any] = {"c": [b] * size}
+    proof |= {k: [one] * size for k in ("b", "sp")}
     proof |= {k: one for k in ("s1", "s2", "s3", "s4")}
-    proof |= {k: b for k in ("t1", "t2", "t3", "t41", "t42")}
+    proof |= {k: b for k in ("d1", "d2", "t1", "t3", "t41", "t42")}
     body = {"a": [b] * size, "c": [b] * size, "deck": "gems", "op": 0, "round": 1}
     body |= {"proof": dict(sorted(proof.items()))}
     return dict(sorted((body | changes).items()))
@@ -318,7 +317,7 @@ def _in_group_shuffle(size: int, **changes: Any) -> dict[str, Any]:
 
 SIZES_ACROSS_FIELDS = [
     ({"c": [group.BASE]}, "a and c must have the same length"),
-    ({"proof": _in_group_shuffle(3)["proof"]}, r"proof\.c: expected an array of 2\.\.2 items"),
+    ({"proof": _in_group_shuffle(3)["proof"]}, r"proof\.b: expected an array of 2\.\.2 items"),
 ]
 
 

@@ -350,26 +350,25 @@ def parse_kind(
 
 
 # --------------------------------------------------------------------------- the shuffle proof
-PROOF_KEYS = ("c", "ch", "s1", "s2", "s3", "s4", "sh", "sp", "t1", "t2", "t3", "t41", "t42", "th")
+PROOF_KEYS = ("b", "c", "d1", "d2", "s1", "s2", "s3", "s4", "sp", "t1", "t3", "t41", "t42")
 """The ``proof`` map of a shuffle (deck.md §7.1), in the sorted order it travels in."""
 
 
 def proof_to_body(proof: ShuffleProof) -> Body:
     return {
+        "b": list(proof.b_tilde),
         "c": list(proof.perm),
-        "ch": list(proof.chain),
+        "d1": proof.d1,
+        "d2": proof.d2,
         "s1": proof.s1,
         "s2": proof.s2,
         "s3": proof.s3,
         "s4": proof.s4,
-        "sh": list(proof.s_hat),
         "sp": list(proof.s_prime),
         "t1": proof.t1,
-        "t2": proof.t2,
         "t3": proof.t3,
         "t41": proof.t41,
         "t42": proof.t42,
-        "th": list(proof.t_hat),
     }
 
 
@@ -387,40 +386,38 @@ def proof_from_body(body: object, lo: int, hi: int) -> ShuffleProof:
 
     return ShuffleProof(
         perm=vector("c"),
-        chain=vector("ch"),
         t1=one("t1"),
-        t2=one("t2"),
         t3=one("t3"),
         t41=one("t41"),
         t42=one("t42"),
-        t_hat=vector("th"),
+        d1=one("d1"),
+        d2=one("d2"),
         s1=one("s1"),
         s2=one("s2"),
         s3=one("s3"),
         s4=one("s4"),
-        s_hat=vector("sh"),
         s_prime=vector("sp"),
+        b_tilde=vector("b"),
     )
 
 
 def proof_members(proof: ShuffleProof, where: str) -> None:
     """Every point of a shuffle proof a canonical non-identity element, every response a
     canonical scalar (in the order the proof's map lists them)."""
+    canonicals(proof.b_tilde, f"{where}.b")
     elements(proof.perm, f"{where}.c")
-    elements(proof.chain, f"{where}.ch")
+    for key, value in (("d1", proof.d1), ("d2", proof.d2)):
+        element(value, f"{where}.{key}")
     for key, value in (("s1", proof.s1), ("s2", proof.s2), ("s3", proof.s3), ("s4", proof.s4)):
         canonical(value, f"{where}.{key}")
-    canonicals(proof.s_hat, f"{where}.sh")
     canonicals(proof.s_prime, f"{where}.sp")
     for key, value in (
         ("t1", proof.t1),
-        ("t2", proof.t2),
         ("t3", proof.t3),
         ("t41", proof.t41),
         ("t42", proof.t42),
     ):
         element(value, f"{where}.{key}")
-    elements(proof.t_hat, f"{where}.th")
 
 
 CIPHERTEXTS = (
@@ -444,12 +441,6 @@ def sized(msg: Any, where: str) -> None:
     if len(msg.c) != size:
         raise MalformedMessage("a and c must have the same length")
     proof = msg.proof
-    for key, vector in (
-        ("c", proof.perm),
-        ("ch", proof.chain),
-        ("sh", proof.s_hat),
-        ("sp", proof.s_prime),
-        ("th", proof.t_hat),
-    ):
+    for key, vector in (("b", proof.b_tilde), ("c", proof.perm), ("sp", proof.s_prime)):
         if len(vector) != size:
             raise MalformedMessage(f"{where}proof.{key}: expected an array of {size}..{size} items")

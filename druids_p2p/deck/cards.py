@@ -1,6 +1,7 @@
-"""Card ids as group elements and their ElGamal encryption under the joint key (deck.md §3): a card
-is a hash-to-point, so nobody knows a discrete-log relation between two cards, and it is read
-only when every seat contributes its share.
+"""Card ids as group elements and their ElGamal encryption under the joint key (deck.md §3): card i
+is (i + 1)·B, so a public encryption (B, (i + 1)·B + H) is a known multiple of B plus H and a
+shuffle's batch check multiplies by it for free; it is read only when every seat contributes its
+share.
 """
 
 from __future__ import annotations
@@ -10,17 +11,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from druids_p2p.deck import group
-from druids_p2p.deck.encoding import TAG_CARD
-from druids_p2p.deck.group import IDENTITY, hash_to_point
+from druids_p2p.deck.group import IDENTITY
 from druids_p2p.deck.params import DeckParams
 
 
 # Card ids as group elements: the plaintext alphabet of the deck.
 @functools.lru_cache(maxsize=8)
 def card_points(count: int) -> tuple[bytes, ...]:
-    """Points of cards 0..count-1 (cached: they are public constants)."""
-    points = tuple(hash_to_point(TAG_CARD, i) for i in range(count))
-    if len(set(points)) != count or IDENTITY in points:  # pragma: no cover - a SHA-512 collision
+    """Points of cards 0..count-1, card i being (i + 1)·B (cached: they are public constants).
+    Their discrete logs are public, which costs no privacy (an ElGamal plaintext's encoding is
+    not secret, deck.md §11.1) and lets :func:`public_ciphertexts` name a public encryption's
+    C side as a multiple of B plus H."""
+    points = tuple(group.base_mul((i + 1).to_bytes(32, "little")) for i in range(count))
+    if len(set(points)) != count or IDENTITY in points:  # pragma: no cover - count >= l
         raise RuntimeError("card points collide")
     return points
 
@@ -31,7 +34,15 @@ def card_table(count: int) -> Mapping[bytes, int]:
     return {p: i for i, p in enumerate(card_points(count))}
 
 
-# ElGamal on card points (not "exponential" ElGamal) under the joint key H = sum of key shares.
+def public_sides(count: int, joint_key: bytes) -> tuple[bytes, ...]:
+    """The C side M_i + H of each card's public encryption (B, M_i + H) under ``joint_key``:
+    what a new deck or a returned card holds (a table makes them once: ``TableState.public``)."""
+    add = group.add
+    return tuple(add(m, joint_key) for m in card_points(count))
+
+
+# ElGamal under the joint key H = sum of key shares, on card points read back by a lookup in a
+# table of N points (never a discrete log).
 @dataclass(frozen=True, slots=True)
 class Deck:
     """A sequence of ciphertexts, kept as two parallel tuples (the message layout)."""
@@ -51,12 +62,8 @@ def public_encryptions(params: DeckParams, cards: tuple[int, ...], joint_key: by
 
     Anyone can recompute them, so the starting deck needs no message and no trust.
     """
-    points = card_points(params.num_cards)
-    add = group.add
-    return Deck(
-        (group.BASE,) * len(cards),
-        tuple(add(points[card], joint_key) for card in cards),
-    )
+    points, add = card_points(params.num_cards), group.add
+    return Deck((group.BASE,) * len(cards), tuple(add(points[card], joint_key) for card in cards))
 
 
 def final_deck(params: DeckParams, last_shuffle: Deck, joint_key: bytes) -> Deck:

@@ -13,13 +13,11 @@ from druids_p2p.deck.sodium import scalar_reduce
 
 Item = bytes | int
 
-TAG_CARD = b"druids-p2p/v1 card"
 TAG_COMMIT = b"druids-p2p/v1 deck commit"
 TAG_KEY_POK = b"druids-p2p/v1 deck key-pok"
 TAG_SHUFFLE_PERM = b"druids-p2p/v1 deck shuffle-perm"
 TAG_SHUFFLE_RAND = b"druids-p2p/v1 deck shuffle-rand"
 TAG_SHUFFLE_GENERATOR = b"druids-p2p/v1 deck shuffle-generator"
-TAG_SHUFFLE_CHAIN_BASE = b"druids-p2p/v1 deck shuffle-chain-base"
 TAG_SHUFFLE_PROOF_RAND = b"druids-p2p/v1 deck shuffle-proof-rand"
 TAG_SHUFFLE_U_DIGEST = b"druids-p2p/v1 deck shuffle-statement"
 TAG_SHUFFLE_U = b"druids-p2p/v1 deck shuffle-u"

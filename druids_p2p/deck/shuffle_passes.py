@@ -130,7 +130,9 @@ def _prove_passes(
         source, context = out, (sent.raw,)
     # every seat waits for this batch before the table goes on: half of its sum on the helper
     # thread, where there is a second core (lincomb.py)
-    if not todo or verify_shuffles(params, joint, [st for _, st, _ in todo], own, split=True):
+    public = state.public()[1]
+    statements = [st for _, st, _ in todo]
+    if not todo or verify_shuffles(params, joint, statements, own, split=True, public=public):
         return
     for sent, st, made in todo:
         if not verify_shuffles(params, joint, [st], split=True):

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from druids_p2p.deck import group
 from druids_p2p.deck import shuffle_passes as batches
-from druids_p2p.deck.cards import Deck, card_points, card_table, decrypt_with
+from druids_p2p.deck.cards import Deck, card_table, decrypt_with
 from druids_p2p.deck.errors import AuditRequired, DeckFault
 from druids_p2p.deck.params import MAX_CARDS, DeckParams
 from druids_p2p.deck.proofs import verify_open
@@ -148,18 +148,16 @@ def _create(state: TableState, op: TableOp) -> None:
     the joint key H: the same bytes at every seat, from the schedule alone. A ``create`` leaves
     it unshuffled (every card's place is public, so nothing may be taken from it before a
     shuffle); a shuffle of a new deck shuffles it at once."""
-    joint = state.joint_key
-    assert joint is not None
     cards = op.cards
     if not cards or len(cards) > MAX_CARDS or len(set(cards)) != len(cards):
         raise TableOpError(f"deck {op.deck}: a new deck needs 1..{MAX_CARDS} distinct cards")
     if any(not 0 <= c < state.num_cards or c in state.created for c in cards):
         raise TableOpError(f"deck {op.deck}: a card is not an id or is already at the table")
-    points = card_points(state.num_cards)
+    sides = state.public()[0]
     state.created.update(cards)
     state.decks[op.deck] = DeckState(
         [group.BASE] * len(cards),
-        [group.add(points[c], joint) for c in cards],
+        [sides[c] for c in cards],
         unshuffled_returns=op.kind == CREATE,
     )
 
@@ -333,6 +331,11 @@ def _decrypt(state: TableState, p: int, shares: list[bytes]) -> int:
     card = card_table(state.num_cards).get(decrypt_with(pos.c, shares))
     if card is None:
         raise AuditRequired(f"position {p} decrypts to no card", tuple(_raws(pos)))
+    return _fresh(state, p, card)
+
+
+def _fresh(state: TableState, p: int, card: int) -> int:
+    """``card``, read at position ``p``, unless it is already public at another position."""
     for q, other in enumerate(state.positions):
         if q != p and other.card == card and other.zone is not None:
             raise AuditRequired(f"card {card} at position {p} is already at position {q}")
@@ -400,14 +403,19 @@ def _reveal(state: TableState, index: int, op: TableOp) -> bool:
 def _open(state: TableState, params: DeckParams, sent: Sent[Opened]) -> None:
     """Each position the owner opens (a reveal's openings, a show's one): its share is proven
     (8.2) and, with the shares published when the position left its deck, decrypts to the card
-    it claims, which is then public."""
+    it claims, which is then public (this seat's own: the card it decrypted from those shares
+    when it was dealt, not decrypted twice)."""
+    own = sent.raw in state.own
     for opening in sent.msg.opens:
         p = opening.position
         pos = state.positions[p]
         if pos.owner in state.unproven:  # the shares of its cards, before one is read
             batches.prove_unproven(state, pos.owner)
         _check_dleq(state, params, sent, p, opening.share, (opening.e, opening.s))
-        card = _decrypt(state, p, [opening.share, *state.shares_of(p)])
+        if own:  # this seat's own card, read from the same proven shares when it was dealt
+            card = _fresh(state, p, opening.card)
+        else:
+            card = _decrypt(state, p, [opening.share, *state.shares_of(p)])
         if card != opening.card:
             why = f"{sent.msg.KIND}: claimed card {opening.card} at position {p}, which holds"
             raise DeckFault(sent.seat, f"{why} card {card}", (sent.raw, *_raws(pos)))
@@ -425,10 +433,8 @@ def _return(state: TableState, index: int, op: TableOp) -> bool:
         raise TableOpError(f"position {p} is hidden or already in a deck: it cannot be returned")
     if len(deck.a) >= MAX_CARDS:
         raise TableOpError(f"deck {op.deck} is full")
-    joint = state.joint_key
-    assert joint is not None
     deck.a.append(group.BASE)
-    deck.c.append(group.add(card_points(state.num_cards)[pos.card], joint))
+    deck.c.append(state.public()[0][pos.card])
     deck.unshuffled_returns = True
     state.zones[pos.zone].remove(p)
     pos.zone = None

@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 
 from druids_p2p.deck import group
 from druids_p2p.deck.body_schema import Body
-from druids_p2p.deck.cards import Deck
+from druids_p2p.deck.cards import Deck, public_sides
 from druids_p2p.deck.encoding import POINT_PREFIX, encode, encode_int, sha256
 from druids_p2p.deck.errors import DeckError, DeckFault, MalformedMessage
 from druids_p2p.deck.lincomb import Aside
@@ -183,6 +183,7 @@ class TableState:
         self.joint_key: bytes | None = None
         """The sum of every seat's key, once all are in: computed once, when the last key is
         stored (the table's operations ask for it on every message)."""
+        self._public: tuple[tuple[bytes, ...], dict[bytes, int]] | None = None
         self.fresh: dict[int, list[int]] = {}
         """op -> the seats whose message for it is stored but not yet checked to be of the
         operation's kind and owed (``table_ops._check_parts`` checks each once)."""
@@ -202,6 +203,16 @@ class TableState:
             params = DeckParams(digest, self.round_no, MAX_CARDS, self.seats, 1, encoded=encoded)
             self._ctx[key] = params
         return params
+
+    def public(self) -> tuple[tuple[bytes, ...], dict[bytes, int]]:
+        """Each card's public encryption's C side under the joint key (a new deck's, a returned
+        card's), and the same as C side -> card (the batch check of a shuffle rewrites those
+        points as multiples of B plus H, deck.md §7.1): made once, when first asked for."""
+        if self._public is None:
+            assert self.joint_key is not None
+            sides = public_sides(self.num_cards, self.joint_key)
+            self._public = sides, {c: i for i, c in enumerate(sides)}
+        return self._public
 
     def key_raws(self) -> tuple[bytes, ...]:
         return tuple(self.keys[s].raw for s in sorted(self.keys))

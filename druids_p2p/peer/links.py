@@ -11,7 +11,7 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,10 +145,13 @@ def bounded(raws: list[bytes], limit: int = RESEND_MAX_MESSAGES) -> list[bytes]:
     return raws[:limit]
 
 
-def broadcast(mesh: MeshPort, raws: list[bytes]) -> None:
-    """Each of ``raws`` to every other seat, in order."""
+def broadcast(mesh: MeshPort, raws: list[bytes], first: Sequence[bytes] = ()) -> None:
+    """Each of ``raws`` to every other seat, in order; to the seats ``first`` before the others
+    (a move to the seat that moves next: the others' copies are off the game's critical path)."""
     for raw in raws:
-        mesh.broadcast(raw)
+        for key in first:
+            mesh.send(key, raw)
+        mesh.broadcast(raw, exclude=first)
 
 
 def control(

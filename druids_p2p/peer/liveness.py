@@ -245,6 +245,32 @@ class Grace:
                 latest = max(due) + self.deadlines.rejoin_left(keys[blamed])
                 self.abort_claim_deadline = max(self.abort_claim_deadline, latest + 0.5)
 
+    def _false_claim(self, sender: bytes, abort: Message) -> TableFault | None:
+        """The fault of a claim this peer judges false: ``abort`` blames another seat for a
+        failed deck check (its reason ``card table: …``, protocol.md §11), yet this peer holds
+        everything the claimant held when it stopped (its abort's head is in this transcript)
+        and every message of the blamed seat it holds is recorded, every check of them run and
+        passed (``check_everything_held``, just before). A deck check is the same at every
+        peer on the same messages, so the claim is false: its signer is blamed, the abort as
+        evidence. None when the claim names no other seat or this peer cannot judge it (a
+        deadline's, or one about a message still held for its step here)."""
+        machine = self.machine
+        reason = abort.body["reason"]
+        blamed = abort.body.get("seat")
+        keys = machine.order or machine.list_keys
+        if not isinstance(blamed, int) or not 0 <= blamed < len(keys) or keys[blamed] == sender:
+            return None
+        if not reason.startswith("card table: ") or reason.startswith("card table needs"):
+            return None
+        if not machine.holds_head(abort.head) or machine.has_next(keys[blamed]):
+            return None
+        return TableFault(
+            f"{who(machine, sender)} falsely blamed {who(machine, keys[blamed])} ({reason[:120]}):"
+            " every check of its messages held here",
+            machine.seat_of(sender),
+            (abort.raw,),
+        )
+
     def seek_proof(self, fault: TableFault) -> bool:
         """A peer's message is built on another head than ours after a head we share: somebody
         signed two versions, but this peer holds only one. Ask that peer, and every other seat,
@@ -294,6 +320,10 @@ class Grace:
                         machine.seat_of(sender),
                         (abort.raw,),
                     )
+            for sender, abort in self.aborts.items():
+                false = self._false_claim(sender, abort)
+                if false is not None:
+                    raise false
             # Its abort is recorded before ours when it is its signer's next message here, so
             # the record names the seat it blames (as that seat's claim, not ours).
             first = next(iter(self.aborts.values()), None)

@@ -278,7 +278,9 @@ class TableRunner:
             self.player.refused(move, str(exc))
             return
         self.timings.moved()
-        broadcast(self.mesh, raws)
+        step = self.machine.step  # the next move's: its mover waits for ours, the others do not
+        nexts = () if step is None else tuple(k for k in step.senders if k != self.machine.me)
+        broadcast(self.mesh, raws, nexts)
         self.liveness.last_progress = self.clock()
         self.timings.counted(self.machine)  # a public move may leave the table ready at once
 

@@ -324,14 +324,18 @@ class CardTablePlay:
     def _learn(self) -> None:
         """Tell the copy every card the completed operations opened to this seat."""
         state = self.peer.state
-        known = self.peer.known()
+        # What this seat knows, made only for an operation that opens cards to it: not for a
+        # show (the copy took its card with the move), the operation of nearly every message.
+        known: dict[int, int] | None = None
         for index in range(self._learned, state.done):
             op = state.ops[index]
             if op.kind in ("deal", "turn", "deals"):
+                known = self.peer.known() if known is None else known
                 for p in state.taken(index):
                     if p in known:
                         self.copy.learn(p, known[p])
             elif op.kind == "reveal":
+                known = self.peer.known() if known is None else known
                 for p in state.zone(op.zone):
                     self.copy.learn(p, known[p])
         self._learned = state.done

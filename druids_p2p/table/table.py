@@ -124,8 +124,7 @@ class TableMachine:
 
     @property
     def my_turn(self) -> bool:
-        """True when the game waits for this peer's move (the step's, set from the game's turn
-        when the step began)."""
+        """True when the game waits for this peer's move (the step's, set at its start)."""
         step = self.steps.current
         if self.phase != "play" or step is None or step.name != "card_move":
             return False
@@ -268,6 +267,10 @@ class TableMachine:
         """True if ``key``'s next message for the record is already here (held for its step)."""
         return self.ledger.transcript.next_seq(key) in self.ledger.pending[key]
 
+    def holds_head(self, head: bytes) -> bool:
+        """True if this peer's record passed through ``head`` (another peer's, its abort's)."""
+        return self.ledger.transcript.index_of_head(head) is not None
+
     def messages_since(self, key: bytes, seq: int) -> list[bytes]:
         return [m.raw for m in self.ledger.transcript.since(key, seq)]
 
@@ -308,9 +311,6 @@ class TableMachine:
 
     def _send_own(self, msg_type: MsgType, body: dict[str, object]) -> None:
         self.ledger.send_own(msg_type, body)
-
-    def _queue_own(self, msg: Message) -> None:
-        self.ledger.queue_own(msg)
 
     def _seal_move(self, token: str) -> Message:
         """This seat's signed ``move`` (the card table's copy asks for it)."""
@@ -432,8 +432,7 @@ class TableMachine:
             self.card_round.replay_own_move(self.steps.head)
 
     def _round_over(self) -> None:
-        """A round's card table is revealed: audit it, then the result (the game is over) or
-        the next round's table."""
+        """A round's table is revealed: audit it, then the result (game over) or the next round."""
         play = self.card_round.play
         assert play is not None
         self.card_round.audit()

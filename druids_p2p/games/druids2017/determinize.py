@@ -7,6 +7,7 @@ bots sample with what play has shown (voids, cards seen) are drawn here too.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from druids_p2p.games.druids2017.cards import (
@@ -21,6 +22,7 @@ from druids_p2p.games.druids2017.cards import (
     cards_for_move,
 )
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
+from druids_p2p.games.druids2017.rule_model import Evidence, RuleRound
 from druids_p2p.games.druids2017.rules import Round
 from druids_p2p.games.druids2017.view import PlayerView
 
@@ -232,6 +234,7 @@ class WorldSampler:
         count only the latest)."""
         self.removed = [list(t[3]) for t in view.tricks]
         self.sickles_in = [sum(1 for _, m in t[1] if m == PLAY_SICKLE) for t in view.tricks]
+        self._evidence: Evidence | None = None
         self._template: FastRound | None = None
         """The view's position replayed once, for :meth:`state_of`."""
 
@@ -353,6 +356,86 @@ class WorldSampler:
                     state.play(PILE + self.removed[trick][done])
                 trick += 1
         return state, weight
+
+    def evidence(self) -> Evidence:
+        """The other seats' plays this likelihood counts, each at its public position (built
+        once, on one consistent world, as the positions do not depend on the hidden cards)."""
+        if self._evidence is None:
+            first = self.hidden_hands(random.Random(0))
+            if first is None:
+                raise ValueError("no deal is consistent with the view")
+            evidence = Evidence(self.trust)
+            counted = [0] * self.n
+            state = RuleRound.from_deal(self.deal_of(first), self.view.variant)
+            trick = pos = 0
+            for index, (seat, move) in enumerate(self.plays):
+                if (
+                    seat != self.seat
+                    and index >= self.checked_from
+                    and (move < N_DOMAIN_CARDS or move >= PLAY_MISTLETOE)
+                ):
+                    evidence.observe(state, move, self.played[seat][counted[seat] :])
+                counted[seat] += 1
+                state.play(move)
+                pos += 1
+                if pos == self.n:
+                    pos = 0
+                    while state.pending and trick < len(self.removed):
+                        done = self.sickles_in[trick] - state.pending
+                        if done >= len(self.removed[trick]):
+                            break
+                        state.play(PILE + self.removed[trick][done])
+                    trick += 1
+            self._evidence = evidence
+        return self._evidence
+
+    def weight_of(self, hidden: list[list[int]]) -> float:
+        """:meth:`replay`'s likelihood of the world of these current hidden hands, without
+        replaying it (:class:`~.rule_model.Evidence`: the rule model, whatever ``model`` is)."""
+        if self.trust <= 0.0 or self.checked_from >= len(self.plays):
+            return 1.0
+        return self.evidence().weight(hidden)
+
+    def chain(self, rng: random.Random, burn: int, thin: int) -> Iterator[list[list[int]]]:
+        """Hidden hands drawn by a Metropolis chain whose target is the rule model's posterior
+        (the consistent deals, each weighed by :meth:`weight_of`): from one sampled world, a
+        step swaps two cards between two holders (the unseen seats and the undealt cards; a
+        symmetric proposal, within the revealed voids) and is kept with the ratio of the two
+        seats' likelihoods; a world every ``thin`` steps after ``burn``."""
+        hidden = self.hidden_hands(rng)
+        if hidden is None:
+            return
+        evidence = self.evidence()
+        n = self.n
+        held = {c for hand in hidden for c in hand}
+        allowed = {c: mask | 1 << n for mask, cards in self.classes for c in cards}
+        hands = [hand[:] for hand in hidden] + [[c for c in allowed if c not in held]]
+        holders = [s for s in range(n + 1) if hands[s]]
+        seats = [s for s in holders if s < n]
+        if len(holders) < 2 or not seats:
+            while True:
+                yield [hand[:] for hand in hidden]
+        like = [evidence.seat_factor(s, hands[s]) if s < n else 1.0 for s in range(n + 1)]
+        step = 0
+        while True:
+            step += 1
+            a = seats[rng.randrange(len(seats))]
+            b = holders[rng.randrange(len(holders) - 1)]
+            if b == a:
+                b = holders[-1]
+            i, j = rng.randrange(len(hands[a])), rng.randrange(len(hands[b]))
+            x, y = hands[a][i], hands[b][j]
+            if allowed[x] >> b & 1 and allowed[y] >> a & 1:
+                hand_a = hands[a][:]
+                hand_a[i] = y
+                hand_b = hands[b][:]
+                hand_b[j] = x
+                new_a = evidence.seat_factor(a, hand_a)
+                new_b = evidence.seat_factor(b, hand_b) if b < n else 1.0
+                if rng.random() * like[a] * like[b] < new_a * new_b:
+                    hands[a], hands[b], like[a], like[b] = hand_a, hand_b, new_a, new_b
+            if step > burn and (step - burn) % thin == 0:
+                yield [hand[:] for hand in hands[:n]]
 
     def worlds(self, rng: random.Random, count: int) -> list[World]:
         """Up to ``count`` weighted worlds (fewer only if sampling keeps failing)."""

@@ -78,9 +78,9 @@ RULE_TRICK = True
 RESAMPLED_WORLDS_PER_MS = 0.4
 """Worlds weighed per millisecond of budget when a few are resampled (``fresh=False``)."""
 RECENT = 0
-"""The latest public plays a world's likelihood counts (the exact model costs ~60 us a play): none
-by default, as inference did not pay in the screens (8 plays, 95 worlds: margin +4.9 where the
-same work on 170 unweighted worlds made +9.9, and ``pimc`` +8.1)."""
+"""The latest public plays a world's likelihood counts (None: every play, about 0.1 ms a world
+mid-round with ``rule_model.Evidence``'s caches): none by default, as inference did not pay in
+the screens, neither on the latest 8 plays nor on every play (README's bots section)."""
 ROLLOUTS_PER_MS = 6.0
 """Rollouts per millisecond of budget, shared among the legal moves."""
 ESS_SHARE = 0.25
@@ -249,14 +249,18 @@ class SearchBot(Bot):
         prune: bool = False,
         rule_trick: bool = RULE_TRICK,
         rule_tricks: int = 0,
+        chain: tuple[int, int] | None = None,
     ) -> None:
         super().__init__()
         self.rule_trick = rule_trick
+        """The rest of the current trick after each candidate move played by the rule bot's exact
+        choice (:func:`rest_of_trick`), the kernel's policy from the next trick on."""
         self.rule_tricks = rule_tricks
         """Whole tricks after the current one played by the rule bot's choice for every seat (with
         ``rule_trick``): the seat's own play as strong as the rule bot's, the others' exact."""
-        """The rest of the current trick after each candidate move played by the rule bot's exact
-        choice (:func:`rest_of_trick`), the kernel's policy from the next trick on."""
+        self.chain = chain
+        """Draw the worlds from a Metropolis chain on the rule model's likelihood of every play
+        (``WorldSampler.chain``: burn-in steps, steps between worlds), each weighing 1."""
         self.prune = prune
         """Successive pruning: at a quarter, half, all and twice the planned worlds, moves clearly
         below the best stop being rolled out (:func:`pruned`), and their rollouts go to more
@@ -405,23 +409,18 @@ class SearchBot(Bot):
         budget = n_worlds * len(legal)
         spent = done = 0
         checks = [c for c in (n_worlds // 4, n_worlds // 2, n_worlds, 2 * n_worlds) if c >= 8]
+        chain = sampler.chain(rng, *self.chain) if self.chain and sampler.plays else None
         while spent < budget and done < PRUNED_WORLDS * n_worlds:
             now = clock()
             if done and (now + (now - began) / done > deadline or self._late(done)):
                 break
             done += 1
-            if weighed:
-                found = sampler.worlds(rng, 1)
-                if not found:
-                    continue
-                base = found[0].state
-                assert isinstance(base, RuleRound)
-                plain, weight = base.plain(), found[0].weight
-            else:
-                hidden = sampler.hidden_hands(rng)  # the same draws as ``worlds``, no replay
-                if hidden is None:
-                    continue
-                plain, weight = sampler.state_of(hidden), 1.0
+            # (without a chain, the same draws as ``worlds``, and no replay)
+            hidden = next(chain, None) if chain is not None else sampler.hidden_hands(rng)
+            if hidden is None:
+                continue
+            plain = sampler.state_of(hidden)
+            weight = sampler.weight_of(hidden) if weighed and chain is None else 1.0
             draws = [draw() for _ in range(DRAWS)]
             row = [0.0] * len(legal)
             for i in active:
