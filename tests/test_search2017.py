@@ -66,12 +66,12 @@ OPTIONS: list[dict[str, Any]] = [
     {"fresh": False, "recent": None, "rule_plies": 4},
     {"win_weight": 20.0, "first_place": False},
     {"prune": True},
-    {"rule_trick": False},
-    {"rule_tricks": 1},
+    {"rule_trick": True},
+    {"rule_trick": True, "rule_tricks": 1},
     {"chain": (20, 2)},
 ]
 """The default search and its measured options (margin, inference, resampling, rule plies, win
-weight, pruning, the kernel alone after the move, a whole trick more by the rule model, worlds
+weight, pruning, the move's trick by the rule model and a whole trick more, worlds
 from the likelihood's chain)."""
 
 

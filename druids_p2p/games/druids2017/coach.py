@@ -31,7 +31,7 @@ from druids_p2p.games.druids2017.view import PlayerView
 COACH_BOT = "search"
 """The bot whose move the coach gives: the strongest of this game's (README's bots section)."""
 COACH_WORLDS = int(100 * WORLDS_PER_MS)
-"""Worlds its search samples per question: what its 100 ms budget buys (150), as a fixed count,
+"""Worlds its search samples per question: what its 100 ms budget buys (400), as a fixed count,
 never the clock, so the same position always gets the same move (about 0.05-0.15 s of CPU)."""
 
 

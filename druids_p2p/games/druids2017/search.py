@@ -1,7 +1,6 @@
 """``search`` for Druids (2017), and ``pimc`` its origin: every legal move of a world rolled out
-on the same numbers, so moves differ by themselves, not by luck, the trick it starts finished by
-the rule bots' own choices, each rated by the chance of finishing first (what the bench counts);
-the options left off are in README's bots section.
+on the same numbers, so moves differ by themselves, not by luck, each rated by the chance of
+finishing first (what the bench counts); the options left off are in README's bots section.
 """
 
 from __future__ import annotations
@@ -69,12 +68,12 @@ TRUST = 0.9
 """Weight of the rule bot's choice in an observed play's likelihood (the rest is uniform)."""
 RULE_PLIES = 0
 """Moves of a rollout played by the exact rule model before the cheap policy takes over."""
-WORLDS_PER_MS = 1.5
-"""Worlds per millisecond of budget: 150 at 100 ms, each candidate move's trick finished by the
-rule bots' exact choices (``RULE_TRICK``), a mean of about the 40 ms a move 400 worlds took
-without (screens in README's bots section)."""
-RULE_TRICK = True
-"""Finish the trick each candidate move starts by the rule bots' exact choices in every world."""
+WORLDS_PER_MS = 4.0
+"""Worlds per millisecond of budget (about 0.1 ms of CPU each without inference: 400 take a mean
+of 40 ms a move, the CPU 170 took before the rollouts' kernel was fused)."""
+RULE_TRICK = False
+"""Finish the trick each candidate move starts by the rule bots' exact choices in every world:
+off, as it did not pay on the bench's deals (README's bots section)."""
 RESAMPLED_WORLDS_PER_MS = 0.4
 """Worlds weighed per millisecond of budget when a few are resampled (``fresh=False``)."""
 RECENT = 0
@@ -231,9 +230,9 @@ def rollout_mixed(state: RuleRound, rng: random.Random, plies: int) -> list[int]
 
 
 class SearchBot(Bot):
-    """PIMC over the whole budget on common random numbers, each move's trick finished by the rule
-    model, rated by the chance of first place; the round's margin, inference from play by the
-    rule bot's model and pruning as options."""
+    """PIMC over the whole budget on common random numbers, rated by the chance of first place;
+    the round's margin, inference from play by the rule bot's model, pruning and each move's
+    trick finished by the rule model as options."""
 
     def __init__(
         self,
