@@ -14,9 +14,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from druids_p2p.games.druids2017 import Game, GameOptions, deal
+from druids_p2p.games.druids2017.rollout import FastRound
 from druids_p2p.games.druids2017.rule_bot import rule_move
 from druids_p2p.games.druids2017.rule_model import RuleRound
-from druids_p2p.games.druids2017.search import SearchBot, first_chance, pruned, tempered
+from druids_p2p.games.druids2017.search import (
+    SearchBot,
+    first_chance,
+    pruned,
+    public_model,
+    rest_of_trick,
+    ruled,
+    tempered,
+)
 from druids_p2p.games.druids2017.view import PlayerView
 
 
@@ -57,10 +66,13 @@ OPTIONS: list[dict[str, Any]] = [
     {"fresh": False, "recent": None, "rule_plies": 4},
     {"win_weight": 20.0, "first_place": False},
     {"prune": True},
+    {"rule_trick": True},
+    {"rule_trick": True, "rule_tricks": 1},
     {"chain": (20, 2)},
 ]
 """The default search and its measured options (margin, inference, resampling, rule plies, win
-weight, pruning, worlds from the likelihood's chain)."""
+weight, pruning, the move's trick by the rule model and a whole trick more, worlds
+from the likelihood's chain)."""
 
 
 def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:
@@ -88,6 +100,68 @@ def test_the_model_is_the_rule_bot_in_every_position_of_whole_rounds() -> None:
             game.play(move)
             world.play(move)
     assert checked > 1000
+
+
+def _replayed(options: GameOptions, hands: list[list[int]], moves: list[int]) -> Game:
+    game = Game(options)
+    game.start_round([list(h) for h in hands])
+    for move in moves:
+        game.play(move)
+    return game
+
+
+def test_the_rest_of_a_trick_is_played_as_the_rule_bots_play_it() -> None:
+    """After each legal move of the seat to move, ``rest_of_trick`` in the world (built as the
+    search builds it: the plain world and the view's public fields) reaches the very position the
+    engine reaches when the later seats of the trick, and every seat for 0-2 more tricks, play
+    ``rule_move``: 3-5 seats, both sides of Gaia, pile choices and ended rounds included."""
+    rng = random.Random(3)
+    checked = ended_rounds = 0
+    for seed in range(30):
+        n = 3 + seed % 3
+        options = GameOptions(players=n, variant=seed % 2 == 0)
+        hands = deal(random.Random(seed), n)
+        moves: list[int] = []
+        game = _replayed(options, hands, moves)
+        while not game.round_over:
+            seat = game.to_move
+            assert seat is not None and game.round is not None
+            view = game.view(seat)
+            world = RuleRound.from_round(game.round).plain()
+            public = public_model(view)
+            # A pile choice ends no trick: only the ``more`` tricks after it are played.
+            tricks = len(game.round.tricks) - (game.round.pending_sickles > 0)
+            more = checked % 3
+            for move in view.legal:
+                state = ruled(world, public)
+                ended = state.play(move) or rest_of_trick(state, seat, more)
+                truth = _replayed(options, hands, [*moves, move])
+                while not truth.round_over:
+                    rnd = truth.round
+                    to_move = truth.to_move
+                    assert rnd is not None and to_move is not None
+                    if len(rnd.tricks) > tricks + more:
+                        break
+                    truth.play(rule_move(truth.view(to_move)))
+                assert ended == truth.round_over
+                if ended:
+                    assert state.scores() == truth.round_scores[-1]
+                    ended_rounds += 1
+                else:
+                    assert truth.round is not None
+                    expected = RuleRound.from_round(truth.round)
+                    for name in FastRound.__slots__:
+                        assert getattr(state, name) == getattr(expected, name), name
+                    assert (state.played, state.voids, state.specials) == (
+                        expected.played,
+                        expected.voids,
+                        expected.specials,
+                    )
+                checked += 1
+            move = rule_move(view) if rng.random() < 0.7 else rng.choice(view.legal)
+            moves.append(move)
+            game.play(move)
+    assert checked > 2000 and ended_rounds > 10
 
 
 def test_tempered_weights_keep_an_effective_number_of_worlds() -> None:

@@ -71,6 +71,9 @@ RULE_PLIES = 0
 WORLDS_PER_MS = 4.0
 """Worlds per millisecond of budget (about 0.1 ms of CPU each without inference: 400 take a mean
 of 40 ms a move, the CPU 170 took before the rollouts' kernel was fused)."""
+RULE_TRICK = False
+"""Finish the trick each candidate move starts by the rule bots' exact choices in every world:
+off, as it did not pay on the bench's deals (README's bots section)."""
 RESAMPLED_WORLDS_PER_MS = 0.4
 """Worlds weighed per millisecond of budget when a few are resampled (``fresh=False``)."""
 RECENT = 0
@@ -167,6 +170,53 @@ def tempered(weights: list[float], target: float) -> list[float]:
     return ess(lo)[1]
 
 
+def public_model(view: PlayerView) -> RuleRound:
+    """What every world at ``view`` shares for the rule model (cards played, voids shown, specials
+    played): a :class:`RuleRound` with only those fields, for :func:`ruled` to fill per world."""
+    public = RuleRound.__new__(RuleRound)
+    public.played = [0] * 5
+    public.voids = [0] * view.players
+    public.specials = 0
+    for trick in view.tricks:
+        public._observe_trick(trick[1])
+    public._observe_trick(view.trick)
+    return public
+
+
+def ruled(plain: ModelRound, public: RuleRound) -> RuleRound:
+    """The world ``plain`` (copied) as a :class:`RuleRound` with ``public``'s public fields, so
+    the rule bot's own choice can be asked in it."""
+    f = RuleRound.__new__(RuleRound)
+    for name in FastRound.__slots__:
+        value = getattr(plain, name)
+        setattr(f, name, value[:] if isinstance(value, list) else value)
+    f.played = public.played[:]
+    f.voids = public.voids[:]
+    f.specials = public.specials
+    return f
+
+
+def rest_of_trick(state: RuleRound, seat: int, more: int = 0) -> bool:
+    """Play the current trick to its end as the rule bots would (the others' exact choices, the
+    seats after ``seat``), then ``more`` whole tricks with every seat the rule bot; True when the
+    round ended. The rule bots at the table are deterministic, so the trick a move starts is
+    predicted exactly where the world is right."""
+    play, greedy = state.play, state.greedy_move
+    while state.pos and not state.pending and state.to_move != seat:
+        if play(greedy()):
+            return True
+    for _ in range(more):
+        while state.pending:  # the pile choice the last trick left
+            if play(greedy()):
+                return True
+        while True:
+            if play(greedy()):
+                return True
+            if not state.pos:
+                break
+    return False
+
+
 def rollout_mixed(state: RuleRound, rng: random.Random, plies: int) -> list[int]:
     """Play the round to its end: ``plies`` moves by the rule model, then the cheap policy."""
     for _ in range(plies):
@@ -181,7 +231,8 @@ def rollout_mixed(state: RuleRound, rng: random.Random, plies: int) -> list[int]
 
 class SearchBot(Bot):
     """PIMC over the whole budget on common random numbers, rated by the chance of first place;
-    the round's margin, inference from play by the rule bot's model and pruning as options."""
+    the round's margin, inference from play by the rule bot's model, pruning and each move's
+    trick finished by the rule model as options."""
 
     def __init__(
         self,
@@ -195,9 +246,17 @@ class SearchBot(Bot):
         win_weight: float = 0.0,
         first_place: bool = True,
         prune: bool = False,
+        rule_trick: bool = RULE_TRICK,
+        rule_tricks: int = 0,
         chain: tuple[int, int] | None = None,
     ) -> None:
         super().__init__()
+        self.rule_trick = rule_trick
+        """The rest of the current trick after each candidate move played by the rule bot's exact
+        choice (:func:`rest_of_trick`), the kernel's policy from the next trick on."""
+        self.rule_tricks = rule_tricks
+        """Whole tricks after the current one played by the rule bot's choice for every seat (with
+        ``rule_trick``): the seat's own play as strong as the rule bot's, the others' exact."""
         self.chain = chain
         """Draw the worlds from a Metropolis chain on the rule model's likelihood of every play
         (``WorldSampler.chain``: burn-in steps, steps between worlds), each weighing 1."""
@@ -340,6 +399,8 @@ class SearchBot(Bot):
         left = max(0, rounds - 1 - view.round_index)
         bonus = self.win_weight / (1 + left) if self.win_weight else 0.0
         first = self.first_place
+        public = public_model(view) if self.rule_trick else None
+        more = self.rule_tricks
         weighed = sampler.trust > 0.0 and sampler.checked_from < len(sampler.plays)
         began = clock()
         self._wall_began = self.wall()
@@ -362,9 +423,12 @@ class SearchBot(Bot):
             draws = [draw() for _ in range(DRAWS)]
             row = [0.0] * len(legal)
             for i in active:
-                cheap = plain.copy()
-                ended = cheap.play(legal[i])
-                scores = cheap.scores() if ended else rollout_draws(cheap, draws)
+                if public is not None:
+                    scores = self._ruled_rollout(plain, public, legal[i], seat, draws, more)
+                else:
+                    cheap = plain.copy()
+                    ended = cheap.play(legal[i])
+                    scores = cheap.scores() if ended else rollout_draws(cheap, draws)
                 mine = scores[seat]
                 margin = mine - (sum(scores) - mine) / (n - 1)
                 if first:
@@ -392,3 +456,14 @@ class SearchBot(Bot):
         self.last_values = {legal[i]: totals[i] / mass for i in active}
         best = max(active, key=lambda i: (totals[i], -i))
         return legal[best]
+
+    @staticmethod
+    def _ruled_rollout(
+        plain: ModelRound, public: RuleRound, move: int, seat: int, draws: list[float], more: int
+    ) -> list[int]:
+        """``move`` in world ``plain``, the trick finished by the rule bots (and ``more`` tricks),
+        then the kernel."""
+        state = ruled(plain, public)
+        if state.play(move) or rest_of_trick(state, seat, more):
+            return state.scores()
+        return rollout_draws(state.plain(), draws)
