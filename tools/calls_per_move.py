@@ -7,9 +7,12 @@ the Python function calls the peers make to take the moves: the mover's own
 ``move``, or in version 2 of a ``table_show``), and in version 1 what a move set off besides (its
 receipts, ``receive_receipt``, and its opening proof, checked after them in ``check_deferred``).
 A call that ends a round is left out (its calls are the round's audit and the next deal, not a
-move's), and so are the seats' words about their cards. Calls are the same on every machine,
-unlike times, so two commits are compared anywhere: run it with each tree first on
-``PYTHONPATH``.
+move's), and so are the seats' words about their cards. The deal's share proofs of other seats'
+cards that version 2 leaves for later (deck.md §10.2) are checked as a LAN peer checks them, on
+the aside thread while the table waits (``TableMachine.check_while_idle``), so they count with
+the deal, as version 1's deal checks did, not with the first move that shows such a card.
+Calls are the same on every machine, unlike times, so two commits are compared anywhere: run it
+with each tree first on ``PYTHONPATH``.
 
     PYTHONPATH=.:tests python3 tools/calls_per_move.py [--players 4] [--rounds 1] [--seed 1]
 """
@@ -36,6 +39,15 @@ def _is_move(msg: Any) -> bool:
     return bool(msg.type.name in MOVE_TYPES and not word)
 
 
+def _idle(machine: TableMachine) -> None:
+    """What a LAN peer does while it waits: the deal's deferred share proofs checked aside, to
+    the end (version 2; version 1 has no such check)."""
+    if not hasattr(machine, "check_while_idle") or not machine.check_while_idle():
+        return
+    for _, check in machine.card_round.play.peer.state.aside.values():
+        check.future.result(timeout=60)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=4)
@@ -53,6 +65,7 @@ def main() -> None:
                     return original(self, *rest)
                 finally:
                     depth[0] -= 1
+            _idle(self)
             before = (self.rounds_audited, self.finished)
             profiler = cProfile.Profile()
             depth[0] += 1
