@@ -214,15 +214,8 @@ class Evidence:
         plays = self._by_seat.get(seat)
         if not plays:
             return 1.0
-        masks = [0, 0, 0, 0, 0, 0, 0, seat]
-        for card in cards:
-            if card < N_DOMAIN_CARDS:
-                masks[card // N_VALUES] |= 1 << card % N_VALUES
-            elif card in MISTLETOES:
-                masks[5] += 1
-            elif card in SICKLES:
-                masks[6] += 1
-        key = tuple(masks)
+        masks = _masks(cards)
+        key = (*masks, seat)
         factor = self._seat_cache.get(key)
         if factor is None:
             factor = 1.0
@@ -231,6 +224,20 @@ class Evidence:
                 factor *= play.factor(masks, trust)
             self._seat_cache[key] = factor
         return factor
+
+
+def _masks(cards: list[int]) -> list[int]:
+    """What the rule bot's scores read of a hand: a 12-bit mask of values per domain, then its
+    Mistletoes and its Sickles counted."""
+    masks = [0] * 7
+    for card in cards:
+        if card < N_DOMAIN_CARDS:
+            masks[card // N_VALUES] |= 1 << card % N_VALUES
+        elif card in MISTLETOES:
+            masks[5] += 1
+        elif card in SICKLES:
+            masks[6] += 1
+    return masks
 
 
 class _Play:
@@ -262,15 +269,7 @@ class _Play:
         self.played = state.played[:]
         self.lows = set(self.ev.lows)
         self.tops = self.ev.tops[self.seat]
-        masks = [0] * 7
-        for card in later:
-            if card < N_DOMAIN_CARDS:
-                masks[card // N_VALUES] |= 1 << card % N_VALUES
-            elif card in MISTLETOES:
-                masks[5] += 1
-            elif card in SICKLES:
-                masks[6] += 1
-        self.later = masks
+        self.later = _masks(later)
         self.scores: dict[tuple[int, int, int, int], tuple[int, float]] = {}
         self.d2: dict[int, tuple[int, int]] = {}
         self.card_scores: dict[tuple[int, ...], float] = {}
