@@ -12,6 +12,7 @@ import pytest
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from druids_p2p.audit.audit import audit_file
 from druids_p2p.games.druids2017 import GameOptions
 from druids_p2p.lan.mesh import raw_to_z85
 from druids_p2p.peer.local_table import LocalTable, PeerProcess
@@ -189,7 +190,7 @@ def test_equivocating_peer_is_blamed_by_every_honest_peer(tmp_path: Path) -> Non
             assert "equivocated" in result["aborted"] or "two different" in result["aborted"]
 
 
-def _blamed_by_every_honest_peer(tmp_path: Path, mode: str, reason: str) -> None:
+def _blamed_by_every_honest_peer(tmp_path: Path, mode: str, reason: str) -> EvilTable:
     """Seat 1 cheats as ``mode`` says: every peer aborts, and every honest one (the cheater's own
     copy of what it made blames no one) names the cheater for ``reason``."""
     table = EvilTable(["bot:random"] * 3, tmp_path, GameOptions(players=3), evil=1, mode=mode)
@@ -203,6 +204,7 @@ def _blamed_by_every_honest_peer(tmp_path: Path, mode: str, reason: str) -> None
             _no_crash(peer)
             assert result["blame"] == evil_seat, result
             assert reason in result["aborted"], result
+    return table
 
 
 def test_a_false_share_of_one_seats_card_is_blamed_by_every_honest_peer(tmp_path: Path) -> None:
@@ -222,5 +224,16 @@ def test_a_forged_shuffle_is_blamed_by_every_honest_peer_before_any_share(tmp_pa
 def test_a_false_claim_that_a_true_share_is_bad_is_blamed_on_the_claimant(tmp_path: Path) -> None:
     """The cheater stops the table blaming the next seat for a bad share proof, relaying that
     seat's ``table_shares``, whose proofs all hold: every honest peer checks it, judges the
-    claim false and blames the claimant, never the seat it accused (protocol.md §9)."""
-    _blamed_by_every_honest_peer(tmp_path, "false-accuse", "falsely blamed")
+    claim false and blames the claimant, never the seat it accused (protocol.md §9). Audited,
+    the claimant's own record gives its claim as its word alone, not as a verdict on the seat
+    it accused; an honest peer's gives the claimant blamed."""
+    table = _blamed_by_every_honest_peer(tmp_path, "false-accuse", "falsely blamed")
+    lines = []
+    for peer in table.peers:
+        (record,) = (peer.home / "tables").glob("*/record.druids")
+        lines.append(str(audit_file(record).stop))
+    assert lines[1].endswith("(the recorder's word: this record does not show it)"), lines[1]
+    assert "card table: " in lines[1], lines[1]
+    for index in (0, 2):
+        assert "falsely blamed" in lines[index], lines[index]
+        assert "record does not show" not in lines[index], lines[index]

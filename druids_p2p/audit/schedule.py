@@ -254,6 +254,12 @@ class StopTail:
             claim_index,
             stopped_by=recorder,
             claimed_by=claimant if claim is not last or word is not None else None,
+            own_word=claim is last
+            and word is None
+            and blamed is not None
+            and blamed != recorder
+            and reason.startswith("card table: ")
+            and not reason.startswith("card table needs"),
         )
 
     def explains(self, problem: AuditProblem) -> tuple[str, AuditStop] | None:

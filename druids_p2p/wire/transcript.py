@@ -291,6 +291,9 @@ class AuditStop:
     """The recorder's own seat (the signer of the record's last entry, its abort)."""
     claimed_by: int | None = None
     """The seat whose abort the recorder stopped on, when that was another peer's claim."""
+    own_word: bool = False
+    """The recorder's own abort blames another seat for a failed deck check this record does
+    not show (its evidence was never recorded, or the claim is false): its word alone."""
 
     def __str__(self) -> str:
         text = f"valid, stopped: {self.summary}"
@@ -298,6 +301,8 @@ class AuditStop:
             text += " (evidence checked)"
         elif self.claimed_by is not None:
             text += f" (on seat {self.claimed_by}'s word)"
+        elif self.own_word:
+            text += " (the recorder's word: this record does not show it)"
         return text
 
 
