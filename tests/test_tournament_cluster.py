@@ -65,14 +65,16 @@ def registry_of(folder: Path) -> BotRegistry:
     return load_bots([folder], default_dirs=False, entry_points=False)
 
 
-def config_for(registry: BotRegistry, bots: tuple[str, ...], games: int) -> TournamentConfig:
+def config_for(
+    registry: BotRegistry, bots: tuple[str, ...], games: int, time_per_move_ms: float = 10.0
+) -> TournamentConfig:
     return TournamentConfig(
         bots=bots,
         versions=tuple(registry.get(b).version for b in bots),
         players=3,
         games=games,
         seed=11,
-        time_per_move_ms=10.0,
+        time_per_move_ms=time_per_move_ms,
     )
 
 
@@ -124,7 +126,9 @@ def test_a_lost_workers_batch_is_rerun_and_counted_once(
 ) -> None:
     folder, marker = plugin
     registry = registry_of(folder)
-    config = config_for(registry, ("dier", "random", "rule"), 9)
+    # three times the budget of the others: a loaded machine (the suite on -n 3) once made a
+    # bot overrun 10 ms here, and every game is to end "ok"
+    config = config_for(registry, ("dier", "random", "rule"), 9, time_per_move_ms=30.0)
     remote = run_tournament(config, registry, tmp_path / "remote", cluster=cluster.address)
     assert marker.exists()  # a worker process did die in the middle of a batch
     assert [line["index"] for line in remote.lines] == list(range(9))
