@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from druids_p2p.lan.seating import seat_order
 from druids_p2p.table.codec import TABLE_TYPES
+from druids_p2p.table.table_state import blames_a_deck_check
 from druids_p2p.wire import Message, MsgType, Transcript
 from druids_p2p.wire.transcript import AuditProblem, AuditStop
 
@@ -258,8 +259,7 @@ class StopTail:
             and word is None
             and blamed is not None
             and blamed != recorder
-            and reason.startswith("card table: ")
-            and not reason.startswith("card table needs"),
+            and blames_a_deck_check(reason),
         )
 
     def explains(self, problem: AuditProblem) -> tuple[str, AuditStop] | None:

@@ -15,7 +15,7 @@ from druids_p2p.lan.peer_config import PeerConfig
 from druids_p2p.peer.deadlines import WINDOW, Deadlines, debts, lost_contact, who
 from druids_p2p.peer.links import Resends, broadcast, control
 from druids_p2p.table.table import TableMachine
-from druids_p2p.table.table_state import Departure, Divergence, TableFault
+from druids_p2p.table.table_state import Departure, Divergence, TableFault, blames_a_deck_check
 from druids_p2p.wire import Message, MsgType
 
 __all__ = ["ABORT_GRACE_S", "CLIENT", "KEEPALIVE_S", "NUDGE_AFTER_S", "Grace", "Liveness"]
@@ -260,7 +260,7 @@ class Grace:
         keys = machine.order or machine.list_keys
         if not isinstance(blamed, int) or not 0 <= blamed < len(keys) or keys[blamed] == sender:
             return None
-        if not reason.startswith("card table: ") or reason.startswith("card table needs"):
+        if not blames_a_deck_check(reason):
             return None
         if not machine.holds_head(abort.head) or machine.has_next(keys[blamed]):
             return None

@@ -27,7 +27,7 @@ from druids_p2p.table.card_table_play import (
 )
 from druids_p2p.table.codec import TABLE_KIND_TYPES, WireCodec
 from druids_p2p.table.ledger import Ledger
-from druids_p2p.table.table_state import Seating, TableFault, TableSecret
+from druids_p2p.table.table_state import DECK_CHECK, Seating, TableFault, TableSecret
 from druids_p2p.wire import Message, MsgType
 
 T = TypeVar("T")
@@ -345,7 +345,7 @@ class CardRound:
                 f"{mover}'s move is refused: {exc.reason}", exc.seat, (exc.raw,)
             ) from None
         except DeckFault as exc:
-            raise TableFault(f"card table: {exc.reason}", exc.seat, exc.evidence) from None
+            raise TableFault(f"{DECK_CHECK}{exc.reason}", exc.seat, exc.evidence) from None
         except AuditRequired as exc:
             raise TableFault(f"card table needs an audit: {exc}", None, exc.evidence) from None
         except RuntimeError as exc:  # the rules cannot decide from what is known (nobody's fault)
@@ -353,4 +353,4 @@ class CardRound:
         except (MalformedMessage, DeckError) as exc:
             seat = None if msg is None else self.seating.seat_of(msg.sender)
             raw = () if msg is None else (msg.raw,)
-            raise TableFault(f"card table: {exc}", seat, raw) from None
+            raise TableFault(f"{DECK_CHECK}{exc}", seat, raw) from None

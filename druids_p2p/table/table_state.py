@@ -32,6 +32,16 @@ class TableFault(Exception):
         self.evidence = tuple(evidence)
 
 
+DECK_CHECK = "card table: "
+"""How a fault of a failed deck check begins (``card_table_round``): a claim that begins so is
+about messages every peer checks alike, so another peer or an auditor can judge it."""
+
+
+def blames_a_deck_check(reason: str) -> bool:
+    """True if an abort's ``reason`` is a failed deck check (:data:`DECK_CHECK`)."""
+    return reason.startswith(DECK_CHECK)
+
+
 class Departure(TableFault):
     """The blamed seat is gone from the table for good, by this peer's own clock: unreachable,
     past the move limit, withholding what it owes, or it stopped instead of sending it. The
