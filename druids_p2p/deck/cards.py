@@ -20,7 +20,7 @@ from druids_p2p.deck.params import DeckParams
 def card_points(count: int) -> tuple[bytes, ...]:
     """Points of cards 0..count-1, card i being (i + 1)·B (cached: they are public constants).
     Their discrete logs are public, which costs no privacy (an ElGamal plaintext's encoding is
-    not secret, deck.md §11.1) and lets :func:`public_ciphertexts` name a public encryption's
+    not secret, deck.md §11.1) and lets :func:`public_sides` name a public encryption's
     C side as a multiple of B plus H."""
     points = tuple(group.base_mul((i + 1).to_bytes(32, "little")) for i in range(count))
     if len(set(points)) != count or IDENTITY in points:  # pragma: no cover - count >= l

@@ -315,7 +315,7 @@ def verify_shuffles(
     equations are checked as one weighted sum (Bellare–Garay–Rabin, deck.md §7.1), which pays
     because terms on a shared point merge. ``split``: as ``lincomb.sum_products``. ``public``:
     C sides of public encryptions under ``joint_key`` -> their card ``i`` (``C = (i + 1)·B + H``,
-    ``cards.public_ciphertexts``), whose terms move onto B and H (the same sum).
+    ``TableState.public``), whose terms move onto B and H (the same sum).
     """
     terms: dict[bytes, int] = {}
     base = 0
