@@ -6,6 +6,7 @@ evidence as a pass checked alone."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -25,6 +26,19 @@ NUM_CARDS = 16
 SHUFFLE = TableOp("shuffle", deck="d", cards=CARDS)
 
 
+def rewritten_passes(
+    bus: TableBus, seats: set[int], change: Callable[[dict[str, Any]], None]
+) -> None:
+    """Each seat in ``seats`` signs its pass with its body as ``change`` leaves it."""
+
+    def intercept(sender: int, raw: bytes) -> bytes | None:
+        if sender not in seats or bus.kind(raw) != "table_shuffle":
+            return raw
+        return rewrite(bus.codecs[sender], raw, change)
+
+    bus.intercept = intercept
+
+
 def bad_proofs(bus: TableBus, seats: set[int]) -> None:
     """Each seat in ``seats`` signs its pass with a proof response changed: a well-formed pass
     whose proof does not hold."""
@@ -32,12 +46,15 @@ def bad_proofs(bus: TableBus, seats: set[int]) -> None:
     def wreck(body: dict[str, Any]) -> None:
         body["proof"]["s1"] = body["proof"]["s2"]
 
-    def intercept(sender: int, raw: bytes) -> bytes | None:
-        if sender not in seats or bus.kind(raw) != "table_shuffle":
-            return raw
-        return rewrite(bus.codecs[sender], raw, wreck)
+    rewritten_passes(bus, seats, wreck)
 
-    bus.intercept = intercept
+
+def refused_before_a_deal(bus: TableBus, seats: int) -> DeckFault:
+    """The fault the shuffle raises, pushed with a deal of its deck to every seat after it."""
+    with pytest.raises(DeckFault) as info:
+        bus.push(SHUFFLE)
+        bus.push(TableOp("deals", deck="d", seats=tuple(range(seats))))
+    return info.value
 
 
 def passes(bus: TableBus) -> list[bytes]:
@@ -173,17 +190,10 @@ def test_a_first_pass_over_a_swapped_public_start_is_blamed_on_its_shuffler() ->
         out, proof = shuffle_step(params, 0, 1, bytes(32), start, joint)
         body.update(TableShuffleMsg(state.round_no, 0, "d", out.a, out.c, proof).to_body())
 
-    def intercept(sender: int, raw: bytes) -> bytes | None:
-        if sender != 0 or bus.kind(raw) != "table_shuffle":
-            return raw
-        return rewrite(bus.codecs[0], raw, swap)
-
-    bus.intercept = intercept
-    with pytest.raises(DeckFault) as info:
-        bus.push(SHUFFLE)
-        bus.push(TableOp("deals", deck="d", seats=tuple(range(seats))))
-    assert info.value.seat == 0 and "invalid proof of a shuffle" in info.value.reason
-    assert info.value.evidence[0] == passes(bus)[0]
+    rewritten_passes(bus, {0}, swap)
+    fault = refused_before_a_deal(bus, seats)
+    assert fault.seat == 0 and "invalid proof of a shuffle" in fault.reason
+    assert fault.evidence[0] == passes(bus)[0]
     assert not any(bus.kind(raw) == "table_shares" for _, raw in bus.sent)
     for peer in bus.peers[1:]:
         assert peer.state.done == 0 and not peer.state.positions
@@ -209,17 +219,10 @@ def test_a_linear_pass_that_is_no_permutation_is_blamed_on_its_shuffler() -> Non
         assert holds_but_the_product(params, 1, 1, joint, source, out, proof)
         body.update(TableShuffleMsg(state.round_no, 0, "d", out.a, out.c, proof).to_body())
 
-    def intercept(sender: int, raw: bytes) -> bytes | None:
-        if sender != 1 or bus.kind(raw) != "table_shuffle":
-            return raw
-        return rewrite(bus.codecs[1], raw, combine)
-
-    bus.intercept = intercept
-    with pytest.raises(DeckFault) as info:
-        bus.push(SHUFFLE)
-        bus.push(TableOp("deals", deck="d", seats=tuple(range(seats))))
+    rewritten_passes(bus, {1}, combine)
+    fault = refused_before_a_deal(bus, seats)
     made = passes(bus)
-    assert info.value.seat == 1 and "invalid proof of a shuffle" in info.value.reason
-    assert info.value.evidence[:2] == (made[1], made[0])
-    assert set(bus.peers[0].state.key_raws()) <= set(info.value.evidence)
+    assert fault.seat == 1 and "invalid proof of a shuffle" in fault.reason
+    assert fault.evidence[:2] == (made[1], made[0])
+    assert set(bus.peers[0].state.key_raws()) <= set(fault.evidence)
     assert not any(bus.kind(raw) == "table_shares" for _, raw in bus.sent)
