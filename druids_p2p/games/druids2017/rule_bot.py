@@ -6,6 +6,8 @@ tricks worth it. A one-trick lookahead on the view alone, no state, no randomnes
 
 from __future__ import annotations
 
+import functools
+
 from druids_p2p.games.druids2017.cards import (
     GAIA_DARK,
     HAND_SIZE,
@@ -40,11 +42,12 @@ DISCARD_FIFTH = 0.4
 """Chance that a player void in the led domain discards a given other domain it holds."""
 
 
-_UNSEEN: tuple[tuple[int, ...], ...] = tuple(
-    tuple(v + 1 for v in range(N_VALUES) if not mask >> v & 1) for mask in range(1 << N_VALUES)
-)
-"""Per 12-bit mask of seen cards of a domain, the values (1-12) not seen: a search asks the rule
-bot in many worlds, and building these lists was a third of its setup."""
+@functools.cache
+def unseen_values(mask: int) -> tuple[int, ...]:
+    """The values (1-12) a 12-bit mask of a domain's seen cards leaves unseen, made once a mask:
+    a search asks the rule bot in many worlds, and building these lists was a third of its
+    setup (a table of all 4,096 masks would cost every process ~4 ms at import)."""
+    return tuple(v + 1 for v in range(N_VALUES) if not mask >> v & 1)
 
 
 class RuleBot(Bot):
@@ -177,7 +180,7 @@ class _Evaluator:
         self.scores = [sum(t) for t in tops]
         self.npiles = [sum(1 for v in t if v) for t in tops]
         self.void = void
-        unseen = [_UNSEEN[mask] for mask in seen]
+        unseen = [unseen_values(mask) for mask in seen]
         total = sum(len(vals) for vals in unseen)
         # Gaia is always seen once play is under way; 4 Mistletoes and Sickles in all.
         total += max(0, 4 + 1 - specials_seen)

@@ -23,7 +23,7 @@ from druids_p2p.games.druids2017.cards import (
     SICKLES,
 )
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
-from druids_p2p.games.druids2017.rule_bot import _UNSEEN, GAMMA, _Evaluator
+from druids_p2p.games.druids2017.rule_bot import GAMMA, _Evaluator, unseen_values
 from druids_p2p.games.druids2017.rules import Round
 
 _POP = tuple(bin(m).count("1") for m in range(1 << 12))
@@ -411,10 +411,10 @@ class _Play:
             played = self.played
             if d1 >= 0:
                 seen = played[d1] | held
-                ev.unseen[d1] = _UNSEEN[seen]
+                ev.unseen[d1] = unseen_values(seen)
             if d2 >= 0:
                 seen = played[d2] | masks[d2]
-                ev.unseen[d2] = _UNSEEN[seen]
+                ev.unseen[d2] = unseen_values(seen)
             score = self.card_scores[key] = ev.score(move)
         return score
 
