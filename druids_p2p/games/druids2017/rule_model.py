@@ -22,11 +22,11 @@ from druids_p2p.games.druids2017.cards import (
     PLAY_SICKLE,
     SICKLES,
 )
+from druids_p2p.games.druids2017.playout import _BITS, _POP
 from druids_p2p.games.druids2017.rollout import FastRound, ModelRound
 from druids_p2p.games.druids2017.rule_bot import GAMMA, _Evaluator, unseen_values
 from druids_p2p.games.druids2017.rules import Round
 
-_POP = tuple(bin(m).count("1") for m in range(1 << 12))
 _VALSUM = tuple(sum(v + 1 for v in range(12) if m >> v & 1) for m in range(1 << 12))
 
 EPSILON = 0.05
@@ -470,6 +470,5 @@ class _Play:
 
 
 _READS_NONE, _READS_HIGHER, _READS_ALL = 0, 1, 2
-_BITS = tuple(tuple(v for v in range(N_VALUES) if m >> v & 1) for m in range(1 << N_VALUES))
 
 __all__ = ["Evidence", "RuleRound"]
