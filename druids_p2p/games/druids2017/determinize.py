@@ -329,25 +329,23 @@ class WorldSampler:
         state = self.model.from_deal(deal, self.view.variant)
         trust = self.trust
         weight = 1.0
-        me = self.seat
-        trick = 0
-        pos = 0
-        n = self.n
-        checked = self.checked_from
-        for index, (seat, move) in enumerate(self.plays):
-            if (
-                seat != me
-                and index >= checked
-                and trust > 0.0
-                and (move < N_DOMAIN_CARDS or move >= PLAY_MISTLETOE)
-            ):
+        for index, seat, move in self._walk(state):
+            if trust > 0.0 and self._counted(index, seat, move):
                 legal = state.legal()
                 if len(legal) > 1:
                     hit = trust if state.greedy_move() == move else 0.0
                     weight *= hit + (1.0 - trust) / len(legal)
+        return state, weight
+
+    def _walk(self, state: FastRound) -> Iterator[tuple[int, int, int]]:
+        """Each public play (its index, seat and move), yielded before ``state`` plays it; the
+        pile choices the tricks' Sickles made are played after each trick."""
+        trick = pos = 0
+        for index, (seat, move) in enumerate(self.plays):
+            yield index, seat, move
             state.play(move)
             pos += 1
-            if pos == n:
+            if pos == self.n:
                 pos = 0
                 while state.pending and trick < len(self.removed):
                     done = self.sickles_in[trick] - state.pending
@@ -355,7 +353,15 @@ class WorldSampler:
                         break  # the viewer's own choice, still to make
                     state.play(PILE + self.removed[trick][done])
                 trick += 1
-        return state, weight
+
+    def _counted(self, index: int, seat: int, move: int) -> bool:
+        """Whether the likelihood counts this play: another seat's card play (not Gaia's naming
+        nor a pile choice) from ``checked_from`` on."""
+        return (
+            seat != self.seat
+            and index >= self.checked_from
+            and (move < N_DOMAIN_CARDS or move >= PLAY_MISTLETOE)
+        )
 
     def evidence(self) -> Evidence:
         """The other seats' plays this likelihood counts, each at its public position (built
@@ -367,25 +373,10 @@ class WorldSampler:
             evidence = Evidence(self.trust)
             counted = [0] * self.n
             state = RuleRound.from_deal(self.deal_of(first), self.view.variant)
-            trick = pos = 0
-            for index, (seat, move) in enumerate(self.plays):
-                if (
-                    seat != self.seat
-                    and index >= self.checked_from
-                    and (move < N_DOMAIN_CARDS or move >= PLAY_MISTLETOE)
-                ):
+            for index, seat, move in self._walk(state):
+                if self._counted(index, seat, move):
                     evidence.observe(state, move, self.played[seat][counted[seat] :])
                 counted[seat] += 1
-                state.play(move)
-                pos += 1
-                if pos == self.n:
-                    pos = 0
-                    while state.pending and trick < len(self.removed):
-                        done = self.sickles_in[trick] - state.pending
-                        if done >= len(self.removed[trick]):
-                            break
-                        state.play(PILE + self.removed[trick][done])
-                    trick += 1
             self._evidence = evidence
         return self._evidence
 
