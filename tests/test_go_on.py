@@ -284,7 +284,7 @@ def test_a_headless_table_goes_on_without_a_killed_bot_and_finishes(
     finally:
         if play.poll() is None:
             play.kill()
-    assert play.returncode == 0, err[-3000:]
+    assert play.returncode == 0, (out[-2000:], err[-3000:])  # the result says why, if any
     summary = json.loads(out.splitlines()[-1])
     assert summary["finished"] and not summary["aborted"], summary
     assert summary["lost"] == ["random-3"] and summary["went_on"], summary
