@@ -298,6 +298,7 @@ def test_summary_numbers_match_a_hand_computation(registry: BotRegistry, tmp_pat
         margins: dict[int, list[float]] = {}
         scores: list[float] = []
         firsts = 0
+        placed: dict[int, list[float]] = {}
         for line in lines:
             seat = line["seating"].index(bot)
             totals = line["totals"]
@@ -305,15 +306,23 @@ def test_summary_numbers_match_a_hand_computation(registry: BotRegistry, tmp_pat
             margins.setdefault(line["deal"], []).append(totals[seat] - sum(others) / 2)
             scores.append(totals[seat])
             firsts += totals[seat] == max(totals)
+            placed.setdefault(line["deal"], []).append(float(totals[seat] == max(totals)))
         deal_means = [statistics.fmean(m) for m in margins.values()]
         mean = statistics.fmean(deal_means)
         half = t2 * statistics.stdev(deal_means) / math.sqrt(3)
+        deal_firsts = [statistics.fmean(p) for p in placed.values()]
+        rate = statistics.fmean(deal_firsts)
+        first_half = t2 * statistics.stdev(deal_firsts) / math.sqrt(3)
         got = summary["bots"][bot]
         assert got["games"] == 9
         assert got["mean_margin"] == pytest.approx(mean)
         assert got["margin_ci95"] == pytest.approx([mean - half, mean + half])
         assert got["mean_score"] == pytest.approx(statistics.fmean(scores))
-        assert got["first_place_rate"] == pytest.approx(firsts / 9)
+        assert got["first_place_rate"] == pytest.approx(firsts / 9) == pytest.approx(rate)
+        # its interval: deals as the units, as the margin's, clipped to a rate's bounds
+        assert got["first_place_ci95"] == pytest.approx(
+            [max(0.0, rate - first_half), min(1.0, rate + first_half)]
+        )
     # Ratings: PlackettLuce, one update per game in index order, ranks from totals.
     from openskill.models import PlackettLuce
 

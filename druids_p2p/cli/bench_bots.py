@@ -43,6 +43,10 @@ def _ci_text(ci: list[float] | None) -> str:
     return "n/a" if ci is None else f"[{ci[0]:+.1f}, {ci[1]:+.1f}]"
 
 
+def _rate_ci_text(ci: list[float] | None) -> str:
+    return "" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
 def move_times(
     lines: list[dict[str, Any]], name: str, budget_ms: float
 ) -> tuple[float, float, float]:
@@ -218,6 +222,7 @@ def bench_bots_command(
             "mean_margin": stats["mean_margin"],
             "margin_ci95": stats["margin_ci95"],
             "first_place_rate": stats["first_place_rate"],
+            "first_place_ci95": stats["first_place_ci95"],
             "mean_score": stats["mean_score"],
             "score_ci95": stats["score_ci95"],
             "forfeits": stats["forfeits"],
@@ -235,7 +240,8 @@ def bench_bots_command(
         lines.append(
             f"{name} vs {players - 1} x {baseline}: margin {stats['mean_margin']:+.1f} "
             f"95% CI {_ci_text(stats['margin_ci95'])}, first {100 * stats['first_place_rate']:.0f}%"
-            f", mean score {stats['mean_score']:.1f}, {stats['games']} games, "
+            f" {_rate_ci_text(stats['first_place_ci95'])}, mean score {stats['mean_score']:.1f}, "
+            f"{stats['games']} games, "
             f"{mean_ms:.1f} ms a move (p99 {_p99_text(p99_ms, time_per_move)}, max {max_ms:.1f}"
             f", budget {time_per_move:g}, {100 * over_share:.1f}% over {OVERRUN:g}x: p99 "
             f"{'within' if p99_ms is None or p99_ms <= OVERRUN * time_per_move else 'OVER'} budget)"

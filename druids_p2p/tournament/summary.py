@@ -92,6 +92,8 @@ class BotStats:
     illegal: int = 0
     first_fault: dict[str, Any] | None = None
     firsts: int = 0
+    places: list[tuple[int, float]] = field(default_factory=list)
+    """Per seat placed, by deal: 1.0 where it finished first (ties count), else 0.0."""
     scores: list[tuple[int, float]] = field(default_factory=list)
     margins: list[tuple[int, float]] = field(default_factory=list)
     history: list[RatingPoint] = field(default_factory=list)
@@ -165,6 +167,10 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
                 st.margins.append((deal, margins[seat]))
                 st.ok += seat not in scored.forfeits
                 st.firsts += scored.firsts[seat]
+                st.places.append((deal, float(scored.firsts[seat])))
+        else:
+            for seat in scored.forfeits:  # a forfeit is placed, never first
+                stats[seating[seat]].places.append((deal, 0.0))
         for seat, kind in scored.forfeits.items():
             st = stats[seating[seat]]
             st.forfeits += 1
@@ -187,6 +193,7 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
     for name, st in stats.items():
         mean_score, score_ci = clustered_mean_ci(st.scores)
         mean_margin, margin_ci = clustered_mean_ci(st.margins)
+        _, first_ci = clustered_mean_ci(st.places)
         rating = ratings[name]
         placed = st.ok + st.forfeits
         out[name] = {
@@ -203,6 +210,9 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
             "mean_margin": mean_margin,
             "margin_ci95": margin_ci,
             "first_place_rate": st.firsts / placed if placed else 0.0,
+            "first_place_ci95": (
+                None if first_ci is None else [max(0.0, first_ci[0]), min(1.0, first_ci[1])]
+            ),
             "mu": rating.mu,
             "sigma": rating.sigma,
             "ordinal": rating.ordinal(),
