@@ -41,6 +41,62 @@ __all__ = [
 _ATTEMPTS = 20
 
 
+def _hall_holds(counts: dict[int, int], left: list[int]) -> bool:
+    """Whether the cards still to place (``counts`` per mask of the seats they may go to) can fill
+    every seat's ``left`` open slots: Hall's condition on every set of seats."""
+    return all(
+        sum(c for m, c in counts.items() if m & group)
+        >= sum(k for s, k in enumerate(left) if group >> s & 1)
+        for group in range(1, 1 << len(left))
+    )
+
+
+def fill_hands(
+    classes: list[tuple[int, list[int]]], needs: list[int], spare: int, rng: random.Random
+) -> list[list[int]] | None:
+    """Hands of ``needs`` cards each from ``classes`` (a mask of the seats a card may go to, and
+    those cards), the other ``spare`` cards left out of the round: drawn card by card as the quick
+    draw does (a seat by its open slots, out of the round by the spare's), but only among the
+    choices after which Hall's condition still holds, so it never dead-ends (None: no deal fits).
+    The quick draw's fallback, where tight voids make it fail."""
+    n = len(needs)
+    left = needs[:]
+    counts: dict[int, int] = {}
+    for mask, cards in classes:
+        counts[mask] = counts.get(mask, 0) + len(cards)
+    if not _hall_holds(counts, left):
+        return None
+    hands: list[list[int]] = [[] for _ in range(n)]
+    for mask, cards in classes:
+        pool = cards[:]
+        rng.shuffle(pool)
+        for card in pool:
+            counts[mask] -= 1
+            options: list[tuple[int, int]] = []
+            for s in range(n):
+                if mask >> s & 1 and left[s]:
+                    left[s] -= 1
+                    if _hall_holds(counts, left):
+                        options.append((s, left[s] + 1))
+                    left[s] += 1
+            if spare and _hall_holds(counts, left):
+                options.append((-1, spare))
+            if not options:  # pragma: no cover - Hall's condition held before this card
+                return None
+            pick = rng.randrange(sum(w for _, w in options))
+            at = 0
+            while pick >= options[at][1]:
+                pick -= options[at][1]
+                at += 1
+            seat = options[at][0]
+            if seat < 0:
+                spare -= 1
+            else:
+                hands[seat].append(card)
+                left[seat] -= 1
+    return None if any(left) else hands
+
+
 def public_plays(view: PlayerView) -> list[tuple[int, int]]:
     """Every (seat, move) of the round so far except Sickle pile choices, in order."""
     plays = [play for trick in view.tricks for play in trick[1]]
@@ -79,9 +135,8 @@ def _played_cards(view: PlayerView) -> tuple[list[list[int]], set[int]]:
 
 def sample_deal(view: PlayerView, rng: random.Random) -> list[list[int]]:
     """A deal for this round consistent with ``view``: the seat's own cards, the others drawn from
-    the unseen cards within hand sizes and revealed voids (best effort: the voids may be dropped
-    after a few dead ends, which the rebuild rejects, so callers retry).
-    """
+    the unseen cards within hand sizes and revealed voids (after a few dead ends of the quick draw,
+    by :func:`fill_hands`; a view no deal fits gives one the rebuild rejects)."""
     n = view.players
     played, seen = _played_cards(view)
     unseen = [c for c in range(N_CARDS) if c not in seen]
@@ -96,23 +151,20 @@ def sample_deal(view: PlayerView, rng: random.Random) -> list[list[int]]:
         unseen.remove(GAIA)  # led already, or not dealt to an unseen hand: it is out of play
     voids = revealed_voids(view)
 
-    def allowed(card: int, respect: bool) -> list[int]:
+    def allowed(card: int) -> list[int]:
         dom = card // N_VALUES if card < N_DOMAIN_CARDS else -1
-        return [
-            s for s in range(n) if needs[s] and (not respect or dom < 0 or not voids[s] >> dom & 1)
-        ]
+        return [s for s in range(n) if needs[s] and (dom < 0 or not voids[s] >> dom & 1)]
 
     hidden: list[list[int]] = [[] for _ in range(n)]
-    for attempt in range(_ATTEMPTS + 1):
-        respect = attempt < _ATTEMPTS
+    for _ in range(_ATTEMPTS):
         pool = unseen[:]
         rng.shuffle(pool)
-        pool.sort(key=lambda c: len(allowed(c, respect)))  # most constrained cards first
+        pool.sort(key=lambda c: len(allowed(c)))  # most constrained cards first
         left = needs[:]
         hidden = [[] for _ in range(n)]
         undealt = len(pool) - sum(left)
         for card in pool:
-            seats = [s for s in allowed(card, respect) if left[s]]
+            seats = [s for s in allowed(card) if left[s]]
             weights = [left[s] for s in seats]
             pick = rng.randrange(sum(weights) + undealt) if sum(weights) + undealt else -1
             if pick < 0:
@@ -127,6 +179,12 @@ def sample_deal(view: PlayerView, rng: random.Random) -> list[list[int]]:
                 undealt -= 1
         if not any(left):
             break
+    else:  # the quick draw dead-ended each time: the draw that cannot
+        classes: dict[int, list[int]] = {}
+        for card in unseen:
+            classes.setdefault(sum(1 << s for s in allowed(card)), []).append(card)
+        order = sorted(classes.items(), key=lambda kv: kv[0].bit_count())
+        hidden = fill_hands(order, needs, len(unseen) - sum(needs), rng) or hidden
     deal: list[list[int]] = []
     for seat in range(n):
         cards = list(view.hand) if seat == view.seat else hidden[seat]
@@ -239,8 +297,9 @@ class WorldSampler:
         """The view's position replayed once, for :meth:`state_of`."""
 
     def hidden_hands(self, rng: random.Random) -> list[list[int]] | None:
-        """The unseen seats' current hands, or None after repeated dead ends (never a deal that
-        breaks a revealed void)."""
+        """The unseen seats' current hands (never a deal that breaks a revealed void): the quick
+        draw, and after its repeated dead ends :func:`fill_hands`; None only for a view no deal
+        fits."""
         n = self.n
         for _ in range(_WORLD_ATTEMPTS):
             left = self.needs[:]
@@ -271,7 +330,7 @@ class WorldSampler:
                     break
             if ok and not any(left):
                 return hands
-        return None
+        return fill_hands(self.classes, self.needs, self.spare, rng)
 
     def deal(self, rng: random.Random) -> list[list[int]] | None:
         """A start-of-round deal consistent with the view, or None if none was found."""
