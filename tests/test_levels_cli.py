@@ -90,7 +90,7 @@ def test_druids_bots_lists_each_games_levels(capsys: pytest.CaptureFixture[str])
     assert levels["druids2017"] == {
         "easy": "rule, one move in 2 at random",
         "normal": "rule",
-        "hard": "pimc",
+        "hard": "search",
     }
 
 

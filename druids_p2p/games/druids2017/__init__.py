@@ -55,7 +55,7 @@ SPEC = GameSpec(
     levels={  # measured in README ("Levels")
         "easy": Level("rule", blunders=0.5),
         "normal": Level("rule"),
-        "hard": Level("pimc"),
+        "hard": Level("search"),
     },
     fallback=f"{_HERE}.rule_bot:fallback_move",
     playout=f"{_HERE}.playout:playout",
