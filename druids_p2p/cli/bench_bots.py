@@ -44,7 +44,7 @@ def _ci_text(ci: list[float] | None) -> str:
 
 
 def _rate_ci_text(ci: list[float] | None) -> str:
-    return "" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    return "n/a" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
 def move_times(
@@ -94,7 +94,7 @@ def move_p99(lines: list[dict[str, Any]], name: str, budget_ms: float) -> float 
 def duel(lines: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
     """In a two-seat game: ``name``'s wins, draws and losses (a game it forfeited is a loss) and
     its win rate with a 95% CI, deals as the units (a deal's two games share a position)."""
-    from druids_p2p.tournament.summary import clustered_mean_ci
+    from druids_p2p.tournament.summary import rate_ci
 
     counts = {"wins": 0, "draws": 0, "losses": 0}
     points: list[tuple[int, float]] = []
@@ -110,9 +110,8 @@ def duel(lines: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
             kind = "wins" if len(winners) == 1 else "draws"
         counts[kind] += 1
         points.append((int(line["deal"]), 1.0 if kind == "wins" else 0.0))
-    rate, ci = clustered_mean_ci(points)
-    clipped = None if ci is None else [max(0.0, ci[0]), min(1.0, ci[1])]  # a rate's bounds
-    return {**counts, "win_rate": rate, "win_rate_ci95": clipped}
+    rate, ci = rate_ci(points)
+    return {**counts, "win_rate": rate, "win_rate_ci95": ci}
 
 
 def _p99_text(p99_ms: float | None, budget_ms: float) -> str:
@@ -122,11 +121,9 @@ def _p99_text(p99_ms: float | None, budget_ms: float) -> str:
 def _duel_text(record: dict[str, Any] | None) -> str:
     if record is None:
         return ""
-    ci = record["win_rate_ci95"]
-    interval = "n/a" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
     return (
         f", won {record['wins']} drew {record['draws']} lost {record['losses']}: "
-        f"wins {100 * record['win_rate']:.1f}% 95% CI {interval}"
+        f"wins {100 * record['win_rate']:.1f}% 95% CI {_rate_ci_text(record['win_rate_ci95'])}"
     )
 
 

@@ -72,6 +72,12 @@ def clustered_mean_ci(values: Sequence[tuple[int, float]]) -> tuple[float, list[
     return mean, [mean - half, mean + half]
 
 
+def rate_ci(values: Sequence[tuple[int, float]]) -> tuple[float, list[float] | None]:
+    """:func:`clustered_mean_ci` of a rate (values 0 or 1), its interval clipped to [0, 1]."""
+    rate, ci = clustered_mean_ci(values)
+    return rate, None if ci is None else [max(0.0, ci[0]), min(1.0, ci[1])]
+
+
 @dataclass
 class RatingPoint:
     """A bot's rating after the game with index ``game``."""
@@ -91,9 +97,9 @@ class BotStats:
     crashes: int = 0
     illegal: int = 0
     first_fault: dict[str, Any] | None = None
-    firsts: int = 0
     places: list[tuple[int, float]] = field(default_factory=list)
-    """Per seat placed, by deal: 1.0 where it finished first (ties count), else 0.0."""
+    """Per seat placed (finished or forfeited), by deal: 1.0 where it finished first (ties
+    count), else 0.0."""
     scores: list[tuple[int, float]] = field(default_factory=list)
     margins: list[tuple[int, float]] = field(default_factory=list)
     history: list[RatingPoint] = field(default_factory=list)
@@ -166,7 +172,6 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
                 st.scores.append((deal, scored.totals[seat]))
                 st.margins.append((deal, margins[seat]))
                 st.ok += seat not in scored.forfeits
-                st.firsts += scored.firsts[seat]
                 st.places.append((deal, float(scored.firsts[seat])))
         else:
             for seat in scored.forfeits:  # a forfeit is placed, never first
@@ -193,9 +198,8 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
     for name, st in stats.items():
         mean_score, score_ci = clustered_mean_ci(st.scores)
         mean_margin, margin_ci = clustered_mean_ci(st.margins)
-        _, first_ci = clustered_mean_ci(st.places)
+        first_rate, first_ci = rate_ci(st.places)
         rating = ratings[name]
-        placed = st.ok + st.forfeits
         out[name] = {
             "games": st.games,
             "seats": st.seats,
@@ -209,10 +213,8 @@ def summarize(lines: Iterable[dict[str, Any]], bots: Sequence[str]) -> Summary:
             "score_ci95": score_ci,
             "mean_margin": mean_margin,
             "margin_ci95": margin_ci,
-            "first_place_rate": st.firsts / placed if placed else 0.0,
-            "first_place_ci95": (
-                None if first_ci is None else [max(0.0, first_ci[0]), min(1.0, first_ci[1])]
-            ),
+            "first_place_rate": first_rate,
+            "first_place_ci95": first_ci,
             "mu": rating.mu,
             "sigma": rating.sigma,
             "ordinal": rating.ordinal(),

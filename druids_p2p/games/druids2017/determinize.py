@@ -97,6 +97,20 @@ def fill_hands(
     return None if any(left) else hands
 
 
+def _classes(unseen: list[int], needs: list[int], voids: list[int]) -> list[tuple[int, list[int]]]:
+    """The unseen cards grouped by the seats that may hold them (a bit per seat still owed cards
+    and not void in the card's domain), most constrained first."""
+    classes: dict[int, list[int]] = {}
+    for card in unseen:
+        dom = card // N_VALUES if card < N_DOMAIN_CARDS else -1
+        mask = 0
+        for s, need in enumerate(needs):
+            if need > 0 and (dom < 0 or not voids[s] >> dom & 1):
+                mask |= 1 << s
+        classes.setdefault(mask, []).append(card)
+    return sorted(classes.items(), key=lambda kv: kv[0].bit_count())
+
+
 def public_plays(view: PlayerView) -> list[tuple[int, int]]:
     """Every (seat, move) of the round so far except Sickle pile choices, in order."""
     plays = [play for trick in view.tricks for play in trick[1]]
@@ -180,10 +194,7 @@ def sample_deal(view: PlayerView, rng: random.Random) -> list[list[int]]:
         if not any(left):
             break
     else:  # the quick draw dead-ended each time: the draw that cannot
-        classes: dict[int, list[int]] = {}
-        for card in unseen:
-            classes.setdefault(sum(1 << s for s in allowed(card)), []).append(card)
-        order = sorted(classes.items(), key=lambda kv: kv[0].bit_count())
+        order = _classes(unseen, needs, voids)
         hidden = fill_hands(order, needs, len(unseen) - sum(needs), rng) or hidden
     deal: list[list[int]] = []
     for seat in range(n):
@@ -273,17 +284,7 @@ class WorldSampler:
             self.gaia_seat = view.to_move  # the Gaia holder must lead it
             needs[self.gaia_seat] -= 1
         self.needs = needs
-        voids = revealed_voids(view)
-        # Cards grouped by the seats they may go to (a bit per seat), most constrained first.
-        classes: dict[int, list[int]] = {}
-        for card in unseen:
-            dom = card // N_VALUES if card < N_DOMAIN_CARDS else -1
-            mask = 0
-            for s in range(n):
-                if needs[s] > 0 and (dom < 0 or not voids[s] >> dom & 1):
-                    mask |= 1 << s
-            classes.setdefault(mask, []).append(card)
-        self.classes = sorted(classes.items(), key=lambda kv: bin(kv[0]).count("1"))
+        self.classes = _classes(unseen, needs, revealed_voids(view))
         self.spare = len(unseen) - sum(needs)
         """Unseen cards that are out of the round (not dealt)."""
         self.plays = plays
